@@ -1,0 +1,37 @@
+# The records service. `make run` serves on SQLite; `make test` runs every test.
+
+GO      ?= go
+VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
+LDFLAGS := -X main.version=$(VERSION)
+
+.PHONY: all generate build run test check bench
+
+all: build
+
+## generate: regenerate ent/, migrations, handlers, routes and the OpenAPI document from schema/
+generate:
+	$(GO) run ./cmd/recordsgen generate
+
+## build: build bin/records and bin/recordsgen
+build:
+	$(GO) build -ldflags "$(LDFLAGS)" -o bin/records ./cmd/records
+	$(GO) build -o bin/recordsgen ./cmd/recordsgen
+
+## run: serve the API on SQLite (data/records.db) at 127.0.0.1:8080
+run: build
+	./bin/records serve
+
+## test: the whole suite: format, vet, generated files fresh, then every test on SQLite and PostgreSQL
+test: check
+	$(GO) test -timeout 15m ./...
+
+## check: gofmt, go vet, and `recordsgen check` (generated files are fresh)
+check:
+	@unformatted=$$(gofmt -l cmd internal schema ent); \
+	if [ -n "$$unformatted" ]; then echo "gofmt would change:"; echo "$$unformatted"; exit 1; fi
+	$(GO) vet ./...
+	$(GO) run ./cmd/recordsgen check
+
+## bench: the benchmarks (see README, Performance)
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem ./...

@@ -1,0 +1,57 @@
+package main
+
+import (
+	"bytes"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"records/internal/dbtest"
+)
+
+func run(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	code := Do(args, &stdout, &stderr)
+	return code, stdout.String(), stderr.String()
+}
+
+func TestMigrateOnEachDatabase(t *testing.T) {
+	for _, d := range dbtest.Dialects {
+		t.Run(dbtest.Name(d), func(t *testing.T) {
+			url := dbtest.URL(t, d)
+			code, out, errOut := run(t, "migrate", "--database-url", url)
+			if code != 0 || !strings.Contains(out, "applied 0001_init.sql") {
+				t.Fatalf("first migrate: exit %d\n%s%s", code, out, errOut)
+			}
+			code, out, errOut = run(t, "migrate", "--database-url", url)
+			if code != 0 || !strings.Contains(out, "up to date") {
+				t.Fatalf("second migrate: exit %d\n%s%s", code, out, errOut)
+			}
+		})
+	}
+}
+
+func TestBadDatabaseURLs(t *testing.T) {
+	for _, url := range []string{"mysql://x", "sqlite:", "sqlite:a?b.db"} {
+		code, _, errOut := run(t, "migrate", "--database-url", url)
+		if code == 0 || !strings.Contains(errOut, "database URL") {
+			t.Errorf("%q: want a database URL error, got exit %d: %s", url, code, errOut)
+		}
+	}
+}
+
+func TestNoMigrateRefusesAnUnmigratedDatabase(t *testing.T) {
+	url := "sqlite:" + filepath.Join(t.TempDir(), "x.db")
+	code, _, errOut := run(t, "serve", "--no-migrate", "--addr", "127.0.0.1:0", "--database-url", url)
+	if code == 0 || !strings.Contains(errOut, "records migrate") {
+		t.Fatalf("serve --no-migrate on an empty database: exit %d: %s", code, errOut)
+	}
+}
+
+func TestVersion(t *testing.T) {
+	code, out, _ := run(t, "version")
+	if code != 0 || !strings.HasPrefix(out, "records ") {
+		t.Fatalf("version: exit %d: %q", code, out)
+	}
+}

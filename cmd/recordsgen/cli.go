@@ -1,0 +1,118 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"records/internal/gen"
+)
+
+// defaultDevPostgres is where a scratch schema is made to write PostgreSQL
+// migrations when RECORDSGEN_DEV_POSTGRES_URL does not say otherwise.
+const defaultDevPostgres = "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable&connect_timeout=5"
+
+// errStale makes check exit non-zero after it has listed the stale files.
+var errStale = errors.New("generated files are stale: run `make generate`")
+
+// Do runs the command line args and returns the exit code. Tests call it
+// with their own writers.
+func Do(args []string, stdout, stderr io.Writer) int {
+	root := newRootCmd(stdout, stderr)
+	root.SetArgs(args)
+	if err := root.Execute(); err != nil {
+		fmt.Fprintln(stderr, "recordsgen:", err)
+		return 1
+	}
+	return 0
+}
+
+func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
+	cfg := gen.DefaultConfig()
+	cfg.DevPostgresURL = envOr("RECORDSGEN_DEV_POSTGRES_URL", defaultDevPostgres)
+	root := &cobra.Command{
+		Use:           "recordsgen",
+		Short:         "Generate the records service from schema/",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	root.PersistentFlags().StringVar(&cfg.Root, "root", cfg.Root, "repository root (run from inside its module)")
+	root.PersistentFlags().StringVar(&cfg.DevPostgresURL, "dev-postgres-url", cfg.DevPostgresURL,
+		"PostgreSQL where a scratch schema is made to write PostgreSQL migrations (env RECORDSGEN_DEV_POSTGRES_URL)")
+	root.AddCommand(newGenerateCmd(&cfg), newCheckCmd(&cfg))
+	return root
+}
+
+func newGenerateCmd(cfg *gen.Config) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "generate",
+		Short: "Write every generated file: ent/, migrations, handlers, routes, OpenAPI",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			start := time.Now()
+			out, err := gen.Generate(cmd.Context(), *cfg)
+			if err != nil {
+				return err
+			}
+			changes, err := out.Write(cfg.Root)
+			if err != nil {
+				return err
+			}
+			w := cmd.OutOrStdout()
+			printNotes(cmd.ErrOrStderr(), out)
+			for _, c := range changes {
+				fmt.Fprintf(w, "%-6s %s\n", c.Kind, c.Path)
+			}
+			fmt.Fprintf(w, "%d files generated, %d changed (%s)\n", len(out.Files), len(changes), time.Since(start).Round(time.Millisecond))
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&cfg.MigrationName, "migration-name", "", "name of the migration file written if the schema changed")
+	return cmd
+}
+
+func newCheckCmd(cfg *gen.Config) *cobra.Command {
+	return &cobra.Command{
+		Use:   "check",
+		Short: "Exit non-zero, naming them, if generated files differ from what generate would write",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			out, err := gen.Generate(cmd.Context(), *cfg)
+			if err != nil {
+				return err
+			}
+			changes, err := out.Changes(cfg.Root)
+			if err != nil {
+				return err
+			}
+			printNotes(cmd.ErrOrStderr(), out)
+			if len(changes) == 0 {
+				fmt.Fprintln(cmd.OutOrStdout(), "generated files are up to date")
+				return nil
+			}
+			for _, c := range changes {
+				fmt.Fprintf(cmd.ErrOrStderr(), "stale: %s (generate would %s it)\n", c.Path, c.Kind)
+			}
+			return errStale
+		},
+	}
+}
+
+func printNotes(w io.Writer, out *gen.Output) {
+	for _, n := range out.Notes {
+		fmt.Fprintln(w, "note:", n)
+	}
+}
+
+func envOr(key, fallback string) string {
+	if v, ok := os.LookupEnv(key); ok {
+		return v
+	}
+	return fallback
+}

@@ -1,0 +1,190 @@
+// Package db opens the service's database — SQLite in one file or PostgreSQL —
+// and hands out an ent client whose queries run as prepared statements.
+package db
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"runtime"
+	"sync"
+
+	"entgo.io/ent/dialect"
+	entsql "entgo.io/ent/dialect/sql"
+	_ "github.com/lib/pq"  // registers "postgres"
+	_ "modernc.org/sqlite" // registers "sqlite"
+
+	"records/ent"
+	_ "records/ent/runtime" // registers the schema's defaults and hooks
+	"records/internal/migrate"
+	"records/internal/migrations"
+)
+
+// Config says which database to open and how large a pool to keep.
+type Config struct {
+	// URL is sqlite:PATH, sqlite:///abs/path, postgres://… or postgresql://….
+	URL string
+	// MaxConns caps open connections; 0 picks a size for this machine.
+	MaxConns int
+}
+
+// DB is an open database.
+type DB struct {
+	// SQL is the connection pool.
+	SQL *sql.DB
+	// Client is the ent client over SQL; its queries are prepared once and reused.
+	Client *ent.Client
+	// Dialect is ent's name of the database kind: "sqlite3" or "postgres".
+	Dialect string
+
+	stmts *stmtCache
+}
+
+// maxCachedStatements bounds the prepared statements kept per database.
+const maxCachedStatements = 512
+
+// Open opens the database named by cfg.URL. It does not migrate; call Migrate
+// or CheckSchema.
+func Open(ctx context.Context, cfg Config) (*DB, error) {
+	src, err := parseURL(cfg.URL)
+	if err != nil {
+		return nil, err
+	}
+	if err := src.ensureFolder(); err != nil {
+		return nil, fmt.Errorf("creating the database folder: %w", err)
+	}
+	pool, err := sql.Open(src.driver, src.dsn)
+	if err != nil {
+		return nil, err
+	}
+	size := cfg.MaxConns
+	if size <= 0 {
+		size = defaultPoolSize(src.dialect)
+	}
+	// Idle connections are kept up to the pool size, so a burst of requests
+	// does not reconnect (database/sql keeps only two by default).
+	pool.SetMaxOpenConns(size)
+	pool.SetMaxIdleConns(size)
+	if err := pool.PingContext(ctx); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("connecting to %s: %w", redact(cfg.URL), err)
+	}
+	stmts := newStmtCache(pool, maxCachedStatements)
+	drv := &driver{dialect: src.dialect, pool: pool, stmts: stmts}
+	if src.dialect == migrate.SQLite {
+		drv.writeLock = new(sync.Mutex)
+	}
+	drv.Conn = entsql.Conn{ExecQuerier: dbConn{stmts}}
+	return &DB{
+		SQL:     pool,
+		Client:  ent.NewClient(ent.Driver(drv)),
+		Dialect: src.dialect,
+		stmts:   stmts,
+	}, nil
+}
+
+// defaultPoolSize sizes the pool for the machine. PostgreSQL overlaps network
+// waits, so it gets more connections than cores; SQLite in process is bound
+// by the CPU and a single writer.
+func defaultPoolSize(dialect string) int {
+	n := runtime.GOMAXPROCS(0)
+	if dialect == migrate.Postgres {
+		return max(8, 4*n)
+	}
+	return max(4, 2*n)
+}
+
+// Migrations returns the migration files for the database's dialect.
+func (db *DB) Migrations() ([]migrate.Migration, error) {
+	return migrations.For(db.Dialect)
+}
+
+// Migrate applies the pending migrations and returns them.
+func (db *DB) Migrate(ctx context.Context) ([]migrate.Migration, error) {
+	set, err := db.Migrations()
+	if err != nil {
+		return nil, err
+	}
+	return migrate.Apply(ctx, db.SQL, db.Dialect, set)
+}
+
+// ErrPending reports a database that needs migrations the caller chose not to apply.
+var ErrPending = errors.New("the database needs migrations")
+
+// CheckSchema fails unless the database has applied exactly the migrations
+// this binary knows: a newer database is refused, and so is one with
+// migrations pending.
+func (db *DB) CheckSchema(ctx context.Context) error {
+	set, err := db.Migrations()
+	if err != nil {
+		return err
+	}
+	todo, err := migrate.Pending(ctx, db.SQL, db.Dialect, set)
+	if err != nil {
+		return err
+	}
+	if len(todo) > 0 {
+		return fmt.Errorf("%w: %d pending, starting with %s (run `records migrate`)", ErrPending, len(todo), todo[0].Name)
+	}
+	return nil
+}
+
+// Ping checks that the database answers.
+func (db *DB) Ping(ctx context.Context) error { return db.SQL.PingContext(ctx) }
+
+// Close closes the cached statements and the pool.
+func (db *DB) Close() error {
+	return errors.Join(db.stmts.close(), db.SQL.Close())
+}
+
+// driver is ent's dialect.Driver over the statement cache. For SQLite it also
+// serializes write transactions in process: SQLite has one writer, and
+// waiting on a mutex is cheaper and fairer than its busy-retry loop.
+type driver struct {
+	entsql.Conn
+	dialect   string
+	pool      *sql.DB
+	stmts     *stmtCache
+	writeLock *sync.Mutex // nil for PostgreSQL
+}
+
+func (d *driver) Dialect() string { return d.dialect }
+
+func (d *driver) Close() error { return nil } // DB.Close owns the pool
+
+func (d *driver) Tx(ctx context.Context) (dialect.Tx, error) { return d.BeginTx(ctx, nil) }
+
+// BeginTx starts a transaction; ent's client.BeginTx calls it.
+func (d *driver) BeginTx(ctx context.Context, opts *sql.TxOptions) (dialect.Tx, error) {
+	unlock := func() {}
+	if d.writeLock != nil && (opts == nil || !opts.ReadOnly) {
+		d.writeLock.Lock()
+		unlock = sync.OnceFunc(d.writeLock.Unlock)
+	}
+	tx, err := d.pool.BeginTx(ctx, opts)
+	if err != nil {
+		unlock()
+		return nil, err
+	}
+	return &entsql.Tx{
+		Conn: entsql.Conn{ExecQuerier: txConn{c: d.stmts, tx: tx}},
+		Tx:   endTx{Tx: tx, done: unlock},
+	}, nil
+}
+
+// endTx runs done once the transaction commits or rolls back.
+type endTx struct {
+	*sql.Tx
+	done func()
+}
+
+func (t endTx) Commit() error {
+	defer t.done()
+	return t.Tx.Commit()
+}
+
+func (t endTx) Rollback() error {
+	defer t.done()
+	return t.Tx.Rollback()
+}

@@ -1,0 +1,80 @@
+package db
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"records/internal/migrate"
+)
+
+// DefaultURL is the embedded database a fresh checkout serves from.
+const DefaultURL = "sqlite:data/records.db"
+
+// source is a parsed database URL: which driver to open with which DSN.
+type source struct {
+	dialect string // ent's dialect name
+	driver  string // database/sql driver name
+	dsn     string
+	path    string // the SQLite file, for creating its folder
+}
+
+// sqlitePragmas are set on every SQLite connection: foreign keys (ent and the
+// cascading deletes need them), write-ahead logging so reads never wait for a
+// write, a busy timeout for writers from other processes, transactions that
+// take the write lock at BEGIN (no deadlock when a reader would upgrade), and
+// times written in one sortable format.
+const sqlitePragmas = "_pragma=foreign_keys(1)&_pragma=journal_mode(WAL)&_pragma=busy_timeout(5000)" +
+	"&_pragma=synchronous(NORMAL)&_txlock=immediate&_time_format=sqlite"
+
+// parseURL reads a database URL: sqlite:PATH, sqlite:///abs/path,
+// postgres://… or postgresql://….
+func parseURL(raw string) (source, error) {
+	switch {
+	case raw == "":
+		return source{}, errors.New("no database URL given")
+	case strings.HasPrefix(raw, "sqlite:"):
+		p := strings.TrimPrefix(raw, "sqlite:")
+		if strings.HasPrefix(p, "//") {
+			p = strings.TrimPrefix(p, "//") // sqlite:///abs/path → /abs/path
+		}
+		if p == "" {
+			return source{}, fmt.Errorf("database URL %q names no file", raw)
+		}
+		if strings.ContainsAny(p, "?#") {
+			return source{}, fmt.Errorf("database URL %q: the file name may not contain ? or #", raw)
+		}
+		return source{dialect: migrate.SQLite, driver: "sqlite", dsn: "file:" + p + "?" + sqlitePragmas, path: p}, nil
+	case strings.HasPrefix(raw, "postgres://"), strings.HasPrefix(raw, "postgresql://"):
+		if _, err := url.Parse(raw); err != nil {
+			return source{}, fmt.Errorf("database URL: %w", err)
+		}
+		return source{dialect: migrate.Postgres, driver: "postgres", dsn: raw}, nil
+	default:
+		return source{}, fmt.Errorf("database URL %q: want sqlite:PATH or postgres://…", redact(raw))
+	}
+}
+
+// ensureFolder creates the folder of a SQLite file.
+func (s source) ensureFolder() error {
+	if s.path == "" {
+		return nil
+	}
+	dir := filepath.Dir(s.path)
+	if dir == "." {
+		return nil
+	}
+	return os.MkdirAll(dir, 0o755)
+}
+
+// redact hides a password in a URL, for messages.
+func redact(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.User == nil {
+		return raw
+	}
+	return u.Redacted()
+}

@@ -1,0 +1,128 @@
+// Package dbtest gives tests real databases: a fresh SQLite file and a fresh
+// PostgreSQL schema, migrated, per test. There are no mocks of the database.
+//
+// PostgreSQL is found at TEST_DATABASE_URL (default: the local server's
+// database "test"). When it cannot be reached the PostgreSQL half of a test
+// is skipped — except under CI=true, where it fails.
+package dbtest
+
+import (
+	"context"
+	"database/sql"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"records/internal/db"
+	"records/internal/migrate"
+	"records/internal/scratch"
+)
+
+// DefaultPostgresURL is used when TEST_DATABASE_URL is not set.
+const DefaultPostgresURL = "postgres://postgres@127.0.0.1:5432/test?sslmode=disable&connect_timeout=5"
+
+// Dialects are the databases every storage and service test runs on.
+var Dialects = []string{migrate.SQLite, migrate.Postgres}
+
+// PostgresURL is the PostgreSQL database tests make their schemas in.
+func PostgresURL() string {
+	if u := os.Getenv("TEST_DATABASE_URL"); u != "" {
+		return u
+	}
+	return DefaultPostgresURL
+}
+
+var (
+	reachOnce sync.Once
+	reachErr  error
+)
+
+// RequirePostgres skips tb (or, under CI, fails it) when PostgreSQL cannot be reached.
+func RequirePostgres(tb testing.TB) {
+	tb.Helper()
+	reachOnce.Do(func() {
+		pool, err := sql.Open("postgres", PostgresURL())
+		if err == nil {
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			err = pool.PingContext(ctx)
+			cancel()
+			pool.Close()
+		}
+		reachErr = err
+	})
+	if reachErr == nil {
+		return
+	}
+	if os.Getenv("CI") != "" {
+		tb.Fatalf("PostgreSQL at %s is unreachable, and CI requires it: %v", PostgresURL(), reachErr)
+	}
+	tb.Skipf("PostgreSQL unreachable (set TEST_DATABASE_URL): %v", reachErr)
+}
+
+// URL returns the URL of a fresh, empty database of the dialect, removed
+// when tb ends.
+func URL(tb testing.TB, dialect string) string {
+	tb.Helper()
+	switch dialect {
+	case migrate.SQLite:
+		return "sqlite:" + filepath.Join(tb.TempDir(), "records.db")
+	case migrate.Postgres:
+		RequirePostgres(tb)
+		u, drop, err := scratch.PostgresSchema(context.Background(), PostgresURL(), "test")
+		if err != nil {
+			tb.Fatalf("making a PostgreSQL schema: %v", err)
+		}
+		tb.Cleanup(func() {
+			if err := drop(); err != nil {
+				tb.Errorf("dropping the PostgreSQL schema: %v", err)
+			}
+		})
+		return u
+	default:
+		tb.Fatalf("unknown dialect %q", dialect)
+		return ""
+	}
+}
+
+// Open returns a fresh database of the dialect with every migration applied,
+// closed when tb ends.
+func Open(tb testing.TB, dialect string) *db.DB {
+	tb.Helper()
+	database := OpenEmpty(tb, dialect)
+	if _, err := database.Migrate(context.Background()); err != nil {
+		tb.Fatalf("migrating: %v", err)
+	}
+	return database
+}
+
+// OpenEmpty returns a fresh database of the dialect with nothing applied.
+func OpenEmpty(tb testing.TB, dialect string) *db.DB {
+	tb.Helper()
+	database, err := db.Open(context.Background(), db.Config{URL: URL(tb, dialect)})
+	if err != nil {
+		tb.Fatalf("opening the %s database: %v", dialect, err)
+	}
+	tb.Cleanup(func() { database.Close() })
+	return database
+}
+
+// Each runs fn as a parallel subtest per dialect, each with a fresh migrated database.
+func Each(t *testing.T, fn func(t *testing.T, database *db.DB)) {
+	t.Helper()
+	for _, d := range Dialects {
+		t.Run(Name(d), func(t *testing.T) {
+			t.Parallel()
+			fn(t, Open(t, d))
+		})
+	}
+}
+
+// Name is a dialect's name in test names.
+func Name(dialect string) string {
+	if dialect == migrate.SQLite {
+		return "sqlite"
+	}
+	return dialect
+}

@@ -1,0 +1,191 @@
+package gen
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"entgo.io/ent/dialect/sql/schema"
+	"entgo.io/ent/entc/gen"
+	"entgo.io/ent/schema/field"
+
+	"records/internal/dbtest"
+	"records/internal/migrate"
+)
+
+// repoConfig is the repository's own layout, seen from this package's folder.
+func repoConfig() Config {
+	cfg := DefaultConfig()
+	cfg.Root = filepath.Join("..", "..")
+	return cfg
+}
+
+var (
+	graphOnce sync.Once
+	graph     *gen.Graph
+	graphErr  error
+)
+
+// repoGraph loads the repository's schema once for the package: loading
+// compiles it, and ent's loader works in a fixed folder of the working
+// directory, so loads must not overlap.
+func repoGraph(t *testing.T) *gen.Graph {
+	t.Helper()
+	graphOnce.Do(func() { graph, graphErr = loadGraph(repoConfig()) })
+	if graphErr != nil {
+		t.Fatal(graphErr)
+	}
+	return graph
+}
+
+// diffOn diffs set against tables on a scratch database of the dialect.
+func diffOn(t *testing.T, dialect string, set []migrate.Migration, tables []*schema.Table) string {
+	t.Helper()
+	var (
+		sql string
+		err error
+	)
+	if dialect == migrate.SQLite {
+		sql, err = diffSQLite(context.Background(), set, tables)
+	} else {
+		dbtest.RequirePostgres(t)
+		sql, err = diffPostgres(context.Background(), dbtest.PostgresURL(), set, tables)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sql
+}
+
+func TestCommittedMigrationsMatchTheSchema(t *testing.T) {
+	tables, err := repoGraph(t).Tables()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range dbtest.Dialects {
+		t.Run(dbtest.Name(d), func(t *testing.T) {
+			set, err := readMigrations(repoConfig(), d)
+			if err != nil || len(set) == 0 {
+				t.Fatalf("reading the %s migrations: %d files, %v", d, len(set), err)
+			}
+			if sql := diffOn(t, d, set, tables); sql != "" {
+				t.Fatalf("the schema changed without a migration; run `make generate`. Missing:\n%s", sql)
+			}
+		})
+	}
+}
+
+func TestASchemaChangeMakesAMigration(t *testing.T) {
+	tables, err := repoGraph(t).Tables()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The schema as if a member "notes" were added to Customer.
+	for _, tb := range tables {
+		if tb.Name == "customers" {
+			tb.AddColumn(&schema.Column{Name: "notes", Type: field.TypeString, Nullable: true})
+		}
+	}
+	want := map[string]string{
+		migrate.SQLite:   "ALTER TABLE `customers` ADD COLUMN `notes` text NULL;",
+		migrate.Postgres: `ALTER TABLE "customers" ADD COLUMN "notes" character varying NULL;`,
+	}
+	for _, d := range dbtest.Dialects {
+		t.Run(dbtest.Name(d), func(t *testing.T) {
+			set, _ := readMigrations(repoConfig(), d)
+			if sql := diffOn(t, d, set, tables); !strings.Contains(sql, want[d]) {
+				t.Fatalf("want the migration to contain\n%s\ngot\n%s", want[d], sql)
+			}
+		})
+	}
+}
+
+func TestPlanFormatterIsStable(t *testing.T) {
+	set, _ := readMigrations(repoConfig(), migrate.SQLite)
+	if len(set) == 0 {
+		t.Fatal("no committed SQLite migrations")
+	}
+	if !strings.HasPrefix(set[0].SQL, migrationHeader) {
+		t.Errorf("migration %s lacks the generated-file header", set[0].Name)
+	}
+}
+
+func TestWriteAndChanges(t *testing.T) {
+	root := t.TempDir()
+	write := func(p, s string) {
+		full := filepath.Join(root, p)
+		os.MkdirAll(filepath.Dir(full), 0o755)
+		if err := os.WriteFile(full, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("owned/same.go", "same")
+	write("owned/old.go", "old")
+	write("owned/gone/stale.go", "stale")
+	write("elsewhere/keep.go", "not ours")
+	same := filepath.Join(root, "owned/same.go")
+	before, _ := os.Stat(same)
+
+	out := &Output{
+		Files: map[string][]byte{
+			"owned/same.go":     []byte("same"),
+			"owned/old.go":      []byte("new"),
+			"owned/sub/made.go": []byte("made"),
+			"elsewhere/new.sql": []byte("sql"),
+		},
+		Owned: []string{"owned"},
+	}
+	changes, err := out.Changes(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := []string{}
+	for _, c := range changes {
+		got = append(got, c.Kind+" "+c.Path)
+	}
+	want := "create elsewhere/new.sql|delete owned/gone/stale.go|update owned/old.go|create owned/sub/made.go"
+	if strings.Join(got, "|") != want {
+		t.Fatalf("changes:\n got %s\nwant %s", strings.Join(got, "|"), want)
+	}
+	if _, err := out.Write(root); err != nil {
+		t.Fatal(err)
+	}
+	if again, _ := out.Changes(root); len(again) != 0 {
+		t.Fatalf("after Write nothing may differ, got %v", again)
+	}
+	if _, err := os.Stat(filepath.Join(root, "owned/gone")); !os.IsNotExist(err) {
+		t.Error("an emptied folder was left behind")
+	}
+	if _, err := os.Stat(filepath.Join(root, "elsewhere/keep.go")); err != nil {
+		t.Error("a file outside the owned folders was touched")
+	}
+	after, _ := os.Stat(same)
+	if !after.ModTime().Equal(before.ModTime()) {
+		t.Error("an unchanged file was rewritten")
+	}
+}
+
+func TestGenerateIsDeterministic(t *testing.T) {
+	ctx := context.Background()
+	cfg := repoConfig()
+	cfg.DevPostgresURL = "" // migrations are checked above; this is about bytes
+	first, err := Generate(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := Generate(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(first.Files) != len(second.Files) {
+		t.Fatalf("%d files, then %d", len(first.Files), len(second.Files))
+	}
+	for p, b := range first.Files {
+		if string(second.Files[p]) != string(b) {
+			t.Errorf("%s differs between two generations", p)
+		}
+	}
+}

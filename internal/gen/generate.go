@@ -1,0 +1,67 @@
+// Package gen is the records service's code generator. From the ent schema
+// (schema/) it produces ent's data layer (ent/) and versioned migration files
+// for SQLite and PostgreSQL. Generate returns files; only the caller writes.
+package gen
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"maps"
+	"path/filepath"
+)
+
+// Config locates the inputs and outputs of a generation. Paths are relative
+// to Root and written with slashes.
+type Config struct {
+	Root          string // repository root; the working directory must be inside its module
+	SchemaDir     string // ent schemas, e.g. "schema"
+	EntDir        string // ent's generated package, e.g. "ent"
+	EntPackage    string // import path of EntDir, e.g. "records/ent"
+	MigrationsDir string // migration files, e.g. "internal/migrations"
+	// MigrationName names a new migration file; empty picks "init" or "schema".
+	MigrationName string
+	// DevPostgresURL is a PostgreSQL where a scratch schema can be made to
+	// write the PostgreSQL migration set.
+	DevPostgresURL string
+}
+
+// DefaultConfig is the layout of this repository.
+func DefaultConfig() Config {
+	return Config{
+		Root:          ".",
+		SchemaDir:     "schema",
+		EntDir:        "ent",
+		EntPackage:    "records/ent",
+		MigrationsDir: "internal/migrations",
+	}
+}
+
+func (c Config) path(rel string) string { return filepath.Join(c.Root, filepath.FromSlash(rel)) }
+
+// Generate produces every generated file from the schema. It writes nothing.
+func Generate(ctx context.Context, cfg Config) (*Output, error) {
+	graph, err := loadGraph(cfg)
+	if err != nil {
+		return nil, err
+	}
+	out := &Output{Files: map[string][]byte{}, Owned: []string{cfg.EntDir}}
+	entOut, err := entFiles(cfg, graph)
+	if err != nil {
+		return nil, err
+	}
+	maps.Copy(out.Files, entOut)
+	migrations, notes, err := migrationFiles(ctx, cfg, graph)
+	if err != nil {
+		return nil, err
+	}
+	maps.Copy(out.Files, migrations)
+	out.Notes = append(out.Notes, notes...)
+	return out, nil
+}
+
+func randomSuffix() string {
+	b := make([]byte, 6)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}

@@ -1,0 +1,261 @@
+// Package migrate applies versioned migration files to a database and tells
+// which are pending. The files themselves are generated from the ent schema by
+// recordsgen and embedded by package migrations; this package only reads them.
+//
+// A file is named NNNN_name.sql. Applied versions are recorded, with a
+// checksum of the file, in the table schema_migrations. A database that holds
+// a version this binary does not know is refused: it was migrated by a newer
+// binary, and an older one must not write to it.
+package migrate
+
+import (
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"regexp"
+	"sort"
+	"strconv"
+	"time"
+)
+
+// Dialect names, as ent spells them.
+const (
+	SQLite   = "sqlite3"
+	Postgres = "postgres"
+)
+
+// Dirs maps each dialect to the folder of its migration files, relative to
+// package migrations, which embeds them.
+var Dirs = map[string]string{
+	SQLite:   "sqlite",
+	Postgres: "postgres",
+}
+
+// Table records the applied migrations.
+const Table = "schema_migrations"
+
+// Migration is one versioned migration file.
+type Migration struct {
+	Version  int
+	Name     string // the file name, e.g. 0001_init.sql
+	SQL      string
+	Checksum string // hex SHA-256 of SQL
+}
+
+var fileName = regexp.MustCompile(`^(\d{4,})_([a-z0-9_]+)\.sql$`)
+
+// Read parses the migration files in dir of fsys, ordered by version. Files
+// that are not migrations (other extensions) are ignored; a .sql file with a
+// malformed name or a duplicate version is an error.
+func Read(fsys fs.FS, dir string) ([]Migration, error) {
+	entries, err := fs.ReadDir(fsys, dir)
+	if err != nil {
+		return nil, err
+	}
+	var out []Migration
+	seen := map[int]string{}
+	for _, e := range entries {
+		if e.IsDir() || path.Ext(e.Name()) != ".sql" {
+			continue
+		}
+		m := fileName.FindStringSubmatch(e.Name())
+		if m == nil {
+			return nil, fmt.Errorf("migration file %s: name must be NNNN_name.sql", path.Join(dir, e.Name()))
+		}
+		v, _ := strconv.Atoi(m[1])
+		if prev, ok := seen[v]; ok {
+			return nil, fmt.Errorf("migration files %s and %s share version %d", prev, e.Name(), v)
+		}
+		seen[v] = e.Name()
+		b, err := fs.ReadFile(fsys, path.Join(dir, e.Name()))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, Migration{Version: v, Name: e.Name(), SQL: string(b), Checksum: checksum(b)})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Version < out[j].Version })
+	return out, nil
+}
+
+func checksum(b []byte) string {
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
+// ErrNewerDatabase reports a database migrated by a newer binary.
+var ErrNewerDatabase = errors.New("the database was migrated by a newer version of this program")
+
+// Pending returns the migrations of set that db has not applied yet, after
+// checking that everything db has applied belongs to set unchanged.
+func Pending(ctx context.Context, db *sql.DB, dialect string, set []Migration) ([]Migration, error) {
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close()
+	exists, err := tableExists(ctx, conn, dialect)
+	if err != nil || !exists {
+		return set, err
+	}
+	return pending(ctx, conn, set)
+}
+
+// tableExists tells whether the migrations table exists, without creating it:
+// Pending must not write.
+func tableExists(ctx context.Context, conn *sql.Conn, dialect string) (bool, error) {
+	q := `SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = '` + Table + `'`
+	if dialect == Postgres {
+		q = `SELECT count(*) FROM pg_catalog.pg_tables WHERE schemaname = current_schema() AND tablename = '` + Table + `'`
+	}
+	var n int
+	err := conn.QueryRowContext(ctx, q).Scan(&n)
+	return n > 0, err
+}
+
+// Apply applies the pending migrations of set in order, each in its own
+// transaction, and returns those it applied. Concurrent callers on PostgreSQL
+// are serialized with an advisory lock, so many instances may start at once.
+func Apply(ctx context.Context, db *sql.DB, dialect string, set []Migration) (applied []Migration, err error) {
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close()
+	switch dialect {
+	case Postgres:
+		// The key is arbitrary but fixed: it names this program's migration lock.
+		if _, err := conn.ExecContext(ctx, `SELECT pg_advisory_lock(7305512046021)`); err != nil {
+			return nil, err
+		}
+		defer func() {
+			_, uerr := conn.ExecContext(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock(7305512046021)`)
+			err = errors.Join(err, uerr)
+		}()
+	case SQLite:
+		// SQLite rebuilds a table to alter it; with foreign keys on, dropping
+		// the old table would cascade into its children. The switch only
+		// works outside a transaction, so it is set on this connection for
+		// the whole run, and each migration is checked before it commits.
+		if _, err := conn.ExecContext(ctx, `PRAGMA foreign_keys = OFF`); err != nil {
+			return nil, err
+		}
+		defer func() {
+			_, ferr := conn.ExecContext(context.WithoutCancel(ctx), `PRAGMA foreign_keys = ON`)
+			err = errors.Join(err, ferr)
+		}()
+	default:
+		return nil, fmt.Errorf("migrate: unknown dialect %q", dialect)
+	}
+	if err := ensureTable(ctx, conn); err != nil {
+		return nil, err
+	}
+	todo, err := pending(ctx, conn, set)
+	if err != nil {
+		return nil, err
+	}
+	for _, m := range todo {
+		if err := applyOne(ctx, conn, dialect, m); err != nil {
+			return applied, err
+		}
+		applied = append(applied, m)
+	}
+	return applied, nil
+}
+
+func ensureTable(ctx context.Context, conn *sql.Conn) error {
+	_, err := conn.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS `+Table+` (
+	version BIGINT NOT NULL PRIMARY KEY,
+	name TEXT NOT NULL,
+	checksum TEXT NOT NULL,
+	applied_at TEXT NOT NULL
+)`)
+	return err
+}
+
+func pending(ctx context.Context, conn *sql.Conn, set []Migration) ([]Migration, error) {
+	rows, err := conn.QueryContext(ctx, `SELECT version, name, checksum FROM `+Table+` ORDER BY version`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	known := make(map[int]Migration, len(set))
+	for _, m := range set {
+		known[m.Version] = m
+	}
+	done := map[int]bool{}
+	for rows.Next() {
+		var (
+			v        int
+			name, cs string
+		)
+		if err := rows.Scan(&v, &name, &cs); err != nil {
+			return nil, err
+		}
+		m, ok := known[v]
+		switch {
+		case !ok:
+			return nil, fmt.Errorf("%w: it has migration %s, unknown to this binary (upgrade the binary)", ErrNewerDatabase, name)
+		case m.Checksum != cs:
+			return nil, fmt.Errorf("migration %s differs from the one applied to the database (applied migration files must never be edited)", m.Name)
+		}
+		done[v] = true
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	var todo []Migration
+	for _, m := range set {
+		if !done[m.Version] {
+			todo = append(todo, m)
+		}
+	}
+	return todo, nil
+}
+
+func applyOne(ctx context.Context, conn *sql.Conn, dialect string, m Migration) (err error) {
+	tx, err := conn.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			err = errors.Join(fmt.Errorf("migration %s: %w", m.Name, err), tx.Rollback())
+		}
+	}()
+	if _, err := tx.ExecContext(ctx, m.SQL); err != nil {
+		return err
+	}
+	if dialect == SQLite {
+		if err := foreignKeyCheck(ctx, tx); err != nil {
+			return err
+		}
+	}
+	insert := `INSERT INTO ` + Table + ` (version, name, checksum, applied_at) VALUES (?, ?, ?, ?)`
+	if dialect == Postgres {
+		insert = `INSERT INTO ` + Table + ` (version, name, checksum, applied_at) VALUES ($1, $2, $3, $4)`
+	}
+	now := time.Now().UTC().Format(time.RFC3339)
+	if _, err := tx.ExecContext(ctx, insert, m.Version, m.Name, m.Checksum, now); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// foreignKeyCheck fails when the migration left a row pointing at nothing,
+// which SQLite does not check while foreign keys are switched off.
+func foreignKeyCheck(ctx context.Context, tx *sql.Tx) error {
+	rows, err := tx.QueryContext(ctx, `PRAGMA foreign_key_check`)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	if rows.Next() {
+		return errors.New("it leaves rows whose foreign keys point at nothing")
+	}
+	return rows.Err()
+}

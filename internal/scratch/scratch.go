@@ -1,0 +1,68 @@
+// Package scratch makes throw-away databases: an empty PostgreSQL schema in
+// an existing database, or an in-memory SQLite. The generator diffs
+// migrations against them, and tests run against them.
+package scratch
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net/url"
+
+	_ "github.com/lib/pq"  // registers "postgres"
+	_ "modernc.org/sqlite" // registers "sqlite"
+)
+
+// PostgresSchema creates an empty schema named prefix plus a random suffix in
+// the database at baseURL. It returns a URL whose connections use that schema
+// (through search_path) and a function that drops it with everything in it.
+func PostgresSchema(ctx context.Context, baseURL, prefix string) (schemaURL string, drop func() error, err error) {
+	u, err := url.Parse(baseURL)
+	if err != nil {
+		return "", nil, fmt.Errorf("PostgreSQL URL: %w", err)
+	}
+	admin, err := sql.Open("postgres", baseURL)
+	if err != nil {
+		return "", nil, err
+	}
+	if err := admin.PingContext(ctx); err != nil {
+		admin.Close()
+		return "", nil, err
+	}
+	name := prefix + "_" + suffix()
+	if _, err := admin.ExecContext(ctx, `CREATE SCHEMA `+name); err != nil {
+		admin.Close()
+		return "", nil, err
+	}
+	q := u.Query()
+	q.Set("search_path", name)
+	u.RawQuery = q.Encode()
+	drop = func() error {
+		_, err := admin.ExecContext(context.Background(), `DROP SCHEMA `+name+` CASCADE`)
+		return errors.Join(err, admin.Close())
+	}
+	return u.String(), drop, nil
+}
+
+// SQLiteMemory opens an empty in-memory SQLite database with foreign keys on.
+// It keeps a single connection, which holds the database.
+func SQLiteMemory() (*sql.DB, error) {
+	db, err := sql.Open("sqlite", "file::memory:?_pragma=foreign_keys(1)")
+	if err != nil {
+		return nil, err
+	}
+	db.SetMaxOpenConns(1)
+	db.SetMaxIdleConns(1)
+	db.SetConnMaxLifetime(0)
+	db.SetConnMaxIdleTime(0)
+	return db, db.Ping()
+}
+
+func suffix() string {
+	b := make([]byte, 6)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
