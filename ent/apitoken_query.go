@@ -559,6 +559,14 @@ func (_q *APITokenQuery) Modify(modifiers ...func(s *sql.Selector)) *APITokenSel
 	return _q.Select()
 }
 
+// WhereP appends storage-level predicates to the query. The schema's
+// interceptors use it to scope queries without naming their types.
+func (_q *APITokenQuery) WhereP(ps ...func(*sql.Selector)) {
+	for _, p := range ps {
+		_q.predicates = append(_q.predicates, p)
+	}
+}
+
 // APITokenGroupBy is the group-by builder for APIToken entities.
 type APITokenGroupBy struct {
 	selector

@@ -150,7 +150,9 @@ func (_c *BillOfMaterialsLineItemCreate) Mutation() *BillOfMaterialsLineItemMuta
 
 // Save creates the BillOfMaterialsLineItem in the database.
 func (_c *BillOfMaterialsLineItemCreate) Save(ctx context.Context) (*BillOfMaterialsLineItem, error) {
-	_c.defaults()
+	if err := _c.defaults(); err != nil {
+		return nil, err
+	}
 	return withHooks(ctx, _c.sqlSave, _c.mutation, _c.hooks)
 }
 
@@ -177,11 +179,15 @@ func (_c *BillOfMaterialsLineItemCreate) ExecX(ctx context.Context) {
 }
 
 // defaults sets the default values of the builder before save.
-func (_c *BillOfMaterialsLineItemCreate) defaults() {
+func (_c *BillOfMaterialsLineItemCreate) defaults() error {
 	if _, ok := _c.mutation.ID(); !ok {
+		if billofmaterialslineitem.DefaultID == nil {
+			return fmt.Errorf("ent: uninitialized billofmaterialslineitem.DefaultID (forgotten import ent/runtime?)")
+		}
 		v := billofmaterialslineitem.DefaultID()
 		_c.mutation.SetID(v)
 	}
+	return nil
 }
 
 // check runs all checks and user-defined validators on the builder.

@@ -559,6 +559,14 @@ func (_q *BillOfMaterialsLineItemQuery) Modify(modifiers ...func(s *sql.Selector
 	return _q.Select()
 }
 
+// WhereP appends storage-level predicates to the query. The schema's
+// interceptors use it to scope queries without naming their types.
+func (_q *BillOfMaterialsLineItemQuery) WhereP(ps ...func(*sql.Selector)) {
+	for _, p := range ps {
+		_q.predicates = append(_q.predicates, p)
+	}
+}
+
 // BillOfMaterialsLineItemGroupBy is the group-by builder for BillOfMaterialsLineItem entities.
 type BillOfMaterialsLineItemGroupBy struct {
 	selector

@@ -637,6 +637,14 @@ func (_q *CaseRecordQuery) Modify(modifiers ...func(s *sql.Selector)) *CaseRecor
 	return _q.Select()
 }
 
+// WhereP appends storage-level predicates to the query. The schema's
+// interceptors use it to scope queries without naming their types.
+func (_q *CaseRecordQuery) WhereP(ps ...func(*sql.Selector)) {
+	for _, p := range ps {
+		_q.predicates = append(_q.predicates, p)
+	}
+}
+
 // CaseRecordGroupBy is the group-by builder for CaseRecord entities.
 type CaseRecordGroupBy struct {
 	selector

@@ -115,7 +115,9 @@ func (_c *ChannelThreadCreate) Mutation() *ChannelThreadMutation {
 
 // Save creates the ChannelThread in the database.
 func (_c *ChannelThreadCreate) Save(ctx context.Context) (*ChannelThread, error) {
-	_c.defaults()
+	if err := _c.defaults(); err != nil {
+		return nil, err
+	}
 	return withHooks(ctx, _c.sqlSave, _c.mutation, _c.hooks)
 }
 
@@ -142,19 +144,29 @@ func (_c *ChannelThreadCreate) ExecX(ctx context.Context) {
 }
 
 // defaults sets the default values of the builder before save.
-func (_c *ChannelThreadCreate) defaults() {
+func (_c *ChannelThreadCreate) defaults() error {
 	if _, ok := _c.mutation.CreatedAt(); !ok {
+		if channelthread.DefaultCreatedAt == nil {
+			return fmt.Errorf("ent: uninitialized channelthread.DefaultCreatedAt (forgotten import ent/runtime?)")
+		}
 		v := channelthread.DefaultCreatedAt()
 		_c.mutation.SetCreatedAt(v)
 	}
 	if _, ok := _c.mutation.UpdatedAt(); !ok {
+		if channelthread.DefaultUpdatedAt == nil {
+			return fmt.Errorf("ent: uninitialized channelthread.DefaultUpdatedAt (forgotten import ent/runtime?)")
+		}
 		v := channelthread.DefaultUpdatedAt()
 		_c.mutation.SetUpdatedAt(v)
 	}
 	if _, ok := _c.mutation.ID(); !ok {
+		if channelthread.DefaultID == nil {
+			return fmt.Errorf("ent: uninitialized channelthread.DefaultID (forgotten import ent/runtime?)")
+		}
 		v := channelthread.DefaultID()
 		_c.mutation.SetID(v)
 	}
+	return nil
 }
 
 // check runs all checks and user-defined validators on the builder.

@@ -637,6 +637,14 @@ func (_q *ChannelThreadQuery) Modify(modifiers ...func(s *sql.Selector)) *Channe
 	return _q.Select()
 }
 
+// WhereP appends storage-level predicates to the query. The schema's
+// interceptors use it to scope queries without naming their types.
+func (_q *ChannelThreadQuery) WhereP(ps ...func(*sql.Selector)) {
+	for _, p := range ps {
+		_q.predicates = append(_q.predicates, p)
+	}
+}
+
 // ChannelThreadGroupBy is the group-by builder for ChannelThread entities.
 type ChannelThreadGroupBy struct {
 	selector

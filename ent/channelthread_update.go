@@ -114,7 +114,9 @@ func (_u *ChannelThreadUpdate) ClearCaseRecord() *ChannelThreadUpdate {
 
 // Save executes the query and returns the number of nodes affected by the update operation.
 func (_u *ChannelThreadUpdate) Save(ctx context.Context) (int, error) {
-	_u.defaults()
+	if err := _u.defaults(); err != nil {
+		return 0, err
+	}
 	return withHooks(ctx, _u.sqlSave, _u.mutation, _u.hooks)
 }
 
@@ -141,11 +143,15 @@ func (_u *ChannelThreadUpdate) ExecX(ctx context.Context) {
 }
 
 // defaults sets the default values of the builder before save.
-func (_u *ChannelThreadUpdate) defaults() {
+func (_u *ChannelThreadUpdate) defaults() error {
 	if _, ok := _u.mutation.UpdatedAt(); !ok && !_u.mutation.UpdatedAtCleared() {
+		if channelthread.UpdateDefaultUpdatedAt == nil {
+			return fmt.Errorf("ent: uninitialized channelthread.UpdateDefaultUpdatedAt (forgotten import ent/runtime?)")
+		}
 		v := channelthread.UpdateDefaultUpdatedAt()
 		_u.mutation.SetUpdatedAt(v)
 	}
+	return nil
 }
 
 // check runs all checks and user-defined validators on the builder.
@@ -334,7 +340,9 @@ func (_u *ChannelThreadUpdateOne) Select(field string, fields ...string) *Channe
 
 // Save executes the query and returns the updated ChannelThread entity.
 func (_u *ChannelThreadUpdateOne) Save(ctx context.Context) (*ChannelThread, error) {
-	_u.defaults()
+	if err := _u.defaults(); err != nil {
+		return nil, err
+	}
 	return withHooks(ctx, _u.sqlSave, _u.mutation, _u.hooks)
 }
 
@@ -361,11 +369,15 @@ func (_u *ChannelThreadUpdateOne) ExecX(ctx context.Context) {
 }
 
 // defaults sets the default values of the builder before save.
-func (_u *ChannelThreadUpdateOne) defaults() {
+func (_u *ChannelThreadUpdateOne) defaults() error {
 	if _, ok := _u.mutation.UpdatedAt(); !ok && !_u.mutation.UpdatedAtCleared() {
+		if channelthread.UpdateDefaultUpdatedAt == nil {
+			return fmt.Errorf("ent: uninitialized channelthread.UpdateDefaultUpdatedAt (forgotten import ent/runtime?)")
+		}
 		v := channelthread.UpdateDefaultUpdatedAt()
 		_u.mutation.SetUpdatedAt(v)
 	}
+	return nil
 }
 
 // check runs all checks and user-defined validators on the builder.

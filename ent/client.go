@@ -631,12 +631,14 @@ func (c *BillOfMaterialsLineItemClient) QueryTeam(_m *BillOfMaterialsLineItem) *
 
 // Hooks returns the client hooks.
 func (c *BillOfMaterialsLineItemClient) Hooks() []Hook {
-	return c.hooks.BillOfMaterialsLineItem
+	hooks := c.hooks.BillOfMaterialsLineItem
+	return append(hooks[:len(hooks):len(hooks)], billofmaterialslineitem.Hooks[:]...)
 }
 
 // Interceptors returns the client interceptors.
 func (c *BillOfMaterialsLineItemClient) Interceptors() []Interceptor {
-	return c.inters.BillOfMaterialsLineItem
+	inters := c.inters.BillOfMaterialsLineItem
+	return append(inters[:len(inters):len(inters)], billofmaterialslineitem.Interceptors[:]...)
 }
 
 func (c *BillOfMaterialsLineItemClient) mutate(ctx context.Context, m *BillOfMaterialsLineItemMutation) (Value, error) {
@@ -802,7 +804,8 @@ func (c *CaseRecordClient) Hooks() []Hook {
 
 // Interceptors returns the client interceptors.
 func (c *CaseRecordClient) Interceptors() []Interceptor {
-	return c.inters.CaseRecord
+	inters := c.inters.CaseRecord
+	return append(inters[:len(inters):len(inters)], caserecord.Interceptors[:]...)
 }
 
 func (c *CaseRecordClient) mutate(ctx context.Context, m *CaseRecordMutation) (Value, error) {
@@ -962,12 +965,14 @@ func (c *ChannelThreadClient) QueryCaseRecord(_m *ChannelThread) *CaseRecordQuer
 
 // Hooks returns the client hooks.
 func (c *ChannelThreadClient) Hooks() []Hook {
-	return c.hooks.ChannelThread
+	hooks := c.hooks.ChannelThread
+	return append(hooks[:len(hooks):len(hooks)], channelthread.Hooks[:]...)
 }
 
 // Interceptors returns the client interceptors.
 func (c *ChannelThreadClient) Interceptors() []Interceptor {
-	return c.inters.ChannelThread
+	inters := c.inters.ChannelThread
+	return append(inters[:len(inters):len(inters)], channelthread.Interceptors[:]...)
 }
 
 func (c *ChannelThreadClient) mutate(ctx context.Context, m *ChannelThreadMutation) (Value, error) {
@@ -1111,12 +1116,14 @@ func (c *ContactClient) QueryTeam(_m *Contact) *TeamQuery {
 
 // Hooks returns the client hooks.
 func (c *ContactClient) Hooks() []Hook {
-	return c.hooks.Contact
+	hooks := c.hooks.Contact
+	return append(hooks[:len(hooks):len(hooks)], contact.Hooks[:]...)
 }
 
 // Interceptors returns the client interceptors.
 func (c *ContactClient) Interceptors() []Interceptor {
-	return c.inters.Contact
+	inters := c.inters.Contact
+	return append(inters[:len(inters):len(inters)], contact.Interceptors[:]...)
 }
 
 func (c *ContactClient) mutate(ctx context.Context, m *ContactMutation) (Value, error) {
@@ -1260,12 +1267,14 @@ func (c *CustomerClient) QueryTeam(_m *Customer) *TeamQuery {
 
 // Hooks returns the client hooks.
 func (c *CustomerClient) Hooks() []Hook {
-	return c.hooks.Customer
+	hooks := c.hooks.Customer
+	return append(hooks[:len(hooks):len(hooks)], customer.Hooks[:]...)
 }
 
 // Interceptors returns the client interceptors.
 func (c *CustomerClient) Interceptors() []Interceptor {
-	return c.inters.Customer
+	inters := c.inters.Customer
+	return append(inters[:len(inters):len(inters)], customer.Interceptors[:]...)
 }
 
 func (c *CustomerClient) mutate(ctx context.Context, m *CustomerMutation) (Value, error) {
@@ -1425,12 +1434,14 @@ func (c *PackingListClient) QueryItems(_m *PackingList) *PackingListItemQuery {
 
 // Hooks returns the client hooks.
 func (c *PackingListClient) Hooks() []Hook {
-	return c.hooks.PackingList
+	hooks := c.hooks.PackingList
+	return append(hooks[:len(hooks):len(hooks)], packinglist.Hooks[:]...)
 }
 
 // Interceptors returns the client interceptors.
 func (c *PackingListClient) Interceptors() []Interceptor {
-	return c.inters.PackingList
+	inters := c.inters.PackingList
+	return append(inters[:len(inters):len(inters)], packinglist.Interceptors[:]...)
 }
 
 func (c *PackingListClient) mutate(ctx context.Context, m *PackingListMutation) (Value, error) {
@@ -1590,12 +1601,14 @@ func (c *PackingListItemClient) QueryList(_m *PackingListItem) *PackingListQuery
 
 // Hooks returns the client hooks.
 func (c *PackingListItemClient) Hooks() []Hook {
-	return c.hooks.PackingListItem
+	hooks := c.hooks.PackingListItem
+	return append(hooks[:len(hooks):len(hooks)], packinglistitem.Hooks[:]...)
 }
 
 // Interceptors returns the client interceptors.
 func (c *PackingListItemClient) Interceptors() []Interceptor {
-	return c.inters.PackingListItem
+	inters := c.inters.PackingListItem
+	return append(inters[:len(inters):len(inters)], packinglistitem.Interceptors[:]...)
 }
 
 func (c *PackingListItemClient) mutate(ctx context.Context, m *PackingListItemMutation) (Value, error) {
@@ -1745,7 +1758,8 @@ func (c *PurchaseOrderClient) Hooks() []Hook {
 
 // Interceptors returns the client interceptors.
 func (c *PurchaseOrderClient) Interceptors() []Interceptor {
-	return c.inters.PurchaseOrder
+	inters := c.inters.PurchaseOrder
+	return append(inters[:len(inters):len(inters)], purchaseorder.Interceptors[:]...)
 }
 
 func (c *PurchaseOrderClient) mutate(ctx context.Context, m *PurchaseOrderMutation) (Value, error) {
@@ -1905,12 +1919,14 @@ func (c *ReturnLineItemClient) QueryReturnRecord(_m *ReturnLineItem) *ReturnReco
 
 // Hooks returns the client hooks.
 func (c *ReturnLineItemClient) Hooks() []Hook {
-	return c.hooks.ReturnLineItem
+	hooks := c.hooks.ReturnLineItem
+	return append(hooks[:len(hooks):len(hooks)], returnlineitem.Hooks[:]...)
 }
 
 // Interceptors returns the client interceptors.
 func (c *ReturnLineItemClient) Interceptors() []Interceptor {
-	return c.inters.ReturnLineItem
+	inters := c.inters.ReturnLineItem
+	return append(inters[:len(inters):len(inters)], returnlineitem.Interceptors[:]...)
 }
 
 func (c *ReturnLineItemClient) mutate(ctx context.Context, m *ReturnLineItemMutation) (Value, error) {
@@ -2070,12 +2086,14 @@ func (c *ReturnRecordClient) QueryLineItems(_m *ReturnRecord) *ReturnLineItemQue
 
 // Hooks returns the client hooks.
 func (c *ReturnRecordClient) Hooks() []Hook {
-	return c.hooks.ReturnRecord
+	hooks := c.hooks.ReturnRecord
+	return append(hooks[:len(hooks):len(hooks)], returnrecord.Hooks[:]...)
 }
 
 // Interceptors returns the client interceptors.
 func (c *ReturnRecordClient) Interceptors() []Interceptor {
-	return c.inters.ReturnRecord
+	inters := c.inters.ReturnRecord
+	return append(inters[:len(inters):len(inters)], returnrecord.Interceptors[:]...)
 }
 
 func (c *ReturnRecordClient) mutate(ctx context.Context, m *ReturnRecordMutation) (Value, error) {
@@ -2219,12 +2237,14 @@ func (c *SupplierClient) QueryTeam(_m *Supplier) *TeamQuery {
 
 // Hooks returns the client hooks.
 func (c *SupplierClient) Hooks() []Hook {
-	return c.hooks.Supplier
+	hooks := c.hooks.Supplier
+	return append(hooks[:len(hooks):len(hooks)], supplier.Hooks[:]...)
 }
 
 // Interceptors returns the client interceptors.
 func (c *SupplierClient) Interceptors() []Interceptor {
-	return c.inters.Supplier
+	inters := c.inters.Supplier
+	return append(inters[:len(inters):len(inters)], supplier.Interceptors[:]...)
 }
 
 func (c *SupplierClient) mutate(ctx context.Context, m *SupplierMutation) (Value, error) {
@@ -2517,12 +2537,14 @@ func (c *UserClient) QueryTeam(_m *User) *TeamQuery {
 
 // Hooks returns the client hooks.
 func (c *UserClient) Hooks() []Hook {
-	return c.hooks.User
+	hooks := c.hooks.User
+	return append(hooks[:len(hooks):len(hooks)], user.Hooks[:]...)
 }
 
 // Interceptors returns the client interceptors.
 func (c *UserClient) Interceptors() []Interceptor {
-	return c.inters.User
+	inters := c.inters.User
+	return append(inters[:len(inters):len(inters)], user.Interceptors[:]...)
 }
 
 func (c *UserClient) mutate(ctx context.Context, m *UserMutation) (Value, error) {
@@ -2666,12 +2688,14 @@ func (c *VendorClient) QueryTeam(_m *Vendor) *TeamQuery {
 
 // Hooks returns the client hooks.
 func (c *VendorClient) Hooks() []Hook {
-	return c.hooks.Vendor
+	hooks := c.hooks.Vendor
+	return append(hooks[:len(hooks):len(hooks)], vendor.Hooks[:]...)
 }
 
 // Interceptors returns the client interceptors.
 func (c *VendorClient) Interceptors() []Interceptor {
-	return c.inters.Vendor
+	inters := c.inters.Vendor
+	return append(inters[:len(inters):len(inters)], vendor.Interceptors[:]...)
 }
 
 func (c *VendorClient) mutate(ctx context.Context, m *VendorMutation) (Value, error) {
@@ -2831,12 +2855,14 @@ func (c *WarrantyClient) QueryLineItems(_m *Warranty) *WarrantyLineItemQuery {
 
 // Hooks returns the client hooks.
 func (c *WarrantyClient) Hooks() []Hook {
-	return c.hooks.Warranty
+	hooks := c.hooks.Warranty
+	return append(hooks[:len(hooks):len(hooks)], warranty.Hooks[:]...)
 }
 
 // Interceptors returns the client interceptors.
 func (c *WarrantyClient) Interceptors() []Interceptor {
-	return c.inters.Warranty
+	inters := c.inters.Warranty
+	return append(inters[:len(inters):len(inters)], warranty.Interceptors[:]...)
 }
 
 func (c *WarrantyClient) mutate(ctx context.Context, m *WarrantyMutation) (Value, error) {
@@ -3002,7 +3028,8 @@ func (c *WarrantyLineItemClient) Hooks() []Hook {
 
 // Interceptors returns the client interceptors.
 func (c *WarrantyLineItemClient) Interceptors() []Interceptor {
-	return c.inters.WarrantyLineItem
+	inters := c.inters.WarrantyLineItem
+	return append(inters[:len(inters):len(inters)], warrantylineitem.Interceptors[:]...)
 }
 
 func (c *WarrantyLineItemClient) mutate(ctx context.Context, m *WarrantyLineItemMutation) (Value, error) {
@@ -3162,12 +3189,14 @@ func (c *WorkOrderClient) QueryWorkOrderLineItems(_m *WorkOrder) *WorkOrderLineI
 
 // Hooks returns the client hooks.
 func (c *WorkOrderClient) Hooks() []Hook {
-	return c.hooks.WorkOrder
+	hooks := c.hooks.WorkOrder
+	return append(hooks[:len(hooks):len(hooks)], workorder.Hooks[:]...)
 }
 
 // Interceptors returns the client interceptors.
 func (c *WorkOrderClient) Interceptors() []Interceptor {
-	return c.inters.WorkOrder
+	inters := c.inters.WorkOrder
+	return append(inters[:len(inters):len(inters)], workorder.Interceptors[:]...)
 }
 
 func (c *WorkOrderClient) mutate(ctx context.Context, m *WorkOrderMutation) (Value, error) {
@@ -3327,12 +3356,14 @@ func (c *WorkOrderLineItemClient) QueryWorkOrder(_m *WorkOrderLineItem) *WorkOrd
 
 // Hooks returns the client hooks.
 func (c *WorkOrderLineItemClient) Hooks() []Hook {
-	return c.hooks.WorkOrderLineItem
+	hooks := c.hooks.WorkOrderLineItem
+	return append(hooks[:len(hooks):len(hooks)], workorderlineitem.Hooks[:]...)
 }
 
 // Interceptors returns the client interceptors.
 func (c *WorkOrderLineItemClient) Interceptors() []Interceptor {
-	return c.inters.WorkOrderLineItem
+	inters := c.inters.WorkOrderLineItem
+	return append(inters[:len(inters):len(inters)], workorderlineitem.Interceptors[:]...)
 }
 
 func (c *WorkOrderLineItemClient) mutate(ctx context.Context, m *WorkOrderLineItemMutation) (Value, error) {

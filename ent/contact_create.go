@@ -486,7 +486,9 @@ func (_c *ContactCreate) Mutation() *ContactMutation {
 
 // Save creates the Contact in the database.
 func (_c *ContactCreate) Save(ctx context.Context) (*Contact, error) {
-	_c.defaults()
+	if err := _c.defaults(); err != nil {
+		return nil, err
+	}
 	return withHooks(ctx, _c.sqlSave, _c.mutation, _c.hooks)
 }
 
@@ -513,15 +515,22 @@ func (_c *ContactCreate) ExecX(ctx context.Context) {
 }
 
 // defaults sets the default values of the builder before save.
-func (_c *ContactCreate) defaults() {
+func (_c *ContactCreate) defaults() error {
 	if _, ok := _c.mutation.CreatedAt(); !ok {
+		if contact.DefaultCreatedAt == nil {
+			return fmt.Errorf("ent: uninitialized contact.DefaultCreatedAt (forgotten import ent/runtime?)")
+		}
 		v := contact.DefaultCreatedAt()
 		_c.mutation.SetCreatedAt(v)
 	}
 	if _, ok := _c.mutation.ID(); !ok {
+		if contact.DefaultID == nil {
+			return fmt.Errorf("ent: uninitialized contact.DefaultID (forgotten import ent/runtime?)")
+		}
 		v := contact.DefaultID()
 		_c.mutation.SetID(v)
 	}
+	return nil
 }
 
 // check runs all checks and user-defined validators on the builder.

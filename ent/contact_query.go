@@ -559,6 +559,14 @@ func (_q *ContactQuery) Modify(modifiers ...func(s *sql.Selector)) *ContactSelec
 	return _q.Select()
 }
 
+// WhereP appends storage-level predicates to the query. The schema's
+// interceptors use it to scope queries without naming their types.
+func (_q *ContactQuery) WhereP(ps ...func(*sql.Selector)) {
+	for _, p := range ps {
+		_q.predicates = append(_q.predicates, p)
+	}
+}
+
 // ContactGroupBy is the group-by builder for Contact entities.
 type ContactGroupBy struct {
 	selector

@@ -164,7 +164,9 @@ func (_c *CustomerCreate) Mutation() *CustomerMutation {
 
 // Save creates the Customer in the database.
 func (_c *CustomerCreate) Save(ctx context.Context) (*Customer, error) {
-	_c.defaults()
+	if err := _c.defaults(); err != nil {
+		return nil, err
+	}
 	return withHooks(ctx, _c.sqlSave, _c.mutation, _c.hooks)
 }
 
@@ -191,11 +193,15 @@ func (_c *CustomerCreate) ExecX(ctx context.Context) {
 }
 
 // defaults sets the default values of the builder before save.
-func (_c *CustomerCreate) defaults() {
+func (_c *CustomerCreate) defaults() error {
 	if _, ok := _c.mutation.ID(); !ok {
+		if customer.DefaultID == nil {
+			return fmt.Errorf("ent: uninitialized customer.DefaultID (forgotten import ent/runtime?)")
+		}
 		v := customer.DefaultID()
 		_c.mutation.SetID(v)
 	}
+	return nil
 }
 
 // check runs all checks and user-defined validators on the builder.

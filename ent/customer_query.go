@@ -559,6 +559,14 @@ func (_q *CustomerQuery) Modify(modifiers ...func(s *sql.Selector)) *CustomerSel
 	return _q.Select()
 }
 
+// WhereP appends storage-level predicates to the query. The schema's
+// interceptors use it to scope queries without naming their types.
+func (_q *CustomerQuery) WhereP(ps ...func(*sql.Selector)) {
+	for _, p := range ps {
+		_q.predicates = append(_q.predicates, p)
+	}
+}
+
 // CustomerGroupBy is the group-by builder for Customer entities.
 type CustomerGroupBy struct {
 	selector

@@ -167,7 +167,9 @@ func (_c *PackingListCreate) Mutation() *PackingListMutation {
 
 // Save creates the PackingList in the database.
 func (_c *PackingListCreate) Save(ctx context.Context) (*PackingList, error) {
-	_c.defaults()
+	if err := _c.defaults(); err != nil {
+		return nil, err
+	}
 	return withHooks(ctx, _c.sqlSave, _c.mutation, _c.hooks)
 }
 
@@ -194,11 +196,15 @@ func (_c *PackingListCreate) ExecX(ctx context.Context) {
 }
 
 // defaults sets the default values of the builder before save.
-func (_c *PackingListCreate) defaults() {
+func (_c *PackingListCreate) defaults() error {
 	if _, ok := _c.mutation.ID(); !ok {
+		if packinglist.DefaultID == nil {
+			return fmt.Errorf("ent: uninitialized packinglist.DefaultID (forgotten import ent/runtime?)")
+		}
 		v := packinglist.DefaultID()
 		_c.mutation.SetID(v)
 	}
+	return nil
 }
 
 // check runs all checks and user-defined validators on the builder.

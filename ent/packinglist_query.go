@@ -637,6 +637,14 @@ func (_q *PackingListQuery) Modify(modifiers ...func(s *sql.Selector)) *PackingL
 	return _q.Select()
 }
 
+// WhereP appends storage-level predicates to the query. The schema's
+// interceptors use it to scope queries without naming their types.
+func (_q *PackingListQuery) WhereP(ps ...func(*sql.Selector)) {
+	for _, p := range ps {
+		_q.predicates = append(_q.predicates, p)
+	}
+}
+
 // PackingListGroupBy is the group-by builder for PackingList entities.
 type PackingListGroupBy struct {
 	selector

@@ -142,7 +142,9 @@ func (_c *PackingListItemCreate) Mutation() *PackingListItemMutation {
 
 // Save creates the PackingListItem in the database.
 func (_c *PackingListItemCreate) Save(ctx context.Context) (*PackingListItem, error) {
-	_c.defaults()
+	if err := _c.defaults(); err != nil {
+		return nil, err
+	}
 	return withHooks(ctx, _c.sqlSave, _c.mutation, _c.hooks)
 }
 
@@ -169,11 +171,15 @@ func (_c *PackingListItemCreate) ExecX(ctx context.Context) {
 }
 
 // defaults sets the default values of the builder before save.
-func (_c *PackingListItemCreate) defaults() {
+func (_c *PackingListItemCreate) defaults() error {
 	if _, ok := _c.mutation.ID(); !ok {
+		if packinglistitem.DefaultID == nil {
+			return fmt.Errorf("ent: uninitialized packinglistitem.DefaultID (forgotten import ent/runtime?)")
+		}
 		v := packinglistitem.DefaultID()
 		_c.mutation.SetID(v)
 	}
+	return nil
 }
 
 // check runs all checks and user-defined validators on the builder.

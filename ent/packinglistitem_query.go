@@ -637,6 +637,14 @@ func (_q *PackingListItemQuery) Modify(modifiers ...func(s *sql.Selector)) *Pack
 	return _q.Select()
 }
 
+// WhereP appends storage-level predicates to the query. The schema's
+// interceptors use it to scope queries without naming their types.
+func (_q *PackingListItemQuery) WhereP(ps ...func(*sql.Selector)) {
+	for _, p := range ps {
+		_q.predicates = append(_q.predicates, p)
+	}
+}
+
 // PackingListItemGroupBy is the group-by builder for PackingListItem entities.
 type PackingListItemGroupBy struct {
 	selector

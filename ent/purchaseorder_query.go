@@ -559,6 +559,14 @@ func (_q *PurchaseOrderQuery) Modify(modifiers ...func(s *sql.Selector)) *Purcha
 	return _q.Select()
 }
 
+// WhereP appends storage-level predicates to the query. The schema's
+// interceptors use it to scope queries without naming their types.
+func (_q *PurchaseOrderQuery) WhereP(ps ...func(*sql.Selector)) {
+	for _, p := range ps {
+		_q.predicates = append(_q.predicates, p)
+	}
+}
+
 // PurchaseOrderGroupBy is the group-by builder for PurchaseOrder entities.
 type PurchaseOrderGroupBy struct {
 	selector

@@ -198,7 +198,9 @@ func (_c *ReturnLineItemCreate) Mutation() *ReturnLineItemMutation {
 
 // Save creates the ReturnLineItem in the database.
 func (_c *ReturnLineItemCreate) Save(ctx context.Context) (*ReturnLineItem, error) {
-	_c.defaults()
+	if err := _c.defaults(); err != nil {
+		return nil, err
+	}
 	return withHooks(ctx, _c.sqlSave, _c.mutation, _c.hooks)
 }
 
@@ -225,11 +227,15 @@ func (_c *ReturnLineItemCreate) ExecX(ctx context.Context) {
 }
 
 // defaults sets the default values of the builder before save.
-func (_c *ReturnLineItemCreate) defaults() {
+func (_c *ReturnLineItemCreate) defaults() error {
 	if _, ok := _c.mutation.ID(); !ok {
+		if returnlineitem.DefaultID == nil {
+			return fmt.Errorf("ent: uninitialized returnlineitem.DefaultID (forgotten import ent/runtime?)")
+		}
 		v := returnlineitem.DefaultID()
 		_c.mutation.SetID(v)
 	}
+	return nil
 }
 
 // check runs all checks and user-defined validators on the builder.

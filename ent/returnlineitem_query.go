@@ -637,6 +637,14 @@ func (_q *ReturnLineItemQuery) Modify(modifiers ...func(s *sql.Selector)) *Retur
 	return _q.Select()
 }
 
+// WhereP appends storage-level predicates to the query. The schema's
+// interceptors use it to scope queries without naming their types.
+func (_q *ReturnLineItemQuery) WhereP(ps ...func(*sql.Selector)) {
+	for _, p := range ps {
+		_q.predicates = append(_q.predicates, p)
+	}
+}
+
 // ReturnLineItemGroupBy is the group-by builder for ReturnLineItem entities.
 type ReturnLineItemGroupBy struct {
 	selector

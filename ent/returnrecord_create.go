@@ -404,7 +404,9 @@ func (_c *ReturnRecordCreate) Mutation() *ReturnRecordMutation {
 
 // Save creates the ReturnRecord in the database.
 func (_c *ReturnRecordCreate) Save(ctx context.Context) (*ReturnRecord, error) {
-	_c.defaults()
+	if err := _c.defaults(); err != nil {
+		return nil, err
+	}
 	return withHooks(ctx, _c.sqlSave, _c.mutation, _c.hooks)
 }
 
@@ -431,15 +433,22 @@ func (_c *ReturnRecordCreate) ExecX(ctx context.Context) {
 }
 
 // defaults sets the default values of the builder before save.
-func (_c *ReturnRecordCreate) defaults() {
+func (_c *ReturnRecordCreate) defaults() error {
 	if _, ok := _c.mutation.CreatedDate(); !ok {
+		if returnrecord.DefaultCreatedDate == nil {
+			return fmt.Errorf("ent: uninitialized returnrecord.DefaultCreatedDate (forgotten import ent/runtime?)")
+		}
 		v := returnrecord.DefaultCreatedDate()
 		_c.mutation.SetCreatedDate(v)
 	}
 	if _, ok := _c.mutation.ID(); !ok {
+		if returnrecord.DefaultID == nil {
+			return fmt.Errorf("ent: uninitialized returnrecord.DefaultID (forgotten import ent/runtime?)")
+		}
 		v := returnrecord.DefaultID()
 		_c.mutation.SetID(v)
 	}
+	return nil
 }
 
 // check runs all checks and user-defined validators on the builder.

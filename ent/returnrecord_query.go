@@ -637,6 +637,14 @@ func (_q *ReturnRecordQuery) Modify(modifiers ...func(s *sql.Selector)) *ReturnR
 	return _q.Select()
 }
 
+// WhereP appends storage-level predicates to the query. The schema's
+// interceptors use it to scope queries without naming their types.
+func (_q *ReturnRecordQuery) WhereP(ps ...func(*sql.Selector)) {
+	for _, p := range ps {
+		_q.predicates = append(_q.predicates, p)
+	}
+}
+
 // ReturnRecordGroupBy is the group-by builder for ReturnRecord entities.
 type ReturnRecordGroupBy struct {
 	selector

@@ -136,7 +136,9 @@ func (_c *SupplierCreate) Mutation() *SupplierMutation {
 
 // Save creates the Supplier in the database.
 func (_c *SupplierCreate) Save(ctx context.Context) (*Supplier, error) {
-	_c.defaults()
+	if err := _c.defaults(); err != nil {
+		return nil, err
+	}
 	return withHooks(ctx, _c.sqlSave, _c.mutation, _c.hooks)
 }
 
@@ -163,19 +165,29 @@ func (_c *SupplierCreate) ExecX(ctx context.Context) {
 }
 
 // defaults sets the default values of the builder before save.
-func (_c *SupplierCreate) defaults() {
+func (_c *SupplierCreate) defaults() error {
 	if _, ok := _c.mutation.CreatedAt(); !ok {
+		if supplier.DefaultCreatedAt == nil {
+			return fmt.Errorf("ent: uninitialized supplier.DefaultCreatedAt (forgotten import ent/runtime?)")
+		}
 		v := supplier.DefaultCreatedAt()
 		_c.mutation.SetCreatedAt(v)
 	}
 	if _, ok := _c.mutation.UpdatedAt(); !ok {
+		if supplier.DefaultUpdatedAt == nil {
+			return fmt.Errorf("ent: uninitialized supplier.DefaultUpdatedAt (forgotten import ent/runtime?)")
+		}
 		v := supplier.DefaultUpdatedAt()
 		_c.mutation.SetUpdatedAt(v)
 	}
 	if _, ok := _c.mutation.ID(); !ok {
+		if supplier.DefaultID == nil {
+			return fmt.Errorf("ent: uninitialized supplier.DefaultID (forgotten import ent/runtime?)")
+		}
 		v := supplier.DefaultID()
 		_c.mutation.SetID(v)
 	}
+	return nil
 }
 
 // check runs all checks and user-defined validators on the builder.

@@ -559,6 +559,14 @@ func (_q *SupplierQuery) Modify(modifiers ...func(s *sql.Selector)) *SupplierSel
 	return _q.Select()
 }
 
+// WhereP appends storage-level predicates to the query. The schema's
+// interceptors use it to scope queries without naming their types.
+func (_q *SupplierQuery) WhereP(ps ...func(*sql.Selector)) {
+	for _, p := range ps {
+		_q.predicates = append(_q.predicates, p)
+	}
+}
+
 // SupplierGroupBy is the group-by builder for Supplier entities.
 type SupplierGroupBy struct {
 	selector

@@ -160,7 +160,9 @@ func (_u *SupplierUpdate) Mutation() *SupplierMutation {
 
 // Save executes the query and returns the number of nodes affected by the update operation.
 func (_u *SupplierUpdate) Save(ctx context.Context) (int, error) {
-	_u.defaults()
+	if err := _u.defaults(); err != nil {
+		return 0, err
+	}
 	return withHooks(ctx, _u.sqlSave, _u.mutation, _u.hooks)
 }
 
@@ -187,11 +189,15 @@ func (_u *SupplierUpdate) ExecX(ctx context.Context) {
 }
 
 // defaults sets the default values of the builder before save.
-func (_u *SupplierUpdate) defaults() {
+func (_u *SupplierUpdate) defaults() error {
 	if _, ok := _u.mutation.UpdatedAt(); !ok && !_u.mutation.UpdatedAtCleared() {
+		if supplier.UpdateDefaultUpdatedAt == nil {
+			return fmt.Errorf("ent: uninitialized supplier.UpdateDefaultUpdatedAt (forgotten import ent/runtime?)")
+		}
 		v := supplier.UpdateDefaultUpdatedAt()
 		_u.mutation.SetUpdatedAt(v)
 	}
+	return nil
 }
 
 // check runs all checks and user-defined validators on the builder.
@@ -431,7 +437,9 @@ func (_u *SupplierUpdateOne) Select(field string, fields ...string) *SupplierUpd
 
 // Save executes the query and returns the updated Supplier entity.
 func (_u *SupplierUpdateOne) Save(ctx context.Context) (*Supplier, error) {
-	_u.defaults()
+	if err := _u.defaults(); err != nil {
+		return nil, err
+	}
 	return withHooks(ctx, _u.sqlSave, _u.mutation, _u.hooks)
 }
 
@@ -458,11 +466,15 @@ func (_u *SupplierUpdateOne) ExecX(ctx context.Context) {
 }
 
 // defaults sets the default values of the builder before save.
-func (_u *SupplierUpdateOne) defaults() {
+func (_u *SupplierUpdateOne) defaults() error {
 	if _, ok := _u.mutation.UpdatedAt(); !ok && !_u.mutation.UpdatedAtCleared() {
+		if supplier.UpdateDefaultUpdatedAt == nil {
+			return fmt.Errorf("ent: uninitialized supplier.UpdateDefaultUpdatedAt (forgotten import ent/runtime?)")
+		}
 		v := supplier.UpdateDefaultUpdatedAt()
 		_u.mutation.SetUpdatedAt(v)
 	}
+	return nil
 }
 
 // check runs all checks and user-defined validators on the builder.

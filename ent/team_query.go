@@ -559,6 +559,14 @@ func (_q *TeamQuery) Modify(modifiers ...func(s *sql.Selector)) *TeamSelect {
 	return _q.Select()
 }
 
+// WhereP appends storage-level predicates to the query. The schema's
+// interceptors use it to scope queries without naming their types.
+func (_q *TeamQuery) WhereP(ps ...func(*sql.Selector)) {
+	for _, p := range ps {
+		_q.predicates = append(_q.predicates, p)
+	}
+}
+
 // TeamGroupBy is the group-by builder for Team entities.
 type TeamGroupBy struct {
 	selector

@@ -557,7 +557,9 @@ func (_c *VendorCreate) Mutation() *VendorMutation {
 
 // Save creates the Vendor in the database.
 func (_c *VendorCreate) Save(ctx context.Context) (*Vendor, error) {
-	_c.defaults()
+	if err := _c.defaults(); err != nil {
+		return nil, err
+	}
 	return withHooks(ctx, _c.sqlSave, _c.mutation, _c.hooks)
 }
 
@@ -584,15 +586,22 @@ func (_c *VendorCreate) ExecX(ctx context.Context) {
 }
 
 // defaults sets the default values of the builder before save.
-func (_c *VendorCreate) defaults() {
+func (_c *VendorCreate) defaults() error {
 	if _, ok := _c.mutation.CreatedAt(); !ok {
+		if vendor.DefaultCreatedAt == nil {
+			return fmt.Errorf("ent: uninitialized vendor.DefaultCreatedAt (forgotten import ent/runtime?)")
+		}
 		v := vendor.DefaultCreatedAt()
 		_c.mutation.SetCreatedAt(v)
 	}
 	if _, ok := _c.mutation.ID(); !ok {
+		if vendor.DefaultID == nil {
+			return fmt.Errorf("ent: uninitialized vendor.DefaultID (forgotten import ent/runtime?)")
+		}
 		v := vendor.DefaultID()
 		_c.mutation.SetID(v)
 	}
+	return nil
 }
 
 // check runs all checks and user-defined validators on the builder.

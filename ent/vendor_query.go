@@ -559,6 +559,14 @@ func (_q *VendorQuery) Modify(modifiers ...func(s *sql.Selector)) *VendorSelect 
 	return _q.Select()
 }
 
+// WhereP appends storage-level predicates to the query. The schema's
+// interceptors use it to scope queries without naming their types.
+func (_q *VendorQuery) WhereP(ps ...func(*sql.Selector)) {
+	for _, p := range ps {
+		_q.predicates = append(_q.predicates, p)
+	}
+}
+
 // VendorGroupBy is the group-by builder for Vendor entities.
 type VendorGroupBy struct {
 	selector

@@ -97,7 +97,9 @@ func (_c *WarrantyCreate) Mutation() *WarrantyMutation {
 
 // Save creates the Warranty in the database.
 func (_c *WarrantyCreate) Save(ctx context.Context) (*Warranty, error) {
-	_c.defaults()
+	if err := _c.defaults(); err != nil {
+		return nil, err
+	}
 	return withHooks(ctx, _c.sqlSave, _c.mutation, _c.hooks)
 }
 
@@ -124,19 +126,29 @@ func (_c *WarrantyCreate) ExecX(ctx context.Context) {
 }
 
 // defaults sets the default values of the builder before save.
-func (_c *WarrantyCreate) defaults() {
+func (_c *WarrantyCreate) defaults() error {
 	if _, ok := _c.mutation.CreatedAt(); !ok {
+		if warranty.DefaultCreatedAt == nil {
+			return fmt.Errorf("ent: uninitialized warranty.DefaultCreatedAt (forgotten import ent/runtime?)")
+		}
 		v := warranty.DefaultCreatedAt()
 		_c.mutation.SetCreatedAt(v)
 	}
 	if _, ok := _c.mutation.UpdatedAt(); !ok {
+		if warranty.DefaultUpdatedAt == nil {
+			return fmt.Errorf("ent: uninitialized warranty.DefaultUpdatedAt (forgotten import ent/runtime?)")
+		}
 		v := warranty.DefaultUpdatedAt()
 		_c.mutation.SetUpdatedAt(v)
 	}
 	if _, ok := _c.mutation.ID(); !ok {
+		if warranty.DefaultID == nil {
+			return fmt.Errorf("ent: uninitialized warranty.DefaultID (forgotten import ent/runtime?)")
+		}
 		v := warranty.DefaultID()
 		_c.mutation.SetID(v)
 	}
+	return nil
 }
 
 // check runs all checks and user-defined validators on the builder.

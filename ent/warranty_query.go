@@ -637,6 +637,14 @@ func (_q *WarrantyQuery) Modify(modifiers ...func(s *sql.Selector)) *WarrantySel
 	return _q.Select()
 }
 
+// WhereP appends storage-level predicates to the query. The schema's
+// interceptors use it to scope queries without naming their types.
+func (_q *WarrantyQuery) WhereP(ps ...func(*sql.Selector)) {
+	for _, p := range ps {
+		_q.predicates = append(_q.predicates, p)
+	}
+}
+
 // WarrantyGroupBy is the group-by builder for Warranty entities.
 type WarrantyGroupBy struct {
 	selector

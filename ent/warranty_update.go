@@ -105,7 +105,9 @@ func (_u *WarrantyUpdate) RemoveLineItems(v ...*WarrantyLineItem) *WarrantyUpdat
 
 // Save executes the query and returns the number of nodes affected by the update operation.
 func (_u *WarrantyUpdate) Save(ctx context.Context) (int, error) {
-	_u.defaults()
+	if err := _u.defaults(); err != nil {
+		return 0, err
+	}
 	return withHooks(ctx, _u.sqlSave, _u.mutation, _u.hooks)
 }
 
@@ -132,11 +134,15 @@ func (_u *WarrantyUpdate) ExecX(ctx context.Context) {
 }
 
 // defaults sets the default values of the builder before save.
-func (_u *WarrantyUpdate) defaults() {
+func (_u *WarrantyUpdate) defaults() error {
 	if _, ok := _u.mutation.UpdatedAt(); !ok && !_u.mutation.UpdatedAtCleared() {
+		if warranty.UpdateDefaultUpdatedAt == nil {
+			return fmt.Errorf("ent: uninitialized warranty.UpdateDefaultUpdatedAt (forgotten import ent/runtime?)")
+		}
 		v := warranty.UpdateDefaultUpdatedAt()
 		_u.mutation.SetUpdatedAt(v)
 	}
+	return nil
 }
 
 // check runs all checks and user-defined validators on the builder.
@@ -332,7 +338,9 @@ func (_u *WarrantyUpdateOne) Select(field string, fields ...string) *WarrantyUpd
 
 // Save executes the query and returns the updated Warranty entity.
 func (_u *WarrantyUpdateOne) Save(ctx context.Context) (*Warranty, error) {
-	_u.defaults()
+	if err := _u.defaults(); err != nil {
+		return nil, err
+	}
 	return withHooks(ctx, _u.sqlSave, _u.mutation, _u.hooks)
 }
 
@@ -359,11 +367,15 @@ func (_u *WarrantyUpdateOne) ExecX(ctx context.Context) {
 }
 
 // defaults sets the default values of the builder before save.
-func (_u *WarrantyUpdateOne) defaults() {
+func (_u *WarrantyUpdateOne) defaults() error {
 	if _, ok := _u.mutation.UpdatedAt(); !ok && !_u.mutation.UpdatedAtCleared() {
+		if warranty.UpdateDefaultUpdatedAt == nil {
+			return fmt.Errorf("ent: uninitialized warranty.UpdateDefaultUpdatedAt (forgotten import ent/runtime?)")
+		}
 		v := warranty.UpdateDefaultUpdatedAt()
 		_u.mutation.SetUpdatedAt(v)
 	}
+	return nil
 }
 
 // check runs all checks and user-defined validators on the builder.

@@ -637,6 +637,14 @@ func (_q *WarrantyLineItemQuery) Modify(modifiers ...func(s *sql.Selector)) *War
 	return _q.Select()
 }
 
+// WhereP appends storage-level predicates to the query. The schema's
+// interceptors use it to scope queries without naming their types.
+func (_q *WarrantyLineItemQuery) WhereP(ps ...func(*sql.Selector)) {
+	for _, p := range ps {
+		_q.predicates = append(_q.predicates, p)
+	}
+}
+
 // WarrantyLineItemGroupBy is the group-by builder for WarrantyLineItem entities.
 type WarrantyLineItemGroupBy struct {
 	selector

@@ -279,7 +279,9 @@ func (_c *WorkOrderCreate) Mutation() *WorkOrderMutation {
 
 // Save creates the WorkOrder in the database.
 func (_c *WorkOrderCreate) Save(ctx context.Context) (*WorkOrder, error) {
-	_c.defaults()
+	if err := _c.defaults(); err != nil {
+		return nil, err
+	}
 	return withHooks(ctx, _c.sqlSave, _c.mutation, _c.hooks)
 }
 
@@ -306,19 +308,29 @@ func (_c *WorkOrderCreate) ExecX(ctx context.Context) {
 }
 
 // defaults sets the default values of the builder before save.
-func (_c *WorkOrderCreate) defaults() {
+func (_c *WorkOrderCreate) defaults() error {
 	if _, ok := _c.mutation.CreatedAt(); !ok {
+		if workorder.DefaultCreatedAt == nil {
+			return fmt.Errorf("ent: uninitialized workorder.DefaultCreatedAt (forgotten import ent/runtime?)")
+		}
 		v := workorder.DefaultCreatedAt()
 		_c.mutation.SetCreatedAt(v)
 	}
 	if _, ok := _c.mutation.UpdatedAt(); !ok {
+		if workorder.DefaultUpdatedAt == nil {
+			return fmt.Errorf("ent: uninitialized workorder.DefaultUpdatedAt (forgotten import ent/runtime?)")
+		}
 		v := workorder.DefaultUpdatedAt()
 		_c.mutation.SetUpdatedAt(v)
 	}
 	if _, ok := _c.mutation.ID(); !ok {
+		if workorder.DefaultID == nil {
+			return fmt.Errorf("ent: uninitialized workorder.DefaultID (forgotten import ent/runtime?)")
+		}
 		v := workorder.DefaultID()
 		_c.mutation.SetID(v)
 	}
+	return nil
 }
 
 // check runs all checks and user-defined validators on the builder.

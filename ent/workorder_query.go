@@ -639,6 +639,14 @@ func (_q *WorkOrderQuery) Modify(modifiers ...func(s *sql.Selector)) *WorkOrderS
 	return _q.Select()
 }
 
+// WhereP appends storage-level predicates to the query. The schema's
+// interceptors use it to scope queries without naming their types.
+func (_q *WorkOrderQuery) WhereP(ps ...func(*sql.Selector)) {
+	for _, p := range ps {
+		_q.predicates = append(_q.predicates, p)
+	}
+}
+
 // WorkOrderGroupBy is the group-by builder for WorkOrder entities.
 type WorkOrderGroupBy struct {
 	selector

@@ -365,7 +365,9 @@ func (_u *WorkOrderUpdate) RemoveWorkOrderLineItems(v ...*WorkOrderLineItem) *Wo
 
 // Save executes the query and returns the number of nodes affected by the update operation.
 func (_u *WorkOrderUpdate) Save(ctx context.Context) (int, error) {
-	_u.defaults()
+	if err := _u.defaults(); err != nil {
+		return 0, err
+	}
 	return withHooks(ctx, _u.sqlSave, _u.mutation, _u.hooks)
 }
 
@@ -392,11 +394,15 @@ func (_u *WorkOrderUpdate) ExecX(ctx context.Context) {
 }
 
 // defaults sets the default values of the builder before save.
-func (_u *WorkOrderUpdate) defaults() {
+func (_u *WorkOrderUpdate) defaults() error {
 	if _, ok := _u.mutation.UpdatedAt(); !ok && !_u.mutation.UpdatedAtCleared() {
+		if workorder.UpdateDefaultUpdatedAt == nil {
+			return fmt.Errorf("ent: uninitialized workorder.UpdateDefaultUpdatedAt (forgotten import ent/runtime?)")
+		}
 		v := workorder.UpdateDefaultUpdatedAt()
 		_u.mutation.SetUpdatedAt(v)
 	}
+	return nil
 }
 
 // check runs all checks and user-defined validators on the builder.
@@ -930,7 +936,9 @@ func (_u *WorkOrderUpdateOne) Select(field string, fields ...string) *WorkOrderU
 
 // Save executes the query and returns the updated WorkOrder entity.
 func (_u *WorkOrderUpdateOne) Save(ctx context.Context) (*WorkOrder, error) {
-	_u.defaults()
+	if err := _u.defaults(); err != nil {
+		return nil, err
+	}
 	return withHooks(ctx, _u.sqlSave, _u.mutation, _u.hooks)
 }
 
@@ -957,11 +965,15 @@ func (_u *WorkOrderUpdateOne) ExecX(ctx context.Context) {
 }
 
 // defaults sets the default values of the builder before save.
-func (_u *WorkOrderUpdateOne) defaults() {
+func (_u *WorkOrderUpdateOne) defaults() error {
 	if _, ok := _u.mutation.UpdatedAt(); !ok && !_u.mutation.UpdatedAtCleared() {
+		if workorder.UpdateDefaultUpdatedAt == nil {
+			return fmt.Errorf("ent: uninitialized workorder.UpdateDefaultUpdatedAt (forgotten import ent/runtime?)")
+		}
 		v := workorder.UpdateDefaultUpdatedAt()
 		_u.mutation.SetUpdatedAt(v)
 	}
+	return nil
 }
 
 // check runs all checks and user-defined validators on the builder.

@@ -170,7 +170,9 @@ func (_c *WorkOrderLineItemCreate) Mutation() *WorkOrderLineItemMutation {
 
 // Save creates the WorkOrderLineItem in the database.
 func (_c *WorkOrderLineItemCreate) Save(ctx context.Context) (*WorkOrderLineItem, error) {
-	_c.defaults()
+	if err := _c.defaults(); err != nil {
+		return nil, err
+	}
 	return withHooks(ctx, _c.sqlSave, _c.mutation, _c.hooks)
 }
 
@@ -197,11 +199,15 @@ func (_c *WorkOrderLineItemCreate) ExecX(ctx context.Context) {
 }
 
 // defaults sets the default values of the builder before save.
-func (_c *WorkOrderLineItemCreate) defaults() {
+func (_c *WorkOrderLineItemCreate) defaults() error {
 	if _, ok := _c.mutation.ID(); !ok {
+		if workorderlineitem.DefaultID == nil {
+			return fmt.Errorf("ent: uninitialized workorderlineitem.DefaultID (forgotten import ent/runtime?)")
+		}
 		v := workorderlineitem.DefaultID()
 		_c.mutation.SetID(v)
 	}
+	return nil
 }
 
 // check runs all checks and user-defined validators on the builder.

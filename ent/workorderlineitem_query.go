@@ -637,6 +637,14 @@ func (_q *WorkOrderLineItemQuery) Modify(modifiers ...func(s *sql.Selector)) *Wo
 	return _q.Select()
 }
 
+// WhereP appends storage-level predicates to the query. The schema's
+// interceptors use it to scope queries without naming their types.
+func (_q *WorkOrderLineItemQuery) WhereP(ps ...func(*sql.Selector)) {
+	for _, p := range ps {
+		_q.predicates = append(_q.predicates, p)
+	}
+}
+
 // WorkOrderLineItemGroupBy is the group-by builder for WorkOrderLineItem entities.
 type WorkOrderLineItemGroupBy struct {
 	selector

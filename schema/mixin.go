@@ -1,7 +1,10 @@
 package schema
 
 import (
+	"context"
+
 	"entgo.io/ent"
+	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/schema/edge"
 	"entgo.io/ent/schema/field"
 	"entgo.io/ent/schema/index"
@@ -9,6 +12,7 @@ import (
 	"github.com/google/uuid"
 
 	"records/internal/annotation"
+	"records/internal/tenant"
 )
 
 // RecordMixin holds what every resource shares: a string id, made as a UUIDv7
@@ -56,6 +60,54 @@ func (RecordMixin) Edges() []ent.Edge {
 func (RecordMixin) Indexes() []ent.Index {
 	return []ent.Index{
 		index.Fields("team_id", "id"),
+	}
+}
+
+// whereP is what ent's generated queries and mutations offer for adding a
+// predicate without naming their types (the schema must not import them).
+type whereP interface {
+	WhereP(...func(*sql.Selector))
+}
+
+// Interceptors of the mixin: every query of a record type, eager loads
+// included, sees only the context's team.
+func (RecordMixin) Interceptors() []ent.Interceptor {
+	return []ent.Interceptor{
+		ent.TraverseFunc(func(ctx context.Context, q ent.Query) error {
+			team, ok := tenant.Team(ctx)
+			if !ok {
+				return tenant.ErrNoTeam
+			}
+			q.(whereP).WhereP(sql.FieldEQ("team_id", team))
+			return nil
+		}),
+	}
+}
+
+// Hooks of the mixin: a record is created for the context's team, and
+// updates and deletes reach only the context's team's records (another
+// team's record is not found, exactly as a missing one).
+func (RecordMixin) Hooks() []ent.Hook {
+	return []ent.Hook{
+		func(next ent.Mutator) ent.Mutator {
+			return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+				team, ok := tenant.Team(ctx)
+				if !ok {
+					return nil, tenant.ErrNoTeam
+				}
+				if m.Op().Is(ent.OpCreate) {
+					if given, ok := m.Field("team_id"); ok && given != team {
+						return nil, tenant.ErrOtherTeam
+					}
+					if err := m.SetField("team_id", team); err != nil {
+						return nil, err
+					}
+				} else {
+					m.(whereP).WhereP(sql.FieldEQ("team_id", team))
+				}
+				return next.Mutate(ctx, m)
+			})
+		},
 	}
 }
 

@@ -39,6 +39,6 @@ func (Supplier) Fields() []ent.Field {
 		created("created_at"),
 		updated("updated_at"),
 		field.String("token_hash").Optional().Nillable().Sensitive().
-			Annotations(annotation.Hidden()),
+			Annotations(annotation.Hidden(), annotation.Secret{}),
 	}
 }

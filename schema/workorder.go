@@ -46,11 +46,12 @@ func (WorkOrder) Fields() []ent.Field {
 	}
 }
 
-// Edges of the WorkOrder. The edge carries the contract's member name, so a
-// work order answers its line items as work_order_line_items.
+// Edges of the WorkOrder. The edge carries the contract's member name and is
+// embedded: a work order answers its line items as work_order_line_items,
+// and can be created together with them.
 func (WorkOrder) Edges() []ent.Edge {
 	return []ent.Edge{
 		edge.To("work_order_line_items", WorkOrderLineItem.Type).
-			Annotations(entsql.OnDelete(entsql.Cascade)),
+			Annotations(entsql.OnDelete(entsql.Cascade), annotation.Embed()),
 	}
 }

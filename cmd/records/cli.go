@@ -66,6 +66,17 @@ func (f *dbFlags) open(ctx context.Context, log *slog.Logger) (*db.DB, error) {
 	return database, nil
 }
 
+// with opens the database (migrating unless --no-migrate), runs fn, and closes it.
+func (f *dbFlags) with(cmd *cobra.Command, fn func(ctx context.Context, database *db.DB) error) error {
+	ctx := cmd.Context()
+	database, err := f.open(ctx, newLogger(cmd.ErrOrStderr()))
+	if err != nil {
+		return err
+	}
+	defer database.Close()
+	return fn(ctx, database)
+}
+
 func migrateAndLog(ctx context.Context, database *db.DB, log *slog.Logger) error {
 	applied, err := database.Migrate(ctx)
 	for _, m := range applied {
@@ -86,6 +97,7 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 	root.AddCommand(
 		newServeCmd(),
 		newMigrateCmd(),
+		newTokenCmd(),
 		newVersionCmd(),
 	)
 	return root

@@ -3,6 +3,7 @@
 //
 //	records serve     serve the API
 //	records migrate   apply pending database migrations
+//	records token     create, list and revoke API tokens
 //	records version   print the version
 package main
 

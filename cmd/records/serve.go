@@ -1,10 +1,14 @@
 package main
 
 import (
+	"context"
 	"fmt"
+	"io"
 
 	"github.com/spf13/cobra"
 
+	"records/internal/auth"
+	"records/internal/db"
 	"records/internal/server"
 )
 
@@ -25,6 +29,9 @@ func newServeCmd() *cobra.Command {
 				return err
 			}
 			defer database.Close()
+			if err := firstToken(ctx, database, cmd.OutOrStdout()); err != nil {
+				return err
+			}
 			srv := server.New(cfg, database, log)
 			if err := srv.Open(); err != nil {
 				return err
@@ -47,5 +54,28 @@ func newServeCmd() *cobra.Command {
 	cmd.Flags().StringVar(&cfg.Addr, "addr", envOr("RECORDS_ADDR", cfg.Addr), "address to listen on (env RECORDS_ADDR)")
 	cmd.Flags().DurationVar(&cfg.ReadHeaderTimeout, "header-timeout", cfg.ReadHeaderTimeout, "time a client may take to send its request headers")
 	cmd.Flags().DurationVar(&cfg.ShutdownTimeout, "shutdown-timeout", cfg.ShutdownTimeout, "time in-flight requests get to finish on SIGTERM")
+	cmd.Flags().DurationVar(&cfg.RequestTimeout, "request-timeout", cfg.RequestTimeout, "time a whole request may take")
+	cmd.Flags().Int64Var(&cfg.MaxBody, "max-body", cfg.MaxBody, "largest request body, in bytes (413 beyond)")
+	cmd.Flags().Float64Var(&cfg.RateLimit, "rate-limit", cfg.RateLimit, "requests per second per token (429 beyond)")
+	cmd.Flags().IntVar(&cfg.RateBurst, "rate-burst", cfg.RateBurst, "burst of requests per token above the rate")
+	cmd.Flags().DurationVar(&cfg.TokenCacheTTL, "token-cache", cfg.TokenCacheTTL, "how long a verified token is trusted before the database is asked again (a revocation takes effect within it)")
 	return cmd
+}
+
+// firstToken makes a token for the default team when the database has none,
+// so a new user can make a first request, and prints its secret once.
+func firstToken(ctx context.Context, database *db.DB, w io.Writer) error {
+	store := auth.NewStore(database.Client, 0)
+	n, err := store.Count(ctx)
+	if err != nil || n > 0 {
+		return err
+	}
+	tok, secret, err := store.Create(ctx, "first token", auth.Write, auth.DefaultTeam, 0)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "records: the database had no API token, so one was made for team %s (id %s, scope %s).\n", tok.TeamName, tok.ID, tok.Scope)
+	fmt.Fprintln(w, "records: keep its secret; it is shown only now: send it as Authorization: Bearer <secret>")
+	fmt.Fprintln(w, secret)
+	return nil
 }

@@ -86,7 +86,8 @@ func ValidColumn(column string) bool {
 //
 //	import _ "records/ent/runtime"
 var (
-	Hooks [1]ent.Hook
+	Hooks        [2]ent.Hook
+	Interceptors [1]ent.Interceptor
 	// DefaultCreatedDate holds the default value on creation for the "createdDate" field.
 	DefaultCreatedDate func() string
 	// DefaultUpdatedDate holds the default value on creation for the "updatedDate" field.

@@ -101,7 +101,8 @@ func ValidColumn(column string) bool {
 //
 //	import _ "records/ent/runtime"
 var (
-	Hooks [1]ent.Hook
+	Hooks        [2]ent.Hook
+	Interceptors [1]ent.Interceptor
 	// DefaultCreatedat holds the default value on creation for the "createdat" field.
 	DefaultCreatedat func() string
 	// DefaultLastupdated holds the default value on creation for the "lastupdated" field.

@@ -51,6 +51,10 @@ func init() {
 	// apitoken.IDValidator is a validator for the "id" field. It is called by the builders before save.
 	apitoken.IDValidator = apitokenDescID.Validators[0].(func(string) error)
 	billofmaterialslineitemMixin := schema.BillOfMaterialsLineItem{}.Mixin()
+	billofmaterialslineitemMixinHooks0 := billofmaterialslineitemMixin[0].Hooks()
+	billofmaterialslineitem.Hooks[0] = billofmaterialslineitemMixinHooks0[0]
+	billofmaterialslineitemMixinInters0 := billofmaterialslineitemMixin[0].Interceptors()
+	billofmaterialslineitem.Interceptors[0] = billofmaterialslineitemMixinInters0[0]
 	billofmaterialslineitemMixinFields0 := billofmaterialslineitemMixin[0].Fields()
 	_ = billofmaterialslineitemMixinFields0
 	billofmaterialslineitemFields := schema.BillOfMaterialsLineItem{}.Fields()
@@ -62,8 +66,12 @@ func init() {
 	// billofmaterialslineitem.IDValidator is a validator for the "id" field. It is called by the builders before save.
 	billofmaterialslineitem.IDValidator = billofmaterialslineitemDescID.Validators[0].(func(string) error)
 	caserecordMixin := schema.CaseRecord{}.Mixin()
+	caserecordMixinHooks0 := caserecordMixin[0].Hooks()
 	caserecordHooks := schema.CaseRecord{}.Hooks()
-	caserecord.Hooks[0] = caserecordHooks[0]
+	caserecord.Hooks[0] = caserecordMixinHooks0[0]
+	caserecord.Hooks[1] = caserecordHooks[0]
+	caserecordMixinInters0 := caserecordMixin[0].Interceptors()
+	caserecord.Interceptors[0] = caserecordMixinInters0[0]
 	caserecordMixinFields0 := caserecordMixin[0].Fields()
 	_ = caserecordMixinFields0
 	caserecordFields := schema.CaseRecord{}.Fields()
@@ -83,6 +91,10 @@ func init() {
 	// caserecord.IDValidator is a validator for the "id" field. It is called by the builders before save.
 	caserecord.IDValidator = caserecordDescID.Validators[0].(func(string) error)
 	channelthreadMixin := schema.ChannelThread{}.Mixin()
+	channelthreadMixinHooks0 := channelthreadMixin[0].Hooks()
+	channelthread.Hooks[0] = channelthreadMixinHooks0[0]
+	channelthreadMixinInters0 := channelthreadMixin[0].Interceptors()
+	channelthread.Interceptors[0] = channelthreadMixinInters0[0]
 	channelthreadMixinFields0 := channelthreadMixin[0].Fields()
 	_ = channelthreadMixinFields0
 	channelthreadFields := schema.ChannelThread{}.Fields()
@@ -104,6 +116,10 @@ func init() {
 	// channelthread.IDValidator is a validator for the "id" field. It is called by the builders before save.
 	channelthread.IDValidator = channelthreadDescID.Validators[0].(func(string) error)
 	contactMixin := schema.Contact{}.Mixin()
+	contactMixinHooks0 := contactMixin[0].Hooks()
+	contact.Hooks[0] = contactMixinHooks0[0]
+	contactMixinInters0 := contactMixin[0].Interceptors()
+	contact.Interceptors[0] = contactMixinInters0[0]
 	contactMixinFields0 := contactMixin[0].Fields()
 	_ = contactMixinFields0
 	contactFields := schema.Contact{}.Fields()
@@ -119,6 +135,10 @@ func init() {
 	// contact.IDValidator is a validator for the "id" field. It is called by the builders before save.
 	contact.IDValidator = contactDescID.Validators[0].(func(string) error)
 	customerMixin := schema.Customer{}.Mixin()
+	customerMixinHooks0 := customerMixin[0].Hooks()
+	customer.Hooks[0] = customerMixinHooks0[0]
+	customerMixinInters0 := customerMixin[0].Interceptors()
+	customer.Interceptors[0] = customerMixinInters0[0]
 	customerMixinFields0 := customerMixin[0].Fields()
 	_ = customerMixinFields0
 	customerFields := schema.Customer{}.Fields()
@@ -130,6 +150,10 @@ func init() {
 	// customer.IDValidator is a validator for the "id" field. It is called by the builders before save.
 	customer.IDValidator = customerDescID.Validators[0].(func(string) error)
 	packinglistMixin := schema.PackingList{}.Mixin()
+	packinglistMixinHooks0 := packinglistMixin[0].Hooks()
+	packinglist.Hooks[0] = packinglistMixinHooks0[0]
+	packinglistMixinInters0 := packinglistMixin[0].Interceptors()
+	packinglist.Interceptors[0] = packinglistMixinInters0[0]
 	packinglistMixinFields0 := packinglistMixin[0].Fields()
 	_ = packinglistMixinFields0
 	packinglistFields := schema.PackingList{}.Fields()
@@ -141,6 +165,10 @@ func init() {
 	// packinglist.IDValidator is a validator for the "id" field. It is called by the builders before save.
 	packinglist.IDValidator = packinglistDescID.Validators[0].(func(string) error)
 	packinglistitemMixin := schema.PackingListItem{}.Mixin()
+	packinglistitemMixinHooks0 := packinglistitemMixin[0].Hooks()
+	packinglistitem.Hooks[0] = packinglistitemMixinHooks0[0]
+	packinglistitemMixinInters0 := packinglistitemMixin[0].Interceptors()
+	packinglistitem.Interceptors[0] = packinglistitemMixinInters0[0]
 	packinglistitemMixinFields0 := packinglistitemMixin[0].Fields()
 	_ = packinglistitemMixinFields0
 	packinglistitemFields := schema.PackingListItem{}.Fields()
@@ -152,8 +180,12 @@ func init() {
 	// packinglistitem.IDValidator is a validator for the "id" field. It is called by the builders before save.
 	packinglistitem.IDValidator = packinglistitemDescID.Validators[0].(func(string) error)
 	purchaseorderMixin := schema.PurchaseOrder{}.Mixin()
+	purchaseorderMixinHooks0 := purchaseorderMixin[0].Hooks()
 	purchaseorderHooks := schema.PurchaseOrder{}.Hooks()
-	purchaseorder.Hooks[0] = purchaseorderHooks[0]
+	purchaseorder.Hooks[0] = purchaseorderMixinHooks0[0]
+	purchaseorder.Hooks[1] = purchaseorderHooks[0]
+	purchaseorderMixinInters0 := purchaseorderMixin[0].Interceptors()
+	purchaseorder.Interceptors[0] = purchaseorderMixinInters0[0]
 	purchaseorderMixinFields0 := purchaseorderMixin[0].Fields()
 	_ = purchaseorderMixinFields0
 	purchaseorderFields := schema.PurchaseOrder{}.Fields()
@@ -173,6 +205,10 @@ func init() {
 	// purchaseorder.IDValidator is a validator for the "id" field. It is called by the builders before save.
 	purchaseorder.IDValidator = purchaseorderDescID.Validators[0].(func(string) error)
 	returnlineitemMixin := schema.ReturnLineItem{}.Mixin()
+	returnlineitemMixinHooks0 := returnlineitemMixin[0].Hooks()
+	returnlineitem.Hooks[0] = returnlineitemMixinHooks0[0]
+	returnlineitemMixinInters0 := returnlineitemMixin[0].Interceptors()
+	returnlineitem.Interceptors[0] = returnlineitemMixinInters0[0]
 	returnlineitemMixinFields0 := returnlineitemMixin[0].Fields()
 	_ = returnlineitemMixinFields0
 	returnlineitemFields := schema.ReturnLineItem{}.Fields()
@@ -184,6 +220,10 @@ func init() {
 	// returnlineitem.IDValidator is a validator for the "id" field. It is called by the builders before save.
 	returnlineitem.IDValidator = returnlineitemDescID.Validators[0].(func(string) error)
 	returnrecordMixin := schema.ReturnRecord{}.Mixin()
+	returnrecordMixinHooks0 := returnrecordMixin[0].Hooks()
+	returnrecord.Hooks[0] = returnrecordMixinHooks0[0]
+	returnrecordMixinInters0 := returnrecordMixin[0].Interceptors()
+	returnrecord.Interceptors[0] = returnrecordMixinInters0[0]
 	returnrecordMixinFields0 := returnrecordMixin[0].Fields()
 	_ = returnrecordMixinFields0
 	returnrecordFields := schema.ReturnRecord{}.Fields()
@@ -199,6 +239,10 @@ func init() {
 	// returnrecord.IDValidator is a validator for the "id" field. It is called by the builders before save.
 	returnrecord.IDValidator = returnrecordDescID.Validators[0].(func(string) error)
 	supplierMixin := schema.Supplier{}.Mixin()
+	supplierMixinHooks0 := supplierMixin[0].Hooks()
+	supplier.Hooks[0] = supplierMixinHooks0[0]
+	supplierMixinInters0 := supplierMixin[0].Interceptors()
+	supplier.Interceptors[0] = supplierMixinInters0[0]
 	supplierMixinFields0 := supplierMixin[0].Fields()
 	_ = supplierMixinFields0
 	supplierFields := schema.Supplier{}.Fields()
@@ -234,6 +278,10 @@ func init() {
 	// team.IDValidator is a validator for the "id" field. It is called by the builders before save.
 	team.IDValidator = teamDescID.Validators[0].(func(int) error)
 	userMixin := schema.User{}.Mixin()
+	userMixinHooks0 := userMixin[0].Hooks()
+	user.Hooks[0] = userMixinHooks0[0]
+	userMixinInters0 := userMixin[0].Interceptors()
+	user.Interceptors[0] = userMixinInters0[0]
 	userMixinFields0 := userMixin[0].Fields()
 	_ = userMixinFields0
 	userFields := schema.User{}.Fields()
@@ -245,6 +293,10 @@ func init() {
 	// user.IDValidator is a validator for the "id" field. It is called by the builders before save.
 	user.IDValidator = userDescID.Validators[0].(func(string) error)
 	vendorMixin := schema.Vendor{}.Mixin()
+	vendorMixinHooks0 := vendorMixin[0].Hooks()
+	vendor.Hooks[0] = vendorMixinHooks0[0]
+	vendorMixinInters0 := vendorMixin[0].Interceptors()
+	vendor.Interceptors[0] = vendorMixinInters0[0]
 	vendorMixinFields0 := vendorMixin[0].Fields()
 	_ = vendorMixinFields0
 	vendorFields := schema.Vendor{}.Fields()
@@ -260,6 +312,10 @@ func init() {
 	// vendor.IDValidator is a validator for the "id" field. It is called by the builders before save.
 	vendor.IDValidator = vendorDescID.Validators[0].(func(string) error)
 	warrantyMixin := schema.Warranty{}.Mixin()
+	warrantyMixinHooks0 := warrantyMixin[0].Hooks()
+	warranty.Hooks[0] = warrantyMixinHooks0[0]
+	warrantyMixinInters0 := warrantyMixin[0].Interceptors()
+	warranty.Interceptors[0] = warrantyMixinInters0[0]
 	warrantyMixinFields0 := warrantyMixin[0].Fields()
 	_ = warrantyMixinFields0
 	warrantyFields := schema.Warranty{}.Fields()
@@ -281,8 +337,12 @@ func init() {
 	// warranty.IDValidator is a validator for the "id" field. It is called by the builders before save.
 	warranty.IDValidator = warrantyDescID.Validators[0].(func(string) error)
 	warrantylineitemMixin := schema.WarrantyLineItem{}.Mixin()
+	warrantylineitemMixinHooks0 := warrantylineitemMixin[0].Hooks()
 	warrantylineitemHooks := schema.WarrantyLineItem{}.Hooks()
-	warrantylineitem.Hooks[0] = warrantylineitemHooks[0]
+	warrantylineitem.Hooks[0] = warrantylineitemMixinHooks0[0]
+	warrantylineitem.Hooks[1] = warrantylineitemHooks[0]
+	warrantylineitemMixinInters0 := warrantylineitemMixin[0].Interceptors()
+	warrantylineitem.Interceptors[0] = warrantylineitemMixinInters0[0]
 	warrantylineitemMixinFields0 := warrantylineitemMixin[0].Fields()
 	_ = warrantylineitemMixinFields0
 	warrantylineitemFields := schema.WarrantyLineItem{}.Fields()
@@ -302,6 +362,10 @@ func init() {
 	// warrantylineitem.IDValidator is a validator for the "id" field. It is called by the builders before save.
 	warrantylineitem.IDValidator = warrantylineitemDescID.Validators[0].(func(string) error)
 	workorderMixin := schema.WorkOrder{}.Mixin()
+	workorderMixinHooks0 := workorderMixin[0].Hooks()
+	workorder.Hooks[0] = workorderMixinHooks0[0]
+	workorderMixinInters0 := workorderMixin[0].Interceptors()
+	workorder.Interceptors[0] = workorderMixinInters0[0]
 	workorderMixinFields0 := workorderMixin[0].Fields()
 	_ = workorderMixinFields0
 	workorderFields := schema.WorkOrder{}.Fields()
@@ -323,6 +387,10 @@ func init() {
 	// workorder.IDValidator is a validator for the "id" field. It is called by the builders before save.
 	workorder.IDValidator = workorderDescID.Validators[0].(func(string) error)
 	workorderlineitemMixin := schema.WorkOrderLineItem{}.Mixin()
+	workorderlineitemMixinHooks0 := workorderlineitemMixin[0].Hooks()
+	workorderlineitem.Hooks[0] = workorderlineitemMixinHooks0[0]
+	workorderlineitemMixinInters0 := workorderlineitemMixin[0].Interceptors()
+	workorderlineitem.Interceptors[0] = workorderlineitemMixinInters0[0]
 	workorderlineitemMixinFields0 := workorderlineitemMixin[0].Fields()
 	_ = workorderlineitemMixinFields0
 	workorderlineitemFields := schema.WorkOrderLineItem{}.Fields()

@@ -68,3 +68,29 @@ func Decode[T any](annotations map[string]any, key string) (T, bool, error) {
 	}
 	return out, true, nil
 }
+
+// EdgeName is the key of Edge in an ent edge's annotations.
+const EdgeName = "RecordsEdge"
+
+// Edge refines how an ent edge appears in the API.
+type Edge struct {
+	// Embed answers the edge's records as a member of the parent, named as
+	// the edge, and lets a create give them nested in the body.
+	Embed bool `json:"embed,omitempty"`
+}
+
+// Name implements ent's schema.Annotation.
+func (Edge) Name() string { return EdgeName }
+
+// Embed makes an edge's records a member of the parent.
+func Embed() Edge { return Edge{Embed: true} }
+
+// SecretName is the key of Secret in an ent field's annotations.
+const SecretName = "RecordsSecret"
+
+// Secret marks the hidden field that holds the hash of a secret the server
+// makes for the record and answers once.
+type Secret struct{}
+
+// Name implements ent's schema.Annotation.
+func (Secret) Name() string { return SecretName }

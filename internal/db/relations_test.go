@@ -13,6 +13,7 @@ import (
 	"records/ent/workorderlineitem"
 	"records/internal/db"
 	"records/internal/dbtest"
+	"records/internal/tenant"
 )
 
 func newTeam(t *testing.T, c *ent.Client) int {
@@ -22,9 +23,9 @@ func newTeam(t *testing.T, c *ent.Client) int {
 
 func TestDeletingAParentDeletesItsChildren(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, database *db.DB) {
-		ctx := context.Background()
 		c := database.Client
 		team := newTeam(t, c)
+		ctx := tenant.WithTeam(context.Background(), team)
 
 		// Each parent gets two children; deleting it leaves none behind,
 		// and another parent's children stay.
@@ -99,16 +100,16 @@ func TestDeletingAParentDeletesItsChildren(t *testing.T) {
 
 func TestAChildNamingAMissingParentIsRejected(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, database *db.DB) {
-		ctx := context.Background()
 		c := database.Client
 		team := newTeam(t, c)
+		ctx := tenant.WithTeam(context.Background(), team)
 		attempts := map[string]error{
 			"ReturnLineItem.return_id":            c.ReturnLineItem.Create().SetTeamID(team).SetReturnID("missing").Exec(ctx),
 			"WorkOrderLineItem.work_order_number": c.WorkOrderLineItem.Create().SetTeamID(team).SetWorkOrderNumber("missing").Exec(ctx),
 			"WarrantyLineItem.warranty_id":        c.WarrantyLineItem.Create().SetTeamID(team).SetWarrantyID("missing").Exec(ctx),
 			"PackingListItem.packing_list":        c.PackingListItem.Create().SetTeamID(team).SetPackingList("missing").Exec(ctx),
 			"ChannelThread.case_id":               c.ChannelThread.Create().SetTeamID(team).SetCaseID("missing").Exec(ctx),
-			"Customer.team_id (no such team)":     c.Customer.Create().SetTeamID(team + 41).Exec(ctx),
+			"Customer.team_id (no such team)":     c.Customer.Create().Exec(tenant.WithTeam(context.Background(), team+41)),
 		}
 		for what, err := range attempts {
 			if !ent.IsConstraintError(err) {
@@ -120,9 +121,9 @@ func TestAChildNamingAMissingParentIsRejected(t *testing.T) {
 
 func TestServerFilledStamps(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, database *db.DB) {
-		ctx := context.Background()
 		c := database.Client
 		team := newTeam(t, c)
+		ctx := tenant.WithTeam(context.Background(), team)
 		before := time.Now().UTC().Add(-time.Second)
 
 		cs := c.CaseRecord.Create().SetTeamID(team).SaveX(ctx)

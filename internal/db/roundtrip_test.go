@@ -18,6 +18,7 @@ import (
 	"records/internal/annotation"
 	"records/internal/db"
 	"records/internal/dbtest"
+	"records/internal/tenant"
 	"records/schema"
 )
 
@@ -184,9 +185,9 @@ func TestEveryResourceIsTested(t *testing.T) {
 
 func TestRoundTrip(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, database *db.DB) {
-		ctx := context.Background()
 		c := database.Client
-		team := c.Team.Create().SetID(1).SetName("default").SaveX(ctx)
+		team := c.Team.Create().SetID(1).SetName("default").SaveX(context.Background())
+		ctx := tenant.WithTeam(context.Background(), team.ID)
 		parents := map[string]string{}
 		for _, r := range resources {
 			typ := typeName(r)
@@ -298,9 +299,9 @@ func sameJSON(t *testing.T, a, b []byte) bool {
 
 func TestServerMadeIDsAreUUIDv7(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, database *db.DB) {
-		ctx := context.Background()
 		c := database.Client
-		team := c.Team.Create().SetID(1).SetName("default").SaveX(ctx)
+		team := c.Team.Create().SetID(1).SetName("default").SaveX(context.Background())
+		ctx := tenant.WithTeam(context.Background(), team.ID)
 		cu := c.Customer.Create().SetTeamID(team.ID).SaveX(ctx)
 		u, err := uuid.Parse(cu.ID)
 		if err != nil || u.Version() != 7 {

@@ -8,6 +8,8 @@ import (
 
 	"entgo.io/ent/entc"
 	"entgo.io/ent/entc/gen"
+
+	"records/templates"
 )
 
 // entFeatures are the optional parts of ent's code generation the service
@@ -26,11 +28,16 @@ func loadGraph(cfg Config) (*gen.Graph, error) {
 	if !filepath.IsAbs(schemaPath) {
 		schemaPath = "." + string(filepath.Separator) + schemaPath
 	}
+	ext, err := gen.NewTemplate("records").ParseFS(templates.FS, "ent/*.tmpl")
+	if err != nil {
+		return nil, fmt.Errorf("parsing the ent extension templates: %w", err)
+	}
 	graph, err := entc.LoadGraph(schemaPath, &gen.Config{
-		Package:  cfg.EntPackage,
-		Target:   cfg.path(cfg.EntDir),
-		Storage:  storage,
-		Features: entFeatures,
+		Package:   cfg.EntPackage,
+		Target:    cfg.path(cfg.EntDir),
+		Storage:   storage,
+		Features:  entFeatures,
+		Templates: []*gen.Template{ext},
 	})
 	if err != nil {
 		return nil, fmt.Errorf("loading the ent schema in %s: %w", cfg.SchemaDir, err)

@@ -1,6 +1,7 @@
 // Package gen is the records service's code generator. From the ent schema
-// (schema/) it produces ent's data layer (ent/) and versioned migration files
-// for SQLite and PostgreSQL. Generate returns files; only the caller writes.
+// and the route table (schema/) it produces ent's data layer (ent/), the
+// HTTP handlers (internal/handlers) and versioned migration files for SQLite
+// and PostgreSQL. Generate returns files; only the caller writes.
 package gen
 
 import (
@@ -19,6 +20,8 @@ type Config struct {
 	EntDir        string // ent's generated package, e.g. "ent"
 	EntPackage    string // import path of EntDir, e.g. "records/ent"
 	MigrationsDir string // migration files, e.g. "internal/migrations"
+	RouteTable    string // the route table, e.g. "schema/routes.yaml"
+	HandlersDir   string // the generated handlers package, e.g. "internal/handlers"
 	// MigrationName names a new migration file; empty picks "init" or "schema".
 	MigrationName string
 	// DevPostgresURL is a PostgreSQL where a scratch schema can be made to
@@ -34,6 +37,8 @@ func DefaultConfig() Config {
 		EntDir:        "ent",
 		EntPackage:    "records/ent",
 		MigrationsDir: "internal/migrations",
+		RouteTable:    "schema/routes.yaml",
+		HandlersDir:   "internal/handlers",
 	}
 }
 
@@ -41,11 +46,31 @@ func (c Config) path(rel string) string { return filepath.Join(c.Root, filepath.
 
 // Generate produces every generated file from the schema. It writes nothing.
 func Generate(ctx context.Context, cfg Config) (*Output, error) {
+	// The route table is read first: its mistakes are found in
+	// milliseconds, before the schema is compiled.
+	table, err := readRouteTable(cfg.Root, cfg.RouteTable)
+	if err != nil {
+		return nil, err
+	}
 	graph, err := loadGraph(cfg)
 	if err != nil {
 		return nil, err
 	}
-	out := &Output{Files: map[string][]byte{}, Owned: []string{cfg.EntDir}}
+	paths := newImportPaths(cfg.EntPackage)
+	resources, err := buildResources(graph, paths)
+	if err != nil {
+		return nil, err
+	}
+	model, err := buildAPI(table, resources, paths)
+	if err != nil {
+		return nil, err
+	}
+	out := &Output{Files: map[string][]byte{}, Owned: []string{cfg.EntDir, cfg.HandlersDir}}
+	handlers, err := renderAPI(cfg.HandlersDir, model)
+	if err != nil {
+		return nil, err
+	}
+	maps.Copy(out.Files, handlers)
 	entOut, err := entFiles(cfg, graph)
 	if err != nil {
 		return nil, err

@@ -10,6 +10,7 @@ import (
 	"records/internal/dbtest"
 	"records/internal/migrate"
 	"records/internal/migrations"
+	"records/internal/tenant"
 )
 
 func forEachDialect(t *testing.T, fn func(t *testing.T, dialect string)) {
@@ -50,7 +51,7 @@ func TestApplyFromEmptyThenAgain(t *testing.T) {
 			t.Fatalf("schema check after migrating: %v", err)
 		}
 		// The tables exist: the ent client can use them.
-		if _, err := database.Client.Customer.Query().Count(ctx); err != nil {
+		if _, err := database.Client.Team.Query().Count(ctx); err != nil {
 			t.Fatalf("querying a migrated table: %v", err)
 		}
 	})
@@ -116,12 +117,12 @@ func TestFailedMigrationLeavesNothing(t *testing.T) {
 // A SQLite table rebuild drops the old table; with foreign keys on, that
 // would cascade into the children. Apply switches them off around it.
 func TestSQLiteTableRebuildKeepsChildren(t *testing.T) {
-	ctx := context.Background()
 	database := dbtest.Open(t, migrate.SQLite)
 	c := database.Client
-	team := c.Team.Create().SetID(1).SetName("default").SaveX(ctx)
-	c.ReturnRecord.Create().SetID("r1").SetTeamID(team.ID).ExecX(ctx)
-	c.ReturnLineItem.Create().SetID("l1").SetTeamID(team.ID).SetReturnID("r1").ExecX(ctx)
+	c.Team.Create().SetID(1).SetName("default").ExecX(context.Background())
+	ctx := tenant.WithTeam(context.Background(), 1)
+	c.ReturnRecord.Create().SetID("r1").ExecX(ctx)
+	c.ReturnLineItem.Create().SetID("l1").SetReturnID("r1").ExecX(ctx)
 
 	set, _ := migrations.For(migrate.SQLite)
 	rebuild := plus(set, migrate.Migration{

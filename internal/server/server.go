@@ -13,7 +13,12 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"records/internal/api"
+	"records/internal/auth"
 	"records/internal/db"
+	"records/internal/handlers"
+	"records/internal/migrate"
+	"records/internal/problem"
 )
 
 // Config is everything the server needs to know, filled in by cmd/records.
@@ -22,8 +27,19 @@ type Config struct {
 	Addr string
 	// ReadHeaderTimeout bounds how long a client may take to send headers.
 	ReadHeaderTimeout time.Duration
+	// RequestTimeout bounds a whole request, body and database work included.
+	RequestTimeout time.Duration
 	// ShutdownTimeout bounds how long Close waits for in-flight requests.
 	ShutdownTimeout time.Duration
+	// MaxBody caps request bodies, in bytes.
+	MaxBody int64
+	// RateLimit is each token's sustained requests per second; RateBurst
+	// the burst above it.
+	RateLimit float64
+	RateBurst int
+	// TokenCacheTTL is how long a verified token is trusted without asking
+	// the database again (and so how long a revocation takes to bite).
+	TokenCacheTTL time.Duration
 }
 
 // DefaultConfig holds the documented defaults.
@@ -31,7 +47,12 @@ func DefaultConfig() Config {
 	return Config{
 		Addr:              "127.0.0.1:8080",
 		ReadHeaderTimeout: 5 * time.Second,
+		RequestTimeout:    30 * time.Second,
 		ShutdownTimeout:   30 * time.Second,
+		MaxBody:           1 << 20,
+		RateLimit:         50,
+		RateBurst:         100,
+		TokenCacheTTL:     time.Second,
 	}
 }
 
@@ -41,6 +62,7 @@ type Server struct {
 	db     *db.DB
 	log    *slog.Logger
 	engine *gin.Engine
+	router *api.Router
 	http   *http.Server
 	ln     net.Listener
 	done   chan error
@@ -51,12 +73,16 @@ func init() { gin.SetMode(gin.ReleaseMode) }
 // New builds a server; nothing listens until Open.
 func New(cfg Config, database *db.DB, log *slog.Logger) *Server {
 	s := &Server{cfg: cfg, db: database, log: log}
-	s.engine = s.routes()
+	s.engine, s.router = s.routes()
 	s.http = &http.Server{
 		Handler:           s.engine,
 		ReadHeaderTimeout: cfg.ReadHeaderTimeout,
-		IdleTimeout:       2 * time.Minute,
-		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+		// The deadline middleware answers slow requests; these bound what
+		// it cannot see: a body trickling in, a client not reading.
+		ReadTimeout:  cfg.RequestTimeout,
+		WriteTimeout: cfg.RequestTimeout + 5*time.Second,
+		IdleTimeout:  2 * time.Minute,
+		ErrorLog:     slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
 	return s
 }
@@ -64,15 +90,30 @@ func New(cfg Config, database *db.DB, log *slog.Logger) *Server {
 // Handler is the server's HTTP handler, for tests that drive it in process.
 func (s *Server) Handler() http.Handler { return s.engine }
 
-func (s *Server) routes() *gin.Engine {
+// Routes lists every route the server answers, for tests and documents.
+func (s *Server) Routes() []api.Route { return s.router.Routes() }
+
+func (s *Server) routes() (*gin.Engine, *api.Router) {
 	e := gin.New()
 	// /x and /x/ are distinct routes of the contract: never redirect between them.
 	e.RedirectTrailingSlash = false
 	e.RedirectFixedPath = false
 	e.HandleMethodNotAllowed = true
-	e.GET("/healthz", s.healthz)
-	e.GET("/readyz", s.readyz)
-	return e
+	e.Use(api.RequestID, api.AccessLog(s.log), api.Recover, api.Deadline(s.cfg.RequestTimeout))
+	r := api.NewRouter(e, api.Guards{
+		Authenticate: api.Authenticate(auth.NewStore(s.db.Client, s.cfg.TokenCacheTTL)),
+		RateLimit:    api.RateLimit(s.cfg.RateLimit, s.cfg.RateBurst),
+		RequireWrite: api.RequireWrite,
+	})
+	r.Public(http.MethodGet, "/healthz", s.healthz)
+	r.Public(http.MethodGet, "/readyz", s.readyz)
+	handlers.Register(r, &api.Service{
+		Client:   s.db.Client,
+		Log:      s.log,
+		MaxBody:  s.cfg.MaxBody,
+		RowLocks: s.db.Dialect == migrate.Postgres,
+	})
+	return e, r
 }
 
 // healthz answers while the process is up.
@@ -85,9 +126,7 @@ func (s *Server) readyz(c *gin.Context) {
 	ctx, cancel := context.WithTimeout(c.Request.Context(), 2*time.Second)
 	defer cancel()
 	if err := s.db.Ping(ctx); err != nil {
-		s.log.Warn("readiness check failed", "err", err)
-		c.Header("Retry-After", "5")
-		c.JSON(http.StatusServiceUnavailable, gin.H{"status": "unavailable"})
+		api.Fail(c, &problem.Error{Code: problem.Unavailable, Detail: "the database does not answer", RetryAfter: 5, Cause: err})
 		return
 	}
 	c.JSON(http.StatusOK, gin.H{"status": "ready"})

@@ -1,0 +1,197 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"records/internal/dbtest"
+)
+
+// copyRepo copies the repository's files (tracked and untracked, not
+// ignored) into a temporary folder.
+func copyRepo(t *testing.T) string {
+	t.Helper()
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command("git", "-C", root, "ls-files", "-co", "--exclude-standard").Output()
+	if err != nil {
+		t.Fatalf("listing the repository's files: %v", err)
+	}
+	dst := t.TempDir()
+	for _, rel := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		src := filepath.Join(root, rel)
+		info, err := os.Stat(src)
+		if err != nil || info.IsDir() {
+			continue // deleted in the working tree
+		}
+		b, err := os.ReadFile(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		target := filepath.Join(dst, rel)
+		os.MkdirAll(filepath.Dir(target), 0o755)
+		if err := os.WriteFile(target, b, info.Mode()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dst
+}
+
+// run runs a command in dir and returns its combined output.
+func run(t *testing.T, dir string, env []string, name string, args ...string) (string, error) {
+	t.Helper()
+	cmd := exec.Command(name, args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), env...)
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
+func edit(t *testing.T, file, old, new string) {
+	t.Helper()
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(b, []byte(old)) {
+		t.Fatalf("%s does not contain %q", file, old)
+	}
+	if err := os.WriteFile(file, bytes.Replace(b, []byte(old), []byte(new), 1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// The spec-edit workflow: a developer adds a member to a schema and a route
+// to the table, runs the generator, builds, and the server answers both.
+func TestSpecEditWorkflow(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the service from a copy of the repository")
+	}
+	dbtest.RequirePostgres(t) // a schema change writes a PostgreSQL migration too
+	dir := copyRepo(t)
+	env := []string{"RECORDSGEN_DEV_POSTGRES_URL=" + dbtest.PostgresURL()}
+
+	edit(t, filepath.Join(dir, "schema", "customer.go"), `text("activationDate"),`, `text("activationDate"),
+		text("loyalty_tier"),`)
+	routes := filepath.Join(dir, "schema", "routes.yaml")
+	b, _ := os.ReadFile(routes)
+	b = append(b, []byte(`
+  - name: Find Customer
+    kind: get
+    resource: Customer
+    route: GET /v1/customer/:id
+    envelope: {customer: $record}
+`)...)
+	os.WriteFile(routes, b, 0o644)
+
+	out, err := run(t, dir, env, "go", "run", "./cmd/recordsgen", "generate", "--migration-name", "add_loyalty_tier")
+	if err != nil {
+		t.Fatalf("generate: %v\n%s", err, out)
+	}
+	for _, f := range []string{"internal/migrations/sqlite/0002_add_loyalty_tier.sql", "internal/migrations/postgres/0002_add_loyalty_tier.sql"} {
+		sql, err := os.ReadFile(filepath.Join(dir, f))
+		if err != nil || !strings.Contains(string(sql), "loyalty_tier") {
+			t.Fatalf("%s: want a migration adding the column: %v\n%s", f, err, sql)
+		}
+	}
+	if out, err := run(t, dir, env, "go", "run", "./cmd/recordsgen", "check"); err != nil {
+		t.Fatalf("check after generate: %v\n%s", err, out)
+	}
+	if out, err := run(t, dir, nil, "go", "build", "-o", "bin/records", "./cmd/records"); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+
+	// Serve on a fresh SQLite file; the first token is printed last.
+	srv := exec.Command(filepath.Join(dir, "bin", "records"), "serve", "--addr", "127.0.0.1:0",
+		"--database-url", "sqlite:"+filepath.Join(dir, "data", "x.db"))
+	stdout, _ := srv.StdoutPipe()
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Process.Kill(); srv.Wait() })
+	base, token := readServe(t, stdout)
+
+	call := func(method, path, body string) (int, map[string]any) {
+		req, _ := http.NewRequest(method, base+path, strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+token)
+		if body != "" {
+			req.Header.Set("Content-Type", "application/json")
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var m map[string]any
+		json.NewDecoder(resp.Body).Decode(&m)
+		return resp.StatusCode, m
+	}
+	status, created := call("POST", "/v1/customers", `{"email":"a@example.com","loyalty_tier":"gold"}`)
+	if status != 201 || created["loyalty_tier"] != "gold" {
+		t.Fatalf("the new member: %d %v", status, created)
+	}
+	status, found := call("GET", "/v1/customer/"+created["id"].(string), "")
+	if status != 200 {
+		t.Fatalf("the new route: %d %v", status, found)
+	}
+	if c, _ := found["customer"].(map[string]any); c["loyalty_tier"] != "gold" || c["email"] != "a@example.com" {
+		t.Fatalf("the new route's envelope: %v", found)
+	}
+
+	// A mistake in the table is reported with its line, and nothing is written.
+	before, _ := os.ReadFile(filepath.Join(dir, "internal", "handlers", "routes.go"))
+	os.WriteFile(routes, append(b, []byte("\n  - name: Broken\n    kind: fetch\n    resource: Customer\n    route: GET /v1/x\n    envelope: plain\n")...), 0o644)
+	out, err = run(t, dir, env, "go", "run", "./cmd/recordsgen", "generate")
+	if err == nil || !strings.Contains(out, "schema/routes.yaml:") || !strings.Contains(out, `unknown kind "fetch"`) {
+		t.Fatalf("a broken table must fail with file and line: %v\n%s", err, out)
+	}
+	after, _ := os.ReadFile(filepath.Join(dir, "internal", "handlers", "routes.go"))
+	if !bytes.Equal(before, after) {
+		t.Fatal("a failed generation changed a file")
+	}
+}
+
+var serving = regexp.MustCompile(`serving on (http://\S+)`)
+
+// readServe reads `records serve`'s first lines: the first token's secret
+// (the line after the one announcing it) and the address.
+func readServe(t *testing.T, stdout io.Reader) (base, token string) {
+	t.Helper()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			line := sc.Text()
+			if strings.HasPrefix(line, "rk_") {
+				token = line
+			}
+			if m := serving.FindStringSubmatch(line); m != nil {
+				base = m[1]
+				return
+			}
+		}
+	}()
+	select {
+	case <-done:
+	case <-time.After(2 * time.Minute):
+		t.Fatal("the server did not start")
+	}
+	if base == "" || token == "" {
+		t.Fatalf("serve printed no address or token (%q, %q)", base, token)
+	}
+	go io.Copy(io.Discard, stdout)
+	return base, token
+}

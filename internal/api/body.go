@@ -1,0 +1,96 @@
+package api
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"mime"
+	"net/http"
+	"strings"
+
+	"github.com/gin-gonic/gin"
+
+	"records/internal/problem"
+	"records/internal/wire"
+)
+
+// readBody returns the request body. An empty body is allowed everywhere
+// and needs no Content-Type; any other must be JSON (415), within MaxBody
+// (413). The media type is judged before the size.
+func (s *Service) readBody(c *gin.Context) ([]byte, error) {
+	r := c.Request
+	if r.Body == nil || r.Body == http.NoBody || r.ContentLength == 0 {
+		return nil, nil
+	}
+	body := io.Reader(r.Body)
+	if !isJSON(r.Header.Get("Content-Type")) {
+		if r.ContentLength > 0 {
+			return nil, unsupportedType(r)
+		}
+		// Unknown length: an empty chunked body is still an empty body.
+		var first [1]byte
+		n, _ := io.ReadFull(r.Body, first[:])
+		if n == 0 {
+			return nil, nil
+		}
+		return nil, unsupportedType(r)
+	}
+	if r.ContentLength > s.MaxBody {
+		return nil, tooLarge(s.MaxBody)
+	}
+	var buf bytes.Buffer
+	if r.ContentLength > 0 {
+		buf.Grow(int(r.ContentLength))
+	}
+	_, err := buf.ReadFrom(http.MaxBytesReader(c.Writer, io.NopCloser(body), s.MaxBody))
+	var tooBig *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooBig):
+		return nil, tooLarge(s.MaxBody)
+	case err != nil:
+		return nil, problem.New(problem.InvalidRequest, "reading the body failed: %v", err)
+	}
+	return buf.Bytes(), nil
+}
+
+// isJSON accepts application/json and application/*+json, with parameters
+// (charset=utf-8).
+func isJSON(contentType string) bool {
+	t, _, err := mime.ParseMediaType(contentType)
+	if err != nil {
+		return false
+	}
+	return t == "application/json" || (strings.HasPrefix(t, "application/") && strings.HasSuffix(t, "+json"))
+}
+
+func unsupportedType(r *http.Request) *problem.Error {
+	ct := r.Header.Get("Content-Type")
+	if ct == "" {
+		return problem.New(problem.UnsupportedMediaType, "a body needs the header Content-Type: application/json")
+	}
+	return problem.New(problem.UnsupportedMediaType, "the body is %s; send application/json", ct)
+}
+
+func tooLarge(limit int64) *problem.Error {
+	return problem.New(problem.PayloadTooLarge, "the body exceeds the limit of %d bytes", limit)
+}
+
+// parseBody splits a body into its members, turning JSON errors into 400s.
+func parseBody(body []byte) ([]wire.Member, error) {
+	members, err := wire.ParseObject(body)
+	if err == nil {
+		return members, nil
+	}
+	var (
+		syntax *wire.SyntaxError
+		dup    *wire.DuplicateError
+	)
+	switch {
+	case errors.As(err, &syntax):
+		return nil, problem.New(problem.InvalidJSON, "malformed JSON at byte offset %d (counting from 0): %s", syntax.Offset, syntax.Msg)
+	case errors.As(err, &dup):
+		return nil, problem.Member(dup.Name, "appears more than once")
+	default:
+		return nil, problem.New(problem.InvalidRequest, "%s", err.Error())
+	}
+}

@@ -1,0 +1,84 @@
+package api
+
+import (
+	"errors"
+	"fmt"
+
+	"records/internal/problem"
+	"records/internal/wire"
+)
+
+// Parse adapts a wire converter to a Column's filter parser.
+func Parse[T any](conv func([]byte) (T, error)) func([]byte) (any, error) {
+	return func(v []byte) (any, error) { return conv(v) }
+}
+
+// Parent turns the check that a named parent exists into the error a
+// client can act on: the member, and that no such parent exists (another
+// team's record looks exactly like a missing one).
+func Parent(exists bool, err error, member, object, id string) error {
+	if err != nil {
+		return err
+	}
+	if !exists {
+		return problem.Member(member, "no %s has id %q", object, id)
+	}
+	return nil
+}
+
+// DecodeEmbedded decodes a member holding an array of child records, each
+// with the child resource's input. Member paths in errors are relative:
+// "[2].sku".
+func DecodeEmbedded[E any](v []byte, child *Resource[E]) ([]Input[E], error) {
+	if wire.Kind(v) != "an array" {
+		return nil, fmt.Errorf("must be an array of %s objects", child.Object)
+	}
+	items, err := wire.ParseArray(v)
+	if err != nil {
+		return nil, fmt.Errorf("must be an array of %s objects", child.Object)
+	}
+	out := make([]Input[E], len(items))
+	var errs []problem.MemberError
+	for i, item := range items {
+		at := fmt.Sprintf("[%d]", i)
+		members, err := wire.ParseObject(item)
+		if err != nil || wire.Kind(item) != "an object" {
+			errs = append(errs, problem.MemberError{Member: at, Problem: "must be an object"})
+			continue
+		}
+		in := child.NewInput()
+		for _, m := range members {
+			err := in.Decode(m.Name, m.Value)
+			switch {
+			case err == nil:
+			case m.Name == "id":
+				id, err := wire.ID(m.Value)
+				if err != nil {
+					errs = append(errs, problem.MemberError{Member: at + ".id", Problem: err.Error()})
+				}
+				in.SetID(id)
+			case errors.Is(err, ErrUnknownMember):
+				errs = append(errs, unknownMember(at+"."+m.Name, m.Name, child.Members, "member"))
+			case errors.Is(err, ErrReadOnly):
+				errs = append(errs, problem.MemberError{Member: at + "." + m.Name, Problem: "is read-only"})
+			default:
+				errs = append(errs, problem.MemberError{Member: at + "." + m.Name, Problem: err.Error()})
+			}
+		}
+		out[i] = in
+	}
+	if len(errs) > 0 {
+		return nil, &problem.Error{Code: problem.InvalidRequest, Members: errs}
+	}
+	return out, nil
+}
+
+// EmbeddedParent checks that a nested child names its new parent, if it
+// names one at all, and makes it name it.
+func EmbeddedParent(fk *wire.Field[string], parentID, member string) error {
+	if fk.Set && !fk.Null && fk.V != parentID {
+		return problem.Member(member, "must be the parent's id (%q) or absent", parentID)
+	}
+	fk.Put(parentID)
+	return nil
+}

@@ -1,0 +1,106 @@
+package api
+
+import (
+	"strings"
+
+	"github.com/gin-gonic/gin"
+
+	"records/internal/problem"
+)
+
+// Route describes one registered method and path.
+type Route struct {
+	Method string
+	// Path is the gin pattern, e.g. /v1/work_orders/:id.
+	Path string
+	// Operation is the operation's name, e.g. "Get Work Order".
+	Operation string
+	Kind      Kind
+	Resource  string
+	// Deprecated routes answer as their contract route, with a Deprecation
+	// header and a Link to Successor, the contract path written as a
+	// template, e.g. /v1/work_orders/{id}.
+	Deprecated bool
+	Successor  string
+	// Public routes need no token.
+	Public bool
+}
+
+// Guards are the middleware the router puts before a route's handler, in
+// the order the contract ranks competing errors: 401, then 429, then 403
+// for a route that always writes. Each may be nil.
+type Guards struct {
+	Authenticate gin.HandlerFunc
+	RateLimit    gin.HandlerFunc
+	RequireWrite gin.HandlerFunc
+}
+
+// Router registers routes on a gin engine with the guards their metadata
+// calls for, and remembers them.
+type Router struct {
+	engine *gin.Engine
+	guards Guards
+	routes []Route
+}
+
+// NewRouter makes a router on engine. It answers unknown routes with 404
+// and known paths with the wrong method with 405 and Allow, both as
+// problem+json and before any token is asked for.
+func NewRouter(engine *gin.Engine, guards Guards) *Router {
+	engine.NoRoute(func(c *gin.Context) {
+		Fail(c, problem.New(problem.NotFound, "no route %s %s", c.Request.Method, c.Request.URL.Path))
+	})
+	engine.NoMethod(func(c *gin.Context) {
+		// gin has set Allow to the path's methods.
+		allow := strings.Split(c.Writer.Header().Get("Allow"), ", ")
+		Fail(c, &problem.Error{
+			Code:   problem.MethodNotAllowed,
+			Detail: c.Request.Method + " is not allowed on " + c.Request.URL.Path + "; use " + strings.Join(allow, ", "),
+			Allow:  allow,
+		})
+	})
+	return &Router{engine: engine, guards: guards}
+}
+
+// Handle registers a route.
+func (r *Router) Handle(rt Route, h gin.HandlerFunc) {
+	var chain []gin.HandlerFunc
+	if rt.Deprecated {
+		chain = append(chain, deprecation(rt.Successor))
+	}
+	if !rt.Public {
+		for _, g := range []gin.HandlerFunc{r.guards.Authenticate, r.guards.RateLimit} {
+			if g != nil {
+				chain = append(chain, g)
+			}
+		}
+		if rt.Kind.Writes() == Always && r.guards.RequireWrite != nil {
+			chain = append(chain, r.guards.RequireWrite)
+		}
+	}
+	r.engine.Handle(rt.Method, rt.Path, append(chain, h)...)
+	r.routes = append(r.routes, rt)
+}
+
+// Routes lists every registered route, in registration order.
+func (r *Router) Routes() []Route { return append([]Route(nil), r.routes...) }
+
+// deprecationDate is 2026-01-01T00:00:00Z, the day the sample routes were
+// deprecated, as an RFC 9745 structured date.
+const deprecationDate = "@1767225600"
+
+// deprecation marks every answer of a deprecated alias, errors included.
+func deprecation(successor string) gin.HandlerFunc {
+	link := "<" + successor + `>; rel="successor-version"`
+	return func(c *gin.Context) {
+		h := c.Writer.Header()
+		h.Set("Deprecation", deprecationDate)
+		h.Set("Link", link)
+	}
+}
+
+// Public registers a route that needs no token and is not part of the
+// operations (health, documents).
+func (r *Router) Public(method, path string, h gin.HandlerFunc) {
+	r.Handle(Route{Method: method, Path: path, Public: true}, h)
+}

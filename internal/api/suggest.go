@@ -1,0 +1,25 @@
+package api
+
+import (
+	"strconv"
+
+	"records/internal/problem"
+	"records/internal/suggest"
+)
+
+// unknownMember is the error for a member the operation does not take, at
+// path (the name, or the name under a wrapper), with the closest valid name
+// when one is close enough to be a typo.
+func unknownMember(path, name string, valid []string, what string) problem.MemberError {
+	return problem.MemberError{Member: path, Problem: "unknown " + what + didYouMean(name, valid)}
+}
+
+// didYouMean returns "; did you mean X?" for a close valid name, or "".
+func didYouMean(name string, valid []string) string {
+	if best, ok := suggest.Closest(name, valid); ok {
+		return "; did you mean " + quote(best) + "?"
+	}
+	return ""
+}
+
+func quote(s string) string { return strconv.Quote(s) }

@@ -1,0 +1,43 @@
+// Package auth issues and checks API tokens. A token belongs to a team and
+// has a scope; only a hash of its secret is stored, and the secret is
+// compared in constant time.
+package auth
+
+import (
+	"context"
+
+	"records/internal/tenant"
+)
+
+// Scope is what a token may do.
+type Scope string
+
+// The scopes.
+const (
+	Read  Scope = "read"  // read only: every write answers 403
+	Write Scope = "write" // read and write
+)
+
+// Principal is the caller a request acts for.
+type Principal struct {
+	TokenID string
+	Team    int
+	Scope   Scope
+}
+
+// CanWrite tells whether the principal may write.
+func (p Principal) CanWrite() bool { return p.Scope == Write }
+
+type principalKey struct{}
+
+// WithPrincipal returns a context acting for p: its team scopes every
+// record the request touches.
+func WithPrincipal(ctx context.Context, p Principal) context.Context {
+	return tenant.WithTeam(context.WithValue(ctx, principalKey{}, p), p.Team)
+}
+
+// FromContext returns the request's principal.
+func FromContext(ctx context.Context) (Principal, bool) {
+	p, ok := ctx.Value(principalKey{}).(Principal)
+	return p, ok
+}

@@ -1,0 +1,442 @@
+package gen
+
+import (
+	"fmt"
+	"path"
+	"sort"
+	"strconv"
+	"strings"
+
+	"entgo.io/ent/entc/gen"
+	"entgo.io/ent/schema/field"
+
+	"records/internal/annotation"
+)
+
+// apiModel is the view model of the generated API: every decision made,
+// so the templates only print.
+type apiModel struct {
+	paths     importPaths
+	Resources []*resourceView
+	Ops       []*opView
+	Routes    []*routeView
+}
+
+// resourceView is one resource: an ent type with annotation.Resource.
+type resourceView struct {
+	paths  importPaths
+	Name   string // ent's type name, e.g. "ReturnRecord"
+	Pkg    string // ent's package, e.g. "returnrecord"
+	Var    string // stem of Go identifiers, e.g. "returnRecord"
+	Type   string // the contract's name, e.g. "Return"
+	Plural string
+	Object string
+	File   string // generated file, relative to the handlers folder
+	ID     *fieldView
+	// Fields are the members in order, the id first; hidden fields excluded.
+	Fields []*fieldView
+	Embeds []*embedView
+	// Secret is the hidden field holding a secret's hash, if any.
+	Secret *fieldView
+	// Unique maps unique columns to members, for conflicts.
+	Unique []pair
+	// Members lists the names a body may write, sorted.
+	Members []string
+}
+
+// Writable are the fields a client may write (not the id, not read-only).
+func (r *resourceView) Writable() []*fieldView {
+	var out []*fieldView
+	for _, f := range r.Fields {
+		if !f.IsID && !f.ReadOnly {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// Parents are the fields that name a parent record.
+func (r *resourceView) Parents() []*fieldView {
+	var out []*fieldView
+	for _, f := range r.Fields {
+		if f.Parent != nil {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// ReadOnly are the members answered but never written, but the id.
+func (r *resourceView) ReadOnly() []*fieldView {
+	var out []*fieldView
+	for _, f := range r.Fields {
+		if f.ReadOnly && !f.IsID {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// Filterable are the members a list may filter and order by: all but the
+// JSON documents.
+func (r *resourceView) Filterable() []*fieldView {
+	var out []*fieldView
+	for _, f := range r.Fields {
+		if f.Kind != "object" && f.Kind != "string_map" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// EagerLoad is the chain of calls that loads what the resource embeds,
+// ordered by id.
+func (r *resourceView) EagerLoad() string {
+	var b strings.Builder
+	for _, e := range r.Embeds {
+		fmt.Fprintf(&b, ".%s(func(q *ent.%sQuery) { q.Order(ent.Asc(%s.FieldID)) })", e.With, e.ChildName, e.ChildPkg)
+	}
+	return b.String()
+}
+
+// Imports are the packages the resource's file uses; "" separates groups.
+func (r *resourceView) Imports() []string {
+	std := []string{"context"}
+	for _, f := range r.Fields {
+		switch f.GoType {
+		case "json.RawMessage":
+			std = append(std, "encoding/json")
+		case "time.Time":
+			std = append(std, "time")
+		}
+	}
+	if len(r.Embeds) > 0 {
+		std = append(std, "fmt")
+	}
+	p := r.paths
+	own := []string{p.ent, p.ent + "/" + r.Pkg, p.ent + "/predicate", p.runtime("api"), p.runtime("wire")}
+	for _, f := range r.Parents() {
+		own = append(own, p.ent+"/"+f.Parent.Pkg)
+	}
+	for _, e := range r.Embeds {
+		own = append(own, p.ent+"/"+e.ChildPkg)
+	}
+	if len(r.Embeds) > 0 {
+		own = append(own, p.runtime("problem"))
+	}
+	out := append(uniqueSorted(std), "")
+	out = append(out, "entgo.io/ent/dialect/sql", "")
+	return append(out, uniqueSorted(own)...)
+}
+
+func uniqueSorted(list []string) []string {
+	sort.Strings(list)
+	out := list[:0]
+	for i, s := range list {
+		if i == 0 || s != list[i-1] {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// keyLiteral is the Go literal of the JSON text that opens a member.
+func keyLiteral(member string, first bool) string {
+	sep := ","
+	if first {
+		sep = "{"
+	}
+	return strconv.Quote(sep + strconv.Quote(member) + ":")
+}
+
+// field returns the member named name.
+func (r *resourceView) field(name string) *fieldView {
+	for _, f := range r.Fields {
+		if f.Member == name {
+			return f
+		}
+	}
+	return nil
+}
+
+// fieldView is one member of a resource.
+type fieldView struct {
+	Member     string // JSON name
+	GoName     string // ent's struct field, e.g. "FirstName"
+	Column     string // ent's column constant, e.g. "customer.FieldFirstName"
+	ColumnName string // the column itself, e.g. "first_name"
+	// KeyLit is the Go literal of the JSON text before the member's value:
+	// `{"id":` for the first member, `,"name":` after.
+	KeyLit   string
+	Kind     string // string, integer, number, boolean, date, datetime, object, string_map
+	GoType   string // value type in the input, e.g. "string"
+	Convert  string // wire converter, e.g. "wire.String"
+	appender string // format of the appending call, %s is the entity
+	Setter   string // e.g. "SetFirstName"
+	Clearer  string // e.g. "ClearFirstName"; "" for a field that cannot be cleared
+	IsID     bool
+	ReadOnly bool
+	// Parent is the resource this field names by id, for foreign keys.
+	Parent *resourceView
+	// Stamp says when the server fills the field: "create", "update" or "".
+	Stamp string
+	// Nullable is false only for the id.
+	Nullable bool
+}
+
+// Append is the Go expression appending the field of entity e to b.
+func (f *fieldView) Append(e string) string { return fmt.Sprintf(f.appender, e) }
+
+// embedView is an edge whose records are a member of the parent.
+type embedView struct {
+	Member    string        // e.g. "work_order_line_items"
+	KeyLit    string        // as fieldView.KeyLit
+	GoName    string        // the edge's struct field under Edges
+	With      string        // eager-load method, e.g. "WithWorkOrderLineItems"
+	Child     *resourceView // the embedded resource
+	ChildFK   *fieldView    // the child's member naming the parent
+	ChildPkg  string
+	ChildName string
+}
+
+// kinds of operation, as the route table names them.
+var kinds = []string{"list", "get", "create", "patch", "upsert", "get_or_create", "action", "delete"}
+
+// Kinds lists the operation kinds the route table may name; package api
+// implements each (a test there checks the two agree).
+func Kinds() []string { return append([]string(nil), kinds...) }
+
+// kindConst maps a kind to its constant in package api.
+func kindConst(kind string) string {
+	switch kind {
+	case "get_or_create":
+		return "api.GetOrCreate"
+	default:
+		return "api." + strings.ToUpper(kind[:1]) + kind[1:]
+	}
+}
+
+// importPaths are where generated code finds ent's package and the runtime.
+type importPaths struct {
+	ent    string // ent's generated package, e.g. "records/ent"
+	module string // the module, whose internal/ holds the runtime, e.g. "records"
+}
+
+func newImportPaths(entPackage string) importPaths {
+	return importPaths{ent: entPackage, module: path.Dir(entPackage)}
+}
+
+// runtime is the import path of a runtime package, e.g. "records/internal/api".
+func (p importPaths) runtime(pkg string) string { return p.module + "/internal/" + pkg }
+
+// buildResources reads the resources from ent's graph.
+func buildResources(graph *gen.Graph, paths importPaths) ([]*resourceView, error) {
+	byName := map[string]*resourceView{}
+	var out []*resourceView
+	for _, t := range graph.Nodes {
+		ra, ok, err := annotation.Decode[annotation.Resource](t.Annotations, annotation.ResourceName)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", t.Name, err)
+		}
+		if !ok {
+			continue
+		}
+		r := &resourceView{
+			paths:  paths,
+			Name:   t.Name,
+			Pkg:    t.Package(),
+			Var:    lowerFirst(t.Name),
+			Type:   ra.Type,
+			Plural: ra.Plural,
+			Object: ra.Object,
+			File:   t.Package() + ".go",
+		}
+		byName[t.Name] = r
+		out = append(out, r)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Plural < out[j].Plural })
+	for _, t := range graph.Nodes {
+		r := byName[t.Name]
+		if r == nil {
+			continue
+		}
+		if err := fillResource(r, t, byName); err != nil {
+			return nil, fmt.Errorf("resource %s: %w", r.Type, err)
+		}
+	}
+	return out, nil
+}
+
+func fillResource(r *resourceView, t *gen.Type, byName map[string]*resourceView) error {
+	parents := map[string]*resourceView{}
+	for _, e := range t.Edges {
+		if f := e.Field(); f != nil && e.IsInverse() && byName[e.Type.Name] != nil {
+			parents[f.Name] = byName[e.Type.Name]
+		}
+	}
+	r.ID = &fieldView{
+		Member: "id", GoName: "ID", Column: r.Pkg + ".FieldID", ColumnName: "id", Kind: "string", GoType: "string",
+		Convert: "wire.ID", appender: "wire.AppendString(b, %s.ID)", IsID: true,
+	}
+	r.Fields = append(r.Fields, r.ID)
+	for _, f := range t.Fields {
+		fa, _, err := annotation.Decode[annotation.Field](f.Annotations, annotation.FieldName)
+		if err != nil {
+			return err
+		}
+		if _, secret := f.Annotations[annotation.SecretName]; secret {
+			r.Secret = &fieldView{Member: f.Name, GoName: f.StructField(), Setter: f.MutationSet()}
+		}
+		if fa.Hidden {
+			continue
+		}
+		fv, err := newField(r.Pkg, f, fa)
+		if err != nil {
+			return err
+		}
+		fv.Parent = parents[f.Name]
+		r.Fields = append(r.Fields, fv)
+	}
+	for _, e := range t.Edges {
+		ea, _, err := annotation.Decode[annotation.Edge](e.Annotations, annotation.EdgeName)
+		if err != nil {
+			return err
+		}
+		if !ea.Embed {
+			continue
+		}
+		child := byName[e.Type.Name]
+		if child == nil || e.Unique || e.IsInverse() {
+			return fmt.Errorf("edge %s: only a one-to-many edge to a resource can be embedded", e.Name)
+		}
+		ref := e.Ref
+		if ref == nil || ref.Field() == nil {
+			return fmt.Errorf("edge %s: the embedded resource must name its parent in a member", e.Name)
+		}
+		r.Embeds = append(r.Embeds, &embedView{
+			Member:    e.Name,
+			GoName:    e.StructField(),
+			With:      "With" + e.StructField(),
+			Child:     child,
+			ChildPkg:  child.Pkg,
+			ChildName: child.Name,
+			ChildFK:   &fieldView{Member: ref.Field().Name, GoName: ref.Field().StructField()},
+		})
+	}
+	r.Unique = append(r.Unique, pair{"id", "id"})
+	for _, idx := range t.Indexes {
+		if !idx.Unique {
+			continue
+		}
+		for _, col := range idx.Columns {
+			for _, f := range t.Fields {
+				if f.StorageKey() == col && col != "team_id" {
+					r.Unique = append(r.Unique, pair{col, f.Name})
+				}
+			}
+		}
+	}
+	for i, f := range r.Fields {
+		f.KeyLit = keyLiteral(f.Member, i == 0)
+	}
+	for _, e := range r.Embeds {
+		e.KeyLit = keyLiteral(e.Member, false)
+	}
+	for _, f := range r.Writable() {
+		r.Members = append(r.Members, f.Member)
+	}
+	for _, e := range r.Embeds {
+		r.Members = append(r.Members, e.Member)
+	}
+	sort.Strings(r.Members)
+	return nil
+}
+
+// newField decides how one ent field is decoded, encoded and written.
+func newField(pkg string, f *gen.Field, fa annotation.Field) (*fieldView, error) {
+	v := &fieldView{
+		Member:     f.Name,
+		GoName:     f.StructField(),
+		Column:     pkg + "." + f.Constant(),
+		ColumnName: f.StorageKey(),
+		Setter:     f.MutationSet(),
+		ReadOnly:   fa.ReadOnly,
+		Nullable:   true,
+	}
+	if f.Optional {
+		v.Clearer = f.MutationClear()
+	}
+	switch {
+	case f.UpdateDefault:
+		v.Stamp = "update"
+	case f.Default && f.Name != "team_id":
+		v.Stamp = "create"
+	}
+	ptr := "Ptr"
+	if !f.Nillable {
+		ptr = ""
+	}
+	switch t := f.Type.Type; {
+	case t == field.TypeString:
+		v.Kind, v.GoType, v.Convert = "string", "string", "wire.String"
+		v.appender = "wire.AppendString" + ptr + "(b, %s." + v.GoName + ")"
+	case t == field.TypeInt64 || t == field.TypeInt:
+		v.Kind, v.GoType, v.Convert = "integer", "int64", "wire.Int64"
+		if f.Nillable {
+			v.appender = "wire.AppendInt64Ptr(b, %s." + v.GoName + ")"
+		} else {
+			v.appender = "wire.AppendInt(b, int64(%s." + v.GoName + "))"
+		}
+	case t == field.TypeFloat64:
+		v.Kind, v.GoType, v.Convert = "number", "float64", "wire.Float64"
+		v.appender = "wire.AppendFloat64Ptr(b, %s." + v.GoName + ")"
+	case t == field.TypeBool:
+		v.Kind, v.GoType, v.Convert = "boolean", "bool", "wire.Bool"
+		v.appender = "wire.AppendBoolPtr(b, %s." + v.GoName + ")"
+	case t == field.TypeTime && fa.Date:
+		v.Kind, v.GoType, v.Convert = "date", "time.Time", "wire.Date"
+		v.appender = "wire.AppendDatePtr(b, %s." + v.GoName + ")"
+	case t == field.TypeTime:
+		v.Kind, v.GoType, v.Convert = "datetime", "time.Time", "wire.DateTime"
+		v.appender = "wire.AppendTimePtr(b, %s." + v.GoName + ")"
+	case t == field.TypeJSON && f.Type.Ident == "map[string]string":
+		v.Kind, v.GoType, v.Convert = "string_map", "map[string]string", "wire.StringMap"
+		v.appender = "wire.AppendStringMap(b, %s." + v.GoName + ")"
+	case t == field.TypeJSON && f.Type.Ident == "json.RawMessage":
+		v.Kind, v.GoType, v.Convert = "object", "json.RawMessage", "wire.Object"
+		v.appender = "wire.AppendRaw(b, %s." + v.GoName + ")"
+	default:
+		return nil, fmt.Errorf("field %s: type %s is not supported by the API generator", f.Name, f.Type)
+	}
+	if !f.Nillable && f.Type.Type != field.TypeJSON && !fa.ReadOnly {
+		return nil, fmt.Errorf("field %s must be Optional().Nillable(): every member but the id can be null", f.Name)
+	}
+	return v, nil
+}
+
+// lowerFirst lowers the leading upper-case run of a Go name: ReturnRecord →
+// returnRecord, ID → id.
+func lowerFirst(s string) string {
+	i := 0
+	for i < len(s) && 'A' <= s[i] && s[i] <= 'Z' {
+		i++
+	}
+	switch {
+	case i == 0:
+		return s
+	case i == 1 || i == len(s):
+		return strings.ToLower(s[:i]) + s[i:]
+	default:
+		return strings.ToLower(s[:i-1]) + s[i-1:]
+	}
+}
+
+// goName turns words into an exported Go identifier: "Update Return" →
+// UpdateReturn, "packing_list_items" → PackingListItems.
+func goName(s string) string {
+	var b strings.Builder
+	for _, w := range strings.FieldsFunc(s, func(r rune) bool { return r == ' ' || r == '_' || r == '-' }) {
+		b.WriteString(strings.ToUpper(w[:1]) + w[1:])
+	}
+	return b.String()
+}

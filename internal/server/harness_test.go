@@ -1,0 +1,393 @@
+package server_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"records/internal/auth"
+	"records/internal/db"
+	"records/internal/dbtest"
+	"records/internal/server"
+)
+
+// harness drives a real server (gin engine, database) in process.
+type harness struct {
+	t      *testing.T
+	db     *db.DB
+	srv    *server.Server
+	token  string // a write token of the default team
+	logs   *bytes.Buffer
+	header map[string]string // sent with every request
+}
+
+// testConfig is the server's configuration in tests: the documented
+// defaults, but no rate limit to speak of and no token cache, so a test
+// can send many requests and see a revocation at once.
+func testConfig() server.Config {
+	cfg := server.DefaultConfig()
+	cfg.RateLimit, cfg.RateBurst = 1e6, 1e6
+	cfg.TokenCacheTTL = 0
+	return cfg
+}
+
+// each runs fn on a fresh server per database, in parallel.
+func each(t *testing.T, fn func(t *testing.T, h *harness)) {
+	t.Helper()
+	for _, d := range dbtest.Dialects {
+		t.Run(dbtest.Name(d), func(t *testing.T) {
+			t.Parallel()
+			fn(t, newHarness(t, d, testConfig()))
+		})
+	}
+}
+
+func newHarness(t *testing.T, dialect string, cfg server.Config) *harness {
+	t.Helper()
+	database := dbtest.Open(t, dialect)
+	logs := &bytes.Buffer{}
+	h := &harness{t: t, db: database, logs: logs}
+	h.srv = server.New(cfg, database, slog.New(slog.NewJSONHandler(&lockedWriter{w: logs}, nil)))
+	h.token = h.newToken("tests", auth.Write, "")
+	return h
+}
+
+// newToken issues a token and returns its secret.
+func (h *harness) newToken(name string, scope auth.Scope, team string) string {
+	h.t.Helper()
+	_, secret, err := auth.NewStore(h.db.Client, 0).Create(context.Background(), name, scope, team, 0)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return secret
+}
+
+// response is an answer, with its body decoded when it is JSON.
+type response struct {
+	t      *testing.T
+	Status int
+	Header http.Header
+	Body   []byte
+	JSON   any
+}
+
+// call sends a request with the harness's token. A non-empty body is sent
+// as application/json unless headers say otherwise; headers are name,
+// value pairs.
+func (h *harness) call(method, path, body string, headers ...string) *response {
+	h.t.Helper()
+	return h.callAs(h.token, method, path, body, headers...)
+}
+
+func (h *harness) callAs(token, method, path, body string, headers ...string) *response {
+	h.t.Helper()
+	var rd io.Reader
+	if body != "" {
+		rd = strings.NewReader(body)
+	}
+	req := httptest.NewRequest(method, path, rd)
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	for k, v := range h.header {
+		req.Header.Set(k, v)
+	}
+	for i := 0; i+1 < len(headers); i += 2 {
+		if headers[i+1] == "" {
+			req.Header.Del(headers[i])
+			continue
+		}
+		req.Header.Set(headers[i], headers[i+1])
+	}
+	w := httptest.NewRecorder()
+	h.srv.Handler().ServeHTTP(w, req)
+	r := &response{t: h.t, Status: w.Code, Header: w.Header(), Body: w.Body.Bytes()}
+	if ct := w.Header().Get("Content-Type"); strings.Contains(ct, "json") && len(r.Body) > 0 {
+		d := json.NewDecoder(bytes.NewReader(r.Body))
+		d.UseNumber()
+		if err := d.Decode(&r.JSON); err != nil {
+			h.t.Fatalf("%s %s answered invalid JSON (%v): %s", method, path, err, r.Body)
+		}
+	}
+	return r
+}
+
+// want fails unless the status is status.
+func (r *response) want(status int) *response {
+	r.t.Helper()
+	if r.Status != status {
+		r.t.Fatalf("want status %d, got %d: %s", status, r.Status, r.Body)
+	}
+	return r
+}
+
+// at walks into the decoded body: object keys and array indexes.
+func (r *response) at(path ...any) any {
+	r.t.Helper()
+	return dig(r.t, r.JSON, path...)
+}
+
+// obj is at, asserting an object.
+func (r *response) obj(path ...any) map[string]any {
+	r.t.Helper()
+	v, ok := r.at(path...).(map[string]any)
+	if !ok {
+		r.t.Fatalf("at %v: want an object in %s", path, r.Body)
+	}
+	return v
+}
+
+// list is at, asserting an array.
+func (r *response) list(path ...any) []any {
+	r.t.Helper()
+	v, ok := r.at(path...).([]any)
+	if !ok {
+		r.t.Fatalf("at %v: want an array in %s", path, r.Body)
+	}
+	return v
+}
+
+func dig(t *testing.T, v any, path ...any) any {
+	t.Helper()
+	for _, p := range path {
+		switch k := p.(type) {
+		case string:
+			m, ok := v.(map[string]any)
+			if !ok {
+				t.Fatalf("want an object holding %q, got %v", k, v)
+			}
+			if v, ok = m[k]; !ok {
+				t.Fatalf("no member %q in %v", k, m)
+			}
+		case int:
+			a, ok := v.([]any)
+			if !ok || k >= len(a) {
+				t.Fatalf("want an array with index %d, got %v", k, v)
+			}
+			v = a[k]
+		}
+	}
+	return v
+}
+
+// problem checks a problem+json answer: status, code, and that the members
+// named are among those at fault.
+func (r *response) problem(status int, code string, members ...string) *response {
+	r.t.Helper()
+	r.want(status)
+	if ct := r.Header.Get("Content-Type"); ct != "application/problem+json" {
+		r.t.Fatalf("a problem must be application/problem+json, got %q", ct)
+	}
+	p := r.obj()
+	if p["code"] != code {
+		r.t.Fatalf("want code %s, got %v: %s", code, p["code"], r.Body)
+	}
+	if p["status"] != json.Number(strconv.Itoa(status)) || p["success"] != json.Number("0") {
+		r.t.Fatalf("problem status/success wrong: %s", r.Body)
+	}
+	for _, k := range []string{"type", "title", "detail", "request_id", "errors"} {
+		if _, ok := p[k]; !ok {
+			r.t.Fatalf("problem lacks %s: %s", k, r.Body)
+		}
+	}
+	if p["request_id"] != r.Header.Get("X-Request-Id") || p["request_id"] == "" {
+		r.t.Fatalf("request_id %v differs from X-Request-Id %q", p["request_id"], r.Header.Get("X-Request-Id"))
+	}
+	faulty := map[string]string{}
+	for _, e := range r.list("errors") {
+		m := e.(map[string]any)
+		faulty[m["member"].(string)] = m["problem"].(string)
+	}
+	for _, m := range members {
+		if _, ok := faulty[m]; !ok {
+			r.t.Fatalf("want member %q named at fault, got %v (%s)", m, faulty, r.Body)
+		}
+	}
+	return r
+}
+
+// mentions fails unless the body contains every text.
+func (r *response) mentions(texts ...string) *response {
+	r.t.Helper()
+	for _, s := range texts {
+		if !strings.Contains(string(r.Body), s) {
+			r.t.Fatalf("want the answer to mention %q: %s", s, r.Body)
+		}
+	}
+	return r
+}
+
+// lockedWriter lets the server's goroutines share the log buffer.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  *bytes.Buffer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+// Member types of the contract, transcribed from the reference's field
+// lists and the design's decisions — independent of the schema, so a schema
+// that drifts from the contract fails here.
+var contract = map[string]map[string]string{
+	"Return": members("string", "id", "order_id", "description", "issue", "status", "tracking_number",
+		"action_needed", "customerEmail", "rma", "serial_number", "scanned_serial_number", "helpdesk_number",
+		"enteredBy", "order_date", "shipped_date", "requested_date", "condition", "reported_condition",
+		"created_date", "amount", "flat_rate_shipping", "customer_id", "reason_category", "tax_refunded",
+		"total_refunded"),
+	"ReturnLineItem": members("string", "id", "amount", "condition", "flat_rate_shipping", "name", "price",
+		"return_id", "serial_number", "sku", "tax_refunded"),
+	"User": with(members("string", "id", "avatar", "bio", "country", "email", "firstName", "lastName",
+		"location", "organization", "phone", "regions", "title", "social_handle", "username"),
+		"active", "boolean", "birthday", "date", "last_seen", "datetime", "last_typed", "datetime"),
+	"Case": members("string", "id", "caseName", "description", "caseNumber", "caseStatus", "priority",
+		"submitter", "resolver", "createdDate", "updatedDate"),
+	"Customer": members("string", "id", "sso_id", "email", "firstName", "lastName", "phone",
+		"payment_customer_id", "timestamp", "activationDate"),
+	"Supplier": with(members("string", "id", "name", "provided_id"),
+		"team_id", "integer", "mapping", "object", "properties", "object",
+		"created_at", "datetime", "updated_at", "datetime"),
+	"PackingList": with(members("string", "id", "number", "invoice_number", "purchase_order_number",
+		"ship_per", "tracking_number"), "deliveryDate", "date", "arrivalDate", "date"),
+	"PackingListItem": with(members("string", "id", "sku", "description", "packing_list"),
+		"quantity", "integer", "arrived", "boolean"),
+	"BillOfMaterialsLineItem": with(members("string", "id", "bill_of_materials_number", "line_type",
+		"part_name", "part_number", "purchase_supply_type", "status"), "quantity", "number"),
+	"WorkOrder": with(members("string", "id", "bill_of_materials_number", "created_by", "location",
+		"manufacture_order", "memo", "number", "order_number", "part", "priority", "site", "status"),
+		"created_at", "datetime", "updated_at", "datetime", "expected_completion_date", "date",
+		"issue_date", "date", "work_order_line_items", "array"),
+	"WorkOrderLineItem": with(members("string", "id", "line_status", "line_type", "part_name",
+		"part_number", "work_order_number"), "total_quantity", "number", "unit_quantity", "number"),
+	"Vendor": with(members("string", "id", "vendorName", "vendorNotes", "vendorSubtype", "vendorType",
+		"vendor_owner", "vendor_source", "description", "industry", "ownership", "parentVendor", "rating",
+		"stockTicker", "website", "yearStarted", "avatar", "annualRevenue", "employees", "numberOfEmployees",
+		"fax", "phone", "billingCity", "billingCountry", "billingLatitude", "billingLongitude", "billingState",
+		"billingStreet", "shippingCity", "shippingCountry", "shippingLatitude", "shippingLongitude",
+		"shippingState", "shippingStreet", "last_modified_by"),
+		"created_at", "datetime", "is_active", "boolean", "is_public", "boolean"),
+	"PurchaseOrder": members("string", "id", "createdat", "delivery_date", "description", "external_id",
+		"financer", "fulfiller", "lastupdated", "purchase_date", "purchase_order_hash", "purchase_order_name",
+		"purchase_order_number", "purchase_order_status", "purchaser", "subtotal", "total", "vendor",
+		"transaction_id"),
+	"Contact": with(members("string", "id", "assistant", "assistant_phone", "avatar", "birthdate",
+		"controller", "created_at", "created_by", "department", "description", "email", "fax", "first_name",
+		"handle", "languages", "last_name", "last_modified_by", "lead_source", "mailing_city",
+		"mailing_country", "mailing_geocode_accuracy", "mailing_state", "mailing_street", "owner", "phone",
+		"photo_url", "processor", "title"),
+		"do_not_call", "boolean", "email_opt_out", "boolean", "fax_opt_out", "boolean", "is_invalid", "boolean"),
+	"Warranty": with(members("string", "id"), "created_at", "datetime", "updated_at", "datetime"),
+	"WarrantyLineItem": with(members("string", "id", "sku", "name", "price", "condition", "serial_number",
+		"amount", "warranty_id", "created_at", "updated_at", "flat_rate_shipping", "image_1", "image_2",
+		"image_3", "match"), "tax_refunded", "boolean"),
+	"ChannelThread": with(members("string", "id", "case_id"), "created_at", "datetime", "updated_at", "datetime"),
+}
+
+func members(typ string, names ...string) map[string]string {
+	m := map[string]string{}
+	for _, n := range names {
+		m[n] = typ
+	}
+	return m
+}
+
+func with(m map[string]string, pairs ...string) map[string]string {
+	for i := 0; i+1 < len(pairs); i += 2 {
+		m[pairs[i]] = pairs[i+1]
+	}
+	return m
+}
+
+// isRecord fails unless v is a record of the resource: every member of the
+// contract present (null allowed but for the id), none other, each of its
+// declared JSON type.
+func isRecord(t *testing.T, resource string, v any) map[string]any {
+	t.Helper()
+	rec, ok := v.(map[string]any)
+	if !ok {
+		t.Fatalf("want a %s object, got %v", resource, v)
+	}
+	want := contract[resource]
+	if want == nil {
+		t.Fatalf("no contract for %s", resource)
+	}
+	var missing, extra []string
+	for name := range want {
+		if _, ok := rec[name]; !ok {
+			missing = append(missing, name)
+		}
+	}
+	for name := range rec {
+		if _, ok := want[name]; !ok {
+			extra = append(extra, name)
+		}
+	}
+	sort.Strings(missing)
+	sort.Strings(extra)
+	if len(missing)+len(extra) > 0 {
+		t.Fatalf("%s: missing members %v, unexpected members %v", resource, missing, extra)
+	}
+	if rec["id"] == nil {
+		t.Fatalf("%s has a null id", resource)
+	}
+	for name, typ := range want {
+		if val := rec[name]; val != nil && !hasType(val, typ) {
+			t.Errorf("%s.%s: want %s, got %T %v", resource, name, typ, val, val)
+		}
+	}
+	if items, ok := rec["work_order_line_items"].([]any); ok {
+		for _, it := range items {
+			isRecord(t, "WorkOrderLineItem", it)
+		}
+	}
+	return rec
+}
+
+func hasType(v any, typ string) bool {
+	switch typ {
+	case "string":
+		_, ok := v.(string)
+		return ok
+	case "number":
+		_, ok := v.(json.Number)
+		return ok
+	case "integer":
+		n, ok := v.(json.Number)
+		_, err := n.Int64()
+		return ok && err == nil
+	case "boolean":
+		_, ok := v.(bool)
+		return ok
+	case "date":
+		s, ok := v.(string)
+		_, err := time.Parse(time.DateOnly, s)
+		return ok && err == nil
+	case "datetime":
+		s, ok := v.(string)
+		_, err := time.Parse(time.RFC3339Nano, s)
+		return ok && err == nil
+	case "object":
+		_, ok := v.(map[string]any)
+		return ok
+	case "array":
+		_, ok := v.([]any)
+		return ok
+	}
+	return false
+}

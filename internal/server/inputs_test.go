@@ -1,0 +1,218 @@
+package server_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+)
+
+func TestMalformedBodies(t *testing.T) {
+	each(t, func(t *testing.T, h *harness) {
+		h.call("POST", "/v1/customers", `{"email": "a@b.c",}`).problem(400, "invalid_json").mentions("at byte offset 18")
+		h.call("POST", "/v1/customers", `{"email": "a@b.c"`).problem(400, "invalid_json").mentions("at byte offset 17")
+		h.call("POST", "/v1/customers", `[{"email":"a"}]`).problem(400, "invalid_request").mentions("must be a JSON object")
+		h.call("POST", "/v1/customers", `{"email":"a","email":"b"}`).problem(400, "invalid_request", "email").mentions("more than once")
+		h.call("POST", "/v1/customers", "{\"email\":\"\xff\"}").problem(400, "invalid_json").mentions("UTF-8")
+		// Nothing was written by any of them.
+		if n := len(h.call("GET", "/v1/customers", "").want(200).list("customers")); n != 0 {
+			t.Fatalf("%d customers were stored from bad bodies", n)
+		}
+	})
+}
+
+func TestMediaTypesAndSizes(t *testing.T) {
+	each(t, func(t *testing.T, h *harness) {
+		h.call("POST", "/v1/customers", `{"email":"a"}`, "Content-Type", "text/plain").problem(415, "unsupported_media_type")
+		h.call("POST", "/v1/customers", `{"email":"a"}`, "Content-Type", "").problem(415, "unsupported_media_type").mentions("Content-Type")
+		h.call("POST", "/v1/customers", `{"email":"a"}`, "Content-Type", "application/json; charset=utf-8").want(201)
+		h.call("POST", "/v1/customers", `{"email":"b"}`, "Content-Type", "application/merge-patch+json").want(201)
+		// An empty body is {} and needs no Content-Type.
+		h.call("POST", "/v1/customers", "", "Content-Type", "").want(201)
+		big := `{"email":"` + strings.Repeat("x", 1<<20) + `"}`
+		h.call("POST", "/v1/customers", big).problem(413, "payload_too_large")
+		// 415 is judged before 413.
+		h.call("POST", "/v1/customers", big, "Content-Type", "text/csv").problem(415, "unsupported_media_type")
+	})
+}
+
+func TestUnknownAndInvalidMembers(t *testing.T) {
+	each(t, func(t *testing.T, h *harness) {
+		h.call("POST", "/v1/customers", `{"first_name":"Ann"}`).
+			problem(400, "invalid_request", "first_name").mentions(`did you mean \"firstName\"`)
+		// Every problem is reported at once.
+		r := h.call("POST", "/v1/users", `{"active":"maybe","birthday":"tomorrow","last_seen":"noon","nickname":"x"}`).
+			problem(400, "invalid_request", "active", "birthday", "last_seen", "nickname")
+		if n := len(r.list("errors")); n != 4 {
+			t.Fatalf("want 4 members at fault, got %d: %s", n, r.Body)
+		}
+		h.call("POST", "/v1/packing_list_items", `{"quantity":2.5}`).problem(400, "invalid_request", "quantity").mentions("whole number")
+		h.call("POST", "/v1/packing_list_items", `{"quantity":"12"}`).want(201)
+		h.call("POST", "/v1/customers", `{"email":true}`).problem(400, "invalid_request", "email").mentions("must be a string")
+		h.call("POST", "/v1/customers", `{"id":"a/b"}`).problem(400, "invalid_request", "id")
+		h.call("POST", "/v1/customers", `{"id":""}`).problem(400, "invalid_request", "id")
+		h.call("POST", "/v1/customers", `{"id":"`+strings.Repeat("i", 256)+`"}`).problem(400, "invalid_request", "id")
+		h.call("POST", "/v1/customers", `{"id":"c-1"}`).want(201)
+		h.call("POST", "/v1/customers", `{"id":"c-1"}`).problem(409, "conflict", "id")
+		h.call("PATCH", "/v1/customers/c-1", `{"id":"c-2"}`).problem(400, "invalid_request", "id")
+		h.call("PATCH", "/v1/customers/nope", `{"email":"x"}`).problem(404, "not_found")
+		h.call("POST", "/v1/customers?email=x", `{}`).problem(400, "invalid_request").mentions("query parameters")
+	})
+}
+
+func TestChildrenNamingMissingParents(t *testing.T) {
+	each(t, func(t *testing.T, h *harness) {
+		cases := map[string]string{
+			"/v1/return_line_items":     "return_id",
+			"/v1/work_order_line_items": "work_order_number",
+			"/v1/warranty_line_items":   "warranty_id",
+			"/v1/packing_list_items":    "packing_list",
+			"/v1/channel_threads":       "case_id",
+		}
+		for path, member := range cases {
+			h.call("POST", path, `{"`+member+`":"ghost"}`).problem(400, "invalid_request", member).mentions(`no `, `\"ghost\"`)
+			if n := len(h.call("GET", path, "").want(200).list(strings.TrimPrefix(path, "/v1/"))); n != 0 {
+				t.Fatalf("%s: a child of a missing parent was stored", path)
+			}
+		}
+		// Pointing an existing child at a missing parent is refused too.
+		h.call("POST", "/v1/packing_lists", `{"id":"pl-1"}`).want(201)
+		h.call("POST", "/v1/packing_list_items", `{"id":"pi-1","packing_list":"pl-1"}`).want(201)
+		h.call("PATCH", "/v1/packing_list_items/pi-1", `{"packing_list":"ghost"}`).problem(400, "invalid_request", "packing_list")
+		h.call("PATCH", "/v1/packing_list_items/pi-1", `{"packing_list":null}`).want(200)
+	})
+}
+
+func TestAnInvalidLineItemStoresNothing(t *testing.T) {
+	each(t, func(t *testing.T, h *harness) {
+		body := `{"id":"wo-1","number":"W","work_order_line_items":[{"id":"ok-1","part_name":"fine"},{"id":"bad","total_quantity":"lots"}]}`
+		h.call("POST", "/v1/work_orders", body).problem(400, "invalid_request", "work_order_line_items[1].total_quantity")
+		h.call("GET", "/v1/work_orders/", `{"work_order_line_items":[{"total_quantity":"lots"}]}`).
+			problem(400, "invalid_request", "work_order_line_items[0].total_quantity")
+		// A line item that fails in the database (a taken id) rolls back the
+		// work order and the items before it.
+		h.call("POST", "/v1/work_order_line_items", `{"id":"taken"}`).want(201)
+		body = `{"id":"wo-2","work_order_line_items":[{"id":"ok-2"},{"id":"taken"}]}`
+		h.call("POST", "/v1/work_orders", body).problem(409, "conflict", "id")
+		h.call("GET", "/v1/work_orders/wo-1", "").problem(404, "not_found")
+		h.call("GET", "/v1/work_orders/wo-2", "").problem(404, "not_found")
+		items := h.call("GET", "/v1/work_order_line_items", "").want(200).list("work_order_line_items")
+		if len(items) != 1 {
+			t.Fatalf("only the item created alone may exist: %v", items)
+		}
+		h.call("GET", "/v1/work_orders/", `{"work_order_line_items":[{"colour":"red"}]}`).
+			problem(400, "invalid_request", "work_order_line_items[0].colour")
+		h.call("GET", "/v1/work_orders/", `{"work_order_line_items":{"id":"x"}}`).
+			problem(400, "invalid_request", "work_order_line_items")
+		// Line items are given only when creating.
+		h.call("POST", "/v1/work_orders", `{"id":"wo-3"}`).want(201)
+		h.call("PATCH", "/v1/work_orders/wo-3", `{"work_order_line_items":[]}`).problem(400, "invalid_request", "work_order_line_items")
+	})
+}
+
+func TestListParameters(t *testing.T) {
+	each(t, func(t *testing.T, h *harness) {
+		for i, name := range []string{"delta", "alpha", "charlie", "bravo", "echo"} {
+			body := fmt.Sprintf(`{"id":"v-%d","vendorName":%q,"rating":%q}`, i, name, map[bool]string{true: "high", false: "low"}[i%2 == 0])
+			h.call("POST", "/v1/vendors", body).want(201)
+		}
+		h.call("POST", "/v1/vendors", `{"id":"v-9"}`).want(201) // vendorName null
+		names := func(r *response) []any {
+			var out []any
+			for _, v := range r.list("vendors") {
+				out = append(out, v.(map[string]any)["vendorName"])
+			}
+			return out
+		}
+		r := h.call("GET", "/v1/vendors", `{"order_by":"vendorName"}`).want(200)
+		if got := fmt.Sprint(names(r)); got != "[alpha bravo charlie delta echo <nil>]" {
+			t.Fatalf("ascending, nulls last: %s", got)
+		}
+		r = h.call("GET", "/v1/vendors", `{"order_by":"vendorName","order_direction":"Desc"}`).want(200)
+		if got := fmt.Sprint(names(r)); got != "[<nil> echo delta charlie bravo alpha]" {
+			t.Fatalf("descending, nulls first: %s", got)
+		}
+		r = h.call("GET", "/v1/vendors?order_by=vendorName&limit=2&offset=2", "").want(200)
+		if got := fmt.Sprint(names(r)); got != "[charlie delta]" || r.at("paging", "has_more") != true {
+			t.Fatalf("a page in the query string: %s %s", got, r.Body)
+		}
+		r = h.call("GET", "/v1/vendors?limit=2", `{"order_by":"vendorName","limit":3,"offset":3}`).want(200)
+		if got := fmt.Sprint(names(r)); got != "[delta echo <nil>]" || r.at("paging", "has_more") != false || r.at("paging", "limit") != json.Number("3") {
+			t.Fatalf("the body wins over the query: %s %s", got, r.Body)
+		}
+		r = h.call("GET", "/v1/vendors", `{"filter":{"rating":"high"},"order_by":"vendorName"}`).want(200)
+		if got := fmt.Sprint(names(r)); got != "[charlie delta echo]" {
+			t.Fatalf("filter: %s", got)
+		}
+		r = h.call("GET", "/v1/vendors?filter[rating]=low&filter[vendorName]=alpha", "").want(200)
+		if got := fmt.Sprint(names(r)); got != "[alpha]" {
+			t.Fatalf("filters in the query string: %s", got)
+		}
+		if got := h.call("GET", "/v1/vendors", `{"filter":{"vendorName":null}}`).want(200).list("vendors"); len(got) != 1 {
+			t.Fatalf("filter by null: %v", got)
+		}
+		bad := map[string]string{
+			`{"limit":0}`:                    "limit",
+			`{"limit":1001}`:                 "limit",
+			`{"limit":"ten"}`:                "limit",
+			`{"limit":1.5}`:                  "limit",
+			`{"offset":-1}`:                  "offset",
+			`{"order_direction":"up"}`:       "order_direction",
+			`{"order_by":"vendor_name"}`:     "order_by",
+			`{"filter":["rating"]}`:          "filter",
+			`{"filter":{"ratting":"high"}}`:  "filter.ratting",
+			`{"filter":{"is_active":"yes"}}`: "filter.is_active",
+			`{"limt":10}`:                    "limt",
+		}
+		for body, member := range bad {
+			h.call("GET", "/v1/vendors", body).problem(400, "invalid_request", member)
+		}
+		h.call("GET", "/v1/vendors", `{"order_by":"vendor_name"}`).mentions(`did you mean \"vendorName\"`)
+		h.call("GET", "/v1/vendors?limt=1", "").problem(400, "invalid_request", "limt").mentions("query parameter")
+		r = h.call("GET", "/v1/vendors", `{"limit":"1","offset":"0","order_direction":"DESC"}`).want(200)
+		if len(r.list("vendors")) != 1 || r.at("paging", "has_more") != true {
+			t.Fatalf("the sample's list body: %s", r.Body)
+		}
+	})
+}
+
+func TestDeleteCascades(t *testing.T) {
+	each(t, func(t *testing.T, h *harness) {
+		h.call("PUT", "/v1/returns/", `{"id":"r-1"}`).want(201)
+		h.call("PUT", "/v1/return_line_items/li-1", `{"return_id":"r-1"}`).want(201)
+		h.call("POST", "/v1/work_orders", `{"id":"wo-1","work_order_line_items":[{"id":"wli-1"}]}`).want(201)
+		h.call("POST", "/v1/packing_lists", `{"id":"pl-1"}`).want(201)
+		h.call("POST", "/v1/packing_list_items", `{"id":"pli-1","packing_list":"pl-1"}`).want(201)
+		h.call("POST", "/v1/cases", `{"id":"c-1"}`).want(201)
+		h.call("POST", "/v1/channel_threads", `{"id":"t-1","case_id":"c-1"}`).want(201)
+		for parent, child := range map[string]string{
+			"/v1/returns/r-1":        "/v1/return_line_items/li-1",
+			"/v1/work_orders/wo-1":   "/v1/work_order_line_items/wli-1",
+			"/v1/packing_lists/pl-1": "/v1/packing_list_items/pli-1",
+			"/v1/cases/c-1":          "/v1/channel_threads/t-1",
+		} {
+			r := h.call("DELETE", parent, "").want(200)
+			if r.at("deleted") != true {
+				t.Fatalf("delete %s: %s", parent, r.Body)
+			}
+			h.call("GET", child, "").problem(404, "not_found")
+		}
+	})
+}
+
+func TestRouterErrors(t *testing.T) {
+	each(t, func(t *testing.T, h *harness) {
+		h.call("GET", "/v1/nothing-here", "").problem(404, "not_found")
+		h.call("GET", "/v1/users/a/b", "").problem(404, "not_found")
+		r := h.call("PATCH", "/v1/warranty", "").problem(405, "method_not_allowed")
+		if r.Header.Get("Allow") != "DELETE" {
+			t.Fatalf("Allow: %q", r.Header.Get("Allow"))
+		}
+		r = h.call("POST", "/v1/customers/c-1", "").problem(405, "method_not_allowed")
+		if allow := r.Header.Get("Allow"); !strings.Contains(allow, "DELETE") || !strings.Contains(allow, "PATCH") || !strings.Contains(allow, "GET") {
+			t.Fatalf("Allow: %q", allow)
+		}
+		// A trailing slash is a different route, never a redirect.
+		h.call("GET", "/v1/customers/", "").problem(404, "not_found")
+	})
+}

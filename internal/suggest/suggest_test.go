@@ -1,0 +1,16 @@
+package suggest
+
+import "testing"
+
+func TestClosest(t *testing.T) {
+	choices := []string{"firstName", "lastName", "email", "order_by", "limit"}
+	for name, want := range map[string]string{
+		"first_name": "firstName", "FirstName": "firstName", "emial": "email",
+		"orderby": "order_by", "limti": "limit", "zzz": "", "phone_number": "",
+	} {
+		got, ok := Closest(name, choices)
+		if got != want || ok != (want != "") {
+			t.Errorf("Closest(%q) = %q %v, want %q", name, got, ok, want)
+		}
+	}
+}

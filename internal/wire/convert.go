@@ -1,0 +1,238 @@
+package wire
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// Field is one member of a decoded body: whether it was present, whether it
+// was null, and its value. Absent and null differ: absent leaves a stored
+// value alone, null clears it.
+type Field[T any] struct {
+	Set  bool
+	Null bool
+	V    T
+}
+
+// Decode reads v into the field with conv; JSON null sets Null. The error is
+// the problem with the value, for the caller to attach to the member's name.
+func (f *Field[T]) Decode(v []byte, conv func([]byte) (T, error)) error {
+	f.Set = true
+	if IsNull(v) {
+		f.Null = true
+		return nil
+	}
+	x, err := conv(v)
+	if err != nil {
+		return err
+	}
+	f.V = x
+	return nil
+}
+
+// Put sets the field to a value, as if the client had sent it.
+func (f *Field[T]) Put(v T) { *f = Field[T]{Set: true, V: v} }
+
+// Value returns a pointer to the value, or nil when absent or null.
+func (f *Field[T]) Value() *T {
+	if !f.Set || f.Null {
+		return nil
+	}
+	return &f.V
+}
+
+// Problems with a value, as told to the client.
+var (
+	errString   = errors.New("must be a string")
+	errNumber   = errors.New("must be a number (or a string holding one)")
+	errInteger  = errors.New("must be a whole number (or a string holding one)")
+	errRange    = errors.New("is out of range")
+	errBool     = errors.New("must be true or false")
+	errDate     = errors.New("must be a date as YYYY-MM-DD")
+	errDateTime = errors.New("must be a date-time in RFC 3339, e.g. 2026-01-02T15:04:05Z")
+	errObject   = errors.New("must be an object")
+	errStrings  = errors.New("must be an object whose values are strings")
+	errID       = errors.New("must be a non-empty string of at most 255 characters, without / or control characters")
+)
+
+// String converts a string member. A JSON number is taken as its literal
+// text, since the reference's samples send numbers where strings are declared.
+func String(v []byte) (string, error) {
+	switch Kind(v) {
+	case "a string":
+		return decodeString(v), nil
+	case "a number":
+		return string(v), nil
+	}
+	return "", errString
+}
+
+// ID converts a record id: a string (or number) of 1–255 characters with no
+// "/" or control characters, so that every id can be written in a path.
+func ID(v []byte) (string, error) {
+	s, err := String(v)
+	if err != nil {
+		return "", errID
+	}
+	if err := CheckID(s); err != nil {
+		return "", err
+	}
+	return s, nil
+}
+
+// CheckID applies ID's rules to an id from a path or a query.
+func CheckID(s string) error {
+	if s == "" || len(s) > 255 || strings.ContainsRune(s, '/') {
+		return errID
+	}
+	for _, r := range s {
+		if r < 0x20 || r == 0x7f {
+			return errID
+		}
+	}
+	return nil
+}
+
+// numberText returns the text of a JSON number, or of a JSON string holding
+// a number (surrounding spaces allowed).
+func numberText(v []byte, want error) (string, error) {
+	switch Kind(v) {
+	case "a number":
+		return string(v), nil
+	case "a string":
+		s := strings.TrimSpace(decodeString(v))
+		if !isJSONNumber(s) {
+			return "", want
+		}
+		return s, nil
+	}
+	return "", want
+}
+
+// isJSONNumber tells whether s is a number in JSON's grammar.
+func isJSONNumber(s string) bool {
+	p := parser{data: []byte(s)}
+	if p.peek() != '-' && (p.peek() < '0' || p.peek() > '9') {
+		return false
+	}
+	return p.number() == nil && p.pos == len(s)
+}
+
+// Int64 converts an integer member: a JSON number or numeric string with no
+// fractional part (1e3 and 12.0 are whole numbers).
+func Int64(v []byte) (int64, error) {
+	s, err := numberText(v, errInteger)
+	if err != nil {
+		return 0, err
+	}
+	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+		return n, nil
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil || math.IsInf(f, 0) || f < math.MinInt64 || f >= math.MaxInt64 {
+		return 0, errRange
+	}
+	if f != math.Trunc(f) {
+		return 0, errInteger
+	}
+	return int64(f), nil
+}
+
+// Float64 converts a number member: a JSON number or numeric string.
+func Float64(v []byte) (float64, error) {
+	s, err := numberText(v, errNumber)
+	if err != nil {
+		return 0, err
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil || math.IsInf(f, 0) {
+		return 0, errRange
+	}
+	return f, nil
+}
+
+// Bool converts a boolean member: true or false, or the strings "true" and "false".
+func Bool(v []byte) (bool, error) {
+	switch string(v) {
+	case "true", `"true"`:
+		return true, nil
+	case "false", `"false"`:
+		return false, nil
+	}
+	return false, errBool
+}
+
+// Date converts a Date member: "YYYY-MM-DD", held as midnight UTC.
+func Date(v []byte) (time.Time, error) {
+	if Kind(v) != "a string" {
+		return time.Time{}, errDate
+	}
+	t, err := time.Parse(time.DateOnly, decodeString(v))
+	if err != nil {
+		return time.Time{}, errDate
+	}
+	return t, nil
+}
+
+// DateTime converts a Date/Time member: an RFC 3339 timestamp, held in UTC
+// with the microsecond precision both databases keep.
+func DateTime(v []byte) (time.Time, error) {
+	if Kind(v) != "a string" {
+		return time.Time{}, errDateTime
+	}
+	t, err := time.Parse(time.RFC3339Nano, decodeString(v))
+	if err != nil {
+		return time.Time{}, errDateTime
+	}
+	return t.UTC().Truncate(time.Microsecond), nil
+}
+
+// Object converts a member holding any JSON object; it is kept compacted.
+func Object(v []byte) (json.RawMessage, error) {
+	if Kind(v) != "an object" {
+		return nil, errObject
+	}
+	var b bytes.Buffer
+	if err := json.Compact(&b, v); err != nil {
+		return nil, errObject
+	}
+	return json.RawMessage(b.Bytes()), nil
+}
+
+// StringMap converts a member holding an object of string values.
+func StringMap(v []byte) (map[string]string, error) {
+	if Kind(v) != "an object" {
+		return nil, errStrings
+	}
+	members, err := ParseObject(v)
+	if err != nil {
+		return nil, errStrings
+	}
+	out := make(map[string]string, len(members))
+	for _, m := range members {
+		if Kind(m.Value) != "a string" {
+			return nil, errStrings
+		}
+		out[m.Name] = decodeString(m.Value)
+	}
+	return out, nil
+}
+
+// Text converts a member that must be a JSON string (no numbers), e.g. a
+// list parameter naming a member.
+func Text(v []byte) (string, error) {
+	if Kind(v) != "a string" {
+		return "", errString
+	}
+	s := decodeString(v)
+	if !utf8.ValidString(s) {
+		return "", errString
+	}
+	return s, nil
+}

@@ -1,0 +1,430 @@
+// Package wire reads and writes the JSON of request and response bodies
+// without reflection: a strict reader that splits a body object into its
+// members, converters from a member's raw JSON to a field's Go type, and
+// append-style writers that generated encoders call.
+package wire
+
+import (
+	"fmt"
+	"unicode/utf8"
+)
+
+// Member is one member of a JSON object: its name and its raw JSON value.
+type Member struct {
+	Name  string
+	Value []byte
+}
+
+// SyntaxError is malformed JSON, with the byte offset where it went wrong.
+type SyntaxError struct {
+	Offset int
+	Msg    string
+}
+
+func (e *SyntaxError) Error() string { return fmt.Sprintf("%s at byte %d", e.Msg, e.Offset) }
+
+// NotObjectError is well-formed JSON that is not an object.
+type NotObjectError struct{ Kind string }
+
+func (e *NotObjectError) Error() string { return "the body must be a JSON object, not " + e.Kind }
+
+// DuplicateError is an object that names a member twice.
+type DuplicateError struct{ Name string }
+
+func (e *DuplicateError) Error() string { return "member " + e.Name + " appears twice" }
+
+// maxDepth bounds nesting, so a hostile body cannot exhaust the stack.
+const maxDepth = 64
+
+// ParseObject splits a JSON object into its members, in order. Empty or
+// all-whitespace input is the empty object. The whole input is validated,
+// and a member named twice is refused.
+func ParseObject(data []byte) ([]Member, error) {
+	p := parser{data: data}
+	p.space()
+	if p.pos == len(data) {
+		return nil, nil
+	}
+	start := p.pos
+	if data[p.pos] != '{' {
+		if err := p.value(0); err != nil {
+			return nil, err
+		}
+		if err := p.end(); err != nil {
+			return nil, err
+		}
+		return nil, &NotObjectError{Kind: Kind(data[start:p.pos])}
+	}
+	var members []Member
+	err := p.object(0, func(name string, value []byte) error {
+		for _, m := range members {
+			if m.Name == name {
+				return &DuplicateError{Name: name}
+			}
+		}
+		members = append(members, Member{Name: name, Value: value})
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return members, p.end()
+}
+
+// ParseArray splits a JSON array into its elements' raw values.
+func ParseArray(data []byte) ([][]byte, error) {
+	p := parser{data: data}
+	p.space()
+	if p.peek() != '[' {
+		return nil, &SyntaxError{p.pos, "expected an array"}
+	}
+	var out [][]byte
+	if err := p.array(0, func(v []byte) { out = append(out, v) }); err != nil {
+		return nil, err
+	}
+	return out, p.end()
+}
+
+// Kind names the JSON type of a raw value, for messages.
+func Kind(v []byte) string {
+	if len(v) == 0 {
+		return "nothing"
+	}
+	switch v[0] {
+	case '"':
+		return "a string"
+	case '{':
+		return "an object"
+	case '[':
+		return "an array"
+	case 't', 'f':
+		return "a boolean"
+	case 'n':
+		return "null"
+	default:
+		return "a number"
+	}
+}
+
+// IsNull tells whether a raw value is JSON null.
+func IsNull(v []byte) bool { return len(v) == 4 && string(v) == "null" }
+
+type parser struct {
+	data []byte
+	pos  int
+}
+
+func (p *parser) fail(msg string) error { return &SyntaxError{Offset: p.pos, Msg: msg} }
+
+func (p *parser) peek() byte {
+	if p.pos < len(p.data) {
+		return p.data[p.pos]
+	}
+	return 0
+}
+
+func (p *parser) space() {
+	for p.pos < len(p.data) {
+		switch p.data[p.pos] {
+		case ' ', '\t', '\n', '\r':
+			p.pos++
+		default:
+			return
+		}
+	}
+}
+
+func (p *parser) end() error {
+	p.space()
+	if p.pos != len(p.data) {
+		return p.fail("unexpected data after the JSON value")
+	}
+	return nil
+}
+
+// object reads the object at p.pos. With each, member names are decoded
+// and every member is handed to it; without, the object is only validated.
+func (p *parser) object(depth int, each func(name string, value []byte) error) error {
+	p.pos++ // {
+	p.space()
+	if p.peek() == '}' {
+		p.pos++
+		return nil
+	}
+	for {
+		p.space()
+		if p.peek() != '"' {
+			return p.fail("expected a member name in double quotes")
+		}
+		name, err := p.scanString(each != nil)
+		if err != nil {
+			return err
+		}
+		p.space()
+		if p.peek() != ':' {
+			return p.fail("expected : after a member name")
+		}
+		p.pos++
+		p.space()
+		start := p.pos
+		if err := p.value(depth + 1); err != nil {
+			return err
+		}
+		if each != nil {
+			if err := each(name, p.data[start:p.pos]); err != nil {
+				return err
+			}
+		}
+		p.space()
+		switch p.peek() {
+		case ',':
+			p.pos++
+		case '}':
+			p.pos++
+			return nil
+		default:
+			return p.fail("expected , or } after a member")
+		}
+	}
+}
+
+// array reads the array at p.pos, handing each element to each (if any).
+func (p *parser) array(depth int, each func(value []byte)) error {
+	p.pos++ // [
+	p.space()
+	if p.peek() == ']' {
+		p.pos++
+		return nil
+	}
+	for {
+		p.space()
+		start := p.pos
+		if err := p.value(depth + 1); err != nil {
+			return err
+		}
+		if each != nil {
+			each(p.data[start:p.pos])
+		}
+		p.space()
+		switch p.peek() {
+		case ',':
+			p.pos++
+		case ']':
+			p.pos++
+			return nil
+		default:
+			return p.fail("expected , or ] after an array element")
+		}
+	}
+}
+
+// value validates one value starting at p.pos and moves past it.
+func (p *parser) value(depth int) error {
+	if depth > maxDepth {
+		return p.fail("nested too deeply")
+	}
+	switch c := p.peek(); {
+	case c == '{':
+		return p.object(depth, nil)
+	case c == '[':
+		return p.array(depth, nil)
+	case c == '"':
+		return p.skipString()
+	case c == 't':
+		return p.literal("true")
+	case c == 'f':
+		return p.literal("false")
+	case c == 'n':
+		return p.literal("null")
+	case c == '-' || (c >= '0' && c <= '9'):
+		return p.number()
+	case p.pos >= len(p.data):
+		return p.fail("unexpected end of JSON")
+	default:
+		return p.fail(fmt.Sprintf("unexpected character %q", c))
+	}
+}
+
+func (p *parser) literal(word string) error {
+	if len(p.data)-p.pos < len(word) || string(p.data[p.pos:p.pos+len(word)]) != word {
+		return p.fail("invalid literal (want true, false or null)")
+	}
+	p.pos += len(word)
+	return nil
+}
+
+func (p *parser) digits() int {
+	n := 0
+	for p.pos < len(p.data) && p.data[p.pos] >= '0' && p.data[p.pos] <= '9' {
+		p.pos++
+		n++
+	}
+	return n
+}
+
+func (p *parser) number() error {
+	if p.peek() == '-' {
+		p.pos++
+	}
+	switch c := p.peek(); {
+	case c == '0':
+		p.pos++
+	case c >= '1' && c <= '9':
+		p.digits()
+	default:
+		return p.fail("invalid number")
+	}
+	if p.peek() == '.' {
+		p.pos++
+		if p.digits() == 0 {
+			return p.fail("invalid number: digits must follow the decimal point")
+		}
+	}
+	if c := p.peek(); c == 'e' || c == 'E' {
+		p.pos++
+		if c := p.peek(); c == '+' || c == '-' {
+			p.pos++
+		}
+		if p.digits() == 0 {
+			return p.fail("invalid number: digits must follow the exponent")
+		}
+	}
+	return nil
+}
+
+// skipString validates a string and moves past it.
+func (p *parser) skipString() error {
+	_, err := p.scanString(false)
+	return err
+}
+
+// scanString validates the string at p.pos and moves past it, returning its
+// unescaped value when decode is set.
+func (p *parser) scanString(decode bool) (string, error) {
+	start := p.pos
+	p.pos++ // opening quote
+	simple := true
+	for {
+		if p.pos >= len(p.data) {
+			return "", p.fail("unterminated string")
+		}
+		c := p.data[p.pos]
+		switch {
+		case c == '"':
+			p.pos++
+			if !decode {
+				return "", nil
+			}
+			if simple {
+				return string(p.data[start+1 : p.pos-1]), nil
+			}
+			return unescape(p.data[start+1 : p.pos-1]), nil
+		case c == '\\':
+			simple = false
+			if p.pos+1 >= len(p.data) {
+				return "", p.fail("unterminated string")
+			}
+			switch p.data[p.pos+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				p.pos += 2
+			case 'u':
+				if p.pos+6 > len(p.data) || !isHex4(p.data[p.pos+2:p.pos+6]) {
+					return "", p.fail(`invalid \u escape`)
+				}
+				p.pos += 6
+			default:
+				return "", p.fail("invalid escape in string")
+			}
+		case c < 0x20:
+			return "", p.fail("control character in string (escape it)")
+		case c < utf8.RuneSelf:
+			p.pos++
+		default:
+			r, size := utf8.DecodeRune(p.data[p.pos:])
+			if r == utf8.RuneError && size == 1 {
+				return "", p.fail("invalid UTF-8 in string")
+			}
+			p.pos += size
+		}
+	}
+}
+
+func isHex4(b []byte) bool {
+	for _, c := range b {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
+			return false
+		}
+	}
+	return true
+}
+
+func hexVal(b []byte) rune {
+	var r rune
+	for _, c := range b {
+		r <<= 4
+		switch {
+		case c <= '9':
+			r |= rune(c - '0')
+		case c >= 'a':
+			r |= rune(c - 'a' + 10)
+		default:
+			r |= rune(c - 'A' + 10)
+		}
+	}
+	return r
+}
+
+// unescape decodes the content of a validated JSON string. Lone surrogates
+// become U+FFFD, as in encoding/json.
+func unescape(s []byte) string {
+	out := make([]byte, 0, len(s))
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c != '\\' {
+			out = append(out, c)
+			i++
+			continue
+		}
+		switch s[i+1] {
+		case 'b':
+			out = append(out, '\b')
+		case 'f':
+			out = append(out, '\f')
+		case 'n':
+			out = append(out, '\n')
+		case 'r':
+			out = append(out, '\r')
+		case 't':
+			out = append(out, '\t')
+		case 'u':
+			r := hexVal(s[i+2 : i+6])
+			i += 6
+			if r >= 0xD800 && r < 0xDC00 && i+6 <= len(s) && s[i] == '\\' && s[i+1] == 'u' {
+				if r2 := hexVal(s[i+2 : i+6]); r2 >= 0xDC00 && r2 < 0xE000 {
+					r = (r-0xD800)<<10 + (r2 - 0xDC00) + 0x10000
+					i += 6
+				}
+			}
+			if r >= 0xD800 && r < 0xE000 {
+				r = utf8.RuneError
+			}
+			out = utf8.AppendRune(out, r)
+			continue
+		default: // " \ /
+			out = append(out, s[i+1])
+		}
+		i += 2
+	}
+	return string(out)
+}
+
+// String decodes a raw JSON string value (validated by ParseObject).
+func decodeString(v []byte) string {
+	inner := v[1 : len(v)-1]
+	for _, c := range inner {
+		if c == '\\' {
+			return unescape(inner)
+		}
+	}
+	return string(inner)
+}

@@ -1,0 +1,251 @@
+package wire
+
+import (
+	"encoding/json"
+	"errors"
+	"math"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestParseObject(t *testing.T) {
+	members, err := ParseObject([]byte(` {"a": 1, "b\u00e9": {"x": [true, null, "s"]}, "c": "q\"\n"} `))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Member{{"a", []byte("1")}, {"bé", []byte(`{"x": [true, null, "s"]}`)}, {"c", []byte(`"q\"\n"`)}}
+	if len(members) != len(want) {
+		t.Fatalf("got %d members", len(members))
+	}
+	for i := range want {
+		if members[i].Name != want[i].Name || string(members[i].Value) != string(want[i].Value) {
+			t.Errorf("member %d: got %q=%s, want %q=%s", i, members[i].Name, members[i].Value, want[i].Name, want[i].Value)
+		}
+	}
+	for _, empty := range []string{"", "  \n", "{}", " { } "} {
+		if m, err := ParseObject([]byte(empty)); err != nil || len(m) != 0 {
+			t.Errorf("%q: want no members, got %v %v", empty, m, err)
+		}
+	}
+}
+
+func TestParseObjectErrors(t *testing.T) {
+	cases := []struct {
+		in     string
+		offset int // -1: not a syntax error
+		kind   string
+	}{
+		{`{"a": 1,}`, 8, ""},
+		{`{"a" 1}`, 5, ""},
+		{`{"a": tru}`, 6, ""},
+		{`{"a": 01}`, 7, ""},
+		{`{"a": 1.}`, 8, ""},
+		{`{"a": "x`, 8, ""},
+		{"{\"a\": \"\x01\"}", 7, ""},
+		{"{\"a\": \"\xff\"}", 7, ""},
+		{`{"a": "\x"}`, 7, ""},
+		{`{"a": 1} x`, 9, ""},
+		{`{a: 1}`, 1, ""},
+		{`[1, 2]`, -1, "an array"},
+		{`"text"`, -1, "a string"},
+		{`42`, -1, "a number"},
+		{`{"a": 1, "a": 2}`, -1, "duplicate"},
+	}
+	for _, tc := range cases {
+		_, err := ParseObject([]byte(tc.in))
+		var se *SyntaxError
+		var ne *NotObjectError
+		var de *DuplicateError
+		switch {
+		case tc.offset >= 0:
+			if !errors.As(err, &se) || se.Offset != tc.offset {
+				t.Errorf("%q: want a syntax error at byte %d, got %v", tc.in, tc.offset, err)
+			}
+		case tc.kind == "duplicate":
+			if !errors.As(err, &de) || de.Name != "a" {
+				t.Errorf("%q: want a duplicate error, got %v", tc.in, err)
+			}
+		default:
+			if !errors.As(err, &ne) || ne.Kind != tc.kind {
+				t.Errorf("%q: want not-an-object (%s), got %v", tc.in, tc.kind, err)
+			}
+		}
+	}
+	deep := strings.Repeat("[", 100) + strings.Repeat("]", 100)
+	if _, err := ParseObject([]byte(`{"a":` + deep + `}`)); err == nil {
+		t.Error("nesting beyond the limit must fail")
+	}
+}
+
+func TestUnicodeEscapes(t *testing.T) {
+	m, err := ParseObject([]byte(`{"\ud83d\ude00 \u00fc \ud800": 1}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m[0].Name != "😀 ü \ufffd" {
+		t.Errorf("got %q", m[0].Name)
+	}
+}
+
+func FuzzParseObject(f *testing.F) {
+	for _, s := range []string{`{}`, `{"a":1}`, `{"a":{"b":[1,"x",null]}}`, `{"\u00e9":"\n"}`, `[1]`, `{"a":1,"a":2}`, `{"a":-0.5e-3}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		members, err := ParseObject(data)
+		var dup *DuplicateError
+		var notObj *NotObjectError
+		valid := json.Valid(data)
+		if err == nil && len(strings.TrimSpace(string(data))) > 0 && !valid {
+			t.Fatalf("accepted invalid JSON %q", data)
+		}
+		if err != nil && !errors.As(err, &dup) && !errors.As(err, &notObj) && valid {
+			// Only invalid UTF-8 inside strings is stricter than encoding/json.
+			var se *SyntaxError
+			if !errors.As(err, &se) || !strings.Contains(se.Msg, "UTF-8") {
+				t.Fatalf("rejected valid JSON %q: %v", data, err)
+			}
+		}
+		if err == nil && len(members) > 0 {
+			var m map[string]json.RawMessage
+			if err := json.Unmarshal(data, &m); err != nil {
+				t.Fatalf("encoding/json cannot read what was accepted: %v", err)
+			}
+			for _, mem := range members {
+				if _, ok := m[mem.Name]; !ok {
+					t.Fatalf("member name %q decoded differently from encoding/json", mem.Name)
+				}
+			}
+		}
+	})
+}
+
+func TestConverters(t *testing.T) {
+	str := func(s string) []byte { return []byte(s) }
+	if v, err := String(str(`"a\tb"`)); err != nil || v != "a\tb" {
+		t.Errorf("String: %q %v", v, err)
+	}
+	if v, err := String(str(`12.50`)); err != nil || v != "12.50" {
+		t.Errorf("a number for a string member keeps its text: %q %v", v, err)
+	}
+	if _, err := String(str(`true`)); err == nil {
+		t.Error("a boolean is not a string")
+	}
+	for in, want := range map[string]int64{`7`: 7, `"42"`: 42, `" 9 "`: 9, `1e3`: 1000, `12.0`: 12, `-9223372036854775808`: math.MinInt64} {
+		if v, err := Int64(str(in)); err != nil || v != want {
+			t.Errorf("Int64(%s) = %d, %v; want %d", in, v, err, want)
+		}
+	}
+	for _, bad := range []string{`1.5`, `"x"`, `"1.5"`, `true`, `1e30`, `"0x10"`, `""`} {
+		if _, err := Int64(str(bad)); err == nil {
+			t.Errorf("Int64(%s) must fail", bad)
+		}
+	}
+	for in, want := range map[string]float64{`1.25`: 1.25, `"3.5"`: 3.5, `-2`: -2} {
+		if v, err := Float64(str(in)); err != nil || v != want {
+			t.Errorf("Float64(%s) = %v, %v", in, v, err)
+		}
+	}
+	for _, bad := range []string{`"NaN"`, `"Inf"`, `"1e400"`, `[]`, `"1,5"`} {
+		if _, err := Float64(str(bad)); err == nil {
+			t.Errorf("Float64(%s) must fail", bad)
+		}
+	}
+	for in, want := range map[string]bool{`true`: true, `"false"`: false} {
+		if v, err := Bool(str(in)); err != nil || v != want {
+			t.Errorf("Bool(%s) = %v %v", in, v, err)
+		}
+	}
+	for _, bad := range []string{`1`, `"yes"`, `"TRUE"`} {
+		if _, err := Bool(str(bad)); err == nil {
+			t.Errorf("Bool(%s) must fail", bad)
+		}
+	}
+	if d, err := Date(str(`"2026-02-28"`)); err != nil || !d.Equal(time.Date(2026, 2, 28, 0, 0, 0, 0, time.UTC)) {
+		t.Errorf("Date: %v %v", d, err)
+	}
+	for _, bad := range []string{`"2026-02-30"`, `"2026-2-3"`, `"2026-02-28T00:00:00Z"`, `20260228`} {
+		if _, err := Date(str(bad)); err == nil {
+			t.Errorf("Date(%s) must fail", bad)
+		}
+	}
+	dt, err := DateTime(str(`"2026-02-28T23:59:58.123456789+02:00"`))
+	if err != nil || dt.Location() != time.UTC || !dt.Equal(time.Date(2026, 2, 28, 21, 59, 58, 123456000, time.UTC)) {
+		t.Errorf("DateTime: %v %v", dt, err)
+	}
+	for _, bad := range []string{`"2026-02-28"`, `"2026-02-28 10:00:00"`, `"yesterday"`, `1700000000`} {
+		if _, err := DateTime(str(bad)); err == nil {
+			t.Errorf("DateTime(%s) must fail", bad)
+		}
+	}
+	if m, err := StringMap(str(`{"a":"b"}`)); err != nil || m["a"] != "b" {
+		t.Errorf("StringMap: %v %v", m, err)
+	}
+	if _, err := StringMap(str(`{"a":1}`)); err == nil {
+		t.Error("StringMap with a number value must fail")
+	}
+	if o, err := Object(str(`{ "a" : [1, 2] }`)); err != nil || string(o) != `{"a":[1,2]}` {
+		t.Errorf("Object: %s %v", o, err)
+	}
+	for _, bad := range []string{`""`, `"a/b"`, `"x\u0001"`, `"` + strings.Repeat("x", 256) + `"`, `true`} {
+		if _, err := ID(str(bad)); err == nil {
+			t.Errorf("ID(%s) must fail", bad)
+		}
+	}
+	if id, err := ID(str(`12`)); err != nil || id != "12" {
+		t.Errorf("a numeric id is its text: %q %v", id, err)
+	}
+}
+
+func TestFieldPresence(t *testing.T) {
+	var f Field[string]
+	if f.Value() != nil {
+		t.Error("absent has no value")
+	}
+	f.Decode([]byte("null"), String)
+	if !f.Set || !f.Null || f.Value() != nil {
+		t.Errorf("null: %+v", f)
+	}
+	f = Field[string]{}
+	f.Decode([]byte(`"x"`), String)
+	if !f.Set || f.Null || *f.Value() != "x" {
+		t.Errorf("value: %+v", f)
+	}
+}
+
+func TestAppendMatchesEncodingJSON(t *testing.T) {
+	for _, s := range []string{"", "plain", "q\"b\\s/", "\x00\x1f\t\n\r", "ü 数据 😀", "\u2028\u2029", "<&>"} {
+		got := string(AppendString(nil, s))
+		var back string
+		if err := json.Unmarshal([]byte(got), &back); err != nil || back != s {
+			t.Errorf("AppendString(%q) = %s, reads back %q (%v)", s, got, back, err)
+		}
+	}
+	if got := string(AppendString(nil, "a\xffb")); got != `"a\ufffdb"` {
+		t.Errorf("invalid UTF-8: %s", got)
+	}
+	for _, f := range []float64{0, 1, -1.5, 1234.5678, 0.1, 1e-7, 123456789e15, 1e21, 5e-324, math.MaxFloat64} {
+		want, _ := json.Marshal(f)
+		if got := string(AppendFloat(nil, f)); got != string(want) {
+			t.Errorf("AppendFloat(%v) = %s, encoding/json writes %s", f, got, want)
+		}
+	}
+	if got := string(AppendFloat(nil, math.NaN())); got != "null" {
+		t.Errorf("NaN: %s", got)
+	}
+	ts := time.Date(2026, 2, 28, 21, 59, 58, 123456000, time.FixedZone("x", 7200))
+	if got := string(AppendTime(nil, ts)); got != `"2026-02-28T19:59:58.123456Z"` {
+		t.Errorf("AppendTime: %s", got)
+	}
+	d := time.Date(2026, 2, 28, 0, 0, 0, 0, time.FixedZone("east", 3600))
+	if got := string(AppendDatePtr(nil, &d)); got != `"2026-02-28"` {
+		t.Errorf("a date keeps its calendar day: %s", got)
+	}
+	if got := string(AppendStringMap(nil, map[string]string{"b": "2", "a": "1"})); got != `{"a":"1","b":"2"}` {
+		t.Errorf("AppendStringMap: %s", got)
+	}
+	if got := string(AppendRaw(nil, json.RawMessage(`{ "a" : 1 }`))); got != `{"a":1}` {
+		t.Errorf("AppendRaw: %s", got)
+	}
+}
