@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"records/internal/db"
+	"records/internal/logging"
 )
 
 // version is set at build time with -ldflags "-X main.version=…".
@@ -103,10 +104,9 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 	return root
 }
 
-// newLogger writes JSON log lines to w.
-func newLogger(w io.Writer) *slog.Logger {
-	return slog.New(slog.NewJSONHandler(w, nil))
-}
+// newLogger writes JSON log lines to w, unbuffered: for the short
+// commands; serve buffers its own.
+func newLogger(w io.Writer) *slog.Logger { return logging.JSON(w) }
 
 func envOr(key, fallback string) string {
 	if v, ok := os.LookupEnv(key); ok && v != "" {

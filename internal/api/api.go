@@ -11,6 +11,7 @@ package api
 
 import (
 	"context"
+	"database/sql"
 	"log/slog"
 
 	"records/ent"
@@ -76,13 +77,18 @@ type Resource[E any] struct {
 	Encode func(b []byte, e *E) []byte
 	// ID returns the record's id.
 	ID func(e *E) string
-	// Get reads one record (with what it embeds); ent's not-found error when absent.
-	Get func(ctx context.Context, c *ent.Client, id string) (*E, error)
+	// Select is the statement reading the columns Scan takes, without a
+	// WHERE clause: SELECT "id", … FROM "table".
+	Select string
+	// Scan reads one row of Select into a record.
+	Scan func(rows *sql.Rows) (*E, error)
+	// LoadEmbeds reads what the records embed; nil when they embed nothing.
+	LoadEmbeds func(ctx context.Context, r Reader, team int, records []*E) error
+	// Reload reads one record through ent, inside a write's transaction.
+	Reload func(ctx context.Context, c *ent.Client, id string) (*E, error)
 	// Exists tells whether the record exists, locking its row for the
 	// transaction when lock is true.
 	Exists func(ctx context.Context, c *ent.Client, id string, lock bool) (bool, error)
-	// List reads a page of records (Limit+1 of them, to tell whether more follow).
-	List func(ctx context.Context, c *ent.Client, q *ListQuery) ([]*E, error)
 	// Delete deletes one record; ent's not-found error when absent.
 	Delete func(ctx context.Context, c *ent.Client, id string) error
 	// DeleteWhere deletes every record whose column holds value, returning how many.
@@ -90,6 +96,8 @@ type Resource[E any] struct {
 	// SetSecret stores the hash of a secret made for the record; nil when
 	// the resource keeps none.
 	SetSecret func(in Input[E], hash string)
+
+	reads readSQL
 }
 
 // Column is a member's column, with the converter for filter values.
@@ -115,13 +123,19 @@ type Input[E any] interface {
 
 // Service is what every handler needs, filled in by cmd/records.
 type Service struct {
+	// Client writes, and reads inside writes' transactions.
 	Client *ent.Client
+	// Reader serves plain reads: a record by id, a page.
+	Reader Reader
 	Log    *slog.Logger
 	// MaxBody caps request bodies, in bytes.
 	MaxBody int64
 	// RowLocks locks a record read before it is written (PostgreSQL;
 	// SQLite serializes write transactions anyway).
 	RowLocks bool
+	// InterruptReads bounds plain reads by the request's deadline
+	// (PostgreSQL); without it they run to their end (SQLite, see readContext).
+	InterruptReads bool
 }
 
 // Result is what an operation hands its envelope to encode.

@@ -1,17 +1,38 @@
 package api
 
-import "sync"
+import (
+	"sync"
+
+	"github.com/gin-gonic/gin"
+)
 
 // Response bodies are built in pooled buffers: encoding a page of records
-// then costs no allocation once the pool is warm.
-var buffers = sync.Pool{New: func() any { b := make([]byte, 0, 16<<10); return &b }}
+// then costs no allocation once the pool is warm. The pool holds *buffer,
+// so that returning one allocates nothing either.
+type buffer struct{ b []byte }
 
-func getBuffer() []byte { return (*buffers.Get().(*[]byte))[:0] }
+var buffers = sync.Pool{New: func() any { return &buffer{b: make([]byte, 0, 16<<10)} }}
 
-// putBuffer returns b to the pool unless it grew very large.
-func putBuffer(b []byte) {
-	if cap(b) > 1<<20 {
-		return
+func getBuffer() *buffer {
+	buf := buffers.Get().(*buffer)
+	buf.b = buf.b[:0]
+	return buf
+}
+
+// putBuffer returns buf to the pool unless it grew very large.
+func putBuffer(buf *buffer) {
+	if cap(buf.b) <= 1<<20 {
+		buffers.Put(buf)
 	}
-	buffers.Put(&b)
+}
+
+// jsonType is the Content-Type of every success; one shared slice, never modified.
+var jsonType = []string{"application/json"}
+
+// writeJSON answers status with body b, straight through the writer:
+// gin's renderers would box each answer in an interface first.
+func writeJSON(c *gin.Context, status int, b []byte) {
+	c.Writer.Header()["Content-Type"] = jsonType
+	c.Writer.WriteHeader(status)
+	_, _ = c.Writer.Write(b)
 }

@@ -28,13 +28,9 @@ var (
 	ErrReadOnly = errors.New("is read-only")
 )
 
-// Keys of values stored on the gin context.
-const (
-	// KeyRequestID holds the request's id, sent as X-Request-Id.
-	KeyRequestID = "records.request_id"
-	// KeyProblem holds the problem a request failed with, for the access log.
-	KeyProblem = "records.problem"
-)
+// KeyProblem holds, on the gin context, the problem a request failed with,
+// for the access log.
+const KeyProblem = "records.problem"
 
 // retryAfterUnavailable is the Retry-After of a 503, in seconds.
 const retryAfterUnavailable = 5
@@ -56,10 +52,11 @@ func Fail(c *gin.Context, err error) {
 	if p.Code == problem.Unauthenticated {
 		h.Set("WWW-Authenticate", `Bearer realm="records"`)
 	}
-	b := appendProblem(getBuffer(), p, c.GetString(KeyRequestID))
+	buf := getBuffer()
+	buf.b = appendProblem(buf.b, p, requestID(c))
 	c.Status(p.Code.Status())
-	_, _ = c.Writer.Write(b)
-	putBuffer(b)
+	_, _ = c.Writer.Write(buf.b)
+	putBuffer(buf)
 	c.Abort()
 }
 

@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"math"
+	"net"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -14,9 +16,6 @@ import (
 	"records/internal/auth"
 	"records/internal/problem"
 )
-
-// KeyTeam holds the request's team number, for the access log.
-const KeyTeam = "records.team"
 
 // Verifier checks a token's secret.
 type Verifier interface {
@@ -33,11 +32,13 @@ const (
 
 // Authenticate admits requests with a valid `Authorization: Bearer <key>`
 // or `Authorization: Token <key>` (scheme in any case), and answers 401
-// otherwise. The request's context then acts for the token's team.
-func Authenticate(v Verifier) gin.HandlerFunc {
+// otherwise. The request's context then acts for the token's team and
+// carries the request's deadline (see requestCtx).
+func Authenticate(v Verifier, timeout time.Duration) gin.HandlerFunc {
 	fails := newLimiters(failRate, failBurst)
 	return func(c *gin.Context) {
-		ip := c.ClientIP()
+		// The peer's address, not X-Forwarded-For, which a client can forge.
+		ip, _, _ := net.SplitHostPort(c.Request.RemoteAddr)
 		if retry, spent := fails.spent(ip); spent {
 			Fail(c, rateLimited(retry, "too many failed authentications from this address"))
 			return
@@ -58,8 +59,7 @@ func Authenticate(v Verifier) gin.HandlerFunc {
 			Fail(c, err)
 			return
 		}
-		c.Request = c.Request.WithContext(auth.WithPrincipal(c.Request.Context(), p))
-		c.Set(KeyTeam, p.Team)
+		c.Request = c.Request.WithContext(&requestCtx{Context: c.Request.Context(), p: p, deadline: time.Now().Add(timeout)})
 	}
 }
 
@@ -106,51 +106,68 @@ func rateLimited(retry time.Duration, why string) *problem.Error {
 }
 
 // limiters keeps a token bucket per key, dropping buckets idle for long.
+// Buckets are found without a lock shared by all keys (a sync.Map); each
+// bucket locks only itself.
 type limiters struct {
 	limit rate.Limit
 	burst int
 
-	mu      sync.Mutex
-	buckets map[string]*bucket
+	buckets sync.Map // key → *bucket
+	count   atomic.Int64
+	sweepMu sync.Mutex
 	sweep   time.Time
 }
 
 type bucket struct {
 	lim  *rate.Limiter
-	used time.Time
+	used atomic.Int64 // unix nanoseconds of the last use
 }
 
 // idleAfter is how long an unused bucket is kept; a full bucket refills well before.
 const idleAfter = 10 * time.Minute
 
 func newLimiters(perSecond float64, burst int) *limiters {
-	return &limiters{limit: rate.Limit(perSecond), burst: burst, buckets: map[string]*bucket{}, sweep: time.Now()}
+	return &limiters{limit: rate.Limit(perSecond), burst: burst, sweep: time.Now()}
 }
 
 func (l *limiters) get(key string, now time.Time) *bucket {
-	if now.Sub(l.sweep) > idleAfter {
-		for k, b := range l.buckets {
-			if now.Sub(b.used) > idleAfter {
-				delete(l.buckets, k)
-			}
+	l.sweepIdle(now)
+	v, ok := l.buckets.Load(key)
+	if !ok {
+		var loaded bool
+		v, loaded = l.buckets.LoadOrStore(key, &bucket{lim: rate.NewLimiter(l.limit, l.burst)})
+		if !loaded {
+			l.count.Add(1)
 		}
-		l.sweep = now
 	}
-	b := l.buckets[key]
-	if b == nil {
-		b = &bucket{lim: rate.NewLimiter(l.limit, l.burst)}
-		l.buckets[key] = b
-	}
-	b.used = now
+	b := v.(*bucket)
+	b.used.Store(now.UnixNano())
 	return b
+}
+
+// sweepIdle drops the buckets unused for idleAfter, at most once per idleAfter.
+func (l *limiters) sweepIdle(now time.Time) {
+	if !l.sweepMu.TryLock() {
+		return
+	}
+	defer l.sweepMu.Unlock()
+	if now.Sub(l.sweep) < idleAfter {
+		return
+	}
+	l.sweep = now
+	l.buckets.Range(func(k, v any) bool {
+		if now.Sub(time.Unix(0, v.(*bucket).used.Load())) > idleAfter {
+			l.buckets.Delete(k)
+			l.count.Add(-1)
+		}
+		return true
+	})
 }
 
 // take spends one request of key's bucket; when it is empty, it says how
 // long until one is available.
 func (l *limiters) take(key string) (time.Duration, bool) {
 	now := time.Now()
-	l.mu.Lock()
-	defer l.mu.Unlock()
 	r := l.get(key, now).lim.ReserveN(now, 1)
 	if d := r.DelayFrom(now); d > 0 {
 		r.CancelAt(now)
@@ -159,14 +176,20 @@ func (l *limiters) take(key string) (time.Duration, bool) {
 	return 0, true
 }
 
-// spent tells, without spending, whether key's bucket is empty.
+// spent tells, without spending, whether key's bucket is empty. It costs
+// almost nothing while no key has a bucket.
 func (l *limiters) spent(key string) (time.Duration, bool) {
-	now := time.Now()
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	b, ok := l.buckets[key]
-	if !ok || b.lim.TokensAt(now) >= 1 {
+	if l.count.Load() == 0 {
 		return 0, false
 	}
-	return time.Duration((1 - b.lim.TokensAt(now)) / float64(l.limit) * float64(time.Second)), true
+	v, ok := l.buckets.Load(key)
+	if !ok {
+		return 0, false
+	}
+	now := time.Now()
+	tokens := v.(*bucket).lim.TokensAt(now)
+	if tokens >= 1 {
+		return 0, false
+	}
+	return time.Duration((1 - tokens) / float64(l.limit) * float64(time.Second)), true
 }

@@ -5,8 +5,6 @@ import (
 	"sort"
 	"strings"
 
-	"entgo.io/ent/dialect/sql"
-
 	"records/internal/problem"
 	"records/internal/wire"
 )
@@ -32,35 +30,18 @@ type Filter struct {
 	Value  any
 }
 
-// Predicates are the filters as ent's storage-level predicates.
-func (q *ListQuery) Predicates() []func(*sql.Selector) {
-	ps := make([]func(*sql.Selector), len(q.Filters))
-	for i, f := range q.Filters {
-		if f.Value == nil {
-			ps[i] = sql.FieldIsNull(f.Column)
-		} else {
-			ps[i] = sql.FieldEQ(f.Column, f.Value)
-		}
-	}
-	return ps
-}
-
-// Order is the ordering as ent's storage-level terms. Nulls sort last going
-// up and first going down on both databases (SQLite and PostgreSQL disagree
-// by default), and the id breaks ties so pages never overlap.
-func (q *ListQuery) Order() []func(*sql.Selector) {
-	dir := sql.OrderAsc()
-	nulls := sql.OrderNullsLast()
+// orderSQL is the ORDER BY clause. Nulls sort last going up and first going
+// down on both databases (SQLite and PostgreSQL disagree by default), and
+// the id breaks ties so pages never overlap.
+func (q *ListQuery) orderSQL() string {
+	dir, nulls := " ASC", " NULLS LAST"
 	if q.Desc {
-		dir, nulls = sql.OrderDesc(), sql.OrderNullsFirst()
+		dir, nulls = " DESC", " NULLS FIRST"
 	}
 	if q.OrderBy == "" || q.OrderBy == "id" {
-		return []func(*sql.Selector){sql.OrderByField("id", dir).ToFunc()}
+		return `"id"` + dir
 	}
-	return []func(*sql.Selector){
-		sql.OrderByField(q.OrderBy, dir, nulls).ToFunc(),
-		sql.OrderByField("id", dir).ToFunc(),
-	}
+	return `"` + q.OrderBy + `"` + dir + nulls + `, "id"` + dir
 }
 
 // The list parameters a body or query may carry.

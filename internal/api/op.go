@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 
 	"github.com/gin-gonic/gin"
 
@@ -55,9 +56,10 @@ func (op *Op[E]) Handler(s *Service) gin.HandlerFunc {
 			Fail(c, err)
 			return
 		}
-		b := op.Envelope(getBuffer(), r)
-		c.Data(status, "application/json", b)
-		putBuffer(b)
+		buf := getBuffer()
+		buf.b = op.Envelope(buf.b, r)
+		writeJSON(c, status, buf.b)
+		putBuffer(buf)
 	}
 }
 
@@ -93,16 +95,18 @@ func (op *Op[E]) serve(s *Service, c *gin.Context) (int, *Result[E], error) {
 	if op.Kind == List {
 		return op.list(ctx, s, c, members)
 	}
-	if q := c.Request.URL.Query(); len(q) > 0 {
+	if c.Request.URL.RawQuery != "" {
+		q := c.Request.URL.Query()
 		if op.Kind.Writes() == Always {
 			return 0, nil, problem.New(problem.InvalidRequest, "this operation takes no query parameters; send the members in a JSON body")
 		}
 		members = withQuery(members, q)
 	}
-	req, err := op.parse(c.Param("id"), members)
+	parsed, err := op.parse(c.Param("id"), members)
 	if err != nil {
 		return 0, nil, err
 	}
+	req := &parsed
 	switch op.Kind {
 	case Get:
 		return op.get(ctx, s, req)
@@ -125,12 +129,12 @@ func (op *Op[E]) serve(s *Service, c *gin.Context) (int, *Result[E], error) {
 // parse sorts the body's members into the id, the parent of a delete by
 // parent, and the record's members, applying aliases and dropping ignored
 // members. Every problem found is reported at once.
-func (op *Op[E]) parse(pathID string, members []wire.Member) (*request, error) {
-	req := &request{}
+func (op *Op[E]) parse(pathID string, members []wire.Member) (request, error) {
+	var req request
 	var errs []problem.MemberError
 	if pathID != "" {
 		if err := wire.CheckID(pathID); err != nil {
-			return nil, problem.Member("id", "%s", err.Error())
+			return req, problem.Member("id", "%s", err.Error())
 		}
 		req.id, req.hasID, req.idFrom = pathID, true, "the id in the path"
 	}
@@ -139,7 +143,7 @@ func (op *Op[E]) parse(pathID string, members []wire.Member) (*request, error) {
 		if inner, ok := findMember(members, op.Wrapper); ok {
 			wrapped, err := wire.ParseObject(inner)
 			if err != nil || wire.Kind(inner) != "an object" {
-				return nil, problem.Member(op.Wrapper, "must be an object holding the record's members")
+				return req, problem.Member(op.Wrapper, "must be an object holding the record's members")
 			}
 			for _, m := range members {
 				if m.Name != op.Wrapper && !contains(op.IDMembers, m.Name) && !contains(op.Ignore, m.Name) {
@@ -148,7 +152,7 @@ func (op *Op[E]) parse(pathID string, members []wire.Member) (*request, error) {
 			}
 			for _, m := range members {
 				if contains(op.IDMembers, m.Name) {
-					errs = op.takeID(req, m.Name, m.Value, errs)
+					errs = op.takeID(&req, m.Name, m.Value, errs)
 				}
 			}
 			members, prefix = wrapped, op.Wrapper+"."
@@ -162,7 +166,7 @@ func (op *Op[E]) parse(pathID string, members []wire.Member) (*request, error) {
 		switch {
 		case contains(op.Ignore, name):
 		case contains(op.IDMembers, name):
-			errs = op.takeID(req, prefix+m.Name, m.Value, errs)
+			errs = op.takeID(&req, prefix+m.Name, m.Value, errs)
 		case op.By != "" && name == op.By:
 			v, err := wire.ID(m.Value)
 			if err != nil {
@@ -175,7 +179,7 @@ func (op *Op[E]) parse(pathID string, members []wire.Member) (*request, error) {
 		}
 	}
 	if len(errs) > 0 {
-		return nil, problem.Members(errs)
+		return req, problem.Members(errs)
 	}
 	return req, nil
 }
@@ -259,14 +263,23 @@ func (op *Op[E]) requireID(req *request) error {
 }
 
 func (op *Op[E]) list(ctx context.Context, s *Service, c *gin.Context, members []wire.Member) (int, *Result[E], error) {
-	q, err := parseListQuery(members, c.Request.URL.Query(), op.Res.Columns, op.Filters)
+	var query url.Values
+	if c.Request.URL.RawQuery != "" {
+		query = c.Request.URL.Query()
+	}
+	q, err := parseListQuery(members, query, op.Res.Columns, op.Filters)
 	if err != nil {
 		return 0, nil, err
 	}
 	if id := c.Param("id"); id != "" {
 		q.Filters = append(q.Filters, Filter{Column: "id", Value: id})
 	}
-	records, err := op.Res.List(ctx, s.Client, q)
+	ctx, cancel, err := s.readContext(ctx)
+	if err != nil {
+		return 0, nil, err
+	}
+	defer cancel()
+	records, err := page(ctx, s.Reader, op.Res, q)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -289,12 +302,17 @@ func (op *Op[E]) get(ctx context.Context, s *Service, req *request) (int, *Resul
 }
 
 func (op *Op[E]) read(ctx context.Context, s *Service, id string) (int, *Result[E], error) {
-	rec, err := op.Res.Get(ctx, s.Client, id)
-	if ent.IsNotFound(err) {
-		return 0, nil, notFound(op.Res.Object, id)
-	}
+	ctx, cancel, err := s.readContext(ctx)
 	if err != nil {
 		return 0, nil, err
+	}
+	defer cancel()
+	rec, found, err := find(ctx, s.Reader, op.Res, id)
+	switch {
+	case err != nil:
+		return 0, nil, err
+	case !found:
+		return 0, nil, notFound(op.Res.Object, id)
 	}
 	return http.StatusOK, &Result[E]{Record: rec, ID: id}, nil
 }
@@ -323,7 +341,7 @@ func (op *Op[E]) create(ctx context.Context, s *Service, req *request) (int, *Re
 		if err != nil {
 			return err
 		}
-		r.Record, err = op.Res.Get(ctx, c, id)
+		r.Record, err = op.Res.Reload(ctx, c, id)
 		return err
 	})
 	if err != nil {
@@ -343,7 +361,7 @@ func (op *Op[E]) patch(ctx context.Context, s *Service, req *request) (int, *Res
 		if err := in.Update(ctx, c, req.id); err != nil {
 			return err
 		}
-		r.Record, err = op.Res.Get(ctx, c, req.id)
+		r.Record, err = op.Res.Reload(ctx, c, req.id)
 		return err
 	})
 	if err != nil {
@@ -394,7 +412,7 @@ func (op *Op[E]) upsert(ctx context.Context, s *Service, req *request) (int, *Re
 				r.Created = true
 			}
 			var err error
-			r.Record, err = op.Res.Get(ctx, c, id)
+			r.Record, err = op.Res.Reload(ctx, c, id)
 			return err
 		})
 		if err == nil || attempt == 1 || !ent.IsConstraintError(err) || !req.hasID {
@@ -492,6 +510,8 @@ func mayWrite(ctx context.Context) error {
 
 // inTx runs fn in one transaction: all of it is written, or none.
 func (s *Service) inTx(ctx context.Context, fn func(c *ent.Client) error) error {
+	ctx, cancel := bounded(ctx)
+	defer cancel()
 	tx, err := s.Client.Tx(ctx)
 	if err != nil {
 		return err

@@ -28,11 +28,13 @@ type Route struct {
 
 // Guards are the middleware the router puts before a route's handler, in
 // the order the contract ranks competing errors: 401, then 429, then 403
-// for a route that always writes. Each may be nil.
+// for a route that always writes. Authenticate also sets the request's
+// deadline; public routes get Deadline instead. Each may be nil.
 type Guards struct {
 	Authenticate gin.HandlerFunc
 	RateLimit    gin.HandlerFunc
 	RequireWrite gin.HandlerFunc
+	Deadline     gin.HandlerFunc
 }
 
 // Router registers routes on a gin engine with the guards their metadata
@@ -68,14 +70,16 @@ func (r *Router) Handle(rt Route, h gin.HandlerFunc) {
 	if rt.Deprecated {
 		chain = append(chain, deprecation(rt.Successor))
 	}
+	guards := []gin.HandlerFunc{r.guards.Deadline}
 	if !rt.Public {
-		for _, g := range []gin.HandlerFunc{r.guards.Authenticate, r.guards.RateLimit} {
-			if g != nil {
-				chain = append(chain, g)
-			}
+		guards = []gin.HandlerFunc{r.guards.Authenticate, r.guards.RateLimit}
+		if rt.Kind.Writes() == Always {
+			guards = append(guards, r.guards.RequireWrite)
 		}
-		if rt.Kind.Writes() == Always && r.guards.RequireWrite != nil {
-			chain = append(chain, r.guards.RequireWrite)
+	}
+	for _, g := range guards {
+		if g != nil {
+			chain = append(chain, g)
 		}
 	}
 	r.engine.Handle(rt.Method, rt.Path, append(chain, h)...)

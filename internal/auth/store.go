@@ -2,9 +2,12 @@ package auth
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"records/ent"
@@ -45,8 +48,8 @@ type Store struct {
 	ttl    time.Duration
 	now    func() time.Time
 
-	mu    sync.Mutex
-	cache map[string]cachedToken // by secret hash
+	cache    sync.Map // secret's SHA-256 → cachedToken; read-mostly, so lock-free
+	cacheLen atomic.Int64
 }
 
 type cachedToken struct {
@@ -61,7 +64,7 @@ const maxCached = 10000
 // NewStore makes a store over client; cacheTTL 0 checks every request
 // against the database.
 func NewStore(client *ent.Client, cacheTTL time.Duration) *Store {
-	return &Store{client: client, ttl: cacheTTL, now: time.Now, cache: map[string]cachedToken{}}
+	return &Store{client: client, ttl: cacheTTL, now: time.Now}
 }
 
 // Create issues a token for the team named teamName (created on first
@@ -156,26 +159,27 @@ func (s *Store) Revoke(ctx context.Context, id string) error {
 		return nil
 	}
 	err = s.client.APIToken.UpdateOneID(id).SetRevokedAt(s.now().UTC()).Exec(ctx)
-	s.forget(tok.SecretHash)
+	if key, derr := hex.DecodeString(tok.SecretHash); derr == nil && len(key) == sha256.Size {
+		s.cache.Delete([sha256.Size]byte(key))
+	}
 	return err
 }
 
 // Verify returns the principal of a secret, or ErrInvalidToken.
 func (s *Store) Verify(ctx context.Context, secret string) (Principal, error) {
-	hash := HashSecret(secret)
+	key := sha256.Sum256([]byte(secret))
 	now := s.now()
-	s.mu.Lock()
-	c, ok := s.cache[hash]
-	s.mu.Unlock()
-	if ok && now.Sub(c.checkedAt) < s.ttl {
+	if v, ok := s.cache.Load(key); ok && now.Sub(v.(cachedToken).checkedAt) < s.ttl {
+		c := v.(cachedToken)
 		if c.expiresAt != nil && !now.Before(*c.expiresAt) {
 			return Principal{}, ErrInvalidToken
 		}
 		return c.principal, nil
 	}
+	hash := hex.EncodeToString(key[:])
 	tok, err := s.client.APIToken.Query().Where(apitoken.SecretHash(hash)).Only(ctx)
 	if ent.IsNotFound(err) {
-		s.forget(hash)
+		s.cache.Delete(key)
 		return Principal{}, ErrInvalidToken
 	}
 	if err != nil {
@@ -184,25 +188,20 @@ func (s *Store) Verify(ctx context.Context, secret string) (Principal, error) {
 	// The lookup found the hash by index; the comparison that decides is
 	// constant-time all the same.
 	if !SameHash(tok.SecretHash, hash) || tok.RevokedAt != nil || (tok.ExpiresAt != nil && !now.Before(*tok.ExpiresAt)) {
-		s.forget(hash)
+		s.cache.Delete(key)
 		return Principal{}, ErrInvalidToken
 	}
 	p := Principal{TokenID: tok.ID, Team: tok.TeamID, Scope: Scope(tok.Scope)}
 	if s.ttl > 0 {
-		s.mu.Lock()
-		if len(s.cache) >= maxCached {
-			clear(s.cache)
+		if s.cacheLen.Load() >= maxCached {
+			s.cache.Clear()
+			s.cacheLen.Store(0)
 		}
-		s.cache[hash] = cachedToken{principal: p, expiresAt: tok.ExpiresAt, checkedAt: now}
-		s.mu.Unlock()
+		if _, loaded := s.cache.Swap(key, cachedToken{principal: p, expiresAt: tok.ExpiresAt, checkedAt: now}); !loaded {
+			s.cacheLen.Add(1)
+		}
 	}
 	return p, nil
-}
-
-func (s *Store) forget(hash string) {
-	s.mu.Lock()
-	delete(s.cache, hash)
-	s.mu.Unlock()
 }
 
 func toToken(t *ent.APIToken, tm *ent.Team) Token {

@@ -3,6 +3,8 @@ package db
 import (
 	"context"
 	"database/sql"
+	"strconv"
+	"strings"
 	"sync"
 )
 
@@ -15,13 +17,18 @@ import (
 type stmtCache struct {
 	db  *sql.DB
 	max int
+	// rebind rewrites a query before it is prepared, or is nil.
+	rebind func(string) string
 
-	mu    sync.RWMutex
-	stmts map[string]*sql.Stmt
+	// stmts maps query text to *sql.Stmt. Reads vastly outnumber writes,
+	// and a sync.Map reads without a lock both cores would contend for.
+	stmts sync.Map
+	mu    sync.Mutex // serializes additions, so n stays exact
+	n     int
 }
 
 func newStmtCache(db *sql.DB, max int) *stmtCache {
-	return &stmtCache{db: db, max: max, stmts: make(map[string]*sql.Stmt)}
+	return &stmtCache{db: db, max: max}
 }
 
 // get returns the prepared statement for query, preparing it on first use,
@@ -29,36 +36,44 @@ func newStmtCache(db *sql.DB, max int) *stmtCache {
 // for a pooled connection, and a transaction holding one may be waiting for
 // the lock.
 func (c *stmtCache) get(ctx context.Context, query string) (*sql.Stmt, error) {
-	c.mu.RLock()
-	st, ok := c.stmts[query]
-	full := len(c.stmts) >= c.max
-	c.mu.RUnlock()
-	if ok {
+	if st := c.cached(query); st != nil {
 		return st, nil
 	}
+	c.mu.Lock()
+	full := c.n >= c.max
+	c.mu.Unlock()
 	if full {
 		return nil, nil
 	}
-	st, err := c.db.PrepareContext(ctx, query)
+	st, err := c.db.PrepareContext(ctx, c.text(query))
 	if err != nil {
 		return nil, err
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if prev, ok := c.stmts[query]; ok {
+	if prev, loaded := c.stmts.LoadOrStore(query, st); loaded {
 		// Another caller prepared it meanwhile; keep one.
 		st.Close()
-		return prev, nil
+		return prev.(*sql.Stmt), nil
 	}
-	c.stmts[query] = st
+	c.n++
 	return st, nil
+}
+
+// text is the SQL actually run for query.
+func (c *stmtCache) text(query string) string {
+	if c.rebind == nil {
+		return query
+	}
+	return c.rebind(query)
 }
 
 // cached returns the statement for query if it is prepared already.
 func (c *stmtCache) cached(query string) *sql.Stmt {
-	c.mu.RLock()
-	defer c.mu.RUnlock()
-	return c.stmts[query]
+	if st, ok := c.stmts.Load(query); ok {
+		return st.(*sql.Stmt)
+	}
+	return nil
 }
 
 // close closes every cached statement.
@@ -66,12 +81,14 @@ func (c *stmtCache) close() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	var first error
-	for q, st := range c.stmts {
-		if err := st.Close(); err != nil && first == nil {
+	c.stmts.Range(func(q, st any) bool {
+		if err := st.(*sql.Stmt).Close(); err != nil && first == nil {
 			first = err
 		}
-		delete(c.stmts, q)
-	}
+		c.stmts.Delete(q)
+		return true
+	})
+	c.n = 0
 	return first
 }
 
@@ -84,7 +101,7 @@ func (p dbConn) ExecContext(ctx context.Context, query string, args ...any) (sql
 		return nil, err
 	}
 	if st == nil {
-		return p.c.db.ExecContext(ctx, query, args...)
+		return p.c.db.ExecContext(ctx, p.c.text(query), args...)
 	}
 	return st.ExecContext(ctx, args...)
 }
@@ -95,7 +112,7 @@ func (p dbConn) QueryContext(ctx context.Context, query string, args ...any) (*s
 		return nil, err
 	}
 	if st == nil {
-		return p.c.db.QueryContext(ctx, query, args...)
+		return p.c.db.QueryContext(ctx, p.c.text(query), args...)
 	}
 	return st.QueryContext(ctx, args...)
 }
@@ -120,4 +137,29 @@ func (t txConn) QueryContext(ctx context.Context, query string, args ...any) (*s
 		return t.tx.StmtContext(ctx, st).QueryContext(ctx, args...)
 	}
 	return t.tx.QueryContext(ctx, query, args...)
+}
+
+// dollarPlaceholders rewrites ? placeholders as PostgreSQL's $1, $2, …,
+// leaving quoted text alone.
+func dollarPlaceholders(query string) string {
+	var b strings.Builder
+	n := 0
+	var quote byte
+	for i := 0; i < len(query); i++ {
+		c := query[i]
+		switch {
+		case quote != 0:
+			if c == quote {
+				quote = 0
+			}
+		case c == '\'' || c == '"':
+			quote = c
+		case c == '?':
+			n++
+			b.WriteString("$" + strconv.Itoa(n))
+			continue
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
 }

@@ -31,6 +31,7 @@ type resourceView struct {
 	Type   string // the contract's name, e.g. "Return"
 	Plural string
 	Object string
+	Table  string // the SQL table
 	File   string // generated file, relative to the handlers folder
 	ID     *fieldView
 	// Fields are the members in order, the id first; hidden fields excluded.
@@ -99,12 +100,12 @@ func (r *resourceView) EagerLoad() string {
 	return b.String()
 }
 
-// Imports are the packages the resource's file uses; "" separates groups.
+// Imports are the import lines of the resource's file; "" separates groups.
 func (r *resourceView) Imports() []string {
-	std := []string{"context"}
+	std := []string{"context", "database/sql"}
 	for _, f := range r.Fields {
 		switch f.GoType {
-		case "json.RawMessage":
+		case "json.RawMessage", "map[string]string":
 			std = append(std, "encoding/json")
 		case "time.Time":
 			std = append(std, "time")
@@ -124,9 +125,15 @@ func (r *resourceView) Imports() []string {
 	if len(r.Embeds) > 0 {
 		own = append(own, p.runtime("problem"))
 	}
-	out := append(uniqueSorted(std), "")
-	out = append(out, "entgo.io/ent/dialect/sql", "")
-	return append(out, uniqueSorted(own)...)
+	var out []string
+	for _, i := range uniqueSorted(std) {
+		out = append(out, strconv.Quote(i))
+	}
+	out = append(out, "", `entsql "entgo.io/ent/dialect/sql"`, "")
+	for _, i := range uniqueSorted(own) {
+		out = append(out, strconv.Quote(i))
+	}
+	return out
 }
 
 func uniqueSorted(list []string) []string {
@@ -182,6 +189,12 @@ type fieldView struct {
 	Stamp string
 	// Nullable is false only for the id.
 	Nullable bool
+	// How a read scans the field: into ScanTarget, a holder of type
+	// ScanHolder when the entity's field cannot take the column directly,
+	// and then ScanAssign moves the holder's value into the entity.
+	ScanHolder string
+	ScanTarget string
+	ScanAssign string
 }
 
 // Append is the Go expression appending the field of entity e to b.
@@ -249,6 +262,7 @@ func buildResources(graph *gen.Graph, paths importPaths) ([]*resourceView, error
 			Type:   ra.Type,
 			Plural: ra.Plural,
 			Object: ra.Object,
+			Table:  t.Table(),
 			File:   t.Package() + ".go",
 		}
 		byName[t.Name] = r
@@ -320,7 +334,7 @@ func fillResource(r *resourceView, t *gen.Type, byName map[string]*resourceView)
 			Child:     child,
 			ChildPkg:  child.Pkg,
 			ChildName: child.Name,
-			ChildFK:   &fieldView{Member: ref.Field().Name, GoName: ref.Field().StructField()},
+			ChildFK:   &fieldView{Member: ref.Field().Name, GoName: ref.Field().StructField(), ColumnName: ref.Field().StorageKey()},
 		})
 	}
 	r.Unique = append(r.Unique, pair{"id", "id"})
@@ -338,6 +352,7 @@ func fillResource(r *resourceView, t *gen.Type, byName map[string]*resourceView)
 	}
 	for i, f := range r.Fields {
 		f.KeyLit = keyLiteral(f.Member, i == 0)
+		f.setScan(i)
 	}
 	for _, e := range r.Embeds {
 		e.KeyLit = keyLiteral(e.Member, false)
@@ -412,6 +427,43 @@ func newField(pkg string, f *gen.Field, fa annotation.Field) (*fieldView, error)
 		return nil, fmt.Errorf("field %s must be Optional().Nillable(): every member but the id can be null", f.Name)
 	}
 	return v, nil
+}
+
+// setScan decides how the field is read from a row (the i-th column).
+// Nullable columns go through a holder in the row struct, whose value the
+// entity's pointer then points into: one allocation per record.
+func (f *fieldView) setScan(i int) {
+	holder := fmt.Sprintf("f%d", i)
+	null := map[string]string{
+		"string": "String", "integer": "Int64", "number": "Float64", "boolean": "Bool", "date": "Time", "datetime": "Time",
+	}
+	switch {
+	case f.IsID || (f.ReadOnly && f.Kind == "integer"):
+		f.ScanTarget = "&r.e." + f.GoName
+	case f.Kind == "object":
+		f.ScanHolder, f.ScanTarget = "[]byte", "&r."+holder
+		f.ScanAssign = fmt.Sprintf("r.e.%s = json.RawMessage(r.%s)", f.GoName, holder)
+	case f.Kind == "string_map":
+		f.ScanHolder, f.ScanTarget = "[]byte", "&r."+holder
+		f.ScanAssign = fmt.Sprintf("if len(r.%[1]s) > 0 {\n\t\tif err := json.Unmarshal(r.%[1]s, &r.e.%[2]s); err != nil {\n\t\t\treturn nil, err\n\t\t}\n\t}", holder, f.GoName)
+	default:
+		v := null[f.Kind]
+		f.ScanHolder, f.ScanTarget = "sql.Null"+v, "&r."+holder
+		f.ScanAssign = fmt.Sprintf("if r.%[1]s.Valid {\n\t\tr.e.%[2]s = &r.%[1]s.%[3]s\n\t}", holder, f.GoName, v)
+	}
+}
+
+// ScanVar is the field's holder in the row struct.
+func (f *fieldView) ScanVar() string { return strings.TrimPrefix(f.ScanTarget, "&r.") }
+
+// Select is the statement reading every field the encoder writes, in
+// order, for the runtime to complete with its WHERE clause.
+func (r *resourceView) Select() string {
+	cols := make([]string, len(r.Fields))
+	for i, f := range r.Fields {
+		cols[i] = strconv.Quote(f.ColumnName)
+	}
+	return "SELECT " + strings.Join(cols, ", ") + ` FROM "` + r.Table + `"`
 }
 
 // lowerFirst lowers the leading upper-case run of a Go name: ReturnRecord →

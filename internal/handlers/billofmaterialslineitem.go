@@ -4,8 +4,9 @@ package handlers
 
 import (
 	"context"
+	"database/sql"
 
-	"entgo.io/ent/dialect/sql"
+	entsql "entgo.io/ent/dialect/sql"
 
 	"records/ent"
 	"records/ent/billofmaterialslineitem"
@@ -173,6 +174,50 @@ func appendBillOfMaterialsLineItem(b []byte, e *ent.BillOfMaterialsLineItem) []b
 	return append(b, '}')
 }
 
+// billOfMaterialsLineItemRow is one scanned row: the record, and holders for its nullable
+// columns that the record's pointers then point into, so a record read costs
+// one allocation.
+type billOfMaterialsLineItemRow struct {
+	e  ent.BillOfMaterialsLineItem
+	f1 sql.NullString
+	f2 sql.NullString
+	f3 sql.NullString
+	f4 sql.NullString
+	f5 sql.NullString
+	f6 sql.NullFloat64
+	f7 sql.NullString
+}
+
+// scanBillOfMaterialsLineItem reads one row of billOfMaterialsLineItemResource.Select.
+func scanBillOfMaterialsLineItem(rows *sql.Rows) (*ent.BillOfMaterialsLineItem, error) {
+	r := new(billOfMaterialsLineItemRow)
+	if err := rows.Scan(&r.e.ID, &r.f1, &r.f2, &r.f3, &r.f4, &r.f5, &r.f6, &r.f7); err != nil {
+		return nil, err
+	}
+	if r.f1.Valid {
+		r.e.BillOfMaterialsNumber = &r.f1.String
+	}
+	if r.f2.Valid {
+		r.e.LineType = &r.f2.String
+	}
+	if r.f3.Valid {
+		r.e.PartName = &r.f3.String
+	}
+	if r.f4.Valid {
+		r.e.PartNumber = &r.f4.String
+	}
+	if r.f5.Valid {
+		r.e.PurchaseSupplyType = &r.f5.String
+	}
+	if r.f6.Valid {
+		r.e.Quantity = &r.f6.Float64
+	}
+	if r.f7.Valid {
+		r.e.Status = &r.f7.String
+	}
+	return &r.e, nil
+}
+
 // billOfMaterialsLineItemResource is BillOfMaterialsLineItem for the runtime.
 var billOfMaterialsLineItemResource = &api.Resource[ent.BillOfMaterialsLineItem]{
 	Type:    "BillOfMaterialsLineItem",
@@ -193,7 +238,9 @@ var billOfMaterialsLineItemResource = &api.Resource[ent.BillOfMaterialsLineItem]
 	NewInput: func() api.Input[ent.BillOfMaterialsLineItem] { return new(billOfMaterialsLineItemInput) },
 	Encode:   appendBillOfMaterialsLineItem,
 	ID:       func(e *ent.BillOfMaterialsLineItem) string { return e.ID },
-	Get: func(ctx context.Context, c *ent.Client, id string) (*ent.BillOfMaterialsLineItem, error) {
+	Select:   "SELECT \"id\", \"bill_of_materials_number\", \"line_type\", \"part_name\", \"part_number\", \"purchase_supply_type\", \"quantity\", \"status\" FROM \"bill_of_materials_line_items\"",
+	Scan:     scanBillOfMaterialsLineItem,
+	Reload: func(ctx context.Context, c *ent.Client, id string) (*ent.BillOfMaterialsLineItem, error) {
 		return c.BillOfMaterialsLineItem.Query().Where(billofmaterialslineitem.ID(id)).Only(ctx)
 	},
 	Exists: func(ctx context.Context, c *ent.Client, id string, lock bool) (bool, error) {
@@ -203,18 +250,10 @@ var billOfMaterialsLineItemResource = &api.Resource[ent.BillOfMaterialsLineItem]
 		}
 		return q.Exist(ctx)
 	},
-	List: func(ctx context.Context, c *ent.Client, lq *api.ListQuery) ([]*ent.BillOfMaterialsLineItem, error) {
-		q := c.BillOfMaterialsLineItem.Query()
-		q.WhereP(lq.Predicates()...)
-		for _, o := range lq.Order() {
-			q.Order(o)
-		}
-		return q.Limit(lq.Limit + 1).Offset(lq.Offset).All(ctx)
-	},
 	Delete: func(ctx context.Context, c *ent.Client, id string) error {
 		return c.BillOfMaterialsLineItem.DeleteOneID(id).Exec(ctx)
 	},
 	DeleteWhere: func(ctx context.Context, c *ent.Client, column string, value any) (int, error) {
-		return c.BillOfMaterialsLineItem.Delete().Where(predicate.BillOfMaterialsLineItem(sql.FieldEQ(column, value))).Exec(ctx)
+		return c.BillOfMaterialsLineItem.Delete().Where(predicate.BillOfMaterialsLineItem(entsql.FieldEQ(column, value))).Exec(ctx)
 	},
 }

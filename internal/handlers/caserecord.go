@@ -4,8 +4,9 @@ package handlers
 
 import (
 	"context"
+	"database/sql"
 
-	"entgo.io/ent/dialect/sql"
+	entsql "entgo.io/ent/dialect/sql"
 
 	"records/ent"
 	"records/ent/caserecord"
@@ -203,6 +204,58 @@ func appendCaseRecord(b []byte, e *ent.CaseRecord) []byte {
 	return append(b, '}')
 }
 
+// caseRecordRow is one scanned row: the record, and holders for its nullable
+// columns that the record's pointers then point into, so a record read costs
+// one allocation.
+type caseRecordRow struct {
+	e  ent.CaseRecord
+	f1 sql.NullString
+	f2 sql.NullString
+	f3 sql.NullString
+	f4 sql.NullString
+	f5 sql.NullString
+	f6 sql.NullString
+	f7 sql.NullString
+	f8 sql.NullString
+	f9 sql.NullString
+}
+
+// scanCaseRecord reads one row of caseRecordResource.Select.
+func scanCaseRecord(rows *sql.Rows) (*ent.CaseRecord, error) {
+	r := new(caseRecordRow)
+	if err := rows.Scan(&r.e.ID, &r.f1, &r.f2, &r.f3, &r.f4, &r.f5, &r.f6, &r.f7, &r.f8, &r.f9); err != nil {
+		return nil, err
+	}
+	if r.f1.Valid {
+		r.e.CaseName = &r.f1.String
+	}
+	if r.f2.Valid {
+		r.e.Description = &r.f2.String
+	}
+	if r.f3.Valid {
+		r.e.CaseNumber = &r.f3.String
+	}
+	if r.f4.Valid {
+		r.e.CaseStatus = &r.f4.String
+	}
+	if r.f5.Valid {
+		r.e.Priority = &r.f5.String
+	}
+	if r.f6.Valid {
+		r.e.Submitter = &r.f6.String
+	}
+	if r.f7.Valid {
+		r.e.Resolver = &r.f7.String
+	}
+	if r.f8.Valid {
+		r.e.CreatedDate = &r.f8.String
+	}
+	if r.f9.Valid {
+		r.e.UpdatedDate = &r.f9.String
+	}
+	return &r.e, nil
+}
+
 // caseRecordResource is Case for the runtime.
 var caseRecordResource = &api.Resource[ent.CaseRecord]{
 	Type:    "Case",
@@ -225,7 +278,9 @@ var caseRecordResource = &api.Resource[ent.CaseRecord]{
 	NewInput: func() api.Input[ent.CaseRecord] { return new(caseRecordInput) },
 	Encode:   appendCaseRecord,
 	ID:       func(e *ent.CaseRecord) string { return e.ID },
-	Get: func(ctx context.Context, c *ent.Client, id string) (*ent.CaseRecord, error) {
+	Select:   "SELECT \"id\", \"case_name\", \"description\", \"case_number\", \"case_status\", \"priority\", \"submitter\", \"resolver\", \"created_date\", \"updated_date\" FROM \"cases\"",
+	Scan:     scanCaseRecord,
+	Reload: func(ctx context.Context, c *ent.Client, id string) (*ent.CaseRecord, error) {
 		return c.CaseRecord.Query().Where(caserecord.ID(id)).Only(ctx)
 	},
 	Exists: func(ctx context.Context, c *ent.Client, id string, lock bool) (bool, error) {
@@ -235,18 +290,10 @@ var caseRecordResource = &api.Resource[ent.CaseRecord]{
 		}
 		return q.Exist(ctx)
 	},
-	List: func(ctx context.Context, c *ent.Client, lq *api.ListQuery) ([]*ent.CaseRecord, error) {
-		q := c.CaseRecord.Query()
-		q.WhereP(lq.Predicates()...)
-		for _, o := range lq.Order() {
-			q.Order(o)
-		}
-		return q.Limit(lq.Limit + 1).Offset(lq.Offset).All(ctx)
-	},
 	Delete: func(ctx context.Context, c *ent.Client, id string) error {
 		return c.CaseRecord.DeleteOneID(id).Exec(ctx)
 	},
 	DeleteWhere: func(ctx context.Context, c *ent.Client, column string, value any) (int, error) {
-		return c.CaseRecord.Delete().Where(predicate.CaseRecord(sql.FieldEQ(column, value))).Exec(ctx)
+		return c.CaseRecord.Delete().Where(predicate.CaseRecord(entsql.FieldEQ(column, value))).Exec(ctx)
 	},
 }

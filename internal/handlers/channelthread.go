@@ -4,9 +4,10 @@ package handlers
 
 import (
 	"context"
+	"database/sql"
 	"time"
 
-	"entgo.io/ent/dialect/sql"
+	entsql "entgo.io/ent/dialect/sql"
 
 	"records/ent"
 	"records/ent/caserecord"
@@ -121,6 +122,34 @@ func appendChannelThread(b []byte, e *ent.ChannelThread) []byte {
 	return append(b, '}')
 }
 
+// channelThreadRow is one scanned row: the record, and holders for its nullable
+// columns that the record's pointers then point into, so a record read costs
+// one allocation.
+type channelThreadRow struct {
+	e  ent.ChannelThread
+	f1 sql.NullString
+	f2 sql.NullTime
+	f3 sql.NullTime
+}
+
+// scanChannelThread reads one row of channelThreadResource.Select.
+func scanChannelThread(rows *sql.Rows) (*ent.ChannelThread, error) {
+	r := new(channelThreadRow)
+	if err := rows.Scan(&r.e.ID, &r.f1, &r.f2, &r.f3); err != nil {
+		return nil, err
+	}
+	if r.f1.Valid {
+		r.e.CaseID = &r.f1.String
+	}
+	if r.f2.Valid {
+		r.e.CreatedAt = &r.f2.Time
+	}
+	if r.f3.Valid {
+		r.e.UpdatedAt = &r.f3.Time
+	}
+	return &r.e, nil
+}
+
 // channelThreadResource is ChannelThread for the runtime.
 var channelThreadResource = &api.Resource[ent.ChannelThread]{
 	Type:    "ChannelThread",
@@ -137,7 +166,9 @@ var channelThreadResource = &api.Resource[ent.ChannelThread]{
 	NewInput: func() api.Input[ent.ChannelThread] { return new(channelThreadInput) },
 	Encode:   appendChannelThread,
 	ID:       func(e *ent.ChannelThread) string { return e.ID },
-	Get: func(ctx context.Context, c *ent.Client, id string) (*ent.ChannelThread, error) {
+	Select:   "SELECT \"id\", \"case_id\", \"created_at\", \"updated_at\" FROM \"channel_threads\"",
+	Scan:     scanChannelThread,
+	Reload: func(ctx context.Context, c *ent.Client, id string) (*ent.ChannelThread, error) {
 		return c.ChannelThread.Query().Where(channelthread.ID(id)).Only(ctx)
 	},
 	Exists: func(ctx context.Context, c *ent.Client, id string, lock bool) (bool, error) {
@@ -147,18 +178,10 @@ var channelThreadResource = &api.Resource[ent.ChannelThread]{
 		}
 		return q.Exist(ctx)
 	},
-	List: func(ctx context.Context, c *ent.Client, lq *api.ListQuery) ([]*ent.ChannelThread, error) {
-		q := c.ChannelThread.Query()
-		q.WhereP(lq.Predicates()...)
-		for _, o := range lq.Order() {
-			q.Order(o)
-		}
-		return q.Limit(lq.Limit + 1).Offset(lq.Offset).All(ctx)
-	},
 	Delete: func(ctx context.Context, c *ent.Client, id string) error {
 		return c.ChannelThread.DeleteOneID(id).Exec(ctx)
 	},
 	DeleteWhere: func(ctx context.Context, c *ent.Client, column string, value any) (int, error) {
-		return c.ChannelThread.Delete().Where(predicate.ChannelThread(sql.FieldEQ(column, value))).Exec(ctx)
+		return c.ChannelThread.Delete().Where(predicate.ChannelThread(entsql.FieldEQ(column, value))).Exec(ctx)
 	},
 }

@@ -4,8 +4,9 @@ package handlers
 
 import (
 	"context"
+	"database/sql"
 
-	"entgo.io/ent/dialect/sql"
+	entsql "entgo.io/ent/dialect/sql"
 
 	"records/ent"
 	"records/ent/contact"
@@ -533,6 +534,146 @@ func appendContact(b []byte, e *ent.Contact) []byte {
 	return append(b, '}')
 }
 
+// contactRow is one scanned row: the record, and holders for its nullable
+// columns that the record's pointers then point into, so a record read costs
+// one allocation.
+type contactRow struct {
+	e   ent.Contact
+	f1  sql.NullString
+	f2  sql.NullString
+	f3  sql.NullString
+	f4  sql.NullString
+	f5  sql.NullString
+	f6  sql.NullString
+	f7  sql.NullString
+	f8  sql.NullString
+	f9  sql.NullString
+	f10 sql.NullBool
+	f11 sql.NullString
+	f12 sql.NullBool
+	f13 sql.NullString
+	f14 sql.NullBool
+	f15 sql.NullString
+	f16 sql.NullString
+	f17 sql.NullBool
+	f18 sql.NullString
+	f19 sql.NullString
+	f20 sql.NullString
+	f21 sql.NullString
+	f22 sql.NullString
+	f23 sql.NullString
+	f24 sql.NullString
+	f25 sql.NullString
+	f26 sql.NullString
+	f27 sql.NullString
+	f28 sql.NullString
+	f29 sql.NullString
+	f30 sql.NullString
+	f31 sql.NullString
+}
+
+// scanContact reads one row of contactResource.Select.
+func scanContact(rows *sql.Rows) (*ent.Contact, error) {
+	r := new(contactRow)
+	if err := rows.Scan(&r.e.ID, &r.f1, &r.f2, &r.f3, &r.f4, &r.f5, &r.f6, &r.f7, &r.f8, &r.f9, &r.f10, &r.f11, &r.f12, &r.f13, &r.f14, &r.f15, &r.f16, &r.f17, &r.f18, &r.f19, &r.f20, &r.f21, &r.f22, &r.f23, &r.f24, &r.f25, &r.f26, &r.f27, &r.f28, &r.f29, &r.f30, &r.f31); err != nil {
+		return nil, err
+	}
+	if r.f1.Valid {
+		r.e.Assistant = &r.f1.String
+	}
+	if r.f2.Valid {
+		r.e.AssistantPhone = &r.f2.String
+	}
+	if r.f3.Valid {
+		r.e.Avatar = &r.f3.String
+	}
+	if r.f4.Valid {
+		r.e.Birthdate = &r.f4.String
+	}
+	if r.f5.Valid {
+		r.e.Controller = &r.f5.String
+	}
+	if r.f6.Valid {
+		r.e.CreatedAt = &r.f6.String
+	}
+	if r.f7.Valid {
+		r.e.CreatedBy = &r.f7.String
+	}
+	if r.f8.Valid {
+		r.e.Department = &r.f8.String
+	}
+	if r.f9.Valid {
+		r.e.Description = &r.f9.String
+	}
+	if r.f10.Valid {
+		r.e.DoNotCall = &r.f10.Bool
+	}
+	if r.f11.Valid {
+		r.e.Email = &r.f11.String
+	}
+	if r.f12.Valid {
+		r.e.EmailOptOut = &r.f12.Bool
+	}
+	if r.f13.Valid {
+		r.e.Fax = &r.f13.String
+	}
+	if r.f14.Valid {
+		r.e.FaxOptOut = &r.f14.Bool
+	}
+	if r.f15.Valid {
+		r.e.FirstName = &r.f15.String
+	}
+	if r.f16.Valid {
+		r.e.Handle = &r.f16.String
+	}
+	if r.f17.Valid {
+		r.e.IsInvalid = &r.f17.Bool
+	}
+	if r.f18.Valid {
+		r.e.Languages = &r.f18.String
+	}
+	if r.f19.Valid {
+		r.e.LastName = &r.f19.String
+	}
+	if r.f20.Valid {
+		r.e.LastModifiedBy = &r.f20.String
+	}
+	if r.f21.Valid {
+		r.e.LeadSource = &r.f21.String
+	}
+	if r.f22.Valid {
+		r.e.MailingCity = &r.f22.String
+	}
+	if r.f23.Valid {
+		r.e.MailingCountry = &r.f23.String
+	}
+	if r.f24.Valid {
+		r.e.MailingGeocodeAccuracy = &r.f24.String
+	}
+	if r.f25.Valid {
+		r.e.MailingState = &r.f25.String
+	}
+	if r.f26.Valid {
+		r.e.MailingStreet = &r.f26.String
+	}
+	if r.f27.Valid {
+		r.e.Owner = &r.f27.String
+	}
+	if r.f28.Valid {
+		r.e.Phone = &r.f28.String
+	}
+	if r.f29.Valid {
+		r.e.PhotoURL = &r.f29.String
+	}
+	if r.f30.Valid {
+		r.e.Processor = &r.f30.String
+	}
+	if r.f31.Valid {
+		r.e.Title = &r.f31.String
+	}
+	return &r.e, nil
+}
+
 // contactResource is Contact for the runtime.
 var contactResource = &api.Resource[ent.Contact]{
 	Type:    "Contact",
@@ -577,7 +718,9 @@ var contactResource = &api.Resource[ent.Contact]{
 	NewInput: func() api.Input[ent.Contact] { return new(contactInput) },
 	Encode:   appendContact,
 	ID:       func(e *ent.Contact) string { return e.ID },
-	Get: func(ctx context.Context, c *ent.Client, id string) (*ent.Contact, error) {
+	Select:   "SELECT \"id\", \"assistant\", \"assistant_phone\", \"avatar\", \"birthdate\", \"controller\", \"created_at\", \"created_by\", \"department\", \"description\", \"do_not_call\", \"email\", \"email_opt_out\", \"fax\", \"fax_opt_out\", \"first_name\", \"handle\", \"is_invalid\", \"languages\", \"last_name\", \"last_modified_by\", \"lead_source\", \"mailing_city\", \"mailing_country\", \"mailing_geocode_accuracy\", \"mailing_state\", \"mailing_street\", \"owner\", \"phone\", \"photo_url\", \"processor\", \"title\" FROM \"contacts\"",
+	Scan:     scanContact,
+	Reload: func(ctx context.Context, c *ent.Client, id string) (*ent.Contact, error) {
 		return c.Contact.Query().Where(contact.ID(id)).Only(ctx)
 	},
 	Exists: func(ctx context.Context, c *ent.Client, id string, lock bool) (bool, error) {
@@ -587,18 +730,10 @@ var contactResource = &api.Resource[ent.Contact]{
 		}
 		return q.Exist(ctx)
 	},
-	List: func(ctx context.Context, c *ent.Client, lq *api.ListQuery) ([]*ent.Contact, error) {
-		q := c.Contact.Query()
-		q.WhereP(lq.Predicates()...)
-		for _, o := range lq.Order() {
-			q.Order(o)
-		}
-		return q.Limit(lq.Limit + 1).Offset(lq.Offset).All(ctx)
-	},
 	Delete: func(ctx context.Context, c *ent.Client, id string) error {
 		return c.Contact.DeleteOneID(id).Exec(ctx)
 	},
 	DeleteWhere: func(ctx context.Context, c *ent.Client, column string, value any) (int, error) {
-		return c.Contact.Delete().Where(predicate.Contact(sql.FieldEQ(column, value))).Exec(ctx)
+		return c.Contact.Delete().Where(predicate.Contact(entsql.FieldEQ(column, value))).Exec(ctx)
 	},
 }

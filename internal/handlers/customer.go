@@ -4,8 +4,9 @@ package handlers
 
 import (
 	"context"
+	"database/sql"
 
-	"entgo.io/ent/dialect/sql"
+	entsql "entgo.io/ent/dialect/sql"
 
 	"records/ent"
 	"records/ent/customer"
@@ -188,6 +189,54 @@ func appendCustomer(b []byte, e *ent.Customer) []byte {
 	return append(b, '}')
 }
 
+// customerRow is one scanned row: the record, and holders for its nullable
+// columns that the record's pointers then point into, so a record read costs
+// one allocation.
+type customerRow struct {
+	e  ent.Customer
+	f1 sql.NullString
+	f2 sql.NullString
+	f3 sql.NullString
+	f4 sql.NullString
+	f5 sql.NullString
+	f6 sql.NullString
+	f7 sql.NullString
+	f8 sql.NullString
+}
+
+// scanCustomer reads one row of customerResource.Select.
+func scanCustomer(rows *sql.Rows) (*ent.Customer, error) {
+	r := new(customerRow)
+	if err := rows.Scan(&r.e.ID, &r.f1, &r.f2, &r.f3, &r.f4, &r.f5, &r.f6, &r.f7, &r.f8); err != nil {
+		return nil, err
+	}
+	if r.f1.Valid {
+		r.e.SSOID = &r.f1.String
+	}
+	if r.f2.Valid {
+		r.e.Email = &r.f2.String
+	}
+	if r.f3.Valid {
+		r.e.FirstName = &r.f3.String
+	}
+	if r.f4.Valid {
+		r.e.LastName = &r.f4.String
+	}
+	if r.f5.Valid {
+		r.e.Phone = &r.f5.String
+	}
+	if r.f6.Valid {
+		r.e.PaymentCustomerID = &r.f6.String
+	}
+	if r.f7.Valid {
+		r.e.Timestamp = &r.f7.String
+	}
+	if r.f8.Valid {
+		r.e.ActivationDate = &r.f8.String
+	}
+	return &r.e, nil
+}
+
 // customerResource is Customer for the runtime.
 var customerResource = &api.Resource[ent.Customer]{
 	Type:    "Customer",
@@ -209,7 +258,9 @@ var customerResource = &api.Resource[ent.Customer]{
 	NewInput: func() api.Input[ent.Customer] { return new(customerInput) },
 	Encode:   appendCustomer,
 	ID:       func(e *ent.Customer) string { return e.ID },
-	Get: func(ctx context.Context, c *ent.Client, id string) (*ent.Customer, error) {
+	Select:   "SELECT \"id\", \"sso_id\", \"email\", \"first_name\", \"last_name\", \"phone\", \"payment_customer_id\", \"timestamp\", \"activation_date\" FROM \"customers\"",
+	Scan:     scanCustomer,
+	Reload: func(ctx context.Context, c *ent.Client, id string) (*ent.Customer, error) {
 		return c.Customer.Query().Where(customer.ID(id)).Only(ctx)
 	},
 	Exists: func(ctx context.Context, c *ent.Client, id string, lock bool) (bool, error) {
@@ -219,18 +270,10 @@ var customerResource = &api.Resource[ent.Customer]{
 		}
 		return q.Exist(ctx)
 	},
-	List: func(ctx context.Context, c *ent.Client, lq *api.ListQuery) ([]*ent.Customer, error) {
-		q := c.Customer.Query()
-		q.WhereP(lq.Predicates()...)
-		for _, o := range lq.Order() {
-			q.Order(o)
-		}
-		return q.Limit(lq.Limit + 1).Offset(lq.Offset).All(ctx)
-	},
 	Delete: func(ctx context.Context, c *ent.Client, id string) error {
 		return c.Customer.DeleteOneID(id).Exec(ctx)
 	},
 	DeleteWhere: func(ctx context.Context, c *ent.Client, column string, value any) (int, error) {
-		return c.Customer.Delete().Where(predicate.Customer(sql.FieldEQ(column, value))).Exec(ctx)
+		return c.Customer.Delete().Where(predicate.Customer(entsql.FieldEQ(column, value))).Exec(ctx)
 	},
 }

@@ -4,9 +4,10 @@ package handlers
 
 import (
 	"context"
+	"database/sql"
 	"time"
 
-	"entgo.io/ent/dialect/sql"
+	entsql "entgo.io/ent/dialect/sql"
 
 	"records/ent"
 	"records/ent/packinglist"
@@ -174,6 +175,50 @@ func appendPackingList(b []byte, e *ent.PackingList) []byte {
 	return append(b, '}')
 }
 
+// packingListRow is one scanned row: the record, and holders for its nullable
+// columns that the record's pointers then point into, so a record read costs
+// one allocation.
+type packingListRow struct {
+	e  ent.PackingList
+	f1 sql.NullString
+	f2 sql.NullTime
+	f3 sql.NullString
+	f4 sql.NullTime
+	f5 sql.NullString
+	f6 sql.NullString
+	f7 sql.NullString
+}
+
+// scanPackingList reads one row of packingListResource.Select.
+func scanPackingList(rows *sql.Rows) (*ent.PackingList, error) {
+	r := new(packingListRow)
+	if err := rows.Scan(&r.e.ID, &r.f1, &r.f2, &r.f3, &r.f4, &r.f5, &r.f6, &r.f7); err != nil {
+		return nil, err
+	}
+	if r.f1.Valid {
+		r.e.Number = &r.f1.String
+	}
+	if r.f2.Valid {
+		r.e.DeliveryDate = &r.f2.Time
+	}
+	if r.f3.Valid {
+		r.e.InvoiceNumber = &r.f3.String
+	}
+	if r.f4.Valid {
+		r.e.ArrivalDate = &r.f4.Time
+	}
+	if r.f5.Valid {
+		r.e.PurchaseOrderNumber = &r.f5.String
+	}
+	if r.f6.Valid {
+		r.e.ShipPer = &r.f6.String
+	}
+	if r.f7.Valid {
+		r.e.TrackingNumber = &r.f7.String
+	}
+	return &r.e, nil
+}
+
 // packingListResource is PackingList for the runtime.
 var packingListResource = &api.Resource[ent.PackingList]{
 	Type:    "PackingList",
@@ -194,7 +239,9 @@ var packingListResource = &api.Resource[ent.PackingList]{
 	NewInput: func() api.Input[ent.PackingList] { return new(packingListInput) },
 	Encode:   appendPackingList,
 	ID:       func(e *ent.PackingList) string { return e.ID },
-	Get: func(ctx context.Context, c *ent.Client, id string) (*ent.PackingList, error) {
+	Select:   "SELECT \"id\", \"number\", \"delivery_date\", \"invoice_number\", \"arrival_date\", \"purchase_order_number\", \"ship_per\", \"tracking_number\" FROM \"packing_lists\"",
+	Scan:     scanPackingList,
+	Reload: func(ctx context.Context, c *ent.Client, id string) (*ent.PackingList, error) {
 		return c.PackingList.Query().Where(packinglist.ID(id)).Only(ctx)
 	},
 	Exists: func(ctx context.Context, c *ent.Client, id string, lock bool) (bool, error) {
@@ -204,18 +251,10 @@ var packingListResource = &api.Resource[ent.PackingList]{
 		}
 		return q.Exist(ctx)
 	},
-	List: func(ctx context.Context, c *ent.Client, lq *api.ListQuery) ([]*ent.PackingList, error) {
-		q := c.PackingList.Query()
-		q.WhereP(lq.Predicates()...)
-		for _, o := range lq.Order() {
-			q.Order(o)
-		}
-		return q.Limit(lq.Limit + 1).Offset(lq.Offset).All(ctx)
-	},
 	Delete: func(ctx context.Context, c *ent.Client, id string) error {
 		return c.PackingList.DeleteOneID(id).Exec(ctx)
 	},
 	DeleteWhere: func(ctx context.Context, c *ent.Client, column string, value any) (int, error) {
-		return c.PackingList.Delete().Where(predicate.PackingList(sql.FieldEQ(column, value))).Exec(ctx)
+		return c.PackingList.Delete().Where(predicate.PackingList(entsql.FieldEQ(column, value))).Exec(ctx)
 	},
 }

@@ -4,8 +4,9 @@ package handlers
 
 import (
 	"context"
+	"database/sql"
 
-	"entgo.io/ent/dialect/sql"
+	entsql "entgo.io/ent/dialect/sql"
 
 	"records/ent"
 	"records/ent/packinglist"
@@ -150,6 +151,42 @@ func appendPackingListItem(b []byte, e *ent.PackingListItem) []byte {
 	return append(b, '}')
 }
 
+// packingListItemRow is one scanned row: the record, and holders for its nullable
+// columns that the record's pointers then point into, so a record read costs
+// one allocation.
+type packingListItemRow struct {
+	e  ent.PackingListItem
+	f1 sql.NullString
+	f2 sql.NullString
+	f3 sql.NullInt64
+	f4 sql.NullString
+	f5 sql.NullBool
+}
+
+// scanPackingListItem reads one row of packingListItemResource.Select.
+func scanPackingListItem(rows *sql.Rows) (*ent.PackingListItem, error) {
+	r := new(packingListItemRow)
+	if err := rows.Scan(&r.e.ID, &r.f1, &r.f2, &r.f3, &r.f4, &r.f5); err != nil {
+		return nil, err
+	}
+	if r.f1.Valid {
+		r.e.Sku = &r.f1.String
+	}
+	if r.f2.Valid {
+		r.e.Description = &r.f2.String
+	}
+	if r.f3.Valid {
+		r.e.Quantity = &r.f3.Int64
+	}
+	if r.f4.Valid {
+		r.e.PackingList = &r.f4.String
+	}
+	if r.f5.Valid {
+		r.e.Arrived = &r.f5.Bool
+	}
+	return &r.e, nil
+}
+
 // packingListItemResource is PackingListItem for the runtime.
 var packingListItemResource = &api.Resource[ent.PackingListItem]{
 	Type:    "PackingListItem",
@@ -168,7 +205,9 @@ var packingListItemResource = &api.Resource[ent.PackingListItem]{
 	NewInput: func() api.Input[ent.PackingListItem] { return new(packingListItemInput) },
 	Encode:   appendPackingListItem,
 	ID:       func(e *ent.PackingListItem) string { return e.ID },
-	Get: func(ctx context.Context, c *ent.Client, id string) (*ent.PackingListItem, error) {
+	Select:   "SELECT \"id\", \"sku\", \"description\", \"quantity\", \"packing_list\", \"arrived\" FROM \"packing_list_items\"",
+	Scan:     scanPackingListItem,
+	Reload: func(ctx context.Context, c *ent.Client, id string) (*ent.PackingListItem, error) {
 		return c.PackingListItem.Query().Where(packinglistitem.ID(id)).Only(ctx)
 	},
 	Exists: func(ctx context.Context, c *ent.Client, id string, lock bool) (bool, error) {
@@ -178,18 +217,10 @@ var packingListItemResource = &api.Resource[ent.PackingListItem]{
 		}
 		return q.Exist(ctx)
 	},
-	List: func(ctx context.Context, c *ent.Client, lq *api.ListQuery) ([]*ent.PackingListItem, error) {
-		q := c.PackingListItem.Query()
-		q.WhereP(lq.Predicates()...)
-		for _, o := range lq.Order() {
-			q.Order(o)
-		}
-		return q.Limit(lq.Limit + 1).Offset(lq.Offset).All(ctx)
-	},
 	Delete: func(ctx context.Context, c *ent.Client, id string) error {
 		return c.PackingListItem.DeleteOneID(id).Exec(ctx)
 	},
 	DeleteWhere: func(ctx context.Context, c *ent.Client, column string, value any) (int, error) {
-		return c.PackingListItem.Delete().Where(predicate.PackingListItem(sql.FieldEQ(column, value))).Exec(ctx)
+		return c.PackingListItem.Delete().Where(predicate.PackingListItem(entsql.FieldEQ(column, value))).Exec(ctx)
 	},
 }

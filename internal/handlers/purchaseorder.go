@@ -4,8 +4,9 @@ package handlers
 
 import (
 	"context"
+	"database/sql"
 
-	"entgo.io/ent/dialect/sql"
+	entsql "entgo.io/ent/dialect/sql"
 
 	"records/ent"
 	"records/ent/predicate"
@@ -323,6 +324,90 @@ func appendPurchaseOrder(b []byte, e *ent.PurchaseOrder) []byte {
 	return append(b, '}')
 }
 
+// purchaseOrderRow is one scanned row: the record, and holders for its nullable
+// columns that the record's pointers then point into, so a record read costs
+// one allocation.
+type purchaseOrderRow struct {
+	e   ent.PurchaseOrder
+	f1  sql.NullString
+	f2  sql.NullString
+	f3  sql.NullString
+	f4  sql.NullString
+	f5  sql.NullString
+	f6  sql.NullString
+	f7  sql.NullString
+	f8  sql.NullString
+	f9  sql.NullString
+	f10 sql.NullString
+	f11 sql.NullString
+	f12 sql.NullString
+	f13 sql.NullString
+	f14 sql.NullString
+	f15 sql.NullString
+	f16 sql.NullString
+	f17 sql.NullString
+}
+
+// scanPurchaseOrder reads one row of purchaseOrderResource.Select.
+func scanPurchaseOrder(rows *sql.Rows) (*ent.PurchaseOrder, error) {
+	r := new(purchaseOrderRow)
+	if err := rows.Scan(&r.e.ID, &r.f1, &r.f2, &r.f3, &r.f4, &r.f5, &r.f6, &r.f7, &r.f8, &r.f9, &r.f10, &r.f11, &r.f12, &r.f13, &r.f14, &r.f15, &r.f16, &r.f17); err != nil {
+		return nil, err
+	}
+	if r.f1.Valid {
+		r.e.Createdat = &r.f1.String
+	}
+	if r.f2.Valid {
+		r.e.DeliveryDate = &r.f2.String
+	}
+	if r.f3.Valid {
+		r.e.Description = &r.f3.String
+	}
+	if r.f4.Valid {
+		r.e.ExternalID = &r.f4.String
+	}
+	if r.f5.Valid {
+		r.e.Financer = &r.f5.String
+	}
+	if r.f6.Valid {
+		r.e.Fulfiller = &r.f6.String
+	}
+	if r.f7.Valid {
+		r.e.Lastupdated = &r.f7.String
+	}
+	if r.f8.Valid {
+		r.e.PurchaseDate = &r.f8.String
+	}
+	if r.f9.Valid {
+		r.e.PurchaseOrderHash = &r.f9.String
+	}
+	if r.f10.Valid {
+		r.e.PurchaseOrderName = &r.f10.String
+	}
+	if r.f11.Valid {
+		r.e.PurchaseOrderNumber = &r.f11.String
+	}
+	if r.f12.Valid {
+		r.e.PurchaseOrderStatus = &r.f12.String
+	}
+	if r.f13.Valid {
+		r.e.Purchaser = &r.f13.String
+	}
+	if r.f14.Valid {
+		r.e.Subtotal = &r.f14.String
+	}
+	if r.f15.Valid {
+		r.e.Total = &r.f15.String
+	}
+	if r.f16.Valid {
+		r.e.Vendor = &r.f16.String
+	}
+	if r.f17.Valid {
+		r.e.TransactionID = &r.f17.String
+	}
+	return &r.e, nil
+}
+
 // purchaseOrderResource is PurchaseOrder for the runtime.
 var purchaseOrderResource = &api.Resource[ent.PurchaseOrder]{
 	Type:    "PurchaseOrder",
@@ -353,7 +438,9 @@ var purchaseOrderResource = &api.Resource[ent.PurchaseOrder]{
 	NewInput: func() api.Input[ent.PurchaseOrder] { return new(purchaseOrderInput) },
 	Encode:   appendPurchaseOrder,
 	ID:       func(e *ent.PurchaseOrder) string { return e.ID },
-	Get: func(ctx context.Context, c *ent.Client, id string) (*ent.PurchaseOrder, error) {
+	Select:   "SELECT \"id\", \"createdat\", \"delivery_date\", \"description\", \"external_id\", \"financer\", \"fulfiller\", \"lastupdated\", \"purchase_date\", \"purchase_order_hash\", \"purchase_order_name\", \"purchase_order_number\", \"purchase_order_status\", \"purchaser\", \"subtotal\", \"total\", \"vendor\", \"transaction_id\" FROM \"purchase_orders\"",
+	Scan:     scanPurchaseOrder,
+	Reload: func(ctx context.Context, c *ent.Client, id string) (*ent.PurchaseOrder, error) {
 		return c.PurchaseOrder.Query().Where(purchaseorder.ID(id)).Only(ctx)
 	},
 	Exists: func(ctx context.Context, c *ent.Client, id string, lock bool) (bool, error) {
@@ -363,18 +450,10 @@ var purchaseOrderResource = &api.Resource[ent.PurchaseOrder]{
 		}
 		return q.Exist(ctx)
 	},
-	List: func(ctx context.Context, c *ent.Client, lq *api.ListQuery) ([]*ent.PurchaseOrder, error) {
-		q := c.PurchaseOrder.Query()
-		q.WhereP(lq.Predicates()...)
-		for _, o := range lq.Order() {
-			q.Order(o)
-		}
-		return q.Limit(lq.Limit + 1).Offset(lq.Offset).All(ctx)
-	},
 	Delete: func(ctx context.Context, c *ent.Client, id string) error {
 		return c.PurchaseOrder.DeleteOneID(id).Exec(ctx)
 	},
 	DeleteWhere: func(ctx context.Context, c *ent.Client, column string, value any) (int, error) {
-		return c.PurchaseOrder.Delete().Where(predicate.PurchaseOrder(sql.FieldEQ(column, value))).Exec(ctx)
+		return c.PurchaseOrder.Delete().Where(predicate.PurchaseOrder(entsql.FieldEQ(column, value))).Exec(ctx)
 	},
 }

@@ -4,8 +4,9 @@ package handlers
 
 import (
 	"context"
+	"database/sql"
 
-	"entgo.io/ent/dialect/sql"
+	entsql "entgo.io/ent/dialect/sql"
 
 	"records/ent"
 	"records/ent/predicate"
@@ -210,6 +211,58 @@ func appendReturnLineItem(b []byte, e *ent.ReturnLineItem) []byte {
 	return append(b, '}')
 }
 
+// returnLineItemRow is one scanned row: the record, and holders for its nullable
+// columns that the record's pointers then point into, so a record read costs
+// one allocation.
+type returnLineItemRow struct {
+	e  ent.ReturnLineItem
+	f1 sql.NullString
+	f2 sql.NullString
+	f3 sql.NullString
+	f4 sql.NullString
+	f5 sql.NullString
+	f6 sql.NullString
+	f7 sql.NullString
+	f8 sql.NullString
+	f9 sql.NullString
+}
+
+// scanReturnLineItem reads one row of returnLineItemResource.Select.
+func scanReturnLineItem(rows *sql.Rows) (*ent.ReturnLineItem, error) {
+	r := new(returnLineItemRow)
+	if err := rows.Scan(&r.e.ID, &r.f1, &r.f2, &r.f3, &r.f4, &r.f5, &r.f6, &r.f7, &r.f8, &r.f9); err != nil {
+		return nil, err
+	}
+	if r.f1.Valid {
+		r.e.Amount = &r.f1.String
+	}
+	if r.f2.Valid {
+		r.e.Condition = &r.f2.String
+	}
+	if r.f3.Valid {
+		r.e.FlatRateShipping = &r.f3.String
+	}
+	if r.f4.Valid {
+		r.e.Name = &r.f4.String
+	}
+	if r.f5.Valid {
+		r.e.Price = &r.f5.String
+	}
+	if r.f6.Valid {
+		r.e.ReturnID = &r.f6.String
+	}
+	if r.f7.Valid {
+		r.e.SerialNumber = &r.f7.String
+	}
+	if r.f8.Valid {
+		r.e.Sku = &r.f8.String
+	}
+	if r.f9.Valid {
+		r.e.TaxRefunded = &r.f9.String
+	}
+	return &r.e, nil
+}
+
 // returnLineItemResource is ReturnLineItem for the runtime.
 var returnLineItemResource = &api.Resource[ent.ReturnLineItem]{
 	Type:    "ReturnLineItem",
@@ -232,7 +285,9 @@ var returnLineItemResource = &api.Resource[ent.ReturnLineItem]{
 	NewInput: func() api.Input[ent.ReturnLineItem] { return new(returnLineItemInput) },
 	Encode:   appendReturnLineItem,
 	ID:       func(e *ent.ReturnLineItem) string { return e.ID },
-	Get: func(ctx context.Context, c *ent.Client, id string) (*ent.ReturnLineItem, error) {
+	Select:   "SELECT \"id\", \"amount\", \"condition\", \"flat_rate_shipping\", \"name\", \"price\", \"return_id\", \"serial_number\", \"sku\", \"tax_refunded\" FROM \"return_line_items\"",
+	Scan:     scanReturnLineItem,
+	Reload: func(ctx context.Context, c *ent.Client, id string) (*ent.ReturnLineItem, error) {
 		return c.ReturnLineItem.Query().Where(returnlineitem.ID(id)).Only(ctx)
 	},
 	Exists: func(ctx context.Context, c *ent.Client, id string, lock bool) (bool, error) {
@@ -242,18 +297,10 @@ var returnLineItemResource = &api.Resource[ent.ReturnLineItem]{
 		}
 		return q.Exist(ctx)
 	},
-	List: func(ctx context.Context, c *ent.Client, lq *api.ListQuery) ([]*ent.ReturnLineItem, error) {
-		q := c.ReturnLineItem.Query()
-		q.WhereP(lq.Predicates()...)
-		for _, o := range lq.Order() {
-			q.Order(o)
-		}
-		return q.Limit(lq.Limit + 1).Offset(lq.Offset).All(ctx)
-	},
 	Delete: func(ctx context.Context, c *ent.Client, id string) error {
 		return c.ReturnLineItem.DeleteOneID(id).Exec(ctx)
 	},
 	DeleteWhere: func(ctx context.Context, c *ent.Client, column string, value any) (int, error) {
-		return c.ReturnLineItem.Delete().Where(predicate.ReturnLineItem(sql.FieldEQ(column, value))).Exec(ctx)
+		return c.ReturnLineItem.Delete().Where(predicate.ReturnLineItem(entsql.FieldEQ(column, value))).Exec(ctx)
 	},
 }

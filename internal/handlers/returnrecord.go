@@ -4,8 +4,9 @@ package handlers
 
 import (
 	"context"
+	"database/sql"
 
-	"entgo.io/ent/dialect/sql"
+	entsql "entgo.io/ent/dialect/sql"
 
 	"records/ent"
 	"records/ent/predicate"
@@ -428,6 +429,118 @@ func appendReturnRecord(b []byte, e *ent.ReturnRecord) []byte {
 	return append(b, '}')
 }
 
+// returnRecordRow is one scanned row: the record, and holders for its nullable
+// columns that the record's pointers then point into, so a record read costs
+// one allocation.
+type returnRecordRow struct {
+	e   ent.ReturnRecord
+	f1  sql.NullString
+	f2  sql.NullString
+	f3  sql.NullString
+	f4  sql.NullString
+	f5  sql.NullString
+	f6  sql.NullString
+	f7  sql.NullString
+	f8  sql.NullString
+	f9  sql.NullString
+	f10 sql.NullString
+	f11 sql.NullString
+	f12 sql.NullString
+	f13 sql.NullString
+	f14 sql.NullString
+	f15 sql.NullString
+	f16 sql.NullString
+	f17 sql.NullString
+	f18 sql.NullString
+	f19 sql.NullString
+	f20 sql.NullString
+	f21 sql.NullString
+	f22 sql.NullString
+	f23 sql.NullString
+	f24 sql.NullString
+}
+
+// scanReturnRecord reads one row of returnRecordResource.Select.
+func scanReturnRecord(rows *sql.Rows) (*ent.ReturnRecord, error) {
+	r := new(returnRecordRow)
+	if err := rows.Scan(&r.e.ID, &r.f1, &r.f2, &r.f3, &r.f4, &r.f5, &r.f6, &r.f7, &r.f8, &r.f9, &r.f10, &r.f11, &r.f12, &r.f13, &r.f14, &r.f15, &r.f16, &r.f17, &r.f18, &r.f19, &r.f20, &r.f21, &r.f22, &r.f23, &r.f24); err != nil {
+		return nil, err
+	}
+	if r.f1.Valid {
+		r.e.OrderID = &r.f1.String
+	}
+	if r.f2.Valid {
+		r.e.Description = &r.f2.String
+	}
+	if r.f3.Valid {
+		r.e.Issue = &r.f3.String
+	}
+	if r.f4.Valid {
+		r.e.Status = &r.f4.String
+	}
+	if r.f5.Valid {
+		r.e.TrackingNumber = &r.f5.String
+	}
+	if r.f6.Valid {
+		r.e.ActionNeeded = &r.f6.String
+	}
+	if r.f7.Valid {
+		r.e.CustomerEmail = &r.f7.String
+	}
+	if r.f8.Valid {
+		r.e.Rma = &r.f8.String
+	}
+	if r.f9.Valid {
+		r.e.SerialNumber = &r.f9.String
+	}
+	if r.f10.Valid {
+		r.e.ScannedSerialNumber = &r.f10.String
+	}
+	if r.f11.Valid {
+		r.e.HelpdeskNumber = &r.f11.String
+	}
+	if r.f12.Valid {
+		r.e.EnteredBy = &r.f12.String
+	}
+	if r.f13.Valid {
+		r.e.OrderDate = &r.f13.String
+	}
+	if r.f14.Valid {
+		r.e.ShippedDate = &r.f14.String
+	}
+	if r.f15.Valid {
+		r.e.RequestedDate = &r.f15.String
+	}
+	if r.f16.Valid {
+		r.e.Condition = &r.f16.String
+	}
+	if r.f17.Valid {
+		r.e.ReportedCondition = &r.f17.String
+	}
+	if r.f18.Valid {
+		r.e.CreatedDate = &r.f18.String
+	}
+	if r.f19.Valid {
+		r.e.Amount = &r.f19.String
+	}
+	if r.f20.Valid {
+		r.e.FlatRateShipping = &r.f20.String
+	}
+	if r.f21.Valid {
+		r.e.CustomerID = &r.f21.String
+	}
+	if r.f22.Valid {
+		r.e.ReasonCategory = &r.f22.String
+	}
+	if r.f23.Valid {
+		r.e.TaxRefunded = &r.f23.String
+	}
+	if r.f24.Valid {
+		r.e.TotalRefunded = &r.f24.String
+	}
+	return &r.e, nil
+}
+
 // returnRecordResource is Return for the runtime.
 var returnRecordResource = &api.Resource[ent.ReturnRecord]{
 	Type:    "Return",
@@ -465,7 +578,9 @@ var returnRecordResource = &api.Resource[ent.ReturnRecord]{
 	NewInput: func() api.Input[ent.ReturnRecord] { return new(returnRecordInput) },
 	Encode:   appendReturnRecord,
 	ID:       func(e *ent.ReturnRecord) string { return e.ID },
-	Get: func(ctx context.Context, c *ent.Client, id string) (*ent.ReturnRecord, error) {
+	Select:   "SELECT \"id\", \"order_id\", \"description\", \"issue\", \"status\", \"tracking_number\", \"action_needed\", \"customer_email\", \"rma\", \"serial_number\", \"scanned_serial_number\", \"helpdesk_number\", \"entered_by\", \"order_date\", \"shipped_date\", \"requested_date\", \"condition\", \"reported_condition\", \"created_date\", \"amount\", \"flat_rate_shipping\", \"customer_id\", \"reason_category\", \"tax_refunded\", \"total_refunded\" FROM \"returns\"",
+	Scan:     scanReturnRecord,
+	Reload: func(ctx context.Context, c *ent.Client, id string) (*ent.ReturnRecord, error) {
 		return c.ReturnRecord.Query().Where(returnrecord.ID(id)).Only(ctx)
 	},
 	Exists: func(ctx context.Context, c *ent.Client, id string, lock bool) (bool, error) {
@@ -475,18 +590,10 @@ var returnRecordResource = &api.Resource[ent.ReturnRecord]{
 		}
 		return q.Exist(ctx)
 	},
-	List: func(ctx context.Context, c *ent.Client, lq *api.ListQuery) ([]*ent.ReturnRecord, error) {
-		q := c.ReturnRecord.Query()
-		q.WhereP(lq.Predicates()...)
-		for _, o := range lq.Order() {
-			q.Order(o)
-		}
-		return q.Limit(lq.Limit + 1).Offset(lq.Offset).All(ctx)
-	},
 	Delete: func(ctx context.Context, c *ent.Client, id string) error {
 		return c.ReturnRecord.DeleteOneID(id).Exec(ctx)
 	},
 	DeleteWhere: func(ctx context.Context, c *ent.Client, column string, value any) (int, error) {
-		return c.ReturnRecord.Delete().Where(predicate.ReturnRecord(sql.FieldEQ(column, value))).Exec(ctx)
+		return c.ReturnRecord.Delete().Where(predicate.ReturnRecord(entsql.FieldEQ(column, value))).Exec(ctx)
 	},
 }

@@ -4,10 +4,11 @@ package handlers
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"time"
 
-	"entgo.io/ent/dialect/sql"
+	entsql "entgo.io/ent/dialect/sql"
 
 	"records/ent"
 	"records/ent/predicate"
@@ -168,6 +169,46 @@ func appendSupplier(b []byte, e *ent.Supplier) []byte {
 	return append(b, '}')
 }
 
+// supplierRow is one scanned row: the record, and holders for its nullable
+// columns that the record's pointers then point into, so a record read costs
+// one allocation.
+type supplierRow struct {
+	e  ent.Supplier
+	f2 sql.NullString
+	f3 sql.NullString
+	f4 []byte
+	f5 []byte
+	f6 sql.NullTime
+	f7 sql.NullTime
+}
+
+// scanSupplier reads one row of supplierResource.Select.
+func scanSupplier(rows *sql.Rows) (*ent.Supplier, error) {
+	r := new(supplierRow)
+	if err := rows.Scan(&r.e.ID, &r.e.TeamID, &r.f2, &r.f3, &r.f4, &r.f5, &r.f6, &r.f7); err != nil {
+		return nil, err
+	}
+	if r.f2.Valid {
+		r.e.Name = &r.f2.String
+	}
+	if r.f3.Valid {
+		r.e.ProvidedID = &r.f3.String
+	}
+	if len(r.f4) > 0 {
+		if err := json.Unmarshal(r.f4, &r.e.Mapping); err != nil {
+			return nil, err
+		}
+	}
+	r.e.Properties = json.RawMessage(r.f5)
+	if r.f6.Valid {
+		r.e.CreatedAt = &r.f6.Time
+	}
+	if r.f7.Valid {
+		r.e.UpdatedAt = &r.f7.Time
+	}
+	return &r.e, nil
+}
+
 // supplierResource is Supplier for the runtime.
 var supplierResource = &api.Resource[ent.Supplier]{
 	Type:    "Supplier",
@@ -186,7 +227,9 @@ var supplierResource = &api.Resource[ent.Supplier]{
 	NewInput: func() api.Input[ent.Supplier] { return new(supplierInput) },
 	Encode:   appendSupplier,
 	ID:       func(e *ent.Supplier) string { return e.ID },
-	Get: func(ctx context.Context, c *ent.Client, id string) (*ent.Supplier, error) {
+	Select:   "SELECT \"id\", \"team_id\", \"name\", \"provided_id\", \"mapping\", \"properties\", \"created_at\", \"updated_at\" FROM \"suppliers\"",
+	Scan:     scanSupplier,
+	Reload: func(ctx context.Context, c *ent.Client, id string) (*ent.Supplier, error) {
 		return c.Supplier.Query().Where(supplier.ID(id)).Only(ctx)
 	},
 	Exists: func(ctx context.Context, c *ent.Client, id string, lock bool) (bool, error) {
@@ -196,19 +239,11 @@ var supplierResource = &api.Resource[ent.Supplier]{
 		}
 		return q.Exist(ctx)
 	},
-	List: func(ctx context.Context, c *ent.Client, lq *api.ListQuery) ([]*ent.Supplier, error) {
-		q := c.Supplier.Query()
-		q.WhereP(lq.Predicates()...)
-		for _, o := range lq.Order() {
-			q.Order(o)
-		}
-		return q.Limit(lq.Limit + 1).Offset(lq.Offset).All(ctx)
-	},
 	Delete: func(ctx context.Context, c *ent.Client, id string) error {
 		return c.Supplier.DeleteOneID(id).Exec(ctx)
 	},
 	DeleteWhere: func(ctx context.Context, c *ent.Client, column string, value any) (int, error) {
-		return c.Supplier.Delete().Where(predicate.Supplier(sql.FieldEQ(column, value))).Exec(ctx)
+		return c.Supplier.Delete().Where(predicate.Supplier(entsql.FieldEQ(column, value))).Exec(ctx)
 	},
 	SetSecret: func(in api.Input[ent.Supplier], hash string) { in.(*supplierInput).secretHash = hash },
 }

@@ -4,9 +4,10 @@ package handlers
 
 import (
 	"context"
+	"database/sql"
 	"time"
 
-	"entgo.io/ent/dialect/sql"
+	entsql "entgo.io/ent/dialect/sql"
 
 	"records/ent"
 	"records/ent/predicate"
@@ -324,6 +325,90 @@ func appendUser(b []byte, e *ent.User) []byte {
 	return append(b, '}')
 }
 
+// userRow is one scanned row: the record, and holders for its nullable
+// columns that the record's pointers then point into, so a record read costs
+// one allocation.
+type userRow struct {
+	e   ent.User
+	f1  sql.NullBool
+	f2  sql.NullString
+	f3  sql.NullString
+	f4  sql.NullTime
+	f5  sql.NullString
+	f6  sql.NullString
+	f7  sql.NullString
+	f8  sql.NullString
+	f9  sql.NullTime
+	f10 sql.NullTime
+	f11 sql.NullString
+	f12 sql.NullString
+	f13 sql.NullString
+	f14 sql.NullString
+	f15 sql.NullString
+	f16 sql.NullString
+	f17 sql.NullString
+}
+
+// scanUser reads one row of userResource.Select.
+func scanUser(rows *sql.Rows) (*ent.User, error) {
+	r := new(userRow)
+	if err := rows.Scan(&r.e.ID, &r.f1, &r.f2, &r.f3, &r.f4, &r.f5, &r.f6, &r.f7, &r.f8, &r.f9, &r.f10, &r.f11, &r.f12, &r.f13, &r.f14, &r.f15, &r.f16, &r.f17); err != nil {
+		return nil, err
+	}
+	if r.f1.Valid {
+		r.e.Active = &r.f1.Bool
+	}
+	if r.f2.Valid {
+		r.e.Avatar = &r.f2.String
+	}
+	if r.f3.Valid {
+		r.e.Bio = &r.f3.String
+	}
+	if r.f4.Valid {
+		r.e.Birthday = &r.f4.Time
+	}
+	if r.f5.Valid {
+		r.e.Country = &r.f5.String
+	}
+	if r.f6.Valid {
+		r.e.Email = &r.f6.String
+	}
+	if r.f7.Valid {
+		r.e.FirstName = &r.f7.String
+	}
+	if r.f8.Valid {
+		r.e.LastName = &r.f8.String
+	}
+	if r.f9.Valid {
+		r.e.LastSeen = &r.f9.Time
+	}
+	if r.f10.Valid {
+		r.e.LastTyped = &r.f10.Time
+	}
+	if r.f11.Valid {
+		r.e.Location = &r.f11.String
+	}
+	if r.f12.Valid {
+		r.e.Organization = &r.f12.String
+	}
+	if r.f13.Valid {
+		r.e.Phone = &r.f13.String
+	}
+	if r.f14.Valid {
+		r.e.Regions = &r.f14.String
+	}
+	if r.f15.Valid {
+		r.e.Title = &r.f15.String
+	}
+	if r.f16.Valid {
+		r.e.SocialHandle = &r.f16.String
+	}
+	if r.f17.Valid {
+		r.e.Username = &r.f17.String
+	}
+	return &r.e, nil
+}
+
 // userResource is User for the runtime.
 var userResource = &api.Resource[ent.User]{
 	Type:    "User",
@@ -354,7 +439,9 @@ var userResource = &api.Resource[ent.User]{
 	NewInput: func() api.Input[ent.User] { return new(userInput) },
 	Encode:   appendUser,
 	ID:       func(e *ent.User) string { return e.ID },
-	Get: func(ctx context.Context, c *ent.Client, id string) (*ent.User, error) {
+	Select:   "SELECT \"id\", \"active\", \"avatar\", \"bio\", \"birthday\", \"country\", \"email\", \"first_name\", \"last_name\", \"last_seen\", \"last_typed\", \"location\", \"organization\", \"phone\", \"regions\", \"title\", \"social_handle\", \"username\" FROM \"users\"",
+	Scan:     scanUser,
+	Reload: func(ctx context.Context, c *ent.Client, id string) (*ent.User, error) {
 		return c.User.Query().Where(user.ID(id)).Only(ctx)
 	},
 	Exists: func(ctx context.Context, c *ent.Client, id string, lock bool) (bool, error) {
@@ -364,18 +451,10 @@ var userResource = &api.Resource[ent.User]{
 		}
 		return q.Exist(ctx)
 	},
-	List: func(ctx context.Context, c *ent.Client, lq *api.ListQuery) ([]*ent.User, error) {
-		q := c.User.Query()
-		q.WhereP(lq.Predicates()...)
-		for _, o := range lq.Order() {
-			q.Order(o)
-		}
-		return q.Limit(lq.Limit + 1).Offset(lq.Offset).All(ctx)
-	},
 	Delete: func(ctx context.Context, c *ent.Client, id string) error {
 		return c.User.DeleteOneID(id).Exec(ctx)
 	},
 	DeleteWhere: func(ctx context.Context, c *ent.Client, column string, value any) (int, error) {
-		return c.User.Delete().Where(predicate.User(sql.FieldEQ(column, value))).Exec(ctx)
+		return c.User.Delete().Where(predicate.User(entsql.FieldEQ(column, value))).Exec(ctx)
 	},
 }

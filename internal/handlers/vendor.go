@@ -4,9 +4,10 @@ package handlers
 
 import (
 	"context"
+	"database/sql"
 	"time"
 
-	"entgo.io/ent/dialect/sql"
+	entsql "entgo.io/ent/dialect/sql"
 
 	"records/ent"
 	"records/ent/predicate"
@@ -609,6 +610,166 @@ func appendVendor(b []byte, e *ent.Vendor) []byte {
 	return append(b, '}')
 }
 
+// vendorRow is one scanned row: the record, and holders for its nullable
+// columns that the record's pointers then point into, so a record read costs
+// one allocation.
+type vendorRow struct {
+	e   ent.Vendor
+	f1  sql.NullString
+	f2  sql.NullString
+	f3  sql.NullString
+	f4  sql.NullString
+	f5  sql.NullString
+	f6  sql.NullString
+	f7  sql.NullString
+	f8  sql.NullString
+	f9  sql.NullString
+	f10 sql.NullString
+	f11 sql.NullString
+	f12 sql.NullString
+	f13 sql.NullString
+	f14 sql.NullString
+	f15 sql.NullString
+	f16 sql.NullString
+	f17 sql.NullString
+	f18 sql.NullString
+	f19 sql.NullString
+	f20 sql.NullString
+	f21 sql.NullString
+	f22 sql.NullString
+	f23 sql.NullString
+	f24 sql.NullString
+	f25 sql.NullString
+	f26 sql.NullString
+	f27 sql.NullString
+	f28 sql.NullString
+	f29 sql.NullString
+	f30 sql.NullString
+	f31 sql.NullString
+	f32 sql.NullString
+	f33 sql.NullTime
+	f34 sql.NullString
+	f35 sql.NullBool
+	f36 sql.NullBool
+}
+
+// scanVendor reads one row of vendorResource.Select.
+func scanVendor(rows *sql.Rows) (*ent.Vendor, error) {
+	r := new(vendorRow)
+	if err := rows.Scan(&r.e.ID, &r.f1, &r.f2, &r.f3, &r.f4, &r.f5, &r.f6, &r.f7, &r.f8, &r.f9, &r.f10, &r.f11, &r.f12, &r.f13, &r.f14, &r.f15, &r.f16, &r.f17, &r.f18, &r.f19, &r.f20, &r.f21, &r.f22, &r.f23, &r.f24, &r.f25, &r.f26, &r.f27, &r.f28, &r.f29, &r.f30, &r.f31, &r.f32, &r.f33, &r.f34, &r.f35, &r.f36); err != nil {
+		return nil, err
+	}
+	if r.f1.Valid {
+		r.e.VendorName = &r.f1.String
+	}
+	if r.f2.Valid {
+		r.e.VendorNotes = &r.f2.String
+	}
+	if r.f3.Valid {
+		r.e.VendorSubtype = &r.f3.String
+	}
+	if r.f4.Valid {
+		r.e.VendorType = &r.f4.String
+	}
+	if r.f5.Valid {
+		r.e.VendorOwner = &r.f5.String
+	}
+	if r.f6.Valid {
+		r.e.VendorSource = &r.f6.String
+	}
+	if r.f7.Valid {
+		r.e.Description = &r.f7.String
+	}
+	if r.f8.Valid {
+		r.e.Industry = &r.f8.String
+	}
+	if r.f9.Valid {
+		r.e.Ownership = &r.f9.String
+	}
+	if r.f10.Valid {
+		r.e.ParentVendor = &r.f10.String
+	}
+	if r.f11.Valid {
+		r.e.Rating = &r.f11.String
+	}
+	if r.f12.Valid {
+		r.e.StockTicker = &r.f12.String
+	}
+	if r.f13.Valid {
+		r.e.Website = &r.f13.String
+	}
+	if r.f14.Valid {
+		r.e.YearStarted = &r.f14.String
+	}
+	if r.f15.Valid {
+		r.e.Avatar = &r.f15.String
+	}
+	if r.f16.Valid {
+		r.e.AnnualRevenue = &r.f16.String
+	}
+	if r.f17.Valid {
+		r.e.Employees = &r.f17.String
+	}
+	if r.f18.Valid {
+		r.e.NumberOfEmployees = &r.f18.String
+	}
+	if r.f19.Valid {
+		r.e.Fax = &r.f19.String
+	}
+	if r.f20.Valid {
+		r.e.Phone = &r.f20.String
+	}
+	if r.f21.Valid {
+		r.e.BillingCity = &r.f21.String
+	}
+	if r.f22.Valid {
+		r.e.BillingCountry = &r.f22.String
+	}
+	if r.f23.Valid {
+		r.e.BillingLatitude = &r.f23.String
+	}
+	if r.f24.Valid {
+		r.e.BillingLongitude = &r.f24.String
+	}
+	if r.f25.Valid {
+		r.e.BillingState = &r.f25.String
+	}
+	if r.f26.Valid {
+		r.e.BillingStreet = &r.f26.String
+	}
+	if r.f27.Valid {
+		r.e.ShippingCity = &r.f27.String
+	}
+	if r.f28.Valid {
+		r.e.ShippingCountry = &r.f28.String
+	}
+	if r.f29.Valid {
+		r.e.ShippingLatitude = &r.f29.String
+	}
+	if r.f30.Valid {
+		r.e.ShippingLongitude = &r.f30.String
+	}
+	if r.f31.Valid {
+		r.e.ShippingState = &r.f31.String
+	}
+	if r.f32.Valid {
+		r.e.ShippingStreet = &r.f32.String
+	}
+	if r.f33.Valid {
+		r.e.CreatedAt = &r.f33.Time
+	}
+	if r.f34.Valid {
+		r.e.LastModifiedBy = &r.f34.String
+	}
+	if r.f35.Valid {
+		r.e.IsActive = &r.f35.Bool
+	}
+	if r.f36.Valid {
+		r.e.IsPublic = &r.f36.Bool
+	}
+	return &r.e, nil
+}
+
 // vendorResource is Vendor for the runtime.
 var vendorResource = &api.Resource[ent.Vendor]{
 	Type:    "Vendor",
@@ -658,7 +819,9 @@ var vendorResource = &api.Resource[ent.Vendor]{
 	NewInput: func() api.Input[ent.Vendor] { return new(vendorInput) },
 	Encode:   appendVendor,
 	ID:       func(e *ent.Vendor) string { return e.ID },
-	Get: func(ctx context.Context, c *ent.Client, id string) (*ent.Vendor, error) {
+	Select:   "SELECT \"id\", \"vendor_name\", \"vendor_notes\", \"vendor_subtype\", \"vendor_type\", \"vendor_owner\", \"vendor_source\", \"description\", \"industry\", \"ownership\", \"parent_vendor\", \"rating\", \"stock_ticker\", \"website\", \"year_started\", \"avatar\", \"annual_revenue\", \"employees\", \"number_of_employees\", \"fax\", \"phone\", \"billing_city\", \"billing_country\", \"billing_latitude\", \"billing_longitude\", \"billing_state\", \"billing_street\", \"shipping_city\", \"shipping_country\", \"shipping_latitude\", \"shipping_longitude\", \"shipping_state\", \"shipping_street\", \"created_at\", \"last_modified_by\", \"is_active\", \"is_public\" FROM \"vendors\"",
+	Scan:     scanVendor,
+	Reload: func(ctx context.Context, c *ent.Client, id string) (*ent.Vendor, error) {
 		return c.Vendor.Query().Where(vendor.ID(id)).Only(ctx)
 	},
 	Exists: func(ctx context.Context, c *ent.Client, id string, lock bool) (bool, error) {
@@ -668,18 +831,10 @@ var vendorResource = &api.Resource[ent.Vendor]{
 		}
 		return q.Exist(ctx)
 	},
-	List: func(ctx context.Context, c *ent.Client, lq *api.ListQuery) ([]*ent.Vendor, error) {
-		q := c.Vendor.Query()
-		q.WhereP(lq.Predicates()...)
-		for _, o := range lq.Order() {
-			q.Order(o)
-		}
-		return q.Limit(lq.Limit + 1).Offset(lq.Offset).All(ctx)
-	},
 	Delete: func(ctx context.Context, c *ent.Client, id string) error {
 		return c.Vendor.DeleteOneID(id).Exec(ctx)
 	},
 	DeleteWhere: func(ctx context.Context, c *ent.Client, column string, value any) (int, error) {
-		return c.Vendor.Delete().Where(predicate.Vendor(sql.FieldEQ(column, value))).Exec(ctx)
+		return c.Vendor.Delete().Where(predicate.Vendor(entsql.FieldEQ(column, value))).Exec(ctx)
 	},
 }

@@ -4,9 +4,10 @@ package handlers
 
 import (
 	"context"
+	"database/sql"
 	"time"
 
-	"entgo.io/ent/dialect/sql"
+	entsql "entgo.io/ent/dialect/sql"
 
 	"records/ent"
 	"records/ent/predicate"
@@ -99,6 +100,30 @@ func appendWarranty(b []byte, e *ent.Warranty) []byte {
 	return append(b, '}')
 }
 
+// warrantyRow is one scanned row: the record, and holders for its nullable
+// columns that the record's pointers then point into, so a record read costs
+// one allocation.
+type warrantyRow struct {
+	e  ent.Warranty
+	f1 sql.NullTime
+	f2 sql.NullTime
+}
+
+// scanWarranty reads one row of warrantyResource.Select.
+func scanWarranty(rows *sql.Rows) (*ent.Warranty, error) {
+	r := new(warrantyRow)
+	if err := rows.Scan(&r.e.ID, &r.f1, &r.f2); err != nil {
+		return nil, err
+	}
+	if r.f1.Valid {
+		r.e.CreatedAt = &r.f1.Time
+	}
+	if r.f2.Valid {
+		r.e.UpdatedAt = &r.f2.Time
+	}
+	return &r.e, nil
+}
+
 // warrantyResource is Warranty for the runtime.
 var warrantyResource = &api.Resource[ent.Warranty]{
 	Type:    "Warranty",
@@ -114,7 +139,9 @@ var warrantyResource = &api.Resource[ent.Warranty]{
 	NewInput: func() api.Input[ent.Warranty] { return new(warrantyInput) },
 	Encode:   appendWarranty,
 	ID:       func(e *ent.Warranty) string { return e.ID },
-	Get: func(ctx context.Context, c *ent.Client, id string) (*ent.Warranty, error) {
+	Select:   "SELECT \"id\", \"created_at\", \"updated_at\" FROM \"warranties\"",
+	Scan:     scanWarranty,
+	Reload: func(ctx context.Context, c *ent.Client, id string) (*ent.Warranty, error) {
 		return c.Warranty.Query().Where(warranty.ID(id)).Only(ctx)
 	},
 	Exists: func(ctx context.Context, c *ent.Client, id string, lock bool) (bool, error) {
@@ -124,18 +151,10 @@ var warrantyResource = &api.Resource[ent.Warranty]{
 		}
 		return q.Exist(ctx)
 	},
-	List: func(ctx context.Context, c *ent.Client, lq *api.ListQuery) ([]*ent.Warranty, error) {
-		q := c.Warranty.Query()
-		q.WhereP(lq.Predicates()...)
-		for _, o := range lq.Order() {
-			q.Order(o)
-		}
-		return q.Limit(lq.Limit + 1).Offset(lq.Offset).All(ctx)
-	},
 	Delete: func(ctx context.Context, c *ent.Client, id string) error {
 		return c.Warranty.DeleteOneID(id).Exec(ctx)
 	},
 	DeleteWhere: func(ctx context.Context, c *ent.Client, column string, value any) (int, error) {
-		return c.Warranty.Delete().Where(predicate.Warranty(sql.FieldEQ(column, value))).Exec(ctx)
+		return c.Warranty.Delete().Where(predicate.Warranty(entsql.FieldEQ(column, value))).Exec(ctx)
 	},
 }

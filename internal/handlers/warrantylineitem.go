@@ -4,8 +4,9 @@ package handlers
 
 import (
 	"context"
+	"database/sql"
 
-	"entgo.io/ent/dialect/sql"
+	entsql "entgo.io/ent/dialect/sql"
 
 	"records/ent"
 	"records/ent/predicate"
@@ -300,6 +301,82 @@ func appendWarrantyLineItem(b []byte, e *ent.WarrantyLineItem) []byte {
 	return append(b, '}')
 }
 
+// warrantyLineItemRow is one scanned row: the record, and holders for its nullable
+// columns that the record's pointers then point into, so a record read costs
+// one allocation.
+type warrantyLineItemRow struct {
+	e   ent.WarrantyLineItem
+	f1  sql.NullString
+	f2  sql.NullString
+	f3  sql.NullString
+	f4  sql.NullString
+	f5  sql.NullString
+	f6  sql.NullString
+	f7  sql.NullString
+	f8  sql.NullString
+	f9  sql.NullString
+	f10 sql.NullString
+	f11 sql.NullBool
+	f12 sql.NullString
+	f13 sql.NullString
+	f14 sql.NullString
+	f15 sql.NullString
+}
+
+// scanWarrantyLineItem reads one row of warrantyLineItemResource.Select.
+func scanWarrantyLineItem(rows *sql.Rows) (*ent.WarrantyLineItem, error) {
+	r := new(warrantyLineItemRow)
+	if err := rows.Scan(&r.e.ID, &r.f1, &r.f2, &r.f3, &r.f4, &r.f5, &r.f6, &r.f7, &r.f8, &r.f9, &r.f10, &r.f11, &r.f12, &r.f13, &r.f14, &r.f15); err != nil {
+		return nil, err
+	}
+	if r.f1.Valid {
+		r.e.Sku = &r.f1.String
+	}
+	if r.f2.Valid {
+		r.e.Name = &r.f2.String
+	}
+	if r.f3.Valid {
+		r.e.Price = &r.f3.String
+	}
+	if r.f4.Valid {
+		r.e.Condition = &r.f4.String
+	}
+	if r.f5.Valid {
+		r.e.SerialNumber = &r.f5.String
+	}
+	if r.f6.Valid {
+		r.e.Amount = &r.f6.String
+	}
+	if r.f7.Valid {
+		r.e.WarrantyID = &r.f7.String
+	}
+	if r.f8.Valid {
+		r.e.CreatedAt = &r.f8.String
+	}
+	if r.f9.Valid {
+		r.e.UpdatedAt = &r.f9.String
+	}
+	if r.f10.Valid {
+		r.e.FlatRateShipping = &r.f10.String
+	}
+	if r.f11.Valid {
+		r.e.TaxRefunded = &r.f11.Bool
+	}
+	if r.f12.Valid {
+		r.e.Image1 = &r.f12.String
+	}
+	if r.f13.Valid {
+		r.e.Image2 = &r.f13.String
+	}
+	if r.f14.Valid {
+		r.e.Image3 = &r.f14.String
+	}
+	if r.f15.Valid {
+		r.e.Match = &r.f15.String
+	}
+	return &r.e, nil
+}
+
 // warrantyLineItemResource is WarrantyLineItem for the runtime.
 var warrantyLineItemResource = &api.Resource[ent.WarrantyLineItem]{
 	Type:    "WarrantyLineItem",
@@ -328,7 +405,9 @@ var warrantyLineItemResource = &api.Resource[ent.WarrantyLineItem]{
 	NewInput: func() api.Input[ent.WarrantyLineItem] { return new(warrantyLineItemInput) },
 	Encode:   appendWarrantyLineItem,
 	ID:       func(e *ent.WarrantyLineItem) string { return e.ID },
-	Get: func(ctx context.Context, c *ent.Client, id string) (*ent.WarrantyLineItem, error) {
+	Select:   "SELECT \"id\", \"sku\", \"name\", \"price\", \"condition\", \"serial_number\", \"amount\", \"warranty_id\", \"created_at\", \"updated_at\", \"flat_rate_shipping\", \"tax_refunded\", \"image_1\", \"image_2\", \"image_3\", \"match\" FROM \"warranty_line_items\"",
+	Scan:     scanWarrantyLineItem,
+	Reload: func(ctx context.Context, c *ent.Client, id string) (*ent.WarrantyLineItem, error) {
 		return c.WarrantyLineItem.Query().Where(warrantylineitem.ID(id)).Only(ctx)
 	},
 	Exists: func(ctx context.Context, c *ent.Client, id string, lock bool) (bool, error) {
@@ -338,18 +417,10 @@ var warrantyLineItemResource = &api.Resource[ent.WarrantyLineItem]{
 		}
 		return q.Exist(ctx)
 	},
-	List: func(ctx context.Context, c *ent.Client, lq *api.ListQuery) ([]*ent.WarrantyLineItem, error) {
-		q := c.WarrantyLineItem.Query()
-		q.WhereP(lq.Predicates()...)
-		for _, o := range lq.Order() {
-			q.Order(o)
-		}
-		return q.Limit(lq.Limit + 1).Offset(lq.Offset).All(ctx)
-	},
 	Delete: func(ctx context.Context, c *ent.Client, id string) error {
 		return c.WarrantyLineItem.DeleteOneID(id).Exec(ctx)
 	},
 	DeleteWhere: func(ctx context.Context, c *ent.Client, column string, value any) (int, error) {
-		return c.WarrantyLineItem.Delete().Where(predicate.WarrantyLineItem(sql.FieldEQ(column, value))).Exec(ctx)
+		return c.WarrantyLineItem.Delete().Where(predicate.WarrantyLineItem(entsql.FieldEQ(column, value))).Exec(ctx)
 	},
 }

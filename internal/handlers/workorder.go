@@ -4,10 +4,11 @@ package handlers
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"time"
 
-	"entgo.io/ent/dialect/sql"
+	entsql "entgo.io/ent/dialect/sql"
 
 	"records/ent"
 	"records/ent/predicate"
@@ -319,6 +320,82 @@ func appendWorkOrder(b []byte, e *ent.WorkOrder) []byte {
 	return append(b, '}')
 }
 
+// workOrderRow is one scanned row: the record, and holders for its nullable
+// columns that the record's pointers then point into, so a record read costs
+// one allocation.
+type workOrderRow struct {
+	e   ent.WorkOrder
+	f1  sql.NullString
+	f2  sql.NullTime
+	f3  sql.NullString
+	f4  sql.NullTime
+	f5  sql.NullTime
+	f6  sql.NullString
+	f7  sql.NullString
+	f8  sql.NullString
+	f9  sql.NullString
+	f10 sql.NullString
+	f11 sql.NullString
+	f12 sql.NullString
+	f13 sql.NullString
+	f14 sql.NullString
+	f15 sql.NullTime
+}
+
+// scanWorkOrder reads one row of workOrderResource.Select.
+func scanWorkOrder(rows *sql.Rows) (*ent.WorkOrder, error) {
+	r := new(workOrderRow)
+	if err := rows.Scan(&r.e.ID, &r.f1, &r.f2, &r.f3, &r.f4, &r.f5, &r.f6, &r.f7, &r.f8, &r.f9, &r.f10, &r.f11, &r.f12, &r.f13, &r.f14, &r.f15); err != nil {
+		return nil, err
+	}
+	if r.f1.Valid {
+		r.e.BillOfMaterialsNumber = &r.f1.String
+	}
+	if r.f2.Valid {
+		r.e.CreatedAt = &r.f2.Time
+	}
+	if r.f3.Valid {
+		r.e.CreatedBy = &r.f3.String
+	}
+	if r.f4.Valid {
+		r.e.ExpectedCompletionDate = &r.f4.Time
+	}
+	if r.f5.Valid {
+		r.e.IssueDate = &r.f5.Time
+	}
+	if r.f6.Valid {
+		r.e.Location = &r.f6.String
+	}
+	if r.f7.Valid {
+		r.e.ManufactureOrder = &r.f7.String
+	}
+	if r.f8.Valid {
+		r.e.Memo = &r.f8.String
+	}
+	if r.f9.Valid {
+		r.e.Number = &r.f9.String
+	}
+	if r.f10.Valid {
+		r.e.OrderNumber = &r.f10.String
+	}
+	if r.f11.Valid {
+		r.e.Part = &r.f11.String
+	}
+	if r.f12.Valid {
+		r.e.Priority = &r.f12.String
+	}
+	if r.f13.Valid {
+		r.e.Site = &r.f13.String
+	}
+	if r.f14.Valid {
+		r.e.Status = &r.f14.String
+	}
+	if r.f15.Valid {
+		r.e.UpdatedAt = &r.f15.Time
+	}
+	return &r.e, nil
+}
+
 // workOrderResource is WorkOrder for the runtime.
 var workOrderResource = &api.Resource[ent.WorkOrder]{
 	Type:    "WorkOrder",
@@ -347,7 +424,19 @@ var workOrderResource = &api.Resource[ent.WorkOrder]{
 	NewInput: func() api.Input[ent.WorkOrder] { return new(workOrderInput) },
 	Encode:   appendWorkOrder,
 	ID:       func(e *ent.WorkOrder) string { return e.ID },
-	Get: func(ctx context.Context, c *ent.Client, id string) (*ent.WorkOrder, error) {
+	Select:   "SELECT \"id\", \"bill_of_materials_number\", \"created_at\", \"created_by\", \"expected_completion_date\", \"issue_date\", \"location\", \"manufacture_order\", \"memo\", \"number\", \"order_number\", \"part\", \"priority\", \"site\", \"status\", \"updated_at\" FROM \"work_orders\"",
+	Scan:     scanWorkOrder,
+	LoadEmbeds: func(ctx context.Context, r api.Reader, team int, records []*ent.WorkOrder) error {
+		err := api.LoadChildren(ctx, r, team, workOrderLineItemResource, "work_order_number", records,
+			func(e *ent.WorkOrder) string { return e.ID },
+			func(c *ent.WorkOrderLineItem) *string { return c.WorkOrderNumber },
+			func(e *ent.WorkOrder, items []*ent.WorkOrderLineItem) { e.Edges.WorkOrderLineItems = items })
+		if err != nil {
+			return err
+		}
+		return nil
+	},
+	Reload: func(ctx context.Context, c *ent.Client, id string) (*ent.WorkOrder, error) {
 		return c.WorkOrder.Query().Where(workorder.ID(id)).WithWorkOrderLineItems(func(q *ent.WorkOrderLineItemQuery) { q.Order(ent.Asc(workorderlineitem.FieldID)) }).Only(ctx)
 	},
 	Exists: func(ctx context.Context, c *ent.Client, id string, lock bool) (bool, error) {
@@ -357,18 +446,10 @@ var workOrderResource = &api.Resource[ent.WorkOrder]{
 		}
 		return q.Exist(ctx)
 	},
-	List: func(ctx context.Context, c *ent.Client, lq *api.ListQuery) ([]*ent.WorkOrder, error) {
-		q := c.WorkOrder.Query()
-		q.WhereP(lq.Predicates()...)
-		for _, o := range lq.Order() {
-			q.Order(o)
-		}
-		return q.WithWorkOrderLineItems(func(q *ent.WorkOrderLineItemQuery) { q.Order(ent.Asc(workorderlineitem.FieldID)) }).Limit(lq.Limit + 1).Offset(lq.Offset).All(ctx)
-	},
 	Delete: func(ctx context.Context, c *ent.Client, id string) error {
 		return c.WorkOrder.DeleteOneID(id).Exec(ctx)
 	},
 	DeleteWhere: func(ctx context.Context, c *ent.Client, column string, value any) (int, error) {
-		return c.WorkOrder.Delete().Where(predicate.WorkOrder(sql.FieldEQ(column, value))).Exec(ctx)
+		return c.WorkOrder.Delete().Where(predicate.WorkOrder(entsql.FieldEQ(column, value))).Exec(ctx)
 	},
 }

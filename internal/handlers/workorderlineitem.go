@@ -4,8 +4,9 @@ package handlers
 
 import (
 	"context"
+	"database/sql"
 
-	"entgo.io/ent/dialect/sql"
+	entsql "entgo.io/ent/dialect/sql"
 
 	"records/ent"
 	"records/ent/predicate"
@@ -180,6 +181,50 @@ func appendWorkOrderLineItem(b []byte, e *ent.WorkOrderLineItem) []byte {
 	return append(b, '}')
 }
 
+// workOrderLineItemRow is one scanned row: the record, and holders for its nullable
+// columns that the record's pointers then point into, so a record read costs
+// one allocation.
+type workOrderLineItemRow struct {
+	e  ent.WorkOrderLineItem
+	f1 sql.NullString
+	f2 sql.NullString
+	f3 sql.NullString
+	f4 sql.NullString
+	f5 sql.NullFloat64
+	f6 sql.NullFloat64
+	f7 sql.NullString
+}
+
+// scanWorkOrderLineItem reads one row of workOrderLineItemResource.Select.
+func scanWorkOrderLineItem(rows *sql.Rows) (*ent.WorkOrderLineItem, error) {
+	r := new(workOrderLineItemRow)
+	if err := rows.Scan(&r.e.ID, &r.f1, &r.f2, &r.f3, &r.f4, &r.f5, &r.f6, &r.f7); err != nil {
+		return nil, err
+	}
+	if r.f1.Valid {
+		r.e.LineStatus = &r.f1.String
+	}
+	if r.f2.Valid {
+		r.e.LineType = &r.f2.String
+	}
+	if r.f3.Valid {
+		r.e.PartName = &r.f3.String
+	}
+	if r.f4.Valid {
+		r.e.PartNumber = &r.f4.String
+	}
+	if r.f5.Valid {
+		r.e.TotalQuantity = &r.f5.Float64
+	}
+	if r.f6.Valid {
+		r.e.UnitQuantity = &r.f6.Float64
+	}
+	if r.f7.Valid {
+		r.e.WorkOrderNumber = &r.f7.String
+	}
+	return &r.e, nil
+}
+
 // workOrderLineItemResource is WorkOrderLineItem for the runtime.
 var workOrderLineItemResource = &api.Resource[ent.WorkOrderLineItem]{
 	Type:    "WorkOrderLineItem",
@@ -200,7 +245,9 @@ var workOrderLineItemResource = &api.Resource[ent.WorkOrderLineItem]{
 	NewInput: func() api.Input[ent.WorkOrderLineItem] { return new(workOrderLineItemInput) },
 	Encode:   appendWorkOrderLineItem,
 	ID:       func(e *ent.WorkOrderLineItem) string { return e.ID },
-	Get: func(ctx context.Context, c *ent.Client, id string) (*ent.WorkOrderLineItem, error) {
+	Select:   "SELECT \"id\", \"line_status\", \"line_type\", \"part_name\", \"part_number\", \"total_quantity\", \"unit_quantity\", \"work_order_number\" FROM \"work_order_line_items\"",
+	Scan:     scanWorkOrderLineItem,
+	Reload: func(ctx context.Context, c *ent.Client, id string) (*ent.WorkOrderLineItem, error) {
 		return c.WorkOrderLineItem.Query().Where(workorderlineitem.ID(id)).Only(ctx)
 	},
 	Exists: func(ctx context.Context, c *ent.Client, id string, lock bool) (bool, error) {
@@ -210,18 +257,10 @@ var workOrderLineItemResource = &api.Resource[ent.WorkOrderLineItem]{
 		}
 		return q.Exist(ctx)
 	},
-	List: func(ctx context.Context, c *ent.Client, lq *api.ListQuery) ([]*ent.WorkOrderLineItem, error) {
-		q := c.WorkOrderLineItem.Query()
-		q.WhereP(lq.Predicates()...)
-		for _, o := range lq.Order() {
-			q.Order(o)
-		}
-		return q.Limit(lq.Limit + 1).Offset(lq.Offset).All(ctx)
-	},
 	Delete: func(ctx context.Context, c *ent.Client, id string) error {
 		return c.WorkOrderLineItem.DeleteOneID(id).Exec(ctx)
 	},
 	DeleteWhere: func(ctx context.Context, c *ent.Client, column string, value any) (int, error) {
-		return c.WorkOrderLineItem.Delete().Where(predicate.WorkOrderLineItem(sql.FieldEQ(column, value))).Exec(ctx)
+		return c.WorkOrderLineItem.Delete().Where(predicate.WorkOrderLineItem(entsql.FieldEQ(column, value))).Exec(ctx)
 	},
 }

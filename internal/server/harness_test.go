@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"sort"
@@ -23,7 +22,7 @@ import (
 
 // harness drives a real server (gin engine, database) in process.
 type harness struct {
-	t      *testing.T
+	t      testing.TB
 	db     *db.DB
 	srv    *server.Server
 	token  string // a write token of the default team
@@ -52,12 +51,17 @@ func each(t *testing.T, fn func(t *testing.T, h *harness)) {
 	}
 }
 
-func newHarness(t *testing.T, dialect string, cfg server.Config) *harness {
+func newHarness(t testing.TB, dialect string, cfg server.Config) *harness {
+	t.Helper()
+	logs := &bytes.Buffer{}
+	return newHarnessLogging(t, dialect, cfg, &lockedWriter{w: logs}, logs)
+}
+
+func newHarnessLogging(t testing.TB, dialect string, cfg server.Config, w io.Writer, logs *bytes.Buffer) *harness {
 	t.Helper()
 	database := dbtest.Open(t, dialect)
-	logs := &bytes.Buffer{}
 	h := &harness{t: t, db: database, logs: logs}
-	h.srv = server.New(cfg, database, slog.New(slog.NewJSONHandler(&lockedWriter{w: logs}, nil)))
+	h.srv = server.New(cfg, database, w)
 	h.token = h.newToken("tests", auth.Write, "")
 	return h
 }
@@ -74,7 +78,7 @@ func (h *harness) newToken(name string, scope auth.Scope, team string) string {
 
 // response is an answer, with its body decoded when it is JSON.
 type response struct {
-	t      *testing.T
+	t      testing.TB
 	Status int
 	Header http.Header
 	Body   []byte
@@ -160,7 +164,7 @@ func (r *response) list(path ...any) []any {
 	return v
 }
 
-func dig(t *testing.T, v any, path ...any) any {
+func dig(t testing.TB, v any, path ...any) any {
 	t.Helper()
 	for _, p := range path {
 		switch k := p.(type) {

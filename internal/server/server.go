@@ -6,6 +6,7 @@ package server
 import (
 	"context"
 	"errors"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -60,6 +61,7 @@ func DefaultConfig() Config {
 type Server struct {
 	cfg    Config
 	db     *db.DB
+	logs   io.Writer
 	log    *slog.Logger
 	engine *gin.Engine
 	router *api.Router
@@ -70,9 +72,10 @@ type Server struct {
 
 func init() { gin.SetMode(gin.ReleaseMode) }
 
-// New builds a server; nothing listens until Open.
-func New(cfg Config, database *db.DB, log *slog.Logger) *Server {
-	s := &Server{cfg: cfg, db: database, log: log}
+// New builds a server writing its JSON log lines to logs; nothing listens
+// until Open.
+func New(cfg Config, database *db.DB, logs io.Writer) *Server {
+	s := &Server{cfg: cfg, db: database, logs: logs, log: slog.New(slog.NewJSONHandler(logs, nil))}
 	s.engine, s.router = s.routes()
 	s.http = &http.Server{
 		Handler:           s.engine,
@@ -82,7 +85,7 @@ func New(cfg Config, database *db.DB, log *slog.Logger) *Server {
 		ReadTimeout:  cfg.RequestTimeout,
 		WriteTimeout: cfg.RequestTimeout + 5*time.Second,
 		IdleTimeout:  2 * time.Minute,
-		ErrorLog:     slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+		ErrorLog:     slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
 	}
 	return s
 }
@@ -99,19 +102,24 @@ func (s *Server) routes() (*gin.Engine, *api.Router) {
 	e.RedirectTrailingSlash = false
 	e.RedirectFixedPath = false
 	e.HandleMethodNotAllowed = true
-	e.Use(api.RequestID, api.AccessLog(s.log), api.Recover, api.Deadline(s.cfg.RequestTimeout))
+	e.Use(api.RequestID, api.AccessLog(s.logs), api.Recover)
 	r := api.NewRouter(e, api.Guards{
-		Authenticate: api.Authenticate(auth.NewStore(s.db.Client, s.cfg.TokenCacheTTL)),
+		Authenticate: api.Authenticate(auth.NewStore(s.db.Client, s.cfg.TokenCacheTTL), s.cfg.RequestTimeout),
 		RateLimit:    api.RateLimit(s.cfg.RateLimit, s.cfg.RateBurst),
 		RequireWrite: api.RequireWrite,
+		Deadline:     api.Deadline(s.cfg.RequestTimeout),
 	})
 	r.Public(http.MethodGet, "/healthz", s.healthz)
 	r.Public(http.MethodGet, "/readyz", s.readyz)
 	handlers.Register(r, &api.Service{
-		Client:   s.db.Client,
-		Log:      s.log,
-		MaxBody:  s.cfg.MaxBody,
-		RowLocks: s.db.Dialect == migrate.Postgres,
+		Client:  s.db.Client,
+		Reader:  s.db,
+		Log:     s.log,
+		MaxBody: s.cfg.MaxBody,
+		// PostgreSQL locks rows for upserts and interrupts reads at the
+		// request's deadline; SQLite needs neither.
+		RowLocks:       s.db.Dialect == migrate.Postgres,
+		InterruptReads: s.db.Dialect == migrate.Postgres,
 	})
 	return e, r
 }

@@ -8,7 +8,10 @@ import (
 	"errors"
 )
 
-type teamKey struct{}
+// Key is the context key of the team. A context type that carries a team
+// among other values (auth's principal) answers it itself, so a request
+// adds one value to its context rather than two.
+type Key struct{}
 
 // ErrNoTeam is returned when records are read or written without a team in
 // the context: scoping fails closed.
@@ -19,11 +22,11 @@ var ErrOtherTeam = errors.New("tenant: a record may not be written for another t
 
 // WithTeam returns a context acting for the team with number team.
 func WithTeam(ctx context.Context, team int) context.Context {
-	return context.WithValue(ctx, teamKey{}, team)
+	return context.WithValue(ctx, Key{}, team)
 }
 
 // Team returns the context's team number.
 func Team(ctx context.Context) (int, bool) {
-	t, ok := ctx.Value(teamKey{}).(int)
+	t, ok := ctx.Value(Key{}).(int)
 	return t, ok
 }

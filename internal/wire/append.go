@@ -16,6 +16,13 @@ const hexDigits = "0123456789abcdef"
 // U+2028 and U+2029 are escaped so the output is safe inside JavaScript.
 func AppendString(b []byte, s string) []byte {
 	b = append(b, '"')
+	b = AppendStringContent(b, s)
+	return append(b, '"')
+}
+
+// AppendStringContent appends s escaped as in AppendString, without the
+// quotes, so that several pieces can make one JSON string.
+func AppendStringContent(b []byte, s string) []byte {
 	start := 0
 	for i := 0; i < len(s); {
 		c := s[i]
@@ -58,8 +65,7 @@ func AppendString(b []byte, s string) []byte {
 		}
 		i += size
 	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
+	return append(b, s[start:]...)
 }
 
 // AppendStringPtr appends a nullable string.

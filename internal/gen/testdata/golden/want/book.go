@@ -4,8 +4,9 @@ package handlers
 
 import (
 	"context"
+	"database/sql"
 
-	"entgo.io/ent/dialect/sql"
+	entsql "entgo.io/ent/dialect/sql"
 
 	"example.com/shop/ent"
 	"example.com/shop/ent/book"
@@ -105,6 +106,30 @@ func appendBook(b []byte, e *ent.Book) []byte {
 	return append(b, '}')
 }
 
+// bookRow is one scanned row: the record, and holders for its nullable
+// columns that the record's pointers then point into, so a record read costs
+// one allocation.
+type bookRow struct {
+	e  ent.Book
+	f1 sql.NullString
+	f2 sql.NullString
+}
+
+// scanBook reads one row of bookResource.Select.
+func scanBook(rows *sql.Rows) (*ent.Book, error) {
+	r := new(bookRow)
+	if err := rows.Scan(&r.e.ID, &r.f1, &r.f2); err != nil {
+		return nil, err
+	}
+	if r.f1.Valid {
+		r.e.Title = &r.f1.String
+	}
+	if r.f2.Valid {
+		r.e.ShelfID = &r.f2.String
+	}
+	return &r.e, nil
+}
+
 // bookResource is Book for the runtime.
 var bookResource = &api.Resource[ent.Book]{
 	Type:    "Book",
@@ -120,7 +145,9 @@ var bookResource = &api.Resource[ent.Book]{
 	NewInput: func() api.Input[ent.Book] { return new(bookInput) },
 	Encode:   appendBook,
 	ID:       func(e *ent.Book) string { return e.ID },
-	Get: func(ctx context.Context, c *ent.Client, id string) (*ent.Book, error) {
+	Select:   "SELECT \"id\", \"title\", \"shelf_id\" FROM \"books\"",
+	Scan:     scanBook,
+	Reload: func(ctx context.Context, c *ent.Client, id string) (*ent.Book, error) {
 		return c.Book.Query().Where(book.ID(id)).Only(ctx)
 	},
 	Exists: func(ctx context.Context, c *ent.Client, id string, lock bool) (bool, error) {
@@ -130,18 +157,10 @@ var bookResource = &api.Resource[ent.Book]{
 		}
 		return q.Exist(ctx)
 	},
-	List: func(ctx context.Context, c *ent.Client, lq *api.ListQuery) ([]*ent.Book, error) {
-		q := c.Book.Query()
-		q.WhereP(lq.Predicates()...)
-		for _, o := range lq.Order() {
-			q.Order(o)
-		}
-		return q.Limit(lq.Limit + 1).Offset(lq.Offset).All(ctx)
-	},
 	Delete: func(ctx context.Context, c *ent.Client, id string) error {
 		return c.Book.DeleteOneID(id).Exec(ctx)
 	},
 	DeleteWhere: func(ctx context.Context, c *ent.Client, column string, value any) (int, error) {
-		return c.Book.Delete().Where(predicate.Book(sql.FieldEQ(column, value))).Exec(ctx)
+		return c.Book.Delete().Where(predicate.Book(entsql.FieldEQ(column, value))).Exec(ctx)
 	},
 }

@@ -4,11 +4,12 @@ package handlers
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"time"
 
-	"entgo.io/ent/dialect/sql"
+	entsql "entgo.io/ent/dialect/sql"
 
 	"example.com/shop/ent"
 	"example.com/shop/ent/book"
@@ -219,6 +220,54 @@ func appendShelf(b []byte, e *ent.Shelf) []byte {
 	return append(b, '}')
 }
 
+// shelfRow is one scanned row: the record, and holders for its nullable
+// columns that the record's pointers then point into, so a record read costs
+// one allocation.
+type shelfRow struct {
+	e  ent.Shelf
+	f1 sql.NullString
+	f2 sql.NullInt64
+	f3 sql.NullFloat64
+	f4 sql.NullBool
+	f5 sql.NullTime
+	f6 sql.NullTime
+	f7 []byte
+	f8 []byte
+}
+
+// scanShelf reads one row of shelfResource.Select.
+func scanShelf(rows *sql.Rows) (*ent.Shelf, error) {
+	r := new(shelfRow)
+	if err := rows.Scan(&r.e.ID, &r.f1, &r.f2, &r.f3, &r.f4, &r.f5, &r.f6, &r.f7, &r.f8); err != nil {
+		return nil, err
+	}
+	if r.f1.Valid {
+		r.e.Label = &r.f1.String
+	}
+	if r.f2.Valid {
+		r.e.Capacity = &r.f2.Int64
+	}
+	if r.f3.Valid {
+		r.e.Width = &r.f3.Float64
+	}
+	if r.f4.Valid {
+		r.e.Sealed = &r.f4.Bool
+	}
+	if r.f5.Valid {
+		r.e.Opened = &r.f5.Time
+	}
+	if r.f6.Valid {
+		r.e.CheckedAt = &r.f6.Time
+	}
+	if len(r.f7) > 0 {
+		if err := json.Unmarshal(r.f7, &r.e.Tags); err != nil {
+			return nil, err
+		}
+	}
+	r.e.Extra = json.RawMessage(r.f8)
+	return &r.e, nil
+}
+
 // shelfResource is Shelf for the runtime.
 var shelfResource = &api.Resource[ent.Shelf]{
 	Type:    "Shelf",
@@ -238,7 +287,19 @@ var shelfResource = &api.Resource[ent.Shelf]{
 	NewInput: func() api.Input[ent.Shelf] { return new(shelfInput) },
 	Encode:   appendShelf,
 	ID:       func(e *ent.Shelf) string { return e.ID },
-	Get: func(ctx context.Context, c *ent.Client, id string) (*ent.Shelf, error) {
+	Select:   "SELECT \"id\", \"label\", \"capacity\", \"width\", \"sealed\", \"opened\", \"checked_at\", \"tags\", \"extra\" FROM \"shelves\"",
+	Scan:     scanShelf,
+	LoadEmbeds: func(ctx context.Context, r api.Reader, team int, records []*ent.Shelf) error {
+		err := api.LoadChildren(ctx, r, team, bookResource, "shelf_id", records,
+			func(e *ent.Shelf) string { return e.ID },
+			func(c *ent.Book) *string { return c.ShelfID },
+			func(e *ent.Shelf, items []*ent.Book) { e.Edges.Books = items })
+		if err != nil {
+			return err
+		}
+		return nil
+	},
+	Reload: func(ctx context.Context, c *ent.Client, id string) (*ent.Shelf, error) {
 		return c.Shelf.Query().Where(shelf.ID(id)).WithBooks(func(q *ent.BookQuery) { q.Order(ent.Asc(book.FieldID)) }).Only(ctx)
 	},
 	Exists: func(ctx context.Context, c *ent.Client, id string, lock bool) (bool, error) {
@@ -248,19 +309,11 @@ var shelfResource = &api.Resource[ent.Shelf]{
 		}
 		return q.Exist(ctx)
 	},
-	List: func(ctx context.Context, c *ent.Client, lq *api.ListQuery) ([]*ent.Shelf, error) {
-		q := c.Shelf.Query()
-		q.WhereP(lq.Predicates()...)
-		for _, o := range lq.Order() {
-			q.Order(o)
-		}
-		return q.WithBooks(func(q *ent.BookQuery) { q.Order(ent.Asc(book.FieldID)) }).Limit(lq.Limit + 1).Offset(lq.Offset).All(ctx)
-	},
 	Delete: func(ctx context.Context, c *ent.Client, id string) error {
 		return c.Shelf.DeleteOneID(id).Exec(ctx)
 	},
 	DeleteWhere: func(ctx context.Context, c *ent.Client, column string, value any) (int, error) {
-		return c.Shelf.Delete().Where(predicate.Shelf(sql.FieldEQ(column, value))).Exec(ctx)
+		return c.Shelf.Delete().Where(predicate.Shelf(entsql.FieldEQ(column, value))).Exec(ctx)
 	},
 	SetSecret: func(in api.Input[ent.Shelf], hash string) { in.(*shelfInput).secretHash = hash },
 }

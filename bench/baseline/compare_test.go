@@ -1,0 +1,111 @@
+package baseline_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"records/bench/baseline"
+	"records/internal/auth"
+	"records/internal/db"
+	"records/internal/dbtest"
+	"records/internal/server"
+)
+
+// The service's hot paths — GET by id and a list of 100 — beside the
+// hand-written baseline, in process, on one seeded database. The service
+// runs as in production (token cache on, log lines encoded then dropped)
+// but for the rate limit. bench/load.sh measures the same over the network.
+//
+//	go test ./bench/baseline -run '^$' -bench . -benchmem
+
+type pair struct {
+	service, baseline http.Handler
+	token             string
+}
+
+func setup(b *testing.B, dialect string) pair {
+	b.Helper()
+	ctx := context.Background()
+	url := dbtest.URL(b, dialect)
+	database, err := db.Open(ctx, db.Config{URL: url})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { database.Close() })
+	if _, err := database.Migrate(ctx); err != nil {
+		b.Fatal(err)
+	}
+	_, token, err := auth.NewStore(database.Client, 0).Create(ctx, "bench", auth.Write, "", 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	cfg := server.DefaultConfig()
+	cfg.RateLimit, cfg.RateBurst = 1e9, 1e9
+	p := pair{service: server.New(cfg, database, io.Discard).Handler(), token: token}
+	for i := 0; i < 1000; i++ {
+		body := fmt.Sprintf(`{"id":"cust-%d","sso_id":"sso-%d","email":"customer%d@example.com","firstName":"First %d","lastName":"Last %d","phone":"+1 555 0100 %d","payment_customer_id":"pay_%d","timestamp":"2026-11-21T10:00:00Z","activationDate":"2026-01-01"}`, i, i, i, i, i, i, i)
+		req := httptest.NewRequest("POST", "/v1/customers", strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Authorization", "Bearer "+token)
+		w := httptest.NewRecorder()
+		p.service.ServeHTTP(w, req)
+		if w.Code != http.StatusCreated {
+			b.Fatalf("seeding: %d %s", w.Code, w.Body)
+		}
+	}
+	pool, postgres, err := baseline.Open(url)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { pool.Close() })
+	if p.baseline, err = baseline.Handler(pool, postgres, 1); err != nil {
+		b.Fatal(err)
+	}
+	return p
+}
+
+func run(b *testing.B, h http.Handler, path, token string) {
+	b.ReportAllocs()
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		// A server's request context can be cancelled (the connection may
+		// close); database/sql and the drivers treat such contexts
+		// differently, so the benchmark gives both handlers one.
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		req := httptest.NewRequestWithContext(ctx, "GET", path, nil)
+		if token != "" {
+			req.Header.Set("Authorization", "Bearer "+token)
+		}
+		for pb.Next() {
+			w := httptest.NewRecorder()
+			h.ServeHTTP(w, req)
+			if w.Code != http.StatusOK {
+				b.Fatalf("%s: %d %s", path, w.Code, w.Body)
+			}
+		}
+	})
+}
+
+func compare(b *testing.B, servicePath, baselinePath string) {
+	for _, d := range dbtest.Dialects {
+		b.Run(dbtest.Name(d), func(b *testing.B) {
+			p := setup(b, d)
+			b.Run("service", func(b *testing.B) { run(b, p.service, servicePath, p.token) })
+			b.Run("baseline", func(b *testing.B) { run(b, p.baseline, baselinePath, "") })
+		})
+	}
+}
+
+func BenchmarkGetByID(b *testing.B) {
+	compare(b, "/v1/customers/cust-500", "/customers/cust-500")
+}
+
+func BenchmarkList100(b *testing.B) {
+	compare(b, "/v1/customers?limit=100", "/customers?limit=100")
+}
