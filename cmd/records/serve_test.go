@@ -2,7 +2,9 @@ package main
 
 import (
 	"bufio"
+	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -30,6 +32,13 @@ var servingLine = regexp.MustCompile(`serving on (http://\S+)`)
 // startServe runs `records serve` on a free port and returns its base URL
 // once it is listening.
 func startServe(t *testing.T, bin string, args ...string) (*exec.Cmd, string) {
+	cmd, base, _ := startServeOutput(t, bin, args...)
+	return cmd, base
+}
+
+// startServeOutput is startServe, also returning what serve printed before
+// it listened.
+func startServeOutput(t *testing.T, bin string, args ...string) (*exec.Cmd, string, []string) {
 	t.Helper()
 	cmd := exec.Command(bin, append([]string{"serve", "--addr", "127.0.0.1:0"}, args...)...)
 	cmd.Stderr = os.Stderr
@@ -42,21 +51,24 @@ func startServe(t *testing.T, bin string, args ...string) (*exec.Cmd, string) {
 	}
 	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
 	found := make(chan string, 1)
+	var printed []string
 	go func() {
 		sc := bufio.NewScanner(stdout)
 		for sc.Scan() {
 			if m := servingLine.FindStringSubmatch(sc.Text()); m != nil {
 				found <- m[1]
+				break
 			}
+			printed = append(printed, sc.Text())
 		}
 		io.Copy(io.Discard, stdout)
 	}()
 	select {
 	case base := <-found:
-		return cmd, base
+		return cmd, base, printed
 	case <-time.After(60 * time.Second):
 		t.Fatal("records serve did not start listening")
-		return nil, ""
+		return nil, "", nil
 	}
 }
 
@@ -94,5 +106,66 @@ func TestServeRefusesABadAddress(t *testing.T) {
 		"--database-url", "sqlite:"+filepath.Join(t.TempDir(), "x.db")).CombinedOutput()
 	if err == nil {
 		t.Fatalf("serve on an impossible address must fail at once; output:\n%s", out)
+	}
+}
+
+func TestServePrintsAFirstTokenOnce(t *testing.T) {
+	bin := buildBinary(t)
+	url := "sqlite:" + filepath.Join(t.TempDir(), "x.db")
+	cmd, base, printed := startServeOutput(t, bin, "--database-url", url)
+	if len(printed) == 0 || !strings.HasPrefix(printed[len(printed)-1], "rk_") {
+		t.Fatalf("a first serve must print a token's secret: %q", printed)
+	}
+	secret := printed[len(printed)-1]
+	req, _ := http.NewRequest("GET", base+"/v1/customers", nil)
+	req.Header.Set("Authorization", "Bearer "+secret)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("the printed token must work: %v %v", resp, err)
+	}
+	resp.Body.Close()
+	cmd.Process.Signal(syscall.SIGTERM)
+	cmd.Wait()
+	_, _, printed = startServeOutput(t, bin, "--database-url", url)
+	for _, line := range printed {
+		if strings.HasPrefix(line, "rk_") {
+			t.Fatal("a second serve printed a token again")
+		}
+	}
+}
+
+// On SIGTERM the server stops accepting, lets a request in flight finish,
+// then exits cleanly.
+func TestGracefulShutdownFinishesInFlightRequests(t *testing.T) {
+	bin := buildBinary(t)
+	url := "sqlite:" + filepath.Join(t.TempDir(), "x.db")
+	cmd, base, printed := startServeOutput(t, bin, "--database-url", url)
+	secret := printed[len(printed)-1]
+
+	conn, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	body := `{"email":"late@example.com"}`
+	fmt.Fprintf(conn, "POST /v1/customers HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", secret, len(body), body[:10])
+	time.Sleep(200 * time.Millisecond) // the server is reading the body
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(300 * time.Millisecond)
+	if _, err := http.Get(base + "/healthz"); err == nil {
+		t.Fatal("a shutting-down server accepted a new connection")
+	}
+	fmt.Fprint(conn, body[10:])
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatalf("the in-flight request got no answer: %v", err)
+	}
+	if resp.StatusCode != http.StatusCreated {
+		t.Fatalf("the in-flight request: %d", resp.StatusCode)
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("serve did not exit cleanly: %v", err)
 	}
 }

@@ -87,7 +87,8 @@ type response struct {
 
 // call sends a request with the harness's token. A non-empty body is sent
 // as application/json unless headers say otherwise; headers are name,
-// value pairs.
+// value pairs (an empty value removes the header; the name RemoteAddr sets
+// the peer's address instead).
 func (h *harness) call(method, path, body string, headers ...string) *response {
 	h.t.Helper()
 	return h.callAs(h.token, method, path, body, headers...)
@@ -110,6 +111,10 @@ func (h *harness) callAs(token, method, path, body string, headers ...string) *r
 		req.Header.Set(k, v)
 	}
 	for i := 0; i+1 < len(headers); i += 2 {
+		if headers[i] == "RemoteAddr" { // not a header: the peer's address
+			req.RemoteAddr = headers[i+1]
+			continue
+		}
 		if headers[i+1] == "" {
 			req.Header.Del(headers[i])
 			continue
