@@ -4,7 +4,7 @@ GO      ?= go
 VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X main.version=$(VERSION)
 
-.PHONY: all generate build run test check bench
+.PHONY: all generate build run test check bench docs-assets
 
 all: build
 
@@ -35,3 +35,12 @@ check:
 ## bench: the benchmarks (see README, Performance)
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+## docs-assets: refresh the docs page's vendored Swagger UI from npm (internal/docs/npm pins the version)
+docs-assets:
+	cd internal/docs/npm && npm ci --ignore-scripts --no-audit --no-fund
+	cp internal/docs/npm/node_modules/swagger-ui-dist/swagger-ui-bundle.js \
+	   internal/docs/npm/node_modules/swagger-ui-dist/swagger-ui-bundle.js.LICENSE.txt \
+	   internal/docs/npm/node_modules/swagger-ui-dist/swagger-ui.css internal/docs/assets/
+	cp internal/docs/npm/node_modules/swagger-ui-dist/LICENSE internal/docs/assets/LICENSE.swagger-ui
+	rm -rf internal/docs/npm/node_modules

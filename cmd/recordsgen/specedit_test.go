@@ -85,6 +85,36 @@ func TestSpecEditWorkflow(t *testing.T) {
 
 	edit(t, filepath.Join(dir, "schema", "customer.go"), `text("activationDate"),`, `text("activationDate"),
 		text("loyalty_tier"),`)
+	// A new resource: one schema file, nothing else.
+	os.WriteFile(filepath.Join(dir, "schema", "shipment.go"), []byte(`package schema
+
+import (
+	"entgo.io/ent"
+	"entgo.io/ent/dialect/entsql"
+	"entgo.io/ent/schema"
+
+	"records/internal/annotation"
+)
+
+// Shipment is a shipment.
+type Shipment struct{ ent.Schema }
+
+// Annotations of the Shipment.
+func (Shipment) Annotations() []schema.Annotation {
+	return []schema.Annotation{
+		entsql.Table("shipments"),
+		annotation.Resource{Type: "Shipment", Plural: "shipments", Object: "shipment"},
+	}
+}
+
+// Mixin of the Shipment.
+func (Shipment) Mixin() []ent.Mixin { return []ent.Mixin{RecordMixin{}} }
+
+// Fields of the Shipment.
+func (Shipment) Fields() []ent.Field {
+	return []ent.Field{text("carrier"), integer("parcels"), date("shipped_on")}
+}
+`), 0o644)
 	routes := filepath.Join(dir, "schema", "routes.yaml")
 	b, _ := os.ReadFile(routes)
 	b = append(b, []byte(`
@@ -148,6 +178,24 @@ func TestSpecEditWorkflow(t *testing.T) {
 	}
 	if c, _ := found["customer"].(map[string]any); c["loyalty_tier"] != "gold" || c["email"] != "a@example.com" {
 		t.Fatalf("the new route's envelope: %v", found)
+	}
+	// The new resource has the whole surface, and the document lists it.
+	status, ship := call("POST", "/v1/shipments", `{"carrier":"DHL","parcels":"3","shipped_on":"2026-11-20"}`)
+	if status != 201 || ship["parcels"] != float64(3) || ship["shipped_on"] != "2026-11-20" {
+		t.Fatalf("POST /v1/shipments: %d %v", status, ship)
+	}
+	id := ship["id"].(string)
+	if status, got := call("PATCH", "/v1/shipments/"+id, `{"carrier":"UPS"}`); status != 200 || got["carrier"] != "UPS" {
+		t.Fatalf("PATCH /v1/shipments/%s: %d %v", id, status, got)
+	}
+	if status, list := call("GET", "/v1/shipments?filter[carrier]=UPS", ""); status != 200 || len(list["shipments"].([]any)) != 1 {
+		t.Fatalf("GET /v1/shipments: %d %v", status, list)
+	}
+	if status, _ := call("DELETE", "/v1/shipments/"+id, ""); status != 200 {
+		t.Fatalf("DELETE /v1/shipments/%s: %d", id, status)
+	}
+	if _, doc := call("GET", "/v1/openapi.json", ""); doc["paths"].(map[string]any)["/v1/shipments/{id}"] == nil {
+		t.Fatal("the document lacks the new resource")
 	}
 
 	// A mistake in the table is reported with its line, and nothing is written.

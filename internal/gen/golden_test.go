@@ -1,6 +1,7 @@
 package gen
 
 import (
+	"context"
 	"flag"
 	"os"
 	"path/filepath"
@@ -9,6 +10,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -130,5 +132,29 @@ func TestRouteTableMistakes(t *testing.T) {
 				t.Errorf("message (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// The golden document, from a schema with every kind of member and a route
+// table with every kind of operation, is a valid OpenAPI 3.1 document.
+func TestGoldenDocumentIsValid(t *testing.T) {
+	b, err := os.ReadFile("testdata/golden/want/openapi.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := openapi3.NewLoader().LoadFromData(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := doc.Validate(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if !doc.IsOpenAPI31OrLater() {
+		t.Fatalf("want 3.1, got %s", doc.OpenAPI)
+	}
+	for _, p := range []string{"/v1/shelves/{id}", "/v1/shelf", "/v1/shelf_books/", "/v1/book", "/v1/books/{id}"} {
+		if doc.Paths.Find(p) == nil {
+			t.Errorf("no path %s", p)
+		}
 	}
 }

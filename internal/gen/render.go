@@ -68,6 +68,14 @@ func renderAPI(dir string, m *apiModel) (map[string][]byte, error) {
 	if err := render("routes.go", "routes.go.tmpl", m); err != nil {
 		return nil, err
 	}
+	if err := render("openapi.go", "openapi.go.tmpl", m); err != nil {
+		return nil, err
+	}
+	doc, err := renderOpenAPI(m)
+	if err != nil {
+		return nil, fmt.Errorf("rendering the OpenAPI document: %w", err)
+	}
+	files[path.Join(dir, "openapi.json")] = doc
 	return files, nil
 }
 

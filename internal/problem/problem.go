@@ -28,63 +28,57 @@ const (
 	Unavailable          Code = "unavailable"            // 503
 )
 
-// Status is the HTTP status of the code.
-func (c Code) Status() int {
-	switch c {
-	case InvalidJSON, InvalidRequest:
-		return http.StatusBadRequest
-	case Unauthenticated:
-		return http.StatusUnauthorized
-	case Forbidden:
-		return http.StatusForbidden
-	case NotFound:
-		return http.StatusNotFound
-	case MethodNotAllowed:
-		return http.StatusMethodNotAllowed
-	case Conflict:
-		return http.StatusConflict
-	case PayloadTooLarge:
-		return http.StatusRequestEntityTooLarge
-	case UnsupportedMediaType:
-		return http.StatusUnsupportedMediaType
-	case RateLimited:
-		return http.StatusTooManyRequests
-	case Unavailable:
-		return http.StatusServiceUnavailable
-	default:
-		return http.StatusInternalServerError
-	}
+// Info describes a code: its status, its fixed title, and what it means.
+type Info struct {
+	Code        Code
+	Status      int
+	Title       string
+	Description string
 }
 
-// Title is the short, fixed summary of the code.
-func (c Code) Title() string {
-	switch c {
-	case InvalidJSON:
-		return "Malformed JSON"
-	case InvalidRequest:
-		return "Invalid request"
-	case Unauthenticated:
-		return "Authentication required"
-	case Forbidden:
-		return "Forbidden"
-	case NotFound:
-		return "Not found"
-	case MethodNotAllowed:
-		return "Method not allowed"
-	case Conflict:
-		return "Conflict"
-	case PayloadTooLarge:
-		return "Payload too large"
-	case UnsupportedMediaType:
-		return "Unsupported media type"
-	case RateLimited:
-		return "Too many requests"
-	case Unavailable:
-		return "Service unavailable"
-	default:
-		return "Internal error"
-	}
+// Codes lists every code, in status order. The OpenAPI document and the docs
+// page are written from it.
+var Codes = []Info{
+	{InvalidJSON, http.StatusBadRequest, "Malformed JSON",
+		"The body is not JSON; the detail gives the 0-based byte offset of the offending byte."},
+	{InvalidRequest, http.StatusBadRequest, "Invalid request",
+		"Something else is wrong with the request: an unknown member, a value of the wrong type, a missing id, ids that disagree, a parent that does not exist, a list parameter out of range. errors names each member at fault."},
+	{Unauthenticated, http.StatusUnauthorized, "Authentication required",
+		"No Authorization header, a malformed one, or an unknown, revoked or expired token."},
+	{Forbidden, http.StatusForbidden, "Forbidden",
+		"The token's scope is read, and the request would write."},
+	{NotFound, http.StatusNotFound, "Not found",
+		"No such route, or no record with that id in the caller's team."},
+	{MethodNotAllowed, http.StatusMethodNotAllowed, "Method not allowed",
+		"The path exists with other methods, listed in the Allow header."},
+	{Conflict, http.StatusConflict, "Conflict",
+		"A unique value is taken: an id (ids are unique across teams) or a user's username."},
+	{PayloadTooLarge, http.StatusRequestEntityTooLarge, "Payload too large",
+		"The body is over the server's limit (1 MiB by default)."},
+	{UnsupportedMediaType, http.StatusUnsupportedMediaType, "Unsupported media type",
+		"A body was sent without Content-Type: application/json."},
+	{RateLimited, http.StatusTooManyRequests, "Too many requests",
+		"The token's rate is exhausted (or its address failed to authenticate too often); Retry-After says when to retry."},
+	{Internal, http.StatusInternalServerError, "Internal error",
+		"A fault of the server. The request id finds it in the server's log."},
+	{Unavailable, http.StatusServiceUnavailable, "Service unavailable",
+		"The database is unreachable or too slow; Retry-After says when to retry."},
 }
+
+func (c Code) info() Info {
+	for _, i := range Codes {
+		if i.Code == c {
+			return i
+		}
+	}
+	return Codes[len(Codes)-2] // internal
+}
+
+// Status is the HTTP status of the code.
+func (c Code) Status() int { return c.info().Status }
+
+// Title is the short, fixed summary of the code.
+func (c Code) Title() string { return c.info().Title }
 
 // MemberError names one member of the request and what is wrong with it.
 // Member is a path into the body: "limit", "work_order_line_items[2].sku",

@@ -85,7 +85,8 @@ type response struct {
 	JSON   any
 }
 
-// call sends a request with the harness's token. A non-empty body is sent
+// call sends a request with the harness's token, and checks the exchange
+// against the OpenAPI document (see checkContract). A non-empty body is sent
 // as application/json unless headers say otherwise; headers are name,
 // value pairs (an empty value removes the header; the name RemoteAddr sets
 // the peer's address instead).
@@ -123,6 +124,7 @@ func (h *harness) callAs(token, method, path, body string, headers ...string) *r
 	}
 	w := httptest.NewRecorder()
 	h.srv.Handler().ServeHTTP(w, req)
+	checkContract(h.t, req, []byte(body), w)
 	r := &response{t: h.t, Status: w.Code, Header: w.Header(), Body: w.Body.Bytes()}
 	if ct := w.Header().Get("Content-Type"); strings.Contains(ct, "json") && len(r.Body) > 0 {
 		d := json.NewDecoder(bytes.NewReader(r.Body))
@@ -254,7 +256,7 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 // Member types of the contract, transcribed from the reference's field
 // lists and the design's decisions — independent of the schema, so a schema
 // that drifts from the contract fails here.
-var contract = map[string]map[string]string{
+var contractMembers = map[string]map[string]string{
 	"Return": members("string", "id", "order_id", "description", "issue", "status", "tracking_number",
 		"action_needed", "customerEmail", "rma", "serial_number", "scanned_serial_number", "helpdesk_number",
 		"enteredBy", "order_date", "shipped_date", "requested_date", "condition", "reported_condition",
@@ -332,7 +334,7 @@ func isRecord(t *testing.T, resource string, v any) map[string]any {
 	if !ok {
 		t.Fatalf("want a %s object, got %v", resource, v)
 	}
-	want := contract[resource]
+	want := contractMembers[resource]
 	if want == nil {
 		t.Fatalf("no contract for %s", resource)
 	}

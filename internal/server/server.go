@@ -17,6 +17,7 @@ import (
 	"records/internal/api"
 	"records/internal/auth"
 	"records/internal/db"
+	"records/internal/docs"
 	"records/internal/handlers"
 	"records/internal/migrate"
 	"records/internal/problem"
@@ -65,6 +66,7 @@ type Server struct {
 	log    *slog.Logger
 	engine *gin.Engine
 	router *api.Router
+	docs   *docs.Docs
 	http   *http.Server
 	ln     net.Listener
 	done   chan error
@@ -76,6 +78,12 @@ func init() { gin.SetMode(gin.ReleaseMode) }
 // until Open.
 func New(cfg Config, database *db.DB, logs io.Writer) *Server {
 	s := &Server{cfg: cfg, db: database, logs: logs, log: slog.New(slog.NewJSONHandler(logs, nil))}
+	var err error
+	if s.docs, err = docs.New(handlers.OpenAPI); err != nil {
+		// The document and page are generated and embedded: a failure here
+		// is a build broken beyond running.
+		panic("server: preparing the docs: " + err.Error())
+	}
 	s.engine, s.router = s.routes()
 	s.http = &http.Server{
 		Handler:           s.engine,
@@ -111,6 +119,11 @@ func (s *Server) routes() (*gin.Engine, *api.Router) {
 	})
 	r.Public(http.MethodGet, "/healthz", s.healthz)
 	r.Public(http.MethodGet, "/readyz", s.readyz)
+	r.Public(http.MethodGet, "/v1/openapi.json", s.docs.Document)
+	r.Public(http.MethodGet, "/docs", s.docs.Page)
+	r.Public(http.MethodGet, "/docs/assets/:file", func(c *gin.Context) {
+		s.docs.Asset(c, func(c *gin.Context) { api.Fail(c, problem.New(problem.NotFound, "no such file")) })
+	})
 	handlers.Register(r, &api.Service{
 		Client:  s.db.Client,
 		Reader:  s.db,

@@ -1,0 +1,248 @@
+package server_test
+
+import (
+	"bytes"
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/getkin/kin-openapi/openapi3filter"
+	"github.com/getkin/kin-openapi/routers"
+	"github.com/getkin/kin-openapi/routers/gorillamux"
+
+	"records/internal/gen"
+	"records/internal/handlers"
+	"records/internal/migrate"
+	"records/internal/problem"
+)
+
+var (
+	contractOnce   sync.Once
+	contractDoc    *openapi3.T
+	contractRouter routers.Router
+	contractErr    error
+)
+
+// document loads the served OpenAPI document (once) and a router over it.
+func document(t testing.TB) (*openapi3.T, routers.Router) {
+	t.Helper()
+	contractOnce.Do(func() {
+		loader := openapi3.NewLoader()
+		contractDoc, contractErr = loader.LoadFromData(handlers.OpenAPI)
+		if contractErr == nil {
+			contractErr = contractDoc.Validate(context.Background())
+		}
+		if contractErr == nil {
+			contractRouter, contractErr = gorillamux.NewRouter(contractDoc)
+		}
+	})
+	if contractErr != nil {
+		t.Fatalf("the OpenAPI document: %v", contractErr)
+	}
+	return contractDoc, contractRouter
+}
+
+// checkContract holds one exchange against the document: a request the
+// document rejects must be answered 4xx (the document may be stricter in
+// words, never in effect), and every answer — success or problem — must
+// have a documented status and match its schema. Requests whose body is
+// not application/json (the media-type tests) are outside the document;
+// their answers are still checked.
+func checkContract(t testing.TB, req *http.Request, body []byte, w *httptest.ResponseRecorder) {
+	t.Helper()
+	_, router := document(t)
+	vreq := req.Clone(context.Background())
+	vreq.Body = http.NoBody
+	if len(body) > 0 {
+		vreq.Body = httpBody(body)
+	}
+	route, params, err := router.FindRoute(vreq)
+	if err != nil {
+		if w.Code != http.StatusNotFound && w.Code != http.StatusMethodNotAllowed {
+			t.Fatalf("contract: %s %s is not in the document, yet answered %d", req.Method, req.URL.Path, w.Code)
+		}
+		return
+	}
+	in := &openapi3filter.RequestValidationInput{
+		Request: vreq, PathParams: params, Route: route,
+		Options: &openapi3filter.Options{AuthenticationFunc: openapi3filter.NoopAuthenticationFunc, MultiError: true},
+	}
+	ct := req.Header.Get("Content-Type")
+	documented := len(body) == 0 || strings.HasPrefix(ct, "application/json")
+	var reqErr error
+	if documented {
+		reqErr = openapi3filter.ValidateRequest(context.Background(), in)
+	}
+	if reqErr != nil && w.Code < 400 {
+		t.Fatalf("contract: the document rejects %s %s %s, but the server answered %d:\n%v", req.Method, req.URL, body, w.Code, reqErr)
+	}
+	out := &openapi3filter.ResponseValidationInput{
+		RequestValidationInput: in,
+		Status:                 w.Code,
+		Header:                 w.Header(),
+		Options:                &openapi3filter.Options{IncludeResponseStatus: true, MultiError: true},
+	}
+	out.SetBodyBytes(w.Body.Bytes())
+	if err := openapi3filter.ValidateResponse(context.Background(), out); err != nil {
+		t.Fatalf("contract: the answer to %s %s (%d) differs from the document:\n%v\nbody: %.600s", req.Method, req.URL, w.Code, err, w.Body)
+	}
+}
+
+type bodyReader struct{ *bytes.Reader }
+
+func (bodyReader) Close() error { return nil }
+
+func httpBody(b []byte) bodyReader { return bodyReader{bytes.NewReader(b)} }
+
+func TestOpenAPIDocumentIsValid(t *testing.T) {
+	doc, _ := document(t)
+	if !doc.IsOpenAPI31OrLater() {
+		t.Fatalf("want OpenAPI 3.1, got %s", doc.OpenAPI)
+	}
+	for _, s := range []string{"bearer", "token"} {
+		if doc.Components.SecuritySchemes[s] == nil {
+			t.Errorf("no %s security scheme", s)
+		}
+	}
+	var codes []string
+	for _, c := range problem.Codes {
+		codes = append(codes, string(c.Code))
+	}
+	enum := doc.Components.Schemas["Problem"].Value.Properties["code"].Value.Enum
+	if len(enum) != len(codes) {
+		t.Fatalf("the Problem schema lists %d codes, package problem %d", len(enum), len(codes))
+	}
+}
+
+// The document and the server's router list the same routes: every route
+// registered is documented, with its method, and nothing else is.
+func TestDocumentCoversEveryRoute(t *testing.T) {
+	doc, _ := document(t)
+	h := newHarness(t, migrate.SQLite, testConfig())
+	registered := map[string]bool{}
+	for _, r := range h.srv.Routes() {
+		p := strings.NewReplacer(":id", "{id}", ":file", "{file}").Replace(r.Path)
+		registered[r.Method+" "+p] = true
+	}
+	documented := map[string]bool{}
+	for path, item := range doc.Paths.Map() {
+		for method, op := range item.Operations() {
+			documented[method+" "+path] = true
+			_ = op
+		}
+	}
+	var missing, extra []string
+	for k := range registered {
+		if !documented[k] {
+			missing = append(missing, k)
+		}
+	}
+	for k := range documented {
+		if !registered[k] {
+			extra = append(extra, k)
+		}
+	}
+	sort.Strings(missing)
+	sort.Strings(extra)
+	if len(missing)+len(extra) > 0 {
+		t.Fatalf("routes not documented: %v\ndocumented but not routes: %v", missing, extra)
+	}
+	// Deprecated routes are marked so.
+	for _, r := range h.srv.Routes() {
+		if !r.Deprecated {
+			continue
+		}
+		op := doc.Paths.Find(strings.ReplaceAll(r.Path, ":id", "{id}")).GetOperation(r.Method)
+		if op == nil || !op.Deprecated {
+			t.Errorf("%s %s is deprecated but not marked so", r.Method, r.Path)
+		}
+	}
+	if len(registered) < 120 {
+		t.Fatalf("only %d routes", len(registered))
+	}
+}
+
+func TestDocsPageLoadsTheDocument(t *testing.T) {
+	h := newHarness(t, migrate.SQLite, testConfig())
+	r := h.callAs("", "GET", "/docs", "").want(200)
+	page := string(r.Body)
+	for _, want := range []string{`url: "v1/openapi.json"`, `src="docs/assets/swagger-ui-bundle.js"`, `href="docs/assets/swagger-ui.css"`, `id="problem-invalid_request"`} {
+		if !strings.Contains(page, want) {
+			t.Fatalf("the page lacks %s", want)
+		}
+	}
+	for _, asset := range []string{"swagger-ui-bundle.js", "swagger-ui.css"} {
+		a := h.callAs("", "GET", "/docs/assets/"+asset, "").want(200)
+		if len(a.Body) < 10000 {
+			t.Fatalf("%s: %d bytes", asset, len(a.Body))
+		}
+	}
+	h.callAs("", "GET", "/docs/assets/nothing.js", "").problem(404, "not_found")
+	doc := h.callAs("", "GET", "/v1/openapi.json", "").want(200)
+	if !strings.HasPrefix(string(doc.Body), `{"openapi":"3.1.0"`) {
+		t.Fatalf("the document: %.100s", doc.Body)
+	}
+	tag := doc.Header.Get("ETag")
+	if h.callAs("", "GET", "/v1/openapi.json", "", "If-None-Match", tag).Status != http.StatusNotModified {
+		t.Fatal("a known ETag must answer 304")
+	}
+	// Every problem code has its anchor on the page.
+	for _, c := range gen.ProblemCodes() {
+		if !strings.Contains(page, `id="problem-`+c+`"`) {
+			t.Errorf("no anchor for %s", c)
+		}
+	}
+}
+
+// recordingTB records a failure instead of ending the test.
+type recordingTB struct {
+	testing.TB
+	failed bool
+}
+
+func (r *recordingTB) Helper()               {}
+func (r *recordingTB) Fatalf(string, ...any) { r.failed = true }
+func (r *recordingTB) Errorf(string, ...any) { r.failed = true }
+
+// The contract check catches drift, in each direction it guards.
+func TestContractCheckCatchesDrift(t *testing.T) {
+	exchange := func(method, path, body string, status int, answer string, contentType string) bool {
+		req := httptest.NewRequest(method, path, strings.NewReader(body))
+		if body != "" {
+			req.Header.Set("Content-Type", "application/json")
+		}
+		req.Header.Set("Authorization", "Bearer x")
+		w := httptest.NewRecorder()
+		w.Header().Set("Content-Type", contentType)
+		w.Header().Set("X-Request-Id", "r")
+		w.WriteHeader(status)
+		w.WriteString(answer)
+		rec := &recordingTB{TB: t}
+		checkContract(rec, req, []byte(body), w)
+		return rec.failed
+	}
+	good := `{"id":"c","sso_id":null,"email":"a","firstName":null,"lastName":null,"phone":null,"payment_customer_id":null,"timestamp":null,"activationDate":null}`
+	if exchange("GET", "/v1/customers/c", "", 200, good, "application/json") {
+		t.Fatal("a faithful exchange was flagged")
+	}
+	cases := map[string]bool{
+		"a member of the wrong type": exchange("GET", "/v1/customers/c", "", 200, strings.Replace(good, `"email":"a"`, `"email":1`, 1), "application/json"),
+		"a missing member":           exchange("GET", "/v1/customers/c", "", 200, strings.Replace(good, `,"phone":null`, "", 1), "application/json"),
+		"an extra member":            exchange("GET", "/v1/customers/c", "", 200, strings.Replace(good, `{"id":"c"`, `{"id":"c","x":1`, 1), "application/json"),
+		"an undocumented status":     exchange("GET", "/v1/customers/c", "", 418, `{}`, "application/json"),
+		"a problem that is not one":  exchange("GET", "/v1/customers/c", "", 404, `{"error":"nope"}`, "application/problem+json"),
+		"an unknown member accepted": exchange("POST", "/v1/customers", `{"bogus":1}`, 201, good, "application/json"),
+		"a wrong type accepted":      exchange("POST", "/v1/customers", `{"email":true}`, 201, good, "application/json"),
+		"a route not documented":     exchange("GET", "/v1/nowhere", "", 200, `{}`, "application/json"),
+	}
+	for what, caught := range cases {
+		if !caught {
+			t.Errorf("the contract check missed %s", what)
+		}
+	}
+}
