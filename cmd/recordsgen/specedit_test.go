@@ -126,7 +126,15 @@ func (Shipment) Fields() []ent.Field {
 `)...)
 	os.WriteFile(routes, b, 0o644)
 
-	out, err := run(t, dir, env, "go", "run", "./cmd/recordsgen", "generate", "--migration-name", "add_loyalty_tier")
+	// Before generating, check names what is stale, and fails.
+	out, err := run(t, dir, env, "go", "run", "./cmd/recordsgen", "check")
+	for _, stale := range []string{"stale: ent/customer.go", "stale: internal/handlers/customer.go", "stale: internal/handlers/openapi.json", "stale: internal/handlers/shipment.go (generate would create it)", "stale: internal/migrations/sqlite/0002_schema.sql"} {
+		if err == nil || !strings.Contains(out, stale) {
+			t.Fatalf("check must fail naming %q: %v\n%s", stale, err, out)
+		}
+	}
+
+	out, err = run(t, dir, env, "go", "run", "./cmd/recordsgen", "generate", "--migration-name", "add_loyalty_tier")
 	if err != nil {
 		t.Fatalf("generate: %v\n%s", err, out)
 	}

@@ -58,15 +58,20 @@ func (s *idSource) next() string {
 // route (method and pattern), status, latency_ms and team; for a problem its
 // code, and for a server error its cause. Never a token, a secret or a body.
 // The line is built by hand in a pooled buffer and written at once: slog's
-// generic attributes cost as much as the rest of a cached read.
-func AccessLog(w io.Writer) gin.HandlerFunc {
+// generic attributes cost as much as the rest of a cached read. observe,
+// when not nil, is told of every answered request too (for metrics).
+func AccessLog(w io.Writer, observe func(method, route string, status int, d time.Duration)) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		start := time.Now()
 		c.Next()
+		elapsed := time.Since(start)
 		status := c.Writer.Status()
 		route := c.FullPath()
 		if route == "" {
 			route = "unmatched"
+		}
+		if observe != nil {
+			observe(c.Request.Method, route, status, elapsed)
 		}
 		level := "INFO"
 		var prob *problem.Error
@@ -91,7 +96,7 @@ func AccessLog(w io.Writer) gin.HandlerFunc {
 		b = append(b, `,"status":`...)
 		b = strconv.AppendInt(b, int64(status), 10)
 		b = append(b, `,"latency_ms":`...)
-		b = strconv.AppendFloat(b, float64(time.Since(start).Microseconds())/1000, 'f', -1, 64)
+		b = strconv.AppendFloat(b, float64(elapsed.Microseconds())/1000, 'f', -1, 64)
 		if p, ok := auth.FromContext(c.Request.Context()); ok {
 			b = append(b, `,"team":`...)
 			b = strconv.AppendInt(b, int64(p.Team), 10)

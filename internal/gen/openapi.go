@@ -633,6 +633,7 @@ var publicRoutes = []publicRoute{
 	{"/v1/openapi.json", "openAPIDocument", "This OpenAPI document", "application/json"},
 	{"/docs", "docsPage", "The documentation page, which renders this document", "text/html"},
 	{"/docs/assets/{file}", "docsAsset", "A file of the documentation page (scripts, styles)", "*/*"},
+	{"/metrics", "metrics", "Prometheus metrics: requests and latency by route, the database pool, the Go runtime", "text/plain"},
 	{"/healthz", "health", "200 while the process is up", "application/json"},
 	{"/readyz", "readiness", "200 while the database answers, 503 when it does not", "application/json"},
 }

@@ -19,6 +19,7 @@ import (
 	"records/internal/db"
 	"records/internal/docs"
 	"records/internal/handlers"
+	"records/internal/metrics"
 	"records/internal/migrate"
 	"records/internal/problem"
 )
@@ -60,16 +61,17 @@ func DefaultConfig() Config {
 
 // Server serves the API over one database.
 type Server struct {
-	cfg    Config
-	db     *db.DB
-	logs   io.Writer
-	log    *slog.Logger
-	engine *gin.Engine
-	router *api.Router
-	docs   *docs.Docs
-	http   *http.Server
-	ln     net.Listener
-	done   chan error
+	cfg     Config
+	db      *db.DB
+	logs    io.Writer
+	log     *slog.Logger
+	engine  *gin.Engine
+	router  *api.Router
+	docs    *docs.Docs
+	metrics *metrics.Metrics
+	http    *http.Server
+	ln      net.Listener
+	done    chan error
 }
 
 func init() { gin.SetMode(gin.ReleaseMode) }
@@ -78,6 +80,7 @@ func init() { gin.SetMode(gin.ReleaseMode) }
 // until Open.
 func New(cfg Config, database *db.DB, logs io.Writer) *Server {
 	s := &Server{cfg: cfg, db: database, logs: logs, log: slog.New(slog.NewJSONHandler(logs, nil))}
+	s.metrics = metrics.New(database.SQL)
 	var err error
 	if s.docs, err = docs.New(handlers.OpenAPI); err != nil {
 		// The document and page are generated and embedded: a failure here
@@ -110,13 +113,14 @@ func (s *Server) routes() (*gin.Engine, *api.Router) {
 	e.RedirectTrailingSlash = false
 	e.RedirectFixedPath = false
 	e.HandleMethodNotAllowed = true
-	e.Use(api.RequestID, api.AccessLog(s.logs), api.Recover)
+	e.Use(api.RequestID, api.AccessLog(s.logs, s.metrics.Observe), api.Recover)
 	r := api.NewRouter(e, api.Guards{
 		Authenticate: api.Authenticate(auth.NewStore(s.db.Client, s.cfg.TokenCacheTTL), s.cfg.RequestTimeout),
 		RateLimit:    api.RateLimit(s.cfg.RateLimit, s.cfg.RateBurst),
 		RequireWrite: api.RequireWrite,
 		Deadline:     api.Deadline(s.cfg.RequestTimeout),
 	})
+	r.Public(http.MethodGet, "/metrics", gin.WrapH(s.metrics.Handler()))
 	r.Public(http.MethodGet, "/healthz", s.healthz)
 	r.Public(http.MethodGet, "/readyz", s.readyz)
 	r.Public(http.MethodGet, "/v1/openapi.json", s.docs.Document)
