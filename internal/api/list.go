@@ -1,7 +1,9 @@
 package api
 
 import (
+	"maps"
 	"net/url"
+	"slices"
 	"sort"
 	"strings"
 
@@ -131,7 +133,7 @@ func parseListQuery(members []wire.Member, query url.Values, columns map[string]
 		case err != nil:
 			errs = append(errs, problem.MemberError{Member: paramOrderBy, Problem: "must be a member name"})
 		case !known:
-			errs = append(errs, problem.MemberError{Member: paramOrderBy, Problem: "no member " + quote(s) + didYouMean(s, columnNames(columns))})
+			errs = append(errs, problem.MemberError{Member: paramOrderBy, Problem: "no member " + quote(s) + didYouMean(s, slices.Sorted(maps.Keys(columns)))})
 		default:
 			q.OrderBy = col.Name
 		}
@@ -148,7 +150,7 @@ func parseListQuery(members []wire.Member, query url.Values, columns map[string]
 		}
 		col, ok := columns[name]
 		if !ok {
-			errs = append(errs, problem.MemberError{Member: member, Problem: "no member " + quote(name) + " to filter by" + didYouMean(name, columnNames(columns))})
+			errs = append(errs, problem.MemberError{Member: member, Problem: "no member " + quote(name) + " to filter by" + didYouMean(name, slices.Sorted(maps.Keys(columns)))})
 			continue
 		}
 		raw := filters[name]
@@ -167,15 +169,6 @@ func parseListQuery(members []wire.Member, query url.Values, columns map[string]
 		return nil, problem.Members(errs)
 	}
 	return q, nil
-}
-
-func columnNames(columns map[string]Column) []string {
-	names := make([]string, 0, len(columns))
-	for n := range columns {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
 }
 
 func contains(list []string, s string) bool {

@@ -3,7 +3,9 @@ package gen
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -335,7 +337,7 @@ func namedEnvelope(name string, op *opView) (*envNode, error) {
 		return n, checkPlaceholder("$id", op)
 	}
 	return nil, fmt.Errorf("unknown envelope %q%s; valid: %s, or a mapping with placeholders (%s)",
-		name, closest(name, namedEnvelopes), strings.Join(namedEnvelopes, ", "), strings.Join(sortedKeys(placeholders), ", "))
+		name, closest(name, namedEnvelopes), strings.Join(namedEnvelopes, ", "), strings.Join(slices.Sorted(maps.Keys(placeholders)), ", "))
 }
 
 // parseEnvelope reads an envelope: a name, or a template whose strings
@@ -396,7 +398,7 @@ func checkPlaceholder(p string, op *opView) error {
 	kinds, ok := placeholders[base]
 	switch {
 	case !ok:
-		return fmt.Errorf("unknown placeholder %s%s; valid: %s, $record.<member>", p, closest(p, sortedKeys(placeholders)), strings.Join(sortedKeys(placeholders), ", "))
+		return fmt.Errorf("unknown placeholder %s%s; valid: %s, $record.<member>", p, closest(p, slices.Sorted(maps.Keys(placeholders))), strings.Join(slices.Sorted(maps.Keys(placeholders)), ", "))
 	case !contains(kinds, op.Kind):
 		return fmt.Errorf("%s is not available for kind %s (only %s)", base, op.Kind, strings.Join(kinds, ", "))
 	case base == "$secret" && !op.Secret:
