@@ -2,7 +2,7 @@ package api
 
 import (
 	"fmt"
-	"io"
+	"log/slog"
 	"regexp"
 	"runtime/debug"
 	"strconv"
@@ -15,7 +15,6 @@ import (
 
 	"records/internal/auth"
 	"records/internal/problem"
-	"records/internal/wire"
 )
 
 // validRequestID is what a client's X-Request-Id must look like to be kept.
@@ -53,14 +52,18 @@ func (s *idSource) next() string {
 	return string(strconv.AppendUint(out, s.n.Add(1), 36))
 }
 
-// AccessLog writes one JSON line per request to w, in the shape of the
-// server's other log lines (slog's JSON): time, level, msg, then request_id,
-// route (method and pattern), status, latency_ms and team; for a problem its
-// code, and for a server error its cause. Never a token, a secret or a body.
-// The line is built by hand in a pooled buffer and written at once: slog's
-// generic attributes cost as much as the rest of a cached read. observe,
-// when not nil, is told of every answered request too (for metrics).
-func AccessLog(w io.Writer, observe func(method, route string, status int, d time.Duration)) gin.HandlerFunc {
+// AccessLog logs one line per request through log's handler: request_id,
+// route (method and pattern), status, latency_ms and team; for a problem
+// its code, and for a server error its cause (at level ERROR). Never a
+// token, a secret or a body. observe, when not nil, is told of every
+// answered request too (for metrics).
+//
+// The record goes to the handler directly, without the caller's program
+// counter that slog.Logger captures for every record (a stack walk that
+// costs about 5% of a cached read's throughput); a successful request's
+// record has five attributes, as many as slog keeps without allocating.
+func AccessLog(log *slog.Logger, observe func(method, route string, status int, d time.Duration)) gin.HandlerFunc {
+	h := log.Handler()
 	return func(c *gin.Context) {
 		start := time.Now()
 		c.Next()
@@ -73,45 +76,35 @@ func AccessLog(w io.Writer, observe func(method, route string, status int, d tim
 		if observe != nil {
 			observe(c.Request.Method, route, status, elapsed)
 		}
-		level := "INFO"
+		level := slog.LevelInfo
 		var prob *problem.Error
 		if v, ok := c.Get(KeyProblem); ok {
 			prob = v.(*problem.Error)
 			if status >= 500 {
-				level = "ERROR"
+				level = slog.LevelError
 			}
 		}
-		buf := getBuffer()
-		b := append(buf.b, `{"time":"`...)
-		b = start.UTC().AppendFormat(b, "2006-01-02T15:04:05.000Z07:00")
-		b = append(b, `","level":"`...)
-		b = append(b, level...)
-		b = append(b, `","msg":"request","request_id":`...)
-		b = wire.AppendString(b, requestID(c))
-		b = append(b, `,"route":"`...)
-		b = wire.AppendStringContent(b, c.Request.Method)
-		b = append(b, ' ')
-		b = wire.AppendStringContent(b, route)
-		b = append(b, '"')
-		b = append(b, `,"status":`...)
-		b = strconv.AppendInt(b, int64(status), 10)
-		b = append(b, `,"latency_ms":`...)
-		b = strconv.AppendFloat(b, float64(elapsed.Microseconds())/1000, 'f', -1, 64)
-		if p, ok := auth.FromContext(c.Request.Context()); ok {
-			b = append(b, `,"team":`...)
-			b = strconv.AppendInt(b, int64(p.Team), 10)
+		ctx := c.Request.Context()
+		if !h.Enabled(ctx, level) {
+			return
+		}
+		r := slog.NewRecord(start, level, "request", 0)
+		r.AddAttrs(
+			slog.String("request_id", requestID(c)),
+			slog.String("route", c.Request.Method+" "+route),
+			slog.Int("status", status),
+			slog.Float64("latency_ms", float64(elapsed.Microseconds())/1000),
+		)
+		if p, ok := auth.FromContext(ctx); ok {
+			r.AddAttrs(slog.Int("team", p.Team))
 		}
 		if prob != nil {
-			b = append(b, `,"code":`...)
-			b = wire.AppendString(b, string(prob.Code))
+			r.AddAttrs(slog.String("code", string(prob.Code)))
 			if status >= 500 && prob.Cause != nil {
-				b = append(b, `,"error":`...)
-				b = wire.AppendString(b, prob.Cause.Error())
+				r.AddAttrs(slog.String("error", prob.Cause.Error()))
 			}
 		}
-		buf.b = append(b, "}\n"...)
-		_, _ = w.Write(buf.b)
-		putBuffer(buf)
+		_ = h.Handle(ctx, r)
 	}
 }
 

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/gin-gonic/gin"
+
+	"records/internal/logging"
 )
 
 // A panic in a handler is a 500 problem with the request id; the stack goes
@@ -16,7 +18,7 @@ func TestPanicsBecome500(t *testing.T) {
 	gin.SetMode(gin.ReleaseMode)
 	var logs bytes.Buffer
 	e := gin.New()
-	e.Use(RequestID, AccessLog(&logs, nil), Recover)
+	e.Use(RequestID, AccessLog(logging.JSON(&logs), nil), Recover)
 	e.GET("/boom", func(*gin.Context) { panic("secret state: rk_do-not-show") })
 
 	w := httptest.NewRecorder()

@@ -6,7 +6,6 @@ package logging
 import (
 	"bufio"
 	"io"
-	"log/slog"
 	"sync"
 	"time"
 )
@@ -65,6 +64,3 @@ func (b *Buffered) Close() error {
 	<-b.done
 	return b.Flush()
 }
-
-// JSON returns a logger writing JSON lines to w.
-func JSON(w io.Writer) *slog.Logger { return slog.New(slog.NewJSONHandler(w, nil)) }

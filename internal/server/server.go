@@ -19,6 +19,7 @@ import (
 	"records/internal/db"
 	"records/internal/docs"
 	"records/internal/handlers"
+	"records/internal/logging"
 	"records/internal/metrics"
 	"records/internal/migrate"
 	"records/internal/problem"
@@ -79,7 +80,7 @@ func init() { gin.SetMode(gin.ReleaseMode) }
 // New builds a server writing its JSON log lines to logs; nothing listens
 // until Open.
 func New(cfg Config, database *db.DB, logs io.Writer) *Server {
-	s := &Server{cfg: cfg, db: database, logs: logs, log: slog.New(slog.NewJSONHandler(logs, nil))}
+	s := &Server{cfg: cfg, db: database, log: logging.JSON(logs)}
 	s.metrics = metrics.New(database.SQL)
 	var err error
 	if s.docs, err = docs.New(handlers.OpenAPI); err != nil {
@@ -113,7 +114,7 @@ func (s *Server) routes() (*gin.Engine, *api.Router) {
 	e.RedirectTrailingSlash = false
 	e.RedirectFixedPath = false
 	e.HandleMethodNotAllowed = true
-	e.Use(api.RequestID, api.AccessLog(s.logs, s.metrics.Observe), api.Recover)
+	e.Use(api.RequestID, api.AccessLog(s.log, s.metrics.Observe), api.Recover)
 	r := api.NewRouter(e, api.Guards{
 		Authenticate: api.Authenticate(auth.NewStore(s.db.Client, s.cfg.TokenCacheTTL), s.cfg.RequestTimeout),
 		RateLimit:    api.RateLimit(s.cfg.RateLimit, s.cfg.RateBurst),
