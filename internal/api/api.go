@@ -12,7 +12,6 @@ package api
 import (
 	"context"
 	"database/sql"
-	"log/slog"
 
 	"records/ent"
 )
@@ -127,7 +126,6 @@ type Service struct {
 	Client *ent.Client
 	// Reader serves plain reads: a record by id, a page.
 	Reader Reader
-	Log    *slog.Logger
 	// MaxBody caps request bodies, in bytes.
 	MaxBody int64
 	// RowLocks locks a record read before it is written (PostgreSQL;

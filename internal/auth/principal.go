@@ -3,11 +3,7 @@
 // compared in constant time.
 package auth
 
-import (
-	"context"
-
-	"records/internal/tenant"
-)
+import "context"
 
 // Scope is what a token may do.
 type Scope string
@@ -28,32 +24,9 @@ type Principal struct {
 // CanWrite tells whether the principal may write.
 func (p Principal) CanWrite() bool { return p.Scope == Write }
 
-// Key is the context key of the principal. A context type that carries
-// the principal among other values answers it itself (see WithPrincipal).
+// Key is the context key of the principal. The request's context type
+// (package api) answers it, and tenant's key with the principal's team.
 type Key struct{}
-
-// principalCtx carries the principal, and answers its team as the tenant's:
-// one context value instead of two.
-type principalCtx struct {
-	context.Context
-	p Principal
-}
-
-func (c *principalCtx) Value(key any) any {
-	switch key.(type) {
-	case Key:
-		return c.p
-	case tenant.Key:
-		return c.p.Team
-	}
-	return c.Context.Value(key)
-}
-
-// WithPrincipal returns a context acting for p: its team scopes every
-// record the request touches.
-func WithPrincipal(ctx context.Context, p Principal) context.Context {
-	return &principalCtx{Context: ctx, p: p}
-}
 
 // FromContext returns the request's principal.
 func FromContext(ctx context.Context) (Principal, bool) {

@@ -64,7 +64,6 @@ func DefaultConfig() Config {
 type Server struct {
 	cfg     Config
 	db      *db.DB
-	logs    io.Writer
 	log     *slog.Logger
 	engine  *gin.Engine
 	router  *api.Router
@@ -132,7 +131,6 @@ func (s *Server) routes() (*gin.Engine, *api.Router) {
 	handlers.Register(r, &api.Service{
 		Client:  s.db.Client,
 		Reader:  s.db,
-		Log:     s.log,
 		MaxBody: s.cfg.MaxBody,
 		// PostgreSQL locks rows for upserts and interrupts reads at the
 		// request's deadline; SQLite needs neither.
