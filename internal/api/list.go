@@ -4,7 +4,6 @@ import (
 	"maps"
 	"net/url"
 	"slices"
-	"sort"
 	"strings"
 
 	"records/internal/problem"
@@ -72,7 +71,7 @@ func parseListQuery(members []wire.Member, query url.Values, columns map[string]
 		switch {
 		case strings.HasPrefix(name, "filter[") && strings.HasSuffix(name, "]"):
 			filters[name[len("filter["):len(name)-1]] = raw
-		case contains(valid, name) && name != paramFilter:
+		case slices.Contains(valid, name) && name != paramFilter:
 			values[name] = raw
 		default:
 			errs = append(errs, unknownMember(name, name, valid, "query parameter"))
@@ -89,7 +88,7 @@ func parseListQuery(members []wire.Member, query url.Values, columns map[string]
 			for _, f := range fm {
 				filters[f.Name] = f.Value
 			}
-		case contains(valid, m.Name):
+		case slices.Contains(valid, m.Name):
 			values[m.Name] = m.Value
 		default:
 			errs = append(errs, unknownMember(m.Name, m.Name, valid, "member"))
@@ -138,14 +137,9 @@ func parseListQuery(members []wire.Member, query url.Values, columns map[string]
 			q.OrderBy = col.Name
 		}
 	}
-	names := make([]string, 0, len(filters))
-	for name := range filters {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	for _, name := range names {
+	for _, name := range slices.Sorted(maps.Keys(filters)) {
 		member := paramFilter + "." + name
-		if contains(extra, name) {
+		if slices.Contains(extra, name) {
 			member = name
 		}
 		col, ok := columns[name]
@@ -169,13 +163,4 @@ func parseListQuery(members []wire.Member, query url.Values, columns map[string]
 		return nil, problem.Members(errs)
 	}
 	return q, nil
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

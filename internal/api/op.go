@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 
 	"github.com/gin-gonic/gin"
 
@@ -146,12 +147,12 @@ func (op *Op[E]) parse(pathID string, members []wire.Member) (request, error) {
 				return req, problem.Member(op.Wrapper, "must be an object holding the record's members")
 			}
 			for _, m := range members {
-				if m.Name != op.Wrapper && !contains(op.IDMembers, m.Name) && !contains(op.Ignore, m.Name) {
+				if m.Name != op.Wrapper && !slices.Contains(op.IDMembers, m.Name) && !slices.Contains(op.Ignore, m.Name) {
 					errs = append(errs, problem.MemberError{Member: m.Name, Problem: fmt.Sprintf("unknown member beside %q; the record's members go inside it", op.Wrapper)})
 				}
 			}
 			for _, m := range members {
-				if contains(op.IDMembers, m.Name) {
+				if slices.Contains(op.IDMembers, m.Name) {
 					errs = op.takeID(&req, m.Name, m.Value, errs)
 				}
 			}
@@ -164,8 +165,8 @@ func (op *Op[E]) parse(pathID string, members []wire.Member) (request, error) {
 			name = alias
 		}
 		switch {
-		case contains(op.Ignore, name):
-		case contains(op.IDMembers, name):
+		case slices.Contains(op.Ignore, name):
+		case slices.Contains(op.IDMembers, name):
 			errs = op.takeID(&req, prefix+m.Name, m.Value, errs)
 		case op.By != "" && name == op.By:
 			v, err := wire.ID(m.Value)

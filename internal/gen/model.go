@@ -3,6 +3,7 @@ package gen
 import (
 	"fmt"
 	"path"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -126,23 +127,14 @@ func (r *resourceView) Imports() []string {
 		own = append(own, p.runtime("problem"))
 	}
 	var out []string
-	for _, i := range uniqueSorted(std) {
+	slices.Sort(std)
+	for _, i := range slices.Compact(std) {
 		out = append(out, strconv.Quote(i))
 	}
 	out = append(out, "", `entsql "entgo.io/ent/dialect/sql"`, "")
-	for _, i := range uniqueSorted(own) {
+	slices.Sort(own)
+	for _, i := range slices.Compact(own) {
 		out = append(out, strconv.Quote(i))
-	}
-	return out
-}
-
-func uniqueSorted(list []string) []string {
-	sort.Strings(list)
-	out := list[:0]
-	for i, s := range list {
-		if i == 0 || s != list[i-1] {
-			out = append(out, s)
-		}
 	}
 	return out
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -311,7 +312,7 @@ func requestSchema(op *opView) *obj {
 	for _, k := range props.keys {
 		inner.set(k, props.vals[k])
 	}
-	if contains(op.IDMembers, "id") {
+	if slices.Contains(op.IDMembers, "id") {
 		inner.set("id", ref("InputId"))
 	}
 	wrapped := newObj()

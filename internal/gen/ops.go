@@ -128,7 +128,7 @@ func buildOp(spec *opSpec, byType map[string]*resourceView, typeNames []string, 
 		}
 		return spec.Line
 	}
-	if !contains(kinds, spec.Kind) {
+	if !slices.Contains(kinds, spec.Kind) {
 		errs.add(line("kind"), "unknown kind %q%s; valid: %s", spec.Kind, closest(spec.Kind, kinds), strings.Join(kinds, ", "))
 		return nil
 	}
@@ -161,14 +161,14 @@ func buildOp(spec *opSpec, byType map[string]*resourceView, typeNames []string, 
 		errs.add(line(key), "%s: %s has no writable member %q%s; valid: %s", key, res.Type, name, closest(name, members), memberList)
 	}
 	only := func(key string, allowed ...string) {
-		if _, given := spec.lines[key]; given && !contains(allowed, spec.Kind) {
+		if _, given := spec.lines[key]; given && !slices.Contains(allowed, spec.Kind) {
 			errs.add(line(key), "%s applies only to kind %s, not %s", key, strings.Join(allowed, " or "), spec.Kind)
 		}
 	}
 	for _, id := range op.IDMembers {
 		if !memberName.MatchString(id) {
 			errs.add(line("id"), "id member %q is not a valid member name", id)
-		} else if id != "id" && contains(members, id) {
+		} else if id != "id" && slices.Contains(members, id) {
 			errs.add(line("id"), "id member %q is a member of %s; an id member must not be", id, res.Type)
 		}
 	}
@@ -176,12 +176,12 @@ func buildOp(spec *opSpec, byType map[string]*resourceView, typeNames []string, 
 		if !memberName.MatchString(a.Key) {
 			errs.add(line("aliases"), "alias %q is not a valid member name", a.Key)
 		}
-		if !contains(members, a.Value) {
+		if !slices.Contains(members, a.Value) {
 			unknown("aliases", a.Value)
 		}
 	}
 	for _, name := range op.Ignore {
-		if contains(members, name) {
+		if slices.Contains(members, name) {
 			errs.add(line("ignore"), "ignore: %q is a member of %s; ignoring it would drop what clients store", name, res.Type)
 		}
 	}
@@ -399,7 +399,7 @@ func checkPlaceholder(p string, op *opView) error {
 	switch {
 	case !ok:
 		return fmt.Errorf("unknown placeholder %s%s; valid: %s, $record.<member>", p, closest(p, slices.Sorted(maps.Keys(placeholders))), strings.Join(slices.Sorted(maps.Keys(placeholders)), ", "))
-	case !contains(kinds, op.Kind):
+	case !slices.Contains(kinds, op.Kind):
 		return fmt.Errorf("%s is not available for kind %s (only %s)", base, op.Kind, strings.Join(kinds, ", "))
 	case base == "$secret" && !op.Secret:
 		return fmt.Errorf("$secret needs secret: true")

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path"
 	"regexp"
+	"slices"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -250,7 +251,7 @@ func parseRoute(n *yaml.Node, errs *tableErrors) routeSpec {
 		return r
 	}
 	r.Method, r.Path = method, strings.TrimSpace(p)
-	if !contains(methods, r.Method) {
+	if !slices.Contains(methods, r.Method) {
 		errs.add(n.Line, "unknown method %q; valid: %s", r.Method, strings.Join(methods, ", "))
 	}
 	if !pathPattern.MatchString(r.Path) {
@@ -269,15 +270,6 @@ func parseRoutes(n *yaml.Node, key string, errs *tableErrors) []routeSpec {
 		out = append(out, parseRoute(c, errs))
 	}
 	return out
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // closest returns ` (did you mean "x"?)` for the choice closest to s, when close.
