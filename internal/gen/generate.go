@@ -48,7 +48,7 @@ func (c Config) path(rel string) string { return filepath.Join(c.Root, filepath.
 func Generate(ctx context.Context, cfg Config) (*Output, error) {
 	// The route table is read first: its mistakes are found in
 	// milliseconds, before the schema is compiled.
-	table, err := readRouteTable(cfg.Root, cfg.RouteTable)
+	table, err := readRouteTable(cfg)
 	if err != nil {
 		return nil, err
 	}

@@ -55,7 +55,7 @@ func goldenModel(t *testing.T) []*resourceView {
 func TestGolden(t *testing.T) {
 	cfg := goldenConfig()
 	resources := goldenModel(t)
-	table, err := readRouteTable(cfg.Root, cfg.RouteTable)
+	table, err := readRouteTable(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -211,15 +211,8 @@ var kinds = []string{"list", "get", "create", "patch", "upsert", "get_or_create"
 // implements each (a test there checks the two agree).
 func Kinds() []string { return append([]string(nil), kinds...) }
 
-// kindConst maps a kind to its constant in package api.
-func kindConst(kind string) string {
-	switch kind {
-	case "get_or_create":
-		return "api.GetOrCreate"
-	default:
-		return "api." + strings.ToUpper(kind[:1]) + kind[1:]
-	}
-}
+// kindConst is a kind's constant in package api: get_or_create → api.GetOrCreate.
+func kindConst(kind string) string { return "api." + goName(kind) }
 
 // importPaths are where generated code finds ent's package and the runtime.
 type importPaths struct {

@@ -54,6 +54,15 @@ func (o *obj) MarshalJSON() ([]byte, error) {
 	return b.Bytes(), nil
 }
 
+// copy returns a copy of o's members, to which more can be set.
+func (o *obj) copy() *obj {
+	out := newObj()
+	for _, k := range o.keys {
+		out.set(k, o.vals[k])
+	}
+	return out
+}
+
 func ref(name string) *obj { return newObj("$ref", "#/components/schemas/"+name) }
 
 // ProblemCodes lists the problem codes the generated document describes.
@@ -298,20 +307,14 @@ func requestSchema(op *opView) *obj {
 		}
 		return newObj("type", "object", "allOf", []any{ref(r.Type + "Members")}, "properties", p, "unevaluatedProperties", false)
 	}
-	flat := newObj()
-	for _, k := range props.keys {
-		flat.set(k, props.vals[k])
-	}
+	flat := props.copy()
 	for _, id := range op.IDMembers {
 		flat.set(id, ref("InputId"))
 	}
 	if op.Wrapper == "" {
 		return closed(flat)
 	}
-	inner := newObj()
-	for _, k := range props.keys {
-		inner.set(k, props.vals[k])
-	}
+	inner := props.copy()
 	if slices.Contains(op.IDMembers, "id") {
 		inner.set("id", ref("InputId"))
 	}
@@ -432,18 +435,18 @@ func memberDescription(f *fieldView) string {
 func responses(rt *routeView) *obj {
 	op := rt.Op
 	out := newObj()
-	success := newObj("description", "Success.", "headers", successHeaders(rt),
-		"content", newObj("application/json", newObj("schema", envelopeSchema(op.shape, op))))
+	success := func(desc string) *obj {
+		return newObj("description", desc, "headers", successHeaders(rt),
+			"content", newObj("application/json", newObj("schema", envelopeSchema(op.shape, op))))
+	}
 	switch op.Kind {
 	case "create":
-		out.set("201", success)
+		out.set("201", success("Success."))
 	case "upsert", "get_or_create":
-		out.set("200", success)
-		created := newObj("description", "Created.", "headers", successHeaders(rt),
-			"content", newObj("application/json", newObj("schema", envelopeSchema(op.shape, op))))
-		out.set("201", created)
+		out.set("200", success("Success."))
+		out.set("201", success("Created."))
 	default:
-		out.set("200", success)
+		out.set("200", success("Success."))
 	}
 	statuses := []int{400, 401}
 	if op.Kind != "list" && op.Kind != "get" {

@@ -316,6 +316,9 @@ var placeholders = map[string][]string{
 	"$secret":  {"upsert"},
 }
 
+// placeholderNames are the placeholders, sorted, for messages.
+var placeholderNames = slices.Sorted(maps.Keys(placeholders))
+
 // namedEnvelopes are envelopes named instead of written out.
 var namedEnvelopes = []string{"plain", "list", "deleted"}
 
@@ -337,7 +340,7 @@ func namedEnvelope(name string, op *opView) (*envNode, error) {
 		return n, checkPlaceholder("$id", op)
 	}
 	return nil, fmt.Errorf("unknown envelope %q%s; valid: %s, or a mapping with placeholders (%s)",
-		name, closest(name, namedEnvelopes), strings.Join(namedEnvelopes, ", "), strings.Join(slices.Sorted(maps.Keys(placeholders)), ", "))
+		name, closest(name, namedEnvelopes), strings.Join(namedEnvelopes, ", "), strings.Join(placeholderNames, ", "))
 }
 
 // parseEnvelope reads an envelope: a name, or a template whose strings
@@ -398,7 +401,7 @@ func checkPlaceholder(p string, op *opView) error {
 	kinds, ok := placeholders[base]
 	switch {
 	case !ok:
-		return fmt.Errorf("unknown placeholder %s%s; valid: %s, $record.<member>", p, closest(p, slices.Sorted(maps.Keys(placeholders))), strings.Join(slices.Sorted(maps.Keys(placeholders)), ", "))
+		return fmt.Errorf("unknown placeholder %s%s; valid: %s, $record.<member>", p, closest(p, placeholderNames), strings.Join(placeholderNames, ", "))
 	case !slices.Contains(kinds, op.Kind):
 		return fmt.Errorf("%s is not available for kind %s (only %s)", base, op.Kind, strings.Join(kinds, ", "))
 	case base == "$secret" && !op.Secret:

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path"
 	"regexp"
 	"slices"
 	"strings"
@@ -82,13 +81,13 @@ func (e *tableErrors) err() error {
 	return errors.New("the route table has mistakes; nothing was written:\n  " + strings.Join(e.list, "\n  "))
 }
 
-// readRouteTable reads and parses the route table at file (relative to root).
-func readRouteTable(root, file string) (*routeTable, error) {
-	data, err := os.ReadFile(path.Join(root, file))
+// readRouteTable reads and parses the configuration's route table.
+func readRouteTable(cfg Config) (*routeTable, error) {
+	data, err := os.ReadFile(cfg.path(cfg.RouteTable))
 	if err != nil {
 		return nil, fmt.Errorf("reading the route table: %w", err)
 	}
-	return parseRouteTable(file, data)
+	return parseRouteTable(cfg.RouteTable, data)
 }
 
 // parseRouteTable parses the table's syntax; checking it against the
