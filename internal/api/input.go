@@ -57,12 +57,8 @@ func DecodeEmbedded[E any](v []byte, child *Resource[E]) ([]Input[E], error) {
 					errs = append(errs, problem.MemberError{Member: at + ".id", Problem: err.Error()})
 				}
 				in.SetID(id)
-			case errors.Is(err, ErrUnknownMember):
-				errs = append(errs, unknownMember(at+"."+m.Name, m.Name, child.Members, "member"))
-			case errors.Is(err, ErrReadOnly):
-				errs = append(errs, problem.MemberError{Member: at + "." + m.Name, Problem: "is read-only"})
 			default:
-				errs = append(errs, problem.MemberError{Member: at + "." + m.Name, Problem: err.Error()})
+				errs = append(errs, memberErrors(err, at+"."+m.Name, m.Name, child.Members)...)
 			}
 		}
 		out[i] = in
@@ -71,6 +67,24 @@ func DecodeEmbedded[E any](v []byte, child *Resource[E]) ([]Input[E], error) {
 		return nil, &problem.Error{Code: problem.InvalidRequest, Members: errs}
 	}
 	return out, nil
+}
+
+// memberErrors says what is wrong with the member name, written at path,
+// whose Decode failed with err: it is unknown (with the closest of valid
+// when one is close), read-only, or its value is wrong; a value's own
+// member errors (embedded records) go under path.
+func memberErrors(err error, path, name string, valid []string) []problem.MemberError {
+	switch {
+	case errors.Is(err, ErrUnknownMember):
+		return []problem.MemberError{unknownMember(path, name, valid, "member")}
+	case errors.Is(err, ErrReadOnly):
+		return []problem.MemberError{{Member: path, Problem: "is read-only"}}
+	}
+	var pe *problem.Error
+	if errors.As(err, &pe) && len(pe.Members) > 0 {
+		return problem.Prefix(pe, path).(*problem.Error).Members
+	}
+	return []problem.MemberError{{Member: path, Problem: err.Error()}}
 }
 
 // EmbeddedParent checks that a nested child names its new parent, if it

@@ -204,20 +204,8 @@ func (op *Op[E]) input(req *request) (Input[E], error) {
 	in := op.Res.NewInput()
 	var errs []problem.MemberError
 	for _, m := range req.record {
-		err := in.Decode(m.name, m.value)
-		switch {
-		case err == nil:
-		case errors.Is(err, ErrUnknownMember):
-			errs = append(errs, unknownMember(m.written, m.name, op.validNames(), "member"))
-		case errors.Is(err, ErrReadOnly):
-			errs = append(errs, problem.MemberError{Member: m.written, Problem: "is read-only"})
-		default:
-			var pe *problem.Error
-			if errors.As(err, &pe) {
-				errs = append(errs, problem.Prefix(pe, m.written).(*problem.Error).Members...)
-				continue
-			}
-			errs = append(errs, problem.MemberError{Member: m.written, Problem: err.Error()})
+		if err := in.Decode(m.name, m.value); err != nil {
+			errs = append(errs, memberErrors(err, m.written, m.name, op.validNames())...)
 		}
 	}
 	if len(errs) > 0 {
