@@ -45,7 +45,7 @@ func (h *Handler) Handle(_ context.Context, r slog.Record) error {
 	b := append(lb.b[:0], '{')
 	if !r.Time.IsZero() {
 		b = append(b, `"time":"`...)
-		b = r.Time.AppendFormat(b, "2006-01-02T15:04:05.999999999Z07:00")
+		b = r.Time.AppendFormat(b, time.RFC3339Nano)
 		b = append(b, `",`...)
 	}
 	b = append(b, `"level":`...)
