@@ -25,7 +25,7 @@ type Principal struct {
 func (p Principal) CanWrite() bool { return p.Scope == Write }
 
 // Key is the context key of the principal. The request's context type
-// (package api) answers it, and tenant's key with the principal's team.
+// (package edge) answers it, and tenant's key with the principal's team.
 type Key struct{}
 
 // FromContext returns the request's principal.

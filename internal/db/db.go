@@ -38,8 +38,8 @@ type DB struct {
 	// Dialect is ent's name of the database kind: "sqlite3" or "postgres".
 	Dialect string
 
-	stmts *stmtCache
-	reads *stmtCache
+	stmts     *stmtCache // ent's statements
+	generated *stmtCache // the generated SQL's, written with ? placeholders
 }
 
 // maxCachedStatements bounds the prepared statements kept per database.
@@ -69,12 +69,12 @@ func Open(ctx context.Context, cfg Config) (*DB, error) {
 	pool.SetMaxIdleConns(size)
 	if err := pool.PingContext(ctx); err != nil {
 		pool.Close()
-		return nil, fmt.Errorf("connecting to %s: %w", redact(cfg.URL), err)
+		return nil, fmt.Errorf("connecting to %s: %w", redact(cfg.URL), Classify(ctx, err))
 	}
 	stmts := newStmtCache(pool, maxCachedStatements)
-	reads := newStmtCache(pool, maxCachedStatements)
+	generated := newStmtCache(pool, maxCachedStatements)
 	if src.dialect == migrate.Postgres {
-		reads.rebind = dollarPlaceholders
+		generated.rebind = dollarPlaceholders
 	}
 	drv := &driver{dialect: src.dialect, pool: pool, stmts: stmts}
 	if src.dialect == migrate.SQLite {
@@ -82,11 +82,11 @@ func Open(ctx context.Context, cfg Config) (*DB, error) {
 	}
 	drv.Conn = entsql.Conn{ExecQuerier: dbConn{stmts}}
 	return &DB{
-		SQL:     pool,
-		Client:  ent.NewClient(ent.Driver(drv)),
-		Dialect: src.dialect,
-		stmts:   stmts,
-		reads:   reads,
+		SQL:       pool,
+		Client:    ent.NewClient(ent.Driver(drv)),
+		Dialect:   src.dialect,
+		stmts:     stmts,
+		generated: generated,
 	}, nil
 }
 
@@ -136,20 +136,41 @@ func (db *DB) CheckSchema(ctx context.Context) error {
 	return nil
 }
 
-// Query runs a read written with ? placeholders (rewritten for PostgreSQL)
-// as a statement prepared once per text and reused. The generated read
-// paths use it instead of ent, whose query building costs as much as the
-// query on a primary-key lookup.
-func (db *DB) Query(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
-	return dbConn{db.reads}.QueryContext(ctx, query, args...)
+// Each runs a read written with ? placeholders (rewritten for PostgreSQL)
+// as a statement prepared once per text and reused, and calls scan for each
+// row, for at most max rows (all when max < 0; stopping at max spares the
+// step that would only discover the end). The generated read paths use it
+// instead of ent, whose query building costs as much as the query on a
+// primary-key lookup. Errors are classified (see Classify).
+func (db *DB) Each(ctx context.Context, max int, query string, args []any, scan func(*sql.Rows) error) error {
+	rows, err := dbConn{db.generated}.QueryContext(ctx, query, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for n := 0; n != max && rows.Next(); n++ {
+		if err := scan(rows); err != nil {
+			return Classify(ctx, err)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return Classify(ctx, err)
+	}
+	return Classify(ctx, rows.Close())
+}
+
+// Exec runs a statement written with ? placeholders, prepared once per
+// text and reused, as Each does. Errors are classified.
+func (db *DB) Exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	return dbConn{db.generated}.ExecContext(ctx, query, args...)
 }
 
 // Ping checks that the database answers.
-func (db *DB) Ping(ctx context.Context) error { return db.SQL.PingContext(ctx) }
+func (db *DB) Ping(ctx context.Context) error { return Classify(ctx, db.SQL.PingContext(ctx)) }
 
 // Close closes the cached statements and the pool.
 func (db *DB) Close() error {
-	return errors.Join(db.stmts.close(), db.reads.close(), db.SQL.Close())
+	return errors.Join(db.stmts.close(), db.generated.close(), db.SQL.Close())
 }
 
 // driver is ent's dialect.Driver over the statement cache. For SQLite it also
@@ -179,26 +200,28 @@ func (d *driver) BeginTx(ctx context.Context, opts *sql.TxOptions) (dialect.Tx, 
 	tx, err := d.pool.BeginTx(ctx, opts)
 	if err != nil {
 		unlock()
-		return nil, err
+		return nil, Classify(ctx, err)
 	}
 	return &entsql.Tx{
 		Conn: entsql.Conn{ExecQuerier: txConn{c: d.stmts, tx: tx}},
-		Tx:   endTx{Tx: tx, done: unlock},
+		Tx:   endTx{Tx: tx, done: unlock, ctx: ctx},
 	}, nil
 }
 
-// endTx runs done once the transaction commits or rolls back.
+// endTx runs done once the transaction commits or rolls back, and
+// classifies the errors of both.
 type endTx struct {
 	*sql.Tx
 	done func()
+	ctx  context.Context
 }
 
 func (t endTx) Commit() error {
 	defer t.done()
-	return t.Tx.Commit()
+	return Classify(t.ctx, t.Tx.Commit())
 }
 
 func (t endTx) Rollback() error {
 	defer t.done()
-	return t.Tx.Rollback()
+	return Classify(t.ctx, t.Tx.Rollback())
 }

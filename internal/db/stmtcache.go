@@ -98,23 +98,29 @@ type dbConn struct{ c *stmtCache }
 func (p dbConn) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
 	st, err := p.c.get(ctx, query)
 	if err != nil {
-		return nil, err
+		return nil, Classify(ctx, err)
 	}
+	var res sql.Result
 	if st == nil {
-		return p.c.db.ExecContext(ctx, p.c.text(query), args...)
+		res, err = p.c.db.ExecContext(ctx, p.c.text(query), args...)
+	} else {
+		res, err = st.ExecContext(ctx, args...)
 	}
-	return st.ExecContext(ctx, args...)
+	return res, Classify(ctx, err)
 }
 
 func (p dbConn) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
 	st, err := p.c.get(ctx, query)
 	if err != nil {
-		return nil, err
+		return nil, Classify(ctx, err)
 	}
+	var rows *sql.Rows
 	if st == nil {
-		return p.c.db.QueryContext(ctx, p.c.text(query), args...)
+		rows, err = p.c.db.QueryContext(ctx, p.c.text(query), args...)
+	} else {
+		rows, err = st.QueryContext(ctx, args...)
 	}
-	return st.QueryContext(ctx, args...)
+	return rows, Classify(ctx, err)
 }
 
 // txConn runs queries inside a transaction, reusing statements the cache
@@ -125,18 +131,22 @@ type txConn struct {
 	tx *sql.Tx
 }
 
-func (t txConn) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+func (t txConn) ExecContext(ctx context.Context, query string, args ...any) (res sql.Result, err error) {
 	if st := t.c.cached(query); st != nil {
-		return t.tx.StmtContext(ctx, st).ExecContext(ctx, args...)
+		res, err = t.tx.StmtContext(ctx, st).ExecContext(ctx, args...)
+	} else {
+		res, err = t.tx.ExecContext(ctx, query, args...)
 	}
-	return t.tx.ExecContext(ctx, query, args...)
+	return res, Classify(ctx, err)
 }
 
-func (t txConn) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+func (t txConn) QueryContext(ctx context.Context, query string, args ...any) (rows *sql.Rows, err error) {
 	if st := t.c.cached(query); st != nil {
-		return t.tx.StmtContext(ctx, st).QueryContext(ctx, args...)
+		rows, err = t.tx.StmtContext(ctx, st).QueryContext(ctx, args...)
+	} else {
+		rows, err = t.tx.QueryContext(ctx, query, args...)
 	}
-	return t.tx.QueryContext(ctx, query, args...)
+	return rows, Classify(ctx, err)
 }
 
 // dollarPlaceholders rewrites ? placeholders as PostgreSQL's $1, $2, …,

@@ -17,7 +17,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"records/internal/problem"
+	"records/internal/spec"
 )
 
 //go:embed page.html
@@ -40,7 +40,7 @@ func New(openAPI []byte) (*Docs, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := t.Execute(&page, problem.Codes); err != nil {
+	if err := t.Execute(&page, spec.Codes); err != nil {
 		return nil, err
 	}
 	var doc bytes.Buffer

@@ -12,6 +12,7 @@ import (
 	"entgo.io/ent/schema/field"
 
 	"records/internal/annotation"
+	"records/internal/spec"
 )
 
 // apiModel is the view model of the generated API: every decision made,
@@ -116,7 +117,7 @@ func (r *resourceView) Imports() []string {
 		std = append(std, "fmt")
 	}
 	p := r.paths
-	own := []string{p.ent, p.ent + "/" + r.Pkg, p.ent + "/predicate", p.runtime("api"), p.runtime("wire")}
+	own := []string{p.ent, p.ent + "/" + r.Pkg, p.ent + "/predicate", p.runtime("engine"), p.runtime("wire")}
 	for _, f := range r.Parents() {
 		own = append(own, p.ent+"/"+f.Parent.Pkg)
 	}
@@ -204,15 +205,12 @@ type embedView struct {
 	ChildName string
 }
 
-// kinds of operation, as the route table names them.
-var kinds = []string{"list", "get", "create", "patch", "upsert", "get_or_create", "action", "delete"}
+// kinds of operation, as the route table names them (package spec, which
+// the runtime implements).
+var kinds = spec.KindNames()
 
-// Kinds lists the operation kinds the route table may name; package api
-// implements each (a test there checks the two agree).
-func Kinds() []string { return append([]string(nil), kinds...) }
-
-// kindConst is a kind's constant in package api: get_or_create → api.GetOrCreate.
-func kindConst(kind string) string { return "api." + goName(kind) }
+// kindConst is a kind's constant in package spec: get_or_create → spec.GetOrCreate.
+func kindConst(kind string) string { return "spec." + goName(kind) }
 
 // importPaths are where generated code finds ent's package and the runtime.
 type importPaths struct {

@@ -8,7 +8,7 @@ import (
 	"sort"
 	"strings"
 
-	"records/internal/problem"
+	"records/internal/spec"
 )
 
 // obj is a JSON object that keeps its members in the order they were set,
@@ -67,8 +67,8 @@ func ref(name string) *obj { return newObj("$ref", "#/components/schemas/"+name)
 
 // ProblemCodes lists the problem codes the generated document describes.
 func ProblemCodes() []string {
-	out := make([]string, len(problem.Codes))
-	for i, p := range problem.Codes {
+	out := make([]string, len(spec.Codes))
+	for i, p := range spec.Codes {
 		out[i] = string(p.Code)
 	}
 	return out
@@ -116,8 +116,8 @@ func renderOpenAPI(m *apiModel) ([]byte, error) {
 		op := operation(rt, seen)
 		pathItem(path).set(strings.ToLower(rt.Method), op)
 	}
-	for _, pr := range publicRoutes {
-		pathItem(pr.path).set("get", pr.operation())
+	for _, pr := range spec.PublicRoutes {
+		pathItem(openAPIPath(pr.Path)).set("get", publicOperation(pr))
 	}
 	doc.set("paths", paths)
 	doc.set("components", components(m))
@@ -134,7 +134,15 @@ func renderOpenAPI(m *apiModel) ([]byte, error) {
 }
 
 // openAPIPath writes a gin pattern as an OpenAPI path: :id → {id}.
-func openAPIPath(p string) string { return strings.ReplaceAll(p, ":id", "{id}") }
+func openAPIPath(p string) string {
+	parts := strings.Split(p, "/")
+	for i, part := range parts {
+		if strings.HasPrefix(part, ":") {
+			parts[i] = "{" + part[1:] + "}"
+		}
+	}
+	return strings.Join(parts, "/")
+}
 
 // operation is the OpenAPI operation of one route.
 func operation(rt *routeView, seen map[string]int) *obj {
@@ -218,7 +226,7 @@ func queryParameters(op *opView) []any {
 	switch op.Kind {
 	case "list":
 		out = append(out,
-			newObj("name", "limit", "in", "query", "schema", newObj("type", "integer", "minimum", 1, "maximum", 1000, "default", 100)),
+			newObj("name", "limit", "in", "query", "schema", newObj("type", "integer", "minimum", 1, "maximum", spec.MaxLimit, "default", spec.DefaultLimit)),
 			newObj("name", "offset", "in", "query", "schema", newObj("type", "integer", "minimum", 0, "default", 0)),
 			newObj("name", "order_direction", "in", "query", "schema", ref("Direction")),
 			newObj("name", "order_by", "in", "query", "schema", ref(op.Resource.Type+"OrderBy")),
@@ -467,7 +475,7 @@ func responses(rt *routeView) *obj {
 func successHeaders(rt *routeView) *obj {
 	h := newObj("X-Request-Id", newObj("$ref", "#/components/headers/X-Request-Id"))
 	if rt.Deprecated {
-		h.set("Deprecation", newObj("description", "@1767225600: deprecated since 2026-01-01 (RFC 9745).", "schema", newObj("type", "string")))
+		h.set("Deprecation", newObj("description", spec.DeprecationDate+": deprecated since "+spec.DeprecationDay+" (RFC 9745).", "schema", newObj("type", "string")))
 		h.set("Link", newObj("description", fmt.Sprintf(`<%s>; rel="successor-version"`, rt.Successor), "schema", newObj("type", "string")))
 	}
 	return h
@@ -526,14 +534,14 @@ func components(m *apiModel) *obj {
 	schemas.set("Id", newObj("type", "string", "minLength", 1, "maxLength", 255, "pattern", idPattern,
 		"description", "A record's id: unique across teams; a UUIDv7 when the server makes it."))
 	schemas.set("InputId", newObj("oneOf", []any{ref("Id"), newObj("type", "number", "description", "taken as its text")}))
-	schemas.set("Limit", numberOrString("integer", 1, 1000).set("description", "Records per page: 1 to 1000, default 100."))
+	schemas.set("Limit", numberOrString("integer", 1, spec.MaxLimit).set("description", fmt.Sprintf("Records per page: 1 to %d, default %d.", spec.MaxLimit, spec.DefaultLimit)))
 	schemas.set("Offset", numberOrString("integer", 0, -1).set("description", "Records to skip, default 0."))
 	schemas.set("Direction", directionSchema())
 	schemas.set("Paging", newObj("type", "object",
 		"properties", newObj("limit", newObj("type", "integer"), "offset", newObj("type", "integer"), "has_more", newObj("type", "boolean")),
 		"required", []any{"limit", "offset", "has_more"}, "additionalProperties", false))
 	var codes []any
-	for _, p := range problem.Codes {
+	for _, p := range spec.Codes {
 		codes = append(codes, string(p.Code))
 	}
 	schemas.set("Problem", newObj(
@@ -626,36 +634,23 @@ func components(m *apiModel) *obj {
 	)
 }
 
-// publicRoute is a route outside the generated operations that the server
-// registers itself; the document lists it too (a test compares the document
-// with the server's routes).
-type publicRoute struct {
-	path, id, summary, contentType string
-}
-
-var publicRoutes = []publicRoute{
-	{"/v1/openapi.json", "openAPIDocument", "This OpenAPI document", "application/json"},
-	{"/docs", "docsPage", "The documentation page, which renders this document", "text/html"},
-	{"/docs/assets/{file}", "docsAsset", "A file of the documentation page (scripts, styles)", "*/*"},
-	{"/metrics", "metrics", "Prometheus metrics: requests and latency by route, the database pool, the Go runtime", "text/plain"},
-	{"/healthz", "health", "200 while the process is up", "application/json"},
-	{"/readyz", "readiness", "200 while the database answers, 503 when it does not", "application/json"},
-}
-
-func (p publicRoute) operation() *obj {
-	o := newObj("operationId", p.id, "summary", p.summary, "tags", []any{"Service"}, "security", []any{})
-	if strings.Contains(p.path, "{file}") {
+// publicOperation documents a route outside the generated operations that
+// the server registers itself (a test compares the document with the
+// server's routes).
+func publicOperation(p spec.PublicRoute) *obj {
+	o := newObj("operationId", p.OperationID, "summary", p.Summary, "tags", []any{"Service"}, "security", []any{})
+	if strings.Contains(p.Path, ":file") {
 		o.set("parameters", []any{newObj("name", "file", "in", "path", "required", true, "schema", newObj("type", "string"))})
 	}
 	media := newObj()
-	if p.contentType == "application/json" {
+	if p.ContentType == "application/json" {
 		media.set("schema", newObj("type", "object"))
 	}
-	resp := newObj("200", newObj("description", "OK.", "content", newObj(p.contentType, media)))
-	if p.id == "readiness" {
+	resp := newObj("200", newObj("description", "OK.", "content", newObj(p.ContentType, media)))
+	if p.Path == spec.PathReady {
 		resp.set("503", newObj("$ref", "#/components/responses/Unavailable"))
 	}
-	if p.id == "docsAsset" {
+	if p.Path == spec.PathDocsFile {
 		resp.set("404", newObj("$ref", "#/components/responses/NotFound"))
 	}
 	o.set("responses", resp)

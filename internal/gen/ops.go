@@ -18,7 +18,7 @@ type opView struct {
 	Var        string // Go variable, e.g. "opUpdateReturn"
 	Name       string
 	Kind       string // route-table kind, e.g. "get_or_create"
-	KindConst  string // e.g. "api.GetOrCreate"
+	KindConst  string // e.g. "spec.GetOrCreate"
 	Resource   *resourceView
 	IDMembers  []string
 	Wrapper    string
@@ -523,15 +523,15 @@ func placeholderCode(p string, op *opView) string {
 		}
 		return "b = " + encode + "(b, r.Record)"
 	case "$records":
-		return "b = api.AppendEach(b, r.Records, " + encode + ")"
+		return "b = engine.AppendEach(b, r.Records, " + encode + ")"
 	case "$paging":
-		return "b = api.AppendPaging(b, r.Paging)"
+		return "b = engine.AppendPaging(b, r.Paging)"
 	case "$id":
 		return "b = wire.AppendString(b, r.ID)"
 	case "$created":
-		return "b = api.AppendBool(b, r.Created)"
+		return "b = engine.AppendBool(b, r.Created)"
 	case "$secret":
-		return "b = api.AppendSecret(b, r.Secret)"
+		return "b = engine.AppendSecret(b, r.Secret)"
 	}
 	panic("unchecked placeholder " + p)
 }

@@ -11,7 +11,7 @@ import (
 	"records/ent"
 	"records/ent/billofmaterialslineitem"
 	"records/ent/predicate"
-	"records/internal/api"
+	"records/internal/engine"
 	"records/internal/wire"
 )
 
@@ -28,7 +28,7 @@ type billOfMaterialsLineItemInput struct {
 	Status                wire.Field[string]
 }
 
-// Decode implements api.Input.
+// Decode implements engine.Input.
 func (in *billOfMaterialsLineItemInput) Decode(name string, v []byte) error {
 	switch name {
 	case "bill_of_materials_number":
@@ -46,10 +46,10 @@ func (in *billOfMaterialsLineItemInput) Decode(name string, v []byte) error {
 	case "status":
 		return in.Status.Decode(v, wire.String)
 	}
-	return api.ErrUnknownMember
+	return engine.ErrUnknownMember
 }
 
-// SetID implements api.Input.
+// SetID implements engine.Input.
 func (in *billOfMaterialsLineItemInput) SetID(id string) { in.ID.Put(id) }
 
 // checkParents fails unless every parent the input names exists for the team.
@@ -57,7 +57,7 @@ func (in *billOfMaterialsLineItemInput) checkParents(ctx context.Context, c *ent
 	return nil
 }
 
-// Create implements api.Input.
+// Create implements engine.Input.
 func (in *billOfMaterialsLineItemInput) Create(ctx context.Context, c *ent.Client) (string, error) {
 	if err := in.checkParents(ctx, c); err != nil {
 		return "", err
@@ -94,7 +94,7 @@ func (in *billOfMaterialsLineItemInput) Create(ctx context.Context, c *ent.Clien
 	return rec.ID, nil
 }
 
-// Update implements api.Input: members given are written (null clears),
+// Update implements engine.Input: members given are written (null clears),
 // members absent are left alone.
 func (in *billOfMaterialsLineItemInput) Update(ctx context.Context, c *ent.Client, id string) error {
 	if err := in.checkParents(ctx, c); err != nil {
@@ -219,23 +219,23 @@ func scanBillOfMaterialsLineItem(rows *sql.Rows) (*ent.BillOfMaterialsLineItem, 
 }
 
 // billOfMaterialsLineItemResource is BillOfMaterialsLineItem for the runtime.
-var billOfMaterialsLineItemResource = &api.Resource[ent.BillOfMaterialsLineItem]{
+var billOfMaterialsLineItemResource = &engine.Resource[ent.BillOfMaterialsLineItem]{
 	Type:    "BillOfMaterialsLineItem",
 	Plural:  "bill_of_materials_line_items",
 	Object:  "bill_of_materials_line_item",
 	Members: []string{"bill_of_materials_number", "line_type", "part_name", "part_number", "purchase_supply_type", "quantity", "status"},
-	Columns: map[string]api.Column{
-		"id":                       {Name: billofmaterialslineitem.FieldID, Parse: api.Parse(wire.ID)},
-		"bill_of_materials_number": {Name: billofmaterialslineitem.FieldBillOfMaterialsNumber, Parse: api.Parse(wire.String)},
-		"line_type":                {Name: billofmaterialslineitem.FieldLineType, Parse: api.Parse(wire.String)},
-		"part_name":                {Name: billofmaterialslineitem.FieldPartName, Parse: api.Parse(wire.String)},
-		"part_number":              {Name: billofmaterialslineitem.FieldPartNumber, Parse: api.Parse(wire.String)},
-		"purchase_supply_type":     {Name: billofmaterialslineitem.FieldPurchaseSupplyType, Parse: api.Parse(wire.String)},
-		"quantity":                 {Name: billofmaterialslineitem.FieldQuantity, Parse: api.Parse(wire.Float64)},
-		"status":                   {Name: billofmaterialslineitem.FieldStatus, Parse: api.Parse(wire.String)},
+	Columns: map[string]engine.Column{
+		"id":                       {Name: billofmaterialslineitem.FieldID, Parse: engine.Parse(wire.ID)},
+		"bill_of_materials_number": {Name: billofmaterialslineitem.FieldBillOfMaterialsNumber, Parse: engine.Parse(wire.String)},
+		"line_type":                {Name: billofmaterialslineitem.FieldLineType, Parse: engine.Parse(wire.String)},
+		"part_name":                {Name: billofmaterialslineitem.FieldPartName, Parse: engine.Parse(wire.String)},
+		"part_number":              {Name: billofmaterialslineitem.FieldPartNumber, Parse: engine.Parse(wire.String)},
+		"purchase_supply_type":     {Name: billofmaterialslineitem.FieldPurchaseSupplyType, Parse: engine.Parse(wire.String)},
+		"quantity":                 {Name: billofmaterialslineitem.FieldQuantity, Parse: engine.Parse(wire.Float64)},
+		"status":                   {Name: billofmaterialslineitem.FieldStatus, Parse: engine.Parse(wire.String)},
 	},
 	Unique:   map[string]string{"id": "id"},
-	NewInput: func() api.Input[ent.BillOfMaterialsLineItem] { return new(billOfMaterialsLineItemInput) },
+	NewInput: func() engine.Input[ent.BillOfMaterialsLineItem] { return new(billOfMaterialsLineItemInput) },
 	Encode:   appendBillOfMaterialsLineItem,
 	ID:       func(e *ent.BillOfMaterialsLineItem) string { return e.ID },
 	Select:   "SELECT \"id\", \"bill_of_materials_number\", \"line_type\", \"part_name\", \"part_number\", \"purchase_supply_type\", \"quantity\", \"status\" FROM \"bill_of_materials_line_items\"",

@@ -11,7 +11,7 @@ import (
 	"records/ent"
 	"records/ent/caserecord"
 	"records/ent/predicate"
-	"records/internal/api"
+	"records/internal/engine"
 	"records/internal/wire"
 )
 
@@ -30,7 +30,7 @@ type caseRecordInput struct {
 	UpdatedDate wire.Field[string]
 }
 
-// Decode implements api.Input.
+// Decode implements engine.Input.
 func (in *caseRecordInput) Decode(name string, v []byte) error {
 	switch name {
 	case "caseName":
@@ -52,10 +52,10 @@ func (in *caseRecordInput) Decode(name string, v []byte) error {
 	case "updatedDate":
 		return in.UpdatedDate.Decode(v, wire.String)
 	}
-	return api.ErrUnknownMember
+	return engine.ErrUnknownMember
 }
 
-// SetID implements api.Input.
+// SetID implements engine.Input.
 func (in *caseRecordInput) SetID(id string) { in.ID.Put(id) }
 
 // checkParents fails unless every parent the input names exists for the team.
@@ -63,7 +63,7 @@ func (in *caseRecordInput) checkParents(ctx context.Context, c *ent.Client) erro
 	return nil
 }
 
-// Create implements api.Input.
+// Create implements engine.Input.
 func (in *caseRecordInput) Create(ctx context.Context, c *ent.Client) (string, error) {
 	if err := in.checkParents(ctx, c); err != nil {
 		return "", err
@@ -106,7 +106,7 @@ func (in *caseRecordInput) Create(ctx context.Context, c *ent.Client) (string, e
 	return rec.ID, nil
 }
 
-// Update implements api.Input: members given are written (null clears),
+// Update implements engine.Input: members given are written (null clears),
 // members absent are left alone.
 func (in *caseRecordInput) Update(ctx context.Context, c *ent.Client, id string) error {
 	if err := in.checkParents(ctx, c); err != nil {
@@ -257,25 +257,25 @@ func scanCaseRecord(rows *sql.Rows) (*ent.CaseRecord, error) {
 }
 
 // caseRecordResource is Case for the runtime.
-var caseRecordResource = &api.Resource[ent.CaseRecord]{
+var caseRecordResource = &engine.Resource[ent.CaseRecord]{
 	Type:    "Case",
 	Plural:  "cases",
 	Object:  "case",
 	Members: []string{"caseName", "caseNumber", "caseStatus", "createdDate", "description", "priority", "resolver", "submitter", "updatedDate"},
-	Columns: map[string]api.Column{
-		"id":          {Name: caserecord.FieldID, Parse: api.Parse(wire.ID)},
-		"caseName":    {Name: caserecord.FieldCaseName, Parse: api.Parse(wire.String)},
-		"description": {Name: caserecord.FieldDescription, Parse: api.Parse(wire.String)},
-		"caseNumber":  {Name: caserecord.FieldCaseNumber, Parse: api.Parse(wire.String)},
-		"caseStatus":  {Name: caserecord.FieldCaseStatus, Parse: api.Parse(wire.String)},
-		"priority":    {Name: caserecord.FieldPriority, Parse: api.Parse(wire.String)},
-		"submitter":   {Name: caserecord.FieldSubmitter, Parse: api.Parse(wire.String)},
-		"resolver":    {Name: caserecord.FieldResolver, Parse: api.Parse(wire.String)},
-		"createdDate": {Name: caserecord.FieldCreatedDate, Parse: api.Parse(wire.String)},
-		"updatedDate": {Name: caserecord.FieldUpdatedDate, Parse: api.Parse(wire.String)},
+	Columns: map[string]engine.Column{
+		"id":          {Name: caserecord.FieldID, Parse: engine.Parse(wire.ID)},
+		"caseName":    {Name: caserecord.FieldCaseName, Parse: engine.Parse(wire.String)},
+		"description": {Name: caserecord.FieldDescription, Parse: engine.Parse(wire.String)},
+		"caseNumber":  {Name: caserecord.FieldCaseNumber, Parse: engine.Parse(wire.String)},
+		"caseStatus":  {Name: caserecord.FieldCaseStatus, Parse: engine.Parse(wire.String)},
+		"priority":    {Name: caserecord.FieldPriority, Parse: engine.Parse(wire.String)},
+		"submitter":   {Name: caserecord.FieldSubmitter, Parse: engine.Parse(wire.String)},
+		"resolver":    {Name: caserecord.FieldResolver, Parse: engine.Parse(wire.String)},
+		"createdDate": {Name: caserecord.FieldCreatedDate, Parse: engine.Parse(wire.String)},
+		"updatedDate": {Name: caserecord.FieldUpdatedDate, Parse: engine.Parse(wire.String)},
 	},
 	Unique:   map[string]string{"id": "id"},
-	NewInput: func() api.Input[ent.CaseRecord] { return new(caseRecordInput) },
+	NewInput: func() engine.Input[ent.CaseRecord] { return new(caseRecordInput) },
 	Encode:   appendCaseRecord,
 	ID:       func(e *ent.CaseRecord) string { return e.ID },
 	Select:   "SELECT \"id\", \"case_name\", \"description\", \"case_number\", \"case_status\", \"priority\", \"submitter\", \"resolver\", \"created_date\", \"updated_date\" FROM \"cases\"",

@@ -13,7 +13,7 @@ import (
 	"records/ent/caserecord"
 	"records/ent/channelthread"
 	"records/ent/predicate"
-	"records/internal/api"
+	"records/internal/engine"
 	"records/internal/wire"
 )
 
@@ -26,7 +26,7 @@ type channelThreadInput struct {
 	UpdatedAt wire.Field[time.Time]
 }
 
-// Decode implements api.Input.
+// Decode implements engine.Input.
 func (in *channelThreadInput) Decode(name string, v []byte) error {
 	switch name {
 	case "case_id":
@@ -36,24 +36,24 @@ func (in *channelThreadInput) Decode(name string, v []byte) error {
 	case "updated_at":
 		return in.UpdatedAt.Decode(v, wire.DateTime)
 	}
-	return api.ErrUnknownMember
+	return engine.ErrUnknownMember
 }
 
-// SetID implements api.Input.
+// SetID implements engine.Input.
 func (in *channelThreadInput) SetID(id string) { in.ID.Put(id) }
 
 // checkParents fails unless every parent the input names exists for the team.
 func (in *channelThreadInput) checkParents(ctx context.Context, c *ent.Client) error {
 	if v := in.CaseID.Value(); v != nil {
 		ok, err := c.CaseRecord.Query().Where(caserecord.ID(*v)).Exist(ctx)
-		if err := api.Parent(ok, err, "case_id", "case", *v); err != nil {
+		if err := engine.Parent(ok, err, "case_id", "case", *v); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// Create implements api.Input.
+// Create implements engine.Input.
 func (in *channelThreadInput) Create(ctx context.Context, c *ent.Client) (string, error) {
 	if err := in.checkParents(ctx, c); err != nil {
 		return "", err
@@ -78,7 +78,7 @@ func (in *channelThreadInput) Create(ctx context.Context, c *ent.Client) (string
 	return rec.ID, nil
 }
 
-// Update implements api.Input: members given are written (null clears),
+// Update implements engine.Input: members given are written (null clears),
 // members absent are left alone.
 func (in *channelThreadInput) Update(ctx context.Context, c *ent.Client, id string) error {
 	if err := in.checkParents(ctx, c); err != nil {
@@ -151,19 +151,19 @@ func scanChannelThread(rows *sql.Rows) (*ent.ChannelThread, error) {
 }
 
 // channelThreadResource is ChannelThread for the runtime.
-var channelThreadResource = &api.Resource[ent.ChannelThread]{
+var channelThreadResource = &engine.Resource[ent.ChannelThread]{
 	Type:    "ChannelThread",
 	Plural:  "channel_threads",
 	Object:  "channel_thread",
 	Members: []string{"case_id", "created_at", "updated_at"},
-	Columns: map[string]api.Column{
-		"id":         {Name: channelthread.FieldID, Parse: api.Parse(wire.ID)},
-		"case_id":    {Name: channelthread.FieldCaseID, Parse: api.Parse(wire.String)},
-		"created_at": {Name: channelthread.FieldCreatedAt, Parse: api.Parse(wire.DateTime)},
-		"updated_at": {Name: channelthread.FieldUpdatedAt, Parse: api.Parse(wire.DateTime)},
+	Columns: map[string]engine.Column{
+		"id":         {Name: channelthread.FieldID, Parse: engine.Parse(wire.ID)},
+		"case_id":    {Name: channelthread.FieldCaseID, Parse: engine.Parse(wire.String)},
+		"created_at": {Name: channelthread.FieldCreatedAt, Parse: engine.Parse(wire.DateTime)},
+		"updated_at": {Name: channelthread.FieldUpdatedAt, Parse: engine.Parse(wire.DateTime)},
 	},
 	Unique:   map[string]string{"id": "id"},
-	NewInput: func() api.Input[ent.ChannelThread] { return new(channelThreadInput) },
+	NewInput: func() engine.Input[ent.ChannelThread] { return new(channelThreadInput) },
 	Encode:   appendChannelThread,
 	ID:       func(e *ent.ChannelThread) string { return e.ID },
 	Select:   "SELECT \"id\", \"case_id\", \"created_at\", \"updated_at\" FROM \"channel_threads\"",

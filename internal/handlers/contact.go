@@ -11,7 +11,7 @@ import (
 	"records/ent"
 	"records/ent/contact"
 	"records/ent/predicate"
-	"records/internal/api"
+	"records/internal/engine"
 	"records/internal/wire"
 )
 
@@ -52,7 +52,7 @@ type contactInput struct {
 	Title                  wire.Field[string]
 }
 
-// Decode implements api.Input.
+// Decode implements engine.Input.
 func (in *contactInput) Decode(name string, v []byte) error {
 	switch name {
 	case "assistant":
@@ -118,10 +118,10 @@ func (in *contactInput) Decode(name string, v []byte) error {
 	case "title":
 		return in.Title.Decode(v, wire.String)
 	}
-	return api.ErrUnknownMember
+	return engine.ErrUnknownMember
 }
 
-// SetID implements api.Input.
+// SetID implements engine.Input.
 func (in *contactInput) SetID(id string) { in.ID.Put(id) }
 
 // checkParents fails unless every parent the input names exists for the team.
@@ -129,7 +129,7 @@ func (in *contactInput) checkParents(ctx context.Context, c *ent.Client) error {
 	return nil
 }
 
-// Create implements api.Input.
+// Create implements engine.Input.
 func (in *contactInput) Create(ctx context.Context, c *ent.Client) (string, error) {
 	if err := in.checkParents(ctx, c); err != nil {
 		return "", err
@@ -238,7 +238,7 @@ func (in *contactInput) Create(ctx context.Context, c *ent.Client) (string, erro
 	return rec.ID, nil
 }
 
-// Update implements api.Input: members given are written (null clears),
+// Update implements engine.Input: members given are written (null clears),
 // members absent are left alone.
 func (in *contactInput) Update(ctx context.Context, c *ent.Client, id string) error {
 	if err := in.checkParents(ctx, c); err != nil {
@@ -675,47 +675,47 @@ func scanContact(rows *sql.Rows) (*ent.Contact, error) {
 }
 
 // contactResource is Contact for the runtime.
-var contactResource = &api.Resource[ent.Contact]{
+var contactResource = &engine.Resource[ent.Contact]{
 	Type:    "Contact",
 	Plural:  "contacts",
 	Object:  "contact",
 	Members: []string{"assistant", "assistant_phone", "avatar", "birthdate", "controller", "created_at", "created_by", "department", "description", "do_not_call", "email", "email_opt_out", "fax", "fax_opt_out", "first_name", "handle", "is_invalid", "languages", "last_modified_by", "last_name", "lead_source", "mailing_city", "mailing_country", "mailing_geocode_accuracy", "mailing_state", "mailing_street", "owner", "phone", "photo_url", "processor", "title"},
-	Columns: map[string]api.Column{
-		"id":                       {Name: contact.FieldID, Parse: api.Parse(wire.ID)},
-		"assistant":                {Name: contact.FieldAssistant, Parse: api.Parse(wire.String)},
-		"assistant_phone":          {Name: contact.FieldAssistantPhone, Parse: api.Parse(wire.String)},
-		"avatar":                   {Name: contact.FieldAvatar, Parse: api.Parse(wire.String)},
-		"birthdate":                {Name: contact.FieldBirthdate, Parse: api.Parse(wire.String)},
-		"controller":               {Name: contact.FieldController, Parse: api.Parse(wire.String)},
-		"created_at":               {Name: contact.FieldCreatedAt, Parse: api.Parse(wire.String)},
-		"created_by":               {Name: contact.FieldCreatedBy, Parse: api.Parse(wire.String)},
-		"department":               {Name: contact.FieldDepartment, Parse: api.Parse(wire.String)},
-		"description":              {Name: contact.FieldDescription, Parse: api.Parse(wire.String)},
-		"do_not_call":              {Name: contact.FieldDoNotCall, Parse: api.Parse(wire.Bool)},
-		"email":                    {Name: contact.FieldEmail, Parse: api.Parse(wire.String)},
-		"email_opt_out":            {Name: contact.FieldEmailOptOut, Parse: api.Parse(wire.Bool)},
-		"fax":                      {Name: contact.FieldFax, Parse: api.Parse(wire.String)},
-		"fax_opt_out":              {Name: contact.FieldFaxOptOut, Parse: api.Parse(wire.Bool)},
-		"first_name":               {Name: contact.FieldFirstName, Parse: api.Parse(wire.String)},
-		"handle":                   {Name: contact.FieldHandle, Parse: api.Parse(wire.String)},
-		"is_invalid":               {Name: contact.FieldIsInvalid, Parse: api.Parse(wire.Bool)},
-		"languages":                {Name: contact.FieldLanguages, Parse: api.Parse(wire.String)},
-		"last_name":                {Name: contact.FieldLastName, Parse: api.Parse(wire.String)},
-		"last_modified_by":         {Name: contact.FieldLastModifiedBy, Parse: api.Parse(wire.String)},
-		"lead_source":              {Name: contact.FieldLeadSource, Parse: api.Parse(wire.String)},
-		"mailing_city":             {Name: contact.FieldMailingCity, Parse: api.Parse(wire.String)},
-		"mailing_country":          {Name: contact.FieldMailingCountry, Parse: api.Parse(wire.String)},
-		"mailing_geocode_accuracy": {Name: contact.FieldMailingGeocodeAccuracy, Parse: api.Parse(wire.String)},
-		"mailing_state":            {Name: contact.FieldMailingState, Parse: api.Parse(wire.String)},
-		"mailing_street":           {Name: contact.FieldMailingStreet, Parse: api.Parse(wire.String)},
-		"owner":                    {Name: contact.FieldOwner, Parse: api.Parse(wire.String)},
-		"phone":                    {Name: contact.FieldPhone, Parse: api.Parse(wire.String)},
-		"photo_url":                {Name: contact.FieldPhotoURL, Parse: api.Parse(wire.String)},
-		"processor":                {Name: contact.FieldProcessor, Parse: api.Parse(wire.String)},
-		"title":                    {Name: contact.FieldTitle, Parse: api.Parse(wire.String)},
+	Columns: map[string]engine.Column{
+		"id":                       {Name: contact.FieldID, Parse: engine.Parse(wire.ID)},
+		"assistant":                {Name: contact.FieldAssistant, Parse: engine.Parse(wire.String)},
+		"assistant_phone":          {Name: contact.FieldAssistantPhone, Parse: engine.Parse(wire.String)},
+		"avatar":                   {Name: contact.FieldAvatar, Parse: engine.Parse(wire.String)},
+		"birthdate":                {Name: contact.FieldBirthdate, Parse: engine.Parse(wire.String)},
+		"controller":               {Name: contact.FieldController, Parse: engine.Parse(wire.String)},
+		"created_at":               {Name: contact.FieldCreatedAt, Parse: engine.Parse(wire.String)},
+		"created_by":               {Name: contact.FieldCreatedBy, Parse: engine.Parse(wire.String)},
+		"department":               {Name: contact.FieldDepartment, Parse: engine.Parse(wire.String)},
+		"description":              {Name: contact.FieldDescription, Parse: engine.Parse(wire.String)},
+		"do_not_call":              {Name: contact.FieldDoNotCall, Parse: engine.Parse(wire.Bool)},
+		"email":                    {Name: contact.FieldEmail, Parse: engine.Parse(wire.String)},
+		"email_opt_out":            {Name: contact.FieldEmailOptOut, Parse: engine.Parse(wire.Bool)},
+		"fax":                      {Name: contact.FieldFax, Parse: engine.Parse(wire.String)},
+		"fax_opt_out":              {Name: contact.FieldFaxOptOut, Parse: engine.Parse(wire.Bool)},
+		"first_name":               {Name: contact.FieldFirstName, Parse: engine.Parse(wire.String)},
+		"handle":                   {Name: contact.FieldHandle, Parse: engine.Parse(wire.String)},
+		"is_invalid":               {Name: contact.FieldIsInvalid, Parse: engine.Parse(wire.Bool)},
+		"languages":                {Name: contact.FieldLanguages, Parse: engine.Parse(wire.String)},
+		"last_name":                {Name: contact.FieldLastName, Parse: engine.Parse(wire.String)},
+		"last_modified_by":         {Name: contact.FieldLastModifiedBy, Parse: engine.Parse(wire.String)},
+		"lead_source":              {Name: contact.FieldLeadSource, Parse: engine.Parse(wire.String)},
+		"mailing_city":             {Name: contact.FieldMailingCity, Parse: engine.Parse(wire.String)},
+		"mailing_country":          {Name: contact.FieldMailingCountry, Parse: engine.Parse(wire.String)},
+		"mailing_geocode_accuracy": {Name: contact.FieldMailingGeocodeAccuracy, Parse: engine.Parse(wire.String)},
+		"mailing_state":            {Name: contact.FieldMailingState, Parse: engine.Parse(wire.String)},
+		"mailing_street":           {Name: contact.FieldMailingStreet, Parse: engine.Parse(wire.String)},
+		"owner":                    {Name: contact.FieldOwner, Parse: engine.Parse(wire.String)},
+		"phone":                    {Name: contact.FieldPhone, Parse: engine.Parse(wire.String)},
+		"photo_url":                {Name: contact.FieldPhotoURL, Parse: engine.Parse(wire.String)},
+		"processor":                {Name: contact.FieldProcessor, Parse: engine.Parse(wire.String)},
+		"title":                    {Name: contact.FieldTitle, Parse: engine.Parse(wire.String)},
 	},
 	Unique:   map[string]string{"id": "id"},
-	NewInput: func() api.Input[ent.Contact] { return new(contactInput) },
+	NewInput: func() engine.Input[ent.Contact] { return new(contactInput) },
 	Encode:   appendContact,
 	ID:       func(e *ent.Contact) string { return e.ID },
 	Select:   "SELECT \"id\", \"assistant\", \"assistant_phone\", \"avatar\", \"birthdate\", \"controller\", \"created_at\", \"created_by\", \"department\", \"description\", \"do_not_call\", \"email\", \"email_opt_out\", \"fax\", \"fax_opt_out\", \"first_name\", \"handle\", \"is_invalid\", \"languages\", \"last_name\", \"last_modified_by\", \"lead_source\", \"mailing_city\", \"mailing_country\", \"mailing_geocode_accuracy\", \"mailing_state\", \"mailing_street\", \"owner\", \"phone\", \"photo_url\", \"processor\", \"title\" FROM \"contacts\"",

@@ -11,7 +11,7 @@ import (
 	"records/ent"
 	"records/ent/customer"
 	"records/ent/predicate"
-	"records/internal/api"
+	"records/internal/engine"
 	"records/internal/wire"
 )
 
@@ -29,7 +29,7 @@ type customerInput struct {
 	ActivationDate    wire.Field[string]
 }
 
-// Decode implements api.Input.
+// Decode implements engine.Input.
 func (in *customerInput) Decode(name string, v []byte) error {
 	switch name {
 	case "sso_id":
@@ -49,10 +49,10 @@ func (in *customerInput) Decode(name string, v []byte) error {
 	case "activationDate":
 		return in.ActivationDate.Decode(v, wire.String)
 	}
-	return api.ErrUnknownMember
+	return engine.ErrUnknownMember
 }
 
-// SetID implements api.Input.
+// SetID implements engine.Input.
 func (in *customerInput) SetID(id string) { in.ID.Put(id) }
 
 // checkParents fails unless every parent the input names exists for the team.
@@ -60,7 +60,7 @@ func (in *customerInput) checkParents(ctx context.Context, c *ent.Client) error 
 	return nil
 }
 
-// Create implements api.Input.
+// Create implements engine.Input.
 func (in *customerInput) Create(ctx context.Context, c *ent.Client) (string, error) {
 	if err := in.checkParents(ctx, c); err != nil {
 		return "", err
@@ -100,7 +100,7 @@ func (in *customerInput) Create(ctx context.Context, c *ent.Client) (string, err
 	return rec.ID, nil
 }
 
-// Update implements api.Input: members given are written (null clears),
+// Update implements engine.Input: members given are written (null clears),
 // members absent are left alone.
 func (in *customerInput) Update(ctx context.Context, c *ent.Client, id string) error {
 	if err := in.checkParents(ctx, c); err != nil {
@@ -238,24 +238,24 @@ func scanCustomer(rows *sql.Rows) (*ent.Customer, error) {
 }
 
 // customerResource is Customer for the runtime.
-var customerResource = &api.Resource[ent.Customer]{
+var customerResource = &engine.Resource[ent.Customer]{
 	Type:    "Customer",
 	Plural:  "customers",
 	Object:  "customer",
 	Members: []string{"activationDate", "email", "firstName", "lastName", "payment_customer_id", "phone", "sso_id", "timestamp"},
-	Columns: map[string]api.Column{
-		"id":                  {Name: customer.FieldID, Parse: api.Parse(wire.ID)},
-		"sso_id":              {Name: customer.FieldSSOID, Parse: api.Parse(wire.String)},
-		"email":               {Name: customer.FieldEmail, Parse: api.Parse(wire.String)},
-		"firstName":           {Name: customer.FieldFirstName, Parse: api.Parse(wire.String)},
-		"lastName":            {Name: customer.FieldLastName, Parse: api.Parse(wire.String)},
-		"phone":               {Name: customer.FieldPhone, Parse: api.Parse(wire.String)},
-		"payment_customer_id": {Name: customer.FieldPaymentCustomerID, Parse: api.Parse(wire.String)},
-		"timestamp":           {Name: customer.FieldTimestamp, Parse: api.Parse(wire.String)},
-		"activationDate":      {Name: customer.FieldActivationDate, Parse: api.Parse(wire.String)},
+	Columns: map[string]engine.Column{
+		"id":                  {Name: customer.FieldID, Parse: engine.Parse(wire.ID)},
+		"sso_id":              {Name: customer.FieldSSOID, Parse: engine.Parse(wire.String)},
+		"email":               {Name: customer.FieldEmail, Parse: engine.Parse(wire.String)},
+		"firstName":           {Name: customer.FieldFirstName, Parse: engine.Parse(wire.String)},
+		"lastName":            {Name: customer.FieldLastName, Parse: engine.Parse(wire.String)},
+		"phone":               {Name: customer.FieldPhone, Parse: engine.Parse(wire.String)},
+		"payment_customer_id": {Name: customer.FieldPaymentCustomerID, Parse: engine.Parse(wire.String)},
+		"timestamp":           {Name: customer.FieldTimestamp, Parse: engine.Parse(wire.String)},
+		"activationDate":      {Name: customer.FieldActivationDate, Parse: engine.Parse(wire.String)},
 	},
 	Unique:   map[string]string{"id": "id"},
-	NewInput: func() api.Input[ent.Customer] { return new(customerInput) },
+	NewInput: func() engine.Input[ent.Customer] { return new(customerInput) },
 	Encode:   appendCustomer,
 	ID:       func(e *ent.Customer) string { return e.ID },
 	Select:   "SELECT \"id\", \"sso_id\", \"email\", \"first_name\", \"last_name\", \"phone\", \"payment_customer_id\", \"timestamp\", \"activation_date\" FROM \"customers\"",

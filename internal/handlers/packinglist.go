@@ -12,7 +12,7 @@ import (
 	"records/ent"
 	"records/ent/packinglist"
 	"records/ent/predicate"
-	"records/internal/api"
+	"records/internal/engine"
 	"records/internal/wire"
 )
 
@@ -29,7 +29,7 @@ type packingListInput struct {
 	TrackingNumber      wire.Field[string]
 }
 
-// Decode implements api.Input.
+// Decode implements engine.Input.
 func (in *packingListInput) Decode(name string, v []byte) error {
 	switch name {
 	case "number":
@@ -47,10 +47,10 @@ func (in *packingListInput) Decode(name string, v []byte) error {
 	case "tracking_number":
 		return in.TrackingNumber.Decode(v, wire.String)
 	}
-	return api.ErrUnknownMember
+	return engine.ErrUnknownMember
 }
 
-// SetID implements api.Input.
+// SetID implements engine.Input.
 func (in *packingListInput) SetID(id string) { in.ID.Put(id) }
 
 // checkParents fails unless every parent the input names exists for the team.
@@ -58,7 +58,7 @@ func (in *packingListInput) checkParents(ctx context.Context, c *ent.Client) err
 	return nil
 }
 
-// Create implements api.Input.
+// Create implements engine.Input.
 func (in *packingListInput) Create(ctx context.Context, c *ent.Client) (string, error) {
 	if err := in.checkParents(ctx, c); err != nil {
 		return "", err
@@ -95,7 +95,7 @@ func (in *packingListInput) Create(ctx context.Context, c *ent.Client) (string, 
 	return rec.ID, nil
 }
 
-// Update implements api.Input: members given are written (null clears),
+// Update implements engine.Input: members given are written (null clears),
 // members absent are left alone.
 func (in *packingListInput) Update(ctx context.Context, c *ent.Client, id string) error {
 	if err := in.checkParents(ctx, c); err != nil {
@@ -220,23 +220,23 @@ func scanPackingList(rows *sql.Rows) (*ent.PackingList, error) {
 }
 
 // packingListResource is PackingList for the runtime.
-var packingListResource = &api.Resource[ent.PackingList]{
+var packingListResource = &engine.Resource[ent.PackingList]{
 	Type:    "PackingList",
 	Plural:  "packing_lists",
 	Object:  "packing_list",
 	Members: []string{"arrivalDate", "deliveryDate", "invoice_number", "number", "purchase_order_number", "ship_per", "tracking_number"},
-	Columns: map[string]api.Column{
-		"id":                    {Name: packinglist.FieldID, Parse: api.Parse(wire.ID)},
-		"number":                {Name: packinglist.FieldNumber, Parse: api.Parse(wire.String)},
-		"deliveryDate":          {Name: packinglist.FieldDeliveryDate, Parse: api.Parse(wire.Date)},
-		"invoice_number":        {Name: packinglist.FieldInvoiceNumber, Parse: api.Parse(wire.String)},
-		"arrivalDate":           {Name: packinglist.FieldArrivalDate, Parse: api.Parse(wire.Date)},
-		"purchase_order_number": {Name: packinglist.FieldPurchaseOrderNumber, Parse: api.Parse(wire.String)},
-		"ship_per":              {Name: packinglist.FieldShipPer, Parse: api.Parse(wire.String)},
-		"tracking_number":       {Name: packinglist.FieldTrackingNumber, Parse: api.Parse(wire.String)},
+	Columns: map[string]engine.Column{
+		"id":                    {Name: packinglist.FieldID, Parse: engine.Parse(wire.ID)},
+		"number":                {Name: packinglist.FieldNumber, Parse: engine.Parse(wire.String)},
+		"deliveryDate":          {Name: packinglist.FieldDeliveryDate, Parse: engine.Parse(wire.Date)},
+		"invoice_number":        {Name: packinglist.FieldInvoiceNumber, Parse: engine.Parse(wire.String)},
+		"arrivalDate":           {Name: packinglist.FieldArrivalDate, Parse: engine.Parse(wire.Date)},
+		"purchase_order_number": {Name: packinglist.FieldPurchaseOrderNumber, Parse: engine.Parse(wire.String)},
+		"ship_per":              {Name: packinglist.FieldShipPer, Parse: engine.Parse(wire.String)},
+		"tracking_number":       {Name: packinglist.FieldTrackingNumber, Parse: engine.Parse(wire.String)},
 	},
 	Unique:   map[string]string{"id": "id"},
-	NewInput: func() api.Input[ent.PackingList] { return new(packingListInput) },
+	NewInput: func() engine.Input[ent.PackingList] { return new(packingListInput) },
 	Encode:   appendPackingList,
 	ID:       func(e *ent.PackingList) string { return e.ID },
 	Select:   "SELECT \"id\", \"number\", \"delivery_date\", \"invoice_number\", \"arrival_date\", \"purchase_order_number\", \"ship_per\", \"tracking_number\" FROM \"packing_lists\"",

@@ -12,7 +12,7 @@ import (
 	"records/ent/packinglist"
 	"records/ent/packinglistitem"
 	"records/ent/predicate"
-	"records/internal/api"
+	"records/internal/engine"
 	"records/internal/wire"
 )
 
@@ -27,7 +27,7 @@ type packingListItemInput struct {
 	Arrived     wire.Field[bool]
 }
 
-// Decode implements api.Input.
+// Decode implements engine.Input.
 func (in *packingListItemInput) Decode(name string, v []byte) error {
 	switch name {
 	case "sku":
@@ -41,24 +41,24 @@ func (in *packingListItemInput) Decode(name string, v []byte) error {
 	case "arrived":
 		return in.Arrived.Decode(v, wire.Bool)
 	}
-	return api.ErrUnknownMember
+	return engine.ErrUnknownMember
 }
 
-// SetID implements api.Input.
+// SetID implements engine.Input.
 func (in *packingListItemInput) SetID(id string) { in.ID.Put(id) }
 
 // checkParents fails unless every parent the input names exists for the team.
 func (in *packingListItemInput) checkParents(ctx context.Context, c *ent.Client) error {
 	if v := in.PackingList.Value(); v != nil {
 		ok, err := c.PackingList.Query().Where(packinglist.ID(*v)).Exist(ctx)
-		if err := api.Parent(ok, err, "packing_list", "packing_list", *v); err != nil {
+		if err := engine.Parent(ok, err, "packing_list", "packing_list", *v); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// Create implements api.Input.
+// Create implements engine.Input.
 func (in *packingListItemInput) Create(ctx context.Context, c *ent.Client) (string, error) {
 	if err := in.checkParents(ctx, c); err != nil {
 		return "", err
@@ -89,7 +89,7 @@ func (in *packingListItemInput) Create(ctx context.Context, c *ent.Client) (stri
 	return rec.ID, nil
 }
 
-// Update implements api.Input: members given are written (null clears),
+// Update implements engine.Input: members given are written (null clears),
 // members absent are left alone.
 func (in *packingListItemInput) Update(ctx context.Context, c *ent.Client, id string) error {
 	if err := in.checkParents(ctx, c); err != nil {
@@ -188,21 +188,21 @@ func scanPackingListItem(rows *sql.Rows) (*ent.PackingListItem, error) {
 }
 
 // packingListItemResource is PackingListItem for the runtime.
-var packingListItemResource = &api.Resource[ent.PackingListItem]{
+var packingListItemResource = &engine.Resource[ent.PackingListItem]{
 	Type:    "PackingListItem",
 	Plural:  "packing_list_items",
 	Object:  "packing_list_item",
 	Members: []string{"arrived", "description", "packing_list", "quantity", "sku"},
-	Columns: map[string]api.Column{
-		"id":           {Name: packinglistitem.FieldID, Parse: api.Parse(wire.ID)},
-		"sku":          {Name: packinglistitem.FieldSku, Parse: api.Parse(wire.String)},
-		"description":  {Name: packinglistitem.FieldDescription, Parse: api.Parse(wire.String)},
-		"quantity":     {Name: packinglistitem.FieldQuantity, Parse: api.Parse(wire.Int64)},
-		"packing_list": {Name: packinglistitem.FieldPackingList, Parse: api.Parse(wire.String)},
-		"arrived":      {Name: packinglistitem.FieldArrived, Parse: api.Parse(wire.Bool)},
+	Columns: map[string]engine.Column{
+		"id":           {Name: packinglistitem.FieldID, Parse: engine.Parse(wire.ID)},
+		"sku":          {Name: packinglistitem.FieldSku, Parse: engine.Parse(wire.String)},
+		"description":  {Name: packinglistitem.FieldDescription, Parse: engine.Parse(wire.String)},
+		"quantity":     {Name: packinglistitem.FieldQuantity, Parse: engine.Parse(wire.Int64)},
+		"packing_list": {Name: packinglistitem.FieldPackingList, Parse: engine.Parse(wire.String)},
+		"arrived":      {Name: packinglistitem.FieldArrived, Parse: engine.Parse(wire.Bool)},
 	},
 	Unique:   map[string]string{"id": "id"},
-	NewInput: func() api.Input[ent.PackingListItem] { return new(packingListItemInput) },
+	NewInput: func() engine.Input[ent.PackingListItem] { return new(packingListItemInput) },
 	Encode:   appendPackingListItem,
 	ID:       func(e *ent.PackingListItem) string { return e.ID },
 	Select:   "SELECT \"id\", \"sku\", \"description\", \"quantity\", \"packing_list\", \"arrived\" FROM \"packing_list_items\"",

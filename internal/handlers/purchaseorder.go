@@ -11,7 +11,7 @@ import (
 	"records/ent"
 	"records/ent/predicate"
 	"records/ent/purchaseorder"
-	"records/internal/api"
+	"records/internal/engine"
 	"records/internal/wire"
 )
 
@@ -38,7 +38,7 @@ type purchaseOrderInput struct {
 	TransactionID       wire.Field[string]
 }
 
-// Decode implements api.Input.
+// Decode implements engine.Input.
 func (in *purchaseOrderInput) Decode(name string, v []byte) error {
 	switch name {
 	case "createdat":
@@ -76,10 +76,10 @@ func (in *purchaseOrderInput) Decode(name string, v []byte) error {
 	case "transaction_id":
 		return in.TransactionID.Decode(v, wire.String)
 	}
-	return api.ErrUnknownMember
+	return engine.ErrUnknownMember
 }
 
-// SetID implements api.Input.
+// SetID implements engine.Input.
 func (in *purchaseOrderInput) SetID(id string) { in.ID.Put(id) }
 
 // checkParents fails unless every parent the input names exists for the team.
@@ -87,7 +87,7 @@ func (in *purchaseOrderInput) checkParents(ctx context.Context, c *ent.Client) e
 	return nil
 }
 
-// Create implements api.Input.
+// Create implements engine.Input.
 func (in *purchaseOrderInput) Create(ctx context.Context, c *ent.Client) (string, error) {
 	if err := in.checkParents(ctx, c); err != nil {
 		return "", err
@@ -154,7 +154,7 @@ func (in *purchaseOrderInput) Create(ctx context.Context, c *ent.Client) (string
 	return rec.ID, nil
 }
 
-// Update implements api.Input: members given are written (null clears),
+// Update implements engine.Input: members given are written (null clears),
 // members absent are left alone.
 func (in *purchaseOrderInput) Update(ctx context.Context, c *ent.Client, id string) error {
 	if err := in.checkParents(ctx, c); err != nil {
@@ -409,33 +409,33 @@ func scanPurchaseOrder(rows *sql.Rows) (*ent.PurchaseOrder, error) {
 }
 
 // purchaseOrderResource is PurchaseOrder for the runtime.
-var purchaseOrderResource = &api.Resource[ent.PurchaseOrder]{
+var purchaseOrderResource = &engine.Resource[ent.PurchaseOrder]{
 	Type:    "PurchaseOrder",
 	Plural:  "purchase_orders",
 	Object:  "purchase_order",
 	Members: []string{"createdat", "delivery_date", "description", "external_id", "financer", "fulfiller", "lastupdated", "purchase_date", "purchase_order_hash", "purchase_order_name", "purchase_order_number", "purchase_order_status", "purchaser", "subtotal", "total", "transaction_id", "vendor"},
-	Columns: map[string]api.Column{
-		"id":                    {Name: purchaseorder.FieldID, Parse: api.Parse(wire.ID)},
-		"createdat":             {Name: purchaseorder.FieldCreatedat, Parse: api.Parse(wire.String)},
-		"delivery_date":         {Name: purchaseorder.FieldDeliveryDate, Parse: api.Parse(wire.String)},
-		"description":           {Name: purchaseorder.FieldDescription, Parse: api.Parse(wire.String)},
-		"external_id":           {Name: purchaseorder.FieldExternalID, Parse: api.Parse(wire.String)},
-		"financer":              {Name: purchaseorder.FieldFinancer, Parse: api.Parse(wire.String)},
-		"fulfiller":             {Name: purchaseorder.FieldFulfiller, Parse: api.Parse(wire.String)},
-		"lastupdated":           {Name: purchaseorder.FieldLastupdated, Parse: api.Parse(wire.String)},
-		"purchase_date":         {Name: purchaseorder.FieldPurchaseDate, Parse: api.Parse(wire.String)},
-		"purchase_order_hash":   {Name: purchaseorder.FieldPurchaseOrderHash, Parse: api.Parse(wire.String)},
-		"purchase_order_name":   {Name: purchaseorder.FieldPurchaseOrderName, Parse: api.Parse(wire.String)},
-		"purchase_order_number": {Name: purchaseorder.FieldPurchaseOrderNumber, Parse: api.Parse(wire.String)},
-		"purchase_order_status": {Name: purchaseorder.FieldPurchaseOrderStatus, Parse: api.Parse(wire.String)},
-		"purchaser":             {Name: purchaseorder.FieldPurchaser, Parse: api.Parse(wire.String)},
-		"subtotal":              {Name: purchaseorder.FieldSubtotal, Parse: api.Parse(wire.String)},
-		"total":                 {Name: purchaseorder.FieldTotal, Parse: api.Parse(wire.String)},
-		"vendor":                {Name: purchaseorder.FieldVendor, Parse: api.Parse(wire.String)},
-		"transaction_id":        {Name: purchaseorder.FieldTransactionID, Parse: api.Parse(wire.String)},
+	Columns: map[string]engine.Column{
+		"id":                    {Name: purchaseorder.FieldID, Parse: engine.Parse(wire.ID)},
+		"createdat":             {Name: purchaseorder.FieldCreatedat, Parse: engine.Parse(wire.String)},
+		"delivery_date":         {Name: purchaseorder.FieldDeliveryDate, Parse: engine.Parse(wire.String)},
+		"description":           {Name: purchaseorder.FieldDescription, Parse: engine.Parse(wire.String)},
+		"external_id":           {Name: purchaseorder.FieldExternalID, Parse: engine.Parse(wire.String)},
+		"financer":              {Name: purchaseorder.FieldFinancer, Parse: engine.Parse(wire.String)},
+		"fulfiller":             {Name: purchaseorder.FieldFulfiller, Parse: engine.Parse(wire.String)},
+		"lastupdated":           {Name: purchaseorder.FieldLastupdated, Parse: engine.Parse(wire.String)},
+		"purchase_date":         {Name: purchaseorder.FieldPurchaseDate, Parse: engine.Parse(wire.String)},
+		"purchase_order_hash":   {Name: purchaseorder.FieldPurchaseOrderHash, Parse: engine.Parse(wire.String)},
+		"purchase_order_name":   {Name: purchaseorder.FieldPurchaseOrderName, Parse: engine.Parse(wire.String)},
+		"purchase_order_number": {Name: purchaseorder.FieldPurchaseOrderNumber, Parse: engine.Parse(wire.String)},
+		"purchase_order_status": {Name: purchaseorder.FieldPurchaseOrderStatus, Parse: engine.Parse(wire.String)},
+		"purchaser":             {Name: purchaseorder.FieldPurchaser, Parse: engine.Parse(wire.String)},
+		"subtotal":              {Name: purchaseorder.FieldSubtotal, Parse: engine.Parse(wire.String)},
+		"total":                 {Name: purchaseorder.FieldTotal, Parse: engine.Parse(wire.String)},
+		"vendor":                {Name: purchaseorder.FieldVendor, Parse: engine.Parse(wire.String)},
+		"transaction_id":        {Name: purchaseorder.FieldTransactionID, Parse: engine.Parse(wire.String)},
 	},
 	Unique:   map[string]string{"id": "id"},
-	NewInput: func() api.Input[ent.PurchaseOrder] { return new(purchaseOrderInput) },
+	NewInput: func() engine.Input[ent.PurchaseOrder] { return new(purchaseOrderInput) },
 	Encode:   appendPurchaseOrder,
 	ID:       func(e *ent.PurchaseOrder) string { return e.ID },
 	Select:   "SELECT \"id\", \"createdat\", \"delivery_date\", \"description\", \"external_id\", \"financer\", \"fulfiller\", \"lastupdated\", \"purchase_date\", \"purchase_order_hash\", \"purchase_order_name\", \"purchase_order_number\", \"purchase_order_status\", \"purchaser\", \"subtotal\", \"total\", \"vendor\", \"transaction_id\" FROM \"purchase_orders\"",

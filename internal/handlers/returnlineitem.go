@@ -12,7 +12,7 @@ import (
 	"records/ent/predicate"
 	"records/ent/returnlineitem"
 	"records/ent/returnrecord"
-	"records/internal/api"
+	"records/internal/engine"
 	"records/internal/wire"
 )
 
@@ -31,7 +31,7 @@ type returnLineItemInput struct {
 	TaxRefunded      wire.Field[string]
 }
 
-// Decode implements api.Input.
+// Decode implements engine.Input.
 func (in *returnLineItemInput) Decode(name string, v []byte) error {
 	switch name {
 	case "amount":
@@ -53,24 +53,24 @@ func (in *returnLineItemInput) Decode(name string, v []byte) error {
 	case "tax_refunded":
 		return in.TaxRefunded.Decode(v, wire.String)
 	}
-	return api.ErrUnknownMember
+	return engine.ErrUnknownMember
 }
 
-// SetID implements api.Input.
+// SetID implements engine.Input.
 func (in *returnLineItemInput) SetID(id string) { in.ID.Put(id) }
 
 // checkParents fails unless every parent the input names exists for the team.
 func (in *returnLineItemInput) checkParents(ctx context.Context, c *ent.Client) error {
 	if v := in.ReturnID.Value(); v != nil {
 		ok, err := c.ReturnRecord.Query().Where(returnrecord.ID(*v)).Exist(ctx)
-		if err := api.Parent(ok, err, "return_id", "return", *v); err != nil {
+		if err := engine.Parent(ok, err, "return_id", "return", *v); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// Create implements api.Input.
+// Create implements engine.Input.
 func (in *returnLineItemInput) Create(ctx context.Context, c *ent.Client) (string, error) {
 	if err := in.checkParents(ctx, c); err != nil {
 		return "", err
@@ -113,7 +113,7 @@ func (in *returnLineItemInput) Create(ctx context.Context, c *ent.Client) (strin
 	return rec.ID, nil
 }
 
-// Update implements api.Input: members given are written (null clears),
+// Update implements engine.Input: members given are written (null clears),
 // members absent are left alone.
 func (in *returnLineItemInput) Update(ctx context.Context, c *ent.Client, id string) error {
 	if err := in.checkParents(ctx, c); err != nil {
@@ -264,25 +264,25 @@ func scanReturnLineItem(rows *sql.Rows) (*ent.ReturnLineItem, error) {
 }
 
 // returnLineItemResource is ReturnLineItem for the runtime.
-var returnLineItemResource = &api.Resource[ent.ReturnLineItem]{
+var returnLineItemResource = &engine.Resource[ent.ReturnLineItem]{
 	Type:    "ReturnLineItem",
 	Plural:  "return_line_items",
 	Object:  "return_line_item",
 	Members: []string{"amount", "condition", "flat_rate_shipping", "name", "price", "return_id", "serial_number", "sku", "tax_refunded"},
-	Columns: map[string]api.Column{
-		"id":                 {Name: returnlineitem.FieldID, Parse: api.Parse(wire.ID)},
-		"amount":             {Name: returnlineitem.FieldAmount, Parse: api.Parse(wire.String)},
-		"condition":          {Name: returnlineitem.FieldCondition, Parse: api.Parse(wire.String)},
-		"flat_rate_shipping": {Name: returnlineitem.FieldFlatRateShipping, Parse: api.Parse(wire.String)},
-		"name":               {Name: returnlineitem.FieldName, Parse: api.Parse(wire.String)},
-		"price":              {Name: returnlineitem.FieldPrice, Parse: api.Parse(wire.String)},
-		"return_id":          {Name: returnlineitem.FieldReturnID, Parse: api.Parse(wire.String)},
-		"serial_number":      {Name: returnlineitem.FieldSerialNumber, Parse: api.Parse(wire.String)},
-		"sku":                {Name: returnlineitem.FieldSku, Parse: api.Parse(wire.String)},
-		"tax_refunded":       {Name: returnlineitem.FieldTaxRefunded, Parse: api.Parse(wire.String)},
+	Columns: map[string]engine.Column{
+		"id":                 {Name: returnlineitem.FieldID, Parse: engine.Parse(wire.ID)},
+		"amount":             {Name: returnlineitem.FieldAmount, Parse: engine.Parse(wire.String)},
+		"condition":          {Name: returnlineitem.FieldCondition, Parse: engine.Parse(wire.String)},
+		"flat_rate_shipping": {Name: returnlineitem.FieldFlatRateShipping, Parse: engine.Parse(wire.String)},
+		"name":               {Name: returnlineitem.FieldName, Parse: engine.Parse(wire.String)},
+		"price":              {Name: returnlineitem.FieldPrice, Parse: engine.Parse(wire.String)},
+		"return_id":          {Name: returnlineitem.FieldReturnID, Parse: engine.Parse(wire.String)},
+		"serial_number":      {Name: returnlineitem.FieldSerialNumber, Parse: engine.Parse(wire.String)},
+		"sku":                {Name: returnlineitem.FieldSku, Parse: engine.Parse(wire.String)},
+		"tax_refunded":       {Name: returnlineitem.FieldTaxRefunded, Parse: engine.Parse(wire.String)},
 	},
 	Unique:   map[string]string{"id": "id"},
-	NewInput: func() api.Input[ent.ReturnLineItem] { return new(returnLineItemInput) },
+	NewInput: func() engine.Input[ent.ReturnLineItem] { return new(returnLineItemInput) },
 	Encode:   appendReturnLineItem,
 	ID:       func(e *ent.ReturnLineItem) string { return e.ID },
 	Select:   "SELECT \"id\", \"amount\", \"condition\", \"flat_rate_shipping\", \"name\", \"price\", \"return_id\", \"serial_number\", \"sku\", \"tax_refunded\" FROM \"return_line_items\"",

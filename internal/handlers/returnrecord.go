@@ -11,7 +11,7 @@ import (
 	"records/ent"
 	"records/ent/predicate"
 	"records/ent/returnrecord"
-	"records/internal/api"
+	"records/internal/engine"
 	"records/internal/wire"
 )
 
@@ -45,7 +45,7 @@ type returnRecordInput struct {
 	TotalRefunded       wire.Field[string]
 }
 
-// Decode implements api.Input.
+// Decode implements engine.Input.
 func (in *returnRecordInput) Decode(name string, v []byte) error {
 	switch name {
 	case "order_id":
@@ -97,10 +97,10 @@ func (in *returnRecordInput) Decode(name string, v []byte) error {
 	case "total_refunded":
 		return in.TotalRefunded.Decode(v, wire.String)
 	}
-	return api.ErrUnknownMember
+	return engine.ErrUnknownMember
 }
 
-// SetID implements api.Input.
+// SetID implements engine.Input.
 func (in *returnRecordInput) SetID(id string) { in.ID.Put(id) }
 
 // checkParents fails unless every parent the input names exists for the team.
@@ -108,7 +108,7 @@ func (in *returnRecordInput) checkParents(ctx context.Context, c *ent.Client) er
 	return nil
 }
 
-// Create implements api.Input.
+// Create implements engine.Input.
 func (in *returnRecordInput) Create(ctx context.Context, c *ent.Client) (string, error) {
 	if err := in.checkParents(ctx, c); err != nil {
 		return "", err
@@ -196,7 +196,7 @@ func (in *returnRecordInput) Create(ctx context.Context, c *ent.Client) (string,
 	return rec.ID, nil
 }
 
-// Update implements api.Input: members given are written (null clears),
+// Update implements engine.Input: members given are written (null clears),
 // members absent are left alone.
 func (in *returnRecordInput) Update(ctx context.Context, c *ent.Client, id string) error {
 	if err := in.checkParents(ctx, c); err != nil {
@@ -542,40 +542,40 @@ func scanReturnRecord(rows *sql.Rows) (*ent.ReturnRecord, error) {
 }
 
 // returnRecordResource is Return for the runtime.
-var returnRecordResource = &api.Resource[ent.ReturnRecord]{
+var returnRecordResource = &engine.Resource[ent.ReturnRecord]{
 	Type:    "Return",
 	Plural:  "returns",
 	Object:  "return",
 	Members: []string{"action_needed", "amount", "condition", "created_date", "customerEmail", "customer_id", "description", "enteredBy", "flat_rate_shipping", "helpdesk_number", "issue", "order_date", "order_id", "reason_category", "reported_condition", "requested_date", "rma", "scanned_serial_number", "serial_number", "shipped_date", "status", "tax_refunded", "total_refunded", "tracking_number"},
-	Columns: map[string]api.Column{
-		"id":                    {Name: returnrecord.FieldID, Parse: api.Parse(wire.ID)},
-		"order_id":              {Name: returnrecord.FieldOrderID, Parse: api.Parse(wire.String)},
-		"description":           {Name: returnrecord.FieldDescription, Parse: api.Parse(wire.String)},
-		"issue":                 {Name: returnrecord.FieldIssue, Parse: api.Parse(wire.String)},
-		"status":                {Name: returnrecord.FieldStatus, Parse: api.Parse(wire.String)},
-		"tracking_number":       {Name: returnrecord.FieldTrackingNumber, Parse: api.Parse(wire.String)},
-		"action_needed":         {Name: returnrecord.FieldActionNeeded, Parse: api.Parse(wire.String)},
-		"customerEmail":         {Name: returnrecord.FieldCustomerEmail, Parse: api.Parse(wire.String)},
-		"rma":                   {Name: returnrecord.FieldRma, Parse: api.Parse(wire.String)},
-		"serial_number":         {Name: returnrecord.FieldSerialNumber, Parse: api.Parse(wire.String)},
-		"scanned_serial_number": {Name: returnrecord.FieldScannedSerialNumber, Parse: api.Parse(wire.String)},
-		"helpdesk_number":       {Name: returnrecord.FieldHelpdeskNumber, Parse: api.Parse(wire.String)},
-		"enteredBy":             {Name: returnrecord.FieldEnteredBy, Parse: api.Parse(wire.String)},
-		"order_date":            {Name: returnrecord.FieldOrderDate, Parse: api.Parse(wire.String)},
-		"shipped_date":          {Name: returnrecord.FieldShippedDate, Parse: api.Parse(wire.String)},
-		"requested_date":        {Name: returnrecord.FieldRequestedDate, Parse: api.Parse(wire.String)},
-		"condition":             {Name: returnrecord.FieldCondition, Parse: api.Parse(wire.String)},
-		"reported_condition":    {Name: returnrecord.FieldReportedCondition, Parse: api.Parse(wire.String)},
-		"created_date":          {Name: returnrecord.FieldCreatedDate, Parse: api.Parse(wire.String)},
-		"amount":                {Name: returnrecord.FieldAmount, Parse: api.Parse(wire.String)},
-		"flat_rate_shipping":    {Name: returnrecord.FieldFlatRateShipping, Parse: api.Parse(wire.String)},
-		"customer_id":           {Name: returnrecord.FieldCustomerID, Parse: api.Parse(wire.String)},
-		"reason_category":       {Name: returnrecord.FieldReasonCategory, Parse: api.Parse(wire.String)},
-		"tax_refunded":          {Name: returnrecord.FieldTaxRefunded, Parse: api.Parse(wire.String)},
-		"total_refunded":        {Name: returnrecord.FieldTotalRefunded, Parse: api.Parse(wire.String)},
+	Columns: map[string]engine.Column{
+		"id":                    {Name: returnrecord.FieldID, Parse: engine.Parse(wire.ID)},
+		"order_id":              {Name: returnrecord.FieldOrderID, Parse: engine.Parse(wire.String)},
+		"description":           {Name: returnrecord.FieldDescription, Parse: engine.Parse(wire.String)},
+		"issue":                 {Name: returnrecord.FieldIssue, Parse: engine.Parse(wire.String)},
+		"status":                {Name: returnrecord.FieldStatus, Parse: engine.Parse(wire.String)},
+		"tracking_number":       {Name: returnrecord.FieldTrackingNumber, Parse: engine.Parse(wire.String)},
+		"action_needed":         {Name: returnrecord.FieldActionNeeded, Parse: engine.Parse(wire.String)},
+		"customerEmail":         {Name: returnrecord.FieldCustomerEmail, Parse: engine.Parse(wire.String)},
+		"rma":                   {Name: returnrecord.FieldRma, Parse: engine.Parse(wire.String)},
+		"serial_number":         {Name: returnrecord.FieldSerialNumber, Parse: engine.Parse(wire.String)},
+		"scanned_serial_number": {Name: returnrecord.FieldScannedSerialNumber, Parse: engine.Parse(wire.String)},
+		"helpdesk_number":       {Name: returnrecord.FieldHelpdeskNumber, Parse: engine.Parse(wire.String)},
+		"enteredBy":             {Name: returnrecord.FieldEnteredBy, Parse: engine.Parse(wire.String)},
+		"order_date":            {Name: returnrecord.FieldOrderDate, Parse: engine.Parse(wire.String)},
+		"shipped_date":          {Name: returnrecord.FieldShippedDate, Parse: engine.Parse(wire.String)},
+		"requested_date":        {Name: returnrecord.FieldRequestedDate, Parse: engine.Parse(wire.String)},
+		"condition":             {Name: returnrecord.FieldCondition, Parse: engine.Parse(wire.String)},
+		"reported_condition":    {Name: returnrecord.FieldReportedCondition, Parse: engine.Parse(wire.String)},
+		"created_date":          {Name: returnrecord.FieldCreatedDate, Parse: engine.Parse(wire.String)},
+		"amount":                {Name: returnrecord.FieldAmount, Parse: engine.Parse(wire.String)},
+		"flat_rate_shipping":    {Name: returnrecord.FieldFlatRateShipping, Parse: engine.Parse(wire.String)},
+		"customer_id":           {Name: returnrecord.FieldCustomerID, Parse: engine.Parse(wire.String)},
+		"reason_category":       {Name: returnrecord.FieldReasonCategory, Parse: engine.Parse(wire.String)},
+		"tax_refunded":          {Name: returnrecord.FieldTaxRefunded, Parse: engine.Parse(wire.String)},
+		"total_refunded":        {Name: returnrecord.FieldTotalRefunded, Parse: engine.Parse(wire.String)},
 	},
 	Unique:   map[string]string{"id": "id"},
-	NewInput: func() api.Input[ent.ReturnRecord] { return new(returnRecordInput) },
+	NewInput: func() engine.Input[ent.ReturnRecord] { return new(returnRecordInput) },
 	Encode:   appendReturnRecord,
 	ID:       func(e *ent.ReturnRecord) string { return e.ID },
 	Select:   "SELECT \"id\", \"order_id\", \"description\", \"issue\", \"status\", \"tracking_number\", \"action_needed\", \"customer_email\", \"rma\", \"serial_number\", \"scanned_serial_number\", \"helpdesk_number\", \"entered_by\", \"order_date\", \"shipped_date\", \"requested_date\", \"condition\", \"reported_condition\", \"created_date\", \"amount\", \"flat_rate_shipping\", \"customer_id\", \"reason_category\", \"tax_refunded\", \"total_refunded\" FROM \"returns\"",

@@ -13,7 +13,7 @@ import (
 	"records/ent"
 	"records/ent/predicate"
 	"records/ent/supplier"
-	"records/internal/api"
+	"records/internal/engine"
 	"records/internal/wire"
 )
 
@@ -30,7 +30,7 @@ type supplierInput struct {
 	secretHash string
 }
 
-// Decode implements api.Input.
+// Decode implements engine.Input.
 func (in *supplierInput) Decode(name string, v []byte) error {
 	switch name {
 	case "name":
@@ -46,12 +46,12 @@ func (in *supplierInput) Decode(name string, v []byte) error {
 	case "updated_at":
 		return in.UpdatedAt.Decode(v, wire.DateTime)
 	case "team_id":
-		return api.ErrReadOnly
+		return engine.ErrReadOnly
 	}
-	return api.ErrUnknownMember
+	return engine.ErrUnknownMember
 }
 
-// SetID implements api.Input.
+// SetID implements engine.Input.
 func (in *supplierInput) SetID(id string) { in.ID.Put(id) }
 
 // checkParents fails unless every parent the input names exists for the team.
@@ -59,7 +59,7 @@ func (in *supplierInput) checkParents(ctx context.Context, c *ent.Client) error 
 	return nil
 }
 
-// Create implements api.Input.
+// Create implements engine.Input.
 func (in *supplierInput) Create(ctx context.Context, c *ent.Client) (string, error) {
 	if err := in.checkParents(ctx, c); err != nil {
 		return "", err
@@ -96,7 +96,7 @@ func (in *supplierInput) Create(ctx context.Context, c *ent.Client) (string, err
 	return rec.ID, nil
 }
 
-// Update implements api.Input: members given are written (null clears),
+// Update implements engine.Input: members given are written (null clears),
 // members absent are left alone.
 func (in *supplierInput) Update(ctx context.Context, c *ent.Client, id string) error {
 	if err := in.checkParents(ctx, c); err != nil {
@@ -210,21 +210,21 @@ func scanSupplier(rows *sql.Rows) (*ent.Supplier, error) {
 }
 
 // supplierResource is Supplier for the runtime.
-var supplierResource = &api.Resource[ent.Supplier]{
+var supplierResource = &engine.Resource[ent.Supplier]{
 	Type:    "Supplier",
 	Plural:  "suppliers",
 	Object:  "supplier",
 	Members: []string{"created_at", "mapping", "name", "properties", "provided_id", "updated_at"},
-	Columns: map[string]api.Column{
-		"id":          {Name: supplier.FieldID, Parse: api.Parse(wire.ID)},
-		"team_id":     {Name: supplier.FieldTeamID, Parse: api.Parse(wire.Int64)},
-		"name":        {Name: supplier.FieldName, Parse: api.Parse(wire.String)},
-		"provided_id": {Name: supplier.FieldProvidedID, Parse: api.Parse(wire.String)},
-		"created_at":  {Name: supplier.FieldCreatedAt, Parse: api.Parse(wire.DateTime)},
-		"updated_at":  {Name: supplier.FieldUpdatedAt, Parse: api.Parse(wire.DateTime)},
+	Columns: map[string]engine.Column{
+		"id":          {Name: supplier.FieldID, Parse: engine.Parse(wire.ID)},
+		"team_id":     {Name: supplier.FieldTeamID, Parse: engine.Parse(wire.Int64)},
+		"name":        {Name: supplier.FieldName, Parse: engine.Parse(wire.String)},
+		"provided_id": {Name: supplier.FieldProvidedID, Parse: engine.Parse(wire.String)},
+		"created_at":  {Name: supplier.FieldCreatedAt, Parse: engine.Parse(wire.DateTime)},
+		"updated_at":  {Name: supplier.FieldUpdatedAt, Parse: engine.Parse(wire.DateTime)},
 	},
 	Unique:   map[string]string{"id": "id"},
-	NewInput: func() api.Input[ent.Supplier] { return new(supplierInput) },
+	NewInput: func() engine.Input[ent.Supplier] { return new(supplierInput) },
 	Encode:   appendSupplier,
 	ID:       func(e *ent.Supplier) string { return e.ID },
 	Select:   "SELECT \"id\", \"team_id\", \"name\", \"provided_id\", \"mapping\", \"properties\", \"created_at\", \"updated_at\" FROM \"suppliers\"",
@@ -245,5 +245,5 @@ var supplierResource = &api.Resource[ent.Supplier]{
 	DeleteWhere: func(ctx context.Context, c *ent.Client, column string, value any) (int, error) {
 		return c.Supplier.Delete().Where(predicate.Supplier(entsql.FieldEQ(column, value))).Exec(ctx)
 	},
-	SetSecret: func(in api.Input[ent.Supplier], hash string) { in.(*supplierInput).secretHash = hash },
+	SetSecret: func(in engine.Input[ent.Supplier], hash string) { in.(*supplierInput).secretHash = hash },
 }

@@ -12,7 +12,7 @@ import (
 	"records/ent"
 	"records/ent/predicate"
 	"records/ent/user"
-	"records/internal/api"
+	"records/internal/engine"
 	"records/internal/wire"
 )
 
@@ -39,7 +39,7 @@ type userInput struct {
 	Username     wire.Field[string]
 }
 
-// Decode implements api.Input.
+// Decode implements engine.Input.
 func (in *userInput) Decode(name string, v []byte) error {
 	switch name {
 	case "active":
@@ -77,10 +77,10 @@ func (in *userInput) Decode(name string, v []byte) error {
 	case "username":
 		return in.Username.Decode(v, wire.String)
 	}
-	return api.ErrUnknownMember
+	return engine.ErrUnknownMember
 }
 
-// SetID implements api.Input.
+// SetID implements engine.Input.
 func (in *userInput) SetID(id string) { in.ID.Put(id) }
 
 // checkParents fails unless every parent the input names exists for the team.
@@ -88,7 +88,7 @@ func (in *userInput) checkParents(ctx context.Context, c *ent.Client) error {
 	return nil
 }
 
-// Create implements api.Input.
+// Create implements engine.Input.
 func (in *userInput) Create(ctx context.Context, c *ent.Client) (string, error) {
 	if err := in.checkParents(ctx, c); err != nil {
 		return "", err
@@ -155,7 +155,7 @@ func (in *userInput) Create(ctx context.Context, c *ent.Client) (string, error) 
 	return rec.ID, nil
 }
 
-// Update implements api.Input: members given are written (null clears),
+// Update implements engine.Input: members given are written (null clears),
 // members absent are left alone.
 func (in *userInput) Update(ctx context.Context, c *ent.Client, id string) error {
 	if err := in.checkParents(ctx, c); err != nil {
@@ -410,33 +410,33 @@ func scanUser(rows *sql.Rows) (*ent.User, error) {
 }
 
 // userResource is User for the runtime.
-var userResource = &api.Resource[ent.User]{
+var userResource = &engine.Resource[ent.User]{
 	Type:    "User",
 	Plural:  "users",
 	Object:  "user",
 	Members: []string{"active", "avatar", "bio", "birthday", "country", "email", "firstName", "lastName", "last_seen", "last_typed", "location", "organization", "phone", "regions", "social_handle", "title", "username"},
-	Columns: map[string]api.Column{
-		"id":            {Name: user.FieldID, Parse: api.Parse(wire.ID)},
-		"active":        {Name: user.FieldActive, Parse: api.Parse(wire.Bool)},
-		"avatar":        {Name: user.FieldAvatar, Parse: api.Parse(wire.String)},
-		"bio":           {Name: user.FieldBio, Parse: api.Parse(wire.String)},
-		"birthday":      {Name: user.FieldBirthday, Parse: api.Parse(wire.Date)},
-		"country":       {Name: user.FieldCountry, Parse: api.Parse(wire.String)},
-		"email":         {Name: user.FieldEmail, Parse: api.Parse(wire.String)},
-		"firstName":     {Name: user.FieldFirstName, Parse: api.Parse(wire.String)},
-		"lastName":      {Name: user.FieldLastName, Parse: api.Parse(wire.String)},
-		"last_seen":     {Name: user.FieldLastSeen, Parse: api.Parse(wire.DateTime)},
-		"last_typed":    {Name: user.FieldLastTyped, Parse: api.Parse(wire.DateTime)},
-		"location":      {Name: user.FieldLocation, Parse: api.Parse(wire.String)},
-		"organization":  {Name: user.FieldOrganization, Parse: api.Parse(wire.String)},
-		"phone":         {Name: user.FieldPhone, Parse: api.Parse(wire.String)},
-		"regions":       {Name: user.FieldRegions, Parse: api.Parse(wire.String)},
-		"title":         {Name: user.FieldTitle, Parse: api.Parse(wire.String)},
-		"social_handle": {Name: user.FieldSocialHandle, Parse: api.Parse(wire.String)},
-		"username":      {Name: user.FieldUsername, Parse: api.Parse(wire.String)},
+	Columns: map[string]engine.Column{
+		"id":            {Name: user.FieldID, Parse: engine.Parse(wire.ID)},
+		"active":        {Name: user.FieldActive, Parse: engine.Parse(wire.Bool)},
+		"avatar":        {Name: user.FieldAvatar, Parse: engine.Parse(wire.String)},
+		"bio":           {Name: user.FieldBio, Parse: engine.Parse(wire.String)},
+		"birthday":      {Name: user.FieldBirthday, Parse: engine.Parse(wire.Date)},
+		"country":       {Name: user.FieldCountry, Parse: engine.Parse(wire.String)},
+		"email":         {Name: user.FieldEmail, Parse: engine.Parse(wire.String)},
+		"firstName":     {Name: user.FieldFirstName, Parse: engine.Parse(wire.String)},
+		"lastName":      {Name: user.FieldLastName, Parse: engine.Parse(wire.String)},
+		"last_seen":     {Name: user.FieldLastSeen, Parse: engine.Parse(wire.DateTime)},
+		"last_typed":    {Name: user.FieldLastTyped, Parse: engine.Parse(wire.DateTime)},
+		"location":      {Name: user.FieldLocation, Parse: engine.Parse(wire.String)},
+		"organization":  {Name: user.FieldOrganization, Parse: engine.Parse(wire.String)},
+		"phone":         {Name: user.FieldPhone, Parse: engine.Parse(wire.String)},
+		"regions":       {Name: user.FieldRegions, Parse: engine.Parse(wire.String)},
+		"title":         {Name: user.FieldTitle, Parse: engine.Parse(wire.String)},
+		"social_handle": {Name: user.FieldSocialHandle, Parse: engine.Parse(wire.String)},
+		"username":      {Name: user.FieldUsername, Parse: engine.Parse(wire.String)},
 	},
 	Unique:   map[string]string{"id": "id", "username": "username"},
-	NewInput: func() api.Input[ent.User] { return new(userInput) },
+	NewInput: func() engine.Input[ent.User] { return new(userInput) },
 	Encode:   appendUser,
 	ID:       func(e *ent.User) string { return e.ID },
 	Select:   "SELECT \"id\", \"active\", \"avatar\", \"bio\", \"birthday\", \"country\", \"email\", \"first_name\", \"last_name\", \"last_seen\", \"last_typed\", \"location\", \"organization\", \"phone\", \"regions\", \"title\", \"social_handle\", \"username\" FROM \"users\"",

@@ -12,7 +12,7 @@ import (
 	"records/ent"
 	"records/ent/predicate"
 	"records/ent/vendor"
-	"records/internal/api"
+	"records/internal/engine"
 	"records/internal/wire"
 )
 
@@ -58,7 +58,7 @@ type vendorInput struct {
 	IsPublic          wire.Field[bool]
 }
 
-// Decode implements api.Input.
+// Decode implements engine.Input.
 func (in *vendorInput) Decode(name string, v []byte) error {
 	switch name {
 	case "vendorName":
@@ -134,10 +134,10 @@ func (in *vendorInput) Decode(name string, v []byte) error {
 	case "is_public":
 		return in.IsPublic.Decode(v, wire.Bool)
 	}
-	return api.ErrUnknownMember
+	return engine.ErrUnknownMember
 }
 
-// SetID implements api.Input.
+// SetID implements engine.Input.
 func (in *vendorInput) SetID(id string) { in.ID.Put(id) }
 
 // checkParents fails unless every parent the input names exists for the team.
@@ -145,7 +145,7 @@ func (in *vendorInput) checkParents(ctx context.Context, c *ent.Client) error {
 	return nil
 }
 
-// Create implements api.Input.
+// Create implements engine.Input.
 func (in *vendorInput) Create(ctx context.Context, c *ent.Client) (string, error) {
 	if err := in.checkParents(ctx, c); err != nil {
 		return "", err
@@ -269,7 +269,7 @@ func (in *vendorInput) Create(ctx context.Context, c *ent.Client) (string, error
 	return rec.ID, nil
 }
 
-// Update implements api.Input: members given are written (null clears),
+// Update implements engine.Input: members given are written (null clears),
 // members absent are left alone.
 func (in *vendorInput) Update(ctx context.Context, c *ent.Client, id string) error {
 	if err := in.checkParents(ctx, c); err != nil {
@@ -771,52 +771,52 @@ func scanVendor(rows *sql.Rows) (*ent.Vendor, error) {
 }
 
 // vendorResource is Vendor for the runtime.
-var vendorResource = &api.Resource[ent.Vendor]{
+var vendorResource = &engine.Resource[ent.Vendor]{
 	Type:    "Vendor",
 	Plural:  "vendors",
 	Object:  "vendor",
 	Members: []string{"annualRevenue", "avatar", "billingCity", "billingCountry", "billingLatitude", "billingLongitude", "billingState", "billingStreet", "created_at", "description", "employees", "fax", "industry", "is_active", "is_public", "last_modified_by", "numberOfEmployees", "ownership", "parentVendor", "phone", "rating", "shippingCity", "shippingCountry", "shippingLatitude", "shippingLongitude", "shippingState", "shippingStreet", "stockTicker", "vendorName", "vendorNotes", "vendorSubtype", "vendorType", "vendor_owner", "vendor_source", "website", "yearStarted"},
-	Columns: map[string]api.Column{
-		"id":                {Name: vendor.FieldID, Parse: api.Parse(wire.ID)},
-		"vendorName":        {Name: vendor.FieldVendorName, Parse: api.Parse(wire.String)},
-		"vendorNotes":       {Name: vendor.FieldVendorNotes, Parse: api.Parse(wire.String)},
-		"vendorSubtype":     {Name: vendor.FieldVendorSubtype, Parse: api.Parse(wire.String)},
-		"vendorType":        {Name: vendor.FieldVendorType, Parse: api.Parse(wire.String)},
-		"vendor_owner":      {Name: vendor.FieldVendorOwner, Parse: api.Parse(wire.String)},
-		"vendor_source":     {Name: vendor.FieldVendorSource, Parse: api.Parse(wire.String)},
-		"description":       {Name: vendor.FieldDescription, Parse: api.Parse(wire.String)},
-		"industry":          {Name: vendor.FieldIndustry, Parse: api.Parse(wire.String)},
-		"ownership":         {Name: vendor.FieldOwnership, Parse: api.Parse(wire.String)},
-		"parentVendor":      {Name: vendor.FieldParentVendor, Parse: api.Parse(wire.String)},
-		"rating":            {Name: vendor.FieldRating, Parse: api.Parse(wire.String)},
-		"stockTicker":       {Name: vendor.FieldStockTicker, Parse: api.Parse(wire.String)},
-		"website":           {Name: vendor.FieldWebsite, Parse: api.Parse(wire.String)},
-		"yearStarted":       {Name: vendor.FieldYearStarted, Parse: api.Parse(wire.String)},
-		"avatar":            {Name: vendor.FieldAvatar, Parse: api.Parse(wire.String)},
-		"annualRevenue":     {Name: vendor.FieldAnnualRevenue, Parse: api.Parse(wire.String)},
-		"employees":         {Name: vendor.FieldEmployees, Parse: api.Parse(wire.String)},
-		"numberOfEmployees": {Name: vendor.FieldNumberOfEmployees, Parse: api.Parse(wire.String)},
-		"fax":               {Name: vendor.FieldFax, Parse: api.Parse(wire.String)},
-		"phone":             {Name: vendor.FieldPhone, Parse: api.Parse(wire.String)},
-		"billingCity":       {Name: vendor.FieldBillingCity, Parse: api.Parse(wire.String)},
-		"billingCountry":    {Name: vendor.FieldBillingCountry, Parse: api.Parse(wire.String)},
-		"billingLatitude":   {Name: vendor.FieldBillingLatitude, Parse: api.Parse(wire.String)},
-		"billingLongitude":  {Name: vendor.FieldBillingLongitude, Parse: api.Parse(wire.String)},
-		"billingState":      {Name: vendor.FieldBillingState, Parse: api.Parse(wire.String)},
-		"billingStreet":     {Name: vendor.FieldBillingStreet, Parse: api.Parse(wire.String)},
-		"shippingCity":      {Name: vendor.FieldShippingCity, Parse: api.Parse(wire.String)},
-		"shippingCountry":   {Name: vendor.FieldShippingCountry, Parse: api.Parse(wire.String)},
-		"shippingLatitude":  {Name: vendor.FieldShippingLatitude, Parse: api.Parse(wire.String)},
-		"shippingLongitude": {Name: vendor.FieldShippingLongitude, Parse: api.Parse(wire.String)},
-		"shippingState":     {Name: vendor.FieldShippingState, Parse: api.Parse(wire.String)},
-		"shippingStreet":    {Name: vendor.FieldShippingStreet, Parse: api.Parse(wire.String)},
-		"created_at":        {Name: vendor.FieldCreatedAt, Parse: api.Parse(wire.DateTime)},
-		"last_modified_by":  {Name: vendor.FieldLastModifiedBy, Parse: api.Parse(wire.String)},
-		"is_active":         {Name: vendor.FieldIsActive, Parse: api.Parse(wire.Bool)},
-		"is_public":         {Name: vendor.FieldIsPublic, Parse: api.Parse(wire.Bool)},
+	Columns: map[string]engine.Column{
+		"id":                {Name: vendor.FieldID, Parse: engine.Parse(wire.ID)},
+		"vendorName":        {Name: vendor.FieldVendorName, Parse: engine.Parse(wire.String)},
+		"vendorNotes":       {Name: vendor.FieldVendorNotes, Parse: engine.Parse(wire.String)},
+		"vendorSubtype":     {Name: vendor.FieldVendorSubtype, Parse: engine.Parse(wire.String)},
+		"vendorType":        {Name: vendor.FieldVendorType, Parse: engine.Parse(wire.String)},
+		"vendor_owner":      {Name: vendor.FieldVendorOwner, Parse: engine.Parse(wire.String)},
+		"vendor_source":     {Name: vendor.FieldVendorSource, Parse: engine.Parse(wire.String)},
+		"description":       {Name: vendor.FieldDescription, Parse: engine.Parse(wire.String)},
+		"industry":          {Name: vendor.FieldIndustry, Parse: engine.Parse(wire.String)},
+		"ownership":         {Name: vendor.FieldOwnership, Parse: engine.Parse(wire.String)},
+		"parentVendor":      {Name: vendor.FieldParentVendor, Parse: engine.Parse(wire.String)},
+		"rating":            {Name: vendor.FieldRating, Parse: engine.Parse(wire.String)},
+		"stockTicker":       {Name: vendor.FieldStockTicker, Parse: engine.Parse(wire.String)},
+		"website":           {Name: vendor.FieldWebsite, Parse: engine.Parse(wire.String)},
+		"yearStarted":       {Name: vendor.FieldYearStarted, Parse: engine.Parse(wire.String)},
+		"avatar":            {Name: vendor.FieldAvatar, Parse: engine.Parse(wire.String)},
+		"annualRevenue":     {Name: vendor.FieldAnnualRevenue, Parse: engine.Parse(wire.String)},
+		"employees":         {Name: vendor.FieldEmployees, Parse: engine.Parse(wire.String)},
+		"numberOfEmployees": {Name: vendor.FieldNumberOfEmployees, Parse: engine.Parse(wire.String)},
+		"fax":               {Name: vendor.FieldFax, Parse: engine.Parse(wire.String)},
+		"phone":             {Name: vendor.FieldPhone, Parse: engine.Parse(wire.String)},
+		"billingCity":       {Name: vendor.FieldBillingCity, Parse: engine.Parse(wire.String)},
+		"billingCountry":    {Name: vendor.FieldBillingCountry, Parse: engine.Parse(wire.String)},
+		"billingLatitude":   {Name: vendor.FieldBillingLatitude, Parse: engine.Parse(wire.String)},
+		"billingLongitude":  {Name: vendor.FieldBillingLongitude, Parse: engine.Parse(wire.String)},
+		"billingState":      {Name: vendor.FieldBillingState, Parse: engine.Parse(wire.String)},
+		"billingStreet":     {Name: vendor.FieldBillingStreet, Parse: engine.Parse(wire.String)},
+		"shippingCity":      {Name: vendor.FieldShippingCity, Parse: engine.Parse(wire.String)},
+		"shippingCountry":   {Name: vendor.FieldShippingCountry, Parse: engine.Parse(wire.String)},
+		"shippingLatitude":  {Name: vendor.FieldShippingLatitude, Parse: engine.Parse(wire.String)},
+		"shippingLongitude": {Name: vendor.FieldShippingLongitude, Parse: engine.Parse(wire.String)},
+		"shippingState":     {Name: vendor.FieldShippingState, Parse: engine.Parse(wire.String)},
+		"shippingStreet":    {Name: vendor.FieldShippingStreet, Parse: engine.Parse(wire.String)},
+		"created_at":        {Name: vendor.FieldCreatedAt, Parse: engine.Parse(wire.DateTime)},
+		"last_modified_by":  {Name: vendor.FieldLastModifiedBy, Parse: engine.Parse(wire.String)},
+		"is_active":         {Name: vendor.FieldIsActive, Parse: engine.Parse(wire.Bool)},
+		"is_public":         {Name: vendor.FieldIsPublic, Parse: engine.Parse(wire.Bool)},
 	},
 	Unique:   map[string]string{"id": "id"},
-	NewInput: func() api.Input[ent.Vendor] { return new(vendorInput) },
+	NewInput: func() engine.Input[ent.Vendor] { return new(vendorInput) },
 	Encode:   appendVendor,
 	ID:       func(e *ent.Vendor) string { return e.ID },
 	Select:   "SELECT \"id\", \"vendor_name\", \"vendor_notes\", \"vendor_subtype\", \"vendor_type\", \"vendor_owner\", \"vendor_source\", \"description\", \"industry\", \"ownership\", \"parent_vendor\", \"rating\", \"stock_ticker\", \"website\", \"year_started\", \"avatar\", \"annual_revenue\", \"employees\", \"number_of_employees\", \"fax\", \"phone\", \"billing_city\", \"billing_country\", \"billing_latitude\", \"billing_longitude\", \"billing_state\", \"billing_street\", \"shipping_city\", \"shipping_country\", \"shipping_latitude\", \"shipping_longitude\", \"shipping_state\", \"shipping_street\", \"created_at\", \"last_modified_by\", \"is_active\", \"is_public\" FROM \"vendors\"",

@@ -12,7 +12,7 @@ import (
 	"records/ent"
 	"records/ent/predicate"
 	"records/ent/warranty"
-	"records/internal/api"
+	"records/internal/engine"
 	"records/internal/wire"
 )
 
@@ -24,7 +24,7 @@ type warrantyInput struct {
 	UpdatedAt wire.Field[time.Time]
 }
 
-// Decode implements api.Input.
+// Decode implements engine.Input.
 func (in *warrantyInput) Decode(name string, v []byte) error {
 	switch name {
 	case "created_at":
@@ -32,10 +32,10 @@ func (in *warrantyInput) Decode(name string, v []byte) error {
 	case "updated_at":
 		return in.UpdatedAt.Decode(v, wire.DateTime)
 	}
-	return api.ErrUnknownMember
+	return engine.ErrUnknownMember
 }
 
-// SetID implements api.Input.
+// SetID implements engine.Input.
 func (in *warrantyInput) SetID(id string) { in.ID.Put(id) }
 
 // checkParents fails unless every parent the input names exists for the team.
@@ -43,7 +43,7 @@ func (in *warrantyInput) checkParents(ctx context.Context, c *ent.Client) error 
 	return nil
 }
 
-// Create implements api.Input.
+// Create implements engine.Input.
 func (in *warrantyInput) Create(ctx context.Context, c *ent.Client) (string, error) {
 	if err := in.checkParents(ctx, c); err != nil {
 		return "", err
@@ -65,7 +65,7 @@ func (in *warrantyInput) Create(ctx context.Context, c *ent.Client) (string, err
 	return rec.ID, nil
 }
 
-// Update implements api.Input: members given are written (null clears),
+// Update implements engine.Input: members given are written (null clears),
 // members absent are left alone.
 func (in *warrantyInput) Update(ctx context.Context, c *ent.Client, id string) error {
 	if err := in.checkParents(ctx, c); err != nil {
@@ -125,18 +125,18 @@ func scanWarranty(rows *sql.Rows) (*ent.Warranty, error) {
 }
 
 // warrantyResource is Warranty for the runtime.
-var warrantyResource = &api.Resource[ent.Warranty]{
+var warrantyResource = &engine.Resource[ent.Warranty]{
 	Type:    "Warranty",
 	Plural:  "warranties",
 	Object:  "warranty",
 	Members: []string{"created_at", "updated_at"},
-	Columns: map[string]api.Column{
-		"id":         {Name: warranty.FieldID, Parse: api.Parse(wire.ID)},
-		"created_at": {Name: warranty.FieldCreatedAt, Parse: api.Parse(wire.DateTime)},
-		"updated_at": {Name: warranty.FieldUpdatedAt, Parse: api.Parse(wire.DateTime)},
+	Columns: map[string]engine.Column{
+		"id":         {Name: warranty.FieldID, Parse: engine.Parse(wire.ID)},
+		"created_at": {Name: warranty.FieldCreatedAt, Parse: engine.Parse(wire.DateTime)},
+		"updated_at": {Name: warranty.FieldUpdatedAt, Parse: engine.Parse(wire.DateTime)},
 	},
 	Unique:   map[string]string{"id": "id"},
-	NewInput: func() api.Input[ent.Warranty] { return new(warrantyInput) },
+	NewInput: func() engine.Input[ent.Warranty] { return new(warrantyInput) },
 	Encode:   appendWarranty,
 	ID:       func(e *ent.Warranty) string { return e.ID },
 	Select:   "SELECT \"id\", \"created_at\", \"updated_at\" FROM \"warranties\"",

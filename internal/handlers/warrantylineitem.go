@@ -12,7 +12,7 @@ import (
 	"records/ent/predicate"
 	"records/ent/warranty"
 	"records/ent/warrantylineitem"
-	"records/internal/api"
+	"records/internal/engine"
 	"records/internal/wire"
 )
 
@@ -37,7 +37,7 @@ type warrantyLineItemInput struct {
 	Match            wire.Field[string]
 }
 
-// Decode implements api.Input.
+// Decode implements engine.Input.
 func (in *warrantyLineItemInput) Decode(name string, v []byte) error {
 	switch name {
 	case "sku":
@@ -71,24 +71,24 @@ func (in *warrantyLineItemInput) Decode(name string, v []byte) error {
 	case "match":
 		return in.Match.Decode(v, wire.String)
 	}
-	return api.ErrUnknownMember
+	return engine.ErrUnknownMember
 }
 
-// SetID implements api.Input.
+// SetID implements engine.Input.
 func (in *warrantyLineItemInput) SetID(id string) { in.ID.Put(id) }
 
 // checkParents fails unless every parent the input names exists for the team.
 func (in *warrantyLineItemInput) checkParents(ctx context.Context, c *ent.Client) error {
 	if v := in.WarrantyID.Value(); v != nil {
 		ok, err := c.Warranty.Query().Where(warranty.ID(*v)).Exist(ctx)
-		if err := api.Parent(ok, err, "warranty_id", "warranty", *v); err != nil {
+		if err := engine.Parent(ok, err, "warranty_id", "warranty", *v); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// Create implements api.Input.
+// Create implements engine.Input.
 func (in *warrantyLineItemInput) Create(ctx context.Context, c *ent.Client) (string, error) {
 	if err := in.checkParents(ctx, c); err != nil {
 		return "", err
@@ -149,7 +149,7 @@ func (in *warrantyLineItemInput) Create(ctx context.Context, c *ent.Client) (str
 	return rec.ID, nil
 }
 
-// Update implements api.Input: members given are written (null clears),
+// Update implements engine.Input: members given are written (null clears),
 // members absent are left alone.
 func (in *warrantyLineItemInput) Update(ctx context.Context, c *ent.Client, id string) error {
 	if err := in.checkParents(ctx, c); err != nil {
@@ -378,31 +378,31 @@ func scanWarrantyLineItem(rows *sql.Rows) (*ent.WarrantyLineItem, error) {
 }
 
 // warrantyLineItemResource is WarrantyLineItem for the runtime.
-var warrantyLineItemResource = &api.Resource[ent.WarrantyLineItem]{
+var warrantyLineItemResource = &engine.Resource[ent.WarrantyLineItem]{
 	Type:    "WarrantyLineItem",
 	Plural:  "warranty_line_items",
 	Object:  "warranty_line_item",
 	Members: []string{"amount", "condition", "created_at", "flat_rate_shipping", "image_1", "image_2", "image_3", "match", "name", "price", "serial_number", "sku", "tax_refunded", "updated_at", "warranty_id"},
-	Columns: map[string]api.Column{
-		"id":                 {Name: warrantylineitem.FieldID, Parse: api.Parse(wire.ID)},
-		"sku":                {Name: warrantylineitem.FieldSku, Parse: api.Parse(wire.String)},
-		"name":               {Name: warrantylineitem.FieldName, Parse: api.Parse(wire.String)},
-		"price":              {Name: warrantylineitem.FieldPrice, Parse: api.Parse(wire.String)},
-		"condition":          {Name: warrantylineitem.FieldCondition, Parse: api.Parse(wire.String)},
-		"serial_number":      {Name: warrantylineitem.FieldSerialNumber, Parse: api.Parse(wire.String)},
-		"amount":             {Name: warrantylineitem.FieldAmount, Parse: api.Parse(wire.String)},
-		"warranty_id":        {Name: warrantylineitem.FieldWarrantyID, Parse: api.Parse(wire.String)},
-		"created_at":         {Name: warrantylineitem.FieldCreatedAt, Parse: api.Parse(wire.String)},
-		"updated_at":         {Name: warrantylineitem.FieldUpdatedAt, Parse: api.Parse(wire.String)},
-		"flat_rate_shipping": {Name: warrantylineitem.FieldFlatRateShipping, Parse: api.Parse(wire.String)},
-		"tax_refunded":       {Name: warrantylineitem.FieldTaxRefunded, Parse: api.Parse(wire.Bool)},
-		"image_1":            {Name: warrantylineitem.FieldImage1, Parse: api.Parse(wire.String)},
-		"image_2":            {Name: warrantylineitem.FieldImage2, Parse: api.Parse(wire.String)},
-		"image_3":            {Name: warrantylineitem.FieldImage3, Parse: api.Parse(wire.String)},
-		"match":              {Name: warrantylineitem.FieldMatch, Parse: api.Parse(wire.String)},
+	Columns: map[string]engine.Column{
+		"id":                 {Name: warrantylineitem.FieldID, Parse: engine.Parse(wire.ID)},
+		"sku":                {Name: warrantylineitem.FieldSku, Parse: engine.Parse(wire.String)},
+		"name":               {Name: warrantylineitem.FieldName, Parse: engine.Parse(wire.String)},
+		"price":              {Name: warrantylineitem.FieldPrice, Parse: engine.Parse(wire.String)},
+		"condition":          {Name: warrantylineitem.FieldCondition, Parse: engine.Parse(wire.String)},
+		"serial_number":      {Name: warrantylineitem.FieldSerialNumber, Parse: engine.Parse(wire.String)},
+		"amount":             {Name: warrantylineitem.FieldAmount, Parse: engine.Parse(wire.String)},
+		"warranty_id":        {Name: warrantylineitem.FieldWarrantyID, Parse: engine.Parse(wire.String)},
+		"created_at":         {Name: warrantylineitem.FieldCreatedAt, Parse: engine.Parse(wire.String)},
+		"updated_at":         {Name: warrantylineitem.FieldUpdatedAt, Parse: engine.Parse(wire.String)},
+		"flat_rate_shipping": {Name: warrantylineitem.FieldFlatRateShipping, Parse: engine.Parse(wire.String)},
+		"tax_refunded":       {Name: warrantylineitem.FieldTaxRefunded, Parse: engine.Parse(wire.Bool)},
+		"image_1":            {Name: warrantylineitem.FieldImage1, Parse: engine.Parse(wire.String)},
+		"image_2":            {Name: warrantylineitem.FieldImage2, Parse: engine.Parse(wire.String)},
+		"image_3":            {Name: warrantylineitem.FieldImage3, Parse: engine.Parse(wire.String)},
+		"match":              {Name: warrantylineitem.FieldMatch, Parse: engine.Parse(wire.String)},
 	},
 	Unique:   map[string]string{"id": "id"},
-	NewInput: func() api.Input[ent.WarrantyLineItem] { return new(warrantyLineItemInput) },
+	NewInput: func() engine.Input[ent.WarrantyLineItem] { return new(warrantyLineItemInput) },
 	Encode:   appendWarrantyLineItem,
 	ID:       func(e *ent.WarrantyLineItem) string { return e.ID },
 	Select:   "SELECT \"id\", \"sku\", \"name\", \"price\", \"condition\", \"serial_number\", \"amount\", \"warranty_id\", \"created_at\", \"updated_at\", \"flat_rate_shipping\", \"tax_refunded\", \"image_1\", \"image_2\", \"image_3\", \"match\" FROM \"warranty_line_items\"",

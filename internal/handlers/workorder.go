@@ -14,7 +14,7 @@ import (
 	"records/ent/predicate"
 	"records/ent/workorder"
 	"records/ent/workorderlineitem"
-	"records/internal/api"
+	"records/internal/engine"
 	"records/internal/problem"
 	"records/internal/wire"
 )
@@ -38,10 +38,10 @@ type workOrderInput struct {
 	Site                   wire.Field[string]
 	Status                 wire.Field[string]
 	UpdatedAt              wire.Field[time.Time]
-	WorkOrderLineItems     wire.Field[[]api.Input[ent.WorkOrderLineItem]]
+	WorkOrderLineItems     wire.Field[[]engine.Input[ent.WorkOrderLineItem]]
 }
 
-// Decode implements api.Input.
+// Decode implements engine.Input.
 func (in *workOrderInput) Decode(name string, v []byte) error {
 	switch name {
 	case "bill_of_materials_number":
@@ -75,17 +75,17 @@ func (in *workOrderInput) Decode(name string, v []byte) error {
 	case "updated_at":
 		return in.UpdatedAt.Decode(v, wire.DateTime)
 	case "work_order_line_items":
-		items, err := api.DecodeEmbedded(v, workOrderLineItemResource)
+		items, err := engine.DecodeEmbedded(v, workOrderLineItemResource)
 		if err != nil {
 			return err
 		}
 		in.WorkOrderLineItems.Put(items)
 		return nil
 	}
-	return api.ErrUnknownMember
+	return engine.ErrUnknownMember
 }
 
-// SetID implements api.Input.
+// SetID implements engine.Input.
 func (in *workOrderInput) SetID(id string) { in.ID.Put(id) }
 
 // checkParents fails unless every parent the input names exists for the team.
@@ -93,7 +93,7 @@ func (in *workOrderInput) checkParents(ctx context.Context, c *ent.Client) error
 	return nil
 }
 
-// Create implements api.Input.
+// Create implements engine.Input.
 func (in *workOrderInput) Create(ctx context.Context, c *ent.Client) (string, error) {
 	if err := in.checkParents(ctx, c); err != nil {
 		return "", err
@@ -153,7 +153,7 @@ func (in *workOrderInput) Create(ctx context.Context, c *ent.Client) (string, er
 	}
 	for i, item := range in.WorkOrderLineItems.V {
 		at := fmt.Sprintf("work_order_line_items[%d]", i)
-		if err := api.EmbeddedParent(&item.(*workOrderLineItemInput).WorkOrderNumber, rec.ID, at+".work_order_number"); err != nil {
+		if err := engine.EmbeddedParent(&item.(*workOrderLineItemInput).WorkOrderNumber, rec.ID, at+".work_order_number"); err != nil {
 			return "", err
 		}
 		if _, err := item.Create(ctx, c); err != nil {
@@ -163,7 +163,7 @@ func (in *workOrderInput) Create(ctx context.Context, c *ent.Client) (string, er
 	return rec.ID, nil
 }
 
-// Update implements api.Input: members given are written (null clears),
+// Update implements engine.Input: members given are written (null clears),
 // members absent are left alone.
 func (in *workOrderInput) Update(ctx context.Context, c *ent.Client, id string) error {
 	if in.WorkOrderLineItems.Set {
@@ -316,7 +316,7 @@ func appendWorkOrder(b []byte, e *ent.WorkOrder) []byte {
 	b = append(b, ",\"updated_at\":"...)
 	b = wire.AppendTimePtr(b, e.UpdatedAt)
 	b = append(b, ",\"work_order_line_items\":"...)
-	b = api.AppendEach(b, e.Edges.WorkOrderLineItems, appendWorkOrderLineItem)
+	b = engine.AppendEach(b, e.Edges.WorkOrderLineItems, appendWorkOrderLineItem)
 	return append(b, '}')
 }
 
@@ -397,37 +397,37 @@ func scanWorkOrder(rows *sql.Rows) (*ent.WorkOrder, error) {
 }
 
 // workOrderResource is WorkOrder for the runtime.
-var workOrderResource = &api.Resource[ent.WorkOrder]{
+var workOrderResource = &engine.Resource[ent.WorkOrder]{
 	Type:    "WorkOrder",
 	Plural:  "work_orders",
 	Object:  "work_order",
 	Members: []string{"bill_of_materials_number", "created_at", "created_by", "expected_completion_date", "issue_date", "location", "manufacture_order", "memo", "number", "order_number", "part", "priority", "site", "status", "updated_at", "work_order_line_items"},
-	Columns: map[string]api.Column{
-		"id":                       {Name: workorder.FieldID, Parse: api.Parse(wire.ID)},
-		"bill_of_materials_number": {Name: workorder.FieldBillOfMaterialsNumber, Parse: api.Parse(wire.String)},
-		"created_at":               {Name: workorder.FieldCreatedAt, Parse: api.Parse(wire.DateTime)},
-		"created_by":               {Name: workorder.FieldCreatedBy, Parse: api.Parse(wire.String)},
-		"expected_completion_date": {Name: workorder.FieldExpectedCompletionDate, Parse: api.Parse(wire.Date)},
-		"issue_date":               {Name: workorder.FieldIssueDate, Parse: api.Parse(wire.Date)},
-		"location":                 {Name: workorder.FieldLocation, Parse: api.Parse(wire.String)},
-		"manufacture_order":        {Name: workorder.FieldManufactureOrder, Parse: api.Parse(wire.String)},
-		"memo":                     {Name: workorder.FieldMemo, Parse: api.Parse(wire.String)},
-		"number":                   {Name: workorder.FieldNumber, Parse: api.Parse(wire.String)},
-		"order_number":             {Name: workorder.FieldOrderNumber, Parse: api.Parse(wire.String)},
-		"part":                     {Name: workorder.FieldPart, Parse: api.Parse(wire.String)},
-		"priority":                 {Name: workorder.FieldPriority, Parse: api.Parse(wire.String)},
-		"site":                     {Name: workorder.FieldSite, Parse: api.Parse(wire.String)},
-		"status":                   {Name: workorder.FieldStatus, Parse: api.Parse(wire.String)},
-		"updated_at":               {Name: workorder.FieldUpdatedAt, Parse: api.Parse(wire.DateTime)},
+	Columns: map[string]engine.Column{
+		"id":                       {Name: workorder.FieldID, Parse: engine.Parse(wire.ID)},
+		"bill_of_materials_number": {Name: workorder.FieldBillOfMaterialsNumber, Parse: engine.Parse(wire.String)},
+		"created_at":               {Name: workorder.FieldCreatedAt, Parse: engine.Parse(wire.DateTime)},
+		"created_by":               {Name: workorder.FieldCreatedBy, Parse: engine.Parse(wire.String)},
+		"expected_completion_date": {Name: workorder.FieldExpectedCompletionDate, Parse: engine.Parse(wire.Date)},
+		"issue_date":               {Name: workorder.FieldIssueDate, Parse: engine.Parse(wire.Date)},
+		"location":                 {Name: workorder.FieldLocation, Parse: engine.Parse(wire.String)},
+		"manufacture_order":        {Name: workorder.FieldManufactureOrder, Parse: engine.Parse(wire.String)},
+		"memo":                     {Name: workorder.FieldMemo, Parse: engine.Parse(wire.String)},
+		"number":                   {Name: workorder.FieldNumber, Parse: engine.Parse(wire.String)},
+		"order_number":             {Name: workorder.FieldOrderNumber, Parse: engine.Parse(wire.String)},
+		"part":                     {Name: workorder.FieldPart, Parse: engine.Parse(wire.String)},
+		"priority":                 {Name: workorder.FieldPriority, Parse: engine.Parse(wire.String)},
+		"site":                     {Name: workorder.FieldSite, Parse: engine.Parse(wire.String)},
+		"status":                   {Name: workorder.FieldStatus, Parse: engine.Parse(wire.String)},
+		"updated_at":               {Name: workorder.FieldUpdatedAt, Parse: engine.Parse(wire.DateTime)},
 	},
 	Unique:   map[string]string{"id": "id"},
-	NewInput: func() api.Input[ent.WorkOrder] { return new(workOrderInput) },
+	NewInput: func() engine.Input[ent.WorkOrder] { return new(workOrderInput) },
 	Encode:   appendWorkOrder,
 	ID:       func(e *ent.WorkOrder) string { return e.ID },
 	Select:   "SELECT \"id\", \"bill_of_materials_number\", \"created_at\", \"created_by\", \"expected_completion_date\", \"issue_date\", \"location\", \"manufacture_order\", \"memo\", \"number\", \"order_number\", \"part\", \"priority\", \"site\", \"status\", \"updated_at\" FROM \"work_orders\"",
 	Scan:     scanWorkOrder,
-	LoadEmbeds: func(ctx context.Context, r api.Reader, team int, records []*ent.WorkOrder) error {
-		err := api.LoadChildren(ctx, r, team, workOrderLineItemResource, "work_order_number", records,
+	LoadEmbeds: func(ctx context.Context, r engine.Reader, team int, records []*ent.WorkOrder) error {
+		err := engine.LoadChildren(ctx, r, team, workOrderLineItemResource, "work_order_number", records,
 			func(e *ent.WorkOrder) string { return e.ID },
 			func(c *ent.WorkOrderLineItem) *string { return c.WorkOrderNumber },
 			func(e *ent.WorkOrder, items []*ent.WorkOrderLineItem) { e.Edges.WorkOrderLineItems = items })

@@ -12,7 +12,7 @@ import (
 	"records/ent/predicate"
 	"records/ent/workorder"
 	"records/ent/workorderlineitem"
-	"records/internal/api"
+	"records/internal/engine"
 	"records/internal/wire"
 )
 
@@ -29,7 +29,7 @@ type workOrderLineItemInput struct {
 	WorkOrderNumber wire.Field[string]
 }
 
-// Decode implements api.Input.
+// Decode implements engine.Input.
 func (in *workOrderLineItemInput) Decode(name string, v []byte) error {
 	switch name {
 	case "line_status":
@@ -47,24 +47,24 @@ func (in *workOrderLineItemInput) Decode(name string, v []byte) error {
 	case "work_order_number":
 		return in.WorkOrderNumber.Decode(v, wire.String)
 	}
-	return api.ErrUnknownMember
+	return engine.ErrUnknownMember
 }
 
-// SetID implements api.Input.
+// SetID implements engine.Input.
 func (in *workOrderLineItemInput) SetID(id string) { in.ID.Put(id) }
 
 // checkParents fails unless every parent the input names exists for the team.
 func (in *workOrderLineItemInput) checkParents(ctx context.Context, c *ent.Client) error {
 	if v := in.WorkOrderNumber.Value(); v != nil {
 		ok, err := c.WorkOrder.Query().Where(workorder.ID(*v)).Exist(ctx)
-		if err := api.Parent(ok, err, "work_order_number", "work_order", *v); err != nil {
+		if err := engine.Parent(ok, err, "work_order_number", "work_order", *v); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// Create implements api.Input.
+// Create implements engine.Input.
 func (in *workOrderLineItemInput) Create(ctx context.Context, c *ent.Client) (string, error) {
 	if err := in.checkParents(ctx, c); err != nil {
 		return "", err
@@ -101,7 +101,7 @@ func (in *workOrderLineItemInput) Create(ctx context.Context, c *ent.Client) (st
 	return rec.ID, nil
 }
 
-// Update implements api.Input: members given are written (null clears),
+// Update implements engine.Input: members given are written (null clears),
 // members absent are left alone.
 func (in *workOrderLineItemInput) Update(ctx context.Context, c *ent.Client, id string) error {
 	if err := in.checkParents(ctx, c); err != nil {
@@ -226,23 +226,23 @@ func scanWorkOrderLineItem(rows *sql.Rows) (*ent.WorkOrderLineItem, error) {
 }
 
 // workOrderLineItemResource is WorkOrderLineItem for the runtime.
-var workOrderLineItemResource = &api.Resource[ent.WorkOrderLineItem]{
+var workOrderLineItemResource = &engine.Resource[ent.WorkOrderLineItem]{
 	Type:    "WorkOrderLineItem",
 	Plural:  "work_order_line_items",
 	Object:  "work_order_line_item",
 	Members: []string{"line_status", "line_type", "part_name", "part_number", "total_quantity", "unit_quantity", "work_order_number"},
-	Columns: map[string]api.Column{
-		"id":                {Name: workorderlineitem.FieldID, Parse: api.Parse(wire.ID)},
-		"line_status":       {Name: workorderlineitem.FieldLineStatus, Parse: api.Parse(wire.String)},
-		"line_type":         {Name: workorderlineitem.FieldLineType, Parse: api.Parse(wire.String)},
-		"part_name":         {Name: workorderlineitem.FieldPartName, Parse: api.Parse(wire.String)},
-		"part_number":       {Name: workorderlineitem.FieldPartNumber, Parse: api.Parse(wire.String)},
-		"total_quantity":    {Name: workorderlineitem.FieldTotalQuantity, Parse: api.Parse(wire.Float64)},
-		"unit_quantity":     {Name: workorderlineitem.FieldUnitQuantity, Parse: api.Parse(wire.Float64)},
-		"work_order_number": {Name: workorderlineitem.FieldWorkOrderNumber, Parse: api.Parse(wire.String)},
+	Columns: map[string]engine.Column{
+		"id":                {Name: workorderlineitem.FieldID, Parse: engine.Parse(wire.ID)},
+		"line_status":       {Name: workorderlineitem.FieldLineStatus, Parse: engine.Parse(wire.String)},
+		"line_type":         {Name: workorderlineitem.FieldLineType, Parse: engine.Parse(wire.String)},
+		"part_name":         {Name: workorderlineitem.FieldPartName, Parse: engine.Parse(wire.String)},
+		"part_number":       {Name: workorderlineitem.FieldPartNumber, Parse: engine.Parse(wire.String)},
+		"total_quantity":    {Name: workorderlineitem.FieldTotalQuantity, Parse: engine.Parse(wire.Float64)},
+		"unit_quantity":     {Name: workorderlineitem.FieldUnitQuantity, Parse: engine.Parse(wire.Float64)},
+		"work_order_number": {Name: workorderlineitem.FieldWorkOrderNumber, Parse: engine.Parse(wire.String)},
 	},
 	Unique:   map[string]string{"id": "id"},
-	NewInput: func() api.Input[ent.WorkOrderLineItem] { return new(workOrderLineItemInput) },
+	NewInput: func() engine.Input[ent.WorkOrderLineItem] { return new(workOrderLineItemInput) },
 	Encode:   appendWorkOrderLineItem,
 	ID:       func(e *ent.WorkOrderLineItem) string { return e.ID },
 	Select:   "SELECT \"id\", \"line_status\", \"line_type\", \"part_name\", \"part_number\", \"total_quantity\", \"unit_quantity\", \"work_order_number\" FROM \"work_order_line_items\"",

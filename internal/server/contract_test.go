@@ -18,7 +18,7 @@ import (
 	"records/internal/gen"
 	"records/internal/handlers"
 	"records/internal/migrate"
-	"records/internal/problem"
+	"records/internal/spec"
 )
 
 var (
@@ -110,7 +110,7 @@ func TestOpenAPIDocumentIsValid(t *testing.T) {
 		}
 	}
 	var codes []string
-	for _, c := range problem.Codes {
+	for _, c := range spec.Codes {
 		codes = append(codes, string(c.Code))
 	}
 	enum := doc.Components.Schemas["Problem"].Value.Properties["code"].Value.Enum

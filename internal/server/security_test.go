@@ -12,10 +12,10 @@ import (
 	"time"
 
 	"records/ent/apitoken"
-	"records/internal/api"
 	"records/internal/auth"
 	"records/internal/db"
 	"records/internal/dbtest"
+	"records/internal/edge"
 	"records/internal/migrate"
 	"records/internal/server"
 )
@@ -25,8 +25,8 @@ func concrete(path string) string { return strings.ReplaceAll(path, ":id", "some
 
 // protected lists the registered routes that need a token, from the
 // router itself rather than a hand-kept list.
-func protected(h *harness) []api.Route {
-	var out []api.Route
+func protected(h *harness) []edge.Route {
+	var out []edge.Route
 	for _, r := range h.srv.Routes() {
 		if !r.Public {
 			out = append(out, r)

@@ -14,15 +14,18 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"records/internal/api"
 	"records/internal/auth"
 	"records/internal/db"
 	"records/internal/docs"
+	"records/internal/edge"
+	"records/internal/engine"
+	"records/internal/guard"
 	"records/internal/handlers"
 	"records/internal/logging"
 	"records/internal/metrics"
 	"records/internal/migrate"
 	"records/internal/problem"
+	"records/internal/spec"
 )
 
 // Config is everything the server needs to know, filled in by cmd/records.
@@ -66,7 +69,7 @@ type Server struct {
 	db      *db.DB
 	log     *slog.Logger
 	engine  *gin.Engine
-	router  *api.Router
+	router  *edge.Router
 	docs    *docs.Docs
 	metrics *metrics.Metrics
 	http    *http.Server
@@ -105,30 +108,30 @@ func New(cfg Config, database *db.DB, logs io.Writer) *Server {
 func (s *Server) Handler() http.Handler { return s.engine }
 
 // Routes lists every route the server answers, for tests and documents.
-func (s *Server) Routes() []api.Route { return s.router.Routes() }
+func (s *Server) Routes() []edge.Route { return s.router.Routes() }
 
-func (s *Server) routes() (*gin.Engine, *api.Router) {
+func (s *Server) routes() (*gin.Engine, *edge.Router) {
 	e := gin.New()
 	// /x and /x/ are distinct routes of the contract: never redirect between them.
 	e.RedirectTrailingSlash = false
 	e.RedirectFixedPath = false
 	e.HandleMethodNotAllowed = true
-	e.Use(api.RequestID, api.AccessLog(s.log, s.metrics.Observe), api.Recover)
-	r := api.NewRouter(e, api.Guards{
-		Authenticate: api.Authenticate(auth.NewStore(s.db.Client, s.cfg.TokenCacheTTL), s.cfg.RequestTimeout),
-		RateLimit:    api.RateLimit(s.cfg.RateLimit, s.cfg.RateBurst),
-		RequireWrite: api.RequireWrite,
-		Deadline:     api.Deadline(s.cfg.RequestTimeout),
+	e.Use(edge.RequestID, edge.AccessLog(s.log, s.metrics.Observe), edge.Recover)
+	r := edge.NewRouter(e, edge.Guards{
+		Authenticate: guard.Authenticate(auth.NewStore(s.db.Client, s.cfg.TokenCacheTTL), s.cfg.RequestTimeout),
+		RateLimit:    guard.RateLimit(s.cfg.RateLimit, s.cfg.RateBurst),
+		RequireWrite: guard.RequireWrite,
+		Deadline:     edge.Deadline(s.cfg.RequestTimeout),
 	})
-	r.Public(http.MethodGet, "/metrics", gin.WrapH(s.metrics.Handler()))
-	r.Public(http.MethodGet, "/healthz", s.healthz)
-	r.Public(http.MethodGet, "/readyz", s.readyz)
-	r.Public(http.MethodGet, "/v1/openapi.json", s.docs.Document)
-	r.Public(http.MethodGet, "/docs", s.docs.Page)
-	r.Public(http.MethodGet, "/docs/assets/:file", func(c *gin.Context) {
-		s.docs.Asset(c, func(c *gin.Context) { api.Fail(c, problem.New(problem.NotFound, "no such file")) })
+	r.Public(spec.PathMetrics, gin.WrapH(s.metrics.Handler()))
+	r.Public(spec.PathHealth, s.healthz)
+	r.Public(spec.PathReady, s.readyz)
+	r.Public(spec.PathOpenAPI, s.docs.Document)
+	r.Public(spec.PathDocs, s.docs.Page)
+	r.Public(spec.PathDocsFile, func(c *gin.Context) {
+		s.docs.Asset(c, func(c *gin.Context) { edge.Fail(c, problem.New(problem.NotFound, "no such file")) })
 	})
-	handlers.Register(r, &api.Service{
+	handlers.Register(r, &engine.Service{
 		Client:  s.db.Client,
 		Reader:  s.db,
 		MaxBody: s.cfg.MaxBody,
@@ -150,7 +153,7 @@ func (s *Server) readyz(c *gin.Context) {
 	ctx, cancel := context.WithTimeout(c.Request.Context(), 2*time.Second)
 	defer cancel()
 	if err := s.db.Ping(ctx); err != nil {
-		api.Fail(c, &problem.Error{Code: problem.Unavailable, Detail: "the database does not answer", RetryAfter: 5, Cause: err})
+		edge.Fail(c, &problem.Error{Code: problem.Unavailable, Detail: "the database does not answer", RetryAfter: 5, Cause: err})
 		return
 	}
 	c.JSON(http.StatusOK, gin.H{"status": "ready"})

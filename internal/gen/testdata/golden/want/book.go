@@ -12,7 +12,7 @@ import (
 	"example.com/shop/ent/book"
 	"example.com/shop/ent/predicate"
 	"example.com/shop/ent/shelf"
-	"example.com/shop/internal/api"
+	"example.com/shop/internal/engine"
 	"example.com/shop/internal/wire"
 )
 
@@ -24,7 +24,7 @@ type bookInput struct {
 	ShelfID wire.Field[string]
 }
 
-// Decode implements api.Input.
+// Decode implements engine.Input.
 func (in *bookInput) Decode(name string, v []byte) error {
 	switch name {
 	case "title":
@@ -32,24 +32,24 @@ func (in *bookInput) Decode(name string, v []byte) error {
 	case "shelf_id":
 		return in.ShelfID.Decode(v, wire.String)
 	}
-	return api.ErrUnknownMember
+	return engine.ErrUnknownMember
 }
 
-// SetID implements api.Input.
+// SetID implements engine.Input.
 func (in *bookInput) SetID(id string) { in.ID.Put(id) }
 
 // checkParents fails unless every parent the input names exists for the team.
 func (in *bookInput) checkParents(ctx context.Context, c *ent.Client) error {
 	if v := in.ShelfID.Value(); v != nil {
 		ok, err := c.Shelf.Query().Where(shelf.ID(*v)).Exist(ctx)
-		if err := api.Parent(ok, err, "shelf_id", "shelf", *v); err != nil {
+		if err := engine.Parent(ok, err, "shelf_id", "shelf", *v); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// Create implements api.Input.
+// Create implements engine.Input.
 func (in *bookInput) Create(ctx context.Context, c *ent.Client) (string, error) {
 	if err := in.checkParents(ctx, c); err != nil {
 		return "", err
@@ -71,7 +71,7 @@ func (in *bookInput) Create(ctx context.Context, c *ent.Client) (string, error) 
 	return rec.ID, nil
 }
 
-// Update implements api.Input: members given are written (null clears),
+// Update implements engine.Input: members given are written (null clears),
 // members absent are left alone.
 func (in *bookInput) Update(ctx context.Context, c *ent.Client, id string) error {
 	if err := in.checkParents(ctx, c); err != nil {
@@ -131,18 +131,18 @@ func scanBook(rows *sql.Rows) (*ent.Book, error) {
 }
 
 // bookResource is Book for the runtime.
-var bookResource = &api.Resource[ent.Book]{
+var bookResource = &engine.Resource[ent.Book]{
 	Type:    "Book",
 	Plural:  "books",
 	Object:  "book",
 	Members: []string{"shelf_id", "title"},
-	Columns: map[string]api.Column{
-		"id":       {Name: book.FieldID, Parse: api.Parse(wire.ID)},
-		"title":    {Name: book.FieldTitle, Parse: api.Parse(wire.String)},
-		"shelf_id": {Name: book.FieldShelfID, Parse: api.Parse(wire.String)},
+	Columns: map[string]engine.Column{
+		"id":       {Name: book.FieldID, Parse: engine.Parse(wire.ID)},
+		"title":    {Name: book.FieldTitle, Parse: engine.Parse(wire.String)},
+		"shelf_id": {Name: book.FieldShelfID, Parse: engine.Parse(wire.String)},
 	},
 	Unique:   map[string]string{"id": "id"},
-	NewInput: func() api.Input[ent.Book] { return new(bookInput) },
+	NewInput: func() engine.Input[ent.Book] { return new(bookInput) },
 	Encode:   appendBook,
 	ID:       func(e *ent.Book) string { return e.ID },
 	Select:   "SELECT \"id\", \"title\", \"shelf_id\" FROM \"books\"",

@@ -15,7 +15,7 @@ import (
 	"example.com/shop/ent/book"
 	"example.com/shop/ent/predicate"
 	"example.com/shop/ent/shelf"
-	"example.com/shop/internal/api"
+	"example.com/shop/internal/engine"
 	"example.com/shop/internal/problem"
 	"example.com/shop/internal/wire"
 )
@@ -32,11 +32,11 @@ type shelfInput struct {
 	CheckedAt  wire.Field[time.Time]
 	Tags       wire.Field[map[string]string]
 	Extra      wire.Field[json.RawMessage]
-	Books      wire.Field[[]api.Input[ent.Book]]
+	Books      wire.Field[[]engine.Input[ent.Book]]
 	secretHash string
 }
 
-// Decode implements api.Input.
+// Decode implements engine.Input.
 func (in *shelfInput) Decode(name string, v []byte) error {
 	switch name {
 	case "label":
@@ -56,17 +56,17 @@ func (in *shelfInput) Decode(name string, v []byte) error {
 	case "extra":
 		return in.Extra.Decode(v, wire.Object)
 	case "books":
-		items, err := api.DecodeEmbedded(v, bookResource)
+		items, err := engine.DecodeEmbedded(v, bookResource)
 		if err != nil {
 			return err
 		}
 		in.Books.Put(items)
 		return nil
 	}
-	return api.ErrUnknownMember
+	return engine.ErrUnknownMember
 }
 
-// SetID implements api.Input.
+// SetID implements engine.Input.
 func (in *shelfInput) SetID(id string) { in.ID.Put(id) }
 
 // checkParents fails unless every parent the input names exists for the team.
@@ -74,7 +74,7 @@ func (in *shelfInput) checkParents(ctx context.Context, c *ent.Client) error {
 	return nil
 }
 
-// Create implements api.Input.
+// Create implements engine.Input.
 func (in *shelfInput) Create(ctx context.Context, c *ent.Client) (string, error) {
 	if err := in.checkParents(ctx, c); err != nil {
 		return "", err
@@ -116,7 +116,7 @@ func (in *shelfInput) Create(ctx context.Context, c *ent.Client) (string, error)
 	}
 	for i, item := range in.Books.V {
 		at := fmt.Sprintf("books[%d]", i)
-		if err := api.EmbeddedParent(&item.(*bookInput).ShelfID, rec.ID, at+".shelf_id"); err != nil {
+		if err := engine.EmbeddedParent(&item.(*bookInput).ShelfID, rec.ID, at+".shelf_id"); err != nil {
 			return "", err
 		}
 		if _, err := item.Create(ctx, c); err != nil {
@@ -126,7 +126,7 @@ func (in *shelfInput) Create(ctx context.Context, c *ent.Client) (string, error)
 	return rec.ID, nil
 }
 
-// Update implements api.Input: members given are written (null clears),
+// Update implements engine.Input: members given are written (null clears),
 // members absent are left alone.
 func (in *shelfInput) Update(ctx context.Context, c *ent.Client, id string) error {
 	if in.Books.Set {
@@ -216,7 +216,7 @@ func appendShelf(b []byte, e *ent.Shelf) []byte {
 	b = append(b, ",\"extra\":"...)
 	b = wire.AppendRaw(b, e.Extra)
 	b = append(b, ",\"books\":"...)
-	b = api.AppendEach(b, e.Edges.Books, appendBook)
+	b = engine.AppendEach(b, e.Edges.Books, appendBook)
 	return append(b, '}')
 }
 
@@ -269,28 +269,28 @@ func scanShelf(rows *sql.Rows) (*ent.Shelf, error) {
 }
 
 // shelfResource is Shelf for the runtime.
-var shelfResource = &api.Resource[ent.Shelf]{
+var shelfResource = &engine.Resource[ent.Shelf]{
 	Type:    "Shelf",
 	Plural:  "shelves",
 	Object:  "shelf",
 	Members: []string{"books", "capacity", "checked_at", "extra", "label", "opened", "sealed", "tags", "width"},
-	Columns: map[string]api.Column{
-		"id":         {Name: shelf.FieldID, Parse: api.Parse(wire.ID)},
-		"label":      {Name: shelf.FieldLabel, Parse: api.Parse(wire.String)},
-		"capacity":   {Name: shelf.FieldCapacity, Parse: api.Parse(wire.Int64)},
-		"width":      {Name: shelf.FieldWidth, Parse: api.Parse(wire.Float64)},
-		"sealed":     {Name: shelf.FieldSealed, Parse: api.Parse(wire.Bool)},
-		"opened":     {Name: shelf.FieldOpened, Parse: api.Parse(wire.Date)},
-		"checked_at": {Name: shelf.FieldCheckedAt, Parse: api.Parse(wire.DateTime)},
+	Columns: map[string]engine.Column{
+		"id":         {Name: shelf.FieldID, Parse: engine.Parse(wire.ID)},
+		"label":      {Name: shelf.FieldLabel, Parse: engine.Parse(wire.String)},
+		"capacity":   {Name: shelf.FieldCapacity, Parse: engine.Parse(wire.Int64)},
+		"width":      {Name: shelf.FieldWidth, Parse: engine.Parse(wire.Float64)},
+		"sealed":     {Name: shelf.FieldSealed, Parse: engine.Parse(wire.Bool)},
+		"opened":     {Name: shelf.FieldOpened, Parse: engine.Parse(wire.Date)},
+		"checked_at": {Name: shelf.FieldCheckedAt, Parse: engine.Parse(wire.DateTime)},
 	},
 	Unique:   map[string]string{"id": "id"},
-	NewInput: func() api.Input[ent.Shelf] { return new(shelfInput) },
+	NewInput: func() engine.Input[ent.Shelf] { return new(shelfInput) },
 	Encode:   appendShelf,
 	ID:       func(e *ent.Shelf) string { return e.ID },
 	Select:   "SELECT \"id\", \"label\", \"capacity\", \"width\", \"sealed\", \"opened\", \"checked_at\", \"tags\", \"extra\" FROM \"shelves\"",
 	Scan:     scanShelf,
-	LoadEmbeds: func(ctx context.Context, r api.Reader, team int, records []*ent.Shelf) error {
-		err := api.LoadChildren(ctx, r, team, bookResource, "shelf_id", records,
+	LoadEmbeds: func(ctx context.Context, r engine.Reader, team int, records []*ent.Shelf) error {
+		err := engine.LoadChildren(ctx, r, team, bookResource, "shelf_id", records,
 			func(e *ent.Shelf) string { return e.ID },
 			func(c *ent.Book) *string { return c.ShelfID },
 			func(e *ent.Shelf, items []*ent.Book) { e.Edges.Books = items })
@@ -315,5 +315,5 @@ var shelfResource = &api.Resource[ent.Shelf]{
 	DeleteWhere: func(ctx context.Context, c *ent.Client, column string, value any) (int, error) {
 		return c.Shelf.Delete().Where(predicate.Shelf(entsql.FieldEQ(column, value))).Exec(ctx)
 	},
-	SetSecret: func(in api.Input[ent.Shelf], hash string) { in.(*shelfInput).secretHash = hash },
+	SetSecret: func(in engine.Input[ent.Shelf], hash string) { in.(*shelfInput).secretHash = hash },
 }

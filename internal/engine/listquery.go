@@ -1,19 +1,15 @@
-package api
+package engine
 
 import (
+	"fmt"
 	"maps"
 	"net/url"
 	"slices"
 	"strings"
 
 	"records/internal/problem"
+	"records/internal/spec"
 	"records/internal/wire"
-)
-
-// List parameters and their bounds.
-const (
-	DefaultLimit = 100
-	MaxLimit     = 1000
 )
 
 // ListQuery is a validated page request: which records, in which order.
@@ -100,11 +96,11 @@ func parseListQuery(members []wire.Member, query url.Values, columns map[string]
 		}
 	}
 
-	q := &ListQuery{Limit: DefaultLimit, OrderBy: "id"}
+	q := &ListQuery{Limit: spec.DefaultLimit, OrderBy: "id"}
 	if v, ok := values[paramLimit]; ok {
 		n, err := wire.Int64(v)
-		if err != nil || n < 1 || n > MaxLimit {
-			errs = append(errs, problem.MemberError{Member: paramLimit, Problem: "must be a whole number from 1 to 1000"})
+		if err != nil || n < 1 || n > spec.MaxLimit {
+			errs = append(errs, problem.MemberError{Member: paramLimit, Problem: fmt.Sprintf("must be a whole number from 1 to %d", spec.MaxLimit)})
 		}
 		q.Limit = int(n)
 	}

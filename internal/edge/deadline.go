@@ -1,4 +1,4 @@
-package api
+package edge
 
 import (
 	"context"
@@ -15,7 +15,7 @@ import (
 //
 // The deadline is kept as a time, not as a timer: a timer per request costs
 // a tenth of a cached read, and most requests never wait on anything it
-// could interrupt. bounded turns it into a real deadline where waiting can
+// could interrupt. Bounded turns it into a real deadline where waiting can
 // happen: around transactions, and queries to a database across the network.
 type requestCtx struct {
 	context.Context
@@ -37,34 +37,33 @@ func (c *requestCtx) Value(key any) any {
 	return c.Context.Value(key)
 }
 
-// errDeadline is a request past its deadline before it got to the database.
-var errDeadline = context.DeadlineExceeded
+// Authenticated returns ctx acting for principal p, with the request's
+// deadline (not yet in force: see Bounded).
+func Authenticated(ctx context.Context, p auth.Principal, deadline time.Time) context.Context {
+	return &requestCtx{Context: ctx, p: p, deadline: deadline}
+}
 
-// bounded returns ctx with the request's deadline in force.
-func bounded(ctx context.Context) (context.Context, context.CancelFunc) {
+// Bounded returns ctx with the request's deadline in force.
+func Bounded(ctx context.Context) (context.Context, context.CancelFunc) {
 	if d, ok := ctx.Value(deadlineKey{}).(time.Time); ok {
 		return context.WithDeadline(ctx, d)
 	}
 	return ctx, func() {}
 }
 
-// readContext prepares ctx for a plain read. Where reads are interrupted
-// (PostgreSQL) it bounds ctx; where they are not (SQLite: in process,
-// indexed, a page at most), it checks the deadline and detaches the read from
-// cancellation, sparing the goroutine database/sql and the driver would each
-// start to watch a cancellable context.
-func (s *Service) readContext(ctx context.Context) (context.Context, context.CancelFunc, error) {
-	if s.InterruptReads {
-		ctx, cancel := bounded(ctx)
-		return ctx, cancel, nil
-	}
+// Unbounded prepares ctx for work that will not be interrupted (in-process
+// SQLite reads: indexed, a page at most): it fails when the request's
+// deadline has passed or its context has ended, and otherwise detaches the
+// work from cancellation, sparing the goroutine database/sql and the driver
+// would each start to watch a cancellable context.
+func Unbounded(ctx context.Context) (context.Context, error) {
 	if d, ok := ctx.Value(deadlineKey{}).(time.Time); ok && !time.Now().Before(d) {
-		return nil, nil, errDeadline
+		return nil, context.DeadlineExceeded
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	return context.WithoutCancel(ctx), func() {}, nil
+	return context.WithoutCancel(ctx), nil
 }
 
 // Deadline bounds the time a public request may take; authenticated

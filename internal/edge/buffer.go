@@ -1,4 +1,4 @@
-package api
+package edge
 
 import (
 	"sync"
@@ -29,10 +29,14 @@ func putBuffer(buf *buffer) {
 // jsonType is the Content-Type of every success; one shared slice, never modified.
 var jsonType = []string{"application/json"}
 
-// writeJSON answers status with body b, straight through the writer:
-// gin's renderers would box each answer in an interface first.
-func writeJSON(c *gin.Context, status int, b []byte) {
+// WriteJSON answers status with the JSON body that appendBody appends to a
+// pooled buffer, straight through the writer: gin's renderers would box
+// each answer in an interface first.
+func WriteJSON(c *gin.Context, status int, appendBody func(b []byte) []byte) {
+	buf := getBuffer()
+	buf.b = appendBody(buf.b)
 	c.Writer.Header()["Content-Type"] = jsonType
 	c.Writer.WriteHeader(status)
-	_, _ = c.Writer.Write(b)
+	_, _ = c.Writer.Write(buf.b)
+	putBuffer(buf)
 }

@@ -1,4 +1,4 @@
-package api
+package engine
 
 import (
 	"bytes"

@@ -1,4 +1,4 @@
-package api
+package engine
 
 import (
 	"context"
@@ -6,21 +6,27 @@ import (
 	"strings"
 	"sync"
 
+	"records/internal/edge"
 	"records/internal/tenant"
 )
-
-// Reader runs the generated reads: SQL written with ? placeholders, each
-// text prepared once and reused (package db rewrites the placeholders for
-// PostgreSQL).
-type Reader interface {
-	Query(ctx context.Context, query string, args ...any) (*sql.Rows, error)
-}
 
 // readSQL holds a resource's read statements, built once.
 type readSQL struct {
 	once  sync.Once
 	byID  string
 	lists sync.Map // list SQL by the query's shape
+}
+
+// readContext prepares ctx for a plain read. Where reads are interrupted
+// (PostgreSQL) it bounds ctx by the request's deadline; where they are not
+// (SQLite: in process, indexed, a page at most), see edge.Unbounded.
+func (s *Service) readContext(ctx context.Context) (context.Context, context.CancelFunc, error) {
+	if s.InterruptReads {
+		ctx, cancel := edge.Bounded(ctx)
+		return ctx, cancel, nil
+	}
+	ctx, err := edge.Unbounded(ctx)
+	return ctx, func() {}, err
 }
 
 // teamOf returns the context's team; reads fail closed without one.
@@ -41,22 +47,15 @@ func find[E any](ctx context.Context, r Reader, res *Resource[E], id string) (*E
 	res.reads.once.Do(func() {
 		res.reads.byID = res.Select + ` WHERE "id" = ? AND "team_id" = ?`
 	})
-	rows, err := r.Query(ctx, res.reads.byID, id, team)
-	if err != nil {
-		return nil, false, err
-	}
-	defer rows.Close()
-	if !rows.Next() {
-		return nil, false, rows.Err()
-	}
-	e, err := res.Scan(rows)
-	if err == nil {
-		err = rows.Close()
-	}
-	if err == nil && res.LoadEmbeds != nil {
+	var e *E
+	err = r.Each(ctx, 1, res.reads.byID, []any{id, team}, func(rows *sql.Rows) (err error) {
+		e, err = res.Scan(rows)
+		return err
+	})
+	if err == nil && e != nil && res.LoadEmbeds != nil {
 		err = res.LoadEmbeds(ctx, r, team, []*E{e})
 	}
-	if err != nil {
+	if err != nil || e == nil {
 		return nil, false, err
 	}
 	return e, true, nil
@@ -77,7 +76,7 @@ func page[E any](ctx context.Context, r Reader, res *Resource[E], q *ListQuery) 
 		}
 	}
 	args = append(args, q.Limit+1, q.Offset)
-	records, err := query(ctx, r, res, q.Limit+1, res.listSQL(q), args...)
+	records, err := query(ctx, r, res, q.Limit+1, res.listSQL(q), args)
 	if err != nil {
 		return nil, err
 	}
@@ -119,29 +118,21 @@ func (res *Resource[E]) listSQL(q *ListQuery) string {
 	return text
 }
 
-// query reads at most max records (-1: all). Stopping at max spares the
-// step that would only discover the end of the rows.
-func query[E any](ctx context.Context, r Reader, res *Resource[E], max int, text string, args ...any) ([]*E, error) {
-	rows, err := r.Query(ctx, text, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
+// query reads at most max records (-1: all).
+func query[E any](ctx context.Context, r Reader, res *Resource[E], max int, text string, args []any) ([]*E, error) {
 	var out []*E
 	if max > 0 {
 		out = make([]*E, 0, max)
 	}
-	for len(out) != max && rows.Next() {
+	err := r.Each(ctx, max, text, args, func(rows *sql.Rows) error {
 		e, err := res.Scan(rows)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		out = append(out, e)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return out, rows.Close()
+		return nil
+	})
+	return out, err
 }
 
 func loadEmbeds[E any](ctx context.Context, r Reader, res *Resource[E], team int, records []*E) error {
@@ -169,7 +160,7 @@ func LoadChildren[P, C any](ctx context.Context, r Reader, team int, child *Reso
 		byID[id(p)] = []*C{}
 	}
 	text := child.Select + ` WHERE "team_id" = ? AND "` + fk + `" IN (` + marks.String() + `) ORDER BY "id"`
-	children, err := query(ctx, r, child, -1, text, args...)
+	children, err := query(ctx, r, child, -1, text, args)
 	if err != nil {
 		return err
 	}

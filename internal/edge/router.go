@@ -1,4 +1,4 @@
-package api
+package edge
 
 import (
 	"strings"
@@ -6,6 +6,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"records/internal/problem"
+	"records/internal/spec"
 )
 
 // Route describes one registered method and path.
@@ -15,7 +16,7 @@ type Route struct {
 	Path string
 	// Operation is the operation's name, e.g. "Get Work Order".
 	Operation string
-	Kind      Kind
+	Kind      spec.Kind
 	Resource  string
 	// Deprecated routes answer as their contract route, with a Deprecation
 	// header and a Link to Successor, the contract path written as a
@@ -73,7 +74,7 @@ func (r *Router) Handle(rt Route, h gin.HandlerFunc) {
 	guards := []gin.HandlerFunc{r.guards.Deadline}
 	if !rt.Public {
 		guards = []gin.HandlerFunc{r.guards.Authenticate, r.guards.RateLimit}
-		if rt.Kind.Writes() == Always {
+		if rt.Kind.Writes() == spec.Always {
 			guards = append(guards, r.guards.RequireWrite)
 		}
 	}
@@ -89,22 +90,18 @@ func (r *Router) Handle(rt Route, h gin.HandlerFunc) {
 // Routes lists every registered route, in registration order.
 func (r *Router) Routes() []Route { return append([]Route(nil), r.routes...) }
 
-// deprecationDate is 2026-01-01T00:00:00Z, the day the sample routes were
-// deprecated, as an RFC 9745 structured date.
-const deprecationDate = "@1767225600"
-
 // deprecation marks every answer of a deprecated alias, errors included.
 func deprecation(successor string) gin.HandlerFunc {
 	link := "<" + successor + `>; rel="successor-version"`
 	return func(c *gin.Context) {
 		h := c.Writer.Header()
-		h.Set("Deprecation", deprecationDate)
+		h.Set("Deprecation", spec.DeprecationDate)
 		h.Set("Link", link)
 	}
 }
 
-// Public registers a route that needs no token and is not part of the
-// operations (health, documents).
-func (r *Router) Public(method, path string, h gin.HandlerFunc) {
-	r.Handle(Route{Method: method, Path: path, Public: true}, h)
+// Public registers a GET route that needs no token and is not one of the
+// operations (health, documents); it must be one of spec.PublicRoutes.
+func (r *Router) Public(path string, h gin.HandlerFunc) {
+	r.Handle(Route{Method: "GET", Path: path, Public: true}, h)
 }

@@ -1,60 +1,19 @@
-// Package api is the hand-written runtime of the generated HTTP API: one
-// generic implementation per kind of operation (list, get, create, patch,
-// upsert, get-or-create, action, delete), the reading of bodies and list
-// parameters, and the one place where errors become problem+json.
-//
-// Generated code (package handlers) describes each resource — how to decode
-// its members, encode it, read and write it through ent — and each operation
-// of the route table; everything that differs between operations is data in
-// an Op.
-package api
+package engine
 
 import (
 	"context"
 	"database/sql"
+	"errors"
 
 	"records/ent"
 )
 
-// Kind is the kind of an operation.
-type Kind string
-
-// The kinds of operation.
-const (
-	List        Kind = "list"          // a page of records, optionally narrowed to the path's id
-	Get         Kind = "get"           // one record by id
-	Create      Kind = "create"        // a new record (201)
-	Patch       Kind = "patch"         // merge into an existing record
-	Upsert      Kind = "upsert"        // update the record with the id, or create it (201)
-	GetOrCreate Kind = "get_or_create" // with an id, read; without, create
-	Action      Kind = "action"        // set fixed members of an existing record
-	Delete      Kind = "delete"        // delete by id, or every record of a parent
-)
-
-// Kinds lists every kind, for the generator's messages.
-var Kinds = []Kind{List, Get, Create, Patch, Upsert, GetOrCreate, Action, Delete}
-
-// Writes tells whether an operation of the kind writes: always, never, or
-// only when it creates (get-or-create without an id).
-func (k Kind) Writes() Writes {
-	switch k {
-	case List, Get:
-		return Never
-	case GetOrCreate:
-		return WhenCreating
-	default:
-		return Always
-	}
-}
-
-// Writes is an operation's relation to write access.
-type Writes int
-
-// How an operation writes.
-const (
-	Never Writes = iota
-	Always
-	WhenCreating
+// Errors generated decoders return for a member.
+var (
+	// ErrUnknownMember: the resource has no member of that name.
+	ErrUnknownMember = errors.New("unknown member")
+	// ErrReadOnly: the member is answered but never written by clients.
+	ErrReadOnly = errors.New("is read-only")
 )
 
 // Resource is what generated code tells the runtime about one resource. E
@@ -118,37 +77,4 @@ type Input[E any] interface {
 	Create(ctx context.Context, c *ent.Client) (string, error)
 	// Update merges the decoded members into the record with the id.
 	Update(ctx context.Context, c *ent.Client, id string) error
-}
-
-// Service is what every handler needs, filled in by cmd/records.
-type Service struct {
-	// Client writes, and reads inside writes' transactions.
-	Client *ent.Client
-	// Reader serves plain reads: a record by id, a page.
-	Reader Reader
-	// MaxBody caps request bodies, in bytes.
-	MaxBody int64
-	// RowLocks locks a record read before it is written (PostgreSQL;
-	// SQLite serializes write transactions anyway).
-	RowLocks bool
-	// InterruptReads bounds plain reads by the request's deadline
-	// (PostgreSQL); without it they run to their end (SQLite, see readContext).
-	InterruptReads bool
-}
-
-// Result is what an operation hands its envelope to encode.
-type Result[E any] struct {
-	Record  *E
-	Records []*E
-	Paging  Paging
-	ID      string // the id acted on (delete, action)
-	Created bool
-	Secret  string // a secret made by this request, answered once
-}
-
-// Paging describes a page of a list.
-type Paging struct {
-	Limit   int
-	Offset  int
-	HasMore bool
 }

@@ -1,11 +1,7 @@
-package api
+package guard
 
 import (
-	"context"
-	"errors"
 	"math"
-	"net"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -14,78 +10,9 @@ import (
 	"golang.org/x/time/rate"
 
 	"records/internal/auth"
+	"records/internal/edge"
 	"records/internal/problem"
 )
-
-// Verifier checks a token's secret.
-type Verifier interface {
-	Verify(ctx context.Context, secret string) (auth.Principal, error)
-}
-
-// Failed authentications per client address: past this rate the address is
-// answered 429 without a lookup, so guessing tokens costs the guesser, not
-// the database.
-const (
-	failRate  = 5
-	failBurst = 20
-)
-
-// Authenticate admits requests with a valid `Authorization: Bearer <key>`
-// or `Authorization: Token <key>` (scheme in any case), and answers 401
-// otherwise. The request's context then acts for the token's team and
-// carries the request's deadline (see requestCtx).
-func Authenticate(v Verifier, timeout time.Duration) gin.HandlerFunc {
-	fails := newLimiters(failRate, failBurst)
-	return func(c *gin.Context) {
-		// The peer's address, not X-Forwarded-For, which a client can forge.
-		ip, _, _ := net.SplitHostPort(c.Request.RemoteAddr)
-		if retry, spent := fails.spent(ip); spent {
-			Fail(c, rateLimited(retry, "too many failed authentications from this address"))
-			return
-		}
-		secret, why := credentials(c.GetHeader("Authorization"))
-		if why != "" {
-			fails.take(ip)
-			Fail(c, problem.New(problem.Unauthenticated, "%s", why))
-			return
-		}
-		p, err := v.Verify(c.Request.Context(), secret)
-		if errors.Is(err, auth.ErrInvalidToken) {
-			fails.take(ip)
-			Fail(c, problem.New(problem.Unauthenticated, "%s", err.Error()))
-			return
-		}
-		if err != nil {
-			Fail(c, err)
-			return
-		}
-		c.Request = c.Request.WithContext(&requestCtx{Context: c.Request.Context(), p: p, deadline: time.Now().Add(timeout)})
-	}
-}
-
-// credentials reads the key of an Authorization header, or says what is wrong.
-func credentials(header string) (key, problem string) {
-	if header == "" {
-		return "", "send the header Authorization: Bearer <token>"
-	}
-	scheme, rest, _ := strings.Cut(header, " ")
-	key = strings.TrimSpace(rest)
-	switch {
-	case !strings.EqualFold(scheme, "Bearer") && !strings.EqualFold(scheme, "Token"):
-		return "", "the Authorization scheme must be Bearer or Token"
-	case key == "" || strings.ContainsAny(key, " \t"):
-		return "", "the Authorization header must be: Bearer <token>"
-	}
-	return key, ""
-}
-
-// RequireWrite answers 403 to a token that may only read. The router puts
-// it before the handlers of routes that always write.
-func RequireWrite(c *gin.Context) {
-	if err := mayWrite(c.Request.Context()); err != nil {
-		Fail(c, err)
-	}
-}
 
 // RateLimit limits each token to perSecond requests a second, with bursts
 // of burst, answering 429 with Retry-After past it. Limits are kept per
@@ -95,7 +22,7 @@ func RateLimit(perSecond float64, burst int) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		p, _ := auth.FromContext(c.Request.Context())
 		if retry, ok := l.take(p.TokenID); !ok {
-			Fail(c, rateLimited(retry, "this token's rate limit is exhausted"))
+			edge.Fail(c, rateLimited(retry, "this token's rate limit is exhausted"))
 		}
 	}
 }

@@ -1,0 +1,69 @@
+package edge
+
+import (
+	"errors"
+	"strconv"
+	"strings"
+
+	"github.com/gin-gonic/gin"
+
+	"records/ent"
+	"records/internal/db"
+	"records/internal/problem"
+)
+
+// KeyProblem holds, on the gin context, the problem a request failed with,
+// for the access log.
+const KeyProblem = "records.problem"
+
+// retryAfterUnavailable is the Retry-After of a 503, in seconds.
+const retryAfterUnavailable = 5
+
+// Fail answers the request with err as problem+json and stops the chain.
+// It is the one place that turns errors into responses; the access log
+// reads the problem back (with its cause, for internal ones).
+func Fail(c *gin.Context, err error) {
+	p := ToProblem(err)
+	c.Set(KeyProblem, p)
+	h := c.Writer.Header()
+	h.Set("Content-Type", "application/problem+json")
+	if p.RetryAfter > 0 {
+		h.Set("Retry-After", strconv.Itoa(p.RetryAfter))
+	}
+	if len(p.Allow) > 0 {
+		h.Set("Allow", strings.Join(p.Allow, ", "))
+	}
+	if p.Code == problem.Unauthenticated {
+		h.Set("WWW-Authenticate", `Bearer realm="records"`)
+	}
+	buf := getBuffer()
+	buf.b = problem.Append(buf.b, p, RequestIDOf(c))
+	c.Status(p.Code.Status())
+	_, _ = c.Writer.Write(buf.b)
+	putBuffer(buf)
+	c.Abort()
+}
+
+// ToProblem classifies any error. Problems pass through; the database's
+// typed errors (package db) become the matching status; anything else is
+// internal, its text kept for the log and never sent.
+func ToProblem(err error) *problem.Error {
+	var p *problem.Error
+	if errors.As(err, &p) {
+		return p
+	}
+	err = db.Classify(nil, err)
+	var nf *ent.NotFoundError
+	var ve *ent.ValidationError
+	switch {
+	case errors.As(err, &nf):
+		return problem.New(problem.NotFound, "no such record")
+	case errors.As(err, &ve):
+		return problem.Member(ve.Name, "%s", strings.TrimPrefix(ve.Error(), "ent: validator failed for field "))
+	case errors.Is(err, db.ErrMissingParent):
+		return problem.New(problem.InvalidRequest, "a record this one names does not exist")
+	case errors.Is(err, db.ErrUnavailable), errors.Is(err, db.ErrCanceled):
+		return &problem.Error{Code: problem.Unavailable, Detail: "the database is unavailable; try again shortly", RetryAfter: retryAfterUnavailable, Cause: err}
+	}
+	return problem.Wrap(err)
+}

@@ -1,0 +1,55 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+
+	"records/ent"
+	"records/internal/problem"
+)
+
+// delete deletes the record with the id (its children with it), or, given
+// the operation's By member, every record of that parent.
+func (op *Op[E]) delete(ctx context.Context, s *Service, req *request) (int, *Result[E], error) {
+	if err := op.onlyID(req, "a delete takes only the id"); err != nil {
+		return 0, nil, err
+	}
+	if op.By != "" && req.hasID == req.hasBy {
+		return 0, nil, &problem.Error{
+			Code:   problem.InvalidRequest,
+			Detail: fmt.Sprintf("give exactly one of %s (delete every %s of it) or %s (delete one)", op.By, op.Res.Object, op.IDMembers[0]),
+			Members: []problem.MemberError{
+				{Member: op.By, Problem: "give this or " + op.IDMembers[0] + ", not both or neither"},
+				{Member: op.IDMembers[0], Problem: "give this or " + op.By + ", not both or neither"},
+			},
+		}
+	}
+	if req.hasBy {
+		return op.deleteBy(ctx, s, req)
+	}
+	if err := op.requireID(req); err != nil {
+		return 0, nil, err
+	}
+	err := s.inTx(ctx, func(c *ent.Client) error { return op.Res.Delete(ctx, c, req.id) })
+	if err != nil {
+		return 0, nil, op.writeError(err, req.id)
+	}
+	return http.StatusOK, &Result[E]{ID: req.id}, nil
+}
+
+// deleteBy deletes every record of the parent req names; 404 when it has none.
+func (op *Op[E]) deleteBy(ctx context.Context, s *Service, req *request) (int, *Result[E], error) {
+	var n int
+	err := s.inTx(ctx, func(c *ent.Client) (err error) {
+		n, err = op.Res.DeleteWhere(ctx, c, op.ByColumn, req.by)
+		return err
+	})
+	if err != nil {
+		return 0, nil, err
+	}
+	if n == 0 {
+		return 0, nil, problem.New(problem.NotFound, "no %s has %s %q", op.Res.Object, op.By, req.by)
+	}
+	return http.StatusOK, &Result[E]{ID: req.by}, nil
+}

@@ -1,0 +1,53 @@
+// Package engine is the operation engine of the generated HTTP API: one
+// generic implementation per kind of operation (list, get, create, patch,
+// upsert, get-or-create, action, delete — a file each), the reading of
+// bodies and list parameters, and the reads the generated SQL serves.
+//
+// Generated code (package handlers) describes each resource — how to decode
+// its members, encode it, read and write it — and each operation of the
+// route table; everything that differs between operations is data in an Op.
+// Errors are returned to the edge (package edge), which renders them.
+package engine
+
+import (
+	"records/ent"
+	"records/internal/db"
+)
+
+// Service is what every handler needs, filled in by the server.
+type Service struct {
+	// Client writes, and reads inside writes' transactions.
+	Client *ent.Client
+	// Reader serves plain reads: a record by id, a page.
+	Reader Reader
+	// MaxBody caps request bodies, in bytes.
+	MaxBody int64
+	// RowLocks locks a record read before it is written (PostgreSQL;
+	// SQLite serializes write transactions anyway).
+	RowLocks bool
+	// InterruptReads bounds plain reads by the request's deadline
+	// (PostgreSQL); without it they run to their end (SQLite, see readContext).
+	InterruptReads bool
+}
+
+// Reader runs the generated reads: SQL written with ? placeholders, each
+// text prepared once and reused (package db rewrites the placeholders for
+// PostgreSQL and types its errors).
+type Reader = *db.DB
+
+// Result is what an operation hands its envelope to encode.
+type Result[E any] struct {
+	Record  *E
+	Records []*E
+	Paging  Paging
+	ID      string // the id acted on (delete, action)
+	Created bool
+	Secret  string // a secret made by this request, answered once
+}
+
+// Paging describes a page of a list.
+type Paging struct {
+	Limit   int
+	Offset  int
+	HasMore bool
+}

@@ -1,0 +1,274 @@
+package engine
+
+import (
+	"fmt"
+	"net/http"
+	"slices"
+
+	"github.com/gin-gonic/gin"
+
+	"records/internal/edge"
+	"records/internal/problem"
+	"records/internal/spec"
+	"records/internal/wire"
+)
+
+// Op is one operation of the route table, for resource entity type E.
+// Generated code fills one per table entry (and per generic route); every
+// difference between operations is a field here.
+type Op[E any] struct {
+	Name string
+	Kind spec.Kind
+	Res  *Resource[E]
+	// IDMembers are the body members that carry the record's id; when
+	// several are given, they must agree (and agree with the path's id).
+	IDMembers []string
+	// Wrapper is a body member that may hold the record's members, as in
+	// Update Return's {"return_id", "return": {…}}.
+	Wrapper string
+	// Aliases maps accepted member names to the resource's members.
+	Aliases map[string]string
+	// Ignore lists members that are accepted and dropped.
+	Ignore []string
+	// Filters lists top-level members a list takes as exact filters.
+	Filters []string
+	// Set holds the members an action writes.
+	Set []wire.Member
+	// By is a member naming a parent: a delete given it deletes every
+	// record of that parent. ByColumn is its column.
+	By, ByColumn string
+	// IDOptional lets an upsert without an id create with a new one.
+	IDOptional bool
+	// Secret makes an upsert that creates also make a secret, answered once.
+	Secret bool
+	// Envelope writes the success body.
+	Envelope func(b []byte, r *Result[E]) []byte
+}
+
+// Handler returns the gin handler of the operation: parse, run, render.
+func (op *Op[E]) Handler(s *Service) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		status, r, err := op.serve(s, c)
+		if err != nil {
+			edge.Fail(c, err)
+			return
+		}
+		edge.WriteJSON(c, status, func(b []byte) []byte { return op.Envelope(b, r) })
+	}
+}
+
+func (op *Op[E]) serve(s *Service, c *gin.Context) (int, *Result[E], error) {
+	body, err := s.readBody(c)
+	if err != nil {
+		return 0, nil, err
+	}
+	members, err := parseBody(body)
+	if err != nil {
+		return 0, nil, err
+	}
+	ctx := c.Request.Context()
+	if op.Kind == spec.List {
+		return op.list(ctx, s, c, members)
+	}
+	if c.Request.URL.RawQuery != "" {
+		q := c.Request.URL.Query()
+		if op.Kind.Writes() == spec.Always {
+			return 0, nil, problem.New(problem.InvalidRequest, "this operation takes no query parameters; send the members in a JSON body")
+		}
+		members = withQuery(members, q)
+	}
+	parsed, err := op.parse(c.Param("id"), members)
+	if err != nil {
+		return 0, nil, err
+	}
+	req := &parsed
+	switch op.Kind {
+	case spec.Get:
+		return op.get(ctx, s, req)
+	case spec.GetOrCreate:
+		return op.getOrCreate(ctx, s, req)
+	case spec.Create:
+		return op.create(ctx, s, req)
+	case spec.Patch:
+		return op.patch(ctx, s, req)
+	case spec.Upsert:
+		return op.upsert(ctx, s, req)
+	case spec.Action:
+		return op.action(ctx, s, req)
+	case spec.Delete:
+		return op.delete(ctx, s, req)
+	}
+	return 0, nil, fmt.Errorf("operation %s has unknown kind %q", op.Name, op.Kind)
+}
+
+// statusOf is 201 for a result that created its record, 200 otherwise.
+func statusOf[E any](r *Result[E]) int {
+	if r.Created {
+		return http.StatusCreated
+	}
+	return http.StatusOK
+}
+
+// request is a parsed request: the record's id (from the path or the body),
+// a parent id for a delete by parent, and the record's members.
+type request struct {
+	id     string
+	hasID  bool
+	idFrom string // where the id was found, for messages
+	by     string
+	hasBy  bool
+	record []namedMember
+}
+
+// namedMember is a record member with the name the client wrote (for
+// errors) and the resource's name for it (after aliases).
+type namedMember struct {
+	written string
+	name    string
+	value   []byte
+}
+
+// parse sorts the body's members into the id, the parent of a delete by
+// parent, and the record's members, applying aliases and dropping ignored
+// members. Every problem found is reported at once.
+func (op *Op[E]) parse(pathID string, members []wire.Member) (request, error) {
+	var req request
+	var errs []problem.MemberError
+	if pathID != "" {
+		if err := wire.CheckID(pathID); err != nil {
+			return req, problem.Member("id", "%s", err.Error())
+		}
+		req.id, req.hasID, req.idFrom = pathID, true, "the id in the path"
+	}
+	prefix := ""
+	if op.Wrapper != "" {
+		if inner, ok := findMember(members, op.Wrapper); ok {
+			wrapped, err := wire.ParseObject(inner)
+			if err != nil || wire.Kind(inner) != "an object" {
+				return req, problem.Member(op.Wrapper, "must be an object holding the record's members")
+			}
+			for _, m := range members {
+				if m.Name != op.Wrapper && !slices.Contains(op.IDMembers, m.Name) && !slices.Contains(op.Ignore, m.Name) {
+					errs = append(errs, problem.MemberError{Member: m.Name, Problem: fmt.Sprintf("unknown member beside %q; the record's members go inside it", op.Wrapper)})
+				}
+			}
+			for _, m := range members {
+				if slices.Contains(op.IDMembers, m.Name) {
+					errs = op.takeID(&req, m.Name, m.Value, errs)
+				}
+			}
+			members, prefix = wrapped, op.Wrapper+"."
+		}
+	}
+	for _, m := range members {
+		name := m.Name
+		if alias, ok := op.Aliases[name]; ok {
+			name = alias
+		}
+		switch {
+		case slices.Contains(op.Ignore, name):
+		case slices.Contains(op.IDMembers, name):
+			errs = op.takeID(&req, prefix+m.Name, m.Value, errs)
+		case op.By != "" && name == op.By:
+			v, err := wire.ID(m.Value)
+			if err != nil {
+				errs = append(errs, problem.MemberError{Member: prefix + m.Name, Problem: err.Error()})
+				continue
+			}
+			req.by, req.hasBy = v, true
+		default:
+			req.record = append(req.record, namedMember{written: prefix + m.Name, name: name, value: m.Value})
+		}
+	}
+	if len(errs) > 0 {
+		return req, problem.Members(errs)
+	}
+	return req, nil
+}
+
+// takeID records an id given by member, which must agree with any other.
+func (op *Op[E]) takeID(req *request, member string, v []byte, errs []problem.MemberError) []problem.MemberError {
+	id, err := wire.ID(v)
+	switch {
+	case err != nil:
+		return append(errs, problem.MemberError{Member: member, Problem: err.Error()})
+	case req.hasID && id != req.id:
+		return append(errs, problem.MemberError{Member: member, Problem: fmt.Sprintf("must equal %s (%q)", req.idFrom, req.id)})
+	}
+	req.id, req.hasID, req.idFrom = id, true, member
+	return errs
+}
+
+// input decodes the record's members into a new input, reporting every
+// unknown, read-only or invalid member at once.
+func (op *Op[E]) input(req *request) (Input[E], error) {
+	in := op.Res.NewInput()
+	var errs []problem.MemberError
+	for _, m := range req.record {
+		if err := in.Decode(m.name, m.value); err != nil {
+			errs = append(errs, memberErrors(err, m.written, m.name, op.validNames())...)
+		}
+	}
+	if len(errs) > 0 {
+		return nil, problem.Members(errs)
+	}
+	if req.hasID {
+		in.SetID(req.id)
+	}
+	return in, nil
+}
+
+// validNames are the names the operation's body may carry, for suggestions.
+func (op *Op[E]) validNames() []string {
+	names := append([]string(nil), op.Res.Members...)
+	names = append(names, op.IDMembers...)
+	for a := range op.Aliases {
+		names = append(names, a)
+	}
+	return append(names, op.Ignore...)
+}
+
+// onlyID refuses record members on an operation that takes nothing but an id.
+func (op *Op[E]) onlyID(req *request, why string) error {
+	if len(req.record) == 0 {
+		return nil
+	}
+	errs := make([]problem.MemberError, len(req.record))
+	for i, m := range req.record {
+		errs[i] = problem.MemberError{Member: m.written, Problem: why}
+	}
+	return problem.Members(errs)
+}
+
+// requireID fails when no id was given.
+func (op *Op[E]) requireID(req *request) error {
+	if req.hasID {
+		return nil
+	}
+	member := "id"
+	if len(op.IDMembers) > 0 {
+		member = op.IDMembers[0]
+	}
+	return problem.Member(member, "is required")
+}
+
+func findMember(members []wire.Member, name string) ([]byte, bool) {
+	for _, m := range members {
+		if m.Name == name {
+			return m.Value, true
+		}
+	}
+	return nil, false
+}
+
+// withQuery adds the query parameters as members, each a JSON string (the
+// converters accept numbers and booleans written as strings). The body wins.
+func withQuery(members []wire.Member, query map[string][]string) []wire.Member {
+	for name, vs := range query {
+		if _, ok := findMember(members, name); ok {
+			continue
+		}
+		members = append(members, wire.Member{Name: name, Value: wire.AppendString(nil, vs[len(vs)-1])})
+	}
+	return members
+}

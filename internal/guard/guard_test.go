@@ -1,0 +1,124 @@
+package guard
+
+import (
+	"context"
+	"errors"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"records/internal/auth"
+	"records/internal/edge"
+	"records/internal/problem"
+)
+
+func init() { gin.SetMode(gin.ReleaseMode) }
+
+func TestCredentials(t *testing.T) {
+	cases := []struct {
+		header, key string
+		ok          bool
+	}{
+		{"Bearer rk_abc", "rk_abc", true},
+		{"bearer rk_abc", "rk_abc", true},
+		{"TOKEN rk_abc", "rk_abc", true},
+		{"Bearer   rk_abc  ", "rk_abc", true},
+		{"", "", false},
+		{"Basic dXNlcjpwYXNz", "", false},
+		{"Bearer", "", false},
+		{"Bearer a b", "", false},
+		{"Bearer a\tb", "", false},
+	}
+	for _, c := range cases {
+		key, why := credentials(c.header)
+		if (why == "") != c.ok || key != c.key {
+			t.Errorf("%q: key %q, problem %q", c.header, key, why)
+		}
+	}
+}
+
+// verifier accepts one secret.
+type verifier struct{ secret string }
+
+func (v verifier) Verify(_ context.Context, secret string) (auth.Principal, error) {
+	if secret == v.secret {
+		return auth.Principal{TokenID: "t1", Team: 3, Scope: auth.Read}, nil
+	}
+	return auth.Principal{}, auth.ErrInvalidToken
+}
+
+// A good token admits the request with its principal; bad ones are 401
+// until the address has failed too often, then 429 without a lookup.
+func TestAuthenticate(t *testing.T) {
+	e := gin.New()
+	var seen auth.Principal
+	e.GET("/", Authenticate(verifier{"good"}, time.Minute), func(c *gin.Context) {
+		seen, _ = auth.FromContext(c.Request.Context())
+		c.Status(204)
+	})
+	call := func(header string) int {
+		req := httptest.NewRequest("GET", "/", nil)
+		req.RemoteAddr = "192.0.2.1:1234"
+		if header != "" {
+			req.Header.Set("Authorization", header)
+		}
+		w := httptest.NewRecorder()
+		e.ServeHTTP(w, req)
+		return w.Code
+	}
+	if code := call("Bearer good"); code != 204 || seen.Team != 3 {
+		t.Fatalf("good token: %d, principal %v", code, seen)
+	}
+	for i := 0; i < failBurst; i++ {
+		if code := call("Bearer bad"); code != 401 {
+			t.Fatalf("failure %d: %d, want 401", i, code)
+		}
+	}
+	if code := call("Bearer bad"); code != 429 {
+		t.Fatalf("past the burst of failures: %d, want 429", code)
+	}
+	if code := call("Bearer good"); code != 429 {
+		t.Fatalf("a braked address is braked for every token: %d", code)
+	}
+}
+
+func TestMayWrite(t *testing.T) {
+	deadline := time.Now().Add(time.Minute)
+	read := edge.Authenticated(context.Background(), auth.Principal{Scope: auth.Read}, deadline)
+	write := edge.Authenticated(context.Background(), auth.Principal{Scope: auth.Write}, deadline)
+	var p *problem.Error
+	if err := MayWrite(read); !errors.As(err, &p) || p.Code != problem.Forbidden {
+		t.Errorf("read scope: %v", err)
+	}
+	if err := MayWrite(write); err != nil {
+		t.Errorf("write scope: %v", err)
+	}
+}
+
+func TestLimiters(t *testing.T) {
+	l := newLimiters(1, 2)
+	if _, spent := l.spent("a"); spent {
+		t.Fatal("an unknown key has not spent anything")
+	}
+	for i := 0; i < 2; i++ {
+		if _, ok := l.take("a"); !ok {
+			t.Fatalf("take %d within the burst refused", i)
+		}
+	}
+	retry, ok := l.take("a")
+	if ok || retry <= 0 || retry > time.Second {
+		t.Fatalf("past the burst: ok %v, retry %v", ok, retry)
+	}
+	if _, spent := l.spent("a"); !spent {
+		t.Fatal("spent must see the empty bucket")
+	}
+	if _, ok := l.take("b"); !ok {
+		t.Fatal("keys have buckets of their own")
+	}
+	l.sweepIdle(time.Now().Add(2 * idleAfter))
+	if n := l.count.Load(); n != 0 {
+		t.Fatalf("%d idle buckets kept after a sweep", n)
+	}
+}

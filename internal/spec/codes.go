@@ -1,0 +1,75 @@
+package spec
+
+import "net/http"
+
+// Code is the stable, machine-readable kind of a problem.
+type Code string
+
+// The problem codes, in the order of their statuses.
+const (
+	InvalidJSON          Code = "invalid_json"           // 400: the body is not JSON
+	InvalidRequest       Code = "invalid_request"        // 400: anything else wrong with the request
+	Unauthenticated      Code = "unauthenticated"        // 401
+	Forbidden            Code = "forbidden"              // 403
+	NotFound             Code = "not_found"              // 404
+	MethodNotAllowed     Code = "method_not_allowed"     // 405
+	Conflict             Code = "conflict"               // 409
+	PayloadTooLarge      Code = "payload_too_large"      // 413
+	UnsupportedMediaType Code = "unsupported_media_type" // 415
+	RateLimited          Code = "rate_limited"           // 429
+	Internal             Code = "internal"               // 500
+	Unavailable          Code = "unavailable"            // 503
+)
+
+// CodeInfo describes a code: its status, its fixed title, and what it means.
+type CodeInfo struct {
+	Code        Code
+	Status      int
+	Title       string
+	Description string
+}
+
+// Codes lists every code, in status order. The OpenAPI document and the docs
+// page are written from it, and the server answers by it.
+var Codes = []CodeInfo{
+	{InvalidJSON, http.StatusBadRequest, "Malformed JSON",
+		"The body is not JSON; the detail gives the 0-based byte offset of the offending byte."},
+	{InvalidRequest, http.StatusBadRequest, "Invalid request",
+		"Something else is wrong with the request: an unknown member, a value of the wrong type, a missing id, ids that disagree, a parent that does not exist, a list parameter out of range. errors names each member at fault."},
+	{Unauthenticated, http.StatusUnauthorized, "Authentication required",
+		"No Authorization header, a malformed one, or an unknown, revoked or expired token."},
+	{Forbidden, http.StatusForbidden, "Forbidden",
+		"The token's scope is read, and the request would write."},
+	{NotFound, http.StatusNotFound, "Not found",
+		"No such route, or no record with that id in the caller's team."},
+	{MethodNotAllowed, http.StatusMethodNotAllowed, "Method not allowed",
+		"The path exists with other methods, listed in the Allow header."},
+	{Conflict, http.StatusConflict, "Conflict",
+		"A unique value is taken: an id (ids are unique across teams) or a user's username."},
+	{PayloadTooLarge, http.StatusRequestEntityTooLarge, "Payload too large",
+		"The body is over the server's limit (1 MiB by default)."},
+	{UnsupportedMediaType, http.StatusUnsupportedMediaType, "Unsupported media type",
+		"A body was sent without Content-Type: application/json."},
+	{RateLimited, http.StatusTooManyRequests, "Too many requests",
+		"The token's rate is exhausted (or its address failed to authenticate too often); Retry-After says when to retry."},
+	{Internal, http.StatusInternalServerError, "Internal error",
+		"A fault of the server. The request id finds it in the server's log."},
+	{Unavailable, http.StatusServiceUnavailable, "Service unavailable",
+		"The database is unreachable or too slow; Retry-After says when to retry."},
+}
+
+// Info describes the code; an unknown code is described as internal.
+func (c Code) Info() CodeInfo {
+	for _, i := range Codes {
+		if i.Code == c {
+			return i
+		}
+	}
+	return Codes[len(Codes)-2]
+}
+
+// Status is the HTTP status of the code.
+func (c Code) Status() int { return c.Info().Status }
+
+// Title is the short, fixed summary of the code.
+func (c Code) Title() string { return c.Info().Title }
