@@ -1,0 +1,283 @@
+package query
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"records/internal/problem"
+	"records/internal/spec"
+	"records/internal/suggest"
+	"records/internal/wire"
+)
+
+// Op is a filter operator, or a connective.
+type Op string
+
+// The operators and connectives of a filter.
+const (
+	Eq       Op = "eq"
+	Ne       Op = "ne"
+	Gt       Op = "gt"
+	Gte      Op = "gte"
+	Lt       Op = "lt"
+	Lte      Op = "lte"
+	In       Op = "in"
+	Nin      Op = "nin"
+	Contains Op = "contains"
+	Prefix   Op = "prefix"
+	IsNull   Op = "is_null"
+	And      Op = "and"
+	Or       Op = "or"
+	Not      Op = "not"
+)
+
+// operators are the leaf operators, in the order messages list them.
+var operators = []string{"eq", "ne", "gt", "gte", "lt", "lte", "in", "nin", "contains", "prefix", "is_null"}
+
+// Bounds of a filter, so that no request can make a statement of unbounded size.
+const (
+	MaxDepth   = 8    // nested and, or and not
+	MaxTerms   = 100  // operators in one filter
+	MaxInItems = 1000 // values of one in or nin
+)
+
+// Filter is a parsed filter: a connective over its Kids, or one operator
+// on a column. Null is normalized away: eq null is is_null true, ne null is
+// is_null false, and a null among the values of in or nin sets Null.
+type Filter struct {
+	Op     Op
+	Col    *Column
+	Value  any   // gt, gte, lt, lte, eq, ne, contains, prefix
+	Values []any // in, nin: the values that are not null
+	Null   bool  // in, nin: the list held null; is_null: the value
+	Kids   []*Filter
+}
+
+// Columns are the members a resource lets lists filter and order by.
+type Columns map[string]*Column
+
+// names are the members, sorted, for messages.
+func (cols Columns) names() []string { return slices.Sorted(maps.Keys(cols)) }
+
+// filterParser reads a filter, collecting every problem with its member path.
+type filterParser struct {
+	cols  Columns
+	terms int
+	errs  []problem.MemberError
+}
+
+func (p *filterParser) fail(path, format string, args ...any) {
+	p.errs = append(p.errs, problem.MemberError{Member: path, Problem: fmt.Sprintf(format, args...)})
+}
+
+// ParseFilter reads a filter object from a JSON body, its members named
+// under path (e.g. "filter").
+func ParseFilter(raw []byte, path string, cols Columns) (*Filter, []problem.MemberError) {
+	p := &filterParser{cols: cols}
+	f := p.object(raw, path, 0)
+	return f, p.errs
+}
+
+// object reads a filter object: members (exact values or operator objects)
+// and the connectives and, or and not, all AND-ed.
+func (p *filterParser) object(raw []byte, path string, depth int) *Filter {
+	members, err := wire.ParseObject(raw)
+	if err != nil || wire.Kind(raw) != "an object" {
+		p.fail(path, "must be an object of member names to values or operators")
+		return nil
+	}
+	var kids []*Filter
+	for _, m := range members {
+		at := path + "." + m.Name
+		switch Op(m.Name) {
+		case And, Or:
+			if depth+1 > MaxDepth {
+				p.fail(at, "nests more than %d levels of and, or and not", MaxDepth)
+				continue
+			}
+			items, err := wire.ParseArray(m.Value)
+			if err != nil || wire.Kind(m.Value) != "an array" {
+				p.fail(at, "must be an array of filter objects")
+				continue
+			}
+			f := &Filter{Op: Op(m.Name)}
+			for i, item := range items {
+				if kid := p.object(item, fmt.Sprintf("%s[%d]", at, i), depth+1); kid != nil {
+					f.Kids = append(f.Kids, kid)
+				}
+			}
+			kids = append(kids, f)
+		case Not:
+			if depth+1 > MaxDepth {
+				p.fail(at, "nests more than %d levels of and, or and not", MaxDepth)
+				continue
+			}
+			if kid := p.object(m.Value, at, depth+1); kid != nil {
+				kids = append(kids, &Filter{Op: Not, Kids: []*Filter{kid}})
+			}
+		default:
+			col := p.column(m.Name, at)
+			if col == nil {
+				continue
+			}
+			if wire.Kind(m.Value) != "an object" {
+				kids = append(kids, p.leaf(col, Eq, m.Value, at, false))
+				continue
+			}
+			ops, err := wire.ParseObject(m.Value)
+			if err != nil {
+				p.fail(at, "must be a value or an object of operators")
+				continue
+			}
+			if len(ops) == 0 {
+				p.fail(at, "names no operator; valid: %s", strings.Join(operators, ", "))
+			}
+			for _, o := range ops {
+				if f := p.operator(col, o.Name, o.Value, at+"."+o.Name, false); f != nil {
+					kids = append(kids, f)
+				}
+			}
+		}
+	}
+	return all(kids)
+}
+
+// all is the conjunction of kids (one kid is itself).
+func all(kids []*Filter) *Filter {
+	if len(kids) == 1 {
+		return kids[0]
+	}
+	return &Filter{Op: And, Kids: kids}
+}
+
+// column finds a member to filter by, or says what is wrong.
+func (p *filterParser) column(name, path string) *Column {
+	col, ok := p.cols[name]
+	if !ok {
+		p.fail(path, "no member %q to filter by%s", name, didYouMean(name, p.cols.names()))
+		return nil
+	}
+	return col
+}
+
+// operator reads one operator's value. text says the value came from a
+// query string, where it is a string and lists are comma-separated.
+func (p *filterParser) operator(col *Column, name string, raw []byte, path string, text bool) *Filter {
+	if !slices.Contains(operators, name) {
+		p.fail(path, "unknown operator %q%s; valid: %s", name, didYouMean(name, operators), strings.Join(operators, ", "))
+		return nil
+	}
+	return p.leaf(col, Op(name), raw, path, text)
+}
+
+// leaf reads the value of operator op on col.
+func (p *filterParser) leaf(col *Column, op Op, raw []byte, path string, text bool) *Filter {
+	p.terms++
+	if p.terms == MaxTerms+1 {
+		p.fail(path, "a filter holds at most %d operators", MaxTerms)
+	}
+	if p.terms > MaxTerms {
+		return nil
+	}
+	f := &Filter{Op: op, Col: col}
+	switch op {
+	case Eq, Ne:
+		if wire.IsNull(raw) {
+			return &Filter{Op: IsNull, Col: col, Null: op == Eq}
+		}
+	case Gt, Gte, Lt, Lte:
+		if !col.Type.Ordered() {
+			p.fail(path, "%s is %s: %s does not apply (use eq, ne, in, nin or is_null)", col.Member, typeName(col.Type), op)
+			return nil
+		}
+	case Contains, Prefix:
+		if col.Type != spec.String {
+			p.fail(path, "%s is %s: %s applies only to text", col.Member, typeName(col.Type), op)
+			return nil
+		}
+	case IsNull:
+		v, err := wire.Bool(raw)
+		if err != nil {
+			p.fail(path, "%v", err)
+			return nil
+		}
+		f.Null = v
+		return f
+	case In, Nin:
+		return p.list(f, raw, path, text)
+	}
+	if wire.IsNull(raw) {
+		p.fail(path, "must not be null (use is_null)")
+		return nil
+	}
+	v, err := col.Parse(raw)
+	if err != nil {
+		p.fail(path, "%v", err)
+		return nil
+	}
+	f.Value = v
+	return f
+}
+
+// list reads the values of in or nin: a JSON array, or in a query string a
+// comma-separated list.
+func (p *filterParser) list(f *Filter, raw []byte, path string, text bool) *Filter {
+	var items [][]byte
+	if text {
+		s, _ := wire.Text(raw)
+		if s != "" {
+			for _, part := range strings.Split(s, ",") {
+				items = append(items, wire.AppendString(nil, part))
+			}
+		}
+	} else {
+		var err error
+		items, err = wire.ParseArray(raw)
+		if err != nil || wire.Kind(raw) != "an array" {
+			p.fail(path, "must be an array of values")
+			return nil
+		}
+	}
+	if len(items) > MaxInItems {
+		p.fail(path, "holds at most %d values", MaxInItems)
+		return nil
+	}
+	ok := true
+	for i, item := range items {
+		if wire.IsNull(item) {
+			f.Null = true
+			continue
+		}
+		v, err := f.Col.Parse(item)
+		if err != nil {
+			p.fail(fmt.Sprintf("%s[%d]", path, i), "%v", err)
+			ok = false
+			continue
+		}
+		f.Values = append(f.Values, v)
+	}
+	if !ok {
+		return nil
+	}
+	return f
+}
+
+// typeName names a type in messages: "a boolean", "a number".
+func typeName(t spec.Type) string {
+	switch t {
+	case spec.Integer:
+		return "an integer"
+	case spec.DateTime:
+		return "a date-time"
+	}
+	return "a " + string(t)
+}
+
+func didYouMean(name string, valid []string) string {
+	if best, ok := suggest.Closest(name, valid); ok {
+		return fmt.Sprintf("; did you mean %q?", best)
+	}
+	return ""
+}
