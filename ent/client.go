@@ -22,6 +22,7 @@ import (
 	"records/ent/purchaseorder"
 	"records/ent/returnlineitem"
 	"records/ent/returnrecord"
+	"records/ent/servicekey"
 	"records/ent/supplier"
 	"records/ent/team"
 	"records/ent/user"
@@ -64,6 +65,8 @@ type Client struct {
 	ReturnLineItem *ReturnLineItemClient
 	// ReturnRecord is the client for interacting with the ReturnRecord builders.
 	ReturnRecord *ReturnRecordClient
+	// ServiceKey is the client for interacting with the ServiceKey builders.
+	ServiceKey *ServiceKeyClient
 	// Supplier is the client for interacting with the Supplier builders.
 	Supplier *SupplierClient
 	// Team is the client for interacting with the Team builders.
@@ -102,6 +105,7 @@ func (c *Client) init() {
 	c.PurchaseOrder = NewPurchaseOrderClient(c.config)
 	c.ReturnLineItem = NewReturnLineItemClient(c.config)
 	c.ReturnRecord = NewReturnRecordClient(c.config)
+	c.ServiceKey = NewServiceKeyClient(c.config)
 	c.Supplier = NewSupplierClient(c.config)
 	c.Team = NewTeamClient(c.config)
 	c.User = NewUserClient(c.config)
@@ -213,6 +217,7 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		PurchaseOrder:           NewPurchaseOrderClient(cfg),
 		ReturnLineItem:          NewReturnLineItemClient(cfg),
 		ReturnRecord:            NewReturnRecordClient(cfg),
+		ServiceKey:              NewServiceKeyClient(cfg),
 		Supplier:                NewSupplierClient(cfg),
 		Team:                    NewTeamClient(cfg),
 		User:                    NewUserClient(cfg),
@@ -251,6 +256,7 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		PurchaseOrder:           NewPurchaseOrderClient(cfg),
 		ReturnLineItem:          NewReturnLineItemClient(cfg),
 		ReturnRecord:            NewReturnRecordClient(cfg),
+		ServiceKey:              NewServiceKeyClient(cfg),
 		Supplier:                NewSupplierClient(cfg),
 		Team:                    NewTeamClient(cfg),
 		User:                    NewUserClient(cfg),
@@ -290,8 +296,8 @@ func (c *Client) Use(hooks ...Hook) {
 	for _, n := range []interface{ Use(...Hook) }{
 		c.APIToken, c.BillOfMaterialsLineItem, c.CaseRecord, c.ChannelThread, c.Contact,
 		c.Customer, c.PackingList, c.PackingListItem, c.PurchaseOrder,
-		c.ReturnLineItem, c.ReturnRecord, c.Supplier, c.Team, c.User, c.Vendor,
-		c.Warranty, c.WarrantyLineItem, c.WorkOrder, c.WorkOrderLineItem,
+		c.ReturnLineItem, c.ReturnRecord, c.ServiceKey, c.Supplier, c.Team, c.User,
+		c.Vendor, c.Warranty, c.WarrantyLineItem, c.WorkOrder, c.WorkOrderLineItem,
 	} {
 		n.Use(hooks...)
 	}
@@ -303,8 +309,8 @@ func (c *Client) Intercept(interceptors ...Interceptor) {
 	for _, n := range []interface{ Intercept(...Interceptor) }{
 		c.APIToken, c.BillOfMaterialsLineItem, c.CaseRecord, c.ChannelThread, c.Contact,
 		c.Customer, c.PackingList, c.PackingListItem, c.PurchaseOrder,
-		c.ReturnLineItem, c.ReturnRecord, c.Supplier, c.Team, c.User, c.Vendor,
-		c.Warranty, c.WarrantyLineItem, c.WorkOrder, c.WorkOrderLineItem,
+		c.ReturnLineItem, c.ReturnRecord, c.ServiceKey, c.Supplier, c.Team, c.User,
+		c.Vendor, c.Warranty, c.WarrantyLineItem, c.WorkOrder, c.WorkOrderLineItem,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -335,6 +341,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.ReturnLineItem.mutate(ctx, m)
 	case *ReturnRecordMutation:
 		return c.ReturnRecord.mutate(ctx, m)
+	case *ServiceKeyMutation:
+		return c.ServiceKey.mutate(ctx, m)
 	case *SupplierMutation:
 		return c.Supplier.mutate(ctx, m)
 	case *TeamMutation:
@@ -2111,6 +2119,139 @@ func (c *ReturnRecordClient) mutate(ctx context.Context, m *ReturnRecordMutation
 	}
 }
 
+// ServiceKeyClient is a client for the ServiceKey schema.
+type ServiceKeyClient struct {
+	config
+}
+
+// NewServiceKeyClient returns a client for the ServiceKey from the given config.
+func NewServiceKeyClient(c config) *ServiceKeyClient {
+	return &ServiceKeyClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `servicekey.Hooks(f(g(h())))`.
+func (c *ServiceKeyClient) Use(hooks ...Hook) {
+	c.hooks.ServiceKey = append(c.hooks.ServiceKey, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `servicekey.Intercept(f(g(h())))`.
+func (c *ServiceKeyClient) Intercept(interceptors ...Interceptor) {
+	c.inters.ServiceKey = append(c.inters.ServiceKey, interceptors...)
+}
+
+// Create returns a builder for creating a ServiceKey entity.
+func (c *ServiceKeyClient) Create() *ServiceKeyCreate {
+	mutation := newServiceKeyMutation(c.config, OpCreate)
+	return &ServiceKeyCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of ServiceKey entities.
+func (c *ServiceKeyClient) CreateBulk(builders ...*ServiceKeyCreate) *ServiceKeyCreateBulk {
+	return &ServiceKeyCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *ServiceKeyClient) MapCreateBulk(slice any, setFunc func(*ServiceKeyCreate, int)) *ServiceKeyCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &ServiceKeyCreateBulk{err: fmt.Errorf("calling to ServiceKeyClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*ServiceKeyCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &ServiceKeyCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for ServiceKey.
+func (c *ServiceKeyClient) Update() *ServiceKeyUpdate {
+	mutation := newServiceKeyMutation(c.config, OpUpdate)
+	return &ServiceKeyUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *ServiceKeyClient) UpdateOne(_m *ServiceKey) *ServiceKeyUpdateOne {
+	mutation := newServiceKeyMutation(c.config, OpUpdateOne, withServiceKey(_m))
+	return &ServiceKeyUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *ServiceKeyClient) UpdateOneID(id string) *ServiceKeyUpdateOne {
+	mutation := newServiceKeyMutation(c.config, OpUpdateOne, withServiceKeyID(id))
+	return &ServiceKeyUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for ServiceKey.
+func (c *ServiceKeyClient) Delete() *ServiceKeyDelete {
+	mutation := newServiceKeyMutation(c.config, OpDelete)
+	return &ServiceKeyDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *ServiceKeyClient) DeleteOne(_m *ServiceKey) *ServiceKeyDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *ServiceKeyClient) DeleteOneID(id string) *ServiceKeyDeleteOne {
+	builder := c.Delete().Where(servicekey.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &ServiceKeyDeleteOne{builder}
+}
+
+// Query returns a query builder for ServiceKey.
+func (c *ServiceKeyClient) Query() *ServiceKeyQuery {
+	return &ServiceKeyQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeServiceKey},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a ServiceKey entity by its id.
+func (c *ServiceKeyClient) Get(ctx context.Context, id string) (*ServiceKey, error) {
+	return c.Query().Where(servicekey.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *ServiceKeyClient) GetX(ctx context.Context, id string) *ServiceKey {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// Hooks returns the client hooks.
+func (c *ServiceKeyClient) Hooks() []Hook {
+	return c.hooks.ServiceKey
+}
+
+// Interceptors returns the client interceptors.
+func (c *ServiceKeyClient) Interceptors() []Interceptor {
+	return c.inters.ServiceKey
+}
+
+func (c *ServiceKeyClient) mutate(ctx context.Context, m *ServiceKeyMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&ServiceKeyCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&ServiceKeyUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&ServiceKeyUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&ServiceKeyDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown ServiceKey mutation op: %q", m.Op())
+	}
+}
+
 // SupplierClient is a client for the Supplier schema.
 type SupplierClient struct {
 	config
@@ -3386,13 +3527,13 @@ type (
 	hooks struct {
 		APIToken, BillOfMaterialsLineItem, CaseRecord, ChannelThread, Contact, Customer,
 		PackingList, PackingListItem, PurchaseOrder, ReturnLineItem, ReturnRecord,
-		Supplier, Team, User, Vendor, Warranty, WarrantyLineItem, WorkOrder,
-		WorkOrderLineItem []ent.Hook
+		ServiceKey, Supplier, Team, User, Vendor, Warranty, WarrantyLineItem,
+		WorkOrder, WorkOrderLineItem []ent.Hook
 	}
 	inters struct {
 		APIToken, BillOfMaterialsLineItem, CaseRecord, ChannelThread, Contact, Customer,
 		PackingList, PackingListItem, PurchaseOrder, ReturnLineItem, ReturnRecord,
-		Supplier, Team, User, Vendor, Warranty, WarrantyLineItem, WorkOrder,
-		WorkOrderLineItem []ent.Interceptor
+		ServiceKey, Supplier, Team, User, Vendor, Warranty, WarrantyLineItem,
+		WorkOrder, WorkOrderLineItem []ent.Interceptor
 	}
 )

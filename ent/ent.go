@@ -17,6 +17,7 @@ import (
 	"records/ent/purchaseorder"
 	"records/ent/returnlineitem"
 	"records/ent/returnrecord"
+	"records/ent/servicekey"
 	"records/ent/supplier"
 	"records/ent/team"
 	"records/ent/user"
@@ -102,6 +103,7 @@ func checkColumn(t, c string) error {
 			purchaseorder.Table:           purchaseorder.ValidColumn,
 			returnlineitem.Table:          returnlineitem.ValidColumn,
 			returnrecord.Table:            returnrecord.ValidColumn,
+			servicekey.Table:              servicekey.ValidColumn,
 			supplier.Table:                supplier.ValidColumn,
 			team.Table:                    team.ValidColumn,
 			user.Table:                    user.ValidColumn,

@@ -34,6 +34,8 @@ type Tx struct {
 	ReturnLineItem *ReturnLineItemClient
 	// ReturnRecord is the client for interacting with the ReturnRecord builders.
 	ReturnRecord *ReturnRecordClient
+	// ServiceKey is the client for interacting with the ServiceKey builders.
+	ServiceKey *ServiceKeyClient
 	// Supplier is the client for interacting with the Supplier builders.
 	Supplier *SupplierClient
 	// Team is the client for interacting with the Team builders.
@@ -192,6 +194,7 @@ func (tx *Tx) init() {
 	tx.PurchaseOrder = NewPurchaseOrderClient(tx.config)
 	tx.ReturnLineItem = NewReturnLineItemClient(tx.config)
 	tx.ReturnRecord = NewReturnRecordClient(tx.config)
+	tx.ServiceKey = NewServiceKeyClient(tx.config)
 	tx.Supplier = NewSupplierClient(tx.config)
 	tx.Team = NewTeamClient(tx.config)
 	tx.User = NewUserClient(tx.config)

@@ -37,6 +37,6 @@ func (BillOfMaterialsLineItem) Fields() []ent.Field {
 		text("part_number"),
 		text("purchase_supply_type"),
 		number("quantity"),
-		text("status"),
+		sortable(text("status")),
 	}
 }

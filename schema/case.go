@@ -36,11 +36,11 @@ func (CaseRecord) Fields() []ent.Field {
 		text("caseName"),
 		text("description"),
 		text("caseNumber"),
-		text("caseStatus"),
+		sortable(text("caseStatus")),
 		text("priority"),
 		text("submitter"),
 		text("resolver"),
-		createdText("createdDate"),
+		sortable(createdText("createdDate")),
 		updatedText("updatedDate"),
 	}
 }

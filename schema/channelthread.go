@@ -33,7 +33,7 @@ func (ChannelThread) Mixin() []ent.Mixin {
 func (ChannelThread) Fields() []ent.Field {
 	return []ent.Field{
 		text("case_id"),
-		created("created_at"),
+		sortable(created("created_at")),
 		updated("updated_at"),
 	}
 }

@@ -33,7 +33,7 @@ func (Contact) Fields() []ent.Field {
 		text("avatar"),
 		text("birthdate"),
 		text("controller"),
-		createdText("created_at"),
+		sortable(createdText("created_at")),
 		text("created_by"),
 		text("department"),
 		text("description"),

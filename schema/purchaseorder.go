@@ -31,7 +31,7 @@ func (PurchaseOrder) Hooks() []ent.Hook { return []ent.Hook{stampOnUpdate("lastu
 // Fields of the PurchaseOrder.
 func (PurchaseOrder) Fields() []ent.Field {
 	return []ent.Field{
-		createdText("createdat"),
+		sortable(createdText("createdat")),
 		text("delivery_date"),
 		text("description"),
 		text("external_id"),
@@ -42,7 +42,7 @@ func (PurchaseOrder) Fields() []ent.Field {
 		text("purchase_order_hash"),
 		text("purchase_order_name"),
 		text("purchase_order_number"),
-		text("purchase_order_status"),
+		sortable(text("purchase_order_status")),
 		text("purchaser"),
 		text("subtotal"),
 		text("total"),

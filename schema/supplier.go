@@ -36,7 +36,7 @@ func (Supplier) Fields() []ent.Field {
 		text("provided_id"),
 		field.JSON("mapping", map[string]string{}).Optional(),
 		field.JSON("properties", json.RawMessage{}).Optional(),
-		created("created_at"),
+		sortable(created("created_at")),
 		updated("updated_at"),
 		field.String("token_hash").Optional().Nillable().Sensitive().
 			Annotations(annotation.Hidden(), annotation.Secret{}),

@@ -65,7 +65,7 @@ func (Vendor) Fields() []ent.Field {
 		text("shippingState"),
 		text("shippingStreet"),
 		// Audit.
-		created("created_at"),
+		sortable(created("created_at")),
 		text("last_modified_by"),
 		// Flags.
 		boolean("is_active"),

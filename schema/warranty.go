@@ -29,7 +29,7 @@ func (Warranty) Mixin() []ent.Mixin { return []ent.Mixin{RecordMixin{}} }
 // Fields of the Warranty.
 func (Warranty) Fields() []ent.Field {
 	return []ent.Field{
-		created("created_at"),
+		sortable(created("created_at")),
 		updated("updated_at"),
 	}
 }

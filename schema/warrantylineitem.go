@@ -44,7 +44,7 @@ func (WarrantyLineItem) Fields() []ent.Field {
 		text("serial_number"),
 		text("amount"),
 		text("warranty_id"),
-		createdText("created_at"),
+		sortable(createdText("created_at")),
 		updatedText("updated_at"),
 		text("flat_rate_shipping"),
 		boolean("tax_refunded"),

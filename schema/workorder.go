@@ -29,7 +29,7 @@ func (WorkOrder) Mixin() []ent.Mixin { return []ent.Mixin{RecordMixin{}} }
 func (WorkOrder) Fields() []ent.Field {
 	return []ent.Field{
 		text("bill_of_materials_number"),
-		created("created_at"),
+		sortable(created("created_at")),
 		text("created_by"),
 		date("expected_completion_date"),
 		date("issue_date"),
@@ -41,7 +41,7 @@ func (WorkOrder) Fields() []ent.Field {
 		text("part"),
 		text("priority"),
 		text("site"),
-		text("status"),
+		sortable(text("status")),
 		updated("updated_at"),
 	}
 }

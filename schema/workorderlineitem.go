@@ -32,7 +32,7 @@ func (WorkOrderLineItem) Mixin() []ent.Mixin {
 // Fields of the WorkOrderLineItem.
 func (WorkOrderLineItem) Fields() []ent.Field {
 	return []ent.Field{
-		text("line_status"),
+		sortable(text("line_status")),
 		text("line_type"),
 		text("part_name"),
 		text("part_number"),

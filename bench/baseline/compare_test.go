@@ -46,7 +46,11 @@ func setup(b *testing.B, dialect string) pair {
 	}
 	cfg := server.DefaultConfig()
 	cfg.RateLimit, cfg.RateBurst = 1e9, 1e9
-	p := pair{service: server.New(cfg, database, io.Discard).Handler(), token: token}
+	srv, err := server.New(cfg, database, io.Discard)
+	if err != nil {
+		b.Fatal(err)
+	}
+	p := pair{service: srv.Handler(), token: token}
 	for i := 0; i < 1000; i++ {
 		body := fmt.Sprintf(`{"id":"cust-%d","sso_id":"sso-%d","email":"customer%d@example.com","firstName":"First %d","lastName":"Last %d","phone":"+1 555 0100 %d","payment_customer_id":"pay_%d","timestamp":"2026-11-21T10:00:00Z","activationDate":"2026-01-01"}`, i, i, i, i, i, i, i)
 		req := httptest.NewRequest("POST", "/v1/customers", strings.NewReader(body))

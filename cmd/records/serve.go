@@ -39,7 +39,10 @@ func newServeCmd() *cobra.Command {
 			if err := firstToken(ctx, database, cmd.OutOrStdout()); err != nil {
 				return err
 			}
-			srv := server.New(cfg, database, logs)
+			srv, err := server.New(cfg, database, logs)
+			if err != nil {
+				return err
+			}
 			if err := srv.Open(); err != nil {
 				return err
 			}

@@ -140,6 +140,18 @@ func (f ReturnRecordFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.ReturnRecordMutation", m)
 }
 
+// The ServiceKeyFunc type is an adapter to allow the use of ordinary
+// function as ServiceKey mutator.
+type ServiceKeyFunc func(context.Context, *ent.ServiceKeyMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f ServiceKeyFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.ServiceKeyMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.ServiceKeyMutation", m)
+}
+
 // The SupplierFunc type is an adapter to allow the use of ordinary
 // function as Supplier mutator.
 type SupplierFunc func(context.Context, *ent.SupplierMutation) (ent.Value, error)

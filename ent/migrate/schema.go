@@ -454,6 +454,17 @@ var (
 			},
 		},
 	}
+	// ServiceKeysColumns holds the columns for the "service_keys" table.
+	ServiceKeysColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeString},
+		{Name: "value", Type: field.TypeBytes},
+	}
+	// ServiceKeysTable holds the schema information for the "service_keys" table.
+	ServiceKeysTable = &schema.Table{
+		Name:       "service_keys",
+		Columns:    ServiceKeysColumns,
+		PrimaryKey: []*schema.Column{ServiceKeysColumns[0]},
+	}
 	// SuppliersColumns holds the columns for the "suppliers" table.
 	SuppliersColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeString},
@@ -787,6 +798,7 @@ var (
 		PurchaseOrdersTable,
 		ReturnLineItemsTable,
 		ReturnsTable,
+		ServiceKeysTable,
 		SuppliersTable,
 		TeamsTable,
 		UsersTable,
@@ -845,6 +857,9 @@ func init() {
 	ReturnsTable.ForeignKeys[0].RefTable = TeamsTable
 	ReturnsTable.Annotation = &entsql.Annotation{
 		Table: "returns",
+	}
+	ServiceKeysTable.Annotation = &entsql.Annotation{
+		Table: "service_keys",
 	}
 	SuppliersTable.ForeignKeys[0].RefTable = TeamsTable
 	SuppliersTable.Annotation = &entsql.Annotation{

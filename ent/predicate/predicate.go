@@ -39,6 +39,9 @@ type ReturnLineItem func(*sql.Selector)
 // ReturnRecord is the predicate function for returnrecord builders.
 type ReturnRecord func(*sql.Selector)
 
+// ServiceKey is the predicate function for servicekey builders.
+type ServiceKey func(*sql.Selector)
+
 // Supplier is the predicate function for supplier builders.
 type Supplier func(*sql.Selector)
 

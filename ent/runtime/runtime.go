@@ -14,6 +14,7 @@ import (
 	"records/ent/purchaseorder"
 	"records/ent/returnlineitem"
 	"records/ent/returnrecord"
+	"records/ent/servicekey"
 	"records/ent/supplier"
 	"records/ent/team"
 	"records/ent/user"
@@ -238,6 +239,16 @@ func init() {
 	returnrecord.DefaultID = returnrecordDescID.Default.(func() string)
 	// returnrecord.IDValidator is a validator for the "id" field. It is called by the builders before save.
 	returnrecord.IDValidator = returnrecordDescID.Validators[0].(func(string) error)
+	servicekeyFields := schema.ServiceKey{}.Fields()
+	_ = servicekeyFields
+	// servicekeyDescValue is the schema descriptor for value field.
+	servicekeyDescValue := servicekeyFields[1].Descriptor()
+	// servicekey.ValueValidator is a validator for the "value" field. It is called by the builders before save.
+	servicekey.ValueValidator = servicekeyDescValue.Validators[0].(func([]byte) error)
+	// servicekeyDescID is the schema descriptor for id field.
+	servicekeyDescID := servicekeyFields[0].Descriptor()
+	// servicekey.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	servicekey.IDValidator = servicekeyDescID.Validators[0].(func(string) error)
 	supplierMixin := schema.Supplier{}.Mixin()
 	supplierMixinHooks0 := supplierMixin[0].Hooks()
 	supplier.Hooks[0] = supplierMixinHooks0[0]

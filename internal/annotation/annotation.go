@@ -8,6 +8,8 @@ package annotation
 
 import (
 	"encoding/json"
+
+	"entgo.io/ent/schema"
 )
 
 // ResourceName is the key of Resource in an ent type's annotations.
@@ -37,10 +39,29 @@ type Field struct {
 	Hidden bool `json:"hidden,omitempty"`
 	// ReadOnly fields are answered but never written by clients.
 	ReadOnly bool `json:"read_only,omitempty"`
+	// Sortable fields get an index (team, field, id), so that a list
+	// ordered by them — and a cursor walking it — reads a range of the
+	// index instead of sorting the team's records.
+	Sortable bool `json:"sortable,omitempty"`
 }
 
 // Name implements ent's schema.Annotation.
 func (Field) Name() string { return FieldName }
+
+// Merge implements ent's schema.Merger, so that a field can carry several
+// of these (a Date that is also Sortable).
+func (f Field) Merge(other schema.Annotation) schema.Annotation {
+	o, ok := other.(Field)
+	if !ok {
+		return f
+	}
+	return Field{
+		Date:     f.Date || o.Date,
+		Hidden:   f.Hidden || o.Hidden,
+		ReadOnly: f.ReadOnly || o.ReadOnly,
+		Sortable: f.Sortable || o.Sortable,
+	}
+}
 
 // Date marks a time field as a calendar date.
 func Date() Field { return Field{Date: true} }
@@ -50,6 +71,9 @@ func Hidden() Field { return Field{Hidden: true} }
 
 // ReadOnly makes a field answered but not writable.
 func ReadOnly() Field { return Field{ReadOnly: true} }
+
+// Sortable gives a field the index that lists ordered by it walk.
+func Sortable() Field { return Field{Sortable: true} }
 
 // Decode reads an annotation of type T back from the loosely typed value ent's
 // graph holds (a map decoded from JSON). A missing annotation yields the zero T.

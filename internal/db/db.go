@@ -165,6 +165,11 @@ func (db *DB) Exec(ctx context.Context, query string, args ...any) (sql.Result, 
 	return dbConn{db.generated}.ExecContext(ctx, query, args...)
 }
 
+// Statements counts the statements run since the database was opened,
+// ent's and the generated SQL's (transactions' BEGIN and COMMIT not
+// included).
+func (db *DB) Statements() int64 { return db.stmts.ran.Load() + db.generated.ran.Load() }
+
 // Ping checks that the database answers.
 func (db *DB) Ping(ctx context.Context) error { return Classify(ctx, db.SQL.PingContext(ctx)) }
 

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // stmtCache prepares each distinct SQL text once and reuses the statement.
@@ -25,6 +26,9 @@ type stmtCache struct {
 	stmts sync.Map
 	mu    sync.Mutex // serializes additions, so n stays exact
 	n     int
+	// ran counts the statements run through the cache, for tests and
+	// benchmarks that assert how many a request costs.
+	ran atomic.Int64
 }
 
 func newStmtCache(db *sql.DB, max int) *stmtCache {
@@ -96,6 +100,7 @@ func (c *stmtCache) close() error {
 type dbConn struct{ c *stmtCache }
 
 func (p dbConn) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	p.c.ran.Add(1)
 	st, err := p.c.get(ctx, query)
 	if err != nil {
 		return nil, Classify(ctx, err)
@@ -110,6 +115,7 @@ func (p dbConn) ExecContext(ctx context.Context, query string, args ...any) (sql
 }
 
 func (p dbConn) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	p.c.ran.Add(1)
 	st, err := p.c.get(ctx, query)
 	if err != nil {
 		return nil, Classify(ctx, err)
@@ -132,6 +138,7 @@ type txConn struct {
 }
 
 func (t txConn) ExecContext(ctx context.Context, query string, args ...any) (res sql.Result, err error) {
+	t.c.ran.Add(1)
 	if st := t.c.cached(query); st != nil {
 		res, err = t.tx.StmtContext(ctx, st).ExecContext(ctx, args...)
 	} else {
@@ -141,6 +148,7 @@ func (t txConn) ExecContext(ctx context.Context, query string, args ...any) (res
 }
 
 func (t txConn) QueryContext(ctx context.Context, query string, args ...any) (rows *sql.Rows, err error) {
+	t.c.ran.Add(1)
 	if st := t.c.cached(query); st != nil {
 		rows, err = t.tx.StmtContext(ctx, st).QueryContext(ctx, args...)
 	} else {

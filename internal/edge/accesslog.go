@@ -3,6 +3,7 @@ package edge
 import (
 	"fmt"
 	"log/slog"
+	"net/http"
 	"runtime/debug"
 	"time"
 
@@ -26,52 +27,65 @@ func AccessLog(log *slog.Logger, observe func(method, route string, status int, 
 	h := log.Handler()
 	return func(c *gin.Context) {
 		start := time.Now()
+		// Deferred, so that a request cut short by a panic is logged too.
+		defer logRequest(c, h, observe, start)
 		c.Next()
-		elapsed := time.Since(start)
-		status := c.Writer.Status()
-		route := c.FullPath()
-		if route == "" {
-			route = "unmatched"
-		}
-		if observe != nil {
-			observe(c.Request.Method, route, status, elapsed)
-		}
-		level := slog.LevelInfo
-		var prob *problem.Error
-		if v, ok := c.Get(KeyProblem); ok {
-			prob = v.(*problem.Error)
-			if status >= 500 {
-				level = slog.LevelError
-			}
-		}
-		ctx := c.Request.Context()
-		if !h.Enabled(ctx, level) {
-			return
-		}
-		r := slog.NewRecord(start, level, "request", 0)
-		r.AddAttrs(
-			slog.String("request_id", RequestIDOf(c)),
-			slog.String("route", c.Request.Method+" "+route),
-			slog.Int("status", status),
-			slog.Float64("latency_ms", float64(elapsed.Microseconds())/1000),
-		)
-		if p, ok := auth.FromContext(ctx); ok {
-			r.AddAttrs(slog.Int("team", p.Team))
-		}
-		if prob != nil {
-			r.AddAttrs(slog.String("code", string(prob.Code)))
-			if status >= 500 && prob.Cause != nil {
-				r.AddAttrs(slog.String("error", prob.Cause.Error()))
-			}
-		}
-		_ = h.Handle(ctx, r)
 	}
 }
 
+// logRequest writes the access line of a request that has been answered
+// (or cut short: an export failing midway has answered 200, but its
+// problem is a server's, logged as one).
+func logRequest(c *gin.Context, h slog.Handler, observe func(method, route string, status int, d time.Duration), start time.Time) {
+	elapsed := time.Since(start)
+	status := c.Writer.Status()
+	route := c.FullPath()
+	if route == "" {
+		route = "unmatched"
+	}
+	if observe != nil {
+		observe(c.Request.Method, route, status, elapsed)
+	}
+	level := slog.LevelInfo
+	var prob *problem.Error
+	if v, ok := c.Get(KeyProblem); ok {
+		prob = v.(*problem.Error)
+		if prob.Code.Status() >= 500 {
+			level = slog.LevelError
+		}
+	}
+	ctx := c.Request.Context()
+	if !h.Enabled(ctx, level) {
+		return
+	}
+	r := slog.NewRecord(start, level, "request", 0)
+	r.AddAttrs(
+		slog.String("request_id", RequestIDOf(c)),
+		slog.String("route", c.Request.Method+" "+route),
+		slog.Int("status", status),
+		slog.Float64("latency_ms", float64(elapsed.Microseconds())/1000),
+	)
+	if p, ok := auth.FromContext(ctx); ok {
+		r.AddAttrs(slog.Int("team", p.Team))
+	}
+	if prob != nil {
+		r.AddAttrs(slog.String("code", string(prob.Code)))
+		if level == slog.LevelError && prob.Cause != nil {
+			r.AddAttrs(slog.String("error", prob.Cause.Error()))
+		}
+	}
+	_ = h.Handle(ctx, r)
+}
+
 // Recover turns a panic into a 500 problem; the stack goes to the log only.
+// http.ErrAbortHandler, a handler's way of cutting an answer short, goes on
+// to net/http, which drops the connection.
 func Recover(c *gin.Context) {
 	defer func() {
 		if r := recover(); r != nil {
+			if r == http.ErrAbortHandler {
+				panic(r)
+			}
 			Fail(c, problem.Wrap(fmt.Errorf("panic: %v\n%s", r, debug.Stack())))
 		}
 	}()

@@ -10,8 +10,11 @@
 package engine
 
 import (
+	"time"
+
 	"records/ent"
 	"records/internal/db"
+	"records/internal/query"
 )
 
 // Service is what every handler needs, filled in by the server.
@@ -28,6 +31,13 @@ type Service struct {
 	// InterruptReads bounds plain reads by the request's deadline
 	// (PostgreSQL); without it they run to their end (SQLite, see readContext).
 	InterruptReads bool
+	// Dialect is the database's, for the SQL that differs between them.
+	Dialect query.Dialect
+	// Cursors signs and reads the lists' cursors.
+	Cursors *query.Cursors
+	// RequestTimeout bounds each page an export reads and writes (an
+	// export as a whole may take longer).
+	RequestTimeout time.Duration
 }
 
 // Reader runs the generated reads: SQL written with ? placeholders, each
@@ -43,11 +53,20 @@ type Result[E any] struct {
 	ID      string // the id acted on (delete, action)
 	Created bool
 	Secret  string // a secret made by this request, answered once
+
+	res  *Resource[E]
+	view *view[E]
 }
 
 // Paging describes a page of a list.
 type Paging struct {
-	Limit   int
-	Offset  int
-	HasMore bool
+	Limit      int
+	Offset     int
+	HasMore    bool
+	NextCursor string // "" on the last page
+	// Counted pages carry the total the filter matches; Estimated says
+	// it came from the planner's statistics.
+	Counted   bool
+	Total     int64
+	Estimated bool
 }

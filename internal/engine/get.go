@@ -3,6 +3,9 @@ package engine
 import (
 	"context"
 	"net/http"
+
+	"records/internal/problem"
+	"records/internal/query"
 )
 
 // get answers the record with the id, or 404.
@@ -10,25 +13,60 @@ func (op *Op[E]) get(ctx context.Context, s *Service, req *request) (int, *Resul
 	if err := op.requireID(req); err != nil {
 		return 0, nil, err
 	}
-	if err := op.onlyID(req, "a read takes only the id"); err != nil {
+	v, err := op.readView(req)
+	if err != nil {
 		return 0, nil, err
 	}
-	return op.read(ctx, s, req.id)
+	if err := op.onlyID(req, "a read takes only the id (and fields, expand)"); err != nil {
+		return 0, nil, err
+	}
+	return op.read(ctx, s, req.id, v)
 }
 
 // getOrCreate reads the record with the id, or creates one from the body
 // when no id is given.
 func (op *Op[E]) getOrCreate(ctx context.Context, s *Service, req *request) (int, *Result[E], error) {
 	if req.hasID {
-		if err := op.onlyID(req, "a read never writes: with an id, the body holds nothing else"); err != nil {
+		v, err := op.readView(req)
+		if err != nil {
 			return 0, nil, err
 		}
-		return op.read(ctx, s, req.id)
+		if err := op.onlyID(req, "a read never writes: with an id, the body holds nothing else (but fields, expand)"); err != nil {
+			return 0, nil, err
+		}
+		return op.read(ctx, s, req.id, v)
 	}
 	return op.create(ctx, s, req)
 }
 
-func (op *Op[E]) read(ctx context.Context, s *Service, id string) (int, *Result[E], error) {
+// readView takes a read's fields and expand out of the request's members.
+func (op *Op[E]) readView(req *request) (*view[E], error) {
+	l := op.Res.listing()
+	var fields, expand []string
+	var errs []problem.MemberError
+	rest := req.record[:0]
+	for _, m := range req.record {
+		switch m.name {
+		case query.ParamFields:
+			var e []problem.MemberError
+			fields, e = query.Names(m.value, false, m.written, l.list.Members)
+			errs = append(errs, e...)
+		case query.ParamExpand:
+			var e []problem.MemberError
+			expand, e = query.Names(m.value, false, m.written, l.list.Edges)
+			errs = append(errs, e...)
+		default:
+			rest = append(rest, m)
+		}
+	}
+	req.record = rest
+	if len(errs) > 0 {
+		return nil, problem.Members(errs)
+	}
+	return newView(op.Res, fields, expand), nil
+}
+
+func (op *Op[E]) read(ctx context.Context, s *Service, id string, v *view[E]) (int, *Result[E], error) {
 	ctx, cancel, err := s.readContext(ctx)
 	if err != nil {
 		return 0, nil, err
@@ -41,5 +79,11 @@ func (op *Op[E]) read(ctx context.Context, s *Service, id string) (int, *Result[
 	case !found:
 		return 0, nil, notFound(op.Res.Object, id)
 	}
-	return http.StatusOK, &Result[E]{Record: rec, ID: id}, nil
+	if v != nil {
+		team, _ := teamOf(ctx)
+		if err := v.load(ctx, s.Reader, op.Res, team, []*E{rec}); err != nil {
+			return 0, nil, err
+		}
+	}
+	return http.StatusOK, &Result[E]{Record: rec, ID: id, view: v}, nil
 }

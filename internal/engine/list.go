@@ -7,35 +7,73 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"records/internal/problem"
+	"records/internal/query"
 	"records/internal/wire"
 )
 
-// list answers a page: the list parameters from the body and the query
-// string, narrowed to the path's id when the route has one.
+// list answers a page — or, asked for NDJSON or CSV, streams every record —
+// of the records its filter matches, in its order, from its cursor or
+// offset; narrowed to the path's id when the route has one.
 func (op *Op[E]) list(ctx context.Context, s *Service, c *gin.Context, members []wire.Member) (int, *Result[E], error) {
-	var query url.Values
+	var q url.Values
 	if c.Request.URL.RawQuery != "" {
-		query = c.Request.URL.Query()
+		var err error
+		if q, err = url.ParseQuery(c.Request.URL.RawQuery); err != nil {
+			return 0, nil, problem.New(problem.InvalidRequest, "the query string is malformed: %v", err)
+		}
 	}
-	q, err := parseListQuery(members, query, op.Res.Columns, op.Filters)
+	l := op.Res.listing().list
+	l.Extra = op.Filters
+	req, err := query.ParseRequest(members, q, &l)
 	if err != nil {
 		return 0, nil, err
 	}
+	filter := req.Filter
 	if id := c.Param("id"); id != "" {
-		q.Filters = append(q.Filters, Filter{Column: "id", Value: id})
+		filter = query.And2(filter, &query.Filter{Op: query.Eq, Col: query.IDColumn, Value: id})
+	}
+	team, err := teamOf(ctx)
+	if err != nil {
+		return 0, nil, err
+	}
+	where, args := query.Where(s.Dialect, filter)
+	p := &query.Page{Where: where, Args: args, Keys: req.Keys, Limit: req.Limit, Offset: req.Offset}
+	binding := query.Binding{Resource: op.Res.Plural, Team: team, Shape: p.Shape()}
+	if req.Cursor != "" {
+		if p.After, err = s.Cursors.Decode(req.Cursor, binding, req.Keys); err != nil {
+			return 0, nil, problem.Member(query.ParamCursor, "%v", err)
+		}
+	}
+	v := newView(op.Res, req.Fields, req.Expand)
+	if format := exportFormat(c.GetHeader("Accept")); format != "" {
+		return 0, nil, op.export(c, s, format, p, team, req.Fields, v)
 	}
 	ctx, cancel, err := s.readContext(ctx)
 	if err != nil {
 		return 0, nil, err
 	}
 	defer cancel()
-	records, err := page(ctx, s.Reader, op.Res, q)
+	records, err := readPage(ctx, s.Reader, op.Res, team, p)
 	if err != nil {
 		return 0, nil, err
 	}
-	r := &Result[E]{Paging: Paging{Limit: q.Limit, Offset: q.Offset}}
-	if len(records) > q.Limit {
-		records, r.Paging.HasMore = records[:q.Limit], true
+	r := &Result[E]{Paging: Paging{Limit: p.Limit, Offset: p.Offset}, view: v}
+	if len(records) > p.Limit {
+		records, r.Paging.HasMore = records[:p.Limit], true
+		r.Paging.NextCursor = s.Cursors.Encode(binding, p.Keys, op.Res.position(p.Keys, records[p.Limit-1]))
+	}
+	if req.Count != query.NoCount {
+		r.Paging.Counted = true
+		if r.Paging.Total, r.Paging.Estimated, err = count(ctx, s, op.Res, team, p, req.Count); err != nil {
+			return 0, nil, err
+		}
+	}
+	if err := loadEmbeds(ctx, s.Reader, op.Res, team, records); err != nil {
+		return 0, nil, err
+	}
+	if err := v.load(ctx, s.Reader, op.Res, team, records); err != nil {
+		return 0, nil, err
 	}
 	r.Records = records
 	return http.StatusOK, r, nil

@@ -49,11 +49,13 @@ type Op[E any] struct {
 func (op *Op[E]) Handler(s *Service) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		status, r, err := op.serve(s, c)
-		if err != nil {
+		switch {
+		case err != nil:
 			edge.Fail(c, err)
-			return
+		case r != nil: // nil: answered already (an export)
+			r.res = op.Res
+			edge.WriteJSON(c, status, func(b []byte) []byte { return op.Envelope(b, r) })
 		}
-		edge.WriteJSON(c, status, func(b []byte) []byte { return op.Envelope(b, r) })
 	}
 }
 

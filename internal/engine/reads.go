@@ -3,8 +3,11 @@ package engine
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"strings"
 	"sync"
+
+	"records/internal/query"
 
 	"records/internal/edge"
 	"records/internal/tenant"
@@ -12,9 +15,8 @@ import (
 
 // readSQL holds a resource's read statements, built once.
 type readSQL struct {
-	once  sync.Once
-	byID  string
-	lists sync.Map // list SQL by the query's shape
+	once sync.Once
+	byID string
 }
 
 // readContext prepares ctx for a plain read. Where reads are interrupted
@@ -61,65 +63,95 @@ func find[E any](ctx context.Context, r Reader, res *Resource[E], id string) (*E
 	return e, true, nil
 }
 
-// page reads a page of records in the context's team: Limit+1 of them, to
-// tell whether more follow.
-func page[E any](ctx context.Context, r Reader, res *Resource[E], q *ListQuery) ([]*E, error) {
-	team, err := teamOf(ctx)
-	if err != nil {
-		return nil, err
-	}
-	args := make([]any, 0, len(q.Filters)+3)
-	args = append(args, team)
-	for _, f := range q.Filters {
-		if f.Value != nil {
-			args = append(args, f.Value)
+// readPage reads a page of records in the context's team: Limit+1 of them,
+// to tell whether more follow, phase after phase (see query.Page.Phases).
+func readPage[E any](ctx context.Context, r Reader, res *Resource[E], team int, p *query.Page) ([]*E, error) {
+	want := p.Limit + 1
+	out := make([]*E, 0, want)
+	for _, ph := range p.Phases() {
+		text, args := res.pageSQL(p, ph, team, want-len(out))
+		err := r.Each(ctx, want-len(out), text, args, func(rows *sql.Rows) error {
+			e, err := res.Scan(rows)
+			if err == nil {
+				out = append(out, e)
+			}
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
+		if len(out) == want {
+			break
 		}
 	}
-	args = append(args, q.Limit+1, q.Offset)
-	records, err := query(ctx, r, res, q.Limit+1, res.listSQL(q), args)
-	if err != nil {
-		return nil, err
-	}
-	return records, loadEmbeds(ctx, r, res, team, records)
+	return out, nil
 }
 
-// listSQL is the statement of a list of q's shape: its filters (by column,
-// null or not), order and direction. Shapes are few, so texts are cached
-// and prepared once each.
-func (res *Resource[E]) listSQL(q *ListQuery) string {
-	var key strings.Builder
-	key.WriteString(q.OrderBy)
-	if q.Desc {
-		key.WriteString(" desc")
-	}
-	for _, f := range q.Filters {
-		key.WriteString("|" + f.Column)
-		if f.Value == nil {
-			key.WriteString(" null")
-		}
-	}
-	if text, ok := res.reads.lists.Load(key.String()); ok {
-		return text.(string)
-	}
+// pageSQL is the statement of one phase of a page, reading at most n records.
+func (res *Resource[E]) pageSQL(p *query.Page, ph query.Phase, team, n int) (string, []any) {
+	args := make([]any, 0, 3+len(p.Args)+len(ph.Args))
+	args = append(args, team)
 	var b strings.Builder
+	b.Grow(len(res.Select) + len(p.Where) + len(ph.Cond) + len(ph.OrderBy) + 64)
 	b.WriteString(res.Select)
 	b.WriteString(` WHERE "team_id" = ?`)
-	for _, f := range q.Filters {
-		b.WriteString(` AND "` + f.Column + `"`)
-		if f.Value == nil {
-			b.WriteString(" IS NULL")
-		} else {
-			b.WriteString(" = ?")
-		}
+	if p.Where != "" {
+		b.WriteString(" AND ")
+		b.WriteString(p.Where)
+		args = append(args, p.Args...)
 	}
-	b.WriteString(" ORDER BY " + q.orderSQL() + " LIMIT ? OFFSET ?")
-	text := b.String()
-	res.reads.lists.Store(key.String(), text)
-	return text
+	if ph.Cond != "" {
+		b.WriteString(" AND ")
+		b.WriteString(ph.Cond)
+		args = append(args, ph.Args...)
+	}
+	b.WriteString(" ORDER BY ")
+	b.WriteString(ph.OrderBy)
+	b.WriteString(" LIMIT ?")
+	args = append(args, n)
+	if ph.Offset {
+		b.WriteString(" OFFSET ?")
+		args = append(args, p.Offset)
+	}
+	return b.String(), args
 }
 
-// query reads at most max records (-1: all).
-func query[E any](ctx context.Context, r Reader, res *Resource[E], max int, text string, args []any) ([]*E, error) {
+// estimateFloor is the count below which an estimate is replaced by an
+// exact count: small counts are cheap, and an estimate of them is poor.
+const estimateFloor = 10000
+
+// count counts the records the page's filter matches in the team: exactly,
+// or, when asked for an estimate on PostgreSQL, from the planner's
+// statistics if they say more than estimateFloor. It tells which it did.
+func count[E any](ctx context.Context, s *Service, res *Resource[E], team int, p *query.Page, how query.Count) (int64, bool, error) {
+	where := ` FROM "` + res.Table + `" WHERE "team_id" = ?`
+	args := []any{team}
+	if p.Where != "" {
+		where += " AND " + p.Where
+		args = append(args, p.Args...)
+	}
+	if how == query.Estimated && s.Dialect == query.Postgres {
+		var plan string
+		err := s.Reader.Each(ctx, 1, "EXPLAIN (FORMAT JSON) SELECT 1"+where, args, func(rows *sql.Rows) error { return rows.Scan(&plan) })
+		if err != nil {
+			return 0, false, err
+		}
+		var doc []struct {
+			Plan struct {
+				Rows float64 `json:"Plan Rows"`
+			} `json:"Plan"`
+		}
+		if err := json.Unmarshal([]byte(plan), &doc); err == nil && len(doc) == 1 && doc[0].Plan.Rows > estimateFloor {
+			return int64(doc[0].Plan.Rows), true, nil
+		}
+	}
+	var n int64
+	err := s.Reader.Each(ctx, 1, "SELECT COUNT(*)"+where, args, func(rows *sql.Rows) error { return rows.Scan(&n) })
+	return n, false, err
+}
+
+// readAll reads at most max records (-1: all).
+func readAll[E any](ctx context.Context, r Reader, res *Resource[E], max int, text string, args []any) ([]*E, error) {
 	var out []*E
 	if max > 0 {
 		out = make([]*E, 0, max)
@@ -160,7 +192,7 @@ func LoadChildren[P, C any](ctx context.Context, r Reader, team int, child *Reso
 		byID[id(p)] = []*C{}
 	}
 	text := child.Select + ` WHERE "team_id" = ? AND "` + fk + `" IN (` + marks.String() + `) ORDER BY "id"`
-	children, err := query(ctx, r, child, -1, text, args)
+	children, err := readAll(ctx, r, child, -1, text, args)
 	if err != nil {
 		return err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"sync"
 
 	"records/ent"
 )
@@ -24,8 +25,10 @@ type Resource[E any] struct {
 	Object string // e.g. "customer"
 	// Members are the member names a body may write, for suggestions.
 	Members []string
-	// Columns maps each member that lists may order and filter by to its column.
-	Columns map[string]Column
+	// Fields are every member answered, in order, the id first.
+	Fields []Field[E]
+	// Edges are the related records a read can expand.
+	Edges []Edge[E]
 	// Unique maps the column of each unique member to the member, so a
 	// conflict can name it.
 	Unique map[string]string
@@ -35,6 +38,8 @@ type Resource[E any] struct {
 	Encode func(b []byte, e *E) []byte
 	// ID returns the record's id.
 	ID func(e *E) string
+	// Table is the resource's SQL table.
+	Table string
 	// Select is the statement reading the columns Scan takes, without a
 	// WHERE clause: SELECT "id", … FROM "table".
 	Select string
@@ -55,13 +60,9 @@ type Resource[E any] struct {
 	// the resource keeps none.
 	SetSecret func(in Input[E], hash string)
 
-	reads readSQL
-}
-
-// Column is a member's column, with the converter for filter values.
-type Column struct {
-	Name  string
-	Parse func(v []byte) (any, error)
+	reads    readSQL
+	listOnce sync.Once
+	list     *listing
 }
 
 // Input is a decoded body for one resource, generated per resource.

@@ -15,6 +15,7 @@ import (
 	"entgo.io/ent/dialect/sql/schema"
 	"entgo.io/ent/entc/gen"
 
+	"records/internal/annotation"
 	"records/internal/migrate"
 	"records/internal/scratch"
 )
@@ -30,7 +31,7 @@ var migrationName = regexp.MustCompile(`^[a-z0-9_]+$`)
 // move in step: a new version gets a file in both, one that changes nothing
 // for a dialect saying so.
 func migrationFiles(ctx context.Context, cfg Config, graph *gen.Graph) (map[string][]byte, []string, error) {
-	tables, err := graph.Tables()
+	tables, err := schemaTables(graph)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -91,6 +92,48 @@ func migrationFiles(ctx context.Context, cfg Config, graph *gen.Graph) (map[stri
 		files[p] = []byte(migrationHeader + sql)
 	}
 	return files, notes, nil
+}
+
+// schemaTables are the tables the migrations must create: ent's, with the
+// indexes of sortable members.
+func schemaTables(graph *gen.Graph) ([]*schema.Table, error) {
+	tables, err := graph.Tables()
+	if err != nil {
+		return nil, err
+	}
+	return tables, addSortIndexes(graph, tables)
+}
+
+// addSortIndexes gives every member annotated Sortable the index (team_id,
+// member, id) that a list ordered by it walks, page after page, without
+// sorting. Every record table has (team_id, id) from RecordMixin.
+func addSortIndexes(graph *gen.Graph, tables []*schema.Table) error {
+	byName := map[string]*schema.Table{}
+	for _, t := range tables {
+		byName[t.Name] = t
+	}
+	for _, n := range graph.Nodes {
+		t := byName[n.Table()]
+		if t == nil {
+			continue
+		}
+		for _, f := range n.Fields {
+			fa, _, err := annotation.Decode[annotation.Field](f.Annotations, annotation.FieldName)
+			if err != nil {
+				return fmt.Errorf("%s.%s: %w", n.Name, f.Name, err)
+			}
+			if !fa.Sortable {
+				continue
+			}
+			_, team := t.Column("team_id")
+			_, col := t.Column(f.StorageKey())
+			if !team || !col {
+				return fmt.Errorf("%s.%s: a sortable member needs a record table (team_id, id)", n.Name, f.Name)
+			}
+			t.AddIndex(strings.ToLower(n.Name)+"_team_id_"+f.StorageKey()+"_id", false, []string{"team_id", f.StorageKey(), "id"})
+		}
+	}
+	return nil
 }
 
 func readMigrations(cfg Config, dialect string) ([]migrate.Migration, error) {

@@ -39,6 +39,8 @@ type resourceView struct {
 	// Fields are the members in order, the id first; hidden fields excluded.
 	Fields []*fieldView
 	Embeds []*embedView
+	// Expands are the related records a read can expand, by name.
+	Expands []*expandView
 	// Secret is the hidden field holding a secret's hash, if any.
 	Secret *fieldView
 	// Unique maps unique columns to members, for conflicts.
@@ -85,11 +87,33 @@ func (r *resourceView) ReadOnly() []*fieldView {
 func (r *resourceView) Filterable() []*fieldView {
 	var out []*fieldView
 	for _, f := range r.Fields {
-		if f.Kind != "object" && f.Kind != "string_map" {
+		if f.Filterable() {
 			out = append(out, f)
 		}
 	}
 	return out
+}
+
+// Filterable tells whether lists may filter and order by the member.
+func (f *fieldView) Filterable() bool { return spec.Type(f.Kind).Filterable() }
+
+// TypeConst is the member's type as a constant of package spec.
+func (f *fieldView) TypeConst() string { return "spec." + typeConsts[spec.Type(f.Kind)] }
+
+// typeConsts name spec's constants of the member types.
+var typeConsts = map[spec.Type]string{
+	spec.String: "String", spec.Integer: "Integer", spec.Number: "Number", spec.Boolean: "Boolean",
+	spec.Date: "Date", spec.DateTime: "DateTime", spec.Object: "Object", spec.StringMap: "StringMap",
+}
+
+// expandView is a kind of related record a read can expand: the
+// resource's children (one query per page), or a child's parent.
+type expandView struct {
+	Name     string        // e.g. "return_line_items", "return"
+	Children bool          // children of this resource, else its parent
+	Other    *resourceView // the children's or the parent's resource
+	FKColumn string        // the children's column naming their parent
+	FKGoName string        // the struct field naming the parent (the child's)
 }
 
 // EagerLoad is the chain of calls that loads what the resource embeds,
@@ -117,7 +141,7 @@ func (r *resourceView) Imports() []string {
 		std = append(std, "fmt")
 	}
 	p := r.paths
-	own := []string{p.ent, p.ent + "/" + r.Pkg, p.ent + "/predicate", p.runtime("engine"), p.runtime("wire")}
+	own := []string{p.ent, p.ent + "/" + r.Pkg, p.ent + "/predicate", p.runtime("engine"), p.runtime("spec"), p.runtime("wire")}
 	for _, f := range r.Parents() {
 		own = append(own, p.ent+"/"+f.Parent.Pkg)
 	}
@@ -182,6 +206,12 @@ type fieldView struct {
 	Stamp string
 	// Nullable is false only for the id.
 	Nullable bool
+	// Sortable members have an index (team, member, id) for lists.
+	Sortable bool
+	// Pointer fields are nil when null (ent's Nillable); IntField ones are
+	// plain ints that a cursor's value widens to int64.
+	Pointer  bool
+	IntField bool
 	// How a read scans the field: into ScanTarget, a holder of type
 	// ScanHolder when the entity's field cannot take the column directly,
 	// and then ScanAssign moves the holder's value into the entity.
@@ -320,6 +350,20 @@ func fillResource(r *resourceView, t *gen.Type, byName map[string]*resourceView)
 			ChildFK:   &fieldView{Member: ref.Field().Name, GoName: ref.Field().StructField(), ColumnName: ref.Field().StorageKey()},
 		})
 	}
+	for _, e := range t.Edges {
+		other := byName[e.Type.Name]
+		if other == nil {
+			continue
+		}
+		switch {
+		case e.IsInverse() && e.Field() != nil:
+			r.Expands = append(r.Expands, &expandView{Name: other.Object, Other: other, FKGoName: e.Field().StructField()})
+		case !e.IsInverse() && !e.Unique && e.Ref != nil && e.Ref.Field() != nil:
+			r.Expands = append(r.Expands, &expandView{Name: other.Plural, Children: true, Other: other,
+				FKColumn: e.Ref.Field().StorageKey(), FKGoName: e.Ref.Field().StructField()})
+		}
+	}
+	sort.Slice(r.Expands, func(i, j int) bool { return r.Expands[i].Name < r.Expands[j].Name })
 	r.Unique = append(r.Unique, pair{"id", "id"})
 	for _, idx := range t.Indexes {
 		if !idx.Unique {
@@ -360,6 +404,9 @@ func newField(pkg string, f *gen.Field, fa annotation.Field) (*fieldView, error)
 		Setter:     f.MutationSet(),
 		ReadOnly:   fa.ReadOnly,
 		Nullable:   true,
+		Sortable:   fa.Sortable,
+		Pointer:    f.Nillable,
+		IntField:   !f.Nillable && f.Type.Type == field.TypeInt,
 	}
 	if f.Optional {
 		v.Clearer = f.MutationClear()

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -186,12 +187,14 @@ func operationDescription(rt *routeView) string {
 	var b strings.Builder
 	switch op.Kind {
 	case "list":
-		b.WriteString("A page of records (`limit`, `offset`, `order_by`, `order_direction`, `filter`), from the body or the query string.")
+		b.WriteString("A page of records, from the body or the query string: `filter` (exact values or operators, and/or/not), " +
+			"`order_by` (keys separated by commas, `-` for descending), `limit`, a `cursor` from `paging.next_cursor` (or an `offset`), " +
+			"`count`, `fields` and `expand`. With `Accept: application/x-ndjson` or `text/csv`, streams every matching record instead.")
 		if strings.Contains(rt.Path, ":id") {
 			b.WriteString(" Narrowed to the record of the path's id: an empty list when there is none.")
 		}
 	case "get":
-		b.WriteString("One record by id.")
+		b.WriteString("One record by id; `fields` and `expand` shape it.")
 	case "create":
 		b.WriteString("Creates a record (201); without an id the server makes a UUIDv7.")
 	case "patch":
@@ -227,13 +230,24 @@ func queryParameters(op *opView) []any {
 	case "list":
 		out = append(out,
 			newObj("name", "limit", "in", "query", "schema", newObj("type", "integer", "minimum", 1, "maximum", spec.MaxLimit, "default", spec.DefaultLimit)),
-			newObj("name", "offset", "in", "query", "schema", newObj("type", "integer", "minimum", 0, "default", 0)),
+			newObj("name", "offset", "in", "query", "schema", newObj("type", "integer", "minimum", 0, "default", 0),
+				"description", "Records to skip; a cursor pages faster and cannot be combined with an offset."),
 			newObj("name", "order_direction", "in", "query", "schema", ref("Direction")),
 			newObj("name", "order_by", "in", "query", "schema", ref(op.Resource.Type+"OrderBy")),
 			newObj("name", "filter", "in", "query", "style", "deepObject", "explode", true,
-				"description", "Exact values of members, e.g. filter[email]=ann@example.com.",
-				"schema", ref(op.Resource.Type+"Filter")),
+				"description", "filter[member]=value matches exactly; filter[member][operator]=value applies an operator "+
+					"(eq, ne, gt, gte, lt, lte, in, nin, contains, prefix, is_null; in and nin take values separated by commas). "+
+					"Operators AND together; and, or and not nest only in a JSON body.",
+				"schema", ref(op.Resource.Type+"FilterQuery")),
+			newObj("name", "cursor", "in", "query", "schema", ref("Cursor")),
+			newObj("name", "count", "in", "query", "schema", ref("Count")),
+			newObj("name", "fields", "in", "query", "schema", newObj("type", "string"),
+				"description", "Members to answer, separated by commas; the id (and version) always come."),
 		)
+		if len(op.Resource.Expands) > 0 {
+			out = append(out, newObj("name", "expand", "in", "query", "schema", newObj("type", "string"),
+				"description", "Related records to answer under the member expand, separated by commas: "+expandNames(op.Resource)+"."))
+		}
 		for _, f := range op.Filters {
 			out = append(out, newObj("name", f, "in", "query", "description", "An exact filter.",
 				"schema", queryScalar(op.Resource.field(f))))
@@ -243,8 +257,63 @@ func queryParameters(op *opView) []any {
 			out = append(out, newObj("name", id, "in", "query", "description", "The record's id, for clients that cannot send a body with GET.",
 				"schema", ref("Id")))
 		}
+		out = append(out, newObj("name", "fields", "in", "query", "schema", newObj("type", "string"),
+			"description", "Members to answer, separated by commas; the id (and version) always come."))
+		if len(op.Resource.Expands) > 0 {
+			out = append(out, newObj("name", "expand", "in", "query", "schema", newObj("type", "string"),
+				"description", "Related records to answer under the member expand, separated by commas: "+expandNames(op.Resource)+"."))
+		}
 	}
 	return out
+}
+
+// expandNames lists what a resource can expand, for descriptions.
+func expandNames(r *resourceView) string {
+	var names []string
+	for _, e := range r.Expands {
+		names = append(names, "`"+e.Name+"`")
+	}
+	return strings.Join(names, ", ")
+}
+
+// namesSchema is fields or expand in a body: an array of names, or one
+// string of names separated by commas.
+func namesSchema(names []any, desc string) *obj {
+	return newObj("description", desc, "oneOf", []any{
+		newObj("type", "array", "items", newObj("type", "string", "enum", names)),
+		newObj("type", "string"),
+	})
+}
+
+// maxChildren is the most children an expansion answers per record.
+const maxChildren = 1000
+
+// operatorsSchema is the object of operators a member's filter may hold:
+// those that fit its type. In a query string (text) every value is a string.
+func operatorsSchema(f *fieldView, text bool) *obj {
+	value, list := inputSchema(f), newObj("type", "array", "items", inputSchema(f))
+	if f.IsID {
+		value, list = ref("InputId"), newObj("type", "array", "items", ref("InputId"))
+	}
+	boolean := newObj("oneOf", []any{newObj("type", "boolean"), newObj("type", "string", "enum", []any{"true", "false"})})
+	if text {
+		value, list, boolean = newObj("type", "string"), newObj("type", "string", "description", "values separated by commas"), newObj("type", "string", "enum", []any{"true", "false"})
+	}
+	ops := newObj("eq", value, "ne", value)
+	if spec.Type(f.Kind).Ordered() {
+		ops.set("gt", value)
+		ops.set("gte", value)
+		ops.set("lt", value)
+		ops.set("lte", value)
+	}
+	ops.set("in", list)
+	ops.set("nin", list)
+	if f.Kind == "string" {
+		ops.set("contains", newObj("type", "string", "description", "Matches text holding this, ignoring the case of A–Z."))
+		ops.set("prefix", newObj("type", "string", "description", "Matches text starting with this."))
+	}
+	ops.set("is_null", boolean)
+	return newObj("type", "object", "properties", ops, "additionalProperties", false, "minProperties", 1)
 }
 
 // queryScalar is the schema of a member given in a query string.
@@ -270,11 +339,20 @@ func directionSchema() *obj {
 }
 
 func orderBySchema(r *resourceView) *obj {
-	var names []any
+	var names []string
 	for _, f := range r.Filterable() {
-		names = append(names, f.Member)
+		names = append(names, regexp.QuoteMeta(f.Member))
 	}
-	return newObj("type", "string", "enum", names, "default", "id")
+	key := `\s*-?(` + strings.Join(names, "|") + `)\s*`
+	var sortable []string
+	for _, f := range r.Filterable() {
+		if f.Sortable || f.IsID {
+			sortable = append(sortable, "`"+f.Member+"`")
+		}
+	}
+	return newObj("type", "string", "pattern", "^"+key+"(,"+key+")*$", "default", "id",
+		"description", "One member, or several separated by commas, each with - for descending (else order_direction); "+
+			"the id breaks ties. Orders by one of "+strings.Join(sortable, ", ")+" are served by an index.")
 }
 
 // requestSchema is the body an operation takes. Record members come from
@@ -291,10 +369,21 @@ func requestSchema(op *opView) *obj {
 		props.set("order_direction", ref("Direction"))
 		props.set("order_by", ref(r.Type+"OrderBy"))
 		props.set("filter", ref(r.Type+"Filter"))
+		props.set("cursor", ref("Cursor"))
+		props.set("count", ref("Count"))
+		props.set("fields", ref(r.Type+"Fields"))
+		if len(r.Expands) > 0 {
+			props.set("expand", ref(r.Type+"Expand"))
+		}
 		for _, f := range op.Filters {
 			props.set(f, inputSchema(r.field(f)))
 		}
 		return newObj("type", "object", "properties", props, "additionalProperties", false)
+	case "get", "get_or_create":
+		props.set("fields", ref(r.Type+"Fields"))
+		if len(r.Expands) > 0 {
+			props.set("expand", ref(r.Type+"Expand"))
+		}
 	case "delete":
 		if op.By != "" {
 			props.set(op.By, newObj("description", "Deletes every record of this parent.", "allOf", []any{ref("InputId")}))
@@ -444,8 +533,16 @@ func responses(rt *routeView) *obj {
 	op := rt.Op
 	out := newObj()
 	success := func(desc string) *obj {
-		return newObj("description", desc, "headers", successHeaders(rt),
-			"content", newObj("application/json", newObj("schema", envelopeSchema(op.shape, op))))
+		content := newObj("application/json", newObj("schema", envelopeSchema(op.shape, op)))
+		if op.Kind == "list" {
+			content.set("application/x-ndjson", newObj("schema", newObj("type", "string",
+				"description", "With Accept: application/x-ndjson: every matching record, one JSON object a line. "+
+					"A failure midway ends the stream with a line {\"error\": problem} and cuts it off unterminated.")))
+			content.set("text/csv", newObj("schema", newObj("type", "string",
+				"description", "With Accept: text/csv: every matching record, after a header row of member names (RFC 4180). "+
+					"A failure midway cuts the stream off unterminated.")))
+		}
+		return newObj("description", desc, "headers", successHeaders(rt), "content", content)
 	}
 	switch op.Kind {
 	case "create":
@@ -508,9 +605,9 @@ func envelopeSchema(n *envNode, op *opView) *obj {
 			if member != "" {
 				return outputSchema(op.Resource.field(member))
 			}
-			return ref(op.Resource.Type)
+			return recordSchema(op)
 		case "$records":
-			return newObj("type", "array", "items", ref(op.Resource.Type))
+			return newObj("type", "array", "items", recordSchema(op))
 		case "$paging":
 			return ref("Paging")
 		case "$id":
@@ -528,6 +625,17 @@ func envelopeSchema(n *envNode, op *opView) *obj {
 	panic("unknown envelope node")
 }
 
+// recordSchema is a record as an operation answers it: every member after
+// a write; after a read, every member or, when the request named fields,
+// those and the id, with related records under expand when asked.
+func recordSchema(op *opView) *obj {
+	switch op.Kind {
+	case "list", "get", "get_or_create":
+		return newObj("anyOf", []any{ref(op.Resource.Type), ref(op.Resource.Type + "Sparse")})
+	}
+	return ref(op.Resource.Type)
+}
+
 // components holds every resource's schemas and the shared pieces.
 func components(m *apiModel) *obj {
 	schemas := newObj()
@@ -538,8 +646,21 @@ func components(m *apiModel) *obj {
 	schemas.set("Offset", numberOrString("integer", 0, -1).set("description", "Records to skip, default 0."))
 	schemas.set("Direction", directionSchema())
 	schemas.set("Paging", newObj("type", "object",
-		"properties", newObj("limit", newObj("type", "integer"), "offset", newObj("type", "integer"), "has_more", newObj("type", "boolean")),
-		"required", []any{"limit", "offset", "has_more"}, "additionalProperties", false))
+		"properties", newObj(
+			"limit", newObj("type", "integer"),
+			"offset", newObj("type", "integer"),
+			"has_more", newObj("type", "boolean"),
+			"next_cursor", newObj("type", []any{"string", "null"},
+				"description", "Send as cursor (with the same filter and order) for the next page; null on the last page."),
+			"total", newObj("type", "integer", "description", "With count: the records the filter matches."),
+			"total_is_estimate", newObj("type", "boolean",
+				"description", "With count=estimated: whether total came from PostgreSQL's planner statistics (only above 10,000)."),
+		),
+		"required", []any{"limit", "offset", "has_more", "next_cursor"}, "additionalProperties", false))
+	schemas.set("Cursor", newObj("type", "string", "minLength", 1,
+		"description", "An opaque cursor from paging.next_cursor; valid only with the filter and order it was made with, and never with an offset."))
+	schemas.set("Count", newObj("type", "string", "enum", []any{"exact", "estimated"},
+		"description", "Adds paging.total: exact counts; estimated uses the planner's statistics above 10,000 rows (PostgreSQL)."))
 	var codes []any
 	for _, p := range spec.Codes {
 		codes = append(codes, string(p.Code))
@@ -576,7 +697,30 @@ func components(m *apiModel) *obj {
 			props.set(e.Member, newObj("type", "array", "items", ref(e.Child.Type), "description", "Ordered by id."))
 			req = append(req, e.Member)
 		}
+		if len(r.Expands) > 0 {
+			expanded := newObj()
+			var names []any
+			for _, e := range r.Expands {
+				names = append(names, e.Name)
+				if e.Children {
+					expanded.set(e.Name, newObj("type", "array", "items", ref(e.Other.Type),
+						"description", fmt.Sprintf("Ordered by id; at most %d.", maxChildren)))
+				} else {
+					expanded.set(e.Name, newObj("anyOf", []any{ref(e.Other.Type), newObj("type", "null")}))
+				}
+			}
+			props.set("expand", newObj("type", "object", "properties", expanded, "additionalProperties", false,
+				"description", "Related records, present only when the request named them in expand."))
+			schemas.set(r.Type+"Expand", namesSchema(names, "Related records to answer under the member expand."))
+		}
 		schemas.set(r.Type, newObj("type", "object", "properties", props, "required", req, "additionalProperties", false))
+		schemas.set(r.Type+"Sparse", newObj("type", "object", "properties", props, "required", []any{"id"}, "additionalProperties", false,
+			"description", "The record with only the members a request named in fields (and the id)."))
+		var memberNames []any
+		for _, m := range req {
+			memberNames = append(memberNames, m)
+		}
+		schemas.set(r.Type+"Fields", namesSchema(memberNames, "Members to answer; the id (and version) always come."))
 
 		members := newObj()
 		for _, f := range r.Writable() {
@@ -591,16 +735,23 @@ func components(m *apiModel) *obj {
 			"properties", newObj("id", ref("InputId")), "unevaluatedProperties", false))
 
 		filter := newObj()
+		query := newObj()
 		for _, f := range r.Filterable() {
+			exact := inputSchema(f)
 			if f.IsID {
-				filter.set(f.Member, ref("InputId"))
-				continue
+				exact = ref("InputId")
 			}
-			filter.set(f.Member, inputSchema(f))
+			filter.set(f.Member, newObj("oneOf", []any{exact, operatorsSchema(f, false)}))
+			query.set(f.Member, newObj("oneOf", []any{newObj("type", "string"), operatorsSchema(f, true)}))
 		}
+		filter.set("and", newObj("type", "array", "items", ref(r.Type+"Filter"), "description", "Every filter holds."))
+		filter.set("or", newObj("type", "array", "items", ref(r.Type+"Filter"), "description", "At least one filter holds."))
+		filter.set("not", ref(r.Type+"Filter").set("description", "The filter does not hold (a null counts as not matching)."))
 		schemas.set(r.Type+"OrderBy", orderBySchema(r))
 		schemas.set(r.Type+"Filter", newObj("type", "object", "properties", filter, "additionalProperties", false,
-			"description", "Exact values, AND-ed; null matches null."))
+			"description", "Members to exact values (null matches null) or to objects of operators, AND-ed; and, or and not nest up to 8 levels."))
+		schemas.set(r.Type+"FilterQuery", newObj("type", "object", "properties", query, "additionalProperties", false,
+			"description", "The query string's filters: filter[member]=value or filter[member][operator]=value."))
 	}
 	problem := newObj("application/problem+json", newObj("schema", ref("Problem")))
 	retry := newObj("Retry-After", newObj("description", "Seconds to wait.", "schema", newObj("type", "integer")),

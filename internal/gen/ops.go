@@ -515,17 +515,16 @@ func (n *envNode) compile(op *opView) []envPart {
 
 func placeholderCode(p string, op *opView) string {
 	base, member, _ := strings.Cut(p, ".")
-	encode := "append" + op.Resource.Name
 	switch base {
 	case "$record":
 		if member != "" {
 			return "b = " + op.Resource.field(member).Append("r.Record")
 		}
-		return "b = " + encode + "(b, r.Record)"
+		return "b = r.AppendRecord(b)"
 	case "$records":
-		return "b = engine.AppendEach(b, r.Records, " + encode + ")"
+		return "b = r.AppendRecords(b)"
 	case "$paging":
-		return "b = engine.AppendPaging(b, r.Paging)"
+		return "b = r.AppendPaging(b)"
 	case "$id":
 		return "b = wire.AppendString(b, r.ID)"
 	case "$created":

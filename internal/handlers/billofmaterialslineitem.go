@@ -12,6 +12,7 @@ import (
 	"records/ent/billofmaterialslineitem"
 	"records/ent/predicate"
 	"records/internal/engine"
+	"records/internal/spec"
 	"records/internal/wire"
 )
 
@@ -224,20 +225,100 @@ var billOfMaterialsLineItemResource = &engine.Resource[ent.BillOfMaterialsLineIt
 	Plural:  "bill_of_materials_line_items",
 	Object:  "bill_of_materials_line_item",
 	Members: []string{"bill_of_materials_number", "line_type", "part_name", "part_number", "purchase_supply_type", "quantity", "status"},
-	Columns: map[string]engine.Column{
-		"id":                       {Name: billofmaterialslineitem.FieldID, Parse: engine.Parse(wire.ID)},
-		"bill_of_materials_number": {Name: billofmaterialslineitem.FieldBillOfMaterialsNumber, Parse: engine.Parse(wire.String)},
-		"line_type":                {Name: billofmaterialslineitem.FieldLineType, Parse: engine.Parse(wire.String)},
-		"part_name":                {Name: billofmaterialslineitem.FieldPartName, Parse: engine.Parse(wire.String)},
-		"part_number":              {Name: billofmaterialslineitem.FieldPartNumber, Parse: engine.Parse(wire.String)},
-		"purchase_supply_type":     {Name: billofmaterialslineitem.FieldPurchaseSupplyType, Parse: engine.Parse(wire.String)},
-		"quantity":                 {Name: billofmaterialslineitem.FieldQuantity, Parse: engine.Parse(wire.Float64)},
-		"status":                   {Name: billofmaterialslineitem.FieldStatus, Parse: engine.Parse(wire.String)},
+	Fields: []engine.Field[ent.BillOfMaterialsLineItem]{
+		{
+			Member: "id", Column: "id", Type: spec.String,
+			Append: func(b []byte, e *ent.BillOfMaterialsLineItem) []byte { return wire.AppendString(b, e.ID) },
+			Parse:  engine.Parse(wire.ID),
+			Value:  func(e *ent.BillOfMaterialsLineItem) any { return e.ID },
+		},
+		{
+			Member: "bill_of_materials_number", Column: "bill_of_materials_number", Type: spec.String,
+			Append: func(b []byte, e *ent.BillOfMaterialsLineItem) []byte {
+				return wire.AppendStringPtr(b, e.BillOfMaterialsNumber)
+			},
+			Parse: engine.Parse(wire.String),
+			Value: func(e *ent.BillOfMaterialsLineItem) any {
+				if e.BillOfMaterialsNumber == nil {
+					return nil
+				}
+				return *e.BillOfMaterialsNumber
+			},
+		},
+		{
+			Member: "line_type", Column: "line_type", Type: spec.String,
+			Append: func(b []byte, e *ent.BillOfMaterialsLineItem) []byte { return wire.AppendStringPtr(b, e.LineType) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.BillOfMaterialsLineItem) any {
+				if e.LineType == nil {
+					return nil
+				}
+				return *e.LineType
+			},
+		},
+		{
+			Member: "part_name", Column: "part_name", Type: spec.String,
+			Append: func(b []byte, e *ent.BillOfMaterialsLineItem) []byte { return wire.AppendStringPtr(b, e.PartName) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.BillOfMaterialsLineItem) any {
+				if e.PartName == nil {
+					return nil
+				}
+				return *e.PartName
+			},
+		},
+		{
+			Member: "part_number", Column: "part_number", Type: spec.String,
+			Append: func(b []byte, e *ent.BillOfMaterialsLineItem) []byte { return wire.AppendStringPtr(b, e.PartNumber) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.BillOfMaterialsLineItem) any {
+				if e.PartNumber == nil {
+					return nil
+				}
+				return *e.PartNumber
+			},
+		},
+		{
+			Member: "purchase_supply_type", Column: "purchase_supply_type", Type: spec.String,
+			Append: func(b []byte, e *ent.BillOfMaterialsLineItem) []byte {
+				return wire.AppendStringPtr(b, e.PurchaseSupplyType)
+			},
+			Parse: engine.Parse(wire.String),
+			Value: func(e *ent.BillOfMaterialsLineItem) any {
+				if e.PurchaseSupplyType == nil {
+					return nil
+				}
+				return *e.PurchaseSupplyType
+			},
+		},
+		{
+			Member: "quantity", Column: "quantity", Type: spec.Number,
+			Append: func(b []byte, e *ent.BillOfMaterialsLineItem) []byte { return wire.AppendFloat64Ptr(b, e.Quantity) },
+			Parse:  engine.Parse(wire.Float64),
+			Value: func(e *ent.BillOfMaterialsLineItem) any {
+				if e.Quantity == nil {
+					return nil
+				}
+				return *e.Quantity
+			},
+		},
+		{
+			Member: "status", Column: "status", Type: spec.String, Sortable: true,
+			Append: func(b []byte, e *ent.BillOfMaterialsLineItem) []byte { return wire.AppendStringPtr(b, e.Status) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.BillOfMaterialsLineItem) any {
+				if e.Status == nil {
+					return nil
+				}
+				return *e.Status
+			},
+		},
 	},
 	Unique:   map[string]string{"id": "id"},
 	NewInput: func() engine.Input[ent.BillOfMaterialsLineItem] { return new(billOfMaterialsLineItemInput) },
 	Encode:   appendBillOfMaterialsLineItem,
 	ID:       func(e *ent.BillOfMaterialsLineItem) string { return e.ID },
+	Table:    "bill_of_materials_line_items",
 	Select:   "SELECT \"id\", \"bill_of_materials_number\", \"line_type\", \"part_name\", \"part_number\", \"purchase_supply_type\", \"quantity\", \"status\" FROM \"bill_of_materials_line_items\"",
 	Scan:     scanBillOfMaterialsLineItem,
 	Reload: func(ctx context.Context, c *ent.Client, id string) (*ent.BillOfMaterialsLineItem, error) {

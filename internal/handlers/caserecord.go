@@ -12,6 +12,7 @@ import (
 	"records/ent/caserecord"
 	"records/ent/predicate"
 	"records/internal/engine"
+	"records/internal/spec"
 	"records/internal/wire"
 )
 
@@ -262,22 +263,118 @@ var caseRecordResource = &engine.Resource[ent.CaseRecord]{
 	Plural:  "cases",
 	Object:  "case",
 	Members: []string{"caseName", "caseNumber", "caseStatus", "createdDate", "description", "priority", "resolver", "submitter", "updatedDate"},
-	Columns: map[string]engine.Column{
-		"id":          {Name: caserecord.FieldID, Parse: engine.Parse(wire.ID)},
-		"caseName":    {Name: caserecord.FieldCaseName, Parse: engine.Parse(wire.String)},
-		"description": {Name: caserecord.FieldDescription, Parse: engine.Parse(wire.String)},
-		"caseNumber":  {Name: caserecord.FieldCaseNumber, Parse: engine.Parse(wire.String)},
-		"caseStatus":  {Name: caserecord.FieldCaseStatus, Parse: engine.Parse(wire.String)},
-		"priority":    {Name: caserecord.FieldPriority, Parse: engine.Parse(wire.String)},
-		"submitter":   {Name: caserecord.FieldSubmitter, Parse: engine.Parse(wire.String)},
-		"resolver":    {Name: caserecord.FieldResolver, Parse: engine.Parse(wire.String)},
-		"createdDate": {Name: caserecord.FieldCreatedDate, Parse: engine.Parse(wire.String)},
-		"updatedDate": {Name: caserecord.FieldUpdatedDate, Parse: engine.Parse(wire.String)},
+	Fields: []engine.Field[ent.CaseRecord]{
+		{
+			Member: "id", Column: "id", Type: spec.String,
+			Append: func(b []byte, e *ent.CaseRecord) []byte { return wire.AppendString(b, e.ID) },
+			Parse:  engine.Parse(wire.ID),
+			Value:  func(e *ent.CaseRecord) any { return e.ID },
+		},
+		{
+			Member: "caseName", Column: "case_name", Type: spec.String,
+			Append: func(b []byte, e *ent.CaseRecord) []byte { return wire.AppendStringPtr(b, e.CaseName) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.CaseRecord) any {
+				if e.CaseName == nil {
+					return nil
+				}
+				return *e.CaseName
+			},
+		},
+		{
+			Member: "description", Column: "description", Type: spec.String,
+			Append: func(b []byte, e *ent.CaseRecord) []byte { return wire.AppendStringPtr(b, e.Description) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.CaseRecord) any {
+				if e.Description == nil {
+					return nil
+				}
+				return *e.Description
+			},
+		},
+		{
+			Member: "caseNumber", Column: "case_number", Type: spec.String,
+			Append: func(b []byte, e *ent.CaseRecord) []byte { return wire.AppendStringPtr(b, e.CaseNumber) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.CaseRecord) any {
+				if e.CaseNumber == nil {
+					return nil
+				}
+				return *e.CaseNumber
+			},
+		},
+		{
+			Member: "caseStatus", Column: "case_status", Type: spec.String, Sortable: true,
+			Append: func(b []byte, e *ent.CaseRecord) []byte { return wire.AppendStringPtr(b, e.CaseStatus) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.CaseRecord) any {
+				if e.CaseStatus == nil {
+					return nil
+				}
+				return *e.CaseStatus
+			},
+		},
+		{
+			Member: "priority", Column: "priority", Type: spec.String,
+			Append: func(b []byte, e *ent.CaseRecord) []byte { return wire.AppendStringPtr(b, e.Priority) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.CaseRecord) any {
+				if e.Priority == nil {
+					return nil
+				}
+				return *e.Priority
+			},
+		},
+		{
+			Member: "submitter", Column: "submitter", Type: spec.String,
+			Append: func(b []byte, e *ent.CaseRecord) []byte { return wire.AppendStringPtr(b, e.Submitter) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.CaseRecord) any {
+				if e.Submitter == nil {
+					return nil
+				}
+				return *e.Submitter
+			},
+		},
+		{
+			Member: "resolver", Column: "resolver", Type: spec.String,
+			Append: func(b []byte, e *ent.CaseRecord) []byte { return wire.AppendStringPtr(b, e.Resolver) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.CaseRecord) any {
+				if e.Resolver == nil {
+					return nil
+				}
+				return *e.Resolver
+			},
+		},
+		{
+			Member: "createdDate", Column: "created_date", Type: spec.String, Sortable: true,
+			Append: func(b []byte, e *ent.CaseRecord) []byte { return wire.AppendStringPtr(b, e.CreatedDate) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.CaseRecord) any {
+				if e.CreatedDate == nil {
+					return nil
+				}
+				return *e.CreatedDate
+			},
+		},
+		{
+			Member: "updatedDate", Column: "updated_date", Type: spec.String,
+			Append: func(b []byte, e *ent.CaseRecord) []byte { return wire.AppendStringPtr(b, e.UpdatedDate) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.CaseRecord) any {
+				if e.UpdatedDate == nil {
+					return nil
+				}
+				return *e.UpdatedDate
+			},
+		},
 	},
 	Unique:   map[string]string{"id": "id"},
 	NewInput: func() engine.Input[ent.CaseRecord] { return new(caseRecordInput) },
 	Encode:   appendCaseRecord,
 	ID:       func(e *ent.CaseRecord) string { return e.ID },
+	Table:    "cases",
 	Select:   "SELECT \"id\", \"case_name\", \"description\", \"case_number\", \"case_status\", \"priority\", \"submitter\", \"resolver\", \"created_date\", \"updated_date\" FROM \"cases\"",
 	Scan:     scanCaseRecord,
 	Reload: func(ctx context.Context, c *ent.Client, id string) (*ent.CaseRecord, error) {
@@ -296,4 +393,14 @@ var caseRecordResource = &engine.Resource[ent.CaseRecord]{
 	DeleteWhere: func(ctx context.Context, c *ent.Client, column string, value any) (int, error) {
 		return c.CaseRecord.Delete().Where(predicate.CaseRecord(entsql.FieldEQ(column, value))).Exec(ctx)
 	},
+}
+
+// The related records a read of Case can expand; set at init, as the
+// resources refer to one another.
+func init() {
+	caseRecordResource.Edges = []engine.Edge[ent.CaseRecord]{
+		{Name: "channel_threads", Load: engine.ExpandChildren(channelThreadResource, "case_id",
+			func(e *ent.CaseRecord) string { return e.ID },
+			func(c *ent.ChannelThread) *string { return c.CaseID })},
+	}
 }

@@ -14,6 +14,7 @@ import (
 	"records/ent/channelthread"
 	"records/ent/predicate"
 	"records/internal/engine"
+	"records/internal/spec"
 	"records/internal/wire"
 )
 
@@ -156,16 +157,52 @@ var channelThreadResource = &engine.Resource[ent.ChannelThread]{
 	Plural:  "channel_threads",
 	Object:  "channel_thread",
 	Members: []string{"case_id", "created_at", "updated_at"},
-	Columns: map[string]engine.Column{
-		"id":         {Name: channelthread.FieldID, Parse: engine.Parse(wire.ID)},
-		"case_id":    {Name: channelthread.FieldCaseID, Parse: engine.Parse(wire.String)},
-		"created_at": {Name: channelthread.FieldCreatedAt, Parse: engine.Parse(wire.DateTime)},
-		"updated_at": {Name: channelthread.FieldUpdatedAt, Parse: engine.Parse(wire.DateTime)},
+	Fields: []engine.Field[ent.ChannelThread]{
+		{
+			Member: "id", Column: "id", Type: spec.String,
+			Append: func(b []byte, e *ent.ChannelThread) []byte { return wire.AppendString(b, e.ID) },
+			Parse:  engine.Parse(wire.ID),
+			Value:  func(e *ent.ChannelThread) any { return e.ID },
+		},
+		{
+			Member: "case_id", Column: "case_id", Type: spec.String,
+			Append: func(b []byte, e *ent.ChannelThread) []byte { return wire.AppendStringPtr(b, e.CaseID) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.ChannelThread) any {
+				if e.CaseID == nil {
+					return nil
+				}
+				return *e.CaseID
+			},
+		},
+		{
+			Member: "created_at", Column: "created_at", Type: spec.DateTime, Sortable: true,
+			Append: func(b []byte, e *ent.ChannelThread) []byte { return wire.AppendTimePtr(b, e.CreatedAt) },
+			Parse:  engine.Parse(wire.DateTime),
+			Value: func(e *ent.ChannelThread) any {
+				if e.CreatedAt == nil {
+					return nil
+				}
+				return *e.CreatedAt
+			},
+		},
+		{
+			Member: "updated_at", Column: "updated_at", Type: spec.DateTime,
+			Append: func(b []byte, e *ent.ChannelThread) []byte { return wire.AppendTimePtr(b, e.UpdatedAt) },
+			Parse:  engine.Parse(wire.DateTime),
+			Value: func(e *ent.ChannelThread) any {
+				if e.UpdatedAt == nil {
+					return nil
+				}
+				return *e.UpdatedAt
+			},
+		},
 	},
 	Unique:   map[string]string{"id": "id"},
 	NewInput: func() engine.Input[ent.ChannelThread] { return new(channelThreadInput) },
 	Encode:   appendChannelThread,
 	ID:       func(e *ent.ChannelThread) string { return e.ID },
+	Table:    "channel_threads",
 	Select:   "SELECT \"id\", \"case_id\", \"created_at\", \"updated_at\" FROM \"channel_threads\"",
 	Scan:     scanChannelThread,
 	Reload: func(ctx context.Context, c *ent.Client, id string) (*ent.ChannelThread, error) {
@@ -184,4 +221,12 @@ var channelThreadResource = &engine.Resource[ent.ChannelThread]{
 	DeleteWhere: func(ctx context.Context, c *ent.Client, column string, value any) (int, error) {
 		return c.ChannelThread.Delete().Where(predicate.ChannelThread(entsql.FieldEQ(column, value))).Exec(ctx)
 	},
+}
+
+// The related records a read of ChannelThread can expand; set at init, as the
+// resources refer to one another.
+func init() {
+	channelThreadResource.Edges = []engine.Edge[ent.ChannelThread]{
+		{Name: "case", Load: engine.ExpandParent(caseRecordResource, func(e *ent.ChannelThread) *string { return e.CaseID })},
+	}
 }

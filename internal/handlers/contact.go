@@ -12,6 +12,7 @@ import (
 	"records/ent/contact"
 	"records/ent/predicate"
 	"records/internal/engine"
+	"records/internal/spec"
 	"records/internal/wire"
 )
 
@@ -680,44 +681,360 @@ var contactResource = &engine.Resource[ent.Contact]{
 	Plural:  "contacts",
 	Object:  "contact",
 	Members: []string{"assistant", "assistant_phone", "avatar", "birthdate", "controller", "created_at", "created_by", "department", "description", "do_not_call", "email", "email_opt_out", "fax", "fax_opt_out", "first_name", "handle", "is_invalid", "languages", "last_modified_by", "last_name", "lead_source", "mailing_city", "mailing_country", "mailing_geocode_accuracy", "mailing_state", "mailing_street", "owner", "phone", "photo_url", "processor", "title"},
-	Columns: map[string]engine.Column{
-		"id":                       {Name: contact.FieldID, Parse: engine.Parse(wire.ID)},
-		"assistant":                {Name: contact.FieldAssistant, Parse: engine.Parse(wire.String)},
-		"assistant_phone":          {Name: contact.FieldAssistantPhone, Parse: engine.Parse(wire.String)},
-		"avatar":                   {Name: contact.FieldAvatar, Parse: engine.Parse(wire.String)},
-		"birthdate":                {Name: contact.FieldBirthdate, Parse: engine.Parse(wire.String)},
-		"controller":               {Name: contact.FieldController, Parse: engine.Parse(wire.String)},
-		"created_at":               {Name: contact.FieldCreatedAt, Parse: engine.Parse(wire.String)},
-		"created_by":               {Name: contact.FieldCreatedBy, Parse: engine.Parse(wire.String)},
-		"department":               {Name: contact.FieldDepartment, Parse: engine.Parse(wire.String)},
-		"description":              {Name: contact.FieldDescription, Parse: engine.Parse(wire.String)},
-		"do_not_call":              {Name: contact.FieldDoNotCall, Parse: engine.Parse(wire.Bool)},
-		"email":                    {Name: contact.FieldEmail, Parse: engine.Parse(wire.String)},
-		"email_opt_out":            {Name: contact.FieldEmailOptOut, Parse: engine.Parse(wire.Bool)},
-		"fax":                      {Name: contact.FieldFax, Parse: engine.Parse(wire.String)},
-		"fax_opt_out":              {Name: contact.FieldFaxOptOut, Parse: engine.Parse(wire.Bool)},
-		"first_name":               {Name: contact.FieldFirstName, Parse: engine.Parse(wire.String)},
-		"handle":                   {Name: contact.FieldHandle, Parse: engine.Parse(wire.String)},
-		"is_invalid":               {Name: contact.FieldIsInvalid, Parse: engine.Parse(wire.Bool)},
-		"languages":                {Name: contact.FieldLanguages, Parse: engine.Parse(wire.String)},
-		"last_name":                {Name: contact.FieldLastName, Parse: engine.Parse(wire.String)},
-		"last_modified_by":         {Name: contact.FieldLastModifiedBy, Parse: engine.Parse(wire.String)},
-		"lead_source":              {Name: contact.FieldLeadSource, Parse: engine.Parse(wire.String)},
-		"mailing_city":             {Name: contact.FieldMailingCity, Parse: engine.Parse(wire.String)},
-		"mailing_country":          {Name: contact.FieldMailingCountry, Parse: engine.Parse(wire.String)},
-		"mailing_geocode_accuracy": {Name: contact.FieldMailingGeocodeAccuracy, Parse: engine.Parse(wire.String)},
-		"mailing_state":            {Name: contact.FieldMailingState, Parse: engine.Parse(wire.String)},
-		"mailing_street":           {Name: contact.FieldMailingStreet, Parse: engine.Parse(wire.String)},
-		"owner":                    {Name: contact.FieldOwner, Parse: engine.Parse(wire.String)},
-		"phone":                    {Name: contact.FieldPhone, Parse: engine.Parse(wire.String)},
-		"photo_url":                {Name: contact.FieldPhotoURL, Parse: engine.Parse(wire.String)},
-		"processor":                {Name: contact.FieldProcessor, Parse: engine.Parse(wire.String)},
-		"title":                    {Name: contact.FieldTitle, Parse: engine.Parse(wire.String)},
+	Fields: []engine.Field[ent.Contact]{
+		{
+			Member: "id", Column: "id", Type: spec.String,
+			Append: func(b []byte, e *ent.Contact) []byte { return wire.AppendString(b, e.ID) },
+			Parse:  engine.Parse(wire.ID),
+			Value:  func(e *ent.Contact) any { return e.ID },
+		},
+		{
+			Member: "assistant", Column: "assistant", Type: spec.String,
+			Append: func(b []byte, e *ent.Contact) []byte { return wire.AppendStringPtr(b, e.Assistant) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.Contact) any {
+				if e.Assistant == nil {
+					return nil
+				}
+				return *e.Assistant
+			},
+		},
+		{
+			Member: "assistant_phone", Column: "assistant_phone", Type: spec.String,
+			Append: func(b []byte, e *ent.Contact) []byte { return wire.AppendStringPtr(b, e.AssistantPhone) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.Contact) any {
+				if e.AssistantPhone == nil {
+					return nil
+				}
+				return *e.AssistantPhone
+			},
+		},
+		{
+			Member: "avatar", Column: "avatar", Type: spec.String,
+			Append: func(b []byte, e *ent.Contact) []byte { return wire.AppendStringPtr(b, e.Avatar) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.Contact) any {
+				if e.Avatar == nil {
+					return nil
+				}
+				return *e.Avatar
+			},
+		},
+		{
+			Member: "birthdate", Column: "birthdate", Type: spec.String,
+			Append: func(b []byte, e *ent.Contact) []byte { return wire.AppendStringPtr(b, e.Birthdate) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.Contact) any {
+				if e.Birthdate == nil {
+					return nil
+				}
+				return *e.Birthdate
+			},
+		},
+		{
+			Member: "controller", Column: "controller", Type: spec.String,
+			Append: func(b []byte, e *ent.Contact) []byte { return wire.AppendStringPtr(b, e.Controller) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.Contact) any {
+				if e.Controller == nil {
+					return nil
+				}
+				return *e.Controller
+			},
+		},
+		{
+			Member: "created_at", Column: "created_at", Type: spec.String, Sortable: true,
+			Append: func(b []byte, e *ent.Contact) []byte { return wire.AppendStringPtr(b, e.CreatedAt) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.Contact) any {
+				if e.CreatedAt == nil {
+					return nil
+				}
+				return *e.CreatedAt
+			},
+		},
+		{
+			Member: "created_by", Column: "created_by", Type: spec.String,
+			Append: func(b []byte, e *ent.Contact) []byte { return wire.AppendStringPtr(b, e.CreatedBy) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.Contact) any {
+				if e.CreatedBy == nil {
+					return nil
+				}
+				return *e.CreatedBy
+			},
+		},
+		{
+			Member: "department", Column: "department", Type: spec.String,
+			Append: func(b []byte, e *ent.Contact) []byte { return wire.AppendStringPtr(b, e.Department) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.Contact) any {
+				if e.Department == nil {
+					return nil
+				}
+				return *e.Department
+			},
+		},
+		{
+			Member: "description", Column: "description", Type: spec.String,
+			Append: func(b []byte, e *ent.Contact) []byte { return wire.AppendStringPtr(b, e.Description) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.Contact) any {
+				if e.Description == nil {
+					return nil
+				}
+				return *e.Description
+			},
+		},
+		{
+			Member: "do_not_call", Column: "do_not_call", Type: spec.Boolean,
+			Append: func(b []byte, e *ent.Contact) []byte { return wire.AppendBoolPtr(b, e.DoNotCall) },
+			Parse:  engine.Parse(wire.Bool),
+			Value: func(e *ent.Contact) any {
+				if e.DoNotCall == nil {
+					return nil
+				}
+				return *e.DoNotCall
+			},
+		},
+		{
+			Member: "email", Column: "email", Type: spec.String,
+			Append: func(b []byte, e *ent.Contact) []byte { return wire.AppendStringPtr(b, e.Email) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.Contact) any {
+				if e.Email == nil {
+					return nil
+				}
+				return *e.Email
+			},
+		},
+		{
+			Member: "email_opt_out", Column: "email_opt_out", Type: spec.Boolean,
+			Append: func(b []byte, e *ent.Contact) []byte { return wire.AppendBoolPtr(b, e.EmailOptOut) },
+			Parse:  engine.Parse(wire.Bool),
+			Value: func(e *ent.Contact) any {
+				if e.EmailOptOut == nil {
+					return nil
+				}
+				return *e.EmailOptOut
+			},
+		},
+		{
+			Member: "fax", Column: "fax", Type: spec.String,
+			Append: func(b []byte, e *ent.Contact) []byte { return wire.AppendStringPtr(b, e.Fax) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.Contact) any {
+				if e.Fax == nil {
+					return nil
+				}
+				return *e.Fax
+			},
+		},
+		{
+			Member: "fax_opt_out", Column: "fax_opt_out", Type: spec.Boolean,
+			Append: func(b []byte, e *ent.Contact) []byte { return wire.AppendBoolPtr(b, e.FaxOptOut) },
+			Parse:  engine.Parse(wire.Bool),
+			Value: func(e *ent.Contact) any {
+				if e.FaxOptOut == nil {
+					return nil
+				}
+				return *e.FaxOptOut
+			},
+		},
+		{
+			Member: "first_name", Column: "first_name", Type: spec.String,
+			Append: func(b []byte, e *ent.Contact) []byte { return wire.AppendStringPtr(b, e.FirstName) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.Contact) any {
+				if e.FirstName == nil {
+					return nil
+				}
+				return *e.FirstName
+			},
+		},
+		{
+			Member: "handle", Column: "handle", Type: spec.String,
+			Append: func(b []byte, e *ent.Contact) []byte { return wire.AppendStringPtr(b, e.Handle) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.Contact) any {
+				if e.Handle == nil {
+					return nil
+				}
+				return *e.Handle
+			},
+		},
+		{
+			Member: "is_invalid", Column: "is_invalid", Type: spec.Boolean,
+			Append: func(b []byte, e *ent.Contact) []byte { return wire.AppendBoolPtr(b, e.IsInvalid) },
+			Parse:  engine.Parse(wire.Bool),
+			Value: func(e *ent.Contact) any {
+				if e.IsInvalid == nil {
+					return nil
+				}
+				return *e.IsInvalid
+			},
+		},
+		{
+			Member: "languages", Column: "languages", Type: spec.String,
+			Append: func(b []byte, e *ent.Contact) []byte { return wire.AppendStringPtr(b, e.Languages) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.Contact) any {
+				if e.Languages == nil {
+					return nil
+				}
+				return *e.Languages
+			},
+		},
+		{
+			Member: "last_name", Column: "last_name", Type: spec.String,
+			Append: func(b []byte, e *ent.Contact) []byte { return wire.AppendStringPtr(b, e.LastName) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.Contact) any {
+				if e.LastName == nil {
+					return nil
+				}
+				return *e.LastName
+			},
+		},
+		{
+			Member: "last_modified_by", Column: "last_modified_by", Type: spec.String,
+			Append: func(b []byte, e *ent.Contact) []byte { return wire.AppendStringPtr(b, e.LastModifiedBy) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.Contact) any {
+				if e.LastModifiedBy == nil {
+					return nil
+				}
+				return *e.LastModifiedBy
+			},
+		},
+		{
+			Member: "lead_source", Column: "lead_source", Type: spec.String,
+			Append: func(b []byte, e *ent.Contact) []byte { return wire.AppendStringPtr(b, e.LeadSource) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.Contact) any {
+				if e.LeadSource == nil {
+					return nil
+				}
+				return *e.LeadSource
+			},
+		},
+		{
+			Member: "mailing_city", Column: "mailing_city", Type: spec.String,
+			Append: func(b []byte, e *ent.Contact) []byte { return wire.AppendStringPtr(b, e.MailingCity) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.Contact) any {
+				if e.MailingCity == nil {
+					return nil
+				}
+				return *e.MailingCity
+			},
+		},
+		{
+			Member: "mailing_country", Column: "mailing_country", Type: spec.String,
+			Append: func(b []byte, e *ent.Contact) []byte { return wire.AppendStringPtr(b, e.MailingCountry) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.Contact) any {
+				if e.MailingCountry == nil {
+					return nil
+				}
+				return *e.MailingCountry
+			},
+		},
+		{
+			Member: "mailing_geocode_accuracy", Column: "mailing_geocode_accuracy", Type: spec.String,
+			Append: func(b []byte, e *ent.Contact) []byte { return wire.AppendStringPtr(b, e.MailingGeocodeAccuracy) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.Contact) any {
+				if e.MailingGeocodeAccuracy == nil {
+					return nil
+				}
+				return *e.MailingGeocodeAccuracy
+			},
+		},
+		{
+			Member: "mailing_state", Column: "mailing_state", Type: spec.String,
+			Append: func(b []byte, e *ent.Contact) []byte { return wire.AppendStringPtr(b, e.MailingState) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.Contact) any {
+				if e.MailingState == nil {
+					return nil
+				}
+				return *e.MailingState
+			},
+		},
+		{
+			Member: "mailing_street", Column: "mailing_street", Type: spec.String,
+			Append: func(b []byte, e *ent.Contact) []byte { return wire.AppendStringPtr(b, e.MailingStreet) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.Contact) any {
+				if e.MailingStreet == nil {
+					return nil
+				}
+				return *e.MailingStreet
+			},
+		},
+		{
+			Member: "owner", Column: "owner", Type: spec.String,
+			Append: func(b []byte, e *ent.Contact) []byte { return wire.AppendStringPtr(b, e.Owner) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.Contact) any {
+				if e.Owner == nil {
+					return nil
+				}
+				return *e.Owner
+			},
+		},
+		{
+			Member: "phone", Column: "phone", Type: spec.String,
+			Append: func(b []byte, e *ent.Contact) []byte { return wire.AppendStringPtr(b, e.Phone) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.Contact) any {
+				if e.Phone == nil {
+					return nil
+				}
+				return *e.Phone
+			},
+		},
+		{
+			Member: "photo_url", Column: "photo_url", Type: spec.String,
+			Append: func(b []byte, e *ent.Contact) []byte { return wire.AppendStringPtr(b, e.PhotoURL) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.Contact) any {
+				if e.PhotoURL == nil {
+					return nil
+				}
+				return *e.PhotoURL
+			},
+		},
+		{
+			Member: "processor", Column: "processor", Type: spec.String,
+			Append: func(b []byte, e *ent.Contact) []byte { return wire.AppendStringPtr(b, e.Processor) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.Contact) any {
+				if e.Processor == nil {
+					return nil
+				}
+				return *e.Processor
+			},
+		},
+		{
+			Member: "title", Column: "title", Type: spec.String,
+			Append: func(b []byte, e *ent.Contact) []byte { return wire.AppendStringPtr(b, e.Title) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.Contact) any {
+				if e.Title == nil {
+					return nil
+				}
+				return *e.Title
+			},
+		},
 	},
 	Unique:   map[string]string{"id": "id"},
 	NewInput: func() engine.Input[ent.Contact] { return new(contactInput) },
 	Encode:   appendContact,
 	ID:       func(e *ent.Contact) string { return e.ID },
+	Table:    "contacts",
 	Select:   "SELECT \"id\", \"assistant\", \"assistant_phone\", \"avatar\", \"birthdate\", \"controller\", \"created_at\", \"created_by\", \"department\", \"description\", \"do_not_call\", \"email\", \"email_opt_out\", \"fax\", \"fax_opt_out\", \"first_name\", \"handle\", \"is_invalid\", \"languages\", \"last_name\", \"last_modified_by\", \"lead_source\", \"mailing_city\", \"mailing_country\", \"mailing_geocode_accuracy\", \"mailing_state\", \"mailing_street\", \"owner\", \"phone\", \"photo_url\", \"processor\", \"title\" FROM \"contacts\"",
 	Scan:     scanContact,
 	Reload: func(ctx context.Context, c *ent.Client, id string) (*ent.Contact, error) {

@@ -12,6 +12,7 @@ import (
 	"records/ent/customer"
 	"records/ent/predicate"
 	"records/internal/engine"
+	"records/internal/spec"
 	"records/internal/wire"
 )
 
@@ -243,21 +244,107 @@ var customerResource = &engine.Resource[ent.Customer]{
 	Plural:  "customers",
 	Object:  "customer",
 	Members: []string{"activationDate", "email", "firstName", "lastName", "payment_customer_id", "phone", "sso_id", "timestamp"},
-	Columns: map[string]engine.Column{
-		"id":                  {Name: customer.FieldID, Parse: engine.Parse(wire.ID)},
-		"sso_id":              {Name: customer.FieldSSOID, Parse: engine.Parse(wire.String)},
-		"email":               {Name: customer.FieldEmail, Parse: engine.Parse(wire.String)},
-		"firstName":           {Name: customer.FieldFirstName, Parse: engine.Parse(wire.String)},
-		"lastName":            {Name: customer.FieldLastName, Parse: engine.Parse(wire.String)},
-		"phone":               {Name: customer.FieldPhone, Parse: engine.Parse(wire.String)},
-		"payment_customer_id": {Name: customer.FieldPaymentCustomerID, Parse: engine.Parse(wire.String)},
-		"timestamp":           {Name: customer.FieldTimestamp, Parse: engine.Parse(wire.String)},
-		"activationDate":      {Name: customer.FieldActivationDate, Parse: engine.Parse(wire.String)},
+	Fields: []engine.Field[ent.Customer]{
+		{
+			Member: "id", Column: "id", Type: spec.String,
+			Append: func(b []byte, e *ent.Customer) []byte { return wire.AppendString(b, e.ID) },
+			Parse:  engine.Parse(wire.ID),
+			Value:  func(e *ent.Customer) any { return e.ID },
+		},
+		{
+			Member: "sso_id", Column: "sso_id", Type: spec.String,
+			Append: func(b []byte, e *ent.Customer) []byte { return wire.AppendStringPtr(b, e.SSOID) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.Customer) any {
+				if e.SSOID == nil {
+					return nil
+				}
+				return *e.SSOID
+			},
+		},
+		{
+			Member: "email", Column: "email", Type: spec.String,
+			Append: func(b []byte, e *ent.Customer) []byte { return wire.AppendStringPtr(b, e.Email) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.Customer) any {
+				if e.Email == nil {
+					return nil
+				}
+				return *e.Email
+			},
+		},
+		{
+			Member: "firstName", Column: "first_name", Type: spec.String,
+			Append: func(b []byte, e *ent.Customer) []byte { return wire.AppendStringPtr(b, e.FirstName) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.Customer) any {
+				if e.FirstName == nil {
+					return nil
+				}
+				return *e.FirstName
+			},
+		},
+		{
+			Member: "lastName", Column: "last_name", Type: spec.String,
+			Append: func(b []byte, e *ent.Customer) []byte { return wire.AppendStringPtr(b, e.LastName) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.Customer) any {
+				if e.LastName == nil {
+					return nil
+				}
+				return *e.LastName
+			},
+		},
+		{
+			Member: "phone", Column: "phone", Type: spec.String,
+			Append: func(b []byte, e *ent.Customer) []byte { return wire.AppendStringPtr(b, e.Phone) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.Customer) any {
+				if e.Phone == nil {
+					return nil
+				}
+				return *e.Phone
+			},
+		},
+		{
+			Member: "payment_customer_id", Column: "payment_customer_id", Type: spec.String,
+			Append: func(b []byte, e *ent.Customer) []byte { return wire.AppendStringPtr(b, e.PaymentCustomerID) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.Customer) any {
+				if e.PaymentCustomerID == nil {
+					return nil
+				}
+				return *e.PaymentCustomerID
+			},
+		},
+		{
+			Member: "timestamp", Column: "timestamp", Type: spec.String,
+			Append: func(b []byte, e *ent.Customer) []byte { return wire.AppendStringPtr(b, e.Timestamp) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.Customer) any {
+				if e.Timestamp == nil {
+					return nil
+				}
+				return *e.Timestamp
+			},
+		},
+		{
+			Member: "activationDate", Column: "activation_date", Type: spec.String,
+			Append: func(b []byte, e *ent.Customer) []byte { return wire.AppendStringPtr(b, e.ActivationDate) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.Customer) any {
+				if e.ActivationDate == nil {
+					return nil
+				}
+				return *e.ActivationDate
+			},
+		},
 	},
 	Unique:   map[string]string{"id": "id"},
 	NewInput: func() engine.Input[ent.Customer] { return new(customerInput) },
 	Encode:   appendCustomer,
 	ID:       func(e *ent.Customer) string { return e.ID },
+	Table:    "customers",
 	Select:   "SELECT \"id\", \"sso_id\", \"email\", \"first_name\", \"last_name\", \"phone\", \"payment_customer_id\", \"timestamp\", \"activation_date\" FROM \"customers\"",
 	Scan:     scanCustomer,
 	Reload: func(ctx context.Context, c *ent.Client, id string) (*ent.Customer, error) {

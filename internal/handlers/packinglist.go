@@ -13,6 +13,7 @@ import (
 	"records/ent/packinglist"
 	"records/ent/predicate"
 	"records/internal/engine"
+	"records/internal/spec"
 	"records/internal/wire"
 )
 
@@ -225,20 +226,96 @@ var packingListResource = &engine.Resource[ent.PackingList]{
 	Plural:  "packing_lists",
 	Object:  "packing_list",
 	Members: []string{"arrivalDate", "deliveryDate", "invoice_number", "number", "purchase_order_number", "ship_per", "tracking_number"},
-	Columns: map[string]engine.Column{
-		"id":                    {Name: packinglist.FieldID, Parse: engine.Parse(wire.ID)},
-		"number":                {Name: packinglist.FieldNumber, Parse: engine.Parse(wire.String)},
-		"deliveryDate":          {Name: packinglist.FieldDeliveryDate, Parse: engine.Parse(wire.Date)},
-		"invoice_number":        {Name: packinglist.FieldInvoiceNumber, Parse: engine.Parse(wire.String)},
-		"arrivalDate":           {Name: packinglist.FieldArrivalDate, Parse: engine.Parse(wire.Date)},
-		"purchase_order_number": {Name: packinglist.FieldPurchaseOrderNumber, Parse: engine.Parse(wire.String)},
-		"ship_per":              {Name: packinglist.FieldShipPer, Parse: engine.Parse(wire.String)},
-		"tracking_number":       {Name: packinglist.FieldTrackingNumber, Parse: engine.Parse(wire.String)},
+	Fields: []engine.Field[ent.PackingList]{
+		{
+			Member: "id", Column: "id", Type: spec.String,
+			Append: func(b []byte, e *ent.PackingList) []byte { return wire.AppendString(b, e.ID) },
+			Parse:  engine.Parse(wire.ID),
+			Value:  func(e *ent.PackingList) any { return e.ID },
+		},
+		{
+			Member: "number", Column: "number", Type: spec.String,
+			Append: func(b []byte, e *ent.PackingList) []byte { return wire.AppendStringPtr(b, e.Number) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.PackingList) any {
+				if e.Number == nil {
+					return nil
+				}
+				return *e.Number
+			},
+		},
+		{
+			Member: "deliveryDate", Column: "delivery_date", Type: spec.Date,
+			Append: func(b []byte, e *ent.PackingList) []byte { return wire.AppendDatePtr(b, e.DeliveryDate) },
+			Parse:  engine.Parse(wire.Date),
+			Value: func(e *ent.PackingList) any {
+				if e.DeliveryDate == nil {
+					return nil
+				}
+				return *e.DeliveryDate
+			},
+		},
+		{
+			Member: "invoice_number", Column: "invoice_number", Type: spec.String,
+			Append: func(b []byte, e *ent.PackingList) []byte { return wire.AppendStringPtr(b, e.InvoiceNumber) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.PackingList) any {
+				if e.InvoiceNumber == nil {
+					return nil
+				}
+				return *e.InvoiceNumber
+			},
+		},
+		{
+			Member: "arrivalDate", Column: "arrival_date", Type: spec.Date,
+			Append: func(b []byte, e *ent.PackingList) []byte { return wire.AppendDatePtr(b, e.ArrivalDate) },
+			Parse:  engine.Parse(wire.Date),
+			Value: func(e *ent.PackingList) any {
+				if e.ArrivalDate == nil {
+					return nil
+				}
+				return *e.ArrivalDate
+			},
+		},
+		{
+			Member: "purchase_order_number", Column: "purchase_order_number", Type: spec.String,
+			Append: func(b []byte, e *ent.PackingList) []byte { return wire.AppendStringPtr(b, e.PurchaseOrderNumber) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.PackingList) any {
+				if e.PurchaseOrderNumber == nil {
+					return nil
+				}
+				return *e.PurchaseOrderNumber
+			},
+		},
+		{
+			Member: "ship_per", Column: "ship_per", Type: spec.String,
+			Append: func(b []byte, e *ent.PackingList) []byte { return wire.AppendStringPtr(b, e.ShipPer) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.PackingList) any {
+				if e.ShipPer == nil {
+					return nil
+				}
+				return *e.ShipPer
+			},
+		},
+		{
+			Member: "tracking_number", Column: "tracking_number", Type: spec.String,
+			Append: func(b []byte, e *ent.PackingList) []byte { return wire.AppendStringPtr(b, e.TrackingNumber) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.PackingList) any {
+				if e.TrackingNumber == nil {
+					return nil
+				}
+				return *e.TrackingNumber
+			},
+		},
 	},
 	Unique:   map[string]string{"id": "id"},
 	NewInput: func() engine.Input[ent.PackingList] { return new(packingListInput) },
 	Encode:   appendPackingList,
 	ID:       func(e *ent.PackingList) string { return e.ID },
+	Table:    "packing_lists",
 	Select:   "SELECT \"id\", \"number\", \"delivery_date\", \"invoice_number\", \"arrival_date\", \"purchase_order_number\", \"ship_per\", \"tracking_number\" FROM \"packing_lists\"",
 	Scan:     scanPackingList,
 	Reload: func(ctx context.Context, c *ent.Client, id string) (*ent.PackingList, error) {
@@ -257,4 +334,14 @@ var packingListResource = &engine.Resource[ent.PackingList]{
 	DeleteWhere: func(ctx context.Context, c *ent.Client, column string, value any) (int, error) {
 		return c.PackingList.Delete().Where(predicate.PackingList(entsql.FieldEQ(column, value))).Exec(ctx)
 	},
+}
+
+// The related records a read of PackingList can expand; set at init, as the
+// resources refer to one another.
+func init() {
+	packingListResource.Edges = []engine.Edge[ent.PackingList]{
+		{Name: "packing_list_items", Load: engine.ExpandChildren(packingListItemResource, "packing_list",
+			func(e *ent.PackingList) string { return e.ID },
+			func(c *ent.PackingListItem) *string { return c.PackingList })},
+	}
 }

@@ -13,6 +13,7 @@ import (
 	"records/ent/packinglistitem"
 	"records/ent/predicate"
 	"records/internal/engine"
+	"records/internal/spec"
 	"records/internal/wire"
 )
 
@@ -193,18 +194,74 @@ var packingListItemResource = &engine.Resource[ent.PackingListItem]{
 	Plural:  "packing_list_items",
 	Object:  "packing_list_item",
 	Members: []string{"arrived", "description", "packing_list", "quantity", "sku"},
-	Columns: map[string]engine.Column{
-		"id":           {Name: packinglistitem.FieldID, Parse: engine.Parse(wire.ID)},
-		"sku":          {Name: packinglistitem.FieldSku, Parse: engine.Parse(wire.String)},
-		"description":  {Name: packinglistitem.FieldDescription, Parse: engine.Parse(wire.String)},
-		"quantity":     {Name: packinglistitem.FieldQuantity, Parse: engine.Parse(wire.Int64)},
-		"packing_list": {Name: packinglistitem.FieldPackingList, Parse: engine.Parse(wire.String)},
-		"arrived":      {Name: packinglistitem.FieldArrived, Parse: engine.Parse(wire.Bool)},
+	Fields: []engine.Field[ent.PackingListItem]{
+		{
+			Member: "id", Column: "id", Type: spec.String,
+			Append: func(b []byte, e *ent.PackingListItem) []byte { return wire.AppendString(b, e.ID) },
+			Parse:  engine.Parse(wire.ID),
+			Value:  func(e *ent.PackingListItem) any { return e.ID },
+		},
+		{
+			Member: "sku", Column: "sku", Type: spec.String,
+			Append: func(b []byte, e *ent.PackingListItem) []byte { return wire.AppendStringPtr(b, e.Sku) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.PackingListItem) any {
+				if e.Sku == nil {
+					return nil
+				}
+				return *e.Sku
+			},
+		},
+		{
+			Member: "description", Column: "description", Type: spec.String,
+			Append: func(b []byte, e *ent.PackingListItem) []byte { return wire.AppendStringPtr(b, e.Description) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.PackingListItem) any {
+				if e.Description == nil {
+					return nil
+				}
+				return *e.Description
+			},
+		},
+		{
+			Member: "quantity", Column: "quantity", Type: spec.Integer,
+			Append: func(b []byte, e *ent.PackingListItem) []byte { return wire.AppendInt64Ptr(b, e.Quantity) },
+			Parse:  engine.Parse(wire.Int64),
+			Value: func(e *ent.PackingListItem) any {
+				if e.Quantity == nil {
+					return nil
+				}
+				return *e.Quantity
+			},
+		},
+		{
+			Member: "packing_list", Column: "packing_list", Type: spec.String,
+			Append: func(b []byte, e *ent.PackingListItem) []byte { return wire.AppendStringPtr(b, e.PackingList) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.PackingListItem) any {
+				if e.PackingList == nil {
+					return nil
+				}
+				return *e.PackingList
+			},
+		},
+		{
+			Member: "arrived", Column: "arrived", Type: spec.Boolean,
+			Append: func(b []byte, e *ent.PackingListItem) []byte { return wire.AppendBoolPtr(b, e.Arrived) },
+			Parse:  engine.Parse(wire.Bool),
+			Value: func(e *ent.PackingListItem) any {
+				if e.Arrived == nil {
+					return nil
+				}
+				return *e.Arrived
+			},
+		},
 	},
 	Unique:   map[string]string{"id": "id"},
 	NewInput: func() engine.Input[ent.PackingListItem] { return new(packingListItemInput) },
 	Encode:   appendPackingListItem,
 	ID:       func(e *ent.PackingListItem) string { return e.ID },
+	Table:    "packing_list_items",
 	Select:   "SELECT \"id\", \"sku\", \"description\", \"quantity\", \"packing_list\", \"arrived\" FROM \"packing_list_items\"",
 	Scan:     scanPackingListItem,
 	Reload: func(ctx context.Context, c *ent.Client, id string) (*ent.PackingListItem, error) {
@@ -223,4 +280,12 @@ var packingListItemResource = &engine.Resource[ent.PackingListItem]{
 	DeleteWhere: func(ctx context.Context, c *ent.Client, column string, value any) (int, error) {
 		return c.PackingListItem.Delete().Where(predicate.PackingListItem(entsql.FieldEQ(column, value))).Exec(ctx)
 	},
+}
+
+// The related records a read of PackingListItem can expand; set at init, as the
+// resources refer to one another.
+func init() {
+	packingListItemResource.Edges = []engine.Edge[ent.PackingListItem]{
+		{Name: "packing_list", Load: engine.ExpandParent(packingListResource, func(e *ent.PackingListItem) *string { return e.PackingList })},
+	}
 }

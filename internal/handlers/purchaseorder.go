@@ -12,6 +12,7 @@ import (
 	"records/ent/predicate"
 	"records/ent/purchaseorder"
 	"records/internal/engine"
+	"records/internal/spec"
 	"records/internal/wire"
 )
 
@@ -414,30 +415,206 @@ var purchaseOrderResource = &engine.Resource[ent.PurchaseOrder]{
 	Plural:  "purchase_orders",
 	Object:  "purchase_order",
 	Members: []string{"createdat", "delivery_date", "description", "external_id", "financer", "fulfiller", "lastupdated", "purchase_date", "purchase_order_hash", "purchase_order_name", "purchase_order_number", "purchase_order_status", "purchaser", "subtotal", "total", "transaction_id", "vendor"},
-	Columns: map[string]engine.Column{
-		"id":                    {Name: purchaseorder.FieldID, Parse: engine.Parse(wire.ID)},
-		"createdat":             {Name: purchaseorder.FieldCreatedat, Parse: engine.Parse(wire.String)},
-		"delivery_date":         {Name: purchaseorder.FieldDeliveryDate, Parse: engine.Parse(wire.String)},
-		"description":           {Name: purchaseorder.FieldDescription, Parse: engine.Parse(wire.String)},
-		"external_id":           {Name: purchaseorder.FieldExternalID, Parse: engine.Parse(wire.String)},
-		"financer":              {Name: purchaseorder.FieldFinancer, Parse: engine.Parse(wire.String)},
-		"fulfiller":             {Name: purchaseorder.FieldFulfiller, Parse: engine.Parse(wire.String)},
-		"lastupdated":           {Name: purchaseorder.FieldLastupdated, Parse: engine.Parse(wire.String)},
-		"purchase_date":         {Name: purchaseorder.FieldPurchaseDate, Parse: engine.Parse(wire.String)},
-		"purchase_order_hash":   {Name: purchaseorder.FieldPurchaseOrderHash, Parse: engine.Parse(wire.String)},
-		"purchase_order_name":   {Name: purchaseorder.FieldPurchaseOrderName, Parse: engine.Parse(wire.String)},
-		"purchase_order_number": {Name: purchaseorder.FieldPurchaseOrderNumber, Parse: engine.Parse(wire.String)},
-		"purchase_order_status": {Name: purchaseorder.FieldPurchaseOrderStatus, Parse: engine.Parse(wire.String)},
-		"purchaser":             {Name: purchaseorder.FieldPurchaser, Parse: engine.Parse(wire.String)},
-		"subtotal":              {Name: purchaseorder.FieldSubtotal, Parse: engine.Parse(wire.String)},
-		"total":                 {Name: purchaseorder.FieldTotal, Parse: engine.Parse(wire.String)},
-		"vendor":                {Name: purchaseorder.FieldVendor, Parse: engine.Parse(wire.String)},
-		"transaction_id":        {Name: purchaseorder.FieldTransactionID, Parse: engine.Parse(wire.String)},
+	Fields: []engine.Field[ent.PurchaseOrder]{
+		{
+			Member: "id", Column: "id", Type: spec.String,
+			Append: func(b []byte, e *ent.PurchaseOrder) []byte { return wire.AppendString(b, e.ID) },
+			Parse:  engine.Parse(wire.ID),
+			Value:  func(e *ent.PurchaseOrder) any { return e.ID },
+		},
+		{
+			Member: "createdat", Column: "createdat", Type: spec.String, Sortable: true,
+			Append: func(b []byte, e *ent.PurchaseOrder) []byte { return wire.AppendStringPtr(b, e.Createdat) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.PurchaseOrder) any {
+				if e.Createdat == nil {
+					return nil
+				}
+				return *e.Createdat
+			},
+		},
+		{
+			Member: "delivery_date", Column: "delivery_date", Type: spec.String,
+			Append: func(b []byte, e *ent.PurchaseOrder) []byte { return wire.AppendStringPtr(b, e.DeliveryDate) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.PurchaseOrder) any {
+				if e.DeliveryDate == nil {
+					return nil
+				}
+				return *e.DeliveryDate
+			},
+		},
+		{
+			Member: "description", Column: "description", Type: spec.String,
+			Append: func(b []byte, e *ent.PurchaseOrder) []byte { return wire.AppendStringPtr(b, e.Description) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.PurchaseOrder) any {
+				if e.Description == nil {
+					return nil
+				}
+				return *e.Description
+			},
+		},
+		{
+			Member: "external_id", Column: "external_id", Type: spec.String,
+			Append: func(b []byte, e *ent.PurchaseOrder) []byte { return wire.AppendStringPtr(b, e.ExternalID) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.PurchaseOrder) any {
+				if e.ExternalID == nil {
+					return nil
+				}
+				return *e.ExternalID
+			},
+		},
+		{
+			Member: "financer", Column: "financer", Type: spec.String,
+			Append: func(b []byte, e *ent.PurchaseOrder) []byte { return wire.AppendStringPtr(b, e.Financer) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.PurchaseOrder) any {
+				if e.Financer == nil {
+					return nil
+				}
+				return *e.Financer
+			},
+		},
+		{
+			Member: "fulfiller", Column: "fulfiller", Type: spec.String,
+			Append: func(b []byte, e *ent.PurchaseOrder) []byte { return wire.AppendStringPtr(b, e.Fulfiller) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.PurchaseOrder) any {
+				if e.Fulfiller == nil {
+					return nil
+				}
+				return *e.Fulfiller
+			},
+		},
+		{
+			Member: "lastupdated", Column: "lastupdated", Type: spec.String,
+			Append: func(b []byte, e *ent.PurchaseOrder) []byte { return wire.AppendStringPtr(b, e.Lastupdated) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.PurchaseOrder) any {
+				if e.Lastupdated == nil {
+					return nil
+				}
+				return *e.Lastupdated
+			},
+		},
+		{
+			Member: "purchase_date", Column: "purchase_date", Type: spec.String,
+			Append: func(b []byte, e *ent.PurchaseOrder) []byte { return wire.AppendStringPtr(b, e.PurchaseDate) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.PurchaseOrder) any {
+				if e.PurchaseDate == nil {
+					return nil
+				}
+				return *e.PurchaseDate
+			},
+		},
+		{
+			Member: "purchase_order_hash", Column: "purchase_order_hash", Type: spec.String,
+			Append: func(b []byte, e *ent.PurchaseOrder) []byte { return wire.AppendStringPtr(b, e.PurchaseOrderHash) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.PurchaseOrder) any {
+				if e.PurchaseOrderHash == nil {
+					return nil
+				}
+				return *e.PurchaseOrderHash
+			},
+		},
+		{
+			Member: "purchase_order_name", Column: "purchase_order_name", Type: spec.String,
+			Append: func(b []byte, e *ent.PurchaseOrder) []byte { return wire.AppendStringPtr(b, e.PurchaseOrderName) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.PurchaseOrder) any {
+				if e.PurchaseOrderName == nil {
+					return nil
+				}
+				return *e.PurchaseOrderName
+			},
+		},
+		{
+			Member: "purchase_order_number", Column: "purchase_order_number", Type: spec.String,
+			Append: func(b []byte, e *ent.PurchaseOrder) []byte { return wire.AppendStringPtr(b, e.PurchaseOrderNumber) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.PurchaseOrder) any {
+				if e.PurchaseOrderNumber == nil {
+					return nil
+				}
+				return *e.PurchaseOrderNumber
+			},
+		},
+		{
+			Member: "purchase_order_status", Column: "purchase_order_status", Type: spec.String, Sortable: true,
+			Append: func(b []byte, e *ent.PurchaseOrder) []byte { return wire.AppendStringPtr(b, e.PurchaseOrderStatus) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.PurchaseOrder) any {
+				if e.PurchaseOrderStatus == nil {
+					return nil
+				}
+				return *e.PurchaseOrderStatus
+			},
+		},
+		{
+			Member: "purchaser", Column: "purchaser", Type: spec.String,
+			Append: func(b []byte, e *ent.PurchaseOrder) []byte { return wire.AppendStringPtr(b, e.Purchaser) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.PurchaseOrder) any {
+				if e.Purchaser == nil {
+					return nil
+				}
+				return *e.Purchaser
+			},
+		},
+		{
+			Member: "subtotal", Column: "subtotal", Type: spec.String,
+			Append: func(b []byte, e *ent.PurchaseOrder) []byte { return wire.AppendStringPtr(b, e.Subtotal) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.PurchaseOrder) any {
+				if e.Subtotal == nil {
+					return nil
+				}
+				return *e.Subtotal
+			},
+		},
+		{
+			Member: "total", Column: "total", Type: spec.String,
+			Append: func(b []byte, e *ent.PurchaseOrder) []byte { return wire.AppendStringPtr(b, e.Total) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.PurchaseOrder) any {
+				if e.Total == nil {
+					return nil
+				}
+				return *e.Total
+			},
+		},
+		{
+			Member: "vendor", Column: "vendor", Type: spec.String,
+			Append: func(b []byte, e *ent.PurchaseOrder) []byte { return wire.AppendStringPtr(b, e.Vendor) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.PurchaseOrder) any {
+				if e.Vendor == nil {
+					return nil
+				}
+				return *e.Vendor
+			},
+		},
+		{
+			Member: "transaction_id", Column: "transaction_id", Type: spec.String,
+			Append: func(b []byte, e *ent.PurchaseOrder) []byte { return wire.AppendStringPtr(b, e.TransactionID) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.PurchaseOrder) any {
+				if e.TransactionID == nil {
+					return nil
+				}
+				return *e.TransactionID
+			},
+		},
 	},
 	Unique:   map[string]string{"id": "id"},
 	NewInput: func() engine.Input[ent.PurchaseOrder] { return new(purchaseOrderInput) },
 	Encode:   appendPurchaseOrder,
 	ID:       func(e *ent.PurchaseOrder) string { return e.ID },
+	Table:    "purchase_orders",
 	Select:   "SELECT \"id\", \"createdat\", \"delivery_date\", \"description\", \"external_id\", \"financer\", \"fulfiller\", \"lastupdated\", \"purchase_date\", \"purchase_order_hash\", \"purchase_order_name\", \"purchase_order_number\", \"purchase_order_status\", \"purchaser\", \"subtotal\", \"total\", \"vendor\", \"transaction_id\" FROM \"purchase_orders\"",
 	Scan:     scanPurchaseOrder,
 	Reload: func(ctx context.Context, c *ent.Client, id string) (*ent.PurchaseOrder, error) {

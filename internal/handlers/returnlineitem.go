@@ -13,6 +13,7 @@ import (
 	"records/ent/returnlineitem"
 	"records/ent/returnrecord"
 	"records/internal/engine"
+	"records/internal/spec"
 	"records/internal/wire"
 )
 
@@ -269,22 +270,118 @@ var returnLineItemResource = &engine.Resource[ent.ReturnLineItem]{
 	Plural:  "return_line_items",
 	Object:  "return_line_item",
 	Members: []string{"amount", "condition", "flat_rate_shipping", "name", "price", "return_id", "serial_number", "sku", "tax_refunded"},
-	Columns: map[string]engine.Column{
-		"id":                 {Name: returnlineitem.FieldID, Parse: engine.Parse(wire.ID)},
-		"amount":             {Name: returnlineitem.FieldAmount, Parse: engine.Parse(wire.String)},
-		"condition":          {Name: returnlineitem.FieldCondition, Parse: engine.Parse(wire.String)},
-		"flat_rate_shipping": {Name: returnlineitem.FieldFlatRateShipping, Parse: engine.Parse(wire.String)},
-		"name":               {Name: returnlineitem.FieldName, Parse: engine.Parse(wire.String)},
-		"price":              {Name: returnlineitem.FieldPrice, Parse: engine.Parse(wire.String)},
-		"return_id":          {Name: returnlineitem.FieldReturnID, Parse: engine.Parse(wire.String)},
-		"serial_number":      {Name: returnlineitem.FieldSerialNumber, Parse: engine.Parse(wire.String)},
-		"sku":                {Name: returnlineitem.FieldSku, Parse: engine.Parse(wire.String)},
-		"tax_refunded":       {Name: returnlineitem.FieldTaxRefunded, Parse: engine.Parse(wire.String)},
+	Fields: []engine.Field[ent.ReturnLineItem]{
+		{
+			Member: "id", Column: "id", Type: spec.String,
+			Append: func(b []byte, e *ent.ReturnLineItem) []byte { return wire.AppendString(b, e.ID) },
+			Parse:  engine.Parse(wire.ID),
+			Value:  func(e *ent.ReturnLineItem) any { return e.ID },
+		},
+		{
+			Member: "amount", Column: "amount", Type: spec.String,
+			Append: func(b []byte, e *ent.ReturnLineItem) []byte { return wire.AppendStringPtr(b, e.Amount) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.ReturnLineItem) any {
+				if e.Amount == nil {
+					return nil
+				}
+				return *e.Amount
+			},
+		},
+		{
+			Member: "condition", Column: "condition", Type: spec.String,
+			Append: func(b []byte, e *ent.ReturnLineItem) []byte { return wire.AppendStringPtr(b, e.Condition) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.ReturnLineItem) any {
+				if e.Condition == nil {
+					return nil
+				}
+				return *e.Condition
+			},
+		},
+		{
+			Member: "flat_rate_shipping", Column: "flat_rate_shipping", Type: spec.String,
+			Append: func(b []byte, e *ent.ReturnLineItem) []byte { return wire.AppendStringPtr(b, e.FlatRateShipping) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.ReturnLineItem) any {
+				if e.FlatRateShipping == nil {
+					return nil
+				}
+				return *e.FlatRateShipping
+			},
+		},
+		{
+			Member: "name", Column: "name", Type: spec.String,
+			Append: func(b []byte, e *ent.ReturnLineItem) []byte { return wire.AppendStringPtr(b, e.Name) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.ReturnLineItem) any {
+				if e.Name == nil {
+					return nil
+				}
+				return *e.Name
+			},
+		},
+		{
+			Member: "price", Column: "price", Type: spec.String,
+			Append: func(b []byte, e *ent.ReturnLineItem) []byte { return wire.AppendStringPtr(b, e.Price) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.ReturnLineItem) any {
+				if e.Price == nil {
+					return nil
+				}
+				return *e.Price
+			},
+		},
+		{
+			Member: "return_id", Column: "return_id", Type: spec.String,
+			Append: func(b []byte, e *ent.ReturnLineItem) []byte { return wire.AppendStringPtr(b, e.ReturnID) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.ReturnLineItem) any {
+				if e.ReturnID == nil {
+					return nil
+				}
+				return *e.ReturnID
+			},
+		},
+		{
+			Member: "serial_number", Column: "serial_number", Type: spec.String,
+			Append: func(b []byte, e *ent.ReturnLineItem) []byte { return wire.AppendStringPtr(b, e.SerialNumber) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.ReturnLineItem) any {
+				if e.SerialNumber == nil {
+					return nil
+				}
+				return *e.SerialNumber
+			},
+		},
+		{
+			Member: "sku", Column: "sku", Type: spec.String,
+			Append: func(b []byte, e *ent.ReturnLineItem) []byte { return wire.AppendStringPtr(b, e.Sku) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.ReturnLineItem) any {
+				if e.Sku == nil {
+					return nil
+				}
+				return *e.Sku
+			},
+		},
+		{
+			Member: "tax_refunded", Column: "tax_refunded", Type: spec.String,
+			Append: func(b []byte, e *ent.ReturnLineItem) []byte { return wire.AppendStringPtr(b, e.TaxRefunded) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.ReturnLineItem) any {
+				if e.TaxRefunded == nil {
+					return nil
+				}
+				return *e.TaxRefunded
+			},
+		},
 	},
 	Unique:   map[string]string{"id": "id"},
 	NewInput: func() engine.Input[ent.ReturnLineItem] { return new(returnLineItemInput) },
 	Encode:   appendReturnLineItem,
 	ID:       func(e *ent.ReturnLineItem) string { return e.ID },
+	Table:    "return_line_items",
 	Select:   "SELECT \"id\", \"amount\", \"condition\", \"flat_rate_shipping\", \"name\", \"price\", \"return_id\", \"serial_number\", \"sku\", \"tax_refunded\" FROM \"return_line_items\"",
 	Scan:     scanReturnLineItem,
 	Reload: func(ctx context.Context, c *ent.Client, id string) (*ent.ReturnLineItem, error) {
@@ -303,4 +400,12 @@ var returnLineItemResource = &engine.Resource[ent.ReturnLineItem]{
 	DeleteWhere: func(ctx context.Context, c *ent.Client, column string, value any) (int, error) {
 		return c.ReturnLineItem.Delete().Where(predicate.ReturnLineItem(entsql.FieldEQ(column, value))).Exec(ctx)
 	},
+}
+
+// The related records a read of ReturnLineItem can expand; set at init, as the
+// resources refer to one another.
+func init() {
+	returnLineItemResource.Edges = []engine.Edge[ent.ReturnLineItem]{
+		{Name: "return", Load: engine.ExpandParent(returnRecordResource, func(e *ent.ReturnLineItem) *string { return e.ReturnID })},
+	}
 }

@@ -12,6 +12,7 @@ import (
 	"records/ent/predicate"
 	"records/ent/returnrecord"
 	"records/internal/engine"
+	"records/internal/spec"
 	"records/internal/wire"
 )
 
@@ -547,37 +548,283 @@ var returnRecordResource = &engine.Resource[ent.ReturnRecord]{
 	Plural:  "returns",
 	Object:  "return",
 	Members: []string{"action_needed", "amount", "condition", "created_date", "customerEmail", "customer_id", "description", "enteredBy", "flat_rate_shipping", "helpdesk_number", "issue", "order_date", "order_id", "reason_category", "reported_condition", "requested_date", "rma", "scanned_serial_number", "serial_number", "shipped_date", "status", "tax_refunded", "total_refunded", "tracking_number"},
-	Columns: map[string]engine.Column{
-		"id":                    {Name: returnrecord.FieldID, Parse: engine.Parse(wire.ID)},
-		"order_id":              {Name: returnrecord.FieldOrderID, Parse: engine.Parse(wire.String)},
-		"description":           {Name: returnrecord.FieldDescription, Parse: engine.Parse(wire.String)},
-		"issue":                 {Name: returnrecord.FieldIssue, Parse: engine.Parse(wire.String)},
-		"status":                {Name: returnrecord.FieldStatus, Parse: engine.Parse(wire.String)},
-		"tracking_number":       {Name: returnrecord.FieldTrackingNumber, Parse: engine.Parse(wire.String)},
-		"action_needed":         {Name: returnrecord.FieldActionNeeded, Parse: engine.Parse(wire.String)},
-		"customerEmail":         {Name: returnrecord.FieldCustomerEmail, Parse: engine.Parse(wire.String)},
-		"rma":                   {Name: returnrecord.FieldRma, Parse: engine.Parse(wire.String)},
-		"serial_number":         {Name: returnrecord.FieldSerialNumber, Parse: engine.Parse(wire.String)},
-		"scanned_serial_number": {Name: returnrecord.FieldScannedSerialNumber, Parse: engine.Parse(wire.String)},
-		"helpdesk_number":       {Name: returnrecord.FieldHelpdeskNumber, Parse: engine.Parse(wire.String)},
-		"enteredBy":             {Name: returnrecord.FieldEnteredBy, Parse: engine.Parse(wire.String)},
-		"order_date":            {Name: returnrecord.FieldOrderDate, Parse: engine.Parse(wire.String)},
-		"shipped_date":          {Name: returnrecord.FieldShippedDate, Parse: engine.Parse(wire.String)},
-		"requested_date":        {Name: returnrecord.FieldRequestedDate, Parse: engine.Parse(wire.String)},
-		"condition":             {Name: returnrecord.FieldCondition, Parse: engine.Parse(wire.String)},
-		"reported_condition":    {Name: returnrecord.FieldReportedCondition, Parse: engine.Parse(wire.String)},
-		"created_date":          {Name: returnrecord.FieldCreatedDate, Parse: engine.Parse(wire.String)},
-		"amount":                {Name: returnrecord.FieldAmount, Parse: engine.Parse(wire.String)},
-		"flat_rate_shipping":    {Name: returnrecord.FieldFlatRateShipping, Parse: engine.Parse(wire.String)},
-		"customer_id":           {Name: returnrecord.FieldCustomerID, Parse: engine.Parse(wire.String)},
-		"reason_category":       {Name: returnrecord.FieldReasonCategory, Parse: engine.Parse(wire.String)},
-		"tax_refunded":          {Name: returnrecord.FieldTaxRefunded, Parse: engine.Parse(wire.String)},
-		"total_refunded":        {Name: returnrecord.FieldTotalRefunded, Parse: engine.Parse(wire.String)},
+	Fields: []engine.Field[ent.ReturnRecord]{
+		{
+			Member: "id", Column: "id", Type: spec.String,
+			Append: func(b []byte, e *ent.ReturnRecord) []byte { return wire.AppendString(b, e.ID) },
+			Parse:  engine.Parse(wire.ID),
+			Value:  func(e *ent.ReturnRecord) any { return e.ID },
+		},
+		{
+			Member: "order_id", Column: "order_id", Type: spec.String,
+			Append: func(b []byte, e *ent.ReturnRecord) []byte { return wire.AppendStringPtr(b, e.OrderID) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.ReturnRecord) any {
+				if e.OrderID == nil {
+					return nil
+				}
+				return *e.OrderID
+			},
+		},
+		{
+			Member: "description", Column: "description", Type: spec.String,
+			Append: func(b []byte, e *ent.ReturnRecord) []byte { return wire.AppendStringPtr(b, e.Description) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.ReturnRecord) any {
+				if e.Description == nil {
+					return nil
+				}
+				return *e.Description
+			},
+		},
+		{
+			Member: "issue", Column: "issue", Type: spec.String,
+			Append: func(b []byte, e *ent.ReturnRecord) []byte { return wire.AppendStringPtr(b, e.Issue) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.ReturnRecord) any {
+				if e.Issue == nil {
+					return nil
+				}
+				return *e.Issue
+			},
+		},
+		{
+			Member: "status", Column: "status", Type: spec.String, Sortable: true,
+			Append: func(b []byte, e *ent.ReturnRecord) []byte { return wire.AppendStringPtr(b, e.Status) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.ReturnRecord) any {
+				if e.Status == nil {
+					return nil
+				}
+				return *e.Status
+			},
+		},
+		{
+			Member: "tracking_number", Column: "tracking_number", Type: spec.String,
+			Append: func(b []byte, e *ent.ReturnRecord) []byte { return wire.AppendStringPtr(b, e.TrackingNumber) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.ReturnRecord) any {
+				if e.TrackingNumber == nil {
+					return nil
+				}
+				return *e.TrackingNumber
+			},
+		},
+		{
+			Member: "action_needed", Column: "action_needed", Type: spec.String,
+			Append: func(b []byte, e *ent.ReturnRecord) []byte { return wire.AppendStringPtr(b, e.ActionNeeded) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.ReturnRecord) any {
+				if e.ActionNeeded == nil {
+					return nil
+				}
+				return *e.ActionNeeded
+			},
+		},
+		{
+			Member: "customerEmail", Column: "customer_email", Type: spec.String,
+			Append: func(b []byte, e *ent.ReturnRecord) []byte { return wire.AppendStringPtr(b, e.CustomerEmail) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.ReturnRecord) any {
+				if e.CustomerEmail == nil {
+					return nil
+				}
+				return *e.CustomerEmail
+			},
+		},
+		{
+			Member: "rma", Column: "rma", Type: spec.String,
+			Append: func(b []byte, e *ent.ReturnRecord) []byte { return wire.AppendStringPtr(b, e.Rma) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.ReturnRecord) any {
+				if e.Rma == nil {
+					return nil
+				}
+				return *e.Rma
+			},
+		},
+		{
+			Member: "serial_number", Column: "serial_number", Type: spec.String,
+			Append: func(b []byte, e *ent.ReturnRecord) []byte { return wire.AppendStringPtr(b, e.SerialNumber) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.ReturnRecord) any {
+				if e.SerialNumber == nil {
+					return nil
+				}
+				return *e.SerialNumber
+			},
+		},
+		{
+			Member: "scanned_serial_number", Column: "scanned_serial_number", Type: spec.String,
+			Append: func(b []byte, e *ent.ReturnRecord) []byte { return wire.AppendStringPtr(b, e.ScannedSerialNumber) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.ReturnRecord) any {
+				if e.ScannedSerialNumber == nil {
+					return nil
+				}
+				return *e.ScannedSerialNumber
+			},
+		},
+		{
+			Member: "helpdesk_number", Column: "helpdesk_number", Type: spec.String,
+			Append: func(b []byte, e *ent.ReturnRecord) []byte { return wire.AppendStringPtr(b, e.HelpdeskNumber) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.ReturnRecord) any {
+				if e.HelpdeskNumber == nil {
+					return nil
+				}
+				return *e.HelpdeskNumber
+			},
+		},
+		{
+			Member: "enteredBy", Column: "entered_by", Type: spec.String,
+			Append: func(b []byte, e *ent.ReturnRecord) []byte { return wire.AppendStringPtr(b, e.EnteredBy) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.ReturnRecord) any {
+				if e.EnteredBy == nil {
+					return nil
+				}
+				return *e.EnteredBy
+			},
+		},
+		{
+			Member: "order_date", Column: "order_date", Type: spec.String,
+			Append: func(b []byte, e *ent.ReturnRecord) []byte { return wire.AppendStringPtr(b, e.OrderDate) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.ReturnRecord) any {
+				if e.OrderDate == nil {
+					return nil
+				}
+				return *e.OrderDate
+			},
+		},
+		{
+			Member: "shipped_date", Column: "shipped_date", Type: spec.String,
+			Append: func(b []byte, e *ent.ReturnRecord) []byte { return wire.AppendStringPtr(b, e.ShippedDate) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.ReturnRecord) any {
+				if e.ShippedDate == nil {
+					return nil
+				}
+				return *e.ShippedDate
+			},
+		},
+		{
+			Member: "requested_date", Column: "requested_date", Type: spec.String,
+			Append: func(b []byte, e *ent.ReturnRecord) []byte { return wire.AppendStringPtr(b, e.RequestedDate) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.ReturnRecord) any {
+				if e.RequestedDate == nil {
+					return nil
+				}
+				return *e.RequestedDate
+			},
+		},
+		{
+			Member: "condition", Column: "condition", Type: spec.String,
+			Append: func(b []byte, e *ent.ReturnRecord) []byte { return wire.AppendStringPtr(b, e.Condition) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.ReturnRecord) any {
+				if e.Condition == nil {
+					return nil
+				}
+				return *e.Condition
+			},
+		},
+		{
+			Member: "reported_condition", Column: "reported_condition", Type: spec.String,
+			Append: func(b []byte, e *ent.ReturnRecord) []byte { return wire.AppendStringPtr(b, e.ReportedCondition) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.ReturnRecord) any {
+				if e.ReportedCondition == nil {
+					return nil
+				}
+				return *e.ReportedCondition
+			},
+		},
+		{
+			Member: "created_date", Column: "created_date", Type: spec.String, Sortable: true,
+			Append: func(b []byte, e *ent.ReturnRecord) []byte { return wire.AppendStringPtr(b, e.CreatedDate) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.ReturnRecord) any {
+				if e.CreatedDate == nil {
+					return nil
+				}
+				return *e.CreatedDate
+			},
+		},
+		{
+			Member: "amount", Column: "amount", Type: spec.String,
+			Append: func(b []byte, e *ent.ReturnRecord) []byte { return wire.AppendStringPtr(b, e.Amount) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.ReturnRecord) any {
+				if e.Amount == nil {
+					return nil
+				}
+				return *e.Amount
+			},
+		},
+		{
+			Member: "flat_rate_shipping", Column: "flat_rate_shipping", Type: spec.String,
+			Append: func(b []byte, e *ent.ReturnRecord) []byte { return wire.AppendStringPtr(b, e.FlatRateShipping) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.ReturnRecord) any {
+				if e.FlatRateShipping == nil {
+					return nil
+				}
+				return *e.FlatRateShipping
+			},
+		},
+		{
+			Member: "customer_id", Column: "customer_id", Type: spec.String,
+			Append: func(b []byte, e *ent.ReturnRecord) []byte { return wire.AppendStringPtr(b, e.CustomerID) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.ReturnRecord) any {
+				if e.CustomerID == nil {
+					return nil
+				}
+				return *e.CustomerID
+			},
+		},
+		{
+			Member: "reason_category", Column: "reason_category", Type: spec.String,
+			Append: func(b []byte, e *ent.ReturnRecord) []byte { return wire.AppendStringPtr(b, e.ReasonCategory) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.ReturnRecord) any {
+				if e.ReasonCategory == nil {
+					return nil
+				}
+				return *e.ReasonCategory
+			},
+		},
+		{
+			Member: "tax_refunded", Column: "tax_refunded", Type: spec.String,
+			Append: func(b []byte, e *ent.ReturnRecord) []byte { return wire.AppendStringPtr(b, e.TaxRefunded) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.ReturnRecord) any {
+				if e.TaxRefunded == nil {
+					return nil
+				}
+				return *e.TaxRefunded
+			},
+		},
+		{
+			Member: "total_refunded", Column: "total_refunded", Type: spec.String,
+			Append: func(b []byte, e *ent.ReturnRecord) []byte { return wire.AppendStringPtr(b, e.TotalRefunded) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.ReturnRecord) any {
+				if e.TotalRefunded == nil {
+					return nil
+				}
+				return *e.TotalRefunded
+			},
+		},
 	},
 	Unique:   map[string]string{"id": "id"},
 	NewInput: func() engine.Input[ent.ReturnRecord] { return new(returnRecordInput) },
 	Encode:   appendReturnRecord,
 	ID:       func(e *ent.ReturnRecord) string { return e.ID },
+	Table:    "returns",
 	Select:   "SELECT \"id\", \"order_id\", \"description\", \"issue\", \"status\", \"tracking_number\", \"action_needed\", \"customer_email\", \"rma\", \"serial_number\", \"scanned_serial_number\", \"helpdesk_number\", \"entered_by\", \"order_date\", \"shipped_date\", \"requested_date\", \"condition\", \"reported_condition\", \"created_date\", \"amount\", \"flat_rate_shipping\", \"customer_id\", \"reason_category\", \"tax_refunded\", \"total_refunded\" FROM \"returns\"",
 	Scan:     scanReturnRecord,
 	Reload: func(ctx context.Context, c *ent.Client, id string) (*ent.ReturnRecord, error) {
@@ -596,4 +843,14 @@ var returnRecordResource = &engine.Resource[ent.ReturnRecord]{
 	DeleteWhere: func(ctx context.Context, c *ent.Client, column string, value any) (int, error) {
 		return c.ReturnRecord.Delete().Where(predicate.ReturnRecord(entsql.FieldEQ(column, value))).Exec(ctx)
 	},
+}
+
+// The related records a read of Return can expand; set at init, as the
+// resources refer to one another.
+func init() {
+	returnRecordResource.Edges = []engine.Edge[ent.ReturnRecord]{
+		{Name: "return_line_items", Load: engine.ExpandChildren(returnLineItemResource, "return_id",
+			func(e *ent.ReturnRecord) string { return e.ID },
+			func(c *ent.ReturnLineItem) *string { return c.ReturnID })},
+	}
 }

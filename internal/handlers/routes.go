@@ -23,7 +23,7 @@ var opUpdateReturn = &engine.Op[ent.ReturnRecord]{
 	Wrapper:   "return",
 	Envelope: func(b []byte, r *engine.Result[ent.ReturnRecord]) []byte {
 		b = append(b, "{\"returns\":["...)
-		b = appendReturnRecord(b, r.Record)
+		b = r.AppendRecord(b)
 		b = append(b, "]}"...)
 		return b
 	},
@@ -52,7 +52,7 @@ var opGetReturnLineItem = &engine.Op[ent.ReturnLineItem]{
 	IDMembers: []string{"id"},
 	Envelope: func(b []byte, r *engine.Result[ent.ReturnLineItem]) []byte {
 		b = append(b, "{\"data\":{\"insert_return_line_items\":{\"returning\":["...)
-		b = appendReturnLineItem(b, r.Record)
+		b = r.AppendRecord(b)
 		b = append(b, "]}}}"...)
 		return b
 	},
@@ -66,7 +66,7 @@ var opUpdateReturnLineItem = &engine.Op[ent.ReturnLineItem]{
 	IDMembers: []string{"id"},
 	Envelope: func(b []byte, r *engine.Result[ent.ReturnLineItem]) []byte {
 		b = append(b, "{\"data\":{\"insert_return_line_items\":{\"returning\":["...)
-		b = appendReturnLineItem(b, r.Record)
+		b = r.AppendRecord(b)
 		b = append(b, "]}}}"...)
 		return b
 	},
@@ -80,9 +80,9 @@ var opListUsers = &engine.Op[ent.User]{
 	IDMembers: []string{"id"},
 	Envelope: func(b []byte, r *engine.Result[ent.User]) []byte {
 		b = append(b, "{\"users\":"...)
-		b = engine.AppendEach(b, r.Records, appendUser)
+		b = r.AppendRecords(b)
 		b = append(b, ",\"paging\":"...)
-		b = engine.AppendPaging(b, r.Paging)
+		b = r.AppendPaging(b)
 		b = append(b, "}"...)
 		return b
 	},
@@ -96,9 +96,9 @@ var opListCases = &engine.Op[ent.CaseRecord]{
 	IDMembers: []string{"id"},
 	Envelope: func(b []byte, r *engine.Result[ent.CaseRecord]) []byte {
 		b = append(b, "{\"data\":{\"case\":"...)
-		b = engine.AppendEach(b, r.Records, appendCaseRecord)
+		b = r.AppendRecords(b)
 		b = append(b, "},\"paging\":"...)
-		b = engine.AppendPaging(b, r.Paging)
+		b = r.AppendPaging(b)
 		b = append(b, "}"...)
 		return b
 	},
@@ -113,7 +113,7 @@ var opUpdateCase = &engine.Op[ent.CaseRecord]{
 	IDOptional: true,
 	Envelope: func(b []byte, r *engine.Result[ent.CaseRecord]) []byte {
 		b = append(b, "{\"data\":{\"update_cases\":{\"returning\":["...)
-		b = appendCaseRecord(b, r.Record)
+		b = r.AppendRecord(b)
 		b = append(b, "]}}}"...)
 		return b
 	},
@@ -128,9 +128,9 @@ var opListCustomers = &engine.Op[ent.Customer]{
 	Filters:   []string{"sso_id"},
 	Envelope: func(b []byte, r *engine.Result[ent.Customer]) []byte {
 		b = append(b, "{\"customers\":"...)
-		b = engine.AppendEach(b, r.Records, appendCustomer)
+		b = r.AppendRecords(b)
 		b = append(b, ",\"paging\":"...)
-		b = engine.AppendPaging(b, r.Paging)
+		b = r.AppendPaging(b)
 		b = append(b, "}"...)
 		return b
 	},
@@ -183,9 +183,9 @@ var opListVendor = &engine.Op[ent.Vendor]{
 	IDMembers: []string{"id"},
 	Envelope: func(b []byte, r *engine.Result[ent.Vendor]) []byte {
 		b = append(b, "{\"vendors\":"...)
-		b = engine.AppendEach(b, r.Records, appendVendor)
+		b = r.AppendRecords(b)
 		b = append(b, ",\"paging\":"...)
-		b = engine.AppendPaging(b, r.Paging)
+		b = r.AppendPaging(b)
 		b = append(b, "}"...)
 		return b
 	},
@@ -199,9 +199,9 @@ var opListContact = &engine.Op[ent.Contact]{
 	IDMembers: []string{"id"},
 	Envelope: func(b []byte, r *engine.Result[ent.Contact]) []byte {
 		b = append(b, "{\"contacts\":"...)
-		b = engine.AppendEach(b, r.Records, appendContact)
+		b = r.AppendRecords(b)
 		b = append(b, ",\"paging\":"...)
-		b = engine.AppendPaging(b, r.Paging)
+		b = r.AppendPaging(b)
 		b = append(b, "}"...)
 		return b
 	},
@@ -215,9 +215,9 @@ var opListPackingList = &engine.Op[ent.PackingList]{
 	IDMembers: []string{"id"},
 	Envelope: func(b []byte, r *engine.Result[ent.PackingList]) []byte {
 		b = append(b, "{\"packing_lists\":"...)
-		b = engine.AppendEach(b, r.Records, appendPackingList)
+		b = r.AppendRecords(b)
 		b = append(b, ",\"paging\":"...)
-		b = engine.AppendPaging(b, r.Paging)
+		b = r.AppendPaging(b)
 		b = append(b, "}"...)
 		return b
 	},
@@ -230,7 +230,7 @@ var opGetPackingList = &engine.Op[ent.PackingList]{
 	Res:       packingListResource,
 	IDMembers: []string{"id"},
 	Envelope: func(b []byte, r *engine.Result[ent.PackingList]) []byte {
-		b = appendPackingList(b, r.Record)
+		b = r.AppendRecord(b)
 		return b
 	},
 }
@@ -242,7 +242,7 @@ var opGetBillOfMaterialsLineItem = &engine.Op[ent.BillOfMaterialsLineItem]{
 	Res:       billOfMaterialsLineItemResource,
 	IDMembers: []string{"id"},
 	Envelope: func(b []byte, r *engine.Result[ent.BillOfMaterialsLineItem]) []byte {
-		b = appendBillOfMaterialsLineItem(b, r.Record)
+		b = r.AppendRecord(b)
 		return b
 	},
 }
@@ -254,7 +254,7 @@ var opGetWorkOrder = &engine.Op[ent.WorkOrder]{
 	Res:       workOrderResource,
 	IDMembers: []string{"id"},
 	Envelope: func(b []byte, r *engine.Result[ent.WorkOrder]) []byte {
-		b = appendWorkOrder(b, r.Record)
+		b = r.AppendRecord(b)
 		return b
 	},
 }
@@ -268,7 +268,7 @@ var opUpdatePurchaseOrder = &engine.Op[ent.PurchaseOrder]{
 	Aliases:   map[string]string{"status": "purchase_order_status"},
 	Ignore:    []string{"condition"},
 	Envelope: func(b []byte, r *engine.Result[ent.PurchaseOrder]) []byte {
-		b = appendPurchaseOrder(b, r.Record)
+		b = r.AppendRecord(b)
 		return b
 	},
 }
@@ -295,7 +295,7 @@ var opUpdateWarrantyLineItem = &engine.Op[ent.WarrantyLineItem]{
 	IDMembers: []string{"id", "_id"},
 	Envelope: func(b []byte, r *engine.Result[ent.WarrantyLineItem]) []byte {
 		b = append(b, "{\"data\":{\"warranty_line_items\":["...)
-		b = appendWarrantyLineItem(b, r.Record)
+		b = r.AppendRecord(b)
 		b = append(b, "]}}"...)
 		return b
 	},
@@ -325,9 +325,9 @@ var genericListBillOfMaterialsLineItems = &engine.Op[ent.BillOfMaterialsLineItem
 	IDMembers: []string{"id"},
 	Envelope: func(b []byte, r *engine.Result[ent.BillOfMaterialsLineItem]) []byte {
 		b = append(b, "{\"bill_of_materials_line_items\":"...)
-		b = engine.AppendEach(b, r.Records, appendBillOfMaterialsLineItem)
+		b = r.AppendRecords(b)
 		b = append(b, ",\"paging\":"...)
-		b = engine.AppendPaging(b, r.Paging)
+		b = r.AppendPaging(b)
 		b = append(b, "}"...)
 		return b
 	},
@@ -340,7 +340,7 @@ var genericCreateBillOfMaterialsLineItem = &engine.Op[ent.BillOfMaterialsLineIte
 	Res:       billOfMaterialsLineItemResource,
 	IDMembers: []string{"id"},
 	Envelope: func(b []byte, r *engine.Result[ent.BillOfMaterialsLineItem]) []byte {
-		b = appendBillOfMaterialsLineItem(b, r.Record)
+		b = r.AppendRecord(b)
 		return b
 	},
 }
@@ -352,7 +352,7 @@ var genericPatchBillOfMaterialsLineItem = &engine.Op[ent.BillOfMaterialsLineItem
 	Res:       billOfMaterialsLineItemResource,
 	IDMembers: []string{"id"},
 	Envelope: func(b []byte, r *engine.Result[ent.BillOfMaterialsLineItem]) []byte {
-		b = appendBillOfMaterialsLineItem(b, r.Record)
+		b = r.AppendRecord(b)
 		return b
 	},
 }
@@ -378,7 +378,7 @@ var genericGetCase = &engine.Op[ent.CaseRecord]{
 	Res:       caseRecordResource,
 	IDMembers: []string{"id"},
 	Envelope: func(b []byte, r *engine.Result[ent.CaseRecord]) []byte {
-		b = appendCaseRecord(b, r.Record)
+		b = r.AppendRecord(b)
 		return b
 	},
 }
@@ -390,7 +390,7 @@ var genericPatchCase = &engine.Op[ent.CaseRecord]{
 	Res:       caseRecordResource,
 	IDMembers: []string{"id"},
 	Envelope: func(b []byte, r *engine.Result[ent.CaseRecord]) []byte {
-		b = appendCaseRecord(b, r.Record)
+		b = r.AppendRecord(b)
 		return b
 	},
 }
@@ -417,9 +417,9 @@ var genericListChannelThreads = &engine.Op[ent.ChannelThread]{
 	IDMembers: []string{"id"},
 	Envelope: func(b []byte, r *engine.Result[ent.ChannelThread]) []byte {
 		b = append(b, "{\"channel_threads\":"...)
-		b = engine.AppendEach(b, r.Records, appendChannelThread)
+		b = r.AppendRecords(b)
 		b = append(b, ",\"paging\":"...)
-		b = engine.AppendPaging(b, r.Paging)
+		b = r.AppendPaging(b)
 		b = append(b, "}"...)
 		return b
 	},
@@ -432,7 +432,7 @@ var genericCreateChannelThread = &engine.Op[ent.ChannelThread]{
 	Res:       channelThreadResource,
 	IDMembers: []string{"id"},
 	Envelope: func(b []byte, r *engine.Result[ent.ChannelThread]) []byte {
-		b = appendChannelThread(b, r.Record)
+		b = r.AppendRecord(b)
 		return b
 	},
 }
@@ -444,7 +444,7 @@ var genericGetChannelThread = &engine.Op[ent.ChannelThread]{
 	Res:       channelThreadResource,
 	IDMembers: []string{"id"},
 	Envelope: func(b []byte, r *engine.Result[ent.ChannelThread]) []byte {
-		b = appendChannelThread(b, r.Record)
+		b = r.AppendRecord(b)
 		return b
 	},
 }
@@ -456,7 +456,7 @@ var genericPatchChannelThread = &engine.Op[ent.ChannelThread]{
 	Res:       channelThreadResource,
 	IDMembers: []string{"id"},
 	Envelope: func(b []byte, r *engine.Result[ent.ChannelThread]) []byte {
-		b = appendChannelThread(b, r.Record)
+		b = r.AppendRecord(b)
 		return b
 	},
 }
@@ -483,9 +483,9 @@ var genericListContacts = &engine.Op[ent.Contact]{
 	IDMembers: []string{"id"},
 	Envelope: func(b []byte, r *engine.Result[ent.Contact]) []byte {
 		b = append(b, "{\"contacts\":"...)
-		b = engine.AppendEach(b, r.Records, appendContact)
+		b = r.AppendRecords(b)
 		b = append(b, ",\"paging\":"...)
-		b = engine.AppendPaging(b, r.Paging)
+		b = r.AppendPaging(b)
 		b = append(b, "}"...)
 		return b
 	},
@@ -498,7 +498,7 @@ var genericCreateContact = &engine.Op[ent.Contact]{
 	Res:       contactResource,
 	IDMembers: []string{"id"},
 	Envelope: func(b []byte, r *engine.Result[ent.Contact]) []byte {
-		b = appendContact(b, r.Record)
+		b = r.AppendRecord(b)
 		return b
 	},
 }
@@ -510,7 +510,7 @@ var genericGetContact = &engine.Op[ent.Contact]{
 	Res:       contactResource,
 	IDMembers: []string{"id"},
 	Envelope: func(b []byte, r *engine.Result[ent.Contact]) []byte {
-		b = appendContact(b, r.Record)
+		b = r.AppendRecord(b)
 		return b
 	},
 }
@@ -522,7 +522,7 @@ var genericPatchContact = &engine.Op[ent.Contact]{
 	Res:       contactResource,
 	IDMembers: []string{"id"},
 	Envelope: func(b []byte, r *engine.Result[ent.Contact]) []byte {
-		b = appendContact(b, r.Record)
+		b = r.AppendRecord(b)
 		return b
 	},
 }
@@ -549,9 +549,9 @@ var genericListCustomers = &engine.Op[ent.Customer]{
 	IDMembers: []string{"id"},
 	Envelope: func(b []byte, r *engine.Result[ent.Customer]) []byte {
 		b = append(b, "{\"customers\":"...)
-		b = engine.AppendEach(b, r.Records, appendCustomer)
+		b = r.AppendRecords(b)
 		b = append(b, ",\"paging\":"...)
-		b = engine.AppendPaging(b, r.Paging)
+		b = r.AppendPaging(b)
 		b = append(b, "}"...)
 		return b
 	},
@@ -564,7 +564,7 @@ var genericCreateCustomer = &engine.Op[ent.Customer]{
 	Res:       customerResource,
 	IDMembers: []string{"id"},
 	Envelope: func(b []byte, r *engine.Result[ent.Customer]) []byte {
-		b = appendCustomer(b, r.Record)
+		b = r.AppendRecord(b)
 		return b
 	},
 }
@@ -576,7 +576,7 @@ var genericGetCustomer = &engine.Op[ent.Customer]{
 	Res:       customerResource,
 	IDMembers: []string{"id"},
 	Envelope: func(b []byte, r *engine.Result[ent.Customer]) []byte {
-		b = appendCustomer(b, r.Record)
+		b = r.AppendRecord(b)
 		return b
 	},
 }
@@ -588,7 +588,7 @@ var genericPatchCustomer = &engine.Op[ent.Customer]{
 	Res:       customerResource,
 	IDMembers: []string{"id"},
 	Envelope: func(b []byte, r *engine.Result[ent.Customer]) []byte {
-		b = appendCustomer(b, r.Record)
+		b = r.AppendRecord(b)
 		return b
 	},
 }
@@ -601,9 +601,9 @@ var genericListPackingListItems = &engine.Op[ent.PackingListItem]{
 	IDMembers: []string{"id"},
 	Envelope: func(b []byte, r *engine.Result[ent.PackingListItem]) []byte {
 		b = append(b, "{\"packing_list_items\":"...)
-		b = engine.AppendEach(b, r.Records, appendPackingListItem)
+		b = r.AppendRecords(b)
 		b = append(b, ",\"paging\":"...)
-		b = engine.AppendPaging(b, r.Paging)
+		b = r.AppendPaging(b)
 		b = append(b, "}"...)
 		return b
 	},
@@ -616,7 +616,7 @@ var genericCreatePackingListItem = &engine.Op[ent.PackingListItem]{
 	Res:       packingListItemResource,
 	IDMembers: []string{"id"},
 	Envelope: func(b []byte, r *engine.Result[ent.PackingListItem]) []byte {
-		b = appendPackingListItem(b, r.Record)
+		b = r.AppendRecord(b)
 		return b
 	},
 }
@@ -628,7 +628,7 @@ var genericGetPackingListItem = &engine.Op[ent.PackingListItem]{
 	Res:       packingListItemResource,
 	IDMembers: []string{"id"},
 	Envelope: func(b []byte, r *engine.Result[ent.PackingListItem]) []byte {
-		b = appendPackingListItem(b, r.Record)
+		b = r.AppendRecord(b)
 		return b
 	},
 }
@@ -640,7 +640,7 @@ var genericPatchPackingListItem = &engine.Op[ent.PackingListItem]{
 	Res:       packingListItemResource,
 	IDMembers: []string{"id"},
 	Envelope: func(b []byte, r *engine.Result[ent.PackingListItem]) []byte {
-		b = appendPackingListItem(b, r.Record)
+		b = r.AppendRecord(b)
 		return b
 	},
 }
@@ -667,9 +667,9 @@ var genericListPackingLists = &engine.Op[ent.PackingList]{
 	IDMembers: []string{"id"},
 	Envelope: func(b []byte, r *engine.Result[ent.PackingList]) []byte {
 		b = append(b, "{\"packing_lists\":"...)
-		b = engine.AppendEach(b, r.Records, appendPackingList)
+		b = r.AppendRecords(b)
 		b = append(b, ",\"paging\":"...)
-		b = engine.AppendPaging(b, r.Paging)
+		b = r.AppendPaging(b)
 		b = append(b, "}"...)
 		return b
 	},
@@ -682,7 +682,7 @@ var genericCreatePackingList = &engine.Op[ent.PackingList]{
 	Res:       packingListResource,
 	IDMembers: []string{"id"},
 	Envelope: func(b []byte, r *engine.Result[ent.PackingList]) []byte {
-		b = appendPackingList(b, r.Record)
+		b = r.AppendRecord(b)
 		return b
 	},
 }
@@ -694,7 +694,7 @@ var genericPatchPackingList = &engine.Op[ent.PackingList]{
 	Res:       packingListResource,
 	IDMembers: []string{"id"},
 	Envelope: func(b []byte, r *engine.Result[ent.PackingList]) []byte {
-		b = appendPackingList(b, r.Record)
+		b = r.AppendRecord(b)
 		return b
 	},
 }
@@ -721,9 +721,9 @@ var genericListPurchaseOrders = &engine.Op[ent.PurchaseOrder]{
 	IDMembers: []string{"id"},
 	Envelope: func(b []byte, r *engine.Result[ent.PurchaseOrder]) []byte {
 		b = append(b, "{\"purchase_orders\":"...)
-		b = engine.AppendEach(b, r.Records, appendPurchaseOrder)
+		b = r.AppendRecords(b)
 		b = append(b, ",\"paging\":"...)
-		b = engine.AppendPaging(b, r.Paging)
+		b = r.AppendPaging(b)
 		b = append(b, "}"...)
 		return b
 	},
@@ -736,7 +736,7 @@ var genericCreatePurchaseOrder = &engine.Op[ent.PurchaseOrder]{
 	Res:       purchaseOrderResource,
 	IDMembers: []string{"id"},
 	Envelope: func(b []byte, r *engine.Result[ent.PurchaseOrder]) []byte {
-		b = appendPurchaseOrder(b, r.Record)
+		b = r.AppendRecord(b)
 		return b
 	},
 }
@@ -748,7 +748,7 @@ var genericGetPurchaseOrder = &engine.Op[ent.PurchaseOrder]{
 	Res:       purchaseOrderResource,
 	IDMembers: []string{"id"},
 	Envelope: func(b []byte, r *engine.Result[ent.PurchaseOrder]) []byte {
-		b = appendPurchaseOrder(b, r.Record)
+		b = r.AppendRecord(b)
 		return b
 	},
 }
@@ -760,7 +760,7 @@ var genericPatchPurchaseOrder = &engine.Op[ent.PurchaseOrder]{
 	Res:       purchaseOrderResource,
 	IDMembers: []string{"id"},
 	Envelope: func(b []byte, r *engine.Result[ent.PurchaseOrder]) []byte {
-		b = appendPurchaseOrder(b, r.Record)
+		b = r.AppendRecord(b)
 		return b
 	},
 }
@@ -787,9 +787,9 @@ var genericListReturnLineItems = &engine.Op[ent.ReturnLineItem]{
 	IDMembers: []string{"id"},
 	Envelope: func(b []byte, r *engine.Result[ent.ReturnLineItem]) []byte {
 		b = append(b, "{\"return_line_items\":"...)
-		b = engine.AppendEach(b, r.Records, appendReturnLineItem)
+		b = r.AppendRecords(b)
 		b = append(b, ",\"paging\":"...)
-		b = engine.AppendPaging(b, r.Paging)
+		b = r.AppendPaging(b)
 		b = append(b, "}"...)
 		return b
 	},
@@ -802,7 +802,7 @@ var genericCreateReturnLineItem = &engine.Op[ent.ReturnLineItem]{
 	Res:       returnLineItemResource,
 	IDMembers: []string{"id"},
 	Envelope: func(b []byte, r *engine.Result[ent.ReturnLineItem]) []byte {
-		b = appendReturnLineItem(b, r.Record)
+		b = r.AppendRecord(b)
 		return b
 	},
 }
@@ -814,7 +814,7 @@ var genericGetReturnLineItem = &engine.Op[ent.ReturnLineItem]{
 	Res:       returnLineItemResource,
 	IDMembers: []string{"id"},
 	Envelope: func(b []byte, r *engine.Result[ent.ReturnLineItem]) []byte {
-		b = appendReturnLineItem(b, r.Record)
+		b = r.AppendRecord(b)
 		return b
 	},
 }
@@ -826,7 +826,7 @@ var genericPatchReturnLineItem = &engine.Op[ent.ReturnLineItem]{
 	Res:       returnLineItemResource,
 	IDMembers: []string{"id"},
 	Envelope: func(b []byte, r *engine.Result[ent.ReturnLineItem]) []byte {
-		b = appendReturnLineItem(b, r.Record)
+		b = r.AppendRecord(b)
 		return b
 	},
 }
@@ -853,9 +853,9 @@ var genericListReturns = &engine.Op[ent.ReturnRecord]{
 	IDMembers: []string{"id"},
 	Envelope: func(b []byte, r *engine.Result[ent.ReturnRecord]) []byte {
 		b = append(b, "{\"returns\":"...)
-		b = engine.AppendEach(b, r.Records, appendReturnRecord)
+		b = r.AppendRecords(b)
 		b = append(b, ",\"paging\":"...)
-		b = engine.AppendPaging(b, r.Paging)
+		b = r.AppendPaging(b)
 		b = append(b, "}"...)
 		return b
 	},
@@ -868,7 +868,7 @@ var genericCreateReturn = &engine.Op[ent.ReturnRecord]{
 	Res:       returnRecordResource,
 	IDMembers: []string{"id"},
 	Envelope: func(b []byte, r *engine.Result[ent.ReturnRecord]) []byte {
-		b = appendReturnRecord(b, r.Record)
+		b = r.AppendRecord(b)
 		return b
 	},
 }
@@ -880,7 +880,7 @@ var genericGetReturn = &engine.Op[ent.ReturnRecord]{
 	Res:       returnRecordResource,
 	IDMembers: []string{"id"},
 	Envelope: func(b []byte, r *engine.Result[ent.ReturnRecord]) []byte {
-		b = appendReturnRecord(b, r.Record)
+		b = r.AppendRecord(b)
 		return b
 	},
 }
@@ -892,7 +892,7 @@ var genericPatchReturn = &engine.Op[ent.ReturnRecord]{
 	Res:       returnRecordResource,
 	IDMembers: []string{"id"},
 	Envelope: func(b []byte, r *engine.Result[ent.ReturnRecord]) []byte {
-		b = appendReturnRecord(b, r.Record)
+		b = r.AppendRecord(b)
 		return b
 	},
 }
@@ -919,9 +919,9 @@ var genericListSuppliers = &engine.Op[ent.Supplier]{
 	IDMembers: []string{"id"},
 	Envelope: func(b []byte, r *engine.Result[ent.Supplier]) []byte {
 		b = append(b, "{\"suppliers\":"...)
-		b = engine.AppendEach(b, r.Records, appendSupplier)
+		b = r.AppendRecords(b)
 		b = append(b, ",\"paging\":"...)
-		b = engine.AppendPaging(b, r.Paging)
+		b = r.AppendPaging(b)
 		b = append(b, "}"...)
 		return b
 	},
@@ -934,7 +934,7 @@ var genericCreateSupplier = &engine.Op[ent.Supplier]{
 	Res:       supplierResource,
 	IDMembers: []string{"id"},
 	Envelope: func(b []byte, r *engine.Result[ent.Supplier]) []byte {
-		b = appendSupplier(b, r.Record)
+		b = r.AppendRecord(b)
 		return b
 	},
 }
@@ -946,7 +946,7 @@ var genericGetSupplier = &engine.Op[ent.Supplier]{
 	Res:       supplierResource,
 	IDMembers: []string{"id"},
 	Envelope: func(b []byte, r *engine.Result[ent.Supplier]) []byte {
-		b = appendSupplier(b, r.Record)
+		b = r.AppendRecord(b)
 		return b
 	},
 }
@@ -958,7 +958,7 @@ var genericPatchSupplier = &engine.Op[ent.Supplier]{
 	Res:       supplierResource,
 	IDMembers: []string{"id"},
 	Envelope: func(b []byte, r *engine.Result[ent.Supplier]) []byte {
-		b = appendSupplier(b, r.Record)
+		b = r.AppendRecord(b)
 		return b
 	},
 }
@@ -985,9 +985,9 @@ var genericListUsers = &engine.Op[ent.User]{
 	IDMembers: []string{"id"},
 	Envelope: func(b []byte, r *engine.Result[ent.User]) []byte {
 		b = append(b, "{\"users\":"...)
-		b = engine.AppendEach(b, r.Records, appendUser)
+		b = r.AppendRecords(b)
 		b = append(b, ",\"paging\":"...)
-		b = engine.AppendPaging(b, r.Paging)
+		b = r.AppendPaging(b)
 		b = append(b, "}"...)
 		return b
 	},
@@ -1000,7 +1000,7 @@ var genericCreateUser = &engine.Op[ent.User]{
 	Res:       userResource,
 	IDMembers: []string{"id"},
 	Envelope: func(b []byte, r *engine.Result[ent.User]) []byte {
-		b = appendUser(b, r.Record)
+		b = r.AppendRecord(b)
 		return b
 	},
 }
@@ -1012,7 +1012,7 @@ var genericPatchUser = &engine.Op[ent.User]{
 	Res:       userResource,
 	IDMembers: []string{"id"},
 	Envelope: func(b []byte, r *engine.Result[ent.User]) []byte {
-		b = appendUser(b, r.Record)
+		b = r.AppendRecord(b)
 		return b
 	},
 }
@@ -1039,9 +1039,9 @@ var genericListVendors = &engine.Op[ent.Vendor]{
 	IDMembers: []string{"id"},
 	Envelope: func(b []byte, r *engine.Result[ent.Vendor]) []byte {
 		b = append(b, "{\"vendors\":"...)
-		b = engine.AppendEach(b, r.Records, appendVendor)
+		b = r.AppendRecords(b)
 		b = append(b, ",\"paging\":"...)
-		b = engine.AppendPaging(b, r.Paging)
+		b = r.AppendPaging(b)
 		b = append(b, "}"...)
 		return b
 	},
@@ -1054,7 +1054,7 @@ var genericCreateVendor = &engine.Op[ent.Vendor]{
 	Res:       vendorResource,
 	IDMembers: []string{"id"},
 	Envelope: func(b []byte, r *engine.Result[ent.Vendor]) []byte {
-		b = appendVendor(b, r.Record)
+		b = r.AppendRecord(b)
 		return b
 	},
 }
@@ -1066,7 +1066,7 @@ var genericGetVendor = &engine.Op[ent.Vendor]{
 	Res:       vendorResource,
 	IDMembers: []string{"id"},
 	Envelope: func(b []byte, r *engine.Result[ent.Vendor]) []byte {
-		b = appendVendor(b, r.Record)
+		b = r.AppendRecord(b)
 		return b
 	},
 }
@@ -1078,7 +1078,7 @@ var genericPatchVendor = &engine.Op[ent.Vendor]{
 	Res:       vendorResource,
 	IDMembers: []string{"id"},
 	Envelope: func(b []byte, r *engine.Result[ent.Vendor]) []byte {
-		b = appendVendor(b, r.Record)
+		b = r.AppendRecord(b)
 		return b
 	},
 }
@@ -1105,9 +1105,9 @@ var genericListWarranties = &engine.Op[ent.Warranty]{
 	IDMembers: []string{"id"},
 	Envelope: func(b []byte, r *engine.Result[ent.Warranty]) []byte {
 		b = append(b, "{\"warranties\":"...)
-		b = engine.AppendEach(b, r.Records, appendWarranty)
+		b = r.AppendRecords(b)
 		b = append(b, ",\"paging\":"...)
-		b = engine.AppendPaging(b, r.Paging)
+		b = r.AppendPaging(b)
 		b = append(b, "}"...)
 		return b
 	},
@@ -1120,7 +1120,7 @@ var genericCreateWarranty = &engine.Op[ent.Warranty]{
 	Res:       warrantyResource,
 	IDMembers: []string{"id"},
 	Envelope: func(b []byte, r *engine.Result[ent.Warranty]) []byte {
-		b = appendWarranty(b, r.Record)
+		b = r.AppendRecord(b)
 		return b
 	},
 }
@@ -1132,7 +1132,7 @@ var genericGetWarranty = &engine.Op[ent.Warranty]{
 	Res:       warrantyResource,
 	IDMembers: []string{"id"},
 	Envelope: func(b []byte, r *engine.Result[ent.Warranty]) []byte {
-		b = appendWarranty(b, r.Record)
+		b = r.AppendRecord(b)
 		return b
 	},
 }
@@ -1144,7 +1144,7 @@ var genericPatchWarranty = &engine.Op[ent.Warranty]{
 	Res:       warrantyResource,
 	IDMembers: []string{"id"},
 	Envelope: func(b []byte, r *engine.Result[ent.Warranty]) []byte {
-		b = appendWarranty(b, r.Record)
+		b = r.AppendRecord(b)
 		return b
 	},
 }
@@ -1171,9 +1171,9 @@ var genericListWarrantyLineItems = &engine.Op[ent.WarrantyLineItem]{
 	IDMembers: []string{"id"},
 	Envelope: func(b []byte, r *engine.Result[ent.WarrantyLineItem]) []byte {
 		b = append(b, "{\"warranty_line_items\":"...)
-		b = engine.AppendEach(b, r.Records, appendWarrantyLineItem)
+		b = r.AppendRecords(b)
 		b = append(b, ",\"paging\":"...)
-		b = engine.AppendPaging(b, r.Paging)
+		b = r.AppendPaging(b)
 		b = append(b, "}"...)
 		return b
 	},
@@ -1186,7 +1186,7 @@ var genericCreateWarrantyLineItem = &engine.Op[ent.WarrantyLineItem]{
 	Res:       warrantyLineItemResource,
 	IDMembers: []string{"id"},
 	Envelope: func(b []byte, r *engine.Result[ent.WarrantyLineItem]) []byte {
-		b = appendWarrantyLineItem(b, r.Record)
+		b = r.AppendRecord(b)
 		return b
 	},
 }
@@ -1198,7 +1198,7 @@ var genericGetWarrantyLineItem = &engine.Op[ent.WarrantyLineItem]{
 	Res:       warrantyLineItemResource,
 	IDMembers: []string{"id"},
 	Envelope: func(b []byte, r *engine.Result[ent.WarrantyLineItem]) []byte {
-		b = appendWarrantyLineItem(b, r.Record)
+		b = r.AppendRecord(b)
 		return b
 	},
 }
@@ -1210,7 +1210,7 @@ var genericPatchWarrantyLineItem = &engine.Op[ent.WarrantyLineItem]{
 	Res:       warrantyLineItemResource,
 	IDMembers: []string{"id"},
 	Envelope: func(b []byte, r *engine.Result[ent.WarrantyLineItem]) []byte {
-		b = appendWarrantyLineItem(b, r.Record)
+		b = r.AppendRecord(b)
 		return b
 	},
 }
@@ -1237,9 +1237,9 @@ var genericListWorkOrderLineItems = &engine.Op[ent.WorkOrderLineItem]{
 	IDMembers: []string{"id"},
 	Envelope: func(b []byte, r *engine.Result[ent.WorkOrderLineItem]) []byte {
 		b = append(b, "{\"work_order_line_items\":"...)
-		b = engine.AppendEach(b, r.Records, appendWorkOrderLineItem)
+		b = r.AppendRecords(b)
 		b = append(b, ",\"paging\":"...)
-		b = engine.AppendPaging(b, r.Paging)
+		b = r.AppendPaging(b)
 		b = append(b, "}"...)
 		return b
 	},
@@ -1252,7 +1252,7 @@ var genericCreateWorkOrderLineItem = &engine.Op[ent.WorkOrderLineItem]{
 	Res:       workOrderLineItemResource,
 	IDMembers: []string{"id"},
 	Envelope: func(b []byte, r *engine.Result[ent.WorkOrderLineItem]) []byte {
-		b = appendWorkOrderLineItem(b, r.Record)
+		b = r.AppendRecord(b)
 		return b
 	},
 }
@@ -1264,7 +1264,7 @@ var genericGetWorkOrderLineItem = &engine.Op[ent.WorkOrderLineItem]{
 	Res:       workOrderLineItemResource,
 	IDMembers: []string{"id"},
 	Envelope: func(b []byte, r *engine.Result[ent.WorkOrderLineItem]) []byte {
-		b = appendWorkOrderLineItem(b, r.Record)
+		b = r.AppendRecord(b)
 		return b
 	},
 }
@@ -1276,7 +1276,7 @@ var genericPatchWorkOrderLineItem = &engine.Op[ent.WorkOrderLineItem]{
 	Res:       workOrderLineItemResource,
 	IDMembers: []string{"id"},
 	Envelope: func(b []byte, r *engine.Result[ent.WorkOrderLineItem]) []byte {
-		b = appendWorkOrderLineItem(b, r.Record)
+		b = r.AppendRecord(b)
 		return b
 	},
 }
@@ -1303,9 +1303,9 @@ var genericListWorkOrders = &engine.Op[ent.WorkOrder]{
 	IDMembers: []string{"id"},
 	Envelope: func(b []byte, r *engine.Result[ent.WorkOrder]) []byte {
 		b = append(b, "{\"work_orders\":"...)
-		b = engine.AppendEach(b, r.Records, appendWorkOrder)
+		b = r.AppendRecords(b)
 		b = append(b, ",\"paging\":"...)
-		b = engine.AppendPaging(b, r.Paging)
+		b = r.AppendPaging(b)
 		b = append(b, "}"...)
 		return b
 	},
@@ -1318,7 +1318,7 @@ var genericCreateWorkOrder = &engine.Op[ent.WorkOrder]{
 	Res:       workOrderResource,
 	IDMembers: []string{"id"},
 	Envelope: func(b []byte, r *engine.Result[ent.WorkOrder]) []byte {
-		b = appendWorkOrder(b, r.Record)
+		b = r.AppendRecord(b)
 		return b
 	},
 }
@@ -1330,7 +1330,7 @@ var genericPatchWorkOrder = &engine.Op[ent.WorkOrder]{
 	Res:       workOrderResource,
 	IDMembers: []string{"id"},
 	Envelope: func(b []byte, r *engine.Result[ent.WorkOrder]) []byte {
-		b = appendWorkOrder(b, r.Record)
+		b = r.AppendRecord(b)
 		return b
 	},
 }

@@ -14,6 +14,7 @@ import (
 	"records/ent/predicate"
 	"records/ent/supplier"
 	"records/internal/engine"
+	"records/internal/spec"
 	"records/internal/wire"
 )
 
@@ -215,18 +216,77 @@ var supplierResource = &engine.Resource[ent.Supplier]{
 	Plural:  "suppliers",
 	Object:  "supplier",
 	Members: []string{"created_at", "mapping", "name", "properties", "provided_id", "updated_at"},
-	Columns: map[string]engine.Column{
-		"id":          {Name: supplier.FieldID, Parse: engine.Parse(wire.ID)},
-		"team_id":     {Name: supplier.FieldTeamID, Parse: engine.Parse(wire.Int64)},
-		"name":        {Name: supplier.FieldName, Parse: engine.Parse(wire.String)},
-		"provided_id": {Name: supplier.FieldProvidedID, Parse: engine.Parse(wire.String)},
-		"created_at":  {Name: supplier.FieldCreatedAt, Parse: engine.Parse(wire.DateTime)},
-		"updated_at":  {Name: supplier.FieldUpdatedAt, Parse: engine.Parse(wire.DateTime)},
+	Fields: []engine.Field[ent.Supplier]{
+		{
+			Member: "id", Column: "id", Type: spec.String,
+			Append: func(b []byte, e *ent.Supplier) []byte { return wire.AppendString(b, e.ID) },
+			Parse:  engine.Parse(wire.ID),
+			Value:  func(e *ent.Supplier) any { return e.ID },
+		},
+		{
+			Member: "team_id", Column: "team_id", Type: spec.Integer,
+			Append: func(b []byte, e *ent.Supplier) []byte { return wire.AppendInt(b, int64(e.TeamID)) },
+			Parse:  engine.Parse(wire.Int64),
+			Value:  func(e *ent.Supplier) any { return int64(e.TeamID) },
+		},
+		{
+			Member: "name", Column: "name", Type: spec.String,
+			Append: func(b []byte, e *ent.Supplier) []byte { return wire.AppendStringPtr(b, e.Name) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.Supplier) any {
+				if e.Name == nil {
+					return nil
+				}
+				return *e.Name
+			},
+		},
+		{
+			Member: "provided_id", Column: "provided_id", Type: spec.String,
+			Append: func(b []byte, e *ent.Supplier) []byte { return wire.AppendStringPtr(b, e.ProvidedID) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.Supplier) any {
+				if e.ProvidedID == nil {
+					return nil
+				}
+				return *e.ProvidedID
+			},
+		},
+		{
+			Member: "mapping", Column: "mapping", Type: spec.StringMap,
+			Append: func(b []byte, e *ent.Supplier) []byte { return wire.AppendStringMap(b, e.Mapping) },
+		},
+		{
+			Member: "properties", Column: "properties", Type: spec.Object,
+			Append: func(b []byte, e *ent.Supplier) []byte { return wire.AppendRaw(b, e.Properties) },
+		},
+		{
+			Member: "created_at", Column: "created_at", Type: spec.DateTime, Sortable: true,
+			Append: func(b []byte, e *ent.Supplier) []byte { return wire.AppendTimePtr(b, e.CreatedAt) },
+			Parse:  engine.Parse(wire.DateTime),
+			Value: func(e *ent.Supplier) any {
+				if e.CreatedAt == nil {
+					return nil
+				}
+				return *e.CreatedAt
+			},
+		},
+		{
+			Member: "updated_at", Column: "updated_at", Type: spec.DateTime,
+			Append: func(b []byte, e *ent.Supplier) []byte { return wire.AppendTimePtr(b, e.UpdatedAt) },
+			Parse:  engine.Parse(wire.DateTime),
+			Value: func(e *ent.Supplier) any {
+				if e.UpdatedAt == nil {
+					return nil
+				}
+				return *e.UpdatedAt
+			},
+		},
 	},
 	Unique:   map[string]string{"id": "id"},
 	NewInput: func() engine.Input[ent.Supplier] { return new(supplierInput) },
 	Encode:   appendSupplier,
 	ID:       func(e *ent.Supplier) string { return e.ID },
+	Table:    "suppliers",
 	Select:   "SELECT \"id\", \"team_id\", \"name\", \"provided_id\", \"mapping\", \"properties\", \"created_at\", \"updated_at\" FROM \"suppliers\"",
 	Scan:     scanSupplier,
 	Reload: func(ctx context.Context, c *ent.Client, id string) (*ent.Supplier, error) {

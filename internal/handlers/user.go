@@ -13,6 +13,7 @@ import (
 	"records/ent/predicate"
 	"records/ent/user"
 	"records/internal/engine"
+	"records/internal/spec"
 	"records/internal/wire"
 )
 
@@ -415,30 +416,206 @@ var userResource = &engine.Resource[ent.User]{
 	Plural:  "users",
 	Object:  "user",
 	Members: []string{"active", "avatar", "bio", "birthday", "country", "email", "firstName", "lastName", "last_seen", "last_typed", "location", "organization", "phone", "regions", "social_handle", "title", "username"},
-	Columns: map[string]engine.Column{
-		"id":            {Name: user.FieldID, Parse: engine.Parse(wire.ID)},
-		"active":        {Name: user.FieldActive, Parse: engine.Parse(wire.Bool)},
-		"avatar":        {Name: user.FieldAvatar, Parse: engine.Parse(wire.String)},
-		"bio":           {Name: user.FieldBio, Parse: engine.Parse(wire.String)},
-		"birthday":      {Name: user.FieldBirthday, Parse: engine.Parse(wire.Date)},
-		"country":       {Name: user.FieldCountry, Parse: engine.Parse(wire.String)},
-		"email":         {Name: user.FieldEmail, Parse: engine.Parse(wire.String)},
-		"firstName":     {Name: user.FieldFirstName, Parse: engine.Parse(wire.String)},
-		"lastName":      {Name: user.FieldLastName, Parse: engine.Parse(wire.String)},
-		"last_seen":     {Name: user.FieldLastSeen, Parse: engine.Parse(wire.DateTime)},
-		"last_typed":    {Name: user.FieldLastTyped, Parse: engine.Parse(wire.DateTime)},
-		"location":      {Name: user.FieldLocation, Parse: engine.Parse(wire.String)},
-		"organization":  {Name: user.FieldOrganization, Parse: engine.Parse(wire.String)},
-		"phone":         {Name: user.FieldPhone, Parse: engine.Parse(wire.String)},
-		"regions":       {Name: user.FieldRegions, Parse: engine.Parse(wire.String)},
-		"title":         {Name: user.FieldTitle, Parse: engine.Parse(wire.String)},
-		"social_handle": {Name: user.FieldSocialHandle, Parse: engine.Parse(wire.String)},
-		"username":      {Name: user.FieldUsername, Parse: engine.Parse(wire.String)},
+	Fields: []engine.Field[ent.User]{
+		{
+			Member: "id", Column: "id", Type: spec.String,
+			Append: func(b []byte, e *ent.User) []byte { return wire.AppendString(b, e.ID) },
+			Parse:  engine.Parse(wire.ID),
+			Value:  func(e *ent.User) any { return e.ID },
+		},
+		{
+			Member: "active", Column: "active", Type: spec.Boolean,
+			Append: func(b []byte, e *ent.User) []byte { return wire.AppendBoolPtr(b, e.Active) },
+			Parse:  engine.Parse(wire.Bool),
+			Value: func(e *ent.User) any {
+				if e.Active == nil {
+					return nil
+				}
+				return *e.Active
+			},
+		},
+		{
+			Member: "avatar", Column: "avatar", Type: spec.String,
+			Append: func(b []byte, e *ent.User) []byte { return wire.AppendStringPtr(b, e.Avatar) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.User) any {
+				if e.Avatar == nil {
+					return nil
+				}
+				return *e.Avatar
+			},
+		},
+		{
+			Member: "bio", Column: "bio", Type: spec.String,
+			Append: func(b []byte, e *ent.User) []byte { return wire.AppendStringPtr(b, e.Bio) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.User) any {
+				if e.Bio == nil {
+					return nil
+				}
+				return *e.Bio
+			},
+		},
+		{
+			Member: "birthday", Column: "birthday", Type: spec.Date,
+			Append: func(b []byte, e *ent.User) []byte { return wire.AppendDatePtr(b, e.Birthday) },
+			Parse:  engine.Parse(wire.Date),
+			Value: func(e *ent.User) any {
+				if e.Birthday == nil {
+					return nil
+				}
+				return *e.Birthday
+			},
+		},
+		{
+			Member: "country", Column: "country", Type: spec.String,
+			Append: func(b []byte, e *ent.User) []byte { return wire.AppendStringPtr(b, e.Country) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.User) any {
+				if e.Country == nil {
+					return nil
+				}
+				return *e.Country
+			},
+		},
+		{
+			Member: "email", Column: "email", Type: spec.String,
+			Append: func(b []byte, e *ent.User) []byte { return wire.AppendStringPtr(b, e.Email) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.User) any {
+				if e.Email == nil {
+					return nil
+				}
+				return *e.Email
+			},
+		},
+		{
+			Member: "firstName", Column: "first_name", Type: spec.String,
+			Append: func(b []byte, e *ent.User) []byte { return wire.AppendStringPtr(b, e.FirstName) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.User) any {
+				if e.FirstName == nil {
+					return nil
+				}
+				return *e.FirstName
+			},
+		},
+		{
+			Member: "lastName", Column: "last_name", Type: spec.String,
+			Append: func(b []byte, e *ent.User) []byte { return wire.AppendStringPtr(b, e.LastName) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.User) any {
+				if e.LastName == nil {
+					return nil
+				}
+				return *e.LastName
+			},
+		},
+		{
+			Member: "last_seen", Column: "last_seen", Type: spec.DateTime,
+			Append: func(b []byte, e *ent.User) []byte { return wire.AppendTimePtr(b, e.LastSeen) },
+			Parse:  engine.Parse(wire.DateTime),
+			Value: func(e *ent.User) any {
+				if e.LastSeen == nil {
+					return nil
+				}
+				return *e.LastSeen
+			},
+		},
+		{
+			Member: "last_typed", Column: "last_typed", Type: spec.DateTime,
+			Append: func(b []byte, e *ent.User) []byte { return wire.AppendTimePtr(b, e.LastTyped) },
+			Parse:  engine.Parse(wire.DateTime),
+			Value: func(e *ent.User) any {
+				if e.LastTyped == nil {
+					return nil
+				}
+				return *e.LastTyped
+			},
+		},
+		{
+			Member: "location", Column: "location", Type: spec.String,
+			Append: func(b []byte, e *ent.User) []byte { return wire.AppendStringPtr(b, e.Location) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.User) any {
+				if e.Location == nil {
+					return nil
+				}
+				return *e.Location
+			},
+		},
+		{
+			Member: "organization", Column: "organization", Type: spec.String,
+			Append: func(b []byte, e *ent.User) []byte { return wire.AppendStringPtr(b, e.Organization) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.User) any {
+				if e.Organization == nil {
+					return nil
+				}
+				return *e.Organization
+			},
+		},
+		{
+			Member: "phone", Column: "phone", Type: spec.String,
+			Append: func(b []byte, e *ent.User) []byte { return wire.AppendStringPtr(b, e.Phone) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.User) any {
+				if e.Phone == nil {
+					return nil
+				}
+				return *e.Phone
+			},
+		},
+		{
+			Member: "regions", Column: "regions", Type: spec.String,
+			Append: func(b []byte, e *ent.User) []byte { return wire.AppendStringPtr(b, e.Regions) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.User) any {
+				if e.Regions == nil {
+					return nil
+				}
+				return *e.Regions
+			},
+		},
+		{
+			Member: "title", Column: "title", Type: spec.String,
+			Append: func(b []byte, e *ent.User) []byte { return wire.AppendStringPtr(b, e.Title) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.User) any {
+				if e.Title == nil {
+					return nil
+				}
+				return *e.Title
+			},
+		},
+		{
+			Member: "social_handle", Column: "social_handle", Type: spec.String,
+			Append: func(b []byte, e *ent.User) []byte { return wire.AppendStringPtr(b, e.SocialHandle) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.User) any {
+				if e.SocialHandle == nil {
+					return nil
+				}
+				return *e.SocialHandle
+			},
+		},
+		{
+			Member: "username", Column: "username", Type: spec.String,
+			Append: func(b []byte, e *ent.User) []byte { return wire.AppendStringPtr(b, e.Username) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.User) any {
+				if e.Username == nil {
+					return nil
+				}
+				return *e.Username
+			},
+		},
 	},
 	Unique:   map[string]string{"id": "id", "username": "username"},
 	NewInput: func() engine.Input[ent.User] { return new(userInput) },
 	Encode:   appendUser,
 	ID:       func(e *ent.User) string { return e.ID },
+	Table:    "users",
 	Select:   "SELECT \"id\", \"active\", \"avatar\", \"bio\", \"birthday\", \"country\", \"email\", \"first_name\", \"last_name\", \"last_seen\", \"last_typed\", \"location\", \"organization\", \"phone\", \"regions\", \"title\", \"social_handle\", \"username\" FROM \"users\"",
 	Scan:     scanUser,
 	Reload: func(ctx context.Context, c *ent.Client, id string) (*ent.User, error) {

@@ -13,6 +13,7 @@ import (
 	"records/ent/predicate"
 	"records/ent/vendor"
 	"records/internal/engine"
+	"records/internal/spec"
 	"records/internal/wire"
 )
 
@@ -776,49 +777,415 @@ var vendorResource = &engine.Resource[ent.Vendor]{
 	Plural:  "vendors",
 	Object:  "vendor",
 	Members: []string{"annualRevenue", "avatar", "billingCity", "billingCountry", "billingLatitude", "billingLongitude", "billingState", "billingStreet", "created_at", "description", "employees", "fax", "industry", "is_active", "is_public", "last_modified_by", "numberOfEmployees", "ownership", "parentVendor", "phone", "rating", "shippingCity", "shippingCountry", "shippingLatitude", "shippingLongitude", "shippingState", "shippingStreet", "stockTicker", "vendorName", "vendorNotes", "vendorSubtype", "vendorType", "vendor_owner", "vendor_source", "website", "yearStarted"},
-	Columns: map[string]engine.Column{
-		"id":                {Name: vendor.FieldID, Parse: engine.Parse(wire.ID)},
-		"vendorName":        {Name: vendor.FieldVendorName, Parse: engine.Parse(wire.String)},
-		"vendorNotes":       {Name: vendor.FieldVendorNotes, Parse: engine.Parse(wire.String)},
-		"vendorSubtype":     {Name: vendor.FieldVendorSubtype, Parse: engine.Parse(wire.String)},
-		"vendorType":        {Name: vendor.FieldVendorType, Parse: engine.Parse(wire.String)},
-		"vendor_owner":      {Name: vendor.FieldVendorOwner, Parse: engine.Parse(wire.String)},
-		"vendor_source":     {Name: vendor.FieldVendorSource, Parse: engine.Parse(wire.String)},
-		"description":       {Name: vendor.FieldDescription, Parse: engine.Parse(wire.String)},
-		"industry":          {Name: vendor.FieldIndustry, Parse: engine.Parse(wire.String)},
-		"ownership":         {Name: vendor.FieldOwnership, Parse: engine.Parse(wire.String)},
-		"parentVendor":      {Name: vendor.FieldParentVendor, Parse: engine.Parse(wire.String)},
-		"rating":            {Name: vendor.FieldRating, Parse: engine.Parse(wire.String)},
-		"stockTicker":       {Name: vendor.FieldStockTicker, Parse: engine.Parse(wire.String)},
-		"website":           {Name: vendor.FieldWebsite, Parse: engine.Parse(wire.String)},
-		"yearStarted":       {Name: vendor.FieldYearStarted, Parse: engine.Parse(wire.String)},
-		"avatar":            {Name: vendor.FieldAvatar, Parse: engine.Parse(wire.String)},
-		"annualRevenue":     {Name: vendor.FieldAnnualRevenue, Parse: engine.Parse(wire.String)},
-		"employees":         {Name: vendor.FieldEmployees, Parse: engine.Parse(wire.String)},
-		"numberOfEmployees": {Name: vendor.FieldNumberOfEmployees, Parse: engine.Parse(wire.String)},
-		"fax":               {Name: vendor.FieldFax, Parse: engine.Parse(wire.String)},
-		"phone":             {Name: vendor.FieldPhone, Parse: engine.Parse(wire.String)},
-		"billingCity":       {Name: vendor.FieldBillingCity, Parse: engine.Parse(wire.String)},
-		"billingCountry":    {Name: vendor.FieldBillingCountry, Parse: engine.Parse(wire.String)},
-		"billingLatitude":   {Name: vendor.FieldBillingLatitude, Parse: engine.Parse(wire.String)},
-		"billingLongitude":  {Name: vendor.FieldBillingLongitude, Parse: engine.Parse(wire.String)},
-		"billingState":      {Name: vendor.FieldBillingState, Parse: engine.Parse(wire.String)},
-		"billingStreet":     {Name: vendor.FieldBillingStreet, Parse: engine.Parse(wire.String)},
-		"shippingCity":      {Name: vendor.FieldShippingCity, Parse: engine.Parse(wire.String)},
-		"shippingCountry":   {Name: vendor.FieldShippingCountry, Parse: engine.Parse(wire.String)},
-		"shippingLatitude":  {Name: vendor.FieldShippingLatitude, Parse: engine.Parse(wire.String)},
-		"shippingLongitude": {Name: vendor.FieldShippingLongitude, Parse: engine.Parse(wire.String)},
-		"shippingState":     {Name: vendor.FieldShippingState, Parse: engine.Parse(wire.String)},
-		"shippingStreet":    {Name: vendor.FieldShippingStreet, Parse: engine.Parse(wire.String)},
-		"created_at":        {Name: vendor.FieldCreatedAt, Parse: engine.Parse(wire.DateTime)},
-		"last_modified_by":  {Name: vendor.FieldLastModifiedBy, Parse: engine.Parse(wire.String)},
-		"is_active":         {Name: vendor.FieldIsActive, Parse: engine.Parse(wire.Bool)},
-		"is_public":         {Name: vendor.FieldIsPublic, Parse: engine.Parse(wire.Bool)},
+	Fields: []engine.Field[ent.Vendor]{
+		{
+			Member: "id", Column: "id", Type: spec.String,
+			Append: func(b []byte, e *ent.Vendor) []byte { return wire.AppendString(b, e.ID) },
+			Parse:  engine.Parse(wire.ID),
+			Value:  func(e *ent.Vendor) any { return e.ID },
+		},
+		{
+			Member: "vendorName", Column: "vendor_name", Type: spec.String,
+			Append: func(b []byte, e *ent.Vendor) []byte { return wire.AppendStringPtr(b, e.VendorName) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.Vendor) any {
+				if e.VendorName == nil {
+					return nil
+				}
+				return *e.VendorName
+			},
+		},
+		{
+			Member: "vendorNotes", Column: "vendor_notes", Type: spec.String,
+			Append: func(b []byte, e *ent.Vendor) []byte { return wire.AppendStringPtr(b, e.VendorNotes) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.Vendor) any {
+				if e.VendorNotes == nil {
+					return nil
+				}
+				return *e.VendorNotes
+			},
+		},
+		{
+			Member: "vendorSubtype", Column: "vendor_subtype", Type: spec.String,
+			Append: func(b []byte, e *ent.Vendor) []byte { return wire.AppendStringPtr(b, e.VendorSubtype) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.Vendor) any {
+				if e.VendorSubtype == nil {
+					return nil
+				}
+				return *e.VendorSubtype
+			},
+		},
+		{
+			Member: "vendorType", Column: "vendor_type", Type: spec.String,
+			Append: func(b []byte, e *ent.Vendor) []byte { return wire.AppendStringPtr(b, e.VendorType) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.Vendor) any {
+				if e.VendorType == nil {
+					return nil
+				}
+				return *e.VendorType
+			},
+		},
+		{
+			Member: "vendor_owner", Column: "vendor_owner", Type: spec.String,
+			Append: func(b []byte, e *ent.Vendor) []byte { return wire.AppendStringPtr(b, e.VendorOwner) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.Vendor) any {
+				if e.VendorOwner == nil {
+					return nil
+				}
+				return *e.VendorOwner
+			},
+		},
+		{
+			Member: "vendor_source", Column: "vendor_source", Type: spec.String,
+			Append: func(b []byte, e *ent.Vendor) []byte { return wire.AppendStringPtr(b, e.VendorSource) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.Vendor) any {
+				if e.VendorSource == nil {
+					return nil
+				}
+				return *e.VendorSource
+			},
+		},
+		{
+			Member: "description", Column: "description", Type: spec.String,
+			Append: func(b []byte, e *ent.Vendor) []byte { return wire.AppendStringPtr(b, e.Description) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.Vendor) any {
+				if e.Description == nil {
+					return nil
+				}
+				return *e.Description
+			},
+		},
+		{
+			Member: "industry", Column: "industry", Type: spec.String,
+			Append: func(b []byte, e *ent.Vendor) []byte { return wire.AppendStringPtr(b, e.Industry) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.Vendor) any {
+				if e.Industry == nil {
+					return nil
+				}
+				return *e.Industry
+			},
+		},
+		{
+			Member: "ownership", Column: "ownership", Type: spec.String,
+			Append: func(b []byte, e *ent.Vendor) []byte { return wire.AppendStringPtr(b, e.Ownership) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.Vendor) any {
+				if e.Ownership == nil {
+					return nil
+				}
+				return *e.Ownership
+			},
+		},
+		{
+			Member: "parentVendor", Column: "parent_vendor", Type: spec.String,
+			Append: func(b []byte, e *ent.Vendor) []byte { return wire.AppendStringPtr(b, e.ParentVendor) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.Vendor) any {
+				if e.ParentVendor == nil {
+					return nil
+				}
+				return *e.ParentVendor
+			},
+		},
+		{
+			Member: "rating", Column: "rating", Type: spec.String,
+			Append: func(b []byte, e *ent.Vendor) []byte { return wire.AppendStringPtr(b, e.Rating) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.Vendor) any {
+				if e.Rating == nil {
+					return nil
+				}
+				return *e.Rating
+			},
+		},
+		{
+			Member: "stockTicker", Column: "stock_ticker", Type: spec.String,
+			Append: func(b []byte, e *ent.Vendor) []byte { return wire.AppendStringPtr(b, e.StockTicker) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.Vendor) any {
+				if e.StockTicker == nil {
+					return nil
+				}
+				return *e.StockTicker
+			},
+		},
+		{
+			Member: "website", Column: "website", Type: spec.String,
+			Append: func(b []byte, e *ent.Vendor) []byte { return wire.AppendStringPtr(b, e.Website) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.Vendor) any {
+				if e.Website == nil {
+					return nil
+				}
+				return *e.Website
+			},
+		},
+		{
+			Member: "yearStarted", Column: "year_started", Type: spec.String,
+			Append: func(b []byte, e *ent.Vendor) []byte { return wire.AppendStringPtr(b, e.YearStarted) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.Vendor) any {
+				if e.YearStarted == nil {
+					return nil
+				}
+				return *e.YearStarted
+			},
+		},
+		{
+			Member: "avatar", Column: "avatar", Type: spec.String,
+			Append: func(b []byte, e *ent.Vendor) []byte { return wire.AppendStringPtr(b, e.Avatar) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.Vendor) any {
+				if e.Avatar == nil {
+					return nil
+				}
+				return *e.Avatar
+			},
+		},
+		{
+			Member: "annualRevenue", Column: "annual_revenue", Type: spec.String,
+			Append: func(b []byte, e *ent.Vendor) []byte { return wire.AppendStringPtr(b, e.AnnualRevenue) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.Vendor) any {
+				if e.AnnualRevenue == nil {
+					return nil
+				}
+				return *e.AnnualRevenue
+			},
+		},
+		{
+			Member: "employees", Column: "employees", Type: spec.String,
+			Append: func(b []byte, e *ent.Vendor) []byte { return wire.AppendStringPtr(b, e.Employees) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.Vendor) any {
+				if e.Employees == nil {
+					return nil
+				}
+				return *e.Employees
+			},
+		},
+		{
+			Member: "numberOfEmployees", Column: "number_of_employees", Type: spec.String,
+			Append: func(b []byte, e *ent.Vendor) []byte { return wire.AppendStringPtr(b, e.NumberOfEmployees) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.Vendor) any {
+				if e.NumberOfEmployees == nil {
+					return nil
+				}
+				return *e.NumberOfEmployees
+			},
+		},
+		{
+			Member: "fax", Column: "fax", Type: spec.String,
+			Append: func(b []byte, e *ent.Vendor) []byte { return wire.AppendStringPtr(b, e.Fax) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.Vendor) any {
+				if e.Fax == nil {
+					return nil
+				}
+				return *e.Fax
+			},
+		},
+		{
+			Member: "phone", Column: "phone", Type: spec.String,
+			Append: func(b []byte, e *ent.Vendor) []byte { return wire.AppendStringPtr(b, e.Phone) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.Vendor) any {
+				if e.Phone == nil {
+					return nil
+				}
+				return *e.Phone
+			},
+		},
+		{
+			Member: "billingCity", Column: "billing_city", Type: spec.String,
+			Append: func(b []byte, e *ent.Vendor) []byte { return wire.AppendStringPtr(b, e.BillingCity) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.Vendor) any {
+				if e.BillingCity == nil {
+					return nil
+				}
+				return *e.BillingCity
+			},
+		},
+		{
+			Member: "billingCountry", Column: "billing_country", Type: spec.String,
+			Append: func(b []byte, e *ent.Vendor) []byte { return wire.AppendStringPtr(b, e.BillingCountry) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.Vendor) any {
+				if e.BillingCountry == nil {
+					return nil
+				}
+				return *e.BillingCountry
+			},
+		},
+		{
+			Member: "billingLatitude", Column: "billing_latitude", Type: spec.String,
+			Append: func(b []byte, e *ent.Vendor) []byte { return wire.AppendStringPtr(b, e.BillingLatitude) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.Vendor) any {
+				if e.BillingLatitude == nil {
+					return nil
+				}
+				return *e.BillingLatitude
+			},
+		},
+		{
+			Member: "billingLongitude", Column: "billing_longitude", Type: spec.String,
+			Append: func(b []byte, e *ent.Vendor) []byte { return wire.AppendStringPtr(b, e.BillingLongitude) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.Vendor) any {
+				if e.BillingLongitude == nil {
+					return nil
+				}
+				return *e.BillingLongitude
+			},
+		},
+		{
+			Member: "billingState", Column: "billing_state", Type: spec.String,
+			Append: func(b []byte, e *ent.Vendor) []byte { return wire.AppendStringPtr(b, e.BillingState) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.Vendor) any {
+				if e.BillingState == nil {
+					return nil
+				}
+				return *e.BillingState
+			},
+		},
+		{
+			Member: "billingStreet", Column: "billing_street", Type: spec.String,
+			Append: func(b []byte, e *ent.Vendor) []byte { return wire.AppendStringPtr(b, e.BillingStreet) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.Vendor) any {
+				if e.BillingStreet == nil {
+					return nil
+				}
+				return *e.BillingStreet
+			},
+		},
+		{
+			Member: "shippingCity", Column: "shipping_city", Type: spec.String,
+			Append: func(b []byte, e *ent.Vendor) []byte { return wire.AppendStringPtr(b, e.ShippingCity) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.Vendor) any {
+				if e.ShippingCity == nil {
+					return nil
+				}
+				return *e.ShippingCity
+			},
+		},
+		{
+			Member: "shippingCountry", Column: "shipping_country", Type: spec.String,
+			Append: func(b []byte, e *ent.Vendor) []byte { return wire.AppendStringPtr(b, e.ShippingCountry) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.Vendor) any {
+				if e.ShippingCountry == nil {
+					return nil
+				}
+				return *e.ShippingCountry
+			},
+		},
+		{
+			Member: "shippingLatitude", Column: "shipping_latitude", Type: spec.String,
+			Append: func(b []byte, e *ent.Vendor) []byte { return wire.AppendStringPtr(b, e.ShippingLatitude) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.Vendor) any {
+				if e.ShippingLatitude == nil {
+					return nil
+				}
+				return *e.ShippingLatitude
+			},
+		},
+		{
+			Member: "shippingLongitude", Column: "shipping_longitude", Type: spec.String,
+			Append: func(b []byte, e *ent.Vendor) []byte { return wire.AppendStringPtr(b, e.ShippingLongitude) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.Vendor) any {
+				if e.ShippingLongitude == nil {
+					return nil
+				}
+				return *e.ShippingLongitude
+			},
+		},
+		{
+			Member: "shippingState", Column: "shipping_state", Type: spec.String,
+			Append: func(b []byte, e *ent.Vendor) []byte { return wire.AppendStringPtr(b, e.ShippingState) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.Vendor) any {
+				if e.ShippingState == nil {
+					return nil
+				}
+				return *e.ShippingState
+			},
+		},
+		{
+			Member: "shippingStreet", Column: "shipping_street", Type: spec.String,
+			Append: func(b []byte, e *ent.Vendor) []byte { return wire.AppendStringPtr(b, e.ShippingStreet) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.Vendor) any {
+				if e.ShippingStreet == nil {
+					return nil
+				}
+				return *e.ShippingStreet
+			},
+		},
+		{
+			Member: "created_at", Column: "created_at", Type: spec.DateTime, Sortable: true,
+			Append: func(b []byte, e *ent.Vendor) []byte { return wire.AppendTimePtr(b, e.CreatedAt) },
+			Parse:  engine.Parse(wire.DateTime),
+			Value: func(e *ent.Vendor) any {
+				if e.CreatedAt == nil {
+					return nil
+				}
+				return *e.CreatedAt
+			},
+		},
+		{
+			Member: "last_modified_by", Column: "last_modified_by", Type: spec.String,
+			Append: func(b []byte, e *ent.Vendor) []byte { return wire.AppendStringPtr(b, e.LastModifiedBy) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.Vendor) any {
+				if e.LastModifiedBy == nil {
+					return nil
+				}
+				return *e.LastModifiedBy
+			},
+		},
+		{
+			Member: "is_active", Column: "is_active", Type: spec.Boolean,
+			Append: func(b []byte, e *ent.Vendor) []byte { return wire.AppendBoolPtr(b, e.IsActive) },
+			Parse:  engine.Parse(wire.Bool),
+			Value: func(e *ent.Vendor) any {
+				if e.IsActive == nil {
+					return nil
+				}
+				return *e.IsActive
+			},
+		},
+		{
+			Member: "is_public", Column: "is_public", Type: spec.Boolean,
+			Append: func(b []byte, e *ent.Vendor) []byte { return wire.AppendBoolPtr(b, e.IsPublic) },
+			Parse:  engine.Parse(wire.Bool),
+			Value: func(e *ent.Vendor) any {
+				if e.IsPublic == nil {
+					return nil
+				}
+				return *e.IsPublic
+			},
+		},
 	},
 	Unique:   map[string]string{"id": "id"},
 	NewInput: func() engine.Input[ent.Vendor] { return new(vendorInput) },
 	Encode:   appendVendor,
 	ID:       func(e *ent.Vendor) string { return e.ID },
+	Table:    "vendors",
 	Select:   "SELECT \"id\", \"vendor_name\", \"vendor_notes\", \"vendor_subtype\", \"vendor_type\", \"vendor_owner\", \"vendor_source\", \"description\", \"industry\", \"ownership\", \"parent_vendor\", \"rating\", \"stock_ticker\", \"website\", \"year_started\", \"avatar\", \"annual_revenue\", \"employees\", \"number_of_employees\", \"fax\", \"phone\", \"billing_city\", \"billing_country\", \"billing_latitude\", \"billing_longitude\", \"billing_state\", \"billing_street\", \"shipping_city\", \"shipping_country\", \"shipping_latitude\", \"shipping_longitude\", \"shipping_state\", \"shipping_street\", \"created_at\", \"last_modified_by\", \"is_active\", \"is_public\" FROM \"vendors\"",
 	Scan:     scanVendor,
 	Reload: func(ctx context.Context, c *ent.Client, id string) (*ent.Vendor, error) {

@@ -13,6 +13,7 @@ import (
 	"records/ent/predicate"
 	"records/ent/warranty"
 	"records/internal/engine"
+	"records/internal/spec"
 	"records/internal/wire"
 )
 
@@ -130,15 +131,41 @@ var warrantyResource = &engine.Resource[ent.Warranty]{
 	Plural:  "warranties",
 	Object:  "warranty",
 	Members: []string{"created_at", "updated_at"},
-	Columns: map[string]engine.Column{
-		"id":         {Name: warranty.FieldID, Parse: engine.Parse(wire.ID)},
-		"created_at": {Name: warranty.FieldCreatedAt, Parse: engine.Parse(wire.DateTime)},
-		"updated_at": {Name: warranty.FieldUpdatedAt, Parse: engine.Parse(wire.DateTime)},
+	Fields: []engine.Field[ent.Warranty]{
+		{
+			Member: "id", Column: "id", Type: spec.String,
+			Append: func(b []byte, e *ent.Warranty) []byte { return wire.AppendString(b, e.ID) },
+			Parse:  engine.Parse(wire.ID),
+			Value:  func(e *ent.Warranty) any { return e.ID },
+		},
+		{
+			Member: "created_at", Column: "created_at", Type: spec.DateTime, Sortable: true,
+			Append: func(b []byte, e *ent.Warranty) []byte { return wire.AppendTimePtr(b, e.CreatedAt) },
+			Parse:  engine.Parse(wire.DateTime),
+			Value: func(e *ent.Warranty) any {
+				if e.CreatedAt == nil {
+					return nil
+				}
+				return *e.CreatedAt
+			},
+		},
+		{
+			Member: "updated_at", Column: "updated_at", Type: spec.DateTime,
+			Append: func(b []byte, e *ent.Warranty) []byte { return wire.AppendTimePtr(b, e.UpdatedAt) },
+			Parse:  engine.Parse(wire.DateTime),
+			Value: func(e *ent.Warranty) any {
+				if e.UpdatedAt == nil {
+					return nil
+				}
+				return *e.UpdatedAt
+			},
+		},
 	},
 	Unique:   map[string]string{"id": "id"},
 	NewInput: func() engine.Input[ent.Warranty] { return new(warrantyInput) },
 	Encode:   appendWarranty,
 	ID:       func(e *ent.Warranty) string { return e.ID },
+	Table:    "warranties",
 	Select:   "SELECT \"id\", \"created_at\", \"updated_at\" FROM \"warranties\"",
 	Scan:     scanWarranty,
 	Reload: func(ctx context.Context, c *ent.Client, id string) (*ent.Warranty, error) {
@@ -157,4 +184,14 @@ var warrantyResource = &engine.Resource[ent.Warranty]{
 	DeleteWhere: func(ctx context.Context, c *ent.Client, column string, value any) (int, error) {
 		return c.Warranty.Delete().Where(predicate.Warranty(entsql.FieldEQ(column, value))).Exec(ctx)
 	},
+}
+
+// The related records a read of Warranty can expand; set at init, as the
+// resources refer to one another.
+func init() {
+	warrantyResource.Edges = []engine.Edge[ent.Warranty]{
+		{Name: "warranty_line_items", Load: engine.ExpandChildren(warrantyLineItemResource, "warranty_id",
+			func(e *ent.Warranty) string { return e.ID },
+			func(c *ent.WarrantyLineItem) *string { return c.WarrantyID })},
+	}
 }

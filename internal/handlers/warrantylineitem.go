@@ -13,6 +13,7 @@ import (
 	"records/ent/warranty"
 	"records/ent/warrantylineitem"
 	"records/internal/engine"
+	"records/internal/spec"
 	"records/internal/wire"
 )
 
@@ -383,28 +384,184 @@ var warrantyLineItemResource = &engine.Resource[ent.WarrantyLineItem]{
 	Plural:  "warranty_line_items",
 	Object:  "warranty_line_item",
 	Members: []string{"amount", "condition", "created_at", "flat_rate_shipping", "image_1", "image_2", "image_3", "match", "name", "price", "serial_number", "sku", "tax_refunded", "updated_at", "warranty_id"},
-	Columns: map[string]engine.Column{
-		"id":                 {Name: warrantylineitem.FieldID, Parse: engine.Parse(wire.ID)},
-		"sku":                {Name: warrantylineitem.FieldSku, Parse: engine.Parse(wire.String)},
-		"name":               {Name: warrantylineitem.FieldName, Parse: engine.Parse(wire.String)},
-		"price":              {Name: warrantylineitem.FieldPrice, Parse: engine.Parse(wire.String)},
-		"condition":          {Name: warrantylineitem.FieldCondition, Parse: engine.Parse(wire.String)},
-		"serial_number":      {Name: warrantylineitem.FieldSerialNumber, Parse: engine.Parse(wire.String)},
-		"amount":             {Name: warrantylineitem.FieldAmount, Parse: engine.Parse(wire.String)},
-		"warranty_id":        {Name: warrantylineitem.FieldWarrantyID, Parse: engine.Parse(wire.String)},
-		"created_at":         {Name: warrantylineitem.FieldCreatedAt, Parse: engine.Parse(wire.String)},
-		"updated_at":         {Name: warrantylineitem.FieldUpdatedAt, Parse: engine.Parse(wire.String)},
-		"flat_rate_shipping": {Name: warrantylineitem.FieldFlatRateShipping, Parse: engine.Parse(wire.String)},
-		"tax_refunded":       {Name: warrantylineitem.FieldTaxRefunded, Parse: engine.Parse(wire.Bool)},
-		"image_1":            {Name: warrantylineitem.FieldImage1, Parse: engine.Parse(wire.String)},
-		"image_2":            {Name: warrantylineitem.FieldImage2, Parse: engine.Parse(wire.String)},
-		"image_3":            {Name: warrantylineitem.FieldImage3, Parse: engine.Parse(wire.String)},
-		"match":              {Name: warrantylineitem.FieldMatch, Parse: engine.Parse(wire.String)},
+	Fields: []engine.Field[ent.WarrantyLineItem]{
+		{
+			Member: "id", Column: "id", Type: spec.String,
+			Append: func(b []byte, e *ent.WarrantyLineItem) []byte { return wire.AppendString(b, e.ID) },
+			Parse:  engine.Parse(wire.ID),
+			Value:  func(e *ent.WarrantyLineItem) any { return e.ID },
+		},
+		{
+			Member: "sku", Column: "sku", Type: spec.String,
+			Append: func(b []byte, e *ent.WarrantyLineItem) []byte { return wire.AppendStringPtr(b, e.Sku) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.WarrantyLineItem) any {
+				if e.Sku == nil {
+					return nil
+				}
+				return *e.Sku
+			},
+		},
+		{
+			Member: "name", Column: "name", Type: spec.String,
+			Append: func(b []byte, e *ent.WarrantyLineItem) []byte { return wire.AppendStringPtr(b, e.Name) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.WarrantyLineItem) any {
+				if e.Name == nil {
+					return nil
+				}
+				return *e.Name
+			},
+		},
+		{
+			Member: "price", Column: "price", Type: spec.String,
+			Append: func(b []byte, e *ent.WarrantyLineItem) []byte { return wire.AppendStringPtr(b, e.Price) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.WarrantyLineItem) any {
+				if e.Price == nil {
+					return nil
+				}
+				return *e.Price
+			},
+		},
+		{
+			Member: "condition", Column: "condition", Type: spec.String,
+			Append: func(b []byte, e *ent.WarrantyLineItem) []byte { return wire.AppendStringPtr(b, e.Condition) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.WarrantyLineItem) any {
+				if e.Condition == nil {
+					return nil
+				}
+				return *e.Condition
+			},
+		},
+		{
+			Member: "serial_number", Column: "serial_number", Type: spec.String,
+			Append: func(b []byte, e *ent.WarrantyLineItem) []byte { return wire.AppendStringPtr(b, e.SerialNumber) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.WarrantyLineItem) any {
+				if e.SerialNumber == nil {
+					return nil
+				}
+				return *e.SerialNumber
+			},
+		},
+		{
+			Member: "amount", Column: "amount", Type: spec.String,
+			Append: func(b []byte, e *ent.WarrantyLineItem) []byte { return wire.AppendStringPtr(b, e.Amount) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.WarrantyLineItem) any {
+				if e.Amount == nil {
+					return nil
+				}
+				return *e.Amount
+			},
+		},
+		{
+			Member: "warranty_id", Column: "warranty_id", Type: spec.String,
+			Append: func(b []byte, e *ent.WarrantyLineItem) []byte { return wire.AppendStringPtr(b, e.WarrantyID) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.WarrantyLineItem) any {
+				if e.WarrantyID == nil {
+					return nil
+				}
+				return *e.WarrantyID
+			},
+		},
+		{
+			Member: "created_at", Column: "created_at", Type: spec.String, Sortable: true,
+			Append: func(b []byte, e *ent.WarrantyLineItem) []byte { return wire.AppendStringPtr(b, e.CreatedAt) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.WarrantyLineItem) any {
+				if e.CreatedAt == nil {
+					return nil
+				}
+				return *e.CreatedAt
+			},
+		},
+		{
+			Member: "updated_at", Column: "updated_at", Type: spec.String,
+			Append: func(b []byte, e *ent.WarrantyLineItem) []byte { return wire.AppendStringPtr(b, e.UpdatedAt) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.WarrantyLineItem) any {
+				if e.UpdatedAt == nil {
+					return nil
+				}
+				return *e.UpdatedAt
+			},
+		},
+		{
+			Member: "flat_rate_shipping", Column: "flat_rate_shipping", Type: spec.String,
+			Append: func(b []byte, e *ent.WarrantyLineItem) []byte { return wire.AppendStringPtr(b, e.FlatRateShipping) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.WarrantyLineItem) any {
+				if e.FlatRateShipping == nil {
+					return nil
+				}
+				return *e.FlatRateShipping
+			},
+		},
+		{
+			Member: "tax_refunded", Column: "tax_refunded", Type: spec.Boolean,
+			Append: func(b []byte, e *ent.WarrantyLineItem) []byte { return wire.AppendBoolPtr(b, e.TaxRefunded) },
+			Parse:  engine.Parse(wire.Bool),
+			Value: func(e *ent.WarrantyLineItem) any {
+				if e.TaxRefunded == nil {
+					return nil
+				}
+				return *e.TaxRefunded
+			},
+		},
+		{
+			Member: "image_1", Column: "image_1", Type: spec.String,
+			Append: func(b []byte, e *ent.WarrantyLineItem) []byte { return wire.AppendStringPtr(b, e.Image1) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.WarrantyLineItem) any {
+				if e.Image1 == nil {
+					return nil
+				}
+				return *e.Image1
+			},
+		},
+		{
+			Member: "image_2", Column: "image_2", Type: spec.String,
+			Append: func(b []byte, e *ent.WarrantyLineItem) []byte { return wire.AppendStringPtr(b, e.Image2) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.WarrantyLineItem) any {
+				if e.Image2 == nil {
+					return nil
+				}
+				return *e.Image2
+			},
+		},
+		{
+			Member: "image_3", Column: "image_3", Type: spec.String,
+			Append: func(b []byte, e *ent.WarrantyLineItem) []byte { return wire.AppendStringPtr(b, e.Image3) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.WarrantyLineItem) any {
+				if e.Image3 == nil {
+					return nil
+				}
+				return *e.Image3
+			},
+		},
+		{
+			Member: "match", Column: "match", Type: spec.String,
+			Append: func(b []byte, e *ent.WarrantyLineItem) []byte { return wire.AppendStringPtr(b, e.Match) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.WarrantyLineItem) any {
+				if e.Match == nil {
+					return nil
+				}
+				return *e.Match
+			},
+		},
 	},
 	Unique:   map[string]string{"id": "id"},
 	NewInput: func() engine.Input[ent.WarrantyLineItem] { return new(warrantyLineItemInput) },
 	Encode:   appendWarrantyLineItem,
 	ID:       func(e *ent.WarrantyLineItem) string { return e.ID },
+	Table:    "warranty_line_items",
 	Select:   "SELECT \"id\", \"sku\", \"name\", \"price\", \"condition\", \"serial_number\", \"amount\", \"warranty_id\", \"created_at\", \"updated_at\", \"flat_rate_shipping\", \"tax_refunded\", \"image_1\", \"image_2\", \"image_3\", \"match\" FROM \"warranty_line_items\"",
 	Scan:     scanWarrantyLineItem,
 	Reload: func(ctx context.Context, c *ent.Client, id string) (*ent.WarrantyLineItem, error) {
@@ -423,4 +580,12 @@ var warrantyLineItemResource = &engine.Resource[ent.WarrantyLineItem]{
 	DeleteWhere: func(ctx context.Context, c *ent.Client, column string, value any) (int, error) {
 		return c.WarrantyLineItem.Delete().Where(predicate.WarrantyLineItem(entsql.FieldEQ(column, value))).Exec(ctx)
 	},
+}
+
+// The related records a read of WarrantyLineItem can expand; set at init, as the
+// resources refer to one another.
+func init() {
+	warrantyLineItemResource.Edges = []engine.Edge[ent.WarrantyLineItem]{
+		{Name: "warranty", Load: engine.ExpandParent(warrantyResource, func(e *ent.WarrantyLineItem) *string { return e.WarrantyID })},
+	}
 }

@@ -16,6 +16,7 @@ import (
 	"records/ent/workorderlineitem"
 	"records/internal/engine"
 	"records/internal/problem"
+	"records/internal/spec"
 	"records/internal/wire"
 )
 
@@ -402,28 +403,187 @@ var workOrderResource = &engine.Resource[ent.WorkOrder]{
 	Plural:  "work_orders",
 	Object:  "work_order",
 	Members: []string{"bill_of_materials_number", "created_at", "created_by", "expected_completion_date", "issue_date", "location", "manufacture_order", "memo", "number", "order_number", "part", "priority", "site", "status", "updated_at", "work_order_line_items"},
-	Columns: map[string]engine.Column{
-		"id":                       {Name: workorder.FieldID, Parse: engine.Parse(wire.ID)},
-		"bill_of_materials_number": {Name: workorder.FieldBillOfMaterialsNumber, Parse: engine.Parse(wire.String)},
-		"created_at":               {Name: workorder.FieldCreatedAt, Parse: engine.Parse(wire.DateTime)},
-		"created_by":               {Name: workorder.FieldCreatedBy, Parse: engine.Parse(wire.String)},
-		"expected_completion_date": {Name: workorder.FieldExpectedCompletionDate, Parse: engine.Parse(wire.Date)},
-		"issue_date":               {Name: workorder.FieldIssueDate, Parse: engine.Parse(wire.Date)},
-		"location":                 {Name: workorder.FieldLocation, Parse: engine.Parse(wire.String)},
-		"manufacture_order":        {Name: workorder.FieldManufactureOrder, Parse: engine.Parse(wire.String)},
-		"memo":                     {Name: workorder.FieldMemo, Parse: engine.Parse(wire.String)},
-		"number":                   {Name: workorder.FieldNumber, Parse: engine.Parse(wire.String)},
-		"order_number":             {Name: workorder.FieldOrderNumber, Parse: engine.Parse(wire.String)},
-		"part":                     {Name: workorder.FieldPart, Parse: engine.Parse(wire.String)},
-		"priority":                 {Name: workorder.FieldPriority, Parse: engine.Parse(wire.String)},
-		"site":                     {Name: workorder.FieldSite, Parse: engine.Parse(wire.String)},
-		"status":                   {Name: workorder.FieldStatus, Parse: engine.Parse(wire.String)},
-		"updated_at":               {Name: workorder.FieldUpdatedAt, Parse: engine.Parse(wire.DateTime)},
+	Fields: []engine.Field[ent.WorkOrder]{
+		{
+			Member: "id", Column: "id", Type: spec.String,
+			Append: func(b []byte, e *ent.WorkOrder) []byte { return wire.AppendString(b, e.ID) },
+			Parse:  engine.Parse(wire.ID),
+			Value:  func(e *ent.WorkOrder) any { return e.ID },
+		},
+		{
+			Member: "bill_of_materials_number", Column: "bill_of_materials_number", Type: spec.String,
+			Append: func(b []byte, e *ent.WorkOrder) []byte { return wire.AppendStringPtr(b, e.BillOfMaterialsNumber) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.WorkOrder) any {
+				if e.BillOfMaterialsNumber == nil {
+					return nil
+				}
+				return *e.BillOfMaterialsNumber
+			},
+		},
+		{
+			Member: "created_at", Column: "created_at", Type: spec.DateTime, Sortable: true,
+			Append: func(b []byte, e *ent.WorkOrder) []byte { return wire.AppendTimePtr(b, e.CreatedAt) },
+			Parse:  engine.Parse(wire.DateTime),
+			Value: func(e *ent.WorkOrder) any {
+				if e.CreatedAt == nil {
+					return nil
+				}
+				return *e.CreatedAt
+			},
+		},
+		{
+			Member: "created_by", Column: "created_by", Type: spec.String,
+			Append: func(b []byte, e *ent.WorkOrder) []byte { return wire.AppendStringPtr(b, e.CreatedBy) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.WorkOrder) any {
+				if e.CreatedBy == nil {
+					return nil
+				}
+				return *e.CreatedBy
+			},
+		},
+		{
+			Member: "expected_completion_date", Column: "expected_completion_date", Type: spec.Date,
+			Append: func(b []byte, e *ent.WorkOrder) []byte { return wire.AppendDatePtr(b, e.ExpectedCompletionDate) },
+			Parse:  engine.Parse(wire.Date),
+			Value: func(e *ent.WorkOrder) any {
+				if e.ExpectedCompletionDate == nil {
+					return nil
+				}
+				return *e.ExpectedCompletionDate
+			},
+		},
+		{
+			Member: "issue_date", Column: "issue_date", Type: spec.Date,
+			Append: func(b []byte, e *ent.WorkOrder) []byte { return wire.AppendDatePtr(b, e.IssueDate) },
+			Parse:  engine.Parse(wire.Date),
+			Value: func(e *ent.WorkOrder) any {
+				if e.IssueDate == nil {
+					return nil
+				}
+				return *e.IssueDate
+			},
+		},
+		{
+			Member: "location", Column: "location", Type: spec.String,
+			Append: func(b []byte, e *ent.WorkOrder) []byte { return wire.AppendStringPtr(b, e.Location) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.WorkOrder) any {
+				if e.Location == nil {
+					return nil
+				}
+				return *e.Location
+			},
+		},
+		{
+			Member: "manufacture_order", Column: "manufacture_order", Type: spec.String,
+			Append: func(b []byte, e *ent.WorkOrder) []byte { return wire.AppendStringPtr(b, e.ManufactureOrder) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.WorkOrder) any {
+				if e.ManufactureOrder == nil {
+					return nil
+				}
+				return *e.ManufactureOrder
+			},
+		},
+		{
+			Member: "memo", Column: "memo", Type: spec.String,
+			Append: func(b []byte, e *ent.WorkOrder) []byte { return wire.AppendStringPtr(b, e.Memo) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.WorkOrder) any {
+				if e.Memo == nil {
+					return nil
+				}
+				return *e.Memo
+			},
+		},
+		{
+			Member: "number", Column: "number", Type: spec.String,
+			Append: func(b []byte, e *ent.WorkOrder) []byte { return wire.AppendStringPtr(b, e.Number) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.WorkOrder) any {
+				if e.Number == nil {
+					return nil
+				}
+				return *e.Number
+			},
+		},
+		{
+			Member: "order_number", Column: "order_number", Type: spec.String,
+			Append: func(b []byte, e *ent.WorkOrder) []byte { return wire.AppendStringPtr(b, e.OrderNumber) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.WorkOrder) any {
+				if e.OrderNumber == nil {
+					return nil
+				}
+				return *e.OrderNumber
+			},
+		},
+		{
+			Member: "part", Column: "part", Type: spec.String,
+			Append: func(b []byte, e *ent.WorkOrder) []byte { return wire.AppendStringPtr(b, e.Part) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.WorkOrder) any {
+				if e.Part == nil {
+					return nil
+				}
+				return *e.Part
+			},
+		},
+		{
+			Member: "priority", Column: "priority", Type: spec.String,
+			Append: func(b []byte, e *ent.WorkOrder) []byte { return wire.AppendStringPtr(b, e.Priority) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.WorkOrder) any {
+				if e.Priority == nil {
+					return nil
+				}
+				return *e.Priority
+			},
+		},
+		{
+			Member: "site", Column: "site", Type: spec.String,
+			Append: func(b []byte, e *ent.WorkOrder) []byte { return wire.AppendStringPtr(b, e.Site) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.WorkOrder) any {
+				if e.Site == nil {
+					return nil
+				}
+				return *e.Site
+			},
+		},
+		{
+			Member: "status", Column: "status", Type: spec.String, Sortable: true,
+			Append: func(b []byte, e *ent.WorkOrder) []byte { return wire.AppendStringPtr(b, e.Status) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.WorkOrder) any {
+				if e.Status == nil {
+					return nil
+				}
+				return *e.Status
+			},
+		},
+		{
+			Member: "updated_at", Column: "updated_at", Type: spec.DateTime,
+			Append: func(b []byte, e *ent.WorkOrder) []byte { return wire.AppendTimePtr(b, e.UpdatedAt) },
+			Parse:  engine.Parse(wire.DateTime),
+			Value: func(e *ent.WorkOrder) any {
+				if e.UpdatedAt == nil {
+					return nil
+				}
+				return *e.UpdatedAt
+			},
+		},
+		{Member: "work_order_line_items", Append: func(b []byte, e *ent.WorkOrder) []byte {
+			return engine.AppendEach(b, e.Edges.WorkOrderLineItems, appendWorkOrderLineItem)
+		}},
 	},
 	Unique:   map[string]string{"id": "id"},
 	NewInput: func() engine.Input[ent.WorkOrder] { return new(workOrderInput) },
 	Encode:   appendWorkOrder,
 	ID:       func(e *ent.WorkOrder) string { return e.ID },
+	Table:    "work_orders",
 	Select:   "SELECT \"id\", \"bill_of_materials_number\", \"created_at\", \"created_by\", \"expected_completion_date\", \"issue_date\", \"location\", \"manufacture_order\", \"memo\", \"number\", \"order_number\", \"part\", \"priority\", \"site\", \"status\", \"updated_at\" FROM \"work_orders\"",
 	Scan:     scanWorkOrder,
 	LoadEmbeds: func(ctx context.Context, r engine.Reader, team int, records []*ent.WorkOrder) error {
@@ -452,4 +612,14 @@ var workOrderResource = &engine.Resource[ent.WorkOrder]{
 	DeleteWhere: func(ctx context.Context, c *ent.Client, column string, value any) (int, error) {
 		return c.WorkOrder.Delete().Where(predicate.WorkOrder(entsql.FieldEQ(column, value))).Exec(ctx)
 	},
+}
+
+// The related records a read of WorkOrder can expand; set at init, as the
+// resources refer to one another.
+func init() {
+	workOrderResource.Edges = []engine.Edge[ent.WorkOrder]{
+		{Name: "work_order_line_items", Load: engine.ExpandChildren(workOrderLineItemResource, "work_order_number",
+			func(e *ent.WorkOrder) string { return e.ID },
+			func(c *ent.WorkOrderLineItem) *string { return c.WorkOrderNumber })},
+	}
 }

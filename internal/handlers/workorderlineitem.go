@@ -13,6 +13,7 @@ import (
 	"records/ent/workorder"
 	"records/ent/workorderlineitem"
 	"records/internal/engine"
+	"records/internal/spec"
 	"records/internal/wire"
 )
 
@@ -231,20 +232,96 @@ var workOrderLineItemResource = &engine.Resource[ent.WorkOrderLineItem]{
 	Plural:  "work_order_line_items",
 	Object:  "work_order_line_item",
 	Members: []string{"line_status", "line_type", "part_name", "part_number", "total_quantity", "unit_quantity", "work_order_number"},
-	Columns: map[string]engine.Column{
-		"id":                {Name: workorderlineitem.FieldID, Parse: engine.Parse(wire.ID)},
-		"line_status":       {Name: workorderlineitem.FieldLineStatus, Parse: engine.Parse(wire.String)},
-		"line_type":         {Name: workorderlineitem.FieldLineType, Parse: engine.Parse(wire.String)},
-		"part_name":         {Name: workorderlineitem.FieldPartName, Parse: engine.Parse(wire.String)},
-		"part_number":       {Name: workorderlineitem.FieldPartNumber, Parse: engine.Parse(wire.String)},
-		"total_quantity":    {Name: workorderlineitem.FieldTotalQuantity, Parse: engine.Parse(wire.Float64)},
-		"unit_quantity":     {Name: workorderlineitem.FieldUnitQuantity, Parse: engine.Parse(wire.Float64)},
-		"work_order_number": {Name: workorderlineitem.FieldWorkOrderNumber, Parse: engine.Parse(wire.String)},
+	Fields: []engine.Field[ent.WorkOrderLineItem]{
+		{
+			Member: "id", Column: "id", Type: spec.String,
+			Append: func(b []byte, e *ent.WorkOrderLineItem) []byte { return wire.AppendString(b, e.ID) },
+			Parse:  engine.Parse(wire.ID),
+			Value:  func(e *ent.WorkOrderLineItem) any { return e.ID },
+		},
+		{
+			Member: "line_status", Column: "line_status", Type: spec.String, Sortable: true,
+			Append: func(b []byte, e *ent.WorkOrderLineItem) []byte { return wire.AppendStringPtr(b, e.LineStatus) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.WorkOrderLineItem) any {
+				if e.LineStatus == nil {
+					return nil
+				}
+				return *e.LineStatus
+			},
+		},
+		{
+			Member: "line_type", Column: "line_type", Type: spec.String,
+			Append: func(b []byte, e *ent.WorkOrderLineItem) []byte { return wire.AppendStringPtr(b, e.LineType) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.WorkOrderLineItem) any {
+				if e.LineType == nil {
+					return nil
+				}
+				return *e.LineType
+			},
+		},
+		{
+			Member: "part_name", Column: "part_name", Type: spec.String,
+			Append: func(b []byte, e *ent.WorkOrderLineItem) []byte { return wire.AppendStringPtr(b, e.PartName) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.WorkOrderLineItem) any {
+				if e.PartName == nil {
+					return nil
+				}
+				return *e.PartName
+			},
+		},
+		{
+			Member: "part_number", Column: "part_number", Type: spec.String,
+			Append: func(b []byte, e *ent.WorkOrderLineItem) []byte { return wire.AppendStringPtr(b, e.PartNumber) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.WorkOrderLineItem) any {
+				if e.PartNumber == nil {
+					return nil
+				}
+				return *e.PartNumber
+			},
+		},
+		{
+			Member: "total_quantity", Column: "total_quantity", Type: spec.Number,
+			Append: func(b []byte, e *ent.WorkOrderLineItem) []byte { return wire.AppendFloat64Ptr(b, e.TotalQuantity) },
+			Parse:  engine.Parse(wire.Float64),
+			Value: func(e *ent.WorkOrderLineItem) any {
+				if e.TotalQuantity == nil {
+					return nil
+				}
+				return *e.TotalQuantity
+			},
+		},
+		{
+			Member: "unit_quantity", Column: "unit_quantity", Type: spec.Number,
+			Append: func(b []byte, e *ent.WorkOrderLineItem) []byte { return wire.AppendFloat64Ptr(b, e.UnitQuantity) },
+			Parse:  engine.Parse(wire.Float64),
+			Value: func(e *ent.WorkOrderLineItem) any {
+				if e.UnitQuantity == nil {
+					return nil
+				}
+				return *e.UnitQuantity
+			},
+		},
+		{
+			Member: "work_order_number", Column: "work_order_number", Type: spec.String,
+			Append: func(b []byte, e *ent.WorkOrderLineItem) []byte { return wire.AppendStringPtr(b, e.WorkOrderNumber) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.WorkOrderLineItem) any {
+				if e.WorkOrderNumber == nil {
+					return nil
+				}
+				return *e.WorkOrderNumber
+			},
+		},
 	},
 	Unique:   map[string]string{"id": "id"},
 	NewInput: func() engine.Input[ent.WorkOrderLineItem] { return new(workOrderLineItemInput) },
 	Encode:   appendWorkOrderLineItem,
 	ID:       func(e *ent.WorkOrderLineItem) string { return e.ID },
+	Table:    "work_order_line_items",
 	Select:   "SELECT \"id\", \"line_status\", \"line_type\", \"part_name\", \"part_number\", \"total_quantity\", \"unit_quantity\", \"work_order_number\" FROM \"work_order_line_items\"",
 	Scan:     scanWorkOrderLineItem,
 	Reload: func(ctx context.Context, c *ent.Client, id string) (*ent.WorkOrderLineItem, error) {
@@ -263,4 +340,12 @@ var workOrderLineItemResource = &engine.Resource[ent.WorkOrderLineItem]{
 	DeleteWhere: func(ctx context.Context, c *ent.Client, column string, value any) (int, error) {
 		return c.WorkOrderLineItem.Delete().Where(predicate.WorkOrderLineItem(entsql.FieldEQ(column, value))).Exec(ctx)
 	},
+}
+
+// The related records a read of WorkOrderLineItem can expand; set at init, as the
+// resources refer to one another.
+func init() {
+	workOrderLineItemResource.Edges = []engine.Edge[ent.WorkOrderLineItem]{
+		{Name: "work_order", Load: engine.ExpandParent(workOrderResource, func(e *ent.WorkOrderLineItem) *string { return e.WorkOrderNumber })},
+	}
 }

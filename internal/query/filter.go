@@ -281,3 +281,14 @@ func didYouMean(name string, valid []string) string {
 	}
 	return ""
 }
+
+// And2 is the conjunction of a and b, either of which may be nil.
+func And2(a, b *Filter) *Filter {
+	switch {
+	case a == nil:
+		return b
+	case b == nil:
+		return a
+	}
+	return &Filter{Op: And, Kids: []*Filter{a, b}}
+}

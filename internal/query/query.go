@@ -14,6 +14,7 @@ import (
 	"strconv"
 
 	"records/internal/spec"
+	"records/internal/wire"
 )
 
 // Dialect is the database a query is compiled for.
@@ -42,4 +43,5 @@ type Column struct {
 func (c *Column) quoted() string { return strconv.Quote(c.Name) }
 
 // IDColumn is the column every record has: its id.
-var IDColumn = &Column{Member: "id", Name: "id", Type: spec.String}
+var IDColumn = &Column{Member: "id", Name: "id", Type: spec.String, Sortable: true,
+	Parse: func(raw []byte) (any, error) { return wire.ID(raw) }}

@@ -28,6 +28,9 @@ type harness struct {
 	token  string // a write token of the default team
 	logs   *bytes.Buffer
 	header map[string]string // sent with every request
+	// unchecked skips the contract check (see checkContract): for the
+	// oracle's thousands of pages, whose first pages it checks.
+	unchecked bool
 }
 
 // testConfig is the server's configuration in tests: the documented
@@ -61,7 +64,11 @@ func newHarnessLogging(t testing.TB, dialect string, cfg server.Config, w io.Wri
 	t.Helper()
 	database := dbtest.Open(t, dialect)
 	h := &harness{t: t, db: database, logs: logs}
-	h.srv = server.New(cfg, database, w)
+	srv, err := server.New(cfg, database, w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.srv = srv
 	h.token = h.newToken("tests", auth.Write, "")
 	return h
 }
@@ -124,7 +131,9 @@ func (h *harness) callAs(token, method, path, body string, headers ...string) *r
 	}
 	w := httptest.NewRecorder()
 	h.srv.Handler().ServeHTTP(w, req)
-	checkContract(h.t, req, []byte(body), w)
+	if !h.unchecked {
+		checkContract(h.t, req, []byte(body), w)
+	}
 	r := &response{t: h.t, Status: w.Code, Header: w.Header(), Body: w.Body.Bytes()}
 	if ct := w.Header().Get("Content-Type"); strings.Contains(ct, "json") && len(r.Body) > 0 {
 		d := json.NewDecoder(bytes.NewReader(r.Body))

@@ -290,7 +290,7 @@ func TestDatabaseDownIs503(t *testing.T) {
 			t.Fatal(err)
 		}
 		h := &harness{t: t, db: database}
-		h.srv = server.New(testConfig(), database, io.Discard)
+		h.srv = mustServer(t, testConfig(), database)
 		h.token = h.newToken("t", auth.Write, "")
 		h.call("GET", "/v1/customers", "").want(200)
 		p.cut()
@@ -312,7 +312,7 @@ func TestDatabaseDownIs503(t *testing.T) {
 		t.Cleanup(func() { database.Close() })
 		database.Migrate(context.Background())
 		h := &harness{t: t, db: database}
-		h.srv = server.New(testConfig(), database, io.Discard)
+		h.srv = mustServer(t, testConfig(), database)
 		h.token = h.newToken("t", auth.Write, "")
 		holder, err := sql.Open("sqlite", "file:"+strings.TrimPrefix(u, "sqlite:")+"?_pragma=busy_timeout(0)")
 		if err != nil {
@@ -402,4 +402,13 @@ func TestNoSecretIsStoredOrLogged(t *testing.T) {
 			}
 		}
 	})
+}
+
+func mustServer(t testing.TB, cfg server.Config, database *db.DB) *server.Server {
+	t.Helper()
+	srv, err := server.New(cfg, database, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return srv
 }

@@ -25,6 +25,7 @@ import (
 	"records/internal/metrics"
 	"records/internal/migrate"
 	"records/internal/problem"
+	"records/internal/query"
 	"records/internal/spec"
 )
 
@@ -80,8 +81,9 @@ type Server struct {
 func init() { gin.SetMode(gin.ReleaseMode) }
 
 // New builds a server writing its JSON log lines to logs; nothing listens
-// until Open.
-func New(cfg Config, database *db.DB, logs io.Writer) *Server {
+// until Open. It reads (or, on a new database, makes) the key that signs
+// cursors, which every instance on the database shares.
+func New(cfg Config, database *db.DB, logs io.Writer) (*Server, error) {
 	s := &Server{cfg: cfg, db: database, log: logging.JSON(logs)}
 	s.metrics = metrics.New(database.SQL)
 	var err error
@@ -90,7 +92,13 @@ func New(cfg Config, database *db.DB, logs io.Writer) *Server {
 		// is a build broken beyond running.
 		panic("server: preparing the docs: " + err.Error())
 	}
-	s.engine, s.router = s.routes()
+	ctx, cancel := context.WithTimeout(context.Background(), cfg.RequestTimeout)
+	defer cancel()
+	cursorKey, err := database.Key(ctx, "cursors", 32)
+	if err != nil {
+		return nil, err
+	}
+	s.engine, s.router = s.routes(query.NewCursors(cursorKey))
 	s.http = &http.Server{
 		Handler:           s.engine,
 		ReadHeaderTimeout: cfg.ReadHeaderTimeout,
@@ -101,7 +109,7 @@ func New(cfg Config, database *db.DB, logs io.Writer) *Server {
 		IdleTimeout:  2 * time.Minute,
 		ErrorLog:     slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
 	}
-	return s
+	return s, nil
 }
 
 // Handler is the server's HTTP handler, for tests that drive it in process.
@@ -110,7 +118,7 @@ func (s *Server) Handler() http.Handler { return s.engine }
 // Routes lists every route the server answers, for tests and documents.
 func (s *Server) Routes() []edge.Route { return s.router.Routes() }
 
-func (s *Server) routes() (*gin.Engine, *edge.Router) {
+func (s *Server) routes(cursors *query.Cursors) (*gin.Engine, *edge.Router) {
 	e := gin.New()
 	// /x and /x/ are distinct routes of the contract: never redirect between them.
 	e.RedirectTrailingSlash = false
@@ -131,6 +139,10 @@ func (s *Server) routes() (*gin.Engine, *edge.Router) {
 	r.Public(spec.PathDocsFile, func(c *gin.Context) {
 		s.docs.Asset(c, func(c *gin.Context) { edge.Fail(c, problem.New(problem.NotFound, "no such file")) })
 	})
+	dialect := query.SQLite
+	if s.db.Dialect == migrate.Postgres {
+		dialect = query.Postgres
+	}
 	handlers.Register(r, &engine.Service{
 		Client:  s.db.Client,
 		Reader:  s.db,
@@ -139,6 +151,9 @@ func (s *Server) routes() (*gin.Engine, *edge.Router) {
 		// request's deadline; SQLite needs neither.
 		RowLocks:       s.db.Dialect == migrate.Postgres,
 		InterruptReads: s.db.Dialect == migrate.Postgres,
+		Dialect:        dialect,
+		Cursors:        cursors,
+		RequestTimeout: s.cfg.RequestTimeout,
 	})
 	return e, r
 }

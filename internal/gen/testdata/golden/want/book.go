@@ -13,6 +13,7 @@ import (
 	"example.com/shop/ent/predicate"
 	"example.com/shop/ent/shelf"
 	"example.com/shop/internal/engine"
+	"example.com/shop/internal/spec"
 	"example.com/shop/internal/wire"
 )
 
@@ -136,15 +137,41 @@ var bookResource = &engine.Resource[ent.Book]{
 	Plural:  "books",
 	Object:  "book",
 	Members: []string{"shelf_id", "title"},
-	Columns: map[string]engine.Column{
-		"id":       {Name: book.FieldID, Parse: engine.Parse(wire.ID)},
-		"title":    {Name: book.FieldTitle, Parse: engine.Parse(wire.String)},
-		"shelf_id": {Name: book.FieldShelfID, Parse: engine.Parse(wire.String)},
+	Fields: []engine.Field[ent.Book]{
+		{
+			Member: "id", Column: "id", Type: spec.String,
+			Append: func(b []byte, e *ent.Book) []byte { return wire.AppendString(b, e.ID) },
+			Parse:  engine.Parse(wire.ID),
+			Value:  func(e *ent.Book) any { return e.ID },
+		},
+		{
+			Member: "title", Column: "title", Type: spec.String,
+			Append: func(b []byte, e *ent.Book) []byte { return wire.AppendStringPtr(b, e.Title) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.Book) any {
+				if e.Title == nil {
+					return nil
+				}
+				return *e.Title
+			},
+		},
+		{
+			Member: "shelf_id", Column: "shelf_id", Type: spec.String,
+			Append: func(b []byte, e *ent.Book) []byte { return wire.AppendStringPtr(b, e.ShelfID) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.Book) any {
+				if e.ShelfID == nil {
+					return nil
+				}
+				return *e.ShelfID
+			},
+		},
 	},
 	Unique:   map[string]string{"id": "id"},
 	NewInput: func() engine.Input[ent.Book] { return new(bookInput) },
 	Encode:   appendBook,
 	ID:       func(e *ent.Book) string { return e.ID },
+	Table:    "books",
 	Select:   "SELECT \"id\", \"title\", \"shelf_id\" FROM \"books\"",
 	Scan:     scanBook,
 	Reload: func(ctx context.Context, c *ent.Client, id string) (*ent.Book, error) {
@@ -163,4 +190,12 @@ var bookResource = &engine.Resource[ent.Book]{
 	DeleteWhere: func(ctx context.Context, c *ent.Client, column string, value any) (int, error) {
 		return c.Book.Delete().Where(predicate.Book(entsql.FieldEQ(column, value))).Exec(ctx)
 	},
+}
+
+// The related records a read of Book can expand; set at init, as the
+// resources refer to one another.
+func init() {
+	bookResource.Edges = []engine.Edge[ent.Book]{
+		{Name: "shelf", Load: engine.ExpandParent(shelfResource, func(e *ent.Book) *string { return e.ShelfID })},
+	}
 }

@@ -47,9 +47,9 @@ var opFindBooks = &engine.Op[ent.Book]{
 	Filters:   []string{"shelf_id"},
 	Envelope: func(b []byte, r *engine.Result[ent.Book]) []byte {
 		b = append(b, "{\"data\":{\"books\":"...)
-		b = engine.AppendEach(b, r.Records, appendBook)
+		b = r.AppendRecords(b)
 		b = append(b, "},\"paging\":"...)
-		b = engine.AppendPaging(b, r.Paging)
+		b = r.AppendPaging(b)
 		b = append(b, "}"...)
 		return b
 	},
@@ -78,7 +78,7 @@ var opFetchBook = &engine.Op[ent.Book]{
 	IDMembers: []string{"id"},
 	Envelope: func(b []byte, r *engine.Result[ent.Book]) []byte {
 		b = append(b, "{\"book\":["...)
-		b = appendBook(b, r.Record)
+		b = r.AppendRecord(b)
 		b = append(b, "]}"...)
 		return b
 	},
@@ -108,9 +108,9 @@ var genericListBooks = &engine.Op[ent.Book]{
 	IDMembers: []string{"id"},
 	Envelope: func(b []byte, r *engine.Result[ent.Book]) []byte {
 		b = append(b, "{\"books\":"...)
-		b = engine.AppendEach(b, r.Records, appendBook)
+		b = r.AppendRecords(b)
 		b = append(b, ",\"paging\":"...)
-		b = engine.AppendPaging(b, r.Paging)
+		b = r.AppendPaging(b)
 		b = append(b, "}"...)
 		return b
 	},
@@ -123,7 +123,7 @@ var genericCreateBook = &engine.Op[ent.Book]{
 	Res:       bookResource,
 	IDMembers: []string{"id"},
 	Envelope: func(b []byte, r *engine.Result[ent.Book]) []byte {
-		b = appendBook(b, r.Record)
+		b = r.AppendRecord(b)
 		return b
 	},
 }
@@ -135,7 +135,7 @@ var genericGetBook = &engine.Op[ent.Book]{
 	Res:       bookResource,
 	IDMembers: []string{"id"},
 	Envelope: func(b []byte, r *engine.Result[ent.Book]) []byte {
-		b = appendBook(b, r.Record)
+		b = r.AppendRecord(b)
 		return b
 	},
 }
@@ -147,7 +147,7 @@ var genericPatchBook = &engine.Op[ent.Book]{
 	Res:       bookResource,
 	IDMembers: []string{"id"},
 	Envelope: func(b []byte, r *engine.Result[ent.Book]) []byte {
-		b = appendBook(b, r.Record)
+		b = r.AppendRecord(b)
 		return b
 	},
 }
@@ -174,9 +174,9 @@ var genericListShelves = &engine.Op[ent.Shelf]{
 	IDMembers: []string{"id"},
 	Envelope: func(b []byte, r *engine.Result[ent.Shelf]) []byte {
 		b = append(b, "{\"shelves\":"...)
-		b = engine.AppendEach(b, r.Records, appendShelf)
+		b = r.AppendRecords(b)
 		b = append(b, ",\"paging\":"...)
-		b = engine.AppendPaging(b, r.Paging)
+		b = r.AppendPaging(b)
 		b = append(b, "}"...)
 		return b
 	},
@@ -189,7 +189,7 @@ var genericCreateShelf = &engine.Op[ent.Shelf]{
 	Res:       shelfResource,
 	IDMembers: []string{"id"},
 	Envelope: func(b []byte, r *engine.Result[ent.Shelf]) []byte {
-		b = appendShelf(b, r.Record)
+		b = r.AppendRecord(b)
 		return b
 	},
 }
@@ -201,7 +201,7 @@ var genericGetShelf = &engine.Op[ent.Shelf]{
 	Res:       shelfResource,
 	IDMembers: []string{"id"},
 	Envelope: func(b []byte, r *engine.Result[ent.Shelf]) []byte {
-		b = appendShelf(b, r.Record)
+		b = r.AppendRecord(b)
 		return b
 	},
 }
@@ -213,7 +213,7 @@ var genericPatchShelf = &engine.Op[ent.Shelf]{
 	Res:       shelfResource,
 	IDMembers: []string{"id"},
 	Envelope: func(b []byte, r *engine.Result[ent.Shelf]) []byte {
-		b = appendShelf(b, r.Record)
+		b = r.AppendRecord(b)
 		return b
 	},
 }

@@ -17,6 +17,7 @@ import (
 	"example.com/shop/ent/shelf"
 	"example.com/shop/internal/engine"
 	"example.com/shop/internal/problem"
+	"example.com/shop/internal/spec"
 	"example.com/shop/internal/wire"
 )
 
@@ -274,19 +275,94 @@ var shelfResource = &engine.Resource[ent.Shelf]{
 	Plural:  "shelves",
 	Object:  "shelf",
 	Members: []string{"books", "capacity", "checked_at", "extra", "label", "opened", "sealed", "tags", "width"},
-	Columns: map[string]engine.Column{
-		"id":         {Name: shelf.FieldID, Parse: engine.Parse(wire.ID)},
-		"label":      {Name: shelf.FieldLabel, Parse: engine.Parse(wire.String)},
-		"capacity":   {Name: shelf.FieldCapacity, Parse: engine.Parse(wire.Int64)},
-		"width":      {Name: shelf.FieldWidth, Parse: engine.Parse(wire.Float64)},
-		"sealed":     {Name: shelf.FieldSealed, Parse: engine.Parse(wire.Bool)},
-		"opened":     {Name: shelf.FieldOpened, Parse: engine.Parse(wire.Date)},
-		"checked_at": {Name: shelf.FieldCheckedAt, Parse: engine.Parse(wire.DateTime)},
+	Fields: []engine.Field[ent.Shelf]{
+		{
+			Member: "id", Column: "id", Type: spec.String,
+			Append: func(b []byte, e *ent.Shelf) []byte { return wire.AppendString(b, e.ID) },
+			Parse:  engine.Parse(wire.ID),
+			Value:  func(e *ent.Shelf) any { return e.ID },
+		},
+		{
+			Member: "label", Column: "label", Type: spec.String,
+			Append: func(b []byte, e *ent.Shelf) []byte { return wire.AppendStringPtr(b, e.Label) },
+			Parse:  engine.Parse(wire.String),
+			Value: func(e *ent.Shelf) any {
+				if e.Label == nil {
+					return nil
+				}
+				return *e.Label
+			},
+		},
+		{
+			Member: "capacity", Column: "capacity", Type: spec.Integer,
+			Append: func(b []byte, e *ent.Shelf) []byte { return wire.AppendInt64Ptr(b, e.Capacity) },
+			Parse:  engine.Parse(wire.Int64),
+			Value: func(e *ent.Shelf) any {
+				if e.Capacity == nil {
+					return nil
+				}
+				return *e.Capacity
+			},
+		},
+		{
+			Member: "width", Column: "width", Type: spec.Number,
+			Append: func(b []byte, e *ent.Shelf) []byte { return wire.AppendFloat64Ptr(b, e.Width) },
+			Parse:  engine.Parse(wire.Float64),
+			Value: func(e *ent.Shelf) any {
+				if e.Width == nil {
+					return nil
+				}
+				return *e.Width
+			},
+		},
+		{
+			Member: "sealed", Column: "sealed", Type: spec.Boolean,
+			Append: func(b []byte, e *ent.Shelf) []byte { return wire.AppendBoolPtr(b, e.Sealed) },
+			Parse:  engine.Parse(wire.Bool),
+			Value: func(e *ent.Shelf) any {
+				if e.Sealed == nil {
+					return nil
+				}
+				return *e.Sealed
+			},
+		},
+		{
+			Member: "opened", Column: "opened", Type: spec.Date,
+			Append: func(b []byte, e *ent.Shelf) []byte { return wire.AppendDatePtr(b, e.Opened) },
+			Parse:  engine.Parse(wire.Date),
+			Value: func(e *ent.Shelf) any {
+				if e.Opened == nil {
+					return nil
+				}
+				return *e.Opened
+			},
+		},
+		{
+			Member: "checked_at", Column: "checked_at", Type: spec.DateTime,
+			Append: func(b []byte, e *ent.Shelf) []byte { return wire.AppendTimePtr(b, e.CheckedAt) },
+			Parse:  engine.Parse(wire.DateTime),
+			Value: func(e *ent.Shelf) any {
+				if e.CheckedAt == nil {
+					return nil
+				}
+				return *e.CheckedAt
+			},
+		},
+		{
+			Member: "tags", Column: "tags", Type: spec.StringMap,
+			Append: func(b []byte, e *ent.Shelf) []byte { return wire.AppendStringMap(b, e.Tags) },
+		},
+		{
+			Member: "extra", Column: "extra", Type: spec.Object,
+			Append: func(b []byte, e *ent.Shelf) []byte { return wire.AppendRaw(b, e.Extra) },
+		},
+		{Member: "books", Append: func(b []byte, e *ent.Shelf) []byte { return engine.AppendEach(b, e.Edges.Books, appendBook) }},
 	},
 	Unique:   map[string]string{"id": "id"},
 	NewInput: func() engine.Input[ent.Shelf] { return new(shelfInput) },
 	Encode:   appendShelf,
 	ID:       func(e *ent.Shelf) string { return e.ID },
+	Table:    "shelves",
 	Select:   "SELECT \"id\", \"label\", \"capacity\", \"width\", \"sealed\", \"opened\", \"checked_at\", \"tags\", \"extra\" FROM \"shelves\"",
 	Scan:     scanShelf,
 	LoadEmbeds: func(ctx context.Context, r engine.Reader, team int, records []*ent.Shelf) error {
@@ -316,4 +392,14 @@ var shelfResource = &engine.Resource[ent.Shelf]{
 		return c.Shelf.Delete().Where(predicate.Shelf(entsql.FieldEQ(column, value))).Exec(ctx)
 	},
 	SetSecret: func(in engine.Input[ent.Shelf], hash string) { in.(*shelfInput).secretHash = hash },
+}
+
+// The related records a read of Shelf can expand; set at init, as the
+// resources refer to one another.
+func init() {
+	shelfResource.Edges = []engine.Edge[ent.Shelf]{
+		{Name: "books", Load: engine.ExpandChildren(bookResource, "shelf_id",
+			func(e *ent.Shelf) string { return e.ID },
+			func(c *ent.Book) *string { return c.ShelfID })},
+	}
 }

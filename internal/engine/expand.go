@@ -1,0 +1,115 @@
+package engine
+
+import (
+	"context"
+	"strconv"
+	"strings"
+)
+
+// inList writes n placeholders, padded to a power of two by repeating the
+// last value (which changes nothing an IN matches), so that statement texts
+// stay few and each is prepared once; it returns the text and the padded
+// values.
+func inList(values []any) (string, []any) {
+	n := 1
+	for n < len(values) {
+		n *= 2
+	}
+	var b strings.Builder
+	out := make([]any, n)
+	for i := range out {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteByte('?')
+		out[i] = values[min(i, len(values)-1)]
+	}
+	return b.String(), out
+}
+
+// ExpandChildren is the Load of an edge from parents of type P to their children
+// (resource child, naming their parent in column fk, read by parentOf): one
+// query for every record of the page, at most MaxChildren children each,
+// ordered by id.
+func ExpandChildren[P, C any](child *Resource[C], fk string, id func(*P) string, parentOf func(*C) *string) func(context.Context, Reader, int, []*P) ([][]byte, error) {
+	return func(ctx context.Context, r Reader, team int, parents []*P) ([][]byte, error) {
+		ids := make([]any, len(parents))
+		for i, p := range parents {
+			ids[i] = id(p)
+		}
+		marks, args := inList(ids)
+		// The window numbers each parent's children, so that no parent
+		// answers more than MaxChildren however many it has.
+		text := `SELECT ` + child.selectList() + ` FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY "` + fk + `" ORDER BY "id") AS "n" FROM "` +
+			child.Table + `" WHERE "team_id" = ? AND "` + fk + `" IN (` + marks + `)) AS "` + child.Table + `" WHERE "n" <= ` +
+			strconv.Itoa(MaxChildren) + ` ORDER BY "id"`
+		children, err := readAll(ctx, r, child, -1, text, append([]any{team}, args...))
+		if err != nil {
+			return nil, err
+		}
+		byParent := make(map[string][]byte, len(parents))
+		for _, c := range children {
+			pid := parentOf(c)
+			if pid == nil {
+				continue
+			}
+			b, ok := byParent[*pid]
+			if ok {
+				b = append(b, ',')
+			} else {
+				b = append(b, '[')
+			}
+			byParent[*pid] = child.Encode(b, c)
+		}
+		out := make([][]byte, len(parents))
+		for i, p := range parents {
+			if b, ok := byParent[id(p)]; ok {
+				out[i] = append(b, ']')
+			} else {
+				out[i] = []byte("[]")
+			}
+		}
+		return out, nil
+	}
+}
+
+// ExpandParent is the Load of an edge from children of type C to their parent
+// (resource parent; parentOf reads the child's member naming it): one query
+// for every record of the page.
+func ExpandParent[C, P any](parent *Resource[P], parentOf func(*C) *string) func(context.Context, Reader, int, []*C) ([][]byte, error) {
+	return func(ctx context.Context, r Reader, team int, children []*C) ([][]byte, error) {
+		var ids []any
+		seen := map[string]bool{}
+		for _, c := range children {
+			if pid := parentOf(c); pid != nil && !seen[*pid] {
+				seen[*pid] = true
+				ids = append(ids, *pid)
+			}
+		}
+		out := make([][]byte, len(children))
+		byID := map[string][]byte{}
+		if len(ids) > 0 {
+			marks, args := inList(ids)
+			text := parent.Select + ` WHERE "team_id" = ? AND "id" IN (` + marks + `)`
+			parents, err := readAll(ctx, r, parent, -1, text, append([]any{team}, args...))
+			if err != nil {
+				return nil, err
+			}
+			if err := loadEmbeds(ctx, r, parent, team, parents); err != nil {
+				return nil, err
+			}
+			for _, p := range parents {
+				byID[parent.ID(p)] = parent.Encode(nil, p)
+			}
+		}
+		for i, c := range children {
+			out[i] = []byte("null")
+			if pid := parentOf(c); pid != nil {
+				if b, ok := byID[*pid]; ok {
+					out[i] = b
+				}
+			}
+		}
+		return out, nil
+	}
+}

@@ -1,0 +1,254 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"encoding/csv"
+	"mime"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"records/internal/edge"
+	"records/internal/problem"
+	"records/internal/query"
+	"records/internal/wire"
+)
+
+// The media types a list can stream every record as.
+const (
+	NDJSON = "application/x-ndjson"
+	CSV    = "text/csv"
+)
+
+// exportFormat is the export the Accept header prefers — NDJSON or CSV —
+// or "" for the JSON page. The type of highest quality wins; JSON (and
+// anything else) wins ties, so only an explicit preference streams.
+func exportFormat(accept string) string {
+	if accept == "" || !strings.Contains(accept, "/x-ndjson") && !strings.Contains(accept, "text/csv") {
+		return ""
+	}
+	best, bestQ := "", -1.0
+	for _, part := range strings.Split(accept, ",") {
+		t, params, err := mime.ParseMediaType(strings.TrimSpace(part))
+		if err != nil {
+			continue
+		}
+		q := 1.0
+		if v, ok := params["q"]; ok {
+			if q, err = strconv.ParseFloat(v, 64); err != nil {
+				continue
+			}
+		}
+		format := ""
+		if t == NDJSON || t == CSV {
+			format = t
+		}
+		if q > bestQ || q == bestQ && format == "" {
+			best, bestQ = format, q
+		}
+	}
+	if bestQ <= 0 {
+		return ""
+	}
+	return best
+}
+
+// exportPage is how many records an export reads per statement.
+const exportPage = 1000
+
+// export streams every record p's filter matches, in its order, as NDJSON
+// or CSV, reading by keyset a page at a time so that memory stays flat
+// however many there are. Each page gets the request timeout anew. A
+// failure once the answer has begun cannot become a problem: an NDJSON
+// stream then ends with a line {"error":{…}}, and either kind is cut off
+// without its final chunk, so no client mistakes it for a whole file.
+func (op *Op[E]) export(c *gin.Context, s *Service, format string, p *query.Page, team int, fields []string, v *view[E]) error {
+	if p.Offset > 0 {
+		return problem.Member(query.ParamOffset, "an export streams every record; start it with a cursor, not an offset")
+	}
+	p.Limit = exportPage
+	// The first page is read before anything is answered, so a failure
+	// there is an ordinary problem.
+	records, more, err := op.exportPage(c.Request.Context(), s, p, team, v)
+	if err != nil {
+		return err
+	}
+	w := c.Writer
+	h := w.Header()
+	h.Set("Content-Type", format+"; charset=utf-8")
+	h.Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(http.StatusOK)
+	rc := http.NewResponseController(w)
+	enc := newExportEncoder(format, op.Res, fields, v)
+	buf := &bytes.Buffer{}
+	if err := enc.header(buf); err != nil {
+		return op.cut(c, enc, buf, err)
+	}
+	for {
+		for i, e := range records {
+			if err := enc.record(buf, i, e); err != nil {
+				return op.cut(c, enc, buf, err)
+			}
+		}
+		_ = rc.SetWriteDeadline(time.Now().Add(s.RequestTimeout))
+		if _, err := w.Write(buf.Bytes()); err != nil {
+			return op.cut(c, enc, nil, err)
+		}
+		buf.Reset()
+		w.Flush()
+		if !more {
+			return nil
+		}
+		pos := op.Res.position(p.Keys, records[len(records)-1])
+		p.After = &pos
+		if records, more, err = op.exportPage(c.Request.Context(), s, p, team, v); err != nil {
+			return op.cut(c, enc, buf, err)
+		}
+	}
+}
+
+// exportPage reads one page of an export, with what it embeds and expands,
+// within the request timeout, and tells whether more follow.
+func (op *Op[E]) exportPage(ctx context.Context, s *Service, p *query.Page, team int, v *view[E]) ([]*E, bool, error) {
+	ctx, cancel := context.WithTimeout(ctx, s.RequestTimeout)
+	defer cancel()
+	records, err := readPage(ctx, s.Reader, op.Res, team, p)
+	if err != nil {
+		return nil, false, err
+	}
+	more := len(records) > p.Limit
+	if more {
+		records = records[:p.Limit]
+	}
+	if err := loadEmbeds(ctx, s.Reader, op.Res, team, records); err != nil {
+		return nil, false, err
+	}
+	return records, more, v.load(ctx, s.Reader, op.Res, team, records)
+}
+
+// cut ends a failed export: it writes what explains the failure, if the
+// format has a way to, and drops the connection before the body's end.
+func (op *Op[E]) cut(c *gin.Context, enc *exportEncoder[E], buf *bytes.Buffer, err error) error {
+	p := edge.ToProblem(err)
+	c.Set(edge.KeyProblem, p)
+	if buf != nil {
+		buf.Write(enc.failure(p, edge.RequestIDOf(c)))
+		_, _ = c.Writer.Write(buf.Bytes())
+		c.Writer.Flush()
+	}
+	if conn, _, herr := c.Writer.Hijack(); herr == nil {
+		conn.Close()
+		c.Abort()
+		return nil
+	}
+	// No connection to drop (HTTP/2): net/http resets the stream.
+	panic(http.ErrAbortHandler)
+}
+
+// exportEncoder writes records as NDJSON lines or CSV rows.
+type exportEncoder[E any] struct {
+	format  string
+	res     *Resource[E]
+	v       *view[E]
+	cols    []int // CSV: the columns, by index in res.Fields
+	scratch []byte
+	csv     *csv.Writer
+}
+
+func newExportEncoder[E any](format string, res *Resource[E], fields []string, v *view[E]) *exportEncoder[E] {
+	enc := &exportEncoder[E]{format: format, res: res, v: v}
+	if format == CSV {
+		for i, f := range res.Fields {
+			if fields == nil || f.Member == "id" || f.Member == "version" {
+				enc.cols = append(enc.cols, i)
+			}
+		}
+		// With fields, the columns follow their order.
+		for _, name := range fields {
+			for i, f := range res.Fields {
+				if f.Member == name && name != "id" && name != "version" {
+					enc.cols = append(enc.cols, i)
+				}
+			}
+		}
+	}
+	return enc
+}
+
+func (e *exportEncoder[E]) header(buf *bytes.Buffer) error {
+	if e.format != CSV {
+		return nil
+	}
+	e.csv = csv.NewWriter(buf)
+	e.csv.UseCRLF = true
+	row := make([]string, 0, len(e.cols)+1)
+	for _, i := range e.cols {
+		row = append(row, e.res.Fields[i].Member)
+	}
+	if e.v != nil && len(e.v.expand) > 0 {
+		row = append(row, "expand")
+	}
+	return e.write(row)
+}
+
+func (e *exportEncoder[E]) write(row []string) error {
+	if err := e.csv.Write(row); err != nil {
+		return err
+	}
+	e.csv.Flush()
+	return e.csv.Error()
+}
+
+// record writes the i-th record of the current page.
+func (e *exportEncoder[E]) record(buf *bytes.Buffer, i int, rec *E) error {
+	if e.format != CSV {
+		e.scratch = e.v.appendRecord(e.scratch[:0], e.res, i, rec)
+		buf.Write(e.scratch)
+		buf.WriteByte('\n')
+		return nil
+	}
+	row := make([]string, 0, len(e.cols)+1)
+	for _, j := range e.cols {
+		e.scratch = e.res.Fields[j].Append(e.scratch[:0], rec)
+		row = append(row, cell(e.scratch))
+	}
+	if e.v != nil && len(e.v.expand) > 0 {
+		e.scratch = append(e.scratch[:0], '{')
+		for k, edge := range e.v.expand {
+			if k > 0 {
+				e.scratch = append(e.scratch, ',')
+			}
+			e.scratch = append(e.scratch, keyed(e.res.Edges[edge].Name)...)
+			e.scratch = append(e.scratch, e.v.expanded[k][i]...)
+		}
+		row = append(row, string(append(e.scratch, '}')))
+	}
+	return e.write(row)
+}
+
+// cell is a member's JSON value as a CSV field: text as itself, null as
+// nothing, numbers and booleans as written, objects and arrays as JSON.
+func cell(v []byte) string {
+	switch wire.Kind(v) {
+	case "null":
+		return ""
+	case "a string":
+		s, _ := wire.Text(v)
+		return s
+	}
+	return string(v)
+}
+
+// failure is what an export writes when it fails midway: an NDJSON line
+// holding the problem; nothing for CSV, which has no place for it.
+func (e *exportEncoder[E]) failure(p *problem.Error, requestID string) []byte {
+	if e.format == CSV {
+		return nil
+	}
+	b := append([]byte(`{"error":`), problem.Append(nil, p, requestID)...)
+	return append(b, "}\n"...)
+}

@@ -1,0 +1,131 @@
+package engine
+
+import (
+	"context"
+	"slices"
+	"strconv"
+
+	"records/internal/query"
+)
+
+// view is how a request wants its records answered: some members only
+// (fields), and related records (expand). A nil view answers every member
+// and expands nothing, through the resource's own encoder.
+type view[E any] struct {
+	fields   []bool     // by index in Resource.Fields; nil: all
+	expand   []int      // indexes in Resource.Edges
+	expanded [][][]byte // per expanded edge, per record: its JSON
+}
+
+// newView makes the view of fields and expand (nil when both are empty).
+func newView[E any](res *Resource[E], fields, expand []string) *view[E] {
+	if fields == nil && len(expand) == 0 {
+		return nil
+	}
+	v := &view[E]{}
+	if fields != nil {
+		v.fields = make([]bool, len(res.Fields))
+		for i, f := range res.Fields {
+			// The id (and the version) are always answered.
+			v.fields[i] = f.Member == "id" || f.Member == "version" || slices.Contains(fields, f.Member)
+		}
+	}
+	for i, e := range res.Edges {
+		if slices.Contains(expand, e.Name) {
+			v.expand = append(v.expand, i)
+		}
+	}
+	return v
+}
+
+// load reads the expanded records of records, one query per edge.
+func (v *view[E]) load(ctx context.Context, r Reader, res *Resource[E], team int, records []*E) error {
+	if v == nil || len(records) == 0 {
+		return nil
+	}
+	v.expanded = make([][][]byte, len(v.expand))
+	for i, e := range v.expand {
+		out, err := res.Edges[e].Load(ctx, r, team, records)
+		if err != nil {
+			return err
+		}
+		v.expanded[i] = out
+	}
+	return nil
+}
+
+// appendRecord appends the i-th record of the request, e.
+func (v *view[E]) appendRecord(b []byte, res *Resource[E], i int, e *E) []byte {
+	if v == nil {
+		return res.Encode(b, e)
+	}
+	b = append(b, '{')
+	n := 0
+	for j, f := range res.Fields {
+		if v.fields != nil && !v.fields[j] {
+			continue
+		}
+		if n > 0 {
+			b = append(b, ',')
+		}
+		n++
+		b = append(b, keyed(f.Member)...)
+		b = f.Append(b, e)
+	}
+	if len(v.expand) > 0 && v.expanded != nil {
+		if n > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `"expand":{`...)
+		for k, edge := range v.expand {
+			if k > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, keyed(res.Edges[edge].Name)...)
+			b = append(b, v.expanded[k][i]...)
+		}
+		b = append(b, '}')
+	}
+	return append(b, '}')
+}
+
+// AppendRecord appends the result's record as the request asked for it.
+func (r *Result[E]) AppendRecord(b []byte) []byte { return r.view.appendRecord(b, r.res, 0, r.Record) }
+
+// AppendRecords appends the result's records as a JSON array.
+func (r *Result[E]) AppendRecords(b []byte) []byte {
+	b = append(b, '[')
+	for i, e := range r.Records {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = r.view.appendRecord(b, r.res, i, e)
+	}
+	return append(b, ']')
+}
+
+// AppendPaging appends a list's paging object.
+func (r *Result[E]) AppendPaging(b []byte) []byte {
+	p := &r.Paging
+	b = append(b, `{"limit":`...)
+	b = strconv.AppendInt(b, int64(p.Limit), 10)
+	b = append(b, `,"offset":`...)
+	b = strconv.AppendInt(b, int64(p.Offset), 10)
+	b = append(b, `,"has_more":`...)
+	b = strconv.AppendBool(b, p.HasMore)
+	b = append(b, `,"next_cursor":`...)
+	if p.NextCursor == "" {
+		b = append(b, "null"...)
+	} else {
+		b = strconv.AppendQuote(b, p.NextCursor)
+	}
+	if p.Counted {
+		b = append(b, `,"total":`...)
+		b = strconv.AppendInt(b, p.Total, 10)
+		b = append(b, `,"total_is_estimate":`...)
+		b = strconv.AppendBool(b, p.Estimated)
+	}
+	return append(b, '}')
+}
+
+var _ = query.Exact
