@@ -130,7 +130,12 @@ func (c ChildOf) Edges() []ent.Edge {
 	}
 }
 
-// Indexes of the mixin.
+// Indexes of the mixin: the parent member alone, for the database's
+// cascades and checks, and within the team with the id, for reading a
+// page's children (expand, or a list filtered by parent) in order.
 func (c ChildOf) Indexes() []ent.Index {
-	return []ent.Index{index.Fields(c.Field)}
+	return []ent.Index{
+		index.Fields(c.Field),
+		index.Fields("team_id", c.Field, "id"),
+	}
 }

@@ -7,5 +7,5 @@ import "embed"
 
 // FS holds every template.
 //
-//go:embed ent/*.tmpl api/*.tmpl
+//go:embed ent/*.tmpl api/*.tmpl docs/*.md
 var FS embed.FS

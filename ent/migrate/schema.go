@@ -147,6 +147,11 @@ var (
 				Unique:  false,
 				Columns: []*schema.Column{ChannelThreadsColumns[3]},
 			},
+			{
+				Name:    "channelthread_team_id_case_id_id",
+				Unique:  false,
+				Columns: []*schema.Column{ChannelThreadsColumns[4], ChannelThreadsColumns[3], ChannelThreadsColumns[0]},
+			},
 		},
 	}
 	// ContactsColumns holds the columns for the "contacts" table.
@@ -313,6 +318,11 @@ var (
 				Unique:  false,
 				Columns: []*schema.Column{PackingListItemsColumns[5]},
 			},
+			{
+				Name:    "packinglistitem_team_id_packing_list_id",
+				Unique:  false,
+				Columns: []*schema.Column{PackingListItemsColumns[6], PackingListItemsColumns[5], PackingListItemsColumns[0]},
+			},
 		},
 	}
 	// PurchaseOrdersColumns holds the columns for the "purchase_orders" table.
@@ -401,6 +411,11 @@ var (
 				Name:    "returnlineitem_return_id",
 				Unique:  false,
 				Columns: []*schema.Column{ReturnLineItemsColumns[10]},
+			},
+			{
+				Name:    "returnlineitem_team_id_return_id_id",
+				Unique:  false,
+				Columns: []*schema.Column{ReturnLineItemsColumns[9], ReturnLineItemsColumns[10], ReturnLineItemsColumns[0]},
 			},
 		},
 	}
@@ -698,6 +713,11 @@ var (
 				Unique:  false,
 				Columns: []*schema.Column{WarrantyLineItemsColumns[15]},
 			},
+			{
+				Name:    "warrantylineitem_team_id_warranty_id_id",
+				Unique:  false,
+				Columns: []*schema.Column{WarrantyLineItemsColumns[16], WarrantyLineItemsColumns[15], WarrantyLineItemsColumns[0]},
+			},
 		},
 	}
 	// WorkOrdersColumns holds the columns for the "work_orders" table.
@@ -782,6 +802,11 @@ var (
 				Name:    "workorderlineitem_work_order_number",
 				Unique:  false,
 				Columns: []*schema.Column{WorkOrderLineItemsColumns[7]},
+			},
+			{
+				Name:    "workorderlineitem_team_id_work_order_number_id",
+				Unique:  false,
+				Columns: []*schema.Column{WorkOrderLineItemsColumns[8], WorkOrderLineItemsColumns[7], WorkOrderLineItemsColumns[0]},
 			},
 		},
 	}

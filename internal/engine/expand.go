@@ -4,27 +4,37 @@ import (
 	"context"
 	"strconv"
 	"strings"
+
+	"github.com/lib/pq"
+
+	"records/internal/migrate"
 )
 
-// inList writes n placeholders, padded to a power of two by repeating the
-// last value (which changes nothing an IN matches), so that statement texts
-// stay few and each is prepared once; it returns the text and the padded
-// values.
-func inList(values []any) (string, []any) {
+// inIDs is the condition "column holds one of ids" with its parameters:
+// on PostgreSQL one array parameter (= ANY), so the statement is the same
+// text however many ids a page has; on SQLite an IN list padded to a power
+// of two by repeating the last id (which changes nothing it matches), so
+// that its texts stay few and each is prepared once.
+func inIDs(r Reader, column string, ids []string) (string, []any) {
+	if r.Dialect == migrate.Postgres {
+		return `"` + column + `" = ANY(?)`, []any{pq.StringArray(ids)}
+	}
 	n := 1
-	for n < len(values) {
+	for n < len(ids) {
 		n *= 2
 	}
 	var b strings.Builder
-	out := make([]any, n)
-	for i := range out {
+	b.WriteString(`"` + column + `" IN (`)
+	args := make([]any, n)
+	for i := range args {
 		if i > 0 {
 			b.WriteString(", ")
 		}
 		b.WriteByte('?')
-		out[i] = values[min(i, len(values)-1)]
+		args[i] = ids[min(i, len(ids)-1)]
 	}
-	return b.String(), out
+	b.WriteByte(')')
+	return b.String(), args
 }
 
 // ExpandChildren is the Load of an edge from parents of type P to their children
@@ -33,15 +43,15 @@ func inList(values []any) (string, []any) {
 // ordered by id.
 func ExpandChildren[P, C any](child *Resource[C], fk string, id func(*P) string, parentOf func(*C) *string) func(context.Context, Reader, int, []*P) ([][]byte, error) {
 	return func(ctx context.Context, r Reader, team int, parents []*P) ([][]byte, error) {
-		ids := make([]any, len(parents))
+		ids := make([]string, len(parents))
 		for i, p := range parents {
 			ids[i] = id(p)
 		}
-		marks, args := inList(ids)
+		in, args := inIDs(r, fk, ids)
 		// The window numbers each parent's children, so that no parent
 		// answers more than MaxChildren however many it has.
 		text := `SELECT ` + child.selectList() + ` FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY "` + fk + `" ORDER BY "id") AS "n" FROM "` +
-			child.Table + `" WHERE "team_id" = ? AND "` + fk + `" IN (` + marks + `)) AS "` + child.Table + `" WHERE "n" <= ` +
+			child.Table + `" WHERE "team_id" = ? AND ` + in + `) AS "` + child.Table + `" WHERE "n" <= ` +
 			strconv.Itoa(MaxChildren) + ` ORDER BY "id"`
 		children, err := readAll(ctx, r, child, -1, text, append([]any{team}, args...))
 		if err != nil {
@@ -78,7 +88,7 @@ func ExpandChildren[P, C any](child *Resource[C], fk string, id func(*P) string,
 // for every record of the page.
 func ExpandParent[C, P any](parent *Resource[P], parentOf func(*C) *string) func(context.Context, Reader, int, []*C) ([][]byte, error) {
 	return func(ctx context.Context, r Reader, team int, children []*C) ([][]byte, error) {
-		var ids []any
+		var ids []string
 		seen := map[string]bool{}
 		for _, c := range children {
 			if pid := parentOf(c); pid != nil && !seen[*pid] {
@@ -89,8 +99,8 @@ func ExpandParent[C, P any](parent *Resource[P], parentOf func(*C) *string) func
 		out := make([][]byte, len(children))
 		byID := map[string][]byte{}
 		if len(ids) > 0 {
-			marks, args := inList(ids)
-			text := parent.Select + ` WHERE "team_id" = ? AND "id" IN (` + marks + `)`
+			in, args := inIDs(r, "id", ids)
+			text := parent.Select + ` WHERE "team_id" = ? AND ` + in
 			parents, err := readAll(ctx, r, parent, -1, text, append([]any{team}, args...))
 			if err != nil {
 				return nil, err

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"records/internal/spec"
+	"records/templates"
 )
 
 // obj is a JSON object that keeps its members in the order they were set,
@@ -84,6 +85,16 @@ var errorResponses = map[int]string{
 // idPattern is what an id may hold: no "/" and no control characters.
 const idPattern = "^[^/\\x00-\\x1f\\x7f]+$"
 
+// intro is the document's description, which the docs page shows first:
+// what the API serves, how to authenticate, and the query language of lists.
+var intro = func() string {
+	b, err := templates.FS.ReadFile("docs/intro.md")
+	if err != nil {
+		panic("the generator's embedded intro is missing: " + err.Error())
+	}
+	return strings.TrimSpace(string(b))
+}()
+
 // renderOpenAPI builds the OpenAPI 3.1 document of the API.
 func renderOpenAPI(m *apiModel) ([]byte, error) {
 	doc := newObj(
@@ -91,10 +102,7 @@ func renderOpenAPI(m *apiModel) ([]byte, error) {
 		"info", newObj(
 			"title", "Records API",
 			"version", "1.0.0",
-			"description", "Returns and their line items, cases, customers, users, suppliers, vendors, contacts, "+
-				"packing lists, bill-of-materials line items, work orders, purchase orders, warranties and channel threads. "+
-				"Every /v1 route needs a token: `Authorization: Bearer <key>` or `Authorization: Token <key>`. "+
-				"Errors are RFC 9457 problem details (application/problem+json).",
+			"description", intro,
 		),
 		"security", []any{newObj("bearer", []any{}), newObj("token", []any{})},
 	)

@@ -5,14 +5,20 @@ CREATE INDEX "billofmaterialslineitem_team_id_status_id" ON "bill_of_materials_l
 CREATE INDEX "caserecord_team_id_case_status_id" ON "cases" ("team_id", "case_status", "id");
 -- Create index "caserecord_team_id_created_date_id" to table: "cases"
 CREATE INDEX "caserecord_team_id_created_date_id" ON "cases" ("team_id", "created_date", "id");
+-- Create index "channelthread_team_id_case_id_id" to table: "channel_threads"
+CREATE INDEX "channelthread_team_id_case_id_id" ON "channel_threads" ("team_id", "case_id", "id");
 -- Create index "channelthread_team_id_created_at_id" to table: "channel_threads"
 CREATE INDEX "channelthread_team_id_created_at_id" ON "channel_threads" ("team_id", "created_at", "id");
 -- Create index "contact_team_id_created_at_id" to table: "contacts"
 CREATE INDEX "contact_team_id_created_at_id" ON "contacts" ("team_id", "created_at", "id");
+-- Create index "packinglistitem_team_id_packing_list_id" to table: "packing_list_items"
+CREATE INDEX "packinglistitem_team_id_packing_list_id" ON "packing_list_items" ("team_id", "packing_list", "id");
 -- Create index "purchaseorder_team_id_createdat_id" to table: "purchase_orders"
 CREATE INDEX "purchaseorder_team_id_createdat_id" ON "purchase_orders" ("team_id", "createdat", "id");
 -- Create index "purchaseorder_team_id_purchase_order_status_id" to table: "purchase_orders"
 CREATE INDEX "purchaseorder_team_id_purchase_order_status_id" ON "purchase_orders" ("team_id", "purchase_order_status", "id");
+-- Create index "returnlineitem_team_id_return_id_id" to table: "return_line_items"
+CREATE INDEX "returnlineitem_team_id_return_id_id" ON "return_line_items" ("team_id", "return_id", "id");
 -- Create index "returnrecord_team_id_status_id" to table: "returns"
 CREATE INDEX "returnrecord_team_id_status_id" ON "returns" ("team_id", "status", "id");
 -- Create index "returnrecord_team_id_created_date_id" to table: "returns"
@@ -23,8 +29,12 @@ CREATE INDEX "supplier_team_id_created_at_id" ON "suppliers" ("team_id", "create
 CREATE INDEX "vendor_team_id_created_at_id" ON "vendors" ("team_id", "created_at", "id");
 -- Create index "warranty_team_id_created_at_id" to table: "warranties"
 CREATE INDEX "warranty_team_id_created_at_id" ON "warranties" ("team_id", "created_at", "id");
+-- Create index "warrantylineitem_team_id_warranty_id_id" to table: "warranty_line_items"
+CREATE INDEX "warrantylineitem_team_id_warranty_id_id" ON "warranty_line_items" ("team_id", "warranty_id", "id");
 -- Create index "warrantylineitem_team_id_created_at_id" to table: "warranty_line_items"
 CREATE INDEX "warrantylineitem_team_id_created_at_id" ON "warranty_line_items" ("team_id", "created_at", "id");
+-- Create index "workorderlineitem_team_id_work_order_number_id" to table: "work_order_line_items"
+CREATE INDEX "workorderlineitem_team_id_work_order_number_id" ON "work_order_line_items" ("team_id", "work_order_number", "id");
 -- Create index "workorderlineitem_team_id_line_status_id" to table: "work_order_line_items"
 CREATE INDEX "workorderlineitem_team_id_line_status_id" ON "work_order_line_items" ("team_id", "line_status", "id");
 -- Create index "workorder_team_id_created_at_id" to table: "work_orders"

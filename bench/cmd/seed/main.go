@@ -1,0 +1,65 @@
+// Command seed fills a migrated database with many returns (and line items
+// for the first of them) straight through SQL, for bench/lists.sh: seeding a
+// million records through the API would take longer than measuring.
+//
+//	seed --database-url postgres://… --returns 1000000 --with-items 20000
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"log"
+	"strings"
+	"time"
+
+	"records/internal/db"
+)
+
+func main() {
+	url := flag.String("database-url", "sqlite:data/records.db", "sqlite:PATH or postgres://…")
+	returns := flag.Int("returns", 100000, "returns to make")
+	withItems := flag.Int("with-items", 20000, "the first this many returns get 5 line items each")
+	flag.Parse()
+	ctx := context.Background()
+	database, err := db.Open(ctx, db.Config{URL: *url})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer database.Close()
+	start := time.Now()
+	statuses := []string{"open", "closed", "received", "refunded"}
+	const batch = 500
+	for from := 0; from < *returns; from += batch {
+		var rows []string
+		var args []any
+		for i := from; i < min(from+batch, *returns); i++ {
+			rows = append(rows, "(?, 1, ?, ?, ?, ?)")
+			created := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(i) * time.Minute).Format(time.RFC3339)
+			args = append(args, fmt.Sprintf("ret-%07d", i), statuses[i%len(statuses)], created,
+				fmt.Sprintf("order-%d", i), fmt.Sprintf("customer%d@example.com", i%5000))
+		}
+		if _, err := database.Exec(ctx, `INSERT INTO returns (id, team_id, status, created_date, order_id, customer_email) VALUES `+strings.Join(rows, ", "), args...); err != nil {
+			log.Fatal(err)
+		}
+	}
+	for from := 0; from < *withItems; from += batch / 5 {
+		var rows []string
+		var args []any
+		for i := from; i < min(from+batch/5, *withItems); i++ {
+			for j := 0; j < 5; j++ {
+				rows = append(rows, "(?, 1, ?, ?, ?)")
+				args = append(args, fmt.Sprintf("ret-%07d-%d", i, j), fmt.Sprintf("ret-%07d", i), fmt.Sprintf("sku-%d", j), "12.50")
+			}
+		}
+		if _, err := database.Exec(ctx, `INSERT INTO return_line_items (id, team_id, return_id, sku, price) VALUES `+strings.Join(rows, ", "), args...); err != nil {
+			log.Fatal(err)
+		}
+	}
+	if database.Dialect == "postgres" {
+		if _, err := database.Exec(ctx, `ANALYZE`); err != nil {
+			log.Fatal(err)
+		}
+	}
+	log.Printf("seeded %d returns, %d with 5 line items, in %s", *returns, *withItems, time.Since(start).Round(time.Millisecond))
+}
