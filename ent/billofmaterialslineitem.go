@@ -19,6 +19,8 @@ type BillOfMaterialsLineItem struct {
 	ID string `json:"id,omitempty"`
 	// TeamID holds the value of the "team_id" field.
 	TeamID int `json:"team_id,omitempty"`
+	// Version holds the value of the "version" field.
+	Version int64 `json:"version,omitempty"`
 	// BillOfMaterialsNumber holds the value of the "bill_of_materials_number" field.
 	BillOfMaterialsNumber *string `json:"bill_of_materials_number,omitempty"`
 	// LineType holds the value of the "line_type" field.
@@ -66,7 +68,7 @@ func (*BillOfMaterialsLineItem) scanValues(columns []string) ([]any, error) {
 		switch columns[i] {
 		case billofmaterialslineitem.FieldQuantity:
 			values[i] = new(sql.NullFloat64)
-		case billofmaterialslineitem.FieldTeamID:
+		case billofmaterialslineitem.FieldTeamID, billofmaterialslineitem.FieldVersion:
 			values[i] = new(sql.NullInt64)
 		case billofmaterialslineitem.FieldID, billofmaterialslineitem.FieldBillOfMaterialsNumber, billofmaterialslineitem.FieldLineType, billofmaterialslineitem.FieldPartName, billofmaterialslineitem.FieldPartNumber, billofmaterialslineitem.FieldPurchaseSupplyType, billofmaterialslineitem.FieldStatus:
 			values[i] = new(sql.NullString)
@@ -96,6 +98,12 @@ func (_m *BillOfMaterialsLineItem) assignValues(columns []string, values []any) 
 				return fmt.Errorf("unexpected type %T for field team_id", values[i])
 			} else if value.Valid {
 				_m.TeamID = int(value.Int64)
+			}
+		case billofmaterialslineitem.FieldVersion:
+			if value, ok := values[i].(*sql.NullInt64); !ok {
+				return fmt.Errorf("unexpected type %T for field version", values[i])
+			} else if value.Valid {
+				_m.Version = value.Int64
 			}
 		case billofmaterialslineitem.FieldBillOfMaterialsNumber:
 			if value, ok := values[i].(*sql.NullString); !ok {
@@ -189,6 +197,9 @@ func (_m *BillOfMaterialsLineItem) String() string {
 	builder.WriteString(fmt.Sprintf("id=%v, ", _m.ID))
 	builder.WriteString("team_id=")
 	builder.WriteString(fmt.Sprintf("%v", _m.TeamID))
+	builder.WriteString(", ")
+	builder.WriteString("version=")
+	builder.WriteString(fmt.Sprintf("%v", _m.Version))
 	builder.WriteString(", ")
 	if v := _m.BillOfMaterialsNumber; v != nil {
 		builder.WriteString("bill_of_materials_number=")

@@ -26,6 +26,20 @@ func (_c *BillOfMaterialsLineItemCreate) SetTeamID(v int) *BillOfMaterialsLineIt
 	return _c
 }
 
+// SetVersion sets the "version" field.
+func (_c *BillOfMaterialsLineItemCreate) SetVersion(v int64) *BillOfMaterialsLineItemCreate {
+	_c.mutation.SetVersion(v)
+	return _c
+}
+
+// SetNillableVersion sets the "version" field if the given value is not nil.
+func (_c *BillOfMaterialsLineItemCreate) SetNillableVersion(v *int64) *BillOfMaterialsLineItemCreate {
+	if v != nil {
+		_c.SetVersion(*v)
+	}
+	return _c
+}
+
 // SetBillOfMaterialsNumber sets the "bill_of_materials_number" field.
 func (_c *BillOfMaterialsLineItemCreate) SetBillOfMaterialsNumber(v string) *BillOfMaterialsLineItemCreate {
 	_c.mutation.SetBillOfMaterialsNumber(v)
@@ -180,6 +194,10 @@ func (_c *BillOfMaterialsLineItemCreate) ExecX(ctx context.Context) {
 
 // defaults sets the default values of the builder before save.
 func (_c *BillOfMaterialsLineItemCreate) defaults() error {
+	if _, ok := _c.mutation.Version(); !ok {
+		v := billofmaterialslineitem.DefaultVersion
+		_c.mutation.SetVersion(v)
+	}
 	if _, ok := _c.mutation.ID(); !ok {
 		if billofmaterialslineitem.DefaultID == nil {
 			return fmt.Errorf("ent: uninitialized billofmaterialslineitem.DefaultID (forgotten import ent/runtime?)")
@@ -194,6 +212,9 @@ func (_c *BillOfMaterialsLineItemCreate) defaults() error {
 func (_c *BillOfMaterialsLineItemCreate) check() error {
 	if _, ok := _c.mutation.TeamID(); !ok {
 		return &ValidationError{Name: "team_id", err: errors.New(`ent: missing required field "BillOfMaterialsLineItem.team_id"`)}
+	}
+	if _, ok := _c.mutation.Version(); !ok {
+		return &ValidationError{Name: "version", err: errors.New(`ent: missing required field "BillOfMaterialsLineItem.version"`)}
 	}
 	if v, ok := _c.mutation.ID(); ok {
 		if err := billofmaterialslineitem.IDValidator(v); err != nil {
@@ -237,6 +258,10 @@ func (_c *BillOfMaterialsLineItemCreate) createSpec() (*BillOfMaterialsLineItem,
 	if id, ok := _c.mutation.ID(); ok {
 		_node.ID = id
 		_spec.ID.Value = id
+	}
+	if value, ok := _c.mutation.Version(); ok {
+		_spec.SetField(billofmaterialslineitem.FieldVersion, field.TypeInt64, value)
+		_node.Version = value
 	}
 	if value, ok := _c.mutation.BillOfMaterialsNumber(); ok {
 		_spec.SetField(billofmaterialslineitem.FieldBillOfMaterialsNumber, field.TypeString, value)

@@ -28,6 +28,27 @@ func (_u *BillOfMaterialsLineItemUpdate) Where(ps ...predicate.BillOfMaterialsLi
 	return _u
 }
 
+// SetVersion sets the "version" field.
+func (_u *BillOfMaterialsLineItemUpdate) SetVersion(v int64) *BillOfMaterialsLineItemUpdate {
+	_u.mutation.ResetVersion()
+	_u.mutation.SetVersion(v)
+	return _u
+}
+
+// SetNillableVersion sets the "version" field if the given value is not nil.
+func (_u *BillOfMaterialsLineItemUpdate) SetNillableVersion(v *int64) *BillOfMaterialsLineItemUpdate {
+	if v != nil {
+		_u.SetVersion(*v)
+	}
+	return _u
+}
+
+// AddVersion adds value to the "version" field.
+func (_u *BillOfMaterialsLineItemUpdate) AddVersion(v int64) *BillOfMaterialsLineItemUpdate {
+	_u.mutation.AddVersion(v)
+	return _u
+}
+
 // SetBillOfMaterialsNumber sets the "bill_of_materials_number" field.
 func (_u *BillOfMaterialsLineItemUpdate) SetBillOfMaterialsNumber(v string) *BillOfMaterialsLineItemUpdate {
 	_u.mutation.SetBillOfMaterialsNumber(v)
@@ -233,6 +254,12 @@ func (_u *BillOfMaterialsLineItemUpdate) sqlSave(ctx context.Context) (_node int
 			}
 		}
 	}
+	if value, ok := _u.mutation.Version(); ok {
+		_spec.SetField(billofmaterialslineitem.FieldVersion, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.AddedVersion(); ok {
+		_spec.AddField(billofmaterialslineitem.FieldVersion, field.TypeInt64, value)
+	}
 	if value, ok := _u.mutation.BillOfMaterialsNumber(); ok {
 		_spec.SetField(billofmaterialslineitem.FieldBillOfMaterialsNumber, field.TypeString, value)
 	}
@@ -298,6 +325,27 @@ type BillOfMaterialsLineItemUpdateOne struct {
 	hooks     []Hook
 	mutation  *BillOfMaterialsLineItemMutation
 	modifiers []func(*sql.UpdateBuilder)
+}
+
+// SetVersion sets the "version" field.
+func (_u *BillOfMaterialsLineItemUpdateOne) SetVersion(v int64) *BillOfMaterialsLineItemUpdateOne {
+	_u.mutation.ResetVersion()
+	_u.mutation.SetVersion(v)
+	return _u
+}
+
+// SetNillableVersion sets the "version" field if the given value is not nil.
+func (_u *BillOfMaterialsLineItemUpdateOne) SetNillableVersion(v *int64) *BillOfMaterialsLineItemUpdateOne {
+	if v != nil {
+		_u.SetVersion(*v)
+	}
+	return _u
+}
+
+// AddVersion adds value to the "version" field.
+func (_u *BillOfMaterialsLineItemUpdateOne) AddVersion(v int64) *BillOfMaterialsLineItemUpdateOne {
+	_u.mutation.AddVersion(v)
+	return _u
 }
 
 // SetBillOfMaterialsNumber sets the "bill_of_materials_number" field.
@@ -534,6 +582,12 @@ func (_u *BillOfMaterialsLineItemUpdateOne) sqlSave(ctx context.Context) (_node 
 				ps[i](selector)
 			}
 		}
+	}
+	if value, ok := _u.mutation.Version(); ok {
+		_spec.SetField(billofmaterialslineitem.FieldVersion, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.AddedVersion(); ok {
+		_spec.AddField(billofmaterialslineitem.FieldVersion, field.TypeInt64, value)
 	}
 	if value, ok := _u.mutation.BillOfMaterialsNumber(); ok {
 		_spec.SetField(billofmaterialslineitem.FieldBillOfMaterialsNumber, field.TypeString, value)

@@ -19,6 +19,8 @@ type CaseRecord struct {
 	ID string `json:"id,omitempty"`
 	// TeamID holds the value of the "team_id" field.
 	TeamID int `json:"team_id,omitempty"`
+	// Version holds the value of the "version" field.
+	Version int64 `json:"version,omitempty"`
 	// CaseName holds the value of the "caseName" field.
 	CaseName *string `json:"caseName,omitempty"`
 	// Description holds the value of the "description" field.
@@ -79,7 +81,7 @@ func (*CaseRecord) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
 	for i := range columns {
 		switch columns[i] {
-		case caserecord.FieldTeamID:
+		case caserecord.FieldTeamID, caserecord.FieldVersion:
 			values[i] = new(sql.NullInt64)
 		case caserecord.FieldID, caserecord.FieldCaseName, caserecord.FieldDescription, caserecord.FieldCaseNumber, caserecord.FieldCaseStatus, caserecord.FieldPriority, caserecord.FieldSubmitter, caserecord.FieldResolver, caserecord.FieldCreatedDate, caserecord.FieldUpdatedDate:
 			values[i] = new(sql.NullString)
@@ -109,6 +111,12 @@ func (_m *CaseRecord) assignValues(columns []string, values []any) error {
 				return fmt.Errorf("unexpected type %T for field team_id", values[i])
 			} else if value.Valid {
 				_m.TeamID = int(value.Int64)
+			}
+		case caserecord.FieldVersion:
+			if value, ok := values[i].(*sql.NullInt64); !ok {
+				return fmt.Errorf("unexpected type %T for field version", values[i])
+			} else if value.Valid {
+				_m.Version = value.Int64
 			}
 		case caserecord.FieldCaseName:
 			if value, ok := values[i].(*sql.NullString); !ok {
@@ -221,6 +229,9 @@ func (_m *CaseRecord) String() string {
 	builder.WriteString(fmt.Sprintf("id=%v, ", _m.ID))
 	builder.WriteString("team_id=")
 	builder.WriteString(fmt.Sprintf("%v", _m.TeamID))
+	builder.WriteString(", ")
+	builder.WriteString("version=")
+	builder.WriteString(fmt.Sprintf("%v", _m.Version))
 	builder.WriteString(", ")
 	if v := _m.CaseName; v != nil {
 		builder.WriteString("caseName=")

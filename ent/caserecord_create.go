@@ -27,6 +27,20 @@ func (_c *CaseRecordCreate) SetTeamID(v int) *CaseRecordCreate {
 	return _c
 }
 
+// SetVersion sets the "version" field.
+func (_c *CaseRecordCreate) SetVersion(v int64) *CaseRecordCreate {
+	_c.mutation.SetVersion(v)
+	return _c
+}
+
+// SetNillableVersion sets the "version" field if the given value is not nil.
+func (_c *CaseRecordCreate) SetNillableVersion(v *int64) *CaseRecordCreate {
+	if v != nil {
+		_c.SetVersion(*v)
+	}
+	return _c
+}
+
 // SetCaseName sets the "caseName" field.
 func (_c *CaseRecordCreate) SetCaseName(v string) *CaseRecordCreate {
 	_c.mutation.SetCaseName(v)
@@ -224,6 +238,10 @@ func (_c *CaseRecordCreate) ExecX(ctx context.Context) {
 
 // defaults sets the default values of the builder before save.
 func (_c *CaseRecordCreate) defaults() error {
+	if _, ok := _c.mutation.Version(); !ok {
+		v := caserecord.DefaultVersion
+		_c.mutation.SetVersion(v)
+	}
 	if _, ok := _c.mutation.CreatedDate(); !ok {
 		if caserecord.DefaultCreatedDate == nil {
 			return fmt.Errorf("ent: uninitialized caserecord.DefaultCreatedDate (forgotten import ent/runtime?)")
@@ -252,6 +270,9 @@ func (_c *CaseRecordCreate) defaults() error {
 func (_c *CaseRecordCreate) check() error {
 	if _, ok := _c.mutation.TeamID(); !ok {
 		return &ValidationError{Name: "team_id", err: errors.New(`ent: missing required field "CaseRecord.team_id"`)}
+	}
+	if _, ok := _c.mutation.Version(); !ok {
+		return &ValidationError{Name: "version", err: errors.New(`ent: missing required field "CaseRecord.version"`)}
 	}
 	if v, ok := _c.mutation.ID(); ok {
 		if err := caserecord.IDValidator(v); err != nil {
@@ -295,6 +316,10 @@ func (_c *CaseRecordCreate) createSpec() (*CaseRecord, *sqlgraph.CreateSpec) {
 	if id, ok := _c.mutation.ID(); ok {
 		_node.ID = id
 		_spec.ID.Value = id
+	}
+	if value, ok := _c.mutation.Version(); ok {
+		_spec.SetField(caserecord.FieldVersion, field.TypeInt64, value)
+		_node.Version = value
 	}
 	if value, ok := _c.mutation.CaseName(); ok {
 		_spec.SetField(caserecord.FieldCaseName, field.TypeString, value)

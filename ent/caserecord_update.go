@@ -29,6 +29,27 @@ func (_u *CaseRecordUpdate) Where(ps ...predicate.CaseRecord) *CaseRecordUpdate 
 	return _u
 }
 
+// SetVersion sets the "version" field.
+func (_u *CaseRecordUpdate) SetVersion(v int64) *CaseRecordUpdate {
+	_u.mutation.ResetVersion()
+	_u.mutation.SetVersion(v)
+	return _u
+}
+
+// SetNillableVersion sets the "version" field if the given value is not nil.
+func (_u *CaseRecordUpdate) SetNillableVersion(v *int64) *CaseRecordUpdate {
+	if v != nil {
+		_u.SetVersion(*v)
+	}
+	return _u
+}
+
+// AddVersion adds value to the "version" field.
+func (_u *CaseRecordUpdate) AddVersion(v int64) *CaseRecordUpdate {
+	_u.mutation.AddVersion(v)
+	return _u
+}
+
 // SetCaseName sets the "caseName" field.
 func (_u *CaseRecordUpdate) SetCaseName(v string) *CaseRecordUpdate {
 	_u.mutation.SetCaseName(v)
@@ -303,6 +324,12 @@ func (_u *CaseRecordUpdate) sqlSave(ctx context.Context) (_node int, err error) 
 			}
 		}
 	}
+	if value, ok := _u.mutation.Version(); ok {
+		_spec.SetField(caserecord.FieldVersion, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.AddedVersion(); ok {
+		_spec.AddField(caserecord.FieldVersion, field.TypeInt64, value)
+	}
 	if value, ok := _u.mutation.CaseName(); ok {
 		_spec.SetField(caserecord.FieldCaseName, field.TypeString, value)
 	}
@@ -422,6 +449,27 @@ type CaseRecordUpdateOne struct {
 	hooks     []Hook
 	mutation  *CaseRecordMutation
 	modifiers []func(*sql.UpdateBuilder)
+}
+
+// SetVersion sets the "version" field.
+func (_u *CaseRecordUpdateOne) SetVersion(v int64) *CaseRecordUpdateOne {
+	_u.mutation.ResetVersion()
+	_u.mutation.SetVersion(v)
+	return _u
+}
+
+// SetNillableVersion sets the "version" field if the given value is not nil.
+func (_u *CaseRecordUpdateOne) SetNillableVersion(v *int64) *CaseRecordUpdateOne {
+	if v != nil {
+		_u.SetVersion(*v)
+	}
+	return _u
+}
+
+// AddVersion adds value to the "version" field.
+func (_u *CaseRecordUpdateOne) AddVersion(v int64) *CaseRecordUpdateOne {
+	_u.mutation.AddVersion(v)
+	return _u
 }
 
 // SetCaseName sets the "caseName" field.
@@ -727,6 +775,12 @@ func (_u *CaseRecordUpdateOne) sqlSave(ctx context.Context) (_node *CaseRecord, 
 				ps[i](selector)
 			}
 		}
+	}
+	if value, ok := _u.mutation.Version(); ok {
+		_spec.SetField(caserecord.FieldVersion, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.AddedVersion(); ok {
+		_spec.AddField(caserecord.FieldVersion, field.TypeInt64, value)
 	}
 	if value, ok := _u.mutation.CaseName(); ok {
 		_spec.SetField(caserecord.FieldCaseName, field.TypeString, value)

@@ -21,6 +21,8 @@ type ChannelThread struct {
 	ID string `json:"id,omitempty"`
 	// TeamID holds the value of the "team_id" field.
 	TeamID int `json:"team_id,omitempty"`
+	// Version holds the value of the "version" field.
+	Version int64 `json:"version,omitempty"`
 	// CaseID holds the value of the "case_id" field.
 	CaseID *string `json:"case_id,omitempty"`
 	// CreatedAt holds the value of the "created_at" field.
@@ -71,7 +73,7 @@ func (*ChannelThread) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
 	for i := range columns {
 		switch columns[i] {
-		case channelthread.FieldTeamID:
+		case channelthread.FieldTeamID, channelthread.FieldVersion:
 			values[i] = new(sql.NullInt64)
 		case channelthread.FieldID, channelthread.FieldCaseID:
 			values[i] = new(sql.NullString)
@@ -103,6 +105,12 @@ func (_m *ChannelThread) assignValues(columns []string, values []any) error {
 				return fmt.Errorf("unexpected type %T for field team_id", values[i])
 			} else if value.Valid {
 				_m.TeamID = int(value.Int64)
+			}
+		case channelthread.FieldVersion:
+			if value, ok := values[i].(*sql.NullInt64); !ok {
+				return fmt.Errorf("unexpected type %T for field version", values[i])
+			} else if value.Valid {
+				_m.Version = value.Int64
 			}
 		case channelthread.FieldCaseID:
 			if value, ok := values[i].(*sql.NullString); !ok {
@@ -173,6 +181,9 @@ func (_m *ChannelThread) String() string {
 	builder.WriteString(fmt.Sprintf("id=%v, ", _m.ID))
 	builder.WriteString("team_id=")
 	builder.WriteString(fmt.Sprintf("%v", _m.TeamID))
+	builder.WriteString(", ")
+	builder.WriteString("version=")
+	builder.WriteString(fmt.Sprintf("%v", _m.Version))
 	builder.WriteString(", ")
 	if v := _m.CaseID; v != nil {
 		builder.WriteString("case_id=")

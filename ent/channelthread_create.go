@@ -28,6 +28,20 @@ func (_c *ChannelThreadCreate) SetTeamID(v int) *ChannelThreadCreate {
 	return _c
 }
 
+// SetVersion sets the "version" field.
+func (_c *ChannelThreadCreate) SetVersion(v int64) *ChannelThreadCreate {
+	_c.mutation.SetVersion(v)
+	return _c
+}
+
+// SetNillableVersion sets the "version" field if the given value is not nil.
+func (_c *ChannelThreadCreate) SetNillableVersion(v *int64) *ChannelThreadCreate {
+	if v != nil {
+		_c.SetVersion(*v)
+	}
+	return _c
+}
+
 // SetCaseID sets the "case_id" field.
 func (_c *ChannelThreadCreate) SetCaseID(v string) *ChannelThreadCreate {
 	_c.mutation.SetCaseID(v)
@@ -145,6 +159,10 @@ func (_c *ChannelThreadCreate) ExecX(ctx context.Context) {
 
 // defaults sets the default values of the builder before save.
 func (_c *ChannelThreadCreate) defaults() error {
+	if _, ok := _c.mutation.Version(); !ok {
+		v := channelthread.DefaultVersion
+		_c.mutation.SetVersion(v)
+	}
 	if _, ok := _c.mutation.CreatedAt(); !ok {
 		if channelthread.DefaultCreatedAt == nil {
 			return fmt.Errorf("ent: uninitialized channelthread.DefaultCreatedAt (forgotten import ent/runtime?)")
@@ -173,6 +191,9 @@ func (_c *ChannelThreadCreate) defaults() error {
 func (_c *ChannelThreadCreate) check() error {
 	if _, ok := _c.mutation.TeamID(); !ok {
 		return &ValidationError{Name: "team_id", err: errors.New(`ent: missing required field "ChannelThread.team_id"`)}
+	}
+	if _, ok := _c.mutation.Version(); !ok {
+		return &ValidationError{Name: "version", err: errors.New(`ent: missing required field "ChannelThread.version"`)}
 	}
 	if v, ok := _c.mutation.ID(); ok {
 		if err := channelthread.IDValidator(v); err != nil {
@@ -216,6 +237,10 @@ func (_c *ChannelThreadCreate) createSpec() (*ChannelThread, *sqlgraph.CreateSpe
 	if id, ok := _c.mutation.ID(); ok {
 		_node.ID = id
 		_spec.ID.Value = id
+	}
+	if value, ok := _c.mutation.Version(); ok {
+		_spec.SetField(channelthread.FieldVersion, field.TypeInt64, value)
+		_node.Version = value
 	}
 	if value, ok := _c.mutation.CreatedAt(); ok {
 		_spec.SetField(channelthread.FieldCreatedAt, field.TypeTime, value)

@@ -30,6 +30,27 @@ func (_u *ChannelThreadUpdate) Where(ps ...predicate.ChannelThread) *ChannelThre
 	return _u
 }
 
+// SetVersion sets the "version" field.
+func (_u *ChannelThreadUpdate) SetVersion(v int64) *ChannelThreadUpdate {
+	_u.mutation.ResetVersion()
+	_u.mutation.SetVersion(v)
+	return _u
+}
+
+// SetNillableVersion sets the "version" field if the given value is not nil.
+func (_u *ChannelThreadUpdate) SetNillableVersion(v *int64) *ChannelThreadUpdate {
+	if v != nil {
+		_u.SetVersion(*v)
+	}
+	return _u
+}
+
+// AddVersion adds value to the "version" field.
+func (_u *ChannelThreadUpdate) AddVersion(v int64) *ChannelThreadUpdate {
+	_u.mutation.AddVersion(v)
+	return _u
+}
+
 // SetCaseID sets the "case_id" field.
 func (_u *ChannelThreadUpdate) SetCaseID(v string) *ChannelThreadUpdate {
 	_u.mutation.SetCaseID(v)
@@ -180,6 +201,12 @@ func (_u *ChannelThreadUpdate) sqlSave(ctx context.Context) (_node int, err erro
 			}
 		}
 	}
+	if value, ok := _u.mutation.Version(); ok {
+		_spec.SetField(channelthread.FieldVersion, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.AddedVersion(); ok {
+		_spec.AddField(channelthread.FieldVersion, field.TypeInt64, value)
+	}
 	if value, ok := _u.mutation.CreatedAt(); ok {
 		_spec.SetField(channelthread.FieldCreatedAt, field.TypeTime, value)
 	}
@@ -241,6 +268,27 @@ type ChannelThreadUpdateOne struct {
 	hooks     []Hook
 	mutation  *ChannelThreadMutation
 	modifiers []func(*sql.UpdateBuilder)
+}
+
+// SetVersion sets the "version" field.
+func (_u *ChannelThreadUpdateOne) SetVersion(v int64) *ChannelThreadUpdateOne {
+	_u.mutation.ResetVersion()
+	_u.mutation.SetVersion(v)
+	return _u
+}
+
+// SetNillableVersion sets the "version" field if the given value is not nil.
+func (_u *ChannelThreadUpdateOne) SetNillableVersion(v *int64) *ChannelThreadUpdateOne {
+	if v != nil {
+		_u.SetVersion(*v)
+	}
+	return _u
+}
+
+// AddVersion adds value to the "version" field.
+func (_u *ChannelThreadUpdateOne) AddVersion(v int64) *ChannelThreadUpdateOne {
+	_u.mutation.AddVersion(v)
+	return _u
 }
 
 // SetCaseID sets the "case_id" field.
@@ -422,6 +470,12 @@ func (_u *ChannelThreadUpdateOne) sqlSave(ctx context.Context) (_node *ChannelTh
 				ps[i](selector)
 			}
 		}
+	}
+	if value, ok := _u.mutation.Version(); ok {
+		_spec.SetField(channelthread.FieldVersion, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.AddedVersion(); ok {
+		_spec.AddField(channelthread.FieldVersion, field.TypeInt64, value)
 	}
 	if value, ok := _u.mutation.CreatedAt(); ok {
 		_spec.SetField(channelthread.FieldCreatedAt, field.TypeTime, value)

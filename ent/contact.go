@@ -19,6 +19,8 @@ type Contact struct {
 	ID string `json:"id,omitempty"`
 	// TeamID holds the value of the "team_id" field.
 	TeamID int `json:"team_id,omitempty"`
+	// Version holds the value of the "version" field.
+	Version int64 `json:"version,omitempty"`
 	// Assistant holds the value of the "assistant" field.
 	Assistant *string `json:"assistant,omitempty"`
 	// AssistantPhone holds the value of the "assistant_phone" field.
@@ -114,7 +116,7 @@ func (*Contact) scanValues(columns []string) ([]any, error) {
 		switch columns[i] {
 		case contact.FieldDoNotCall, contact.FieldEmailOptOut, contact.FieldFaxOptOut, contact.FieldIsInvalid:
 			values[i] = new(sql.NullBool)
-		case contact.FieldTeamID:
+		case contact.FieldTeamID, contact.FieldVersion:
 			values[i] = new(sql.NullInt64)
 		case contact.FieldID, contact.FieldAssistant, contact.FieldAssistantPhone, contact.FieldAvatar, contact.FieldBirthdate, contact.FieldController, contact.FieldCreatedAt, contact.FieldCreatedBy, contact.FieldDepartment, contact.FieldDescription, contact.FieldEmail, contact.FieldFax, contact.FieldFirstName, contact.FieldHandle, contact.FieldLanguages, contact.FieldLastName, contact.FieldLastModifiedBy, contact.FieldLeadSource, contact.FieldMailingCity, contact.FieldMailingCountry, contact.FieldMailingGeocodeAccuracy, contact.FieldMailingState, contact.FieldMailingStreet, contact.FieldOwner, contact.FieldPhone, contact.FieldPhotoURL, contact.FieldProcessor, contact.FieldTitle:
 			values[i] = new(sql.NullString)
@@ -144,6 +146,12 @@ func (_m *Contact) assignValues(columns []string, values []any) error {
 				return fmt.Errorf("unexpected type %T for field team_id", values[i])
 			} else if value.Valid {
 				_m.TeamID = int(value.Int64)
+			}
+		case contact.FieldVersion:
+			if value, ok := values[i].(*sql.NullInt64); !ok {
+				return fmt.Errorf("unexpected type %T for field version", values[i])
+			} else if value.Valid {
+				_m.Version = value.Int64
 			}
 		case contact.FieldAssistant:
 			if value, ok := values[i].(*sql.NullString); !ok {
@@ -405,6 +413,9 @@ func (_m *Contact) String() string {
 	builder.WriteString(fmt.Sprintf("id=%v, ", _m.ID))
 	builder.WriteString("team_id=")
 	builder.WriteString(fmt.Sprintf("%v", _m.TeamID))
+	builder.WriteString(", ")
+	builder.WriteString("version=")
+	builder.WriteString(fmt.Sprintf("%v", _m.Version))
 	builder.WriteString(", ")
 	if v := _m.Assistant; v != nil {
 		builder.WriteString("assistant=")

@@ -26,6 +26,20 @@ func (_c *ContactCreate) SetTeamID(v int) *ContactCreate {
 	return _c
 }
 
+// SetVersion sets the "version" field.
+func (_c *ContactCreate) SetVersion(v int64) *ContactCreate {
+	_c.mutation.SetVersion(v)
+	return _c
+}
+
+// SetNillableVersion sets the "version" field if the given value is not nil.
+func (_c *ContactCreate) SetNillableVersion(v *int64) *ContactCreate {
+	if v != nil {
+		_c.SetVersion(*v)
+	}
+	return _c
+}
+
 // SetAssistant sets the "assistant" field.
 func (_c *ContactCreate) SetAssistant(v string) *ContactCreate {
 	_c.mutation.SetAssistant(v)
@@ -516,6 +530,10 @@ func (_c *ContactCreate) ExecX(ctx context.Context) {
 
 // defaults sets the default values of the builder before save.
 func (_c *ContactCreate) defaults() error {
+	if _, ok := _c.mutation.Version(); !ok {
+		v := contact.DefaultVersion
+		_c.mutation.SetVersion(v)
+	}
 	if _, ok := _c.mutation.CreatedAt(); !ok {
 		if contact.DefaultCreatedAt == nil {
 			return fmt.Errorf("ent: uninitialized contact.DefaultCreatedAt (forgotten import ent/runtime?)")
@@ -537,6 +555,9 @@ func (_c *ContactCreate) defaults() error {
 func (_c *ContactCreate) check() error {
 	if _, ok := _c.mutation.TeamID(); !ok {
 		return &ValidationError{Name: "team_id", err: errors.New(`ent: missing required field "Contact.team_id"`)}
+	}
+	if _, ok := _c.mutation.Version(); !ok {
+		return &ValidationError{Name: "version", err: errors.New(`ent: missing required field "Contact.version"`)}
 	}
 	if v, ok := _c.mutation.ID(); ok {
 		if err := contact.IDValidator(v); err != nil {
@@ -580,6 +601,10 @@ func (_c *ContactCreate) createSpec() (*Contact, *sqlgraph.CreateSpec) {
 	if id, ok := _c.mutation.ID(); ok {
 		_node.ID = id
 		_spec.ID.Value = id
+	}
+	if value, ok := _c.mutation.Version(); ok {
+		_spec.SetField(contact.FieldVersion, field.TypeInt64, value)
+		_node.Version = value
 	}
 	if value, ok := _c.mutation.Assistant(); ok {
 		_spec.SetField(contact.FieldAssistant, field.TypeString, value)

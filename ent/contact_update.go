@@ -28,6 +28,27 @@ func (_u *ContactUpdate) Where(ps ...predicate.Contact) *ContactUpdate {
 	return _u
 }
 
+// SetVersion sets the "version" field.
+func (_u *ContactUpdate) SetVersion(v int64) *ContactUpdate {
+	_u.mutation.ResetVersion()
+	_u.mutation.SetVersion(v)
+	return _u
+}
+
+// SetNillableVersion sets the "version" field if the given value is not nil.
+func (_u *ContactUpdate) SetNillableVersion(v *int64) *ContactUpdate {
+	if v != nil {
+		_u.SetVersion(*v)
+	}
+	return _u
+}
+
+// AddVersion adds value to the "version" field.
+func (_u *ContactUpdate) AddVersion(v int64) *ContactUpdate {
+	_u.mutation.AddVersion(v)
+	return _u
+}
+
 // SetAssistant sets the "assistant" field.
 func (_u *ContactUpdate) SetAssistant(v string) *ContactUpdate {
 	_u.mutation.SetAssistant(v)
@@ -706,6 +727,12 @@ func (_u *ContactUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 			}
 		}
 	}
+	if value, ok := _u.mutation.Version(); ok {
+		_spec.SetField(contact.FieldVersion, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.AddedVersion(); ok {
+		_spec.AddField(contact.FieldVersion, field.TypeInt64, value)
+	}
 	if value, ok := _u.mutation.Assistant(); ok {
 		_spec.SetField(contact.FieldAssistant, field.TypeString, value)
 	}
@@ -912,6 +939,27 @@ type ContactUpdateOne struct {
 	hooks     []Hook
 	mutation  *ContactMutation
 	modifiers []func(*sql.UpdateBuilder)
+}
+
+// SetVersion sets the "version" field.
+func (_u *ContactUpdateOne) SetVersion(v int64) *ContactUpdateOne {
+	_u.mutation.ResetVersion()
+	_u.mutation.SetVersion(v)
+	return _u
+}
+
+// SetNillableVersion sets the "version" field if the given value is not nil.
+func (_u *ContactUpdateOne) SetNillableVersion(v *int64) *ContactUpdateOne {
+	if v != nil {
+		_u.SetVersion(*v)
+	}
+	return _u
+}
+
+// AddVersion adds value to the "version" field.
+func (_u *ContactUpdateOne) AddVersion(v int64) *ContactUpdateOne {
+	_u.mutation.AddVersion(v)
+	return _u
 }
 
 // SetAssistant sets the "assistant" field.
@@ -1621,6 +1669,12 @@ func (_u *ContactUpdateOne) sqlSave(ctx context.Context) (_node *Contact, err er
 				ps[i](selector)
 			}
 		}
+	}
+	if value, ok := _u.mutation.Version(); ok {
+		_spec.SetField(contact.FieldVersion, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.AddedVersion(); ok {
+		_spec.AddField(contact.FieldVersion, field.TypeInt64, value)
 	}
 	if value, ok := _u.mutation.Assistant(); ok {
 		_spec.SetField(contact.FieldAssistant, field.TypeString, value)

@@ -19,6 +19,8 @@ type Customer struct {
 	ID string `json:"id,omitempty"`
 	// TeamID holds the value of the "team_id" field.
 	TeamID int `json:"team_id,omitempty"`
+	// Version holds the value of the "version" field.
+	Version int64 `json:"version,omitempty"`
 	// SSOID holds the value of the "sso_id" field.
 	SSOID *string `json:"sso_id,omitempty"`
 	// Email holds the value of the "email" field.
@@ -66,7 +68,7 @@ func (*Customer) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
 	for i := range columns {
 		switch columns[i] {
-		case customer.FieldTeamID:
+		case customer.FieldTeamID, customer.FieldVersion:
 			values[i] = new(sql.NullInt64)
 		case customer.FieldID, customer.FieldSSOID, customer.FieldEmail, customer.FieldFirstName, customer.FieldLastName, customer.FieldPhone, customer.FieldPaymentCustomerID, customer.FieldTimestamp, customer.FieldActivationDate:
 			values[i] = new(sql.NullString)
@@ -96,6 +98,12 @@ func (_m *Customer) assignValues(columns []string, values []any) error {
 				return fmt.Errorf("unexpected type %T for field team_id", values[i])
 			} else if value.Valid {
 				_m.TeamID = int(value.Int64)
+			}
+		case customer.FieldVersion:
+			if value, ok := values[i].(*sql.NullInt64); !ok {
+				return fmt.Errorf("unexpected type %T for field version", values[i])
+			} else if value.Valid {
+				_m.Version = value.Int64
 			}
 		case customer.FieldSSOID:
 			if value, ok := values[i].(*sql.NullString); !ok {
@@ -196,6 +204,9 @@ func (_m *Customer) String() string {
 	builder.WriteString(fmt.Sprintf("id=%v, ", _m.ID))
 	builder.WriteString("team_id=")
 	builder.WriteString(fmt.Sprintf("%v", _m.TeamID))
+	builder.WriteString(", ")
+	builder.WriteString("version=")
+	builder.WriteString(fmt.Sprintf("%v", _m.Version))
 	builder.WriteString(", ")
 	if v := _m.SSOID; v != nil {
 		builder.WriteString("sso_id=")

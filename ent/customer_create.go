@@ -26,6 +26,20 @@ func (_c *CustomerCreate) SetTeamID(v int) *CustomerCreate {
 	return _c
 }
 
+// SetVersion sets the "version" field.
+func (_c *CustomerCreate) SetVersion(v int64) *CustomerCreate {
+	_c.mutation.SetVersion(v)
+	return _c
+}
+
+// SetNillableVersion sets the "version" field if the given value is not nil.
+func (_c *CustomerCreate) SetNillableVersion(v *int64) *CustomerCreate {
+	if v != nil {
+		_c.SetVersion(*v)
+	}
+	return _c
+}
+
 // SetSSOID sets the "sso_id" field.
 func (_c *CustomerCreate) SetSSOID(v string) *CustomerCreate {
 	_c.mutation.SetSSOID(v)
@@ -194,6 +208,10 @@ func (_c *CustomerCreate) ExecX(ctx context.Context) {
 
 // defaults sets the default values of the builder before save.
 func (_c *CustomerCreate) defaults() error {
+	if _, ok := _c.mutation.Version(); !ok {
+		v := customer.DefaultVersion
+		_c.mutation.SetVersion(v)
+	}
 	if _, ok := _c.mutation.ID(); !ok {
 		if customer.DefaultID == nil {
 			return fmt.Errorf("ent: uninitialized customer.DefaultID (forgotten import ent/runtime?)")
@@ -208,6 +226,9 @@ func (_c *CustomerCreate) defaults() error {
 func (_c *CustomerCreate) check() error {
 	if _, ok := _c.mutation.TeamID(); !ok {
 		return &ValidationError{Name: "team_id", err: errors.New(`ent: missing required field "Customer.team_id"`)}
+	}
+	if _, ok := _c.mutation.Version(); !ok {
+		return &ValidationError{Name: "version", err: errors.New(`ent: missing required field "Customer.version"`)}
 	}
 	if v, ok := _c.mutation.ID(); ok {
 		if err := customer.IDValidator(v); err != nil {
@@ -251,6 +272,10 @@ func (_c *CustomerCreate) createSpec() (*Customer, *sqlgraph.CreateSpec) {
 	if id, ok := _c.mutation.ID(); ok {
 		_node.ID = id
 		_spec.ID.Value = id
+	}
+	if value, ok := _c.mutation.Version(); ok {
+		_spec.SetField(customer.FieldVersion, field.TypeInt64, value)
+		_node.Version = value
 	}
 	if value, ok := _c.mutation.SSOID(); ok {
 		_spec.SetField(customer.FieldSSOID, field.TypeString, value)

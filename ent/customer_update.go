@@ -28,6 +28,27 @@ func (_u *CustomerUpdate) Where(ps ...predicate.Customer) *CustomerUpdate {
 	return _u
 }
 
+// SetVersion sets the "version" field.
+func (_u *CustomerUpdate) SetVersion(v int64) *CustomerUpdate {
+	_u.mutation.ResetVersion()
+	_u.mutation.SetVersion(v)
+	return _u
+}
+
+// SetNillableVersion sets the "version" field if the given value is not nil.
+func (_u *CustomerUpdate) SetNillableVersion(v *int64) *CustomerUpdate {
+	if v != nil {
+		_u.SetVersion(*v)
+	}
+	return _u
+}
+
+// AddVersion adds value to the "version" field.
+func (_u *CustomerUpdate) AddVersion(v int64) *CustomerUpdate {
+	_u.mutation.AddVersion(v)
+	return _u
+}
+
 // SetSSOID sets the "sso_id" field.
 func (_u *CustomerUpdate) SetSSOID(v string) *CustomerUpdate {
 	_u.mutation.SetSSOID(v)
@@ -246,6 +267,12 @@ func (_u *CustomerUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 			}
 		}
 	}
+	if value, ok := _u.mutation.Version(); ok {
+		_spec.SetField(customer.FieldVersion, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.AddedVersion(); ok {
+		_spec.AddField(customer.FieldVersion, field.TypeInt64, value)
+	}
 	if value, ok := _u.mutation.SSOID(); ok {
 		_spec.SetField(customer.FieldSSOID, field.TypeString, value)
 	}
@@ -314,6 +341,27 @@ type CustomerUpdateOne struct {
 	hooks     []Hook
 	mutation  *CustomerMutation
 	modifiers []func(*sql.UpdateBuilder)
+}
+
+// SetVersion sets the "version" field.
+func (_u *CustomerUpdateOne) SetVersion(v int64) *CustomerUpdateOne {
+	_u.mutation.ResetVersion()
+	_u.mutation.SetVersion(v)
+	return _u
+}
+
+// SetNillableVersion sets the "version" field if the given value is not nil.
+func (_u *CustomerUpdateOne) SetNillableVersion(v *int64) *CustomerUpdateOne {
+	if v != nil {
+		_u.SetVersion(*v)
+	}
+	return _u
+}
+
+// AddVersion adds value to the "version" field.
+func (_u *CustomerUpdateOne) AddVersion(v int64) *CustomerUpdateOne {
+	_u.mutation.AddVersion(v)
+	return _u
 }
 
 // SetSSOID sets the "sso_id" field.
@@ -563,6 +611,12 @@ func (_u *CustomerUpdateOne) sqlSave(ctx context.Context) (_node *Customer, err 
 				ps[i](selector)
 			}
 		}
+	}
+	if value, ok := _u.mutation.Version(); ok {
+		_spec.SetField(customer.FieldVersion, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.AddedVersion(); ok {
+		_spec.AddField(customer.FieldVersion, field.TypeInt64, value)
 	}
 	if value, ok := _u.mutation.SSOID(); ok {
 		_spec.SetField(customer.FieldSSOID, field.TypeString, value)

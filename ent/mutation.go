@@ -826,6 +826,8 @@ type BillOfMaterialsLineItemMutation struct {
 	op                       Op
 	typ                      string
 	id                       *string
+	version                  *int64
+	addversion               *int64
 	bill_of_materials_number *string
 	line_type                *string
 	part_name                *string
@@ -980,6 +982,62 @@ func (m *BillOfMaterialsLineItemMutation) OldTeamID(ctx context.Context) (v int,
 // ResetTeamID resets all changes to the "team_id" field.
 func (m *BillOfMaterialsLineItemMutation) ResetTeamID() {
 	m.team = nil
+}
+
+// SetVersion sets the "version" field.
+func (m *BillOfMaterialsLineItemMutation) SetVersion(i int64) {
+	m.version = &i
+	m.addversion = nil
+}
+
+// Version returns the value of the "version" field in the mutation.
+func (m *BillOfMaterialsLineItemMutation) Version() (r int64, exists bool) {
+	v := m.version
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldVersion returns the old "version" field's value of the BillOfMaterialsLineItem entity.
+// If the BillOfMaterialsLineItem object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *BillOfMaterialsLineItemMutation) OldVersion(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldVersion is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldVersion requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldVersion: %w", err)
+	}
+	return oldValue.Version, nil
+}
+
+// AddVersion adds i to the "version" field.
+func (m *BillOfMaterialsLineItemMutation) AddVersion(i int64) {
+	if m.addversion != nil {
+		*m.addversion += i
+	} else {
+		m.addversion = &i
+	}
+}
+
+// AddedVersion returns the value that was added to the "version" field in this mutation.
+func (m *BillOfMaterialsLineItemMutation) AddedVersion() (r int64, exists bool) {
+	v := m.addversion
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetVersion resets all changes to the "version" field.
+func (m *BillOfMaterialsLineItemMutation) ResetVersion() {
+	m.version = nil
+	m.addversion = nil
 }
 
 // SetBillOfMaterialsNumber sets the "bill_of_materials_number" field.
@@ -1407,9 +1465,12 @@ func (m *BillOfMaterialsLineItemMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *BillOfMaterialsLineItemMutation) Fields() []string {
-	fields := make([]string, 0, 8)
+	fields := make([]string, 0, 9)
 	if m.team != nil {
 		fields = append(fields, billofmaterialslineitem.FieldTeamID)
+	}
+	if m.version != nil {
+		fields = append(fields, billofmaterialslineitem.FieldVersion)
 	}
 	if m.bill_of_materials_number != nil {
 		fields = append(fields, billofmaterialslineitem.FieldBillOfMaterialsNumber)
@@ -1442,6 +1503,8 @@ func (m *BillOfMaterialsLineItemMutation) Field(name string) (ent.Value, bool) {
 	switch name {
 	case billofmaterialslineitem.FieldTeamID:
 		return m.TeamID()
+	case billofmaterialslineitem.FieldVersion:
+		return m.Version()
 	case billofmaterialslineitem.FieldBillOfMaterialsNumber:
 		return m.BillOfMaterialsNumber()
 	case billofmaterialslineitem.FieldLineType:
@@ -1467,6 +1530,8 @@ func (m *BillOfMaterialsLineItemMutation) OldField(ctx context.Context, name str
 	switch name {
 	case billofmaterialslineitem.FieldTeamID:
 		return m.OldTeamID(ctx)
+	case billofmaterialslineitem.FieldVersion:
+		return m.OldVersion(ctx)
 	case billofmaterialslineitem.FieldBillOfMaterialsNumber:
 		return m.OldBillOfMaterialsNumber(ctx)
 	case billofmaterialslineitem.FieldLineType:
@@ -1496,6 +1561,13 @@ func (m *BillOfMaterialsLineItemMutation) SetField(name string, value ent.Value)
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetTeamID(v)
+		return nil
+	case billofmaterialslineitem.FieldVersion:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetVersion(v)
 		return nil
 	case billofmaterialslineitem.FieldBillOfMaterialsNumber:
 		v, ok := value.(string)
@@ -1554,6 +1626,9 @@ func (m *BillOfMaterialsLineItemMutation) SetField(name string, value ent.Value)
 // this mutation.
 func (m *BillOfMaterialsLineItemMutation) AddedFields() []string {
 	var fields []string
+	if m.addversion != nil {
+		fields = append(fields, billofmaterialslineitem.FieldVersion)
+	}
 	if m.addquantity != nil {
 		fields = append(fields, billofmaterialslineitem.FieldQuantity)
 	}
@@ -1565,6 +1640,8 @@ func (m *BillOfMaterialsLineItemMutation) AddedFields() []string {
 // was not set, or was not defined in the schema.
 func (m *BillOfMaterialsLineItemMutation) AddedField(name string) (ent.Value, bool) {
 	switch name {
+	case billofmaterialslineitem.FieldVersion:
+		return m.AddedVersion()
 	case billofmaterialslineitem.FieldQuantity:
 		return m.AddedQuantity()
 	}
@@ -1576,6 +1653,13 @@ func (m *BillOfMaterialsLineItemMutation) AddedField(name string) (ent.Value, bo
 // type.
 func (m *BillOfMaterialsLineItemMutation) AddField(name string, value ent.Value) error {
 	switch name {
+	case billofmaterialslineitem.FieldVersion:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddVersion(v)
+		return nil
 	case billofmaterialslineitem.FieldQuantity:
 		v, ok := value.(float64)
 		if !ok {
@@ -1657,6 +1741,9 @@ func (m *BillOfMaterialsLineItemMutation) ResetField(name string) error {
 	switch name {
 	case billofmaterialslineitem.FieldTeamID:
 		m.ResetTeamID()
+		return nil
+	case billofmaterialslineitem.FieldVersion:
+		m.ResetVersion()
 		return nil
 	case billofmaterialslineitem.FieldBillOfMaterialsNumber:
 		m.ResetBillOfMaterialsNumber()
@@ -1763,6 +1850,8 @@ type CaseRecordMutation struct {
 	op             Op
 	typ            string
 	id             *string
+	version        *int64
+	addversion     *int64
 	caseName       *string
 	description    *string
 	caseNumber     *string
@@ -1921,6 +2010,62 @@ func (m *CaseRecordMutation) OldTeamID(ctx context.Context) (v int, err error) {
 // ResetTeamID resets all changes to the "team_id" field.
 func (m *CaseRecordMutation) ResetTeamID() {
 	m.team = nil
+}
+
+// SetVersion sets the "version" field.
+func (m *CaseRecordMutation) SetVersion(i int64) {
+	m.version = &i
+	m.addversion = nil
+}
+
+// Version returns the value of the "version" field in the mutation.
+func (m *CaseRecordMutation) Version() (r int64, exists bool) {
+	v := m.version
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldVersion returns the old "version" field's value of the CaseRecord entity.
+// If the CaseRecord object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CaseRecordMutation) OldVersion(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldVersion is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldVersion requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldVersion: %w", err)
+	}
+	return oldValue.Version, nil
+}
+
+// AddVersion adds i to the "version" field.
+func (m *CaseRecordMutation) AddVersion(i int64) {
+	if m.addversion != nil {
+		*m.addversion += i
+	} else {
+		m.addversion = &i
+	}
+}
+
+// AddedVersion returns the value that was added to the "version" field in this mutation.
+func (m *CaseRecordMutation) AddedVersion() (r int64, exists bool) {
+	v := m.addversion
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetVersion resets all changes to the "version" field.
+func (m *CaseRecordMutation) ResetVersion() {
+	m.version = nil
+	m.addversion = nil
 }
 
 // SetCaseName sets the "caseName" field.
@@ -2479,9 +2624,12 @@ func (m *CaseRecordMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *CaseRecordMutation) Fields() []string {
-	fields := make([]string, 0, 10)
+	fields := make([]string, 0, 11)
 	if m.team != nil {
 		fields = append(fields, caserecord.FieldTeamID)
+	}
+	if m.version != nil {
+		fields = append(fields, caserecord.FieldVersion)
 	}
 	if m.caseName != nil {
 		fields = append(fields, caserecord.FieldCaseName)
@@ -2520,6 +2668,8 @@ func (m *CaseRecordMutation) Field(name string) (ent.Value, bool) {
 	switch name {
 	case caserecord.FieldTeamID:
 		return m.TeamID()
+	case caserecord.FieldVersion:
+		return m.Version()
 	case caserecord.FieldCaseName:
 		return m.CaseName()
 	case caserecord.FieldDescription:
@@ -2549,6 +2699,8 @@ func (m *CaseRecordMutation) OldField(ctx context.Context, name string) (ent.Val
 	switch name {
 	case caserecord.FieldTeamID:
 		return m.OldTeamID(ctx)
+	case caserecord.FieldVersion:
+		return m.OldVersion(ctx)
 	case caserecord.FieldCaseName:
 		return m.OldCaseName(ctx)
 	case caserecord.FieldDescription:
@@ -2582,6 +2734,13 @@ func (m *CaseRecordMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetTeamID(v)
+		return nil
+	case caserecord.FieldVersion:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetVersion(v)
 		return nil
 	case caserecord.FieldCaseName:
 		v, ok := value.(string)
@@ -2654,6 +2813,9 @@ func (m *CaseRecordMutation) SetField(name string, value ent.Value) error {
 // this mutation.
 func (m *CaseRecordMutation) AddedFields() []string {
 	var fields []string
+	if m.addversion != nil {
+		fields = append(fields, caserecord.FieldVersion)
+	}
 	return fields
 }
 
@@ -2662,6 +2824,8 @@ func (m *CaseRecordMutation) AddedFields() []string {
 // was not set, or was not defined in the schema.
 func (m *CaseRecordMutation) AddedField(name string) (ent.Value, bool) {
 	switch name {
+	case caserecord.FieldVersion:
+		return m.AddedVersion()
 	}
 	return nil, false
 }
@@ -2671,6 +2835,13 @@ func (m *CaseRecordMutation) AddedField(name string) (ent.Value, bool) {
 // type.
 func (m *CaseRecordMutation) AddField(name string, value ent.Value) error {
 	switch name {
+	case caserecord.FieldVersion:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddVersion(v)
+		return nil
 	}
 	return fmt.Errorf("unknown CaseRecord numeric field %s", name)
 }
@@ -2757,6 +2928,9 @@ func (m *CaseRecordMutation) ResetField(name string) error {
 	switch name {
 	case caserecord.FieldTeamID:
 		m.ResetTeamID()
+		return nil
+	case caserecord.FieldVersion:
+		m.ResetVersion()
 		return nil
 	case caserecord.FieldCaseName:
 		m.ResetCaseName()
@@ -2897,6 +3071,8 @@ type ChannelThreadMutation struct {
 	op                 Op
 	typ                string
 	id                 *string
+	version            *int64
+	addversion         *int64
 	created_at         *time.Time
 	updated_at         *time.Time
 	clearedFields      map[string]struct{}
@@ -3047,6 +3223,62 @@ func (m *ChannelThreadMutation) OldTeamID(ctx context.Context) (v int, err error
 // ResetTeamID resets all changes to the "team_id" field.
 func (m *ChannelThreadMutation) ResetTeamID() {
 	m.team = nil
+}
+
+// SetVersion sets the "version" field.
+func (m *ChannelThreadMutation) SetVersion(i int64) {
+	m.version = &i
+	m.addversion = nil
+}
+
+// Version returns the value of the "version" field in the mutation.
+func (m *ChannelThreadMutation) Version() (r int64, exists bool) {
+	v := m.version
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldVersion returns the old "version" field's value of the ChannelThread entity.
+// If the ChannelThread object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ChannelThreadMutation) OldVersion(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldVersion is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldVersion requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldVersion: %w", err)
+	}
+	return oldValue.Version, nil
+}
+
+// AddVersion adds i to the "version" field.
+func (m *ChannelThreadMutation) AddVersion(i int64) {
+	if m.addversion != nil {
+		*m.addversion += i
+	} else {
+		m.addversion = &i
+	}
+}
+
+// AddedVersion returns the value that was added to the "version" field in this mutation.
+func (m *ChannelThreadMutation) AddedVersion() (r int64, exists bool) {
+	v := m.addversion
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetVersion resets all changes to the "version" field.
+func (m *ChannelThreadMutation) ResetVersion() {
+	m.version = nil
+	m.addversion = nil
 }
 
 // SetCaseID sets the "case_id" field.
@@ -3297,9 +3529,12 @@ func (m *ChannelThreadMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *ChannelThreadMutation) Fields() []string {
-	fields := make([]string, 0, 4)
+	fields := make([]string, 0, 5)
 	if m.team != nil {
 		fields = append(fields, channelthread.FieldTeamID)
+	}
+	if m.version != nil {
+		fields = append(fields, channelthread.FieldVersion)
 	}
 	if m.case_record != nil {
 		fields = append(fields, channelthread.FieldCaseID)
@@ -3320,6 +3555,8 @@ func (m *ChannelThreadMutation) Field(name string) (ent.Value, bool) {
 	switch name {
 	case channelthread.FieldTeamID:
 		return m.TeamID()
+	case channelthread.FieldVersion:
+		return m.Version()
 	case channelthread.FieldCaseID:
 		return m.CaseID()
 	case channelthread.FieldCreatedAt:
@@ -3337,6 +3574,8 @@ func (m *ChannelThreadMutation) OldField(ctx context.Context, name string) (ent.
 	switch name {
 	case channelthread.FieldTeamID:
 		return m.OldTeamID(ctx)
+	case channelthread.FieldVersion:
+		return m.OldVersion(ctx)
 	case channelthread.FieldCaseID:
 		return m.OldCaseID(ctx)
 	case channelthread.FieldCreatedAt:
@@ -3358,6 +3597,13 @@ func (m *ChannelThreadMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetTeamID(v)
+		return nil
+	case channelthread.FieldVersion:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetVersion(v)
 		return nil
 	case channelthread.FieldCaseID:
 		v, ok := value.(string)
@@ -3388,6 +3634,9 @@ func (m *ChannelThreadMutation) SetField(name string, value ent.Value) error {
 // this mutation.
 func (m *ChannelThreadMutation) AddedFields() []string {
 	var fields []string
+	if m.addversion != nil {
+		fields = append(fields, channelthread.FieldVersion)
+	}
 	return fields
 }
 
@@ -3396,6 +3645,8 @@ func (m *ChannelThreadMutation) AddedFields() []string {
 // was not set, or was not defined in the schema.
 func (m *ChannelThreadMutation) AddedField(name string) (ent.Value, bool) {
 	switch name {
+	case channelthread.FieldVersion:
+		return m.AddedVersion()
 	}
 	return nil, false
 }
@@ -3405,6 +3656,13 @@ func (m *ChannelThreadMutation) AddedField(name string) (ent.Value, bool) {
 // type.
 func (m *ChannelThreadMutation) AddField(name string, value ent.Value) error {
 	switch name {
+	case channelthread.FieldVersion:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddVersion(v)
+		return nil
 	}
 	return fmt.Errorf("unknown ChannelThread numeric field %s", name)
 }
@@ -3455,6 +3713,9 @@ func (m *ChannelThreadMutation) ResetField(name string) error {
 	switch name {
 	case channelthread.FieldTeamID:
 		m.ResetTeamID()
+		return nil
+	case channelthread.FieldVersion:
+		m.ResetVersion()
 		return nil
 	case channelthread.FieldCaseID:
 		m.ResetCaseID()
@@ -3567,6 +3828,8 @@ type ContactMutation struct {
 	op                       Op
 	typ                      string
 	id                       *string
+	version                  *int64
+	addversion               *int64
 	assistant                *string
 	assistant_phone          *string
 	avatar                   *string
@@ -3744,6 +4007,62 @@ func (m *ContactMutation) OldTeamID(ctx context.Context) (v int, err error) {
 // ResetTeamID resets all changes to the "team_id" field.
 func (m *ContactMutation) ResetTeamID() {
 	m.team = nil
+}
+
+// SetVersion sets the "version" field.
+func (m *ContactMutation) SetVersion(i int64) {
+	m.version = &i
+	m.addversion = nil
+}
+
+// Version returns the value of the "version" field in the mutation.
+func (m *ContactMutation) Version() (r int64, exists bool) {
+	v := m.version
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldVersion returns the old "version" field's value of the Contact entity.
+// If the Contact object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContactMutation) OldVersion(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldVersion is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldVersion requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldVersion: %w", err)
+	}
+	return oldValue.Version, nil
+}
+
+// AddVersion adds i to the "version" field.
+func (m *ContactMutation) AddVersion(i int64) {
+	if m.addversion != nil {
+		*m.addversion += i
+	} else {
+		m.addversion = &i
+	}
+}
+
+// AddedVersion returns the value that was added to the "version" field in this mutation.
+func (m *ContactMutation) AddedVersion() (r int64, exists bool) {
+	v := m.addversion
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetVersion resets all changes to the "version" field.
+func (m *ContactMutation) ResetVersion() {
+	m.version = nil
+	m.addversion = nil
 }
 
 // SetAssistant sets the "assistant" field.
@@ -5326,9 +5645,12 @@ func (m *ContactMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *ContactMutation) Fields() []string {
-	fields := make([]string, 0, 32)
+	fields := make([]string, 0, 33)
 	if m.team != nil {
 		fields = append(fields, contact.FieldTeamID)
+	}
+	if m.version != nil {
+		fields = append(fields, contact.FieldVersion)
 	}
 	if m.assistant != nil {
 		fields = append(fields, contact.FieldAssistant)
@@ -5433,6 +5755,8 @@ func (m *ContactMutation) Field(name string) (ent.Value, bool) {
 	switch name {
 	case contact.FieldTeamID:
 		return m.TeamID()
+	case contact.FieldVersion:
+		return m.Version()
 	case contact.FieldAssistant:
 		return m.Assistant()
 	case contact.FieldAssistantPhone:
@@ -5506,6 +5830,8 @@ func (m *ContactMutation) OldField(ctx context.Context, name string) (ent.Value,
 	switch name {
 	case contact.FieldTeamID:
 		return m.OldTeamID(ctx)
+	case contact.FieldVersion:
+		return m.OldVersion(ctx)
 	case contact.FieldAssistant:
 		return m.OldAssistant(ctx)
 	case contact.FieldAssistantPhone:
@@ -5583,6 +5909,13 @@ func (m *ContactMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetTeamID(v)
+		return nil
+	case contact.FieldVersion:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetVersion(v)
 		return nil
 	case contact.FieldAssistant:
 		v, ok := value.(string)
@@ -5809,6 +6142,9 @@ func (m *ContactMutation) SetField(name string, value ent.Value) error {
 // this mutation.
 func (m *ContactMutation) AddedFields() []string {
 	var fields []string
+	if m.addversion != nil {
+		fields = append(fields, contact.FieldVersion)
+	}
 	return fields
 }
 
@@ -5817,6 +6153,8 @@ func (m *ContactMutation) AddedFields() []string {
 // was not set, or was not defined in the schema.
 func (m *ContactMutation) AddedField(name string) (ent.Value, bool) {
 	switch name {
+	case contact.FieldVersion:
+		return m.AddedVersion()
 	}
 	return nil, false
 }
@@ -5826,6 +6164,13 @@ func (m *ContactMutation) AddedField(name string) (ent.Value, bool) {
 // type.
 func (m *ContactMutation) AddField(name string, value ent.Value) error {
 	switch name {
+	case contact.FieldVersion:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddVersion(v)
+		return nil
 	}
 	return fmt.Errorf("unknown Contact numeric field %s", name)
 }
@@ -6045,6 +6390,9 @@ func (m *ContactMutation) ResetField(name string) error {
 	case contact.FieldTeamID:
 		m.ResetTeamID()
 		return nil
+	case contact.FieldVersion:
+		m.ResetVersion()
+		return nil
 	case contact.FieldAssistant:
 		m.ResetAssistant()
 		return nil
@@ -6222,6 +6570,8 @@ type CustomerMutation struct {
 	op                  Op
 	typ                 string
 	id                  *string
+	version             *int64
+	addversion          *int64
 	sso_id              *string
 	email               *string
 	firstName           *string
@@ -6376,6 +6726,62 @@ func (m *CustomerMutation) OldTeamID(ctx context.Context) (v int, err error) {
 // ResetTeamID resets all changes to the "team_id" field.
 func (m *CustomerMutation) ResetTeamID() {
 	m.team = nil
+}
+
+// SetVersion sets the "version" field.
+func (m *CustomerMutation) SetVersion(i int64) {
+	m.version = &i
+	m.addversion = nil
+}
+
+// Version returns the value of the "version" field in the mutation.
+func (m *CustomerMutation) Version() (r int64, exists bool) {
+	v := m.version
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldVersion returns the old "version" field's value of the Customer entity.
+// If the Customer object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CustomerMutation) OldVersion(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldVersion is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldVersion requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldVersion: %w", err)
+	}
+	return oldValue.Version, nil
+}
+
+// AddVersion adds i to the "version" field.
+func (m *CustomerMutation) AddVersion(i int64) {
+	if m.addversion != nil {
+		*m.addversion += i
+	} else {
+		m.addversion = &i
+	}
+}
+
+// AddedVersion returns the value that was added to the "version" field in this mutation.
+func (m *CustomerMutation) AddedVersion() (r int64, exists bool) {
+	v := m.addversion
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetVersion resets all changes to the "version" field.
+func (m *CustomerMutation) ResetVersion() {
+	m.version = nil
+	m.addversion = nil
 }
 
 // SetSSOID sets the "sso_id" field.
@@ -6831,9 +7237,12 @@ func (m *CustomerMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *CustomerMutation) Fields() []string {
-	fields := make([]string, 0, 9)
+	fields := make([]string, 0, 10)
 	if m.team != nil {
 		fields = append(fields, customer.FieldTeamID)
+	}
+	if m.version != nil {
+		fields = append(fields, customer.FieldVersion)
 	}
 	if m.sso_id != nil {
 		fields = append(fields, customer.FieldSSOID)
@@ -6869,6 +7278,8 @@ func (m *CustomerMutation) Field(name string) (ent.Value, bool) {
 	switch name {
 	case customer.FieldTeamID:
 		return m.TeamID()
+	case customer.FieldVersion:
+		return m.Version()
 	case customer.FieldSSOID:
 		return m.SSOID()
 	case customer.FieldEmail:
@@ -6896,6 +7307,8 @@ func (m *CustomerMutation) OldField(ctx context.Context, name string) (ent.Value
 	switch name {
 	case customer.FieldTeamID:
 		return m.OldTeamID(ctx)
+	case customer.FieldVersion:
+		return m.OldVersion(ctx)
 	case customer.FieldSSOID:
 		return m.OldSSOID(ctx)
 	case customer.FieldEmail:
@@ -6927,6 +7340,13 @@ func (m *CustomerMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetTeamID(v)
+		return nil
+	case customer.FieldVersion:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetVersion(v)
 		return nil
 	case customer.FieldSSOID:
 		v, ok := value.(string)
@@ -6992,6 +7412,9 @@ func (m *CustomerMutation) SetField(name string, value ent.Value) error {
 // this mutation.
 func (m *CustomerMutation) AddedFields() []string {
 	var fields []string
+	if m.addversion != nil {
+		fields = append(fields, customer.FieldVersion)
+	}
 	return fields
 }
 
@@ -7000,6 +7423,8 @@ func (m *CustomerMutation) AddedFields() []string {
 // was not set, or was not defined in the schema.
 func (m *CustomerMutation) AddedField(name string) (ent.Value, bool) {
 	switch name {
+	case customer.FieldVersion:
+		return m.AddedVersion()
 	}
 	return nil, false
 }
@@ -7009,6 +7434,13 @@ func (m *CustomerMutation) AddedField(name string) (ent.Value, bool) {
 // type.
 func (m *CustomerMutation) AddField(name string, value ent.Value) error {
 	switch name {
+	case customer.FieldVersion:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddVersion(v)
+		return nil
 	}
 	return fmt.Errorf("unknown Customer numeric field %s", name)
 }
@@ -7089,6 +7521,9 @@ func (m *CustomerMutation) ResetField(name string) error {
 	switch name {
 	case customer.FieldTeamID:
 		m.ResetTeamID()
+		return nil
+	case customer.FieldVersion:
+		m.ResetVersion()
 		return nil
 	case customer.FieldSSOID:
 		m.ResetSSOID()
@@ -7198,6 +7633,8 @@ type PackingListMutation struct {
 	op                    Op
 	typ                   string
 	id                    *string
+	version               *int64
+	addversion            *int64
 	number                *string
 	deliveryDate          *time.Time
 	invoice_number        *string
@@ -7354,6 +7791,62 @@ func (m *PackingListMutation) OldTeamID(ctx context.Context) (v int, err error) 
 // ResetTeamID resets all changes to the "team_id" field.
 func (m *PackingListMutation) ResetTeamID() {
 	m.team = nil
+}
+
+// SetVersion sets the "version" field.
+func (m *PackingListMutation) SetVersion(i int64) {
+	m.version = &i
+	m.addversion = nil
+}
+
+// Version returns the value of the "version" field in the mutation.
+func (m *PackingListMutation) Version() (r int64, exists bool) {
+	v := m.version
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldVersion returns the old "version" field's value of the PackingList entity.
+// If the PackingList object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PackingListMutation) OldVersion(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldVersion is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldVersion requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldVersion: %w", err)
+	}
+	return oldValue.Version, nil
+}
+
+// AddVersion adds i to the "version" field.
+func (m *PackingListMutation) AddVersion(i int64) {
+	if m.addversion != nil {
+		*m.addversion += i
+	} else {
+		m.addversion = &i
+	}
+}
+
+// AddedVersion returns the value that was added to the "version" field in this mutation.
+func (m *PackingListMutation) AddedVersion() (r int64, exists bool) {
+	v := m.addversion
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetVersion resets all changes to the "version" field.
+func (m *PackingListMutation) ResetVersion() {
+	m.version = nil
+	m.addversion = nil
 }
 
 // SetNumber sets the "number" field.
@@ -7814,9 +8307,12 @@ func (m *PackingListMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *PackingListMutation) Fields() []string {
-	fields := make([]string, 0, 8)
+	fields := make([]string, 0, 9)
 	if m.team != nil {
 		fields = append(fields, packinglist.FieldTeamID)
+	}
+	if m.version != nil {
+		fields = append(fields, packinglist.FieldVersion)
 	}
 	if m.number != nil {
 		fields = append(fields, packinglist.FieldNumber)
@@ -7849,6 +8345,8 @@ func (m *PackingListMutation) Field(name string) (ent.Value, bool) {
 	switch name {
 	case packinglist.FieldTeamID:
 		return m.TeamID()
+	case packinglist.FieldVersion:
+		return m.Version()
 	case packinglist.FieldNumber:
 		return m.Number()
 	case packinglist.FieldDeliveryDate:
@@ -7874,6 +8372,8 @@ func (m *PackingListMutation) OldField(ctx context.Context, name string) (ent.Va
 	switch name {
 	case packinglist.FieldTeamID:
 		return m.OldTeamID(ctx)
+	case packinglist.FieldVersion:
+		return m.OldVersion(ctx)
 	case packinglist.FieldNumber:
 		return m.OldNumber(ctx)
 	case packinglist.FieldDeliveryDate:
@@ -7903,6 +8403,13 @@ func (m *PackingListMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetTeamID(v)
+		return nil
+	case packinglist.FieldVersion:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetVersion(v)
 		return nil
 	case packinglist.FieldNumber:
 		v, ok := value.(string)
@@ -7961,6 +8468,9 @@ func (m *PackingListMutation) SetField(name string, value ent.Value) error {
 // this mutation.
 func (m *PackingListMutation) AddedFields() []string {
 	var fields []string
+	if m.addversion != nil {
+		fields = append(fields, packinglist.FieldVersion)
+	}
 	return fields
 }
 
@@ -7969,6 +8479,8 @@ func (m *PackingListMutation) AddedFields() []string {
 // was not set, or was not defined in the schema.
 func (m *PackingListMutation) AddedField(name string) (ent.Value, bool) {
 	switch name {
+	case packinglist.FieldVersion:
+		return m.AddedVersion()
 	}
 	return nil, false
 }
@@ -7978,6 +8490,13 @@ func (m *PackingListMutation) AddedField(name string) (ent.Value, bool) {
 // type.
 func (m *PackingListMutation) AddField(name string, value ent.Value) error {
 	switch name {
+	case packinglist.FieldVersion:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddVersion(v)
+		return nil
 	}
 	return fmt.Errorf("unknown PackingList numeric field %s", name)
 }
@@ -8052,6 +8571,9 @@ func (m *PackingListMutation) ResetField(name string) error {
 	switch name {
 	case packinglist.FieldTeamID:
 		m.ResetTeamID()
+		return nil
+	case packinglist.FieldVersion:
+		m.ResetVersion()
 		return nil
 	case packinglist.FieldNumber:
 		m.ResetNumber()
@@ -8186,6 +8708,8 @@ type PackingListItemMutation struct {
 	op            Op
 	typ           string
 	id            *string
+	version       *int64
+	addversion    *int64
 	sku           *string
 	description   *string
 	quantity      *int64
@@ -8339,6 +8863,62 @@ func (m *PackingListItemMutation) OldTeamID(ctx context.Context) (v int, err err
 // ResetTeamID resets all changes to the "team_id" field.
 func (m *PackingListItemMutation) ResetTeamID() {
 	m.team = nil
+}
+
+// SetVersion sets the "version" field.
+func (m *PackingListItemMutation) SetVersion(i int64) {
+	m.version = &i
+	m.addversion = nil
+}
+
+// Version returns the value of the "version" field in the mutation.
+func (m *PackingListItemMutation) Version() (r int64, exists bool) {
+	v := m.version
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldVersion returns the old "version" field's value of the PackingListItem entity.
+// If the PackingListItem object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PackingListItemMutation) OldVersion(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldVersion is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldVersion requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldVersion: %w", err)
+	}
+	return oldValue.Version, nil
+}
+
+// AddVersion adds i to the "version" field.
+func (m *PackingListItemMutation) AddVersion(i int64) {
+	if m.addversion != nil {
+		*m.addversion += i
+	} else {
+		m.addversion = &i
+	}
+}
+
+// AddedVersion returns the value that was added to the "version" field in this mutation.
+func (m *PackingListItemMutation) AddedVersion() (r int64, exists bool) {
+	v := m.addversion
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetVersion resets all changes to the "version" field.
+func (m *PackingListItemMutation) ResetVersion() {
+	m.version = nil
+	m.addversion = nil
 }
 
 // SetSku sets the "sku" field.
@@ -8708,9 +9288,12 @@ func (m *PackingListItemMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *PackingListItemMutation) Fields() []string {
-	fields := make([]string, 0, 6)
+	fields := make([]string, 0, 7)
 	if m.team != nil {
 		fields = append(fields, packinglistitem.FieldTeamID)
+	}
+	if m.version != nil {
+		fields = append(fields, packinglistitem.FieldVersion)
 	}
 	if m.sku != nil {
 		fields = append(fields, packinglistitem.FieldSku)
@@ -8737,6 +9320,8 @@ func (m *PackingListItemMutation) Field(name string) (ent.Value, bool) {
 	switch name {
 	case packinglistitem.FieldTeamID:
 		return m.TeamID()
+	case packinglistitem.FieldVersion:
+		return m.Version()
 	case packinglistitem.FieldSku:
 		return m.Sku()
 	case packinglistitem.FieldDescription:
@@ -8758,6 +9343,8 @@ func (m *PackingListItemMutation) OldField(ctx context.Context, name string) (en
 	switch name {
 	case packinglistitem.FieldTeamID:
 		return m.OldTeamID(ctx)
+	case packinglistitem.FieldVersion:
+		return m.OldVersion(ctx)
 	case packinglistitem.FieldSku:
 		return m.OldSku(ctx)
 	case packinglistitem.FieldDescription:
@@ -8783,6 +9370,13 @@ func (m *PackingListItemMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetTeamID(v)
+		return nil
+	case packinglistitem.FieldVersion:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetVersion(v)
 		return nil
 	case packinglistitem.FieldSku:
 		v, ok := value.(string)
@@ -8827,6 +9421,9 @@ func (m *PackingListItemMutation) SetField(name string, value ent.Value) error {
 // this mutation.
 func (m *PackingListItemMutation) AddedFields() []string {
 	var fields []string
+	if m.addversion != nil {
+		fields = append(fields, packinglistitem.FieldVersion)
+	}
 	if m.addquantity != nil {
 		fields = append(fields, packinglistitem.FieldQuantity)
 	}
@@ -8838,6 +9435,8 @@ func (m *PackingListItemMutation) AddedFields() []string {
 // was not set, or was not defined in the schema.
 func (m *PackingListItemMutation) AddedField(name string) (ent.Value, bool) {
 	switch name {
+	case packinglistitem.FieldVersion:
+		return m.AddedVersion()
 	case packinglistitem.FieldQuantity:
 		return m.AddedQuantity()
 	}
@@ -8849,6 +9448,13 @@ func (m *PackingListItemMutation) AddedField(name string) (ent.Value, bool) {
 // type.
 func (m *PackingListItemMutation) AddField(name string, value ent.Value) error {
 	switch name {
+	case packinglistitem.FieldVersion:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddVersion(v)
+		return nil
 	case packinglistitem.FieldQuantity:
 		v, ok := value.(int64)
 		if !ok {
@@ -8918,6 +9524,9 @@ func (m *PackingListItemMutation) ResetField(name string) error {
 	switch name {
 	case packinglistitem.FieldTeamID:
 		m.ResetTeamID()
+		return nil
+	case packinglistitem.FieldVersion:
+		m.ResetVersion()
 		return nil
 	case packinglistitem.FieldSku:
 		m.ResetSku()
@@ -9036,6 +9645,8 @@ type PurchaseOrderMutation struct {
 	op                    Op
 	typ                   string
 	id                    *string
+	version               *int64
+	addversion            *int64
 	createdat             *string
 	delivery_date         *string
 	description           *string
@@ -9199,6 +9810,62 @@ func (m *PurchaseOrderMutation) OldTeamID(ctx context.Context) (v int, err error
 // ResetTeamID resets all changes to the "team_id" field.
 func (m *PurchaseOrderMutation) ResetTeamID() {
 	m.team = nil
+}
+
+// SetVersion sets the "version" field.
+func (m *PurchaseOrderMutation) SetVersion(i int64) {
+	m.version = &i
+	m.addversion = nil
+}
+
+// Version returns the value of the "version" field in the mutation.
+func (m *PurchaseOrderMutation) Version() (r int64, exists bool) {
+	v := m.version
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldVersion returns the old "version" field's value of the PurchaseOrder entity.
+// If the PurchaseOrder object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PurchaseOrderMutation) OldVersion(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldVersion is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldVersion requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldVersion: %w", err)
+	}
+	return oldValue.Version, nil
+}
+
+// AddVersion adds i to the "version" field.
+func (m *PurchaseOrderMutation) AddVersion(i int64) {
+	if m.addversion != nil {
+		*m.addversion += i
+	} else {
+		m.addversion = &i
+	}
+}
+
+// AddedVersion returns the value that was added to the "version" field in this mutation.
+func (m *PurchaseOrderMutation) AddedVersion() (r int64, exists bool) {
+	v := m.addversion
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetVersion resets all changes to the "version" field.
+func (m *PurchaseOrderMutation) ResetVersion() {
+	m.version = nil
+	m.addversion = nil
 }
 
 // SetCreatedat sets the "createdat" field.
@@ -10095,9 +10762,12 @@ func (m *PurchaseOrderMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *PurchaseOrderMutation) Fields() []string {
-	fields := make([]string, 0, 18)
+	fields := make([]string, 0, 19)
 	if m.team != nil {
 		fields = append(fields, purchaseorder.FieldTeamID)
+	}
+	if m.version != nil {
+		fields = append(fields, purchaseorder.FieldVersion)
 	}
 	if m.createdat != nil {
 		fields = append(fields, purchaseorder.FieldCreatedat)
@@ -10160,6 +10830,8 @@ func (m *PurchaseOrderMutation) Field(name string) (ent.Value, bool) {
 	switch name {
 	case purchaseorder.FieldTeamID:
 		return m.TeamID()
+	case purchaseorder.FieldVersion:
+		return m.Version()
 	case purchaseorder.FieldCreatedat:
 		return m.Createdat()
 	case purchaseorder.FieldDeliveryDate:
@@ -10205,6 +10877,8 @@ func (m *PurchaseOrderMutation) OldField(ctx context.Context, name string) (ent.
 	switch name {
 	case purchaseorder.FieldTeamID:
 		return m.OldTeamID(ctx)
+	case purchaseorder.FieldVersion:
+		return m.OldVersion(ctx)
 	case purchaseorder.FieldCreatedat:
 		return m.OldCreatedat(ctx)
 	case purchaseorder.FieldDeliveryDate:
@@ -10254,6 +10928,13 @@ func (m *PurchaseOrderMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetTeamID(v)
+		return nil
+	case purchaseorder.FieldVersion:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetVersion(v)
 		return nil
 	case purchaseorder.FieldCreatedat:
 		v, ok := value.(string)
@@ -10382,6 +11063,9 @@ func (m *PurchaseOrderMutation) SetField(name string, value ent.Value) error {
 // this mutation.
 func (m *PurchaseOrderMutation) AddedFields() []string {
 	var fields []string
+	if m.addversion != nil {
+		fields = append(fields, purchaseorder.FieldVersion)
+	}
 	return fields
 }
 
@@ -10390,6 +11074,8 @@ func (m *PurchaseOrderMutation) AddedFields() []string {
 // was not set, or was not defined in the schema.
 func (m *PurchaseOrderMutation) AddedField(name string) (ent.Value, bool) {
 	switch name {
+	case purchaseorder.FieldVersion:
+		return m.AddedVersion()
 	}
 	return nil, false
 }
@@ -10399,6 +11085,13 @@ func (m *PurchaseOrderMutation) AddedField(name string) (ent.Value, bool) {
 // type.
 func (m *PurchaseOrderMutation) AddField(name string, value ent.Value) error {
 	switch name {
+	case purchaseorder.FieldVersion:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddVersion(v)
+		return nil
 	}
 	return fmt.Errorf("unknown PurchaseOrder numeric field %s", name)
 }
@@ -10533,6 +11226,9 @@ func (m *PurchaseOrderMutation) ResetField(name string) error {
 	switch name {
 	case purchaseorder.FieldTeamID:
 		m.ResetTeamID()
+		return nil
+	case purchaseorder.FieldVersion:
+		m.ResetVersion()
 		return nil
 	case purchaseorder.FieldCreatedat:
 		m.ResetCreatedat()
@@ -10669,6 +11365,8 @@ type ReturnLineItemMutation struct {
 	op                   Op
 	typ                  string
 	id                   *string
+	version              *int64
+	addversion           *int64
 	amount               *string
 	condition            *string
 	flat_rate_shipping   *string
@@ -10825,6 +11523,62 @@ func (m *ReturnLineItemMutation) OldTeamID(ctx context.Context) (v int, err erro
 // ResetTeamID resets all changes to the "team_id" field.
 func (m *ReturnLineItemMutation) ResetTeamID() {
 	m.team = nil
+}
+
+// SetVersion sets the "version" field.
+func (m *ReturnLineItemMutation) SetVersion(i int64) {
+	m.version = &i
+	m.addversion = nil
+}
+
+// Version returns the value of the "version" field in the mutation.
+func (m *ReturnLineItemMutation) Version() (r int64, exists bool) {
+	v := m.version
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldVersion returns the old "version" field's value of the ReturnLineItem entity.
+// If the ReturnLineItem object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ReturnLineItemMutation) OldVersion(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldVersion is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldVersion requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldVersion: %w", err)
+	}
+	return oldValue.Version, nil
+}
+
+// AddVersion adds i to the "version" field.
+func (m *ReturnLineItemMutation) AddVersion(i int64) {
+	if m.addversion != nil {
+		*m.addversion += i
+	} else {
+		m.addversion = &i
+	}
+}
+
+// AddedVersion returns the value that was added to the "version" field in this mutation.
+func (m *ReturnLineItemMutation) AddedVersion() (r int64, exists bool) {
+	v := m.addversion
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetVersion resets all changes to the "version" field.
+func (m *ReturnLineItemMutation) ResetVersion() {
+	m.version = nil
+	m.addversion = nil
 }
 
 // SetAmount sets the "amount" field.
@@ -11369,9 +12123,12 @@ func (m *ReturnLineItemMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *ReturnLineItemMutation) Fields() []string {
-	fields := make([]string, 0, 10)
+	fields := make([]string, 0, 11)
 	if m.team != nil {
 		fields = append(fields, returnlineitem.FieldTeamID)
+	}
+	if m.version != nil {
+		fields = append(fields, returnlineitem.FieldVersion)
 	}
 	if m.amount != nil {
 		fields = append(fields, returnlineitem.FieldAmount)
@@ -11410,6 +12167,8 @@ func (m *ReturnLineItemMutation) Field(name string) (ent.Value, bool) {
 	switch name {
 	case returnlineitem.FieldTeamID:
 		return m.TeamID()
+	case returnlineitem.FieldVersion:
+		return m.Version()
 	case returnlineitem.FieldAmount:
 		return m.Amount()
 	case returnlineitem.FieldCondition:
@@ -11439,6 +12198,8 @@ func (m *ReturnLineItemMutation) OldField(ctx context.Context, name string) (ent
 	switch name {
 	case returnlineitem.FieldTeamID:
 		return m.OldTeamID(ctx)
+	case returnlineitem.FieldVersion:
+		return m.OldVersion(ctx)
 	case returnlineitem.FieldAmount:
 		return m.OldAmount(ctx)
 	case returnlineitem.FieldCondition:
@@ -11472,6 +12233,13 @@ func (m *ReturnLineItemMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetTeamID(v)
+		return nil
+	case returnlineitem.FieldVersion:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetVersion(v)
 		return nil
 	case returnlineitem.FieldAmount:
 		v, ok := value.(string)
@@ -11544,6 +12312,9 @@ func (m *ReturnLineItemMutation) SetField(name string, value ent.Value) error {
 // this mutation.
 func (m *ReturnLineItemMutation) AddedFields() []string {
 	var fields []string
+	if m.addversion != nil {
+		fields = append(fields, returnlineitem.FieldVersion)
+	}
 	return fields
 }
 
@@ -11552,6 +12323,8 @@ func (m *ReturnLineItemMutation) AddedFields() []string {
 // was not set, or was not defined in the schema.
 func (m *ReturnLineItemMutation) AddedField(name string) (ent.Value, bool) {
 	switch name {
+	case returnlineitem.FieldVersion:
+		return m.AddedVersion()
 	}
 	return nil, false
 }
@@ -11561,6 +12334,13 @@ func (m *ReturnLineItemMutation) AddedField(name string) (ent.Value, bool) {
 // type.
 func (m *ReturnLineItemMutation) AddField(name string, value ent.Value) error {
 	switch name {
+	case returnlineitem.FieldVersion:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddVersion(v)
+		return nil
 	}
 	return fmt.Errorf("unknown ReturnLineItem numeric field %s", name)
 }
@@ -11647,6 +12427,9 @@ func (m *ReturnLineItemMutation) ResetField(name string) error {
 	switch name {
 	case returnlineitem.FieldTeamID:
 		m.ResetTeamID()
+		return nil
+	case returnlineitem.FieldVersion:
+		m.ResetVersion()
 		return nil
 	case returnlineitem.FieldAmount:
 		m.ResetAmount()
@@ -11777,6 +12560,8 @@ type ReturnRecordMutation struct {
 	op                    Op
 	typ                   string
 	id                    *string
+	version               *int64
+	addversion            *int64
 	order_id              *string
 	description           *string
 	issue                 *string
@@ -11950,6 +12735,62 @@ func (m *ReturnRecordMutation) OldTeamID(ctx context.Context) (v int, err error)
 // ResetTeamID resets all changes to the "team_id" field.
 func (m *ReturnRecordMutation) ResetTeamID() {
 	m.team = nil
+}
+
+// SetVersion sets the "version" field.
+func (m *ReturnRecordMutation) SetVersion(i int64) {
+	m.version = &i
+	m.addversion = nil
+}
+
+// Version returns the value of the "version" field in the mutation.
+func (m *ReturnRecordMutation) Version() (r int64, exists bool) {
+	v := m.version
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldVersion returns the old "version" field's value of the ReturnRecord entity.
+// If the ReturnRecord object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ReturnRecordMutation) OldVersion(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldVersion is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldVersion requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldVersion: %w", err)
+	}
+	return oldValue.Version, nil
+}
+
+// AddVersion adds i to the "version" field.
+func (m *ReturnRecordMutation) AddVersion(i int64) {
+	if m.addversion != nil {
+		*m.addversion += i
+	} else {
+		m.addversion = &i
+	}
+}
+
+// AddedVersion returns the value that was added to the "version" field in this mutation.
+func (m *ReturnRecordMutation) AddedVersion() (r int64, exists bool) {
+	v := m.addversion
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetVersion resets all changes to the "version" field.
+func (m *ReturnRecordMutation) ResetVersion() {
+	m.version = nil
+	m.addversion = nil
 }
 
 // SetOrderID sets the "order_id" field.
@@ -13243,9 +14084,12 @@ func (m *ReturnRecordMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *ReturnRecordMutation) Fields() []string {
-	fields := make([]string, 0, 25)
+	fields := make([]string, 0, 26)
 	if m.team != nil {
 		fields = append(fields, returnrecord.FieldTeamID)
+	}
+	if m.version != nil {
+		fields = append(fields, returnrecord.FieldVersion)
 	}
 	if m.order_id != nil {
 		fields = append(fields, returnrecord.FieldOrderID)
@@ -13329,6 +14173,8 @@ func (m *ReturnRecordMutation) Field(name string) (ent.Value, bool) {
 	switch name {
 	case returnrecord.FieldTeamID:
 		return m.TeamID()
+	case returnrecord.FieldVersion:
+		return m.Version()
 	case returnrecord.FieldOrderID:
 		return m.OrderID()
 	case returnrecord.FieldDescription:
@@ -13388,6 +14234,8 @@ func (m *ReturnRecordMutation) OldField(ctx context.Context, name string) (ent.V
 	switch name {
 	case returnrecord.FieldTeamID:
 		return m.OldTeamID(ctx)
+	case returnrecord.FieldVersion:
+		return m.OldVersion(ctx)
 	case returnrecord.FieldOrderID:
 		return m.OldOrderID(ctx)
 	case returnrecord.FieldDescription:
@@ -13451,6 +14299,13 @@ func (m *ReturnRecordMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetTeamID(v)
+		return nil
+	case returnrecord.FieldVersion:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetVersion(v)
 		return nil
 	case returnrecord.FieldOrderID:
 		v, ok := value.(string)
@@ -13628,6 +14483,9 @@ func (m *ReturnRecordMutation) SetField(name string, value ent.Value) error {
 // this mutation.
 func (m *ReturnRecordMutation) AddedFields() []string {
 	var fields []string
+	if m.addversion != nil {
+		fields = append(fields, returnrecord.FieldVersion)
+	}
 	return fields
 }
 
@@ -13636,6 +14494,8 @@ func (m *ReturnRecordMutation) AddedFields() []string {
 // was not set, or was not defined in the schema.
 func (m *ReturnRecordMutation) AddedField(name string) (ent.Value, bool) {
 	switch name {
+	case returnrecord.FieldVersion:
+		return m.AddedVersion()
 	}
 	return nil, false
 }
@@ -13645,6 +14505,13 @@ func (m *ReturnRecordMutation) AddedField(name string) (ent.Value, bool) {
 // type.
 func (m *ReturnRecordMutation) AddField(name string, value ent.Value) error {
 	switch name {
+	case returnrecord.FieldVersion:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddVersion(v)
+		return nil
 	}
 	return fmt.Errorf("unknown ReturnRecord numeric field %s", name)
 }
@@ -13821,6 +14688,9 @@ func (m *ReturnRecordMutation) ResetField(name string) error {
 	switch name {
 	case returnrecord.FieldTeamID:
 		m.ResetTeamID()
+		return nil
+	case returnrecord.FieldVersion:
+		m.ResetVersion()
 		return nil
 	case returnrecord.FieldOrderID:
 		m.ResetOrderID()
@@ -14338,6 +15208,8 @@ type SupplierMutation struct {
 	op               Op
 	typ              string
 	id               *string
+	version          *int64
+	addversion       *int64
 	name             *string
 	provided_id      *string
 	mapping          *map[string]string
@@ -14492,6 +15364,62 @@ func (m *SupplierMutation) OldTeamID(ctx context.Context) (v int, err error) {
 // ResetTeamID resets all changes to the "team_id" field.
 func (m *SupplierMutation) ResetTeamID() {
 	m.team = nil
+}
+
+// SetVersion sets the "version" field.
+func (m *SupplierMutation) SetVersion(i int64) {
+	m.version = &i
+	m.addversion = nil
+}
+
+// Version returns the value of the "version" field in the mutation.
+func (m *SupplierMutation) Version() (r int64, exists bool) {
+	v := m.version
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldVersion returns the old "version" field's value of the Supplier entity.
+// If the Supplier object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SupplierMutation) OldVersion(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldVersion is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldVersion requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldVersion: %w", err)
+	}
+	return oldValue.Version, nil
+}
+
+// AddVersion adds i to the "version" field.
+func (m *SupplierMutation) AddVersion(i int64) {
+	if m.addversion != nil {
+		*m.addversion += i
+	} else {
+		m.addversion = &i
+	}
+}
+
+// AddedVersion returns the value that was added to the "version" field in this mutation.
+func (m *SupplierMutation) AddedVersion() (r int64, exists bool) {
+	v := m.addversion
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetVersion resets all changes to the "version" field.
+func (m *SupplierMutation) ResetVersion() {
+	m.version = nil
+	m.addversion = nil
 }
 
 // SetName sets the "name" field.
@@ -14914,9 +15842,12 @@ func (m *SupplierMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *SupplierMutation) Fields() []string {
-	fields := make([]string, 0, 8)
+	fields := make([]string, 0, 9)
 	if m.team != nil {
 		fields = append(fields, supplier.FieldTeamID)
+	}
+	if m.version != nil {
+		fields = append(fields, supplier.FieldVersion)
 	}
 	if m.name != nil {
 		fields = append(fields, supplier.FieldName)
@@ -14949,6 +15880,8 @@ func (m *SupplierMutation) Field(name string) (ent.Value, bool) {
 	switch name {
 	case supplier.FieldTeamID:
 		return m.TeamID()
+	case supplier.FieldVersion:
+		return m.Version()
 	case supplier.FieldName:
 		return m.Name()
 	case supplier.FieldProvidedID:
@@ -14974,6 +15907,8 @@ func (m *SupplierMutation) OldField(ctx context.Context, name string) (ent.Value
 	switch name {
 	case supplier.FieldTeamID:
 		return m.OldTeamID(ctx)
+	case supplier.FieldVersion:
+		return m.OldVersion(ctx)
 	case supplier.FieldName:
 		return m.OldName(ctx)
 	case supplier.FieldProvidedID:
@@ -15003,6 +15938,13 @@ func (m *SupplierMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetTeamID(v)
+		return nil
+	case supplier.FieldVersion:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetVersion(v)
 		return nil
 	case supplier.FieldName:
 		v, ok := value.(string)
@@ -15061,6 +16003,9 @@ func (m *SupplierMutation) SetField(name string, value ent.Value) error {
 // this mutation.
 func (m *SupplierMutation) AddedFields() []string {
 	var fields []string
+	if m.addversion != nil {
+		fields = append(fields, supplier.FieldVersion)
+	}
 	return fields
 }
 
@@ -15069,6 +16014,8 @@ func (m *SupplierMutation) AddedFields() []string {
 // was not set, or was not defined in the schema.
 func (m *SupplierMutation) AddedField(name string) (ent.Value, bool) {
 	switch name {
+	case supplier.FieldVersion:
+		return m.AddedVersion()
 	}
 	return nil, false
 }
@@ -15078,6 +16025,13 @@ func (m *SupplierMutation) AddedField(name string) (ent.Value, bool) {
 // type.
 func (m *SupplierMutation) AddField(name string, value ent.Value) error {
 	switch name {
+	case supplier.FieldVersion:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddVersion(v)
+		return nil
 	}
 	return fmt.Errorf("unknown Supplier numeric field %s", name)
 }
@@ -15152,6 +16106,9 @@ func (m *SupplierMutation) ResetField(name string) error {
 	switch name {
 	case supplier.FieldTeamID:
 		m.ResetTeamID()
+		return nil
+	case supplier.FieldVersion:
+		m.ResetVersion()
 		return nil
 	case supplier.FieldName:
 		m.ResetName()
@@ -15737,6 +16694,8 @@ type UserMutation struct {
 	op            Op
 	typ           string
 	id            *string
+	version       *int64
+	addversion    *int64
 	active        *bool
 	avatar        *string
 	bio           *string
@@ -15900,6 +16859,62 @@ func (m *UserMutation) OldTeamID(ctx context.Context) (v int, err error) {
 // ResetTeamID resets all changes to the "team_id" field.
 func (m *UserMutation) ResetTeamID() {
 	m.team = nil
+}
+
+// SetVersion sets the "version" field.
+func (m *UserMutation) SetVersion(i int64) {
+	m.version = &i
+	m.addversion = nil
+}
+
+// Version returns the value of the "version" field in the mutation.
+func (m *UserMutation) Version() (r int64, exists bool) {
+	v := m.version
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldVersion returns the old "version" field's value of the User entity.
+// If the User object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *UserMutation) OldVersion(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldVersion is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldVersion requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldVersion: %w", err)
+	}
+	return oldValue.Version, nil
+}
+
+// AddVersion adds i to the "version" field.
+func (m *UserMutation) AddVersion(i int64) {
+	if m.addversion != nil {
+		*m.addversion += i
+	} else {
+		m.addversion = &i
+	}
+}
+
+// AddedVersion returns the value that was added to the "version" field in this mutation.
+func (m *UserMutation) AddedVersion() (r int64, exists bool) {
+	v := m.addversion
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetVersion resets all changes to the "version" field.
+func (m *UserMutation) ResetVersion() {
+	m.version = nil
+	m.addversion = nil
 }
 
 // SetActive sets the "active" field.
@@ -16796,9 +17811,12 @@ func (m *UserMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *UserMutation) Fields() []string {
-	fields := make([]string, 0, 18)
+	fields := make([]string, 0, 19)
 	if m.team != nil {
 		fields = append(fields, user.FieldTeamID)
+	}
+	if m.version != nil {
+		fields = append(fields, user.FieldVersion)
 	}
 	if m.active != nil {
 		fields = append(fields, user.FieldActive)
@@ -16861,6 +17879,8 @@ func (m *UserMutation) Field(name string) (ent.Value, bool) {
 	switch name {
 	case user.FieldTeamID:
 		return m.TeamID()
+	case user.FieldVersion:
+		return m.Version()
 	case user.FieldActive:
 		return m.Active()
 	case user.FieldAvatar:
@@ -16906,6 +17926,8 @@ func (m *UserMutation) OldField(ctx context.Context, name string) (ent.Value, er
 	switch name {
 	case user.FieldTeamID:
 		return m.OldTeamID(ctx)
+	case user.FieldVersion:
+		return m.OldVersion(ctx)
 	case user.FieldActive:
 		return m.OldActive(ctx)
 	case user.FieldAvatar:
@@ -16955,6 +17977,13 @@ func (m *UserMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetTeamID(v)
+		return nil
+	case user.FieldVersion:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetVersion(v)
 		return nil
 	case user.FieldActive:
 		v, ok := value.(bool)
@@ -17083,6 +18112,9 @@ func (m *UserMutation) SetField(name string, value ent.Value) error {
 // this mutation.
 func (m *UserMutation) AddedFields() []string {
 	var fields []string
+	if m.addversion != nil {
+		fields = append(fields, user.FieldVersion)
+	}
 	return fields
 }
 
@@ -17091,6 +18123,8 @@ func (m *UserMutation) AddedFields() []string {
 // was not set, or was not defined in the schema.
 func (m *UserMutation) AddedField(name string) (ent.Value, bool) {
 	switch name {
+	case user.FieldVersion:
+		return m.AddedVersion()
 	}
 	return nil, false
 }
@@ -17100,6 +18134,13 @@ func (m *UserMutation) AddedField(name string) (ent.Value, bool) {
 // type.
 func (m *UserMutation) AddField(name string, value ent.Value) error {
 	switch name {
+	case user.FieldVersion:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddVersion(v)
+		return nil
 	}
 	return fmt.Errorf("unknown User numeric field %s", name)
 }
@@ -17234,6 +18275,9 @@ func (m *UserMutation) ResetField(name string) error {
 	switch name {
 	case user.FieldTeamID:
 		m.ResetTeamID()
+		return nil
+	case user.FieldVersion:
+		m.ResetVersion()
 		return nil
 	case user.FieldActive:
 		m.ResetActive()
@@ -17370,6 +18414,8 @@ type VendorMutation struct {
 	op                Op
 	typ               string
 	id                *string
+	version           *int64
+	addversion        *int64
 	vendorName        *string
 	vendorNotes       *string
 	vendorSubtype     *string
@@ -17552,6 +18598,62 @@ func (m *VendorMutation) OldTeamID(ctx context.Context) (v int, err error) {
 // ResetTeamID resets all changes to the "team_id" field.
 func (m *VendorMutation) ResetTeamID() {
 	m.team = nil
+}
+
+// SetVersion sets the "version" field.
+func (m *VendorMutation) SetVersion(i int64) {
+	m.version = &i
+	m.addversion = nil
+}
+
+// Version returns the value of the "version" field in the mutation.
+func (m *VendorMutation) Version() (r int64, exists bool) {
+	v := m.version
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldVersion returns the old "version" field's value of the Vendor entity.
+// If the Vendor object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *VendorMutation) OldVersion(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldVersion is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldVersion requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldVersion: %w", err)
+	}
+	return oldValue.Version, nil
+}
+
+// AddVersion adds i to the "version" field.
+func (m *VendorMutation) AddVersion(i int64) {
+	if m.addversion != nil {
+		*m.addversion += i
+	} else {
+		m.addversion = &i
+	}
+}
+
+// AddedVersion returns the value that was added to the "version" field in this mutation.
+func (m *VendorMutation) AddedVersion() (r int64, exists bool) {
+	v := m.addversion
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetVersion resets all changes to the "version" field.
+func (m *VendorMutation) ResetVersion() {
+	m.version = nil
+	m.addversion = nil
 }
 
 // SetVendorName sets the "vendorName" field.
@@ -19379,9 +20481,12 @@ func (m *VendorMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *VendorMutation) Fields() []string {
-	fields := make([]string, 0, 37)
+	fields := make([]string, 0, 38)
 	if m.team != nil {
 		fields = append(fields, vendor.FieldTeamID)
+	}
+	if m.version != nil {
+		fields = append(fields, vendor.FieldVersion)
 	}
 	if m.vendorName != nil {
 		fields = append(fields, vendor.FieldVendorName)
@@ -19501,6 +20606,8 @@ func (m *VendorMutation) Field(name string) (ent.Value, bool) {
 	switch name {
 	case vendor.FieldTeamID:
 		return m.TeamID()
+	case vendor.FieldVersion:
+		return m.Version()
 	case vendor.FieldVendorName:
 		return m.VendorName()
 	case vendor.FieldVendorNotes:
@@ -19584,6 +20691,8 @@ func (m *VendorMutation) OldField(ctx context.Context, name string) (ent.Value, 
 	switch name {
 	case vendor.FieldTeamID:
 		return m.OldTeamID(ctx)
+	case vendor.FieldVersion:
+		return m.OldVersion(ctx)
 	case vendor.FieldVendorName:
 		return m.OldVendorName(ctx)
 	case vendor.FieldVendorNotes:
@@ -19671,6 +20780,13 @@ func (m *VendorMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetTeamID(v)
+		return nil
+	case vendor.FieldVersion:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetVersion(v)
 		return nil
 	case vendor.FieldVendorName:
 		v, ok := value.(string)
@@ -19932,6 +21048,9 @@ func (m *VendorMutation) SetField(name string, value ent.Value) error {
 // this mutation.
 func (m *VendorMutation) AddedFields() []string {
 	var fields []string
+	if m.addversion != nil {
+		fields = append(fields, vendor.FieldVersion)
+	}
 	return fields
 }
 
@@ -19940,6 +21059,8 @@ func (m *VendorMutation) AddedFields() []string {
 // was not set, or was not defined in the schema.
 func (m *VendorMutation) AddedField(name string) (ent.Value, bool) {
 	switch name {
+	case vendor.FieldVersion:
+		return m.AddedVersion()
 	}
 	return nil, false
 }
@@ -19949,6 +21070,13 @@ func (m *VendorMutation) AddedField(name string) (ent.Value, bool) {
 // type.
 func (m *VendorMutation) AddField(name string, value ent.Value) error {
 	switch name {
+	case vendor.FieldVersion:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddVersion(v)
+		return nil
 	}
 	return fmt.Errorf("unknown Vendor numeric field %s", name)
 }
@@ -20198,6 +21326,9 @@ func (m *VendorMutation) ResetField(name string) error {
 	case vendor.FieldTeamID:
 		m.ResetTeamID()
 		return nil
+	case vendor.FieldVersion:
+		m.ResetVersion()
+		return nil
 	case vendor.FieldVendorName:
 		m.ResetVendorName()
 		return nil
@@ -20390,6 +21521,8 @@ type WarrantyMutation struct {
 	op                Op
 	typ               string
 	id                *string
+	version           *int64
+	addversion        *int64
 	created_at        *time.Time
 	updated_at        *time.Time
 	clearedFields     map[string]struct{}
@@ -20541,6 +21674,62 @@ func (m *WarrantyMutation) OldTeamID(ctx context.Context) (v int, err error) {
 // ResetTeamID resets all changes to the "team_id" field.
 func (m *WarrantyMutation) ResetTeamID() {
 	m.team = nil
+}
+
+// SetVersion sets the "version" field.
+func (m *WarrantyMutation) SetVersion(i int64) {
+	m.version = &i
+	m.addversion = nil
+}
+
+// Version returns the value of the "version" field in the mutation.
+func (m *WarrantyMutation) Version() (r int64, exists bool) {
+	v := m.version
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldVersion returns the old "version" field's value of the Warranty entity.
+// If the Warranty object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *WarrantyMutation) OldVersion(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldVersion is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldVersion requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldVersion: %w", err)
+	}
+	return oldValue.Version, nil
+}
+
+// AddVersion adds i to the "version" field.
+func (m *WarrantyMutation) AddVersion(i int64) {
+	if m.addversion != nil {
+		*m.addversion += i
+	} else {
+		m.addversion = &i
+	}
+}
+
+// AddedVersion returns the value that was added to the "version" field in this mutation.
+func (m *WarrantyMutation) AddedVersion() (r int64, exists bool) {
+	v := m.addversion
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetVersion resets all changes to the "version" field.
+func (m *WarrantyMutation) ResetVersion() {
+	m.version = nil
+	m.addversion = nil
 }
 
 // SetCreatedAt sets the "created_at" field.
@@ -20756,9 +21945,12 @@ func (m *WarrantyMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *WarrantyMutation) Fields() []string {
-	fields := make([]string, 0, 3)
+	fields := make([]string, 0, 4)
 	if m.team != nil {
 		fields = append(fields, warranty.FieldTeamID)
+	}
+	if m.version != nil {
+		fields = append(fields, warranty.FieldVersion)
 	}
 	if m.created_at != nil {
 		fields = append(fields, warranty.FieldCreatedAt)
@@ -20776,6 +21968,8 @@ func (m *WarrantyMutation) Field(name string) (ent.Value, bool) {
 	switch name {
 	case warranty.FieldTeamID:
 		return m.TeamID()
+	case warranty.FieldVersion:
+		return m.Version()
 	case warranty.FieldCreatedAt:
 		return m.CreatedAt()
 	case warranty.FieldUpdatedAt:
@@ -20791,6 +21985,8 @@ func (m *WarrantyMutation) OldField(ctx context.Context, name string) (ent.Value
 	switch name {
 	case warranty.FieldTeamID:
 		return m.OldTeamID(ctx)
+	case warranty.FieldVersion:
+		return m.OldVersion(ctx)
 	case warranty.FieldCreatedAt:
 		return m.OldCreatedAt(ctx)
 	case warranty.FieldUpdatedAt:
@@ -20810,6 +22006,13 @@ func (m *WarrantyMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetTeamID(v)
+		return nil
+	case warranty.FieldVersion:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetVersion(v)
 		return nil
 	case warranty.FieldCreatedAt:
 		v, ok := value.(time.Time)
@@ -20833,6 +22036,9 @@ func (m *WarrantyMutation) SetField(name string, value ent.Value) error {
 // this mutation.
 func (m *WarrantyMutation) AddedFields() []string {
 	var fields []string
+	if m.addversion != nil {
+		fields = append(fields, warranty.FieldVersion)
+	}
 	return fields
 }
 
@@ -20841,6 +22047,8 @@ func (m *WarrantyMutation) AddedFields() []string {
 // was not set, or was not defined in the schema.
 func (m *WarrantyMutation) AddedField(name string) (ent.Value, bool) {
 	switch name {
+	case warranty.FieldVersion:
+		return m.AddedVersion()
 	}
 	return nil, false
 }
@@ -20850,6 +22058,13 @@ func (m *WarrantyMutation) AddedField(name string) (ent.Value, bool) {
 // type.
 func (m *WarrantyMutation) AddField(name string, value ent.Value) error {
 	switch name {
+	case warranty.FieldVersion:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddVersion(v)
+		return nil
 	}
 	return fmt.Errorf("unknown Warranty numeric field %s", name)
 }
@@ -20894,6 +22109,9 @@ func (m *WarrantyMutation) ResetField(name string) error {
 	switch name {
 	case warranty.FieldTeamID:
 		m.ResetTeamID()
+		return nil
+	case warranty.FieldVersion:
+		m.ResetVersion()
 		return nil
 	case warranty.FieldCreatedAt:
 		m.ResetCreatedAt()
@@ -21013,6 +22231,8 @@ type WarrantyLineItemMutation struct {
 	op                 Op
 	typ                string
 	id                 *string
+	version            *int64
+	addversion         *int64
 	sku                *string
 	name               *string
 	price              *string
@@ -21175,6 +22395,62 @@ func (m *WarrantyLineItemMutation) OldTeamID(ctx context.Context) (v int, err er
 // ResetTeamID resets all changes to the "team_id" field.
 func (m *WarrantyLineItemMutation) ResetTeamID() {
 	m.team = nil
+}
+
+// SetVersion sets the "version" field.
+func (m *WarrantyLineItemMutation) SetVersion(i int64) {
+	m.version = &i
+	m.addversion = nil
+}
+
+// Version returns the value of the "version" field in the mutation.
+func (m *WarrantyLineItemMutation) Version() (r int64, exists bool) {
+	v := m.version
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldVersion returns the old "version" field's value of the WarrantyLineItem entity.
+// If the WarrantyLineItem object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *WarrantyLineItemMutation) OldVersion(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldVersion is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldVersion requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldVersion: %w", err)
+	}
+	return oldValue.Version, nil
+}
+
+// AddVersion adds i to the "version" field.
+func (m *WarrantyLineItemMutation) AddVersion(i int64) {
+	if m.addversion != nil {
+		*m.addversion += i
+	} else {
+		m.addversion = &i
+	}
+}
+
+// AddedVersion returns the value that was added to the "version" field in this mutation.
+func (m *WarrantyLineItemMutation) AddedVersion() (r int64, exists bool) {
+	v := m.addversion
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetVersion resets all changes to the "version" field.
+func (m *WarrantyLineItemMutation) ResetVersion() {
+	m.version = nil
+	m.addversion = nil
 }
 
 // SetSku sets the "sku" field.
@@ -22000,9 +23276,12 @@ func (m *WarrantyLineItemMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *WarrantyLineItemMutation) Fields() []string {
-	fields := make([]string, 0, 16)
+	fields := make([]string, 0, 17)
 	if m.team != nil {
 		fields = append(fields, warrantylineitem.FieldTeamID)
+	}
+	if m.version != nil {
+		fields = append(fields, warrantylineitem.FieldVersion)
 	}
 	if m.sku != nil {
 		fields = append(fields, warrantylineitem.FieldSku)
@@ -22059,6 +23338,8 @@ func (m *WarrantyLineItemMutation) Field(name string) (ent.Value, bool) {
 	switch name {
 	case warrantylineitem.FieldTeamID:
 		return m.TeamID()
+	case warrantylineitem.FieldVersion:
+		return m.Version()
 	case warrantylineitem.FieldSku:
 		return m.Sku()
 	case warrantylineitem.FieldName:
@@ -22100,6 +23381,8 @@ func (m *WarrantyLineItemMutation) OldField(ctx context.Context, name string) (e
 	switch name {
 	case warrantylineitem.FieldTeamID:
 		return m.OldTeamID(ctx)
+	case warrantylineitem.FieldVersion:
+		return m.OldVersion(ctx)
 	case warrantylineitem.FieldSku:
 		return m.OldSku(ctx)
 	case warrantylineitem.FieldName:
@@ -22145,6 +23428,13 @@ func (m *WarrantyLineItemMutation) SetField(name string, value ent.Value) error 
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetTeamID(v)
+		return nil
+	case warrantylineitem.FieldVersion:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetVersion(v)
 		return nil
 	case warrantylineitem.FieldSku:
 		v, ok := value.(string)
@@ -22259,6 +23549,9 @@ func (m *WarrantyLineItemMutation) SetField(name string, value ent.Value) error 
 // this mutation.
 func (m *WarrantyLineItemMutation) AddedFields() []string {
 	var fields []string
+	if m.addversion != nil {
+		fields = append(fields, warrantylineitem.FieldVersion)
+	}
 	return fields
 }
 
@@ -22267,6 +23560,8 @@ func (m *WarrantyLineItemMutation) AddedFields() []string {
 // was not set, or was not defined in the schema.
 func (m *WarrantyLineItemMutation) AddedField(name string) (ent.Value, bool) {
 	switch name {
+	case warrantylineitem.FieldVersion:
+		return m.AddedVersion()
 	}
 	return nil, false
 }
@@ -22276,6 +23571,13 @@ func (m *WarrantyLineItemMutation) AddedField(name string) (ent.Value, bool) {
 // type.
 func (m *WarrantyLineItemMutation) AddField(name string, value ent.Value) error {
 	switch name {
+	case warrantylineitem.FieldVersion:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddVersion(v)
+		return nil
 	}
 	return fmt.Errorf("unknown WarrantyLineItem numeric field %s", name)
 }
@@ -22398,6 +23700,9 @@ func (m *WarrantyLineItemMutation) ResetField(name string) error {
 	switch name {
 	case warrantylineitem.FieldTeamID:
 		m.ResetTeamID()
+		return nil
+	case warrantylineitem.FieldVersion:
+		m.ResetVersion()
 		return nil
 	case warrantylineitem.FieldSku:
 		m.ResetSku()
@@ -22546,6 +23851,8 @@ type WorkOrderMutation struct {
 	op                           Op
 	typ                          string
 	id                           *string
+	version                      *int64
+	addversion                   *int64
 	bill_of_materials_number     *string
 	created_at                   *time.Time
 	created_by                   *string
@@ -22710,6 +24017,62 @@ func (m *WorkOrderMutation) OldTeamID(ctx context.Context) (v int, err error) {
 // ResetTeamID resets all changes to the "team_id" field.
 func (m *WorkOrderMutation) ResetTeamID() {
 	m.team = nil
+}
+
+// SetVersion sets the "version" field.
+func (m *WorkOrderMutation) SetVersion(i int64) {
+	m.version = &i
+	m.addversion = nil
+}
+
+// Version returns the value of the "version" field in the mutation.
+func (m *WorkOrderMutation) Version() (r int64, exists bool) {
+	v := m.version
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldVersion returns the old "version" field's value of the WorkOrder entity.
+// If the WorkOrder object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *WorkOrderMutation) OldVersion(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldVersion is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldVersion requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldVersion: %w", err)
+	}
+	return oldValue.Version, nil
+}
+
+// AddVersion adds i to the "version" field.
+func (m *WorkOrderMutation) AddVersion(i int64) {
+	if m.addversion != nil {
+		*m.addversion += i
+	} else {
+		m.addversion = &i
+	}
+}
+
+// AddedVersion returns the value that was added to the "version" field in this mutation.
+func (m *WorkOrderMutation) AddedVersion() (r int64, exists bool) {
+	v := m.addversion
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetVersion resets all changes to the "version" field.
+func (m *WorkOrderMutation) ResetVersion() {
+	m.version = nil
+	m.addversion = nil
 }
 
 // SetBillOfMaterialsNumber sets the "bill_of_materials_number" field.
@@ -23562,9 +24925,12 @@ func (m *WorkOrderMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *WorkOrderMutation) Fields() []string {
-	fields := make([]string, 0, 16)
+	fields := make([]string, 0, 17)
 	if m.team != nil {
 		fields = append(fields, workorder.FieldTeamID)
+	}
+	if m.version != nil {
+		fields = append(fields, workorder.FieldVersion)
 	}
 	if m.bill_of_materials_number != nil {
 		fields = append(fields, workorder.FieldBillOfMaterialsNumber)
@@ -23621,6 +24987,8 @@ func (m *WorkOrderMutation) Field(name string) (ent.Value, bool) {
 	switch name {
 	case workorder.FieldTeamID:
 		return m.TeamID()
+	case workorder.FieldVersion:
+		return m.Version()
 	case workorder.FieldBillOfMaterialsNumber:
 		return m.BillOfMaterialsNumber()
 	case workorder.FieldCreatedAt:
@@ -23662,6 +25030,8 @@ func (m *WorkOrderMutation) OldField(ctx context.Context, name string) (ent.Valu
 	switch name {
 	case workorder.FieldTeamID:
 		return m.OldTeamID(ctx)
+	case workorder.FieldVersion:
+		return m.OldVersion(ctx)
 	case workorder.FieldBillOfMaterialsNumber:
 		return m.OldBillOfMaterialsNumber(ctx)
 	case workorder.FieldCreatedAt:
@@ -23707,6 +25077,13 @@ func (m *WorkOrderMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetTeamID(v)
+		return nil
+	case workorder.FieldVersion:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetVersion(v)
 		return nil
 	case workorder.FieldBillOfMaterialsNumber:
 		v, ok := value.(string)
@@ -23821,6 +25198,9 @@ func (m *WorkOrderMutation) SetField(name string, value ent.Value) error {
 // this mutation.
 func (m *WorkOrderMutation) AddedFields() []string {
 	var fields []string
+	if m.addversion != nil {
+		fields = append(fields, workorder.FieldVersion)
+	}
 	return fields
 }
 
@@ -23829,6 +25209,8 @@ func (m *WorkOrderMutation) AddedFields() []string {
 // was not set, or was not defined in the schema.
 func (m *WorkOrderMutation) AddedField(name string) (ent.Value, bool) {
 	switch name {
+	case workorder.FieldVersion:
+		return m.AddedVersion()
 	}
 	return nil, false
 }
@@ -23838,6 +25220,13 @@ func (m *WorkOrderMutation) AddedField(name string) (ent.Value, bool) {
 // type.
 func (m *WorkOrderMutation) AddField(name string, value ent.Value) error {
 	switch name {
+	case workorder.FieldVersion:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddVersion(v)
+		return nil
 	}
 	return fmt.Errorf("unknown WorkOrder numeric field %s", name)
 }
@@ -23960,6 +25349,9 @@ func (m *WorkOrderMutation) ResetField(name string) error {
 	switch name {
 	case workorder.FieldTeamID:
 		m.ResetTeamID()
+		return nil
+	case workorder.FieldVersion:
+		m.ResetVersion()
 		return nil
 	case workorder.FieldBillOfMaterialsNumber:
 		m.ResetBillOfMaterialsNumber()
@@ -24118,6 +25510,8 @@ type WorkOrderLineItemMutation struct {
 	op                Op
 	typ               string
 	id                *string
+	version           *int64
+	addversion        *int64
 	line_status       *string
 	line_type         *string
 	part_name         *string
@@ -24274,6 +25668,62 @@ func (m *WorkOrderLineItemMutation) OldTeamID(ctx context.Context) (v int, err e
 // ResetTeamID resets all changes to the "team_id" field.
 func (m *WorkOrderLineItemMutation) ResetTeamID() {
 	m.team = nil
+}
+
+// SetVersion sets the "version" field.
+func (m *WorkOrderLineItemMutation) SetVersion(i int64) {
+	m.version = &i
+	m.addversion = nil
+}
+
+// Version returns the value of the "version" field in the mutation.
+func (m *WorkOrderLineItemMutation) Version() (r int64, exists bool) {
+	v := m.version
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldVersion returns the old "version" field's value of the WorkOrderLineItem entity.
+// If the WorkOrderLineItem object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *WorkOrderLineItemMutation) OldVersion(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldVersion is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldVersion requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldVersion: %w", err)
+	}
+	return oldValue.Version, nil
+}
+
+// AddVersion adds i to the "version" field.
+func (m *WorkOrderLineItemMutation) AddVersion(i int64) {
+	if m.addversion != nil {
+		*m.addversion += i
+	} else {
+		m.addversion = &i
+	}
+}
+
+// AddedVersion returns the value that was added to the "version" field in this mutation.
+func (m *WorkOrderLineItemMutation) AddedVersion() (r int64, exists bool) {
+	v := m.addversion
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetVersion resets all changes to the "version" field.
+func (m *WorkOrderLineItemMutation) ResetVersion() {
+	m.version = nil
+	m.addversion = nil
 }
 
 // SetLineStatus sets the "line_status" field.
@@ -24762,9 +26212,12 @@ func (m *WorkOrderLineItemMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *WorkOrderLineItemMutation) Fields() []string {
-	fields := make([]string, 0, 8)
+	fields := make([]string, 0, 9)
 	if m.team != nil {
 		fields = append(fields, workorderlineitem.FieldTeamID)
+	}
+	if m.version != nil {
+		fields = append(fields, workorderlineitem.FieldVersion)
 	}
 	if m.line_status != nil {
 		fields = append(fields, workorderlineitem.FieldLineStatus)
@@ -24797,6 +26250,8 @@ func (m *WorkOrderLineItemMutation) Field(name string) (ent.Value, bool) {
 	switch name {
 	case workorderlineitem.FieldTeamID:
 		return m.TeamID()
+	case workorderlineitem.FieldVersion:
+		return m.Version()
 	case workorderlineitem.FieldLineStatus:
 		return m.LineStatus()
 	case workorderlineitem.FieldLineType:
@@ -24822,6 +26277,8 @@ func (m *WorkOrderLineItemMutation) OldField(ctx context.Context, name string) (
 	switch name {
 	case workorderlineitem.FieldTeamID:
 		return m.OldTeamID(ctx)
+	case workorderlineitem.FieldVersion:
+		return m.OldVersion(ctx)
 	case workorderlineitem.FieldLineStatus:
 		return m.OldLineStatus(ctx)
 	case workorderlineitem.FieldLineType:
@@ -24851,6 +26308,13 @@ func (m *WorkOrderLineItemMutation) SetField(name string, value ent.Value) error
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetTeamID(v)
+		return nil
+	case workorderlineitem.FieldVersion:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetVersion(v)
 		return nil
 	case workorderlineitem.FieldLineStatus:
 		v, ok := value.(string)
@@ -24909,6 +26373,9 @@ func (m *WorkOrderLineItemMutation) SetField(name string, value ent.Value) error
 // this mutation.
 func (m *WorkOrderLineItemMutation) AddedFields() []string {
 	var fields []string
+	if m.addversion != nil {
+		fields = append(fields, workorderlineitem.FieldVersion)
+	}
 	if m.addtotal_quantity != nil {
 		fields = append(fields, workorderlineitem.FieldTotalQuantity)
 	}
@@ -24923,6 +26390,8 @@ func (m *WorkOrderLineItemMutation) AddedFields() []string {
 // was not set, or was not defined in the schema.
 func (m *WorkOrderLineItemMutation) AddedField(name string) (ent.Value, bool) {
 	switch name {
+	case workorderlineitem.FieldVersion:
+		return m.AddedVersion()
 	case workorderlineitem.FieldTotalQuantity:
 		return m.AddedTotalQuantity()
 	case workorderlineitem.FieldUnitQuantity:
@@ -24936,6 +26405,13 @@ func (m *WorkOrderLineItemMutation) AddedField(name string) (ent.Value, bool) {
 // type.
 func (m *WorkOrderLineItemMutation) AddField(name string, value ent.Value) error {
 	switch name {
+	case workorderlineitem.FieldVersion:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddVersion(v)
+		return nil
 	case workorderlineitem.FieldTotalQuantity:
 		v, ok := value.(float64)
 		if !ok {
@@ -25024,6 +26500,9 @@ func (m *WorkOrderLineItemMutation) ResetField(name string) error {
 	switch name {
 	case workorderlineitem.FieldTeamID:
 		m.ResetTeamID()
+		return nil
+	case workorderlineitem.FieldVersion:
+		m.ResetVersion()
 		return nil
 	case workorderlineitem.FieldLineStatus:
 		m.ResetLineStatus()

@@ -20,6 +20,8 @@ type PackingList struct {
 	ID string `json:"id,omitempty"`
 	// TeamID holds the value of the "team_id" field.
 	TeamID int `json:"team_id,omitempty"`
+	// Version holds the value of the "version" field.
+	Version int64 `json:"version,omitempty"`
 	// Number holds the value of the "number" field.
 	Number *string `json:"number,omitempty"`
 	// DeliveryDate holds the value of the "deliveryDate" field.
@@ -76,7 +78,7 @@ func (*PackingList) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
 	for i := range columns {
 		switch columns[i] {
-		case packinglist.FieldTeamID:
+		case packinglist.FieldTeamID, packinglist.FieldVersion:
 			values[i] = new(sql.NullInt64)
 		case packinglist.FieldID, packinglist.FieldNumber, packinglist.FieldInvoiceNumber, packinglist.FieldPurchaseOrderNumber, packinglist.FieldShipPer, packinglist.FieldTrackingNumber:
 			values[i] = new(sql.NullString)
@@ -108,6 +110,12 @@ func (_m *PackingList) assignValues(columns []string, values []any) error {
 				return fmt.Errorf("unexpected type %T for field team_id", values[i])
 			} else if value.Valid {
 				_m.TeamID = int(value.Int64)
+			}
+		case packinglist.FieldVersion:
+			if value, ok := values[i].(*sql.NullInt64); !ok {
+				return fmt.Errorf("unexpected type %T for field version", values[i])
+			} else if value.Valid {
+				_m.Version = value.Int64
 			}
 		case packinglist.FieldNumber:
 			if value, ok := values[i].(*sql.NullString); !ok {
@@ -206,6 +214,9 @@ func (_m *PackingList) String() string {
 	builder.WriteString(fmt.Sprintf("id=%v, ", _m.ID))
 	builder.WriteString("team_id=")
 	builder.WriteString(fmt.Sprintf("%v", _m.TeamID))
+	builder.WriteString(", ")
+	builder.WriteString("version=")
+	builder.WriteString(fmt.Sprintf("%v", _m.Version))
 	builder.WriteString(", ")
 	if v := _m.Number; v != nil {
 		builder.WriteString("number=")

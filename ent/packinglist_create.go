@@ -28,6 +28,20 @@ func (_c *PackingListCreate) SetTeamID(v int) *PackingListCreate {
 	return _c
 }
 
+// SetVersion sets the "version" field.
+func (_c *PackingListCreate) SetVersion(v int64) *PackingListCreate {
+	_c.mutation.SetVersion(v)
+	return _c
+}
+
+// SetNillableVersion sets the "version" field if the given value is not nil.
+func (_c *PackingListCreate) SetNillableVersion(v *int64) *PackingListCreate {
+	if v != nil {
+		_c.SetVersion(*v)
+	}
+	return _c
+}
+
 // SetNumber sets the "number" field.
 func (_c *PackingListCreate) SetNumber(v string) *PackingListCreate {
 	_c.mutation.SetNumber(v)
@@ -197,6 +211,10 @@ func (_c *PackingListCreate) ExecX(ctx context.Context) {
 
 // defaults sets the default values of the builder before save.
 func (_c *PackingListCreate) defaults() error {
+	if _, ok := _c.mutation.Version(); !ok {
+		v := packinglist.DefaultVersion
+		_c.mutation.SetVersion(v)
+	}
 	if _, ok := _c.mutation.ID(); !ok {
 		if packinglist.DefaultID == nil {
 			return fmt.Errorf("ent: uninitialized packinglist.DefaultID (forgotten import ent/runtime?)")
@@ -211,6 +229,9 @@ func (_c *PackingListCreate) defaults() error {
 func (_c *PackingListCreate) check() error {
 	if _, ok := _c.mutation.TeamID(); !ok {
 		return &ValidationError{Name: "team_id", err: errors.New(`ent: missing required field "PackingList.team_id"`)}
+	}
+	if _, ok := _c.mutation.Version(); !ok {
+		return &ValidationError{Name: "version", err: errors.New(`ent: missing required field "PackingList.version"`)}
 	}
 	if v, ok := _c.mutation.ID(); ok {
 		if err := packinglist.IDValidator(v); err != nil {
@@ -254,6 +275,10 @@ func (_c *PackingListCreate) createSpec() (*PackingList, *sqlgraph.CreateSpec) {
 	if id, ok := _c.mutation.ID(); ok {
 		_node.ID = id
 		_spec.ID.Value = id
+	}
+	if value, ok := _c.mutation.Version(); ok {
+		_spec.SetField(packinglist.FieldVersion, field.TypeInt64, value)
+		_node.Version = value
 	}
 	if value, ok := _c.mutation.Number(); ok {
 		_spec.SetField(packinglist.FieldNumber, field.TypeString, value)

@@ -30,6 +30,27 @@ func (_u *PackingListUpdate) Where(ps ...predicate.PackingList) *PackingListUpda
 	return _u
 }
 
+// SetVersion sets the "version" field.
+func (_u *PackingListUpdate) SetVersion(v int64) *PackingListUpdate {
+	_u.mutation.ResetVersion()
+	_u.mutation.SetVersion(v)
+	return _u
+}
+
+// SetNillableVersion sets the "version" field if the given value is not nil.
+func (_u *PackingListUpdate) SetNillableVersion(v *int64) *PackingListUpdate {
+	if v != nil {
+		_u.SetVersion(*v)
+	}
+	return _u
+}
+
+// AddVersion adds value to the "version" field.
+func (_u *PackingListUpdate) AddVersion(v int64) *PackingListUpdate {
+	_u.mutation.AddVersion(v)
+	return _u
+}
+
 // SetNumber sets the "number" field.
 func (_u *PackingListUpdate) SetNumber(v string) *PackingListUpdate {
 	_u.mutation.SetNumber(v)
@@ -264,6 +285,12 @@ func (_u *PackingListUpdate) sqlSave(ctx context.Context) (_node int, err error)
 			}
 		}
 	}
+	if value, ok := _u.mutation.Version(); ok {
+		_spec.SetField(packinglist.FieldVersion, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.AddedVersion(); ok {
+		_spec.AddField(packinglist.FieldVersion, field.TypeInt64, value)
+	}
 	if value, ok := _u.mutation.Number(); ok {
 		_spec.SetField(packinglist.FieldNumber, field.TypeString, value)
 	}
@@ -371,6 +398,27 @@ type PackingListUpdateOne struct {
 	hooks     []Hook
 	mutation  *PackingListMutation
 	modifiers []func(*sql.UpdateBuilder)
+}
+
+// SetVersion sets the "version" field.
+func (_u *PackingListUpdateOne) SetVersion(v int64) *PackingListUpdateOne {
+	_u.mutation.ResetVersion()
+	_u.mutation.SetVersion(v)
+	return _u
+}
+
+// SetNillableVersion sets the "version" field if the given value is not nil.
+func (_u *PackingListUpdateOne) SetNillableVersion(v *int64) *PackingListUpdateOne {
+	if v != nil {
+		_u.SetVersion(*v)
+	}
+	return _u
+}
+
+// AddVersion adds value to the "version" field.
+func (_u *PackingListUpdateOne) AddVersion(v int64) *PackingListUpdateOne {
+	_u.mutation.AddVersion(v)
+	return _u
 }
 
 // SetNumber sets the "number" field.
@@ -636,6 +684,12 @@ func (_u *PackingListUpdateOne) sqlSave(ctx context.Context) (_node *PackingList
 				ps[i](selector)
 			}
 		}
+	}
+	if value, ok := _u.mutation.Version(); ok {
+		_spec.SetField(packinglist.FieldVersion, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.AddedVersion(); ok {
+		_spec.AddField(packinglist.FieldVersion, field.TypeInt64, value)
 	}
 	if value, ok := _u.mutation.Number(); ok {
 		_spec.SetField(packinglist.FieldNumber, field.TypeString, value)

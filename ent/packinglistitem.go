@@ -20,6 +20,8 @@ type PackingListItem struct {
 	ID string `json:"id,omitempty"`
 	// TeamID holds the value of the "team_id" field.
 	TeamID int `json:"team_id,omitempty"`
+	// Version holds the value of the "version" field.
+	Version int64 `json:"version,omitempty"`
 	// Sku holds the value of the "sku" field.
 	Sku *string `json:"sku,omitempty"`
 	// Description holds the value of the "description" field.
@@ -76,7 +78,7 @@ func (*PackingListItem) scanValues(columns []string) ([]any, error) {
 		switch columns[i] {
 		case packinglistitem.FieldArrived:
 			values[i] = new(sql.NullBool)
-		case packinglistitem.FieldTeamID, packinglistitem.FieldQuantity:
+		case packinglistitem.FieldTeamID, packinglistitem.FieldVersion, packinglistitem.FieldQuantity:
 			values[i] = new(sql.NullInt64)
 		case packinglistitem.FieldID, packinglistitem.FieldSku, packinglistitem.FieldDescription, packinglistitem.FieldPackingList:
 			values[i] = new(sql.NullString)
@@ -106,6 +108,12 @@ func (_m *PackingListItem) assignValues(columns []string, values []any) error {
 				return fmt.Errorf("unexpected type %T for field team_id", values[i])
 			} else if value.Valid {
 				_m.TeamID = int(value.Int64)
+			}
+		case packinglistitem.FieldVersion:
+			if value, ok := values[i].(*sql.NullInt64); !ok {
+				return fmt.Errorf("unexpected type %T for field version", values[i])
+			} else if value.Valid {
+				_m.Version = value.Int64
 			}
 		case packinglistitem.FieldSku:
 			if value, ok := values[i].(*sql.NullString); !ok {
@@ -190,6 +198,9 @@ func (_m *PackingListItem) String() string {
 	builder.WriteString(fmt.Sprintf("id=%v, ", _m.ID))
 	builder.WriteString("team_id=")
 	builder.WriteString(fmt.Sprintf("%v", _m.TeamID))
+	builder.WriteString(", ")
+	builder.WriteString("version=")
+	builder.WriteString(fmt.Sprintf("%v", _m.Version))
 	builder.WriteString(", ")
 	if v := _m.Sku; v != nil {
 		builder.WriteString("sku=")

@@ -27,6 +27,20 @@ func (_c *PackingListItemCreate) SetTeamID(v int) *PackingListItemCreate {
 	return _c
 }
 
+// SetVersion sets the "version" field.
+func (_c *PackingListItemCreate) SetVersion(v int64) *PackingListItemCreate {
+	_c.mutation.SetVersion(v)
+	return _c
+}
+
+// SetNillableVersion sets the "version" field if the given value is not nil.
+func (_c *PackingListItemCreate) SetNillableVersion(v *int64) *PackingListItemCreate {
+	if v != nil {
+		_c.SetVersion(*v)
+	}
+	return _c
+}
+
 // SetSku sets the "sku" field.
 func (_c *PackingListItemCreate) SetSku(v string) *PackingListItemCreate {
 	_c.mutation.SetSku(v)
@@ -172,6 +186,10 @@ func (_c *PackingListItemCreate) ExecX(ctx context.Context) {
 
 // defaults sets the default values of the builder before save.
 func (_c *PackingListItemCreate) defaults() error {
+	if _, ok := _c.mutation.Version(); !ok {
+		v := packinglistitem.DefaultVersion
+		_c.mutation.SetVersion(v)
+	}
 	if _, ok := _c.mutation.ID(); !ok {
 		if packinglistitem.DefaultID == nil {
 			return fmt.Errorf("ent: uninitialized packinglistitem.DefaultID (forgotten import ent/runtime?)")
@@ -186,6 +204,9 @@ func (_c *PackingListItemCreate) defaults() error {
 func (_c *PackingListItemCreate) check() error {
 	if _, ok := _c.mutation.TeamID(); !ok {
 		return &ValidationError{Name: "team_id", err: errors.New(`ent: missing required field "PackingListItem.team_id"`)}
+	}
+	if _, ok := _c.mutation.Version(); !ok {
+		return &ValidationError{Name: "version", err: errors.New(`ent: missing required field "PackingListItem.version"`)}
 	}
 	if v, ok := _c.mutation.ID(); ok {
 		if err := packinglistitem.IDValidator(v); err != nil {
@@ -229,6 +250,10 @@ func (_c *PackingListItemCreate) createSpec() (*PackingListItem, *sqlgraph.Creat
 	if id, ok := _c.mutation.ID(); ok {
 		_node.ID = id
 		_spec.ID.Value = id
+	}
+	if value, ok := _c.mutation.Version(); ok {
+		_spec.SetField(packinglistitem.FieldVersion, field.TypeInt64, value)
+		_node.Version = value
 	}
 	if value, ok := _c.mutation.Sku(); ok {
 		_spec.SetField(packinglistitem.FieldSku, field.TypeString, value)

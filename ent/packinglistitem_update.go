@@ -29,6 +29,27 @@ func (_u *PackingListItemUpdate) Where(ps ...predicate.PackingListItem) *Packing
 	return _u
 }
 
+// SetVersion sets the "version" field.
+func (_u *PackingListItemUpdate) SetVersion(v int64) *PackingListItemUpdate {
+	_u.mutation.ResetVersion()
+	_u.mutation.SetVersion(v)
+	return _u
+}
+
+// SetNillableVersion sets the "version" field if the given value is not nil.
+func (_u *PackingListItemUpdate) SetNillableVersion(v *int64) *PackingListItemUpdate {
+	if v != nil {
+		_u.SetVersion(*v)
+	}
+	return _u
+}
+
+// AddVersion adds value to the "version" field.
+func (_u *PackingListItemUpdate) AddVersion(v int64) *PackingListItemUpdate {
+	_u.mutation.AddVersion(v)
+	return _u
+}
+
 // SetSku sets the "sku" field.
 func (_u *PackingListItemUpdate) SetSku(v string) *PackingListItemUpdate {
 	_u.mutation.SetSku(v)
@@ -219,6 +240,12 @@ func (_u *PackingListItemUpdate) sqlSave(ctx context.Context) (_node int, err er
 			}
 		}
 	}
+	if value, ok := _u.mutation.Version(); ok {
+		_spec.SetField(packinglistitem.FieldVersion, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.AddedVersion(); ok {
+		_spec.AddField(packinglistitem.FieldVersion, field.TypeInt64, value)
+	}
 	if value, ok := _u.mutation.Sku(); ok {
 		_spec.SetField(packinglistitem.FieldSku, field.TypeString, value)
 	}
@@ -295,6 +322,27 @@ type PackingListItemUpdateOne struct {
 	hooks     []Hook
 	mutation  *PackingListItemMutation
 	modifiers []func(*sql.UpdateBuilder)
+}
+
+// SetVersion sets the "version" field.
+func (_u *PackingListItemUpdateOne) SetVersion(v int64) *PackingListItemUpdateOne {
+	_u.mutation.ResetVersion()
+	_u.mutation.SetVersion(v)
+	return _u
+}
+
+// SetNillableVersion sets the "version" field if the given value is not nil.
+func (_u *PackingListItemUpdateOne) SetNillableVersion(v *int64) *PackingListItemUpdateOne {
+	if v != nil {
+		_u.SetVersion(*v)
+	}
+	return _u
+}
+
+// AddVersion adds value to the "version" field.
+func (_u *PackingListItemUpdateOne) AddVersion(v int64) *PackingListItemUpdateOne {
+	_u.mutation.AddVersion(v)
+	return _u
 }
 
 // SetSku sets the "sku" field.
@@ -516,6 +564,12 @@ func (_u *PackingListItemUpdateOne) sqlSave(ctx context.Context) (_node *Packing
 				ps[i](selector)
 			}
 		}
+	}
+	if value, ok := _u.mutation.Version(); ok {
+		_spec.SetField(packinglistitem.FieldVersion, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.AddedVersion(); ok {
+		_spec.AddField(packinglistitem.FieldVersion, field.TypeInt64, value)
 	}
 	if value, ok := _u.mutation.Sku(); ok {
 		_spec.SetField(packinglistitem.FieldSku, field.TypeString, value)

@@ -19,6 +19,8 @@ type PurchaseOrder struct {
 	ID string `json:"id,omitempty"`
 	// TeamID holds the value of the "team_id" field.
 	TeamID int `json:"team_id,omitempty"`
+	// Version holds the value of the "version" field.
+	Version int64 `json:"version,omitempty"`
 	// Createdat holds the value of the "createdat" field.
 	Createdat *string `json:"createdat,omitempty"`
 	// DeliveryDate holds the value of the "delivery_date" field.
@@ -84,7 +86,7 @@ func (*PurchaseOrder) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
 	for i := range columns {
 		switch columns[i] {
-		case purchaseorder.FieldTeamID:
+		case purchaseorder.FieldTeamID, purchaseorder.FieldVersion:
 			values[i] = new(sql.NullInt64)
 		case purchaseorder.FieldID, purchaseorder.FieldCreatedat, purchaseorder.FieldDeliveryDate, purchaseorder.FieldDescription, purchaseorder.FieldExternalID, purchaseorder.FieldFinancer, purchaseorder.FieldFulfiller, purchaseorder.FieldLastupdated, purchaseorder.FieldPurchaseDate, purchaseorder.FieldPurchaseOrderHash, purchaseorder.FieldPurchaseOrderName, purchaseorder.FieldPurchaseOrderNumber, purchaseorder.FieldPurchaseOrderStatus, purchaseorder.FieldPurchaser, purchaseorder.FieldSubtotal, purchaseorder.FieldTotal, purchaseorder.FieldVendor, purchaseorder.FieldTransactionID:
 			values[i] = new(sql.NullString)
@@ -114,6 +116,12 @@ func (_m *PurchaseOrder) assignValues(columns []string, values []any) error {
 				return fmt.Errorf("unexpected type %T for field team_id", values[i])
 			} else if value.Valid {
 				_m.TeamID = int(value.Int64)
+			}
+		case purchaseorder.FieldVersion:
+			if value, ok := values[i].(*sql.NullInt64); !ok {
+				return fmt.Errorf("unexpected type %T for field version", values[i])
+			} else if value.Valid {
+				_m.Version = value.Int64
 			}
 		case purchaseorder.FieldCreatedat:
 			if value, ok := values[i].(*sql.NullString); !ok {
@@ -277,6 +285,9 @@ func (_m *PurchaseOrder) String() string {
 	builder.WriteString(fmt.Sprintf("id=%v, ", _m.ID))
 	builder.WriteString("team_id=")
 	builder.WriteString(fmt.Sprintf("%v", _m.TeamID))
+	builder.WriteString(", ")
+	builder.WriteString("version=")
+	builder.WriteString(fmt.Sprintf("%v", _m.Version))
 	builder.WriteString(", ")
 	if v := _m.Createdat; v != nil {
 		builder.WriteString("createdat=")

@@ -26,6 +26,20 @@ func (_c *PurchaseOrderCreate) SetTeamID(v int) *PurchaseOrderCreate {
 	return _c
 }
 
+// SetVersion sets the "version" field.
+func (_c *PurchaseOrderCreate) SetVersion(v int64) *PurchaseOrderCreate {
+	_c.mutation.SetVersion(v)
+	return _c
+}
+
+// SetNillableVersion sets the "version" field if the given value is not nil.
+func (_c *PurchaseOrderCreate) SetNillableVersion(v *int64) *PurchaseOrderCreate {
+	if v != nil {
+		_c.SetVersion(*v)
+	}
+	return _c
+}
+
 // SetCreatedat sets the "createdat" field.
 func (_c *PurchaseOrderCreate) SetCreatedat(v string) *PurchaseOrderCreate {
 	_c.mutation.SetCreatedat(v)
@@ -320,6 +334,10 @@ func (_c *PurchaseOrderCreate) ExecX(ctx context.Context) {
 
 // defaults sets the default values of the builder before save.
 func (_c *PurchaseOrderCreate) defaults() error {
+	if _, ok := _c.mutation.Version(); !ok {
+		v := purchaseorder.DefaultVersion
+		_c.mutation.SetVersion(v)
+	}
 	if _, ok := _c.mutation.Createdat(); !ok {
 		if purchaseorder.DefaultCreatedat == nil {
 			return fmt.Errorf("ent: uninitialized purchaseorder.DefaultCreatedat (forgotten import ent/runtime?)")
@@ -348,6 +366,9 @@ func (_c *PurchaseOrderCreate) defaults() error {
 func (_c *PurchaseOrderCreate) check() error {
 	if _, ok := _c.mutation.TeamID(); !ok {
 		return &ValidationError{Name: "team_id", err: errors.New(`ent: missing required field "PurchaseOrder.team_id"`)}
+	}
+	if _, ok := _c.mutation.Version(); !ok {
+		return &ValidationError{Name: "version", err: errors.New(`ent: missing required field "PurchaseOrder.version"`)}
 	}
 	if v, ok := _c.mutation.ID(); ok {
 		if err := purchaseorder.IDValidator(v); err != nil {
@@ -391,6 +412,10 @@ func (_c *PurchaseOrderCreate) createSpec() (*PurchaseOrder, *sqlgraph.CreateSpe
 	if id, ok := _c.mutation.ID(); ok {
 		_node.ID = id
 		_spec.ID.Value = id
+	}
+	if value, ok := _c.mutation.Version(); ok {
+		_spec.SetField(purchaseorder.FieldVersion, field.TypeInt64, value)
+		_node.Version = value
 	}
 	if value, ok := _c.mutation.Createdat(); ok {
 		_spec.SetField(purchaseorder.FieldCreatedat, field.TypeString, value)

@@ -28,6 +28,27 @@ func (_u *PurchaseOrderUpdate) Where(ps ...predicate.PurchaseOrder) *PurchaseOrd
 	return _u
 }
 
+// SetVersion sets the "version" field.
+func (_u *PurchaseOrderUpdate) SetVersion(v int64) *PurchaseOrderUpdate {
+	_u.mutation.ResetVersion()
+	_u.mutation.SetVersion(v)
+	return _u
+}
+
+// SetNillableVersion sets the "version" field if the given value is not nil.
+func (_u *PurchaseOrderUpdate) SetNillableVersion(v *int64) *PurchaseOrderUpdate {
+	if v != nil {
+		_u.SetVersion(*v)
+	}
+	return _u
+}
+
+// AddVersion adds value to the "version" field.
+func (_u *PurchaseOrderUpdate) AddVersion(v int64) *PurchaseOrderUpdate {
+	_u.mutation.AddVersion(v)
+	return _u
+}
+
 // SetCreatedat sets the "createdat" field.
 func (_u *PurchaseOrderUpdate) SetCreatedat(v string) *PurchaseOrderUpdate {
 	_u.mutation.SetCreatedat(v)
@@ -426,6 +447,12 @@ func (_u *PurchaseOrderUpdate) sqlSave(ctx context.Context) (_node int, err erro
 			}
 		}
 	}
+	if value, ok := _u.mutation.Version(); ok {
+		_spec.SetField(purchaseorder.FieldVersion, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.AddedVersion(); ok {
+		_spec.AddField(purchaseorder.FieldVersion, field.TypeInt64, value)
+	}
 	if value, ok := _u.mutation.Createdat(); ok {
 		_spec.SetField(purchaseorder.FieldCreatedat, field.TypeString, value)
 	}
@@ -548,6 +575,27 @@ type PurchaseOrderUpdateOne struct {
 	hooks     []Hook
 	mutation  *PurchaseOrderMutation
 	modifiers []func(*sql.UpdateBuilder)
+}
+
+// SetVersion sets the "version" field.
+func (_u *PurchaseOrderUpdateOne) SetVersion(v int64) *PurchaseOrderUpdateOne {
+	_u.mutation.ResetVersion()
+	_u.mutation.SetVersion(v)
+	return _u
+}
+
+// SetNillableVersion sets the "version" field if the given value is not nil.
+func (_u *PurchaseOrderUpdateOne) SetNillableVersion(v *int64) *PurchaseOrderUpdateOne {
+	if v != nil {
+		_u.SetVersion(*v)
+	}
+	return _u
+}
+
+// AddVersion adds value to the "version" field.
+func (_u *PurchaseOrderUpdateOne) AddVersion(v int64) *PurchaseOrderUpdateOne {
+	_u.mutation.AddVersion(v)
+	return _u
 }
 
 // SetCreatedat sets the "createdat" field.
@@ -977,6 +1025,12 @@ func (_u *PurchaseOrderUpdateOne) sqlSave(ctx context.Context) (_node *PurchaseO
 				ps[i](selector)
 			}
 		}
+	}
+	if value, ok := _u.mutation.Version(); ok {
+		_spec.SetField(purchaseorder.FieldVersion, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.AddedVersion(); ok {
+		_spec.AddField(purchaseorder.FieldVersion, field.TypeInt64, value)
 	}
 	if value, ok := _u.mutation.Createdat(); ok {
 		_spec.SetField(purchaseorder.FieldCreatedat, field.TypeString, value)

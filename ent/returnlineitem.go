@@ -20,6 +20,8 @@ type ReturnLineItem struct {
 	ID string `json:"id,omitempty"`
 	// TeamID holds the value of the "team_id" field.
 	TeamID int `json:"team_id,omitempty"`
+	// Version holds the value of the "version" field.
+	Version int64 `json:"version,omitempty"`
 	// Amount holds the value of the "amount" field.
 	Amount *string `json:"amount,omitempty"`
 	// Condition holds the value of the "condition" field.
@@ -82,7 +84,7 @@ func (*ReturnLineItem) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
 	for i := range columns {
 		switch columns[i] {
-		case returnlineitem.FieldTeamID:
+		case returnlineitem.FieldTeamID, returnlineitem.FieldVersion:
 			values[i] = new(sql.NullInt64)
 		case returnlineitem.FieldID, returnlineitem.FieldAmount, returnlineitem.FieldCondition, returnlineitem.FieldFlatRateShipping, returnlineitem.FieldName, returnlineitem.FieldPrice, returnlineitem.FieldReturnID, returnlineitem.FieldSerialNumber, returnlineitem.FieldSku, returnlineitem.FieldTaxRefunded:
 			values[i] = new(sql.NullString)
@@ -112,6 +114,12 @@ func (_m *ReturnLineItem) assignValues(columns []string, values []any) error {
 				return fmt.Errorf("unexpected type %T for field team_id", values[i])
 			} else if value.Valid {
 				_m.TeamID = int(value.Int64)
+			}
+		case returnlineitem.FieldVersion:
+			if value, ok := values[i].(*sql.NullInt64); !ok {
+				return fmt.Errorf("unexpected type %T for field version", values[i])
+			} else if value.Valid {
+				_m.Version = value.Int64
 			}
 		case returnlineitem.FieldAmount:
 			if value, ok := values[i].(*sql.NullString); !ok {
@@ -224,6 +232,9 @@ func (_m *ReturnLineItem) String() string {
 	builder.WriteString(fmt.Sprintf("id=%v, ", _m.ID))
 	builder.WriteString("team_id=")
 	builder.WriteString(fmt.Sprintf("%v", _m.TeamID))
+	builder.WriteString(", ")
+	builder.WriteString("version=")
+	builder.WriteString(fmt.Sprintf("%v", _m.Version))
 	builder.WriteString(", ")
 	if v := _m.Amount; v != nil {
 		builder.WriteString("amount=")

@@ -27,6 +27,20 @@ func (_c *ReturnLineItemCreate) SetTeamID(v int) *ReturnLineItemCreate {
 	return _c
 }
 
+// SetVersion sets the "version" field.
+func (_c *ReturnLineItemCreate) SetVersion(v int64) *ReturnLineItemCreate {
+	_c.mutation.SetVersion(v)
+	return _c
+}
+
+// SetNillableVersion sets the "version" field if the given value is not nil.
+func (_c *ReturnLineItemCreate) SetNillableVersion(v *int64) *ReturnLineItemCreate {
+	if v != nil {
+		_c.SetVersion(*v)
+	}
+	return _c
+}
+
 // SetAmount sets the "amount" field.
 func (_c *ReturnLineItemCreate) SetAmount(v string) *ReturnLineItemCreate {
 	_c.mutation.SetAmount(v)
@@ -228,6 +242,10 @@ func (_c *ReturnLineItemCreate) ExecX(ctx context.Context) {
 
 // defaults sets the default values of the builder before save.
 func (_c *ReturnLineItemCreate) defaults() error {
+	if _, ok := _c.mutation.Version(); !ok {
+		v := returnlineitem.DefaultVersion
+		_c.mutation.SetVersion(v)
+	}
 	if _, ok := _c.mutation.ID(); !ok {
 		if returnlineitem.DefaultID == nil {
 			return fmt.Errorf("ent: uninitialized returnlineitem.DefaultID (forgotten import ent/runtime?)")
@@ -242,6 +260,9 @@ func (_c *ReturnLineItemCreate) defaults() error {
 func (_c *ReturnLineItemCreate) check() error {
 	if _, ok := _c.mutation.TeamID(); !ok {
 		return &ValidationError{Name: "team_id", err: errors.New(`ent: missing required field "ReturnLineItem.team_id"`)}
+	}
+	if _, ok := _c.mutation.Version(); !ok {
+		return &ValidationError{Name: "version", err: errors.New(`ent: missing required field "ReturnLineItem.version"`)}
 	}
 	if v, ok := _c.mutation.ID(); ok {
 		if err := returnlineitem.IDValidator(v); err != nil {
@@ -285,6 +306,10 @@ func (_c *ReturnLineItemCreate) createSpec() (*ReturnLineItem, *sqlgraph.CreateS
 	if id, ok := _c.mutation.ID(); ok {
 		_node.ID = id
 		_spec.ID.Value = id
+	}
+	if value, ok := _c.mutation.Version(); ok {
+		_spec.SetField(returnlineitem.FieldVersion, field.TypeInt64, value)
+		_node.Version = value
 	}
 	if value, ok := _c.mutation.Amount(); ok {
 		_spec.SetField(returnlineitem.FieldAmount, field.TypeString, value)

@@ -29,6 +29,27 @@ func (_u *ReturnLineItemUpdate) Where(ps ...predicate.ReturnLineItem) *ReturnLin
 	return _u
 }
 
+// SetVersion sets the "version" field.
+func (_u *ReturnLineItemUpdate) SetVersion(v int64) *ReturnLineItemUpdate {
+	_u.mutation.ResetVersion()
+	_u.mutation.SetVersion(v)
+	return _u
+}
+
+// SetNillableVersion sets the "version" field if the given value is not nil.
+func (_u *ReturnLineItemUpdate) SetNillableVersion(v *int64) *ReturnLineItemUpdate {
+	if v != nil {
+		_u.SetVersion(*v)
+	}
+	return _u
+}
+
+// AddVersion adds value to the "version" field.
+func (_u *ReturnLineItemUpdate) AddVersion(v int64) *ReturnLineItemUpdate {
+	_u.mutation.AddVersion(v)
+	return _u
+}
+
 // SetAmount sets the "amount" field.
 func (_u *ReturnLineItemUpdate) SetAmount(v string) *ReturnLineItemUpdate {
 	_u.mutation.SetAmount(v)
@@ -292,6 +313,12 @@ func (_u *ReturnLineItemUpdate) sqlSave(ctx context.Context) (_node int, err err
 			}
 		}
 	}
+	if value, ok := _u.mutation.Version(); ok {
+		_spec.SetField(returnlineitem.FieldVersion, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.AddedVersion(); ok {
+		_spec.AddField(returnlineitem.FieldVersion, field.TypeInt64, value)
+	}
 	if value, ok := _u.mutation.Amount(); ok {
 		_spec.SetField(returnlineitem.FieldAmount, field.TypeString, value)
 	}
@@ -389,6 +416,27 @@ type ReturnLineItemUpdateOne struct {
 	hooks     []Hook
 	mutation  *ReturnLineItemMutation
 	modifiers []func(*sql.UpdateBuilder)
+}
+
+// SetVersion sets the "version" field.
+func (_u *ReturnLineItemUpdateOne) SetVersion(v int64) *ReturnLineItemUpdateOne {
+	_u.mutation.ResetVersion()
+	_u.mutation.SetVersion(v)
+	return _u
+}
+
+// SetNillableVersion sets the "version" field if the given value is not nil.
+func (_u *ReturnLineItemUpdateOne) SetNillableVersion(v *int64) *ReturnLineItemUpdateOne {
+	if v != nil {
+		_u.SetVersion(*v)
+	}
+	return _u
+}
+
+// AddVersion adds value to the "version" field.
+func (_u *ReturnLineItemUpdateOne) AddVersion(v int64) *ReturnLineItemUpdateOne {
+	_u.mutation.AddVersion(v)
+	return _u
 }
 
 // SetAmount sets the "amount" field.
@@ -683,6 +731,12 @@ func (_u *ReturnLineItemUpdateOne) sqlSave(ctx context.Context) (_node *ReturnLi
 				ps[i](selector)
 			}
 		}
+	}
+	if value, ok := _u.mutation.Version(); ok {
+		_spec.SetField(returnlineitem.FieldVersion, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.AddedVersion(); ok {
+		_spec.AddField(returnlineitem.FieldVersion, field.TypeInt64, value)
 	}
 	if value, ok := _u.mutation.Amount(); ok {
 		_spec.SetField(returnlineitem.FieldAmount, field.TypeString, value)

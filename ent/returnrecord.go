@@ -19,6 +19,8 @@ type ReturnRecord struct {
 	ID string `json:"id,omitempty"`
 	// TeamID holds the value of the "team_id" field.
 	TeamID int `json:"team_id,omitempty"`
+	// Version holds the value of the "version" field.
+	Version int64 `json:"version,omitempty"`
 	// OrderID holds the value of the "order_id" field.
 	OrderID *string `json:"order_id,omitempty"`
 	// Description holds the value of the "description" field.
@@ -109,7 +111,7 @@ func (*ReturnRecord) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
 	for i := range columns {
 		switch columns[i] {
-		case returnrecord.FieldTeamID:
+		case returnrecord.FieldTeamID, returnrecord.FieldVersion:
 			values[i] = new(sql.NullInt64)
 		case returnrecord.FieldID, returnrecord.FieldOrderID, returnrecord.FieldDescription, returnrecord.FieldIssue, returnrecord.FieldStatus, returnrecord.FieldTrackingNumber, returnrecord.FieldActionNeeded, returnrecord.FieldCustomerEmail, returnrecord.FieldRma, returnrecord.FieldSerialNumber, returnrecord.FieldScannedSerialNumber, returnrecord.FieldHelpdeskNumber, returnrecord.FieldEnteredBy, returnrecord.FieldOrderDate, returnrecord.FieldShippedDate, returnrecord.FieldRequestedDate, returnrecord.FieldCondition, returnrecord.FieldReportedCondition, returnrecord.FieldCreatedDate, returnrecord.FieldAmount, returnrecord.FieldFlatRateShipping, returnrecord.FieldCustomerID, returnrecord.FieldReasonCategory, returnrecord.FieldTaxRefunded, returnrecord.FieldTotalRefunded:
 			values[i] = new(sql.NullString)
@@ -139,6 +141,12 @@ func (_m *ReturnRecord) assignValues(columns []string, values []any) error {
 				return fmt.Errorf("unexpected type %T for field team_id", values[i])
 			} else if value.Valid {
 				_m.TeamID = int(value.Int64)
+			}
+		case returnrecord.FieldVersion:
+			if value, ok := values[i].(*sql.NullInt64); !ok {
+				return fmt.Errorf("unexpected type %T for field version", values[i])
+			} else if value.Valid {
+				_m.Version = value.Int64
 			}
 		case returnrecord.FieldOrderID:
 			if value, ok := values[i].(*sql.NullString); !ok {
@@ -356,6 +364,9 @@ func (_m *ReturnRecord) String() string {
 	builder.WriteString(fmt.Sprintf("id=%v, ", _m.ID))
 	builder.WriteString("team_id=")
 	builder.WriteString(fmt.Sprintf("%v", _m.TeamID))
+	builder.WriteString(", ")
+	builder.WriteString("version=")
+	builder.WriteString(fmt.Sprintf("%v", _m.Version))
 	builder.WriteString(", ")
 	if v := _m.OrderID; v != nil {
 		builder.WriteString("order_id=")

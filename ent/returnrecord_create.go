@@ -27,6 +27,20 @@ func (_c *ReturnRecordCreate) SetTeamID(v int) *ReturnRecordCreate {
 	return _c
 }
 
+// SetVersion sets the "version" field.
+func (_c *ReturnRecordCreate) SetVersion(v int64) *ReturnRecordCreate {
+	_c.mutation.SetVersion(v)
+	return _c
+}
+
+// SetNillableVersion sets the "version" field if the given value is not nil.
+func (_c *ReturnRecordCreate) SetNillableVersion(v *int64) *ReturnRecordCreate {
+	if v != nil {
+		_c.SetVersion(*v)
+	}
+	return _c
+}
+
 // SetOrderID sets the "order_id" field.
 func (_c *ReturnRecordCreate) SetOrderID(v string) *ReturnRecordCreate {
 	_c.mutation.SetOrderID(v)
@@ -434,6 +448,10 @@ func (_c *ReturnRecordCreate) ExecX(ctx context.Context) {
 
 // defaults sets the default values of the builder before save.
 func (_c *ReturnRecordCreate) defaults() error {
+	if _, ok := _c.mutation.Version(); !ok {
+		v := returnrecord.DefaultVersion
+		_c.mutation.SetVersion(v)
+	}
 	if _, ok := _c.mutation.CreatedDate(); !ok {
 		if returnrecord.DefaultCreatedDate == nil {
 			return fmt.Errorf("ent: uninitialized returnrecord.DefaultCreatedDate (forgotten import ent/runtime?)")
@@ -455,6 +473,9 @@ func (_c *ReturnRecordCreate) defaults() error {
 func (_c *ReturnRecordCreate) check() error {
 	if _, ok := _c.mutation.TeamID(); !ok {
 		return &ValidationError{Name: "team_id", err: errors.New(`ent: missing required field "ReturnRecord.team_id"`)}
+	}
+	if _, ok := _c.mutation.Version(); !ok {
+		return &ValidationError{Name: "version", err: errors.New(`ent: missing required field "ReturnRecord.version"`)}
 	}
 	if v, ok := _c.mutation.ID(); ok {
 		if err := returnrecord.IDValidator(v); err != nil {
@@ -498,6 +519,10 @@ func (_c *ReturnRecordCreate) createSpec() (*ReturnRecord, *sqlgraph.CreateSpec)
 	if id, ok := _c.mutation.ID(); ok {
 		_node.ID = id
 		_spec.ID.Value = id
+	}
+	if value, ok := _c.mutation.Version(); ok {
+		_spec.SetField(returnrecord.FieldVersion, field.TypeInt64, value)
+		_node.Version = value
 	}
 	if value, ok := _c.mutation.OrderID(); ok {
 		_spec.SetField(returnrecord.FieldOrderID, field.TypeString, value)

@@ -29,6 +29,27 @@ func (_u *ReturnRecordUpdate) Where(ps ...predicate.ReturnRecord) *ReturnRecordU
 	return _u
 }
 
+// SetVersion sets the "version" field.
+func (_u *ReturnRecordUpdate) SetVersion(v int64) *ReturnRecordUpdate {
+	_u.mutation.ResetVersion()
+	_u.mutation.SetVersion(v)
+	return _u
+}
+
+// SetNillableVersion sets the "version" field if the given value is not nil.
+func (_u *ReturnRecordUpdate) SetNillableVersion(v *int64) *ReturnRecordUpdate {
+	if v != nil {
+		_u.SetVersion(*v)
+	}
+	return _u
+}
+
+// AddVersion adds value to the "version" field.
+func (_u *ReturnRecordUpdate) AddVersion(v int64) *ReturnRecordUpdate {
+	_u.mutation.AddVersion(v)
+	return _u
+}
+
 // SetOrderID sets the "order_id" field.
 func (_u *ReturnRecordUpdate) SetOrderID(v string) *ReturnRecordUpdate {
 	_u.mutation.SetOrderID(v)
@@ -603,6 +624,12 @@ func (_u *ReturnRecordUpdate) sqlSave(ctx context.Context) (_node int, err error
 			}
 		}
 	}
+	if value, ok := _u.mutation.Version(); ok {
+		_spec.SetField(returnrecord.FieldVersion, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.AddedVersion(); ok {
+		_spec.AddField(returnrecord.FieldVersion, field.TypeInt64, value)
+	}
 	if value, ok := _u.mutation.OrderID(); ok {
 		_spec.SetField(returnrecord.FieldOrderID, field.TypeString, value)
 	}
@@ -812,6 +839,27 @@ type ReturnRecordUpdateOne struct {
 	hooks     []Hook
 	mutation  *ReturnRecordMutation
 	modifiers []func(*sql.UpdateBuilder)
+}
+
+// SetVersion sets the "version" field.
+func (_u *ReturnRecordUpdateOne) SetVersion(v int64) *ReturnRecordUpdateOne {
+	_u.mutation.ResetVersion()
+	_u.mutation.SetVersion(v)
+	return _u
+}
+
+// SetNillableVersion sets the "version" field if the given value is not nil.
+func (_u *ReturnRecordUpdateOne) SetNillableVersion(v *int64) *ReturnRecordUpdateOne {
+	if v != nil {
+		_u.SetVersion(*v)
+	}
+	return _u
+}
+
+// AddVersion adds value to the "version" field.
+func (_u *ReturnRecordUpdateOne) AddVersion(v int64) *ReturnRecordUpdateOne {
+	_u.mutation.AddVersion(v)
+	return _u
 }
 
 // SetOrderID sets the "order_id" field.
@@ -1417,6 +1465,12 @@ func (_u *ReturnRecordUpdateOne) sqlSave(ctx context.Context) (_node *ReturnReco
 				ps[i](selector)
 			}
 		}
+	}
+	if value, ok := _u.mutation.Version(); ok {
+		_spec.SetField(returnrecord.FieldVersion, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.AddedVersion(); ok {
+		_spec.AddField(returnrecord.FieldVersion, field.TypeInt64, value)
 	}
 	if value, ok := _u.mutation.OrderID(); ok {
 		_spec.SetField(returnrecord.FieldOrderID, field.TypeString, value)

@@ -21,6 +21,8 @@ type Supplier struct {
 	ID string `json:"id,omitempty"`
 	// TeamID holds the value of the "team_id" field.
 	TeamID int `json:"team_id,omitempty"`
+	// Version holds the value of the "version" field.
+	Version int64 `json:"version,omitempty"`
 	// Name holds the value of the "name" field.
 	Name *string `json:"name,omitempty"`
 	// ProvidedID holds the value of the "provided_id" field.
@@ -68,7 +70,7 @@ func (*Supplier) scanValues(columns []string) ([]any, error) {
 		switch columns[i] {
 		case supplier.FieldMapping, supplier.FieldProperties:
 			values[i] = new([]byte)
-		case supplier.FieldTeamID:
+		case supplier.FieldTeamID, supplier.FieldVersion:
 			values[i] = new(sql.NullInt64)
 		case supplier.FieldID, supplier.FieldName, supplier.FieldProvidedID, supplier.FieldTokenHash:
 			values[i] = new(sql.NullString)
@@ -100,6 +102,12 @@ func (_m *Supplier) assignValues(columns []string, values []any) error {
 				return fmt.Errorf("unexpected type %T for field team_id", values[i])
 			} else if value.Valid {
 				_m.TeamID = int(value.Int64)
+			}
+		case supplier.FieldVersion:
+			if value, ok := values[i].(*sql.NullInt64); !ok {
+				return fmt.Errorf("unexpected type %T for field version", values[i])
+			} else if value.Valid {
+				_m.Version = value.Int64
 			}
 		case supplier.FieldName:
 			if value, ok := values[i].(*sql.NullString); !ok {
@@ -195,6 +203,9 @@ func (_m *Supplier) String() string {
 	builder.WriteString(fmt.Sprintf("id=%v, ", _m.ID))
 	builder.WriteString("team_id=")
 	builder.WriteString(fmt.Sprintf("%v", _m.TeamID))
+	builder.WriteString(", ")
+	builder.WriteString("version=")
+	builder.WriteString(fmt.Sprintf("%v", _m.Version))
 	builder.WriteString(", ")
 	if v := _m.Name; v != nil {
 		builder.WriteString("name=")

@@ -28,6 +28,20 @@ func (_c *SupplierCreate) SetTeamID(v int) *SupplierCreate {
 	return _c
 }
 
+// SetVersion sets the "version" field.
+func (_c *SupplierCreate) SetVersion(v int64) *SupplierCreate {
+	_c.mutation.SetVersion(v)
+	return _c
+}
+
+// SetNillableVersion sets the "version" field if the given value is not nil.
+func (_c *SupplierCreate) SetNillableVersion(v *int64) *SupplierCreate {
+	if v != nil {
+		_c.SetVersion(*v)
+	}
+	return _c
+}
+
 // SetName sets the "name" field.
 func (_c *SupplierCreate) SetName(v string) *SupplierCreate {
 	_c.mutation.SetName(v)
@@ -166,6 +180,10 @@ func (_c *SupplierCreate) ExecX(ctx context.Context) {
 
 // defaults sets the default values of the builder before save.
 func (_c *SupplierCreate) defaults() error {
+	if _, ok := _c.mutation.Version(); !ok {
+		v := supplier.DefaultVersion
+		_c.mutation.SetVersion(v)
+	}
 	if _, ok := _c.mutation.CreatedAt(); !ok {
 		if supplier.DefaultCreatedAt == nil {
 			return fmt.Errorf("ent: uninitialized supplier.DefaultCreatedAt (forgotten import ent/runtime?)")
@@ -194,6 +212,9 @@ func (_c *SupplierCreate) defaults() error {
 func (_c *SupplierCreate) check() error {
 	if _, ok := _c.mutation.TeamID(); !ok {
 		return &ValidationError{Name: "team_id", err: errors.New(`ent: missing required field "Supplier.team_id"`)}
+	}
+	if _, ok := _c.mutation.Version(); !ok {
+		return &ValidationError{Name: "version", err: errors.New(`ent: missing required field "Supplier.version"`)}
 	}
 	if v, ok := _c.mutation.ID(); ok {
 		if err := supplier.IDValidator(v); err != nil {
@@ -237,6 +258,10 @@ func (_c *SupplierCreate) createSpec() (*Supplier, *sqlgraph.CreateSpec) {
 	if id, ok := _c.mutation.ID(); ok {
 		_node.ID = id
 		_spec.ID.Value = id
+	}
+	if value, ok := _c.mutation.Version(); ok {
+		_spec.SetField(supplier.FieldVersion, field.TypeInt64, value)
+		_node.Version = value
 	}
 	if value, ok := _c.mutation.Name(); ok {
 		_spec.SetField(supplier.FieldName, field.TypeString, value)

@@ -31,6 +31,27 @@ func (_u *SupplierUpdate) Where(ps ...predicate.Supplier) *SupplierUpdate {
 	return _u
 }
 
+// SetVersion sets the "version" field.
+func (_u *SupplierUpdate) SetVersion(v int64) *SupplierUpdate {
+	_u.mutation.ResetVersion()
+	_u.mutation.SetVersion(v)
+	return _u
+}
+
+// SetNillableVersion sets the "version" field if the given value is not nil.
+func (_u *SupplierUpdate) SetNillableVersion(v *int64) *SupplierUpdate {
+	if v != nil {
+		_u.SetVersion(*v)
+	}
+	return _u
+}
+
+// AddVersion adds value to the "version" field.
+func (_u *SupplierUpdate) AddVersion(v int64) *SupplierUpdate {
+	_u.mutation.AddVersion(v)
+	return _u
+}
+
 // SetName sets the "name" field.
 func (_u *SupplierUpdate) SetName(v string) *SupplierUpdate {
 	_u.mutation.SetName(v)
@@ -226,6 +247,12 @@ func (_u *SupplierUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 			}
 		}
 	}
+	if value, ok := _u.mutation.Version(); ok {
+		_spec.SetField(supplier.FieldVersion, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.AddedVersion(); ok {
+		_spec.AddField(supplier.FieldVersion, field.TypeInt64, value)
+	}
 	if value, ok := _u.mutation.Name(); ok {
 		_spec.SetField(supplier.FieldName, field.TypeString, value)
 	}
@@ -293,6 +320,27 @@ type SupplierUpdateOne struct {
 	hooks     []Hook
 	mutation  *SupplierMutation
 	modifiers []func(*sql.UpdateBuilder)
+}
+
+// SetVersion sets the "version" field.
+func (_u *SupplierUpdateOne) SetVersion(v int64) *SupplierUpdateOne {
+	_u.mutation.ResetVersion()
+	_u.mutation.SetVersion(v)
+	return _u
+}
+
+// SetNillableVersion sets the "version" field if the given value is not nil.
+func (_u *SupplierUpdateOne) SetNillableVersion(v *int64) *SupplierUpdateOne {
+	if v != nil {
+		_u.SetVersion(*v)
+	}
+	return _u
+}
+
+// AddVersion adds value to the "version" field.
+func (_u *SupplierUpdateOne) AddVersion(v int64) *SupplierUpdateOne {
+	_u.mutation.AddVersion(v)
+	return _u
 }
 
 // SetName sets the "name" field.
@@ -519,6 +567,12 @@ func (_u *SupplierUpdateOne) sqlSave(ctx context.Context) (_node *Supplier, err 
 				ps[i](selector)
 			}
 		}
+	}
+	if value, ok := _u.mutation.Version(); ok {
+		_spec.SetField(supplier.FieldVersion, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.AddedVersion(); ok {
+		_spec.AddField(supplier.FieldVersion, field.TypeInt64, value)
 	}
 	if value, ok := _u.mutation.Name(); ok {
 		_spec.SetField(supplier.FieldName, field.TypeString, value)

@@ -20,6 +20,8 @@ type User struct {
 	ID string `json:"id,omitempty"`
 	// TeamID holds the value of the "team_id" field.
 	TeamID int `json:"team_id,omitempty"`
+	// Version holds the value of the "version" field.
+	Version int64 `json:"version,omitempty"`
 	// Active holds the value of the "active" field.
 	Active *bool `json:"active,omitempty"`
 	// Avatar holds the value of the "avatar" field.
@@ -87,7 +89,7 @@ func (*User) scanValues(columns []string) ([]any, error) {
 		switch columns[i] {
 		case user.FieldActive:
 			values[i] = new(sql.NullBool)
-		case user.FieldTeamID:
+		case user.FieldTeamID, user.FieldVersion:
 			values[i] = new(sql.NullInt64)
 		case user.FieldID, user.FieldAvatar, user.FieldBio, user.FieldCountry, user.FieldEmail, user.FieldFirstName, user.FieldLastName, user.FieldLocation, user.FieldOrganization, user.FieldPhone, user.FieldRegions, user.FieldTitle, user.FieldSocialHandle, user.FieldUsername:
 			values[i] = new(sql.NullString)
@@ -119,6 +121,12 @@ func (_m *User) assignValues(columns []string, values []any) error {
 				return fmt.Errorf("unexpected type %T for field team_id", values[i])
 			} else if value.Valid {
 				_m.TeamID = int(value.Int64)
+			}
+		case user.FieldVersion:
+			if value, ok := values[i].(*sql.NullInt64); !ok {
+				return fmt.Errorf("unexpected type %T for field version", values[i])
+			} else if value.Valid {
+				_m.Version = value.Int64
 			}
 		case user.FieldActive:
 			if value, ok := values[i].(*sql.NullBool); !ok {
@@ -282,6 +290,9 @@ func (_m *User) String() string {
 	builder.WriteString(fmt.Sprintf("id=%v, ", _m.ID))
 	builder.WriteString("team_id=")
 	builder.WriteString(fmt.Sprintf("%v", _m.TeamID))
+	builder.WriteString(", ")
+	builder.WriteString("version=")
+	builder.WriteString(fmt.Sprintf("%v", _m.Version))
 	builder.WriteString(", ")
 	if v := _m.Active; v != nil {
 		builder.WriteString("active=")

@@ -20,6 +20,8 @@ type Vendor struct {
 	ID string `json:"id,omitempty"`
 	// TeamID holds the value of the "team_id" field.
 	TeamID int `json:"team_id,omitempty"`
+	// Version holds the value of the "version" field.
+	Version int64 `json:"version,omitempty"`
 	// VendorName holds the value of the "vendorName" field.
 	VendorName *string `json:"vendorName,omitempty"`
 	// VendorNotes holds the value of the "vendorNotes" field.
@@ -125,7 +127,7 @@ func (*Vendor) scanValues(columns []string) ([]any, error) {
 		switch columns[i] {
 		case vendor.FieldIsActive, vendor.FieldIsPublic:
 			values[i] = new(sql.NullBool)
-		case vendor.FieldTeamID:
+		case vendor.FieldTeamID, vendor.FieldVersion:
 			values[i] = new(sql.NullInt64)
 		case vendor.FieldID, vendor.FieldVendorName, vendor.FieldVendorNotes, vendor.FieldVendorSubtype, vendor.FieldVendorType, vendor.FieldVendorOwner, vendor.FieldVendorSource, vendor.FieldDescription, vendor.FieldIndustry, vendor.FieldOwnership, vendor.FieldParentVendor, vendor.FieldRating, vendor.FieldStockTicker, vendor.FieldWebsite, vendor.FieldYearStarted, vendor.FieldAvatar, vendor.FieldAnnualRevenue, vendor.FieldEmployees, vendor.FieldNumberOfEmployees, vendor.FieldFax, vendor.FieldPhone, vendor.FieldBillingCity, vendor.FieldBillingCountry, vendor.FieldBillingLatitude, vendor.FieldBillingLongitude, vendor.FieldBillingState, vendor.FieldBillingStreet, vendor.FieldShippingCity, vendor.FieldShippingCountry, vendor.FieldShippingLatitude, vendor.FieldShippingLongitude, vendor.FieldShippingState, vendor.FieldShippingStreet, vendor.FieldLastModifiedBy:
 			values[i] = new(sql.NullString)
@@ -157,6 +159,12 @@ func (_m *Vendor) assignValues(columns []string, values []any) error {
 				return fmt.Errorf("unexpected type %T for field team_id", values[i])
 			} else if value.Valid {
 				_m.TeamID = int(value.Int64)
+			}
+		case vendor.FieldVersion:
+			if value, ok := values[i].(*sql.NullInt64); !ok {
+				return fmt.Errorf("unexpected type %T for field version", values[i])
+			} else if value.Valid {
+				_m.Version = value.Int64
 			}
 		case vendor.FieldVendorName:
 			if value, ok := values[i].(*sql.NullString); !ok {
@@ -453,6 +461,9 @@ func (_m *Vendor) String() string {
 	builder.WriteString(fmt.Sprintf("id=%v, ", _m.ID))
 	builder.WriteString("team_id=")
 	builder.WriteString(fmt.Sprintf("%v", _m.TeamID))
+	builder.WriteString(", ")
+	builder.WriteString("version=")
+	builder.WriteString(fmt.Sprintf("%v", _m.Version))
 	builder.WriteString(", ")
 	if v := _m.VendorName; v != nil {
 		builder.WriteString("vendorName=")

@@ -27,6 +27,20 @@ func (_c *VendorCreate) SetTeamID(v int) *VendorCreate {
 	return _c
 }
 
+// SetVersion sets the "version" field.
+func (_c *VendorCreate) SetVersion(v int64) *VendorCreate {
+	_c.mutation.SetVersion(v)
+	return _c
+}
+
+// SetNillableVersion sets the "version" field if the given value is not nil.
+func (_c *VendorCreate) SetNillableVersion(v *int64) *VendorCreate {
+	if v != nil {
+		_c.SetVersion(*v)
+	}
+	return _c
+}
+
 // SetVendorName sets the "vendorName" field.
 func (_c *VendorCreate) SetVendorName(v string) *VendorCreate {
 	_c.mutation.SetVendorName(v)
@@ -587,6 +601,10 @@ func (_c *VendorCreate) ExecX(ctx context.Context) {
 
 // defaults sets the default values of the builder before save.
 func (_c *VendorCreate) defaults() error {
+	if _, ok := _c.mutation.Version(); !ok {
+		v := vendor.DefaultVersion
+		_c.mutation.SetVersion(v)
+	}
 	if _, ok := _c.mutation.CreatedAt(); !ok {
 		if vendor.DefaultCreatedAt == nil {
 			return fmt.Errorf("ent: uninitialized vendor.DefaultCreatedAt (forgotten import ent/runtime?)")
@@ -608,6 +626,9 @@ func (_c *VendorCreate) defaults() error {
 func (_c *VendorCreate) check() error {
 	if _, ok := _c.mutation.TeamID(); !ok {
 		return &ValidationError{Name: "team_id", err: errors.New(`ent: missing required field "Vendor.team_id"`)}
+	}
+	if _, ok := _c.mutation.Version(); !ok {
+		return &ValidationError{Name: "version", err: errors.New(`ent: missing required field "Vendor.version"`)}
 	}
 	if v, ok := _c.mutation.ID(); ok {
 		if err := vendor.IDValidator(v); err != nil {
@@ -651,6 +672,10 @@ func (_c *VendorCreate) createSpec() (*Vendor, *sqlgraph.CreateSpec) {
 	if id, ok := _c.mutation.ID(); ok {
 		_node.ID = id
 		_spec.ID.Value = id
+	}
+	if value, ok := _c.mutation.Version(); ok {
+		_spec.SetField(vendor.FieldVersion, field.TypeInt64, value)
+		_node.Version = value
 	}
 	if value, ok := _c.mutation.VendorName(); ok {
 		_spec.SetField(vendor.FieldVendorName, field.TypeString, value)

@@ -29,6 +29,27 @@ func (_u *VendorUpdate) Where(ps ...predicate.Vendor) *VendorUpdate {
 	return _u
 }
 
+// SetVersion sets the "version" field.
+func (_u *VendorUpdate) SetVersion(v int64) *VendorUpdate {
+	_u.mutation.ResetVersion()
+	_u.mutation.SetVersion(v)
+	return _u
+}
+
+// SetNillableVersion sets the "version" field if the given value is not nil.
+func (_u *VendorUpdate) SetNillableVersion(v *int64) *VendorUpdate {
+	if v != nil {
+		_u.SetVersion(*v)
+	}
+	return _u
+}
+
+// AddVersion adds value to the "version" field.
+func (_u *VendorUpdate) AddVersion(v int64) *VendorUpdate {
+	_u.mutation.AddVersion(v)
+	return _u
+}
+
 // SetVendorName sets the "vendorName" field.
 func (_u *VendorUpdate) SetVendorName(v string) *VendorUpdate {
 	_u.mutation.SetVendorName(v)
@@ -807,6 +828,12 @@ func (_u *VendorUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 			}
 		}
 	}
+	if value, ok := _u.mutation.Version(); ok {
+		_spec.SetField(vendor.FieldVersion, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.AddedVersion(); ok {
+		_spec.AddField(vendor.FieldVersion, field.TypeInt64, value)
+	}
 	if value, ok := _u.mutation.VendorName(); ok {
 		_spec.SetField(vendor.FieldVendorName, field.TypeString, value)
 	}
@@ -1043,6 +1070,27 @@ type VendorUpdateOne struct {
 	hooks     []Hook
 	mutation  *VendorMutation
 	modifiers []func(*sql.UpdateBuilder)
+}
+
+// SetVersion sets the "version" field.
+func (_u *VendorUpdateOne) SetVersion(v int64) *VendorUpdateOne {
+	_u.mutation.ResetVersion()
+	_u.mutation.SetVersion(v)
+	return _u
+}
+
+// SetNillableVersion sets the "version" field if the given value is not nil.
+func (_u *VendorUpdateOne) SetNillableVersion(v *int64) *VendorUpdateOne {
+	if v != nil {
+		_u.SetVersion(*v)
+	}
+	return _u
+}
+
+// AddVersion adds value to the "version" field.
+func (_u *VendorUpdateOne) AddVersion(v int64) *VendorUpdateOne {
+	_u.mutation.AddVersion(v)
+	return _u
 }
 
 // SetVendorName sets the "vendorName" field.
@@ -1852,6 +1900,12 @@ func (_u *VendorUpdateOne) sqlSave(ctx context.Context) (_node *Vendor, err erro
 				ps[i](selector)
 			}
 		}
+	}
+	if value, ok := _u.mutation.Version(); ok {
+		_spec.SetField(vendor.FieldVersion, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.AddedVersion(); ok {
+		_spec.AddField(vendor.FieldVersion, field.TypeInt64, value)
 	}
 	if value, ok := _u.mutation.VendorName(); ok {
 		_spec.SetField(vendor.FieldVendorName, field.TypeString, value)

@@ -28,6 +28,20 @@ func (_c *WarrantyCreate) SetTeamID(v int) *WarrantyCreate {
 	return _c
 }
 
+// SetVersion sets the "version" field.
+func (_c *WarrantyCreate) SetVersion(v int64) *WarrantyCreate {
+	_c.mutation.SetVersion(v)
+	return _c
+}
+
+// SetNillableVersion sets the "version" field if the given value is not nil.
+func (_c *WarrantyCreate) SetNillableVersion(v *int64) *WarrantyCreate {
+	if v != nil {
+		_c.SetVersion(*v)
+	}
+	return _c
+}
+
 // SetCreatedAt sets the "created_at" field.
 func (_c *WarrantyCreate) SetCreatedAt(v time.Time) *WarrantyCreate {
 	_c.mutation.SetCreatedAt(v)
@@ -127,6 +141,10 @@ func (_c *WarrantyCreate) ExecX(ctx context.Context) {
 
 // defaults sets the default values of the builder before save.
 func (_c *WarrantyCreate) defaults() error {
+	if _, ok := _c.mutation.Version(); !ok {
+		v := warranty.DefaultVersion
+		_c.mutation.SetVersion(v)
+	}
 	if _, ok := _c.mutation.CreatedAt(); !ok {
 		if warranty.DefaultCreatedAt == nil {
 			return fmt.Errorf("ent: uninitialized warranty.DefaultCreatedAt (forgotten import ent/runtime?)")
@@ -155,6 +173,9 @@ func (_c *WarrantyCreate) defaults() error {
 func (_c *WarrantyCreate) check() error {
 	if _, ok := _c.mutation.TeamID(); !ok {
 		return &ValidationError{Name: "team_id", err: errors.New(`ent: missing required field "Warranty.team_id"`)}
+	}
+	if _, ok := _c.mutation.Version(); !ok {
+		return &ValidationError{Name: "version", err: errors.New(`ent: missing required field "Warranty.version"`)}
 	}
 	if v, ok := _c.mutation.ID(); ok {
 		if err := warranty.IDValidator(v); err != nil {
@@ -198,6 +219,10 @@ func (_c *WarrantyCreate) createSpec() (*Warranty, *sqlgraph.CreateSpec) {
 	if id, ok := _c.mutation.ID(); ok {
 		_node.ID = id
 		_spec.ID.Value = id
+	}
+	if value, ok := _c.mutation.Version(); ok {
+		_spec.SetField(warranty.FieldVersion, field.TypeInt64, value)
+		_node.Version = value
 	}
 	if value, ok := _c.mutation.CreatedAt(); ok {
 		_spec.SetField(warranty.FieldCreatedAt, field.TypeTime, value)

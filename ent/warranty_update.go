@@ -30,6 +30,27 @@ func (_u *WarrantyUpdate) Where(ps ...predicate.Warranty) *WarrantyUpdate {
 	return _u
 }
 
+// SetVersion sets the "version" field.
+func (_u *WarrantyUpdate) SetVersion(v int64) *WarrantyUpdate {
+	_u.mutation.ResetVersion()
+	_u.mutation.SetVersion(v)
+	return _u
+}
+
+// SetNillableVersion sets the "version" field if the given value is not nil.
+func (_u *WarrantyUpdate) SetNillableVersion(v *int64) *WarrantyUpdate {
+	if v != nil {
+		_u.SetVersion(*v)
+	}
+	return _u
+}
+
+// AddVersion adds value to the "version" field.
+func (_u *WarrantyUpdate) AddVersion(v int64) *WarrantyUpdate {
+	_u.mutation.AddVersion(v)
+	return _u
+}
+
 // SetCreatedAt sets the "created_at" field.
 func (_u *WarrantyUpdate) SetCreatedAt(v time.Time) *WarrantyUpdate {
 	_u.mutation.SetCreatedAt(v)
@@ -171,6 +192,12 @@ func (_u *WarrantyUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 			}
 		}
 	}
+	if value, ok := _u.mutation.Version(); ok {
+		_spec.SetField(warranty.FieldVersion, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.AddedVersion(); ok {
+		_spec.AddField(warranty.FieldVersion, field.TypeInt64, value)
+	}
 	if value, ok := _u.mutation.CreatedAt(); ok {
 		_spec.SetField(warranty.FieldCreatedAt, field.TypeTime, value)
 	}
@@ -248,6 +275,27 @@ type WarrantyUpdateOne struct {
 	hooks     []Hook
 	mutation  *WarrantyMutation
 	modifiers []func(*sql.UpdateBuilder)
+}
+
+// SetVersion sets the "version" field.
+func (_u *WarrantyUpdateOne) SetVersion(v int64) *WarrantyUpdateOne {
+	_u.mutation.ResetVersion()
+	_u.mutation.SetVersion(v)
+	return _u
+}
+
+// SetNillableVersion sets the "version" field if the given value is not nil.
+func (_u *WarrantyUpdateOne) SetNillableVersion(v *int64) *WarrantyUpdateOne {
+	if v != nil {
+		_u.SetVersion(*v)
+	}
+	return _u
+}
+
+// AddVersion adds value to the "version" field.
+func (_u *WarrantyUpdateOne) AddVersion(v int64) *WarrantyUpdateOne {
+	_u.mutation.AddVersion(v)
+	return _u
 }
 
 // SetCreatedAt sets the "created_at" field.
@@ -420,6 +468,12 @@ func (_u *WarrantyUpdateOne) sqlSave(ctx context.Context) (_node *Warranty, err 
 				ps[i](selector)
 			}
 		}
+	}
+	if value, ok := _u.mutation.Version(); ok {
+		_spec.SetField(warranty.FieldVersion, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.AddedVersion(); ok {
+		_spec.AddField(warranty.FieldVersion, field.TypeInt64, value)
 	}
 	if value, ok := _u.mutation.CreatedAt(); ok {
 		_spec.SetField(warranty.FieldCreatedAt, field.TypeTime, value)

@@ -20,6 +20,8 @@ type WarrantyLineItem struct {
 	ID string `json:"id,omitempty"`
 	// TeamID holds the value of the "team_id" field.
 	TeamID int `json:"team_id,omitempty"`
+	// Version holds the value of the "version" field.
+	Version int64 `json:"version,omitempty"`
 	// Sku holds the value of the "sku" field.
 	Sku *string `json:"sku,omitempty"`
 	// Name holds the value of the "name" field.
@@ -96,7 +98,7 @@ func (*WarrantyLineItem) scanValues(columns []string) ([]any, error) {
 		switch columns[i] {
 		case warrantylineitem.FieldTaxRefunded:
 			values[i] = new(sql.NullBool)
-		case warrantylineitem.FieldTeamID:
+		case warrantylineitem.FieldTeamID, warrantylineitem.FieldVersion:
 			values[i] = new(sql.NullInt64)
 		case warrantylineitem.FieldID, warrantylineitem.FieldSku, warrantylineitem.FieldName, warrantylineitem.FieldPrice, warrantylineitem.FieldCondition, warrantylineitem.FieldSerialNumber, warrantylineitem.FieldAmount, warrantylineitem.FieldWarrantyID, warrantylineitem.FieldCreatedAt, warrantylineitem.FieldUpdatedAt, warrantylineitem.FieldFlatRateShipping, warrantylineitem.FieldImage1, warrantylineitem.FieldImage2, warrantylineitem.FieldImage3, warrantylineitem.FieldMatch:
 			values[i] = new(sql.NullString)
@@ -126,6 +128,12 @@ func (_m *WarrantyLineItem) assignValues(columns []string, values []any) error {
 				return fmt.Errorf("unexpected type %T for field team_id", values[i])
 			} else if value.Valid {
 				_m.TeamID = int(value.Int64)
+			}
+		case warrantylineitem.FieldVersion:
+			if value, ok := values[i].(*sql.NullInt64); !ok {
+				return fmt.Errorf("unexpected type %T for field version", values[i])
+			} else if value.Valid {
+				_m.Version = value.Int64
 			}
 		case warrantylineitem.FieldSku:
 			if value, ok := values[i].(*sql.NullString); !ok {
@@ -280,6 +288,9 @@ func (_m *WarrantyLineItem) String() string {
 	builder.WriteString(fmt.Sprintf("id=%v, ", _m.ID))
 	builder.WriteString("team_id=")
 	builder.WriteString(fmt.Sprintf("%v", _m.TeamID))
+	builder.WriteString(", ")
+	builder.WriteString("version=")
+	builder.WriteString(fmt.Sprintf("%v", _m.Version))
 	builder.WriteString(", ")
 	if v := _m.Sku; v != nil {
 		builder.WriteString("sku=")

@@ -27,6 +27,20 @@ func (_c *WarrantyLineItemCreate) SetTeamID(v int) *WarrantyLineItemCreate {
 	return _c
 }
 
+// SetVersion sets the "version" field.
+func (_c *WarrantyLineItemCreate) SetVersion(v int64) *WarrantyLineItemCreate {
+	_c.mutation.SetVersion(v)
+	return _c
+}
+
+// SetNillableVersion sets the "version" field if the given value is not nil.
+func (_c *WarrantyLineItemCreate) SetNillableVersion(v *int64) *WarrantyLineItemCreate {
+	if v != nil {
+		_c.SetVersion(*v)
+	}
+	return _c
+}
+
 // SetSku sets the "sku" field.
 func (_c *WarrantyLineItemCreate) SetSku(v string) *WarrantyLineItemCreate {
 	_c.mutation.SetSku(v)
@@ -298,6 +312,10 @@ func (_c *WarrantyLineItemCreate) ExecX(ctx context.Context) {
 
 // defaults sets the default values of the builder before save.
 func (_c *WarrantyLineItemCreate) defaults() error {
+	if _, ok := _c.mutation.Version(); !ok {
+		v := warrantylineitem.DefaultVersion
+		_c.mutation.SetVersion(v)
+	}
 	if _, ok := _c.mutation.CreatedAt(); !ok {
 		if warrantylineitem.DefaultCreatedAt == nil {
 			return fmt.Errorf("ent: uninitialized warrantylineitem.DefaultCreatedAt (forgotten import ent/runtime?)")
@@ -326,6 +344,9 @@ func (_c *WarrantyLineItemCreate) defaults() error {
 func (_c *WarrantyLineItemCreate) check() error {
 	if _, ok := _c.mutation.TeamID(); !ok {
 		return &ValidationError{Name: "team_id", err: errors.New(`ent: missing required field "WarrantyLineItem.team_id"`)}
+	}
+	if _, ok := _c.mutation.Version(); !ok {
+		return &ValidationError{Name: "version", err: errors.New(`ent: missing required field "WarrantyLineItem.version"`)}
 	}
 	if v, ok := _c.mutation.ID(); ok {
 		if err := warrantylineitem.IDValidator(v); err != nil {
@@ -369,6 +390,10 @@ func (_c *WarrantyLineItemCreate) createSpec() (*WarrantyLineItem, *sqlgraph.Cre
 	if id, ok := _c.mutation.ID(); ok {
 		_node.ID = id
 		_spec.ID.Value = id
+	}
+	if value, ok := _c.mutation.Version(); ok {
+		_spec.SetField(warrantylineitem.FieldVersion, field.TypeInt64, value)
+		_node.Version = value
 	}
 	if value, ok := _c.mutation.Sku(); ok {
 		_spec.SetField(warrantylineitem.FieldSku, field.TypeString, value)

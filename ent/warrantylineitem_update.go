@@ -29,6 +29,27 @@ func (_u *WarrantyLineItemUpdate) Where(ps ...predicate.WarrantyLineItem) *Warra
 	return _u
 }
 
+// SetVersion sets the "version" field.
+func (_u *WarrantyLineItemUpdate) SetVersion(v int64) *WarrantyLineItemUpdate {
+	_u.mutation.ResetVersion()
+	_u.mutation.SetVersion(v)
+	return _u
+}
+
+// SetNillableVersion sets the "version" field if the given value is not nil.
+func (_u *WarrantyLineItemUpdate) SetNillableVersion(v *int64) *WarrantyLineItemUpdate {
+	if v != nil {
+		_u.SetVersion(*v)
+	}
+	return _u
+}
+
+// AddVersion adds value to the "version" field.
+func (_u *WarrantyLineItemUpdate) AddVersion(v int64) *WarrantyLineItemUpdate {
+	_u.mutation.AddVersion(v)
+	return _u
+}
+
 // SetSku sets the "sku" field.
 func (_u *WarrantyLineItemUpdate) SetSku(v string) *WarrantyLineItemUpdate {
 	_u.mutation.SetSku(v)
@@ -398,6 +419,12 @@ func (_u *WarrantyLineItemUpdate) sqlSave(ctx context.Context) (_node int, err e
 			}
 		}
 	}
+	if value, ok := _u.mutation.Version(); ok {
+		_spec.SetField(warrantylineitem.FieldVersion, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.AddedVersion(); ok {
+		_spec.AddField(warrantylineitem.FieldVersion, field.TypeInt64, value)
+	}
 	if value, ok := _u.mutation.Sku(); ok {
 		_spec.SetField(warrantylineitem.FieldSku, field.TypeString, value)
 	}
@@ -531,6 +558,27 @@ type WarrantyLineItemUpdateOne struct {
 	hooks     []Hook
 	mutation  *WarrantyLineItemMutation
 	modifiers []func(*sql.UpdateBuilder)
+}
+
+// SetVersion sets the "version" field.
+func (_u *WarrantyLineItemUpdateOne) SetVersion(v int64) *WarrantyLineItemUpdateOne {
+	_u.mutation.ResetVersion()
+	_u.mutation.SetVersion(v)
+	return _u
+}
+
+// SetNillableVersion sets the "version" field if the given value is not nil.
+func (_u *WarrantyLineItemUpdateOne) SetNillableVersion(v *int64) *WarrantyLineItemUpdateOne {
+	if v != nil {
+		_u.SetVersion(*v)
+	}
+	return _u
+}
+
+// AddVersion adds value to the "version" field.
+func (_u *WarrantyLineItemUpdateOne) AddVersion(v int64) *WarrantyLineItemUpdateOne {
+	_u.mutation.AddVersion(v)
+	return _u
 }
 
 // SetSku sets the "sku" field.
@@ -931,6 +979,12 @@ func (_u *WarrantyLineItemUpdateOne) sqlSave(ctx context.Context) (_node *Warran
 				ps[i](selector)
 			}
 		}
+	}
+	if value, ok := _u.mutation.Version(); ok {
+		_spec.SetField(warrantylineitem.FieldVersion, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.AddedVersion(); ok {
+		_spec.AddField(warrantylineitem.FieldVersion, field.TypeInt64, value)
 	}
 	if value, ok := _u.mutation.Sku(); ok {
 		_spec.SetField(warrantylineitem.FieldSku, field.TypeString, value)

@@ -20,6 +20,8 @@ type WorkOrder struct {
 	ID string `json:"id,omitempty"`
 	// TeamID holds the value of the "team_id" field.
 	TeamID int `json:"team_id,omitempty"`
+	// Version holds the value of the "version" field.
+	Version int64 `json:"version,omitempty"`
 	// BillOfMaterialsNumber holds the value of the "bill_of_materials_number" field.
 	BillOfMaterialsNumber *string `json:"bill_of_materials_number,omitempty"`
 	// CreatedAt holds the value of the "created_at" field.
@@ -92,7 +94,7 @@ func (*WorkOrder) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
 	for i := range columns {
 		switch columns[i] {
-		case workorder.FieldTeamID:
+		case workorder.FieldTeamID, workorder.FieldVersion:
 			values[i] = new(sql.NullInt64)
 		case workorder.FieldID, workorder.FieldBillOfMaterialsNumber, workorder.FieldCreatedBy, workorder.FieldLocation, workorder.FieldManufactureOrder, workorder.FieldMemo, workorder.FieldNumber, workorder.FieldOrderNumber, workorder.FieldPart, workorder.FieldPriority, workorder.FieldSite, workorder.FieldStatus:
 			values[i] = new(sql.NullString)
@@ -124,6 +126,12 @@ func (_m *WorkOrder) assignValues(columns []string, values []any) error {
 				return fmt.Errorf("unexpected type %T for field team_id", values[i])
 			} else if value.Valid {
 				_m.TeamID = int(value.Int64)
+			}
+		case workorder.FieldVersion:
+			if value, ok := values[i].(*sql.NullInt64); !ok {
+				return fmt.Errorf("unexpected type %T for field version", values[i])
+			} else if value.Valid {
+				_m.Version = value.Int64
 			}
 		case workorder.FieldBillOfMaterialsNumber:
 			if value, ok := values[i].(*sql.NullString); !ok {
@@ -278,6 +286,9 @@ func (_m *WorkOrder) String() string {
 	builder.WriteString(fmt.Sprintf("id=%v, ", _m.ID))
 	builder.WriteString("team_id=")
 	builder.WriteString(fmt.Sprintf("%v", _m.TeamID))
+	builder.WriteString(", ")
+	builder.WriteString("version=")
+	builder.WriteString(fmt.Sprintf("%v", _m.Version))
 	builder.WriteString(", ")
 	if v := _m.BillOfMaterialsNumber; v != nil {
 		builder.WriteString("bill_of_materials_number=")

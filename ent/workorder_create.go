@@ -28,6 +28,20 @@ func (_c *WorkOrderCreate) SetTeamID(v int) *WorkOrderCreate {
 	return _c
 }
 
+// SetVersion sets the "version" field.
+func (_c *WorkOrderCreate) SetVersion(v int64) *WorkOrderCreate {
+	_c.mutation.SetVersion(v)
+	return _c
+}
+
+// SetNillableVersion sets the "version" field if the given value is not nil.
+func (_c *WorkOrderCreate) SetNillableVersion(v *int64) *WorkOrderCreate {
+	if v != nil {
+		_c.SetVersion(*v)
+	}
+	return _c
+}
+
 // SetBillOfMaterialsNumber sets the "bill_of_materials_number" field.
 func (_c *WorkOrderCreate) SetBillOfMaterialsNumber(v string) *WorkOrderCreate {
 	_c.mutation.SetBillOfMaterialsNumber(v)
@@ -309,6 +323,10 @@ func (_c *WorkOrderCreate) ExecX(ctx context.Context) {
 
 // defaults sets the default values of the builder before save.
 func (_c *WorkOrderCreate) defaults() error {
+	if _, ok := _c.mutation.Version(); !ok {
+		v := workorder.DefaultVersion
+		_c.mutation.SetVersion(v)
+	}
 	if _, ok := _c.mutation.CreatedAt(); !ok {
 		if workorder.DefaultCreatedAt == nil {
 			return fmt.Errorf("ent: uninitialized workorder.DefaultCreatedAt (forgotten import ent/runtime?)")
@@ -337,6 +355,9 @@ func (_c *WorkOrderCreate) defaults() error {
 func (_c *WorkOrderCreate) check() error {
 	if _, ok := _c.mutation.TeamID(); !ok {
 		return &ValidationError{Name: "team_id", err: errors.New(`ent: missing required field "WorkOrder.team_id"`)}
+	}
+	if _, ok := _c.mutation.Version(); !ok {
+		return &ValidationError{Name: "version", err: errors.New(`ent: missing required field "WorkOrder.version"`)}
 	}
 	if v, ok := _c.mutation.ID(); ok {
 		if err := workorder.IDValidator(v); err != nil {
@@ -380,6 +401,10 @@ func (_c *WorkOrderCreate) createSpec() (*WorkOrder, *sqlgraph.CreateSpec) {
 	if id, ok := _c.mutation.ID(); ok {
 		_node.ID = id
 		_spec.ID.Value = id
+	}
+	if value, ok := _c.mutation.Version(); ok {
+		_spec.SetField(workorder.FieldVersion, field.TypeInt64, value)
+		_node.Version = value
 	}
 	if value, ok := _c.mutation.BillOfMaterialsNumber(); ok {
 		_spec.SetField(workorder.FieldBillOfMaterialsNumber, field.TypeString, value)

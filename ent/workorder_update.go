@@ -30,6 +30,27 @@ func (_u *WorkOrderUpdate) Where(ps ...predicate.WorkOrder) *WorkOrderUpdate {
 	return _u
 }
 
+// SetVersion sets the "version" field.
+func (_u *WorkOrderUpdate) SetVersion(v int64) *WorkOrderUpdate {
+	_u.mutation.ResetVersion()
+	_u.mutation.SetVersion(v)
+	return _u
+}
+
+// SetNillableVersion sets the "version" field if the given value is not nil.
+func (_u *WorkOrderUpdate) SetNillableVersion(v *int64) *WorkOrderUpdate {
+	if v != nil {
+		_u.SetVersion(*v)
+	}
+	return _u
+}
+
+// AddVersion adds value to the "version" field.
+func (_u *WorkOrderUpdate) AddVersion(v int64) *WorkOrderUpdate {
+	_u.mutation.AddVersion(v)
+	return _u
+}
+
 // SetBillOfMaterialsNumber sets the "bill_of_materials_number" field.
 func (_u *WorkOrderUpdate) SetBillOfMaterialsNumber(v string) *WorkOrderUpdate {
 	_u.mutation.SetBillOfMaterialsNumber(v)
@@ -431,6 +452,12 @@ func (_u *WorkOrderUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 			}
 		}
 	}
+	if value, ok := _u.mutation.Version(); ok {
+		_spec.SetField(workorder.FieldVersion, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.AddedVersion(); ok {
+		_spec.AddField(workorder.FieldVersion, field.TypeInt64, value)
+	}
 	if value, ok := _u.mutation.BillOfMaterialsNumber(); ok {
 		_spec.SetField(workorder.FieldBillOfMaterialsNumber, field.TypeString, value)
 	}
@@ -586,6 +613,27 @@ type WorkOrderUpdateOne struct {
 	hooks     []Hook
 	mutation  *WorkOrderMutation
 	modifiers []func(*sql.UpdateBuilder)
+}
+
+// SetVersion sets the "version" field.
+func (_u *WorkOrderUpdateOne) SetVersion(v int64) *WorkOrderUpdateOne {
+	_u.mutation.ResetVersion()
+	_u.mutation.SetVersion(v)
+	return _u
+}
+
+// SetNillableVersion sets the "version" field if the given value is not nil.
+func (_u *WorkOrderUpdateOne) SetNillableVersion(v *int64) *WorkOrderUpdateOne {
+	if v != nil {
+		_u.SetVersion(*v)
+	}
+	return _u
+}
+
+// AddVersion adds value to the "version" field.
+func (_u *WorkOrderUpdateOne) AddVersion(v int64) *WorkOrderUpdateOne {
+	_u.mutation.AddVersion(v)
+	return _u
 }
 
 // SetBillOfMaterialsNumber sets the "bill_of_materials_number" field.
@@ -1018,6 +1066,12 @@ func (_u *WorkOrderUpdateOne) sqlSave(ctx context.Context) (_node *WorkOrder, er
 				ps[i](selector)
 			}
 		}
+	}
+	if value, ok := _u.mutation.Version(); ok {
+		_spec.SetField(workorder.FieldVersion, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.AddedVersion(); ok {
+		_spec.AddField(workorder.FieldVersion, field.TypeInt64, value)
 	}
 	if value, ok := _u.mutation.BillOfMaterialsNumber(); ok {
 		_spec.SetField(workorder.FieldBillOfMaterialsNumber, field.TypeString, value)

@@ -20,6 +20,8 @@ type WorkOrderLineItem struct {
 	ID string `json:"id,omitempty"`
 	// TeamID holds the value of the "team_id" field.
 	TeamID int `json:"team_id,omitempty"`
+	// Version holds the value of the "version" field.
+	Version int64 `json:"version,omitempty"`
 	// LineStatus holds the value of the "line_status" field.
 	LineStatus *string `json:"line_status,omitempty"`
 	// LineType holds the value of the "line_type" field.
@@ -80,7 +82,7 @@ func (*WorkOrderLineItem) scanValues(columns []string) ([]any, error) {
 		switch columns[i] {
 		case workorderlineitem.FieldTotalQuantity, workorderlineitem.FieldUnitQuantity:
 			values[i] = new(sql.NullFloat64)
-		case workorderlineitem.FieldTeamID:
+		case workorderlineitem.FieldTeamID, workorderlineitem.FieldVersion:
 			values[i] = new(sql.NullInt64)
 		case workorderlineitem.FieldID, workorderlineitem.FieldLineStatus, workorderlineitem.FieldLineType, workorderlineitem.FieldPartName, workorderlineitem.FieldPartNumber, workorderlineitem.FieldWorkOrderNumber:
 			values[i] = new(sql.NullString)
@@ -110,6 +112,12 @@ func (_m *WorkOrderLineItem) assignValues(columns []string, values []any) error 
 				return fmt.Errorf("unexpected type %T for field team_id", values[i])
 			} else if value.Valid {
 				_m.TeamID = int(value.Int64)
+			}
+		case workorderlineitem.FieldVersion:
+			if value, ok := values[i].(*sql.NullInt64); !ok {
+				return fmt.Errorf("unexpected type %T for field version", values[i])
+			} else if value.Valid {
+				_m.Version = value.Int64
 			}
 		case workorderlineitem.FieldLineStatus:
 			if value, ok := values[i].(*sql.NullString); !ok {
@@ -208,6 +216,9 @@ func (_m *WorkOrderLineItem) String() string {
 	builder.WriteString(fmt.Sprintf("id=%v, ", _m.ID))
 	builder.WriteString("team_id=")
 	builder.WriteString(fmt.Sprintf("%v", _m.TeamID))
+	builder.WriteString(", ")
+	builder.WriteString("version=")
+	builder.WriteString(fmt.Sprintf("%v", _m.Version))
 	builder.WriteString(", ")
 	if v := _m.LineStatus; v != nil {
 		builder.WriteString("line_status=")

@@ -27,6 +27,20 @@ func (_c *WorkOrderLineItemCreate) SetTeamID(v int) *WorkOrderLineItemCreate {
 	return _c
 }
 
+// SetVersion sets the "version" field.
+func (_c *WorkOrderLineItemCreate) SetVersion(v int64) *WorkOrderLineItemCreate {
+	_c.mutation.SetVersion(v)
+	return _c
+}
+
+// SetNillableVersion sets the "version" field if the given value is not nil.
+func (_c *WorkOrderLineItemCreate) SetNillableVersion(v *int64) *WorkOrderLineItemCreate {
+	if v != nil {
+		_c.SetVersion(*v)
+	}
+	return _c
+}
+
 // SetLineStatus sets the "line_status" field.
 func (_c *WorkOrderLineItemCreate) SetLineStatus(v string) *WorkOrderLineItemCreate {
 	_c.mutation.SetLineStatus(v)
@@ -200,6 +214,10 @@ func (_c *WorkOrderLineItemCreate) ExecX(ctx context.Context) {
 
 // defaults sets the default values of the builder before save.
 func (_c *WorkOrderLineItemCreate) defaults() error {
+	if _, ok := _c.mutation.Version(); !ok {
+		v := workorderlineitem.DefaultVersion
+		_c.mutation.SetVersion(v)
+	}
 	if _, ok := _c.mutation.ID(); !ok {
 		if workorderlineitem.DefaultID == nil {
 			return fmt.Errorf("ent: uninitialized workorderlineitem.DefaultID (forgotten import ent/runtime?)")
@@ -214,6 +232,9 @@ func (_c *WorkOrderLineItemCreate) defaults() error {
 func (_c *WorkOrderLineItemCreate) check() error {
 	if _, ok := _c.mutation.TeamID(); !ok {
 		return &ValidationError{Name: "team_id", err: errors.New(`ent: missing required field "WorkOrderLineItem.team_id"`)}
+	}
+	if _, ok := _c.mutation.Version(); !ok {
+		return &ValidationError{Name: "version", err: errors.New(`ent: missing required field "WorkOrderLineItem.version"`)}
 	}
 	if v, ok := _c.mutation.ID(); ok {
 		if err := workorderlineitem.IDValidator(v); err != nil {
@@ -257,6 +278,10 @@ func (_c *WorkOrderLineItemCreate) createSpec() (*WorkOrderLineItem, *sqlgraph.C
 	if id, ok := _c.mutation.ID(); ok {
 		_node.ID = id
 		_spec.ID.Value = id
+	}
+	if value, ok := _c.mutation.Version(); ok {
+		_spec.SetField(workorderlineitem.FieldVersion, field.TypeInt64, value)
+		_node.Version = value
 	}
 	if value, ok := _c.mutation.LineStatus(); ok {
 		_spec.SetField(workorderlineitem.FieldLineStatus, field.TypeString, value)

@@ -29,6 +29,27 @@ func (_u *WorkOrderLineItemUpdate) Where(ps ...predicate.WorkOrderLineItem) *Wor
 	return _u
 }
 
+// SetVersion sets the "version" field.
+func (_u *WorkOrderLineItemUpdate) SetVersion(v int64) *WorkOrderLineItemUpdate {
+	_u.mutation.ResetVersion()
+	_u.mutation.SetVersion(v)
+	return _u
+}
+
+// SetNillableVersion sets the "version" field if the given value is not nil.
+func (_u *WorkOrderLineItemUpdate) SetNillableVersion(v *int64) *WorkOrderLineItemUpdate {
+	if v != nil {
+		_u.SetVersion(*v)
+	}
+	return _u
+}
+
+// AddVersion adds value to the "version" field.
+func (_u *WorkOrderLineItemUpdate) AddVersion(v int64) *WorkOrderLineItemUpdate {
+	_u.mutation.AddVersion(v)
+	return _u
+}
+
 // SetLineStatus sets the "line_status" field.
 func (_u *WorkOrderLineItemUpdate) SetLineStatus(v string) *WorkOrderLineItemUpdate {
 	_u.mutation.SetLineStatus(v)
@@ -266,6 +287,12 @@ func (_u *WorkOrderLineItemUpdate) sqlSave(ctx context.Context) (_node int, err 
 			}
 		}
 	}
+	if value, ok := _u.mutation.Version(); ok {
+		_spec.SetField(workorderlineitem.FieldVersion, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.AddedVersion(); ok {
+		_spec.AddField(workorderlineitem.FieldVersion, field.TypeInt64, value)
+	}
 	if value, ok := _u.mutation.LineStatus(); ok {
 		_spec.SetField(workorderlineitem.FieldLineStatus, field.TypeString, value)
 	}
@@ -357,6 +384,27 @@ type WorkOrderLineItemUpdateOne struct {
 	hooks     []Hook
 	mutation  *WorkOrderLineItemMutation
 	modifiers []func(*sql.UpdateBuilder)
+}
+
+// SetVersion sets the "version" field.
+func (_u *WorkOrderLineItemUpdateOne) SetVersion(v int64) *WorkOrderLineItemUpdateOne {
+	_u.mutation.ResetVersion()
+	_u.mutation.SetVersion(v)
+	return _u
+}
+
+// SetNillableVersion sets the "version" field if the given value is not nil.
+func (_u *WorkOrderLineItemUpdateOne) SetNillableVersion(v *int64) *WorkOrderLineItemUpdateOne {
+	if v != nil {
+		_u.SetVersion(*v)
+	}
+	return _u
+}
+
+// AddVersion adds value to the "version" field.
+func (_u *WorkOrderLineItemUpdateOne) AddVersion(v int64) *WorkOrderLineItemUpdateOne {
+	_u.mutation.AddVersion(v)
+	return _u
 }
 
 // SetLineStatus sets the "line_status" field.
@@ -625,6 +673,12 @@ func (_u *WorkOrderLineItemUpdateOne) sqlSave(ctx context.Context) (_node *WorkO
 				ps[i](selector)
 			}
 		}
+	}
+	if value, ok := _u.mutation.Version(); ok {
+		_spec.SetField(workorderlineitem.FieldVersion, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.AddedVersion(); ok {
+		_spec.AddField(workorderlineitem.FieldVersion, field.TypeInt64, value)
 	}
 	if value, ok := _u.mutation.LineStatus(); ok {
 		_spec.SetField(workorderlineitem.FieldLineStatus, field.TypeString, value)

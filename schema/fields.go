@@ -2,13 +2,13 @@ package schema
 
 import (
 	"context"
-	"time"
 
 	"entgo.io/ent"
 	"entgo.io/ent/dialect"
 	"entgo.io/ent/schema/field"
 
 	"records/internal/annotation"
+	"records/internal/stamp"
 )
 
 // The helpers below give every member of the contract its declared type. Every
@@ -60,24 +60,28 @@ func date(name string) ent.Field {
 // datetime is a member typed Date/Time, answered in RFC 3339.
 func datetime(name string) ent.Field { return field.Time(name).Optional().Nillable() }
 
-// now is the server's clock for Date/Time stamps: UTC with the microsecond
-// precision both databases keep, so what a write answers equals what a later
-// read answers.
-func now() time.Time { return time.Now().UTC().Truncate(time.Microsecond) }
-
-// nowText is the server's clock for stamps typed string: RFC 3339 in UTC.
-func nowText() string { return time.Now().UTC().Format(time.RFC3339) }
+// now and nowText are the server's clock for stamps (package stamp, which
+// the generated write paths use too).
+var (
+	now     = stamp.Now
+	nowText = stamp.Text
+)
 
 // createdText is a string member the server fills with the creation time
 // when the client leaves it absent.
 func createdText(name string) ent.Field {
-	return field.String(name).Optional().Nillable().DefaultFunc(nowText)
+	return field.String(name).Optional().Nillable().DefaultFunc(nowText).
+		Annotations(annotation.Field{Stamp: annotation.CreateStamp})
 }
 
 // updatedText is a string member the server fills with the time of every
 // write that leaves it absent. ent has no update default for strings, so the
-// schema that declares one also lists it in its Hooks with stampOnUpdate.
-func updatedText(name string) ent.Field { return createdText(name) }
+// schema that declares one also lists it in its Hooks with stampOnUpdate
+// (for writes through ent; the API's own writes read the annotation).
+func updatedText(name string) ent.Field {
+	return field.String(name).Optional().Nillable().DefaultFunc(nowText).
+		Annotations(annotation.Field{Stamp: annotation.UpdateStamp})
+}
 
 // stampOnUpdate fills the given string columns with the current time on every
 // update that leaves them absent (a client's explicit null clears them).
@@ -103,11 +107,13 @@ func stampOnUpdate(names ...string) ent.Hook {
 // created is a Date/Time member the server fills with the creation time when
 // the client leaves it absent.
 func created(name string) ent.Field {
-	return field.Time(name).Optional().Nillable().Default(now)
+	return field.Time(name).Optional().Nillable().Default(now).
+		Annotations(annotation.Field{Stamp: annotation.CreateStamp})
 }
 
 // updated is a Date/Time member the server fills with the time of every write
 // that leaves it absent.
 func updated(name string) ent.Field {
-	return field.Time(name).Optional().Nillable().Default(now).UpdateDefault(now)
+	return field.Time(name).Optional().Nillable().Default(now).UpdateDefault(now).
+		Annotations(annotation.Field{Stamp: annotation.UpdateStamp})
 }

@@ -16,7 +16,7 @@ import (
 )
 
 // RecordMixin holds what every resource shares: a string id, made as a UUIDv7
-// when the client gives none, and the team that owns the record.
+// when the client gives none, the team that owns the record, and its version.
 type RecordMixin struct {
 	mixin.Schema
 	// ExposeTeam answers the owning team's number as the read-only member
@@ -42,6 +42,11 @@ func (m RecordMixin) Fields() []ent.Field {
 		field.Int("team_id").
 			Immutable().
 			Annotations(team),
+		// version counts the record's writes: 1 on create, +1 on every
+		// change. Answered as the record's ETag; If-Match compares it.
+		field.Int64("version").
+			Default(1).
+			Annotations(annotation.ReadOnly()),
 	}
 }
 

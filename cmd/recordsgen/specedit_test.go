@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -126,9 +127,13 @@ func (Shipment) Fields() []ent.Field {
 `)...)
 	os.WriteFile(routes, b, 0o644)
 
+	// The edit's migration follows the committed ones.
+	committed, _ := filepath.Glob(filepath.Join(dir, "internal", "migrations", "sqlite", "*.sql"))
+	next := fmt.Sprintf("%04d", len(committed)+1)
+
 	// Before generating, check names what is stale, and fails.
 	out, err := run(t, dir, env, "go", "run", "./cmd/recordsgen", "check")
-	for _, stale := range []string{"stale: ent/customer.go", "stale: internal/handlers/customer.go", "stale: internal/handlers/openapi.json", "stale: internal/handlers/shipment.go (generate would create it)", "stale: internal/migrations/sqlite/0002_schema.sql"} {
+	for _, stale := range []string{"stale: ent/customer.go", "stale: internal/handlers/customer.go", "stale: internal/handlers/openapi.json", "stale: internal/handlers/shipment.go (generate would create it)", "stale: internal/migrations/sqlite/" + next + "_schema.sql"} {
 		if err == nil || !strings.Contains(out, stale) {
 			t.Fatalf("check must fail naming %q: %v\n%s", stale, err, out)
 		}
@@ -138,7 +143,7 @@ func (Shipment) Fields() []ent.Field {
 	if err != nil {
 		t.Fatalf("generate: %v\n%s", err, out)
 	}
-	for _, f := range []string{"internal/migrations/sqlite/0002_add_loyalty_tier.sql", "internal/migrations/postgres/0002_add_loyalty_tier.sql"} {
+	for _, f := range []string{"internal/migrations/sqlite/" + next + "_add_loyalty_tier.sql", "internal/migrations/postgres/" + next + "_add_loyalty_tier.sql"} {
 		sql, err := os.ReadFile(filepath.Join(dir, f))
 		if err != nil || !strings.Contains(string(sql), "loyalty_tier") {
 			t.Fatalf("%s: want a migration adding the column: %v\n%s", f, err, sql)

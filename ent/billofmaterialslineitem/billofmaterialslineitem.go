@@ -15,6 +15,8 @@ const (
 	FieldID = "id"
 	// FieldTeamID holds the string denoting the team_id field in the database.
 	FieldTeamID = "team_id"
+	// FieldVersion holds the string denoting the version field in the database.
+	FieldVersion = "version"
 	// FieldBillOfMaterialsNumber holds the string denoting the bill_of_materials_number field in the database.
 	FieldBillOfMaterialsNumber = "bill_of_materials_number"
 	// FieldLineType holds the string denoting the line_type field in the database.
@@ -46,6 +48,7 @@ const (
 var Columns = []string{
 	FieldID,
 	FieldTeamID,
+	FieldVersion,
 	FieldBillOfMaterialsNumber,
 	FieldLineType,
 	FieldPartName,
@@ -73,6 +76,8 @@ func ValidColumn(column string) bool {
 var (
 	Hooks        [1]ent.Hook
 	Interceptors [1]ent.Interceptor
+	// DefaultVersion holds the default value on creation for the "version" field.
+	DefaultVersion int64
 	// DefaultID holds the default value on creation for the "id" field.
 	DefaultID func() string
 	// IDValidator is a validator for the "id" field. It is called by the builders before save.
@@ -90,6 +95,11 @@ func ByID(opts ...sql.OrderTermOption) OrderOption {
 // ByTeamID orders the results by the team_id field.
 func ByTeamID(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldTeamID, opts...).ToFunc()
+}
+
+// ByVersion orders the results by the version field.
+func ByVersion(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldVersion, opts...).ToFunc()
 }
 
 // ByBillOfMaterialsNumber orders the results by the bill_of_materials_number field.

@@ -15,6 +15,8 @@ const (
 	FieldID = "id"
 	// FieldTeamID holds the string denoting the team_id field in the database.
 	FieldTeamID = "team_id"
+	// FieldVersion holds the string denoting the version field in the database.
+	FieldVersion = "version"
 	// FieldCaseName holds the string denoting the casename field in the database.
 	FieldCaseName = "case_name"
 	// FieldDescription holds the string denoting the description field in the database.
@@ -59,6 +61,7 @@ const (
 var Columns = []string{
 	FieldID,
 	FieldTeamID,
+	FieldVersion,
 	FieldCaseName,
 	FieldDescription,
 	FieldCaseNumber,
@@ -88,6 +91,8 @@ func ValidColumn(column string) bool {
 var (
 	Hooks        [2]ent.Hook
 	Interceptors [1]ent.Interceptor
+	// DefaultVersion holds the default value on creation for the "version" field.
+	DefaultVersion int64
 	// DefaultCreatedDate holds the default value on creation for the "createdDate" field.
 	DefaultCreatedDate func() string
 	// DefaultUpdatedDate holds the default value on creation for the "updatedDate" field.
@@ -109,6 +114,11 @@ func ByID(opts ...sql.OrderTermOption) OrderOption {
 // ByTeamID orders the results by the team_id field.
 func ByTeamID(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldTeamID, opts...).ToFunc()
+}
+
+// ByVersion orders the results by the version field.
+func ByVersion(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldVersion, opts...).ToFunc()
 }
 
 // ByCaseName orders the results by the caseName field.

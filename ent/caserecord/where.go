@@ -69,6 +69,11 @@ func TeamID(v int) predicate.CaseRecord {
 	return predicate.CaseRecord(sql.FieldEQ(FieldTeamID, v))
 }
 
+// Version applies equality check predicate on the "version" field. It's identical to VersionEQ.
+func Version(v int64) predicate.CaseRecord {
+	return predicate.CaseRecord(sql.FieldEQ(FieldVersion, v))
+}
+
 // CaseName applies equality check predicate on the "caseName" field. It's identical to CaseNameEQ.
 func CaseName(v string) predicate.CaseRecord {
 	return predicate.CaseRecord(sql.FieldEQ(FieldCaseName, v))
@@ -132,6 +137,46 @@ func TeamIDIn(vs ...int) predicate.CaseRecord {
 // TeamIDNotIn applies the NotIn predicate on the "team_id" field.
 func TeamIDNotIn(vs ...int) predicate.CaseRecord {
 	return predicate.CaseRecord(sql.FieldNotIn(FieldTeamID, vs...))
+}
+
+// VersionEQ applies the EQ predicate on the "version" field.
+func VersionEQ(v int64) predicate.CaseRecord {
+	return predicate.CaseRecord(sql.FieldEQ(FieldVersion, v))
+}
+
+// VersionNEQ applies the NEQ predicate on the "version" field.
+func VersionNEQ(v int64) predicate.CaseRecord {
+	return predicate.CaseRecord(sql.FieldNEQ(FieldVersion, v))
+}
+
+// VersionIn applies the In predicate on the "version" field.
+func VersionIn(vs ...int64) predicate.CaseRecord {
+	return predicate.CaseRecord(sql.FieldIn(FieldVersion, vs...))
+}
+
+// VersionNotIn applies the NotIn predicate on the "version" field.
+func VersionNotIn(vs ...int64) predicate.CaseRecord {
+	return predicate.CaseRecord(sql.FieldNotIn(FieldVersion, vs...))
+}
+
+// VersionGT applies the GT predicate on the "version" field.
+func VersionGT(v int64) predicate.CaseRecord {
+	return predicate.CaseRecord(sql.FieldGT(FieldVersion, v))
+}
+
+// VersionGTE applies the GTE predicate on the "version" field.
+func VersionGTE(v int64) predicate.CaseRecord {
+	return predicate.CaseRecord(sql.FieldGTE(FieldVersion, v))
+}
+
+// VersionLT applies the LT predicate on the "version" field.
+func VersionLT(v int64) predicate.CaseRecord {
+	return predicate.CaseRecord(sql.FieldLT(FieldVersion, v))
+}
+
+// VersionLTE applies the LTE predicate on the "version" field.
+func VersionLTE(v int64) predicate.CaseRecord {
+	return predicate.CaseRecord(sql.FieldLTE(FieldVersion, v))
 }
 
 // CaseNameEQ applies the EQ predicate on the "caseName" field.

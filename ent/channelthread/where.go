@@ -70,6 +70,11 @@ func TeamID(v int) predicate.ChannelThread {
 	return predicate.ChannelThread(sql.FieldEQ(FieldTeamID, v))
 }
 
+// Version applies equality check predicate on the "version" field. It's identical to VersionEQ.
+func Version(v int64) predicate.ChannelThread {
+	return predicate.ChannelThread(sql.FieldEQ(FieldVersion, v))
+}
+
 // CaseID applies equality check predicate on the "case_id" field. It's identical to CaseIDEQ.
 func CaseID(v string) predicate.ChannelThread {
 	return predicate.ChannelThread(sql.FieldEQ(FieldCaseID, v))
@@ -103,6 +108,46 @@ func TeamIDIn(vs ...int) predicate.ChannelThread {
 // TeamIDNotIn applies the NotIn predicate on the "team_id" field.
 func TeamIDNotIn(vs ...int) predicate.ChannelThread {
 	return predicate.ChannelThread(sql.FieldNotIn(FieldTeamID, vs...))
+}
+
+// VersionEQ applies the EQ predicate on the "version" field.
+func VersionEQ(v int64) predicate.ChannelThread {
+	return predicate.ChannelThread(sql.FieldEQ(FieldVersion, v))
+}
+
+// VersionNEQ applies the NEQ predicate on the "version" field.
+func VersionNEQ(v int64) predicate.ChannelThread {
+	return predicate.ChannelThread(sql.FieldNEQ(FieldVersion, v))
+}
+
+// VersionIn applies the In predicate on the "version" field.
+func VersionIn(vs ...int64) predicate.ChannelThread {
+	return predicate.ChannelThread(sql.FieldIn(FieldVersion, vs...))
+}
+
+// VersionNotIn applies the NotIn predicate on the "version" field.
+func VersionNotIn(vs ...int64) predicate.ChannelThread {
+	return predicate.ChannelThread(sql.FieldNotIn(FieldVersion, vs...))
+}
+
+// VersionGT applies the GT predicate on the "version" field.
+func VersionGT(v int64) predicate.ChannelThread {
+	return predicate.ChannelThread(sql.FieldGT(FieldVersion, v))
+}
+
+// VersionGTE applies the GTE predicate on the "version" field.
+func VersionGTE(v int64) predicate.ChannelThread {
+	return predicate.ChannelThread(sql.FieldGTE(FieldVersion, v))
+}
+
+// VersionLT applies the LT predicate on the "version" field.
+func VersionLT(v int64) predicate.ChannelThread {
+	return predicate.ChannelThread(sql.FieldLT(FieldVersion, v))
+}
+
+// VersionLTE applies the LTE predicate on the "version" field.
+func VersionLTE(v int64) predicate.ChannelThread {
+	return predicate.ChannelThread(sql.FieldLTE(FieldVersion, v))
 }
 
 // CaseIDEQ applies the EQ predicate on the "case_id" field.

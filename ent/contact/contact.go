@@ -15,6 +15,8 @@ const (
 	FieldID = "id"
 	// FieldTeamID holds the string denoting the team_id field in the database.
 	FieldTeamID = "team_id"
+	// FieldVersion holds the string denoting the version field in the database.
+	FieldVersion = "version"
 	// FieldAssistant holds the string denoting the assistant field in the database.
 	FieldAssistant = "assistant"
 	// FieldAssistantPhone holds the string denoting the assistant_phone field in the database.
@@ -94,6 +96,7 @@ const (
 var Columns = []string{
 	FieldID,
 	FieldTeamID,
+	FieldVersion,
 	FieldAssistant,
 	FieldAssistantPhone,
 	FieldAvatar,
@@ -145,6 +148,8 @@ func ValidColumn(column string) bool {
 var (
 	Hooks        [1]ent.Hook
 	Interceptors [1]ent.Interceptor
+	// DefaultVersion holds the default value on creation for the "version" field.
+	DefaultVersion int64
 	// DefaultCreatedAt holds the default value on creation for the "created_at" field.
 	DefaultCreatedAt func() string
 	// DefaultID holds the default value on creation for the "id" field.
@@ -164,6 +169,11 @@ func ByID(opts ...sql.OrderTermOption) OrderOption {
 // ByTeamID orders the results by the team_id field.
 func ByTeamID(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldTeamID, opts...).ToFunc()
+}
+
+// ByVersion orders the results by the version field.
+func ByVersion(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldVersion, opts...).ToFunc()
 }
 
 // ByAssistant orders the results by the assistant field.

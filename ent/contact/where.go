@@ -69,6 +69,11 @@ func TeamID(v int) predicate.Contact {
 	return predicate.Contact(sql.FieldEQ(FieldTeamID, v))
 }
 
+// Version applies equality check predicate on the "version" field. It's identical to VersionEQ.
+func Version(v int64) predicate.Contact {
+	return predicate.Contact(sql.FieldEQ(FieldVersion, v))
+}
+
 // Assistant applies equality check predicate on the "assistant" field. It's identical to AssistantEQ.
 func Assistant(v string) predicate.Contact {
 	return predicate.Contact(sql.FieldEQ(FieldAssistant, v))
@@ -242,6 +247,46 @@ func TeamIDIn(vs ...int) predicate.Contact {
 // TeamIDNotIn applies the NotIn predicate on the "team_id" field.
 func TeamIDNotIn(vs ...int) predicate.Contact {
 	return predicate.Contact(sql.FieldNotIn(FieldTeamID, vs...))
+}
+
+// VersionEQ applies the EQ predicate on the "version" field.
+func VersionEQ(v int64) predicate.Contact {
+	return predicate.Contact(sql.FieldEQ(FieldVersion, v))
+}
+
+// VersionNEQ applies the NEQ predicate on the "version" field.
+func VersionNEQ(v int64) predicate.Contact {
+	return predicate.Contact(sql.FieldNEQ(FieldVersion, v))
+}
+
+// VersionIn applies the In predicate on the "version" field.
+func VersionIn(vs ...int64) predicate.Contact {
+	return predicate.Contact(sql.FieldIn(FieldVersion, vs...))
+}
+
+// VersionNotIn applies the NotIn predicate on the "version" field.
+func VersionNotIn(vs ...int64) predicate.Contact {
+	return predicate.Contact(sql.FieldNotIn(FieldVersion, vs...))
+}
+
+// VersionGT applies the GT predicate on the "version" field.
+func VersionGT(v int64) predicate.Contact {
+	return predicate.Contact(sql.FieldGT(FieldVersion, v))
+}
+
+// VersionGTE applies the GTE predicate on the "version" field.
+func VersionGTE(v int64) predicate.Contact {
+	return predicate.Contact(sql.FieldGTE(FieldVersion, v))
+}
+
+// VersionLT applies the LT predicate on the "version" field.
+func VersionLT(v int64) predicate.Contact {
+	return predicate.Contact(sql.FieldLT(FieldVersion, v))
+}
+
+// VersionLTE applies the LTE predicate on the "version" field.
+func VersionLTE(v int64) predicate.Contact {
+	return predicate.Contact(sql.FieldLTE(FieldVersion, v))
 }
 
 // AssistantEQ applies the EQ predicate on the "assistant" field.

@@ -69,6 +69,11 @@ func TeamID(v int) predicate.Customer {
 	return predicate.Customer(sql.FieldEQ(FieldTeamID, v))
 }
 
+// Version applies equality check predicate on the "version" field. It's identical to VersionEQ.
+func Version(v int64) predicate.Customer {
+	return predicate.Customer(sql.FieldEQ(FieldVersion, v))
+}
+
 // SSOID applies equality check predicate on the "sso_id" field. It's identical to SSOIDEQ.
 func SSOID(v string) predicate.Customer {
 	return predicate.Customer(sql.FieldEQ(FieldSSOID, v))
@@ -127,6 +132,46 @@ func TeamIDIn(vs ...int) predicate.Customer {
 // TeamIDNotIn applies the NotIn predicate on the "team_id" field.
 func TeamIDNotIn(vs ...int) predicate.Customer {
 	return predicate.Customer(sql.FieldNotIn(FieldTeamID, vs...))
+}
+
+// VersionEQ applies the EQ predicate on the "version" field.
+func VersionEQ(v int64) predicate.Customer {
+	return predicate.Customer(sql.FieldEQ(FieldVersion, v))
+}
+
+// VersionNEQ applies the NEQ predicate on the "version" field.
+func VersionNEQ(v int64) predicate.Customer {
+	return predicate.Customer(sql.FieldNEQ(FieldVersion, v))
+}
+
+// VersionIn applies the In predicate on the "version" field.
+func VersionIn(vs ...int64) predicate.Customer {
+	return predicate.Customer(sql.FieldIn(FieldVersion, vs...))
+}
+
+// VersionNotIn applies the NotIn predicate on the "version" field.
+func VersionNotIn(vs ...int64) predicate.Customer {
+	return predicate.Customer(sql.FieldNotIn(FieldVersion, vs...))
+}
+
+// VersionGT applies the GT predicate on the "version" field.
+func VersionGT(v int64) predicate.Customer {
+	return predicate.Customer(sql.FieldGT(FieldVersion, v))
+}
+
+// VersionGTE applies the GTE predicate on the "version" field.
+func VersionGTE(v int64) predicate.Customer {
+	return predicate.Customer(sql.FieldGTE(FieldVersion, v))
+}
+
+// VersionLT applies the LT predicate on the "version" field.
+func VersionLT(v int64) predicate.Customer {
+	return predicate.Customer(sql.FieldLT(FieldVersion, v))
+}
+
+// VersionLTE applies the LTE predicate on the "version" field.
+func VersionLTE(v int64) predicate.Customer {
+	return predicate.Customer(sql.FieldLTE(FieldVersion, v))
 }
 
 // SSOIDEQ applies the EQ predicate on the "sso_id" field.

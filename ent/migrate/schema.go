@@ -44,6 +44,7 @@ var (
 	// BillOfMaterialsLineItemsColumns holds the columns for the "bill_of_materials_line_items" table.
 	BillOfMaterialsLineItemsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeString},
+		{Name: "version", Type: field.TypeInt64, Default: 1},
 		{Name: "bill_of_materials_number", Type: field.TypeString, Nullable: true},
 		{Name: "line_type", Type: field.TypeString, Nullable: true},
 		{Name: "part_name", Type: field.TypeString, Nullable: true},
@@ -61,7 +62,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "bill_of_materials_line_items_teams_team",
-				Columns:    []*schema.Column{BillOfMaterialsLineItemsColumns[8]},
+				Columns:    []*schema.Column{BillOfMaterialsLineItemsColumns[9]},
 				RefColumns: []*schema.Column{TeamsColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -70,13 +71,14 @@ var (
 			{
 				Name:    "billofmaterialslineitem_team_id_id",
 				Unique:  false,
-				Columns: []*schema.Column{BillOfMaterialsLineItemsColumns[8], BillOfMaterialsLineItemsColumns[0]},
+				Columns: []*schema.Column{BillOfMaterialsLineItemsColumns[9], BillOfMaterialsLineItemsColumns[0]},
 			},
 		},
 	}
 	// CasesColumns holds the columns for the "cases" table.
 	CasesColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeString},
+		{Name: "version", Type: field.TypeInt64, Default: 1},
 		{Name: "case_name", Type: field.TypeString, Nullable: true},
 		{Name: "description", Type: field.TypeString, Nullable: true},
 		{Name: "case_number", Type: field.TypeString, Nullable: true},
@@ -96,7 +98,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "cases_teams_team",
-				Columns:    []*schema.Column{CasesColumns[10]},
+				Columns:    []*schema.Column{CasesColumns[11]},
 				RefColumns: []*schema.Column{TeamsColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -105,13 +107,14 @@ var (
 			{
 				Name:    "caserecord_team_id_id",
 				Unique:  false,
-				Columns: []*schema.Column{CasesColumns[10], CasesColumns[0]},
+				Columns: []*schema.Column{CasesColumns[11], CasesColumns[0]},
 			},
 		},
 	}
 	// ChannelThreadsColumns holds the columns for the "channel_threads" table.
 	ChannelThreadsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeString},
+		{Name: "version", Type: field.TypeInt64, Default: 1},
 		{Name: "created_at", Type: field.TypeTime, Nullable: true},
 		{Name: "updated_at", Type: field.TypeTime, Nullable: true},
 		{Name: "case_id", Type: field.TypeString, Nullable: true},
@@ -125,13 +128,13 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "channel_threads_cases_threads",
-				Columns:    []*schema.Column{ChannelThreadsColumns[3]},
+				Columns:    []*schema.Column{ChannelThreadsColumns[4]},
 				RefColumns: []*schema.Column{CasesColumns[0]},
 				OnDelete:   schema.Cascade,
 			},
 			{
 				Symbol:     "channel_threads_teams_team",
-				Columns:    []*schema.Column{ChannelThreadsColumns[4]},
+				Columns:    []*schema.Column{ChannelThreadsColumns[5]},
 				RefColumns: []*schema.Column{TeamsColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -140,23 +143,24 @@ var (
 			{
 				Name:    "channelthread_team_id_id",
 				Unique:  false,
-				Columns: []*schema.Column{ChannelThreadsColumns[4], ChannelThreadsColumns[0]},
+				Columns: []*schema.Column{ChannelThreadsColumns[5], ChannelThreadsColumns[0]},
 			},
 			{
 				Name:    "channelthread_case_id",
 				Unique:  false,
-				Columns: []*schema.Column{ChannelThreadsColumns[3]},
+				Columns: []*schema.Column{ChannelThreadsColumns[4]},
 			},
 			{
 				Name:    "channelthread_team_id_case_id_id",
 				Unique:  false,
-				Columns: []*schema.Column{ChannelThreadsColumns[4], ChannelThreadsColumns[3], ChannelThreadsColumns[0]},
+				Columns: []*schema.Column{ChannelThreadsColumns[5], ChannelThreadsColumns[4], ChannelThreadsColumns[0]},
 			},
 		},
 	}
 	// ContactsColumns holds the columns for the "contacts" table.
 	ContactsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeString},
+		{Name: "version", Type: field.TypeInt64, Default: 1},
 		{Name: "assistant", Type: field.TypeString, Nullable: true},
 		{Name: "assistant_phone", Type: field.TypeString, Nullable: true},
 		{Name: "avatar", Type: field.TypeString, Nullable: true},
@@ -198,7 +202,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "contacts_teams_team",
-				Columns:    []*schema.Column{ContactsColumns[32]},
+				Columns:    []*schema.Column{ContactsColumns[33]},
 				RefColumns: []*schema.Column{TeamsColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -207,13 +211,14 @@ var (
 			{
 				Name:    "contact_team_id_id",
 				Unique:  false,
-				Columns: []*schema.Column{ContactsColumns[32], ContactsColumns[0]},
+				Columns: []*schema.Column{ContactsColumns[33], ContactsColumns[0]},
 			},
 		},
 	}
 	// CustomersColumns holds the columns for the "customers" table.
 	CustomersColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeString},
+		{Name: "version", Type: field.TypeInt64, Default: 1},
 		{Name: "sso_id", Type: field.TypeString, Nullable: true},
 		{Name: "email", Type: field.TypeString, Nullable: true},
 		{Name: "first_name", Type: field.TypeString, Nullable: true},
@@ -232,7 +237,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "customers_teams_team",
-				Columns:    []*schema.Column{CustomersColumns[9]},
+				Columns:    []*schema.Column{CustomersColumns[10]},
 				RefColumns: []*schema.Column{TeamsColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -241,13 +246,14 @@ var (
 			{
 				Name:    "customer_team_id_id",
 				Unique:  false,
-				Columns: []*schema.Column{CustomersColumns[9], CustomersColumns[0]},
+				Columns: []*schema.Column{CustomersColumns[10], CustomersColumns[0]},
 			},
 		},
 	}
 	// PackingListsColumns holds the columns for the "packing_lists" table.
 	PackingListsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeString},
+		{Name: "version", Type: field.TypeInt64, Default: 1},
 		{Name: "number", Type: field.TypeString, Nullable: true},
 		{Name: "delivery_date", Type: field.TypeTime, Nullable: true, SchemaType: map[string]string{"postgres": "date"}},
 		{Name: "invoice_number", Type: field.TypeString, Nullable: true},
@@ -265,7 +271,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "packing_lists_teams_team",
-				Columns:    []*schema.Column{PackingListsColumns[8]},
+				Columns:    []*schema.Column{PackingListsColumns[9]},
 				RefColumns: []*schema.Column{TeamsColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -274,13 +280,14 @@ var (
 			{
 				Name:    "packinglist_team_id_id",
 				Unique:  false,
-				Columns: []*schema.Column{PackingListsColumns[8], PackingListsColumns[0]},
+				Columns: []*schema.Column{PackingListsColumns[9], PackingListsColumns[0]},
 			},
 		},
 	}
 	// PackingListItemsColumns holds the columns for the "packing_list_items" table.
 	PackingListItemsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeString},
+		{Name: "version", Type: field.TypeInt64, Default: 1},
 		{Name: "sku", Type: field.TypeString, Nullable: true},
 		{Name: "description", Type: field.TypeString, Nullable: true},
 		{Name: "quantity", Type: field.TypeInt64, Nullable: true},
@@ -296,13 +303,13 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "packing_list_items_packing_lists_items",
-				Columns:    []*schema.Column{PackingListItemsColumns[5]},
+				Columns:    []*schema.Column{PackingListItemsColumns[6]},
 				RefColumns: []*schema.Column{PackingListsColumns[0]},
 				OnDelete:   schema.Cascade,
 			},
 			{
 				Symbol:     "packing_list_items_teams_team",
-				Columns:    []*schema.Column{PackingListItemsColumns[6]},
+				Columns:    []*schema.Column{PackingListItemsColumns[7]},
 				RefColumns: []*schema.Column{TeamsColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -311,23 +318,24 @@ var (
 			{
 				Name:    "packinglistitem_team_id_id",
 				Unique:  false,
-				Columns: []*schema.Column{PackingListItemsColumns[6], PackingListItemsColumns[0]},
+				Columns: []*schema.Column{PackingListItemsColumns[7], PackingListItemsColumns[0]},
 			},
 			{
 				Name:    "packinglistitem_packing_list",
 				Unique:  false,
-				Columns: []*schema.Column{PackingListItemsColumns[5]},
+				Columns: []*schema.Column{PackingListItemsColumns[6]},
 			},
 			{
 				Name:    "packinglistitem_team_id_packing_list_id",
 				Unique:  false,
-				Columns: []*schema.Column{PackingListItemsColumns[6], PackingListItemsColumns[5], PackingListItemsColumns[0]},
+				Columns: []*schema.Column{PackingListItemsColumns[7], PackingListItemsColumns[6], PackingListItemsColumns[0]},
 			},
 		},
 	}
 	// PurchaseOrdersColumns holds the columns for the "purchase_orders" table.
 	PurchaseOrdersColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeString},
+		{Name: "version", Type: field.TypeInt64, Default: 1},
 		{Name: "createdat", Type: field.TypeString, Nullable: true},
 		{Name: "delivery_date", Type: field.TypeString, Nullable: true},
 		{Name: "description", Type: field.TypeString, Nullable: true},
@@ -355,7 +363,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "purchase_orders_teams_team",
-				Columns:    []*schema.Column{PurchaseOrdersColumns[18]},
+				Columns:    []*schema.Column{PurchaseOrdersColumns[19]},
 				RefColumns: []*schema.Column{TeamsColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -364,13 +372,14 @@ var (
 			{
 				Name:    "purchaseorder_team_id_id",
 				Unique:  false,
-				Columns: []*schema.Column{PurchaseOrdersColumns[18], PurchaseOrdersColumns[0]},
+				Columns: []*schema.Column{PurchaseOrdersColumns[19], PurchaseOrdersColumns[0]},
 			},
 		},
 	}
 	// ReturnLineItemsColumns holds the columns for the "return_line_items" table.
 	ReturnLineItemsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeString},
+		{Name: "version", Type: field.TypeInt64, Default: 1},
 		{Name: "amount", Type: field.TypeString, Nullable: true},
 		{Name: "condition", Type: field.TypeString, Nullable: true},
 		{Name: "flat_rate_shipping", Type: field.TypeString, Nullable: true},
@@ -390,13 +399,13 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "return_line_items_teams_team",
-				Columns:    []*schema.Column{ReturnLineItemsColumns[9]},
+				Columns:    []*schema.Column{ReturnLineItemsColumns[10]},
 				RefColumns: []*schema.Column{TeamsColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
 			{
 				Symbol:     "return_line_items_returns_line_items",
-				Columns:    []*schema.Column{ReturnLineItemsColumns[10]},
+				Columns:    []*schema.Column{ReturnLineItemsColumns[11]},
 				RefColumns: []*schema.Column{ReturnsColumns[0]},
 				OnDelete:   schema.Cascade,
 			},
@@ -405,23 +414,24 @@ var (
 			{
 				Name:    "returnlineitem_team_id_id",
 				Unique:  false,
-				Columns: []*schema.Column{ReturnLineItemsColumns[9], ReturnLineItemsColumns[0]},
+				Columns: []*schema.Column{ReturnLineItemsColumns[10], ReturnLineItemsColumns[0]},
 			},
 			{
 				Name:    "returnlineitem_return_id",
 				Unique:  false,
-				Columns: []*schema.Column{ReturnLineItemsColumns[10]},
+				Columns: []*schema.Column{ReturnLineItemsColumns[11]},
 			},
 			{
 				Name:    "returnlineitem_team_id_return_id_id",
 				Unique:  false,
-				Columns: []*schema.Column{ReturnLineItemsColumns[9], ReturnLineItemsColumns[10], ReturnLineItemsColumns[0]},
+				Columns: []*schema.Column{ReturnLineItemsColumns[10], ReturnLineItemsColumns[11], ReturnLineItemsColumns[0]},
 			},
 		},
 	}
 	// ReturnsColumns holds the columns for the "returns" table.
 	ReturnsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeString},
+		{Name: "version", Type: field.TypeInt64, Default: 1},
 		{Name: "order_id", Type: field.TypeString, Nullable: true},
 		{Name: "description", Type: field.TypeString, Nullable: true},
 		{Name: "issue", Type: field.TypeString, Nullable: true},
@@ -456,7 +466,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "returns_teams_team",
-				Columns:    []*schema.Column{ReturnsColumns[25]},
+				Columns:    []*schema.Column{ReturnsColumns[26]},
 				RefColumns: []*schema.Column{TeamsColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -465,7 +475,7 @@ var (
 			{
 				Name:    "returnrecord_team_id_id",
 				Unique:  false,
-				Columns: []*schema.Column{ReturnsColumns[25], ReturnsColumns[0]},
+				Columns: []*schema.Column{ReturnsColumns[26], ReturnsColumns[0]},
 			},
 		},
 	}
@@ -483,6 +493,7 @@ var (
 	// SuppliersColumns holds the columns for the "suppliers" table.
 	SuppliersColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeString},
+		{Name: "version", Type: field.TypeInt64, Default: 1},
 		{Name: "name", Type: field.TypeString, Nullable: true},
 		{Name: "provided_id", Type: field.TypeString, Nullable: true},
 		{Name: "mapping", Type: field.TypeJSON, Nullable: true},
@@ -500,7 +511,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "suppliers_teams_team",
-				Columns:    []*schema.Column{SuppliersColumns[8]},
+				Columns:    []*schema.Column{SuppliersColumns[9]},
 				RefColumns: []*schema.Column{TeamsColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -509,7 +520,7 @@ var (
 			{
 				Name:    "supplier_team_id_id",
 				Unique:  false,
-				Columns: []*schema.Column{SuppliersColumns[8], SuppliersColumns[0]},
+				Columns: []*schema.Column{SuppliersColumns[9], SuppliersColumns[0]},
 			},
 		},
 	}
@@ -528,6 +539,7 @@ var (
 	// UsersColumns holds the columns for the "users" table.
 	UsersColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeString},
+		{Name: "version", Type: field.TypeInt64, Default: 1},
 		{Name: "active", Type: field.TypeBool, Nullable: true},
 		{Name: "avatar", Type: field.TypeString, Nullable: true},
 		{Name: "bio", Type: field.TypeString, Nullable: true},
@@ -555,7 +567,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "users_teams_team",
-				Columns:    []*schema.Column{UsersColumns[18]},
+				Columns:    []*schema.Column{UsersColumns[19]},
 				RefColumns: []*schema.Column{TeamsColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -564,18 +576,19 @@ var (
 			{
 				Name:    "user_team_id_id",
 				Unique:  false,
-				Columns: []*schema.Column{UsersColumns[18], UsersColumns[0]},
+				Columns: []*schema.Column{UsersColumns[19], UsersColumns[0]},
 			},
 			{
 				Name:    "user_team_id_username",
 				Unique:  true,
-				Columns: []*schema.Column{UsersColumns[18], UsersColumns[17]},
+				Columns: []*schema.Column{UsersColumns[19], UsersColumns[18]},
 			},
 		},
 	}
 	// VendorsColumns holds the columns for the "vendors" table.
 	VendorsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeString},
+		{Name: "version", Type: field.TypeInt64, Default: 1},
 		{Name: "vendor_name", Type: field.TypeString, Nullable: true},
 		{Name: "vendor_notes", Type: field.TypeString, Nullable: true},
 		{Name: "vendor_subtype", Type: field.TypeString, Nullable: true},
@@ -622,7 +635,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "vendors_teams_team",
-				Columns:    []*schema.Column{VendorsColumns[37]},
+				Columns:    []*schema.Column{VendorsColumns[38]},
 				RefColumns: []*schema.Column{TeamsColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -631,13 +644,14 @@ var (
 			{
 				Name:    "vendor_team_id_id",
 				Unique:  false,
-				Columns: []*schema.Column{VendorsColumns[37], VendorsColumns[0]},
+				Columns: []*schema.Column{VendorsColumns[38], VendorsColumns[0]},
 			},
 		},
 	}
 	// WarrantiesColumns holds the columns for the "warranties" table.
 	WarrantiesColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeString},
+		{Name: "version", Type: field.TypeInt64, Default: 1},
 		{Name: "created_at", Type: field.TypeTime, Nullable: true},
 		{Name: "updated_at", Type: field.TypeTime, Nullable: true},
 		{Name: "team_id", Type: field.TypeInt},
@@ -650,7 +664,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "warranties_teams_team",
-				Columns:    []*schema.Column{WarrantiesColumns[3]},
+				Columns:    []*schema.Column{WarrantiesColumns[4]},
 				RefColumns: []*schema.Column{TeamsColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -659,13 +673,14 @@ var (
 			{
 				Name:    "warranty_team_id_id",
 				Unique:  false,
-				Columns: []*schema.Column{WarrantiesColumns[3], WarrantiesColumns[0]},
+				Columns: []*schema.Column{WarrantiesColumns[4], WarrantiesColumns[0]},
 			},
 		},
 	}
 	// WarrantyLineItemsColumns holds the columns for the "warranty_line_items" table.
 	WarrantyLineItemsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeString},
+		{Name: "version", Type: field.TypeInt64, Default: 1},
 		{Name: "sku", Type: field.TypeString, Nullable: true},
 		{Name: "name", Type: field.TypeString, Nullable: true},
 		{Name: "price", Type: field.TypeString, Nullable: true},
@@ -691,13 +706,13 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "warranty_line_items_warranties_line_items",
-				Columns:    []*schema.Column{WarrantyLineItemsColumns[15]},
+				Columns:    []*schema.Column{WarrantyLineItemsColumns[16]},
 				RefColumns: []*schema.Column{WarrantiesColumns[0]},
 				OnDelete:   schema.Cascade,
 			},
 			{
 				Symbol:     "warranty_line_items_teams_team",
-				Columns:    []*schema.Column{WarrantyLineItemsColumns[16]},
+				Columns:    []*schema.Column{WarrantyLineItemsColumns[17]},
 				RefColumns: []*schema.Column{TeamsColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -706,23 +721,24 @@ var (
 			{
 				Name:    "warrantylineitem_team_id_id",
 				Unique:  false,
-				Columns: []*schema.Column{WarrantyLineItemsColumns[16], WarrantyLineItemsColumns[0]},
+				Columns: []*schema.Column{WarrantyLineItemsColumns[17], WarrantyLineItemsColumns[0]},
 			},
 			{
 				Name:    "warrantylineitem_warranty_id",
 				Unique:  false,
-				Columns: []*schema.Column{WarrantyLineItemsColumns[15]},
+				Columns: []*schema.Column{WarrantyLineItemsColumns[16]},
 			},
 			{
 				Name:    "warrantylineitem_team_id_warranty_id_id",
 				Unique:  false,
-				Columns: []*schema.Column{WarrantyLineItemsColumns[16], WarrantyLineItemsColumns[15], WarrantyLineItemsColumns[0]},
+				Columns: []*schema.Column{WarrantyLineItemsColumns[17], WarrantyLineItemsColumns[16], WarrantyLineItemsColumns[0]},
 			},
 		},
 	}
 	// WorkOrdersColumns holds the columns for the "work_orders" table.
 	WorkOrdersColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeString},
+		{Name: "version", Type: field.TypeInt64, Default: 1},
 		{Name: "bill_of_materials_number", Type: field.TypeString, Nullable: true},
 		{Name: "created_at", Type: field.TypeTime, Nullable: true},
 		{Name: "created_by", Type: field.TypeString, Nullable: true},
@@ -748,7 +764,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "work_orders_teams_team",
-				Columns:    []*schema.Column{WorkOrdersColumns[16]},
+				Columns:    []*schema.Column{WorkOrdersColumns[17]},
 				RefColumns: []*schema.Column{TeamsColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -757,13 +773,14 @@ var (
 			{
 				Name:    "workorder_team_id_id",
 				Unique:  false,
-				Columns: []*schema.Column{WorkOrdersColumns[16], WorkOrdersColumns[0]},
+				Columns: []*schema.Column{WorkOrdersColumns[17], WorkOrdersColumns[0]},
 			},
 		},
 	}
 	// WorkOrderLineItemsColumns holds the columns for the "work_order_line_items" table.
 	WorkOrderLineItemsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeString},
+		{Name: "version", Type: field.TypeInt64, Default: 1},
 		{Name: "line_status", Type: field.TypeString, Nullable: true},
 		{Name: "line_type", Type: field.TypeString, Nullable: true},
 		{Name: "part_name", Type: field.TypeString, Nullable: true},
@@ -781,13 +798,13 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "work_order_line_items_work_orders_work_order_line_items",
-				Columns:    []*schema.Column{WorkOrderLineItemsColumns[7]},
+				Columns:    []*schema.Column{WorkOrderLineItemsColumns[8]},
 				RefColumns: []*schema.Column{WorkOrdersColumns[0]},
 				OnDelete:   schema.Cascade,
 			},
 			{
 				Symbol:     "work_order_line_items_teams_team",
-				Columns:    []*schema.Column{WorkOrderLineItemsColumns[8]},
+				Columns:    []*schema.Column{WorkOrderLineItemsColumns[9]},
 				RefColumns: []*schema.Column{TeamsColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -796,17 +813,17 @@ var (
 			{
 				Name:    "workorderlineitem_team_id_id",
 				Unique:  false,
-				Columns: []*schema.Column{WorkOrderLineItemsColumns[8], WorkOrderLineItemsColumns[0]},
+				Columns: []*schema.Column{WorkOrderLineItemsColumns[9], WorkOrderLineItemsColumns[0]},
 			},
 			{
 				Name:    "workorderlineitem_work_order_number",
 				Unique:  false,
-				Columns: []*schema.Column{WorkOrderLineItemsColumns[7]},
+				Columns: []*schema.Column{WorkOrderLineItemsColumns[8]},
 			},
 			{
 				Name:    "workorderlineitem_team_id_work_order_number_id",
 				Unique:  false,
-				Columns: []*schema.Column{WorkOrderLineItemsColumns[8], WorkOrderLineItemsColumns[7], WorkOrderLineItemsColumns[0]},
+				Columns: []*schema.Column{WorkOrderLineItemsColumns[9], WorkOrderLineItemsColumns[8], WorkOrderLineItemsColumns[0]},
 			},
 		},
 	}

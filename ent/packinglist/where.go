@@ -70,6 +70,11 @@ func TeamID(v int) predicate.PackingList {
 	return predicate.PackingList(sql.FieldEQ(FieldTeamID, v))
 }
 
+// Version applies equality check predicate on the "version" field. It's identical to VersionEQ.
+func Version(v int64) predicate.PackingList {
+	return predicate.PackingList(sql.FieldEQ(FieldVersion, v))
+}
+
 // Number applies equality check predicate on the "number" field. It's identical to NumberEQ.
 func Number(v string) predicate.PackingList {
 	return predicate.PackingList(sql.FieldEQ(FieldNumber, v))
@@ -123,6 +128,46 @@ func TeamIDIn(vs ...int) predicate.PackingList {
 // TeamIDNotIn applies the NotIn predicate on the "team_id" field.
 func TeamIDNotIn(vs ...int) predicate.PackingList {
 	return predicate.PackingList(sql.FieldNotIn(FieldTeamID, vs...))
+}
+
+// VersionEQ applies the EQ predicate on the "version" field.
+func VersionEQ(v int64) predicate.PackingList {
+	return predicate.PackingList(sql.FieldEQ(FieldVersion, v))
+}
+
+// VersionNEQ applies the NEQ predicate on the "version" field.
+func VersionNEQ(v int64) predicate.PackingList {
+	return predicate.PackingList(sql.FieldNEQ(FieldVersion, v))
+}
+
+// VersionIn applies the In predicate on the "version" field.
+func VersionIn(vs ...int64) predicate.PackingList {
+	return predicate.PackingList(sql.FieldIn(FieldVersion, vs...))
+}
+
+// VersionNotIn applies the NotIn predicate on the "version" field.
+func VersionNotIn(vs ...int64) predicate.PackingList {
+	return predicate.PackingList(sql.FieldNotIn(FieldVersion, vs...))
+}
+
+// VersionGT applies the GT predicate on the "version" field.
+func VersionGT(v int64) predicate.PackingList {
+	return predicate.PackingList(sql.FieldGT(FieldVersion, v))
+}
+
+// VersionGTE applies the GTE predicate on the "version" field.
+func VersionGTE(v int64) predicate.PackingList {
+	return predicate.PackingList(sql.FieldGTE(FieldVersion, v))
+}
+
+// VersionLT applies the LT predicate on the "version" field.
+func VersionLT(v int64) predicate.PackingList {
+	return predicate.PackingList(sql.FieldLT(FieldVersion, v))
+}
+
+// VersionLTE applies the LTE predicate on the "version" field.
+func VersionLTE(v int64) predicate.PackingList {
+	return predicate.PackingList(sql.FieldLTE(FieldVersion, v))
 }
 
 // NumberEQ applies the EQ predicate on the "number" field.

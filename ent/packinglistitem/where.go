@@ -69,6 +69,11 @@ func TeamID(v int) predicate.PackingListItem {
 	return predicate.PackingListItem(sql.FieldEQ(FieldTeamID, v))
 }
 
+// Version applies equality check predicate on the "version" field. It's identical to VersionEQ.
+func Version(v int64) predicate.PackingListItem {
+	return predicate.PackingListItem(sql.FieldEQ(FieldVersion, v))
+}
+
 // Sku applies equality check predicate on the "sku" field. It's identical to SkuEQ.
 func Sku(v string) predicate.PackingListItem {
 	return predicate.PackingListItem(sql.FieldEQ(FieldSku, v))
@@ -112,6 +117,46 @@ func TeamIDIn(vs ...int) predicate.PackingListItem {
 // TeamIDNotIn applies the NotIn predicate on the "team_id" field.
 func TeamIDNotIn(vs ...int) predicate.PackingListItem {
 	return predicate.PackingListItem(sql.FieldNotIn(FieldTeamID, vs...))
+}
+
+// VersionEQ applies the EQ predicate on the "version" field.
+func VersionEQ(v int64) predicate.PackingListItem {
+	return predicate.PackingListItem(sql.FieldEQ(FieldVersion, v))
+}
+
+// VersionNEQ applies the NEQ predicate on the "version" field.
+func VersionNEQ(v int64) predicate.PackingListItem {
+	return predicate.PackingListItem(sql.FieldNEQ(FieldVersion, v))
+}
+
+// VersionIn applies the In predicate on the "version" field.
+func VersionIn(vs ...int64) predicate.PackingListItem {
+	return predicate.PackingListItem(sql.FieldIn(FieldVersion, vs...))
+}
+
+// VersionNotIn applies the NotIn predicate on the "version" field.
+func VersionNotIn(vs ...int64) predicate.PackingListItem {
+	return predicate.PackingListItem(sql.FieldNotIn(FieldVersion, vs...))
+}
+
+// VersionGT applies the GT predicate on the "version" field.
+func VersionGT(v int64) predicate.PackingListItem {
+	return predicate.PackingListItem(sql.FieldGT(FieldVersion, v))
+}
+
+// VersionGTE applies the GTE predicate on the "version" field.
+func VersionGTE(v int64) predicate.PackingListItem {
+	return predicate.PackingListItem(sql.FieldGTE(FieldVersion, v))
+}
+
+// VersionLT applies the LT predicate on the "version" field.
+func VersionLT(v int64) predicate.PackingListItem {
+	return predicate.PackingListItem(sql.FieldLT(FieldVersion, v))
+}
+
+// VersionLTE applies the LTE predicate on the "version" field.
+func VersionLTE(v int64) predicate.PackingListItem {
+	return predicate.PackingListItem(sql.FieldLTE(FieldVersion, v))
 }
 
 // SkuEQ applies the EQ predicate on the "sku" field.

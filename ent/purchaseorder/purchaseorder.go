@@ -15,6 +15,8 @@ const (
 	FieldID = "id"
 	// FieldTeamID holds the string denoting the team_id field in the database.
 	FieldTeamID = "team_id"
+	// FieldVersion holds the string denoting the version field in the database.
+	FieldVersion = "version"
 	// FieldCreatedat holds the string denoting the createdat field in the database.
 	FieldCreatedat = "createdat"
 	// FieldDeliveryDate holds the string denoting the delivery_date field in the database.
@@ -66,6 +68,7 @@ const (
 var Columns = []string{
 	FieldID,
 	FieldTeamID,
+	FieldVersion,
 	FieldCreatedat,
 	FieldDeliveryDate,
 	FieldDescription,
@@ -103,6 +106,8 @@ func ValidColumn(column string) bool {
 var (
 	Hooks        [2]ent.Hook
 	Interceptors [1]ent.Interceptor
+	// DefaultVersion holds the default value on creation for the "version" field.
+	DefaultVersion int64
 	// DefaultCreatedat holds the default value on creation for the "createdat" field.
 	DefaultCreatedat func() string
 	// DefaultLastupdated holds the default value on creation for the "lastupdated" field.
@@ -124,6 +129,11 @@ func ByID(opts ...sql.OrderTermOption) OrderOption {
 // ByTeamID orders the results by the team_id field.
 func ByTeamID(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldTeamID, opts...).ToFunc()
+}
+
+// ByVersion orders the results by the version field.
+func ByVersion(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldVersion, opts...).ToFunc()
 }
 
 // ByCreatedat orders the results by the createdat field.

@@ -69,6 +69,11 @@ func TeamID(v int) predicate.PurchaseOrder {
 	return predicate.PurchaseOrder(sql.FieldEQ(FieldTeamID, v))
 }
 
+// Version applies equality check predicate on the "version" field. It's identical to VersionEQ.
+func Version(v int64) predicate.PurchaseOrder {
+	return predicate.PurchaseOrder(sql.FieldEQ(FieldVersion, v))
+}
+
 // Createdat applies equality check predicate on the "createdat" field. It's identical to CreatedatEQ.
 func Createdat(v string) predicate.PurchaseOrder {
 	return predicate.PurchaseOrder(sql.FieldEQ(FieldCreatedat, v))
@@ -172,6 +177,46 @@ func TeamIDIn(vs ...int) predicate.PurchaseOrder {
 // TeamIDNotIn applies the NotIn predicate on the "team_id" field.
 func TeamIDNotIn(vs ...int) predicate.PurchaseOrder {
 	return predicate.PurchaseOrder(sql.FieldNotIn(FieldTeamID, vs...))
+}
+
+// VersionEQ applies the EQ predicate on the "version" field.
+func VersionEQ(v int64) predicate.PurchaseOrder {
+	return predicate.PurchaseOrder(sql.FieldEQ(FieldVersion, v))
+}
+
+// VersionNEQ applies the NEQ predicate on the "version" field.
+func VersionNEQ(v int64) predicate.PurchaseOrder {
+	return predicate.PurchaseOrder(sql.FieldNEQ(FieldVersion, v))
+}
+
+// VersionIn applies the In predicate on the "version" field.
+func VersionIn(vs ...int64) predicate.PurchaseOrder {
+	return predicate.PurchaseOrder(sql.FieldIn(FieldVersion, vs...))
+}
+
+// VersionNotIn applies the NotIn predicate on the "version" field.
+func VersionNotIn(vs ...int64) predicate.PurchaseOrder {
+	return predicate.PurchaseOrder(sql.FieldNotIn(FieldVersion, vs...))
+}
+
+// VersionGT applies the GT predicate on the "version" field.
+func VersionGT(v int64) predicate.PurchaseOrder {
+	return predicate.PurchaseOrder(sql.FieldGT(FieldVersion, v))
+}
+
+// VersionGTE applies the GTE predicate on the "version" field.
+func VersionGTE(v int64) predicate.PurchaseOrder {
+	return predicate.PurchaseOrder(sql.FieldGTE(FieldVersion, v))
+}
+
+// VersionLT applies the LT predicate on the "version" field.
+func VersionLT(v int64) predicate.PurchaseOrder {
+	return predicate.PurchaseOrder(sql.FieldLT(FieldVersion, v))
+}
+
+// VersionLTE applies the LTE predicate on the "version" field.
+func VersionLTE(v int64) predicate.PurchaseOrder {
+	return predicate.PurchaseOrder(sql.FieldLTE(FieldVersion, v))
 }
 
 // CreatedatEQ applies the EQ predicate on the "createdat" field.

@@ -15,6 +15,8 @@ const (
 	FieldID = "id"
 	// FieldTeamID holds the string denoting the team_id field in the database.
 	FieldTeamID = "team_id"
+	// FieldVersion holds the string denoting the version field in the database.
+	FieldVersion = "version"
 	// FieldOrderID holds the string denoting the order_id field in the database.
 	FieldOrderID = "order_id"
 	// FieldDescription holds the string denoting the description field in the database.
@@ -89,6 +91,7 @@ const (
 var Columns = []string{
 	FieldID,
 	FieldTeamID,
+	FieldVersion,
 	FieldOrderID,
 	FieldDescription,
 	FieldIssue,
@@ -133,6 +136,8 @@ func ValidColumn(column string) bool {
 var (
 	Hooks        [1]ent.Hook
 	Interceptors [1]ent.Interceptor
+	// DefaultVersion holds the default value on creation for the "version" field.
+	DefaultVersion int64
 	// DefaultCreatedDate holds the default value on creation for the "created_date" field.
 	DefaultCreatedDate func() string
 	// DefaultID holds the default value on creation for the "id" field.
@@ -152,6 +157,11 @@ func ByID(opts ...sql.OrderTermOption) OrderOption {
 // ByTeamID orders the results by the team_id field.
 func ByTeamID(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldTeamID, opts...).ToFunc()
+}
+
+// ByVersion orders the results by the version field.
+func ByVersion(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldVersion, opts...).ToFunc()
 }
 
 // ByOrderID orders the results by the order_id field.

@@ -69,6 +69,11 @@ func TeamID(v int) predicate.ReturnRecord {
 	return predicate.ReturnRecord(sql.FieldEQ(FieldTeamID, v))
 }
 
+// Version applies equality check predicate on the "version" field. It's identical to VersionEQ.
+func Version(v int64) predicate.ReturnRecord {
+	return predicate.ReturnRecord(sql.FieldEQ(FieldVersion, v))
+}
+
 // OrderID applies equality check predicate on the "order_id" field. It's identical to OrderIDEQ.
 func OrderID(v string) predicate.ReturnRecord {
 	return predicate.ReturnRecord(sql.FieldEQ(FieldOrderID, v))
@@ -207,6 +212,46 @@ func TeamIDIn(vs ...int) predicate.ReturnRecord {
 // TeamIDNotIn applies the NotIn predicate on the "team_id" field.
 func TeamIDNotIn(vs ...int) predicate.ReturnRecord {
 	return predicate.ReturnRecord(sql.FieldNotIn(FieldTeamID, vs...))
+}
+
+// VersionEQ applies the EQ predicate on the "version" field.
+func VersionEQ(v int64) predicate.ReturnRecord {
+	return predicate.ReturnRecord(sql.FieldEQ(FieldVersion, v))
+}
+
+// VersionNEQ applies the NEQ predicate on the "version" field.
+func VersionNEQ(v int64) predicate.ReturnRecord {
+	return predicate.ReturnRecord(sql.FieldNEQ(FieldVersion, v))
+}
+
+// VersionIn applies the In predicate on the "version" field.
+func VersionIn(vs ...int64) predicate.ReturnRecord {
+	return predicate.ReturnRecord(sql.FieldIn(FieldVersion, vs...))
+}
+
+// VersionNotIn applies the NotIn predicate on the "version" field.
+func VersionNotIn(vs ...int64) predicate.ReturnRecord {
+	return predicate.ReturnRecord(sql.FieldNotIn(FieldVersion, vs...))
+}
+
+// VersionGT applies the GT predicate on the "version" field.
+func VersionGT(v int64) predicate.ReturnRecord {
+	return predicate.ReturnRecord(sql.FieldGT(FieldVersion, v))
+}
+
+// VersionGTE applies the GTE predicate on the "version" field.
+func VersionGTE(v int64) predicate.ReturnRecord {
+	return predicate.ReturnRecord(sql.FieldGTE(FieldVersion, v))
+}
+
+// VersionLT applies the LT predicate on the "version" field.
+func VersionLT(v int64) predicate.ReturnRecord {
+	return predicate.ReturnRecord(sql.FieldLT(FieldVersion, v))
+}
+
+// VersionLTE applies the LTE predicate on the "version" field.
+func VersionLTE(v int64) predicate.ReturnRecord {
+	return predicate.ReturnRecord(sql.FieldLTE(FieldVersion, v))
 }
 
 // OrderIDEQ applies the EQ predicate on the "order_id" field.

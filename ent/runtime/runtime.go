@@ -60,6 +60,10 @@ func init() {
 	_ = billofmaterialslineitemMixinFields0
 	billofmaterialslineitemFields := schema.BillOfMaterialsLineItem{}.Fields()
 	_ = billofmaterialslineitemFields
+	// billofmaterialslineitemDescVersion is the schema descriptor for version field.
+	billofmaterialslineitemDescVersion := billofmaterialslineitemMixinFields0[2].Descriptor()
+	// billofmaterialslineitem.DefaultVersion holds the default value on creation for the version field.
+	billofmaterialslineitem.DefaultVersion = billofmaterialslineitemDescVersion.Default.(int64)
 	// billofmaterialslineitemDescID is the schema descriptor for id field.
 	billofmaterialslineitemDescID := billofmaterialslineitemMixinFields0[0].Descriptor()
 	// billofmaterialslineitem.DefaultID holds the default value on creation for the id field.
@@ -77,6 +81,10 @@ func init() {
 	_ = caserecordMixinFields0
 	caserecordFields := schema.CaseRecord{}.Fields()
 	_ = caserecordFields
+	// caserecordDescVersion is the schema descriptor for version field.
+	caserecordDescVersion := caserecordMixinFields0[2].Descriptor()
+	// caserecord.DefaultVersion holds the default value on creation for the version field.
+	caserecord.DefaultVersion = caserecordDescVersion.Default.(int64)
 	// caserecordDescCreatedDate is the schema descriptor for createdDate field.
 	caserecordDescCreatedDate := caserecordFields[7].Descriptor()
 	// caserecord.DefaultCreatedDate holds the default value on creation for the createdDate field.
@@ -100,6 +108,10 @@ func init() {
 	_ = channelthreadMixinFields0
 	channelthreadFields := schema.ChannelThread{}.Fields()
 	_ = channelthreadFields
+	// channelthreadDescVersion is the schema descriptor for version field.
+	channelthreadDescVersion := channelthreadMixinFields0[2].Descriptor()
+	// channelthread.DefaultVersion holds the default value on creation for the version field.
+	channelthread.DefaultVersion = channelthreadDescVersion.Default.(int64)
 	// channelthreadDescCreatedAt is the schema descriptor for created_at field.
 	channelthreadDescCreatedAt := channelthreadFields[1].Descriptor()
 	// channelthread.DefaultCreatedAt holds the default value on creation for the created_at field.
@@ -125,6 +137,10 @@ func init() {
 	_ = contactMixinFields0
 	contactFields := schema.Contact{}.Fields()
 	_ = contactFields
+	// contactDescVersion is the schema descriptor for version field.
+	contactDescVersion := contactMixinFields0[2].Descriptor()
+	// contact.DefaultVersion holds the default value on creation for the version field.
+	contact.DefaultVersion = contactDescVersion.Default.(int64)
 	// contactDescCreatedAt is the schema descriptor for created_at field.
 	contactDescCreatedAt := contactFields[5].Descriptor()
 	// contact.DefaultCreatedAt holds the default value on creation for the created_at field.
@@ -144,6 +160,10 @@ func init() {
 	_ = customerMixinFields0
 	customerFields := schema.Customer{}.Fields()
 	_ = customerFields
+	// customerDescVersion is the schema descriptor for version field.
+	customerDescVersion := customerMixinFields0[2].Descriptor()
+	// customer.DefaultVersion holds the default value on creation for the version field.
+	customer.DefaultVersion = customerDescVersion.Default.(int64)
 	// customerDescID is the schema descriptor for id field.
 	customerDescID := customerMixinFields0[0].Descriptor()
 	// customer.DefaultID holds the default value on creation for the id field.
@@ -159,6 +179,10 @@ func init() {
 	_ = packinglistMixinFields0
 	packinglistFields := schema.PackingList{}.Fields()
 	_ = packinglistFields
+	// packinglistDescVersion is the schema descriptor for version field.
+	packinglistDescVersion := packinglistMixinFields0[2].Descriptor()
+	// packinglist.DefaultVersion holds the default value on creation for the version field.
+	packinglist.DefaultVersion = packinglistDescVersion.Default.(int64)
 	// packinglistDescID is the schema descriptor for id field.
 	packinglistDescID := packinglistMixinFields0[0].Descriptor()
 	// packinglist.DefaultID holds the default value on creation for the id field.
@@ -174,6 +198,10 @@ func init() {
 	_ = packinglistitemMixinFields0
 	packinglistitemFields := schema.PackingListItem{}.Fields()
 	_ = packinglistitemFields
+	// packinglistitemDescVersion is the schema descriptor for version field.
+	packinglistitemDescVersion := packinglistitemMixinFields0[2].Descriptor()
+	// packinglistitem.DefaultVersion holds the default value on creation for the version field.
+	packinglistitem.DefaultVersion = packinglistitemDescVersion.Default.(int64)
 	// packinglistitemDescID is the schema descriptor for id field.
 	packinglistitemDescID := packinglistitemMixinFields0[0].Descriptor()
 	// packinglistitem.DefaultID holds the default value on creation for the id field.
@@ -191,6 +219,10 @@ func init() {
 	_ = purchaseorderMixinFields0
 	purchaseorderFields := schema.PurchaseOrder{}.Fields()
 	_ = purchaseorderFields
+	// purchaseorderDescVersion is the schema descriptor for version field.
+	purchaseorderDescVersion := purchaseorderMixinFields0[2].Descriptor()
+	// purchaseorder.DefaultVersion holds the default value on creation for the version field.
+	purchaseorder.DefaultVersion = purchaseorderDescVersion.Default.(int64)
 	// purchaseorderDescCreatedat is the schema descriptor for createdat field.
 	purchaseorderDescCreatedat := purchaseorderFields[0].Descriptor()
 	// purchaseorder.DefaultCreatedat holds the default value on creation for the createdat field.
@@ -214,6 +246,10 @@ func init() {
 	_ = returnlineitemMixinFields0
 	returnlineitemFields := schema.ReturnLineItem{}.Fields()
 	_ = returnlineitemFields
+	// returnlineitemDescVersion is the schema descriptor for version field.
+	returnlineitemDescVersion := returnlineitemMixinFields0[2].Descriptor()
+	// returnlineitem.DefaultVersion holds the default value on creation for the version field.
+	returnlineitem.DefaultVersion = returnlineitemDescVersion.Default.(int64)
 	// returnlineitemDescID is the schema descriptor for id field.
 	returnlineitemDescID := returnlineitemMixinFields0[0].Descriptor()
 	// returnlineitem.DefaultID holds the default value on creation for the id field.
@@ -229,6 +265,10 @@ func init() {
 	_ = returnrecordMixinFields0
 	returnrecordFields := schema.ReturnRecord{}.Fields()
 	_ = returnrecordFields
+	// returnrecordDescVersion is the schema descriptor for version field.
+	returnrecordDescVersion := returnrecordMixinFields0[2].Descriptor()
+	// returnrecord.DefaultVersion holds the default value on creation for the version field.
+	returnrecord.DefaultVersion = returnrecordDescVersion.Default.(int64)
 	// returnrecordDescCreatedDate is the schema descriptor for created_date field.
 	returnrecordDescCreatedDate := returnrecordFields[17].Descriptor()
 	// returnrecord.DefaultCreatedDate holds the default value on creation for the created_date field.
@@ -258,6 +298,10 @@ func init() {
 	_ = supplierMixinFields0
 	supplierFields := schema.Supplier{}.Fields()
 	_ = supplierFields
+	// supplierDescVersion is the schema descriptor for version field.
+	supplierDescVersion := supplierMixinFields0[2].Descriptor()
+	// supplier.DefaultVersion holds the default value on creation for the version field.
+	supplier.DefaultVersion = supplierDescVersion.Default.(int64)
 	// supplierDescCreatedAt is the schema descriptor for created_at field.
 	supplierDescCreatedAt := supplierFields[4].Descriptor()
 	// supplier.DefaultCreatedAt holds the default value on creation for the created_at field.
@@ -297,6 +341,10 @@ func init() {
 	_ = userMixinFields0
 	userFields := schema.User{}.Fields()
 	_ = userFields
+	// userDescVersion is the schema descriptor for version field.
+	userDescVersion := userMixinFields0[2].Descriptor()
+	// user.DefaultVersion holds the default value on creation for the version field.
+	user.DefaultVersion = userDescVersion.Default.(int64)
 	// userDescID is the schema descriptor for id field.
 	userDescID := userMixinFields0[0].Descriptor()
 	// user.DefaultID holds the default value on creation for the id field.
@@ -312,6 +360,10 @@ func init() {
 	_ = vendorMixinFields0
 	vendorFields := schema.Vendor{}.Fields()
 	_ = vendorFields
+	// vendorDescVersion is the schema descriptor for version field.
+	vendorDescVersion := vendorMixinFields0[2].Descriptor()
+	// vendor.DefaultVersion holds the default value on creation for the version field.
+	vendor.DefaultVersion = vendorDescVersion.Default.(int64)
 	// vendorDescCreatedAt is the schema descriptor for created_at field.
 	vendorDescCreatedAt := vendorFields[32].Descriptor()
 	// vendor.DefaultCreatedAt holds the default value on creation for the created_at field.
@@ -331,6 +383,10 @@ func init() {
 	_ = warrantyMixinFields0
 	warrantyFields := schema.Warranty{}.Fields()
 	_ = warrantyFields
+	// warrantyDescVersion is the schema descriptor for version field.
+	warrantyDescVersion := warrantyMixinFields0[2].Descriptor()
+	// warranty.DefaultVersion holds the default value on creation for the version field.
+	warranty.DefaultVersion = warrantyDescVersion.Default.(int64)
 	// warrantyDescCreatedAt is the schema descriptor for created_at field.
 	warrantyDescCreatedAt := warrantyFields[0].Descriptor()
 	// warranty.DefaultCreatedAt holds the default value on creation for the created_at field.
@@ -358,6 +414,10 @@ func init() {
 	_ = warrantylineitemMixinFields0
 	warrantylineitemFields := schema.WarrantyLineItem{}.Fields()
 	_ = warrantylineitemFields
+	// warrantylineitemDescVersion is the schema descriptor for version field.
+	warrantylineitemDescVersion := warrantylineitemMixinFields0[2].Descriptor()
+	// warrantylineitem.DefaultVersion holds the default value on creation for the version field.
+	warrantylineitem.DefaultVersion = warrantylineitemDescVersion.Default.(int64)
 	// warrantylineitemDescCreatedAt is the schema descriptor for created_at field.
 	warrantylineitemDescCreatedAt := warrantylineitemFields[7].Descriptor()
 	// warrantylineitem.DefaultCreatedAt holds the default value on creation for the created_at field.
@@ -381,6 +441,10 @@ func init() {
 	_ = workorderMixinFields0
 	workorderFields := schema.WorkOrder{}.Fields()
 	_ = workorderFields
+	// workorderDescVersion is the schema descriptor for version field.
+	workorderDescVersion := workorderMixinFields0[2].Descriptor()
+	// workorder.DefaultVersion holds the default value on creation for the version field.
+	workorder.DefaultVersion = workorderDescVersion.Default.(int64)
 	// workorderDescCreatedAt is the schema descriptor for created_at field.
 	workorderDescCreatedAt := workorderFields[1].Descriptor()
 	// workorder.DefaultCreatedAt holds the default value on creation for the created_at field.
@@ -406,6 +470,10 @@ func init() {
 	_ = workorderlineitemMixinFields0
 	workorderlineitemFields := schema.WorkOrderLineItem{}.Fields()
 	_ = workorderlineitemFields
+	// workorderlineitemDescVersion is the schema descriptor for version field.
+	workorderlineitemDescVersion := workorderlineitemMixinFields0[2].Descriptor()
+	// workorderlineitem.DefaultVersion holds the default value on creation for the version field.
+	workorderlineitem.DefaultVersion = workorderlineitemDescVersion.Default.(int64)
 	// workorderlineitemDescID is the schema descriptor for id field.
 	workorderlineitemDescID := workorderlineitemMixinFields0[0].Descriptor()
 	// workorderlineitem.DefaultID holds the default value on creation for the id field.

@@ -70,6 +70,11 @@ func TeamID(v int) predicate.Supplier {
 	return predicate.Supplier(sql.FieldEQ(FieldTeamID, v))
 }
 
+// Version applies equality check predicate on the "version" field. It's identical to VersionEQ.
+func Version(v int64) predicate.Supplier {
+	return predicate.Supplier(sql.FieldEQ(FieldVersion, v))
+}
+
 // Name applies equality check predicate on the "name" field. It's identical to NameEQ.
 func Name(v string) predicate.Supplier {
 	return predicate.Supplier(sql.FieldEQ(FieldName, v))
@@ -113,6 +118,46 @@ func TeamIDIn(vs ...int) predicate.Supplier {
 // TeamIDNotIn applies the NotIn predicate on the "team_id" field.
 func TeamIDNotIn(vs ...int) predicate.Supplier {
 	return predicate.Supplier(sql.FieldNotIn(FieldTeamID, vs...))
+}
+
+// VersionEQ applies the EQ predicate on the "version" field.
+func VersionEQ(v int64) predicate.Supplier {
+	return predicate.Supplier(sql.FieldEQ(FieldVersion, v))
+}
+
+// VersionNEQ applies the NEQ predicate on the "version" field.
+func VersionNEQ(v int64) predicate.Supplier {
+	return predicate.Supplier(sql.FieldNEQ(FieldVersion, v))
+}
+
+// VersionIn applies the In predicate on the "version" field.
+func VersionIn(vs ...int64) predicate.Supplier {
+	return predicate.Supplier(sql.FieldIn(FieldVersion, vs...))
+}
+
+// VersionNotIn applies the NotIn predicate on the "version" field.
+func VersionNotIn(vs ...int64) predicate.Supplier {
+	return predicate.Supplier(sql.FieldNotIn(FieldVersion, vs...))
+}
+
+// VersionGT applies the GT predicate on the "version" field.
+func VersionGT(v int64) predicate.Supplier {
+	return predicate.Supplier(sql.FieldGT(FieldVersion, v))
+}
+
+// VersionGTE applies the GTE predicate on the "version" field.
+func VersionGTE(v int64) predicate.Supplier {
+	return predicate.Supplier(sql.FieldGTE(FieldVersion, v))
+}
+
+// VersionLT applies the LT predicate on the "version" field.
+func VersionLT(v int64) predicate.Supplier {
+	return predicate.Supplier(sql.FieldLT(FieldVersion, v))
+}
+
+// VersionLTE applies the LTE predicate on the "version" field.
+func VersionLTE(v int64) predicate.Supplier {
+	return predicate.Supplier(sql.FieldLTE(FieldVersion, v))
 }
 
 // NameEQ applies the EQ predicate on the "name" field.

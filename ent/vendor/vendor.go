@@ -17,6 +17,8 @@ const (
 	FieldID = "id"
 	// FieldTeamID holds the string denoting the team_id field in the database.
 	FieldTeamID = "team_id"
+	// FieldVersion holds the string denoting the version field in the database.
+	FieldVersion = "version"
 	// FieldVendorName holds the string denoting the vendorname field in the database.
 	FieldVendorName = "vendor_name"
 	// FieldVendorNotes holds the string denoting the vendornotes field in the database.
@@ -106,6 +108,7 @@ const (
 var Columns = []string{
 	FieldID,
 	FieldTeamID,
+	FieldVersion,
 	FieldVendorName,
 	FieldVendorNotes,
 	FieldVendorSubtype,
@@ -162,6 +165,8 @@ func ValidColumn(column string) bool {
 var (
 	Hooks        [1]ent.Hook
 	Interceptors [1]ent.Interceptor
+	// DefaultVersion holds the default value on creation for the "version" field.
+	DefaultVersion int64
 	// DefaultCreatedAt holds the default value on creation for the "created_at" field.
 	DefaultCreatedAt func() time.Time
 	// DefaultID holds the default value on creation for the "id" field.
@@ -181,6 +186,11 @@ func ByID(opts ...sql.OrderTermOption) OrderOption {
 // ByTeamID orders the results by the team_id field.
 func ByTeamID(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldTeamID, opts...).ToFunc()
+}
+
+// ByVersion orders the results by the version field.
+func ByVersion(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldVersion, opts...).ToFunc()
 }
 
 // ByVendorName orders the results by the vendorName field.

@@ -70,6 +70,11 @@ func TeamID(v int) predicate.Vendor {
 	return predicate.Vendor(sql.FieldEQ(FieldTeamID, v))
 }
 
+// Version applies equality check predicate on the "version" field. It's identical to VersionEQ.
+func Version(v int64) predicate.Vendor {
+	return predicate.Vendor(sql.FieldEQ(FieldVersion, v))
+}
+
 // VendorName applies equality check predicate on the "vendorName" field. It's identical to VendorNameEQ.
 func VendorName(v string) predicate.Vendor {
 	return predicate.Vendor(sql.FieldEQ(FieldVendorName, v))
@@ -268,6 +273,46 @@ func TeamIDIn(vs ...int) predicate.Vendor {
 // TeamIDNotIn applies the NotIn predicate on the "team_id" field.
 func TeamIDNotIn(vs ...int) predicate.Vendor {
 	return predicate.Vendor(sql.FieldNotIn(FieldTeamID, vs...))
+}
+
+// VersionEQ applies the EQ predicate on the "version" field.
+func VersionEQ(v int64) predicate.Vendor {
+	return predicate.Vendor(sql.FieldEQ(FieldVersion, v))
+}
+
+// VersionNEQ applies the NEQ predicate on the "version" field.
+func VersionNEQ(v int64) predicate.Vendor {
+	return predicate.Vendor(sql.FieldNEQ(FieldVersion, v))
+}
+
+// VersionIn applies the In predicate on the "version" field.
+func VersionIn(vs ...int64) predicate.Vendor {
+	return predicate.Vendor(sql.FieldIn(FieldVersion, vs...))
+}
+
+// VersionNotIn applies the NotIn predicate on the "version" field.
+func VersionNotIn(vs ...int64) predicate.Vendor {
+	return predicate.Vendor(sql.FieldNotIn(FieldVersion, vs...))
+}
+
+// VersionGT applies the GT predicate on the "version" field.
+func VersionGT(v int64) predicate.Vendor {
+	return predicate.Vendor(sql.FieldGT(FieldVersion, v))
+}
+
+// VersionGTE applies the GTE predicate on the "version" field.
+func VersionGTE(v int64) predicate.Vendor {
+	return predicate.Vendor(sql.FieldGTE(FieldVersion, v))
+}
+
+// VersionLT applies the LT predicate on the "version" field.
+func VersionLT(v int64) predicate.Vendor {
+	return predicate.Vendor(sql.FieldLT(FieldVersion, v))
+}
+
+// VersionLTE applies the LTE predicate on the "version" field.
+func VersionLTE(v int64) predicate.Vendor {
+	return predicate.Vendor(sql.FieldLTE(FieldVersion, v))
 }
 
 // VendorNameEQ applies the EQ predicate on the "vendorName" field.

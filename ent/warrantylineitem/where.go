@@ -69,6 +69,11 @@ func TeamID(v int) predicate.WarrantyLineItem {
 	return predicate.WarrantyLineItem(sql.FieldEQ(FieldTeamID, v))
 }
 
+// Version applies equality check predicate on the "version" field. It's identical to VersionEQ.
+func Version(v int64) predicate.WarrantyLineItem {
+	return predicate.WarrantyLineItem(sql.FieldEQ(FieldVersion, v))
+}
+
 // Sku applies equality check predicate on the "sku" field. It's identical to SkuEQ.
 func Sku(v string) predicate.WarrantyLineItem {
 	return predicate.WarrantyLineItem(sql.FieldEQ(FieldSku, v))
@@ -162,6 +167,46 @@ func TeamIDIn(vs ...int) predicate.WarrantyLineItem {
 // TeamIDNotIn applies the NotIn predicate on the "team_id" field.
 func TeamIDNotIn(vs ...int) predicate.WarrantyLineItem {
 	return predicate.WarrantyLineItem(sql.FieldNotIn(FieldTeamID, vs...))
+}
+
+// VersionEQ applies the EQ predicate on the "version" field.
+func VersionEQ(v int64) predicate.WarrantyLineItem {
+	return predicate.WarrantyLineItem(sql.FieldEQ(FieldVersion, v))
+}
+
+// VersionNEQ applies the NEQ predicate on the "version" field.
+func VersionNEQ(v int64) predicate.WarrantyLineItem {
+	return predicate.WarrantyLineItem(sql.FieldNEQ(FieldVersion, v))
+}
+
+// VersionIn applies the In predicate on the "version" field.
+func VersionIn(vs ...int64) predicate.WarrantyLineItem {
+	return predicate.WarrantyLineItem(sql.FieldIn(FieldVersion, vs...))
+}
+
+// VersionNotIn applies the NotIn predicate on the "version" field.
+func VersionNotIn(vs ...int64) predicate.WarrantyLineItem {
+	return predicate.WarrantyLineItem(sql.FieldNotIn(FieldVersion, vs...))
+}
+
+// VersionGT applies the GT predicate on the "version" field.
+func VersionGT(v int64) predicate.WarrantyLineItem {
+	return predicate.WarrantyLineItem(sql.FieldGT(FieldVersion, v))
+}
+
+// VersionGTE applies the GTE predicate on the "version" field.
+func VersionGTE(v int64) predicate.WarrantyLineItem {
+	return predicate.WarrantyLineItem(sql.FieldGTE(FieldVersion, v))
+}
+
+// VersionLT applies the LT predicate on the "version" field.
+func VersionLT(v int64) predicate.WarrantyLineItem {
+	return predicate.WarrantyLineItem(sql.FieldLT(FieldVersion, v))
+}
+
+// VersionLTE applies the LTE predicate on the "version" field.
+func VersionLTE(v int64) predicate.WarrantyLineItem {
+	return predicate.WarrantyLineItem(sql.FieldLTE(FieldVersion, v))
 }
 
 // SkuEQ applies the EQ predicate on the "sku" field.

@@ -70,6 +70,11 @@ func TeamID(v int) predicate.WorkOrder {
 	return predicate.WorkOrder(sql.FieldEQ(FieldTeamID, v))
 }
 
+// Version applies equality check predicate on the "version" field. It's identical to VersionEQ.
+func Version(v int64) predicate.WorkOrder {
+	return predicate.WorkOrder(sql.FieldEQ(FieldVersion, v))
+}
+
 // BillOfMaterialsNumber applies equality check predicate on the "bill_of_materials_number" field. It's identical to BillOfMaterialsNumberEQ.
 func BillOfMaterialsNumber(v string) predicate.WorkOrder {
 	return predicate.WorkOrder(sql.FieldEQ(FieldBillOfMaterialsNumber, v))
@@ -163,6 +168,46 @@ func TeamIDIn(vs ...int) predicate.WorkOrder {
 // TeamIDNotIn applies the NotIn predicate on the "team_id" field.
 func TeamIDNotIn(vs ...int) predicate.WorkOrder {
 	return predicate.WorkOrder(sql.FieldNotIn(FieldTeamID, vs...))
+}
+
+// VersionEQ applies the EQ predicate on the "version" field.
+func VersionEQ(v int64) predicate.WorkOrder {
+	return predicate.WorkOrder(sql.FieldEQ(FieldVersion, v))
+}
+
+// VersionNEQ applies the NEQ predicate on the "version" field.
+func VersionNEQ(v int64) predicate.WorkOrder {
+	return predicate.WorkOrder(sql.FieldNEQ(FieldVersion, v))
+}
+
+// VersionIn applies the In predicate on the "version" field.
+func VersionIn(vs ...int64) predicate.WorkOrder {
+	return predicate.WorkOrder(sql.FieldIn(FieldVersion, vs...))
+}
+
+// VersionNotIn applies the NotIn predicate on the "version" field.
+func VersionNotIn(vs ...int64) predicate.WorkOrder {
+	return predicate.WorkOrder(sql.FieldNotIn(FieldVersion, vs...))
+}
+
+// VersionGT applies the GT predicate on the "version" field.
+func VersionGT(v int64) predicate.WorkOrder {
+	return predicate.WorkOrder(sql.FieldGT(FieldVersion, v))
+}
+
+// VersionGTE applies the GTE predicate on the "version" field.
+func VersionGTE(v int64) predicate.WorkOrder {
+	return predicate.WorkOrder(sql.FieldGTE(FieldVersion, v))
+}
+
+// VersionLT applies the LT predicate on the "version" field.
+func VersionLT(v int64) predicate.WorkOrder {
+	return predicate.WorkOrder(sql.FieldLT(FieldVersion, v))
+}
+
+// VersionLTE applies the LTE predicate on the "version" field.
+func VersionLTE(v int64) predicate.WorkOrder {
+	return predicate.WorkOrder(sql.FieldLTE(FieldVersion, v))
 }
 
 // BillOfMaterialsNumberEQ applies the EQ predicate on the "bill_of_materials_number" field.

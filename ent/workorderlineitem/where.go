@@ -69,6 +69,11 @@ func TeamID(v int) predicate.WorkOrderLineItem {
 	return predicate.WorkOrderLineItem(sql.FieldEQ(FieldTeamID, v))
 }
 
+// Version applies equality check predicate on the "version" field. It's identical to VersionEQ.
+func Version(v int64) predicate.WorkOrderLineItem {
+	return predicate.WorkOrderLineItem(sql.FieldEQ(FieldVersion, v))
+}
+
 // LineStatus applies equality check predicate on the "line_status" field. It's identical to LineStatusEQ.
 func LineStatus(v string) predicate.WorkOrderLineItem {
 	return predicate.WorkOrderLineItem(sql.FieldEQ(FieldLineStatus, v))
@@ -122,6 +127,46 @@ func TeamIDIn(vs ...int) predicate.WorkOrderLineItem {
 // TeamIDNotIn applies the NotIn predicate on the "team_id" field.
 func TeamIDNotIn(vs ...int) predicate.WorkOrderLineItem {
 	return predicate.WorkOrderLineItem(sql.FieldNotIn(FieldTeamID, vs...))
+}
+
+// VersionEQ applies the EQ predicate on the "version" field.
+func VersionEQ(v int64) predicate.WorkOrderLineItem {
+	return predicate.WorkOrderLineItem(sql.FieldEQ(FieldVersion, v))
+}
+
+// VersionNEQ applies the NEQ predicate on the "version" field.
+func VersionNEQ(v int64) predicate.WorkOrderLineItem {
+	return predicate.WorkOrderLineItem(sql.FieldNEQ(FieldVersion, v))
+}
+
+// VersionIn applies the In predicate on the "version" field.
+func VersionIn(vs ...int64) predicate.WorkOrderLineItem {
+	return predicate.WorkOrderLineItem(sql.FieldIn(FieldVersion, vs...))
+}
+
+// VersionNotIn applies the NotIn predicate on the "version" field.
+func VersionNotIn(vs ...int64) predicate.WorkOrderLineItem {
+	return predicate.WorkOrderLineItem(sql.FieldNotIn(FieldVersion, vs...))
+}
+
+// VersionGT applies the GT predicate on the "version" field.
+func VersionGT(v int64) predicate.WorkOrderLineItem {
+	return predicate.WorkOrderLineItem(sql.FieldGT(FieldVersion, v))
+}
+
+// VersionGTE applies the GTE predicate on the "version" field.
+func VersionGTE(v int64) predicate.WorkOrderLineItem {
+	return predicate.WorkOrderLineItem(sql.FieldGTE(FieldVersion, v))
+}
+
+// VersionLT applies the LT predicate on the "version" field.
+func VersionLT(v int64) predicate.WorkOrderLineItem {
+	return predicate.WorkOrderLineItem(sql.FieldLT(FieldVersion, v))
+}
+
+// VersionLTE applies the LTE predicate on the "version" field.
+func VersionLTE(v int64) predicate.WorkOrderLineItem {
+	return predicate.WorkOrderLineItem(sql.FieldLTE(FieldVersion, v))
 }
 
 // LineStatusEQ applies the EQ predicate on the "line_status" field.

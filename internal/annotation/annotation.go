@@ -43,7 +43,16 @@ type Field struct {
 	// ordered by them — and a cursor walking it — reads a range of the
 	// index instead of sorting the team's records.
 	Sortable bool `json:"sortable,omitempty"`
+	// Stamp says when the server fills the field with the time, if the
+	// client leaves it absent: CreateStamp or UpdateStamp (create too).
+	Stamp string `json:"stamp,omitempty"`
 }
+
+// The server-filled stamps.
+const (
+	CreateStamp = "create"
+	UpdateStamp = "update"
+)
 
 // Name implements ent's schema.Annotation.
 func (Field) Name() string { return FieldName }
@@ -60,6 +69,7 @@ func (f Field) Merge(other schema.Annotation) schema.Annotation {
 		Hidden:   f.Hidden || o.Hidden,
 		ReadOnly: f.ReadOnly || o.ReadOnly,
 		Sortable: f.Sortable || o.Sortable,
+		Stamp:    max(f.Stamp, o.Stamp),
 	}
 }
 

@@ -38,8 +38,9 @@ type DB struct {
 	// Dialect is ent's name of the database kind: "sqlite3" or "postgres".
 	Dialect string
 
-	stmts     *stmtCache // ent's statements
-	generated *stmtCache // the generated SQL's, written with ? placeholders
+	stmts     *stmtCache  // ent's statements
+	generated *stmtCache  // the generated SQL's, written with ? placeholders
+	writeLock *sync.Mutex // SQLite: one writer in process; nil for PostgreSQL
 }
 
 // maxCachedStatements bounds the prepared statements kept per database.
@@ -87,6 +88,7 @@ func Open(ctx context.Context, cfg Config) (*DB, error) {
 		Dialect:   src.dialect,
 		stmts:     stmts,
 		generated: generated,
+		writeLock: drv.writeLock,
 	}, nil
 }
 

@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-
-	"records/ent"
 )
 
 // action writes the operation's fixed members to the record with the id.
@@ -22,9 +20,9 @@ func (op *Op[E]) action(ctx context.Context, s *Service, req *request) (int, *Re
 			return 0, nil, fmt.Errorf("operation %s sets %s: %w", op.Name, m.Name, err)
 		}
 	}
-	err := s.inTx(ctx, func(c *ent.Client) error { return in.Update(ctx, c, req.id) })
+	rec, _, err := op.update(ctx, s, req, in)
 	if err != nil {
-		return 0, nil, op.writeError(err, req.id)
+		return 0, nil, err
 	}
-	return http.StatusOK, &Result[E]{ID: req.id}, nil
+	return http.StatusOK, &Result[E]{Record: rec, ID: req.id}, nil
 }

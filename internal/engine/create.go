@@ -4,11 +4,11 @@ import (
 	"context"
 	"net/http"
 
-	"records/ent"
 	"records/internal/guard"
 )
 
-// create makes a record (and what it embeds) in one transaction.
+// create makes a record — one statement, or one transaction with what it
+// embeds — and answers it as stored.
 func (op *Op[E]) create(ctx context.Context, s *Service, req *request) (int, *Result[E], error) {
 	in, err := op.input(req)
 	if err != nil {
@@ -17,18 +17,31 @@ func (op *Op[E]) create(ctx context.Context, s *Service, req *request) (int, *Re
 	if err := guard.MayWrite(ctx); err != nil {
 		return 0, nil, err
 	}
-	r := &Result[E]{Created: true}
-	err = s.inTx(ctx, func(c *ent.Client) error {
-		id, err := in.Create(ctx, c)
-		if err != nil {
-			return err
-		}
-		r.Record, err = op.Res.Reload(ctx, c, id)
+	steps, err := in.Then(true)
+	if err != nil {
+		return 0, nil, err
+	}
+	team, err := teamOf(ctx)
+	if err != nil {
+		return 0, nil, err
+	}
+	var rec *E
+	err = s.write(ctx, len(steps) > 0, func(w Writer) (err error) {
+		rec, err = insert(ctx, s, w, op.Res, in, team, true)
 		return err
 	})
 	if err != nil {
-		return 0, nil, op.writeError(err, req.id)
+		return 0, nil, op.writeError(err)
 	}
-	r.ID = op.Res.ID(r.Record)
-	return http.StatusCreated, r, nil
+	r, err := op.written(ctx, s, team, rec, true)
+	return http.StatusCreated, r, err
+}
+
+// written is the result of a write that stored rec, with what it embeds
+// (read after the write, on the few resources that embed records).
+func (op *Op[E]) written(ctx context.Context, s *Service, team int, rec *E, created bool) (*Result[E], error) {
+	if err := loadEmbeds(ctx, s.Reader, op.Res, team, []*E{rec}); err != nil {
+		return nil, err
+	}
+	return &Result[E]{Record: rec, ID: op.Res.ID(rec), Created: created}, nil
 }

@@ -4,13 +4,14 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"strings"
 
-	"records/ent"
 	"records/internal/problem"
 )
 
-// delete deletes the record with the id (its children with it), or, given
-// the operation's By member, every record of that parent.
+// delete deletes the record with the id (the database deletes its
+// children), under If-Match; or, given the operation's By member, every
+// record of that parent.
 func (op *Op[E]) delete(ctx context.Context, s *Service, req *request) (int, *Result[E], error) {
 	if err := op.onlyID(req, "a delete takes only the id"); err != nil {
 		return 0, nil, err
@@ -31,18 +32,38 @@ func (op *Op[E]) delete(ctx context.Context, s *Service, req *request) (int, *Re
 	if err := op.requireID(req); err != nil {
 		return 0, nil, err
 	}
-	err := s.inTx(ctx, func(c *ent.Client) error { return op.Res.Delete(ctx, c, req.id) })
+	team, err := teamOf(ctx)
 	if err != nil {
-		return 0, nil, op.writeError(err, req.id)
+		return 0, nil, err
+	}
+	var b strings.Builder
+	b.WriteString(`DELETE FROM ` + quote(op.Res.Table) + ` WHERE "id" = ? AND "team_id" = ?`)
+	args := versionCondition(&b, req.ifMatch, []any{req.id, team})
+	err = s.write(ctx, false, func(w Writer) error {
+		n, err := w.Exec(ctx, b.String(), args...)
+		if err == nil && n == 0 {
+			err = op.unwritten(ctx, w, team, req.id, req.ifMatch, nil)
+		}
+		return err
+	})
+	if err != nil {
+		return 0, nil, op.writeError(err)
 	}
 	return http.StatusOK, &Result[E]{ID: req.id}, nil
 }
 
 // deleteBy deletes every record of the parent req names; 404 when it has none.
 func (op *Op[E]) deleteBy(ctx context.Context, s *Service, req *request) (int, *Result[E], error) {
-	var n int
-	err := s.inTx(ctx, func(c *ent.Client) (err error) {
-		n, err = op.Res.DeleteWhere(ctx, c, op.ByColumn, req.by)
+	if req.ifMatch != nil {
+		return 0, nil, problem.Member("If-Match", "applies to one record; delete by %s deletes many", op.By)
+	}
+	team, err := teamOf(ctx)
+	if err != nil {
+		return 0, nil, err
+	}
+	var n int64
+	err = s.write(ctx, false, func(w Writer) (err error) {
+		n, err = w.Exec(ctx, `DELETE FROM `+quote(op.Res.Table)+` WHERE "team_id" = ? AND `+quote(op.ByColumn)+` = ?`, team, req.by)
 		return err
 	})
 	if err != nil {

@@ -12,22 +12,16 @@ package engine
 import (
 	"time"
 
-	"records/ent"
 	"records/internal/db"
 	"records/internal/query"
 )
 
 // Service is what every handler needs, filled in by the server.
 type Service struct {
-	// Client writes, and reads inside writes' transactions.
-	Client *ent.Client
-	// Reader serves plain reads: a record by id, a page.
+	// Reader serves reads (a record by id, a page) and runs writes.
 	Reader Reader
 	// MaxBody caps request bodies, in bytes.
 	MaxBody int64
-	// RowLocks locks a record read before it is written (PostgreSQL;
-	// SQLite serializes write transactions anyway).
-	RowLocks bool
 	// InterruptReads bounds plain reads by the request's deadline
 	// (PostgreSQL); without it they run to their end (SQLite, see readContext).
 	InterruptReads bool
@@ -54,8 +48,9 @@ type Result[E any] struct {
 	Created bool
 	Secret  string // a secret made by this request, answered once
 
-	res  *Resource[E]
-	view *view[E]
+	res         *Resource[E]
+	view        *view[E]
+	notModified bool // If-None-Match matched: 304, no body
 }
 
 // Paging describes a page of a list.

@@ -20,7 +20,7 @@ func (op *Op[E]) get(ctx context.Context, s *Service, req *request) (int, *Resul
 	if err := op.onlyID(req, "a read takes only the id (and fields, expand)"); err != nil {
 		return 0, nil, err
 	}
-	return op.read(ctx, s, req.id, v)
+	return op.read(ctx, s, req, v)
 }
 
 // getOrCreate reads the record with the id, or creates one from the body
@@ -34,7 +34,7 @@ func (op *Op[E]) getOrCreate(ctx context.Context, s *Service, req *request) (int
 		if err := op.onlyID(req, "a read never writes: with an id, the body holds nothing else (but fields, expand)"); err != nil {
 			return 0, nil, err
 		}
-		return op.read(ctx, s, req.id, v)
+		return op.read(ctx, s, req, v)
 	}
 	return op.create(ctx, s, req)
 }
@@ -66,7 +66,8 @@ func (op *Op[E]) readView(req *request) (*view[E], error) {
 	return newView(op.Res, fields, expand), nil
 }
 
-func (op *Op[E]) read(ctx context.Context, s *Service, id string, v *view[E]) (int, *Result[E], error) {
+func (op *Op[E]) read(ctx context.Context, s *Service, req *request, v *view[E]) (int, *Result[E], error) {
+	id := req.id
 	ctx, cancel, err := s.readContext(ctx)
 	if err != nil {
 		return 0, nil, err
@@ -78,6 +79,9 @@ func (op *Op[E]) read(ctx context.Context, s *Service, id string, v *view[E]) (i
 		return 0, nil, err
 	case !found:
 		return 0, nil, notFound(op.Res.Object, id)
+	}
+	if req.ifNoneMatch != nil && req.ifNoneMatch.matches(op.Res.Version(rec)) {
+		return http.StatusNotModified, &Result[E]{Record: rec, notModified: true}, nil
 	}
 	if v != nil {
 		team, _ := teamOf(ctx)

@@ -41,6 +41,9 @@ type Op[E any] struct {
 	IDOptional bool
 	// Secret makes an upsert that creates also make a secret, answered once.
 	Secret bool
+	// ETag: the envelope is the plain record, so answers carry its version
+	// as ETag, and a read honours If-None-Match.
+	ETag bool
 	// Envelope writes the success body.
 	Envelope func(b []byte, r *Result[E]) []byte
 }
@@ -52,8 +55,15 @@ func (op *Op[E]) Handler(s *Service) gin.HandlerFunc {
 		switch {
 		case err != nil:
 			edge.Fail(c, err)
-		case r != nil: // nil: answered already (an export)
+		case r == nil: // answered already (an export)
+		case r.notModified:
+			c.Writer.Header().Set("ETag", etag(op.Res.Version(r.Record)))
+			c.Status(http.StatusNotModified)
+		default:
 			r.res = op.Res
+			if op.ETag && r.Record != nil {
+				c.Writer.Header().Set("ETag", etag(op.Res.Version(r.Record)))
+			}
 			edge.WriteJSON(c, status, func(b []byte) []byte { return op.Envelope(b, r) })
 		}
 	}
@@ -84,6 +94,9 @@ func (op *Op[E]) serve(s *Service, c *gin.Context) (int, *Result[E], error) {
 		return 0, nil, err
 	}
 	req := &parsed
+	if err := op.preconditions(c.Request, req); err != nil {
+		return 0, nil, err
+	}
 	switch op.Kind {
 	case spec.Get:
 		return op.get(ctx, s, req)
@@ -120,6 +133,22 @@ type request struct {
 	by     string
 	hasBy  bool
 	record []namedMember
+	// ifMatch conditions a write (patch, upsert, delete); ifNoneMatch a
+	// read of one plain record.
+	ifMatch, ifNoneMatch *precondition
+}
+
+// preconditions reads the conditional headers the operation honours.
+func (op *Op[E]) preconditions(r *http.Request, req *request) (err error) {
+	switch op.Kind {
+	case spec.Patch, spec.Upsert, spec.Delete:
+		req.ifMatch, err = parsePrecondition(r, "If-Match")
+	case spec.Get, spec.GetOrCreate:
+		if op.ETag {
+			req.ifNoneMatch, err = parsePrecondition(r, "If-None-Match")
+		}
+	}
+	return err
 }
 
 // namedMember is a record member with the name the client wrote (for

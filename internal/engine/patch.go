@@ -3,27 +3,46 @@ package engine
 import (
 	"context"
 	"net/http"
-
-	"records/ent"
 )
 
-// patch merges the body into the record with the id: members given are
-// written (null clears), absent ones stay.
+// patch merges the body into the record with the id — members given are
+// written (null clears), absent ones stay — in one statement that also
+// checks If-Match and the parents the body names.
 func (op *Op[E]) patch(ctx context.Context, s *Service, req *request) (int, *Result[E], error) {
 	in, err := op.input(req)
 	if err != nil {
 		return 0, nil, err
 	}
-	r := &Result[E]{ID: req.id}
-	err = s.inTx(ctx, func(c *ent.Client) error {
-		if err := in.Update(ctx, c, req.id); err != nil {
-			return err
+	rec, team, err := op.update(ctx, s, req, in)
+	if err != nil {
+		return 0, nil, err
+	}
+	r, err := op.written(ctx, s, team, rec, false)
+	return http.StatusOK, r, err
+}
+
+// update writes in to the record with req's id, under req's If-Match.
+func (op *Op[E]) update(ctx context.Context, s *Service, req *request, in Input[E]) (*E, int, error) {
+	if _, err := in.Then(false); err != nil {
+		return nil, 0, err
+	}
+	team, err := teamOf(ctx)
+	if err != nil {
+		return nil, 0, err
+	}
+	var v Values
+	in.Values(&v, false)
+	parents := in.Parents()
+	text, args := updateSQL(op.Res, req.id, team, &v, req.ifMatch, parents)
+	var rec *E
+	err = s.write(ctx, false, func(w Writer) (err error) {
+		if rec, err = writeRecord(ctx, w, op.Res, text, args); err == nil && rec == nil {
+			err = op.unwritten(ctx, w, team, req.id, req.ifMatch, parents)
 		}
-		r.Record, err = op.Res.Reload(ctx, c, req.id)
 		return err
 	})
 	if err != nil {
-		return 0, nil, op.writeError(err, req.id)
+		return nil, 0, op.writeError(err)
 	}
-	return http.StatusOK, r, nil
+	return rec, team, nil
 }

@@ -5,8 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"sync"
-
-	"records/ent"
 )
 
 // Errors generated decoders return for a member.
@@ -47,15 +45,8 @@ type Resource[E any] struct {
 	Scan func(rows *sql.Rows) (*E, error)
 	// LoadEmbeds reads what the records embed; nil when they embed nothing.
 	LoadEmbeds func(ctx context.Context, r Reader, team int, records []*E) error
-	// Reload reads one record through ent, inside a write's transaction.
-	Reload func(ctx context.Context, c *ent.Client, id string) (*E, error)
-	// Exists tells whether the record exists, locking its row for the
-	// transaction when lock is true.
-	Exists func(ctx context.Context, c *ent.Client, id string, lock bool) (bool, error)
-	// Delete deletes one record; ent's not-found error when absent.
-	Delete func(ctx context.Context, c *ent.Client, id string) error
-	// DeleteWhere deletes every record whose column holds value, returning how many.
-	DeleteWhere func(ctx context.Context, c *ent.Client, column string, value any) (int, error)
+	// Version returns the record's version.
+	Version func(e *E) int64
 	// SetSecret stores the hash of a secret made for the record; nil when
 	// the resource keeps none.
 	SetSecret func(in Input[E], hash string)
@@ -71,11 +62,16 @@ type Input[E any] interface {
 	// name the resource does not have, ErrReadOnly for one clients may not
 	// write, and otherwise the problem with the value.
 	Decode(name string, v []byte) error
-	// SetID sets the record's id.
+	// SetID sets the record's id; GivenID tells it, if one was given.
 	SetID(id string)
-	// Create creates the record and what it embeds, after checking that
-	// every parent it names exists, and returns its id.
-	Create(ctx context.Context, c *ent.Client) (string, error)
-	// Update merges the decoded members into the record with the id.
-	Update(ctx context.Context, c *ent.Client, id string) error
+	GivenID() (string, bool)
+	// Values sets the columns a write of the input sets: creating, every
+	// member given and the stamps the server fills; updating, the members
+	// given (null clears) and the update stamps not given.
+	Values(w *Values, creating bool)
+	// Parents are the parent records the input names.
+	Parents() []ParentRef
+	// Then are the records to create with this one (embedded children);
+	// an error when the input gives them but it does not create.
+	Then(creating bool) ([]Step, error)
 }

@@ -2,19 +2,17 @@ package engine
 
 import (
 	"context"
-	"errors"
 
-	"records/ent"
 	"records/internal/auth"
-	"records/internal/db"
 )
 
-// upsert updates the record with the id, or creates it. Two clients
-// creating one id at once: the loser's insert fails on the key, and its
-// retry finds the record and updates it. A key taken by another team stays
-// a conflict.
+// upsert updates the record with the id, or creates it, in one statement
+// (INSERT … ON CONFLICT): two clients creating one id at once cannot both
+// create it. A record's version tells which happened: 1 when created. An id
+// taken by another team is a conflict. Under If-Match the record must
+// exist: it is an update.
 func (op *Op[E]) upsert(ctx context.Context, s *Service, req *request) (int, *Result[E], error) {
-	if !op.IDOptional {
+	if !op.IDOptional || req.ifMatch != nil {
 		if err := op.requireID(req); err != nil {
 			return 0, nil, err
 		}
@@ -23,47 +21,68 @@ func (op *Op[E]) upsert(ctx context.Context, s *Service, req *request) (int, *Re
 	if err != nil {
 		return 0, nil, err
 	}
-	var r *Result[E]
-	for attempt := 0; ; attempt++ {
-		r = &Result[E]{ID: req.id}
-		err = s.inTx(ctx, func(c *ent.Client) error { return op.upsertOnce(ctx, s, c, req, in, r) })
-		if err == nil || attempt == 1 || !errors.Is(err, db.ErrConflict) || !req.hasID {
-			break
+	if req.ifMatch != nil {
+		rec, team, err := op.update(ctx, s, req, in)
+		if err != nil {
+			return 0, nil, err
 		}
+		r, err := op.written(ctx, s, team, rec, false)
+		return statusOf(r), r, err
+	}
+	team, err := teamOf(ctx)
+	if err != nil {
+		return 0, nil, err
+	}
+	steps, err := in.Then(true)
+	if err != nil {
+		return 0, nil, err
+	}
+	id, given := in.GivenID()
+	if !given {
+		id = NewID()
+		in.SetID(id)
+	}
+	var secret string
+	if op.Secret {
+		secret = auth.NewSecret("sk_")
+		op.Res.SetSecret(in, auth.HashSecret(secret))
+	}
+	var create, change Values
+	in.Values(&create, true)
+	in.Values(&change, false)
+	parents := in.Parents()
+	text, args := insertSQL(s.Dialect, op.Res, id, team, &create, parents, &change)
+	var rec *E
+	err = s.write(ctx, len(steps) > 0, func(w Writer) (err error) {
+		if rec, err = writeRecord(ctx, w, op.Res, text, args); err != nil {
+			return err
+		}
+		if rec == nil { // a parent is not the team's, or the id is another team's
+			if err := missingParent(ctx, w, team, parents); err != nil {
+				return err
+			}
+			return conflict(nil, nil)
+		}
+		if op.Res.Version(rec) > 1 {
+			_, err := in.Then(false)
+			return err
+		}
+		for _, step := range steps {
+			if err := step(ctx, s, w, team, id); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, nil, op.writeError(err)
+	}
+	r, err := op.written(ctx, s, team, rec, op.Res.Version(rec) == 1)
+	if err == nil && r.Created {
+		r.Secret = secret
 	}
 	if err != nil {
-		return 0, nil, op.writeError(err, req.id)
+		return 0, nil, err
 	}
-	r.ID = op.Res.ID(r.Record)
 	return statusOf(r), r, nil
-}
-
-// upsertOnce is one attempt of an upsert, inside its transaction.
-func (op *Op[E]) upsertOnce(ctx context.Context, s *Service, c *ent.Client, req *request, in Input[E], r *Result[E]) error {
-	exists := false
-	if req.hasID {
-		var err error
-		if exists, err = op.Res.Exists(ctx, c, req.id, s.RowLocks); err != nil {
-			return err
-		}
-	}
-	id := req.id
-	if exists {
-		if err := in.Update(ctx, c, id); err != nil {
-			return err
-		}
-	} else {
-		if op.Secret {
-			r.Secret = auth.NewSecret("sk_")
-			op.Res.SetSecret(in, auth.HashSecret(r.Secret))
-		}
-		var err error
-		if id, err = in.Create(ctx, c); err != nil {
-			return err
-		}
-		r.Created = true
-	}
-	var err error
-	r.Record, err = op.Res.Reload(ctx, c, id)
-	return err
 }

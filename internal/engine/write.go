@@ -2,46 +2,56 @@ package engine
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"strconv"
 
-	"records/ent"
 	"records/internal/db"
 	"records/internal/edge"
 	"records/internal/problem"
 )
 
-// inTx runs fn in one transaction: all of it is written, or none.
-func (s *Service) inTx(ctx context.Context, fn func(c *ent.Client) error) error {
+// write runs fn, the statements of a write, within the request's deadline:
+// in one transaction when inTx (all of it is written, or none), else as
+// single statements.
+func (s *Service) write(ctx context.Context, inTx bool, fn func(w Writer) error) error {
 	ctx, cancel := edge.Bounded(ctx)
 	defer cancel()
-	tx, err := s.Client.Tx(ctx)
-	if err != nil {
-		return err
-	}
-	if err := fn(tx.Client()); err != nil {
-		if rerr := tx.Rollback(); rerr != nil && !errors.Is(rerr, sql.ErrTxDone) {
-			return errors.Join(err, rerr)
-		}
-		return err
-	}
-	return tx.Commit()
+	return s.Reader.Write(ctx, inTx, fn)
 }
 
-// writeError classifies the error of a write: not found, a taken unique
-// value, a parent deleted meanwhile, or whatever else it was.
-func (op *Op[E]) writeError(err error, id string) error {
+// writeError classifies the error of a write: a taken unique value, a
+// parent deleted meanwhile, or whatever else it was.
+func (op *Op[E]) writeError(err error) error {
 	switch {
-	case ent.IsNotFound(err):
-		return notFound(op.Res.Object, id)
 	case errors.Is(err, db.ErrMissingParent):
 		return problem.New(problem.InvalidRequest, "a record this one names does not exist")
 	case errors.Is(err, db.ErrConflict):
 		return conflict(err, op.Res.Unique)
 	}
 	return err
+}
+
+// unwritten explains why a write to the record with id matched nothing:
+// it does not exist in the team (404, or 412 under If-Match), it is not at
+// a version If-Match lists (412), or a parent it would name is not the
+// team's (400).
+func (op *Op[E]) unwritten(ctx context.Context, w Writer, team int, id string, pre *precondition, parents []ParentRef) error {
+	version, found, err := current(ctx, w, op.Res, team, id)
+	switch {
+	case err != nil:
+		return err
+	case !found && pre != nil:
+		return pre.failed(op.Res.Object, id)
+	case !found:
+		return notFound(op.Res.Object, id)
+	case pre != nil && !pre.matches(version):
+		return pre.failed(op.Res.Object, id)
+	}
+	if err := missingParent(ctx, w, team, parents); err != nil {
+		return err
+	}
+	return problem.New(problem.Conflict, "the %s %q changed while it was written; retry", op.Res.Object, id)
 }
 
 // notFound is the 404 of a resource's record.

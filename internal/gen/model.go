@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"entgo.io/ent/dialect"
 	"entgo.io/ent/entc/gen"
 	"entgo.io/ent/schema/field"
 
@@ -97,6 +98,26 @@ func (r *resourceView) Filterable() []*fieldView {
 // Filterable tells whether lists may filter and order by the member.
 func (f *fieldView) Filterable() bool { return spec.Type(f.Kind).Filterable() }
 
+// StampFunc is the function giving a server-filled stamp's value.
+func (f *fieldView) StampFunc() string {
+	if f.Kind == "datetime" {
+		return "stamp.Now"
+	}
+	return "stamp.Text"
+}
+
+// WriteValue is the function turning the decoded value's pointer (nil
+// when null) into what the database stores: JSON documents as text.
+func (f *fieldView) WriteValue() string {
+	switch f.Kind {
+	case "object":
+		return "engine.JSONText"
+	case "string_map":
+		return "engine.JSONMap"
+	}
+	return "engine.Val"
+}
+
 // TypeConst is the member's type as a constant of package spec.
 func (f *fieldView) TypeConst() string { return "spec." + typeConsts[spec.Type(f.Kind)] }
 
@@ -116,19 +137,9 @@ type expandView struct {
 	FKGoName string        // the struct field naming the parent (the child's)
 }
 
-// EagerLoad is the chain of calls that loads what the resource embeds,
-// ordered by id.
-func (r *resourceView) EagerLoad() string {
-	var b strings.Builder
-	for _, e := range r.Embeds {
-		fmt.Fprintf(&b, ".%s(func(q *ent.%sQuery) { q.Order(ent.Asc(%s.FieldID)) })", e.With, e.ChildName, e.ChildPkg)
-	}
-	return b.String()
-}
-
 // Imports are the import lines of the resource's file; "" separates groups.
 func (r *resourceView) Imports() []string {
-	std := []string{"context", "database/sql"}
+	std := []string{"database/sql"}
 	for _, f := range r.Fields {
 		switch f.GoType {
 		case "json.RawMessage", "map[string]string":
@@ -138,15 +149,14 @@ func (r *resourceView) Imports() []string {
 		}
 	}
 	if len(r.Embeds) > 0 {
-		std = append(std, "fmt")
+		std = append(std, "context", "fmt")
 	}
 	p := r.paths
-	own := []string{p.ent, p.ent + "/" + r.Pkg, p.ent + "/predicate", p.runtime("engine"), p.runtime("spec"), p.runtime("wire")}
-	for _, f := range r.Parents() {
-		own = append(own, p.ent+"/"+f.Parent.Pkg)
-	}
-	for _, e := range r.Embeds {
-		own = append(own, p.ent+"/"+e.ChildPkg)
+	own := []string{p.ent, p.runtime("engine"), p.runtime("spec"), p.runtime("wire")}
+	for _, f := range r.Writable() {
+		if f.Stamp != "" {
+			own = append(own, p.runtime("stamp"))
+		}
 	}
 	if len(r.Embeds) > 0 {
 		own = append(own, p.runtime("problem"))
@@ -156,7 +166,7 @@ func (r *resourceView) Imports() []string {
 	for _, i := range slices.Compact(std) {
 		out = append(out, strconv.Quote(i))
 	}
-	out = append(out, "", `entsql "entgo.io/ent/dialect/sql"`, "")
+	out = append(out, "")
 	slices.Sort(own)
 	for _, i := range slices.Compact(own) {
 		out = append(out, strconv.Quote(i))
@@ -212,6 +222,9 @@ type fieldView struct {
 	// plain ints that a cursor's value widens to int64.
 	Pointer  bool
 	IntField bool
+	// PGType is the column's PostgreSQL type, for the casts a write that
+	// inserts by SELECT needs.
+	PGType string
 	// How a read scans the field: into ScanTarget, a holder of type
 	// ScanHolder when the entity's field cannot take the column directly,
 	// and then ScanAssign moves the holder's value into the entity.
@@ -312,7 +325,7 @@ func fillResource(r *resourceView, t *gen.Type, byName map[string]*resourceView)
 			return err
 		}
 		if _, secret := f.Annotations[annotation.SecretName]; secret {
-			r.Secret = &fieldView{Member: f.Name, GoName: f.StructField(), Setter: f.MutationSet()}
+			r.Secret = &fieldView{Member: f.Name, GoName: f.StructField(), Setter: f.MutationSet(), ColumnName: f.StorageKey()}
 		}
 		if fa.Hidden {
 			continue
@@ -405,18 +418,14 @@ func newField(pkg string, f *gen.Field, fa annotation.Field) (*fieldView, error)
 		ReadOnly:   fa.ReadOnly,
 		Nullable:   true,
 		Sortable:   fa.Sortable,
+		PGType:     pgType(f, fa),
 		Pointer:    f.Nillable,
 		IntField:   !f.Nillable && f.Type.Type == field.TypeInt,
 	}
 	if f.Optional {
 		v.Clearer = f.MutationClear()
 	}
-	switch {
-	case f.UpdateDefault:
-		v.Stamp = "update"
-	case f.Default && f.Name != "team_id":
-		v.Stamp = "create"
-	}
+	v.Stamp = fa.Stamp
 	ptr := "Ptr"
 	if !f.Nillable {
 		ptr = ""
@@ -457,6 +466,31 @@ func newField(pkg string, f *gen.Field, fa annotation.Field) (*fieldView, error)
 		return nil, fmt.Errorf("field %s must be Optional().Nillable(): every member but the id can be null", f.Name)
 	}
 	return v, nil
+}
+
+// pgType is the PostgreSQL type of the field's column.
+func pgType(f *gen.Field, fa annotation.Field) string {
+	if t := f.Column().SchemaType[dialect.Postgres]; t != "" {
+		return t
+	}
+	switch f.Type.Type {
+	case field.TypeString:
+		return "text"
+	case field.TypeInt64, field.TypeInt:
+		return "int8"
+	case field.TypeFloat64:
+		return "float8"
+	case field.TypeBool:
+		return "boolean"
+	case field.TypeTime:
+		if fa.Date {
+			return "date"
+		}
+		return "timestamptz"
+	case field.TypeJSON:
+		return "jsonb"
+	}
+	return "text"
 }
 
 // setScan decides how the field is read from a row (the i-th column).

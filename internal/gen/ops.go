@@ -31,6 +31,9 @@ type opView struct {
 	OptionalID bool
 	Secret     bool
 	Envelope   []envPart
+	// ETag is true when the envelope is the plain record: answers carry
+	// its version as ETag.
+	ETag bool
 	// Generic is true for the routes every resource gets.
 	Generic bool
 	// envelope as a JSON-ish shape, for the OpenAPI document.
@@ -236,6 +239,7 @@ func buildOp(spec *opSpec, byType map[string]*resourceView, typeNames []string, 
 		} else {
 			op.shape = shape
 			op.Envelope = shape.compile(op)
+			op.ETag = shape.Placeholder == "$record"
 		}
 	}
 	return op
@@ -284,6 +288,7 @@ func genericOps(r *resourceView) []genericOp {
 		}
 		op.shape = shape
 		op.Envelope = shape.compile(op)
+		op.ETag = shape.Placeholder == "$record"
 		return genericOp{op, routeSpec{Method: method, Path: path}}
 	}
 	return []genericOp{

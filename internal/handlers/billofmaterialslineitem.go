@@ -3,14 +3,9 @@
 package handlers
 
 import (
-	"context"
 	"database/sql"
 
-	entsql "entgo.io/ent/dialect/sql"
-
 	"records/ent"
-	"records/ent/billofmaterialslineitem"
-	"records/ent/predicate"
 	"records/internal/engine"
 	"records/internal/spec"
 	"records/internal/wire"
@@ -46,6 +41,8 @@ func (in *billOfMaterialsLineItemInput) Decode(name string, v []byte) error {
 		return in.Quantity.Decode(v, wire.Float64)
 	case "status":
 		return in.Status.Decode(v, wire.String)
+	case "version":
+		return engine.ErrReadOnly
 	}
 	return engine.ErrUnknownMember
 }
@@ -53,111 +50,52 @@ func (in *billOfMaterialsLineItemInput) Decode(name string, v []byte) error {
 // SetID implements engine.Input.
 func (in *billOfMaterialsLineItemInput) SetID(id string) { in.ID.Put(id) }
 
-// checkParents fails unless every parent the input names exists for the team.
-func (in *billOfMaterialsLineItemInput) checkParents(ctx context.Context, c *ent.Client) error {
+// GivenID implements engine.Input.
+func (in *billOfMaterialsLineItemInput) GivenID() (string, bool) { return in.ID.V, in.ID.Set }
+
+// Values implements engine.Input: creating, every member given and the
+// stamps the server fills; updating, the members given (null clears) and
+// the update stamps not given.
+func (in *billOfMaterialsLineItemInput) Values(w *engine.Values, creating bool) {
+	if in.BillOfMaterialsNumber.Set {
+		w.Set("bill_of_materials_number", "text", engine.Val(in.BillOfMaterialsNumber.Value()))
+	}
+	if in.LineType.Set {
+		w.Set("line_type", "text", engine.Val(in.LineType.Value()))
+	}
+	if in.PartName.Set {
+		w.Set("part_name", "text", engine.Val(in.PartName.Value()))
+	}
+	if in.PartNumber.Set {
+		w.Set("part_number", "text", engine.Val(in.PartNumber.Value()))
+	}
+	if in.PurchaseSupplyType.Set {
+		w.Set("purchase_supply_type", "text", engine.Val(in.PurchaseSupplyType.Value()))
+	}
+	if in.Quantity.Set {
+		w.Set("quantity", "float8", engine.Val(in.Quantity.Value()))
+	}
+	if in.Status.Set {
+		w.Set("status", "text", engine.Val(in.Status.Value()))
+	}
+}
+
+// Parents implements engine.Input.
+func (in *billOfMaterialsLineItemInput) Parents() []engine.ParentRef {
 	return nil
 }
 
-// Create implements engine.Input.
-func (in *billOfMaterialsLineItemInput) Create(ctx context.Context, c *ent.Client) (string, error) {
-	if err := in.checkParents(ctx, c); err != nil {
-		return "", err
-	}
-	b := c.BillOfMaterialsLineItem.Create()
-	if in.ID.Set {
-		b.SetID(in.ID.V)
-	}
-	if v := in.BillOfMaterialsNumber.Value(); v != nil {
-		b.SetBillOfMaterialsNumber(*v)
-	}
-	if v := in.LineType.Value(); v != nil {
-		b.SetLineType(*v)
-	}
-	if v := in.PartName.Value(); v != nil {
-		b.SetPartName(*v)
-	}
-	if v := in.PartNumber.Value(); v != nil {
-		b.SetPartNumber(*v)
-	}
-	if v := in.PurchaseSupplyType.Value(); v != nil {
-		b.SetPurchaseSupplyType(*v)
-	}
-	if v := in.Quantity.Value(); v != nil {
-		b.SetQuantity(*v)
-	}
-	if v := in.Status.Value(); v != nil {
-		b.SetStatus(*v)
-	}
-	rec, err := b.Save(ctx)
-	if err != nil {
-		return "", err
-	}
-	return rec.ID, nil
-}
-
-// Update implements engine.Input: members given are written (null clears),
-// members absent are left alone.
-func (in *billOfMaterialsLineItemInput) Update(ctx context.Context, c *ent.Client, id string) error {
-	if err := in.checkParents(ctx, c); err != nil {
-		return err
-	}
-	u := c.BillOfMaterialsLineItem.UpdateOneID(id)
-	if in.BillOfMaterialsNumber.Set {
-		if in.BillOfMaterialsNumber.Null {
-			u.ClearBillOfMaterialsNumber()
-		} else {
-			u.SetBillOfMaterialsNumber(in.BillOfMaterialsNumber.V)
-		}
-	}
-	if in.LineType.Set {
-		if in.LineType.Null {
-			u.ClearLineType()
-		} else {
-			u.SetLineType(in.LineType.V)
-		}
-	}
-	if in.PartName.Set {
-		if in.PartName.Null {
-			u.ClearPartName()
-		} else {
-			u.SetPartName(in.PartName.V)
-		}
-	}
-	if in.PartNumber.Set {
-		if in.PartNumber.Null {
-			u.ClearPartNumber()
-		} else {
-			u.SetPartNumber(in.PartNumber.V)
-		}
-	}
-	if in.PurchaseSupplyType.Set {
-		if in.PurchaseSupplyType.Null {
-			u.ClearPurchaseSupplyType()
-		} else {
-			u.SetPurchaseSupplyType(in.PurchaseSupplyType.V)
-		}
-	}
-	if in.Quantity.Set {
-		if in.Quantity.Null {
-			u.ClearQuantity()
-		} else {
-			u.SetQuantity(in.Quantity.V)
-		}
-	}
-	if in.Status.Set {
-		if in.Status.Null {
-			u.ClearStatus()
-		} else {
-			u.SetStatus(in.Status.V)
-		}
-	}
-	return u.Exec(ctx)
+// Then implements engine.Input: the records created with this one.
+func (in *billOfMaterialsLineItemInput) Then(creating bool) ([]engine.Step, error) {
+	return nil, nil
 }
 
 // appendBillOfMaterialsLineItem appends a BillOfMaterialsLineItem as JSON, every member present.
 func appendBillOfMaterialsLineItem(b []byte, e *ent.BillOfMaterialsLineItem) []byte {
 	b = append(b, "{\"id\":"...)
 	b = wire.AppendString(b, e.ID)
+	b = append(b, ",\"version\":"...)
+	b = wire.AppendInt(b, int64(e.Version))
 	b = append(b, ",\"bill_of_materials_number\":"...)
 	b = wire.AppendStringPtr(b, e.BillOfMaterialsNumber)
 	b = append(b, ",\"line_type\":"...)
@@ -180,41 +118,41 @@ func appendBillOfMaterialsLineItem(b []byte, e *ent.BillOfMaterialsLineItem) []b
 // one allocation.
 type billOfMaterialsLineItemRow struct {
 	e  ent.BillOfMaterialsLineItem
-	f1 sql.NullString
 	f2 sql.NullString
 	f3 sql.NullString
 	f4 sql.NullString
 	f5 sql.NullString
-	f6 sql.NullFloat64
-	f7 sql.NullString
+	f6 sql.NullString
+	f7 sql.NullFloat64
+	f8 sql.NullString
 }
 
 // scanBillOfMaterialsLineItem reads one row of billOfMaterialsLineItemResource.Select.
 func scanBillOfMaterialsLineItem(rows *sql.Rows) (*ent.BillOfMaterialsLineItem, error) {
 	r := new(billOfMaterialsLineItemRow)
-	if err := rows.Scan(&r.e.ID, &r.f1, &r.f2, &r.f3, &r.f4, &r.f5, &r.f6, &r.f7); err != nil {
+	if err := rows.Scan(&r.e.ID, &r.e.Version, &r.f2, &r.f3, &r.f4, &r.f5, &r.f6, &r.f7, &r.f8); err != nil {
 		return nil, err
 	}
-	if r.f1.Valid {
-		r.e.BillOfMaterialsNumber = &r.f1.String
-	}
 	if r.f2.Valid {
-		r.e.LineType = &r.f2.String
+		r.e.BillOfMaterialsNumber = &r.f2.String
 	}
 	if r.f3.Valid {
-		r.e.PartName = &r.f3.String
+		r.e.LineType = &r.f3.String
 	}
 	if r.f4.Valid {
-		r.e.PartNumber = &r.f4.String
+		r.e.PartName = &r.f4.String
 	}
 	if r.f5.Valid {
-		r.e.PurchaseSupplyType = &r.f5.String
+		r.e.PartNumber = &r.f5.String
 	}
 	if r.f6.Valid {
-		r.e.Quantity = &r.f6.Float64
+		r.e.PurchaseSupplyType = &r.f6.String
 	}
 	if r.f7.Valid {
-		r.e.Status = &r.f7.String
+		r.e.Quantity = &r.f7.Float64
+	}
+	if r.f8.Valid {
+		r.e.Status = &r.f8.String
 	}
 	return &r.e, nil
 }
@@ -231,6 +169,12 @@ var billOfMaterialsLineItemResource = &engine.Resource[ent.BillOfMaterialsLineIt
 			Append: func(b []byte, e *ent.BillOfMaterialsLineItem) []byte { return wire.AppendString(b, e.ID) },
 			Parse:  engine.Parse(wire.ID),
 			Value:  func(e *ent.BillOfMaterialsLineItem) any { return e.ID },
+		},
+		{
+			Member: "version", Column: "version", Type: spec.Integer,
+			Append: func(b []byte, e *ent.BillOfMaterialsLineItem) []byte { return wire.AppendInt(b, int64(e.Version)) },
+			Parse:  engine.Parse(wire.Int64),
+			Value:  func(e *ent.BillOfMaterialsLineItem) any { return e.Version },
 		},
 		{
 			Member: "bill_of_materials_number", Column: "bill_of_materials_number", Type: spec.String,
@@ -319,22 +263,7 @@ var billOfMaterialsLineItemResource = &engine.Resource[ent.BillOfMaterialsLineIt
 	Encode:   appendBillOfMaterialsLineItem,
 	ID:       func(e *ent.BillOfMaterialsLineItem) string { return e.ID },
 	Table:    "bill_of_materials_line_items",
-	Select:   "SELECT \"id\", \"bill_of_materials_number\", \"line_type\", \"part_name\", \"part_number\", \"purchase_supply_type\", \"quantity\", \"status\" FROM \"bill_of_materials_line_items\"",
+	Select:   "SELECT \"id\", \"version\", \"bill_of_materials_number\", \"line_type\", \"part_name\", \"part_number\", \"purchase_supply_type\", \"quantity\", \"status\" FROM \"bill_of_materials_line_items\"",
 	Scan:     scanBillOfMaterialsLineItem,
-	Reload: func(ctx context.Context, c *ent.Client, id string) (*ent.BillOfMaterialsLineItem, error) {
-		return c.BillOfMaterialsLineItem.Query().Where(billofmaterialslineitem.ID(id)).Only(ctx)
-	},
-	Exists: func(ctx context.Context, c *ent.Client, id string, lock bool) (bool, error) {
-		q := c.BillOfMaterialsLineItem.Query().Where(billofmaterialslineitem.ID(id))
-		if lock {
-			q.ForUpdate()
-		}
-		return q.Exist(ctx)
-	},
-	Delete: func(ctx context.Context, c *ent.Client, id string) error {
-		return c.BillOfMaterialsLineItem.DeleteOneID(id).Exec(ctx)
-	},
-	DeleteWhere: func(ctx context.Context, c *ent.Client, column string, value any) (int, error) {
-		return c.BillOfMaterialsLineItem.Delete().Where(predicate.BillOfMaterialsLineItem(entsql.FieldEQ(column, value))).Exec(ctx)
-	},
+	Version:  func(e *ent.BillOfMaterialsLineItem) int64 { return e.Version },
 }

@@ -3,16 +3,12 @@
 package handlers
 
 import (
-	"context"
 	"database/sql"
 
-	entsql "entgo.io/ent/dialect/sql"
-
 	"records/ent"
-	"records/ent/caserecord"
-	"records/ent/predicate"
 	"records/internal/engine"
 	"records/internal/spec"
+	"records/internal/stamp"
 	"records/internal/wire"
 )
 
@@ -52,6 +48,8 @@ func (in *caseRecordInput) Decode(name string, v []byte) error {
 		return in.CreatedDate.Decode(v, wire.String)
 	case "updatedDate":
 		return in.UpdatedDate.Decode(v, wire.String)
+	case "version":
+		return engine.ErrReadOnly
 	}
 	return engine.ErrUnknownMember
 }
@@ -59,131 +57,68 @@ func (in *caseRecordInput) Decode(name string, v []byte) error {
 // SetID implements engine.Input.
 func (in *caseRecordInput) SetID(id string) { in.ID.Put(id) }
 
-// checkParents fails unless every parent the input names exists for the team.
-func (in *caseRecordInput) checkParents(ctx context.Context, c *ent.Client) error {
+// GivenID implements engine.Input.
+func (in *caseRecordInput) GivenID() (string, bool) { return in.ID.V, in.ID.Set }
+
+// Values implements engine.Input: creating, every member given and the
+// stamps the server fills; updating, the members given (null clears) and
+// the update stamps not given.
+func (in *caseRecordInput) Values(w *engine.Values, creating bool) {
+	if in.CaseName.Set {
+		w.Set("case_name", "text", engine.Val(in.CaseName.Value()))
+	}
+	if in.Description.Set {
+		w.Set("description", "text", engine.Val(in.Description.Value()))
+	}
+	if in.CaseNumber.Set {
+		w.Set("case_number", "text", engine.Val(in.CaseNumber.Value()))
+	}
+	if in.CaseStatus.Set {
+		w.Set("case_status", "text", engine.Val(in.CaseStatus.Value()))
+	}
+	if in.Priority.Set {
+		w.Set("priority", "text", engine.Val(in.Priority.Value()))
+	}
+	if in.Submitter.Set {
+		w.Set("submitter", "text", engine.Val(in.Submitter.Value()))
+	}
+	if in.Resolver.Set {
+		w.Set("resolver", "text", engine.Val(in.Resolver.Value()))
+	}
+	switch {
+	case in.CreatedDate.Set && !in.CreatedDate.Null:
+		w.Set("created_date", "text", in.CreatedDate.V)
+	case creating:
+		w.Set("created_date", "text", stamp.Text())
+	case in.CreatedDate.Set:
+		w.Set("created_date", "text", nil)
+	}
+	switch {
+	case in.UpdatedDate.Set && !in.UpdatedDate.Null:
+		w.Set("updated_date", "text", in.UpdatedDate.V)
+	case creating || !in.UpdatedDate.Set:
+		w.Set("updated_date", "text", stamp.Text())
+	default:
+		w.Set("updated_date", "text", nil)
+	}
+}
+
+// Parents implements engine.Input.
+func (in *caseRecordInput) Parents() []engine.ParentRef {
 	return nil
 }
 
-// Create implements engine.Input.
-func (in *caseRecordInput) Create(ctx context.Context, c *ent.Client) (string, error) {
-	if err := in.checkParents(ctx, c); err != nil {
-		return "", err
-	}
-	b := c.CaseRecord.Create()
-	if in.ID.Set {
-		b.SetID(in.ID.V)
-	}
-	if v := in.CaseName.Value(); v != nil {
-		b.SetCaseName(*v)
-	}
-	if v := in.Description.Value(); v != nil {
-		b.SetDescription(*v)
-	}
-	if v := in.CaseNumber.Value(); v != nil {
-		b.SetCaseNumber(*v)
-	}
-	if v := in.CaseStatus.Value(); v != nil {
-		b.SetCaseStatus(*v)
-	}
-	if v := in.Priority.Value(); v != nil {
-		b.SetPriority(*v)
-	}
-	if v := in.Submitter.Value(); v != nil {
-		b.SetSubmitter(*v)
-	}
-	if v := in.Resolver.Value(); v != nil {
-		b.SetResolver(*v)
-	}
-	if v := in.CreatedDate.Value(); v != nil {
-		b.SetCreatedDate(*v)
-	}
-	if v := in.UpdatedDate.Value(); v != nil {
-		b.SetUpdatedDate(*v)
-	}
-	rec, err := b.Save(ctx)
-	if err != nil {
-		return "", err
-	}
-	return rec.ID, nil
-}
-
-// Update implements engine.Input: members given are written (null clears),
-// members absent are left alone.
-func (in *caseRecordInput) Update(ctx context.Context, c *ent.Client, id string) error {
-	if err := in.checkParents(ctx, c); err != nil {
-		return err
-	}
-	u := c.CaseRecord.UpdateOneID(id)
-	if in.CaseName.Set {
-		if in.CaseName.Null {
-			u.ClearCaseName()
-		} else {
-			u.SetCaseName(in.CaseName.V)
-		}
-	}
-	if in.Description.Set {
-		if in.Description.Null {
-			u.ClearDescription()
-		} else {
-			u.SetDescription(in.Description.V)
-		}
-	}
-	if in.CaseNumber.Set {
-		if in.CaseNumber.Null {
-			u.ClearCaseNumber()
-		} else {
-			u.SetCaseNumber(in.CaseNumber.V)
-		}
-	}
-	if in.CaseStatus.Set {
-		if in.CaseStatus.Null {
-			u.ClearCaseStatus()
-		} else {
-			u.SetCaseStatus(in.CaseStatus.V)
-		}
-	}
-	if in.Priority.Set {
-		if in.Priority.Null {
-			u.ClearPriority()
-		} else {
-			u.SetPriority(in.Priority.V)
-		}
-	}
-	if in.Submitter.Set {
-		if in.Submitter.Null {
-			u.ClearSubmitter()
-		} else {
-			u.SetSubmitter(in.Submitter.V)
-		}
-	}
-	if in.Resolver.Set {
-		if in.Resolver.Null {
-			u.ClearResolver()
-		} else {
-			u.SetResolver(in.Resolver.V)
-		}
-	}
-	if in.CreatedDate.Set {
-		if in.CreatedDate.Null {
-			u.ClearCreatedDate()
-		} else {
-			u.SetCreatedDate(in.CreatedDate.V)
-		}
-	}
-	if in.UpdatedDate.Set {
-		if in.UpdatedDate.Null {
-			u.ClearUpdatedDate()
-		} else {
-			u.SetUpdatedDate(in.UpdatedDate.V)
-		}
-	}
-	return u.Exec(ctx)
+// Then implements engine.Input: the records created with this one.
+func (in *caseRecordInput) Then(creating bool) ([]engine.Step, error) {
+	return nil, nil
 }
 
 // appendCaseRecord appends a Case as JSON, every member present.
 func appendCaseRecord(b []byte, e *ent.CaseRecord) []byte {
 	b = append(b, "{\"id\":"...)
 	b = wire.AppendString(b, e.ID)
+	b = append(b, ",\"version\":"...)
+	b = wire.AppendInt(b, int64(e.Version))
 	b = append(b, ",\"caseName\":"...)
 	b = wire.AppendStringPtr(b, e.CaseName)
 	b = append(b, ",\"description\":"...)
@@ -209,50 +144,50 @@ func appendCaseRecord(b []byte, e *ent.CaseRecord) []byte {
 // columns that the record's pointers then point into, so a record read costs
 // one allocation.
 type caseRecordRow struct {
-	e  ent.CaseRecord
-	f1 sql.NullString
-	f2 sql.NullString
-	f3 sql.NullString
-	f4 sql.NullString
-	f5 sql.NullString
-	f6 sql.NullString
-	f7 sql.NullString
-	f8 sql.NullString
-	f9 sql.NullString
+	e   ent.CaseRecord
+	f2  sql.NullString
+	f3  sql.NullString
+	f4  sql.NullString
+	f5  sql.NullString
+	f6  sql.NullString
+	f7  sql.NullString
+	f8  sql.NullString
+	f9  sql.NullString
+	f10 sql.NullString
 }
 
 // scanCaseRecord reads one row of caseRecordResource.Select.
 func scanCaseRecord(rows *sql.Rows) (*ent.CaseRecord, error) {
 	r := new(caseRecordRow)
-	if err := rows.Scan(&r.e.ID, &r.f1, &r.f2, &r.f3, &r.f4, &r.f5, &r.f6, &r.f7, &r.f8, &r.f9); err != nil {
+	if err := rows.Scan(&r.e.ID, &r.e.Version, &r.f2, &r.f3, &r.f4, &r.f5, &r.f6, &r.f7, &r.f8, &r.f9, &r.f10); err != nil {
 		return nil, err
 	}
-	if r.f1.Valid {
-		r.e.CaseName = &r.f1.String
-	}
 	if r.f2.Valid {
-		r.e.Description = &r.f2.String
+		r.e.CaseName = &r.f2.String
 	}
 	if r.f3.Valid {
-		r.e.CaseNumber = &r.f3.String
+		r.e.Description = &r.f3.String
 	}
 	if r.f4.Valid {
-		r.e.CaseStatus = &r.f4.String
+		r.e.CaseNumber = &r.f4.String
 	}
 	if r.f5.Valid {
-		r.e.Priority = &r.f5.String
+		r.e.CaseStatus = &r.f5.String
 	}
 	if r.f6.Valid {
-		r.e.Submitter = &r.f6.String
+		r.e.Priority = &r.f6.String
 	}
 	if r.f7.Valid {
-		r.e.Resolver = &r.f7.String
+		r.e.Submitter = &r.f7.String
 	}
 	if r.f8.Valid {
-		r.e.CreatedDate = &r.f8.String
+		r.e.Resolver = &r.f8.String
 	}
 	if r.f9.Valid {
-		r.e.UpdatedDate = &r.f9.String
+		r.e.CreatedDate = &r.f9.String
+	}
+	if r.f10.Valid {
+		r.e.UpdatedDate = &r.f10.String
 	}
 	return &r.e, nil
 }
@@ -269,6 +204,12 @@ var caseRecordResource = &engine.Resource[ent.CaseRecord]{
 			Append: func(b []byte, e *ent.CaseRecord) []byte { return wire.AppendString(b, e.ID) },
 			Parse:  engine.Parse(wire.ID),
 			Value:  func(e *ent.CaseRecord) any { return e.ID },
+		},
+		{
+			Member: "version", Column: "version", Type: spec.Integer,
+			Append: func(b []byte, e *ent.CaseRecord) []byte { return wire.AppendInt(b, int64(e.Version)) },
+			Parse:  engine.Parse(wire.Int64),
+			Value:  func(e *ent.CaseRecord) any { return e.Version },
 		},
 		{
 			Member: "caseName", Column: "case_name", Type: spec.String,
@@ -375,24 +316,9 @@ var caseRecordResource = &engine.Resource[ent.CaseRecord]{
 	Encode:   appendCaseRecord,
 	ID:       func(e *ent.CaseRecord) string { return e.ID },
 	Table:    "cases",
-	Select:   "SELECT \"id\", \"case_name\", \"description\", \"case_number\", \"case_status\", \"priority\", \"submitter\", \"resolver\", \"created_date\", \"updated_date\" FROM \"cases\"",
+	Select:   "SELECT \"id\", \"version\", \"case_name\", \"description\", \"case_number\", \"case_status\", \"priority\", \"submitter\", \"resolver\", \"created_date\", \"updated_date\" FROM \"cases\"",
 	Scan:     scanCaseRecord,
-	Reload: func(ctx context.Context, c *ent.Client, id string) (*ent.CaseRecord, error) {
-		return c.CaseRecord.Query().Where(caserecord.ID(id)).Only(ctx)
-	},
-	Exists: func(ctx context.Context, c *ent.Client, id string, lock bool) (bool, error) {
-		q := c.CaseRecord.Query().Where(caserecord.ID(id))
-		if lock {
-			q.ForUpdate()
-		}
-		return q.Exist(ctx)
-	},
-	Delete: func(ctx context.Context, c *ent.Client, id string) error {
-		return c.CaseRecord.DeleteOneID(id).Exec(ctx)
-	},
-	DeleteWhere: func(ctx context.Context, c *ent.Client, column string, value any) (int, error) {
-		return c.CaseRecord.Delete().Where(predicate.CaseRecord(entsql.FieldEQ(column, value))).Exec(ctx)
-	},
+	Version:  func(e *ent.CaseRecord) int64 { return e.Version },
 }
 
 // The related records a read of Case can expand; set at init, as the

@@ -3,18 +3,13 @@
 package handlers
 
 import (
-	"context"
 	"database/sql"
 	"time"
 
-	entsql "entgo.io/ent/dialect/sql"
-
 	"records/ent"
-	"records/ent/caserecord"
-	"records/ent/channelthread"
-	"records/ent/predicate"
 	"records/internal/engine"
 	"records/internal/spec"
+	"records/internal/stamp"
 	"records/internal/wire"
 )
 
@@ -36,6 +31,8 @@ func (in *channelThreadInput) Decode(name string, v []byte) error {
 		return in.CreatedAt.Decode(v, wire.DateTime)
 	case "updated_at":
 		return in.UpdatedAt.Decode(v, wire.DateTime)
+	case "version":
+		return engine.ErrReadOnly
 	}
 	return engine.ErrUnknownMember
 }
@@ -43,77 +40,54 @@ func (in *channelThreadInput) Decode(name string, v []byte) error {
 // SetID implements engine.Input.
 func (in *channelThreadInput) SetID(id string) { in.ID.Put(id) }
 
-// checkParents fails unless every parent the input names exists for the team.
-func (in *channelThreadInput) checkParents(ctx context.Context, c *ent.Client) error {
-	if v := in.CaseID.Value(); v != nil {
-		ok, err := c.CaseRecord.Query().Where(caserecord.ID(*v)).Exist(ctx)
-		if err := engine.Parent(ok, err, "case_id", "case", *v); err != nil {
-			return err
-		}
-	}
-	return nil
-}
+// GivenID implements engine.Input.
+func (in *channelThreadInput) GivenID() (string, bool) { return in.ID.V, in.ID.Set }
 
-// Create implements engine.Input.
-func (in *channelThreadInput) Create(ctx context.Context, c *ent.Client) (string, error) {
-	if err := in.checkParents(ctx, c); err != nil {
-		return "", err
-	}
-	b := c.ChannelThread.Create()
-	if in.ID.Set {
-		b.SetID(in.ID.V)
-	}
-	if v := in.CaseID.Value(); v != nil {
-		b.SetCaseID(*v)
-	}
-	if v := in.CreatedAt.Value(); v != nil {
-		b.SetCreatedAt(*v)
-	}
-	if v := in.UpdatedAt.Value(); v != nil {
-		b.SetUpdatedAt(*v)
-	}
-	rec, err := b.Save(ctx)
-	if err != nil {
-		return "", err
-	}
-	return rec.ID, nil
-}
-
-// Update implements engine.Input: members given are written (null clears),
-// members absent are left alone.
-func (in *channelThreadInput) Update(ctx context.Context, c *ent.Client, id string) error {
-	if err := in.checkParents(ctx, c); err != nil {
-		return err
-	}
-	u := c.ChannelThread.UpdateOneID(id)
+// Values implements engine.Input: creating, every member given and the
+// stamps the server fills; updating, the members given (null clears) and
+// the update stamps not given.
+func (in *channelThreadInput) Values(w *engine.Values, creating bool) {
 	if in.CaseID.Set {
-		if in.CaseID.Null {
-			u.ClearCaseID()
-		} else {
-			u.SetCaseID(in.CaseID.V)
-		}
+		w.Set("case_id", "text", engine.Val(in.CaseID.Value()))
 	}
-	if in.CreatedAt.Set {
-		if in.CreatedAt.Null {
-			u.ClearCreatedAt()
-		} else {
-			u.SetCreatedAt(in.CreatedAt.V)
-		}
+	switch {
+	case in.CreatedAt.Set && !in.CreatedAt.Null:
+		w.Set("created_at", "timestamptz", in.CreatedAt.V)
+	case creating:
+		w.Set("created_at", "timestamptz", stamp.Now())
+	case in.CreatedAt.Set:
+		w.Set("created_at", "timestamptz", nil)
 	}
-	if in.UpdatedAt.Set {
-		if in.UpdatedAt.Null {
-			u.ClearUpdatedAt()
-		} else {
-			u.SetUpdatedAt(in.UpdatedAt.V)
-		}
+	switch {
+	case in.UpdatedAt.Set && !in.UpdatedAt.Null:
+		w.Set("updated_at", "timestamptz", in.UpdatedAt.V)
+	case creating || !in.UpdatedAt.Set:
+		w.Set("updated_at", "timestamptz", stamp.Now())
+	default:
+		w.Set("updated_at", "timestamptz", nil)
 	}
-	return u.Exec(ctx)
+}
+
+// Parents implements engine.Input.
+func (in *channelThreadInput) Parents() []engine.ParentRef {
+	var out []engine.ParentRef
+	if v := in.CaseID.Value(); v != nil {
+		out = append(out, engine.ParentRef{Member: "case_id", Object: "case", Table: "cases", ID: *v})
+	}
+	return out
+}
+
+// Then implements engine.Input: the records created with this one.
+func (in *channelThreadInput) Then(creating bool) ([]engine.Step, error) {
+	return nil, nil
 }
 
 // appendChannelThread appends a ChannelThread as JSON, every member present.
 func appendChannelThread(b []byte, e *ent.ChannelThread) []byte {
 	b = append(b, "{\"id\":"...)
 	b = wire.AppendString(b, e.ID)
+	b = append(b, ",\"version\":"...)
+	b = wire.AppendInt(b, int64(e.Version))
 	b = append(b, ",\"case_id\":"...)
 	b = wire.AppendStringPtr(b, e.CaseID)
 	b = append(b, ",\"created_at\":"...)
@@ -128,25 +102,25 @@ func appendChannelThread(b []byte, e *ent.ChannelThread) []byte {
 // one allocation.
 type channelThreadRow struct {
 	e  ent.ChannelThread
-	f1 sql.NullString
-	f2 sql.NullTime
+	f2 sql.NullString
 	f3 sql.NullTime
+	f4 sql.NullTime
 }
 
 // scanChannelThread reads one row of channelThreadResource.Select.
 func scanChannelThread(rows *sql.Rows) (*ent.ChannelThread, error) {
 	r := new(channelThreadRow)
-	if err := rows.Scan(&r.e.ID, &r.f1, &r.f2, &r.f3); err != nil {
+	if err := rows.Scan(&r.e.ID, &r.e.Version, &r.f2, &r.f3, &r.f4); err != nil {
 		return nil, err
 	}
-	if r.f1.Valid {
-		r.e.CaseID = &r.f1.String
-	}
 	if r.f2.Valid {
-		r.e.CreatedAt = &r.f2.Time
+		r.e.CaseID = &r.f2.String
 	}
 	if r.f3.Valid {
-		r.e.UpdatedAt = &r.f3.Time
+		r.e.CreatedAt = &r.f3.Time
+	}
+	if r.f4.Valid {
+		r.e.UpdatedAt = &r.f4.Time
 	}
 	return &r.e, nil
 }
@@ -163,6 +137,12 @@ var channelThreadResource = &engine.Resource[ent.ChannelThread]{
 			Append: func(b []byte, e *ent.ChannelThread) []byte { return wire.AppendString(b, e.ID) },
 			Parse:  engine.Parse(wire.ID),
 			Value:  func(e *ent.ChannelThread) any { return e.ID },
+		},
+		{
+			Member: "version", Column: "version", Type: spec.Integer,
+			Append: func(b []byte, e *ent.ChannelThread) []byte { return wire.AppendInt(b, int64(e.Version)) },
+			Parse:  engine.Parse(wire.Int64),
+			Value:  func(e *ent.ChannelThread) any { return e.Version },
 		},
 		{
 			Member: "case_id", Column: "case_id", Type: spec.String,
@@ -203,24 +183,9 @@ var channelThreadResource = &engine.Resource[ent.ChannelThread]{
 	Encode:   appendChannelThread,
 	ID:       func(e *ent.ChannelThread) string { return e.ID },
 	Table:    "channel_threads",
-	Select:   "SELECT \"id\", \"case_id\", \"created_at\", \"updated_at\" FROM \"channel_threads\"",
+	Select:   "SELECT \"id\", \"version\", \"case_id\", \"created_at\", \"updated_at\" FROM \"channel_threads\"",
 	Scan:     scanChannelThread,
-	Reload: func(ctx context.Context, c *ent.Client, id string) (*ent.ChannelThread, error) {
-		return c.ChannelThread.Query().Where(channelthread.ID(id)).Only(ctx)
-	},
-	Exists: func(ctx context.Context, c *ent.Client, id string, lock bool) (bool, error) {
-		q := c.ChannelThread.Query().Where(channelthread.ID(id))
-		if lock {
-			q.ForUpdate()
-		}
-		return q.Exist(ctx)
-	},
-	Delete: func(ctx context.Context, c *ent.Client, id string) error {
-		return c.ChannelThread.DeleteOneID(id).Exec(ctx)
-	},
-	DeleteWhere: func(ctx context.Context, c *ent.Client, column string, value any) (int, error) {
-		return c.ChannelThread.Delete().Where(predicate.ChannelThread(entsql.FieldEQ(column, value))).Exec(ctx)
-	},
+	Version:  func(e *ent.ChannelThread) int64 { return e.Version },
 }
 
 // The related records a read of ChannelThread can expand; set at init, as the

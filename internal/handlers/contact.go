@@ -3,16 +3,12 @@
 package handlers
 
 import (
-	"context"
 	"database/sql"
 
-	entsql "entgo.io/ent/dialect/sql"
-
 	"records/ent"
-	"records/ent/contact"
-	"records/ent/predicate"
 	"records/internal/engine"
 	"records/internal/spec"
+	"records/internal/stamp"
 	"records/internal/wire"
 )
 
@@ -118,6 +114,8 @@ func (in *contactInput) Decode(name string, v []byte) error {
 		return in.Processor.Decode(v, wire.String)
 	case "title":
 		return in.Title.Decode(v, wire.String)
+	case "version":
+		return engine.ErrReadOnly
 	}
 	return engine.ErrUnknownMember
 }
@@ -125,351 +123,129 @@ func (in *contactInput) Decode(name string, v []byte) error {
 // SetID implements engine.Input.
 func (in *contactInput) SetID(id string) { in.ID.Put(id) }
 
-// checkParents fails unless every parent the input names exists for the team.
-func (in *contactInput) checkParents(ctx context.Context, c *ent.Client) error {
+// GivenID implements engine.Input.
+func (in *contactInput) GivenID() (string, bool) { return in.ID.V, in.ID.Set }
+
+// Values implements engine.Input: creating, every member given and the
+// stamps the server fills; updating, the members given (null clears) and
+// the update stamps not given.
+func (in *contactInput) Values(w *engine.Values, creating bool) {
+	if in.Assistant.Set {
+		w.Set("assistant", "text", engine.Val(in.Assistant.Value()))
+	}
+	if in.AssistantPhone.Set {
+		w.Set("assistant_phone", "text", engine.Val(in.AssistantPhone.Value()))
+	}
+	if in.Avatar.Set {
+		w.Set("avatar", "text", engine.Val(in.Avatar.Value()))
+	}
+	if in.Birthdate.Set {
+		w.Set("birthdate", "text", engine.Val(in.Birthdate.Value()))
+	}
+	if in.Controller.Set {
+		w.Set("controller", "text", engine.Val(in.Controller.Value()))
+	}
+	switch {
+	case in.CreatedAt.Set && !in.CreatedAt.Null:
+		w.Set("created_at", "text", in.CreatedAt.V)
+	case creating:
+		w.Set("created_at", "text", stamp.Text())
+	case in.CreatedAt.Set:
+		w.Set("created_at", "text", nil)
+	}
+	if in.CreatedBy.Set {
+		w.Set("created_by", "text", engine.Val(in.CreatedBy.Value()))
+	}
+	if in.Department.Set {
+		w.Set("department", "text", engine.Val(in.Department.Value()))
+	}
+	if in.Description.Set {
+		w.Set("description", "text", engine.Val(in.Description.Value()))
+	}
+	if in.DoNotCall.Set {
+		w.Set("do_not_call", "boolean", engine.Val(in.DoNotCall.Value()))
+	}
+	if in.Email.Set {
+		w.Set("email", "text", engine.Val(in.Email.Value()))
+	}
+	if in.EmailOptOut.Set {
+		w.Set("email_opt_out", "boolean", engine.Val(in.EmailOptOut.Value()))
+	}
+	if in.Fax.Set {
+		w.Set("fax", "text", engine.Val(in.Fax.Value()))
+	}
+	if in.FaxOptOut.Set {
+		w.Set("fax_opt_out", "boolean", engine.Val(in.FaxOptOut.Value()))
+	}
+	if in.FirstName.Set {
+		w.Set("first_name", "text", engine.Val(in.FirstName.Value()))
+	}
+	if in.Handle.Set {
+		w.Set("handle", "text", engine.Val(in.Handle.Value()))
+	}
+	if in.IsInvalid.Set {
+		w.Set("is_invalid", "boolean", engine.Val(in.IsInvalid.Value()))
+	}
+	if in.Languages.Set {
+		w.Set("languages", "text", engine.Val(in.Languages.Value()))
+	}
+	if in.LastName.Set {
+		w.Set("last_name", "text", engine.Val(in.LastName.Value()))
+	}
+	if in.LastModifiedBy.Set {
+		w.Set("last_modified_by", "text", engine.Val(in.LastModifiedBy.Value()))
+	}
+	if in.LeadSource.Set {
+		w.Set("lead_source", "text", engine.Val(in.LeadSource.Value()))
+	}
+	if in.MailingCity.Set {
+		w.Set("mailing_city", "text", engine.Val(in.MailingCity.Value()))
+	}
+	if in.MailingCountry.Set {
+		w.Set("mailing_country", "text", engine.Val(in.MailingCountry.Value()))
+	}
+	if in.MailingGeocodeAccuracy.Set {
+		w.Set("mailing_geocode_accuracy", "text", engine.Val(in.MailingGeocodeAccuracy.Value()))
+	}
+	if in.MailingState.Set {
+		w.Set("mailing_state", "text", engine.Val(in.MailingState.Value()))
+	}
+	if in.MailingStreet.Set {
+		w.Set("mailing_street", "text", engine.Val(in.MailingStreet.Value()))
+	}
+	if in.Owner.Set {
+		w.Set("owner", "text", engine.Val(in.Owner.Value()))
+	}
+	if in.Phone.Set {
+		w.Set("phone", "text", engine.Val(in.Phone.Value()))
+	}
+	if in.PhotoURL.Set {
+		w.Set("photo_url", "text", engine.Val(in.PhotoURL.Value()))
+	}
+	if in.Processor.Set {
+		w.Set("processor", "text", engine.Val(in.Processor.Value()))
+	}
+	if in.Title.Set {
+		w.Set("title", "text", engine.Val(in.Title.Value()))
+	}
+}
+
+// Parents implements engine.Input.
+func (in *contactInput) Parents() []engine.ParentRef {
 	return nil
 }
 
-// Create implements engine.Input.
-func (in *contactInput) Create(ctx context.Context, c *ent.Client) (string, error) {
-	if err := in.checkParents(ctx, c); err != nil {
-		return "", err
-	}
-	b := c.Contact.Create()
-	if in.ID.Set {
-		b.SetID(in.ID.V)
-	}
-	if v := in.Assistant.Value(); v != nil {
-		b.SetAssistant(*v)
-	}
-	if v := in.AssistantPhone.Value(); v != nil {
-		b.SetAssistantPhone(*v)
-	}
-	if v := in.Avatar.Value(); v != nil {
-		b.SetAvatar(*v)
-	}
-	if v := in.Birthdate.Value(); v != nil {
-		b.SetBirthdate(*v)
-	}
-	if v := in.Controller.Value(); v != nil {
-		b.SetController(*v)
-	}
-	if v := in.CreatedAt.Value(); v != nil {
-		b.SetCreatedAt(*v)
-	}
-	if v := in.CreatedBy.Value(); v != nil {
-		b.SetCreatedBy(*v)
-	}
-	if v := in.Department.Value(); v != nil {
-		b.SetDepartment(*v)
-	}
-	if v := in.Description.Value(); v != nil {
-		b.SetDescription(*v)
-	}
-	if v := in.DoNotCall.Value(); v != nil {
-		b.SetDoNotCall(*v)
-	}
-	if v := in.Email.Value(); v != nil {
-		b.SetEmail(*v)
-	}
-	if v := in.EmailOptOut.Value(); v != nil {
-		b.SetEmailOptOut(*v)
-	}
-	if v := in.Fax.Value(); v != nil {
-		b.SetFax(*v)
-	}
-	if v := in.FaxOptOut.Value(); v != nil {
-		b.SetFaxOptOut(*v)
-	}
-	if v := in.FirstName.Value(); v != nil {
-		b.SetFirstName(*v)
-	}
-	if v := in.Handle.Value(); v != nil {
-		b.SetHandle(*v)
-	}
-	if v := in.IsInvalid.Value(); v != nil {
-		b.SetIsInvalid(*v)
-	}
-	if v := in.Languages.Value(); v != nil {
-		b.SetLanguages(*v)
-	}
-	if v := in.LastName.Value(); v != nil {
-		b.SetLastName(*v)
-	}
-	if v := in.LastModifiedBy.Value(); v != nil {
-		b.SetLastModifiedBy(*v)
-	}
-	if v := in.LeadSource.Value(); v != nil {
-		b.SetLeadSource(*v)
-	}
-	if v := in.MailingCity.Value(); v != nil {
-		b.SetMailingCity(*v)
-	}
-	if v := in.MailingCountry.Value(); v != nil {
-		b.SetMailingCountry(*v)
-	}
-	if v := in.MailingGeocodeAccuracy.Value(); v != nil {
-		b.SetMailingGeocodeAccuracy(*v)
-	}
-	if v := in.MailingState.Value(); v != nil {
-		b.SetMailingState(*v)
-	}
-	if v := in.MailingStreet.Value(); v != nil {
-		b.SetMailingStreet(*v)
-	}
-	if v := in.Owner.Value(); v != nil {
-		b.SetOwner(*v)
-	}
-	if v := in.Phone.Value(); v != nil {
-		b.SetPhone(*v)
-	}
-	if v := in.PhotoURL.Value(); v != nil {
-		b.SetPhotoURL(*v)
-	}
-	if v := in.Processor.Value(); v != nil {
-		b.SetProcessor(*v)
-	}
-	if v := in.Title.Value(); v != nil {
-		b.SetTitle(*v)
-	}
-	rec, err := b.Save(ctx)
-	if err != nil {
-		return "", err
-	}
-	return rec.ID, nil
-}
-
-// Update implements engine.Input: members given are written (null clears),
-// members absent are left alone.
-func (in *contactInput) Update(ctx context.Context, c *ent.Client, id string) error {
-	if err := in.checkParents(ctx, c); err != nil {
-		return err
-	}
-	u := c.Contact.UpdateOneID(id)
-	if in.Assistant.Set {
-		if in.Assistant.Null {
-			u.ClearAssistant()
-		} else {
-			u.SetAssistant(in.Assistant.V)
-		}
-	}
-	if in.AssistantPhone.Set {
-		if in.AssistantPhone.Null {
-			u.ClearAssistantPhone()
-		} else {
-			u.SetAssistantPhone(in.AssistantPhone.V)
-		}
-	}
-	if in.Avatar.Set {
-		if in.Avatar.Null {
-			u.ClearAvatar()
-		} else {
-			u.SetAvatar(in.Avatar.V)
-		}
-	}
-	if in.Birthdate.Set {
-		if in.Birthdate.Null {
-			u.ClearBirthdate()
-		} else {
-			u.SetBirthdate(in.Birthdate.V)
-		}
-	}
-	if in.Controller.Set {
-		if in.Controller.Null {
-			u.ClearController()
-		} else {
-			u.SetController(in.Controller.V)
-		}
-	}
-	if in.CreatedAt.Set {
-		if in.CreatedAt.Null {
-			u.ClearCreatedAt()
-		} else {
-			u.SetCreatedAt(in.CreatedAt.V)
-		}
-	}
-	if in.CreatedBy.Set {
-		if in.CreatedBy.Null {
-			u.ClearCreatedBy()
-		} else {
-			u.SetCreatedBy(in.CreatedBy.V)
-		}
-	}
-	if in.Department.Set {
-		if in.Department.Null {
-			u.ClearDepartment()
-		} else {
-			u.SetDepartment(in.Department.V)
-		}
-	}
-	if in.Description.Set {
-		if in.Description.Null {
-			u.ClearDescription()
-		} else {
-			u.SetDescription(in.Description.V)
-		}
-	}
-	if in.DoNotCall.Set {
-		if in.DoNotCall.Null {
-			u.ClearDoNotCall()
-		} else {
-			u.SetDoNotCall(in.DoNotCall.V)
-		}
-	}
-	if in.Email.Set {
-		if in.Email.Null {
-			u.ClearEmail()
-		} else {
-			u.SetEmail(in.Email.V)
-		}
-	}
-	if in.EmailOptOut.Set {
-		if in.EmailOptOut.Null {
-			u.ClearEmailOptOut()
-		} else {
-			u.SetEmailOptOut(in.EmailOptOut.V)
-		}
-	}
-	if in.Fax.Set {
-		if in.Fax.Null {
-			u.ClearFax()
-		} else {
-			u.SetFax(in.Fax.V)
-		}
-	}
-	if in.FaxOptOut.Set {
-		if in.FaxOptOut.Null {
-			u.ClearFaxOptOut()
-		} else {
-			u.SetFaxOptOut(in.FaxOptOut.V)
-		}
-	}
-	if in.FirstName.Set {
-		if in.FirstName.Null {
-			u.ClearFirstName()
-		} else {
-			u.SetFirstName(in.FirstName.V)
-		}
-	}
-	if in.Handle.Set {
-		if in.Handle.Null {
-			u.ClearHandle()
-		} else {
-			u.SetHandle(in.Handle.V)
-		}
-	}
-	if in.IsInvalid.Set {
-		if in.IsInvalid.Null {
-			u.ClearIsInvalid()
-		} else {
-			u.SetIsInvalid(in.IsInvalid.V)
-		}
-	}
-	if in.Languages.Set {
-		if in.Languages.Null {
-			u.ClearLanguages()
-		} else {
-			u.SetLanguages(in.Languages.V)
-		}
-	}
-	if in.LastName.Set {
-		if in.LastName.Null {
-			u.ClearLastName()
-		} else {
-			u.SetLastName(in.LastName.V)
-		}
-	}
-	if in.LastModifiedBy.Set {
-		if in.LastModifiedBy.Null {
-			u.ClearLastModifiedBy()
-		} else {
-			u.SetLastModifiedBy(in.LastModifiedBy.V)
-		}
-	}
-	if in.LeadSource.Set {
-		if in.LeadSource.Null {
-			u.ClearLeadSource()
-		} else {
-			u.SetLeadSource(in.LeadSource.V)
-		}
-	}
-	if in.MailingCity.Set {
-		if in.MailingCity.Null {
-			u.ClearMailingCity()
-		} else {
-			u.SetMailingCity(in.MailingCity.V)
-		}
-	}
-	if in.MailingCountry.Set {
-		if in.MailingCountry.Null {
-			u.ClearMailingCountry()
-		} else {
-			u.SetMailingCountry(in.MailingCountry.V)
-		}
-	}
-	if in.MailingGeocodeAccuracy.Set {
-		if in.MailingGeocodeAccuracy.Null {
-			u.ClearMailingGeocodeAccuracy()
-		} else {
-			u.SetMailingGeocodeAccuracy(in.MailingGeocodeAccuracy.V)
-		}
-	}
-	if in.MailingState.Set {
-		if in.MailingState.Null {
-			u.ClearMailingState()
-		} else {
-			u.SetMailingState(in.MailingState.V)
-		}
-	}
-	if in.MailingStreet.Set {
-		if in.MailingStreet.Null {
-			u.ClearMailingStreet()
-		} else {
-			u.SetMailingStreet(in.MailingStreet.V)
-		}
-	}
-	if in.Owner.Set {
-		if in.Owner.Null {
-			u.ClearOwner()
-		} else {
-			u.SetOwner(in.Owner.V)
-		}
-	}
-	if in.Phone.Set {
-		if in.Phone.Null {
-			u.ClearPhone()
-		} else {
-			u.SetPhone(in.Phone.V)
-		}
-	}
-	if in.PhotoURL.Set {
-		if in.PhotoURL.Null {
-			u.ClearPhotoURL()
-		} else {
-			u.SetPhotoURL(in.PhotoURL.V)
-		}
-	}
-	if in.Processor.Set {
-		if in.Processor.Null {
-			u.ClearProcessor()
-		} else {
-			u.SetProcessor(in.Processor.V)
-		}
-	}
-	if in.Title.Set {
-		if in.Title.Null {
-			u.ClearTitle()
-		} else {
-			u.SetTitle(in.Title.V)
-		}
-	}
-	return u.Exec(ctx)
+// Then implements engine.Input: the records created with this one.
+func (in *contactInput) Then(creating bool) ([]engine.Step, error) {
+	return nil, nil
 }
 
 // appendContact appends a Contact as JSON, every member present.
 func appendContact(b []byte, e *ent.Contact) []byte {
 	b = append(b, "{\"id\":"...)
 	b = wire.AppendString(b, e.ID)
+	b = append(b, ",\"version\":"...)
+	b = wire.AppendInt(b, int64(e.Version))
 	b = append(b, ",\"assistant\":"...)
 	b = wire.AppendStringPtr(b, e.Assistant)
 	b = append(b, ",\"assistant_phone\":"...)
@@ -540,7 +316,6 @@ func appendContact(b []byte, e *ent.Contact) []byte {
 // one allocation.
 type contactRow struct {
 	e   ent.Contact
-	f1  sql.NullString
 	f2  sql.NullString
 	f3  sql.NullString
 	f4  sql.NullString
@@ -549,15 +324,15 @@ type contactRow struct {
 	f7  sql.NullString
 	f8  sql.NullString
 	f9  sql.NullString
-	f10 sql.NullBool
-	f11 sql.NullString
-	f12 sql.NullBool
-	f13 sql.NullString
-	f14 sql.NullBool
-	f15 sql.NullString
+	f10 sql.NullString
+	f11 sql.NullBool
+	f12 sql.NullString
+	f13 sql.NullBool
+	f14 sql.NullString
+	f15 sql.NullBool
 	f16 sql.NullString
-	f17 sql.NullBool
-	f18 sql.NullString
+	f17 sql.NullString
+	f18 sql.NullBool
 	f19 sql.NullString
 	f20 sql.NullString
 	f21 sql.NullString
@@ -571,106 +346,107 @@ type contactRow struct {
 	f29 sql.NullString
 	f30 sql.NullString
 	f31 sql.NullString
+	f32 sql.NullString
 }
 
 // scanContact reads one row of contactResource.Select.
 func scanContact(rows *sql.Rows) (*ent.Contact, error) {
 	r := new(contactRow)
-	if err := rows.Scan(&r.e.ID, &r.f1, &r.f2, &r.f3, &r.f4, &r.f5, &r.f6, &r.f7, &r.f8, &r.f9, &r.f10, &r.f11, &r.f12, &r.f13, &r.f14, &r.f15, &r.f16, &r.f17, &r.f18, &r.f19, &r.f20, &r.f21, &r.f22, &r.f23, &r.f24, &r.f25, &r.f26, &r.f27, &r.f28, &r.f29, &r.f30, &r.f31); err != nil {
+	if err := rows.Scan(&r.e.ID, &r.e.Version, &r.f2, &r.f3, &r.f4, &r.f5, &r.f6, &r.f7, &r.f8, &r.f9, &r.f10, &r.f11, &r.f12, &r.f13, &r.f14, &r.f15, &r.f16, &r.f17, &r.f18, &r.f19, &r.f20, &r.f21, &r.f22, &r.f23, &r.f24, &r.f25, &r.f26, &r.f27, &r.f28, &r.f29, &r.f30, &r.f31, &r.f32); err != nil {
 		return nil, err
 	}
-	if r.f1.Valid {
-		r.e.Assistant = &r.f1.String
-	}
 	if r.f2.Valid {
-		r.e.AssistantPhone = &r.f2.String
+		r.e.Assistant = &r.f2.String
 	}
 	if r.f3.Valid {
-		r.e.Avatar = &r.f3.String
+		r.e.AssistantPhone = &r.f3.String
 	}
 	if r.f4.Valid {
-		r.e.Birthdate = &r.f4.String
+		r.e.Avatar = &r.f4.String
 	}
 	if r.f5.Valid {
-		r.e.Controller = &r.f5.String
+		r.e.Birthdate = &r.f5.String
 	}
 	if r.f6.Valid {
-		r.e.CreatedAt = &r.f6.String
+		r.e.Controller = &r.f6.String
 	}
 	if r.f7.Valid {
-		r.e.CreatedBy = &r.f7.String
+		r.e.CreatedAt = &r.f7.String
 	}
 	if r.f8.Valid {
-		r.e.Department = &r.f8.String
+		r.e.CreatedBy = &r.f8.String
 	}
 	if r.f9.Valid {
-		r.e.Description = &r.f9.String
+		r.e.Department = &r.f9.String
 	}
 	if r.f10.Valid {
-		r.e.DoNotCall = &r.f10.Bool
+		r.e.Description = &r.f10.String
 	}
 	if r.f11.Valid {
-		r.e.Email = &r.f11.String
+		r.e.DoNotCall = &r.f11.Bool
 	}
 	if r.f12.Valid {
-		r.e.EmailOptOut = &r.f12.Bool
+		r.e.Email = &r.f12.String
 	}
 	if r.f13.Valid {
-		r.e.Fax = &r.f13.String
+		r.e.EmailOptOut = &r.f13.Bool
 	}
 	if r.f14.Valid {
-		r.e.FaxOptOut = &r.f14.Bool
+		r.e.Fax = &r.f14.String
 	}
 	if r.f15.Valid {
-		r.e.FirstName = &r.f15.String
+		r.e.FaxOptOut = &r.f15.Bool
 	}
 	if r.f16.Valid {
-		r.e.Handle = &r.f16.String
+		r.e.FirstName = &r.f16.String
 	}
 	if r.f17.Valid {
-		r.e.IsInvalid = &r.f17.Bool
+		r.e.Handle = &r.f17.String
 	}
 	if r.f18.Valid {
-		r.e.Languages = &r.f18.String
+		r.e.IsInvalid = &r.f18.Bool
 	}
 	if r.f19.Valid {
-		r.e.LastName = &r.f19.String
+		r.e.Languages = &r.f19.String
 	}
 	if r.f20.Valid {
-		r.e.LastModifiedBy = &r.f20.String
+		r.e.LastName = &r.f20.String
 	}
 	if r.f21.Valid {
-		r.e.LeadSource = &r.f21.String
+		r.e.LastModifiedBy = &r.f21.String
 	}
 	if r.f22.Valid {
-		r.e.MailingCity = &r.f22.String
+		r.e.LeadSource = &r.f22.String
 	}
 	if r.f23.Valid {
-		r.e.MailingCountry = &r.f23.String
+		r.e.MailingCity = &r.f23.String
 	}
 	if r.f24.Valid {
-		r.e.MailingGeocodeAccuracy = &r.f24.String
+		r.e.MailingCountry = &r.f24.String
 	}
 	if r.f25.Valid {
-		r.e.MailingState = &r.f25.String
+		r.e.MailingGeocodeAccuracy = &r.f25.String
 	}
 	if r.f26.Valid {
-		r.e.MailingStreet = &r.f26.String
+		r.e.MailingState = &r.f26.String
 	}
 	if r.f27.Valid {
-		r.e.Owner = &r.f27.String
+		r.e.MailingStreet = &r.f27.String
 	}
 	if r.f28.Valid {
-		r.e.Phone = &r.f28.String
+		r.e.Owner = &r.f28.String
 	}
 	if r.f29.Valid {
-		r.e.PhotoURL = &r.f29.String
+		r.e.Phone = &r.f29.String
 	}
 	if r.f30.Valid {
-		r.e.Processor = &r.f30.String
+		r.e.PhotoURL = &r.f30.String
 	}
 	if r.f31.Valid {
-		r.e.Title = &r.f31.String
+		r.e.Processor = &r.f31.String
+	}
+	if r.f32.Valid {
+		r.e.Title = &r.f32.String
 	}
 	return &r.e, nil
 }
@@ -687,6 +463,12 @@ var contactResource = &engine.Resource[ent.Contact]{
 			Append: func(b []byte, e *ent.Contact) []byte { return wire.AppendString(b, e.ID) },
 			Parse:  engine.Parse(wire.ID),
 			Value:  func(e *ent.Contact) any { return e.ID },
+		},
+		{
+			Member: "version", Column: "version", Type: spec.Integer,
+			Append: func(b []byte, e *ent.Contact) []byte { return wire.AppendInt(b, int64(e.Version)) },
+			Parse:  engine.Parse(wire.Int64),
+			Value:  func(e *ent.Contact) any { return e.Version },
 		},
 		{
 			Member: "assistant", Column: "assistant", Type: spec.String,
@@ -1035,22 +817,7 @@ var contactResource = &engine.Resource[ent.Contact]{
 	Encode:   appendContact,
 	ID:       func(e *ent.Contact) string { return e.ID },
 	Table:    "contacts",
-	Select:   "SELECT \"id\", \"assistant\", \"assistant_phone\", \"avatar\", \"birthdate\", \"controller\", \"created_at\", \"created_by\", \"department\", \"description\", \"do_not_call\", \"email\", \"email_opt_out\", \"fax\", \"fax_opt_out\", \"first_name\", \"handle\", \"is_invalid\", \"languages\", \"last_name\", \"last_modified_by\", \"lead_source\", \"mailing_city\", \"mailing_country\", \"mailing_geocode_accuracy\", \"mailing_state\", \"mailing_street\", \"owner\", \"phone\", \"photo_url\", \"processor\", \"title\" FROM \"contacts\"",
+	Select:   "SELECT \"id\", \"version\", \"assistant\", \"assistant_phone\", \"avatar\", \"birthdate\", \"controller\", \"created_at\", \"created_by\", \"department\", \"description\", \"do_not_call\", \"email\", \"email_opt_out\", \"fax\", \"fax_opt_out\", \"first_name\", \"handle\", \"is_invalid\", \"languages\", \"last_name\", \"last_modified_by\", \"lead_source\", \"mailing_city\", \"mailing_country\", \"mailing_geocode_accuracy\", \"mailing_state\", \"mailing_street\", \"owner\", \"phone\", \"photo_url\", \"processor\", \"title\" FROM \"contacts\"",
 	Scan:     scanContact,
-	Reload: func(ctx context.Context, c *ent.Client, id string) (*ent.Contact, error) {
-		return c.Contact.Query().Where(contact.ID(id)).Only(ctx)
-	},
-	Exists: func(ctx context.Context, c *ent.Client, id string, lock bool) (bool, error) {
-		q := c.Contact.Query().Where(contact.ID(id))
-		if lock {
-			q.ForUpdate()
-		}
-		return q.Exist(ctx)
-	},
-	Delete: func(ctx context.Context, c *ent.Client, id string) error {
-		return c.Contact.DeleteOneID(id).Exec(ctx)
-	},
-	DeleteWhere: func(ctx context.Context, c *ent.Client, column string, value any) (int, error) {
-		return c.Contact.Delete().Where(predicate.Contact(entsql.FieldEQ(column, value))).Exec(ctx)
-	},
+	Version:  func(e *ent.Contact) int64 { return e.Version },
 }

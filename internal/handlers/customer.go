@@ -3,14 +3,9 @@
 package handlers
 
 import (
-	"context"
 	"database/sql"
 
-	entsql "entgo.io/ent/dialect/sql"
-
 	"records/ent"
-	"records/ent/customer"
-	"records/ent/predicate"
 	"records/internal/engine"
 	"records/internal/spec"
 	"records/internal/wire"
@@ -49,6 +44,8 @@ func (in *customerInput) Decode(name string, v []byte) error {
 		return in.Timestamp.Decode(v, wire.String)
 	case "activationDate":
 		return in.ActivationDate.Decode(v, wire.String)
+	case "version":
+		return engine.ErrReadOnly
 	}
 	return engine.ErrUnknownMember
 }
@@ -56,121 +53,55 @@ func (in *customerInput) Decode(name string, v []byte) error {
 // SetID implements engine.Input.
 func (in *customerInput) SetID(id string) { in.ID.Put(id) }
 
-// checkParents fails unless every parent the input names exists for the team.
-func (in *customerInput) checkParents(ctx context.Context, c *ent.Client) error {
+// GivenID implements engine.Input.
+func (in *customerInput) GivenID() (string, bool) { return in.ID.V, in.ID.Set }
+
+// Values implements engine.Input: creating, every member given and the
+// stamps the server fills; updating, the members given (null clears) and
+// the update stamps not given.
+func (in *customerInput) Values(w *engine.Values, creating bool) {
+	if in.SSOID.Set {
+		w.Set("sso_id", "text", engine.Val(in.SSOID.Value()))
+	}
+	if in.Email.Set {
+		w.Set("email", "text", engine.Val(in.Email.Value()))
+	}
+	if in.FirstName.Set {
+		w.Set("first_name", "text", engine.Val(in.FirstName.Value()))
+	}
+	if in.LastName.Set {
+		w.Set("last_name", "text", engine.Val(in.LastName.Value()))
+	}
+	if in.Phone.Set {
+		w.Set("phone", "text", engine.Val(in.Phone.Value()))
+	}
+	if in.PaymentCustomerID.Set {
+		w.Set("payment_customer_id", "text", engine.Val(in.PaymentCustomerID.Value()))
+	}
+	if in.Timestamp.Set {
+		w.Set("timestamp", "text", engine.Val(in.Timestamp.Value()))
+	}
+	if in.ActivationDate.Set {
+		w.Set("activation_date", "text", engine.Val(in.ActivationDate.Value()))
+	}
+}
+
+// Parents implements engine.Input.
+func (in *customerInput) Parents() []engine.ParentRef {
 	return nil
 }
 
-// Create implements engine.Input.
-func (in *customerInput) Create(ctx context.Context, c *ent.Client) (string, error) {
-	if err := in.checkParents(ctx, c); err != nil {
-		return "", err
-	}
-	b := c.Customer.Create()
-	if in.ID.Set {
-		b.SetID(in.ID.V)
-	}
-	if v := in.SSOID.Value(); v != nil {
-		b.SetSSOID(*v)
-	}
-	if v := in.Email.Value(); v != nil {
-		b.SetEmail(*v)
-	}
-	if v := in.FirstName.Value(); v != nil {
-		b.SetFirstName(*v)
-	}
-	if v := in.LastName.Value(); v != nil {
-		b.SetLastName(*v)
-	}
-	if v := in.Phone.Value(); v != nil {
-		b.SetPhone(*v)
-	}
-	if v := in.PaymentCustomerID.Value(); v != nil {
-		b.SetPaymentCustomerID(*v)
-	}
-	if v := in.Timestamp.Value(); v != nil {
-		b.SetTimestamp(*v)
-	}
-	if v := in.ActivationDate.Value(); v != nil {
-		b.SetActivationDate(*v)
-	}
-	rec, err := b.Save(ctx)
-	if err != nil {
-		return "", err
-	}
-	return rec.ID, nil
-}
-
-// Update implements engine.Input: members given are written (null clears),
-// members absent are left alone.
-func (in *customerInput) Update(ctx context.Context, c *ent.Client, id string) error {
-	if err := in.checkParents(ctx, c); err != nil {
-		return err
-	}
-	u := c.Customer.UpdateOneID(id)
-	if in.SSOID.Set {
-		if in.SSOID.Null {
-			u.ClearSSOID()
-		} else {
-			u.SetSSOID(in.SSOID.V)
-		}
-	}
-	if in.Email.Set {
-		if in.Email.Null {
-			u.ClearEmail()
-		} else {
-			u.SetEmail(in.Email.V)
-		}
-	}
-	if in.FirstName.Set {
-		if in.FirstName.Null {
-			u.ClearFirstName()
-		} else {
-			u.SetFirstName(in.FirstName.V)
-		}
-	}
-	if in.LastName.Set {
-		if in.LastName.Null {
-			u.ClearLastName()
-		} else {
-			u.SetLastName(in.LastName.V)
-		}
-	}
-	if in.Phone.Set {
-		if in.Phone.Null {
-			u.ClearPhone()
-		} else {
-			u.SetPhone(in.Phone.V)
-		}
-	}
-	if in.PaymentCustomerID.Set {
-		if in.PaymentCustomerID.Null {
-			u.ClearPaymentCustomerID()
-		} else {
-			u.SetPaymentCustomerID(in.PaymentCustomerID.V)
-		}
-	}
-	if in.Timestamp.Set {
-		if in.Timestamp.Null {
-			u.ClearTimestamp()
-		} else {
-			u.SetTimestamp(in.Timestamp.V)
-		}
-	}
-	if in.ActivationDate.Set {
-		if in.ActivationDate.Null {
-			u.ClearActivationDate()
-		} else {
-			u.SetActivationDate(in.ActivationDate.V)
-		}
-	}
-	return u.Exec(ctx)
+// Then implements engine.Input: the records created with this one.
+func (in *customerInput) Then(creating bool) ([]engine.Step, error) {
+	return nil, nil
 }
 
 // appendCustomer appends a Customer as JSON, every member present.
 func appendCustomer(b []byte, e *ent.Customer) []byte {
 	b = append(b, "{\"id\":"...)
 	b = wire.AppendString(b, e.ID)
+	b = append(b, ",\"version\":"...)
+	b = wire.AppendInt(b, int64(e.Version))
 	b = append(b, ",\"sso_id\":"...)
 	b = wire.AppendStringPtr(b, e.SSOID)
 	b = append(b, ",\"email\":"...)
@@ -195,7 +126,6 @@ func appendCustomer(b []byte, e *ent.Customer) []byte {
 // one allocation.
 type customerRow struct {
 	e  ent.Customer
-	f1 sql.NullString
 	f2 sql.NullString
 	f3 sql.NullString
 	f4 sql.NullString
@@ -203,37 +133,38 @@ type customerRow struct {
 	f6 sql.NullString
 	f7 sql.NullString
 	f8 sql.NullString
+	f9 sql.NullString
 }
 
 // scanCustomer reads one row of customerResource.Select.
 func scanCustomer(rows *sql.Rows) (*ent.Customer, error) {
 	r := new(customerRow)
-	if err := rows.Scan(&r.e.ID, &r.f1, &r.f2, &r.f3, &r.f4, &r.f5, &r.f6, &r.f7, &r.f8); err != nil {
+	if err := rows.Scan(&r.e.ID, &r.e.Version, &r.f2, &r.f3, &r.f4, &r.f5, &r.f6, &r.f7, &r.f8, &r.f9); err != nil {
 		return nil, err
 	}
-	if r.f1.Valid {
-		r.e.SSOID = &r.f1.String
-	}
 	if r.f2.Valid {
-		r.e.Email = &r.f2.String
+		r.e.SSOID = &r.f2.String
 	}
 	if r.f3.Valid {
-		r.e.FirstName = &r.f3.String
+		r.e.Email = &r.f3.String
 	}
 	if r.f4.Valid {
-		r.e.LastName = &r.f4.String
+		r.e.FirstName = &r.f4.String
 	}
 	if r.f5.Valid {
-		r.e.Phone = &r.f5.String
+		r.e.LastName = &r.f5.String
 	}
 	if r.f6.Valid {
-		r.e.PaymentCustomerID = &r.f6.String
+		r.e.Phone = &r.f6.String
 	}
 	if r.f7.Valid {
-		r.e.Timestamp = &r.f7.String
+		r.e.PaymentCustomerID = &r.f7.String
 	}
 	if r.f8.Valid {
-		r.e.ActivationDate = &r.f8.String
+		r.e.Timestamp = &r.f8.String
+	}
+	if r.f9.Valid {
+		r.e.ActivationDate = &r.f9.String
 	}
 	return &r.e, nil
 }
@@ -250,6 +181,12 @@ var customerResource = &engine.Resource[ent.Customer]{
 			Append: func(b []byte, e *ent.Customer) []byte { return wire.AppendString(b, e.ID) },
 			Parse:  engine.Parse(wire.ID),
 			Value:  func(e *ent.Customer) any { return e.ID },
+		},
+		{
+			Member: "version", Column: "version", Type: spec.Integer,
+			Append: func(b []byte, e *ent.Customer) []byte { return wire.AppendInt(b, int64(e.Version)) },
+			Parse:  engine.Parse(wire.Int64),
+			Value:  func(e *ent.Customer) any { return e.Version },
 		},
 		{
 			Member: "sso_id", Column: "sso_id", Type: spec.String,
@@ -345,22 +282,7 @@ var customerResource = &engine.Resource[ent.Customer]{
 	Encode:   appendCustomer,
 	ID:       func(e *ent.Customer) string { return e.ID },
 	Table:    "customers",
-	Select:   "SELECT \"id\", \"sso_id\", \"email\", \"first_name\", \"last_name\", \"phone\", \"payment_customer_id\", \"timestamp\", \"activation_date\" FROM \"customers\"",
+	Select:   "SELECT \"id\", \"version\", \"sso_id\", \"email\", \"first_name\", \"last_name\", \"phone\", \"payment_customer_id\", \"timestamp\", \"activation_date\" FROM \"customers\"",
 	Scan:     scanCustomer,
-	Reload: func(ctx context.Context, c *ent.Client, id string) (*ent.Customer, error) {
-		return c.Customer.Query().Where(customer.ID(id)).Only(ctx)
-	},
-	Exists: func(ctx context.Context, c *ent.Client, id string, lock bool) (bool, error) {
-		q := c.Customer.Query().Where(customer.ID(id))
-		if lock {
-			q.ForUpdate()
-		}
-		return q.Exist(ctx)
-	},
-	Delete: func(ctx context.Context, c *ent.Client, id string) error {
-		return c.Customer.DeleteOneID(id).Exec(ctx)
-	},
-	DeleteWhere: func(ctx context.Context, c *ent.Client, column string, value any) (int, error) {
-		return c.Customer.Delete().Where(predicate.Customer(entsql.FieldEQ(column, value))).Exec(ctx)
-	},
+	Version:  func(e *ent.Customer) int64 { return e.Version },
 }

@@ -3,15 +3,10 @@
 package handlers
 
 import (
-	"context"
 	"database/sql"
 	"time"
 
-	entsql "entgo.io/ent/dialect/sql"
-
 	"records/ent"
-	"records/ent/packinglist"
-	"records/ent/predicate"
 	"records/internal/engine"
 	"records/internal/spec"
 	"records/internal/wire"
@@ -47,6 +42,8 @@ func (in *packingListInput) Decode(name string, v []byte) error {
 		return in.ShipPer.Decode(v, wire.String)
 	case "tracking_number":
 		return in.TrackingNumber.Decode(v, wire.String)
+	case "version":
+		return engine.ErrReadOnly
 	}
 	return engine.ErrUnknownMember
 }
@@ -54,111 +51,52 @@ func (in *packingListInput) Decode(name string, v []byte) error {
 // SetID implements engine.Input.
 func (in *packingListInput) SetID(id string) { in.ID.Put(id) }
 
-// checkParents fails unless every parent the input names exists for the team.
-func (in *packingListInput) checkParents(ctx context.Context, c *ent.Client) error {
+// GivenID implements engine.Input.
+func (in *packingListInput) GivenID() (string, bool) { return in.ID.V, in.ID.Set }
+
+// Values implements engine.Input: creating, every member given and the
+// stamps the server fills; updating, the members given (null clears) and
+// the update stamps not given.
+func (in *packingListInput) Values(w *engine.Values, creating bool) {
+	if in.Number.Set {
+		w.Set("number", "text", engine.Val(in.Number.Value()))
+	}
+	if in.DeliveryDate.Set {
+		w.Set("delivery_date", "date", engine.Val(in.DeliveryDate.Value()))
+	}
+	if in.InvoiceNumber.Set {
+		w.Set("invoice_number", "text", engine.Val(in.InvoiceNumber.Value()))
+	}
+	if in.ArrivalDate.Set {
+		w.Set("arrival_date", "date", engine.Val(in.ArrivalDate.Value()))
+	}
+	if in.PurchaseOrderNumber.Set {
+		w.Set("purchase_order_number", "text", engine.Val(in.PurchaseOrderNumber.Value()))
+	}
+	if in.ShipPer.Set {
+		w.Set("ship_per", "text", engine.Val(in.ShipPer.Value()))
+	}
+	if in.TrackingNumber.Set {
+		w.Set("tracking_number", "text", engine.Val(in.TrackingNumber.Value()))
+	}
+}
+
+// Parents implements engine.Input.
+func (in *packingListInput) Parents() []engine.ParentRef {
 	return nil
 }
 
-// Create implements engine.Input.
-func (in *packingListInput) Create(ctx context.Context, c *ent.Client) (string, error) {
-	if err := in.checkParents(ctx, c); err != nil {
-		return "", err
-	}
-	b := c.PackingList.Create()
-	if in.ID.Set {
-		b.SetID(in.ID.V)
-	}
-	if v := in.Number.Value(); v != nil {
-		b.SetNumber(*v)
-	}
-	if v := in.DeliveryDate.Value(); v != nil {
-		b.SetDeliveryDate(*v)
-	}
-	if v := in.InvoiceNumber.Value(); v != nil {
-		b.SetInvoiceNumber(*v)
-	}
-	if v := in.ArrivalDate.Value(); v != nil {
-		b.SetArrivalDate(*v)
-	}
-	if v := in.PurchaseOrderNumber.Value(); v != nil {
-		b.SetPurchaseOrderNumber(*v)
-	}
-	if v := in.ShipPer.Value(); v != nil {
-		b.SetShipPer(*v)
-	}
-	if v := in.TrackingNumber.Value(); v != nil {
-		b.SetTrackingNumber(*v)
-	}
-	rec, err := b.Save(ctx)
-	if err != nil {
-		return "", err
-	}
-	return rec.ID, nil
-}
-
-// Update implements engine.Input: members given are written (null clears),
-// members absent are left alone.
-func (in *packingListInput) Update(ctx context.Context, c *ent.Client, id string) error {
-	if err := in.checkParents(ctx, c); err != nil {
-		return err
-	}
-	u := c.PackingList.UpdateOneID(id)
-	if in.Number.Set {
-		if in.Number.Null {
-			u.ClearNumber()
-		} else {
-			u.SetNumber(in.Number.V)
-		}
-	}
-	if in.DeliveryDate.Set {
-		if in.DeliveryDate.Null {
-			u.ClearDeliveryDate()
-		} else {
-			u.SetDeliveryDate(in.DeliveryDate.V)
-		}
-	}
-	if in.InvoiceNumber.Set {
-		if in.InvoiceNumber.Null {
-			u.ClearInvoiceNumber()
-		} else {
-			u.SetInvoiceNumber(in.InvoiceNumber.V)
-		}
-	}
-	if in.ArrivalDate.Set {
-		if in.ArrivalDate.Null {
-			u.ClearArrivalDate()
-		} else {
-			u.SetArrivalDate(in.ArrivalDate.V)
-		}
-	}
-	if in.PurchaseOrderNumber.Set {
-		if in.PurchaseOrderNumber.Null {
-			u.ClearPurchaseOrderNumber()
-		} else {
-			u.SetPurchaseOrderNumber(in.PurchaseOrderNumber.V)
-		}
-	}
-	if in.ShipPer.Set {
-		if in.ShipPer.Null {
-			u.ClearShipPer()
-		} else {
-			u.SetShipPer(in.ShipPer.V)
-		}
-	}
-	if in.TrackingNumber.Set {
-		if in.TrackingNumber.Null {
-			u.ClearTrackingNumber()
-		} else {
-			u.SetTrackingNumber(in.TrackingNumber.V)
-		}
-	}
-	return u.Exec(ctx)
+// Then implements engine.Input: the records created with this one.
+func (in *packingListInput) Then(creating bool) ([]engine.Step, error) {
+	return nil, nil
 }
 
 // appendPackingList appends a PackingList as JSON, every member present.
 func appendPackingList(b []byte, e *ent.PackingList) []byte {
 	b = append(b, "{\"id\":"...)
 	b = wire.AppendString(b, e.ID)
+	b = append(b, ",\"version\":"...)
+	b = wire.AppendInt(b, int64(e.Version))
 	b = append(b, ",\"number\":"...)
 	b = wire.AppendStringPtr(b, e.Number)
 	b = append(b, ",\"deliveryDate\":"...)
@@ -181,41 +119,41 @@ func appendPackingList(b []byte, e *ent.PackingList) []byte {
 // one allocation.
 type packingListRow struct {
 	e  ent.PackingList
-	f1 sql.NullString
-	f2 sql.NullTime
-	f3 sql.NullString
-	f4 sql.NullTime
-	f5 sql.NullString
+	f2 sql.NullString
+	f3 sql.NullTime
+	f4 sql.NullString
+	f5 sql.NullTime
 	f6 sql.NullString
 	f7 sql.NullString
+	f8 sql.NullString
 }
 
 // scanPackingList reads one row of packingListResource.Select.
 func scanPackingList(rows *sql.Rows) (*ent.PackingList, error) {
 	r := new(packingListRow)
-	if err := rows.Scan(&r.e.ID, &r.f1, &r.f2, &r.f3, &r.f4, &r.f5, &r.f6, &r.f7); err != nil {
+	if err := rows.Scan(&r.e.ID, &r.e.Version, &r.f2, &r.f3, &r.f4, &r.f5, &r.f6, &r.f7, &r.f8); err != nil {
 		return nil, err
 	}
-	if r.f1.Valid {
-		r.e.Number = &r.f1.String
-	}
 	if r.f2.Valid {
-		r.e.DeliveryDate = &r.f2.Time
+		r.e.Number = &r.f2.String
 	}
 	if r.f3.Valid {
-		r.e.InvoiceNumber = &r.f3.String
+		r.e.DeliveryDate = &r.f3.Time
 	}
 	if r.f4.Valid {
-		r.e.ArrivalDate = &r.f4.Time
+		r.e.InvoiceNumber = &r.f4.String
 	}
 	if r.f5.Valid {
-		r.e.PurchaseOrderNumber = &r.f5.String
+		r.e.ArrivalDate = &r.f5.Time
 	}
 	if r.f6.Valid {
-		r.e.ShipPer = &r.f6.String
+		r.e.PurchaseOrderNumber = &r.f6.String
 	}
 	if r.f7.Valid {
-		r.e.TrackingNumber = &r.f7.String
+		r.e.ShipPer = &r.f7.String
+	}
+	if r.f8.Valid {
+		r.e.TrackingNumber = &r.f8.String
 	}
 	return &r.e, nil
 }
@@ -232,6 +170,12 @@ var packingListResource = &engine.Resource[ent.PackingList]{
 			Append: func(b []byte, e *ent.PackingList) []byte { return wire.AppendString(b, e.ID) },
 			Parse:  engine.Parse(wire.ID),
 			Value:  func(e *ent.PackingList) any { return e.ID },
+		},
+		{
+			Member: "version", Column: "version", Type: spec.Integer,
+			Append: func(b []byte, e *ent.PackingList) []byte { return wire.AppendInt(b, int64(e.Version)) },
+			Parse:  engine.Parse(wire.Int64),
+			Value:  func(e *ent.PackingList) any { return e.Version },
 		},
 		{
 			Member: "number", Column: "number", Type: spec.String,
@@ -316,24 +260,9 @@ var packingListResource = &engine.Resource[ent.PackingList]{
 	Encode:   appendPackingList,
 	ID:       func(e *ent.PackingList) string { return e.ID },
 	Table:    "packing_lists",
-	Select:   "SELECT \"id\", \"number\", \"delivery_date\", \"invoice_number\", \"arrival_date\", \"purchase_order_number\", \"ship_per\", \"tracking_number\" FROM \"packing_lists\"",
+	Select:   "SELECT \"id\", \"version\", \"number\", \"delivery_date\", \"invoice_number\", \"arrival_date\", \"purchase_order_number\", \"ship_per\", \"tracking_number\" FROM \"packing_lists\"",
 	Scan:     scanPackingList,
-	Reload: func(ctx context.Context, c *ent.Client, id string) (*ent.PackingList, error) {
-		return c.PackingList.Query().Where(packinglist.ID(id)).Only(ctx)
-	},
-	Exists: func(ctx context.Context, c *ent.Client, id string, lock bool) (bool, error) {
-		q := c.PackingList.Query().Where(packinglist.ID(id))
-		if lock {
-			q.ForUpdate()
-		}
-		return q.Exist(ctx)
-	},
-	Delete: func(ctx context.Context, c *ent.Client, id string) error {
-		return c.PackingList.DeleteOneID(id).Exec(ctx)
-	},
-	DeleteWhere: func(ctx context.Context, c *ent.Client, column string, value any) (int, error) {
-		return c.PackingList.Delete().Where(predicate.PackingList(entsql.FieldEQ(column, value))).Exec(ctx)
-	},
+	Version:  func(e *ent.PackingList) int64 { return e.Version },
 }
 
 // The related records a read of PackingList can expand; set at init, as the

@@ -3,15 +3,9 @@
 package handlers
 
 import (
-	"context"
 	"database/sql"
 
-	entsql "entgo.io/ent/dialect/sql"
-
 	"records/ent"
-	"records/ent/packinglist"
-	"records/ent/packinglistitem"
-	"records/ent/predicate"
 	"records/internal/engine"
 	"records/internal/spec"
 	"records/internal/wire"
@@ -41,6 +35,8 @@ func (in *packingListItemInput) Decode(name string, v []byte) error {
 		return in.PackingList.Decode(v, wire.String)
 	case "arrived":
 		return in.Arrived.Decode(v, wire.Bool)
+	case "version":
+		return engine.ErrReadOnly
 	}
 	return engine.ErrUnknownMember
 }
@@ -48,97 +44,50 @@ func (in *packingListItemInput) Decode(name string, v []byte) error {
 // SetID implements engine.Input.
 func (in *packingListItemInput) SetID(id string) { in.ID.Put(id) }
 
-// checkParents fails unless every parent the input names exists for the team.
-func (in *packingListItemInput) checkParents(ctx context.Context, c *ent.Client) error {
-	if v := in.PackingList.Value(); v != nil {
-		ok, err := c.PackingList.Query().Where(packinglist.ID(*v)).Exist(ctx)
-		if err := engine.Parent(ok, err, "packing_list", "packing_list", *v); err != nil {
-			return err
-		}
-	}
-	return nil
-}
+// GivenID implements engine.Input.
+func (in *packingListItemInput) GivenID() (string, bool) { return in.ID.V, in.ID.Set }
 
-// Create implements engine.Input.
-func (in *packingListItemInput) Create(ctx context.Context, c *ent.Client) (string, error) {
-	if err := in.checkParents(ctx, c); err != nil {
-		return "", err
-	}
-	b := c.PackingListItem.Create()
-	if in.ID.Set {
-		b.SetID(in.ID.V)
-	}
-	if v := in.Sku.Value(); v != nil {
-		b.SetSku(*v)
-	}
-	if v := in.Description.Value(); v != nil {
-		b.SetDescription(*v)
-	}
-	if v := in.Quantity.Value(); v != nil {
-		b.SetQuantity(*v)
-	}
-	if v := in.PackingList.Value(); v != nil {
-		b.SetPackingList(*v)
-	}
-	if v := in.Arrived.Value(); v != nil {
-		b.SetArrived(*v)
-	}
-	rec, err := b.Save(ctx)
-	if err != nil {
-		return "", err
-	}
-	return rec.ID, nil
-}
-
-// Update implements engine.Input: members given are written (null clears),
-// members absent are left alone.
-func (in *packingListItemInput) Update(ctx context.Context, c *ent.Client, id string) error {
-	if err := in.checkParents(ctx, c); err != nil {
-		return err
-	}
-	u := c.PackingListItem.UpdateOneID(id)
+// Values implements engine.Input: creating, every member given and the
+// stamps the server fills; updating, the members given (null clears) and
+// the update stamps not given.
+func (in *packingListItemInput) Values(w *engine.Values, creating bool) {
 	if in.Sku.Set {
-		if in.Sku.Null {
-			u.ClearSku()
-		} else {
-			u.SetSku(in.Sku.V)
-		}
+		w.Set("sku", "text", engine.Val(in.Sku.Value()))
 	}
 	if in.Description.Set {
-		if in.Description.Null {
-			u.ClearDescription()
-		} else {
-			u.SetDescription(in.Description.V)
-		}
+		w.Set("description", "text", engine.Val(in.Description.Value()))
 	}
 	if in.Quantity.Set {
-		if in.Quantity.Null {
-			u.ClearQuantity()
-		} else {
-			u.SetQuantity(in.Quantity.V)
-		}
+		w.Set("quantity", "int8", engine.Val(in.Quantity.Value()))
 	}
 	if in.PackingList.Set {
-		if in.PackingList.Null {
-			u.ClearPackingList()
-		} else {
-			u.SetPackingList(in.PackingList.V)
-		}
+		w.Set("packing_list", "text", engine.Val(in.PackingList.Value()))
 	}
 	if in.Arrived.Set {
-		if in.Arrived.Null {
-			u.ClearArrived()
-		} else {
-			u.SetArrived(in.Arrived.V)
-		}
+		w.Set("arrived", "boolean", engine.Val(in.Arrived.Value()))
 	}
-	return u.Exec(ctx)
+}
+
+// Parents implements engine.Input.
+func (in *packingListItemInput) Parents() []engine.ParentRef {
+	var out []engine.ParentRef
+	if v := in.PackingList.Value(); v != nil {
+		out = append(out, engine.ParentRef{Member: "packing_list", Object: "packing_list", Table: "packing_lists", ID: *v})
+	}
+	return out
+}
+
+// Then implements engine.Input: the records created with this one.
+func (in *packingListItemInput) Then(creating bool) ([]engine.Step, error) {
+	return nil, nil
 }
 
 // appendPackingListItem appends a PackingListItem as JSON, every member present.
 func appendPackingListItem(b []byte, e *ent.PackingListItem) []byte {
 	b = append(b, "{\"id\":"...)
 	b = wire.AppendString(b, e.ID)
+	b = append(b, ",\"version\":"...)
+	b = wire.AppendInt(b, int64(e.Version))
 	b = append(b, ",\"sku\":"...)
 	b = wire.AppendStringPtr(b, e.Sku)
 	b = append(b, ",\"description\":"...)
@@ -157,33 +106,33 @@ func appendPackingListItem(b []byte, e *ent.PackingListItem) []byte {
 // one allocation.
 type packingListItemRow struct {
 	e  ent.PackingListItem
-	f1 sql.NullString
 	f2 sql.NullString
-	f3 sql.NullInt64
-	f4 sql.NullString
-	f5 sql.NullBool
+	f3 sql.NullString
+	f4 sql.NullInt64
+	f5 sql.NullString
+	f6 sql.NullBool
 }
 
 // scanPackingListItem reads one row of packingListItemResource.Select.
 func scanPackingListItem(rows *sql.Rows) (*ent.PackingListItem, error) {
 	r := new(packingListItemRow)
-	if err := rows.Scan(&r.e.ID, &r.f1, &r.f2, &r.f3, &r.f4, &r.f5); err != nil {
+	if err := rows.Scan(&r.e.ID, &r.e.Version, &r.f2, &r.f3, &r.f4, &r.f5, &r.f6); err != nil {
 		return nil, err
 	}
-	if r.f1.Valid {
-		r.e.Sku = &r.f1.String
-	}
 	if r.f2.Valid {
-		r.e.Description = &r.f2.String
+		r.e.Sku = &r.f2.String
 	}
 	if r.f3.Valid {
-		r.e.Quantity = &r.f3.Int64
+		r.e.Description = &r.f3.String
 	}
 	if r.f4.Valid {
-		r.e.PackingList = &r.f4.String
+		r.e.Quantity = &r.f4.Int64
 	}
 	if r.f5.Valid {
-		r.e.Arrived = &r.f5.Bool
+		r.e.PackingList = &r.f5.String
+	}
+	if r.f6.Valid {
+		r.e.Arrived = &r.f6.Bool
 	}
 	return &r.e, nil
 }
@@ -200,6 +149,12 @@ var packingListItemResource = &engine.Resource[ent.PackingListItem]{
 			Append: func(b []byte, e *ent.PackingListItem) []byte { return wire.AppendString(b, e.ID) },
 			Parse:  engine.Parse(wire.ID),
 			Value:  func(e *ent.PackingListItem) any { return e.ID },
+		},
+		{
+			Member: "version", Column: "version", Type: spec.Integer,
+			Append: func(b []byte, e *ent.PackingListItem) []byte { return wire.AppendInt(b, int64(e.Version)) },
+			Parse:  engine.Parse(wire.Int64),
+			Value:  func(e *ent.PackingListItem) any { return e.Version },
 		},
 		{
 			Member: "sku", Column: "sku", Type: spec.String,
@@ -262,24 +217,9 @@ var packingListItemResource = &engine.Resource[ent.PackingListItem]{
 	Encode:   appendPackingListItem,
 	ID:       func(e *ent.PackingListItem) string { return e.ID },
 	Table:    "packing_list_items",
-	Select:   "SELECT \"id\", \"sku\", \"description\", \"quantity\", \"packing_list\", \"arrived\" FROM \"packing_list_items\"",
+	Select:   "SELECT \"id\", \"version\", \"sku\", \"description\", \"quantity\", \"packing_list\", \"arrived\" FROM \"packing_list_items\"",
 	Scan:     scanPackingListItem,
-	Reload: func(ctx context.Context, c *ent.Client, id string) (*ent.PackingListItem, error) {
-		return c.PackingListItem.Query().Where(packinglistitem.ID(id)).Only(ctx)
-	},
-	Exists: func(ctx context.Context, c *ent.Client, id string, lock bool) (bool, error) {
-		q := c.PackingListItem.Query().Where(packinglistitem.ID(id))
-		if lock {
-			q.ForUpdate()
-		}
-		return q.Exist(ctx)
-	},
-	Delete: func(ctx context.Context, c *ent.Client, id string) error {
-		return c.PackingListItem.DeleteOneID(id).Exec(ctx)
-	},
-	DeleteWhere: func(ctx context.Context, c *ent.Client, column string, value any) (int, error) {
-		return c.PackingListItem.Delete().Where(predicate.PackingListItem(entsql.FieldEQ(column, value))).Exec(ctx)
-	},
+	Version:  func(e *ent.PackingListItem) int64 { return e.Version },
 }
 
 // The related records a read of PackingListItem can expand; set at init, as the

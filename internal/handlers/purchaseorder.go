@@ -3,16 +3,12 @@
 package handlers
 
 import (
-	"context"
 	"database/sql"
 
-	entsql "entgo.io/ent/dialect/sql"
-
 	"records/ent"
-	"records/ent/predicate"
-	"records/ent/purchaseorder"
 	"records/internal/engine"
 	"records/internal/spec"
+	"records/internal/stamp"
 	"records/internal/wire"
 )
 
@@ -76,6 +72,8 @@ func (in *purchaseOrderInput) Decode(name string, v []byte) error {
 		return in.Vendor.Decode(v, wire.String)
 	case "transaction_id":
 		return in.TransactionID.Decode(v, wire.String)
+	case "version":
+		return engine.ErrReadOnly
 	}
 	return engine.ErrUnknownMember
 }
@@ -83,211 +81,92 @@ func (in *purchaseOrderInput) Decode(name string, v []byte) error {
 // SetID implements engine.Input.
 func (in *purchaseOrderInput) SetID(id string) { in.ID.Put(id) }
 
-// checkParents fails unless every parent the input names exists for the team.
-func (in *purchaseOrderInput) checkParents(ctx context.Context, c *ent.Client) error {
+// GivenID implements engine.Input.
+func (in *purchaseOrderInput) GivenID() (string, bool) { return in.ID.V, in.ID.Set }
+
+// Values implements engine.Input: creating, every member given and the
+// stamps the server fills; updating, the members given (null clears) and
+// the update stamps not given.
+func (in *purchaseOrderInput) Values(w *engine.Values, creating bool) {
+	switch {
+	case in.Createdat.Set && !in.Createdat.Null:
+		w.Set("createdat", "text", in.Createdat.V)
+	case creating:
+		w.Set("createdat", "text", stamp.Text())
+	case in.Createdat.Set:
+		w.Set("createdat", "text", nil)
+	}
+	if in.DeliveryDate.Set {
+		w.Set("delivery_date", "text", engine.Val(in.DeliveryDate.Value()))
+	}
+	if in.Description.Set {
+		w.Set("description", "text", engine.Val(in.Description.Value()))
+	}
+	if in.ExternalID.Set {
+		w.Set("external_id", "text", engine.Val(in.ExternalID.Value()))
+	}
+	if in.Financer.Set {
+		w.Set("financer", "text", engine.Val(in.Financer.Value()))
+	}
+	if in.Fulfiller.Set {
+		w.Set("fulfiller", "text", engine.Val(in.Fulfiller.Value()))
+	}
+	switch {
+	case in.Lastupdated.Set && !in.Lastupdated.Null:
+		w.Set("lastupdated", "text", in.Lastupdated.V)
+	case creating || !in.Lastupdated.Set:
+		w.Set("lastupdated", "text", stamp.Text())
+	default:
+		w.Set("lastupdated", "text", nil)
+	}
+	if in.PurchaseDate.Set {
+		w.Set("purchase_date", "text", engine.Val(in.PurchaseDate.Value()))
+	}
+	if in.PurchaseOrderHash.Set {
+		w.Set("purchase_order_hash", "text", engine.Val(in.PurchaseOrderHash.Value()))
+	}
+	if in.PurchaseOrderName.Set {
+		w.Set("purchase_order_name", "text", engine.Val(in.PurchaseOrderName.Value()))
+	}
+	if in.PurchaseOrderNumber.Set {
+		w.Set("purchase_order_number", "text", engine.Val(in.PurchaseOrderNumber.Value()))
+	}
+	if in.PurchaseOrderStatus.Set {
+		w.Set("purchase_order_status", "text", engine.Val(in.PurchaseOrderStatus.Value()))
+	}
+	if in.Purchaser.Set {
+		w.Set("purchaser", "text", engine.Val(in.Purchaser.Value()))
+	}
+	if in.Subtotal.Set {
+		w.Set("subtotal", "text", engine.Val(in.Subtotal.Value()))
+	}
+	if in.Total.Set {
+		w.Set("total", "text", engine.Val(in.Total.Value()))
+	}
+	if in.Vendor.Set {
+		w.Set("vendor", "text", engine.Val(in.Vendor.Value()))
+	}
+	if in.TransactionID.Set {
+		w.Set("transaction_id", "text", engine.Val(in.TransactionID.Value()))
+	}
+}
+
+// Parents implements engine.Input.
+func (in *purchaseOrderInput) Parents() []engine.ParentRef {
 	return nil
 }
 
-// Create implements engine.Input.
-func (in *purchaseOrderInput) Create(ctx context.Context, c *ent.Client) (string, error) {
-	if err := in.checkParents(ctx, c); err != nil {
-		return "", err
-	}
-	b := c.PurchaseOrder.Create()
-	if in.ID.Set {
-		b.SetID(in.ID.V)
-	}
-	if v := in.Createdat.Value(); v != nil {
-		b.SetCreatedat(*v)
-	}
-	if v := in.DeliveryDate.Value(); v != nil {
-		b.SetDeliveryDate(*v)
-	}
-	if v := in.Description.Value(); v != nil {
-		b.SetDescription(*v)
-	}
-	if v := in.ExternalID.Value(); v != nil {
-		b.SetExternalID(*v)
-	}
-	if v := in.Financer.Value(); v != nil {
-		b.SetFinancer(*v)
-	}
-	if v := in.Fulfiller.Value(); v != nil {
-		b.SetFulfiller(*v)
-	}
-	if v := in.Lastupdated.Value(); v != nil {
-		b.SetLastupdated(*v)
-	}
-	if v := in.PurchaseDate.Value(); v != nil {
-		b.SetPurchaseDate(*v)
-	}
-	if v := in.PurchaseOrderHash.Value(); v != nil {
-		b.SetPurchaseOrderHash(*v)
-	}
-	if v := in.PurchaseOrderName.Value(); v != nil {
-		b.SetPurchaseOrderName(*v)
-	}
-	if v := in.PurchaseOrderNumber.Value(); v != nil {
-		b.SetPurchaseOrderNumber(*v)
-	}
-	if v := in.PurchaseOrderStatus.Value(); v != nil {
-		b.SetPurchaseOrderStatus(*v)
-	}
-	if v := in.Purchaser.Value(); v != nil {
-		b.SetPurchaser(*v)
-	}
-	if v := in.Subtotal.Value(); v != nil {
-		b.SetSubtotal(*v)
-	}
-	if v := in.Total.Value(); v != nil {
-		b.SetTotal(*v)
-	}
-	if v := in.Vendor.Value(); v != nil {
-		b.SetVendor(*v)
-	}
-	if v := in.TransactionID.Value(); v != nil {
-		b.SetTransactionID(*v)
-	}
-	rec, err := b.Save(ctx)
-	if err != nil {
-		return "", err
-	}
-	return rec.ID, nil
-}
-
-// Update implements engine.Input: members given are written (null clears),
-// members absent are left alone.
-func (in *purchaseOrderInput) Update(ctx context.Context, c *ent.Client, id string) error {
-	if err := in.checkParents(ctx, c); err != nil {
-		return err
-	}
-	u := c.PurchaseOrder.UpdateOneID(id)
-	if in.Createdat.Set {
-		if in.Createdat.Null {
-			u.ClearCreatedat()
-		} else {
-			u.SetCreatedat(in.Createdat.V)
-		}
-	}
-	if in.DeliveryDate.Set {
-		if in.DeliveryDate.Null {
-			u.ClearDeliveryDate()
-		} else {
-			u.SetDeliveryDate(in.DeliveryDate.V)
-		}
-	}
-	if in.Description.Set {
-		if in.Description.Null {
-			u.ClearDescription()
-		} else {
-			u.SetDescription(in.Description.V)
-		}
-	}
-	if in.ExternalID.Set {
-		if in.ExternalID.Null {
-			u.ClearExternalID()
-		} else {
-			u.SetExternalID(in.ExternalID.V)
-		}
-	}
-	if in.Financer.Set {
-		if in.Financer.Null {
-			u.ClearFinancer()
-		} else {
-			u.SetFinancer(in.Financer.V)
-		}
-	}
-	if in.Fulfiller.Set {
-		if in.Fulfiller.Null {
-			u.ClearFulfiller()
-		} else {
-			u.SetFulfiller(in.Fulfiller.V)
-		}
-	}
-	if in.Lastupdated.Set {
-		if in.Lastupdated.Null {
-			u.ClearLastupdated()
-		} else {
-			u.SetLastupdated(in.Lastupdated.V)
-		}
-	}
-	if in.PurchaseDate.Set {
-		if in.PurchaseDate.Null {
-			u.ClearPurchaseDate()
-		} else {
-			u.SetPurchaseDate(in.PurchaseDate.V)
-		}
-	}
-	if in.PurchaseOrderHash.Set {
-		if in.PurchaseOrderHash.Null {
-			u.ClearPurchaseOrderHash()
-		} else {
-			u.SetPurchaseOrderHash(in.PurchaseOrderHash.V)
-		}
-	}
-	if in.PurchaseOrderName.Set {
-		if in.PurchaseOrderName.Null {
-			u.ClearPurchaseOrderName()
-		} else {
-			u.SetPurchaseOrderName(in.PurchaseOrderName.V)
-		}
-	}
-	if in.PurchaseOrderNumber.Set {
-		if in.PurchaseOrderNumber.Null {
-			u.ClearPurchaseOrderNumber()
-		} else {
-			u.SetPurchaseOrderNumber(in.PurchaseOrderNumber.V)
-		}
-	}
-	if in.PurchaseOrderStatus.Set {
-		if in.PurchaseOrderStatus.Null {
-			u.ClearPurchaseOrderStatus()
-		} else {
-			u.SetPurchaseOrderStatus(in.PurchaseOrderStatus.V)
-		}
-	}
-	if in.Purchaser.Set {
-		if in.Purchaser.Null {
-			u.ClearPurchaser()
-		} else {
-			u.SetPurchaser(in.Purchaser.V)
-		}
-	}
-	if in.Subtotal.Set {
-		if in.Subtotal.Null {
-			u.ClearSubtotal()
-		} else {
-			u.SetSubtotal(in.Subtotal.V)
-		}
-	}
-	if in.Total.Set {
-		if in.Total.Null {
-			u.ClearTotal()
-		} else {
-			u.SetTotal(in.Total.V)
-		}
-	}
-	if in.Vendor.Set {
-		if in.Vendor.Null {
-			u.ClearVendor()
-		} else {
-			u.SetVendor(in.Vendor.V)
-		}
-	}
-	if in.TransactionID.Set {
-		if in.TransactionID.Null {
-			u.ClearTransactionID()
-		} else {
-			u.SetTransactionID(in.TransactionID.V)
-		}
-	}
-	return u.Exec(ctx)
+// Then implements engine.Input: the records created with this one.
+func (in *purchaseOrderInput) Then(creating bool) ([]engine.Step, error) {
+	return nil, nil
 }
 
 // appendPurchaseOrder appends a PurchaseOrder as JSON, every member present.
 func appendPurchaseOrder(b []byte, e *ent.PurchaseOrder) []byte {
 	b = append(b, "{\"id\":"...)
 	b = wire.AppendString(b, e.ID)
+	b = append(b, ",\"version\":"...)
+	b = wire.AppendInt(b, int64(e.Version))
 	b = append(b, ",\"createdat\":"...)
 	b = wire.AppendStringPtr(b, e.Createdat)
 	b = append(b, ",\"delivery_date\":"...)
@@ -330,7 +209,6 @@ func appendPurchaseOrder(b []byte, e *ent.PurchaseOrder) []byte {
 // one allocation.
 type purchaseOrderRow struct {
 	e   ent.PurchaseOrder
-	f1  sql.NullString
 	f2  sql.NullString
 	f3  sql.NullString
 	f4  sql.NullString
@@ -347,64 +225,65 @@ type purchaseOrderRow struct {
 	f15 sql.NullString
 	f16 sql.NullString
 	f17 sql.NullString
+	f18 sql.NullString
 }
 
 // scanPurchaseOrder reads one row of purchaseOrderResource.Select.
 func scanPurchaseOrder(rows *sql.Rows) (*ent.PurchaseOrder, error) {
 	r := new(purchaseOrderRow)
-	if err := rows.Scan(&r.e.ID, &r.f1, &r.f2, &r.f3, &r.f4, &r.f5, &r.f6, &r.f7, &r.f8, &r.f9, &r.f10, &r.f11, &r.f12, &r.f13, &r.f14, &r.f15, &r.f16, &r.f17); err != nil {
+	if err := rows.Scan(&r.e.ID, &r.e.Version, &r.f2, &r.f3, &r.f4, &r.f5, &r.f6, &r.f7, &r.f8, &r.f9, &r.f10, &r.f11, &r.f12, &r.f13, &r.f14, &r.f15, &r.f16, &r.f17, &r.f18); err != nil {
 		return nil, err
 	}
-	if r.f1.Valid {
-		r.e.Createdat = &r.f1.String
-	}
 	if r.f2.Valid {
-		r.e.DeliveryDate = &r.f2.String
+		r.e.Createdat = &r.f2.String
 	}
 	if r.f3.Valid {
-		r.e.Description = &r.f3.String
+		r.e.DeliveryDate = &r.f3.String
 	}
 	if r.f4.Valid {
-		r.e.ExternalID = &r.f4.String
+		r.e.Description = &r.f4.String
 	}
 	if r.f5.Valid {
-		r.e.Financer = &r.f5.String
+		r.e.ExternalID = &r.f5.String
 	}
 	if r.f6.Valid {
-		r.e.Fulfiller = &r.f6.String
+		r.e.Financer = &r.f6.String
 	}
 	if r.f7.Valid {
-		r.e.Lastupdated = &r.f7.String
+		r.e.Fulfiller = &r.f7.String
 	}
 	if r.f8.Valid {
-		r.e.PurchaseDate = &r.f8.String
+		r.e.Lastupdated = &r.f8.String
 	}
 	if r.f9.Valid {
-		r.e.PurchaseOrderHash = &r.f9.String
+		r.e.PurchaseDate = &r.f9.String
 	}
 	if r.f10.Valid {
-		r.e.PurchaseOrderName = &r.f10.String
+		r.e.PurchaseOrderHash = &r.f10.String
 	}
 	if r.f11.Valid {
-		r.e.PurchaseOrderNumber = &r.f11.String
+		r.e.PurchaseOrderName = &r.f11.String
 	}
 	if r.f12.Valid {
-		r.e.PurchaseOrderStatus = &r.f12.String
+		r.e.PurchaseOrderNumber = &r.f12.String
 	}
 	if r.f13.Valid {
-		r.e.Purchaser = &r.f13.String
+		r.e.PurchaseOrderStatus = &r.f13.String
 	}
 	if r.f14.Valid {
-		r.e.Subtotal = &r.f14.String
+		r.e.Purchaser = &r.f14.String
 	}
 	if r.f15.Valid {
-		r.e.Total = &r.f15.String
+		r.e.Subtotal = &r.f15.String
 	}
 	if r.f16.Valid {
-		r.e.Vendor = &r.f16.String
+		r.e.Total = &r.f16.String
 	}
 	if r.f17.Valid {
-		r.e.TransactionID = &r.f17.String
+		r.e.Vendor = &r.f17.String
+	}
+	if r.f18.Valid {
+		r.e.TransactionID = &r.f18.String
 	}
 	return &r.e, nil
 }
@@ -421,6 +300,12 @@ var purchaseOrderResource = &engine.Resource[ent.PurchaseOrder]{
 			Append: func(b []byte, e *ent.PurchaseOrder) []byte { return wire.AppendString(b, e.ID) },
 			Parse:  engine.Parse(wire.ID),
 			Value:  func(e *ent.PurchaseOrder) any { return e.ID },
+		},
+		{
+			Member: "version", Column: "version", Type: spec.Integer,
+			Append: func(b []byte, e *ent.PurchaseOrder) []byte { return wire.AppendInt(b, int64(e.Version)) },
+			Parse:  engine.Parse(wire.Int64),
+			Value:  func(e *ent.PurchaseOrder) any { return e.Version },
 		},
 		{
 			Member: "createdat", Column: "createdat", Type: spec.String, Sortable: true,
@@ -615,22 +500,7 @@ var purchaseOrderResource = &engine.Resource[ent.PurchaseOrder]{
 	Encode:   appendPurchaseOrder,
 	ID:       func(e *ent.PurchaseOrder) string { return e.ID },
 	Table:    "purchase_orders",
-	Select:   "SELECT \"id\", \"createdat\", \"delivery_date\", \"description\", \"external_id\", \"financer\", \"fulfiller\", \"lastupdated\", \"purchase_date\", \"purchase_order_hash\", \"purchase_order_name\", \"purchase_order_number\", \"purchase_order_status\", \"purchaser\", \"subtotal\", \"total\", \"vendor\", \"transaction_id\" FROM \"purchase_orders\"",
+	Select:   "SELECT \"id\", \"version\", \"createdat\", \"delivery_date\", \"description\", \"external_id\", \"financer\", \"fulfiller\", \"lastupdated\", \"purchase_date\", \"purchase_order_hash\", \"purchase_order_name\", \"purchase_order_number\", \"purchase_order_status\", \"purchaser\", \"subtotal\", \"total\", \"vendor\", \"transaction_id\" FROM \"purchase_orders\"",
 	Scan:     scanPurchaseOrder,
-	Reload: func(ctx context.Context, c *ent.Client, id string) (*ent.PurchaseOrder, error) {
-		return c.PurchaseOrder.Query().Where(purchaseorder.ID(id)).Only(ctx)
-	},
-	Exists: func(ctx context.Context, c *ent.Client, id string, lock bool) (bool, error) {
-		q := c.PurchaseOrder.Query().Where(purchaseorder.ID(id))
-		if lock {
-			q.ForUpdate()
-		}
-		return q.Exist(ctx)
-	},
-	Delete: func(ctx context.Context, c *ent.Client, id string) error {
-		return c.PurchaseOrder.DeleteOneID(id).Exec(ctx)
-	},
-	DeleteWhere: func(ctx context.Context, c *ent.Client, column string, value any) (int, error) {
-		return c.PurchaseOrder.Delete().Where(predicate.PurchaseOrder(entsql.FieldEQ(column, value))).Exec(ctx)
-	},
+	Version:  func(e *ent.PurchaseOrder) int64 { return e.Version },
 }

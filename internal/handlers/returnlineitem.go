@@ -3,15 +3,9 @@
 package handlers
 
 import (
-	"context"
 	"database/sql"
 
-	entsql "entgo.io/ent/dialect/sql"
-
 	"records/ent"
-	"records/ent/predicate"
-	"records/ent/returnlineitem"
-	"records/ent/returnrecord"
 	"records/internal/engine"
 	"records/internal/spec"
 	"records/internal/wire"
@@ -53,6 +47,8 @@ func (in *returnLineItemInput) Decode(name string, v []byte) error {
 		return in.Sku.Decode(v, wire.String)
 	case "tax_refunded":
 		return in.TaxRefunded.Decode(v, wire.String)
+	case "version":
+		return engine.ErrReadOnly
 	}
 	return engine.ErrUnknownMember
 }
@@ -60,137 +56,62 @@ func (in *returnLineItemInput) Decode(name string, v []byte) error {
 // SetID implements engine.Input.
 func (in *returnLineItemInput) SetID(id string) { in.ID.Put(id) }
 
-// checkParents fails unless every parent the input names exists for the team.
-func (in *returnLineItemInput) checkParents(ctx context.Context, c *ent.Client) error {
-	if v := in.ReturnID.Value(); v != nil {
-		ok, err := c.ReturnRecord.Query().Where(returnrecord.ID(*v)).Exist(ctx)
-		if err := engine.Parent(ok, err, "return_id", "return", *v); err != nil {
-			return err
-		}
-	}
-	return nil
-}
+// GivenID implements engine.Input.
+func (in *returnLineItemInput) GivenID() (string, bool) { return in.ID.V, in.ID.Set }
 
-// Create implements engine.Input.
-func (in *returnLineItemInput) Create(ctx context.Context, c *ent.Client) (string, error) {
-	if err := in.checkParents(ctx, c); err != nil {
-		return "", err
-	}
-	b := c.ReturnLineItem.Create()
-	if in.ID.Set {
-		b.SetID(in.ID.V)
-	}
-	if v := in.Amount.Value(); v != nil {
-		b.SetAmount(*v)
-	}
-	if v := in.Condition.Value(); v != nil {
-		b.SetCondition(*v)
-	}
-	if v := in.FlatRateShipping.Value(); v != nil {
-		b.SetFlatRateShipping(*v)
-	}
-	if v := in.Name.Value(); v != nil {
-		b.SetName(*v)
-	}
-	if v := in.Price.Value(); v != nil {
-		b.SetPrice(*v)
-	}
-	if v := in.ReturnID.Value(); v != nil {
-		b.SetReturnID(*v)
-	}
-	if v := in.SerialNumber.Value(); v != nil {
-		b.SetSerialNumber(*v)
-	}
-	if v := in.Sku.Value(); v != nil {
-		b.SetSku(*v)
-	}
-	if v := in.TaxRefunded.Value(); v != nil {
-		b.SetTaxRefunded(*v)
-	}
-	rec, err := b.Save(ctx)
-	if err != nil {
-		return "", err
-	}
-	return rec.ID, nil
-}
-
-// Update implements engine.Input: members given are written (null clears),
-// members absent are left alone.
-func (in *returnLineItemInput) Update(ctx context.Context, c *ent.Client, id string) error {
-	if err := in.checkParents(ctx, c); err != nil {
-		return err
-	}
-	u := c.ReturnLineItem.UpdateOneID(id)
+// Values implements engine.Input: creating, every member given and the
+// stamps the server fills; updating, the members given (null clears) and
+// the update stamps not given.
+func (in *returnLineItemInput) Values(w *engine.Values, creating bool) {
 	if in.Amount.Set {
-		if in.Amount.Null {
-			u.ClearAmount()
-		} else {
-			u.SetAmount(in.Amount.V)
-		}
+		w.Set("amount", "text", engine.Val(in.Amount.Value()))
 	}
 	if in.Condition.Set {
-		if in.Condition.Null {
-			u.ClearCondition()
-		} else {
-			u.SetCondition(in.Condition.V)
-		}
+		w.Set("condition", "text", engine.Val(in.Condition.Value()))
 	}
 	if in.FlatRateShipping.Set {
-		if in.FlatRateShipping.Null {
-			u.ClearFlatRateShipping()
-		} else {
-			u.SetFlatRateShipping(in.FlatRateShipping.V)
-		}
+		w.Set("flat_rate_shipping", "text", engine.Val(in.FlatRateShipping.Value()))
 	}
 	if in.Name.Set {
-		if in.Name.Null {
-			u.ClearName()
-		} else {
-			u.SetName(in.Name.V)
-		}
+		w.Set("name", "text", engine.Val(in.Name.Value()))
 	}
 	if in.Price.Set {
-		if in.Price.Null {
-			u.ClearPrice()
-		} else {
-			u.SetPrice(in.Price.V)
-		}
+		w.Set("price", "text", engine.Val(in.Price.Value()))
 	}
 	if in.ReturnID.Set {
-		if in.ReturnID.Null {
-			u.ClearReturnID()
-		} else {
-			u.SetReturnID(in.ReturnID.V)
-		}
+		w.Set("return_id", "text", engine.Val(in.ReturnID.Value()))
 	}
 	if in.SerialNumber.Set {
-		if in.SerialNumber.Null {
-			u.ClearSerialNumber()
-		} else {
-			u.SetSerialNumber(in.SerialNumber.V)
-		}
+		w.Set("serial_number", "text", engine.Val(in.SerialNumber.Value()))
 	}
 	if in.Sku.Set {
-		if in.Sku.Null {
-			u.ClearSku()
-		} else {
-			u.SetSku(in.Sku.V)
-		}
+		w.Set("sku", "text", engine.Val(in.Sku.Value()))
 	}
 	if in.TaxRefunded.Set {
-		if in.TaxRefunded.Null {
-			u.ClearTaxRefunded()
-		} else {
-			u.SetTaxRefunded(in.TaxRefunded.V)
-		}
+		w.Set("tax_refunded", "text", engine.Val(in.TaxRefunded.Value()))
 	}
-	return u.Exec(ctx)
+}
+
+// Parents implements engine.Input.
+func (in *returnLineItemInput) Parents() []engine.ParentRef {
+	var out []engine.ParentRef
+	if v := in.ReturnID.Value(); v != nil {
+		out = append(out, engine.ParentRef{Member: "return_id", Object: "return", Table: "returns", ID: *v})
+	}
+	return out
+}
+
+// Then implements engine.Input: the records created with this one.
+func (in *returnLineItemInput) Then(creating bool) ([]engine.Step, error) {
+	return nil, nil
 }
 
 // appendReturnLineItem appends a ReturnLineItem as JSON, every member present.
 func appendReturnLineItem(b []byte, e *ent.ReturnLineItem) []byte {
 	b = append(b, "{\"id\":"...)
 	b = wire.AppendString(b, e.ID)
+	b = append(b, ",\"version\":"...)
+	b = wire.AppendInt(b, int64(e.Version))
 	b = append(b, ",\"amount\":"...)
 	b = wire.AppendStringPtr(b, e.Amount)
 	b = append(b, ",\"condition\":"...)
@@ -216,50 +137,50 @@ func appendReturnLineItem(b []byte, e *ent.ReturnLineItem) []byte {
 // columns that the record's pointers then point into, so a record read costs
 // one allocation.
 type returnLineItemRow struct {
-	e  ent.ReturnLineItem
-	f1 sql.NullString
-	f2 sql.NullString
-	f3 sql.NullString
-	f4 sql.NullString
-	f5 sql.NullString
-	f6 sql.NullString
-	f7 sql.NullString
-	f8 sql.NullString
-	f9 sql.NullString
+	e   ent.ReturnLineItem
+	f2  sql.NullString
+	f3  sql.NullString
+	f4  sql.NullString
+	f5  sql.NullString
+	f6  sql.NullString
+	f7  sql.NullString
+	f8  sql.NullString
+	f9  sql.NullString
+	f10 sql.NullString
 }
 
 // scanReturnLineItem reads one row of returnLineItemResource.Select.
 func scanReturnLineItem(rows *sql.Rows) (*ent.ReturnLineItem, error) {
 	r := new(returnLineItemRow)
-	if err := rows.Scan(&r.e.ID, &r.f1, &r.f2, &r.f3, &r.f4, &r.f5, &r.f6, &r.f7, &r.f8, &r.f9); err != nil {
+	if err := rows.Scan(&r.e.ID, &r.e.Version, &r.f2, &r.f3, &r.f4, &r.f5, &r.f6, &r.f7, &r.f8, &r.f9, &r.f10); err != nil {
 		return nil, err
 	}
-	if r.f1.Valid {
-		r.e.Amount = &r.f1.String
-	}
 	if r.f2.Valid {
-		r.e.Condition = &r.f2.String
+		r.e.Amount = &r.f2.String
 	}
 	if r.f3.Valid {
-		r.e.FlatRateShipping = &r.f3.String
+		r.e.Condition = &r.f3.String
 	}
 	if r.f4.Valid {
-		r.e.Name = &r.f4.String
+		r.e.FlatRateShipping = &r.f4.String
 	}
 	if r.f5.Valid {
-		r.e.Price = &r.f5.String
+		r.e.Name = &r.f5.String
 	}
 	if r.f6.Valid {
-		r.e.ReturnID = &r.f6.String
+		r.e.Price = &r.f6.String
 	}
 	if r.f7.Valid {
-		r.e.SerialNumber = &r.f7.String
+		r.e.ReturnID = &r.f7.String
 	}
 	if r.f8.Valid {
-		r.e.Sku = &r.f8.String
+		r.e.SerialNumber = &r.f8.String
 	}
 	if r.f9.Valid {
-		r.e.TaxRefunded = &r.f9.String
+		r.e.Sku = &r.f9.String
+	}
+	if r.f10.Valid {
+		r.e.TaxRefunded = &r.f10.String
 	}
 	return &r.e, nil
 }
@@ -276,6 +197,12 @@ var returnLineItemResource = &engine.Resource[ent.ReturnLineItem]{
 			Append: func(b []byte, e *ent.ReturnLineItem) []byte { return wire.AppendString(b, e.ID) },
 			Parse:  engine.Parse(wire.ID),
 			Value:  func(e *ent.ReturnLineItem) any { return e.ID },
+		},
+		{
+			Member: "version", Column: "version", Type: spec.Integer,
+			Append: func(b []byte, e *ent.ReturnLineItem) []byte { return wire.AppendInt(b, int64(e.Version)) },
+			Parse:  engine.Parse(wire.Int64),
+			Value:  func(e *ent.ReturnLineItem) any { return e.Version },
 		},
 		{
 			Member: "amount", Column: "amount", Type: spec.String,
@@ -382,24 +309,9 @@ var returnLineItemResource = &engine.Resource[ent.ReturnLineItem]{
 	Encode:   appendReturnLineItem,
 	ID:       func(e *ent.ReturnLineItem) string { return e.ID },
 	Table:    "return_line_items",
-	Select:   "SELECT \"id\", \"amount\", \"condition\", \"flat_rate_shipping\", \"name\", \"price\", \"return_id\", \"serial_number\", \"sku\", \"tax_refunded\" FROM \"return_line_items\"",
+	Select:   "SELECT \"id\", \"version\", \"amount\", \"condition\", \"flat_rate_shipping\", \"name\", \"price\", \"return_id\", \"serial_number\", \"sku\", \"tax_refunded\" FROM \"return_line_items\"",
 	Scan:     scanReturnLineItem,
-	Reload: func(ctx context.Context, c *ent.Client, id string) (*ent.ReturnLineItem, error) {
-		return c.ReturnLineItem.Query().Where(returnlineitem.ID(id)).Only(ctx)
-	},
-	Exists: func(ctx context.Context, c *ent.Client, id string, lock bool) (bool, error) {
-		q := c.ReturnLineItem.Query().Where(returnlineitem.ID(id))
-		if lock {
-			q.ForUpdate()
-		}
-		return q.Exist(ctx)
-	},
-	Delete: func(ctx context.Context, c *ent.Client, id string) error {
-		return c.ReturnLineItem.DeleteOneID(id).Exec(ctx)
-	},
-	DeleteWhere: func(ctx context.Context, c *ent.Client, column string, value any) (int, error) {
-		return c.ReturnLineItem.Delete().Where(predicate.ReturnLineItem(entsql.FieldEQ(column, value))).Exec(ctx)
-	},
+	Version:  func(e *ent.ReturnLineItem) int64 { return e.Version },
 }
 
 // The related records a read of ReturnLineItem can expand; set at init, as the

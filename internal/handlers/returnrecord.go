@@ -3,16 +3,12 @@
 package handlers
 
 import (
-	"context"
 	"database/sql"
 
-	entsql "entgo.io/ent/dialect/sql"
-
 	"records/ent"
-	"records/ent/predicate"
-	"records/ent/returnrecord"
 	"records/internal/engine"
 	"records/internal/spec"
+	"records/internal/stamp"
 	"records/internal/wire"
 )
 
@@ -97,6 +93,8 @@ func (in *returnRecordInput) Decode(name string, v []byte) error {
 		return in.TaxRefunded.Decode(v, wire.String)
 	case "total_refunded":
 		return in.TotalRefunded.Decode(v, wire.String)
+	case "version":
+		return engine.ErrReadOnly
 	}
 	return engine.ErrUnknownMember
 }
@@ -104,281 +102,108 @@ func (in *returnRecordInput) Decode(name string, v []byte) error {
 // SetID implements engine.Input.
 func (in *returnRecordInput) SetID(id string) { in.ID.Put(id) }
 
-// checkParents fails unless every parent the input names exists for the team.
-func (in *returnRecordInput) checkParents(ctx context.Context, c *ent.Client) error {
+// GivenID implements engine.Input.
+func (in *returnRecordInput) GivenID() (string, bool) { return in.ID.V, in.ID.Set }
+
+// Values implements engine.Input: creating, every member given and the
+// stamps the server fills; updating, the members given (null clears) and
+// the update stamps not given.
+func (in *returnRecordInput) Values(w *engine.Values, creating bool) {
+	if in.OrderID.Set {
+		w.Set("order_id", "text", engine.Val(in.OrderID.Value()))
+	}
+	if in.Description.Set {
+		w.Set("description", "text", engine.Val(in.Description.Value()))
+	}
+	if in.Issue.Set {
+		w.Set("issue", "text", engine.Val(in.Issue.Value()))
+	}
+	if in.Status.Set {
+		w.Set("status", "text", engine.Val(in.Status.Value()))
+	}
+	if in.TrackingNumber.Set {
+		w.Set("tracking_number", "text", engine.Val(in.TrackingNumber.Value()))
+	}
+	if in.ActionNeeded.Set {
+		w.Set("action_needed", "text", engine.Val(in.ActionNeeded.Value()))
+	}
+	if in.CustomerEmail.Set {
+		w.Set("customer_email", "text", engine.Val(in.CustomerEmail.Value()))
+	}
+	if in.Rma.Set {
+		w.Set("rma", "text", engine.Val(in.Rma.Value()))
+	}
+	if in.SerialNumber.Set {
+		w.Set("serial_number", "text", engine.Val(in.SerialNumber.Value()))
+	}
+	if in.ScannedSerialNumber.Set {
+		w.Set("scanned_serial_number", "text", engine.Val(in.ScannedSerialNumber.Value()))
+	}
+	if in.HelpdeskNumber.Set {
+		w.Set("helpdesk_number", "text", engine.Val(in.HelpdeskNumber.Value()))
+	}
+	if in.EnteredBy.Set {
+		w.Set("entered_by", "text", engine.Val(in.EnteredBy.Value()))
+	}
+	if in.OrderDate.Set {
+		w.Set("order_date", "text", engine.Val(in.OrderDate.Value()))
+	}
+	if in.ShippedDate.Set {
+		w.Set("shipped_date", "text", engine.Val(in.ShippedDate.Value()))
+	}
+	if in.RequestedDate.Set {
+		w.Set("requested_date", "text", engine.Val(in.RequestedDate.Value()))
+	}
+	if in.Condition.Set {
+		w.Set("condition", "text", engine.Val(in.Condition.Value()))
+	}
+	if in.ReportedCondition.Set {
+		w.Set("reported_condition", "text", engine.Val(in.ReportedCondition.Value()))
+	}
+	switch {
+	case in.CreatedDate.Set && !in.CreatedDate.Null:
+		w.Set("created_date", "text", in.CreatedDate.V)
+	case creating:
+		w.Set("created_date", "text", stamp.Text())
+	case in.CreatedDate.Set:
+		w.Set("created_date", "text", nil)
+	}
+	if in.Amount.Set {
+		w.Set("amount", "text", engine.Val(in.Amount.Value()))
+	}
+	if in.FlatRateShipping.Set {
+		w.Set("flat_rate_shipping", "text", engine.Val(in.FlatRateShipping.Value()))
+	}
+	if in.CustomerID.Set {
+		w.Set("customer_id", "text", engine.Val(in.CustomerID.Value()))
+	}
+	if in.ReasonCategory.Set {
+		w.Set("reason_category", "text", engine.Val(in.ReasonCategory.Value()))
+	}
+	if in.TaxRefunded.Set {
+		w.Set("tax_refunded", "text", engine.Val(in.TaxRefunded.Value()))
+	}
+	if in.TotalRefunded.Set {
+		w.Set("total_refunded", "text", engine.Val(in.TotalRefunded.Value()))
+	}
+}
+
+// Parents implements engine.Input.
+func (in *returnRecordInput) Parents() []engine.ParentRef {
 	return nil
 }
 
-// Create implements engine.Input.
-func (in *returnRecordInput) Create(ctx context.Context, c *ent.Client) (string, error) {
-	if err := in.checkParents(ctx, c); err != nil {
-		return "", err
-	}
-	b := c.ReturnRecord.Create()
-	if in.ID.Set {
-		b.SetID(in.ID.V)
-	}
-	if v := in.OrderID.Value(); v != nil {
-		b.SetOrderID(*v)
-	}
-	if v := in.Description.Value(); v != nil {
-		b.SetDescription(*v)
-	}
-	if v := in.Issue.Value(); v != nil {
-		b.SetIssue(*v)
-	}
-	if v := in.Status.Value(); v != nil {
-		b.SetStatus(*v)
-	}
-	if v := in.TrackingNumber.Value(); v != nil {
-		b.SetTrackingNumber(*v)
-	}
-	if v := in.ActionNeeded.Value(); v != nil {
-		b.SetActionNeeded(*v)
-	}
-	if v := in.CustomerEmail.Value(); v != nil {
-		b.SetCustomerEmail(*v)
-	}
-	if v := in.Rma.Value(); v != nil {
-		b.SetRma(*v)
-	}
-	if v := in.SerialNumber.Value(); v != nil {
-		b.SetSerialNumber(*v)
-	}
-	if v := in.ScannedSerialNumber.Value(); v != nil {
-		b.SetScannedSerialNumber(*v)
-	}
-	if v := in.HelpdeskNumber.Value(); v != nil {
-		b.SetHelpdeskNumber(*v)
-	}
-	if v := in.EnteredBy.Value(); v != nil {
-		b.SetEnteredBy(*v)
-	}
-	if v := in.OrderDate.Value(); v != nil {
-		b.SetOrderDate(*v)
-	}
-	if v := in.ShippedDate.Value(); v != nil {
-		b.SetShippedDate(*v)
-	}
-	if v := in.RequestedDate.Value(); v != nil {
-		b.SetRequestedDate(*v)
-	}
-	if v := in.Condition.Value(); v != nil {
-		b.SetCondition(*v)
-	}
-	if v := in.ReportedCondition.Value(); v != nil {
-		b.SetReportedCondition(*v)
-	}
-	if v := in.CreatedDate.Value(); v != nil {
-		b.SetCreatedDate(*v)
-	}
-	if v := in.Amount.Value(); v != nil {
-		b.SetAmount(*v)
-	}
-	if v := in.FlatRateShipping.Value(); v != nil {
-		b.SetFlatRateShipping(*v)
-	}
-	if v := in.CustomerID.Value(); v != nil {
-		b.SetCustomerID(*v)
-	}
-	if v := in.ReasonCategory.Value(); v != nil {
-		b.SetReasonCategory(*v)
-	}
-	if v := in.TaxRefunded.Value(); v != nil {
-		b.SetTaxRefunded(*v)
-	}
-	if v := in.TotalRefunded.Value(); v != nil {
-		b.SetTotalRefunded(*v)
-	}
-	rec, err := b.Save(ctx)
-	if err != nil {
-		return "", err
-	}
-	return rec.ID, nil
-}
-
-// Update implements engine.Input: members given are written (null clears),
-// members absent are left alone.
-func (in *returnRecordInput) Update(ctx context.Context, c *ent.Client, id string) error {
-	if err := in.checkParents(ctx, c); err != nil {
-		return err
-	}
-	u := c.ReturnRecord.UpdateOneID(id)
-	if in.OrderID.Set {
-		if in.OrderID.Null {
-			u.ClearOrderID()
-		} else {
-			u.SetOrderID(in.OrderID.V)
-		}
-	}
-	if in.Description.Set {
-		if in.Description.Null {
-			u.ClearDescription()
-		} else {
-			u.SetDescription(in.Description.V)
-		}
-	}
-	if in.Issue.Set {
-		if in.Issue.Null {
-			u.ClearIssue()
-		} else {
-			u.SetIssue(in.Issue.V)
-		}
-	}
-	if in.Status.Set {
-		if in.Status.Null {
-			u.ClearStatus()
-		} else {
-			u.SetStatus(in.Status.V)
-		}
-	}
-	if in.TrackingNumber.Set {
-		if in.TrackingNumber.Null {
-			u.ClearTrackingNumber()
-		} else {
-			u.SetTrackingNumber(in.TrackingNumber.V)
-		}
-	}
-	if in.ActionNeeded.Set {
-		if in.ActionNeeded.Null {
-			u.ClearActionNeeded()
-		} else {
-			u.SetActionNeeded(in.ActionNeeded.V)
-		}
-	}
-	if in.CustomerEmail.Set {
-		if in.CustomerEmail.Null {
-			u.ClearCustomerEmail()
-		} else {
-			u.SetCustomerEmail(in.CustomerEmail.V)
-		}
-	}
-	if in.Rma.Set {
-		if in.Rma.Null {
-			u.ClearRma()
-		} else {
-			u.SetRma(in.Rma.V)
-		}
-	}
-	if in.SerialNumber.Set {
-		if in.SerialNumber.Null {
-			u.ClearSerialNumber()
-		} else {
-			u.SetSerialNumber(in.SerialNumber.V)
-		}
-	}
-	if in.ScannedSerialNumber.Set {
-		if in.ScannedSerialNumber.Null {
-			u.ClearScannedSerialNumber()
-		} else {
-			u.SetScannedSerialNumber(in.ScannedSerialNumber.V)
-		}
-	}
-	if in.HelpdeskNumber.Set {
-		if in.HelpdeskNumber.Null {
-			u.ClearHelpdeskNumber()
-		} else {
-			u.SetHelpdeskNumber(in.HelpdeskNumber.V)
-		}
-	}
-	if in.EnteredBy.Set {
-		if in.EnteredBy.Null {
-			u.ClearEnteredBy()
-		} else {
-			u.SetEnteredBy(in.EnteredBy.V)
-		}
-	}
-	if in.OrderDate.Set {
-		if in.OrderDate.Null {
-			u.ClearOrderDate()
-		} else {
-			u.SetOrderDate(in.OrderDate.V)
-		}
-	}
-	if in.ShippedDate.Set {
-		if in.ShippedDate.Null {
-			u.ClearShippedDate()
-		} else {
-			u.SetShippedDate(in.ShippedDate.V)
-		}
-	}
-	if in.RequestedDate.Set {
-		if in.RequestedDate.Null {
-			u.ClearRequestedDate()
-		} else {
-			u.SetRequestedDate(in.RequestedDate.V)
-		}
-	}
-	if in.Condition.Set {
-		if in.Condition.Null {
-			u.ClearCondition()
-		} else {
-			u.SetCondition(in.Condition.V)
-		}
-	}
-	if in.ReportedCondition.Set {
-		if in.ReportedCondition.Null {
-			u.ClearReportedCondition()
-		} else {
-			u.SetReportedCondition(in.ReportedCondition.V)
-		}
-	}
-	if in.CreatedDate.Set {
-		if in.CreatedDate.Null {
-			u.ClearCreatedDate()
-		} else {
-			u.SetCreatedDate(in.CreatedDate.V)
-		}
-	}
-	if in.Amount.Set {
-		if in.Amount.Null {
-			u.ClearAmount()
-		} else {
-			u.SetAmount(in.Amount.V)
-		}
-	}
-	if in.FlatRateShipping.Set {
-		if in.FlatRateShipping.Null {
-			u.ClearFlatRateShipping()
-		} else {
-			u.SetFlatRateShipping(in.FlatRateShipping.V)
-		}
-	}
-	if in.CustomerID.Set {
-		if in.CustomerID.Null {
-			u.ClearCustomerID()
-		} else {
-			u.SetCustomerID(in.CustomerID.V)
-		}
-	}
-	if in.ReasonCategory.Set {
-		if in.ReasonCategory.Null {
-			u.ClearReasonCategory()
-		} else {
-			u.SetReasonCategory(in.ReasonCategory.V)
-		}
-	}
-	if in.TaxRefunded.Set {
-		if in.TaxRefunded.Null {
-			u.ClearTaxRefunded()
-		} else {
-			u.SetTaxRefunded(in.TaxRefunded.V)
-		}
-	}
-	if in.TotalRefunded.Set {
-		if in.TotalRefunded.Null {
-			u.ClearTotalRefunded()
-		} else {
-			u.SetTotalRefunded(in.TotalRefunded.V)
-		}
-	}
-	return u.Exec(ctx)
+// Then implements engine.Input: the records created with this one.
+func (in *returnRecordInput) Then(creating bool) ([]engine.Step, error) {
+	return nil, nil
 }
 
 // appendReturnRecord appends a Return as JSON, every member present.
 func appendReturnRecord(b []byte, e *ent.ReturnRecord) []byte {
 	b = append(b, "{\"id\":"...)
 	b = wire.AppendString(b, e.ID)
+	b = append(b, ",\"version\":"...)
+	b = wire.AppendInt(b, int64(e.Version))
 	b = append(b, ",\"order_id\":"...)
 	b = wire.AppendStringPtr(b, e.OrderID)
 	b = append(b, ",\"description\":"...)
@@ -435,7 +260,6 @@ func appendReturnRecord(b []byte, e *ent.ReturnRecord) []byte {
 // one allocation.
 type returnRecordRow struct {
 	e   ent.ReturnRecord
-	f1  sql.NullString
 	f2  sql.NullString
 	f3  sql.NullString
 	f4  sql.NullString
@@ -459,85 +283,86 @@ type returnRecordRow struct {
 	f22 sql.NullString
 	f23 sql.NullString
 	f24 sql.NullString
+	f25 sql.NullString
 }
 
 // scanReturnRecord reads one row of returnRecordResource.Select.
 func scanReturnRecord(rows *sql.Rows) (*ent.ReturnRecord, error) {
 	r := new(returnRecordRow)
-	if err := rows.Scan(&r.e.ID, &r.f1, &r.f2, &r.f3, &r.f4, &r.f5, &r.f6, &r.f7, &r.f8, &r.f9, &r.f10, &r.f11, &r.f12, &r.f13, &r.f14, &r.f15, &r.f16, &r.f17, &r.f18, &r.f19, &r.f20, &r.f21, &r.f22, &r.f23, &r.f24); err != nil {
+	if err := rows.Scan(&r.e.ID, &r.e.Version, &r.f2, &r.f3, &r.f4, &r.f5, &r.f6, &r.f7, &r.f8, &r.f9, &r.f10, &r.f11, &r.f12, &r.f13, &r.f14, &r.f15, &r.f16, &r.f17, &r.f18, &r.f19, &r.f20, &r.f21, &r.f22, &r.f23, &r.f24, &r.f25); err != nil {
 		return nil, err
 	}
-	if r.f1.Valid {
-		r.e.OrderID = &r.f1.String
-	}
 	if r.f2.Valid {
-		r.e.Description = &r.f2.String
+		r.e.OrderID = &r.f2.String
 	}
 	if r.f3.Valid {
-		r.e.Issue = &r.f3.String
+		r.e.Description = &r.f3.String
 	}
 	if r.f4.Valid {
-		r.e.Status = &r.f4.String
+		r.e.Issue = &r.f4.String
 	}
 	if r.f5.Valid {
-		r.e.TrackingNumber = &r.f5.String
+		r.e.Status = &r.f5.String
 	}
 	if r.f6.Valid {
-		r.e.ActionNeeded = &r.f6.String
+		r.e.TrackingNumber = &r.f6.String
 	}
 	if r.f7.Valid {
-		r.e.CustomerEmail = &r.f7.String
+		r.e.ActionNeeded = &r.f7.String
 	}
 	if r.f8.Valid {
-		r.e.Rma = &r.f8.String
+		r.e.CustomerEmail = &r.f8.String
 	}
 	if r.f9.Valid {
-		r.e.SerialNumber = &r.f9.String
+		r.e.Rma = &r.f9.String
 	}
 	if r.f10.Valid {
-		r.e.ScannedSerialNumber = &r.f10.String
+		r.e.SerialNumber = &r.f10.String
 	}
 	if r.f11.Valid {
-		r.e.HelpdeskNumber = &r.f11.String
+		r.e.ScannedSerialNumber = &r.f11.String
 	}
 	if r.f12.Valid {
-		r.e.EnteredBy = &r.f12.String
+		r.e.HelpdeskNumber = &r.f12.String
 	}
 	if r.f13.Valid {
-		r.e.OrderDate = &r.f13.String
+		r.e.EnteredBy = &r.f13.String
 	}
 	if r.f14.Valid {
-		r.e.ShippedDate = &r.f14.String
+		r.e.OrderDate = &r.f14.String
 	}
 	if r.f15.Valid {
-		r.e.RequestedDate = &r.f15.String
+		r.e.ShippedDate = &r.f15.String
 	}
 	if r.f16.Valid {
-		r.e.Condition = &r.f16.String
+		r.e.RequestedDate = &r.f16.String
 	}
 	if r.f17.Valid {
-		r.e.ReportedCondition = &r.f17.String
+		r.e.Condition = &r.f17.String
 	}
 	if r.f18.Valid {
-		r.e.CreatedDate = &r.f18.String
+		r.e.ReportedCondition = &r.f18.String
 	}
 	if r.f19.Valid {
-		r.e.Amount = &r.f19.String
+		r.e.CreatedDate = &r.f19.String
 	}
 	if r.f20.Valid {
-		r.e.FlatRateShipping = &r.f20.String
+		r.e.Amount = &r.f20.String
 	}
 	if r.f21.Valid {
-		r.e.CustomerID = &r.f21.String
+		r.e.FlatRateShipping = &r.f21.String
 	}
 	if r.f22.Valid {
-		r.e.ReasonCategory = &r.f22.String
+		r.e.CustomerID = &r.f22.String
 	}
 	if r.f23.Valid {
-		r.e.TaxRefunded = &r.f23.String
+		r.e.ReasonCategory = &r.f23.String
 	}
 	if r.f24.Valid {
-		r.e.TotalRefunded = &r.f24.String
+		r.e.TaxRefunded = &r.f24.String
+	}
+	if r.f25.Valid {
+		r.e.TotalRefunded = &r.f25.String
 	}
 	return &r.e, nil
 }
@@ -554,6 +379,12 @@ var returnRecordResource = &engine.Resource[ent.ReturnRecord]{
 			Append: func(b []byte, e *ent.ReturnRecord) []byte { return wire.AppendString(b, e.ID) },
 			Parse:  engine.Parse(wire.ID),
 			Value:  func(e *ent.ReturnRecord) any { return e.ID },
+		},
+		{
+			Member: "version", Column: "version", Type: spec.Integer,
+			Append: func(b []byte, e *ent.ReturnRecord) []byte { return wire.AppendInt(b, int64(e.Version)) },
+			Parse:  engine.Parse(wire.Int64),
+			Value:  func(e *ent.ReturnRecord) any { return e.Version },
 		},
 		{
 			Member: "order_id", Column: "order_id", Type: spec.String,
@@ -825,24 +656,9 @@ var returnRecordResource = &engine.Resource[ent.ReturnRecord]{
 	Encode:   appendReturnRecord,
 	ID:       func(e *ent.ReturnRecord) string { return e.ID },
 	Table:    "returns",
-	Select:   "SELECT \"id\", \"order_id\", \"description\", \"issue\", \"status\", \"tracking_number\", \"action_needed\", \"customer_email\", \"rma\", \"serial_number\", \"scanned_serial_number\", \"helpdesk_number\", \"entered_by\", \"order_date\", \"shipped_date\", \"requested_date\", \"condition\", \"reported_condition\", \"created_date\", \"amount\", \"flat_rate_shipping\", \"customer_id\", \"reason_category\", \"tax_refunded\", \"total_refunded\" FROM \"returns\"",
+	Select:   "SELECT \"id\", \"version\", \"order_id\", \"description\", \"issue\", \"status\", \"tracking_number\", \"action_needed\", \"customer_email\", \"rma\", \"serial_number\", \"scanned_serial_number\", \"helpdesk_number\", \"entered_by\", \"order_date\", \"shipped_date\", \"requested_date\", \"condition\", \"reported_condition\", \"created_date\", \"amount\", \"flat_rate_shipping\", \"customer_id\", \"reason_category\", \"tax_refunded\", \"total_refunded\" FROM \"returns\"",
 	Scan:     scanReturnRecord,
-	Reload: func(ctx context.Context, c *ent.Client, id string) (*ent.ReturnRecord, error) {
-		return c.ReturnRecord.Query().Where(returnrecord.ID(id)).Only(ctx)
-	},
-	Exists: func(ctx context.Context, c *ent.Client, id string, lock bool) (bool, error) {
-		q := c.ReturnRecord.Query().Where(returnrecord.ID(id))
-		if lock {
-			q.ForUpdate()
-		}
-		return q.Exist(ctx)
-	},
-	Delete: func(ctx context.Context, c *ent.Client, id string) error {
-		return c.ReturnRecord.DeleteOneID(id).Exec(ctx)
-	},
-	DeleteWhere: func(ctx context.Context, c *ent.Client, column string, value any) (int, error) {
-		return c.ReturnRecord.Delete().Where(predicate.ReturnRecord(entsql.FieldEQ(column, value))).Exec(ctx)
-	},
+	Version:  func(e *ent.ReturnRecord) int64 { return e.Version },
 }
 
 // The related records a read of Return can expand; set at init, as the

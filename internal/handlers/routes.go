@@ -229,6 +229,7 @@ var opGetPackingList = &engine.Op[ent.PackingList]{
 	Kind:      spec.GetOrCreate,
 	Res:       packingListResource,
 	IDMembers: []string{"id"},
+	ETag:      true,
 	Envelope: func(b []byte, r *engine.Result[ent.PackingList]) []byte {
 		b = r.AppendRecord(b)
 		return b
@@ -241,6 +242,7 @@ var opGetBillOfMaterialsLineItem = &engine.Op[ent.BillOfMaterialsLineItem]{
 	Kind:      spec.GetOrCreate,
 	Res:       billOfMaterialsLineItemResource,
 	IDMembers: []string{"id"},
+	ETag:      true,
 	Envelope: func(b []byte, r *engine.Result[ent.BillOfMaterialsLineItem]) []byte {
 		b = r.AppendRecord(b)
 		return b
@@ -253,6 +255,7 @@ var opGetWorkOrder = &engine.Op[ent.WorkOrder]{
 	Kind:      spec.GetOrCreate,
 	Res:       workOrderResource,
 	IDMembers: []string{"id"},
+	ETag:      true,
 	Envelope: func(b []byte, r *engine.Result[ent.WorkOrder]) []byte {
 		b = r.AppendRecord(b)
 		return b
@@ -267,6 +270,7 @@ var opUpdatePurchaseOrder = &engine.Op[ent.PurchaseOrder]{
 	IDMembers: []string{"id"},
 	Aliases:   map[string]string{"status": "purchase_order_status"},
 	Ignore:    []string{"condition"},
+	ETag:      true,
 	Envelope: func(b []byte, r *engine.Result[ent.PurchaseOrder]) []byte {
 		b = r.AppendRecord(b)
 		return b
@@ -339,6 +343,7 @@ var genericCreateBillOfMaterialsLineItem = &engine.Op[ent.BillOfMaterialsLineIte
 	Kind:      spec.Create,
 	Res:       billOfMaterialsLineItemResource,
 	IDMembers: []string{"id"},
+	ETag:      true,
 	Envelope: func(b []byte, r *engine.Result[ent.BillOfMaterialsLineItem]) []byte {
 		b = r.AppendRecord(b)
 		return b
@@ -351,6 +356,7 @@ var genericPatchBillOfMaterialsLineItem = &engine.Op[ent.BillOfMaterialsLineItem
 	Kind:      spec.Patch,
 	Res:       billOfMaterialsLineItemResource,
 	IDMembers: []string{"id"},
+	ETag:      true,
 	Envelope: func(b []byte, r *engine.Result[ent.BillOfMaterialsLineItem]) []byte {
 		b = r.AppendRecord(b)
 		return b
@@ -377,6 +383,7 @@ var genericGetCase = &engine.Op[ent.CaseRecord]{
 	Kind:      spec.Get,
 	Res:       caseRecordResource,
 	IDMembers: []string{"id"},
+	ETag:      true,
 	Envelope: func(b []byte, r *engine.Result[ent.CaseRecord]) []byte {
 		b = r.AppendRecord(b)
 		return b
@@ -389,6 +396,7 @@ var genericPatchCase = &engine.Op[ent.CaseRecord]{
 	Kind:      spec.Patch,
 	Res:       caseRecordResource,
 	IDMembers: []string{"id"},
+	ETag:      true,
 	Envelope: func(b []byte, r *engine.Result[ent.CaseRecord]) []byte {
 		b = r.AppendRecord(b)
 		return b
@@ -431,6 +439,7 @@ var genericCreateChannelThread = &engine.Op[ent.ChannelThread]{
 	Kind:      spec.Create,
 	Res:       channelThreadResource,
 	IDMembers: []string{"id"},
+	ETag:      true,
 	Envelope: func(b []byte, r *engine.Result[ent.ChannelThread]) []byte {
 		b = r.AppendRecord(b)
 		return b
@@ -443,6 +452,7 @@ var genericGetChannelThread = &engine.Op[ent.ChannelThread]{
 	Kind:      spec.Get,
 	Res:       channelThreadResource,
 	IDMembers: []string{"id"},
+	ETag:      true,
 	Envelope: func(b []byte, r *engine.Result[ent.ChannelThread]) []byte {
 		b = r.AppendRecord(b)
 		return b
@@ -455,6 +465,7 @@ var genericPatchChannelThread = &engine.Op[ent.ChannelThread]{
 	Kind:      spec.Patch,
 	Res:       channelThreadResource,
 	IDMembers: []string{"id"},
+	ETag:      true,
 	Envelope: func(b []byte, r *engine.Result[ent.ChannelThread]) []byte {
 		b = r.AppendRecord(b)
 		return b
@@ -497,6 +508,7 @@ var genericCreateContact = &engine.Op[ent.Contact]{
 	Kind:      spec.Create,
 	Res:       contactResource,
 	IDMembers: []string{"id"},
+	ETag:      true,
 	Envelope: func(b []byte, r *engine.Result[ent.Contact]) []byte {
 		b = r.AppendRecord(b)
 		return b
@@ -509,6 +521,7 @@ var genericGetContact = &engine.Op[ent.Contact]{
 	Kind:      spec.Get,
 	Res:       contactResource,
 	IDMembers: []string{"id"},
+	ETag:      true,
 	Envelope: func(b []byte, r *engine.Result[ent.Contact]) []byte {
 		b = r.AppendRecord(b)
 		return b
@@ -521,6 +534,7 @@ var genericPatchContact = &engine.Op[ent.Contact]{
 	Kind:      spec.Patch,
 	Res:       contactResource,
 	IDMembers: []string{"id"},
+	ETag:      true,
 	Envelope: func(b []byte, r *engine.Result[ent.Contact]) []byte {
 		b = r.AppendRecord(b)
 		return b
@@ -563,6 +577,7 @@ var genericCreateCustomer = &engine.Op[ent.Customer]{
 	Kind:      spec.Create,
 	Res:       customerResource,
 	IDMembers: []string{"id"},
+	ETag:      true,
 	Envelope: func(b []byte, r *engine.Result[ent.Customer]) []byte {
 		b = r.AppendRecord(b)
 		return b
@@ -575,6 +590,7 @@ var genericGetCustomer = &engine.Op[ent.Customer]{
 	Kind:      spec.Get,
 	Res:       customerResource,
 	IDMembers: []string{"id"},
+	ETag:      true,
 	Envelope: func(b []byte, r *engine.Result[ent.Customer]) []byte {
 		b = r.AppendRecord(b)
 		return b
@@ -587,6 +603,7 @@ var genericPatchCustomer = &engine.Op[ent.Customer]{
 	Kind:      spec.Patch,
 	Res:       customerResource,
 	IDMembers: []string{"id"},
+	ETag:      true,
 	Envelope: func(b []byte, r *engine.Result[ent.Customer]) []byte {
 		b = r.AppendRecord(b)
 		return b
@@ -615,6 +632,7 @@ var genericCreatePackingListItem = &engine.Op[ent.PackingListItem]{
 	Kind:      spec.Create,
 	Res:       packingListItemResource,
 	IDMembers: []string{"id"},
+	ETag:      true,
 	Envelope: func(b []byte, r *engine.Result[ent.PackingListItem]) []byte {
 		b = r.AppendRecord(b)
 		return b
@@ -627,6 +645,7 @@ var genericGetPackingListItem = &engine.Op[ent.PackingListItem]{
 	Kind:      spec.Get,
 	Res:       packingListItemResource,
 	IDMembers: []string{"id"},
+	ETag:      true,
 	Envelope: func(b []byte, r *engine.Result[ent.PackingListItem]) []byte {
 		b = r.AppendRecord(b)
 		return b
@@ -639,6 +658,7 @@ var genericPatchPackingListItem = &engine.Op[ent.PackingListItem]{
 	Kind:      spec.Patch,
 	Res:       packingListItemResource,
 	IDMembers: []string{"id"},
+	ETag:      true,
 	Envelope: func(b []byte, r *engine.Result[ent.PackingListItem]) []byte {
 		b = r.AppendRecord(b)
 		return b
@@ -681,6 +701,7 @@ var genericCreatePackingList = &engine.Op[ent.PackingList]{
 	Kind:      spec.Create,
 	Res:       packingListResource,
 	IDMembers: []string{"id"},
+	ETag:      true,
 	Envelope: func(b []byte, r *engine.Result[ent.PackingList]) []byte {
 		b = r.AppendRecord(b)
 		return b
@@ -693,6 +714,7 @@ var genericPatchPackingList = &engine.Op[ent.PackingList]{
 	Kind:      spec.Patch,
 	Res:       packingListResource,
 	IDMembers: []string{"id"},
+	ETag:      true,
 	Envelope: func(b []byte, r *engine.Result[ent.PackingList]) []byte {
 		b = r.AppendRecord(b)
 		return b
@@ -735,6 +757,7 @@ var genericCreatePurchaseOrder = &engine.Op[ent.PurchaseOrder]{
 	Kind:      spec.Create,
 	Res:       purchaseOrderResource,
 	IDMembers: []string{"id"},
+	ETag:      true,
 	Envelope: func(b []byte, r *engine.Result[ent.PurchaseOrder]) []byte {
 		b = r.AppendRecord(b)
 		return b
@@ -747,6 +770,7 @@ var genericGetPurchaseOrder = &engine.Op[ent.PurchaseOrder]{
 	Kind:      spec.Get,
 	Res:       purchaseOrderResource,
 	IDMembers: []string{"id"},
+	ETag:      true,
 	Envelope: func(b []byte, r *engine.Result[ent.PurchaseOrder]) []byte {
 		b = r.AppendRecord(b)
 		return b
@@ -759,6 +783,7 @@ var genericPatchPurchaseOrder = &engine.Op[ent.PurchaseOrder]{
 	Kind:      spec.Patch,
 	Res:       purchaseOrderResource,
 	IDMembers: []string{"id"},
+	ETag:      true,
 	Envelope: func(b []byte, r *engine.Result[ent.PurchaseOrder]) []byte {
 		b = r.AppendRecord(b)
 		return b
@@ -801,6 +826,7 @@ var genericCreateReturnLineItem = &engine.Op[ent.ReturnLineItem]{
 	Kind:      spec.Create,
 	Res:       returnLineItemResource,
 	IDMembers: []string{"id"},
+	ETag:      true,
 	Envelope: func(b []byte, r *engine.Result[ent.ReturnLineItem]) []byte {
 		b = r.AppendRecord(b)
 		return b
@@ -813,6 +839,7 @@ var genericGetReturnLineItem = &engine.Op[ent.ReturnLineItem]{
 	Kind:      spec.Get,
 	Res:       returnLineItemResource,
 	IDMembers: []string{"id"},
+	ETag:      true,
 	Envelope: func(b []byte, r *engine.Result[ent.ReturnLineItem]) []byte {
 		b = r.AppendRecord(b)
 		return b
@@ -825,6 +852,7 @@ var genericPatchReturnLineItem = &engine.Op[ent.ReturnLineItem]{
 	Kind:      spec.Patch,
 	Res:       returnLineItemResource,
 	IDMembers: []string{"id"},
+	ETag:      true,
 	Envelope: func(b []byte, r *engine.Result[ent.ReturnLineItem]) []byte {
 		b = r.AppendRecord(b)
 		return b
@@ -867,6 +895,7 @@ var genericCreateReturn = &engine.Op[ent.ReturnRecord]{
 	Kind:      spec.Create,
 	Res:       returnRecordResource,
 	IDMembers: []string{"id"},
+	ETag:      true,
 	Envelope: func(b []byte, r *engine.Result[ent.ReturnRecord]) []byte {
 		b = r.AppendRecord(b)
 		return b
@@ -879,6 +908,7 @@ var genericGetReturn = &engine.Op[ent.ReturnRecord]{
 	Kind:      spec.Get,
 	Res:       returnRecordResource,
 	IDMembers: []string{"id"},
+	ETag:      true,
 	Envelope: func(b []byte, r *engine.Result[ent.ReturnRecord]) []byte {
 		b = r.AppendRecord(b)
 		return b
@@ -891,6 +921,7 @@ var genericPatchReturn = &engine.Op[ent.ReturnRecord]{
 	Kind:      spec.Patch,
 	Res:       returnRecordResource,
 	IDMembers: []string{"id"},
+	ETag:      true,
 	Envelope: func(b []byte, r *engine.Result[ent.ReturnRecord]) []byte {
 		b = r.AppendRecord(b)
 		return b
@@ -933,6 +964,7 @@ var genericCreateSupplier = &engine.Op[ent.Supplier]{
 	Kind:      spec.Create,
 	Res:       supplierResource,
 	IDMembers: []string{"id"},
+	ETag:      true,
 	Envelope: func(b []byte, r *engine.Result[ent.Supplier]) []byte {
 		b = r.AppendRecord(b)
 		return b
@@ -945,6 +977,7 @@ var genericGetSupplier = &engine.Op[ent.Supplier]{
 	Kind:      spec.Get,
 	Res:       supplierResource,
 	IDMembers: []string{"id"},
+	ETag:      true,
 	Envelope: func(b []byte, r *engine.Result[ent.Supplier]) []byte {
 		b = r.AppendRecord(b)
 		return b
@@ -957,6 +990,7 @@ var genericPatchSupplier = &engine.Op[ent.Supplier]{
 	Kind:      spec.Patch,
 	Res:       supplierResource,
 	IDMembers: []string{"id"},
+	ETag:      true,
 	Envelope: func(b []byte, r *engine.Result[ent.Supplier]) []byte {
 		b = r.AppendRecord(b)
 		return b
@@ -999,6 +1033,7 @@ var genericCreateUser = &engine.Op[ent.User]{
 	Kind:      spec.Create,
 	Res:       userResource,
 	IDMembers: []string{"id"},
+	ETag:      true,
 	Envelope: func(b []byte, r *engine.Result[ent.User]) []byte {
 		b = r.AppendRecord(b)
 		return b
@@ -1011,6 +1046,7 @@ var genericPatchUser = &engine.Op[ent.User]{
 	Kind:      spec.Patch,
 	Res:       userResource,
 	IDMembers: []string{"id"},
+	ETag:      true,
 	Envelope: func(b []byte, r *engine.Result[ent.User]) []byte {
 		b = r.AppendRecord(b)
 		return b
@@ -1053,6 +1089,7 @@ var genericCreateVendor = &engine.Op[ent.Vendor]{
 	Kind:      spec.Create,
 	Res:       vendorResource,
 	IDMembers: []string{"id"},
+	ETag:      true,
 	Envelope: func(b []byte, r *engine.Result[ent.Vendor]) []byte {
 		b = r.AppendRecord(b)
 		return b
@@ -1065,6 +1102,7 @@ var genericGetVendor = &engine.Op[ent.Vendor]{
 	Kind:      spec.Get,
 	Res:       vendorResource,
 	IDMembers: []string{"id"},
+	ETag:      true,
 	Envelope: func(b []byte, r *engine.Result[ent.Vendor]) []byte {
 		b = r.AppendRecord(b)
 		return b
@@ -1077,6 +1115,7 @@ var genericPatchVendor = &engine.Op[ent.Vendor]{
 	Kind:      spec.Patch,
 	Res:       vendorResource,
 	IDMembers: []string{"id"},
+	ETag:      true,
 	Envelope: func(b []byte, r *engine.Result[ent.Vendor]) []byte {
 		b = r.AppendRecord(b)
 		return b
@@ -1119,6 +1158,7 @@ var genericCreateWarranty = &engine.Op[ent.Warranty]{
 	Kind:      spec.Create,
 	Res:       warrantyResource,
 	IDMembers: []string{"id"},
+	ETag:      true,
 	Envelope: func(b []byte, r *engine.Result[ent.Warranty]) []byte {
 		b = r.AppendRecord(b)
 		return b
@@ -1131,6 +1171,7 @@ var genericGetWarranty = &engine.Op[ent.Warranty]{
 	Kind:      spec.Get,
 	Res:       warrantyResource,
 	IDMembers: []string{"id"},
+	ETag:      true,
 	Envelope: func(b []byte, r *engine.Result[ent.Warranty]) []byte {
 		b = r.AppendRecord(b)
 		return b
@@ -1143,6 +1184,7 @@ var genericPatchWarranty = &engine.Op[ent.Warranty]{
 	Kind:      spec.Patch,
 	Res:       warrantyResource,
 	IDMembers: []string{"id"},
+	ETag:      true,
 	Envelope: func(b []byte, r *engine.Result[ent.Warranty]) []byte {
 		b = r.AppendRecord(b)
 		return b
@@ -1185,6 +1227,7 @@ var genericCreateWarrantyLineItem = &engine.Op[ent.WarrantyLineItem]{
 	Kind:      spec.Create,
 	Res:       warrantyLineItemResource,
 	IDMembers: []string{"id"},
+	ETag:      true,
 	Envelope: func(b []byte, r *engine.Result[ent.WarrantyLineItem]) []byte {
 		b = r.AppendRecord(b)
 		return b
@@ -1197,6 +1240,7 @@ var genericGetWarrantyLineItem = &engine.Op[ent.WarrantyLineItem]{
 	Kind:      spec.Get,
 	Res:       warrantyLineItemResource,
 	IDMembers: []string{"id"},
+	ETag:      true,
 	Envelope: func(b []byte, r *engine.Result[ent.WarrantyLineItem]) []byte {
 		b = r.AppendRecord(b)
 		return b
@@ -1209,6 +1253,7 @@ var genericPatchWarrantyLineItem = &engine.Op[ent.WarrantyLineItem]{
 	Kind:      spec.Patch,
 	Res:       warrantyLineItemResource,
 	IDMembers: []string{"id"},
+	ETag:      true,
 	Envelope: func(b []byte, r *engine.Result[ent.WarrantyLineItem]) []byte {
 		b = r.AppendRecord(b)
 		return b
@@ -1251,6 +1296,7 @@ var genericCreateWorkOrderLineItem = &engine.Op[ent.WorkOrderLineItem]{
 	Kind:      spec.Create,
 	Res:       workOrderLineItemResource,
 	IDMembers: []string{"id"},
+	ETag:      true,
 	Envelope: func(b []byte, r *engine.Result[ent.WorkOrderLineItem]) []byte {
 		b = r.AppendRecord(b)
 		return b
@@ -1263,6 +1309,7 @@ var genericGetWorkOrderLineItem = &engine.Op[ent.WorkOrderLineItem]{
 	Kind:      spec.Get,
 	Res:       workOrderLineItemResource,
 	IDMembers: []string{"id"},
+	ETag:      true,
 	Envelope: func(b []byte, r *engine.Result[ent.WorkOrderLineItem]) []byte {
 		b = r.AppendRecord(b)
 		return b
@@ -1275,6 +1322,7 @@ var genericPatchWorkOrderLineItem = &engine.Op[ent.WorkOrderLineItem]{
 	Kind:      spec.Patch,
 	Res:       workOrderLineItemResource,
 	IDMembers: []string{"id"},
+	ETag:      true,
 	Envelope: func(b []byte, r *engine.Result[ent.WorkOrderLineItem]) []byte {
 		b = r.AppendRecord(b)
 		return b
@@ -1317,6 +1365,7 @@ var genericCreateWorkOrder = &engine.Op[ent.WorkOrder]{
 	Kind:      spec.Create,
 	Res:       workOrderResource,
 	IDMembers: []string{"id"},
+	ETag:      true,
 	Envelope: func(b []byte, r *engine.Result[ent.WorkOrder]) []byte {
 		b = r.AppendRecord(b)
 		return b
@@ -1329,6 +1378,7 @@ var genericPatchWorkOrder = &engine.Op[ent.WorkOrder]{
 	Kind:      spec.Patch,
 	Res:       workOrderResource,
 	IDMembers: []string{"id"},
+	ETag:      true,
 	Envelope: func(b []byte, r *engine.Result[ent.WorkOrder]) []byte {
 		b = r.AppendRecord(b)
 		return b

@@ -3,18 +3,14 @@
 package handlers
 
 import (
-	"context"
 	"database/sql"
 	"encoding/json"
 	"time"
 
-	entsql "entgo.io/ent/dialect/sql"
-
 	"records/ent"
-	"records/ent/predicate"
-	"records/ent/supplier"
 	"records/internal/engine"
 	"records/internal/spec"
+	"records/internal/stamp"
 	"records/internal/wire"
 )
 
@@ -48,6 +44,8 @@ func (in *supplierInput) Decode(name string, v []byte) error {
 		return in.UpdatedAt.Decode(v, wire.DateTime)
 	case "team_id":
 		return engine.ErrReadOnly
+	case "version":
+		return engine.ErrReadOnly
 	}
 	return engine.ErrUnknownMember
 }
@@ -55,98 +53,54 @@ func (in *supplierInput) Decode(name string, v []byte) error {
 // SetID implements engine.Input.
 func (in *supplierInput) SetID(id string) { in.ID.Put(id) }
 
-// checkParents fails unless every parent the input names exists for the team.
-func (in *supplierInput) checkParents(ctx context.Context, c *ent.Client) error {
+// GivenID implements engine.Input.
+func (in *supplierInput) GivenID() (string, bool) { return in.ID.V, in.ID.Set }
+
+// Values implements engine.Input: creating, every member given and the
+// stamps the server fills; updating, the members given (null clears) and
+// the update stamps not given.
+func (in *supplierInput) Values(w *engine.Values, creating bool) {
+	if in.Name.Set {
+		w.Set("name", "text", engine.Val(in.Name.Value()))
+	}
+	if in.ProvidedID.Set {
+		w.Set("provided_id", "text", engine.Val(in.ProvidedID.Value()))
+	}
+	if in.Mapping.Set {
+		w.Set("mapping", "jsonb", engine.JSONMap(in.Mapping.Value()))
+	}
+	if in.Properties.Set {
+		w.Set("properties", "jsonb", engine.JSONText(in.Properties.Value()))
+	}
+	switch {
+	case in.CreatedAt.Set && !in.CreatedAt.Null:
+		w.Set("created_at", "timestamptz", in.CreatedAt.V)
+	case creating:
+		w.Set("created_at", "timestamptz", stamp.Now())
+	case in.CreatedAt.Set:
+		w.Set("created_at", "timestamptz", nil)
+	}
+	switch {
+	case in.UpdatedAt.Set && !in.UpdatedAt.Null:
+		w.Set("updated_at", "timestamptz", in.UpdatedAt.V)
+	case creating || !in.UpdatedAt.Set:
+		w.Set("updated_at", "timestamptz", stamp.Now())
+	default:
+		w.Set("updated_at", "timestamptz", nil)
+	}
+	if creating && in.secretHash != "" {
+		w.Set("token_hash", "text", in.secretHash)
+	}
+}
+
+// Parents implements engine.Input.
+func (in *supplierInput) Parents() []engine.ParentRef {
 	return nil
 }
 
-// Create implements engine.Input.
-func (in *supplierInput) Create(ctx context.Context, c *ent.Client) (string, error) {
-	if err := in.checkParents(ctx, c); err != nil {
-		return "", err
-	}
-	b := c.Supplier.Create()
-	if in.ID.Set {
-		b.SetID(in.ID.V)
-	}
-	if v := in.Name.Value(); v != nil {
-		b.SetName(*v)
-	}
-	if v := in.ProvidedID.Value(); v != nil {
-		b.SetProvidedID(*v)
-	}
-	if v := in.Mapping.Value(); v != nil {
-		b.SetMapping(*v)
-	}
-	if v := in.Properties.Value(); v != nil {
-		b.SetProperties(*v)
-	}
-	if v := in.CreatedAt.Value(); v != nil {
-		b.SetCreatedAt(*v)
-	}
-	if v := in.UpdatedAt.Value(); v != nil {
-		b.SetUpdatedAt(*v)
-	}
-	if in.secretHash != "" {
-		b.SetTokenHash(in.secretHash)
-	}
-	rec, err := b.Save(ctx)
-	if err != nil {
-		return "", err
-	}
-	return rec.ID, nil
-}
-
-// Update implements engine.Input: members given are written (null clears),
-// members absent are left alone.
-func (in *supplierInput) Update(ctx context.Context, c *ent.Client, id string) error {
-	if err := in.checkParents(ctx, c); err != nil {
-		return err
-	}
-	u := c.Supplier.UpdateOneID(id)
-	if in.Name.Set {
-		if in.Name.Null {
-			u.ClearName()
-		} else {
-			u.SetName(in.Name.V)
-		}
-	}
-	if in.ProvidedID.Set {
-		if in.ProvidedID.Null {
-			u.ClearProvidedID()
-		} else {
-			u.SetProvidedID(in.ProvidedID.V)
-		}
-	}
-	if in.Mapping.Set {
-		if in.Mapping.Null {
-			u.ClearMapping()
-		} else {
-			u.SetMapping(in.Mapping.V)
-		}
-	}
-	if in.Properties.Set {
-		if in.Properties.Null {
-			u.ClearProperties()
-		} else {
-			u.SetProperties(in.Properties.V)
-		}
-	}
-	if in.CreatedAt.Set {
-		if in.CreatedAt.Null {
-			u.ClearCreatedAt()
-		} else {
-			u.SetCreatedAt(in.CreatedAt.V)
-		}
-	}
-	if in.UpdatedAt.Set {
-		if in.UpdatedAt.Null {
-			u.ClearUpdatedAt()
-		} else {
-			u.SetUpdatedAt(in.UpdatedAt.V)
-		}
-	}
-	return u.Exec(ctx)
+// Then implements engine.Input: the records created with this one.
+func (in *supplierInput) Then(creating bool) ([]engine.Step, error) {
+	return nil, nil
 }
 
 // appendSupplier appends a Supplier as JSON, every member present.
@@ -155,6 +109,8 @@ func appendSupplier(b []byte, e *ent.Supplier) []byte {
 	b = wire.AppendString(b, e.ID)
 	b = append(b, ",\"team_id\":"...)
 	b = wire.AppendInt(b, int64(e.TeamID))
+	b = append(b, ",\"version\":"...)
+	b = wire.AppendInt(b, int64(e.Version))
 	b = append(b, ",\"name\":"...)
 	b = wire.AppendStringPtr(b, e.Name)
 	b = append(b, ",\"provided_id\":"...)
@@ -175,37 +131,37 @@ func appendSupplier(b []byte, e *ent.Supplier) []byte {
 // one allocation.
 type supplierRow struct {
 	e  ent.Supplier
-	f2 sql.NullString
 	f3 sql.NullString
-	f4 []byte
+	f4 sql.NullString
 	f5 []byte
-	f6 sql.NullTime
+	f6 []byte
 	f7 sql.NullTime
+	f8 sql.NullTime
 }
 
 // scanSupplier reads one row of supplierResource.Select.
 func scanSupplier(rows *sql.Rows) (*ent.Supplier, error) {
 	r := new(supplierRow)
-	if err := rows.Scan(&r.e.ID, &r.e.TeamID, &r.f2, &r.f3, &r.f4, &r.f5, &r.f6, &r.f7); err != nil {
+	if err := rows.Scan(&r.e.ID, &r.e.TeamID, &r.e.Version, &r.f3, &r.f4, &r.f5, &r.f6, &r.f7, &r.f8); err != nil {
 		return nil, err
 	}
-	if r.f2.Valid {
-		r.e.Name = &r.f2.String
-	}
 	if r.f3.Valid {
-		r.e.ProvidedID = &r.f3.String
+		r.e.Name = &r.f3.String
 	}
-	if len(r.f4) > 0 {
-		if err := json.Unmarshal(r.f4, &r.e.Mapping); err != nil {
+	if r.f4.Valid {
+		r.e.ProvidedID = &r.f4.String
+	}
+	if len(r.f5) > 0 {
+		if err := json.Unmarshal(r.f5, &r.e.Mapping); err != nil {
 			return nil, err
 		}
 	}
-	r.e.Properties = json.RawMessage(r.f5)
-	if r.f6.Valid {
-		r.e.CreatedAt = &r.f6.Time
-	}
+	r.e.Properties = json.RawMessage(r.f6)
 	if r.f7.Valid {
-		r.e.UpdatedAt = &r.f7.Time
+		r.e.CreatedAt = &r.f7.Time
+	}
+	if r.f8.Valid {
+		r.e.UpdatedAt = &r.f8.Time
 	}
 	return &r.e, nil
 }
@@ -228,6 +184,12 @@ var supplierResource = &engine.Resource[ent.Supplier]{
 			Append: func(b []byte, e *ent.Supplier) []byte { return wire.AppendInt(b, int64(e.TeamID)) },
 			Parse:  engine.Parse(wire.Int64),
 			Value:  func(e *ent.Supplier) any { return int64(e.TeamID) },
+		},
+		{
+			Member: "version", Column: "version", Type: spec.Integer,
+			Append: func(b []byte, e *ent.Supplier) []byte { return wire.AppendInt(b, int64(e.Version)) },
+			Parse:  engine.Parse(wire.Int64),
+			Value:  func(e *ent.Supplier) any { return e.Version },
 		},
 		{
 			Member: "name", Column: "name", Type: spec.String,
@@ -282,28 +244,13 @@ var supplierResource = &engine.Resource[ent.Supplier]{
 			},
 		},
 	},
-	Unique:   map[string]string{"id": "id"},
-	NewInput: func() engine.Input[ent.Supplier] { return new(supplierInput) },
-	Encode:   appendSupplier,
-	ID:       func(e *ent.Supplier) string { return e.ID },
-	Table:    "suppliers",
-	Select:   "SELECT \"id\", \"team_id\", \"name\", \"provided_id\", \"mapping\", \"properties\", \"created_at\", \"updated_at\" FROM \"suppliers\"",
-	Scan:     scanSupplier,
-	Reload: func(ctx context.Context, c *ent.Client, id string) (*ent.Supplier, error) {
-		return c.Supplier.Query().Where(supplier.ID(id)).Only(ctx)
-	},
-	Exists: func(ctx context.Context, c *ent.Client, id string, lock bool) (bool, error) {
-		q := c.Supplier.Query().Where(supplier.ID(id))
-		if lock {
-			q.ForUpdate()
-		}
-		return q.Exist(ctx)
-	},
-	Delete: func(ctx context.Context, c *ent.Client, id string) error {
-		return c.Supplier.DeleteOneID(id).Exec(ctx)
-	},
-	DeleteWhere: func(ctx context.Context, c *ent.Client, column string, value any) (int, error) {
-		return c.Supplier.Delete().Where(predicate.Supplier(entsql.FieldEQ(column, value))).Exec(ctx)
-	},
+	Unique:    map[string]string{"id": "id"},
+	NewInput:  func() engine.Input[ent.Supplier] { return new(supplierInput) },
+	Encode:    appendSupplier,
+	ID:        func(e *ent.Supplier) string { return e.ID },
+	Table:     "suppliers",
+	Select:    "SELECT \"id\", \"team_id\", \"version\", \"name\", \"provided_id\", \"mapping\", \"properties\", \"created_at\", \"updated_at\" FROM \"suppliers\"",
+	Scan:      scanSupplier,
+	Version:   func(e *ent.Supplier) int64 { return e.Version },
 	SetSecret: func(in engine.Input[ent.Supplier], hash string) { in.(*supplierInput).secretHash = hash },
 }

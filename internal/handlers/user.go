@@ -3,15 +3,10 @@
 package handlers
 
 import (
-	"context"
 	"database/sql"
 	"time"
 
-	entsql "entgo.io/ent/dialect/sql"
-
 	"records/ent"
-	"records/ent/predicate"
-	"records/ent/user"
 	"records/internal/engine"
 	"records/internal/spec"
 	"records/internal/wire"
@@ -77,6 +72,8 @@ func (in *userInput) Decode(name string, v []byte) error {
 		return in.SocialHandle.Decode(v, wire.String)
 	case "username":
 		return in.Username.Decode(v, wire.String)
+	case "version":
+		return engine.ErrReadOnly
 	}
 	return engine.ErrUnknownMember
 }
@@ -84,211 +81,82 @@ func (in *userInput) Decode(name string, v []byte) error {
 // SetID implements engine.Input.
 func (in *userInput) SetID(id string) { in.ID.Put(id) }
 
-// checkParents fails unless every parent the input names exists for the team.
-func (in *userInput) checkParents(ctx context.Context, c *ent.Client) error {
+// GivenID implements engine.Input.
+func (in *userInput) GivenID() (string, bool) { return in.ID.V, in.ID.Set }
+
+// Values implements engine.Input: creating, every member given and the
+// stamps the server fills; updating, the members given (null clears) and
+// the update stamps not given.
+func (in *userInput) Values(w *engine.Values, creating bool) {
+	if in.Active.Set {
+		w.Set("active", "boolean", engine.Val(in.Active.Value()))
+	}
+	if in.Avatar.Set {
+		w.Set("avatar", "text", engine.Val(in.Avatar.Value()))
+	}
+	if in.Bio.Set {
+		w.Set("bio", "text", engine.Val(in.Bio.Value()))
+	}
+	if in.Birthday.Set {
+		w.Set("birthday", "date", engine.Val(in.Birthday.Value()))
+	}
+	if in.Country.Set {
+		w.Set("country", "text", engine.Val(in.Country.Value()))
+	}
+	if in.Email.Set {
+		w.Set("email", "text", engine.Val(in.Email.Value()))
+	}
+	if in.FirstName.Set {
+		w.Set("first_name", "text", engine.Val(in.FirstName.Value()))
+	}
+	if in.LastName.Set {
+		w.Set("last_name", "text", engine.Val(in.LastName.Value()))
+	}
+	if in.LastSeen.Set {
+		w.Set("last_seen", "timestamptz", engine.Val(in.LastSeen.Value()))
+	}
+	if in.LastTyped.Set {
+		w.Set("last_typed", "timestamptz", engine.Val(in.LastTyped.Value()))
+	}
+	if in.Location.Set {
+		w.Set("location", "text", engine.Val(in.Location.Value()))
+	}
+	if in.Organization.Set {
+		w.Set("organization", "text", engine.Val(in.Organization.Value()))
+	}
+	if in.Phone.Set {
+		w.Set("phone", "text", engine.Val(in.Phone.Value()))
+	}
+	if in.Regions.Set {
+		w.Set("regions", "text", engine.Val(in.Regions.Value()))
+	}
+	if in.Title.Set {
+		w.Set("title", "text", engine.Val(in.Title.Value()))
+	}
+	if in.SocialHandle.Set {
+		w.Set("social_handle", "text", engine.Val(in.SocialHandle.Value()))
+	}
+	if in.Username.Set {
+		w.Set("username", "text", engine.Val(in.Username.Value()))
+	}
+}
+
+// Parents implements engine.Input.
+func (in *userInput) Parents() []engine.ParentRef {
 	return nil
 }
 
-// Create implements engine.Input.
-func (in *userInput) Create(ctx context.Context, c *ent.Client) (string, error) {
-	if err := in.checkParents(ctx, c); err != nil {
-		return "", err
-	}
-	b := c.User.Create()
-	if in.ID.Set {
-		b.SetID(in.ID.V)
-	}
-	if v := in.Active.Value(); v != nil {
-		b.SetActive(*v)
-	}
-	if v := in.Avatar.Value(); v != nil {
-		b.SetAvatar(*v)
-	}
-	if v := in.Bio.Value(); v != nil {
-		b.SetBio(*v)
-	}
-	if v := in.Birthday.Value(); v != nil {
-		b.SetBirthday(*v)
-	}
-	if v := in.Country.Value(); v != nil {
-		b.SetCountry(*v)
-	}
-	if v := in.Email.Value(); v != nil {
-		b.SetEmail(*v)
-	}
-	if v := in.FirstName.Value(); v != nil {
-		b.SetFirstName(*v)
-	}
-	if v := in.LastName.Value(); v != nil {
-		b.SetLastName(*v)
-	}
-	if v := in.LastSeen.Value(); v != nil {
-		b.SetLastSeen(*v)
-	}
-	if v := in.LastTyped.Value(); v != nil {
-		b.SetLastTyped(*v)
-	}
-	if v := in.Location.Value(); v != nil {
-		b.SetLocation(*v)
-	}
-	if v := in.Organization.Value(); v != nil {
-		b.SetOrganization(*v)
-	}
-	if v := in.Phone.Value(); v != nil {
-		b.SetPhone(*v)
-	}
-	if v := in.Regions.Value(); v != nil {
-		b.SetRegions(*v)
-	}
-	if v := in.Title.Value(); v != nil {
-		b.SetTitle(*v)
-	}
-	if v := in.SocialHandle.Value(); v != nil {
-		b.SetSocialHandle(*v)
-	}
-	if v := in.Username.Value(); v != nil {
-		b.SetUsername(*v)
-	}
-	rec, err := b.Save(ctx)
-	if err != nil {
-		return "", err
-	}
-	return rec.ID, nil
-}
-
-// Update implements engine.Input: members given are written (null clears),
-// members absent are left alone.
-func (in *userInput) Update(ctx context.Context, c *ent.Client, id string) error {
-	if err := in.checkParents(ctx, c); err != nil {
-		return err
-	}
-	u := c.User.UpdateOneID(id)
-	if in.Active.Set {
-		if in.Active.Null {
-			u.ClearActive()
-		} else {
-			u.SetActive(in.Active.V)
-		}
-	}
-	if in.Avatar.Set {
-		if in.Avatar.Null {
-			u.ClearAvatar()
-		} else {
-			u.SetAvatar(in.Avatar.V)
-		}
-	}
-	if in.Bio.Set {
-		if in.Bio.Null {
-			u.ClearBio()
-		} else {
-			u.SetBio(in.Bio.V)
-		}
-	}
-	if in.Birthday.Set {
-		if in.Birthday.Null {
-			u.ClearBirthday()
-		} else {
-			u.SetBirthday(in.Birthday.V)
-		}
-	}
-	if in.Country.Set {
-		if in.Country.Null {
-			u.ClearCountry()
-		} else {
-			u.SetCountry(in.Country.V)
-		}
-	}
-	if in.Email.Set {
-		if in.Email.Null {
-			u.ClearEmail()
-		} else {
-			u.SetEmail(in.Email.V)
-		}
-	}
-	if in.FirstName.Set {
-		if in.FirstName.Null {
-			u.ClearFirstName()
-		} else {
-			u.SetFirstName(in.FirstName.V)
-		}
-	}
-	if in.LastName.Set {
-		if in.LastName.Null {
-			u.ClearLastName()
-		} else {
-			u.SetLastName(in.LastName.V)
-		}
-	}
-	if in.LastSeen.Set {
-		if in.LastSeen.Null {
-			u.ClearLastSeen()
-		} else {
-			u.SetLastSeen(in.LastSeen.V)
-		}
-	}
-	if in.LastTyped.Set {
-		if in.LastTyped.Null {
-			u.ClearLastTyped()
-		} else {
-			u.SetLastTyped(in.LastTyped.V)
-		}
-	}
-	if in.Location.Set {
-		if in.Location.Null {
-			u.ClearLocation()
-		} else {
-			u.SetLocation(in.Location.V)
-		}
-	}
-	if in.Organization.Set {
-		if in.Organization.Null {
-			u.ClearOrganization()
-		} else {
-			u.SetOrganization(in.Organization.V)
-		}
-	}
-	if in.Phone.Set {
-		if in.Phone.Null {
-			u.ClearPhone()
-		} else {
-			u.SetPhone(in.Phone.V)
-		}
-	}
-	if in.Regions.Set {
-		if in.Regions.Null {
-			u.ClearRegions()
-		} else {
-			u.SetRegions(in.Regions.V)
-		}
-	}
-	if in.Title.Set {
-		if in.Title.Null {
-			u.ClearTitle()
-		} else {
-			u.SetTitle(in.Title.V)
-		}
-	}
-	if in.SocialHandle.Set {
-		if in.SocialHandle.Null {
-			u.ClearSocialHandle()
-		} else {
-			u.SetSocialHandle(in.SocialHandle.V)
-		}
-	}
-	if in.Username.Set {
-		if in.Username.Null {
-			u.ClearUsername()
-		} else {
-			u.SetUsername(in.Username.V)
-		}
-	}
-	return u.Exec(ctx)
+// Then implements engine.Input: the records created with this one.
+func (in *userInput) Then(creating bool) ([]engine.Step, error) {
+	return nil, nil
 }
 
 // appendUser appends a User as JSON, every member present.
 func appendUser(b []byte, e *ent.User) []byte {
 	b = append(b, "{\"id\":"...)
 	b = wire.AppendString(b, e.ID)
+	b = append(b, ",\"version\":"...)
+	b = wire.AppendInt(b, int64(e.Version))
 	b = append(b, ",\"active\":"...)
 	b = wire.AppendBoolPtr(b, e.Active)
 	b = append(b, ",\"avatar\":"...)
@@ -331,81 +199,81 @@ func appendUser(b []byte, e *ent.User) []byte {
 // one allocation.
 type userRow struct {
 	e   ent.User
-	f1  sql.NullBool
-	f2  sql.NullString
+	f2  sql.NullBool
 	f3  sql.NullString
-	f4  sql.NullTime
-	f5  sql.NullString
+	f4  sql.NullString
+	f5  sql.NullTime
 	f6  sql.NullString
 	f7  sql.NullString
 	f8  sql.NullString
-	f9  sql.NullTime
+	f9  sql.NullString
 	f10 sql.NullTime
-	f11 sql.NullString
+	f11 sql.NullTime
 	f12 sql.NullString
 	f13 sql.NullString
 	f14 sql.NullString
 	f15 sql.NullString
 	f16 sql.NullString
 	f17 sql.NullString
+	f18 sql.NullString
 }
 
 // scanUser reads one row of userResource.Select.
 func scanUser(rows *sql.Rows) (*ent.User, error) {
 	r := new(userRow)
-	if err := rows.Scan(&r.e.ID, &r.f1, &r.f2, &r.f3, &r.f4, &r.f5, &r.f6, &r.f7, &r.f8, &r.f9, &r.f10, &r.f11, &r.f12, &r.f13, &r.f14, &r.f15, &r.f16, &r.f17); err != nil {
+	if err := rows.Scan(&r.e.ID, &r.e.Version, &r.f2, &r.f3, &r.f4, &r.f5, &r.f6, &r.f7, &r.f8, &r.f9, &r.f10, &r.f11, &r.f12, &r.f13, &r.f14, &r.f15, &r.f16, &r.f17, &r.f18); err != nil {
 		return nil, err
 	}
-	if r.f1.Valid {
-		r.e.Active = &r.f1.Bool
-	}
 	if r.f2.Valid {
-		r.e.Avatar = &r.f2.String
+		r.e.Active = &r.f2.Bool
 	}
 	if r.f3.Valid {
-		r.e.Bio = &r.f3.String
+		r.e.Avatar = &r.f3.String
 	}
 	if r.f4.Valid {
-		r.e.Birthday = &r.f4.Time
+		r.e.Bio = &r.f4.String
 	}
 	if r.f5.Valid {
-		r.e.Country = &r.f5.String
+		r.e.Birthday = &r.f5.Time
 	}
 	if r.f6.Valid {
-		r.e.Email = &r.f6.String
+		r.e.Country = &r.f6.String
 	}
 	if r.f7.Valid {
-		r.e.FirstName = &r.f7.String
+		r.e.Email = &r.f7.String
 	}
 	if r.f8.Valid {
-		r.e.LastName = &r.f8.String
+		r.e.FirstName = &r.f8.String
 	}
 	if r.f9.Valid {
-		r.e.LastSeen = &r.f9.Time
+		r.e.LastName = &r.f9.String
 	}
 	if r.f10.Valid {
-		r.e.LastTyped = &r.f10.Time
+		r.e.LastSeen = &r.f10.Time
 	}
 	if r.f11.Valid {
-		r.e.Location = &r.f11.String
+		r.e.LastTyped = &r.f11.Time
 	}
 	if r.f12.Valid {
-		r.e.Organization = &r.f12.String
+		r.e.Location = &r.f12.String
 	}
 	if r.f13.Valid {
-		r.e.Phone = &r.f13.String
+		r.e.Organization = &r.f13.String
 	}
 	if r.f14.Valid {
-		r.e.Regions = &r.f14.String
+		r.e.Phone = &r.f14.String
 	}
 	if r.f15.Valid {
-		r.e.Title = &r.f15.String
+		r.e.Regions = &r.f15.String
 	}
 	if r.f16.Valid {
-		r.e.SocialHandle = &r.f16.String
+		r.e.Title = &r.f16.String
 	}
 	if r.f17.Valid {
-		r.e.Username = &r.f17.String
+		r.e.SocialHandle = &r.f17.String
+	}
+	if r.f18.Valid {
+		r.e.Username = &r.f18.String
 	}
 	return &r.e, nil
 }
@@ -422,6 +290,12 @@ var userResource = &engine.Resource[ent.User]{
 			Append: func(b []byte, e *ent.User) []byte { return wire.AppendString(b, e.ID) },
 			Parse:  engine.Parse(wire.ID),
 			Value:  func(e *ent.User) any { return e.ID },
+		},
+		{
+			Member: "version", Column: "version", Type: spec.Integer,
+			Append: func(b []byte, e *ent.User) []byte { return wire.AppendInt(b, int64(e.Version)) },
+			Parse:  engine.Parse(wire.Int64),
+			Value:  func(e *ent.User) any { return e.Version },
 		},
 		{
 			Member: "active", Column: "active", Type: spec.Boolean,
@@ -616,22 +490,7 @@ var userResource = &engine.Resource[ent.User]{
 	Encode:   appendUser,
 	ID:       func(e *ent.User) string { return e.ID },
 	Table:    "users",
-	Select:   "SELECT \"id\", \"active\", \"avatar\", \"bio\", \"birthday\", \"country\", \"email\", \"first_name\", \"last_name\", \"last_seen\", \"last_typed\", \"location\", \"organization\", \"phone\", \"regions\", \"title\", \"social_handle\", \"username\" FROM \"users\"",
+	Select:   "SELECT \"id\", \"version\", \"active\", \"avatar\", \"bio\", \"birthday\", \"country\", \"email\", \"first_name\", \"last_name\", \"last_seen\", \"last_typed\", \"location\", \"organization\", \"phone\", \"regions\", \"title\", \"social_handle\", \"username\" FROM \"users\"",
 	Scan:     scanUser,
-	Reload: func(ctx context.Context, c *ent.Client, id string) (*ent.User, error) {
-		return c.User.Query().Where(user.ID(id)).Only(ctx)
-	},
-	Exists: func(ctx context.Context, c *ent.Client, id string, lock bool) (bool, error) {
-		q := c.User.Query().Where(user.ID(id))
-		if lock {
-			q.ForUpdate()
-		}
-		return q.Exist(ctx)
-	},
-	Delete: func(ctx context.Context, c *ent.Client, id string) error {
-		return c.User.DeleteOneID(id).Exec(ctx)
-	},
-	DeleteWhere: func(ctx context.Context, c *ent.Client, column string, value any) (int, error) {
-		return c.User.Delete().Where(predicate.User(entsql.FieldEQ(column, value))).Exec(ctx)
-	},
+	Version:  func(e *ent.User) int64 { return e.Version },
 }

@@ -3,17 +3,13 @@
 package handlers
 
 import (
-	"context"
 	"database/sql"
 	"time"
 
-	entsql "entgo.io/ent/dialect/sql"
-
 	"records/ent"
-	"records/ent/predicate"
-	"records/ent/vendor"
 	"records/internal/engine"
 	"records/internal/spec"
+	"records/internal/stamp"
 	"records/internal/wire"
 )
 
@@ -134,6 +130,8 @@ func (in *vendorInput) Decode(name string, v []byte) error {
 		return in.IsActive.Decode(v, wire.Bool)
 	case "is_public":
 		return in.IsPublic.Decode(v, wire.Bool)
+	case "version":
+		return engine.ErrReadOnly
 	}
 	return engine.ErrUnknownMember
 }
@@ -141,401 +139,144 @@ func (in *vendorInput) Decode(name string, v []byte) error {
 // SetID implements engine.Input.
 func (in *vendorInput) SetID(id string) { in.ID.Put(id) }
 
-// checkParents fails unless every parent the input names exists for the team.
-func (in *vendorInput) checkParents(ctx context.Context, c *ent.Client) error {
+// GivenID implements engine.Input.
+func (in *vendorInput) GivenID() (string, bool) { return in.ID.V, in.ID.Set }
+
+// Values implements engine.Input: creating, every member given and the
+// stamps the server fills; updating, the members given (null clears) and
+// the update stamps not given.
+func (in *vendorInput) Values(w *engine.Values, creating bool) {
+	if in.VendorName.Set {
+		w.Set("vendor_name", "text", engine.Val(in.VendorName.Value()))
+	}
+	if in.VendorNotes.Set {
+		w.Set("vendor_notes", "text", engine.Val(in.VendorNotes.Value()))
+	}
+	if in.VendorSubtype.Set {
+		w.Set("vendor_subtype", "text", engine.Val(in.VendorSubtype.Value()))
+	}
+	if in.VendorType.Set {
+		w.Set("vendor_type", "text", engine.Val(in.VendorType.Value()))
+	}
+	if in.VendorOwner.Set {
+		w.Set("vendor_owner", "text", engine.Val(in.VendorOwner.Value()))
+	}
+	if in.VendorSource.Set {
+		w.Set("vendor_source", "text", engine.Val(in.VendorSource.Value()))
+	}
+	if in.Description.Set {
+		w.Set("description", "text", engine.Val(in.Description.Value()))
+	}
+	if in.Industry.Set {
+		w.Set("industry", "text", engine.Val(in.Industry.Value()))
+	}
+	if in.Ownership.Set {
+		w.Set("ownership", "text", engine.Val(in.Ownership.Value()))
+	}
+	if in.ParentVendor.Set {
+		w.Set("parent_vendor", "text", engine.Val(in.ParentVendor.Value()))
+	}
+	if in.Rating.Set {
+		w.Set("rating", "text", engine.Val(in.Rating.Value()))
+	}
+	if in.StockTicker.Set {
+		w.Set("stock_ticker", "text", engine.Val(in.StockTicker.Value()))
+	}
+	if in.Website.Set {
+		w.Set("website", "text", engine.Val(in.Website.Value()))
+	}
+	if in.YearStarted.Set {
+		w.Set("year_started", "text", engine.Val(in.YearStarted.Value()))
+	}
+	if in.Avatar.Set {
+		w.Set("avatar", "text", engine.Val(in.Avatar.Value()))
+	}
+	if in.AnnualRevenue.Set {
+		w.Set("annual_revenue", "text", engine.Val(in.AnnualRevenue.Value()))
+	}
+	if in.Employees.Set {
+		w.Set("employees", "text", engine.Val(in.Employees.Value()))
+	}
+	if in.NumberOfEmployees.Set {
+		w.Set("number_of_employees", "text", engine.Val(in.NumberOfEmployees.Value()))
+	}
+	if in.Fax.Set {
+		w.Set("fax", "text", engine.Val(in.Fax.Value()))
+	}
+	if in.Phone.Set {
+		w.Set("phone", "text", engine.Val(in.Phone.Value()))
+	}
+	if in.BillingCity.Set {
+		w.Set("billing_city", "text", engine.Val(in.BillingCity.Value()))
+	}
+	if in.BillingCountry.Set {
+		w.Set("billing_country", "text", engine.Val(in.BillingCountry.Value()))
+	}
+	if in.BillingLatitude.Set {
+		w.Set("billing_latitude", "text", engine.Val(in.BillingLatitude.Value()))
+	}
+	if in.BillingLongitude.Set {
+		w.Set("billing_longitude", "text", engine.Val(in.BillingLongitude.Value()))
+	}
+	if in.BillingState.Set {
+		w.Set("billing_state", "text", engine.Val(in.BillingState.Value()))
+	}
+	if in.BillingStreet.Set {
+		w.Set("billing_street", "text", engine.Val(in.BillingStreet.Value()))
+	}
+	if in.ShippingCity.Set {
+		w.Set("shipping_city", "text", engine.Val(in.ShippingCity.Value()))
+	}
+	if in.ShippingCountry.Set {
+		w.Set("shipping_country", "text", engine.Val(in.ShippingCountry.Value()))
+	}
+	if in.ShippingLatitude.Set {
+		w.Set("shipping_latitude", "text", engine.Val(in.ShippingLatitude.Value()))
+	}
+	if in.ShippingLongitude.Set {
+		w.Set("shipping_longitude", "text", engine.Val(in.ShippingLongitude.Value()))
+	}
+	if in.ShippingState.Set {
+		w.Set("shipping_state", "text", engine.Val(in.ShippingState.Value()))
+	}
+	if in.ShippingStreet.Set {
+		w.Set("shipping_street", "text", engine.Val(in.ShippingStreet.Value()))
+	}
+	switch {
+	case in.CreatedAt.Set && !in.CreatedAt.Null:
+		w.Set("created_at", "timestamptz", in.CreatedAt.V)
+	case creating:
+		w.Set("created_at", "timestamptz", stamp.Now())
+	case in.CreatedAt.Set:
+		w.Set("created_at", "timestamptz", nil)
+	}
+	if in.LastModifiedBy.Set {
+		w.Set("last_modified_by", "text", engine.Val(in.LastModifiedBy.Value()))
+	}
+	if in.IsActive.Set {
+		w.Set("is_active", "boolean", engine.Val(in.IsActive.Value()))
+	}
+	if in.IsPublic.Set {
+		w.Set("is_public", "boolean", engine.Val(in.IsPublic.Value()))
+	}
+}
+
+// Parents implements engine.Input.
+func (in *vendorInput) Parents() []engine.ParentRef {
 	return nil
 }
 
-// Create implements engine.Input.
-func (in *vendorInput) Create(ctx context.Context, c *ent.Client) (string, error) {
-	if err := in.checkParents(ctx, c); err != nil {
-		return "", err
-	}
-	b := c.Vendor.Create()
-	if in.ID.Set {
-		b.SetID(in.ID.V)
-	}
-	if v := in.VendorName.Value(); v != nil {
-		b.SetVendorName(*v)
-	}
-	if v := in.VendorNotes.Value(); v != nil {
-		b.SetVendorNotes(*v)
-	}
-	if v := in.VendorSubtype.Value(); v != nil {
-		b.SetVendorSubtype(*v)
-	}
-	if v := in.VendorType.Value(); v != nil {
-		b.SetVendorType(*v)
-	}
-	if v := in.VendorOwner.Value(); v != nil {
-		b.SetVendorOwner(*v)
-	}
-	if v := in.VendorSource.Value(); v != nil {
-		b.SetVendorSource(*v)
-	}
-	if v := in.Description.Value(); v != nil {
-		b.SetDescription(*v)
-	}
-	if v := in.Industry.Value(); v != nil {
-		b.SetIndustry(*v)
-	}
-	if v := in.Ownership.Value(); v != nil {
-		b.SetOwnership(*v)
-	}
-	if v := in.ParentVendor.Value(); v != nil {
-		b.SetParentVendor(*v)
-	}
-	if v := in.Rating.Value(); v != nil {
-		b.SetRating(*v)
-	}
-	if v := in.StockTicker.Value(); v != nil {
-		b.SetStockTicker(*v)
-	}
-	if v := in.Website.Value(); v != nil {
-		b.SetWebsite(*v)
-	}
-	if v := in.YearStarted.Value(); v != nil {
-		b.SetYearStarted(*v)
-	}
-	if v := in.Avatar.Value(); v != nil {
-		b.SetAvatar(*v)
-	}
-	if v := in.AnnualRevenue.Value(); v != nil {
-		b.SetAnnualRevenue(*v)
-	}
-	if v := in.Employees.Value(); v != nil {
-		b.SetEmployees(*v)
-	}
-	if v := in.NumberOfEmployees.Value(); v != nil {
-		b.SetNumberOfEmployees(*v)
-	}
-	if v := in.Fax.Value(); v != nil {
-		b.SetFax(*v)
-	}
-	if v := in.Phone.Value(); v != nil {
-		b.SetPhone(*v)
-	}
-	if v := in.BillingCity.Value(); v != nil {
-		b.SetBillingCity(*v)
-	}
-	if v := in.BillingCountry.Value(); v != nil {
-		b.SetBillingCountry(*v)
-	}
-	if v := in.BillingLatitude.Value(); v != nil {
-		b.SetBillingLatitude(*v)
-	}
-	if v := in.BillingLongitude.Value(); v != nil {
-		b.SetBillingLongitude(*v)
-	}
-	if v := in.BillingState.Value(); v != nil {
-		b.SetBillingState(*v)
-	}
-	if v := in.BillingStreet.Value(); v != nil {
-		b.SetBillingStreet(*v)
-	}
-	if v := in.ShippingCity.Value(); v != nil {
-		b.SetShippingCity(*v)
-	}
-	if v := in.ShippingCountry.Value(); v != nil {
-		b.SetShippingCountry(*v)
-	}
-	if v := in.ShippingLatitude.Value(); v != nil {
-		b.SetShippingLatitude(*v)
-	}
-	if v := in.ShippingLongitude.Value(); v != nil {
-		b.SetShippingLongitude(*v)
-	}
-	if v := in.ShippingState.Value(); v != nil {
-		b.SetShippingState(*v)
-	}
-	if v := in.ShippingStreet.Value(); v != nil {
-		b.SetShippingStreet(*v)
-	}
-	if v := in.CreatedAt.Value(); v != nil {
-		b.SetCreatedAt(*v)
-	}
-	if v := in.LastModifiedBy.Value(); v != nil {
-		b.SetLastModifiedBy(*v)
-	}
-	if v := in.IsActive.Value(); v != nil {
-		b.SetIsActive(*v)
-	}
-	if v := in.IsPublic.Value(); v != nil {
-		b.SetIsPublic(*v)
-	}
-	rec, err := b.Save(ctx)
-	if err != nil {
-		return "", err
-	}
-	return rec.ID, nil
-}
-
-// Update implements engine.Input: members given are written (null clears),
-// members absent are left alone.
-func (in *vendorInput) Update(ctx context.Context, c *ent.Client, id string) error {
-	if err := in.checkParents(ctx, c); err != nil {
-		return err
-	}
-	u := c.Vendor.UpdateOneID(id)
-	if in.VendorName.Set {
-		if in.VendorName.Null {
-			u.ClearVendorName()
-		} else {
-			u.SetVendorName(in.VendorName.V)
-		}
-	}
-	if in.VendorNotes.Set {
-		if in.VendorNotes.Null {
-			u.ClearVendorNotes()
-		} else {
-			u.SetVendorNotes(in.VendorNotes.V)
-		}
-	}
-	if in.VendorSubtype.Set {
-		if in.VendorSubtype.Null {
-			u.ClearVendorSubtype()
-		} else {
-			u.SetVendorSubtype(in.VendorSubtype.V)
-		}
-	}
-	if in.VendorType.Set {
-		if in.VendorType.Null {
-			u.ClearVendorType()
-		} else {
-			u.SetVendorType(in.VendorType.V)
-		}
-	}
-	if in.VendorOwner.Set {
-		if in.VendorOwner.Null {
-			u.ClearVendorOwner()
-		} else {
-			u.SetVendorOwner(in.VendorOwner.V)
-		}
-	}
-	if in.VendorSource.Set {
-		if in.VendorSource.Null {
-			u.ClearVendorSource()
-		} else {
-			u.SetVendorSource(in.VendorSource.V)
-		}
-	}
-	if in.Description.Set {
-		if in.Description.Null {
-			u.ClearDescription()
-		} else {
-			u.SetDescription(in.Description.V)
-		}
-	}
-	if in.Industry.Set {
-		if in.Industry.Null {
-			u.ClearIndustry()
-		} else {
-			u.SetIndustry(in.Industry.V)
-		}
-	}
-	if in.Ownership.Set {
-		if in.Ownership.Null {
-			u.ClearOwnership()
-		} else {
-			u.SetOwnership(in.Ownership.V)
-		}
-	}
-	if in.ParentVendor.Set {
-		if in.ParentVendor.Null {
-			u.ClearParentVendor()
-		} else {
-			u.SetParentVendor(in.ParentVendor.V)
-		}
-	}
-	if in.Rating.Set {
-		if in.Rating.Null {
-			u.ClearRating()
-		} else {
-			u.SetRating(in.Rating.V)
-		}
-	}
-	if in.StockTicker.Set {
-		if in.StockTicker.Null {
-			u.ClearStockTicker()
-		} else {
-			u.SetStockTicker(in.StockTicker.V)
-		}
-	}
-	if in.Website.Set {
-		if in.Website.Null {
-			u.ClearWebsite()
-		} else {
-			u.SetWebsite(in.Website.V)
-		}
-	}
-	if in.YearStarted.Set {
-		if in.YearStarted.Null {
-			u.ClearYearStarted()
-		} else {
-			u.SetYearStarted(in.YearStarted.V)
-		}
-	}
-	if in.Avatar.Set {
-		if in.Avatar.Null {
-			u.ClearAvatar()
-		} else {
-			u.SetAvatar(in.Avatar.V)
-		}
-	}
-	if in.AnnualRevenue.Set {
-		if in.AnnualRevenue.Null {
-			u.ClearAnnualRevenue()
-		} else {
-			u.SetAnnualRevenue(in.AnnualRevenue.V)
-		}
-	}
-	if in.Employees.Set {
-		if in.Employees.Null {
-			u.ClearEmployees()
-		} else {
-			u.SetEmployees(in.Employees.V)
-		}
-	}
-	if in.NumberOfEmployees.Set {
-		if in.NumberOfEmployees.Null {
-			u.ClearNumberOfEmployees()
-		} else {
-			u.SetNumberOfEmployees(in.NumberOfEmployees.V)
-		}
-	}
-	if in.Fax.Set {
-		if in.Fax.Null {
-			u.ClearFax()
-		} else {
-			u.SetFax(in.Fax.V)
-		}
-	}
-	if in.Phone.Set {
-		if in.Phone.Null {
-			u.ClearPhone()
-		} else {
-			u.SetPhone(in.Phone.V)
-		}
-	}
-	if in.BillingCity.Set {
-		if in.BillingCity.Null {
-			u.ClearBillingCity()
-		} else {
-			u.SetBillingCity(in.BillingCity.V)
-		}
-	}
-	if in.BillingCountry.Set {
-		if in.BillingCountry.Null {
-			u.ClearBillingCountry()
-		} else {
-			u.SetBillingCountry(in.BillingCountry.V)
-		}
-	}
-	if in.BillingLatitude.Set {
-		if in.BillingLatitude.Null {
-			u.ClearBillingLatitude()
-		} else {
-			u.SetBillingLatitude(in.BillingLatitude.V)
-		}
-	}
-	if in.BillingLongitude.Set {
-		if in.BillingLongitude.Null {
-			u.ClearBillingLongitude()
-		} else {
-			u.SetBillingLongitude(in.BillingLongitude.V)
-		}
-	}
-	if in.BillingState.Set {
-		if in.BillingState.Null {
-			u.ClearBillingState()
-		} else {
-			u.SetBillingState(in.BillingState.V)
-		}
-	}
-	if in.BillingStreet.Set {
-		if in.BillingStreet.Null {
-			u.ClearBillingStreet()
-		} else {
-			u.SetBillingStreet(in.BillingStreet.V)
-		}
-	}
-	if in.ShippingCity.Set {
-		if in.ShippingCity.Null {
-			u.ClearShippingCity()
-		} else {
-			u.SetShippingCity(in.ShippingCity.V)
-		}
-	}
-	if in.ShippingCountry.Set {
-		if in.ShippingCountry.Null {
-			u.ClearShippingCountry()
-		} else {
-			u.SetShippingCountry(in.ShippingCountry.V)
-		}
-	}
-	if in.ShippingLatitude.Set {
-		if in.ShippingLatitude.Null {
-			u.ClearShippingLatitude()
-		} else {
-			u.SetShippingLatitude(in.ShippingLatitude.V)
-		}
-	}
-	if in.ShippingLongitude.Set {
-		if in.ShippingLongitude.Null {
-			u.ClearShippingLongitude()
-		} else {
-			u.SetShippingLongitude(in.ShippingLongitude.V)
-		}
-	}
-	if in.ShippingState.Set {
-		if in.ShippingState.Null {
-			u.ClearShippingState()
-		} else {
-			u.SetShippingState(in.ShippingState.V)
-		}
-	}
-	if in.ShippingStreet.Set {
-		if in.ShippingStreet.Null {
-			u.ClearShippingStreet()
-		} else {
-			u.SetShippingStreet(in.ShippingStreet.V)
-		}
-	}
-	if in.CreatedAt.Set {
-		if in.CreatedAt.Null {
-			u.ClearCreatedAt()
-		} else {
-			u.SetCreatedAt(in.CreatedAt.V)
-		}
-	}
-	if in.LastModifiedBy.Set {
-		if in.LastModifiedBy.Null {
-			u.ClearLastModifiedBy()
-		} else {
-			u.SetLastModifiedBy(in.LastModifiedBy.V)
-		}
-	}
-	if in.IsActive.Set {
-		if in.IsActive.Null {
-			u.ClearIsActive()
-		} else {
-			u.SetIsActive(in.IsActive.V)
-		}
-	}
-	if in.IsPublic.Set {
-		if in.IsPublic.Null {
-			u.ClearIsPublic()
-		} else {
-			u.SetIsPublic(in.IsPublic.V)
-		}
-	}
-	return u.Exec(ctx)
+// Then implements engine.Input: the records created with this one.
+func (in *vendorInput) Then(creating bool) ([]engine.Step, error) {
+	return nil, nil
 }
 
 // appendVendor appends a Vendor as JSON, every member present.
 func appendVendor(b []byte, e *ent.Vendor) []byte {
 	b = append(b, "{\"id\":"...)
 	b = wire.AppendString(b, e.ID)
+	b = append(b, ",\"version\":"...)
+	b = wire.AppendInt(b, int64(e.Version))
 	b = append(b, ",\"vendorName\":"...)
 	b = wire.AppendStringPtr(b, e.VendorName)
 	b = append(b, ",\"vendorNotes\":"...)
@@ -616,7 +357,6 @@ func appendVendor(b []byte, e *ent.Vendor) []byte {
 // one allocation.
 type vendorRow struct {
 	e   ent.Vendor
-	f1  sql.NullString
 	f2  sql.NullString
 	f3  sql.NullString
 	f4  sql.NullString
@@ -648,125 +388,126 @@ type vendorRow struct {
 	f30 sql.NullString
 	f31 sql.NullString
 	f32 sql.NullString
-	f33 sql.NullTime
-	f34 sql.NullString
-	f35 sql.NullBool
+	f33 sql.NullString
+	f34 sql.NullTime
+	f35 sql.NullString
 	f36 sql.NullBool
+	f37 sql.NullBool
 }
 
 // scanVendor reads one row of vendorResource.Select.
 func scanVendor(rows *sql.Rows) (*ent.Vendor, error) {
 	r := new(vendorRow)
-	if err := rows.Scan(&r.e.ID, &r.f1, &r.f2, &r.f3, &r.f4, &r.f5, &r.f6, &r.f7, &r.f8, &r.f9, &r.f10, &r.f11, &r.f12, &r.f13, &r.f14, &r.f15, &r.f16, &r.f17, &r.f18, &r.f19, &r.f20, &r.f21, &r.f22, &r.f23, &r.f24, &r.f25, &r.f26, &r.f27, &r.f28, &r.f29, &r.f30, &r.f31, &r.f32, &r.f33, &r.f34, &r.f35, &r.f36); err != nil {
+	if err := rows.Scan(&r.e.ID, &r.e.Version, &r.f2, &r.f3, &r.f4, &r.f5, &r.f6, &r.f7, &r.f8, &r.f9, &r.f10, &r.f11, &r.f12, &r.f13, &r.f14, &r.f15, &r.f16, &r.f17, &r.f18, &r.f19, &r.f20, &r.f21, &r.f22, &r.f23, &r.f24, &r.f25, &r.f26, &r.f27, &r.f28, &r.f29, &r.f30, &r.f31, &r.f32, &r.f33, &r.f34, &r.f35, &r.f36, &r.f37); err != nil {
 		return nil, err
 	}
-	if r.f1.Valid {
-		r.e.VendorName = &r.f1.String
-	}
 	if r.f2.Valid {
-		r.e.VendorNotes = &r.f2.String
+		r.e.VendorName = &r.f2.String
 	}
 	if r.f3.Valid {
-		r.e.VendorSubtype = &r.f3.String
+		r.e.VendorNotes = &r.f3.String
 	}
 	if r.f4.Valid {
-		r.e.VendorType = &r.f4.String
+		r.e.VendorSubtype = &r.f4.String
 	}
 	if r.f5.Valid {
-		r.e.VendorOwner = &r.f5.String
+		r.e.VendorType = &r.f5.String
 	}
 	if r.f6.Valid {
-		r.e.VendorSource = &r.f6.String
+		r.e.VendorOwner = &r.f6.String
 	}
 	if r.f7.Valid {
-		r.e.Description = &r.f7.String
+		r.e.VendorSource = &r.f7.String
 	}
 	if r.f8.Valid {
-		r.e.Industry = &r.f8.String
+		r.e.Description = &r.f8.String
 	}
 	if r.f9.Valid {
-		r.e.Ownership = &r.f9.String
+		r.e.Industry = &r.f9.String
 	}
 	if r.f10.Valid {
-		r.e.ParentVendor = &r.f10.String
+		r.e.Ownership = &r.f10.String
 	}
 	if r.f11.Valid {
-		r.e.Rating = &r.f11.String
+		r.e.ParentVendor = &r.f11.String
 	}
 	if r.f12.Valid {
-		r.e.StockTicker = &r.f12.String
+		r.e.Rating = &r.f12.String
 	}
 	if r.f13.Valid {
-		r.e.Website = &r.f13.String
+		r.e.StockTicker = &r.f13.String
 	}
 	if r.f14.Valid {
-		r.e.YearStarted = &r.f14.String
+		r.e.Website = &r.f14.String
 	}
 	if r.f15.Valid {
-		r.e.Avatar = &r.f15.String
+		r.e.YearStarted = &r.f15.String
 	}
 	if r.f16.Valid {
-		r.e.AnnualRevenue = &r.f16.String
+		r.e.Avatar = &r.f16.String
 	}
 	if r.f17.Valid {
-		r.e.Employees = &r.f17.String
+		r.e.AnnualRevenue = &r.f17.String
 	}
 	if r.f18.Valid {
-		r.e.NumberOfEmployees = &r.f18.String
+		r.e.Employees = &r.f18.String
 	}
 	if r.f19.Valid {
-		r.e.Fax = &r.f19.String
+		r.e.NumberOfEmployees = &r.f19.String
 	}
 	if r.f20.Valid {
-		r.e.Phone = &r.f20.String
+		r.e.Fax = &r.f20.String
 	}
 	if r.f21.Valid {
-		r.e.BillingCity = &r.f21.String
+		r.e.Phone = &r.f21.String
 	}
 	if r.f22.Valid {
-		r.e.BillingCountry = &r.f22.String
+		r.e.BillingCity = &r.f22.String
 	}
 	if r.f23.Valid {
-		r.e.BillingLatitude = &r.f23.String
+		r.e.BillingCountry = &r.f23.String
 	}
 	if r.f24.Valid {
-		r.e.BillingLongitude = &r.f24.String
+		r.e.BillingLatitude = &r.f24.String
 	}
 	if r.f25.Valid {
-		r.e.BillingState = &r.f25.String
+		r.e.BillingLongitude = &r.f25.String
 	}
 	if r.f26.Valid {
-		r.e.BillingStreet = &r.f26.String
+		r.e.BillingState = &r.f26.String
 	}
 	if r.f27.Valid {
-		r.e.ShippingCity = &r.f27.String
+		r.e.BillingStreet = &r.f27.String
 	}
 	if r.f28.Valid {
-		r.e.ShippingCountry = &r.f28.String
+		r.e.ShippingCity = &r.f28.String
 	}
 	if r.f29.Valid {
-		r.e.ShippingLatitude = &r.f29.String
+		r.e.ShippingCountry = &r.f29.String
 	}
 	if r.f30.Valid {
-		r.e.ShippingLongitude = &r.f30.String
+		r.e.ShippingLatitude = &r.f30.String
 	}
 	if r.f31.Valid {
-		r.e.ShippingState = &r.f31.String
+		r.e.ShippingLongitude = &r.f31.String
 	}
 	if r.f32.Valid {
-		r.e.ShippingStreet = &r.f32.String
+		r.e.ShippingState = &r.f32.String
 	}
 	if r.f33.Valid {
-		r.e.CreatedAt = &r.f33.Time
+		r.e.ShippingStreet = &r.f33.String
 	}
 	if r.f34.Valid {
-		r.e.LastModifiedBy = &r.f34.String
+		r.e.CreatedAt = &r.f34.Time
 	}
 	if r.f35.Valid {
-		r.e.IsActive = &r.f35.Bool
+		r.e.LastModifiedBy = &r.f35.String
 	}
 	if r.f36.Valid {
-		r.e.IsPublic = &r.f36.Bool
+		r.e.IsActive = &r.f36.Bool
+	}
+	if r.f37.Valid {
+		r.e.IsPublic = &r.f37.Bool
 	}
 	return &r.e, nil
 }
@@ -783,6 +524,12 @@ var vendorResource = &engine.Resource[ent.Vendor]{
 			Append: func(b []byte, e *ent.Vendor) []byte { return wire.AppendString(b, e.ID) },
 			Parse:  engine.Parse(wire.ID),
 			Value:  func(e *ent.Vendor) any { return e.ID },
+		},
+		{
+			Member: "version", Column: "version", Type: spec.Integer,
+			Append: func(b []byte, e *ent.Vendor) []byte { return wire.AppendInt(b, int64(e.Version)) },
+			Parse:  engine.Parse(wire.Int64),
+			Value:  func(e *ent.Vendor) any { return e.Version },
 		},
 		{
 			Member: "vendorName", Column: "vendor_name", Type: spec.String,
@@ -1186,22 +933,7 @@ var vendorResource = &engine.Resource[ent.Vendor]{
 	Encode:   appendVendor,
 	ID:       func(e *ent.Vendor) string { return e.ID },
 	Table:    "vendors",
-	Select:   "SELECT \"id\", \"vendor_name\", \"vendor_notes\", \"vendor_subtype\", \"vendor_type\", \"vendor_owner\", \"vendor_source\", \"description\", \"industry\", \"ownership\", \"parent_vendor\", \"rating\", \"stock_ticker\", \"website\", \"year_started\", \"avatar\", \"annual_revenue\", \"employees\", \"number_of_employees\", \"fax\", \"phone\", \"billing_city\", \"billing_country\", \"billing_latitude\", \"billing_longitude\", \"billing_state\", \"billing_street\", \"shipping_city\", \"shipping_country\", \"shipping_latitude\", \"shipping_longitude\", \"shipping_state\", \"shipping_street\", \"created_at\", \"last_modified_by\", \"is_active\", \"is_public\" FROM \"vendors\"",
+	Select:   "SELECT \"id\", \"version\", \"vendor_name\", \"vendor_notes\", \"vendor_subtype\", \"vendor_type\", \"vendor_owner\", \"vendor_source\", \"description\", \"industry\", \"ownership\", \"parent_vendor\", \"rating\", \"stock_ticker\", \"website\", \"year_started\", \"avatar\", \"annual_revenue\", \"employees\", \"number_of_employees\", \"fax\", \"phone\", \"billing_city\", \"billing_country\", \"billing_latitude\", \"billing_longitude\", \"billing_state\", \"billing_street\", \"shipping_city\", \"shipping_country\", \"shipping_latitude\", \"shipping_longitude\", \"shipping_state\", \"shipping_street\", \"created_at\", \"last_modified_by\", \"is_active\", \"is_public\" FROM \"vendors\"",
 	Scan:     scanVendor,
-	Reload: func(ctx context.Context, c *ent.Client, id string) (*ent.Vendor, error) {
-		return c.Vendor.Query().Where(vendor.ID(id)).Only(ctx)
-	},
-	Exists: func(ctx context.Context, c *ent.Client, id string, lock bool) (bool, error) {
-		q := c.Vendor.Query().Where(vendor.ID(id))
-		if lock {
-			q.ForUpdate()
-		}
-		return q.Exist(ctx)
-	},
-	Delete: func(ctx context.Context, c *ent.Client, id string) error {
-		return c.Vendor.DeleteOneID(id).Exec(ctx)
-	},
-	DeleteWhere: func(ctx context.Context, c *ent.Client, column string, value any) (int, error) {
-		return c.Vendor.Delete().Where(predicate.Vendor(entsql.FieldEQ(column, value))).Exec(ctx)
-	},
+	Version:  func(e *ent.Vendor) int64 { return e.Version },
 }

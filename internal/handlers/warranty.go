@@ -3,17 +3,13 @@
 package handlers
 
 import (
-	"context"
 	"database/sql"
 	"time"
 
-	entsql "entgo.io/ent/dialect/sql"
-
 	"records/ent"
-	"records/ent/predicate"
-	"records/ent/warranty"
 	"records/internal/engine"
 	"records/internal/spec"
+	"records/internal/stamp"
 	"records/internal/wire"
 )
 
@@ -32,6 +28,8 @@ func (in *warrantyInput) Decode(name string, v []byte) error {
 		return in.CreatedAt.Decode(v, wire.DateTime)
 	case "updated_at":
 		return in.UpdatedAt.Decode(v, wire.DateTime)
+	case "version":
+		return engine.ErrReadOnly
 	}
 	return engine.ErrUnknownMember
 }
@@ -39,61 +37,47 @@ func (in *warrantyInput) Decode(name string, v []byte) error {
 // SetID implements engine.Input.
 func (in *warrantyInput) SetID(id string) { in.ID.Put(id) }
 
-// checkParents fails unless every parent the input names exists for the team.
-func (in *warrantyInput) checkParents(ctx context.Context, c *ent.Client) error {
+// GivenID implements engine.Input.
+func (in *warrantyInput) GivenID() (string, bool) { return in.ID.V, in.ID.Set }
+
+// Values implements engine.Input: creating, every member given and the
+// stamps the server fills; updating, the members given (null clears) and
+// the update stamps not given.
+func (in *warrantyInput) Values(w *engine.Values, creating bool) {
+	switch {
+	case in.CreatedAt.Set && !in.CreatedAt.Null:
+		w.Set("created_at", "timestamptz", in.CreatedAt.V)
+	case creating:
+		w.Set("created_at", "timestamptz", stamp.Now())
+	case in.CreatedAt.Set:
+		w.Set("created_at", "timestamptz", nil)
+	}
+	switch {
+	case in.UpdatedAt.Set && !in.UpdatedAt.Null:
+		w.Set("updated_at", "timestamptz", in.UpdatedAt.V)
+	case creating || !in.UpdatedAt.Set:
+		w.Set("updated_at", "timestamptz", stamp.Now())
+	default:
+		w.Set("updated_at", "timestamptz", nil)
+	}
+}
+
+// Parents implements engine.Input.
+func (in *warrantyInput) Parents() []engine.ParentRef {
 	return nil
 }
 
-// Create implements engine.Input.
-func (in *warrantyInput) Create(ctx context.Context, c *ent.Client) (string, error) {
-	if err := in.checkParents(ctx, c); err != nil {
-		return "", err
-	}
-	b := c.Warranty.Create()
-	if in.ID.Set {
-		b.SetID(in.ID.V)
-	}
-	if v := in.CreatedAt.Value(); v != nil {
-		b.SetCreatedAt(*v)
-	}
-	if v := in.UpdatedAt.Value(); v != nil {
-		b.SetUpdatedAt(*v)
-	}
-	rec, err := b.Save(ctx)
-	if err != nil {
-		return "", err
-	}
-	return rec.ID, nil
-}
-
-// Update implements engine.Input: members given are written (null clears),
-// members absent are left alone.
-func (in *warrantyInput) Update(ctx context.Context, c *ent.Client, id string) error {
-	if err := in.checkParents(ctx, c); err != nil {
-		return err
-	}
-	u := c.Warranty.UpdateOneID(id)
-	if in.CreatedAt.Set {
-		if in.CreatedAt.Null {
-			u.ClearCreatedAt()
-		} else {
-			u.SetCreatedAt(in.CreatedAt.V)
-		}
-	}
-	if in.UpdatedAt.Set {
-		if in.UpdatedAt.Null {
-			u.ClearUpdatedAt()
-		} else {
-			u.SetUpdatedAt(in.UpdatedAt.V)
-		}
-	}
-	return u.Exec(ctx)
+// Then implements engine.Input: the records created with this one.
+func (in *warrantyInput) Then(creating bool) ([]engine.Step, error) {
+	return nil, nil
 }
 
 // appendWarranty appends a Warranty as JSON, every member present.
 func appendWarranty(b []byte, e *ent.Warranty) []byte {
 	b = append(b, "{\"id\":"...)
 	b = wire.AppendString(b, e.ID)
+	b = append(b, ",\"version\":"...)
+	b = wire.AppendInt(b, int64(e.Version))
 	b = append(b, ",\"created_at\":"...)
 	b = wire.AppendTimePtr(b, e.CreatedAt)
 	b = append(b, ",\"updated_at\":"...)
@@ -106,21 +90,21 @@ func appendWarranty(b []byte, e *ent.Warranty) []byte {
 // one allocation.
 type warrantyRow struct {
 	e  ent.Warranty
-	f1 sql.NullTime
 	f2 sql.NullTime
+	f3 sql.NullTime
 }
 
 // scanWarranty reads one row of warrantyResource.Select.
 func scanWarranty(rows *sql.Rows) (*ent.Warranty, error) {
 	r := new(warrantyRow)
-	if err := rows.Scan(&r.e.ID, &r.f1, &r.f2); err != nil {
+	if err := rows.Scan(&r.e.ID, &r.e.Version, &r.f2, &r.f3); err != nil {
 		return nil, err
 	}
-	if r.f1.Valid {
-		r.e.CreatedAt = &r.f1.Time
-	}
 	if r.f2.Valid {
-		r.e.UpdatedAt = &r.f2.Time
+		r.e.CreatedAt = &r.f2.Time
+	}
+	if r.f3.Valid {
+		r.e.UpdatedAt = &r.f3.Time
 	}
 	return &r.e, nil
 }
@@ -137,6 +121,12 @@ var warrantyResource = &engine.Resource[ent.Warranty]{
 			Append: func(b []byte, e *ent.Warranty) []byte { return wire.AppendString(b, e.ID) },
 			Parse:  engine.Parse(wire.ID),
 			Value:  func(e *ent.Warranty) any { return e.ID },
+		},
+		{
+			Member: "version", Column: "version", Type: spec.Integer,
+			Append: func(b []byte, e *ent.Warranty) []byte { return wire.AppendInt(b, int64(e.Version)) },
+			Parse:  engine.Parse(wire.Int64),
+			Value:  func(e *ent.Warranty) any { return e.Version },
 		},
 		{
 			Member: "created_at", Column: "created_at", Type: spec.DateTime, Sortable: true,
@@ -166,24 +156,9 @@ var warrantyResource = &engine.Resource[ent.Warranty]{
 	Encode:   appendWarranty,
 	ID:       func(e *ent.Warranty) string { return e.ID },
 	Table:    "warranties",
-	Select:   "SELECT \"id\", \"created_at\", \"updated_at\" FROM \"warranties\"",
+	Select:   "SELECT \"id\", \"version\", \"created_at\", \"updated_at\" FROM \"warranties\"",
 	Scan:     scanWarranty,
-	Reload: func(ctx context.Context, c *ent.Client, id string) (*ent.Warranty, error) {
-		return c.Warranty.Query().Where(warranty.ID(id)).Only(ctx)
-	},
-	Exists: func(ctx context.Context, c *ent.Client, id string, lock bool) (bool, error) {
-		q := c.Warranty.Query().Where(warranty.ID(id))
-		if lock {
-			q.ForUpdate()
-		}
-		return q.Exist(ctx)
-	},
-	Delete: func(ctx context.Context, c *ent.Client, id string) error {
-		return c.Warranty.DeleteOneID(id).Exec(ctx)
-	},
-	DeleteWhere: func(ctx context.Context, c *ent.Client, column string, value any) (int, error) {
-		return c.Warranty.Delete().Where(predicate.Warranty(entsql.FieldEQ(column, value))).Exec(ctx)
-	},
+	Version:  func(e *ent.Warranty) int64 { return e.Version },
 }
 
 // The related records a read of Warranty can expand; set at init, as the

@@ -3,17 +3,12 @@
 package handlers
 
 import (
-	"context"
 	"database/sql"
 
-	entsql "entgo.io/ent/dialect/sql"
-
 	"records/ent"
-	"records/ent/predicate"
-	"records/ent/warranty"
-	"records/ent/warrantylineitem"
 	"records/internal/engine"
 	"records/internal/spec"
+	"records/internal/stamp"
 	"records/internal/wire"
 )
 
@@ -71,6 +66,8 @@ func (in *warrantyLineItemInput) Decode(name string, v []byte) error {
 		return in.Image3.Decode(v, wire.String)
 	case "match":
 		return in.Match.Decode(v, wire.String)
+	case "version":
+		return engine.ErrReadOnly
 	}
 	return engine.ErrUnknownMember
 }
@@ -78,197 +75,90 @@ func (in *warrantyLineItemInput) Decode(name string, v []byte) error {
 // SetID implements engine.Input.
 func (in *warrantyLineItemInput) SetID(id string) { in.ID.Put(id) }
 
-// checkParents fails unless every parent the input names exists for the team.
-func (in *warrantyLineItemInput) checkParents(ctx context.Context, c *ent.Client) error {
-	if v := in.WarrantyID.Value(); v != nil {
-		ok, err := c.Warranty.Query().Where(warranty.ID(*v)).Exist(ctx)
-		if err := engine.Parent(ok, err, "warranty_id", "warranty", *v); err != nil {
-			return err
-		}
-	}
-	return nil
-}
+// GivenID implements engine.Input.
+func (in *warrantyLineItemInput) GivenID() (string, bool) { return in.ID.V, in.ID.Set }
 
-// Create implements engine.Input.
-func (in *warrantyLineItemInput) Create(ctx context.Context, c *ent.Client) (string, error) {
-	if err := in.checkParents(ctx, c); err != nil {
-		return "", err
-	}
-	b := c.WarrantyLineItem.Create()
-	if in.ID.Set {
-		b.SetID(in.ID.V)
-	}
-	if v := in.Sku.Value(); v != nil {
-		b.SetSku(*v)
-	}
-	if v := in.Name.Value(); v != nil {
-		b.SetName(*v)
-	}
-	if v := in.Price.Value(); v != nil {
-		b.SetPrice(*v)
-	}
-	if v := in.Condition.Value(); v != nil {
-		b.SetCondition(*v)
-	}
-	if v := in.SerialNumber.Value(); v != nil {
-		b.SetSerialNumber(*v)
-	}
-	if v := in.Amount.Value(); v != nil {
-		b.SetAmount(*v)
-	}
-	if v := in.WarrantyID.Value(); v != nil {
-		b.SetWarrantyID(*v)
-	}
-	if v := in.CreatedAt.Value(); v != nil {
-		b.SetCreatedAt(*v)
-	}
-	if v := in.UpdatedAt.Value(); v != nil {
-		b.SetUpdatedAt(*v)
-	}
-	if v := in.FlatRateShipping.Value(); v != nil {
-		b.SetFlatRateShipping(*v)
-	}
-	if v := in.TaxRefunded.Value(); v != nil {
-		b.SetTaxRefunded(*v)
-	}
-	if v := in.Image1.Value(); v != nil {
-		b.SetImage1(*v)
-	}
-	if v := in.Image2.Value(); v != nil {
-		b.SetImage2(*v)
-	}
-	if v := in.Image3.Value(); v != nil {
-		b.SetImage3(*v)
-	}
-	if v := in.Match.Value(); v != nil {
-		b.SetMatch(*v)
-	}
-	rec, err := b.Save(ctx)
-	if err != nil {
-		return "", err
-	}
-	return rec.ID, nil
-}
-
-// Update implements engine.Input: members given are written (null clears),
-// members absent are left alone.
-func (in *warrantyLineItemInput) Update(ctx context.Context, c *ent.Client, id string) error {
-	if err := in.checkParents(ctx, c); err != nil {
-		return err
-	}
-	u := c.WarrantyLineItem.UpdateOneID(id)
+// Values implements engine.Input: creating, every member given and the
+// stamps the server fills; updating, the members given (null clears) and
+// the update stamps not given.
+func (in *warrantyLineItemInput) Values(w *engine.Values, creating bool) {
 	if in.Sku.Set {
-		if in.Sku.Null {
-			u.ClearSku()
-		} else {
-			u.SetSku(in.Sku.V)
-		}
+		w.Set("sku", "text", engine.Val(in.Sku.Value()))
 	}
 	if in.Name.Set {
-		if in.Name.Null {
-			u.ClearName()
-		} else {
-			u.SetName(in.Name.V)
-		}
+		w.Set("name", "text", engine.Val(in.Name.Value()))
 	}
 	if in.Price.Set {
-		if in.Price.Null {
-			u.ClearPrice()
-		} else {
-			u.SetPrice(in.Price.V)
-		}
+		w.Set("price", "text", engine.Val(in.Price.Value()))
 	}
 	if in.Condition.Set {
-		if in.Condition.Null {
-			u.ClearCondition()
-		} else {
-			u.SetCondition(in.Condition.V)
-		}
+		w.Set("condition", "text", engine.Val(in.Condition.Value()))
 	}
 	if in.SerialNumber.Set {
-		if in.SerialNumber.Null {
-			u.ClearSerialNumber()
-		} else {
-			u.SetSerialNumber(in.SerialNumber.V)
-		}
+		w.Set("serial_number", "text", engine.Val(in.SerialNumber.Value()))
 	}
 	if in.Amount.Set {
-		if in.Amount.Null {
-			u.ClearAmount()
-		} else {
-			u.SetAmount(in.Amount.V)
-		}
+		w.Set("amount", "text", engine.Val(in.Amount.Value()))
 	}
 	if in.WarrantyID.Set {
-		if in.WarrantyID.Null {
-			u.ClearWarrantyID()
-		} else {
-			u.SetWarrantyID(in.WarrantyID.V)
-		}
+		w.Set("warranty_id", "text", engine.Val(in.WarrantyID.Value()))
 	}
-	if in.CreatedAt.Set {
-		if in.CreatedAt.Null {
-			u.ClearCreatedAt()
-		} else {
-			u.SetCreatedAt(in.CreatedAt.V)
-		}
+	switch {
+	case in.CreatedAt.Set && !in.CreatedAt.Null:
+		w.Set("created_at", "text", in.CreatedAt.V)
+	case creating:
+		w.Set("created_at", "text", stamp.Text())
+	case in.CreatedAt.Set:
+		w.Set("created_at", "text", nil)
 	}
-	if in.UpdatedAt.Set {
-		if in.UpdatedAt.Null {
-			u.ClearUpdatedAt()
-		} else {
-			u.SetUpdatedAt(in.UpdatedAt.V)
-		}
+	switch {
+	case in.UpdatedAt.Set && !in.UpdatedAt.Null:
+		w.Set("updated_at", "text", in.UpdatedAt.V)
+	case creating || !in.UpdatedAt.Set:
+		w.Set("updated_at", "text", stamp.Text())
+	default:
+		w.Set("updated_at", "text", nil)
 	}
 	if in.FlatRateShipping.Set {
-		if in.FlatRateShipping.Null {
-			u.ClearFlatRateShipping()
-		} else {
-			u.SetFlatRateShipping(in.FlatRateShipping.V)
-		}
+		w.Set("flat_rate_shipping", "text", engine.Val(in.FlatRateShipping.Value()))
 	}
 	if in.TaxRefunded.Set {
-		if in.TaxRefunded.Null {
-			u.ClearTaxRefunded()
-		} else {
-			u.SetTaxRefunded(in.TaxRefunded.V)
-		}
+		w.Set("tax_refunded", "boolean", engine.Val(in.TaxRefunded.Value()))
 	}
 	if in.Image1.Set {
-		if in.Image1.Null {
-			u.ClearImage1()
-		} else {
-			u.SetImage1(in.Image1.V)
-		}
+		w.Set("image_1", "text", engine.Val(in.Image1.Value()))
 	}
 	if in.Image2.Set {
-		if in.Image2.Null {
-			u.ClearImage2()
-		} else {
-			u.SetImage2(in.Image2.V)
-		}
+		w.Set("image_2", "text", engine.Val(in.Image2.Value()))
 	}
 	if in.Image3.Set {
-		if in.Image3.Null {
-			u.ClearImage3()
-		} else {
-			u.SetImage3(in.Image3.V)
-		}
+		w.Set("image_3", "text", engine.Val(in.Image3.Value()))
 	}
 	if in.Match.Set {
-		if in.Match.Null {
-			u.ClearMatch()
-		} else {
-			u.SetMatch(in.Match.V)
-		}
+		w.Set("match", "text", engine.Val(in.Match.Value()))
 	}
-	return u.Exec(ctx)
+}
+
+// Parents implements engine.Input.
+func (in *warrantyLineItemInput) Parents() []engine.ParentRef {
+	var out []engine.ParentRef
+	if v := in.WarrantyID.Value(); v != nil {
+		out = append(out, engine.ParentRef{Member: "warranty_id", Object: "warranty", Table: "warranties", ID: *v})
+	}
+	return out
+}
+
+// Then implements engine.Input: the records created with this one.
+func (in *warrantyLineItemInput) Then(creating bool) ([]engine.Step, error) {
+	return nil, nil
 }
 
 // appendWarrantyLineItem appends a WarrantyLineItem as JSON, every member present.
 func appendWarrantyLineItem(b []byte, e *ent.WarrantyLineItem) []byte {
 	b = append(b, "{\"id\":"...)
 	b = wire.AppendString(b, e.ID)
+	b = append(b, ",\"version\":"...)
+	b = wire.AppendInt(b, int64(e.Version))
 	b = append(b, ",\"sku\":"...)
 	b = wire.AppendStringPtr(b, e.Sku)
 	b = append(b, ",\"name\":"...)
@@ -307,7 +197,6 @@ func appendWarrantyLineItem(b []byte, e *ent.WarrantyLineItem) []byte {
 // one allocation.
 type warrantyLineItemRow struct {
 	e   ent.WarrantyLineItem
-	f1  sql.NullString
 	f2  sql.NullString
 	f3  sql.NullString
 	f4  sql.NullString
@@ -317,63 +206,64 @@ type warrantyLineItemRow struct {
 	f8  sql.NullString
 	f9  sql.NullString
 	f10 sql.NullString
-	f11 sql.NullBool
-	f12 sql.NullString
+	f11 sql.NullString
+	f12 sql.NullBool
 	f13 sql.NullString
 	f14 sql.NullString
 	f15 sql.NullString
+	f16 sql.NullString
 }
 
 // scanWarrantyLineItem reads one row of warrantyLineItemResource.Select.
 func scanWarrantyLineItem(rows *sql.Rows) (*ent.WarrantyLineItem, error) {
 	r := new(warrantyLineItemRow)
-	if err := rows.Scan(&r.e.ID, &r.f1, &r.f2, &r.f3, &r.f4, &r.f5, &r.f6, &r.f7, &r.f8, &r.f9, &r.f10, &r.f11, &r.f12, &r.f13, &r.f14, &r.f15); err != nil {
+	if err := rows.Scan(&r.e.ID, &r.e.Version, &r.f2, &r.f3, &r.f4, &r.f5, &r.f6, &r.f7, &r.f8, &r.f9, &r.f10, &r.f11, &r.f12, &r.f13, &r.f14, &r.f15, &r.f16); err != nil {
 		return nil, err
 	}
-	if r.f1.Valid {
-		r.e.Sku = &r.f1.String
-	}
 	if r.f2.Valid {
-		r.e.Name = &r.f2.String
+		r.e.Sku = &r.f2.String
 	}
 	if r.f3.Valid {
-		r.e.Price = &r.f3.String
+		r.e.Name = &r.f3.String
 	}
 	if r.f4.Valid {
-		r.e.Condition = &r.f4.String
+		r.e.Price = &r.f4.String
 	}
 	if r.f5.Valid {
-		r.e.SerialNumber = &r.f5.String
+		r.e.Condition = &r.f5.String
 	}
 	if r.f6.Valid {
-		r.e.Amount = &r.f6.String
+		r.e.SerialNumber = &r.f6.String
 	}
 	if r.f7.Valid {
-		r.e.WarrantyID = &r.f7.String
+		r.e.Amount = &r.f7.String
 	}
 	if r.f8.Valid {
-		r.e.CreatedAt = &r.f8.String
+		r.e.WarrantyID = &r.f8.String
 	}
 	if r.f9.Valid {
-		r.e.UpdatedAt = &r.f9.String
+		r.e.CreatedAt = &r.f9.String
 	}
 	if r.f10.Valid {
-		r.e.FlatRateShipping = &r.f10.String
+		r.e.UpdatedAt = &r.f10.String
 	}
 	if r.f11.Valid {
-		r.e.TaxRefunded = &r.f11.Bool
+		r.e.FlatRateShipping = &r.f11.String
 	}
 	if r.f12.Valid {
-		r.e.Image1 = &r.f12.String
+		r.e.TaxRefunded = &r.f12.Bool
 	}
 	if r.f13.Valid {
-		r.e.Image2 = &r.f13.String
+		r.e.Image1 = &r.f13.String
 	}
 	if r.f14.Valid {
-		r.e.Image3 = &r.f14.String
+		r.e.Image2 = &r.f14.String
 	}
 	if r.f15.Valid {
-		r.e.Match = &r.f15.String
+		r.e.Image3 = &r.f15.String
+	}
+	if r.f16.Valid {
+		r.e.Match = &r.f16.String
 	}
 	return &r.e, nil
 }
@@ -390,6 +280,12 @@ var warrantyLineItemResource = &engine.Resource[ent.WarrantyLineItem]{
 			Append: func(b []byte, e *ent.WarrantyLineItem) []byte { return wire.AppendString(b, e.ID) },
 			Parse:  engine.Parse(wire.ID),
 			Value:  func(e *ent.WarrantyLineItem) any { return e.ID },
+		},
+		{
+			Member: "version", Column: "version", Type: spec.Integer,
+			Append: func(b []byte, e *ent.WarrantyLineItem) []byte { return wire.AppendInt(b, int64(e.Version)) },
+			Parse:  engine.Parse(wire.Int64),
+			Value:  func(e *ent.WarrantyLineItem) any { return e.Version },
 		},
 		{
 			Member: "sku", Column: "sku", Type: spec.String,
@@ -562,24 +458,9 @@ var warrantyLineItemResource = &engine.Resource[ent.WarrantyLineItem]{
 	Encode:   appendWarrantyLineItem,
 	ID:       func(e *ent.WarrantyLineItem) string { return e.ID },
 	Table:    "warranty_line_items",
-	Select:   "SELECT \"id\", \"sku\", \"name\", \"price\", \"condition\", \"serial_number\", \"amount\", \"warranty_id\", \"created_at\", \"updated_at\", \"flat_rate_shipping\", \"tax_refunded\", \"image_1\", \"image_2\", \"image_3\", \"match\" FROM \"warranty_line_items\"",
+	Select:   "SELECT \"id\", \"version\", \"sku\", \"name\", \"price\", \"condition\", \"serial_number\", \"amount\", \"warranty_id\", \"created_at\", \"updated_at\", \"flat_rate_shipping\", \"tax_refunded\", \"image_1\", \"image_2\", \"image_3\", \"match\" FROM \"warranty_line_items\"",
 	Scan:     scanWarrantyLineItem,
-	Reload: func(ctx context.Context, c *ent.Client, id string) (*ent.WarrantyLineItem, error) {
-		return c.WarrantyLineItem.Query().Where(warrantylineitem.ID(id)).Only(ctx)
-	},
-	Exists: func(ctx context.Context, c *ent.Client, id string, lock bool) (bool, error) {
-		q := c.WarrantyLineItem.Query().Where(warrantylineitem.ID(id))
-		if lock {
-			q.ForUpdate()
-		}
-		return q.Exist(ctx)
-	},
-	Delete: func(ctx context.Context, c *ent.Client, id string) error {
-		return c.WarrantyLineItem.DeleteOneID(id).Exec(ctx)
-	},
-	DeleteWhere: func(ctx context.Context, c *ent.Client, column string, value any) (int, error) {
-		return c.WarrantyLineItem.Delete().Where(predicate.WarrantyLineItem(entsql.FieldEQ(column, value))).Exec(ctx)
-	},
+	Version:  func(e *ent.WarrantyLineItem) int64 { return e.Version },
 }
 
 // The related records a read of WarrantyLineItem can expand; set at init, as the

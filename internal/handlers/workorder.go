@@ -8,15 +8,11 @@ import (
 	"fmt"
 	"time"
 
-	entsql "entgo.io/ent/dialect/sql"
-
 	"records/ent"
-	"records/ent/predicate"
-	"records/ent/workorder"
-	"records/ent/workorderlineitem"
 	"records/internal/engine"
 	"records/internal/problem"
 	"records/internal/spec"
+	"records/internal/stamp"
 	"records/internal/wire"
 )
 
@@ -75,6 +71,8 @@ func (in *workOrderInput) Decode(name string, v []byte) error {
 		return in.Status.Decode(v, wire.String)
 	case "updated_at":
 		return in.UpdatedAt.Decode(v, wire.DateTime)
+	case "version":
+		return engine.ErrReadOnly
 	case "work_order_line_items":
 		items, err := engine.DecodeEmbedded(v, workOrderLineItemResource)
 		if err != nil {
@@ -89,203 +87,94 @@ func (in *workOrderInput) Decode(name string, v []byte) error {
 // SetID implements engine.Input.
 func (in *workOrderInput) SetID(id string) { in.ID.Put(id) }
 
-// checkParents fails unless every parent the input names exists for the team.
-func (in *workOrderInput) checkParents(ctx context.Context, c *ent.Client) error {
+// GivenID implements engine.Input.
+func (in *workOrderInput) GivenID() (string, bool) { return in.ID.V, in.ID.Set }
+
+// Values implements engine.Input: creating, every member given and the
+// stamps the server fills; updating, the members given (null clears) and
+// the update stamps not given.
+func (in *workOrderInput) Values(w *engine.Values, creating bool) {
+	if in.BillOfMaterialsNumber.Set {
+		w.Set("bill_of_materials_number", "text", engine.Val(in.BillOfMaterialsNumber.Value()))
+	}
+	switch {
+	case in.CreatedAt.Set && !in.CreatedAt.Null:
+		w.Set("created_at", "timestamptz", in.CreatedAt.V)
+	case creating:
+		w.Set("created_at", "timestamptz", stamp.Now())
+	case in.CreatedAt.Set:
+		w.Set("created_at", "timestamptz", nil)
+	}
+	if in.CreatedBy.Set {
+		w.Set("created_by", "text", engine.Val(in.CreatedBy.Value()))
+	}
+	if in.ExpectedCompletionDate.Set {
+		w.Set("expected_completion_date", "date", engine.Val(in.ExpectedCompletionDate.Value()))
+	}
+	if in.IssueDate.Set {
+		w.Set("issue_date", "date", engine.Val(in.IssueDate.Value()))
+	}
+	if in.Location.Set {
+		w.Set("location", "text", engine.Val(in.Location.Value()))
+	}
+	if in.ManufactureOrder.Set {
+		w.Set("manufacture_order", "text", engine.Val(in.ManufactureOrder.Value()))
+	}
+	if in.Memo.Set {
+		w.Set("memo", "text", engine.Val(in.Memo.Value()))
+	}
+	if in.Number.Set {
+		w.Set("number", "text", engine.Val(in.Number.Value()))
+	}
+	if in.OrderNumber.Set {
+		w.Set("order_number", "text", engine.Val(in.OrderNumber.Value()))
+	}
+	if in.Part.Set {
+		w.Set("part", "text", engine.Val(in.Part.Value()))
+	}
+	if in.Priority.Set {
+		w.Set("priority", "text", engine.Val(in.Priority.Value()))
+	}
+	if in.Site.Set {
+		w.Set("site", "text", engine.Val(in.Site.Value()))
+	}
+	if in.Status.Set {
+		w.Set("status", "text", engine.Val(in.Status.Value()))
+	}
+	switch {
+	case in.UpdatedAt.Set && !in.UpdatedAt.Null:
+		w.Set("updated_at", "timestamptz", in.UpdatedAt.V)
+	case creating || !in.UpdatedAt.Set:
+		w.Set("updated_at", "timestamptz", stamp.Now())
+	default:
+		w.Set("updated_at", "timestamptz", nil)
+	}
+}
+
+// Parents implements engine.Input.
+func (in *workOrderInput) Parents() []engine.ParentRef {
 	return nil
 }
 
-// Create implements engine.Input.
-func (in *workOrderInput) Create(ctx context.Context, c *ent.Client) (string, error) {
-	if err := in.checkParents(ctx, c); err != nil {
-		return "", err
-	}
-	b := c.WorkOrder.Create()
-	if in.ID.Set {
-		b.SetID(in.ID.V)
-	}
-	if v := in.BillOfMaterialsNumber.Value(); v != nil {
-		b.SetBillOfMaterialsNumber(*v)
-	}
-	if v := in.CreatedAt.Value(); v != nil {
-		b.SetCreatedAt(*v)
-	}
-	if v := in.CreatedBy.Value(); v != nil {
-		b.SetCreatedBy(*v)
-	}
-	if v := in.ExpectedCompletionDate.Value(); v != nil {
-		b.SetExpectedCompletionDate(*v)
-	}
-	if v := in.IssueDate.Value(); v != nil {
-		b.SetIssueDate(*v)
-	}
-	if v := in.Location.Value(); v != nil {
-		b.SetLocation(*v)
-	}
-	if v := in.ManufactureOrder.Value(); v != nil {
-		b.SetManufactureOrder(*v)
-	}
-	if v := in.Memo.Value(); v != nil {
-		b.SetMemo(*v)
-	}
-	if v := in.Number.Value(); v != nil {
-		b.SetNumber(*v)
-	}
-	if v := in.OrderNumber.Value(); v != nil {
-		b.SetOrderNumber(*v)
-	}
-	if v := in.Part.Value(); v != nil {
-		b.SetPart(*v)
-	}
-	if v := in.Priority.Value(); v != nil {
-		b.SetPriority(*v)
-	}
-	if v := in.Site.Value(); v != nil {
-		b.SetSite(*v)
-	}
-	if v := in.Status.Value(); v != nil {
-		b.SetStatus(*v)
-	}
-	if v := in.UpdatedAt.Value(); v != nil {
-		b.SetUpdatedAt(*v)
-	}
-	rec, err := b.Save(ctx)
-	if err != nil {
-		return "", err
+// Then implements engine.Input: the records created with this one.
+func (in *workOrderInput) Then(creating bool) ([]engine.Step, error) {
+	var steps []engine.Step
+	if in.WorkOrderLineItems.Set && !creating {
+		return nil, problem.Member("work_order_line_items", "can be given only when creating; change them through /v1/work_order_line_items")
 	}
 	for i, item := range in.WorkOrderLineItems.V {
-		at := fmt.Sprintf("work_order_line_items[%d]", i)
-		if err := engine.EmbeddedParent(&item.(*workOrderLineItemInput).WorkOrderNumber, rec.ID, at+".work_order_number"); err != nil {
-			return "", err
-		}
-		if _, err := item.Create(ctx, c); err != nil {
-			return "", problem.Prefix(err, at)
-		}
+		child := item.(*workOrderLineItemInput)
+		steps = append(steps, engine.Child(workOrderLineItemResource, item, &child.WorkOrderNumber, fmt.Sprintf("work_order_line_items[%d]", i), "work_order_number"))
 	}
-	return rec.ID, nil
-}
-
-// Update implements engine.Input: members given are written (null clears),
-// members absent are left alone.
-func (in *workOrderInput) Update(ctx context.Context, c *ent.Client, id string) error {
-	if in.WorkOrderLineItems.Set {
-		return problem.Member("work_order_line_items", "can be given only when creating; change them through /v1/work_order_line_items")
-	}
-	if err := in.checkParents(ctx, c); err != nil {
-		return err
-	}
-	u := c.WorkOrder.UpdateOneID(id)
-	if in.BillOfMaterialsNumber.Set {
-		if in.BillOfMaterialsNumber.Null {
-			u.ClearBillOfMaterialsNumber()
-		} else {
-			u.SetBillOfMaterialsNumber(in.BillOfMaterialsNumber.V)
-		}
-	}
-	if in.CreatedAt.Set {
-		if in.CreatedAt.Null {
-			u.ClearCreatedAt()
-		} else {
-			u.SetCreatedAt(in.CreatedAt.V)
-		}
-	}
-	if in.CreatedBy.Set {
-		if in.CreatedBy.Null {
-			u.ClearCreatedBy()
-		} else {
-			u.SetCreatedBy(in.CreatedBy.V)
-		}
-	}
-	if in.ExpectedCompletionDate.Set {
-		if in.ExpectedCompletionDate.Null {
-			u.ClearExpectedCompletionDate()
-		} else {
-			u.SetExpectedCompletionDate(in.ExpectedCompletionDate.V)
-		}
-	}
-	if in.IssueDate.Set {
-		if in.IssueDate.Null {
-			u.ClearIssueDate()
-		} else {
-			u.SetIssueDate(in.IssueDate.V)
-		}
-	}
-	if in.Location.Set {
-		if in.Location.Null {
-			u.ClearLocation()
-		} else {
-			u.SetLocation(in.Location.V)
-		}
-	}
-	if in.ManufactureOrder.Set {
-		if in.ManufactureOrder.Null {
-			u.ClearManufactureOrder()
-		} else {
-			u.SetManufactureOrder(in.ManufactureOrder.V)
-		}
-	}
-	if in.Memo.Set {
-		if in.Memo.Null {
-			u.ClearMemo()
-		} else {
-			u.SetMemo(in.Memo.V)
-		}
-	}
-	if in.Number.Set {
-		if in.Number.Null {
-			u.ClearNumber()
-		} else {
-			u.SetNumber(in.Number.V)
-		}
-	}
-	if in.OrderNumber.Set {
-		if in.OrderNumber.Null {
-			u.ClearOrderNumber()
-		} else {
-			u.SetOrderNumber(in.OrderNumber.V)
-		}
-	}
-	if in.Part.Set {
-		if in.Part.Null {
-			u.ClearPart()
-		} else {
-			u.SetPart(in.Part.V)
-		}
-	}
-	if in.Priority.Set {
-		if in.Priority.Null {
-			u.ClearPriority()
-		} else {
-			u.SetPriority(in.Priority.V)
-		}
-	}
-	if in.Site.Set {
-		if in.Site.Null {
-			u.ClearSite()
-		} else {
-			u.SetSite(in.Site.V)
-		}
-	}
-	if in.Status.Set {
-		if in.Status.Null {
-			u.ClearStatus()
-		} else {
-			u.SetStatus(in.Status.V)
-		}
-	}
-	if in.UpdatedAt.Set {
-		if in.UpdatedAt.Null {
-			u.ClearUpdatedAt()
-		} else {
-			u.SetUpdatedAt(in.UpdatedAt.V)
-		}
-	}
-	return u.Exec(ctx)
+	return steps, nil
 }
 
 // appendWorkOrder appends a WorkOrder as JSON, every member present.
 func appendWorkOrder(b []byte, e *ent.WorkOrder) []byte {
 	b = append(b, "{\"id\":"...)
 	b = wire.AppendString(b, e.ID)
+	b = append(b, ",\"version\":"...)
+	b = wire.AppendInt(b, int64(e.Version))
 	b = append(b, ",\"bill_of_materials_number\":"...)
 	b = wire.AppendStringPtr(b, e.BillOfMaterialsNumber)
 	b = append(b, ",\"created_at\":"...)
@@ -326,12 +215,11 @@ func appendWorkOrder(b []byte, e *ent.WorkOrder) []byte {
 // one allocation.
 type workOrderRow struct {
 	e   ent.WorkOrder
-	f1  sql.NullString
-	f2  sql.NullTime
-	f3  sql.NullString
-	f4  sql.NullTime
+	f2  sql.NullString
+	f3  sql.NullTime
+	f4  sql.NullString
 	f5  sql.NullTime
-	f6  sql.NullString
+	f6  sql.NullTime
 	f7  sql.NullString
 	f8  sql.NullString
 	f9  sql.NullString
@@ -340,59 +228,60 @@ type workOrderRow struct {
 	f12 sql.NullString
 	f13 sql.NullString
 	f14 sql.NullString
-	f15 sql.NullTime
+	f15 sql.NullString
+	f16 sql.NullTime
 }
 
 // scanWorkOrder reads one row of workOrderResource.Select.
 func scanWorkOrder(rows *sql.Rows) (*ent.WorkOrder, error) {
 	r := new(workOrderRow)
-	if err := rows.Scan(&r.e.ID, &r.f1, &r.f2, &r.f3, &r.f4, &r.f5, &r.f6, &r.f7, &r.f8, &r.f9, &r.f10, &r.f11, &r.f12, &r.f13, &r.f14, &r.f15); err != nil {
+	if err := rows.Scan(&r.e.ID, &r.e.Version, &r.f2, &r.f3, &r.f4, &r.f5, &r.f6, &r.f7, &r.f8, &r.f9, &r.f10, &r.f11, &r.f12, &r.f13, &r.f14, &r.f15, &r.f16); err != nil {
 		return nil, err
 	}
-	if r.f1.Valid {
-		r.e.BillOfMaterialsNumber = &r.f1.String
-	}
 	if r.f2.Valid {
-		r.e.CreatedAt = &r.f2.Time
+		r.e.BillOfMaterialsNumber = &r.f2.String
 	}
 	if r.f3.Valid {
-		r.e.CreatedBy = &r.f3.String
+		r.e.CreatedAt = &r.f3.Time
 	}
 	if r.f4.Valid {
-		r.e.ExpectedCompletionDate = &r.f4.Time
+		r.e.CreatedBy = &r.f4.String
 	}
 	if r.f5.Valid {
-		r.e.IssueDate = &r.f5.Time
+		r.e.ExpectedCompletionDate = &r.f5.Time
 	}
 	if r.f6.Valid {
-		r.e.Location = &r.f6.String
+		r.e.IssueDate = &r.f6.Time
 	}
 	if r.f7.Valid {
-		r.e.ManufactureOrder = &r.f7.String
+		r.e.Location = &r.f7.String
 	}
 	if r.f8.Valid {
-		r.e.Memo = &r.f8.String
+		r.e.ManufactureOrder = &r.f8.String
 	}
 	if r.f9.Valid {
-		r.e.Number = &r.f9.String
+		r.e.Memo = &r.f9.String
 	}
 	if r.f10.Valid {
-		r.e.OrderNumber = &r.f10.String
+		r.e.Number = &r.f10.String
 	}
 	if r.f11.Valid {
-		r.e.Part = &r.f11.String
+		r.e.OrderNumber = &r.f11.String
 	}
 	if r.f12.Valid {
-		r.e.Priority = &r.f12.String
+		r.e.Part = &r.f12.String
 	}
 	if r.f13.Valid {
-		r.e.Site = &r.f13.String
+		r.e.Priority = &r.f13.String
 	}
 	if r.f14.Valid {
-		r.e.Status = &r.f14.String
+		r.e.Site = &r.f14.String
 	}
 	if r.f15.Valid {
-		r.e.UpdatedAt = &r.f15.Time
+		r.e.Status = &r.f15.String
+	}
+	if r.f16.Valid {
+		r.e.UpdatedAt = &r.f16.Time
 	}
 	return &r.e, nil
 }
@@ -409,6 +298,12 @@ var workOrderResource = &engine.Resource[ent.WorkOrder]{
 			Append: func(b []byte, e *ent.WorkOrder) []byte { return wire.AppendString(b, e.ID) },
 			Parse:  engine.Parse(wire.ID),
 			Value:  func(e *ent.WorkOrder) any { return e.ID },
+		},
+		{
+			Member: "version", Column: "version", Type: spec.Integer,
+			Append: func(b []byte, e *ent.WorkOrder) []byte { return wire.AppendInt(b, int64(e.Version)) },
+			Parse:  engine.Parse(wire.Int64),
+			Value:  func(e *ent.WorkOrder) any { return e.Version },
 		},
 		{
 			Member: "bill_of_materials_number", Column: "bill_of_materials_number", Type: spec.String,
@@ -584,7 +479,7 @@ var workOrderResource = &engine.Resource[ent.WorkOrder]{
 	Encode:   appendWorkOrder,
 	ID:       func(e *ent.WorkOrder) string { return e.ID },
 	Table:    "work_orders",
-	Select:   "SELECT \"id\", \"bill_of_materials_number\", \"created_at\", \"created_by\", \"expected_completion_date\", \"issue_date\", \"location\", \"manufacture_order\", \"memo\", \"number\", \"order_number\", \"part\", \"priority\", \"site\", \"status\", \"updated_at\" FROM \"work_orders\"",
+	Select:   "SELECT \"id\", \"version\", \"bill_of_materials_number\", \"created_at\", \"created_by\", \"expected_completion_date\", \"issue_date\", \"location\", \"manufacture_order\", \"memo\", \"number\", \"order_number\", \"part\", \"priority\", \"site\", \"status\", \"updated_at\" FROM \"work_orders\"",
 	Scan:     scanWorkOrder,
 	LoadEmbeds: func(ctx context.Context, r engine.Reader, team int, records []*ent.WorkOrder) error {
 		err := engine.LoadChildren(ctx, r, team, workOrderLineItemResource, "work_order_number", records,
@@ -596,22 +491,7 @@ var workOrderResource = &engine.Resource[ent.WorkOrder]{
 		}
 		return nil
 	},
-	Reload: func(ctx context.Context, c *ent.Client, id string) (*ent.WorkOrder, error) {
-		return c.WorkOrder.Query().Where(workorder.ID(id)).WithWorkOrderLineItems(func(q *ent.WorkOrderLineItemQuery) { q.Order(ent.Asc(workorderlineitem.FieldID)) }).Only(ctx)
-	},
-	Exists: func(ctx context.Context, c *ent.Client, id string, lock bool) (bool, error) {
-		q := c.WorkOrder.Query().Where(workorder.ID(id))
-		if lock {
-			q.ForUpdate()
-		}
-		return q.Exist(ctx)
-	},
-	Delete: func(ctx context.Context, c *ent.Client, id string) error {
-		return c.WorkOrder.DeleteOneID(id).Exec(ctx)
-	},
-	DeleteWhere: func(ctx context.Context, c *ent.Client, column string, value any) (int, error) {
-		return c.WorkOrder.Delete().Where(predicate.WorkOrder(entsql.FieldEQ(column, value))).Exec(ctx)
-	},
+	Version: func(e *ent.WorkOrder) int64 { return e.Version },
 }
 
 // The related records a read of WorkOrder can expand; set at init, as the

@@ -3,15 +3,9 @@
 package handlers
 
 import (
-	"context"
 	"database/sql"
 
-	entsql "entgo.io/ent/dialect/sql"
-
 	"records/ent"
-	"records/ent/predicate"
-	"records/ent/workorder"
-	"records/ent/workorderlineitem"
 	"records/internal/engine"
 	"records/internal/spec"
 	"records/internal/wire"
@@ -47,6 +41,8 @@ func (in *workOrderLineItemInput) Decode(name string, v []byte) error {
 		return in.UnitQuantity.Decode(v, wire.Float64)
 	case "work_order_number":
 		return in.WorkOrderNumber.Decode(v, wire.String)
+	case "version":
+		return engine.ErrReadOnly
 	}
 	return engine.ErrUnknownMember
 }
@@ -54,117 +50,56 @@ func (in *workOrderLineItemInput) Decode(name string, v []byte) error {
 // SetID implements engine.Input.
 func (in *workOrderLineItemInput) SetID(id string) { in.ID.Put(id) }
 
-// checkParents fails unless every parent the input names exists for the team.
-func (in *workOrderLineItemInput) checkParents(ctx context.Context, c *ent.Client) error {
-	if v := in.WorkOrderNumber.Value(); v != nil {
-		ok, err := c.WorkOrder.Query().Where(workorder.ID(*v)).Exist(ctx)
-		if err := engine.Parent(ok, err, "work_order_number", "work_order", *v); err != nil {
-			return err
-		}
-	}
-	return nil
-}
+// GivenID implements engine.Input.
+func (in *workOrderLineItemInput) GivenID() (string, bool) { return in.ID.V, in.ID.Set }
 
-// Create implements engine.Input.
-func (in *workOrderLineItemInput) Create(ctx context.Context, c *ent.Client) (string, error) {
-	if err := in.checkParents(ctx, c); err != nil {
-		return "", err
-	}
-	b := c.WorkOrderLineItem.Create()
-	if in.ID.Set {
-		b.SetID(in.ID.V)
-	}
-	if v := in.LineStatus.Value(); v != nil {
-		b.SetLineStatus(*v)
-	}
-	if v := in.LineType.Value(); v != nil {
-		b.SetLineType(*v)
-	}
-	if v := in.PartName.Value(); v != nil {
-		b.SetPartName(*v)
-	}
-	if v := in.PartNumber.Value(); v != nil {
-		b.SetPartNumber(*v)
-	}
-	if v := in.TotalQuantity.Value(); v != nil {
-		b.SetTotalQuantity(*v)
-	}
-	if v := in.UnitQuantity.Value(); v != nil {
-		b.SetUnitQuantity(*v)
-	}
-	if v := in.WorkOrderNumber.Value(); v != nil {
-		b.SetWorkOrderNumber(*v)
-	}
-	rec, err := b.Save(ctx)
-	if err != nil {
-		return "", err
-	}
-	return rec.ID, nil
-}
-
-// Update implements engine.Input: members given are written (null clears),
-// members absent are left alone.
-func (in *workOrderLineItemInput) Update(ctx context.Context, c *ent.Client, id string) error {
-	if err := in.checkParents(ctx, c); err != nil {
-		return err
-	}
-	u := c.WorkOrderLineItem.UpdateOneID(id)
+// Values implements engine.Input: creating, every member given and the
+// stamps the server fills; updating, the members given (null clears) and
+// the update stamps not given.
+func (in *workOrderLineItemInput) Values(w *engine.Values, creating bool) {
 	if in.LineStatus.Set {
-		if in.LineStatus.Null {
-			u.ClearLineStatus()
-		} else {
-			u.SetLineStatus(in.LineStatus.V)
-		}
+		w.Set("line_status", "text", engine.Val(in.LineStatus.Value()))
 	}
 	if in.LineType.Set {
-		if in.LineType.Null {
-			u.ClearLineType()
-		} else {
-			u.SetLineType(in.LineType.V)
-		}
+		w.Set("line_type", "text", engine.Val(in.LineType.Value()))
 	}
 	if in.PartName.Set {
-		if in.PartName.Null {
-			u.ClearPartName()
-		} else {
-			u.SetPartName(in.PartName.V)
-		}
+		w.Set("part_name", "text", engine.Val(in.PartName.Value()))
 	}
 	if in.PartNumber.Set {
-		if in.PartNumber.Null {
-			u.ClearPartNumber()
-		} else {
-			u.SetPartNumber(in.PartNumber.V)
-		}
+		w.Set("part_number", "text", engine.Val(in.PartNumber.Value()))
 	}
 	if in.TotalQuantity.Set {
-		if in.TotalQuantity.Null {
-			u.ClearTotalQuantity()
-		} else {
-			u.SetTotalQuantity(in.TotalQuantity.V)
-		}
+		w.Set("total_quantity", "numeric", engine.Val(in.TotalQuantity.Value()))
 	}
 	if in.UnitQuantity.Set {
-		if in.UnitQuantity.Null {
-			u.ClearUnitQuantity()
-		} else {
-			u.SetUnitQuantity(in.UnitQuantity.V)
-		}
+		w.Set("unit_quantity", "numeric", engine.Val(in.UnitQuantity.Value()))
 	}
 	if in.WorkOrderNumber.Set {
-		if in.WorkOrderNumber.Null {
-			u.ClearWorkOrderNumber()
-		} else {
-			u.SetWorkOrderNumber(in.WorkOrderNumber.V)
-		}
+		w.Set("work_order_number", "text", engine.Val(in.WorkOrderNumber.Value()))
 	}
-	return u.Exec(ctx)
+}
+
+// Parents implements engine.Input.
+func (in *workOrderLineItemInput) Parents() []engine.ParentRef {
+	var out []engine.ParentRef
+	if v := in.WorkOrderNumber.Value(); v != nil {
+		out = append(out, engine.ParentRef{Member: "work_order_number", Object: "work_order", Table: "work_orders", ID: *v})
+	}
+	return out
+}
+
+// Then implements engine.Input: the records created with this one.
+func (in *workOrderLineItemInput) Then(creating bool) ([]engine.Step, error) {
+	return nil, nil
 }
 
 // appendWorkOrderLineItem appends a WorkOrderLineItem as JSON, every member present.
 func appendWorkOrderLineItem(b []byte, e *ent.WorkOrderLineItem) []byte {
 	b = append(b, "{\"id\":"...)
 	b = wire.AppendString(b, e.ID)
+	b = append(b, ",\"version\":"...)
+	b = wire.AppendInt(b, int64(e.Version))
 	b = append(b, ",\"line_status\":"...)
 	b = wire.AppendStringPtr(b, e.LineStatus)
 	b = append(b, ",\"line_type\":"...)
@@ -187,41 +122,41 @@ func appendWorkOrderLineItem(b []byte, e *ent.WorkOrderLineItem) []byte {
 // one allocation.
 type workOrderLineItemRow struct {
 	e  ent.WorkOrderLineItem
-	f1 sql.NullString
 	f2 sql.NullString
 	f3 sql.NullString
 	f4 sql.NullString
-	f5 sql.NullFloat64
+	f5 sql.NullString
 	f6 sql.NullFloat64
-	f7 sql.NullString
+	f7 sql.NullFloat64
+	f8 sql.NullString
 }
 
 // scanWorkOrderLineItem reads one row of workOrderLineItemResource.Select.
 func scanWorkOrderLineItem(rows *sql.Rows) (*ent.WorkOrderLineItem, error) {
 	r := new(workOrderLineItemRow)
-	if err := rows.Scan(&r.e.ID, &r.f1, &r.f2, &r.f3, &r.f4, &r.f5, &r.f6, &r.f7); err != nil {
+	if err := rows.Scan(&r.e.ID, &r.e.Version, &r.f2, &r.f3, &r.f4, &r.f5, &r.f6, &r.f7, &r.f8); err != nil {
 		return nil, err
 	}
-	if r.f1.Valid {
-		r.e.LineStatus = &r.f1.String
-	}
 	if r.f2.Valid {
-		r.e.LineType = &r.f2.String
+		r.e.LineStatus = &r.f2.String
 	}
 	if r.f3.Valid {
-		r.e.PartName = &r.f3.String
+		r.e.LineType = &r.f3.String
 	}
 	if r.f4.Valid {
-		r.e.PartNumber = &r.f4.String
+		r.e.PartName = &r.f4.String
 	}
 	if r.f5.Valid {
-		r.e.TotalQuantity = &r.f5.Float64
+		r.e.PartNumber = &r.f5.String
 	}
 	if r.f6.Valid {
-		r.e.UnitQuantity = &r.f6.Float64
+		r.e.TotalQuantity = &r.f6.Float64
 	}
 	if r.f7.Valid {
-		r.e.WorkOrderNumber = &r.f7.String
+		r.e.UnitQuantity = &r.f7.Float64
+	}
+	if r.f8.Valid {
+		r.e.WorkOrderNumber = &r.f8.String
 	}
 	return &r.e, nil
 }
@@ -238,6 +173,12 @@ var workOrderLineItemResource = &engine.Resource[ent.WorkOrderLineItem]{
 			Append: func(b []byte, e *ent.WorkOrderLineItem) []byte { return wire.AppendString(b, e.ID) },
 			Parse:  engine.Parse(wire.ID),
 			Value:  func(e *ent.WorkOrderLineItem) any { return e.ID },
+		},
+		{
+			Member: "version", Column: "version", Type: spec.Integer,
+			Append: func(b []byte, e *ent.WorkOrderLineItem) []byte { return wire.AppendInt(b, int64(e.Version)) },
+			Parse:  engine.Parse(wire.Int64),
+			Value:  func(e *ent.WorkOrderLineItem) any { return e.Version },
 		},
 		{
 			Member: "line_status", Column: "line_status", Type: spec.String, Sortable: true,
@@ -322,24 +263,9 @@ var workOrderLineItemResource = &engine.Resource[ent.WorkOrderLineItem]{
 	Encode:   appendWorkOrderLineItem,
 	ID:       func(e *ent.WorkOrderLineItem) string { return e.ID },
 	Table:    "work_order_line_items",
-	Select:   "SELECT \"id\", \"line_status\", \"line_type\", \"part_name\", \"part_number\", \"total_quantity\", \"unit_quantity\", \"work_order_number\" FROM \"work_order_line_items\"",
+	Select:   "SELECT \"id\", \"version\", \"line_status\", \"line_type\", \"part_name\", \"part_number\", \"total_quantity\", \"unit_quantity\", \"work_order_number\" FROM \"work_order_line_items\"",
 	Scan:     scanWorkOrderLineItem,
-	Reload: func(ctx context.Context, c *ent.Client, id string) (*ent.WorkOrderLineItem, error) {
-		return c.WorkOrderLineItem.Query().Where(workorderlineitem.ID(id)).Only(ctx)
-	},
-	Exists: func(ctx context.Context, c *ent.Client, id string, lock bool) (bool, error) {
-		q := c.WorkOrderLineItem.Query().Where(workorderlineitem.ID(id))
-		if lock {
-			q.ForUpdate()
-		}
-		return q.Exist(ctx)
-	},
-	Delete: func(ctx context.Context, c *ent.Client, id string) error {
-		return c.WorkOrderLineItem.DeleteOneID(id).Exec(ctx)
-	},
-	DeleteWhere: func(ctx context.Context, c *ent.Client, column string, value any) (int, error) {
-		return c.WorkOrderLineItem.Delete().Where(predicate.WorkOrderLineItem(entsql.FieldEQ(column, value))).Exec(ctx)
-	},
+	Version:  func(e *ent.WorkOrderLineItem) int64 { return e.Version },
 }
 
 // The related records a read of WorkOrderLineItem can expand; set at init, as the

@@ -24,8 +24,11 @@ const (
 	NotFound             = spec.NotFound
 	MethodNotAllowed     = spec.MethodNotAllowed
 	Conflict             = spec.Conflict
+	KeyInUse             = spec.KeyInUse
+	PreconditionFailed   = spec.PreconditionFailed
 	PayloadTooLarge      = spec.PayloadTooLarge
 	UnsupportedMediaType = spec.UnsupportedMediaType
+	KeyReused            = spec.KeyReused
 	RateLimited          = spec.RateLimited
 	Internal             = spec.Internal
 	Unavailable          = spec.Unavailable

@@ -319,8 +319,10 @@ var contractMembers = map[string]map[string]string{
 	"ChannelThread": with(members("string", "id", "case_id"), "created_at", "datetime", "updated_at", "datetime"),
 }
 
+// members makes a resource's member types; every record also carries its
+// version (DESIGN §11), an integer.
 func members(typ string, names ...string) map[string]string {
-	m := map[string]string{}
+	m := map[string]string{"version": "integer"}
 	for _, n := range names {
 		m[n] = typ
 	}

@@ -107,7 +107,7 @@ func TestExpandEqualsSeparateReads(t *testing.T) {
 		}
 		for _, rec := range page.list("returns") {
 			ret := rec.(map[string]any)
-			if len(ret) != 3 { // id, status, expand
+			if len(ret) != 4 { // id, version, status, expand
 				t.Errorf("fields=status answered %v", ret)
 			}
 			id := ret["id"].(string)
@@ -252,7 +252,7 @@ func TestExports(t *testing.T) {
 		if err != nil || len(rows) != 2501 {
 			t.Fatalf("%d rows: %v", len(rows), err)
 		}
-		if strings.Join(rows[0], "|") != "id|quantity|sku" || rows[1][2] != `sku,0 "q"` || rows[1][1] != "0" {
+		if strings.Join(rows[0], "|") != "id|version|quantity|sku" || rows[1][3] != `sku,0 "q"` || rows[1][2] != "0" {
 			t.Fatalf("CSV: %v %v", rows[0], rows[1])
 		}
 

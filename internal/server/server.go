@@ -144,12 +144,10 @@ func (s *Server) routes(cursors *query.Cursors) (*gin.Engine, *edge.Router) {
 		dialect = query.Postgres
 	}
 	handlers.Register(r, &engine.Service{
-		Client:  s.db.Client,
 		Reader:  s.db,
 		MaxBody: s.cfg.MaxBody,
-		// PostgreSQL locks rows for upserts and interrupts reads at the
-		// request's deadline; SQLite needs neither.
-		RowLocks:       s.db.Dialect == migrate.Postgres,
+		// PostgreSQL interrupts reads at the request's deadline; SQLite
+		// reads run to their end (see edge.Unbounded).
 		InterruptReads: s.db.Dialect == migrate.Postgres,
 		Dialect:        dialect,
 		Cursors:        cursors,

@@ -5,7 +5,9 @@ import "net/http"
 // Code is the stable, machine-readable kind of a problem.
 type Code string
 
-// The problem codes, in the order of their statuses.
+// The problem codes, in the order of their statuses. ClientClosed is never
+// answered (the client is gone): it names, in logs and metrics, a request
+// whose client hung up.
 const (
 	InvalidJSON          Code = "invalid_json"           // 400: the body is not JSON
 	InvalidRequest       Code = "invalid_request"        // 400: anything else wrong with the request
@@ -14,11 +16,15 @@ const (
 	NotFound             Code = "not_found"              // 404
 	MethodNotAllowed     Code = "method_not_allowed"     // 405
 	Conflict             Code = "conflict"               // 409
+	KeyInUse             Code = "idempotency_key_in_use" // 409
+	PreconditionFailed   Code = "precondition_failed"    // 412
 	PayloadTooLarge      Code = "payload_too_large"      // 413
 	UnsupportedMediaType Code = "unsupported_media_type" // 415
+	KeyReused            Code = "idempotency_key_reused" // 422
 	RateLimited          Code = "rate_limited"           // 429
 	Internal             Code = "internal"               // 500
 	Unavailable          Code = "unavailable"            // 503
+	ClientClosed         Code = "client_closed_request"  // 499, logged only
 )
 
 // CodeInfo describes a code: its status, its fixed title, and what it means.
@@ -46,10 +52,16 @@ var Codes = []CodeInfo{
 		"The path exists with other methods, listed in the Allow header."},
 	{Conflict, http.StatusConflict, "Conflict",
 		"A unique value is taken: an id (ids are unique across teams) or a user's username."},
+	{KeyInUse, http.StatusConflict, "Idempotency key in use",
+		"A request with this Idempotency-Key is still running; Retry-After says when to try again."},
+	{PreconditionFailed, http.StatusPreconditionFailed, "Precondition failed",
+		"If-Match named versions the record is not at, or the record does not exist; nothing was written."},
 	{PayloadTooLarge, http.StatusRequestEntityTooLarge, "Payload too large",
 		"The body is over the server's limit (1 MiB by default)."},
 	{UnsupportedMediaType, http.StatusUnsupportedMediaType, "Unsupported media type",
 		"A body was sent without Content-Type: application/json."},
+	{KeyReused, http.StatusUnprocessableEntity, "Idempotency key reused",
+		"This Idempotency-Key was used with another request (method, path or body) within its lifetime."},
 	{RateLimited, http.StatusTooManyRequests, "Too many requests",
 		"The token's rate is exhausted (or its address failed to authenticate too often); Retry-After says when to retry."},
 	{Internal, http.StatusInternalServerError, "Internal error",

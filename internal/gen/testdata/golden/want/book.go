@@ -3,15 +3,9 @@
 package handlers
 
 import (
-	"context"
 	"database/sql"
 
-	entsql "entgo.io/ent/dialect/sql"
-
 	"example.com/shop/ent"
-	"example.com/shop/ent/book"
-	"example.com/shop/ent/predicate"
-	"example.com/shop/ent/shelf"
 	"example.com/shop/internal/engine"
 	"example.com/shop/internal/spec"
 	"example.com/shop/internal/wire"
@@ -39,61 +33,33 @@ func (in *bookInput) Decode(name string, v []byte) error {
 // SetID implements engine.Input.
 func (in *bookInput) SetID(id string) { in.ID.Put(id) }
 
-// checkParents fails unless every parent the input names exists for the team.
-func (in *bookInput) checkParents(ctx context.Context, c *ent.Client) error {
-	if v := in.ShelfID.Value(); v != nil {
-		ok, err := c.Shelf.Query().Where(shelf.ID(*v)).Exist(ctx)
-		if err := engine.Parent(ok, err, "shelf_id", "shelf", *v); err != nil {
-			return err
-		}
-	}
-	return nil
-}
+// GivenID implements engine.Input.
+func (in *bookInput) GivenID() (string, bool) { return in.ID.V, in.ID.Set }
 
-// Create implements engine.Input.
-func (in *bookInput) Create(ctx context.Context, c *ent.Client) (string, error) {
-	if err := in.checkParents(ctx, c); err != nil {
-		return "", err
-	}
-	b := c.Book.Create()
-	if in.ID.Set {
-		b.SetID(in.ID.V)
-	}
-	if v := in.Title.Value(); v != nil {
-		b.SetTitle(*v)
-	}
-	if v := in.ShelfID.Value(); v != nil {
-		b.SetShelfID(*v)
-	}
-	rec, err := b.Save(ctx)
-	if err != nil {
-		return "", err
-	}
-	return rec.ID, nil
-}
-
-// Update implements engine.Input: members given are written (null clears),
-// members absent are left alone.
-func (in *bookInput) Update(ctx context.Context, c *ent.Client, id string) error {
-	if err := in.checkParents(ctx, c); err != nil {
-		return err
-	}
-	u := c.Book.UpdateOneID(id)
+// Values implements engine.Input: creating, every member given and the
+// stamps the server fills; updating, the members given (null clears) and
+// the update stamps not given.
+func (in *bookInput) Values(w *engine.Values, creating bool) {
 	if in.Title.Set {
-		if in.Title.Null {
-			u.ClearTitle()
-		} else {
-			u.SetTitle(in.Title.V)
-		}
+		w.Set("title", "text", engine.Val(in.Title.Value()))
 	}
 	if in.ShelfID.Set {
-		if in.ShelfID.Null {
-			u.ClearShelfID()
-		} else {
-			u.SetShelfID(in.ShelfID.V)
-		}
+		w.Set("shelf_id", "text", engine.Val(in.ShelfID.Value()))
 	}
-	return u.Exec(ctx)
+}
+
+// Parents implements engine.Input.
+func (in *bookInput) Parents() []engine.ParentRef {
+	var out []engine.ParentRef
+	if v := in.ShelfID.Value(); v != nil {
+		out = append(out, engine.ParentRef{Member: "shelf_id", Object: "shelf", Table: "shelves", ID: *v})
+	}
+	return out
+}
+
+// Then implements engine.Input: the records created with this one.
+func (in *bookInput) Then(creating bool) ([]engine.Step, error) {
+	return nil, nil
 }
 
 // appendBook appends a Book as JSON, every member present.
@@ -174,22 +140,7 @@ var bookResource = &engine.Resource[ent.Book]{
 	Table:    "books",
 	Select:   "SELECT \"id\", \"title\", \"shelf_id\" FROM \"books\"",
 	Scan:     scanBook,
-	Reload: func(ctx context.Context, c *ent.Client, id string) (*ent.Book, error) {
-		return c.Book.Query().Where(book.ID(id)).Only(ctx)
-	},
-	Exists: func(ctx context.Context, c *ent.Client, id string, lock bool) (bool, error) {
-		q := c.Book.Query().Where(book.ID(id))
-		if lock {
-			q.ForUpdate()
-		}
-		return q.Exist(ctx)
-	},
-	Delete: func(ctx context.Context, c *ent.Client, id string) error {
-		return c.Book.DeleteOneID(id).Exec(ctx)
-	},
-	DeleteWhere: func(ctx context.Context, c *ent.Client, column string, value any) (int, error) {
-		return c.Book.Delete().Where(predicate.Book(entsql.FieldEQ(column, value))).Exec(ctx)
-	},
+	Version:  func(e *ent.Book) int64 { return e.Version },
 }
 
 // The related records a read of Book can expand; set at init, as the

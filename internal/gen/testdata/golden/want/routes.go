@@ -122,6 +122,7 @@ var genericCreateBook = &engine.Op[ent.Book]{
 	Kind:      spec.Create,
 	Res:       bookResource,
 	IDMembers: []string{"id"},
+	ETag:      true,
 	Envelope: func(b []byte, r *engine.Result[ent.Book]) []byte {
 		b = r.AppendRecord(b)
 		return b
@@ -134,6 +135,7 @@ var genericGetBook = &engine.Op[ent.Book]{
 	Kind:      spec.Get,
 	Res:       bookResource,
 	IDMembers: []string{"id"},
+	ETag:      true,
 	Envelope: func(b []byte, r *engine.Result[ent.Book]) []byte {
 		b = r.AppendRecord(b)
 		return b
@@ -146,6 +148,7 @@ var genericPatchBook = &engine.Op[ent.Book]{
 	Kind:      spec.Patch,
 	Res:       bookResource,
 	IDMembers: []string{"id"},
+	ETag:      true,
 	Envelope: func(b []byte, r *engine.Result[ent.Book]) []byte {
 		b = r.AppendRecord(b)
 		return b
@@ -188,6 +191,7 @@ var genericCreateShelf = &engine.Op[ent.Shelf]{
 	Kind:      spec.Create,
 	Res:       shelfResource,
 	IDMembers: []string{"id"},
+	ETag:      true,
 	Envelope: func(b []byte, r *engine.Result[ent.Shelf]) []byte {
 		b = r.AppendRecord(b)
 		return b
@@ -200,6 +204,7 @@ var genericGetShelf = &engine.Op[ent.Shelf]{
 	Kind:      spec.Get,
 	Res:       shelfResource,
 	IDMembers: []string{"id"},
+	ETag:      true,
 	Envelope: func(b []byte, r *engine.Result[ent.Shelf]) []byte {
 		b = r.AppendRecord(b)
 		return b
@@ -212,6 +217,7 @@ var genericPatchShelf = &engine.Op[ent.Shelf]{
 	Kind:      spec.Patch,
 	Res:       shelfResource,
 	IDMembers: []string{"id"},
+	ETag:      true,
 	Envelope: func(b []byte, r *engine.Result[ent.Shelf]) []byte {
 		b = r.AppendRecord(b)
 		return b

@@ -9,12 +9,7 @@ import (
 	"fmt"
 	"time"
 
-	entsql "entgo.io/ent/dialect/sql"
-
 	"example.com/shop/ent"
-	"example.com/shop/ent/book"
-	"example.com/shop/ent/predicate"
-	"example.com/shop/ent/shelf"
 	"example.com/shop/internal/engine"
 	"example.com/shop/internal/problem"
 	"example.com/shop/internal/spec"
@@ -70,130 +65,58 @@ func (in *shelfInput) Decode(name string, v []byte) error {
 // SetID implements engine.Input.
 func (in *shelfInput) SetID(id string) { in.ID.Put(id) }
 
-// checkParents fails unless every parent the input names exists for the team.
-func (in *shelfInput) checkParents(ctx context.Context, c *ent.Client) error {
+// GivenID implements engine.Input.
+func (in *shelfInput) GivenID() (string, bool) { return in.ID.V, in.ID.Set }
+
+// Values implements engine.Input: creating, every member given and the
+// stamps the server fills; updating, the members given (null clears) and
+// the update stamps not given.
+func (in *shelfInput) Values(w *engine.Values, creating bool) {
+	if in.Label.Set {
+		w.Set("label", "text", engine.Val(in.Label.Value()))
+	}
+	if in.Capacity.Set {
+		w.Set("capacity", "int8", engine.Val(in.Capacity.Value()))
+	}
+	if in.Width.Set {
+		w.Set("width", "float8", engine.Val(in.Width.Value()))
+	}
+	if in.Sealed.Set {
+		w.Set("sealed", "boolean", engine.Val(in.Sealed.Value()))
+	}
+	if in.Opened.Set {
+		w.Set("opened", "date", engine.Val(in.Opened.Value()))
+	}
+	if in.CheckedAt.Set {
+		w.Set("checked_at", "timestamptz", engine.Val(in.CheckedAt.Value()))
+	}
+	if in.Tags.Set {
+		w.Set("tags", "jsonb", engine.JSONMap(in.Tags.Value()))
+	}
+	if in.Extra.Set {
+		w.Set("extra", "jsonb", engine.JSONText(in.Extra.Value()))
+	}
+	if creating && in.secretHash != "" {
+		w.Set("key_hash", "text", in.secretHash)
+	}
+}
+
+// Parents implements engine.Input.
+func (in *shelfInput) Parents() []engine.ParentRef {
 	return nil
 }
 
-// Create implements engine.Input.
-func (in *shelfInput) Create(ctx context.Context, c *ent.Client) (string, error) {
-	if err := in.checkParents(ctx, c); err != nil {
-		return "", err
-	}
-	b := c.Shelf.Create()
-	if in.ID.Set {
-		b.SetID(in.ID.V)
-	}
-	if v := in.Label.Value(); v != nil {
-		b.SetLabel(*v)
-	}
-	if v := in.Capacity.Value(); v != nil {
-		b.SetCapacity(*v)
-	}
-	if v := in.Width.Value(); v != nil {
-		b.SetWidth(*v)
-	}
-	if v := in.Sealed.Value(); v != nil {
-		b.SetSealed(*v)
-	}
-	if v := in.Opened.Value(); v != nil {
-		b.SetOpened(*v)
-	}
-	if v := in.CheckedAt.Value(); v != nil {
-		b.SetCheckedAt(*v)
-	}
-	if v := in.Tags.Value(); v != nil {
-		b.SetTags(*v)
-	}
-	if v := in.Extra.Value(); v != nil {
-		b.SetExtra(*v)
-	}
-	if in.secretHash != "" {
-		b.SetKeyHash(in.secretHash)
-	}
-	rec, err := b.Save(ctx)
-	if err != nil {
-		return "", err
+// Then implements engine.Input: the records created with this one.
+func (in *shelfInput) Then(creating bool) ([]engine.Step, error) {
+	var steps []engine.Step
+	if in.Books.Set && !creating {
+		return nil, problem.Member("books", "can be given only when creating; change them through /v1/books")
 	}
 	for i, item := range in.Books.V {
-		at := fmt.Sprintf("books[%d]", i)
-		if err := engine.EmbeddedParent(&item.(*bookInput).ShelfID, rec.ID, at+".shelf_id"); err != nil {
-			return "", err
-		}
-		if _, err := item.Create(ctx, c); err != nil {
-			return "", problem.Prefix(err, at)
-		}
+		child := item.(*bookInput)
+		steps = append(steps, engine.Child(bookResource, item, &child.ShelfID, fmt.Sprintf("books[%d]", i), "shelf_id"))
 	}
-	return rec.ID, nil
-}
-
-// Update implements engine.Input: members given are written (null clears),
-// members absent are left alone.
-func (in *shelfInput) Update(ctx context.Context, c *ent.Client, id string) error {
-	if in.Books.Set {
-		return problem.Member("books", "can be given only when creating; change them through /v1/books")
-	}
-	if err := in.checkParents(ctx, c); err != nil {
-		return err
-	}
-	u := c.Shelf.UpdateOneID(id)
-	if in.Label.Set {
-		if in.Label.Null {
-			u.ClearLabel()
-		} else {
-			u.SetLabel(in.Label.V)
-		}
-	}
-	if in.Capacity.Set {
-		if in.Capacity.Null {
-			u.ClearCapacity()
-		} else {
-			u.SetCapacity(in.Capacity.V)
-		}
-	}
-	if in.Width.Set {
-		if in.Width.Null {
-			u.ClearWidth()
-		} else {
-			u.SetWidth(in.Width.V)
-		}
-	}
-	if in.Sealed.Set {
-		if in.Sealed.Null {
-			u.ClearSealed()
-		} else {
-			u.SetSealed(in.Sealed.V)
-		}
-	}
-	if in.Opened.Set {
-		if in.Opened.Null {
-			u.ClearOpened()
-		} else {
-			u.SetOpened(in.Opened.V)
-		}
-	}
-	if in.CheckedAt.Set {
-		if in.CheckedAt.Null {
-			u.ClearCheckedAt()
-		} else {
-			u.SetCheckedAt(in.CheckedAt.V)
-		}
-	}
-	if in.Tags.Set {
-		if in.Tags.Null {
-			u.ClearTags()
-		} else {
-			u.SetTags(in.Tags.V)
-		}
-	}
-	if in.Extra.Set {
-		if in.Extra.Null {
-			u.ClearExtra()
-		} else {
-			u.SetExtra(in.Extra.V)
-		}
-	}
-	return u.Exec(ctx)
+	return steps, nil
 }
 
 // appendShelf appends a Shelf as JSON, every member present.
@@ -375,22 +298,7 @@ var shelfResource = &engine.Resource[ent.Shelf]{
 		}
 		return nil
 	},
-	Reload: func(ctx context.Context, c *ent.Client, id string) (*ent.Shelf, error) {
-		return c.Shelf.Query().Where(shelf.ID(id)).WithBooks(func(q *ent.BookQuery) { q.Order(ent.Asc(book.FieldID)) }).Only(ctx)
-	},
-	Exists: func(ctx context.Context, c *ent.Client, id string, lock bool) (bool, error) {
-		q := c.Shelf.Query().Where(shelf.ID(id))
-		if lock {
-			q.ForUpdate()
-		}
-		return q.Exist(ctx)
-	},
-	Delete: func(ctx context.Context, c *ent.Client, id string) error {
-		return c.Shelf.DeleteOneID(id).Exec(ctx)
-	},
-	DeleteWhere: func(ctx context.Context, c *ent.Client, column string, value any) (int, error) {
-		return c.Shelf.Delete().Where(predicate.Shelf(entsql.FieldEQ(column, value))).Exec(ctx)
-	},
+	Version:   func(e *ent.Shelf) int64 { return e.Version },
 	SetSecret: func(in engine.Input[ent.Shelf], hash string) { in.(*shelfInput).secretHash = hash },
 }
 

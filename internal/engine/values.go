@@ -1,0 +1,75 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+
+	"records/internal/problem"
+	"records/internal/wire"
+)
+
+// Values are the columns a write sets, their values, and their
+// PostgreSQL types (for an insert by SELECT, whose values have no column
+// to take a type from).
+type Values struct {
+	cols  []string
+	types []string
+	args  []any
+}
+
+// Set adds a column (nil: NULL).
+func (v *Values) Set(column, pgType string, value any) {
+	v.cols = append(v.cols, column)
+	v.types = append(v.types, pgType)
+	v.args = append(v.args, value)
+}
+
+// Val is the value of a decoded member's pointer: nil for null.
+func Val[T any](p *T) any {
+	if p == nil {
+		return nil
+	}
+	return *p
+}
+
+// JSONText is a JSON document as the database stores it: text.
+func JSONText(p *json.RawMessage) any {
+	if p == nil {
+		return nil
+	}
+	return string(*p)
+}
+
+// JSONMap is an object of strings as the database stores it: JSON text.
+func JSONMap(p *map[string]string) any {
+	if p == nil {
+		return nil
+	}
+	b, _ := json.Marshal(*p)
+	return string(b)
+}
+
+// ParentRef is a parent record an input names.
+type ParentRef struct {
+	Member string // the member naming it, e.g. "return_id"
+	Object string // the parent's object name, e.g. "return"
+	Table  string
+	ID     string
+}
+
+// Step is a write that follows a record's creation in its transaction:
+// the creation of an embedded child, given its parent's id.
+type Step func(ctx context.Context, s *Service, w Writer, team int, parentID string) error
+
+// Child is the Step creating embedded child in, whose member fk names the
+// parent (it may be absent, or must equal the new parent's id); at is the
+// child's path in the body, for errors.
+func Child[C any](res *Resource[C], in Input[C], fk *wire.Field[string], at, fkMember string) Step {
+	return func(ctx context.Context, s *Service, w Writer, team int, parentID string) error {
+		if err := EmbeddedParent(fk, parentID, at+"."+fkMember); err != nil {
+			return err
+		}
+		_, err := insert(ctx, s, w, res, in, team, false)
+		return problem.Prefix(err, at)
+	}
+}

@@ -1,0 +1,174 @@
+package engine
+
+import (
+	"context"
+	"database/sql"
+	"strings"
+
+	"records/internal/db"
+	"records/internal/query"
+)
+
+// Writer runs a write's statements (package db): on the pool, or in a
+// transaction.
+type Writer = *db.Writer
+
+// returning is the RETURNING clause answering the record as Scan reads it.
+func (res *Resource[E]) returning() string { return " RETURNING " + res.selectList() }
+
+// insertSQL is the statement creating a record with id for team from v.
+// Parents named are checked in the same statement: it inserts nothing
+// unless each is a record of the team (a SELECT with a condition, whose
+// values PostgreSQL needs typed, having no column to take a type from).
+// upsert, when not nil, makes it update the record with the id instead if
+// it exists in the team: the statement's ON CONFLICT clause.
+func insertSQL[E any](d query.Dialect, res *Resource[E], id string, team int, v *Values, parents []ParentRef, upsert *Values) (string, []any) {
+	var b strings.Builder
+	args := make([]any, 0, len(v.args)+2+2*len(parents))
+	b.WriteString(`INSERT INTO ` + quote(res.Table) + ` ("id", "team_id"`)
+	for _, c := range v.cols {
+		b.WriteString(", " + quote(c))
+	}
+	b.WriteString(")")
+	args = append(args, id, team)
+	args = append(args, v.args...)
+	if len(parents) == 0 && upsert == nil {
+		b.WriteString(" VALUES (?, ?")
+		b.WriteString(strings.Repeat(", ?", len(v.cols)))
+		b.WriteString(")")
+	} else {
+		cast := func(t string) string {
+			if d == query.Postgres {
+				return "?::" + t
+			}
+			return "?"
+		}
+		b.WriteString(" SELECT " + cast("text") + ", " + cast("int8"))
+		for _, t := range v.types {
+			b.WriteString(", " + cast(t))
+		}
+		// SQLite reads an upsert's SELECT right only with a WHERE clause.
+		b.WriteString(" WHERE 1 = 1")
+		for _, p := range parents {
+			b.WriteString(` AND EXISTS (SELECT 1 FROM ` + quote(p.Table) + ` WHERE "id" = ? AND "team_id" = ?)`)
+			args = append(args, p.ID, team)
+		}
+	}
+	if upsert != nil {
+		b.WriteString(` ON CONFLICT ("id") DO UPDATE SET `)
+		for _, c := range upsert.cols {
+			b.WriteString(quote(c) + " = ?, ")
+		}
+		args = append(args, upsert.args...)
+		t := quote(res.Table)
+		b.WriteString(`"version" = ` + t + `."version" + 1 WHERE ` + t + `."team_id" = excluded."team_id"`)
+	}
+	b.WriteString(res.returning())
+	return b.String(), args
+}
+
+// updateSQL is the statement writing v to the record with id in team, when
+// it is at a version pre lists and every parent it names is the team's.
+func updateSQL[E any](res *Resource[E], id string, team int, v *Values, pre *precondition, parents []ParentRef) (string, []any) {
+	var b strings.Builder
+	args := make([]any, 0, len(v.args)+2+len(parents)*2)
+	b.WriteString(`UPDATE ` + quote(res.Table) + ` SET `)
+	for _, c := range v.cols {
+		b.WriteString(quote(c) + " = ?, ")
+	}
+	args = append(args, v.args...)
+	b.WriteString(`"version" = "version" + 1 WHERE "id" = ? AND "team_id" = ?`)
+	args = append(args, id, team)
+	args = versionCondition(&b, pre, args)
+	for _, p := range parents {
+		b.WriteString(` AND EXISTS (SELECT 1 FROM ` + quote(p.Table) + ` WHERE "id" = ? AND "team_id" = ?)`)
+		args = append(args, p.ID, team)
+	}
+	b.WriteString(res.returning())
+	return b.String(), args
+}
+
+// versionCondition narrows a write to the versions an If-Match lists.
+func versionCondition(b *strings.Builder, pre *precondition, args []any) []any {
+	if pre == nil || pre.any {
+		return args
+	}
+	if len(pre.versions) == 0 {
+		b.WriteString(" AND 1 = 0")
+		return args
+	}
+	b.WriteString(` AND "version" IN (?` + strings.Repeat(", ?", len(pre.versions)-1) + ")")
+	for _, v := range pre.versions {
+		args = append(args, v)
+	}
+	return args
+}
+
+// writeRecord runs a statement answering at most one record.
+func writeRecord[E any](ctx context.Context, w Writer, res *Resource[E], text string, args []any) (*E, error) {
+	var rec *E
+	_, err := w.Query(ctx, 1, text, args, func(rows *sql.Rows) (err error) {
+		rec, err = res.Scan(rows)
+		return err
+	})
+	return rec, err
+}
+
+// insert creates the record of in for team, and what it embeds; it checks
+// the parents it names when check (embedded children name a parent made in
+// the same transaction).
+func insert[E any](ctx context.Context, s *Service, w Writer, res *Resource[E], in Input[E], team int, check bool) (*E, error) {
+	id, ok := in.GivenID()
+	if !ok {
+		id = NewID()
+		in.SetID(id)
+	}
+	var v Values
+	in.Values(&v, true)
+	var parents []ParentRef
+	if check {
+		parents = in.Parents()
+	}
+	text, args := insertSQL(s.Dialect, res, id, team, &v, parents, nil)
+	rec, err := writeRecord(ctx, w, res, text, args)
+	if err != nil {
+		return nil, err
+	}
+	if rec == nil {
+		return nil, missingParent(ctx, w, team, parents)
+	}
+	steps, err := in.Then(true)
+	if err != nil {
+		return nil, err
+	}
+	for _, step := range steps {
+		if err := step(ctx, s, w, team, id); err != nil {
+			return nil, err
+		}
+	}
+	return rec, nil
+}
+
+// missingParent names the first of parents that is not a record of team.
+func missingParent(ctx context.Context, w Writer, team int, parents []ParentRef) error {
+	for _, p := range parents {
+		found := false
+		_, err := w.Query(ctx, 1, `SELECT 1 FROM `+quote(p.Table)+` WHERE "id" = ? AND "team_id" = ?`, []any{p.ID, team},
+			func(*sql.Rows) error { found = true; return nil })
+		if err != nil {
+			return err
+		}
+		if !found {
+			return Parent(false, nil, p.Member, p.Object, p.ID)
+		}
+	}
+	return nil
+}
+
+// current reads the version of the record with id in team, if it exists.
+func current[E any](ctx context.Context, w Writer, res *Resource[E], team int, id string) (int64, bool, error) {
+	var v int64
+	n, err := w.Query(ctx, 1, `SELECT "version" FROM `+quote(res.Table)+` WHERE "id" = ? AND "team_id" = ?`, []any{id, team},
+		func(rows *sql.Rows) error { return rows.Scan(&v) })
+	return v, n > 0, err
+}
