@@ -17,6 +17,7 @@ import (
 	"records/ent/channelthread"
 	"records/ent/contact"
 	"records/ent/customer"
+	"records/ent/idempotencykey"
 	"records/ent/packinglist"
 	"records/ent/packinglistitem"
 	"records/ent/purchaseorder"
@@ -55,6 +56,8 @@ type Client struct {
 	Contact *ContactClient
 	// Customer is the client for interacting with the Customer builders.
 	Customer *CustomerClient
+	// IdempotencyKey is the client for interacting with the IdempotencyKey builders.
+	IdempotencyKey *IdempotencyKeyClient
 	// PackingList is the client for interacting with the PackingList builders.
 	PackingList *PackingListClient
 	// PackingListItem is the client for interacting with the PackingListItem builders.
@@ -100,6 +103,7 @@ func (c *Client) init() {
 	c.ChannelThread = NewChannelThreadClient(c.config)
 	c.Contact = NewContactClient(c.config)
 	c.Customer = NewCustomerClient(c.config)
+	c.IdempotencyKey = NewIdempotencyKeyClient(c.config)
 	c.PackingList = NewPackingListClient(c.config)
 	c.PackingListItem = NewPackingListItemClient(c.config)
 	c.PurchaseOrder = NewPurchaseOrderClient(c.config)
@@ -212,6 +216,7 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		ChannelThread:           NewChannelThreadClient(cfg),
 		Contact:                 NewContactClient(cfg),
 		Customer:                NewCustomerClient(cfg),
+		IdempotencyKey:          NewIdempotencyKeyClient(cfg),
 		PackingList:             NewPackingListClient(cfg),
 		PackingListItem:         NewPackingListItemClient(cfg),
 		PurchaseOrder:           NewPurchaseOrderClient(cfg),
@@ -251,6 +256,7 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		ChannelThread:           NewChannelThreadClient(cfg),
 		Contact:                 NewContactClient(cfg),
 		Customer:                NewCustomerClient(cfg),
+		IdempotencyKey:          NewIdempotencyKeyClient(cfg),
 		PackingList:             NewPackingListClient(cfg),
 		PackingListItem:         NewPackingListItemClient(cfg),
 		PurchaseOrder:           NewPurchaseOrderClient(cfg),
@@ -295,9 +301,10 @@ func (c *Client) Close() error {
 func (c *Client) Use(hooks ...Hook) {
 	for _, n := range []interface{ Use(...Hook) }{
 		c.APIToken, c.BillOfMaterialsLineItem, c.CaseRecord, c.ChannelThread, c.Contact,
-		c.Customer, c.PackingList, c.PackingListItem, c.PurchaseOrder,
-		c.ReturnLineItem, c.ReturnRecord, c.ServiceKey, c.Supplier, c.Team, c.User,
-		c.Vendor, c.Warranty, c.WarrantyLineItem, c.WorkOrder, c.WorkOrderLineItem,
+		c.Customer, c.IdempotencyKey, c.PackingList, c.PackingListItem,
+		c.PurchaseOrder, c.ReturnLineItem, c.ReturnRecord, c.ServiceKey, c.Supplier,
+		c.Team, c.User, c.Vendor, c.Warranty, c.WarrantyLineItem, c.WorkOrder,
+		c.WorkOrderLineItem,
 	} {
 		n.Use(hooks...)
 	}
@@ -308,9 +315,10 @@ func (c *Client) Use(hooks ...Hook) {
 func (c *Client) Intercept(interceptors ...Interceptor) {
 	for _, n := range []interface{ Intercept(...Interceptor) }{
 		c.APIToken, c.BillOfMaterialsLineItem, c.CaseRecord, c.ChannelThread, c.Contact,
-		c.Customer, c.PackingList, c.PackingListItem, c.PurchaseOrder,
-		c.ReturnLineItem, c.ReturnRecord, c.ServiceKey, c.Supplier, c.Team, c.User,
-		c.Vendor, c.Warranty, c.WarrantyLineItem, c.WorkOrder, c.WorkOrderLineItem,
+		c.Customer, c.IdempotencyKey, c.PackingList, c.PackingListItem,
+		c.PurchaseOrder, c.ReturnLineItem, c.ReturnRecord, c.ServiceKey, c.Supplier,
+		c.Team, c.User, c.Vendor, c.Warranty, c.WarrantyLineItem, c.WorkOrder,
+		c.WorkOrderLineItem,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -331,6 +339,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.Contact.mutate(ctx, m)
 	case *CustomerMutation:
 		return c.Customer.mutate(ctx, m)
+	case *IdempotencyKeyMutation:
+		return c.IdempotencyKey.mutate(ctx, m)
 	case *PackingListMutation:
 		return c.PackingList.mutate(ctx, m)
 	case *PackingListItemMutation:
@@ -1297,6 +1307,139 @@ func (c *CustomerClient) mutate(ctx context.Context, m *CustomerMutation) (Value
 		return (&CustomerDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
 		return nil, fmt.Errorf("ent: unknown Customer mutation op: %q", m.Op())
+	}
+}
+
+// IdempotencyKeyClient is a client for the IdempotencyKey schema.
+type IdempotencyKeyClient struct {
+	config
+}
+
+// NewIdempotencyKeyClient returns a client for the IdempotencyKey from the given config.
+func NewIdempotencyKeyClient(c config) *IdempotencyKeyClient {
+	return &IdempotencyKeyClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `idempotencykey.Hooks(f(g(h())))`.
+func (c *IdempotencyKeyClient) Use(hooks ...Hook) {
+	c.hooks.IdempotencyKey = append(c.hooks.IdempotencyKey, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `idempotencykey.Intercept(f(g(h())))`.
+func (c *IdempotencyKeyClient) Intercept(interceptors ...Interceptor) {
+	c.inters.IdempotencyKey = append(c.inters.IdempotencyKey, interceptors...)
+}
+
+// Create returns a builder for creating a IdempotencyKey entity.
+func (c *IdempotencyKeyClient) Create() *IdempotencyKeyCreate {
+	mutation := newIdempotencyKeyMutation(c.config, OpCreate)
+	return &IdempotencyKeyCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of IdempotencyKey entities.
+func (c *IdempotencyKeyClient) CreateBulk(builders ...*IdempotencyKeyCreate) *IdempotencyKeyCreateBulk {
+	return &IdempotencyKeyCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *IdempotencyKeyClient) MapCreateBulk(slice any, setFunc func(*IdempotencyKeyCreate, int)) *IdempotencyKeyCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &IdempotencyKeyCreateBulk{err: fmt.Errorf("calling to IdempotencyKeyClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*IdempotencyKeyCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &IdempotencyKeyCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for IdempotencyKey.
+func (c *IdempotencyKeyClient) Update() *IdempotencyKeyUpdate {
+	mutation := newIdempotencyKeyMutation(c.config, OpUpdate)
+	return &IdempotencyKeyUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *IdempotencyKeyClient) UpdateOne(_m *IdempotencyKey) *IdempotencyKeyUpdateOne {
+	mutation := newIdempotencyKeyMutation(c.config, OpUpdateOne, withIdempotencyKey(_m))
+	return &IdempotencyKeyUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *IdempotencyKeyClient) UpdateOneID(id string) *IdempotencyKeyUpdateOne {
+	mutation := newIdempotencyKeyMutation(c.config, OpUpdateOne, withIdempotencyKeyID(id))
+	return &IdempotencyKeyUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for IdempotencyKey.
+func (c *IdempotencyKeyClient) Delete() *IdempotencyKeyDelete {
+	mutation := newIdempotencyKeyMutation(c.config, OpDelete)
+	return &IdempotencyKeyDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *IdempotencyKeyClient) DeleteOne(_m *IdempotencyKey) *IdempotencyKeyDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *IdempotencyKeyClient) DeleteOneID(id string) *IdempotencyKeyDeleteOne {
+	builder := c.Delete().Where(idempotencykey.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &IdempotencyKeyDeleteOne{builder}
+}
+
+// Query returns a query builder for IdempotencyKey.
+func (c *IdempotencyKeyClient) Query() *IdempotencyKeyQuery {
+	return &IdempotencyKeyQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeIdempotencyKey},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a IdempotencyKey entity by its id.
+func (c *IdempotencyKeyClient) Get(ctx context.Context, id string) (*IdempotencyKey, error) {
+	return c.Query().Where(idempotencykey.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *IdempotencyKeyClient) GetX(ctx context.Context, id string) *IdempotencyKey {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// Hooks returns the client hooks.
+func (c *IdempotencyKeyClient) Hooks() []Hook {
+	return c.hooks.IdempotencyKey
+}
+
+// Interceptors returns the client interceptors.
+func (c *IdempotencyKeyClient) Interceptors() []Interceptor {
+	return c.inters.IdempotencyKey
+}
+
+func (c *IdempotencyKeyClient) mutate(ctx context.Context, m *IdempotencyKeyMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&IdempotencyKeyCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&IdempotencyKeyUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&IdempotencyKeyUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&IdempotencyKeyDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown IdempotencyKey mutation op: %q", m.Op())
 	}
 }
 
@@ -3526,14 +3669,14 @@ func (c *WorkOrderLineItemClient) mutate(ctx context.Context, m *WorkOrderLineIt
 type (
 	hooks struct {
 		APIToken, BillOfMaterialsLineItem, CaseRecord, ChannelThread, Contact, Customer,
-		PackingList, PackingListItem, PurchaseOrder, ReturnLineItem, ReturnRecord,
-		ServiceKey, Supplier, Team, User, Vendor, Warranty, WarrantyLineItem,
-		WorkOrder, WorkOrderLineItem []ent.Hook
+		IdempotencyKey, PackingList, PackingListItem, PurchaseOrder, ReturnLineItem,
+		ReturnRecord, ServiceKey, Supplier, Team, User, Vendor, Warranty,
+		WarrantyLineItem, WorkOrder, WorkOrderLineItem []ent.Hook
 	}
 	inters struct {
 		APIToken, BillOfMaterialsLineItem, CaseRecord, ChannelThread, Contact, Customer,
-		PackingList, PackingListItem, PurchaseOrder, ReturnLineItem, ReturnRecord,
-		ServiceKey, Supplier, Team, User, Vendor, Warranty, WarrantyLineItem,
-		WorkOrder, WorkOrderLineItem []ent.Interceptor
+		IdempotencyKey, PackingList, PackingListItem, PurchaseOrder, ReturnLineItem,
+		ReturnRecord, ServiceKey, Supplier, Team, User, Vendor, Warranty,
+		WarrantyLineItem, WorkOrder, WorkOrderLineItem []ent.Interceptor
 	}
 )

@@ -12,6 +12,7 @@ import (
 	"records/ent/channelthread"
 	"records/ent/contact"
 	"records/ent/customer"
+	"records/ent/idempotencykey"
 	"records/ent/packinglist"
 	"records/ent/packinglistitem"
 	"records/ent/purchaseorder"
@@ -98,6 +99,7 @@ func checkColumn(t, c string) error {
 			channelthread.Table:           channelthread.ValidColumn,
 			contact.Table:                 contact.ValidColumn,
 			customer.Table:                customer.ValidColumn,
+			idempotencykey.Table:          idempotencykey.ValidColumn,
 			packinglist.Table:             packinglist.ValidColumn,
 			packinglistitem.Table:         packinglistitem.ValidColumn,
 			purchaseorder.Table:           purchaseorder.ValidColumn,

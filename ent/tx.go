@@ -24,6 +24,8 @@ type Tx struct {
 	Contact *ContactClient
 	// Customer is the client for interacting with the Customer builders.
 	Customer *CustomerClient
+	// IdempotencyKey is the client for interacting with the IdempotencyKey builders.
+	IdempotencyKey *IdempotencyKeyClient
 	// PackingList is the client for interacting with the PackingList builders.
 	PackingList *PackingListClient
 	// PackingListItem is the client for interacting with the PackingListItem builders.
@@ -189,6 +191,7 @@ func (tx *Tx) init() {
 	tx.ChannelThread = NewChannelThreadClient(tx.config)
 	tx.Contact = NewContactClient(tx.config)
 	tx.Customer = NewCustomerClient(tx.config)
+	tx.IdempotencyKey = NewIdempotencyKeyClient(tx.config)
 	tx.PackingList = NewPackingListClient(tx.config)
 	tx.PackingListItem = NewPackingListItemClient(tx.config)
 	tx.PurchaseOrder = NewPurchaseOrderClient(tx.config)

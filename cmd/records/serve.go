@@ -68,6 +68,7 @@ func newServeCmd() *cobra.Command {
 	cmd.Flags().Int64Var(&cfg.MaxBody, "max-body", cfg.MaxBody, "largest request body, in bytes (413 beyond)")
 	cmd.Flags().Float64Var(&cfg.RateLimit, "rate-limit", cfg.RateLimit, "requests per second per token (429 beyond)")
 	cmd.Flags().IntVar(&cfg.RateBurst, "rate-burst", cfg.RateBurst, "burst of requests per token above the rate")
+	cmd.Flags().DurationVar(&cfg.IdempotencyTTL, "idempotency-ttl", cfg.IdempotencyTTL, "how long the answer to a write sent with an Idempotency-Key replays")
 	cmd.Flags().DurationVar(&cfg.TokenCacheTTL, "token-cache", cfg.TokenCacheTTL, "how long a verified token is trusted before the database is asked again (a revocation takes effect within it)")
 	return cmd
 }

@@ -250,6 +250,29 @@ var (
 			},
 		},
 	}
+	// IdempotencyKeysColumns holds the columns for the "idempotency_keys" table.
+	IdempotencyKeysColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeString},
+		{Name: "fingerprint", Type: field.TypeString},
+		{Name: "status", Type: field.TypeInt},
+		{Name: "body", Type: field.TypeBytes},
+		{Name: "etag", Type: field.TypeString, Nullable: true},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "expires_at", Type: field.TypeTime},
+	}
+	// IdempotencyKeysTable holds the schema information for the "idempotency_keys" table.
+	IdempotencyKeysTable = &schema.Table{
+		Name:       "idempotency_keys",
+		Columns:    IdempotencyKeysColumns,
+		PrimaryKey: []*schema.Column{IdempotencyKeysColumns[0]},
+		Indexes: []*schema.Index{
+			{
+				Name:    "idempotencykey_expires_at",
+				Unique:  false,
+				Columns: []*schema.Column{IdempotencyKeysColumns[6]},
+			},
+		},
+	}
 	// PackingListsColumns holds the columns for the "packing_lists" table.
 	PackingListsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeString},
@@ -835,6 +858,7 @@ var (
 		ChannelThreadsTable,
 		ContactsTable,
 		CustomersTable,
+		IdempotencyKeysTable,
 		PackingListsTable,
 		PackingListItemsTable,
 		PurchaseOrdersTable,
@@ -877,6 +901,9 @@ func init() {
 	CustomersTable.ForeignKeys[0].RefTable = TeamsTable
 	CustomersTable.Annotation = &entsql.Annotation{
 		Table: "customers",
+	}
+	IdempotencyKeysTable.Annotation = &entsql.Annotation{
+		Table: "idempotency_keys",
 	}
 	PackingListsTable.ForeignKeys[0].RefTable = TeamsTable
 	PackingListsTable.Annotation = &entsql.Annotation{

@@ -24,6 +24,9 @@ type Contact func(*sql.Selector)
 // Customer is the predicate function for customer builders.
 type Customer func(*sql.Selector)
 
+// IdempotencyKey is the predicate function for idempotencykey builders.
+type IdempotencyKey func(*sql.Selector)
+
 // PackingList is the predicate function for packinglist builders.
 type PackingList func(*sql.Selector)
 

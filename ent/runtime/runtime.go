@@ -9,6 +9,7 @@ import (
 	"records/ent/channelthread"
 	"records/ent/contact"
 	"records/ent/customer"
+	"records/ent/idempotencykey"
 	"records/ent/packinglist"
 	"records/ent/packinglistitem"
 	"records/ent/purchaseorder"
@@ -170,6 +171,12 @@ func init() {
 	customer.DefaultID = customerDescID.Default.(func() string)
 	// customer.IDValidator is a validator for the "id" field. It is called by the builders before save.
 	customer.IDValidator = customerDescID.Validators[0].(func(string) error)
+	idempotencykeyFields := schema.IdempotencyKey{}.Fields()
+	_ = idempotencykeyFields
+	// idempotencykeyDescID is the schema descriptor for id field.
+	idempotencykeyDescID := idempotencykeyFields[0].Descriptor()
+	// idempotencykey.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	idempotencykey.IDValidator = idempotencykeyDescID.Validators[0].(func(string) error)
 	packinglistMixin := schema.PackingList{}.Mixin()
 	packinglistMixinHooks0 := packinglistMixin[0].Hooks()
 	packinglist.Hooks[0] = packinglistMixinHooks0[0]

@@ -172,6 +172,9 @@ func (db *DB) Exec(ctx context.Context, query string, args ...any) (sql.Result, 
 // included).
 func (db *DB) Statements() int64 { return db.stmts.ran.Load() + db.generated.ran.Load() }
 
+// Postgres tells whether the database is PostgreSQL (else SQLite).
+func (db *DB) Postgres() bool { return db.Dialect == migrate.Postgres }
+
 // Ping checks that the database answers.
 func (db *DB) Ping(ctx context.Context) error { return Classify(ctx, db.SQL.PingContext(ctx)) }
 

@@ -118,3 +118,13 @@ func (w *Writer) Exec(ctx context.Context, text string, args ...any) (int64, err
 	n, err := res.RowsAffected()
 	return n, Classify(ctx, err)
 }
+
+// Each is Query for reading inside the write, as DB.Each reads outside:
+// a transaction reads what it has written.
+func (w *Writer) Each(ctx context.Context, max int, text string, args []any, scan func(*sql.Rows) error) error {
+	_, err := w.Query(ctx, max, text, args, scan)
+	return err
+}
+
+// Postgres tells whether the database is PostgreSQL (else SQLite).
+func (w *Writer) Postgres() bool { return w.db.Postgres() }

@@ -100,12 +100,28 @@ func Open(tb testing.TB, dialect string) *db.DB {
 // OpenEmpty returns a fresh database of the dialect with nothing applied.
 func OpenEmpty(tb testing.TB, dialect string) *db.DB {
 	tb.Helper()
-	database, err := db.Open(context.Background(), db.Config{URL: URL(tb, dialect)})
+	u := URL(tb, dialect)
+	database, err := db.Open(context.Background(), db.Config{URL: u})
 	if err != nil {
 		tb.Fatalf("opening the %s database: %v", dialect, err)
 	}
-	tb.Cleanup(func() { database.Close() })
+	urls.Store(database, u)
+	tb.Cleanup(func() { urls.Delete(database); database.Close() })
 	return database
+}
+
+// urls remembers the URL of every database Open made, for URLOf.
+var urls sync.Map
+
+// URLOf is the URL a database from Open was opened with, so that a test
+// can open it again, as another process would.
+func URLOf(tb testing.TB, database *db.DB) string {
+	tb.Helper()
+	u, ok := urls.Load(database)
+	if !ok {
+		tb.Fatal("dbtest.URLOf: the database was not opened by dbtest")
+	}
+	return u.(string)
 }
 
 // Each runs fn as a parallel subtest per dialect, each with a fresh migrated database.

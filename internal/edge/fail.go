@@ -1,6 +1,7 @@
 package edge
 
 import (
+	"context"
 	"errors"
 	"strconv"
 	"strings"
@@ -23,6 +24,14 @@ const retryAfterUnavailable = 5
 // It is the one place that turns errors into responses; the access log
 // reads the problem back (with its cause, for internal ones).
 func Fail(c *gin.Context, err error) {
+	if c.Request.Context().Err() == context.Canceled {
+		// The client hung up: not a fault of the server, and nobody to
+		// answer. Logged and counted as 499.
+		c.Set(KeyProblem, &problem.Error{Code: problem.ClientClosed, Cause: err})
+		c.Status(problem.ClientClosed.Status())
+		c.Abort()
+		return
+	}
 	p := ToProblem(err)
 	c.Set(KeyProblem, p)
 	h := c.Writer.Header()

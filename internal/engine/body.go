@@ -78,19 +78,24 @@ func tooLarge(limit int64) *problem.Error {
 // parseBody splits a body into its members, turning JSON errors into 400s.
 func parseBody(body []byte) ([]wire.Member, error) {
 	members, err := wire.ParseObject(body)
-	if err == nil {
-		return members, nil
+	if err != nil {
+		return nil, parseError(err)
 	}
+	return members, nil
+}
+
+// parseError turns a JSON reader's error into the 400 a client can act on.
+func parseError(err error) error {
 	var (
 		syntax *wire.SyntaxError
 		dup    *wire.DuplicateError
 	)
 	switch {
 	case errors.As(err, &syntax):
-		return nil, problem.New(problem.InvalidJSON, "malformed JSON at byte offset %d (counting from 0): %s", syntax.Offset, syntax.Msg)
+		return problem.New(problem.InvalidJSON, "malformed JSON at byte offset %d (counting from 0): %s", syntax.Offset, syntax.Msg)
 	case errors.As(err, &dup):
-		return nil, problem.Member(dup.Name, "appears more than once")
+		return problem.Member(dup.Name, "appears more than once")
 	default:
-		return nil, problem.New(problem.InvalidRequest, "%s", err.Error())
+		return problem.New(problem.InvalidRequest, "%s", err.Error())
 	}
 }

@@ -40,7 +40,7 @@ func (op *Op[E]) create(ctx context.Context, s *Service, req *request) (int, *Re
 // written is the result of a write that stored rec, with what it embeds
 // (read after the write, on the few resources that embed records).
 func (op *Op[E]) written(ctx context.Context, s *Service, team int, rec *E, created bool) (*Result[E], error) {
-	if err := loadEmbeds(ctx, s.Reader, op.Res, team, []*E{rec}); err != nil {
+	if err := loadEmbeds(ctx, s.reader(ctx), op.Res, team, []*E{rec}); err != nil {
 		return nil, err
 	}
 	return &Result[E]{Record: rec, ID: op.Res.ID(rec), Created: created}, nil

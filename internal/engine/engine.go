@@ -10,6 +10,8 @@
 package engine
 
 import (
+	"context"
+	"database/sql"
 	"time"
 
 	"records/internal/db"
@@ -18,8 +20,8 @@ import (
 
 // Service is what every handler needs, filled in by the server.
 type Service struct {
-	// Reader serves reads (a record by id, a page) and runs writes.
-	Reader Reader
+	// DB serves reads (a record by id, a page) and runs writes.
+	DB *db.DB
 	// MaxBody caps request bodies, in bytes.
 	MaxBody int64
 	// InterruptReads bounds plain reads by the request's deadline
@@ -32,12 +34,31 @@ type Service struct {
 	// RequestTimeout bounds each page an export reads and writes (an
 	// export as a whole may take longer).
 	RequestTimeout time.Duration
+	// IdempotencyTTL is how long an Idempotency-Key's answer replays
+	// (DefaultIdempotencyTTL when 0).
+	IdempotencyTTL time.Duration
 }
 
 // Reader runs the generated reads: SQL written with ? placeholders, each
 // text prepared once and reused (package db rewrites the placeholders for
-// PostgreSQL and types its errors).
-type Reader = *db.DB
+// PostgreSQL and types its errors). It is the database, or the
+// transaction of a write, which reads what it has written.
+type Reader interface {
+	Each(ctx context.Context, max int, text string, args []any, scan func(*sql.Rows) error) error
+	Postgres() bool
+}
+
+// writerKey holds, in a context, the write a request runs in whole (one
+// with an Idempotency-Key): its statements join that transaction.
+type writerKey struct{}
+
+// reader is what the request reads through: its write, if it runs in one.
+func (s *Service) reader(ctx context.Context) Reader {
+	if w, ok := ctx.Value(writerKey{}).(Writer); ok {
+		return w
+	}
+	return s.DB
+}
 
 // Result is what an operation hands its envelope to encode.
 type Result[E any] struct {
@@ -51,6 +72,7 @@ type Result[E any] struct {
 	res         *Resource[E]
 	view        *view[E]
 	notModified bool // If-None-Match matched: 304, no body
+	bulk        bool // a bulk create: {"<plural>": [records]}
 }
 
 // Paging describes a page of a list.

@@ -6,8 +6,6 @@ import (
 	"strings"
 
 	"github.com/lib/pq"
-
-	"records/internal/migrate"
 )
 
 // inIDs is the condition "column holds one of ids" with its parameters:
@@ -16,7 +14,7 @@ import (
 // of two by repeating the last id (which changes nothing it matches), so
 // that its texts stay few and each is prepared once.
 func inIDs(r Reader, column string, ids []string) (string, []any) {
-	if r.Dialect == migrate.Postgres {
+	if r.Postgres() {
 		return `"` + column + `" = ANY(?)`, []any{pq.StringArray(ids)}
 	}
 	n := 1

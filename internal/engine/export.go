@@ -116,7 +116,7 @@ func (op *Op[E]) export(c *gin.Context, s *Service, format string, p *query.Page
 func (op *Op[E]) exportPage(ctx context.Context, s *Service, p *query.Page, team int, v *view[E]) ([]*E, bool, error) {
 	ctx, cancel := context.WithTimeout(ctx, s.RequestTimeout)
 	defer cancel()
-	records, err := readPage(ctx, s.Reader, op.Res, team, p)
+	records, err := readPage(ctx, s.reader(ctx), op.Res, team, p)
 	if err != nil {
 		return nil, false, err
 	}
@@ -124,15 +124,20 @@ func (op *Op[E]) exportPage(ctx context.Context, s *Service, p *query.Page, team
 	if more {
 		records = records[:p.Limit]
 	}
-	if err := loadEmbeds(ctx, s.Reader, op.Res, team, records); err != nil {
+	if err := loadEmbeds(ctx, s.reader(ctx), op.Res, team, records); err != nil {
 		return nil, false, err
 	}
-	return records, more, v.load(ctx, s.Reader, op.Res, team, records)
+	return records, more, v.load(ctx, s.reader(ctx), op.Res, team, records)
 }
 
 // cut ends a failed export: it writes what explains the failure, if the
 // format has a way to, and drops the connection before the body's end.
 func (op *Op[E]) cut(c *gin.Context, enc *exportEncoder[E], buf *bytes.Buffer, err error) error {
+	if c.Request.Context().Err() == context.Canceled { // the client hung up
+		c.Set(edge.KeyProblem, &problem.Error{Code: problem.ClientClosed, Cause: err})
+		c.Abort()
+		return nil
+	}
 	p := edge.ToProblem(err)
 	c.Set(edge.KeyProblem, p)
 	if buf != nil {

@@ -73,7 +73,7 @@ func (op *Op[E]) read(ctx context.Context, s *Service, req *request, v *view[E])
 		return 0, nil, err
 	}
 	defer cancel()
-	rec, found, err := find(ctx, s.Reader, op.Res, id)
+	rec, found, err := find(ctx, s.reader(ctx), op.Res, id)
 	switch {
 	case err != nil:
 		return 0, nil, err
@@ -85,7 +85,7 @@ func (op *Op[E]) read(ctx context.Context, s *Service, req *request, v *view[E])
 	}
 	if v != nil {
 		team, _ := teamOf(ctx)
-		if err := v.load(ctx, s.Reader, op.Res, team, []*E{rec}); err != nil {
+		if err := v.load(ctx, s.reader(ctx), op.Res, team, []*E{rec}); err != nil {
 			return 0, nil, err
 		}
 	}

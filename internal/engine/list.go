@@ -54,7 +54,7 @@ func (op *Op[E]) list(ctx context.Context, s *Service, c *gin.Context, members [
 		return 0, nil, err
 	}
 	defer cancel()
-	records, err := readPage(ctx, s.Reader, op.Res, team, p)
+	records, err := readPage(ctx, s.reader(ctx), op.Res, team, p)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -69,10 +69,10 @@ func (op *Op[E]) list(ctx context.Context, s *Service, c *gin.Context, members [
 			return 0, nil, err
 		}
 	}
-	if err := loadEmbeds(ctx, s.Reader, op.Res, team, records); err != nil {
+	if err := loadEmbeds(ctx, s.reader(ctx), op.Res, team, records); err != nil {
 		return 0, nil, err
 	}
-	if err := v.load(ctx, s.Reader, op.Res, team, records); err != nil {
+	if err := v.load(ctx, s.reader(ctx), op.Res, team, records); err != nil {
 		return 0, nil, err
 	}
 	r.Records = records

@@ -49,30 +49,70 @@ type Op[E any] struct {
 }
 
 // Handler returns the gin handler of the operation: parse, run, render.
+// A write sent with an Idempotency-Key runs in one transaction with the
+// storing of its answer (see serveKeyed).
 func (op *Op[E]) Handler(s *Service) gin.HandlerFunc {
 	return func(c *gin.Context) {
-		status, r, err := op.serve(s, c)
+		body, err := s.readBody(c)
+		if err != nil {
+			edge.Fail(c, err)
+			return
+		}
+		key, keyed, err := idempotencyKey(c.Request)
 		switch {
 		case err != nil:
 			edge.Fail(c, err)
-		case r == nil: // answered already (an export)
-		case r.notModified:
-			c.Writer.Header().Set("ETag", etag(op.Res.Version(r.Record)))
-			c.Status(http.StatusNotModified)
+		case keyed:
+			op.serveKeyed(s, c, key, body)
 		default:
-			r.res = op.Res
-			if op.ETag && r.Record != nil {
-				c.Writer.Header().Set("ETag", etag(op.Res.Version(r.Record)))
-			}
-			edge.WriteJSON(c, status, func(b []byte) []byte { return op.Envelope(b, r) })
+			status, r, err := op.serve(s, c, body)
+			op.answer(c, status, r, err)
 		}
 	}
 }
 
-func (op *Op[E]) serve(s *Service, c *gin.Context) (int, *Result[E], error) {
-	body, err := s.readBody(c)
-	if err != nil {
-		return 0, nil, err
+// answer renders the outcome of serve.
+func (op *Op[E]) answer(c *gin.Context, status int, r *Result[E], err error) {
+	switch {
+	case err != nil:
+		edge.Fail(c, err)
+	case r == nil: // answered already (an export)
+	case r.notModified:
+		c.Writer.Header().Set("ETag", etag(op.Res.Version(r.Record)))
+		c.Status(http.StatusNotModified)
+	default:
+		if tag := op.etag(r); tag != "" {
+			c.Writer.Header().Set("ETag", tag)
+		}
+		edge.WriteJSON(c, status, func(b []byte) []byte { return op.render(b, r) })
+	}
+}
+
+// render appends the success body of r: the operation's envelope, or the
+// records of a bulk create under the plural.
+func (op *Op[E]) render(b []byte, r *Result[E]) []byte {
+	r.res = op.Res
+	if r.bulk {
+		b = append(b, `{"`+op.Res.Plural+`":`...)
+		return append(r.AppendRecords(b), '}')
+	}
+	return op.Envelope(b, r)
+}
+
+// etag is the ETag of an answer that is one plain record, else "".
+func (op *Op[E]) etag(r *Result[E]) string {
+	if !op.ETag || r.Record == nil || r.bulk {
+		return ""
+	}
+	return etag(op.Res.Version(r.Record))
+}
+
+func (op *Op[E]) serve(s *Service, c *gin.Context, body []byte) (int, *Result[E], error) {
+	if op.Kind == spec.Create && isArray(body) {
+		if c.Request.URL.RawQuery != "" {
+			return 0, nil, problem.New(problem.InvalidRequest, "this operation takes no query parameters; send the members in a JSON body")
+		}
+		return op.bulk(c.Request.Context(), s, body)
 	}
 	members, err := parseBody(body)
 	if err != nil {

@@ -132,7 +132,7 @@ func count[E any](ctx context.Context, s *Service, res *Resource[E], team int, p
 	}
 	if how == query.Estimated && s.Dialect == query.Postgres {
 		var plan string
-		err := s.Reader.Each(ctx, 1, "EXPLAIN (FORMAT JSON) SELECT 1"+where, args, func(rows *sql.Rows) error { return rows.Scan(&plan) })
+		err := s.reader(ctx).Each(ctx, 1, "EXPLAIN (FORMAT JSON) SELECT 1"+where, args, func(rows *sql.Rows) error { return rows.Scan(&plan) })
 		if err != nil {
 			return 0, false, err
 		}
@@ -146,7 +146,7 @@ func count[E any](ctx context.Context, s *Service, res *Resource[E], team int, p
 		}
 	}
 	var n int64
-	err := s.Reader.Each(ctx, 1, "SELECT COUNT(*)"+where, args, func(rows *sql.Rows) error { return rows.Scan(&n) })
+	err := s.reader(ctx).Each(ctx, 1, "SELECT COUNT(*)"+where, args, func(rows *sql.Rows) error { return rows.Scan(&n) })
 	return n, false, err
 }
 

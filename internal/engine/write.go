@@ -14,10 +14,14 @@ import (
 // write runs fn, the statements of a write, within the request's deadline:
 // in one transaction when inTx (all of it is written, or none), else as
 // single statements.
+// A request that runs in one write (see writerKey) writes in that one.
 func (s *Service) write(ctx context.Context, inTx bool, fn func(w Writer) error) error {
+	if w, ok := ctx.Value(writerKey{}).(Writer); ok {
+		return fn(w)
+	}
 	ctx, cancel := edge.Bounded(ctx)
 	defer cancel()
-	return s.Reader.Write(ctx, inTx, fn)
+	return s.DB.Write(ctx, inTx, fn)
 }
 
 // writeError classifies the error of a write: a taken unique value, a

@@ -78,7 +78,7 @@ func ProblemCodes() []string {
 
 // errorResponses names the component response of each error status.
 var errorResponses = map[int]string{
-	400: "BadRequest", 401: "Unauthorized", 403: "Forbidden", 404: "NotFound", 409: "Conflict",
+	400: "BadRequest", 401: "Unauthorized", 403: "Forbidden", 404: "NotFound", 409: "Conflict", 412: "PreconditionFailed", 422: "KeyReused",
 	413: "PayloadTooLarge", 415: "UnsupportedMediaType", 429: "TooManyRequests", 500: "InternalError", 503: "Unavailable",
 }
 
@@ -178,13 +178,19 @@ func operation(rt *routeView, seen map[string]int) *obj {
 			"description", "The record's id.", "schema", ref("Id")))
 	}
 	params = append(params, queryParameters(op)...)
+	params = append(params, headerParameters(rt)...)
 	if len(params) > 0 {
 		o.set("parameters", params)
+	}
+	body := requestSchema(op)
+	if isBulk(op) {
+		body = newObj("oneOf", []any{body, newObj("type", "array", "items", body, "minItems", 1, "maxItems", maxBulk,
+			"description", fmt.Sprintf("A bulk create: 1 to %d records, created in one transaction or none; faults name the element, e.g. [3].email.", maxBulk))})
 	}
 	o.set("requestBody", newObj(
 		"required", false,
 		"description", "May be empty, which counts as {}.",
-		"content", newObj("application/json", newObj("schema", requestSchema(op))),
+		"content", newObj("application/json", newObj("schema", body)),
 	))
 	o.set("responses", responses(rt))
 	return o
@@ -271,6 +277,39 @@ func queryParameters(op *opView) []any {
 			out = append(out, newObj("name", "expand", "in", "query", "schema", newObj("type", "string"),
 				"description", "Related records to answer under the member expand, separated by commas: "+expandNames(op.Resource)+"."))
 		}
+	}
+	return out
+}
+
+// maxBulk is the most records one bulk create takes.
+const maxBulk = 1000
+
+// isBulk tells whether a route's operation takes a JSON array: the generic
+// create of a resource.
+func isBulk(op *opView) bool { return op.Kind == "create" && op.Generic }
+
+// writeMethods are the methods whose requests take an Idempotency-Key.
+var writeMethods = map[string]bool{"POST": true, "PUT": true, "PATCH": true, "DELETE": true}
+
+// headerParameters are the conditional and idempotency headers a route takes.
+func headerParameters(rt *routeView) []any {
+	op := rt.Op
+	var out []any
+	switch op.Kind {
+	case "patch", "upsert", "delete":
+		out = append(out, newObj("name", "If-Match", "in", "header", "schema", newObj("type", "string"),
+			"description", "Write only if the record's ETag is listed (* : if it exists); otherwise 412, nothing written."))
+	case "get", "get_or_create":
+		if op.ETag {
+			out = append(out, newObj("name", "If-None-Match", "in", "header", "schema", newObj("type", "string"),
+				"description", "304 without a body when the record's ETag is listed."))
+		}
+	}
+	if writeMethods[rt.Method] {
+		out = append(out, newObj("name", "Idempotency-Key", "in", "header", "schema", newObj("type", "string", "minLength", 1, "maxLength", 255),
+			"description", "1–255 printable ASCII characters. The first request with a key runs and its answer is kept for 24 hours: "+
+				"a retry with the same key and request answers it again (Idempotent-Replayed: true) and writes nothing; "+
+				"the key with another request is 422; while the first still runs, 409."))
 	}
 	return out
 }
@@ -541,7 +580,14 @@ func responses(rt *routeView) *obj {
 	op := rt.Op
 	out := newObj()
 	success := func(desc string) *obj {
-		content := newObj("application/json", newObj("schema", envelopeSchema(op.shape, op)))
+		schema := envelopeSchema(op.shape, op)
+		if isBulk(op) {
+			schema = newObj("oneOf", []any{schema, newObj("type", "object", "properties",
+				newObj(op.Resource.Plural, newObj("type", "array", "items", ref(op.Resource.Type))),
+				"required", []any{op.Resource.Plural}, "additionalProperties", false,
+				"description", "A bulk create's records, in the order given.")})
+		}
+		content := newObj("application/json", newObj("schema", schema))
 		if op.Kind == "list" {
 			content.set("application/x-ndjson", newObj("schema", newObj("type", "string",
 				"description", "With Accept: application/x-ndjson: every matching record, one JSON object a line. "+
@@ -550,7 +596,15 @@ func responses(rt *routeView) *obj {
 				"description", "With Accept: text/csv: every matching record, after a header row of member names (RFC 4180). "+
 					"A failure midway cuts the stream off unterminated.")))
 		}
-		return newObj("description", desc, "headers", successHeaders(rt), "content", content)
+		headers := successHeaders(rt)
+		if op.ETag {
+			headers.set("ETag", newObj("description", `The record's version as a strong entity tag, e.g. "3".`, "schema", newObj("type", "string")))
+		}
+		if writeMethods[rt.Method] {
+			headers.set("Idempotent-Replayed", newObj("description", "true when the answer is the stored one of an earlier request with the same Idempotency-Key.",
+				"schema", newObj("type", "string", "enum", []any{"true"})))
+		}
+		return newObj("description", desc, "headers", headers, "content", content)
 	}
 	switch op.Kind {
 	case "create":
@@ -561,6 +615,11 @@ func responses(rt *routeView) *obj {
 	default:
 		out.set("200", success("Success."))
 	}
+	if (op.Kind == "get" || op.Kind == "get_or_create") && op.ETag {
+		out.set("304", newObj("description", "Not modified: the record's ETag is one If-None-Match lists.",
+			"headers", newObj("ETag", newObj("schema", newObj("type", "string")),
+				"X-Request-Id", newObj("$ref", "#/components/headers/X-Request-Id"))))
+	}
 	statuses := []int{400, 401}
 	if op.Kind != "list" && op.Kind != "get" {
 		statuses = append(statuses, 403)
@@ -570,7 +629,18 @@ func responses(rt *routeView) *obj {
 	case "create", "upsert", "get_or_create", "patch":
 		statuses = append(statuses, 409)
 	}
-	statuses = append(statuses, 413, 415, 429, 500, 503)
+	if writeMethods[rt.Method] && op.Kind != "create" && op.Kind != "upsert" && op.Kind != "get_or_create" && op.Kind != "patch" {
+		statuses = append(statuses, 409)
+	}
+	switch op.Kind {
+	case "patch", "upsert", "delete":
+		statuses = append(statuses, 412)
+	}
+	statuses = append(statuses, 413, 415)
+	if writeMethods[rt.Method] {
+		statuses = append(statuses, 422)
+	}
+	statuses = append(statuses, 429, 500, 503)
 	for _, s := range statuses {
 		out.set(fmt.Sprint(s), newObj("$ref", "#/components/responses/"+errorResponses[s]))
 	}
@@ -777,7 +847,9 @@ func components(m *apiModel) *obj {
 					"X-Request-Id", newObj("$ref", "#/components/headers/X-Request-Id"))),
 			"Forbidden", respond("The token may only read.", plain),
 			"NotFound", respond("No such record in the caller's team.", plain),
-			"Conflict", respond("A unique value (an id, a username) is taken.", plain),
+			"Conflict", respond("A unique value (an id, a username) is taken, or a request with the same Idempotency-Key is still running.", retry),
+			"PreconditionFailed", respond("If-Match named versions the record is not at, or the record does not exist; nothing was written.", plain),
+			"KeyReused", respond("The Idempotency-Key was used with another request.", plain),
 			"PayloadTooLarge", respond("The body is over the limit (1 MiB by default).", plain),
 			"UnsupportedMediaType", respond("The body is not JSON.", plain),
 			"TooManyRequests", respond("The token's rate limit is exhausted.", retry),

@@ -32,6 +32,7 @@ const (
 	RateLimited          = spec.RateLimited
 	Internal             = spec.Internal
 	Unavailable          = spec.Unavailable
+	ClientClosed         = spec.ClientClosed
 )
 
 // MemberError names one member of the request and what is wrong with it.

@@ -11,7 +11,8 @@ func TestMalformedBodies(t *testing.T) {
 	each(t, func(t *testing.T, h *harness) {
 		h.call("POST", "/v1/customers", `{"email": "a@b.c",}`).problem(400, "invalid_json").mentions("at byte offset 18")
 		h.call("POST", "/v1/customers", `{"email": "a@b.c"`).problem(400, "invalid_json").mentions("at byte offset 17")
-		h.call("POST", "/v1/customers", `[{"email":"a"}]`).problem(400, "invalid_request").mentions("must be a JSON object")
+		// An array is a bulk create on POST /v1/<plural>, and nowhere else.
+		h.call("PATCH", "/v1/customers/c1", `[{"email":"a"}]`).problem(400, "invalid_request").mentions("must be a JSON object")
 		h.call("POST", "/v1/customers", `{"email":"a","email":"b"}`).problem(400, "invalid_request", "email").mentions("more than once")
 		h.call("POST", "/v1/customers", "{\"email\":\"\xff\"}").problem(400, "invalid_json").mentions("UTF-8")
 		// Nothing was written by any of them.

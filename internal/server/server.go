@@ -48,6 +48,9 @@ type Config struct {
 	// TokenCacheTTL is how long a verified token is trusted without asking
 	// the database again (and so how long a revocation takes to bite).
 	TokenCacheTTL time.Duration
+	// IdempotencyTTL is how long the answer to a write sent with an
+	// Idempotency-Key replays.
+	IdempotencyTTL time.Duration
 }
 
 // DefaultConfig holds the documented defaults.
@@ -61,6 +64,7 @@ func DefaultConfig() Config {
 		RateLimit:         50,
 		RateBurst:         100,
 		TokenCacheTTL:     time.Second,
+		IdempotencyTTL:    engine.DefaultIdempotencyTTL,
 	}
 }
 
@@ -76,6 +80,7 @@ type Server struct {
 	http    *http.Server
 	ln      net.Listener
 	done    chan error
+	stop    chan struct{} // stops the janitor
 }
 
 func init() { gin.SetMode(gin.ReleaseMode) }
@@ -144,7 +149,7 @@ func (s *Server) routes(cursors *query.Cursors) (*gin.Engine, *edge.Router) {
 		dialect = query.Postgres
 	}
 	handlers.Register(r, &engine.Service{
-		Reader:  s.db,
+		DB:      s.db,
 		MaxBody: s.cfg.MaxBody,
 		// PostgreSQL interrupts reads at the request's deadline; SQLite
 		// reads run to their end (see edge.Unbounded).
@@ -152,6 +157,7 @@ func (s *Server) routes(cursors *query.Cursors) (*gin.Engine, *edge.Router) {
 		Dialect:        dialect,
 		Cursors:        cursors,
 		RequestTimeout: s.cfg.RequestTimeout,
+		IdempotencyTTL: s.cfg.IdempotencyTTL,
 	})
 	return e, r
 }
@@ -180,6 +186,8 @@ func (s *Server) Open() error {
 	}
 	s.ln = ln
 	s.done = make(chan error, 1)
+	s.stop = make(chan struct{})
+	go s.janitor(s.stop)
 	go func() {
 		err := s.http.Serve(ln)
 		if errors.Is(err, http.ErrServerClosed) {
@@ -201,5 +209,9 @@ func (s *Server) Done() <-chan error { return s.done }
 func (s *Server) Close() error {
 	ctx, cancel := context.WithTimeout(context.Background(), s.cfg.ShutdownTimeout)
 	defer cancel()
+	if s.stop != nil {
+		close(s.stop)
+		s.stop = nil
+	}
 	return s.http.Shutdown(ctx)
 }

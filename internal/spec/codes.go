@@ -70,8 +70,16 @@ var Codes = []CodeInfo{
 		"The database is unreachable or too slow; Retry-After says when to retry."},
 }
 
+// clientClosed describes ClientClosed, which no answer carries, so it is not
+// among Codes (the documents list what clients can receive).
+var clientClosed = CodeInfo{ClientClosed, 499, "Client closed request",
+	"The client hung up before the answer; the request was stopped (and a write rolled back) unless it had finished."}
+
 // Info describes the code; an unknown code is described as internal.
 func (c Code) Info() CodeInfo {
+	if c == ClientClosed {
+		return clientClosed
+	}
 	for _, i := range Codes {
 		if i.Code == c {
 			return i

@@ -75,5 +75,9 @@ ALTER TABLE "work_orders" ADD COLUMN "version" bigint NOT NULL DEFAULT 1;
 CREATE INDEX "workorder_team_id_created_at_id" ON "work_orders" ("team_id", "created_at", "id");
 -- Create index "workorder_team_id_status_id" to table: "work_orders"
 CREATE INDEX "workorder_team_id_status_id" ON "work_orders" ("team_id", "status", "id");
+-- Create "idempotency_keys" table
+CREATE TABLE "idempotency_keys" ("id" character varying NOT NULL, "fingerprint" character varying NOT NULL, "status" bigint NOT NULL, "body" bytea NOT NULL, "etag" character varying NULL, "created_at" timestamptz NOT NULL, "expires_at" timestamptz NOT NULL, PRIMARY KEY ("id"));
+-- Create index "idempotencykey_expires_at" to table: "idempotency_keys"
+CREATE INDEX "idempotencykey_expires_at" ON "idempotency_keys" ("expires_at");
 -- Create "service_keys" table
 CREATE TABLE "service_keys" ("id" character varying NOT NULL, "value" bytea NOT NULL, PRIMARY KEY ("id"));

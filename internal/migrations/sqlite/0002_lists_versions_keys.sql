@@ -225,6 +225,10 @@ CREATE INDEX `workorderlineitem_work_order_number` ON `work_order_line_items` (`
 CREATE INDEX `workorderlineitem_team_id_work_order_number_id` ON `work_order_line_items` (`team_id`, `work_order_number`, `id`);
 -- Create index "workorderlineitem_team_id_line_status_id" to table: "work_order_line_items"
 CREATE INDEX `workorderlineitem_team_id_line_status_id` ON `work_order_line_items` (`team_id`, `line_status`, `id`);
+-- Create "idempotency_keys" table
+CREATE TABLE `idempotency_keys` (`id` text NOT NULL, `fingerprint` text NOT NULL, `status` integer NOT NULL, `body` blob NOT NULL, `etag` text NULL, `created_at` datetime NOT NULL, `expires_at` datetime NOT NULL, PRIMARY KEY (`id`));
+-- Create index "idempotencykey_expires_at" to table: "idempotency_keys"
+CREATE INDEX `idempotencykey_expires_at` ON `idempotency_keys` (`expires_at`);
 -- Create "service_keys" table
 CREATE TABLE `service_keys` (`id` text NOT NULL, `value` blob NOT NULL, PRIMARY KEY (`id`));
 -- Enable back the enforcement of foreign-keys constraints

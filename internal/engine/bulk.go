@@ -1,0 +1,247 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"records/internal/guard"
+	"records/internal/problem"
+	"records/internal/wire"
+)
+
+// MaxBulk is the most records one bulk create takes.
+const MaxBulk = 1000
+
+// isArray tells whether a body is a JSON array (a bulk create).
+func isArray(body []byte) bool {
+	b := bytes.TrimLeft(body, " \t\r\n")
+	return len(b) > 0 && b[0] == '['
+}
+
+// bulk creates every record of a JSON array in one transaction, or none:
+// each element is read as a create's body, every fault named under its
+// index ([3].email), and the records answered in input order.
+func (op *Op[E]) bulk(ctx context.Context, s *Service, body []byte) (int, *Result[E], error) {
+	items, err := wire.ParseArray(body)
+	if err != nil {
+		return 0, nil, parseError(err)
+	}
+	if len(items) == 0 || len(items) > MaxBulk {
+		return 0, nil, problem.New(problem.InvalidRequest, "a bulk create takes 1 to %d records, not %d", MaxBulk, len(items))
+	}
+	inputs := make([]Input[E], len(items))
+	ids := make([]string, len(items))
+	at := map[string]int{}
+	var errs []problem.MemberError
+	for i, item := range items {
+		in, err := op.bulkItem(item)
+		if err != nil {
+			errs = append(errs, underIndex(err, i)...)
+			continue
+		}
+		id, ok := in.GivenID()
+		if !ok {
+			id = NewID()
+			in.SetID(id)
+		}
+		if j, dup := at[id]; dup {
+			errs = append(errs, problem.MemberError{Member: fmt.Sprintf("[%d].id", i), Problem: fmt.Sprintf("repeats [%d].id", j)})
+		}
+		at[id], inputs[i], ids[i] = i, in, id
+	}
+	if len(errs) > 0 {
+		return 0, nil, problem.Members(errs)
+	}
+	if err := guard.MayWrite(ctx); err != nil {
+		return 0, nil, err
+	}
+	team, err := teamOf(ctx)
+	if err != nil {
+		return 0, nil, err
+	}
+	records := make([]*E, len(items))
+	err = s.write(ctx, true, func(w Writer) error {
+		if err := op.bulkChecks(ctx, w, team, inputs, ids); err != nil {
+			return err
+		}
+			if err := bulkInsert(ctx, w, op.Res, team, inputs, ids, at, records); err != nil {
+			return err
+		}
+		for i, in := range inputs {
+			steps, err := in.Then(true)
+			for _, step := range steps {
+				if err == nil {
+					err = step(ctx, s, w, team, ids[i])
+				}
+			}
+			if err != nil {
+				return problem.Prefix(err, fmt.Sprintf("[%d]", i))
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, nil, op.writeError(err)
+	}
+	if err := loadEmbeds(ctx, s.reader(ctx), op.Res, team, records); err != nil {
+		return 0, nil, err
+	}
+	return http.StatusCreated, &Result[E]{Records: records, Created: true, bulk: true}, nil
+}
+
+// underIndex names the faults of the i-th element of a bulk create.
+func underIndex(err error, i int) []problem.MemberError {
+	at := fmt.Sprintf("[%d]", i)
+	if p, ok := problem.Prefix(err, at).(*problem.Error); ok && len(p.Members) > 0 {
+		return p.Members
+	}
+	var p *problem.Error
+	if errors.As(err, &p) && p.Detail != "" {
+		return []problem.MemberError{{Member: at, Problem: p.Detail}}
+	}
+	return []problem.MemberError{{Member: at, Problem: "must be an object of the record's members"}}
+}
+
+// bulkItem reads one element of a bulk create as a create's body.
+func (op *Op[E]) bulkItem(item []byte) (Input[E], error) {
+	members, err := parseBody(item)
+	if err != nil {
+		return nil, err
+	}
+	req, err := op.parse("", members)
+	if err != nil {
+		return nil, err
+	}
+	in, err := op.input(&req)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := in.Then(true); err != nil {
+		return nil, err
+	}
+	return in, nil
+}
+
+// bulkChecks finds, before inserting, the ids already taken (in any team:
+// ids are unique across teams) and the parents that are not the team's, so
+// that each fault names its element.
+func (op *Op[E]) bulkChecks(ctx context.Context, w Writer, team int, inputs []Input[E], ids []string) error {
+	var errs []problem.MemberError
+	taken, err := existing(ctx, w, op.Res.Table, ids, 0)
+	if err != nil {
+		return err
+	}
+	for i, id := range ids {
+		if taken[id] {
+			errs = append(errs, problem.MemberError{Member: fmt.Sprintf("[%d].id", i), Problem: "is already taken"})
+		}
+	}
+	if len(errs) > 0 {
+		return &problem.Error{Code: problem.Conflict, Detail: fmt.Sprintf("%d ids are already taken", len(errs)), Members: errs}
+	}
+	byTable := map[string][]string{}
+	for _, in := range inputs {
+		for _, p := range in.Parents() {
+			byTable[p.Table] = append(byTable[p.Table], p.ID)
+		}
+	}
+	found := map[string]map[string]bool{}
+	for table, pids := range byTable {
+		if found[table], err = existing(ctx, w, table, pids, team); err != nil {
+			return err
+		}
+	}
+	for i, in := range inputs {
+		for _, p := range in.Parents() {
+			if !found[p.Table][p.ID] {
+				errs = append(errs, problem.MemberError{Member: fmt.Sprintf("[%d].%s", i, p.Member), Problem: fmt.Sprintf("no %s has id %q", p.Object, p.ID)})
+			}
+		}
+	}
+	if len(errs) > 0 {
+		return problem.Members(errs)
+	}
+	return nil
+}
+
+// existing returns which of ids are records of table: of team, or of any
+// team when team is 0.
+func existing(ctx context.Context, w Writer, table string, ids []string, team int) (map[string]bool, error) {
+	out := map[string]bool{}
+	in, args := inIDs(w, "id", ids)
+	text := `SELECT "id" FROM ` + quote(table) + ` WHERE ` + in
+	if team != 0 {
+		text += ` AND "team_id" = ?`
+		args = append(args, team)
+	}
+	err := w.Each(ctx, -1, text, args, func(rows *sql.Rows) error {
+		var id string
+		err := rows.Scan(&id)
+		out[id] = true
+		return err
+	})
+	return out, err
+}
+
+// maxParams bounds the parameters of one statement (SQLite's limit is
+// 32766, PostgreSQL's 65535).
+const maxParams = 30000
+
+// bulkInsert inserts every input in statements of many rows, answering the
+// records into records in input order (at maps ids to positions).
+func bulkInsert[E any](ctx context.Context, w Writer, res *Resource[E], team int, inputs []Input[E], ids []string, at map[string]int, records []*E) error {
+	values := make([]Values, len(inputs))
+	colIndex := map[string]int{}
+	var cols []string
+	for i, in := range inputs {
+		in.Values(&values[i], true)
+		for _, c := range values[i].cols {
+			if _, ok := colIndex[c]; !ok {
+				colIndex[c] = len(cols)
+				cols = append(cols, c)
+			}
+		}
+	}
+	width := len(cols) + 2
+	per := max(1, maxParams/width)
+	for from := 0; from < len(inputs); from += per {
+		to := min(from+per, len(inputs))
+		var b strings.Builder
+		b.WriteString(`INSERT INTO ` + quote(res.Table) + ` ("id", "team_id"`)
+		for _, c := range cols {
+			b.WriteString(", " + quote(c))
+		}
+		b.WriteString(") VALUES ")
+		row := "(?, ?" + strings.Repeat(", ?", len(cols)) + ")"
+		args := make([]any, 0, (to-from)*width)
+		for i := from; i < to; i++ {
+			if i > from {
+				b.WriteString(", ")
+			}
+			b.WriteString(row)
+			vals := make([]any, len(cols))
+			for k, c := range values[i].cols {
+				vals[colIndex[c]] = values[i].args[k]
+			}
+			args = append(args, ids[i], team)
+			args = append(args, vals...)
+		}
+		b.WriteString(res.returning())
+		_, err := w.Query(ctx, -1, b.String(), args, func(rows *sql.Rows) error {
+			rec, err := res.Scan(rows)
+			if err == nil {
+				records[at[res.ID(rec)]] = rec
+			}
+			return err
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}

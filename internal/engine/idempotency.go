@@ -1,0 +1,170 @@
+package engine
+
+import (
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"errors"
+	"hash/fnv"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"records/internal/edge"
+	"records/internal/problem"
+)
+
+// DefaultIdempotencyTTL is how long a stored answer replays.
+const DefaultIdempotencyTTL = 24 * time.Hour
+
+// idempotencyKey reads the Idempotency-Key of a write (POST, PUT, PATCH,
+// DELETE): 1–255 printable ASCII characters.
+func idempotencyKey(r *http.Request) (string, bool, error) {
+	key := r.Header.Get("Idempotency-Key")
+	if key == "" && len(r.Header.Values("Idempotency-Key")) == 0 {
+		return "", false, nil
+	}
+	switch r.Method {
+	case http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete:
+	default:
+		return "", false, nil
+	}
+	ok := len(key) >= 1 && len(key) <= 255
+	for i := 0; ok && i < len(key); i++ {
+		ok = key[i] >= 0x20 && key[i] <= 0x7e
+	}
+	if !ok {
+		return "", false, problem.Member("Idempotency-Key", "must be 1 to 255 printable ASCII characters")
+	}
+	return key, true, nil
+}
+
+// storedAnswer is the answer kept for a key.
+type storedAnswer struct {
+	fingerprint string
+	status      int
+	body        []byte
+	etag        string
+}
+
+// errReplay ends a keyed write's transaction without writing: the key's
+// answer is stored already.
+var errReplay = errors.New("replay the stored answer")
+
+// serveKeyed runs a write sent with an Idempotency-Key. In one transaction
+// it takes the key (on PostgreSQL an advisory lock, so that a second
+// request with the key while the first runs, on any instance, is told so:
+// 409), replays the key's stored answer if it has one (the same request:
+// Idempotent-Replayed; another: 422), or runs the write and stores its
+// answer — so a crash can never keep the one without the other. Failed
+// requests store nothing.
+func (op *Op[E]) serveKeyed(s *Service, c *gin.Context, key string, body []byte) {
+	ctx := c.Request.Context()
+	team, err := teamOf(ctx)
+	if err != nil {
+		edge.Fail(c, err)
+		return
+	}
+	id := strconv.Itoa(team) + ":" + key
+	fp := fingerprint(c.Request, body)
+	var answer *storedAnswer
+	bounded, cancel := edge.Bounded(ctx)
+	defer cancel()
+	err = s.DB.Write(bounded, true, func(w Writer) error {
+		prior, err := takeKey(bounded, w, id)
+		switch {
+		case err != nil:
+			return err
+		case prior != nil && prior.fingerprint != fp:
+			return problem.New(problem.KeyReused, "the Idempotency-Key %q was used with another request (method, path or body)", key)
+		case prior != nil:
+			answer = prior
+			return errReplay
+		}
+		c.Request = c.Request.WithContext(context.WithValue(bounded, writerKey{}, w))
+		defer func() { c.Request = c.Request.WithContext(ctx) }()
+		status, r, err := op.serve(s, c, body)
+		if err != nil {
+			return err
+		}
+		answer = &storedAnswer{fingerprint: fp, status: status, body: op.render(nil, r), etag: op.etag(r)}
+		now := time.Now().UTC()
+		_, err = w.Exec(bounded, `INSERT INTO "idempotency_keys" ("id", "fingerprint", "status", "body", "etag", "created_at", "expires_at")
+VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT ("id") DO UPDATE SET "fingerprint" = excluded."fingerprint", "status" = excluded."status",
+"body" = excluded."body", "etag" = excluded."etag", "created_at" = excluded."created_at", "expires_at" = excluded."expires_at"`,
+			id, fp, status, answer.body, answer.etag, now, now.Add(s.idempotencyTTL()))
+		return err
+	})
+	replayed := errors.Is(err, errReplay)
+	if err != nil && !replayed {
+		edge.Fail(c, op.writeError(err))
+		return
+	}
+	h := c.Writer.Header()
+	if replayed {
+		h.Set("Idempotent-Replayed", "true")
+	}
+	if answer.etag != "" {
+		h.Set("ETag", answer.etag)
+	}
+	edge.WriteJSON(c, answer.status, func(b []byte) []byte { return append(b, answer.body...) })
+}
+
+func (s *Service) idempotencyTTL() time.Duration {
+	if s.IdempotencyTTL > 0 {
+		return s.IdempotencyTTL
+	}
+	return DefaultIdempotencyTTL
+}
+
+// takeKey takes the key id for this transaction and returns its stored
+// answer, if it has one that has not expired. On PostgreSQL the key is an
+// advisory lock held to the transaction's end: another transaction holding
+// it is a request with the key still running. SQLite runs one write at a
+// time, so the key is always free.
+func takeKey(ctx context.Context, w Writer, id string) (*storedAnswer, error) {
+	var a storedAnswer
+	var etag sql.NullString
+	var fp sql.NullString
+	var status sql.NullInt64
+	now := time.Now().UTC()
+	if w.Postgres() {
+		h := fnv.New64a()
+		h.Write([]byte("idempotency:" + id))
+		got := false
+		_, err := w.Query(ctx, 1, `SELECT "l"."got", "k"."fingerprint", "k"."status", "k"."body", "k"."etag"
+FROM (SELECT pg_try_advisory_xact_lock(?) AS "got") AS "l" LEFT JOIN "idempotency_keys" AS "k" ON "k"."id" = ? AND "k"."expires_at" > ?`,
+			[]any{int64(h.Sum64()), id, now}, func(rows *sql.Rows) error {
+				return rows.Scan(&got, &fp, &status, &a.body, &etag)
+			})
+		if err != nil {
+			return nil, err
+		}
+		if !got {
+			return nil, &problem.Error{Code: problem.KeyInUse, RetryAfter: 1,
+				Detail: "a request with this Idempotency-Key is still running; retry when it has finished"}
+		}
+	} else {
+		_, err := w.Query(ctx, 1, `SELECT "fingerprint", "status", "body", "etag" FROM "idempotency_keys" WHERE "id" = ? AND "expires_at" > ?`,
+			[]any{id, now}, func(rows *sql.Rows) error { return rows.Scan(&fp, &status, &a.body, &etag) })
+		if err != nil {
+			return nil, err
+		}
+	}
+	if !fp.Valid {
+		return nil, nil
+	}
+	a.fingerprint, a.status, a.etag = fp.String, int(status.Int64), etag.String
+	return &a, nil
+}
+
+// fingerprint identifies a request: its method, path and query, and body.
+func fingerprint(r *http.Request, body []byte) string {
+	h := sha256.New()
+	h.Write([]byte(r.Method + " " + r.URL.RequestURI() + "\n"))
+	h.Write(body)
+	return hex.EncodeToString(h.Sum(nil))
+}

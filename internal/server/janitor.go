@@ -1,0 +1,35 @@
+package server
+
+import (
+	"context"
+	"time"
+)
+
+// janitorEvery is how often the janitor runs.
+const janitorEvery = time.Minute
+
+// janitor deletes what has outlived its time — idempotency keys past
+// their expiry — every janitorEvery until stop closes. Each deletion is its
+// own statement over an indexed range, so writers never wait on it for long;
+// several instances running it at once delete the same rows harmlessly.
+func (s *Server) janitor(stop <-chan struct{}) {
+	t := time.NewTicker(janitorEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-t.C:
+			s.sweep()
+		}
+	}
+}
+
+// sweep deletes expired idempotency keys.
+func (s *Server) sweep() {
+	ctx, cancel := context.WithTimeout(context.Background(), s.cfg.RequestTimeout)
+	defer cancel()
+	if _, err := s.db.Exec(ctx, `DELETE FROM "idempotency_keys" WHERE "expires_at" < ?`, time.Now().UTC()); err != nil {
+		s.log.Warn("janitor: deleting expired idempotency keys", "error", err)
+	}
+}

@@ -1,0 +1,394 @@
+package server_test
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"records/internal/auth"
+	"records/internal/db"
+	"records/internal/dbtest"
+	"records/internal/server"
+)
+
+// count is how many rows of table there are.
+func count(t *testing.T, database *db.DB, table string) int {
+	t.Helper()
+	var n int
+	err := database.Each(context.Background(), 1, `SELECT COUNT(*) FROM "`+table+`"`, nil, func(rows *sql.Rows) error { return rows.Scan(&n) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// Versions count writes; answers of one plain record carry them as ETag;
+// reads honour If-None-Match and writes If-Match.
+func TestVersionsAndPreconditions(t *testing.T) {
+	each(t, func(t *testing.T, h *harness) {
+		r := h.call("POST", "/v1/customers", `{"id":"c1","email":"a@example.com"}`).want(201)
+		if r.Header.Get("ETag") != `"1"` || r.obj()["version"] != json.Number("1") {
+			t.Fatalf("a created record is version 1: %s %s", r.Header.Get("ETag"), r.Body)
+		}
+		h.call("GET", "/v1/customers/c1", "", "If-None-Match", `"1"`).want(304)
+		h.call("GET", "/v1/customers/c1", "", "If-None-Match", `"7", *`).want(304)
+		if r := h.call("GET", "/v1/customers/c1", "", "If-None-Match", `"2"`).want(200); r.Header.Get("ETag") != `"1"` {
+			t.Fatalf("ETag %q", r.Header.Get("ETag"))
+		}
+		h.call("PATCH", "/v1/customers/c1", `{"email":"b@example.com"}`, "If-Match", `"2"`).problem(412, "precondition_failed")
+		h.call("PATCH", "/v1/customers/c1", `{"email":"b@example.com"}`, "If-Match", `W/"1"`).problem(412, "precondition_failed")
+		if got := h.call("GET", "/v1/customers/c1", "").want(200).obj()["email"]; got != "a@example.com" {
+			t.Fatalf("a failed precondition wrote: %v", got)
+		}
+		r = h.call("PATCH", "/v1/customers/c1", `{"email":"b@example.com"}`, "If-Match", `"0", "1"`).want(200)
+		if r.Header.Get("ETag") != `"2"` || r.obj()["email"] != "b@example.com" {
+			t.Fatalf("patched: %s %s", r.Header.Get("ETag"), r.Body)
+		}
+		h.call("PATCH", "/v1/customers/c1", `{}`, "If-Match", "*").want(200)
+		h.call("PATCH", "/v1/customers/nope", `{}`, "If-Match", "*").problem(412, "precondition_failed")
+		h.call("PATCH", "/v1/customers/nope", `{}`).problem(404, "not_found")
+		h.call("PATCH", "/v1/customers/c1", `{}`, "If-Match", "3").problem(400, "invalid_request", "If-Match")
+		// An upsert under If-Match is an update: it never creates.
+		h.call("PUT", "/v1/return_line_items/li-1", `{"sku":"a"}`, "If-Match", "*").problem(412, "precondition_failed")
+		h.call("PUT", "/v1/return_line_items/li-1", `{"sku":"a"}`).want(201)
+		up := h.call("PUT", "/v1/return_line_items/li-1", `{"sku":"b"}`, "If-Match", `"1"`).want(200)
+		if v := up.at("data", "insert_return_line_items", "returning", 0, "version"); v != json.Number("2") {
+			t.Fatalf("upsert's version %v", v)
+		}
+		h.call("DELETE", "/v1/customers/c1", "", "If-Match", `"1"`).problem(412, "precondition_failed")
+		h.call("DELETE", "/v1/customers/c1", "", "If-Match", `"3"`).want(200)
+		h.call("DELETE", "/v1/customers/c1", "", "If-Match", `"3"`).problem(412, "precondition_failed")
+		// Envelope answers carry versions in their records but no ETag.
+		if r := h.call("PUT", "/v1/returns/", `{"return_id":"r1","return":{"status":"open"}}`).want(201); r.Header.Get("ETag") != "" {
+			t.Fatal("an envelope answer carries no ETag")
+		}
+	})
+}
+
+// startServer serves h's server on a real listener.
+func startServer(t *testing.T, srv *server.Server) *httptest.Server {
+	t.Helper()
+	ts := httptest.NewServer(srv.Handler())
+	t.Cleanup(ts.Close)
+	return ts
+}
+
+// send makes a request to a real server and returns the status, the
+// headers and the body.
+func send(t *testing.T, ts *httptest.Server, token, method, path, body string, headers ...string) (int, http.Header, string) {
+	t.Helper()
+	req, _ := http.NewRequest(method, ts.URL+path, strings.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+token)
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
+	}
+	resp, err := ts.Client().Do(req)
+	if err != nil {
+		t.Error(err)
+		return 0, nil, ""
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, resp.Header, string(b)
+}
+
+// Writers racing with one If-Match: exactly one wins, on one server or two
+// on one database.
+func TestIfMatchRacersHaveOneWinner(t *testing.T) {
+	each(t, func(t *testing.T, h *harness) {
+		servers := []*httptest.Server{startServer(t, h.srv)}
+		if h.db.Dialect == "postgres" {
+			servers = append(servers, startServer(t, secondServer(t, h)))
+		}
+		for round := 0; round < 5; round++ {
+			id := fmt.Sprintf("race-%d", round)
+			h.call("POST", "/v1/customers", `{"id":"`+id+`"}`).want(201)
+			var wg sync.WaitGroup
+			var mu sync.Mutex
+			statuses := map[int]int{}
+			for i := 0; i < 8; i++ {
+				wg.Add(1)
+				go func(i int) {
+					defer wg.Done()
+					ts := servers[i%len(servers)]
+					code, _, body := send(t, ts, h.token, "PATCH", "/v1/customers/"+id, fmt.Sprintf(`{"email":"w%d"}`, i), "If-Match", `"1"`)
+					mu.Lock()
+					statuses[code]++
+					mu.Unlock()
+					if code != 200 && code != 412 {
+						t.Errorf("racer: %d %s", code, body)
+					}
+				}(i)
+			}
+			wg.Wait()
+			if statuses[200] != 1 || statuses[412] != 7 {
+				t.Fatalf("round %d: %v, want one 200 and seven 412", round, statuses)
+			}
+			if v := h.call("GET", "/v1/customers/"+id, "").want(200).obj()["version"]; v != json.Number("2") {
+				t.Fatalf("version %v after one write", v)
+			}
+		}
+	})
+}
+
+// secondServer is another instance on h's database, as another process
+// would be: its own pool, its own caches.
+func secondServer(t *testing.T, h *harness) *server.Server {
+	t.Helper()
+	u := dbtest.URLOf(t, h.db)
+	database, err := db.Open(context.Background(), db.Config{URL: u})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { database.Close() })
+	srv, err := server.New(testConfig(), database, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return srv
+}
+
+// A write sent with an Idempotency-Key runs once; its retries are answered
+// the same without writing; the key with another request is refused; keys
+// are per team.
+func TestIdempotencyKeys(t *testing.T) {
+	each(t, func(t *testing.T, h *harness) {
+		key := []string{"Idempotency-Key", "order-42"}
+		first := h.call("POST", "/v1/customers", `{"email":"a@example.com"}`, key...).want(201)
+		id := first.obj()["id"]
+		again := h.call("POST", "/v1/customers", `{"email":"a@example.com"}`, key...).want(201)
+		if again.Header.Get("Idempotent-Replayed") != "true" || !bytes.Equal(again.Body, first.Body) || again.Header.Get("ETag") != first.Header.Get("ETag") {
+			t.Fatalf("replay: %v %s", again.Header, again.Body)
+		}
+		if first.Header.Get("Idempotent-Replayed") != "" {
+			t.Fatal("the first answer is not a replay")
+		}
+		if n := count(t, h.db, "customers"); n != 1 {
+			t.Fatalf("%d customers after a retried create", n)
+		}
+		h.call("POST", "/v1/customers", `{"email":"b@example.com"}`, key...).problem(422, "idempotency_key_reused")
+		h.call("PATCH", "/v1/customers/"+id.(string), `{"email":"a@example.com"}`, key...).problem(422, "idempotency_key_reused")
+		// Another team's key of the same name is its own.
+		other := h.newToken("other", auth.Write, "another team")
+		h.callAs(other, "POST", "/v1/customers", `{"email":"a@example.com"}`, key...).want(201)
+		if n := count(t, h.db, "customers"); n != 2 {
+			t.Fatalf("%d customers, want one per team", n)
+		}
+		// A failed request stores nothing: the same key then succeeds.
+		h.call("POST", "/v1/return_line_items", `{"return_id":"none"}`, "Idempotency-Key", "k2").problem(400, "invalid_request", "return_id")
+		h.call("POST", "/v1/return_line_items", `{}`, "Idempotency-Key", "k2").want(201)
+		// Every writing method takes a key; a bad key is a 400 naming it.
+		h.call("DELETE", "/v1/customers/"+id.(string), "", "Idempotency-Key", "del-1").want(200)
+		h.call("DELETE", "/v1/customers/"+id.(string), "", "Idempotency-Key", "del-1").want(200)
+		h.call("DELETE", "/v1/customers/"+id.(string), "", "Idempotency-Key", "del-2").problem(404, "not_found")
+		h.call("POST", "/v1/customers", `{}`, "Idempotency-Key", strings.Repeat("k", 256)).problem(400, "invalid_request", "Idempotency-Key")
+		h.call("POST", "/v1/customers", `{}`, "Idempotency-Key", "tab\there").problem(400, "invalid_request", "Idempotency-Key")
+	})
+}
+
+// Requests racing with one key, on one server or two on one database,
+// write once; the others are replayed or told the first is still running.
+func TestConcurrentRequestsWithOneKeyWriteOnce(t *testing.T) {
+	each(t, func(t *testing.T, h *harness) {
+		servers := []*httptest.Server{startServer(t, h.srv)}
+		if h.db.Dialect == "postgres" {
+			servers = append(servers, startServer(t, secondServer(t, h)))
+		}
+		for round := 0; round < 5; round++ {
+			key := fmt.Sprintf("bulk-%d", round)
+			body := fmt.Sprintf(`[{"id":"k%d-a"},{"id":"k%d-b"}]`, round, round)
+			var wg sync.WaitGroup
+			var mu sync.Mutex
+			statuses := map[int]int{}
+			for i := 0; i < 8; i++ {
+				wg.Add(1)
+				go func(i int) {
+					defer wg.Done()
+					code, hdr, b := send(t, servers[i%len(servers)], h.token, "POST", "/v1/customers", body, "Idempotency-Key", key)
+					mu.Lock()
+					defer mu.Unlock()
+					statuses[code]++
+					switch {
+					case code == 201:
+					case code == 409 && strings.Contains(b, "idempotency_key_in_use") && hdr.Get("Retry-After") != "":
+					default:
+						t.Errorf("racer: %d %s", code, b)
+					}
+				}(i)
+			}
+			wg.Wait()
+			if statuses[201] < 1 {
+				t.Fatalf("round %d: %v", round, statuses)
+			}
+		}
+		if n := count(t, h.db, "customers"); n != 10 {
+			t.Fatalf("%d customers, want 10 (2 a round)", n)
+		}
+	})
+}
+
+// A client that hangs up mid-write and retries with its key ends with the
+// write done once.
+func TestRetryAfterAHangUpWritesOnce(t *testing.T) {
+	each(t, func(t *testing.T, h *harness) {
+		ts := startServer(t, h.srv)
+		var body strings.Builder
+		body.WriteString("[")
+		for i := 0; i < 1000; i++ {
+			if i > 0 {
+				body.WriteString(",")
+			}
+			fmt.Fprintf(&body, `{"id":"hang-%d","email":"x%d@example.com","firstName":"F","lastName":"L"}`, i, i)
+		}
+		body.WriteString("]")
+		for attempt := 0; attempt < 3; attempt++ {
+			ctx, cancel := context.WithTimeout(context.Background(), time.Duration(attempt)*2*time.Millisecond)
+			req, _ := http.NewRequestWithContext(ctx, "POST", ts.URL+"/v1/customers", strings.NewReader(body.String()))
+			req.Header.Set("Authorization", "Bearer "+h.token)
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Idempotency-Key", "import-1")
+			if resp, err := ts.Client().Do(req); err == nil {
+				resp.Body.Close()
+			}
+			cancel()
+		}
+		// However the hang-ups fell, a retry ends it: all 1000, once.
+		deadline := time.Now().Add(10 * time.Second)
+		for {
+			code, _, b := send(t, ts, h.token, "POST", "/v1/customers", body.String(), "Idempotency-Key", "import-1")
+			if code == 201 {
+				break
+			}
+			if code != 409 || time.Now().After(deadline) {
+				t.Fatalf("retry: %d %.200s", code, b)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		if n := count(t, h.db, "customers"); n != 1000 {
+			t.Fatalf("%d customers, want 1000", n)
+		}
+	})
+}
+
+// A bulk create writes all its records or none; faults name the element.
+func TestBulkCreate(t *testing.T) {
+	each(t, func(t *testing.T, h *harness) {
+		h.call("POST", "/v1/returns", `{"id":"r1"}`).want(201)
+		r := h.call("POST", "/v1/return_line_items", `[{"id":"b","return_id":"r1","sku":"x"},{"id":"a","sku":"y"},{"sku":"z"}]`).want(201)
+		items := r.list("return_line_items")
+		if len(items) != 3 || items[0].(map[string]any)["id"] != "b" || items[1].(map[string]any)["id"] != "a" || items[2].(map[string]any)["sku"] != "z" {
+			t.Fatalf("records in input order: %s", r.Body)
+		}
+		for _, it := range items {
+			isRecord(t, "ReturnLineItem", it)
+		}
+		var many strings.Builder
+		many.WriteString("[")
+		for i := 0; i < 1000; i++ {
+			if i > 0 {
+				many.WriteString(",")
+			}
+			if i == 999 {
+				many.WriteString(`{"sku":"last","colour":"red"}`)
+			} else {
+				fmt.Fprintf(&many, `{"sku":"s%d"}`, i)
+			}
+		}
+		many.WriteString("]")
+		before := count(t, h.db, "return_line_items")
+		h.call("POST", "/v1/return_line_items", many.String()).problem(400, "invalid_request", "[999].colour")
+		taken := strings.Replace(many.String(), `{"sku":"last","colour":"red"}`, `{"id":"a"}`, 1)
+		h.call("POST", "/v1/return_line_items", taken).problem(409, "conflict", "[999].id")
+		orphan := strings.Replace(many.String(), `{"sku":"last","colour":"red"}`, `{"return_id":"nope"}`, 1)
+		h.call("POST", "/v1/return_line_items", orphan).problem(400, "invalid_request", "[999].return_id")
+		h.call("POST", "/v1/return_line_items", `[{"id":"x"},{"id":"x"}]`).problem(400, "invalid_request", "[1].id")
+		h.call("POST", "/v1/return_line_items", `[]`).problem(400, "invalid_request")
+		h.call("POST", "/v1/return_line_items", `[1]`).problem(400, "invalid_request", "[0]")
+		if n := count(t, h.db, "return_line_items"); n != before {
+			t.Fatalf("a failed bulk create wrote %d records", n-before)
+		}
+		ok := strings.Replace(many.String(), `{"sku":"last","colour":"red"}`, `{"sku":"last"}`, 1)
+		if got := len(h.call("POST", "/v1/return_line_items", ok).want(201).list("return_line_items")); got != 1000 {
+			t.Fatalf("%d created", got)
+		}
+		reader := h.newToken("reader", auth.Read, "")
+		h.callAs(reader, "POST", "/v1/return_line_items", `[{}]`).problem(403, "forbidden")
+	})
+}
+
+// A client hanging up is not a server error: lists and writes cut short
+// count as 499, never 500 or 503, and leave nothing half-written.
+func TestHangUpsAre499(t *testing.T) {
+	each(t, func(t *testing.T, h *harness) {
+		ctx := context.Background()
+		if _, err := h.db.Exec(ctx, `INSERT INTO teams (id, name, created_at) VALUES (2, 'spare', ?)`, time.Now().UTC()); err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < 3000; i++ {
+			if _, err := h.db.Exec(ctx, `INSERT INTO users (id, team_id, bio) VALUES (?, 1, ?)`, fmt.Sprintf("u%05d", i), strings.Repeat("b", 200)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		ts := startServer(t, h.srv)
+		var bulk strings.Builder
+		bulk.WriteString("[")
+		for i := 0; i < 1000; i++ {
+			if i > 0 {
+				bulk.WriteString(",")
+			}
+			fmt.Fprintf(&bulk, `{"id":"h%d"}`, i)
+		}
+		bulk.WriteString("]")
+		var wg sync.WaitGroup
+		for i := 0; i < 40; i++ {
+			wg.Add(1)
+			go func(i int) {
+				defer wg.Done()
+				ctx, cancel := context.WithTimeout(context.Background(), time.Duration(1+i%5)*time.Millisecond)
+				defer cancel()
+				method, path, body := "GET", "/v1/users?limit=1000&filter[bio][contains]=b&order_by=-bio", ""
+				if i%4 == 0 {
+					method, path, body = "POST", "/v1/packing_list_items", strings.ReplaceAll(bulk.String(), `"h`, fmt.Sprintf(`"h%d-`, i))
+				}
+				req, _ := http.NewRequestWithContext(ctx, method, ts.URL+path, strings.NewReader(body))
+				req.Header.Set("Authorization", "Bearer "+h.token)
+				if body != "" {
+					req.Header.Set("Content-Type", "application/json")
+				}
+				if resp, err := ts.Client().Do(req); err == nil {
+					io.Copy(io.Discard, resp.Body)
+					resp.Body.Close()
+				}
+			}(i)
+		}
+		wg.Wait()
+		time.Sleep(200 * time.Millisecond) // let the server finish what it was cut off from
+		if n := count(t, h.db, "packing_list_items"); n%1000 != 0 {
+			t.Fatalf("%d packing list items: a bulk create was half-written", n)
+		}
+		metrics := h.callAs("", "GET", "/metrics", "").want(200)
+		if !strings.Contains(string(metrics.Body), `status="499"`) {
+			t.Error("no request was counted as a hang-up (499): the test cut none short")
+		}
+		for _, line := range strings.Split(string(metrics.Body), "\n") {
+			if strings.HasPrefix(line, "records_http_requests_total") && (strings.Contains(line, `status="500"`) || strings.Contains(line, `status="503"`)) {
+				t.Errorf("a hang-up counted as a server error: %s", line)
+			}
+		}
+		if strings.Contains(h.logs.String(), `"level":"ERROR"`) {
+			t.Errorf("a hang-up logged as an error:\n%.2000s", h.logs.String())
+		}
+	})
+}
