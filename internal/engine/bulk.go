@@ -69,7 +69,7 @@ func (op *Op[E]) bulk(ctx context.Context, s *Service, body []byte) (int, *Resul
 		if err := op.bulkChecks(ctx, w, team, inputs, ids); err != nil {
 			return err
 		}
-			if err := bulkInsert(ctx, w, op.Res, team, inputs, ids, at, records); err != nil {
+		if err := bulkInsert(ctx, w, op.Res, team, inputs, ids, at, records); err != nil {
 			return err
 		}
 		for i, in := range inputs {
