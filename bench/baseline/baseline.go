@@ -50,7 +50,10 @@ func Open(url string) (*sql.DB, bool, error) {
 	return db, postgres, nil
 }
 
-// Handler serves GET /customers/{id} and GET /customers?limit=N for team.
+// Handler serves, for team, GET /customers/{id} and GET /customers?limit=N,
+// and the writes: POST /customers (create), PATCH /customers/{id} (email
+// and firstName), PUT /return_line_items/{id} (an upsert) — each one
+// prepared statement with RETURNING, autocommitted.
 func Handler(db *sql.DB, postgres bool, team int) (http.Handler, error) {
 	ph := func(int) string { return "?" }
 	if postgres {
@@ -64,12 +67,15 @@ func Handler(db *sql.DB, postgres bool, team int) (http.Handler, error) {
 	if err != nil {
 		return nil, err
 	}
+	mux := http.NewServeMux()
+	if err := writes(mux, db, ph, team); err != nil {
+		return nil, err
+	}
 	scan := func(s interface{ Scan(...any) error }) (customer, error) {
 		var c customer
 		err := s.Scan(&c.ID, &c.SsoID, &c.Email, &c.FirstName, &c.LastName, &c.Phone, &c.PaymentCustomerID, &c.Timestamp, &c.ActivationDate)
 		return c, err
 	}
-	mux := http.NewServeMux()
 	mux.HandleFunc("GET /customers/{id}", func(w http.ResponseWriter, r *http.Request) {
 		c, err := scan(byID.QueryRowContext(r.Context(), r.PathValue("id"), team))
 		if err == sql.ErrNoRows {

@@ -113,3 +113,37 @@ func BenchmarkGetByID(b *testing.B) {
 func BenchmarkList100(b *testing.B) {
 	compare(b, "/v1/customers?limit=100", "/customers?limit=100")
 }
+
+// A bulk create of 1,000 customers in one request against 1,000 single
+// creates, one after another: the time per 1,000 records.
+func BenchmarkBulkCreate(b *testing.B) {
+	for _, d := range dbtest.Dialects {
+		b.Run(dbtest.Name(d), func(b *testing.B) {
+			p := setup(b, d)
+			post := func(body string) {
+				req := httptest.NewRequest("POST", "/v1/customers", strings.NewReader(body))
+				req.Header.Set("Content-Type", "application/json")
+				req.Header.Set("Authorization", "Bearer "+p.token)
+				w := httptest.NewRecorder()
+				p.service.ServeHTTP(w, req)
+				if w.Code != http.StatusCreated {
+					b.Fatalf("%d %.200s", w.Code, w.Body)
+				}
+			}
+			one := `{"email":"bulk@example.com","firstName":"Bulk","lastName":"Customer","phone":"+1 555 0100"}`
+			bulk := "[" + strings.TrimSuffix(strings.Repeat(one+",", 1000), ",") + "]"
+			b.Run("bulk-1000", func(b *testing.B) {
+				for i := 0; i < b.N; i++ {
+					post(bulk)
+				}
+			})
+			b.Run("single-x1000", func(b *testing.B) {
+				for i := 0; i < b.N; i++ {
+					for j := 0; j < 1000; j++ {
+						post(one)
+					}
+				}
+			})
+		})
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"runtime"
 	"sync"
+	"sync/atomic"
 
 	"entgo.io/ent/dialect"
 	entsql "entgo.io/ent/dialect/sql"
@@ -41,6 +42,7 @@ type DB struct {
 	stmts     *stmtCache  // ent's statements
 	generated *stmtCache  // the generated SQL's, written with ? placeholders
 	writeLock *sync.Mutex // SQLite: one writer in process; nil for PostgreSQL
+	txs       *atomic.Int64
 }
 
 // maxCachedStatements bounds the prepared statements kept per database.
@@ -77,7 +79,7 @@ func Open(ctx context.Context, cfg Config) (*DB, error) {
 	if src.dialect == migrate.Postgres {
 		generated.rebind = dollarPlaceholders
 	}
-	drv := &driver{dialect: src.dialect, pool: pool, stmts: stmts}
+	drv := &driver{dialect: src.dialect, pool: pool, stmts: stmts, txs: new(atomic.Int64)}
 	if src.dialect == migrate.SQLite {
 		drv.writeLock = new(sync.Mutex)
 	}
@@ -89,6 +91,7 @@ func Open(ctx context.Context, cfg Config) (*DB, error) {
 		stmts:     stmts,
 		generated: generated,
 		writeLock: drv.writeLock,
+		txs:       drv.txs,
 	}, nil
 }
 
@@ -172,6 +175,9 @@ func (db *DB) Exec(ctx context.Context, query string, args ...any) (sql.Result, 
 // included).
 func (db *DB) Statements() int64 { return db.stmts.ran.Load() + db.generated.ran.Load() }
 
+// Transactions counts the transactions begun since the database was opened.
+func (db *DB) Transactions() int64 { return db.txs.Load() }
+
 // Postgres tells whether the database is PostgreSQL (else SQLite).
 func (db *DB) Postgres() bool { return db.Dialect == migrate.Postgres }
 
@@ -192,6 +198,7 @@ type driver struct {
 	pool      *sql.DB
 	stmts     *stmtCache
 	writeLock *sync.Mutex // nil for PostgreSQL
+	txs       *atomic.Int64
 }
 
 func (d *driver) Dialect() string { return d.dialect }
@@ -207,6 +214,7 @@ func (d *driver) BeginTx(ctx context.Context, opts *sql.TxOptions) (dialect.Tx, 
 		d.writeLock.Lock()
 		unlock = sync.OnceFunc(d.writeLock.Unlock)
 	}
+	d.txs.Add(1)
 	tx, err := d.pool.BeginTx(ctx, opts)
 	if err != nil {
 		unlock()

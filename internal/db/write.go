@@ -30,6 +30,7 @@ func (db *DB) Write(ctx context.Context, inTx bool, fn func(w *Writer) error) er
 	if !inTx {
 		return fn(w)
 	}
+	db.txs.Add(1)
 	tx, err := db.SQL.BeginTx(ctx, nil)
 	if err != nil {
 		return Classify(ctx, err)

@@ -35,8 +35,14 @@ type handle struct {
 	latency  prometheus.Observer
 }
 
+// Counts are running totals the metrics read when scraped.
+type Counts struct {
+	// Statements run on the database, and transactions begun.
+	Statements, Transactions func() int64
+}
+
 // New makes the collectors, with the pool statistics of db.
-func New(db *sql.DB) *Metrics {
+func New(db *sql.DB, counts Counts) *Metrics {
 	m := &Metrics{
 		registry: prometheus.NewRegistry(),
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
@@ -55,6 +61,14 @@ func New(db *sql.DB) *Metrics {
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		collectors.NewDBStatsCollector(db, "records"),
 	)
+	counter := func(name, help string, f func() int64) {
+		if f != nil {
+			m.registry.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{Name: name, Help: help},
+				func() float64 { return float64(f()) }))
+		}
+	}
+	counter("records_db_statements_total", "Statements run on the database (BEGIN and COMMIT not included).", counts.Statements)
+	counter("records_db_transactions_total", "Transactions begun on the database.", counts.Transactions)
 	return m
 }
 

@@ -90,7 +90,7 @@ func init() { gin.SetMode(gin.ReleaseMode) }
 // cursors, which every instance on the database shares.
 func New(cfg Config, database *db.DB, logs io.Writer) (*Server, error) {
 	s := &Server{cfg: cfg, db: database, log: logging.JSON(logs)}
-	s.metrics = metrics.New(database.SQL)
+	s.metrics = metrics.New(database.SQL, metrics.Counts{Statements: database.Statements, Transactions: database.Transactions})
 	var err error
 	if s.docs, err = docs.New(handlers.OpenAPI); err != nil {
 		// The document and page are generated and embedded: a failure here

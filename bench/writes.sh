@@ -1,0 +1,133 @@
+#!/usr/bin/env bash
+# Writes against the hand-written baseline (bench/baseline: one prepared
+# INSERT/UPDATE … RETURNING per request, autocommitted): create, PATCH and
+# upsert, and a create with an Idempotency-Key, on SQLite and PostgreSQL.
+# Prints requests/s, p99, and the service's statements and transactions per
+# request (from /metrics).
+#
+#   bench/writes.sh                    # both databases, 10 s a run
+#   DURATION=30s bench/writes.sh postgres
+#
+# Needs wrk (apt-get install wrk) and, for PostgreSQL, the local server.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+DURATION=${DURATION:-10s}
+CONNS=${CONNS:-32}
+PG_URL=${PG_URL:-postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable}
+dbs=("$@")
+[ ${#dbs[@]} -gt 0 ] || dbs=(sqlite postgres)
+command -v wrk >/dev/null || { echo "bench/writes.sh needs wrk: apt-get install wrk" >&2; exit 1; }
+
+client=() server=()
+if command -v taskset >/dev/null && [ "$(nproc)" -ge 2 ]; then
+  client=(taskset -c 0) server=(taskset -c 1)
+fi
+work=$(mktemp -d)
+pids=()
+cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$work"; }
+trap cleanup EXIT
+
+go build -o "$work/records" ./cmd/records
+go build -o "$work/baseline" ./bench/cmd/baseline
+
+# Request scripts: random ids among the seeded records for PATCH and upsert,
+# a fresh Idempotency-Key for every keyed create.
+cat >"$work/create.lua" <<'EOF'
+wrk.method = "POST"
+wrk.headers["Content-Type"] = "application/json"
+wrk.body = '{"email":"new@example.com","firstName":"New","lastName":"Customer","phone":"+1 555 0100"}'
+EOF
+cat >"$work/keyed.lua" <<'EOF'
+wrk.method = "POST"
+wrk.headers["Content-Type"] = "application/json"
+wrk.body = '{"email":"new@example.com","firstName":"New","lastName":"Customer","phone":"+1 555 0100"}'
+local n = 0
+local prefix = tostring(math.random(1, 1e9))
+request = function()
+  n = n + 1
+  wrk.headers["Idempotency-Key"] = prefix .. "-" .. n
+  return wrk.format()
+end
+EOF
+cat >"$work/patch.lua" <<'EOF'
+wrk.method = "PATCH"
+wrk.headers["Content-Type"] = "application/json"
+wrk.body = '{"email":"changed@example.com","firstName":"Changed"}'
+request = function()
+  return wrk.format(nil, string.format(PREFIX .. "cust-%d", math.random(1, 1000)))
+end
+EOF
+cat >"$work/upsert.lua" <<'EOF'
+wrk.method = "PUT"
+wrk.headers["Content-Type"] = "application/json"
+wrk.body = '{"sku":"SKU-1","price":"12.50","name":"Widget"}'
+request = function()
+  return wrk.format(nil, string.format(PREFIX .. "li-%d", math.random(1, 20000)))
+end
+EOF
+
+wait_http() { for _ in $(seq 100); do curl -s -o /dev/null "$1" && return 0; sleep 0.1; done; echo "no answer at $1" >&2; exit 1; }
+counter() { curl -s http://127.0.0.1:18083/metrics | awk -v m="$1" '$1==m {print $2}'; }
+
+# run NAME SCRIPT URL PREFIX → "rps p99 requests"
+run() {
+  local out
+  sed "s|PREFIX|\"$4\"|" "$work/$2.lua" >"$work/run.lua"
+  "${client[@]}" wrk -t1 -c"$CONNS" -d"$DURATION" --latency -s "$work/run.lua" -H "Authorization: Bearer $token" "$3" >"$work/wrk.out"
+  out=$(cat "$work/wrk.out")
+  if grep -q Non-2xx <<<"$out"; then
+    echo "$1: $(awk '/Non-2xx/ {print $5}' <<<"$out") answers were not 2xx" >&2
+    # The service must answer every write; the baseline, written as simply as
+    # a developer would, may lose a few to SQLite's lock.
+    [[ $1 == baseline* ]] || exit 1
+  fi
+  awk '/Requests\/sec/ {rps=$2} $1=="99%" {p99=$2} /requests in/ {n=$1} END {print rps, p99, n}' <<<"$out"
+}
+
+printf '%-9s %-14s %10s %10s %6s %9s %9s %6s %5s\n' database write service baseline ratio p99-svc p99-base stmts txs
+for db in "${dbs[@]}"; do
+  case "$db" in
+    sqlite) url="sqlite:$work/writes.db" ;;
+    postgres)
+      schema="writes_$$"
+      psql "$PG_URL" -qc "DROP SCHEMA IF EXISTS $schema CASCADE; CREATE SCHEMA $schema" >/dev/null 2>&1
+      url="$PG_URL&search_path=$schema" ;;
+  esac
+  "$work/records" migrate --database-url "$url" >/dev/null
+  token=$("$work/records" token create --name writes --database-url "$url" | tail -1)
+  "${server[@]}" "$work/records" serve --addr 127.0.0.1:18083 --database-url "$url" --rate-limit 1e9 --rate-burst 1000000000 \
+    >/dev/null 2>"$work/serve.log" &
+  pids+=($!)
+  "${server[@]}" "$work/baseline" --addr 127.0.0.1:18093 --database-url "$url" 2>/dev/null &
+  pids+=($!)
+  wait_http http://127.0.0.1:18083/healthz
+  wait_http http://127.0.0.1:18093/customers
+  seq 1000 | xargs -P 8 -I{} curl -s -o /dev/null -X POST http://127.0.0.1:18083/v1/customers \
+    -H "Authorization: Bearer $token" -H 'Content-Type: application/json' -d '{"id":"cust-{}","email":"c{}@example.com"}'
+
+  for w in create keyed patch upsert; do
+    case $w in
+      create) s_url=http://127.0.0.1:18083/v1/customers; b_url=http://127.0.0.1:18093/customers; script=create; sp=; bp= ;;
+      keyed) s_url=http://127.0.0.1:18083/v1/customers; b_url=; script=keyed ;;
+      patch) s_url=http://127.0.0.1:18083; b_url=http://127.0.0.1:18093; script=patch; sp=/v1/customers/; bp=/customers/ ;;
+      upsert) s_url=http://127.0.0.1:18083; b_url=http://127.0.0.1:18093; script=upsert; sp=/v1/return_line_items/; bp=/return_line_items/ ;;
+    esac
+    st0=$(counter records_db_statements_total); tx0=$(counter records_db_transactions_total)
+    read -r s_rps s_p99 s_n < <(run "service $w" "$script" "$s_url" "${sp:-}")
+    st1=$(counter records_db_statements_total); tx1=$(counter records_db_transactions_total)
+    stmts=$(echo "($st1 - $st0) / $s_n" | bc -l); txs=$(echo "($tx1 - $tx0) / $s_n" | bc -l)
+    if [ -n "$b_url" ]; then
+      read -r b_rps b_p99 _ < <(run "baseline $w" "$script" "$b_url" "${bp:-}")
+      printf '%-9s %-14s %10s %10s %6.2f %9s %9s %6.2f %5.2f\n' "$db" "$w" "$s_rps" "$b_rps" "$(echo "$s_rps / $b_rps" | bc -l)" "$s_p99" "$b_p99" "$stmts" "$txs"
+    else
+      printf '%-9s %-14s %10s %10s %6.2f %9s %9s %6.2f %5.2f\n' "$db" "$w (key)" "$s_rps" "($c_rps)" "$(echo "$s_rps / $c_rps" | bc -l)" "$s_p99" "" "$stmts" "$txs"
+    fi
+    [ $w = create ] && c_rps=$s_rps
+  done
+
+  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+  pids=()
+  [ "$db" = postgres ] && psql "$PG_URL" -qc "DROP SCHEMA IF EXISTS $schema CASCADE" >/dev/null 2>&1
+done
