@@ -17,6 +17,8 @@ import (
 	"records/ent/channelthread"
 	"records/ent/contact"
 	"records/ent/customer"
+	"records/ent/event"
+	"records/ent/eventfollower"
 	"records/ent/idempotencykey"
 	"records/ent/packinglist"
 	"records/ent/packinglistitem"
@@ -30,6 +32,8 @@ import (
 	"records/ent/vendor"
 	"records/ent/warranty"
 	"records/ent/warrantylineitem"
+	"records/ent/webhook"
+	"records/ent/webhookdelivery"
 	"records/ent/workorder"
 	"records/ent/workorderlineitem"
 
@@ -56,6 +60,10 @@ type Client struct {
 	Contact *ContactClient
 	// Customer is the client for interacting with the Customer builders.
 	Customer *CustomerClient
+	// Event is the client for interacting with the Event builders.
+	Event *EventClient
+	// EventFollower is the client for interacting with the EventFollower builders.
+	EventFollower *EventFollowerClient
 	// IdempotencyKey is the client for interacting with the IdempotencyKey builders.
 	IdempotencyKey *IdempotencyKeyClient
 	// PackingList is the client for interacting with the PackingList builders.
@@ -82,6 +90,10 @@ type Client struct {
 	Warranty *WarrantyClient
 	// WarrantyLineItem is the client for interacting with the WarrantyLineItem builders.
 	WarrantyLineItem *WarrantyLineItemClient
+	// Webhook is the client for interacting with the Webhook builders.
+	Webhook *WebhookClient
+	// WebhookDelivery is the client for interacting with the WebhookDelivery builders.
+	WebhookDelivery *WebhookDeliveryClient
 	// WorkOrder is the client for interacting with the WorkOrder builders.
 	WorkOrder *WorkOrderClient
 	// WorkOrderLineItem is the client for interacting with the WorkOrderLineItem builders.
@@ -103,6 +115,8 @@ func (c *Client) init() {
 	c.ChannelThread = NewChannelThreadClient(c.config)
 	c.Contact = NewContactClient(c.config)
 	c.Customer = NewCustomerClient(c.config)
+	c.Event = NewEventClient(c.config)
+	c.EventFollower = NewEventFollowerClient(c.config)
 	c.IdempotencyKey = NewIdempotencyKeyClient(c.config)
 	c.PackingList = NewPackingListClient(c.config)
 	c.PackingListItem = NewPackingListItemClient(c.config)
@@ -116,6 +130,8 @@ func (c *Client) init() {
 	c.Vendor = NewVendorClient(c.config)
 	c.Warranty = NewWarrantyClient(c.config)
 	c.WarrantyLineItem = NewWarrantyLineItemClient(c.config)
+	c.Webhook = NewWebhookClient(c.config)
+	c.WebhookDelivery = NewWebhookDeliveryClient(c.config)
 	c.WorkOrder = NewWorkOrderClient(c.config)
 	c.WorkOrderLineItem = NewWorkOrderLineItemClient(c.config)
 }
@@ -216,6 +232,8 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		ChannelThread:           NewChannelThreadClient(cfg),
 		Contact:                 NewContactClient(cfg),
 		Customer:                NewCustomerClient(cfg),
+		Event:                   NewEventClient(cfg),
+		EventFollower:           NewEventFollowerClient(cfg),
 		IdempotencyKey:          NewIdempotencyKeyClient(cfg),
 		PackingList:             NewPackingListClient(cfg),
 		PackingListItem:         NewPackingListItemClient(cfg),
@@ -229,6 +247,8 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		Vendor:                  NewVendorClient(cfg),
 		Warranty:                NewWarrantyClient(cfg),
 		WarrantyLineItem:        NewWarrantyLineItemClient(cfg),
+		Webhook:                 NewWebhookClient(cfg),
+		WebhookDelivery:         NewWebhookDeliveryClient(cfg),
 		WorkOrder:               NewWorkOrderClient(cfg),
 		WorkOrderLineItem:       NewWorkOrderLineItemClient(cfg),
 	}, nil
@@ -256,6 +276,8 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		ChannelThread:           NewChannelThreadClient(cfg),
 		Contact:                 NewContactClient(cfg),
 		Customer:                NewCustomerClient(cfg),
+		Event:                   NewEventClient(cfg),
+		EventFollower:           NewEventFollowerClient(cfg),
 		IdempotencyKey:          NewIdempotencyKeyClient(cfg),
 		PackingList:             NewPackingListClient(cfg),
 		PackingListItem:         NewPackingListItemClient(cfg),
@@ -269,6 +291,8 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		Vendor:                  NewVendorClient(cfg),
 		Warranty:                NewWarrantyClient(cfg),
 		WarrantyLineItem:        NewWarrantyLineItemClient(cfg),
+		Webhook:                 NewWebhookClient(cfg),
+		WebhookDelivery:         NewWebhookDeliveryClient(cfg),
 		WorkOrder:               NewWorkOrderClient(cfg),
 		WorkOrderLineItem:       NewWorkOrderLineItemClient(cfg),
 	}, nil
@@ -301,9 +325,10 @@ func (c *Client) Close() error {
 func (c *Client) Use(hooks ...Hook) {
 	for _, n := range []interface{ Use(...Hook) }{
 		c.APIToken, c.BillOfMaterialsLineItem, c.CaseRecord, c.ChannelThread, c.Contact,
-		c.Customer, c.IdempotencyKey, c.PackingList, c.PackingListItem,
-		c.PurchaseOrder, c.ReturnLineItem, c.ReturnRecord, c.ServiceKey, c.Supplier,
-		c.Team, c.User, c.Vendor, c.Warranty, c.WarrantyLineItem, c.WorkOrder,
+		c.Customer, c.Event, c.EventFollower, c.IdempotencyKey, c.PackingList,
+		c.PackingListItem, c.PurchaseOrder, c.ReturnLineItem, c.ReturnRecord,
+		c.ServiceKey, c.Supplier, c.Team, c.User, c.Vendor, c.Warranty,
+		c.WarrantyLineItem, c.Webhook, c.WebhookDelivery, c.WorkOrder,
 		c.WorkOrderLineItem,
 	} {
 		n.Use(hooks...)
@@ -315,9 +340,10 @@ func (c *Client) Use(hooks ...Hook) {
 func (c *Client) Intercept(interceptors ...Interceptor) {
 	for _, n := range []interface{ Intercept(...Interceptor) }{
 		c.APIToken, c.BillOfMaterialsLineItem, c.CaseRecord, c.ChannelThread, c.Contact,
-		c.Customer, c.IdempotencyKey, c.PackingList, c.PackingListItem,
-		c.PurchaseOrder, c.ReturnLineItem, c.ReturnRecord, c.ServiceKey, c.Supplier,
-		c.Team, c.User, c.Vendor, c.Warranty, c.WarrantyLineItem, c.WorkOrder,
+		c.Customer, c.Event, c.EventFollower, c.IdempotencyKey, c.PackingList,
+		c.PackingListItem, c.PurchaseOrder, c.ReturnLineItem, c.ReturnRecord,
+		c.ServiceKey, c.Supplier, c.Team, c.User, c.Vendor, c.Warranty,
+		c.WarrantyLineItem, c.Webhook, c.WebhookDelivery, c.WorkOrder,
 		c.WorkOrderLineItem,
 	} {
 		n.Intercept(interceptors...)
@@ -339,6 +365,10 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.Contact.mutate(ctx, m)
 	case *CustomerMutation:
 		return c.Customer.mutate(ctx, m)
+	case *EventMutation:
+		return c.Event.mutate(ctx, m)
+	case *EventFollowerMutation:
+		return c.EventFollower.mutate(ctx, m)
 	case *IdempotencyKeyMutation:
 		return c.IdempotencyKey.mutate(ctx, m)
 	case *PackingListMutation:
@@ -365,6 +395,10 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.Warranty.mutate(ctx, m)
 	case *WarrantyLineItemMutation:
 		return c.WarrantyLineItem.mutate(ctx, m)
+	case *WebhookMutation:
+		return c.Webhook.mutate(ctx, m)
+	case *WebhookDeliveryMutation:
+		return c.WebhookDelivery.mutate(ctx, m)
 	case *WorkOrderMutation:
 		return c.WorkOrder.mutate(ctx, m)
 	case *WorkOrderLineItemMutation:
@@ -1307,6 +1341,272 @@ func (c *CustomerClient) mutate(ctx context.Context, m *CustomerMutation) (Value
 		return (&CustomerDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
 		return nil, fmt.Errorf("ent: unknown Customer mutation op: %q", m.Op())
+	}
+}
+
+// EventClient is a client for the Event schema.
+type EventClient struct {
+	config
+}
+
+// NewEventClient returns a client for the Event from the given config.
+func NewEventClient(c config) *EventClient {
+	return &EventClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `event.Hooks(f(g(h())))`.
+func (c *EventClient) Use(hooks ...Hook) {
+	c.hooks.Event = append(c.hooks.Event, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `event.Intercept(f(g(h())))`.
+func (c *EventClient) Intercept(interceptors ...Interceptor) {
+	c.inters.Event = append(c.inters.Event, interceptors...)
+}
+
+// Create returns a builder for creating a Event entity.
+func (c *EventClient) Create() *EventCreate {
+	mutation := newEventMutation(c.config, OpCreate)
+	return &EventCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of Event entities.
+func (c *EventClient) CreateBulk(builders ...*EventCreate) *EventCreateBulk {
+	return &EventCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *EventClient) MapCreateBulk(slice any, setFunc func(*EventCreate, int)) *EventCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &EventCreateBulk{err: fmt.Errorf("calling to EventClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*EventCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &EventCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for Event.
+func (c *EventClient) Update() *EventUpdate {
+	mutation := newEventMutation(c.config, OpUpdate)
+	return &EventUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *EventClient) UpdateOne(_m *Event) *EventUpdateOne {
+	mutation := newEventMutation(c.config, OpUpdateOne, withEvent(_m))
+	return &EventUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *EventClient) UpdateOneID(id int64) *EventUpdateOne {
+	mutation := newEventMutation(c.config, OpUpdateOne, withEventID(id))
+	return &EventUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for Event.
+func (c *EventClient) Delete() *EventDelete {
+	mutation := newEventMutation(c.config, OpDelete)
+	return &EventDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *EventClient) DeleteOne(_m *Event) *EventDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *EventClient) DeleteOneID(id int64) *EventDeleteOne {
+	builder := c.Delete().Where(event.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &EventDeleteOne{builder}
+}
+
+// Query returns a query builder for Event.
+func (c *EventClient) Query() *EventQuery {
+	return &EventQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeEvent},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a Event entity by its id.
+func (c *EventClient) Get(ctx context.Context, id int64) (*Event, error) {
+	return c.Query().Where(event.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *EventClient) GetX(ctx context.Context, id int64) *Event {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// Hooks returns the client hooks.
+func (c *EventClient) Hooks() []Hook {
+	return c.hooks.Event
+}
+
+// Interceptors returns the client interceptors.
+func (c *EventClient) Interceptors() []Interceptor {
+	return c.inters.Event
+}
+
+func (c *EventClient) mutate(ctx context.Context, m *EventMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&EventCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&EventUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&EventUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&EventDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown Event mutation op: %q", m.Op())
+	}
+}
+
+// EventFollowerClient is a client for the EventFollower schema.
+type EventFollowerClient struct {
+	config
+}
+
+// NewEventFollowerClient returns a client for the EventFollower from the given config.
+func NewEventFollowerClient(c config) *EventFollowerClient {
+	return &EventFollowerClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `eventfollower.Hooks(f(g(h())))`.
+func (c *EventFollowerClient) Use(hooks ...Hook) {
+	c.hooks.EventFollower = append(c.hooks.EventFollower, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `eventfollower.Intercept(f(g(h())))`.
+func (c *EventFollowerClient) Intercept(interceptors ...Interceptor) {
+	c.inters.EventFollower = append(c.inters.EventFollower, interceptors...)
+}
+
+// Create returns a builder for creating a EventFollower entity.
+func (c *EventFollowerClient) Create() *EventFollowerCreate {
+	mutation := newEventFollowerMutation(c.config, OpCreate)
+	return &EventFollowerCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of EventFollower entities.
+func (c *EventFollowerClient) CreateBulk(builders ...*EventFollowerCreate) *EventFollowerCreateBulk {
+	return &EventFollowerCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *EventFollowerClient) MapCreateBulk(slice any, setFunc func(*EventFollowerCreate, int)) *EventFollowerCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &EventFollowerCreateBulk{err: fmt.Errorf("calling to EventFollowerClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*EventFollowerCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &EventFollowerCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for EventFollower.
+func (c *EventFollowerClient) Update() *EventFollowerUpdate {
+	mutation := newEventFollowerMutation(c.config, OpUpdate)
+	return &EventFollowerUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *EventFollowerClient) UpdateOne(_m *EventFollower) *EventFollowerUpdateOne {
+	mutation := newEventFollowerMutation(c.config, OpUpdateOne, withEventFollower(_m))
+	return &EventFollowerUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *EventFollowerClient) UpdateOneID(id string) *EventFollowerUpdateOne {
+	mutation := newEventFollowerMutation(c.config, OpUpdateOne, withEventFollowerID(id))
+	return &EventFollowerUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for EventFollower.
+func (c *EventFollowerClient) Delete() *EventFollowerDelete {
+	mutation := newEventFollowerMutation(c.config, OpDelete)
+	return &EventFollowerDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *EventFollowerClient) DeleteOne(_m *EventFollower) *EventFollowerDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *EventFollowerClient) DeleteOneID(id string) *EventFollowerDeleteOne {
+	builder := c.Delete().Where(eventfollower.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &EventFollowerDeleteOne{builder}
+}
+
+// Query returns a query builder for EventFollower.
+func (c *EventFollowerClient) Query() *EventFollowerQuery {
+	return &EventFollowerQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeEventFollower},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a EventFollower entity by its id.
+func (c *EventFollowerClient) Get(ctx context.Context, id string) (*EventFollower, error) {
+	return c.Query().Where(eventfollower.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *EventFollowerClient) GetX(ctx context.Context, id string) *EventFollower {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// Hooks returns the client hooks.
+func (c *EventFollowerClient) Hooks() []Hook {
+	return c.hooks.EventFollower
+}
+
+// Interceptors returns the client interceptors.
+func (c *EventFollowerClient) Interceptors() []Interceptor {
+	return c.inters.EventFollower
+}
+
+func (c *EventFollowerClient) mutate(ctx context.Context, m *EventFollowerMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&EventFollowerCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&EventFollowerUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&EventFollowerUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&EventFollowerDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown EventFollower mutation op: %q", m.Op())
 	}
 }
 
@@ -3331,6 +3631,272 @@ func (c *WarrantyLineItemClient) mutate(ctx context.Context, m *WarrantyLineItem
 	}
 }
 
+// WebhookClient is a client for the Webhook schema.
+type WebhookClient struct {
+	config
+}
+
+// NewWebhookClient returns a client for the Webhook from the given config.
+func NewWebhookClient(c config) *WebhookClient {
+	return &WebhookClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `webhook.Hooks(f(g(h())))`.
+func (c *WebhookClient) Use(hooks ...Hook) {
+	c.hooks.Webhook = append(c.hooks.Webhook, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `webhook.Intercept(f(g(h())))`.
+func (c *WebhookClient) Intercept(interceptors ...Interceptor) {
+	c.inters.Webhook = append(c.inters.Webhook, interceptors...)
+}
+
+// Create returns a builder for creating a Webhook entity.
+func (c *WebhookClient) Create() *WebhookCreate {
+	mutation := newWebhookMutation(c.config, OpCreate)
+	return &WebhookCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of Webhook entities.
+func (c *WebhookClient) CreateBulk(builders ...*WebhookCreate) *WebhookCreateBulk {
+	return &WebhookCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *WebhookClient) MapCreateBulk(slice any, setFunc func(*WebhookCreate, int)) *WebhookCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &WebhookCreateBulk{err: fmt.Errorf("calling to WebhookClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*WebhookCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &WebhookCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for Webhook.
+func (c *WebhookClient) Update() *WebhookUpdate {
+	mutation := newWebhookMutation(c.config, OpUpdate)
+	return &WebhookUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *WebhookClient) UpdateOne(_m *Webhook) *WebhookUpdateOne {
+	mutation := newWebhookMutation(c.config, OpUpdateOne, withWebhook(_m))
+	return &WebhookUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *WebhookClient) UpdateOneID(id string) *WebhookUpdateOne {
+	mutation := newWebhookMutation(c.config, OpUpdateOne, withWebhookID(id))
+	return &WebhookUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for Webhook.
+func (c *WebhookClient) Delete() *WebhookDelete {
+	mutation := newWebhookMutation(c.config, OpDelete)
+	return &WebhookDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *WebhookClient) DeleteOne(_m *Webhook) *WebhookDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *WebhookClient) DeleteOneID(id string) *WebhookDeleteOne {
+	builder := c.Delete().Where(webhook.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &WebhookDeleteOne{builder}
+}
+
+// Query returns a query builder for Webhook.
+func (c *WebhookClient) Query() *WebhookQuery {
+	return &WebhookQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeWebhook},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a Webhook entity by its id.
+func (c *WebhookClient) Get(ctx context.Context, id string) (*Webhook, error) {
+	return c.Query().Where(webhook.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *WebhookClient) GetX(ctx context.Context, id string) *Webhook {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// Hooks returns the client hooks.
+func (c *WebhookClient) Hooks() []Hook {
+	return c.hooks.Webhook
+}
+
+// Interceptors returns the client interceptors.
+func (c *WebhookClient) Interceptors() []Interceptor {
+	return c.inters.Webhook
+}
+
+func (c *WebhookClient) mutate(ctx context.Context, m *WebhookMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&WebhookCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&WebhookUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&WebhookUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&WebhookDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown Webhook mutation op: %q", m.Op())
+	}
+}
+
+// WebhookDeliveryClient is a client for the WebhookDelivery schema.
+type WebhookDeliveryClient struct {
+	config
+}
+
+// NewWebhookDeliveryClient returns a client for the WebhookDelivery from the given config.
+func NewWebhookDeliveryClient(c config) *WebhookDeliveryClient {
+	return &WebhookDeliveryClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `webhookdelivery.Hooks(f(g(h())))`.
+func (c *WebhookDeliveryClient) Use(hooks ...Hook) {
+	c.hooks.WebhookDelivery = append(c.hooks.WebhookDelivery, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `webhookdelivery.Intercept(f(g(h())))`.
+func (c *WebhookDeliveryClient) Intercept(interceptors ...Interceptor) {
+	c.inters.WebhookDelivery = append(c.inters.WebhookDelivery, interceptors...)
+}
+
+// Create returns a builder for creating a WebhookDelivery entity.
+func (c *WebhookDeliveryClient) Create() *WebhookDeliveryCreate {
+	mutation := newWebhookDeliveryMutation(c.config, OpCreate)
+	return &WebhookDeliveryCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of WebhookDelivery entities.
+func (c *WebhookDeliveryClient) CreateBulk(builders ...*WebhookDeliveryCreate) *WebhookDeliveryCreateBulk {
+	return &WebhookDeliveryCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *WebhookDeliveryClient) MapCreateBulk(slice any, setFunc func(*WebhookDeliveryCreate, int)) *WebhookDeliveryCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &WebhookDeliveryCreateBulk{err: fmt.Errorf("calling to WebhookDeliveryClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*WebhookDeliveryCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &WebhookDeliveryCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for WebhookDelivery.
+func (c *WebhookDeliveryClient) Update() *WebhookDeliveryUpdate {
+	mutation := newWebhookDeliveryMutation(c.config, OpUpdate)
+	return &WebhookDeliveryUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *WebhookDeliveryClient) UpdateOne(_m *WebhookDelivery) *WebhookDeliveryUpdateOne {
+	mutation := newWebhookDeliveryMutation(c.config, OpUpdateOne, withWebhookDelivery(_m))
+	return &WebhookDeliveryUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *WebhookDeliveryClient) UpdateOneID(id string) *WebhookDeliveryUpdateOne {
+	mutation := newWebhookDeliveryMutation(c.config, OpUpdateOne, withWebhookDeliveryID(id))
+	return &WebhookDeliveryUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for WebhookDelivery.
+func (c *WebhookDeliveryClient) Delete() *WebhookDeliveryDelete {
+	mutation := newWebhookDeliveryMutation(c.config, OpDelete)
+	return &WebhookDeliveryDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *WebhookDeliveryClient) DeleteOne(_m *WebhookDelivery) *WebhookDeliveryDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *WebhookDeliveryClient) DeleteOneID(id string) *WebhookDeliveryDeleteOne {
+	builder := c.Delete().Where(webhookdelivery.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &WebhookDeliveryDeleteOne{builder}
+}
+
+// Query returns a query builder for WebhookDelivery.
+func (c *WebhookDeliveryClient) Query() *WebhookDeliveryQuery {
+	return &WebhookDeliveryQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeWebhookDelivery},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a WebhookDelivery entity by its id.
+func (c *WebhookDeliveryClient) Get(ctx context.Context, id string) (*WebhookDelivery, error) {
+	return c.Query().Where(webhookdelivery.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *WebhookDeliveryClient) GetX(ctx context.Context, id string) *WebhookDelivery {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// Hooks returns the client hooks.
+func (c *WebhookDeliveryClient) Hooks() []Hook {
+	return c.hooks.WebhookDelivery
+}
+
+// Interceptors returns the client interceptors.
+func (c *WebhookDeliveryClient) Interceptors() []Interceptor {
+	return c.inters.WebhookDelivery
+}
+
+func (c *WebhookDeliveryClient) mutate(ctx context.Context, m *WebhookDeliveryMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&WebhookDeliveryCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&WebhookDeliveryUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&WebhookDeliveryUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&WebhookDeliveryDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown WebhookDelivery mutation op: %q", m.Op())
+	}
+}
+
 // WorkOrderClient is a client for the WorkOrder schema.
 type WorkOrderClient struct {
 	config
@@ -3669,14 +4235,16 @@ func (c *WorkOrderLineItemClient) mutate(ctx context.Context, m *WorkOrderLineIt
 type (
 	hooks struct {
 		APIToken, BillOfMaterialsLineItem, CaseRecord, ChannelThread, Contact, Customer,
-		IdempotencyKey, PackingList, PackingListItem, PurchaseOrder, ReturnLineItem,
-		ReturnRecord, ServiceKey, Supplier, Team, User, Vendor, Warranty,
-		WarrantyLineItem, WorkOrder, WorkOrderLineItem []ent.Hook
+		Event, EventFollower, IdempotencyKey, PackingList, PackingListItem,
+		PurchaseOrder, ReturnLineItem, ReturnRecord, ServiceKey, Supplier, Team, User,
+		Vendor, Warranty, WarrantyLineItem, Webhook, WebhookDelivery, WorkOrder,
+		WorkOrderLineItem []ent.Hook
 	}
 	inters struct {
 		APIToken, BillOfMaterialsLineItem, CaseRecord, ChannelThread, Contact, Customer,
-		IdempotencyKey, PackingList, PackingListItem, PurchaseOrder, ReturnLineItem,
-		ReturnRecord, ServiceKey, Supplier, Team, User, Vendor, Warranty,
-		WarrantyLineItem, WorkOrder, WorkOrderLineItem []ent.Interceptor
+		Event, EventFollower, IdempotencyKey, PackingList, PackingListItem,
+		PurchaseOrder, ReturnLineItem, ReturnRecord, ServiceKey, Supplier, Team, User,
+		Vendor, Warranty, WarrantyLineItem, Webhook, WebhookDelivery, WorkOrder,
+		WorkOrderLineItem []ent.Interceptor
 	}
 )

@@ -12,6 +12,8 @@ import (
 	"records/ent/channelthread"
 	"records/ent/contact"
 	"records/ent/customer"
+	"records/ent/event"
+	"records/ent/eventfollower"
 	"records/ent/idempotencykey"
 	"records/ent/packinglist"
 	"records/ent/packinglistitem"
@@ -25,6 +27,8 @@ import (
 	"records/ent/vendor"
 	"records/ent/warranty"
 	"records/ent/warrantylineitem"
+	"records/ent/webhook"
+	"records/ent/webhookdelivery"
 	"records/ent/workorder"
 	"records/ent/workorderlineitem"
 	"reflect"
@@ -99,6 +103,8 @@ func checkColumn(t, c string) error {
 			channelthread.Table:           channelthread.ValidColumn,
 			contact.Table:                 contact.ValidColumn,
 			customer.Table:                customer.ValidColumn,
+			event.Table:                   event.ValidColumn,
+			eventfollower.Table:           eventfollower.ValidColumn,
 			idempotencykey.Table:          idempotencykey.ValidColumn,
 			packinglist.Table:             packinglist.ValidColumn,
 			packinglistitem.Table:         packinglistitem.ValidColumn,
@@ -112,6 +118,8 @@ func checkColumn(t, c string) error {
 			vendor.Table:                  vendor.ValidColumn,
 			warranty.Table:                warranty.ValidColumn,
 			warrantylineitem.Table:        warrantylineitem.ValidColumn,
+			webhook.Table:                 webhook.ValidColumn,
+			webhookdelivery.Table:         webhookdelivery.ValidColumn,
 			workorder.Table:               workorder.ValidColumn,
 			workorderlineitem.Table:       workorderlineitem.ValidColumn,
 		})

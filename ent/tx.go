@@ -24,6 +24,10 @@ type Tx struct {
 	Contact *ContactClient
 	// Customer is the client for interacting with the Customer builders.
 	Customer *CustomerClient
+	// Event is the client for interacting with the Event builders.
+	Event *EventClient
+	// EventFollower is the client for interacting with the EventFollower builders.
+	EventFollower *EventFollowerClient
 	// IdempotencyKey is the client for interacting with the IdempotencyKey builders.
 	IdempotencyKey *IdempotencyKeyClient
 	// PackingList is the client for interacting with the PackingList builders.
@@ -50,6 +54,10 @@ type Tx struct {
 	Warranty *WarrantyClient
 	// WarrantyLineItem is the client for interacting with the WarrantyLineItem builders.
 	WarrantyLineItem *WarrantyLineItemClient
+	// Webhook is the client for interacting with the Webhook builders.
+	Webhook *WebhookClient
+	// WebhookDelivery is the client for interacting with the WebhookDelivery builders.
+	WebhookDelivery *WebhookDeliveryClient
 	// WorkOrder is the client for interacting with the WorkOrder builders.
 	WorkOrder *WorkOrderClient
 	// WorkOrderLineItem is the client for interacting with the WorkOrderLineItem builders.
@@ -191,6 +199,8 @@ func (tx *Tx) init() {
 	tx.ChannelThread = NewChannelThreadClient(tx.config)
 	tx.Contact = NewContactClient(tx.config)
 	tx.Customer = NewCustomerClient(tx.config)
+	tx.Event = NewEventClient(tx.config)
+	tx.EventFollower = NewEventFollowerClient(tx.config)
 	tx.IdempotencyKey = NewIdempotencyKeyClient(tx.config)
 	tx.PackingList = NewPackingListClient(tx.config)
 	tx.PackingListItem = NewPackingListItemClient(tx.config)
@@ -204,6 +214,8 @@ func (tx *Tx) init() {
 	tx.Vendor = NewVendorClient(tx.config)
 	tx.Warranty = NewWarrantyClient(tx.config)
 	tx.WarrantyLineItem = NewWarrantyLineItemClient(tx.config)
+	tx.Webhook = NewWebhookClient(tx.config)
+	tx.WebhookDelivery = NewWebhookDeliveryClient(tx.config)
 	tx.WorkOrder = NewWorkOrderClient(tx.config)
 	tx.WorkOrderLineItem = NewWorkOrderLineItemClient(tx.config)
 }

@@ -14,12 +14,14 @@ import (
 	"records/internal/db"
 	"records/internal/logging"
 	"records/internal/server"
+	"records/internal/webhooks"
 )
 
 func newServeCmd() *cobra.Command {
 	var (
-		dbf dbFlags
-		cfg = server.DefaultConfig()
+		dbf      dbFlags
+		cfg      = server.DefaultConfig()
+		schedule string
 	)
 	cmd := &cobra.Command{
 		Use:   "serve",
@@ -27,6 +29,12 @@ func newServeCmd() *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
+			if schedule != "" {
+				var err error
+				if cfg.Webhooks.Schedule, err = webhooks.ParseSchedule(schedule); err != nil {
+					return err
+				}
+			}
 			tuneGC()
 			logs := logging.NewBuffered(cmd.ErrOrStderr(), 200*time.Millisecond)
 			defer logs.Close()
@@ -69,6 +77,11 @@ func newServeCmd() *cobra.Command {
 	cmd.Flags().Float64Var(&cfg.RateLimit, "rate-limit", cfg.RateLimit, "requests per second per token (429 beyond)")
 	cmd.Flags().IntVar(&cfg.RateBurst, "rate-burst", cfg.RateBurst, "burst of requests per token above the rate")
 	cmd.Flags().DurationVar(&cfg.IdempotencyTTL, "idempotency-ttl", cfg.IdempotencyTTL, "how long the answer to a write sent with an Idempotency-Key replays")
+	cmd.Flags().DurationVar(&cfg.EventRetention, "event-retention", cfg.EventRetention, "how long events are kept for the event log, histories and webhooks (0 keeps them forever)")
+	cmd.Flags().StringVar(&schedule, "webhook-retry-schedule", "",
+		"waits before each retry of a failed webhook delivery, comma-separated (default 5s,5m,30m,2h,5h,10h,10h: 8 attempts over about a day)")
+	cmd.Flags().BoolVar(&cfg.Webhooks.AllowPrivate, "webhook-allow-private", false,
+		"let webhooks reach loopback, private and link-local addresses (local development; never on a shared host)")
 	cmd.Flags().DurationVar(&cfg.TokenCacheTTL, "token-cache", cfg.TokenCacheTTL, "how long a verified token is trusted before the database is asked again (a revocation takes effect within it)")
 	return cmd
 }

@@ -250,6 +250,57 @@ var (
 			},
 		},
 	}
+	// EventsColumns holds the columns for the "events" table.
+	EventsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt64, Increment: true},
+		{Name: "txid", Type: field.TypeInt64},
+		{Name: "team_id", Type: field.TypeInt},
+		{Name: "type", Type: field.TypeString},
+		{Name: "record_id", Type: field.TypeString},
+		{Name: "meta", Type: field.TypeString, Nullable: true, Size: 2147483647},
+		{Name: "image", Type: field.TypeString, Nullable: true, Size: 2147483647},
+		{Name: "occurred_at", Type: field.TypeInt64},
+	}
+	// EventsTable holds the schema information for the "events" table.
+	EventsTable = &schema.Table{
+		Name:       "events",
+		Columns:    EventsColumns,
+		PrimaryKey: []*schema.Column{EventsColumns[0]},
+		Indexes: []*schema.Index{
+			{
+				Name:    "event_team_id_txid_id",
+				Unique:  false,
+				Columns: []*schema.Column{EventsColumns[2], EventsColumns[1], EventsColumns[0]},
+			},
+			{
+				Name:    "event_txid_id",
+				Unique:  false,
+				Columns: []*schema.Column{EventsColumns[1], EventsColumns[0]},
+			},
+			{
+				Name:    "event_team_id_record_id_id",
+				Unique:  false,
+				Columns: []*schema.Column{EventsColumns[2], EventsColumns[4], EventsColumns[0]},
+			},
+			{
+				Name:    "event_occurred_at",
+				Unique:  false,
+				Columns: []*schema.Column{EventsColumns[7]},
+			},
+		},
+	}
+	// EventFollowersColumns holds the columns for the "event_followers" table.
+	EventFollowersColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeString},
+		{Name: "txid", Type: field.TypeInt64},
+		{Name: "seq", Type: field.TypeInt64},
+	}
+	// EventFollowersTable holds the schema information for the "event_followers" table.
+	EventFollowersTable = &schema.Table{
+		Name:       "event_followers",
+		Columns:    EventFollowersColumns,
+		PrimaryKey: []*schema.Column{EventFollowersColumns[0]},
+	}
 	// IdempotencyKeysColumns holds the columns for the "idempotency_keys" table.
 	IdempotencyKeysColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeString},
@@ -758,6 +809,72 @@ var (
 			},
 		},
 	}
+	// WebhooksColumns holds the columns for the "webhooks" table.
+	WebhooksColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeString},
+		{Name: "team_id", Type: field.TypeInt},
+		{Name: "url", Type: field.TypeString, Size: 2147483647},
+		{Name: "events", Type: field.TypeString, Size: 2147483647},
+		{Name: "description", Type: field.TypeString, Nullable: true, Size: 2147483647},
+		{Name: "secret", Type: field.TypeBytes},
+		{Name: "version", Type: field.TypeInt64, Default: 1},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "failing_since", Type: field.TypeTime, Nullable: true},
+		{Name: "disabled_at", Type: field.TypeTime, Nullable: true},
+	}
+	// WebhooksTable holds the schema information for the "webhooks" table.
+	WebhooksTable = &schema.Table{
+		Name:       "webhooks",
+		Columns:    WebhooksColumns,
+		PrimaryKey: []*schema.Column{WebhooksColumns[0]},
+		Indexes: []*schema.Index{
+			{
+				Name:    "webhook_team_id_id",
+				Unique:  false,
+				Columns: []*schema.Column{WebhooksColumns[1], WebhooksColumns[0]},
+			},
+		},
+	}
+	// WebhookDeliveriesColumns holds the columns for the "webhook_deliveries" table.
+	WebhookDeliveriesColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeString},
+		{Name: "team_id", Type: field.TypeInt},
+		{Name: "webhook_id", Type: field.TypeString},
+		{Name: "event_id", Type: field.TypeString},
+		{Name: "body", Type: field.TypeString, Size: 2147483647},
+		{Name: "attempt", Type: field.TypeInt},
+		{Name: "status", Type: field.TypeString},
+		{Name: "status_code", Type: field.TypeInt, Nullable: true},
+		{Name: "error", Type: field.TypeString, Nullable: true, Size: 2147483647},
+		{Name: "next_attempt_at", Type: field.TypeTime},
+		{Name: "lease_until", Type: field.TypeTime, Nullable: true},
+		{Name: "delivered_at", Type: field.TypeTime, Nullable: true},
+		{Name: "created_at", Type: field.TypeTime},
+	}
+	// WebhookDeliveriesTable holds the schema information for the "webhook_deliveries" table.
+	WebhookDeliveriesTable = &schema.Table{
+		Name:       "webhook_deliveries",
+		Columns:    WebhookDeliveriesColumns,
+		PrimaryKey: []*schema.Column{WebhookDeliveriesColumns[0]},
+		Indexes: []*schema.Index{
+			{
+				Name:    "webhookdelivery_status_next_attempt_at",
+				Unique:  false,
+				Columns: []*schema.Column{WebhookDeliveriesColumns[6], WebhookDeliveriesColumns[9]},
+			},
+			{
+				Name:    "webhookdelivery_team_id_webhook_id_id",
+				Unique:  false,
+				Columns: []*schema.Column{WebhookDeliveriesColumns[1], WebhookDeliveriesColumns[2], WebhookDeliveriesColumns[0]},
+			},
+			{
+				Name:    "webhookdelivery_created_at",
+				Unique:  false,
+				Columns: []*schema.Column{WebhookDeliveriesColumns[12]},
+			},
+		},
+	}
 	// WorkOrdersColumns holds the columns for the "work_orders" table.
 	WorkOrdersColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeString},
@@ -858,6 +975,8 @@ var (
 		ChannelThreadsTable,
 		ContactsTable,
 		CustomersTable,
+		EventsTable,
+		EventFollowersTable,
 		IdempotencyKeysTable,
 		PackingListsTable,
 		PackingListItemsTable,
@@ -871,6 +990,8 @@ var (
 		VendorsTable,
 		WarrantiesTable,
 		WarrantyLineItemsTable,
+		WebhooksTable,
+		WebhookDeliveriesTable,
 		WorkOrdersTable,
 		WorkOrderLineItemsTable,
 	}
@@ -901,6 +1022,12 @@ func init() {
 	CustomersTable.ForeignKeys[0].RefTable = TeamsTable
 	CustomersTable.Annotation = &entsql.Annotation{
 		Table: "customers",
+	}
+	EventsTable.Annotation = &entsql.Annotation{
+		Table: "events",
+	}
+	EventFollowersTable.Annotation = &entsql.Annotation{
+		Table: "event_followers",
 	}
 	IdempotencyKeysTable.Annotation = &entsql.Annotation{
 		Table: "idempotency_keys",
@@ -953,6 +1080,12 @@ func init() {
 	WarrantyLineItemsTable.ForeignKeys[1].RefTable = TeamsTable
 	WarrantyLineItemsTable.Annotation = &entsql.Annotation{
 		Table: "warranty_line_items",
+	}
+	WebhooksTable.Annotation = &entsql.Annotation{
+		Table: "webhooks",
+	}
+	WebhookDeliveriesTable.Annotation = &entsql.Annotation{
+		Table: "webhook_deliveries",
 	}
 	WorkOrdersTable.ForeignKeys[0].RefTable = TeamsTable
 	WorkOrdersTable.Annotation = &entsql.Annotation{

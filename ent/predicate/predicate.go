@@ -24,6 +24,12 @@ type Contact func(*sql.Selector)
 // Customer is the predicate function for customer builders.
 type Customer func(*sql.Selector)
 
+// Event is the predicate function for event builders.
+type Event func(*sql.Selector)
+
+// EventFollower is the predicate function for eventfollower builders.
+type EventFollower func(*sql.Selector)
+
 // IdempotencyKey is the predicate function for idempotencykey builders.
 type IdempotencyKey func(*sql.Selector)
 
@@ -62,6 +68,12 @@ type Warranty func(*sql.Selector)
 
 // WarrantyLineItem is the predicate function for warrantylineitem builders.
 type WarrantyLineItem func(*sql.Selector)
+
+// Webhook is the predicate function for webhook builders.
+type Webhook func(*sql.Selector)
+
+// WebhookDelivery is the predicate function for webhookdelivery builders.
+type WebhookDelivery func(*sql.Selector)
 
 // WorkOrder is the predicate function for workorder builders.
 type WorkOrder func(*sql.Selector)

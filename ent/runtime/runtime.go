@@ -9,6 +9,7 @@ import (
 	"records/ent/channelthread"
 	"records/ent/contact"
 	"records/ent/customer"
+	"records/ent/eventfollower"
 	"records/ent/idempotencykey"
 	"records/ent/packinglist"
 	"records/ent/packinglistitem"
@@ -22,6 +23,8 @@ import (
 	"records/ent/vendor"
 	"records/ent/warranty"
 	"records/ent/warrantylineitem"
+	"records/ent/webhook"
+	"records/ent/webhookdelivery"
 	"records/ent/workorder"
 	"records/ent/workorderlineitem"
 	"records/schema"
@@ -171,6 +174,12 @@ func init() {
 	customer.DefaultID = customerDescID.Default.(func() string)
 	// customer.IDValidator is a validator for the "id" field. It is called by the builders before save.
 	customer.IDValidator = customerDescID.Validators[0].(func(string) error)
+	eventfollowerFields := schema.EventFollower{}.Fields()
+	_ = eventfollowerFields
+	// eventfollowerDescID is the schema descriptor for id field.
+	eventfollowerDescID := eventfollowerFields[0].Descriptor()
+	// eventfollower.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	eventfollower.IDValidator = eventfollowerDescID.Validators[0].(func(string) error)
 	idempotencykeyFields := schema.IdempotencyKey{}.Fields()
 	_ = idempotencykeyFields
 	// idempotencykeyDescID is the schema descriptor for id field.
@@ -439,6 +448,22 @@ func init() {
 	warrantylineitem.DefaultID = warrantylineitemDescID.Default.(func() string)
 	// warrantylineitem.IDValidator is a validator for the "id" field. It is called by the builders before save.
 	warrantylineitem.IDValidator = warrantylineitemDescID.Validators[0].(func(string) error)
+	webhookFields := schema.Webhook{}.Fields()
+	_ = webhookFields
+	// webhookDescVersion is the schema descriptor for version field.
+	webhookDescVersion := webhookFields[6].Descriptor()
+	// webhook.DefaultVersion holds the default value on creation for the version field.
+	webhook.DefaultVersion = webhookDescVersion.Default.(int64)
+	// webhookDescID is the schema descriptor for id field.
+	webhookDescID := webhookFields[0].Descriptor()
+	// webhook.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	webhook.IDValidator = webhookDescID.Validators[0].(func(string) error)
+	webhookdeliveryFields := schema.WebhookDelivery{}.Fields()
+	_ = webhookdeliveryFields
+	// webhookdeliveryDescID is the schema descriptor for id field.
+	webhookdeliveryDescID := webhookdeliveryFields[0].Descriptor()
+	// webhookdelivery.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	webhookdelivery.IDValidator = webhookdeliveryDescID.Validators[0].(func(string) error)
 	workorderMixin := schema.WorkOrder{}.Mixin()
 	workorderMixinHooks0 := workorderMixin[0].Hooks()
 	workorder.Hooks[0] = workorderMixinHooks0[0]

@@ -16,9 +16,10 @@ const (
 
 // Principal is the caller a request acts for.
 type Principal struct {
-	TokenID string
-	Team    int
-	Scope   Scope
+	TokenID   string
+	TokenName string
+	Team      int
+	Scope     Scope
 }
 
 // CanWrite tells whether the principal may write.

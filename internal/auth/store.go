@@ -191,7 +191,7 @@ func (s *Store) Verify(ctx context.Context, secret string) (Principal, error) {
 		s.cache.Delete(key)
 		return Principal{}, ErrInvalidToken
 	}
-	p := Principal{TokenID: tok.ID, Team: tok.TeamID, Scope: Scope(tok.Scope)}
+	p := Principal{TokenID: tok.ID, TokenName: tok.Name, Team: tok.TeamID, Scope: Scope(tok.Scope)}
 	if s.ttl > 0 {
 		if s.cacheLen.Load() >= maxCached {
 			s.cache.Clear()

@@ -81,7 +81,7 @@ func Open(ctx context.Context, cfg Config) (*DB, error) {
 	}
 	drv := &driver{dialect: src.dialect, pool: pool, stmts: stmts, txs: new(atomic.Int64)}
 	if src.dialect == migrate.SQLite {
-		drv.writeLock = new(sync.Mutex)
+		drv.writeLock = &sqliteWrites
 	}
 	drv.Conn = entsql.Conn{ExecQuerier: dbConn{stmts}}
 	return &DB{

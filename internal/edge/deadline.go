@@ -19,11 +19,15 @@ import (
 // happen: around transactions, and queries to a database across the network.
 type requestCtx struct {
 	context.Context
-	p        auth.Principal
-	deadline time.Time
+	p         auth.Principal
+	deadline  time.Time
+	requestID string
 }
 
-type deadlineKey struct{}
+type (
+	deadlineKey  struct{}
+	requestIDKey struct{}
+)
 
 func (c *requestCtx) Value(key any) any {
 	switch key.(type) {
@@ -33,14 +37,22 @@ func (c *requestCtx) Value(key any) any {
 		return c.p.Team
 	case deadlineKey:
 		return c.deadline
+	case requestIDKey:
+		return c.requestID
 	}
 	return c.Context.Value(key)
 }
 
-// Authenticated returns ctx acting for principal p, with the request's
-// deadline (not yet in force: see Bounded).
-func Authenticated(ctx context.Context, p auth.Principal, deadline time.Time) context.Context {
-	return &requestCtx{Context: ctx, p: p, deadline: deadline}
+// Authenticated returns ctx acting for principal p in the request with the
+// id, with the request's deadline (not yet in force: see Bounded).
+func Authenticated(ctx context.Context, p auth.Principal, deadline time.Time, requestID string) context.Context {
+	return &requestCtx{Context: ctx, p: p, deadline: deadline, requestID: requestID}
+}
+
+// RequestIDFrom returns the id of the authenticated request of ctx.
+func RequestIDFrom(ctx context.Context) string {
+	id, _ := ctx.Value(requestIDKey{}).(string)
+	return id
 }
 
 // Bounded returns ctx with the request's deadline in force.

@@ -138,7 +138,7 @@ func TestRouter(t *testing.T) {
 func TestRequestContext(t *testing.T) {
 	p := auth.Principal{TokenID: "t1", Team: 7, Scope: auth.Read}
 	deadline := time.Now().Add(time.Hour)
-	ctx := Authenticated(context.Background(), p, deadline)
+	ctx := Authenticated(context.Background(), p, deadline, "")
 	if got, _ := auth.FromContext(ctx); got != p {
 		t.Errorf("principal %v", got)
 	}
@@ -156,13 +156,13 @@ func TestRequestContext(t *testing.T) {
 	if _, err := Unbounded(ctx); err != nil {
 		t.Errorf("before the deadline: %v", err)
 	}
-	late := Authenticated(context.Background(), p, time.Now().Add(-time.Second))
+	late := Authenticated(context.Background(), p, time.Now().Add(-time.Second), "")
 	if _, err := Unbounded(late); !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("past the deadline: %v", err)
 	}
 	gone, cancelGone := context.WithCancel(context.Background())
 	cancelGone()
-	if _, err := Unbounded(Authenticated(gone, p, deadline)); !errors.Is(err, context.Canceled) {
+	if _, err := Unbounded(Authenticated(gone, p, deadline, "")); !errors.Is(err, context.Canceled) {
 		t.Errorf("a request whose client left: %v", err)
 	}
 }

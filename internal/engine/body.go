@@ -17,7 +17,7 @@ import (
 // readBody returns the request body. An empty body is allowed everywhere
 // and needs no Content-Type; any other must be JSON (415), within MaxBody
 // (413). The media type is judged before the size.
-func (s *Service) readBody(c *gin.Context) ([]byte, error) {
+func (s *Service) ReadBody(c *gin.Context) ([]byte, error) {
 	r := c.Request
 	if r.Body == nil || r.Body == http.NoBody || r.ContentLength == 0 {
 		return nil, nil

@@ -39,6 +39,7 @@ func (op *Op[E]) delete(ctx context.Context, s *Service, req *request) (int, *Re
 	var b strings.Builder
 	b.WriteString(`DELETE FROM ` + quote(op.Res.Table) + ` WHERE "id" = ? AND "team_id" = ?`)
 	args := versionCondition(&b, req.ifMatch, []any{req.id, team})
+	args = metaCondition(&b, eventMeta(ctx), args)
 	err = s.write(ctx, false, func(w Writer) error {
 		n, err := w.Exec(ctx, b.String(), args...)
 		if err == nil && n == 0 {
@@ -63,7 +64,10 @@ func (op *Op[E]) deleteBy(ctx context.Context, s *Service, req *request) (int, *
 	}
 	var n int64
 	err = s.write(ctx, false, func(w Writer) (err error) {
-		n, err = w.Exec(ctx, `DELETE FROM `+quote(op.Res.Table)+` WHERE "team_id" = ? AND `+quote(op.ByColumn)+` = ?`, team, req.by)
+		var b strings.Builder
+		b.WriteString(`DELETE FROM ` + quote(op.Res.Table) + ` WHERE "team_id" = ? AND ` + quote(op.ByColumn) + ` = ?`)
+		args := metaCondition(&b, eventMeta(ctx), []any{team, req.by})
+		n, err = w.Exec(ctx, b.String(), args...)
 		return err
 	})
 	if err != nil {

@@ -37,7 +37,29 @@ type Service struct {
 	// IdempotencyTTL is how long an Idempotency-Key's answer replays
 	// (DefaultIdempotencyTTL when 0).
 	IdempotencyTTL time.Duration
+
+	resources map[string]Imager // by plural: what handlers were made for
 }
+
+// Imager is a resource as its events need it.
+type Imager interface {
+	// AppendImage appends the record of an event's image (image.go).
+	AppendImage(b []byte, image []byte) ([]byte, error)
+}
+
+// remember notes a resource an operation serves.
+func (s *Service) remember(r interface {
+	Imager
+	plural() string
+}) {
+	if s.resources == nil {
+		s.resources = map[string]Imager{}
+	}
+	s.resources[r.plural()] = r
+}
+
+// Resources are the resources of the operations made with s, by plural.
+func (s *Service) Resources() map[string]Imager { return s.resources }
 
 // Reader runs the generated reads: SQL written with ? placeholders, each
 // text prepared once and reused (package db rewrites the placeholders for

@@ -22,7 +22,7 @@ const DefaultIdempotencyTTL = 24 * time.Hour
 
 // idempotencyKey reads the Idempotency-Key of a write (POST, PUT, PATCH,
 // DELETE): 1–255 printable ASCII characters.
-func idempotencyKey(r *http.Request) (string, bool, error) {
+func IdempotencyKey(r *http.Request) (string, bool, error) {
 	key := r.Header.Get("Idempotency-Key")
 	if key == "" && len(r.Header.Values("Idempotency-Key")) == 0 {
 		return "", false, nil
@@ -54,14 +54,34 @@ type storedAnswer struct {
 // answer is stored already.
 var errReplay = errors.New("replay the stored answer")
 
-// serveKeyed runs a write sent with an Idempotency-Key. In one transaction
-// it takes the key (on PostgreSQL an advisory lock, so that a second
-// request with the key while the first runs, on any instance, is told so:
-// 409), replays the key's stored answer if it has one (the same request:
-// Idempotent-Replayed; another: 422), or runs the write and stores its
-// answer — so a crash can never keep the one without the other. Failed
-// requests store nothing.
+// Answer is a write's answer as an Idempotency-Key keeps it.
+type Answer struct {
+	Status int
+	Body   []byte
+	ETag   string
+}
+
+// serveKeyed runs an operation's write sent with an Idempotency-Key.
 func (op *Op[E]) serveKeyed(s *Service, c *gin.Context, key string, body []byte) {
+	s.ServeKeyed(c, key, body, func(ctx context.Context) (*Answer, error) {
+		c.Request = c.Request.WithContext(ctx)
+		status, r, err := op.serve(s, c, body)
+		if err != nil {
+			return nil, err
+		}
+		return &Answer{Status: status, Body: op.render(nil, r), ETag: op.etag(r)}, nil
+	})
+}
+
+// ServeKeyed runs a write sent with an Idempotency-Key: run, whose
+// statements join (through ctx; see Service.write) one transaction in which
+// ServeKeyed first takes the key (on PostgreSQL an advisory lock, so that
+// a second request with the key while the first runs, on any instance, is
+// told so: 409), replays the key's stored answer if it has one (the same
+// request: Idempotent-Replayed; another: 422), or runs the write and
+// stores its answer — so a crash can never keep the one without the other.
+// Failed requests store nothing.
+func (s *Service) ServeKeyed(c *gin.Context, key string, body []byte, run func(ctx context.Context) (*Answer, error)) {
 	ctx := c.Request.Context()
 	team, err := teamOf(ctx)
 	if err != nil {
@@ -70,9 +90,10 @@ func (op *Op[E]) serveKeyed(s *Service, c *gin.Context, key string, body []byte)
 	}
 	id := strconv.Itoa(team) + ":" + key
 	fp := fingerprint(c.Request, body)
-	var answer *storedAnswer
+	var answer *Answer
 	bounded, cancel := edge.Bounded(ctx)
 	defer cancel()
+	meta := eventMeta(ctx)
 	err = s.DB.Write(bounded, true, func(w Writer) error {
 		prior, err := takeKey(bounded, w, id)
 		switch {
@@ -81,36 +102,42 @@ func (op *Op[E]) serveKeyed(s *Service, c *gin.Context, key string, body []byte)
 		case prior != nil && prior.fingerprint != fp:
 			return problem.New(problem.KeyReused, "the Idempotency-Key %q was used with another request (method, path or body)", key)
 		case prior != nil:
-			answer = prior
+			answer = &Answer{Status: prior.status, Body: prior.body, ETag: prior.etag}
 			return errReplay
 		}
-		c.Request = c.Request.WithContext(context.WithValue(bounded, writerKey{}, w))
-		defer func() { c.Request = c.Request.WithContext(ctx) }()
-		status, r, err := op.serve(s, c, body)
-		if err != nil {
+		if err := setMeta(bounded, w, meta); err != nil {
 			return err
 		}
-		answer = &storedAnswer{fingerprint: fp, status: status, body: op.render(nil, r), etag: op.etag(r)}
+		defer func() { c.Request = c.Request.WithContext(ctx) }()
+		if answer, err = run(context.WithValue(bounded, writerKey{}, w)); err != nil {
+			return err
+		}
 		now := time.Now().UTC()
 		_, err = w.Exec(bounded, `INSERT INTO "idempotency_keys" ("id", "fingerprint", "status", "body", "etag", "created_at", "expires_at")
 VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT ("id") DO UPDATE SET "fingerprint" = excluded."fingerprint", "status" = excluded."status",
 "body" = excluded."body", "etag" = excluded."etag", "created_at" = excluded."created_at", "expires_at" = excluded."expires_at"`,
-			id, fp, status, answer.body, answer.etag, now, now.Add(s.idempotencyTTL()))
+			id, fp, answer.Status, answer.Body, answer.ETag, now, now.Add(s.idempotencyTTL()))
 		return err
 	})
 	replayed := errors.Is(err, errReplay)
 	if err != nil && !replayed {
-		edge.Fail(c, op.writeError(err))
+		edge.Fail(c, err)
 		return
 	}
 	h := c.Writer.Header()
 	if replayed {
 		h.Set("Idempotent-Replayed", "true")
 	}
-	if answer.etag != "" {
-		h.Set("ETag", answer.etag)
+	if answer.ETag != "" {
+		h.Set("ETag", answer.ETag)
 	}
-	edge.WriteJSON(c, answer.status, func(b []byte) []byte { return append(b, answer.body...) })
+	edge.WriteJSON(c, answer.Status, func(b []byte) []byte { return append(b, answer.Body...) })
+}
+
+// Write runs fn as a write of the request of ctx (see Service.write): in
+// the transaction of an Idempotency-Key when the request has one.
+func (s *Service) Write(ctx context.Context, inTx bool, fn func(w Writer) error) error {
+	return s.write(ctx, inTx, fn)
 }
 
 func (s *Service) idempotencyTTL() time.Duration {

@@ -52,13 +52,14 @@ type Op[E any] struct {
 // A write sent with an Idempotency-Key runs in one transaction with the
 // storing of its answer (see serveKeyed).
 func (op *Op[E]) Handler(s *Service) gin.HandlerFunc {
+	s.remember(op.Res)
 	return func(c *gin.Context) {
-		body, err := s.readBody(c)
+		body, err := s.ReadBody(c)
 		if err != nil {
 			edge.Fail(c, err)
 			return
 		}
-		key, keyed, err := idempotencyKey(c.Request)
+		key, keyed, err := IdempotencyKey(c.Request)
 		switch {
 		case err != nil:
 			edge.Fail(c, err)

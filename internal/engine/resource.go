@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"sync"
 )
@@ -41,8 +40,10 @@ type Resource[E any] struct {
 	// Select is the statement reading the columns Scan takes, without a
 	// WHERE clause: SELECT "id", … FROM "table".
 	Select string
+	// Columns are the columns Select reads, in order.
+	Columns []string
 	// Scan reads one row of Select into a record.
-	Scan func(rows *sql.Rows) (*E, error)
+	Scan func(rows Row) (*E, error)
 	// LoadEmbeds reads what the records embed; nil when they embed nothing.
 	LoadEmbeds func(ctx context.Context, r Reader, team int, records []*E) error
 	// Version returns the record's version.
@@ -54,6 +55,11 @@ type Resource[E any] struct {
 	reads    readSQL
 	listOnce sync.Once
 	list     *listing
+}
+
+// Row is a row to scan: a *sql.Rows, or an event's image of one (image.go).
+type Row interface {
+	Scan(dest ...any) error
 }
 
 // Input is a decoded body for one resource, generated per resource.

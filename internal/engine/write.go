@@ -21,7 +21,16 @@ func (s *Service) write(ctx context.Context, inTx bool, fn func(w Writer) error)
 	}
 	ctx, cancel := edge.Bounded(ctx)
 	defer cancel()
-	return s.DB.Write(ctx, inTx, fn)
+	if !inTx {
+		return s.DB.Write(ctx, false, fn)
+	}
+	meta := eventMeta(ctx)
+	return s.DB.Write(ctx, true, func(w Writer) error {
+		if err := setMeta(ctx, w, meta); err != nil {
+			return err
+		}
+		return fn(w)
+	})
 }
 
 // writeError classifies the error of a write: a taken unique value, a

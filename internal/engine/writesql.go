@@ -16,15 +16,16 @@ type Writer = *db.Writer
 // returning is the RETURNING clause answering the record as Scan reads it.
 func (res *Resource[E]) returning() string { return " RETURNING " + res.selectList() }
 
-// insertSQL is the statement creating a record with id for team from v.
-// Parents named are checked in the same statement: it inserts nothing
-// unless each is a record of the team (a SELECT with a condition, whose
-// values PostgreSQL needs typed, having no column to take a type from).
+// insertSQL is the statement creating a record with id for team from v,
+// an INSERT … SELECT whose condition sets the events' meta (meta.go) and
+// checks the parents named: it inserts nothing unless each is a record of
+// the team. (PostgreSQL needs the SELECT's values typed, having no column
+// to take a type from.)
 // upsert, when not nil, makes it update the record with the id instead if
 // it exists in the team: the statement's ON CONFLICT clause.
-func insertSQL[E any](d query.Dialect, res *Resource[E], id string, team int, v *Values, parents []ParentRef, upsert *Values) (string, []any) {
+func insertSQL[E any](d query.Dialect, res *Resource[E], id string, team int, v *Values, parents []ParentRef, upsert *Values, meta string) (string, []any) {
 	var b strings.Builder
-	args := make([]any, 0, len(v.args)+2+2*len(parents))
+	args := make([]any, 0, len(v.args)+3+2*len(parents))
 	b.WriteString(`INSERT INTO ` + quote(res.Table) + ` ("id", "team_id"`)
 	for _, c := range v.cols {
 		b.WriteString(", " + quote(c))
@@ -32,27 +33,21 @@ func insertSQL[E any](d query.Dialect, res *Resource[E], id string, team int, v 
 	b.WriteString(")")
 	args = append(args, id, team)
 	args = append(args, v.args...)
-	if len(parents) == 0 && upsert == nil {
-		b.WriteString(" VALUES (?, ?")
-		b.WriteString(strings.Repeat(", ?", len(v.cols)))
-		b.WriteString(")")
-	} else {
-		cast := func(t string) string {
-			if d == query.Postgres {
-				return "?::" + t
-			}
-			return "?"
+	cast := func(t string) string {
+		if d == query.Postgres {
+			return "?::" + t
 		}
-		b.WriteString(" SELECT " + cast("text") + ", " + cast("int8"))
-		for _, t := range v.types {
-			b.WriteString(", " + cast(t))
-		}
-		// SQLite reads an upsert's SELECT right only with a WHERE clause.
-		b.WriteString(" WHERE 1 = 1")
-		for _, p := range parents {
-			b.WriteString(` AND EXISTS (SELECT 1 FROM ` + quote(p.Table) + ` WHERE "id" = ? AND "team_id" = ?)`)
-			args = append(args, p.ID, team)
-		}
+		return "?"
+	}
+	b.WriteString(" SELECT " + cast("text") + ", " + cast("int8"))
+	for _, t := range v.types {
+		b.WriteString(", " + cast(t))
+	}
+	b.WriteString(" WHERE 1 = 1")
+	args = metaCondition(&b, meta, args)
+	for _, p := range parents {
+		b.WriteString(` AND EXISTS (SELECT 1 FROM ` + quote(p.Table) + ` WHERE "id" = ? AND "team_id" = ?)`)
+		args = append(args, p.ID, team)
 	}
 	if upsert != nil {
 		b.WriteString(` ON CONFLICT ("id") DO UPDATE SET `)
@@ -69,9 +64,9 @@ func insertSQL[E any](d query.Dialect, res *Resource[E], id string, team int, v 
 
 // updateSQL is the statement writing v to the record with id in team, when
 // it is at a version pre lists and every parent it names is the team's.
-func updateSQL[E any](res *Resource[E], id string, team int, v *Values, pre *precondition, parents []ParentRef) (string, []any) {
+func updateSQL[E any](res *Resource[E], id string, team int, v *Values, pre *precondition, parents []ParentRef, meta string) (string, []any) {
 	var b strings.Builder
-	args := make([]any, 0, len(v.args)+2+len(parents)*2)
+	args := make([]any, 0, len(v.args)+3+len(parents)*2)
 	b.WriteString(`UPDATE ` + quote(res.Table) + ` SET `)
 	for _, c := range v.cols {
 		b.WriteString(quote(c) + " = ?, ")
@@ -80,6 +75,7 @@ func updateSQL[E any](res *Resource[E], id string, team int, v *Values, pre *pre
 	b.WriteString(`"version" = "version" + 1 WHERE "id" = ? AND "team_id" = ?`)
 	args = append(args, id, team)
 	args = versionCondition(&b, pre, args)
+	args = metaCondition(&b, meta, args)
 	for _, p := range parents {
 		b.WriteString(` AND EXISTS (SELECT 1 FROM ` + quote(p.Table) + ` WHERE "id" = ? AND "team_id" = ?)`)
 		args = append(args, p.ID, team)
@@ -129,7 +125,7 @@ func insert[E any](ctx context.Context, s *Service, w Writer, res *Resource[E], 
 	if check {
 		parents = in.Parents()
 	}
-	text, args := insertSQL(s.Dialect, res, id, team, &v, parents, nil)
+	text, args := insertSQL(s.Dialect, res, id, team, &v, parents, nil, eventMeta(ctx))
 	rec, err := writeRecord(ctx, w, res, text, args)
 	if err != nil {
 		return nil, err

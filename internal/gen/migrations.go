@@ -35,6 +35,10 @@ func migrationFiles(ctx context.Context, cfg Config, graph *gen.Graph) (map[stri
 	if err != nil {
 		return nil, nil, err
 	}
+	events, err := eventTables(graph, tables)
+	if err != nil {
+		return nil, nil, err
+	}
 	sets := map[string][]migrate.Migration{}
 	for _, d := range []string{migrate.SQLite, migrate.Postgres} {
 		set, err := readMigrations(cfg, d)
@@ -49,11 +53,11 @@ func migrationFiles(ctx context.Context, cfg Config, graph *gen.Graph) (map[stri
 
 	var notes []string
 	changes := map[string]string{}
-	changes[migrate.SQLite], err = diffSQLite(ctx, sets[migrate.SQLite], tables)
+	changes[migrate.SQLite], err = diffSQLite(ctx, sets[migrate.SQLite], tables, events)
 	if err != nil {
 		return nil, nil, err
 	}
-	changes[migrate.Postgres], err = diffPostgres(ctx, cfg.DevPostgresURL, sets[migrate.Postgres], tables)
+	changes[migrate.Postgres], err = diffPostgres(ctx, cfg.DevPostgresURL, sets[migrate.Postgres], tables, events)
 	var unreachable *unreachableError
 	switch {
 	case errors.As(err, &unreachable) && changes[migrate.SQLite] == "":
@@ -159,13 +163,13 @@ func sameVersions(a, b []migrate.Migration) bool {
 
 // diffSQLite replays set on an in-memory SQLite and returns the SQL that
 // brings it to tables ("" when it matches).
-func diffSQLite(ctx context.Context, set []migrate.Migration, tables []*schema.Table) (string, error) {
+func diffSQLite(ctx context.Context, set []migrate.Migration, tables []*schema.Table, events []eventTable) (string, error) {
 	db, err := scratch.SQLiteMemory()
 	if err != nil {
 		return "", err
 	}
 	defer db.Close()
-	return diff(ctx, migrate.SQLite, db, set, tables)
+	return diff(ctx, migrate.SQLite, db, set, tables, events)
 }
 
 // unreachableError reports that the scratch PostgreSQL could not be used.
@@ -176,7 +180,7 @@ func (e *unreachableError) Unwrap() error { return e.err }
 
 // diffPostgres does what diffSQLite does in a scratch schema of the
 // PostgreSQL at devURL.
-func diffPostgres(ctx context.Context, devURL string, set []migrate.Migration, tables []*schema.Table) (out string, err error) {
+func diffPostgres(ctx context.Context, devURL string, set []migrate.Migration, tables []*schema.Table, events []eventTable) (out string, err error) {
 	if devURL == "" {
 		return "", &unreachableError{errors.New("no scratch PostgreSQL URL given")}
 	}
@@ -190,12 +194,13 @@ func diffPostgres(ctx context.Context, devURL string, set []migrate.Migration, t
 		return "", err
 	}
 	defer db.Close()
-	return diff(ctx, migrate.Postgres, db, set, tables)
+	return diff(ctx, migrate.Postgres, db, set, tables, events)
 }
 
 // diff applies set to db and asks ent's migration engine (Atlas) for the
-// changes that bring db to tables, formatted one statement per line.
-func diff(ctx context.Context, dialect string, db *sql.DB, set []migrate.Migration, tables []*schema.Table) (string, error) {
+// changes that bring db to tables, formatted one statement per line; then,
+// with those applied, for the event triggers' (triggers.go).
+func diff(ctx context.Context, dialect string, db *sql.DB, set []migrate.Migration, tables []*schema.Table, events []eventTable) (string, error) {
 	if _, err := migrate.Apply(ctx, db, dialect, set); err != nil {
 		return "", fmt.Errorf("replaying the committed %s migrations: %w", dialect, err)
 	}
@@ -224,7 +229,18 @@ func diff(ctx context.Context, dialect string, db *sql.DB, set []migrate.Migrati
 	for _, f := range files {
 		b.Write(f.Bytes())
 	}
-	return b.String(), nil
+	// A table SQLite rebuilds loses its triggers: they are compared with
+	// the database as the changes leave it.
+	if b.Len() > 0 {
+		if _, err := db.ExecContext(ctx, b.String()); err != nil {
+			return "", fmt.Errorf("applying the %s changes to compare triggers: %w", dialect, err)
+		}
+	}
+	triggers, err := triggerChanges(ctx, dialect, db, events)
+	if err != nil {
+		return "", fmt.Errorf("comparing the %s event triggers: %w", dialect, err)
+	}
+	return b.String() + triggers, nil
 }
 
 // planFormatter writes a plan as one statement per line, each after its

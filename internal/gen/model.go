@@ -530,6 +530,15 @@ func (r *resourceView) Select() string {
 	return "SELECT " + strings.Join(cols, ", ") + ` FROM "` + r.Table + `"`
 }
 
+// Columns are the columns Select reads, in order, quoted as Go strings.
+func (r *resourceView) Columns() string {
+	cols := make([]string, len(r.Fields))
+	for i, f := range r.Fields {
+		cols[i] = strconv.Quote(f.ColumnName)
+	}
+	return strings.Join(cols, ", ")
+}
+
 // lowerFirst lowers the leading upper-case run of a Go name: ReturnRecord →
 // returnRecord, ID → id.
 func lowerFirst(s string) string {

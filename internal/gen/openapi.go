@@ -125,6 +125,7 @@ func renderOpenAPI(m *apiModel) ([]byte, error) {
 		op := operation(rt, seen)
 		pathItem(path).set(strings.ToLower(rt.Method), op)
 	}
+	addEventPaths(m, pathItem)
 	for _, pr := range spec.PublicRoutes {
 		pathItem(openAPIPath(pr.Path)).set("get", publicOperation(pr))
 	}
@@ -737,6 +738,7 @@ func components(m *apiModel) *obj {
 		"required", []any{"limit", "offset", "has_more", "next_cursor"}, "additionalProperties", false))
 	schemas.set("Cursor", newObj("type", "string", "minLength", 1,
 		"description", "An opaque cursor from paging.next_cursor; valid only with the filter and order it was made with, and never with an offset."))
+	addEventSchemas(m, schemas)
 	schemas.set("Count", newObj("type", "string", "enum", []any{"exact", "estimated"},
 		"description", "Adds paging.total: exact counts; estimated uses the planner's statistics above 10,000 rows (PostgreSQL)."))
 	var codes []any

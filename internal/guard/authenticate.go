@@ -56,7 +56,7 @@ func Authenticate(v Verifier, timeout time.Duration) gin.HandlerFunc {
 			edge.Fail(c, err)
 			return
 		}
-		c.Request = c.Request.WithContext(edge.Authenticated(c.Request.Context(), p, time.Now().Add(timeout)))
+		c.Request = c.Request.WithContext(edge.Authenticated(c.Request.Context(), p, time.Now().Add(timeout), edge.RequestIDOf(c)))
 	}
 }
 

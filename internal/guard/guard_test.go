@@ -86,8 +86,8 @@ func TestAuthenticate(t *testing.T) {
 
 func TestMayWrite(t *testing.T) {
 	deadline := time.Now().Add(time.Minute)
-	read := edge.Authenticated(context.Background(), auth.Principal{Scope: auth.Read}, deadline)
-	write := edge.Authenticated(context.Background(), auth.Principal{Scope: auth.Write}, deadline)
+	read := edge.Authenticated(context.Background(), auth.Principal{Scope: auth.Read}, deadline, "")
+	write := edge.Authenticated(context.Background(), auth.Principal{Scope: auth.Write}, deadline, "")
 	var p *problem.Error
 	if err := MayWrite(read); !errors.As(err, &p) || p.Code != problem.Forbidden {
 		t.Errorf("read scope: %v", err)

@@ -128,7 +128,7 @@ type billOfMaterialsLineItemRow struct {
 }
 
 // scanBillOfMaterialsLineItem reads one row of billOfMaterialsLineItemResource.Select.
-func scanBillOfMaterialsLineItem(rows *sql.Rows) (*ent.BillOfMaterialsLineItem, error) {
+func scanBillOfMaterialsLineItem(rows engine.Row) (*ent.BillOfMaterialsLineItem, error) {
 	r := new(billOfMaterialsLineItemRow)
 	if err := rows.Scan(&r.e.ID, &r.e.Version, &r.f2, &r.f3, &r.f4, &r.f5, &r.f6, &r.f7, &r.f8); err != nil {
 		return nil, err
@@ -264,6 +264,7 @@ var billOfMaterialsLineItemResource = &engine.Resource[ent.BillOfMaterialsLineIt
 	ID:       func(e *ent.BillOfMaterialsLineItem) string { return e.ID },
 	Table:    "bill_of_materials_line_items",
 	Select:   "SELECT \"id\", \"version\", \"bill_of_materials_number\", \"line_type\", \"part_name\", \"part_number\", \"purchase_supply_type\", \"quantity\", \"status\" FROM \"bill_of_materials_line_items\"",
+	Columns:  []string{"id", "version", "bill_of_materials_number", "line_type", "part_name", "part_number", "purchase_supply_type", "quantity", "status"},
 	Scan:     scanBillOfMaterialsLineItem,
 	Version:  func(e *ent.BillOfMaterialsLineItem) int64 { return e.Version },
 }

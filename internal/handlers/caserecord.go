@@ -157,7 +157,7 @@ type caseRecordRow struct {
 }
 
 // scanCaseRecord reads one row of caseRecordResource.Select.
-func scanCaseRecord(rows *sql.Rows) (*ent.CaseRecord, error) {
+func scanCaseRecord(rows engine.Row) (*ent.CaseRecord, error) {
 	r := new(caseRecordRow)
 	if err := rows.Scan(&r.e.ID, &r.e.Version, &r.f2, &r.f3, &r.f4, &r.f5, &r.f6, &r.f7, &r.f8, &r.f9, &r.f10); err != nil {
 		return nil, err
@@ -317,6 +317,7 @@ var caseRecordResource = &engine.Resource[ent.CaseRecord]{
 	ID:       func(e *ent.CaseRecord) string { return e.ID },
 	Table:    "cases",
 	Select:   "SELECT \"id\", \"version\", \"case_name\", \"description\", \"case_number\", \"case_status\", \"priority\", \"submitter\", \"resolver\", \"created_date\", \"updated_date\" FROM \"cases\"",
+	Columns:  []string{"id", "version", "case_name", "description", "case_number", "case_status", "priority", "submitter", "resolver", "created_date", "updated_date"},
 	Scan:     scanCaseRecord,
 	Version:  func(e *ent.CaseRecord) int64 { return e.Version },
 }

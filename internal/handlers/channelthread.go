@@ -108,7 +108,7 @@ type channelThreadRow struct {
 }
 
 // scanChannelThread reads one row of channelThreadResource.Select.
-func scanChannelThread(rows *sql.Rows) (*ent.ChannelThread, error) {
+func scanChannelThread(rows engine.Row) (*ent.ChannelThread, error) {
 	r := new(channelThreadRow)
 	if err := rows.Scan(&r.e.ID, &r.e.Version, &r.f2, &r.f3, &r.f4); err != nil {
 		return nil, err
@@ -184,6 +184,7 @@ var channelThreadResource = &engine.Resource[ent.ChannelThread]{
 	ID:       func(e *ent.ChannelThread) string { return e.ID },
 	Table:    "channel_threads",
 	Select:   "SELECT \"id\", \"version\", \"case_id\", \"created_at\", \"updated_at\" FROM \"channel_threads\"",
+	Columns:  []string{"id", "version", "case_id", "created_at", "updated_at"},
 	Scan:     scanChannelThread,
 	Version:  func(e *ent.ChannelThread) int64 { return e.Version },
 }

@@ -137,7 +137,7 @@ type customerRow struct {
 }
 
 // scanCustomer reads one row of customerResource.Select.
-func scanCustomer(rows *sql.Rows) (*ent.Customer, error) {
+func scanCustomer(rows engine.Row) (*ent.Customer, error) {
 	r := new(customerRow)
 	if err := rows.Scan(&r.e.ID, &r.e.Version, &r.f2, &r.f3, &r.f4, &r.f5, &r.f6, &r.f7, &r.f8, &r.f9); err != nil {
 		return nil, err
@@ -283,6 +283,7 @@ var customerResource = &engine.Resource[ent.Customer]{
 	ID:       func(e *ent.Customer) string { return e.ID },
 	Table:    "customers",
 	Select:   "SELECT \"id\", \"version\", \"sso_id\", \"email\", \"first_name\", \"last_name\", \"phone\", \"payment_customer_id\", \"timestamp\", \"activation_date\" FROM \"customers\"",
+	Columns:  []string{"id", "version", "sso_id", "email", "first_name", "last_name", "phone", "payment_customer_id", "timestamp", "activation_date"},
 	Scan:     scanCustomer,
 	Version:  func(e *ent.Customer) int64 { return e.Version },
 }

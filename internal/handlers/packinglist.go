@@ -129,7 +129,7 @@ type packingListRow struct {
 }
 
 // scanPackingList reads one row of packingListResource.Select.
-func scanPackingList(rows *sql.Rows) (*ent.PackingList, error) {
+func scanPackingList(rows engine.Row) (*ent.PackingList, error) {
 	r := new(packingListRow)
 	if err := rows.Scan(&r.e.ID, &r.e.Version, &r.f2, &r.f3, &r.f4, &r.f5, &r.f6, &r.f7, &r.f8); err != nil {
 		return nil, err
@@ -261,6 +261,7 @@ var packingListResource = &engine.Resource[ent.PackingList]{
 	ID:       func(e *ent.PackingList) string { return e.ID },
 	Table:    "packing_lists",
 	Select:   "SELECT \"id\", \"version\", \"number\", \"delivery_date\", \"invoice_number\", \"arrival_date\", \"purchase_order_number\", \"ship_per\", \"tracking_number\" FROM \"packing_lists\"",
+	Columns:  []string{"id", "version", "number", "delivery_date", "invoice_number", "arrival_date", "purchase_order_number", "ship_per", "tracking_number"},
 	Scan:     scanPackingList,
 	Version:  func(e *ent.PackingList) int64 { return e.Version },
 }

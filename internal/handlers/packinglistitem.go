@@ -114,7 +114,7 @@ type packingListItemRow struct {
 }
 
 // scanPackingListItem reads one row of packingListItemResource.Select.
-func scanPackingListItem(rows *sql.Rows) (*ent.PackingListItem, error) {
+func scanPackingListItem(rows engine.Row) (*ent.PackingListItem, error) {
 	r := new(packingListItemRow)
 	if err := rows.Scan(&r.e.ID, &r.e.Version, &r.f2, &r.f3, &r.f4, &r.f5, &r.f6); err != nil {
 		return nil, err
@@ -218,6 +218,7 @@ var packingListItemResource = &engine.Resource[ent.PackingListItem]{
 	ID:       func(e *ent.PackingListItem) string { return e.ID },
 	Table:    "packing_list_items",
 	Select:   "SELECT \"id\", \"version\", \"sku\", \"description\", \"quantity\", \"packing_list\", \"arrived\" FROM \"packing_list_items\"",
+	Columns:  []string{"id", "version", "sku", "description", "quantity", "packing_list", "arrived"},
 	Scan:     scanPackingListItem,
 	Version:  func(e *ent.PackingListItem) int64 { return e.Version },
 }

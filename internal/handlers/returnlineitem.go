@@ -150,7 +150,7 @@ type returnLineItemRow struct {
 }
 
 // scanReturnLineItem reads one row of returnLineItemResource.Select.
-func scanReturnLineItem(rows *sql.Rows) (*ent.ReturnLineItem, error) {
+func scanReturnLineItem(rows engine.Row) (*ent.ReturnLineItem, error) {
 	r := new(returnLineItemRow)
 	if err := rows.Scan(&r.e.ID, &r.e.Version, &r.f2, &r.f3, &r.f4, &r.f5, &r.f6, &r.f7, &r.f8, &r.f9, &r.f10); err != nil {
 		return nil, err
@@ -310,6 +310,7 @@ var returnLineItemResource = &engine.Resource[ent.ReturnLineItem]{
 	ID:       func(e *ent.ReturnLineItem) string { return e.ID },
 	Table:    "return_line_items",
 	Select:   "SELECT \"id\", \"version\", \"amount\", \"condition\", \"flat_rate_shipping\", \"name\", \"price\", \"return_id\", \"serial_number\", \"sku\", \"tax_refunded\" FROM \"return_line_items\"",
+	Columns:  []string{"id", "version", "amount", "condition", "flat_rate_shipping", "name", "price", "return_id", "serial_number", "sku", "tax_refunded"},
 	Scan:     scanReturnLineItem,
 	Version:  func(e *ent.ReturnLineItem) int64 { return e.Version },
 }

@@ -140,7 +140,7 @@ type supplierRow struct {
 }
 
 // scanSupplier reads one row of supplierResource.Select.
-func scanSupplier(rows *sql.Rows) (*ent.Supplier, error) {
+func scanSupplier(rows engine.Row) (*ent.Supplier, error) {
 	r := new(supplierRow)
 	if err := rows.Scan(&r.e.ID, &r.e.TeamID, &r.e.Version, &r.f3, &r.f4, &r.f5, &r.f6, &r.f7, &r.f8); err != nil {
 		return nil, err
@@ -250,6 +250,7 @@ var supplierResource = &engine.Resource[ent.Supplier]{
 	ID:        func(e *ent.Supplier) string { return e.ID },
 	Table:     "suppliers",
 	Select:    "SELECT \"id\", \"team_id\", \"version\", \"name\", \"provided_id\", \"mapping\", \"properties\", \"created_at\", \"updated_at\" FROM \"suppliers\"",
+	Columns:   []string{"id", "team_id", "version", "name", "provided_id", "mapping", "properties", "created_at", "updated_at"},
 	Scan:      scanSupplier,
 	Version:   func(e *ent.Supplier) int64 { return e.Version },
 	SetSecret: func(in engine.Input[ent.Supplier], hash string) { in.(*supplierInput).secretHash = hash },

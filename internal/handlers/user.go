@@ -219,7 +219,7 @@ type userRow struct {
 }
 
 // scanUser reads one row of userResource.Select.
-func scanUser(rows *sql.Rows) (*ent.User, error) {
+func scanUser(rows engine.Row) (*ent.User, error) {
 	r := new(userRow)
 	if err := rows.Scan(&r.e.ID, &r.e.Version, &r.f2, &r.f3, &r.f4, &r.f5, &r.f6, &r.f7, &r.f8, &r.f9, &r.f10, &r.f11, &r.f12, &r.f13, &r.f14, &r.f15, &r.f16, &r.f17, &r.f18); err != nil {
 		return nil, err
@@ -491,6 +491,7 @@ var userResource = &engine.Resource[ent.User]{
 	ID:       func(e *ent.User) string { return e.ID },
 	Table:    "users",
 	Select:   "SELECT \"id\", \"version\", \"active\", \"avatar\", \"bio\", \"birthday\", \"country\", \"email\", \"first_name\", \"last_name\", \"last_seen\", \"last_typed\", \"location\", \"organization\", \"phone\", \"regions\", \"title\", \"social_handle\", \"username\" FROM \"users\"",
+	Columns:  []string{"id", "version", "active", "avatar", "bio", "birthday", "country", "email", "first_name", "last_name", "last_seen", "last_typed", "location", "organization", "phone", "regions", "title", "social_handle", "username"},
 	Scan:     scanUser,
 	Version:  func(e *ent.User) int64 { return e.Version },
 }

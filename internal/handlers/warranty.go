@@ -95,7 +95,7 @@ type warrantyRow struct {
 }
 
 // scanWarranty reads one row of warrantyResource.Select.
-func scanWarranty(rows *sql.Rows) (*ent.Warranty, error) {
+func scanWarranty(rows engine.Row) (*ent.Warranty, error) {
 	r := new(warrantyRow)
 	if err := rows.Scan(&r.e.ID, &r.e.Version, &r.f2, &r.f3); err != nil {
 		return nil, err
@@ -157,6 +157,7 @@ var warrantyResource = &engine.Resource[ent.Warranty]{
 	ID:       func(e *ent.Warranty) string { return e.ID },
 	Table:    "warranties",
 	Select:   "SELECT \"id\", \"version\", \"created_at\", \"updated_at\" FROM \"warranties\"",
+	Columns:  []string{"id", "version", "created_at", "updated_at"},
 	Scan:     scanWarranty,
 	Version:  func(e *ent.Warranty) int64 { return e.Version },
 }

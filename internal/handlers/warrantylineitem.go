@@ -215,7 +215,7 @@ type warrantyLineItemRow struct {
 }
 
 // scanWarrantyLineItem reads one row of warrantyLineItemResource.Select.
-func scanWarrantyLineItem(rows *sql.Rows) (*ent.WarrantyLineItem, error) {
+func scanWarrantyLineItem(rows engine.Row) (*ent.WarrantyLineItem, error) {
 	r := new(warrantyLineItemRow)
 	if err := rows.Scan(&r.e.ID, &r.e.Version, &r.f2, &r.f3, &r.f4, &r.f5, &r.f6, &r.f7, &r.f8, &r.f9, &r.f10, &r.f11, &r.f12, &r.f13, &r.f14, &r.f15, &r.f16); err != nil {
 		return nil, err
@@ -459,6 +459,7 @@ var warrantyLineItemResource = &engine.Resource[ent.WarrantyLineItem]{
 	ID:       func(e *ent.WarrantyLineItem) string { return e.ID },
 	Table:    "warranty_line_items",
 	Select:   "SELECT \"id\", \"version\", \"sku\", \"name\", \"price\", \"condition\", \"serial_number\", \"amount\", \"warranty_id\", \"created_at\", \"updated_at\", \"flat_rate_shipping\", \"tax_refunded\", \"image_1\", \"image_2\", \"image_3\", \"match\" FROM \"warranty_line_items\"",
+	Columns:  []string{"id", "version", "sku", "name", "price", "condition", "serial_number", "amount", "warranty_id", "created_at", "updated_at", "flat_rate_shipping", "tax_refunded", "image_1", "image_2", "image_3", "match"},
 	Scan:     scanWarrantyLineItem,
 	Version:  func(e *ent.WarrantyLineItem) int64 { return e.Version },
 }

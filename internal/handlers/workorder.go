@@ -233,7 +233,7 @@ type workOrderRow struct {
 }
 
 // scanWorkOrder reads one row of workOrderResource.Select.
-func scanWorkOrder(rows *sql.Rows) (*ent.WorkOrder, error) {
+func scanWorkOrder(rows engine.Row) (*ent.WorkOrder, error) {
 	r := new(workOrderRow)
 	if err := rows.Scan(&r.e.ID, &r.e.Version, &r.f2, &r.f3, &r.f4, &r.f5, &r.f6, &r.f7, &r.f8, &r.f9, &r.f10, &r.f11, &r.f12, &r.f13, &r.f14, &r.f15, &r.f16); err != nil {
 		return nil, err
@@ -480,6 +480,7 @@ var workOrderResource = &engine.Resource[ent.WorkOrder]{
 	ID:       func(e *ent.WorkOrder) string { return e.ID },
 	Table:    "work_orders",
 	Select:   "SELECT \"id\", \"version\", \"bill_of_materials_number\", \"created_at\", \"created_by\", \"expected_completion_date\", \"issue_date\", \"location\", \"manufacture_order\", \"memo\", \"number\", \"order_number\", \"part\", \"priority\", \"site\", \"status\", \"updated_at\" FROM \"work_orders\"",
+	Columns:  []string{"id", "version", "bill_of_materials_number", "created_at", "created_by", "expected_completion_date", "issue_date", "location", "manufacture_order", "memo", "number", "order_number", "part", "priority", "site", "status", "updated_at"},
 	Scan:     scanWorkOrder,
 	LoadEmbeds: func(ctx context.Context, r engine.Reader, team int, records []*ent.WorkOrder) error {
 		err := engine.LoadChildren(ctx, r, team, workOrderLineItemResource, "work_order_number", records,

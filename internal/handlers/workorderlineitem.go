@@ -132,7 +132,7 @@ type workOrderLineItemRow struct {
 }
 
 // scanWorkOrderLineItem reads one row of workOrderLineItemResource.Select.
-func scanWorkOrderLineItem(rows *sql.Rows) (*ent.WorkOrderLineItem, error) {
+func scanWorkOrderLineItem(rows engine.Row) (*ent.WorkOrderLineItem, error) {
 	r := new(workOrderLineItemRow)
 	if err := rows.Scan(&r.e.ID, &r.e.Version, &r.f2, &r.f3, &r.f4, &r.f5, &r.f6, &r.f7, &r.f8); err != nil {
 		return nil, err
@@ -264,6 +264,7 @@ var workOrderLineItemResource = &engine.Resource[ent.WorkOrderLineItem]{
 	ID:       func(e *ent.WorkOrderLineItem) string { return e.ID },
 	Table:    "work_order_line_items",
 	Select:   "SELECT \"id\", \"version\", \"line_status\", \"line_type\", \"part_name\", \"part_number\", \"total_quantity\", \"unit_quantity\", \"work_order_number\" FROM \"work_order_line_items\"",
+	Columns:  []string{"id", "version", "line_status", "line_type", "part_name", "part_number", "total_quantity", "unit_quantity", "work_order_number"},
 	Scan:     scanWorkOrderLineItem,
 	Version:  func(e *ent.WorkOrderLineItem) int64 { return e.Version },
 }

@@ -92,3 +92,6 @@ func (m *Metrics) Observe(method, route string, status int, d time.Duration) {
 func (m *Metrics) Handler() http.Handler {
 	return promhttp.HandlerFor(m.registry, promhttp.HandlerOpts{})
 }
+
+// Register adds collectors of other packages (webhooks) to the metrics.
+func (m *Metrics) Register(cs ...prometheus.Collector) { m.registry.MustRegister(cs...) }

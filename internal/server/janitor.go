@@ -25,11 +25,30 @@ func (s *Server) janitor(stop <-chan struct{}) {
 	}
 }
 
-// sweep deletes expired idempotency keys.
+// sweep deletes expired idempotency keys, and events past their retention.
 func (s *Server) sweep() {
 	ctx, cancel := context.WithTimeout(context.Background(), s.cfg.RequestTimeout)
 	defer cancel()
 	if _, err := s.db.Exec(ctx, `DELETE FROM "idempotency_keys" WHERE "expires_at" < ?`, time.Now().UTC()); err != nil {
 		s.log.Warn("janitor: deleting expired idempotency keys", "error", err)
+	}
+	if s.cfg.EventRetention > 0 {
+		old := time.Now().Add(-s.cfg.EventRetention).UTC()
+		if _, err := s.db.Exec(ctx, `DELETE FROM "webhook_deliveries" WHERE "created_at" < ? AND "status" <> 'pending'`, old); err != nil {
+			s.log.Warn("janitor: deleting deliveries past the events' retention", "error", err)
+		}
+		before := old.UnixMicro()
+		// In batches, each its own statement, so that no writer waits
+		// behind one long delete.
+		for {
+			res, err := s.db.Exec(ctx, `DELETE FROM "events" WHERE "id" IN (SELECT "id" FROM "events" WHERE "occurred_at" < ? LIMIT 5000)`, before)
+			if err != nil {
+				s.log.Warn("janitor: deleting events past their retention", "error", err)
+				break
+			}
+			if n, _ := res.RowsAffected(); n < 5000 {
+				break
+			}
+		}
 	}
 }

@@ -19,6 +19,7 @@ import (
 	"records/internal/docs"
 	"records/internal/edge"
 	"records/internal/engine"
+	"records/internal/events"
 	"records/internal/guard"
 	"records/internal/handlers"
 	"records/internal/logging"
@@ -27,6 +28,7 @@ import (
 	"records/internal/problem"
 	"records/internal/query"
 	"records/internal/spec"
+	"records/internal/webhooks"
 )
 
 // Config is everything the server needs to know, filled in by cmd/records.
@@ -51,6 +53,10 @@ type Config struct {
 	// IdempotencyTTL is how long the answer to a write sent with an
 	// Idempotency-Key replays.
 	IdempotencyTTL time.Duration
+	// EventRetention is how long events are kept; 0 keeps them forever.
+	EventRetention time.Duration
+	// Webhooks configures the delivery of events to webhooks.
+	Webhooks webhooks.Config
 }
 
 // DefaultConfig holds the documented defaults.
@@ -65,6 +71,8 @@ func DefaultConfig() Config {
 		RateBurst:         100,
 		TokenCacheTTL:     time.Second,
 		IdempotencyTTL:    engine.DefaultIdempotencyTTL,
+		EventRetention:    events.DefaultRetention,
+		Webhooks:          webhooks.DefaultConfig(),
 	}
 }
 
@@ -80,7 +88,11 @@ type Server struct {
 	http    *http.Server
 	ln      net.Listener
 	done    chan error
-	stop    chan struct{} // stops the janitor
+	stop    chan struct{} // stops the janitor and the stream's watch
+	stream  *events.Stream
+	hooks   *webhooks.Service
+	// delivering closes when the webhook worker has stopped.
+	delivering chan struct{}
 }
 
 func init() { gin.SetMode(gin.ReleaseMode) }
@@ -103,7 +115,9 @@ func New(cfg Config, database *db.DB, logs io.Writer) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.engine, s.router = s.routes(query.NewCursors(cursorKey))
+	if s.engine, s.router, err = s.routes(ctx, query.NewCursors(cursorKey)); err != nil {
+		return nil, err
+	}
 	s.http = &http.Server{
 		Handler:           s.engine,
 		ReadHeaderTimeout: cfg.ReadHeaderTimeout,
@@ -123,7 +137,7 @@ func (s *Server) Handler() http.Handler { return s.engine }
 // Routes lists every route the server answers, for tests and documents.
 func (s *Server) Routes() []edge.Route { return s.router.Routes() }
 
-func (s *Server) routes(cursors *query.Cursors) (*gin.Engine, *edge.Router) {
+func (s *Server) routes(ctx context.Context, cursors *query.Cursors) (*gin.Engine, *edge.Router, error) {
 	e := gin.New()
 	// /x and /x/ are distinct routes of the contract: never redirect between them.
 	e.RedirectTrailingSlash = false
@@ -148,7 +162,7 @@ func (s *Server) routes(cursors *query.Cursors) (*gin.Engine, *edge.Router) {
 	if s.db.Dialect == migrate.Postgres {
 		dialect = query.Postgres
 	}
-	handlers.Register(r, &engine.Service{
+	svc := &engine.Service{
 		DB:      s.db,
 		MaxBody: s.cfg.MaxBody,
 		// PostgreSQL interrupts reads at the request's deadline; SQLite
@@ -158,8 +172,19 @@ func (s *Server) routes(cursors *query.Cursors) (*gin.Engine, *edge.Router) {
 		Cursors:        cursors,
 		RequestTimeout: s.cfg.RequestTimeout,
 		IdempotencyTTL: s.cfg.IdempotencyTTL,
-	})
-	return e, r
+	}
+	handlers.Register(r, svc)
+	log := &events.Log{DB: s.db, Cursors: cursors, Resources: svc.Resources(), Retention: s.cfg.EventRetention}
+	s.stream = events.DefaultStream(log, s.log)
+	log.Register(r, s.stream)
+	hooks, err := webhooks.New(ctx, s.cfg.Webhooks, s.db, svc, log, cursors, s.log)
+	if err != nil {
+		return nil, nil, err
+	}
+	s.hooks = hooks
+	hooks.Register(r)
+	s.metrics.Register(hooks.Collectors()...)
+	return e, r, nil
 }
 
 // healthz answers while the process is up.
@@ -186,8 +211,7 @@ func (s *Server) Open() error {
 	}
 	s.ln = ln
 	s.done = make(chan error, 1)
-	s.stop = make(chan struct{})
-	go s.janitor(s.stop)
+	s.Start()
 	go func() {
 		err := s.http.Serve(ln)
 		if errors.Is(err, http.ErrServerClosed) {
@@ -196,6 +220,17 @@ func (s *Server) Open() error {
 		s.done <- err
 	}()
 	return nil
+}
+
+// Start starts the server's background work — the janitor, the event
+// stream's watch, webhook delivery — which Close stops. Open starts it;
+// tests that serve through Handler call it themselves.
+func (s *Server) Start() {
+	s.stop = make(chan struct{})
+	go s.janitor(s.stop)
+	go s.stream.Watch(s.stop)
+	s.delivering = make(chan struct{})
+	go func() { defer close(s.delivering); s.hooks.Run(s.stop) }()
 }
 
 // Addr is the address the server listens on, with the port it picked.
@@ -213,5 +248,15 @@ func (s *Server) Close() error {
 		close(s.stop)
 		s.stop = nil
 	}
-	return s.http.Shutdown(ctx)
+	var err error
+	if s.ln != nil {
+		err = s.http.Shutdown(ctx)
+	}
+	if s.delivering != nil {
+		select {
+		case <-s.delivering:
+		case <-ctx.Done():
+		}
+	}
+	return err
 }

@@ -83,7 +83,7 @@ type bookRow struct {
 }
 
 // scanBook reads one row of bookResource.Select.
-func scanBook(rows *sql.Rows) (*ent.Book, error) {
+func scanBook(rows engine.Row) (*ent.Book, error) {
 	r := new(bookRow)
 	if err := rows.Scan(&r.e.ID, &r.f1, &r.f2); err != nil {
 		return nil, err
@@ -139,6 +139,7 @@ var bookResource = &engine.Resource[ent.Book]{
 	ID:       func(e *ent.Book) string { return e.ID },
 	Table:    "books",
 	Select:   "SELECT \"id\", \"title\", \"shelf_id\" FROM \"books\"",
+	Columns:  []string{"id", "title", "shelf_id"},
 	Scan:     scanBook,
 	Version:  func(e *ent.Book) int64 { return e.Version },
 }

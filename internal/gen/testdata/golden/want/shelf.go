@@ -160,7 +160,7 @@ type shelfRow struct {
 }
 
 // scanShelf reads one row of shelfResource.Select.
-func scanShelf(rows *sql.Rows) (*ent.Shelf, error) {
+func scanShelf(rows engine.Row) (*ent.Shelf, error) {
 	r := new(shelfRow)
 	if err := rows.Scan(&r.e.ID, &r.f1, &r.f2, &r.f3, &r.f4, &r.f5, &r.f6, &r.f7, &r.f8); err != nil {
 		return nil, err
@@ -287,6 +287,7 @@ var shelfResource = &engine.Resource[ent.Shelf]{
 	ID:       func(e *ent.Shelf) string { return e.ID },
 	Table:    "shelves",
 	Select:   "SELECT \"id\", \"label\", \"capacity\", \"width\", \"sealed\", \"opened\", \"checked_at\", \"tags\", \"extra\" FROM \"shelves\"",
+	Columns:  []string{"id", "label", "capacity", "width", "sealed", "opened", "checked_at", "tags", "extra"},
 	Scan:     scanShelf,
 	LoadEmbeds: func(ctx context.Context, r engine.Reader, team int, records []*ent.Shelf) error {
 		err := engine.LoadChildren(ctx, r, team, bookResource, "shelf_id", records,

@@ -1,0 +1,156 @@
+package engine
+
+import (
+	"bytes"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"time"
+)
+
+// An event keeps the record as its row was after the change: a JSON object
+// of column values, made by the database (PostgreSQL's row_to_json, SQLite's
+// json_object; package gen writes the triggers). An event is answered by
+// scanning that image as a row of the table is scanned and encoding the
+// record as every answer does, so an event's record is the record a read
+// answered at that moment, member for member.
+
+func (res *Resource[E]) plural() string { return res.Plural }
+
+// AppendImage appends the record of an event's image as JSON.
+func (res *Resource[E]) AppendImage(b []byte, image []byte) ([]byte, error) {
+	var cols map[string]json.RawMessage
+	if err := json.Unmarshal(image, &cols); err != nil {
+		return b, fmt.Errorf("reading the image of a %s: %w", res.Object, err)
+	}
+	e, err := res.Scan(imageRow{cols: cols, names: res.Columns})
+	if err != nil {
+		return b, fmt.Errorf("reading the image of a %s: %w", res.Object, err)
+	}
+	return res.Encode(b, e), nil
+}
+
+// imageRow is an image read as a row of the columns names.
+type imageRow struct {
+	cols  map[string]json.RawMessage
+	names []string
+}
+
+// Scan converts each column's JSON value to its destination, as
+// database/sql converts a driver's values.
+func (r imageRow) Scan(dest ...any) error {
+	if len(dest) != len(r.names) {
+		return fmt.Errorf("scanning an image: %d destinations for %d columns", len(dest), len(r.names))
+	}
+	for i, d := range dest {
+		if err := scanImageValue(r.cols[r.names[i]], d); err != nil {
+			return fmt.Errorf("column %s: %w", r.names[i], err)
+		}
+	}
+	return nil
+}
+
+// imageTimeLayouts are the ways a time arrives in an image: PostgreSQL's
+// JSON (RFC 3339 with the session's offset, a date alone for a date), and
+// the text SQLite keeps.
+var imageTimeLayouts = []string{
+	time.RFC3339Nano,
+	"2006-01-02 15:04:05.999999999-07:00",
+	"2006-01-02 15:04:05.999999999Z07:00",
+	"2006-01-02T15:04:05.999999999",
+	"2006-01-02 15:04:05.999999999",
+	time.DateOnly,
+}
+
+func parseImageTime(s string) (time.Time, error) {
+	for _, l := range imageTimeLayouts {
+		if t, err := time.Parse(l, s); err == nil {
+			return t, nil
+		}
+	}
+	return time.Time{}, fmt.Errorf("%q is not a time", s)
+}
+
+func scanImageValue(raw json.RawMessage, dest any) error {
+	raw = bytes.TrimSpace(raw)
+	null := len(raw) == 0 || string(raw) == "null"
+	var text string
+	isString := len(raw) > 0 && raw[0] == '"'
+	if isString {
+		if err := json.Unmarshal(raw, &text); err != nil {
+			return err
+		}
+	} else {
+		text = string(raw)
+	}
+	switch d := dest.(type) {
+	case *string:
+		*d = text
+	case *sql.NullString:
+		*d = sql.NullString{String: text, Valid: !null}
+	case *int, *int64, *sql.NullInt64:
+		var n int64
+		if !null {
+			var err error
+			if n, err = strconv.ParseInt(text, 10, 64); err != nil {
+				return err
+			}
+		}
+		switch d := d.(type) {
+		case *int:
+			*d = int(n)
+		case *int64:
+			*d = n
+		case *sql.NullInt64:
+			*d = sql.NullInt64{Int64: n, Valid: !null}
+		}
+	case *float64, *sql.NullFloat64:
+		var f float64
+		if !null {
+			var err error
+			if f, err = strconv.ParseFloat(text, 64); err != nil {
+				return err
+			}
+		}
+		switch d := d.(type) {
+		case *float64:
+			*d = f
+		case *sql.NullFloat64:
+			*d = sql.NullFloat64{Float64: f, Valid: !null}
+		}
+	case *bool, *sql.NullBool:
+		// PostgreSQL's true and false; SQLite's 1 and 0.
+		v := text == "true" || text == "1"
+		switch d := d.(type) {
+		case *bool:
+			*d = v
+		case *sql.NullBool:
+			*d = sql.NullBool{Bool: v, Valid: !null}
+		}
+	case *time.Time, *sql.NullTime:
+		var t time.Time
+		if !null {
+			var err error
+			if t, err = parseImageTime(text); err != nil {
+				return err
+			}
+		}
+		switch d := d.(type) {
+		case *time.Time:
+			*d = t
+		case *sql.NullTime:
+			*d = sql.NullTime{Time: t, Valid: !null}
+		}
+	case *[]byte:
+		// A JSON column: the document itself.
+		if null {
+			*d = nil
+		} else {
+			*d = append([]byte(nil), raw...)
+		}
+	default:
+		return fmt.Errorf("cannot scan an image into %T", dest)
+	}
+	return nil
+}

@@ -1,0 +1,205 @@
+// Package events serves the changes the database records as events (every
+// create, update and delete of a record writes one, in its transaction: see
+// package gen's triggers): the team's event log by cursor, each record's
+// history, and the live stream.
+//
+// The log's order is (txid, id): the writing transaction's id, then the
+// event's number. On PostgreSQL transactions commit out of order, so an
+// event numbered below one already committed may still be in flight; the
+// log therefore answers only events of transactions older than the oldest
+// one still running (the snapshot's xmin). Those are all finished, none can
+// join them later, and every transaction that starts later has a larger id:
+// a follower's cursor never passes an event that will later appear. SQLite
+// commits one transaction at a time, in number order (txid is 0).
+package events
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"records/internal/db"
+	"records/internal/engine"
+	"records/internal/query"
+	"records/internal/wire"
+)
+
+// Types are the event types of a resource.
+var actions = []string{"created", "updated", "deleted"}
+
+// Log reads the events of the database.
+type Log struct {
+	DB        *db.DB
+	Cursors   *query.Cursors
+	Resources map[string]engine.Imager // by plural
+	// Retention is how long events are kept; 0 keeps them forever.
+	Retention time.Duration
+}
+
+// DefaultRetention is how long events are kept unless configured.
+const DefaultRetention = 30 * 24 * time.Hour
+
+// Position is a place in a team's log: after the event (TxID, Seq).
+type Position struct {
+	TxID int64
+	Seq  int64
+}
+
+// Event is one row of the log.
+type Event struct {
+	Position
+	Type       string
+	RecordID   string
+	Meta       sql.NullString
+	Image      sql.NullString
+	OccurredAt int64 // microseconds since 1970
+}
+
+// Types lists every event type, sorted.
+func (l *Log) Types() []string {
+	var out []string
+	for p := range l.Resources {
+		for _, a := range actions {
+			out = append(out, p+"."+a)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// Filter narrows a read of the log.
+type Filter struct {
+	Types []string // none: every type
+	Since int64    // microseconds; 0: from the start
+}
+
+const columns = `SELECT "id", "txid", "type", "record_id", "meta", "image", "occurred_at" FROM "events"`
+
+// Visible is the condition that keeps a read of the log below the oldest
+// transaction in flight (see the package comment).
+func (l *Log) Visible() string {
+	if l.DB.Postgres() {
+		return ` AND "txid" < pg_snapshot_xmin(pg_current_snapshot())::text::bigint`
+	}
+	return ""
+}
+
+// Page reads up to limit events of team after pos.
+func (l *Log) Page(ctx context.Context, team int, after Position, f Filter, limit int) ([]Event, error) {
+	var b strings.Builder
+	b.WriteString(columns + ` WHERE "team_id" = ? AND ("txid", "id") > (?, ?)`)
+	args := []any{team, after.TxID, after.Seq}
+	b.WriteString(l.Visible())
+	if len(f.Types) > 0 {
+		b.WriteString(` AND "type" IN (?` + strings.Repeat(", ?", len(f.Types)-1) + ")")
+		for _, t := range f.Types {
+			args = append(args, t)
+		}
+	}
+	if f.Since > 0 {
+		b.WriteString(` AND "occurred_at" >= ?`)
+		args = append(args, f.Since)
+	}
+	b.WriteString(` ORDER BY "txid", "id" LIMIT ?`)
+	args = append(args, limit)
+	return l.read(ctx, limit, b.String(), args)
+}
+
+// TeamEvent is an event of the whole log, with its team.
+type TeamEvent struct {
+	Event
+	Team int
+}
+
+// All reads up to limit events of every team after pos, through r.
+func (l *Log) All(ctx context.Context, r engine.Reader, after Position, limit int) ([]TeamEvent, error) {
+	out := make([]TeamEvent, 0, min(limit, 128))
+	err := r.Each(ctx, limit, `SELECT "id", "txid", "type", "record_id", "meta", "image", "occurred_at", "team_id" FROM "events"
+WHERE ("txid", "id") > (?, ?)`+l.Visible()+` ORDER BY "txid", "id" LIMIT ?`, []any{after.TxID, after.Seq, limit},
+		func(rows *sql.Rows) error {
+			var e TeamEvent
+			if err := rows.Scan(&e.Seq, &e.TxID, &e.Type, &e.RecordID, &e.Meta, &e.Image, &e.OccurredAt, &e.Team); err != nil {
+				return err
+			}
+			out = append(out, e)
+			return nil
+		})
+	return out, err
+}
+
+// History reads up to limit events of the record id of a resource, after
+// the event numbered seq. A record's changes are ordered by its row's lock,
+// so their numbers are their order, and each is visible once committed.
+func (l *Log) History(ctx context.Context, team int, plural, id string, after int64, limit int) ([]Event, error) {
+	text := columns + ` WHERE "team_id" = ? AND "record_id" = ? AND "id" > ? AND "type" IN (?, ?, ?) ORDER BY "id" LIMIT ?`
+	args := []any{team, id, after}
+	for _, a := range actions {
+		args = append(args, plural+"."+a)
+	}
+	return l.read(ctx, limit, text, append(args, limit))
+}
+
+// Last is the position of the team's newest visible event, where a stream
+// without a cursor starts.
+func (l *Log) Last(ctx context.Context, team int) (Position, error) {
+	var p Position
+	err := l.DB.Each(ctx, 1, `SELECT "txid", "id" FROM "events" WHERE "team_id" = ?`+l.Visible()+` ORDER BY "txid" DESC, "id" DESC LIMIT 1`,
+		[]any{team}, func(rows *sql.Rows) error { return rows.Scan(&p.TxID, &p.Seq) })
+	return p, err
+}
+
+func (l *Log) read(ctx context.Context, limit int, text string, args []any) ([]Event, error) {
+	out := make([]Event, 0, min(limit, 128))
+	err := l.DB.Each(ctx, limit, text, args, func(rows *sql.Rows) error {
+		var e Event
+		if err := rows.Scan(&e.Seq, &e.TxID, &e.Type, &e.RecordID, &e.Meta, &e.Image, &e.OccurredAt); err != nil {
+			return err
+		}
+		out = append(out, e)
+		return nil
+	})
+	return out, err
+}
+
+// ID is an event's id as answered: "evt_" and its number.
+func ID(seq int64) string { return "evt_" + strconv.FormatInt(seq, 10) }
+
+// Append appends the event as JSON, as the log, the stream and webhooks
+// answer it.
+func (l *Log) Append(b []byte, team int, e *Event) ([]byte, error) {
+	plural, action, _ := strings.Cut(e.Type, ".")
+	b = append(b, `{"id":"`...)
+	b = strconv.AppendInt(append(b, "evt_"...), e.Seq, 10)
+	b = append(b, `","type":"`...)
+	b = append(b, e.Type...)
+	b = append(b, `","occurred_at":"`...)
+	b = time.UnixMicro(e.OccurredAt).UTC().AppendFormat(b, time.RFC3339Nano)
+	b = append(b, `","team_id":`...)
+	b = strconv.AppendInt(b, int64(team), 10)
+	b = append(b, `,"data":{"object":`...)
+	res := l.Resources[plural]
+	switch {
+	case action == "deleted" || !e.Image.Valid:
+		b = append(b, `{"id":`...)
+		b = wire.AppendString(b, e.RecordID)
+		b = append(b, '}')
+	case res == nil:
+		return b, fmt.Errorf("event %d: no resource %q", e.Seq, plural)
+	default:
+		var err error
+		if b, err = res.AppendImage(b, []byte(e.Image.String)); err != nil {
+			return b, fmt.Errorf("event %d: %w", e.Seq, err)
+		}
+	}
+	b = append(b, "},"...)
+	if m := e.Meta.String; e.Meta.Valid && len(m) > 2 && m[0] == '{' {
+		b = append(b, m[1:len(m)-1]...)
+	} else {
+		b = append(b, `"request_id":null,"actor":null`...)
+	}
+	return append(b, '}'), nil
+}

@@ -1,0 +1,252 @@
+package events
+
+import (
+	"context"
+	"database/sql"
+	"maps"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"records/internal/edge"
+	"records/internal/engine"
+	"records/internal/problem"
+	"records/internal/query"
+	"records/internal/spec"
+	"records/internal/tenant"
+)
+
+// Paths of the event routes.
+const (
+	PathLog    = "/v1/events"
+	PathStream = "/v1/events/stream"
+)
+
+// Register puts the event log, the stream and every resource's history on r.
+func (l *Log) Register(r *edge.Router, stream *Stream) {
+	r.Handle(edge.Route{Method: http.MethodGet, Path: PathLog, Operation: "List Events", Kind: spec.List, Resource: "Event"}, l.serveLog)
+	r.Handle(edge.Route{Method: http.MethodGet, Path: PathStream, Operation: "Stream Events", Kind: spec.List, Resource: "Event"}, stream.serve)
+	for _, plural := range slices.Sorted(maps.Keys(l.Resources)) {
+		r.Handle(edge.Route{Method: http.MethodGet, Path: "/v1/" + plural + "/:id/history", Operation: "History", Kind: spec.List, Resource: "Event"},
+			func(c *gin.Context) { l.serveHistory(c, plural) })
+	}
+}
+
+// logBinding binds a cursor of the log to the team.
+func logBinding(team int) query.Binding { return query.Binding{Resource: "events", Team: team} }
+
+// cursorKeys are a position's keys: none but the id, which carries it.
+var cursorKeys = []query.Key{{}}
+
+// Cursor is the cursor of the position after p.
+func (l *Log) Cursor(team int, p Position) string {
+	return l.Cursors.Encode(logBinding(team), cursorKeys, query.Position{ID: strconv.FormatInt(p.TxID, 10) + "." + strconv.FormatInt(p.Seq, 10)})
+}
+
+// ParseCursor reads a cursor of the team's log, naming member when it fails.
+func (l *Log) ParseCursor(team int, member, token string) (Position, error) {
+	pos, err := l.Cursors.Decode(token, logBinding(team), cursorKeys)
+	if err != nil {
+		return Position{}, problem.Member(member, "%v", err)
+	}
+	tx, seq, ok := strings.Cut(pos.ID, ".")
+	p := Position{}
+	var err1, err2 error
+	p.TxID, err1 = strconv.ParseInt(tx, 10, 64)
+	p.Seq, err2 = strconv.ParseInt(seq, 10, 64)
+	if !ok || err1 != nil || err2 != nil {
+		return Position{}, problem.Member(member, "%v: it is malformed", query.ErrCursor)
+	}
+	return p, nil
+}
+
+// params reads a read's query string: only the names allowed.
+func params(c *gin.Context, allowed ...string) (url.Values, error) {
+	q, err := url.ParseQuery(c.Request.URL.RawQuery)
+	if err != nil {
+		return nil, problem.New(problem.InvalidRequest, "the query string is malformed: %v", err)
+	}
+	for name, vs := range q {
+		if !slices.Contains(allowed, name) {
+			return nil, problem.Member(name, "is not a parameter of this route (it takes %s)", strings.Join(allowed, ", "))
+		}
+		if len(vs) > 1 {
+			return nil, problem.Member(name, "is given more than once")
+		}
+	}
+	return q, nil
+}
+
+func limitOf(q url.Values) (int, error) {
+	s := q.Get("limit")
+	if s == "" {
+		return spec.DefaultLimit, nil
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 1 || n > spec.MaxLimit {
+		return 0, problem.Member("limit", "must be a whole number from 1 to %d", spec.MaxLimit)
+	}
+	return n, nil
+}
+
+// filterOf reads the log's filter: filter[type] (one type), or
+// filter[type][in] (a comma-separated list), and since (RFC 3339).
+func (l *Log) filterOf(q url.Values) (Filter, error) {
+	var f Filter
+	known := l.Types()
+	for _, name := range []string{"filter[type]", "filter[type][eq]", "filter[type][in]"} {
+		v, ok := q[name]
+		if !ok {
+			continue
+		}
+		member := strings.NewReplacer("[", ".", "]", "").Replace(name)
+		if len(f.Types) > 0 {
+			return f, problem.Member(member, "give the types once: filter[type] or filter[type][in]")
+		}
+		for _, t := range strings.Split(v[0], ",") {
+			if _, found := slices.BinarySearch(known, t); !found {
+				return f, problem.Member(member, "%q is not an event type (e.g. customers.created)", t)
+			}
+			f.Types = append(f.Types, t)
+		}
+	}
+	if s := q.Get("since"); s != "" {
+		t, err := time.Parse(time.RFC3339Nano, s)
+		if err != nil {
+			return f, problem.Member("since", "must be a time in RFC 3339, e.g. 2026-01-02T15:04:05Z")
+		}
+		f.Since = max(1, t.UnixMicro())
+	}
+	return f, nil
+}
+
+func (l *Log) serveLog(c *gin.Context) {
+	ctx := c.Request.Context()
+	team, _ := tenant.Team(ctx)
+	q, err := params(c, "limit", "cursor", "filter[type]", "filter[type][eq]", "filter[type][in]", "since")
+	if err != nil {
+		edge.Fail(c, err)
+		return
+	}
+	limit, err := limitOf(q)
+	if err != nil {
+		edge.Fail(c, err)
+		return
+	}
+	f, err := l.filterOf(q)
+	if err != nil {
+		edge.Fail(c, err)
+		return
+	}
+	var after Position
+	if cur := q.Get("cursor"); cur != "" {
+		if after, err = l.ParseCursor(team, "cursor", cur); err != nil {
+			edge.Fail(c, err)
+			return
+		}
+	}
+	bounded, cancel := edge.Bounded(ctx)
+	defer cancel()
+	page, err := l.Page(bounded, team, after, f, limit)
+	if err != nil {
+		edge.Fail(c, err)
+		return
+	}
+	next := ""
+	if len(page) == limit {
+		next = l.Cursor(team, page[len(page)-1].Position)
+	}
+	l.answer(c, team, page, limit, next)
+}
+
+func (l *Log) serveHistory(c *gin.Context, plural string) {
+	ctx := c.Request.Context()
+	team, _ := tenant.Team(ctx)
+	id := c.Param("id")
+	q, err := params(c, "limit", "cursor")
+	if err != nil {
+		edge.Fail(c, err)
+		return
+	}
+	limit, err := limitOf(q)
+	if err != nil {
+		edge.Fail(c, err)
+		return
+	}
+	binding := query.Binding{Resource: plural + "/" + id + "/history", Team: team}
+	var after int64
+	if cur := q.Get("cursor"); cur != "" {
+		pos, err := l.Cursors.Decode(cur, binding, cursorKeys)
+		if err == nil {
+			after, err = strconv.ParseInt(pos.ID, 10, 64)
+		}
+		if err != nil {
+			edge.Fail(c, problem.Member("cursor", "%v", err))
+			return
+		}
+	}
+	bounded, cancel := edge.Bounded(ctx)
+	defer cancel()
+	page, err := l.History(bounded, team, plural, id, after, limit)
+	if err != nil {
+		edge.Fail(c, err)
+		return
+	}
+	if len(page) == 0 && after == 0 {
+		if known, err := l.known(bounded, team, plural, id); err != nil || !known {
+			if err == nil {
+				err = problem.New(problem.NotFound, "no record of %s has id %s, and none had", plural, strconv.Quote(id))
+			}
+			edge.Fail(c, err)
+			return
+		}
+	}
+	next := ""
+	if len(page) == limit {
+		next = l.Cursors.Encode(binding, cursorKeys, query.Position{ID: strconv.FormatInt(page[len(page)-1].Seq, 10)})
+	}
+	l.answer(c, team, page, limit, next)
+}
+
+// known tells whether a record of the resource has the id in the team.
+func (l *Log) known(ctx context.Context, team int, plural, id string) (bool, error) {
+	found := false
+	err := l.DB.Each(ctx, 1, `SELECT 1 FROM `+strconv.Quote(plural)+` WHERE "id" = ? AND "team_id" = ?`, []any{id, team},
+		func(*sql.Rows) error { found = true; return nil })
+	return found, err
+}
+
+// answer writes {"events":[…],"paging":{…}}.
+func (l *Log) answer(c *gin.Context, team int, page []Event, limit int, next string) {
+	b := make([]byte, 0, 512*len(page)+128)
+	b = append(b, `{"events":[`...)
+	for i := range page {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		var err error
+		if b, err = l.Append(b, team, &page[i]); err != nil {
+			edge.Fail(c, err)
+			return
+		}
+	}
+	b = append(b, `],"paging":{"limit":`...)
+	b = strconv.AppendInt(b, int64(limit), 10)
+	b = append(b, `,"has_more":`...)
+	b = engine.AppendBool(b, next != "")
+	b = append(b, `,"next_cursor":`...)
+	if next == "" {
+		b = append(b, "null"...)
+	} else {
+		b = append(b, '"')
+		b = append(b, next...)
+		b = append(b, '"')
+	}
+	b = append(b, "}}"...)
+	edge.WriteJSON(c, http.StatusOK, func(out []byte) []byte { return append(out, b...) })
+}

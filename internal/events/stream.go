@@ -1,0 +1,195 @@
+package events
+
+import (
+	"context"
+	"database/sql"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"records/internal/edge"
+	"records/internal/tenant"
+)
+
+// Stream serves the live tail of the log as Server-Sent Events. One
+// goroutine per process watches the log's head (its newest event and, on
+// PostgreSQL, the oldest transaction in flight) and wakes the streams when
+// it moves; each stream then reads its team's events after its position, a
+// page at a time. A stream holds one page at most: a client that does not
+// read blocks only its own stream, and one that has not read for
+// WriteTimeout is cut off, to resume with Last-Event-ID.
+type Stream struct {
+	Log *Log
+	// Poll is how often the head is read while anyone streams.
+	Poll time.Duration
+	// Heartbeat is how often an idle stream sends a comment line, so that
+	// proxies and clients know it lives.
+	Heartbeat time.Duration
+	// WriteTimeout bounds each write to a client.
+	WriteTimeout time.Duration
+	// Logger reports failures to read the head.
+	Logger *slog.Logger
+
+	mu        sync.Mutex
+	moved     chan struct{} // closed when the head moves
+	listeners atomic.Int64
+}
+
+// streamPage is how many events a stream reads at a time.
+const streamPage = 100
+
+// DefaultStream returns a stream of l with the documented timings.
+func DefaultStream(l *Log, logger *slog.Logger) *Stream {
+	return &Stream{Log: l, Poll: 100 * time.Millisecond, Heartbeat: 15 * time.Second, WriteTimeout: 30 * time.Second, Logger: logger}
+}
+
+// moves returns a channel closed at the head's next move.
+func (s *Stream) moves() <-chan struct{} {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.moved == nil {
+		s.moved = make(chan struct{})
+	}
+	return s.moved
+}
+
+func (s *Stream) wake() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.moved != nil {
+		close(s.moved)
+		s.moved = nil
+	}
+}
+
+// Watch reads the head every Poll while anyone streams, until stop closes.
+func (s *Stream) Watch(stop <-chan struct{}) {
+	t := time.NewTicker(s.Poll)
+	defer t.Stop()
+	var last [2]int64
+	text := `SELECT COALESCE(MAX("id"), 0), 0 FROM "events"`
+	if s.Log.DB.Postgres() {
+		text = `SELECT COALESCE(MAX("id"), 0), pg_snapshot_xmin(pg_current_snapshot())::text::bigint FROM "events"`
+	}
+	for {
+		select {
+		case <-stop:
+			return
+		case <-t.C:
+		}
+		if s.listeners.Load() == 0 {
+			continue
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 5*s.Poll+time.Second)
+		var head [2]int64
+		err := s.Log.DB.Each(ctx, 1, text, nil, func(rows *sql.Rows) error { return rows.Scan(&head[0], &head[1]) })
+		cancel()
+		if err != nil {
+			s.Logger.Warn("events: reading the log's head", "error", err)
+			continue
+		}
+		if head != last {
+			last = head
+			s.wake()
+		}
+	}
+}
+
+func (s *Stream) serve(c *gin.Context) {
+	ctx := c.Request.Context()
+	team, _ := tenant.Team(ctx)
+	q, err := params(c, "cursor", "filter[type]", "filter[type][eq]", "filter[type][in]")
+	if err != nil {
+		edge.Fail(c, err)
+		return
+	}
+	f, err := s.Log.filterOf(q)
+	if err != nil {
+		edge.Fail(c, err)
+		return
+	}
+	var pos Position
+	switch last, cur := c.GetHeader("Last-Event-ID"), q.Get("cursor"); {
+	case last != "":
+		pos, err = s.Log.ParseCursor(team, "Last-Event-ID", last)
+	case cur != "":
+		pos, err = s.Log.ParseCursor(team, "cursor", cur)
+	default:
+		bounded, cancel := edge.Bounded(ctx)
+		pos, err = s.Log.Last(bounded, team)
+		cancel()
+	}
+	if err != nil {
+		edge.Fail(c, err)
+		return
+	}
+	s.listeners.Add(1)
+	defer s.listeners.Add(-1)
+
+	rc := http.NewResponseController(c.Writer)
+	// The stream outlives the request's time limits: the server's read
+	// deadline (which would end its context) and write deadline.
+	_ = rc.SetReadDeadline(time.Time{})
+	h := c.Writer.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Accel-Buffering", "no")
+	c.Status(http.StatusOK)
+	write := func(b []byte) bool {
+		_ = rc.SetWriteDeadline(time.Now().Add(s.WriteTimeout))
+		if _, err := c.Writer.Write(b); err != nil {
+			return false
+		}
+		return rc.Flush() == nil
+	}
+	if !write([]byte(": stream of events\n\n")) {
+		return
+	}
+	beat := time.NewTicker(s.Heartbeat)
+	defer beat.Stop()
+	buf := make([]byte, 0, 64<<10)
+	for {
+		moved := s.moves()
+		qctx, cancel := context.WithTimeout(ctx, s.WriteTimeout)
+		page, err := s.Log.Page(qctx, team, pos, f, streamPage)
+		cancel()
+		if err != nil {
+			if ctx.Err() == nil {
+				s.Logger.Warn("events: reading a stream's page", "error", err)
+			}
+			return
+		}
+		for i := range page {
+			buf = buf[:0]
+			buf = append(buf, "id: "...)
+			buf = append(buf, s.Log.Cursor(team, page[i].Position)...)
+			buf = append(buf, "\ndata: "...)
+			if buf, err = s.Log.Append(buf, team, &page[i]); err != nil {
+				s.Logger.Error("events: rendering an event", "error", err)
+				return
+			}
+			buf = append(buf, "\n\n"...)
+			if !write(buf) {
+				return
+			}
+			pos = page[i].Position
+		}
+		if len(page) == streamPage {
+			continue
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-moved:
+		case <-beat.C:
+			if !write([]byte(": heartbeat " + strconv.FormatInt(time.Now().Unix(), 10) + "\n\n")) {
+				return
+			}
+		}
+	}
+}

@@ -1,0 +1,131 @@
+package gen
+
+import (
+	"slices"
+	"strconv"
+)
+
+// The event routes (package events) and the webhook routes (package
+// webhooks) are served by hand-written packages, not by the route table;
+// their part of the document is written here, from the same resources.
+
+// eventTypes are every event type, sorted.
+func eventTypes(m *apiModel) []any {
+	var types []string
+	for _, r := range m.Resources {
+		for _, a := range []string{"created", "updated", "deleted"} {
+			types = append(types, r.Plural+"."+a)
+		}
+	}
+	slices.Sort(types)
+	out := make([]any, len(types))
+	for i, t := range types {
+		out[i] = t
+	}
+	return out
+}
+
+// withErrors adds the error responses of statuses to responses.
+func withErrors(responses *obj, statuses ...int) *obj {
+	for _, s := range statuses {
+		responses.set(strconv.Itoa(s), newObj("$ref", "#/components/responses/"+errorResponses[s]))
+	}
+	return responses
+}
+
+func jsonAnswer(desc string, schema *obj) *obj {
+	return newObj("description", desc,
+		"headers", newObj("X-Request-Id", newObj("$ref", "#/components/headers/X-Request-Id")),
+		"content", newObj("application/json", newObj("schema", schema)))
+}
+
+func queryParam(name, desc string, schema *obj) *obj {
+	return newObj("name", name, "in", "query", "description", desc, "schema", schema)
+}
+
+func pathID(desc string) *obj {
+	return newObj("name", "id", "in", "path", "required", true, "description", desc, "schema", ref("Id"))
+}
+
+var eventPageParams = func() []any {
+	return []any{
+		queryParam("limit", "Events per page: 1 to 1000, default 100.", ref("Limit")),
+		queryParam("cursor", "paging.next_cursor of the page before, or an event stream's id: line.", ref("Cursor")),
+	}
+}
+
+// addEventPaths puts the event log, the stream, every resource's history
+// and the webhook routes in paths.
+func addEventPaths(m *apiModel, pathItem func(string) *obj) {
+	logParams := append(eventPageParams(),
+		queryParam("filter[type]", "Only events of this type.", newObj("type", "string", "enum", eventTypes(m))),
+		queryParam("filter[type][in]", "Only events of these types, comma-separated.", newObj("type", "string")),
+		queryParam("since", "Only events that occurred at or after this time (RFC 3339).", newObj("type", "string", "format", "date-time")),
+	)
+	pathItem("/v1/events").set("get", newObj(
+		"operationId", "listEvents", "tags", []any{"Events"}, "summary", "List events",
+		"description", "The team's events, oldest first, each once, in commit order: follow paging.next_cursor; "+
+			"on the last page next_cursor is null, and asking the same cursor again later answers the page grown by what has been committed since. "+
+			"Events are kept for 30 days unless the server is configured otherwise.",
+		"parameters", logParams,
+		"responses", withErrors(newObj("200", jsonAnswer("A page of events.", ref("EventPage"))), 400, 401, 429, 500, 503),
+	))
+	pathItem("/v1/events/stream").set("get", newObj(
+		"operationId", "streamEvents", "tags", []any{"Events"}, "summary", "Stream events",
+		"description", "Server-Sent Events: each event once, as data: with the event's JSON, and id: a cursor. "+
+			"Reconnect with Last-Event-ID (or cursor) to resume after it with nothing lost; without either, the stream starts with events committed after connecting. "+
+			"An idle stream sends a comment line every 15 seconds.",
+		"parameters", []any{
+			queryParam("cursor", "Resume after this cursor.", ref("Cursor")),
+			queryParam("filter[type]", "Only events of this type.", newObj("type", "string", "enum", eventTypes(m))),
+			queryParam("filter[type][in]", "Only events of these types, comma-separated.", newObj("type", "string")),
+			newObj("name", "Last-Event-ID", "in", "header", "description", "The id: of the last event received; wins over cursor.", "schema", newObj("type", "string")),
+		},
+		"responses", withErrors(newObj("200", newObj("description", "The stream.",
+			"content", newObj("text/event-stream", newObj("schema", newObj("type", "string"))))), 400, 401, 429, 500, 503),
+	))
+	for _, r := range m.Resources {
+		pathItem("/v1/"+r.Plural+"/{id}/history").set("get", newObj(
+			"operationId", "history"+r.Name, "tags", []any{r.Type}, "summary", "History of a "+r.Object,
+			"description", "The record's events, oldest first: what it looked like after each change, who made it (the token) and when.",
+			"parameters", append([]any{pathID("The record's id.")}, eventPageParams()...),
+			"responses", withErrors(newObj("200", jsonAnswer("A page of the record's events.", ref("EventPage"))), 400, 401, 404, 429, 500, 503),
+		))
+	}
+	addWebhookPaths(m, pathItem)
+}
+
+// addEventSchemas puts the schemas of events and webhooks in schemas.
+func addEventSchemas(m *apiModel, schemas *obj) {
+	schemas.set("Event", newObj("type", "object",
+		"properties", newObj(
+			"id", newObj("type", "string", "description", "evt_ and a number."),
+			"type", newObj("type", "string", "enum", eventTypes(m), "description", "<plural>.created, .updated or .deleted."),
+			"occurred_at", newObj("type", "string", "format", "date-time"),
+			"team_id", newObj("type", "integer"),
+			"data", newObj("type", "object", "properties", newObj(
+				"object", newObj("type", "object", "required", []any{"id"},
+					"description", "The record after the change, as a read answered it then (embedded lists empty: their records have events of their own); {id} for a delete."),
+			), "required", []any{"object"}, "additionalProperties", false),
+			"request_id", newObj("type", []any{"string", "null"}, "description", "The X-Request-Id of the request that made the change."),
+			"actor", newObj("oneOf", []any{
+				newObj("type", "null"),
+				newObj("type", "object", "properties", newObj(
+					"token_id", newObj("type", []any{"string", "null"}),
+					"token_name", newObj("type", []any{"string", "null"}),
+				), "required", []any{"token_id", "token_name"}, "additionalProperties", false),
+			}, "description", "The token that made the change."),
+		),
+		"required", []any{"id", "type", "occurred_at", "team_id", "data", "request_id", "actor"}, "additionalProperties", false))
+	schemas.set("CursorPaging", newObj("type", "object",
+		"properties", newObj(
+			"limit", newObj("type", "integer"),
+			"has_more", newObj("type", "boolean"),
+			"next_cursor", newObj("type", []any{"string", "null"}, "description", "Send as cursor for the next page; null on the last page."),
+		),
+		"required", []any{"limit", "has_more", "next_cursor"}, "additionalProperties", false))
+	schemas.set("EventPage", newObj("type", "object",
+		"properties", newObj("events", newObj("type", "array", "items", ref("Event")), "paging", ref("CursorPaging")),
+		"required", []any{"events", "paging"}, "additionalProperties", false))
+	addWebhookSchemas(m, schemas)
+}

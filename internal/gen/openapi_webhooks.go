@@ -1,0 +1,117 @@
+package gen
+
+// addWebhookPaths puts the webhook routes (package webhooks) in paths.
+func addWebhookPaths(m *apiModel, pathItem func(string) *obj) {
+	write := func(o *obj) *obj {
+		o.set("parameters", append(anyList(o.vals["parameters"]), newObj("name", "Idempotency-Key", "in", "header",
+			"description", "Makes the write safe to retry: a retry with the key answers the first answer.", "schema", newObj("type", "string"))))
+		return o
+	}
+	body := func(schema string) *obj {
+		return newObj("required", true, "content", newObj("application/json", newObj("schema", ref(schema))))
+	}
+	pathItem("/v1/webhooks").set("post", write(newObj(
+		"operationId", "createWebhook", "tags", []any{"Webhooks"}, "summary", "Create a webhook",
+		"description", "Events of the listed types (\"*\": all) are delivered to the URL by POST, signed as Standard Webhooks specifies. "+
+			"The answer holds the signing secret; it is never shown again.",
+		"requestBody", body("WebhookInput"),
+		"responses", withErrors(newObj("201", jsonAnswer("The webhook, with its secret.", ref("WebhookCreated"))), 400, 401, 403, 409, 413, 415, 422, 429, 500, 503),
+	)))
+	pathItem("/v1/webhooks").set("get", newObj(
+		"operationId", "listWebhooks", "tags", []any{"Webhooks"}, "summary", "List webhooks",
+		"parameters", eventPageParams(),
+		"responses", withErrors(newObj("200", jsonAnswer("A page of webhooks.", newObj("type", "object",
+			"properties", newObj("webhooks", newObj("type", "array", "items", ref("Webhook")), "paging", ref("CursorPaging")),
+			"required", []any{"webhooks", "paging"}, "additionalProperties", false))), 400, 401, 429, 500, 503),
+	))
+	one := "/v1/webhooks/{id}"
+	pathItem(one).set("get", newObj(
+		"operationId", "getWebhook", "tags", []any{"Webhooks"}, "summary", "Get a webhook",
+		"parameters", []any{pathID("The webhook's id.")},
+		"responses", withErrors(newObj("200", jsonAnswer("The webhook.", ref("Webhook"))), 400, 401, 404, 429, 500, 503),
+	))
+	pathItem(one).set("patch", write(newObj(
+		"operationId", "updateWebhook", "tags", []any{"Webhooks"}, "summary", "Update a webhook",
+		"description", "Changes the members given; enabled: true turns a disabled webhook back on.",
+		"parameters", []any{pathID("The webhook's id.")},
+		"requestBody", body("WebhookPatch"),
+		"responses", withErrors(newObj("200", jsonAnswer("The webhook.", ref("Webhook"))), 400, 401, 403, 404, 409, 413, 415, 422, 429, 500, 503),
+	)))
+	pathItem(one).set("delete", write(newObj(
+		"operationId", "deleteWebhook", "tags", []any{"Webhooks"}, "summary", "Delete a webhook",
+		"description", "Deletes the webhook and its pending deliveries.",
+		"parameters", []any{pathID("The webhook's id.")},
+		"responses", withErrors(newObj("200", jsonAnswer("Deleted.", newObj("type", "object",
+			"properties", newObj("id", newObj("type", "string"), "object", newObj("const", "webhook"), "deleted", newObj("const", true)),
+			"required", []any{"id", "object", "deleted"}, "additionalProperties", false))), 400, 401, 403, 404, 409, 422, 429, 500, 503),
+	)))
+	pathItem(one+"/deliveries").set("get", newObj(
+		"operationId", "listWebhookDeliveries", "tags", []any{"Webhooks"}, "summary", "List a webhook's deliveries",
+		"description", "Every attempt to deliver an event to the webhook, newest first.",
+		"parameters", append([]any{pathID("The webhook's id.")}, eventPageParams()...),
+		"responses", withErrors(newObj("200", jsonAnswer("A page of attempts.", newObj("type", "object",
+			"properties", newObj("deliveries", newObj("type", "array", "items", ref("Delivery")), "paging", ref("CursorPaging")),
+			"required", []any{"deliveries", "paging"}, "additionalProperties", false))), 400, 401, 404, 429, 500, 503),
+	))
+	pathItem(one+"/test").set("post", write(newObj(
+		"operationId", "testWebhook", "tags", []any{"Webhooks"}, "summary", "Send a test event",
+		"description", "Queues a delivery of an event of type webhook.test to the webhook, and answers it.",
+		"parameters", []any{pathID("The webhook's id.")},
+		"responses", withErrors(newObj("202", jsonAnswer("The delivery, queued.", newObj("type", "object",
+			"properties", newObj("delivery", ref("Delivery")), "required", []any{"delivery"}, "additionalProperties", false))),
+			400, 401, 403, 404, 409, 422, 429, 500, 503),
+	)))
+}
+
+func anyList(v any) []any {
+	l, _ := v.([]any)
+	return l
+}
+
+// addWebhookSchemas puts the webhook schemas in schemas.
+func addWebhookSchemas(m *apiModel, schemas *obj) {
+	types := append([]any{"*"}, eventTypes(m)...)
+	events := newObj("type", "array", "minItems", 1, "maxItems", 100, "uniqueItems", true,
+		"items", newObj("type", "string", "enum", types), "description", "The event types delivered; \"*\" is every type.")
+	url := newObj("type", "string", "format", "uri", "maxLength", 2048,
+		"description", "An http or https URL. Addresses of loopback, private, link-local and metadata networks are refused unless the server allows them.")
+	props := func() *obj {
+		return newObj(
+			"id", newObj("type", "string"),
+			"url", newObj("type", "string"),
+			"events", newObj("type", "array", "items", newObj("type", "string")),
+			"description", newObj("type", []any{"string", "null"}),
+			"enabled", newObj("type", "boolean", "description", "false once the server has disabled the webhook after 3 days of failures, or a client did."),
+			"disabled_at", newObj("type", []any{"string", "null"}, "format", "date-time"),
+			"version", newObj("type", "integer"),
+			"created_at", newObj("type", "string", "format", "date-time"),
+			"updated_at", newObj("type", "string", "format", "date-time"),
+		)
+	}
+	required := []any{"id", "url", "events", "description", "enabled", "disabled_at", "version", "created_at", "updated_at"}
+	schemas.set("Webhook", newObj("type", "object", "properties", props(), "required", required, "additionalProperties", false))
+	schemas.set("WebhookCreated", newObj("type", "object",
+		"properties", props().set("secret", newObj("type", "string", "description", "whsec_ and the base64 key that signs deliveries: shown only here.")),
+		"required", append(append([]any{}, required...), "secret"), "additionalProperties", false))
+	schemas.set("WebhookInput", newObj("type", "object",
+		"properties", newObj("url", url, "events", events, "description", newObj("type", []any{"string", "null"}, "maxLength", 1000)),
+		"required", []any{"url", "events"}, "additionalProperties", false))
+	schemas.set("WebhookPatch", newObj("type", "object",
+		"properties", newObj("url", url.copy(), "events", events.copy(), "description", newObj("type", []any{"string", "null"}, "maxLength", 1000),
+			"enabled", newObj("type", "boolean")),
+		"additionalProperties", false))
+	schemas.set("Delivery", newObj("type", "object",
+		"properties", newObj(
+			"id", newObj("type", "string"),
+			"event_id", newObj("type", "string"),
+			"attempt", newObj("type", "integer", "description", "1 for the first attempt."),
+			"status", newObj("type", "string", "enum", []any{"pending", "delivered", "failed"}),
+			"status_code", newObj("type", []any{"integer", "null"}, "description", "The endpoint's HTTP status, if it answered."),
+			"error", newObj("type", []any{"string", "null"}),
+			"next_attempt_at", newObj("type", []any{"string", "null"}, "format", "date-time", "description", "When a pending attempt is due."),
+			"delivered_at", newObj("type", []any{"string", "null"}, "format", "date-time"),
+			"created_at", newObj("type", "string", "format", "date-time"),
+		),
+		"required", []any{"id", "event_id", "attempt", "status", "status_code", "error", "next_attempt_at", "delivered_at", "created_at"},
+		"additionalProperties", false))
+}

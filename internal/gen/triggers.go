@@ -1,0 +1,207 @@
+package gen
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"entgo.io/ent/dialect/sql/schema"
+	"entgo.io/ent/entc/gen"
+	"entgo.io/ent/schema/field"
+
+	"records/internal/annotation"
+	"records/internal/migrate"
+)
+
+// eventTable is a record table whose changes the database records as
+// events (schema/event.go): every resource's.
+type eventTable struct {
+	table  *schema.Table
+	plural string
+}
+
+// eventTables are the tables of the graph's resources.
+func eventTables(graph *gen.Graph, tables []*schema.Table) ([]eventTable, error) {
+	var out []eventTable
+	for _, n := range graph.Nodes {
+		ra, ok, err := annotation.Decode[annotation.Resource](n.Annotations, annotation.ResourceName)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", n.Name, err)
+		}
+		if !ok {
+			continue
+		}
+		i := slices.IndexFunc(tables, func(t *schema.Table) bool { return t.Name == n.Table() })
+		if i < 0 {
+			return nil, fmt.Errorf("%s: no table %s", n.Name, n.Table())
+		}
+		out = append(out, eventTable{table: tables[i], plural: ra.Plural})
+	}
+	slices.SortFunc(out, func(a, b eventTable) int { return strings.Compare(a.table.Name, b.table.Name) })
+	return out, nil
+}
+
+// pgEventFunction is the PostgreSQL trigger function every record table's
+// trigger runs: it writes the event of the row's change in the change's
+// transaction. The row is kept as row_to_json makes it, typed as its table
+// is, and read back the same way. TG_ARGV[0] is the resource's plural.
+// records.meta is the request's id and token, set by the statement that
+// writes (see package engine).
+const pgEventFunction = `
+DECLARE
+  meta text := NULLIF(current_setting('records.meta', true), '');
+  at bigint := (extract(epoch FROM clock_timestamp()) * 1000000)::bigint;
+BEGIN
+  IF TG_OP = 'DELETE' THEN
+    INSERT INTO "events" ("txid", "team_id", "type", "record_id", "meta", "occurred_at")
+    VALUES (pg_current_xact_id()::text::bigint, OLD."team_id", TG_ARGV[0] || '.deleted', OLD."id", meta, at);
+  ELSE
+    INSERT INTO "events" ("txid", "team_id", "type", "record_id", "meta", "image", "occurred_at")
+    VALUES (pg_current_xact_id()::text::bigint, NEW."team_id",
+      TG_ARGV[0] || CASE TG_OP WHEN 'INSERT' THEN '.created' ELSE '.updated' END, NEW."id", meta, row_to_json(NEW)::text, at);
+  END IF;
+  RETURN NULL;
+END
+`
+
+// triggerChanges are the statements that bring the event triggers of db
+// (with the committed migrations applied) to those events needs: created
+// where missing, replaced where they differ, dropped where a table is no
+// longer a resource's. "" when nothing changes.
+func triggerChanges(ctx context.Context, dialect string, db *sql.DB, events []eventTable) (string, error) {
+	if dialect == migrate.Postgres {
+		return pgTriggerChanges(ctx, db, events)
+	}
+	return sqliteTriggerChanges(ctx, db, events)
+}
+
+func pgTriggerChanges(ctx context.Context, db *sql.DB, events []eventTable) (string, error) {
+	var b strings.Builder
+	var src sql.NullString
+	err := db.QueryRowContext(ctx, `SELECT p.prosrc FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+WHERE p.proname = 'records_event' AND n.nspname = current_schema()`).Scan(&src)
+	if err != nil && err != sql.ErrNoRows {
+		return "", err
+	}
+	if !src.Valid || src.String != pgEventFunction {
+		b.WriteString("-- Write an event for each change of a record\n")
+		b.WriteString(`CREATE OR REPLACE FUNCTION "records_event"() RETURNS trigger LANGUAGE plpgsql AS $records$` + pgEventFunction + "$records$;\n")
+	}
+	have := map[string]string{}
+	rows, err := db.QueryContext(ctx, `SELECT c.relname, encode(t.tgargs, 'escape') FROM pg_trigger t
+JOIN pg_class c ON c.oid = t.tgrelid JOIN pg_namespace n ON n.oid = c.relnamespace
+WHERE t.tgname = 'events' AND n.nspname = current_schema()`)
+	if err != nil {
+		return "", err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var table, args string
+		if err := rows.Scan(&table, &args); err != nil {
+			return "", err
+		}
+		have[table] = strings.TrimSuffix(args, `\000`)
+	}
+	if err := rows.Err(); err != nil {
+		return "", err
+	}
+	for _, e := range events {
+		t := quoteIdent(e.table.Name)
+		switch args, ok := have[e.table.Name]; {
+		case ok && args == e.plural:
+			delete(have, e.table.Name)
+			continue
+		case ok:
+			b.WriteString(`DROP TRIGGER "events" ON ` + t + ";\n")
+			delete(have, e.table.Name)
+		}
+		b.WriteString(fmt.Sprintf("-- Record the changes of %s as events\n", e.table.Name))
+		b.WriteString(`CREATE TRIGGER "events" AFTER INSERT OR UPDATE OR DELETE ON ` + t +
+			` FOR EACH ROW EXECUTE FUNCTION "records_event"('` + e.plural + "');\n")
+	}
+	for _, table := range slices.Sorted(maps.Keys(have)) {
+		b.WriteString(`DROP TRIGGER "events" ON ` + quoteIdent(table) + ";\n")
+	}
+	return b.String(), nil
+}
+
+func sqliteTriggerChanges(ctx context.Context, db *sql.DB, events []eventTable) (string, error) {
+	have := map[string]string{}
+	rows, err := db.QueryContext(ctx, `SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'events\_%' ESCAPE '\'`)
+	if err != nil {
+		return "", err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var name, text string
+		if err := rows.Scan(&name, &text); err != nil {
+			return "", err
+		}
+		have[name] = text
+	}
+	if err := rows.Err(); err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	for _, e := range events {
+		for _, tr := range sqliteTriggers(e) {
+			text, ok := have[tr.name]
+			delete(have, tr.name)
+			if ok && text == tr.sql {
+				continue
+			}
+			if ok {
+				b.WriteString(`DROP TRIGGER ` + quoteIdent(tr.name) + ";\n")
+			}
+			b.WriteString(fmt.Sprintf("-- Record the %s of %s as events\n", tr.what, e.table.Name))
+			b.WriteString(tr.sql + ";\n")
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(have)) {
+		b.WriteString(`DROP TRIGGER IF EXISTS ` + quoteIdent(name) + ";\n")
+	}
+	return b.String(), nil
+}
+
+type sqliteTrigger struct{ name, what, sql string }
+
+// sqliteTriggers are the three triggers of a table on SQLite. SQLite has no
+// generic row-to-JSON, so each lists the table's columns; a column added or
+// removed replaces them. current_setting is the service's own function
+// (package db), answering what the writing statement set.
+func sqliteTriggers(e eventTable) []sqliteTrigger {
+	t := quoteIdent(e.table.Name)
+	image := func(row string) string {
+		var b strings.Builder
+		b.WriteString("json_object(")
+		for i, c := range e.table.Columns {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			v := row + "." + quoteIdent(c.Name)
+			if c.Type == field.TypeJSON {
+				v = "json(" + v + ")"
+			}
+			b.WriteString("'" + c.Name + "', " + v)
+		}
+		b.WriteString(")")
+		return b.String()
+	}
+	const cols = `INSERT INTO "events" ("txid", "team_id", "type", "record_id", "meta", "image", "occurred_at") VALUES (0, `
+	const rest = `current_setting('records.meta', 1), `
+	const at = `CAST(unixepoch('subsec') * 1000000 AS INTEGER)`
+	name := "events_" + e.table.Name
+	return []sqliteTrigger{
+		{name + "_insert", "creations", `CREATE TRIGGER ` + quoteIdent(name+"_insert") + ` AFTER INSERT ON ` + t + " BEGIN " +
+			cols + `NEW."team_id", '` + e.plural + `.created', NEW."id", ` + rest + image("NEW") + ", " + at + "); END"},
+		{name + "_update", "changes", `CREATE TRIGGER ` + quoteIdent(name+"_update") + ` AFTER UPDATE ON ` + t + " BEGIN " +
+			cols + `NEW."team_id", '` + e.plural + `.updated', NEW."id", ` + rest + image("NEW") + ", " + at + "); END"},
+		{name + "_delete", "deletions", `CREATE TRIGGER ` + quoteIdent(name+"_delete") + ` AFTER DELETE ON ` + t + " BEGIN " +
+			cols + `OLD."team_id", '` + e.plural + `.deleted', OLD."id", ` + rest + "NULL, " + at + "); END"},
+	}
+}
+
+func quoteIdent(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }

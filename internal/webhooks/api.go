@@ -1,0 +1,451 @@
+// Package webhooks delivers events to the URLs teams register: the
+// /v1/webhooks routes, the dispatcher that turns each event into a
+// delivery for every webhook that wants it, and the worker that makes the
+// attempts, with retries, across any number of server instances.
+package webhooks
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gin-gonic/gin"
+	"github.com/google/uuid"
+
+	"records/internal/edge"
+	"records/internal/engine"
+	"records/internal/problem"
+	"records/internal/query"
+	"records/internal/spec"
+	"records/internal/tenant"
+	"records/internal/wire"
+)
+
+// Webhook is a team's endpoint.
+type Webhook struct {
+	ID           string
+	Team         int
+	URL          string
+	Events       []string
+	Description  sql.NullString
+	Secret       []byte // sealed
+	Version      int64
+	CreatedAt    time.Time
+	UpdatedAt    time.Time
+	FailingSince sql.NullTime
+	DisabledAt   sql.NullTime
+}
+
+const webhookColumns = `SELECT "id", "team_id", "url", "events", "description", "secret", "version", "created_at", "updated_at", "failing_since", "disabled_at" FROM "webhooks"`
+
+func scanWebhook(rows *sql.Rows) (*Webhook, error) {
+	var w Webhook
+	var evs string
+	if err := rows.Scan(&w.ID, &w.Team, &w.URL, &evs, &w.Description, &w.Secret, &w.Version, &w.CreatedAt, &w.UpdatedAt, &w.FailingSince, &w.DisabledAt); err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal([]byte(evs), &w.Events); err != nil {
+		return nil, fmt.Errorf("webhook %s: events: %w", w.ID, err)
+	}
+	return &w, nil
+}
+
+func appendTime(b []byte, t time.Time) []byte {
+	return wire.AppendTime(b, t)
+}
+
+func appendNullTime(b []byte, t sql.NullTime) []byte {
+	if !t.Valid {
+		return append(b, "null"...)
+	}
+	return wire.AppendTime(b, t.Time)
+}
+
+// appendWebhook appends the webhook's JSON, with its secret when not "".
+func appendWebhook(b []byte, w *Webhook, secret string) []byte {
+	b = append(b, `{"id":`...)
+	b = wire.AppendString(b, w.ID)
+	b = append(b, `,"url":`...)
+	b = wire.AppendString(b, w.URL)
+	b = append(b, `,"events":[`...)
+	for i, e := range w.Events {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = wire.AppendString(b, e)
+	}
+	b = append(b, `],"description":`...)
+	if w.Description.Valid {
+		b = wire.AppendString(b, w.Description.String)
+	} else {
+		b = append(b, "null"...)
+	}
+	b = append(b, `,"enabled":`...)
+	b = strconv.AppendBool(b, !w.DisabledAt.Valid)
+	b = append(b, `,"disabled_at":`...)
+	b = appendNullTime(b, w.DisabledAt)
+	b = append(b, `,"version":`...)
+	b = strconv.AppendInt(b, w.Version, 10)
+	b = append(b, `,"created_at":`...)
+	b = appendTime(b, w.CreatedAt)
+	b = append(b, `,"updated_at":`...)
+	b = appendTime(b, w.UpdatedAt)
+	if secret != "" {
+		b = append(b, `,"secret":`...)
+		b = wire.AppendString(b, secret)
+	}
+	return append(b, '}')
+}
+
+// input is a webhook body: each member, if given.
+type input struct {
+	URL         *string         `json:"url"`
+	Events      *[]string       `json:"events"`
+	Description json.RawMessage `json:"description"`
+	Enabled     *bool           `json:"enabled"`
+}
+
+// decode reads a webhook body strictly: an object of known members, each
+// of its type; errors name the member.
+func decode(body []byte, patch bool) (*input, error) {
+	if len(bytes.TrimSpace(body)) == 0 {
+		return nil, problem.New(problem.InvalidRequest, "the body is empty; send a JSON object")
+	}
+	d := json.NewDecoder(bytes.NewReader(body))
+	d.DisallowUnknownFields()
+	var in input
+	if err := d.Decode(&in); err != nil {
+		var te *json.UnmarshalTypeError
+		switch {
+		case errors.As(err, &te) && te.Field != "":
+			return nil, problem.Member(strings.SplitN(te.Field, ".", 2)[0], "must be %s", map[string]string{
+				"url": "a string", "events": "an array of event types", "enabled": "true or false"}[strings.SplitN(te.Field, ".", 2)[0]])
+		case strings.HasPrefix(err.Error(), "json: unknown field "):
+			name, _ := strconv.Unquote(strings.TrimPrefix(err.Error(), "json: unknown field "))
+			return nil, problem.Member(name, "unknown member (a webhook has url, events, description%s)", map[bool]string{true: ", enabled"}[patch])
+		default:
+			return nil, problem.New(problem.InvalidRequest, "the body is not a JSON object: %v", err)
+		}
+	}
+	if d.More() {
+		return nil, problem.New(problem.InvalidRequest, "the body holds more than one JSON value")
+	}
+	if !patch && in.Enabled != nil {
+		return nil, problem.Member("enabled", "unknown member (a webhook is created enabled)")
+	}
+	return &in, nil
+}
+
+// description reads the description member: a string up to 1000
+// characters, or null.
+func (in *input) description() (sql.NullString, error) {
+	if len(in.Description) == 0 || string(in.Description) == "null" {
+		return sql.NullString{}, nil
+	}
+	var s string
+	if err := json.Unmarshal(in.Description, &s); err != nil {
+		return sql.NullString{}, problem.Member("description", "must be a string or null")
+	}
+	if len([]rune(s)) > 1000 {
+		return sql.NullString{}, problem.Member("description", "must be at most 1000 characters")
+	}
+	return sql.NullString{String: s, Valid: true}, nil
+}
+
+// checkEvents validates the event types a webhook asks for.
+func (s *Service) checkEvents(list []string) error {
+	if len(list) == 0 || len(list) > 100 {
+		return problem.Member("events", "must list 1 to 100 event types (\"*\" for all)")
+	}
+	types := s.Log.Types()
+	seen := map[string]bool{}
+	for i, t := range list {
+		if seen[t] {
+			return problem.Member(fmt.Sprintf("events[%d]", i), "%q is listed twice", t)
+		}
+		seen[t] = true
+		if _, ok := slices.BinarySearch(types, t); !ok && t != "*" {
+			return problem.Member(fmt.Sprintf("events[%d]", i), "%q is not an event type (e.g. returns.created, or \"*\")", t)
+		}
+	}
+	return nil
+}
+
+func teamOf(c *gin.Context) int {
+	team, _ := tenant.Team(c.Request.Context())
+	return team
+}
+
+// find reads the team's webhook with the id, or a 404.
+func (s *Service) find(ctx context.Context, r engine.Reader, team int, id string) (*Webhook, error) {
+	var w *Webhook
+	err := r.Each(ctx, 1, webhookColumns+` WHERE "id" = ? AND "team_id" = ?`, []any{id, team}, func(rows *sql.Rows) (err error) {
+		w, err = scanWebhook(rows)
+		return err
+	})
+	if err == nil && w == nil {
+		err = problem.New(problem.NotFound, "no webhook has id %s", strconv.Quote(id))
+	}
+	return w, err
+}
+
+// serveWrite runs a write handler, inside the transaction of its
+// Idempotency-Key when it has one.
+func (s *Service) serveWrite(c *gin.Context, run func(ctx context.Context, body []byte) (*engine.Answer, error)) {
+	body, err := s.Engine.ReadBody(c)
+	if err != nil {
+		edge.Fail(c, err)
+		return
+	}
+	key, keyed, err := engine.IdempotencyKey(c.Request)
+	switch {
+	case err != nil:
+		edge.Fail(c, err)
+	case keyed:
+		s.Engine.ServeKeyed(c, key, body, func(ctx context.Context) (*engine.Answer, error) { return run(ctx, body) })
+	default:
+		bounded, cancel := edge.Bounded(c.Request.Context())
+		defer cancel()
+		a, err := run(bounded, body)
+		if err != nil {
+			edge.Fail(c, err)
+			return
+		}
+		edge.WriteJSON(c, a.Status, func(b []byte) []byte { return append(b, a.Body...) })
+	}
+}
+
+func (s *Service) create(c *gin.Context) {
+	team := teamOf(c)
+	s.serveWrite(c, func(ctx context.Context, body []byte) (*engine.Answer, error) {
+		in, err := decode(body, false)
+		if err != nil {
+			return nil, err
+		}
+		switch {
+		case in.URL == nil:
+			return nil, problem.Member("url", "is required")
+		case in.Events == nil:
+			return nil, problem.Member("events", "is required")
+		}
+		if err := checkURL(ctx, *in.URL, s.AllowPrivate); err != nil {
+			return nil, problem.Member("url", "%v", err)
+		}
+		if err := s.checkEvents(*in.Events); err != nil {
+			return nil, err
+		}
+		desc, err := in.description()
+		if err != nil {
+			return nil, err
+		}
+		secret, err := newSecret()
+		if err != nil {
+			return nil, err
+		}
+		now := time.Now().UTC().Truncate(time.Microsecond)
+		w := &Webhook{ID: "wh_" + strings.ReplaceAll(uuid.Must(uuid.NewV7()).String(), "-", ""), Team: team, URL: *in.URL,
+			Events: *in.Events, Description: desc, Version: 1, CreatedAt: now, UpdatedAt: now}
+		if w.Secret, err = s.sealer.seal(w.ID, secret); err != nil {
+			return nil, err
+		}
+		evs, _ := json.Marshal(w.Events)
+		err = s.Engine.Write(ctx, false, func(wr engine.Writer) error {
+			_, err := wr.Exec(ctx, `INSERT INTO "webhooks" ("id", "team_id", "url", "events", "description", "secret", "version", "created_at", "updated_at")
+VALUES (?, ?, ?, ?, ?, ?, 1, ?, ?)`, w.ID, team, w.URL, string(evs), w.Description, w.Secret, now, now)
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
+		return &engine.Answer{Status: http.StatusCreated, Body: appendWebhook(nil, w, secret)}, nil
+	})
+}
+
+func (s *Service) update(c *gin.Context) {
+	team, id := teamOf(c), c.Param("id")
+	s.serveWrite(c, func(ctx context.Context, body []byte) (*engine.Answer, error) {
+		in, err := decode(body, true)
+		if err != nil {
+			return nil, err
+		}
+		var sets []string
+		var args []any
+		if in.URL != nil {
+			if err := checkURL(ctx, *in.URL, s.AllowPrivate); err != nil {
+				return nil, problem.Member("url", "%v", err)
+			}
+			sets, args = append(sets, `"url" = ?`), append(args, *in.URL)
+		}
+		if in.Events != nil {
+			if err := s.checkEvents(*in.Events); err != nil {
+				return nil, err
+			}
+			evs, _ := json.Marshal(*in.Events)
+			sets, args = append(sets, `"events" = ?`), append(args, string(evs))
+		}
+		if len(in.Description) > 0 {
+			desc, err := in.description()
+			if err != nil {
+				return nil, err
+			}
+			sets, args = append(sets, `"description" = ?`), append(args, desc)
+		}
+		now := time.Now().UTC().Truncate(time.Microsecond)
+		if in.Enabled != nil && *in.Enabled {
+			sets = append(sets, `"disabled_at" = NULL`, `"failing_since" = NULL`)
+		}
+		if in.Enabled != nil && !*in.Enabled {
+			sets, args = append(sets, `"disabled_at" = COALESCE("disabled_at", ?)`), append(args, now)
+		}
+		var w *Webhook
+		err = s.Engine.Write(ctx, true, func(wr engine.Writer) error {
+			sets = append(sets, `"version" = "version" + 1`, `"updated_at" = ?`)
+			n, err := wr.Exec(ctx, `UPDATE "webhooks" SET `+strings.Join(sets, ", ")+` WHERE "id" = ? AND "team_id" = ?`,
+				append(args, now, id, team)...)
+			if err == nil && n == 0 {
+				return problem.New(problem.NotFound, "no webhook has id %s", strconv.Quote(id))
+			}
+			if err == nil {
+				w, err = s.find(ctx, wr, team, id)
+			}
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
+		return &engine.Answer{Status: http.StatusOK, Body: appendWebhook(nil, w, "")}, nil
+	})
+}
+
+func (s *Service) remove(c *gin.Context) {
+	team, id := teamOf(c), c.Param("id")
+	s.serveWrite(c, func(ctx context.Context, body []byte) (*engine.Answer, error) {
+		if len(bytes.TrimSpace(body)) > 0 {
+			return nil, problem.New(problem.InvalidRequest, "a delete takes no body")
+		}
+		err := s.Engine.Write(ctx, true, func(wr engine.Writer) error {
+			n, err := wr.Exec(ctx, `DELETE FROM "webhooks" WHERE "id" = ? AND "team_id" = ?`, id, team)
+			if err == nil && n == 0 {
+				return problem.New(problem.NotFound, "no webhook has id %s", strconv.Quote(id))
+			}
+			if err == nil {
+				_, err = wr.Exec(ctx, `DELETE FROM "webhook_deliveries" WHERE "webhook_id" = ? AND "team_id" = ?`, id, team)
+			}
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
+		b := append([]byte(`{"id":`), wire.AppendString(nil, id)...)
+		return &engine.Answer{Status: http.StatusOK, Body: append(b, `,"object":"webhook","deleted":true}`...)}, nil
+	})
+}
+
+func (s *Service) get(c *gin.Context) {
+	bounded, cancel := edge.Bounded(c.Request.Context())
+	defer cancel()
+	w, err := s.find(bounded, s.DB, teamOf(c), c.Param("id"))
+	if err != nil {
+		edge.Fail(c, err)
+		return
+	}
+	edge.WriteJSON(c, http.StatusOK, func(b []byte) []byte { return appendWebhook(b, w, "") })
+}
+
+// page reads a page's parameters: limit and a cursor bound to binding.
+func (s *Service) page(c *gin.Context, binding query.Binding) (limit int, after string, err error) {
+	q := c.Request.URL.Query()
+	for name := range q {
+		if name != "limit" && name != "cursor" {
+			return 0, "", problem.Member(name, "is not a parameter of this route (it takes limit, cursor)")
+		}
+	}
+	limit = spec.DefaultLimit
+	if v := q.Get("limit"); v != "" {
+		if limit, err = strconv.Atoi(v); err != nil || limit < 1 || limit > spec.MaxLimit {
+			return 0, "", problem.Member("limit", "must be a whole number from 1 to %d", spec.MaxLimit)
+		}
+	}
+	if v := q.Get("cursor"); v != "" {
+		pos, err := s.Cursors.Decode(v, binding, []query.Key{{}})
+		if err != nil {
+			return 0, "", problem.Member("cursor", "%v", err)
+		}
+		after = pos.ID
+	}
+	return limit, after, nil
+}
+
+func appendPaging(b []byte, limit int, next string) []byte {
+	b = append(b, `,"paging":{"limit":`...)
+	b = strconv.AppendInt(b, int64(limit), 10)
+	b = append(b, `,"has_more":`...)
+	b = strconv.AppendBool(b, next != "")
+	b = append(b, `,"next_cursor":`...)
+	if next == "" {
+		b = append(b, "null"...)
+	} else {
+		b = wire.AppendString(b, next)
+	}
+	return append(b, "}}"...)
+}
+
+func (s *Service) list(c *gin.Context) {
+	team := teamOf(c)
+	binding := query.Binding{Resource: "webhooks", Team: team}
+	limit, after, err := s.page(c, binding)
+	if err != nil {
+		edge.Fail(c, err)
+		return
+	}
+	bounded, cancel := edge.Bounded(c.Request.Context())
+	defer cancel()
+	var list []*Webhook
+	err = s.DB.Each(bounded, limit, webhookColumns+` WHERE "team_id" = ? AND "id" > ? ORDER BY "id" LIMIT ?`, []any{team, after, limit},
+		func(rows *sql.Rows) error {
+			w, err := scanWebhook(rows)
+			list = append(list, w)
+			return err
+		})
+	if err != nil {
+		edge.Fail(c, err)
+		return
+	}
+	next := ""
+	if len(list) == limit {
+		next = s.Cursors.Encode(binding, []query.Key{{}}, query.Position{ID: list[len(list)-1].ID})
+	}
+	edge.WriteJSON(c, http.StatusOK, func(b []byte) []byte {
+		b = append(b, `{"webhooks":[`...)
+		for i, w := range list {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendWebhook(b, w, "")
+		}
+		b = append(b, ']')
+		return appendPaging(b, limit, next)
+	})
+}
+
+// Register puts the webhook routes on r.
+func (s *Service) Register(r *edge.Router) {
+	route := func(method, path, op string, kind spec.Kind, h gin.HandlerFunc) {
+		r.Handle(edge.Route{Method: method, Path: path, Operation: op, Kind: kind, Resource: "Webhook"}, h)
+	}
+	route(http.MethodPost, "/v1/webhooks", "Create Webhook", spec.Create, s.create)
+	route(http.MethodGet, "/v1/webhooks", "List Webhooks", spec.List, s.list)
+	route(http.MethodGet, "/v1/webhooks/:id", "Get Webhook", spec.Get, s.get)
+	route(http.MethodPatch, "/v1/webhooks/:id", "Update Webhook", spec.Patch, s.update)
+	route(http.MethodDelete, "/v1/webhooks/:id", "Delete Webhook", spec.Delete, s.remove)
+	route(http.MethodGet, "/v1/webhooks/:id/deliveries", "List Webhook Deliveries", spec.List, s.deliveries)
+	route(http.MethodPost, "/v1/webhooks/:id/test", "Test Webhook", spec.Action, s.test)
+}

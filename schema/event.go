@@ -1,0 +1,57 @@
+package schema
+
+import (
+	"entgo.io/ent"
+	"entgo.io/ent/dialect/entsql"
+	"entgo.io/ent/schema"
+	"entgo.io/ent/schema/field"
+	"entgo.io/ent/schema/index"
+)
+
+// Event is one committed change of a record: written by the database
+// itself (a trigger on every record table, made by the generator), in the
+// transaction of the change. It is not a resource of the API; the event
+// log, histories, the live stream and webhooks read it.
+type Event struct {
+	ent.Schema
+}
+
+// Annotations of the Event.
+func (Event) Annotations() []schema.Annotation {
+	return []schema.Annotation{entsql.Table("events")}
+}
+
+// Fields of the Event.
+func (Event) Fields() []ent.Field {
+	return []ent.Field{
+		// id numbers events in the order they were written (not the order
+		// their transactions commit: see txid).
+		field.Int64("id").Immutable(),
+		// txid is the writing transaction's id on PostgreSQL (0 on SQLite,
+		// where transactions commit one at a time). The log is read in
+		// (txid, id) order, only below the oldest transaction in flight.
+		field.Int64("txid").Immutable(),
+		field.Int("team_id").Immutable(),
+		// type is "<plural>.created", "<plural>.updated" or "<plural>.deleted".
+		field.String("type").Immutable(),
+		field.String("record_id").Immutable(),
+		// meta is the request's id and the token that wrote, as JSON members.
+		field.Text("meta").Optional().Immutable(),
+		// image is the record's row after the change, as JSON (none for a delete).
+		field.Text("image").Optional().Immutable(),
+		// occurred_at is the time of the change, in microseconds since 1970.
+		field.Int64("occurred_at").Immutable(),
+	}
+}
+
+// Indexes of the Event: a team's log in cursor order, the whole log in
+// order, a record's history, and the retention sweep by time.
+func (Event) Indexes() []ent.Index {
+	return []ent.Index{
+		index.Fields("team_id", "txid", "id"),
+		// The webhook dispatcher reads every team's events in order.
+		index.Fields("txid", "id"),
+		index.Fields("team_id", "record_id", "id"),
+		index.Fields("occurred_at"),
+	}
+}
