@@ -147,13 +147,19 @@ func TestIfMatchRacersHaveOneWinner(t *testing.T) {
 // would be: its own pool, its own caches.
 func secondServer(t *testing.T, h *harness) *server.Server {
 	t.Helper()
+	return secondServerWith(t, h, testConfig())
+}
+
+// secondServerWith is secondServer with a configuration.
+func secondServerWith(t *testing.T, h *harness, cfg server.Config) *server.Server {
+	t.Helper()
 	u := dbtest.URLOf(t, h.db)
 	database, err := db.Open(context.Background(), db.Config{URL: u})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { database.Close() })
-	srv, err := server.New(testConfig(), database, io.Discard)
+	srv, err := server.New(cfg, database, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}

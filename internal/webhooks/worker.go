@@ -101,12 +101,10 @@ func (s *Service) dispatch(ctx context.Context) (int, error) {
 			return err
 		}
 		if !found {
-			// A new database: webhooks start with the events to come.
-			if err := w.Each(ctx, 1, `SELECT "txid", "id" FROM "events" WHERE 1 = 1`+s.Log.Visible()+` ORDER BY "txid" DESC, "id" DESC LIMIT 1`, nil,
-				func(rows *sql.Rows) error { return rows.Scan(&pos.TxID, &pos.Seq) }); err != nil {
-				return err
-			}
-			if _, err := w.Exec(ctx, `INSERT INTO "event_followers" ("id", "txid", "seq") VALUES (?, ?, ?)`, follower, pos.TxID, pos.Seq); err != nil {
+			// The first dispatch on the database reads the log from its
+			// start: no webhook existed before it, so older events go
+			// nowhere, and none made since is missed.
+			if _, err := w.Exec(ctx, `INSERT INTO "event_followers" ("id", "txid", "seq") VALUES (?, 0, 0)`, follower); err != nil {
 				return err
 			}
 		}

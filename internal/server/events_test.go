@@ -1,0 +1,384 @@
+package server_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"records/internal/dbtest"
+)
+
+// follower reads the event log as a client following it does: page after
+// page by next_cursor; on the last page (next_cursor null) it keeps the
+// cursor that read it and asks again later. It fails the test when a page
+// it has read changes other than by growing at its end, or when an event
+// comes twice.
+type follower struct {
+	h       *harness
+	token   string
+	cursor  string
+	partial []string // the ids of the last, partial page read
+	seen    map[string]bool
+}
+
+func (h *harness) follow() *follower { return &follower{h: h, token: h.token, seen: map[string]bool{}} }
+
+// poll returns the events committed since the last poll.
+func (f *follower) poll() []map[string]any {
+	t := f.h.t
+	t.Helper()
+	var out []map[string]any
+	for {
+		path := "/v1/events?limit=50"
+		if f.cursor != "" {
+			path += "&cursor=" + f.cursor
+		}
+		r := f.h.callAs(f.token, "GET", path, "").want(200)
+		page := r.list("events")
+		var ids []string
+		for _, e := range page {
+			ids = append(ids, e.(map[string]any)["id"].(string))
+		}
+		for i, id := range f.partial {
+			if i >= len(ids) || ids[i] != id {
+				t.Fatalf("a page read before changed: it began %v, now %v", f.partial, ids)
+			}
+		}
+		for i, e := range page {
+			id := ids[i]
+			if i < len(f.partial) {
+				continue
+			}
+			if f.seen[id] {
+				t.Fatalf("event %s answered twice", id)
+			}
+			f.seen[id] = true
+			out = append(out, e.(map[string]any))
+		}
+		next, _ := r.at("paging", "next_cursor").(string)
+		if next == "" {
+			f.partial = ids
+			return out
+		}
+		f.cursor, f.partial = next, nil
+	}
+}
+
+func types(evs []map[string]any) []string {
+	var out []string
+	for _, e := range evs {
+		out = append(out, e["type"].(string)+" "+e["data"].(map[string]any)["object"].(map[string]any)["id"].(string))
+	}
+	return out
+}
+
+// Every write path records exactly its events, with the request and the
+// token that made it; a write that fails records none.
+func TestEveryWriteRecordsItsEvents(t *testing.T) {
+	each(t, func(t *testing.T, h *harness) {
+		f := h.follow()
+		expect := func(what string, want ...string) {
+			t.Helper()
+			got := types(f.poll())
+			if len(want) == 0 {
+				want = nil
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("%s: events %q, want %q", what, got, want)
+			}
+		}
+		r := h.call("POST", "/v1/customers", `{"id":"c1","email":"a@example.com"}`).want(201)
+		evs := f.poll()
+		if len(evs) != 1 || evs[0]["type"] != "customers.created" || evs[0]["request_id"] != r.Header.Get("X-Request-Id") ||
+			dig(t, evs[0], "actor", "token_name") != "tests" || dig(t, evs[0], "data", "object", "email") != "a@example.com" {
+			t.Fatalf("create: %v", evs)
+		}
+		h.call("PATCH", "/v1/customers/c1", `{"email":"b@example.com"}`).want(200)
+		expect("patch", "customers.updated c1")
+		h.call("PUT", "/v1/suppliers/s1", `{"name":"one"}`).want(201)
+		h.call("PUT", "/v1/suppliers/s1", `{"name":"two"}`).want(200)
+		expect("upserts", "suppliers.created s1", "suppliers.updated s1")
+		h.call("POST", "/v1/customers", `[{"id":"b1"},{"id":"b2"},{"id":"b3"}]`).want(201)
+		expect("bulk", "customers.created b1", "customers.created b2", "customers.created b3")
+		h.call("POST", "/v1/returns", `{"id":"r1","status":"open"}`).want(201)
+		h.call("POST", "/v1/return_line_items", `{"id":"li1","return_id":"r1"}`).want(201)
+		h.call("POST", "/v1/return/r1/reopen", "").want(200)
+		expect("action", "returns.created r1", "return_line_items.created li1", "returns.updated r1")
+		h.call("POST", "/v1/customers", `{"id":"k1"}`, "Idempotency-Key", "k-1").want(201)
+		h.call("POST", "/v1/customers", `{"id":"k1"}`, "Idempotency-Key", "k-1").want(201)
+		expect("keyed, and its replay", "customers.created k1")
+		h.call("DELETE", "/v1/returns/r1", "").want(200)
+		// The database orders a cascade's deletes: SQLite deletes the
+		// children first.
+		if got := types(f.poll()); !reflect.DeepEqual(got, []string{"returns.deleted r1", "return_line_items.deleted li1"}) &&
+			!reflect.DeepEqual(got, []string{"return_line_items.deleted li1", "returns.deleted r1"}) {
+			t.Fatalf("delete, cascading: %q", got)
+		}
+
+		// Writes that fail write no event.
+		h.call("PATCH", "/v1/customers/c1", `{"email":"x@example.com"}`, "If-Match", `"9"`).problem(412, "precondition_failed")
+		h.call("PATCH", "/v1/customers/nope", `{"email":"x@example.com"}`).problem(404, "not_found")
+		h.call("POST", "/v1/customers", `{"id":"c1"}`).problem(409, "conflict", "id")
+		h.call("POST", "/v1/customers", `{"nope":1}`).problem(400, "invalid_request", "nope")
+		h.call("POST", "/v1/customers", `[{"id":"n1"},{"id":"n2"},{"id":"c1"}]`).problem(409, "conflict")
+		h.call("POST", "/v1/return_line_items", `{"return_id":"gone"}`).problem(400, "invalid_request", "return_id")
+		h.call("DELETE", "/v1/customers/nope", "").problem(404, "not_found")
+		expect("failed writes")
+
+		// History: the record's events, oldest first, and who made them.
+		hist := h.call("GET", "/v1/customers/c1/history", "").want(200).list("events")
+		if len(hist) != 2 || dig(t, hist[0], "type") != "customers.created" || dig(t, hist[1], "data", "object", "version") != json.Number("2") {
+			t.Fatalf("history: %v", hist)
+		}
+		h.call("GET", "/v1/customers/never/history", "").problem(404, "not_found")
+		deleted := h.call("GET", "/v1/returns/r1/history", "").want(200).list("events")
+		if len(deleted) != 3 || dig(t, deleted[2], "type") != "returns.deleted" {
+			t.Fatalf("a deleted record's history: %v", deleted)
+		}
+		// Another team sees none of it.
+		other := h.newToken("other", "write", "other-team")
+		if r := h.callAs(other, "GET", "/v1/events", "").want(200); len(r.list("events")) != 0 {
+			t.Fatalf("another team's events: %s", r.Body)
+		}
+		h.callAs(other, "GET", "/v1/customers/c1/history", "").problem(404, "not_found")
+	})
+}
+
+// Bad parameters of the event routes are 400s naming them.
+func TestEventParameters(t *testing.T) {
+	each(t, func(t *testing.T, h *harness) {
+		h.call("GET", "/v1/events?filter[type]=customers.exploded", "").problem(400, "invalid_request", "filter.type")
+		h.call("GET", "/v1/events?filter[type][in]=customers.created,nope", "").problem(400, "invalid_request", "filter.type.in")
+		h.call("GET", "/v1/events?since=yesterday", "").problem(400, "invalid_request", "since")
+		h.call("GET", "/v1/events?limit=0", "").problem(400, "invalid_request", "limit")
+		h.call("GET", "/v1/events?cursor=abc", "").problem(400, "invalid_request", "cursor")
+		h.call("GET", "/v1/events?color=red", "").problem(400, "invalid_request", "color")
+		h.call("GET", "/v1/customers/x/history?cursor=abc", "").problem(400, "invalid_request", "cursor")
+		// A list cursor is not an event cursor.
+		h.call("POST", "/v1/customers", `[{"id":"a"},{"id":"b"}]`).want(201)
+		cur := h.call("GET", "/v1/customers?limit=1", "").want(200).at("paging", "next_cursor").(string)
+		h.call("GET", "/v1/events?cursor="+cur, "").problem(400, "invalid_request", "cursor")
+		// Filters by type and time.
+		h.call("PATCH", "/v1/customers/a", `{"email":"x@example.com"}`).want(200)
+		if l := h.call("GET", "/v1/events?filter[type]=customers.updated", "").want(200).list("events"); len(l) != 1 {
+			t.Fatalf("filter by type: %v", l)
+		}
+		if l := h.call("GET", "/v1/events?since="+time.Now().Add(time.Hour).UTC().Format(time.RFC3339), "").want(200).list("events"); len(l) != 0 {
+			t.Fatalf("since the future: %v", l)
+		}
+	})
+}
+
+// An event's record is the record a read answered after the change,
+// member for member, for every type of member.
+func TestEventRecordsAreTheRecordsRead(t *testing.T) {
+	bodies := map[string]string{
+		"users":                        `{"active":true,"birthday":"2000-02-29","last_seen":"2026-01-02T03:04:05.123456Z","regions":"eu","email":"u@example.com"}`,
+		"suppliers":                    `{"name":"S","mapping":{"a":"b"},"properties":{"x":[1,2.5,"y"],"n":null},"created_at":"2025-12-31T23:59:59Z"}`,
+		"work_order_line_items":        `{"total_quantity":"12.50","unit_quantity":3}`,
+		"bill_of_materials_line_items": `{"quantity":1.25}`,
+		"packing_list_items":           `{"quantity":7,"arrived":false}`,
+		"packing_lists":                `{"deliveryDate":"2026-03-04"}`,
+	}
+	each(t, func(t *testing.T, h *harness) {
+		for plural := range plurals {
+			id := "img-" + plural
+			body := bodies[plural]
+			if body == "" {
+				body = "{}"
+				if m := aStringMember(plurals[plural]); m != "" {
+					body = fmt.Sprintf(`{%q:"value \"quoted\" ünïcode"}`, m)
+				}
+			}
+			rest := strings.TrimSpace(strings.TrimSuffix(strings.TrimPrefix(body, "{"), "}"))
+			body = `{"id":"` + id + `"`
+			if rest != "" {
+				body += "," + rest
+			}
+			body += "}"
+			h.call("POST", "/v1/"+plural, body).want(201)
+			want := read(plural, h.call("GET", "/v1/"+plural+"/"+id, "").want(200))
+			hist := h.call("GET", "/v1/"+plural+"/"+id+"/history", "").want(200).list("events")
+			if len(hist) != 1 {
+				t.Fatalf("%s: %d events", plural, len(hist))
+			}
+			if got := dig(t, hist[0], "data", "object"); !reflect.DeepEqual(got, want) {
+				t.Errorf("%s: the event's record\n%v\ndiffers from the read\n%v", plural, got, want)
+			}
+		}
+	})
+}
+
+// A follower reading by cursor while 16 writers commit sees every
+// committed event once: none skipped, none twice, whatever order the
+// writers' transactions commit in.
+func TestFollowerSeesEveryEventOnce(t *testing.T) {
+	each(t, func(t *testing.T, h *harness) {
+		h.unchecked = true
+		rounds := 1
+		if h.db.Postgres() {
+			rounds = 3
+		}
+		f := h.follow()
+		for round := range rounds {
+			const writers, each = 16, 25
+			var wg sync.WaitGroup
+			acked := make(chan string, writers*each)
+			for w := range writers {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for i := range each {
+						id := fmt.Sprintf("f%d-%d-%d", round, w, i)
+						body := `{"id":"` + id + `"}`
+						if i%5 == 4 { // some writes in a transaction of several statements
+							body = `[{"id":"` + id + `"},{"id":"` + id + `-b"}]`
+						}
+						if r := h.call("POST", "/v1/customers", body); r.Status == 201 {
+							acked <- id
+						}
+					}
+				}()
+			}
+			var got []map[string]any
+			done := make(chan struct{})
+			go func() { wg.Wait(); close(done) }()
+			for finished := false; !finished; {
+				select {
+				case <-done:
+					finished = true
+				default:
+				}
+				got = append(got, f.poll()...)
+			}
+			got = append(got, f.poll()...)
+			close(acked)
+			records := map[string]bool{}
+			for _, e := range got {
+				records[dig(t, e, "data", "object", "id").(string)] = true
+			}
+			for id := range acked {
+				if !records[id] {
+					t.Fatalf("round %d: the acknowledged create of %s has no event the follower saw", round, id)
+				}
+			}
+			if n := count(t, h.db, "events"); n != len(f.seen) {
+				t.Fatalf("round %d: the follower saw %d events, the log holds %d", round, len(f.seen), n)
+			}
+		}
+	})
+}
+
+// sseEvent is one event read from a stream.
+type sseEvent struct{ id, data string }
+
+// openStream connects to the event stream of a real server.
+func openStream(t *testing.T, url, token string, headers ...string) (<-chan sseEvent, func()) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	req, _ := http.NewRequestWithContext(ctx, "GET", url+"/v1/events/stream", nil)
+	req.Header.Set("Authorization", "Bearer "+token)
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "text/event-stream" {
+		t.Fatalf("stream: %d %s", resp.StatusCode, resp.Header.Get("Content-Type"))
+	}
+	out := make(chan sseEvent, 100)
+	go func() {
+		defer close(out)
+		defer resp.Body.Close()
+		sc := bufio.NewScanner(resp.Body)
+		sc.Buffer(make([]byte, 1<<20), 1<<20)
+		var e sseEvent
+		for sc.Scan() {
+			line := sc.Text()
+			switch {
+			case strings.HasPrefix(line, "id: "):
+				e.id = strings.TrimPrefix(line, "id: ")
+			case strings.HasPrefix(line, "data: "):
+				e.data = strings.TrimPrefix(line, "data: ")
+			case line == "" && e.data != "":
+				out <- e
+				e = sseEvent{}
+			}
+		}
+	}()
+	return out, cancel
+}
+
+func nextEvent(t *testing.T, c <-chan sseEvent) sseEvent {
+	t.Helper()
+	select {
+	case e, ok := <-c:
+		if !ok {
+			t.Fatal("the stream ended")
+		}
+		return e
+	case <-time.After(5 * time.Second):
+		t.Fatal("no event within 5s")
+	}
+	return sseEvent{}
+}
+
+// The stream answers events committed after connecting; a client that
+// reconnects with Last-Event-ID misses nothing and sees nothing twice.
+func TestStreamResumes(t *testing.T) {
+	for _, d := range dbtest.Dialects {
+		t.Run(dbtest.Name(d), func(t *testing.T) {
+			t.Parallel()
+			cfg := testConfig()
+			cfg.RequestTimeout = 2 * time.Second // a stream outlives it
+			h := newHarness(t, d, cfg)
+			h.srv.Start()
+			t.Cleanup(func() { h.srv.Close() })
+			ts := startServer(t, h.srv)
+			h.call("POST", "/v1/customers", `{"id":"before"}`).want(201)
+			stream, hangUp := openStream(t, ts.URL, h.token)
+			for i := 1; i <= 3; i++ {
+				h.call("POST", "/v1/customers", fmt.Sprintf(`{"id":"s%d"}`, i)).want(201)
+			}
+			var last string
+			for i := 1; i <= 2; i++ {
+				e := nextEvent(t, stream)
+				if !strings.Contains(e.data, fmt.Sprintf(`"id":"s%d"`, i)) {
+					t.Fatalf("event %d: %s", i, e.data)
+				}
+				last = e.id
+			}
+			hangUp()
+			for i := 4; i <= 5; i++ {
+				h.call("POST", "/v1/customers", fmt.Sprintf(`{"id":"s%d"}`, i)).want(201)
+			}
+			time.Sleep(cfg.RequestTimeout + 500*time.Millisecond)
+			stream, hangUp = openStream(t, ts.URL, h.token, "Last-Event-ID", last)
+			defer hangUp()
+			for i := 3; i <= 5; i++ {
+				if e := nextEvent(t, stream); !strings.Contains(e.data, fmt.Sprintf(`"id":"s%d"`, i)) {
+					t.Fatalf("after resuming, event %d: %s", i, e.data)
+				}
+			}
+			// The stream lives past the request timeout.
+			time.Sleep(cfg.RequestTimeout + 500*time.Millisecond)
+			h.call("POST", "/v1/customers", `{"id":"s6"}`).want(201)
+			if e := nextEvent(t, stream); !strings.Contains(e.data, `"id":"s6"`) {
+				t.Fatalf("after the request timeout: %s", e.data)
+			}
+			// The stream's id is a cursor of the log.
+			if r := h.call("GET", "/v1/events?cursor="+last, "").want(200); len(r.list("events")) != 4 {
+				t.Fatalf("the log after the stream's id: %s", r.Body)
+			}
+		})
+	}
+}

@@ -1,0 +1,337 @@
+package server_test
+
+import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"records/internal/dbtest"
+	"records/internal/server"
+)
+
+// receiver is a webhook endpoint that records what it is sent and answers
+// as fail says.
+type receiver struct {
+	*httptest.Server
+	mu   sync.Mutex
+	got  []delivered
+	fail func(id string, attempt int) int // the status to answer; 0 is 204
+	seen map[string]int
+}
+
+type delivered struct {
+	id, timestamp, signature string
+	body                     []byte
+	at                       time.Time
+}
+
+func newReceiver(t *testing.T) *receiver {
+	r := &receiver{seen: map[string]int{}}
+	r.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		body, _ := io.ReadAll(req.Body)
+		d := delivered{id: req.Header.Get("webhook-id"), timestamp: req.Header.Get("webhook-timestamp"),
+			signature: req.Header.Get("webhook-signature"), body: body, at: time.Now()}
+		r.mu.Lock()
+		r.seen[d.id]++
+		attempt := r.seen[d.id]
+		r.got = append(r.got, d)
+		fail := r.fail
+		r.mu.Unlock()
+		status := http.StatusNoContent
+		if fail != nil {
+			if s := fail(d.id, attempt); s != 0 {
+				status = s
+			}
+		}
+		w.WriteHeader(status)
+	}))
+	t.Cleanup(r.Close)
+	return r
+}
+
+// wait waits until ok holds of what was received.
+func (r *receiver) wait(t *testing.T, what string, ok func(got []delivered) bool) []delivered {
+	t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		r.mu.Lock()
+		got := append([]delivered(nil), r.got...)
+		r.mu.Unlock()
+		if ok(got) {
+			return got
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: received %d deliveries", what, len(got))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// verify checks a delivery's signature as a receiver following Standard
+// Webhooks does, with the secret the webhook was created with.
+func verify(t *testing.T, secret string, d delivered) {
+	t.Helper()
+	key, err := base64.StdEncoding.DecodeString(strings.TrimPrefix(secret, "whsec_"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mac := hmac.New(sha256.New, key)
+	mac.Write([]byte(d.id + "." + d.timestamp + "." + string(d.body)))
+	want := "v1," + base64.StdEncoding.EncodeToString(mac.Sum(nil))
+	if !hmac.Equal([]byte(d.signature), []byte(want)) {
+		t.Fatalf("delivery %s: signature %q, want %q", d.id, d.signature, want)
+	}
+}
+
+func webhookConfig() server.Config {
+	cfg := testConfig()
+	cfg.Webhooks.AllowPrivate = true
+	cfg.Webhooks.Poll = 20 * time.Millisecond
+	cfg.Webhooks.Schedule = []time.Duration{300 * time.Millisecond, 300 * time.Millisecond}
+	return cfg
+}
+
+// eachWithWebhooks runs fn on a fresh server delivering webhooks, per database.
+func eachWithWebhooks(t *testing.T, cfg server.Config, fn func(t *testing.T, h *harness)) {
+	for _, d := range dbtest.Dialects {
+		t.Run(dbtest.Name(d), func(t *testing.T) {
+			t.Parallel()
+			h := newHarness(t, d, cfg)
+			h.srv.Start()
+			t.Cleanup(func() { h.srv.Close() })
+			fn(t, h)
+		})
+	}
+}
+
+// Deliveries carry the event as the log answers it, signed with the
+// webhook's secret, for the types the webhook asked for.
+func TestWebhooksDeliverSignedEvents(t *testing.T) {
+	eachWithWebhooks(t, webhookConfig(), func(t *testing.T, h *harness) {
+		rcv := newReceiver(t)
+		wh := h.call("POST", "/v1/webhooks", `{"url":"`+rcv.URL+`/hook","events":["customers.created"],"description":"crm"}`).want(201).obj()
+		secret := wh["secret"].(string)
+		if !strings.HasPrefix(secret, "whsec_") || wh["enabled"] != true {
+			t.Fatalf("created: %v", wh)
+		}
+		for i := range 5 {
+			h.call("POST", "/v1/customers", fmt.Sprintf(`{"id":"c%d"}`, i)).want(201)
+		}
+		h.call("POST", "/v1/suppliers", `{"id":"s1"}`).want(201)
+		h.call("PATCH", "/v1/customers/c1", `{"email":"x@example.com"}`).want(200)
+		got := rcv.wait(t, "five creates", func(got []delivered) bool { return len(got) >= 5 })
+		time.Sleep(200 * time.Millisecond)
+		got = rcv.wait(t, "five creates", func(got []delivered) bool { return true })
+		if len(got) != 5 {
+			t.Fatalf("want 5 deliveries (customers.created only), got %d", len(got))
+		}
+		logged := map[string]any{}
+		for _, e := range h.call("GET", "/v1/events", "").want(200).list("events") {
+			logged[e.(map[string]any)["id"].(string)] = e
+		}
+		for _, d := range got {
+			verify(t, secret, d)
+			var body map[string]any
+			dec := json.NewDecoder(strings.NewReader(string(d.body)))
+			dec.UseNumber()
+			if err := dec.Decode(&body); err != nil {
+				t.Fatal(err)
+			}
+			if body["id"] != d.id || body["type"] != "customers.created" || !reflect.DeepEqual(body, logged[d.id]) {
+				t.Fatalf("delivery %s: %s\nthe log has %v", d.id, d.body, logged[d.id])
+			}
+		}
+		// Every attempt is in the webhook's deliveries, newest first.
+		dl := h.call("GET", "/v1/webhooks/"+wh["id"].(string)+"/deliveries", "").want(200).list("deliveries")
+		if len(dl) != 5 || dig(t, dl[0], "status") != "delivered" || dig(t, dl[0], "status_code") != json.Number("204") {
+			t.Fatalf("deliveries: %v", dl)
+		}
+		// A test event.
+		h.call("POST", "/v1/webhooks/"+wh["id"].(string)+"/test", "").want(202)
+		ping := rcv.wait(t, "a test event", func(got []delivered) bool { return len(got) == 6 })[5]
+		verify(t, secret, ping)
+		if !strings.Contains(string(ping.body), `"type":"webhook.test"`) {
+			t.Fatalf("test event: %s", ping.body)
+		}
+	})
+}
+
+// A failed attempt is retried after the schedule's wait; after the last,
+// the delivery is failed.
+func TestWebhookRetriesFollowTheSchedule(t *testing.T) {
+	eachWithWebhooks(t, webhookConfig(), func(t *testing.T, h *harness) {
+		rcv := newReceiver(t)
+		rcv.fail = func(id string, attempt int) int {
+			if strings.HasPrefix(id, "evt_") && attempt < 3 && id == firstEvent(rcv) {
+				return 500
+			}
+			if id != firstEvent(rcv) {
+				return 503 // every attempt at the second event fails
+			}
+			return 0
+		}
+		wh := h.call("POST", "/v1/webhooks", `{"url":"`+rcv.URL+`","events":["*"]}`).want(201).obj()
+		h.call("POST", "/v1/customers", `{"id":"r1"}`).want(201)
+		got := rcv.wait(t, "three attempts", func(got []delivered) bool { return len(got) >= 3 })
+		for i := 1; i < 3; i++ {
+			if gap := got[i].at.Sub(got[i-1].at); gap < 270*time.Millisecond {
+				t.Fatalf("attempt %d came %v after the one before; the schedule says 300ms (±10%%)", i+1, gap)
+			}
+		}
+		h.call("POST", "/v1/customers", `{"id":"r2"}`).want(201)
+		rcv.wait(t, "three attempts at the second", func(got []delivered) bool { return len(got) >= 6 })
+		time.Sleep(500 * time.Millisecond)
+		dl := h.call("GET", "/v1/webhooks/"+wh["id"].(string)+"/deliveries", "").want(200).list("deliveries")
+		var summary []string
+		for _, d := range dl {
+			summary = append(summary, fmt.Sprintf("%v#%v:%v", dig(t, d, "event_id"), dig(t, d, "attempt"), dig(t, d, "status")))
+		}
+		want := []string{"evt_2#3:failed", "evt_2#2:failed", "evt_2#1:failed", "evt_1#3:delivered", "evt_1#2:failed", "evt_1#1:failed"}
+		if !reflect.DeepEqual(summary, want) {
+			t.Fatalf("deliveries %v, want %v", summary, want)
+		}
+		if n := len(rcv.got); n != 6 {
+			t.Fatalf("%d attempts made, want 6", n)
+		}
+	})
+}
+
+func firstEvent(r *receiver) string {
+	if len(r.got) == 0 {
+		return ""
+	}
+	return r.got[0].id
+}
+
+// A webhook failing every attempt for DisableAfter is disabled; enabling it
+// again resumes delivery.
+func TestFailingWebhooksAreDisabled(t *testing.T) {
+	cfg := webhookConfig()
+	cfg.Webhooks.Schedule = []time.Duration{100 * time.Millisecond, 100 * time.Millisecond, 100 * time.Millisecond, 100 * time.Millisecond, 100 * time.Millisecond}
+	cfg.Webhooks.DisableAfter = 250 * time.Millisecond
+	eachWithWebhooks(t, cfg, func(t *testing.T, h *harness) {
+		rcv := newReceiver(t)
+		rcv.fail = func(string, int) int { return 500 }
+		id := h.call("POST", "/v1/webhooks", `{"url":"`+rcv.URL+`","events":["*"]}`).want(201).obj()["id"].(string)
+		h.call("POST", "/v1/customers", `{}`).want(201)
+		deadline := time.Now().Add(10 * time.Second)
+		for h.call("GET", "/v1/webhooks/"+id, "").want(200).obj()["enabled"] != false {
+			if time.Now().After(deadline) {
+				t.Fatal("the failing webhook was not disabled")
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		rcv.mu.Lock()
+		n := len(rcv.got)
+		rcv.fail = nil
+		rcv.mu.Unlock()
+		h.call("POST", "/v1/customers", `{}`).want(201)
+		time.Sleep(300 * time.Millisecond)
+		if rcv.wait(t, "", func([]delivered) bool { return true }); len(rcv.got) != n {
+			t.Fatalf("a disabled webhook was delivered to")
+		}
+		h.call("PATCH", "/v1/webhooks/"+id, `{"enabled":true}`).want(200)
+		h.call("POST", "/v1/customers", `{"id":"after"}`).want(201)
+		rcv.wait(t, "after enabling", func(got []delivered) bool {
+			return len(got) > n && strings.Contains(string(got[len(got)-1].body), `"id":"after"`)
+		})
+	})
+}
+
+// Webhooks are a team's resource: made, read, listed, changed and deleted
+// as the others, with bad input a 400 naming the member.
+func TestWebhookRoutes(t *testing.T) {
+	each(t, func(t *testing.T, h *harness) {
+		h.call("POST", "/v1/webhooks", `{"events":["*"]}`).problem(400, "invalid_request", "url")
+		h.call("POST", "/v1/webhooks", `{"url":"https://93.184.215.14/x"}`).problem(400, "invalid_request", "events")
+		h.call("POST", "/v1/webhooks", `{"url":"https://93.184.215.14/x","events":[]}`).problem(400, "invalid_request", "events")
+		h.call("POST", "/v1/webhooks", `{"url":"https://93.184.215.14/x","events":["returns.made"]}`).problem(400, "invalid_request", "events[0]")
+		h.call("POST", "/v1/webhooks", `{"url":"https://93.184.215.14/x","events":["*","*"]}`).problem(400, "invalid_request", "events[1]")
+		h.call("POST", "/v1/webhooks", `{"url":"https://93.184.215.14/x","events":"*"}`).problem(400, "invalid_request", "events")
+		h.call("POST", "/v1/webhooks", `{"url":"https://93.184.215.14/x","events":["*"],"secret":"mine"}`).problem(400, "invalid_request", "secret")
+		h.call("POST", "/v1/webhooks", `{"url":"https://93.184.215.14/x","events":["*"],"enabled":false}`).problem(400, "invalid_request", "enabled")
+		for _, u := range []string{"ftp://example.com/x", "not a url", "/relative", "http://user:pw@93.184.215.14/",
+			"http://127.0.0.1:8080/x", "http://localhost/x", "http://10.1.2.3/x", "http://192.168.0.1/x", "http://169.254.169.254/latest/meta-data",
+			"http://[::1]/x", "http://[fd00:ec2::254]/x", "http://0.0.0.0/x", "http://100.64.0.1/x"} {
+			h.call("POST", "/v1/webhooks", `{"url":"`+u+`","events":["*"]}`).problem(400, "invalid_request", "url")
+		}
+		wh := h.call("POST", "/v1/webhooks", `{"url":"https://93.184.215.14/hook","events":["returns.created","returns.deleted"]}`).want(201).obj()
+		id := wh["id"].(string)
+		got := h.call("GET", "/v1/webhooks/"+id, "").want(200).obj()
+		if _, shown := got["secret"]; shown || got["url"] != "https://93.184.215.14/hook" {
+			t.Fatalf("read: %v", got)
+		}
+		if l := h.call("GET", "/v1/webhooks", "").want(200).list("webhooks"); len(l) != 1 {
+			t.Fatalf("list: %v", l)
+		}
+		up := h.call("PATCH", "/v1/webhooks/"+id, `{"events":["*"],"description":"all","enabled":false}`).want(200).obj()
+		if up["enabled"] != false || up["description"] != "all" || up["version"] != json.Number("2") {
+			t.Fatalf("patched: %v", up)
+		}
+		h.call("PATCH", "/v1/webhooks/"+id, `{"url":"http://127.0.0.1/"}`).problem(400, "invalid_request", "url")
+		h.call("PATCH", "/v1/webhooks/"+id, `{"color":"red"}`).problem(400, "invalid_request", "color")
+		other := h.newToken("other", "write", "other-team")
+		h.callAs(other, "GET", "/v1/webhooks/"+id, "").problem(404, "not_found")
+		h.callAs(other, "DELETE", "/v1/webhooks/"+id, "").problem(404, "not_found")
+		if l := h.callAs(other, "GET", "/v1/webhooks", "").want(200).list("webhooks"); len(l) != 0 {
+			t.Fatalf("another team's list: %v", l)
+		}
+		reader := h.newToken("reader", "read", "")
+		h.callAs(reader, "POST", "/v1/webhooks", `{"url":"https://93.184.215.14/","events":["*"]}`).problem(403, "forbidden")
+		// Keyed, a create is made once.
+		k := []string{"Idempotency-Key", "wh-1"}
+		a := h.call("POST", "/v1/webhooks", `{"url":"https://93.184.215.14/k","events":["*"]}`, k...).want(201)
+		b := h.call("POST", "/v1/webhooks", `{"url":"https://93.184.215.14/k","events":["*"]}`, k...).want(201)
+		if a.obj()["id"] != b.obj()["id"] || b.Header.Get("Idempotent-Replayed") != "true" {
+			t.Fatalf("a keyed create replayed: %s / %s", a.Body, b.Body)
+		}
+		h.call("DELETE", "/v1/webhooks/"+id, "").want(200)
+		h.call("GET", "/v1/webhooks/"+id, "").problem(404, "not_found")
+		h.call("GET", "/v1/webhooks/"+id+"/deliveries", "").problem(404, "not_found")
+	})
+}
+
+// Two instances on one database deliver each event once.
+func TestTwoInstancesDeliverEachEventOnce(t *testing.T) {
+	eachWithWebhooks(t, webhookConfig(), func(t *testing.T, h *harness) {
+		second := secondServerWith(t, h, webhookConfig())
+		second.Start()
+		t.Cleanup(func() { second.Close() })
+		rcv := newReceiver(t)
+		h.call("POST", "/v1/webhooks", `{"url":"`+rcv.URL+`","events":["*"]}`).want(201)
+		const n = 100
+		var wg sync.WaitGroup
+		for w := range 4 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := range n / 4 {
+					h.call("POST", "/v1/customers", fmt.Sprintf(`{"id":"two-%d-%d"}`, w, i))
+				}
+			}()
+		}
+		wg.Wait()
+		rcv.wait(t, "every event", func(got []delivered) bool { return len(got) >= n })
+		time.Sleep(300 * time.Millisecond)
+		rcv.mu.Lock()
+		defer rcv.mu.Unlock()
+		if len(rcv.got) != n {
+			t.Fatalf("%d deliveries of %d events", len(rcv.got), n)
+		}
+		for id, k := range rcv.seen {
+			if k != 1 {
+				t.Fatalf("event %s delivered %d times", id, k)
+			}
+		}
+	})
+}
