@@ -80,6 +80,8 @@ func newServeCmd() *cobra.Command {
 	cmd.Flags().DurationVar(&cfg.EventRetention, "event-retention", cfg.EventRetention, "how long events are kept for the event log, histories and webhooks (0 keeps them forever)")
 	cmd.Flags().StringVar(&schedule, "webhook-retry-schedule", "",
 		"waits before each retry of a failed webhook delivery, comma-separated (default 5s,5m,30m,2h,5h,10h,10h: 8 attempts over about a day)")
+	cmd.Flags().DurationVar(&cfg.Webhooks.Timeout, "webhook-timeout", cfg.Webhooks.Timeout,
+		"time an endpoint has to answer a delivery with a 2xx")
 	cmd.Flags().BoolVar(&cfg.Webhooks.AllowPrivate, "webhook-allow-private", false,
 		"let webhooks reach loopback, private and link-local addresses (local development; never on a shared host)")
 	cmd.Flags().DurationVar(&cfg.TokenCacheTTL, "token-cache", cfg.TokenCacheTTL, "how long a verified token is trusted before the database is asked again (a revocation takes effect within it)")

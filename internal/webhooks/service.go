@@ -107,7 +107,7 @@ func New(ctx context.Context, cfg Config, database *db.DB, eng *engine.Service, 
 		cfg.Schedule = DefaultSchedule
 	}
 	s := &Service{Config: cfg, DB: database, Engine: eng, Log: log, Cursors: cursors, Logger: logger, sealer: sl,
-		lease: 2*cfg.Timeout + 30*time.Second}
+		lease: 2*cfg.Timeout + 2*time.Second}
 	dialer := &net.Dialer{Timeout: cfg.Timeout}
 	if !cfg.AllowPrivate {
 		dialer.Control = dialControl
