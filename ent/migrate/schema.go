@@ -273,19 +273,9 @@ var (
 				Columns: []*schema.Column{EventsColumns[2], EventsColumns[1], EventsColumns[0]},
 			},
 			{
-				Name:    "event_txid_id",
-				Unique:  false,
-				Columns: []*schema.Column{EventsColumns[1], EventsColumns[0]},
-			},
-			{
 				Name:    "event_team_id_record_id_id",
 				Unique:  false,
 				Columns: []*schema.Column{EventsColumns[2], EventsColumns[4], EventsColumns[0]},
-			},
-			{
-				Name:    "event_occurred_at",
-				Unique:  false,
-				Columns: []*schema.Column{EventsColumns[7]},
 			},
 		},
 	}

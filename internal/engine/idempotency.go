@@ -95,7 +95,7 @@ func (s *Service) ServeKeyed(c *gin.Context, key string, body []byte, run func(c
 	defer cancel()
 	meta := eventMeta(ctx)
 	err = s.DB.Write(bounded, true, func(w Writer) error {
-		prior, err := takeKey(bounded, w, id)
+		prior, err := takeKey(bounded, w, id, meta)
 		switch {
 		case err != nil:
 			return err
@@ -104,9 +104,6 @@ func (s *Service) ServeKeyed(c *gin.Context, key string, body []byte, run func(c
 		case prior != nil:
 			answer = &Answer{Status: prior.status, Body: prior.body, ETag: prior.etag}
 			return errReplay
-		}
-		if err := setMeta(bounded, w, meta); err != nil {
-			return err
 		}
 		defer func() { c.Request = c.Request.WithContext(ctx) }()
 		if answer, err = run(context.WithValue(bounded, writerKey{}, w)); err != nil {
@@ -148,11 +145,12 @@ func (s *Service) idempotencyTTL() time.Duration {
 }
 
 // takeKey takes the key id for this transaction and returns its stored
-// answer, if it has one that has not expired. On PostgreSQL the key is an
+// answer, if it has one that has not expired; the same statement sets the
+// events' meta for the transaction (meta.go). On PostgreSQL the key is an
 // advisory lock held to the transaction's end: another transaction holding
 // it is a request with the key still running. SQLite runs one write at a
 // time, so the key is always free.
-func takeKey(ctx context.Context, w Writer, id string) (*storedAnswer, error) {
+func takeKey(ctx context.Context, w Writer, id, meta string) (*storedAnswer, error) {
 	var a storedAnswer
 	var etag sql.NullString
 	var fp sql.NullString
@@ -163,8 +161,9 @@ func takeKey(ctx context.Context, w Writer, id string) (*storedAnswer, error) {
 		h.Write([]byte("idempotency:" + id))
 		got := false
 		_, err := w.Query(ctx, 1, `SELECT "l"."got", "k"."fingerprint", "k"."status", "k"."body", "k"."etag"
-FROM (SELECT pg_try_advisory_xact_lock(?) AS "got") AS "l" LEFT JOIN "idempotency_keys" AS "k" ON "k"."id" = ? AND "k"."expires_at" > ?`,
-			[]any{int64(h.Sum64()), id, now}, func(rows *sql.Rows) error {
+FROM (SELECT pg_try_advisory_xact_lock(?) AS "got", set_config('records.meta', ?, true) AS "meta") AS "l"
+LEFT JOIN "idempotency_keys" AS "k" ON "k"."id" = ? AND "k"."expires_at" > ?`,
+			[]any{int64(h.Sum64()), meta, id, now}, func(rows *sql.Rows) error {
 				return rows.Scan(&got, &fp, &status, &a.body, &etag)
 			})
 		if err != nil {
@@ -175,6 +174,9 @@ FROM (SELECT pg_try_advisory_xact_lock(?) AS "got") AS "l" LEFT JOIN "idempotenc
 				Detail: "a request with this Idempotency-Key is still running; retry when it has finished"}
 		}
 	} else {
+		if err := setMeta(ctx, w, meta); err != nil {
+			return nil, err
+		}
 		_, err := w.Query(ctx, 1, `SELECT "fingerprint", "status", "body", "etag" FROM "idempotency_keys" WHERE "id" = ? AND "expires_at" > ?`,
 			[]any{id, now}, func(rows *sql.Rows) error { return rows.Scan(&fp, &status, &a.body, &etag) })
 		if err != nil {

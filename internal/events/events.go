@@ -90,6 +90,11 @@ func (l *Log) Visible() string {
 
 // Page reads up to limit events of team after pos.
 func (l *Log) Page(ctx context.Context, team int, after Position, f Filter, limit int) ([]Event, error) {
+	return l.PageIn(ctx, l.DB, team, after, f, limit)
+}
+
+// PageIn is Page read through r (a write's transaction).
+func (l *Log) PageIn(ctx context.Context, r engine.Reader, team int, after Position, f Filter, limit int) ([]Event, error) {
 	var b strings.Builder
 	b.WriteString(columns + ` WHERE "team_id" = ? AND ("txid", "id") > (?, ?)`)
 	args := []any{team, after.TxID, after.Seq}
@@ -106,29 +111,7 @@ func (l *Log) Page(ctx context.Context, team int, after Position, f Filter, limi
 	}
 	b.WriteString(` ORDER BY "txid", "id" LIMIT ?`)
 	args = append(args, limit)
-	return l.read(ctx, limit, b.String(), args)
-}
-
-// TeamEvent is an event of the whole log, with its team.
-type TeamEvent struct {
-	Event
-	Team int
-}
-
-// All reads up to limit events of every team after pos, through r.
-func (l *Log) All(ctx context.Context, r engine.Reader, after Position, limit int) ([]TeamEvent, error) {
-	out := make([]TeamEvent, 0, min(limit, 128))
-	err := r.Each(ctx, limit, `SELECT "id", "txid", "type", "record_id", "meta", "image", "occurred_at", "team_id" FROM "events"
-WHERE ("txid", "id") > (?, ?)`+l.Visible()+` ORDER BY "txid", "id" LIMIT ?`, []any{after.TxID, after.Seq, limit},
-		func(rows *sql.Rows) error {
-			var e TeamEvent
-			if err := rows.Scan(&e.Seq, &e.TxID, &e.Type, &e.RecordID, &e.Meta, &e.Image, &e.OccurredAt, &e.Team); err != nil {
-				return err
-			}
-			out = append(out, e)
-			return nil
-		})
-	return out, err
+	return l.read(ctx, r, limit, b.String(), args)
 }
 
 // History reads up to limit events of the record id of a resource, after
@@ -140,21 +123,26 @@ func (l *Log) History(ctx context.Context, team int, plural, id string, after in
 	for _, a := range actions {
 		args = append(args, plural+"."+a)
 	}
-	return l.read(ctx, limit, text, append(args, limit))
+	return l.read(ctx, l.DB, limit, text, append(args, limit))
 }
 
 // Last is the position of the team's newest visible event, where a stream
 // without a cursor starts.
 func (l *Log) Last(ctx context.Context, team int) (Position, error) {
+	return l.LastIn(ctx, l.DB, team)
+}
+
+// LastIn is Last read through r.
+func (l *Log) LastIn(ctx context.Context, r engine.Reader, team int) (Position, error) {
 	var p Position
-	err := l.DB.Each(ctx, 1, `SELECT "txid", "id" FROM "events" WHERE "team_id" = ?`+l.Visible()+` ORDER BY "txid" DESC, "id" DESC LIMIT 1`,
+	err := r.Each(ctx, 1, `SELECT "txid", "id" FROM "events" WHERE "team_id" = ?`+l.Visible()+` ORDER BY "txid" DESC, "id" DESC LIMIT 1`,
 		[]any{team}, func(rows *sql.Rows) error { return rows.Scan(&p.TxID, &p.Seq) })
 	return p, err
 }
 
-func (l *Log) read(ctx context.Context, limit int, text string, args []any) ([]Event, error) {
+func (l *Log) read(ctx context.Context, r engine.Reader, limit int, text string, args []any) ([]Event, error) {
 	out := make([]Event, 0, min(limit, 128))
-	err := l.DB.Each(ctx, limit, text, args, func(rows *sql.Rows) error {
+	err := r.Each(ctx, limit, text, args, func(rows *sql.Rows) error {
 		var e Event
 		if err := rows.Scan(&e.Seq, &e.TxID, &e.Type, &e.RecordID, &e.Meta, &e.Image, &e.OccurredAt); err != nil {
 			return err

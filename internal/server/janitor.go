@@ -39,9 +39,10 @@ func (s *Server) sweep() {
 		}
 		before := old.UnixMicro()
 		// In batches, each its own statement, so that no writer waits
-		// behind one long delete.
+		// behind one long delete; oldest first, along the primary key (an
+		// event's number follows its time).
 		for {
-			res, err := s.db.Exec(ctx, `DELETE FROM "events" WHERE "id" IN (SELECT "id" FROM "events" WHERE "occurred_at" < ? LIMIT 5000)`, before)
+			res, err := s.db.Exec(ctx, `DELETE FROM "events" WHERE "id" IN (SELECT "id" FROM "events" ORDER BY "id" LIMIT 5000) AND "occurred_at" < ?`, before)
 			if err != nil {
 				s.log.Warn("janitor: deleting events past their retention", "error", err)
 				break

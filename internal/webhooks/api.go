@@ -257,7 +257,10 @@ func (s *Service) create(c *gin.Context) {
 			return nil, err
 		}
 		evs, _ := json.Marshal(w.Events)
-		err = s.Engine.Write(ctx, false, func(wr engine.Writer) error {
+		err = s.Engine.Write(ctx, true, func(wr engine.Writer) error {
+			if err := s.follow(ctx, wr, team); err != nil {
+				return err
+			}
 			_, err := wr.Exec(ctx, `INSERT INTO "webhooks" ("id", "team_id", "url", "events", "description", "secret", "version", "created_at", "updated_at")
 VALUES (?, ?, ?, ?, ?, ?, 1, ?, ?)`, w.ID, team, w.URL, string(evs), w.Description, w.Secret, now, now)
 			return err

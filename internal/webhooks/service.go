@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -69,7 +70,7 @@ type Config struct {
 
 // DefaultConfig holds the documented defaults.
 func DefaultConfig() Config {
-	return Config{Timeout: 10 * time.Second, Poll: 100 * time.Millisecond, DisableAfter: 72 * time.Hour, Concurrency: 16}
+	return Config{Timeout: 10 * time.Second, Poll: 100 * time.Millisecond, DisableAfter: 72 * time.Hour, Concurrency: 64}
 }
 
 // Service serves the webhook routes and delivers.
@@ -83,6 +84,7 @@ type Service struct {
 
 	sealer *sealer
 	client *http.Client
+	cache  sync.Map // webhook id → cachedWebhook
 	// lease is how long an instance holds an attempt: longer than the
 	// attempt may take, so that only a crashed instance's lapse.
 	lease time.Duration

@@ -30,13 +30,15 @@ import (
 // mid-attempt leaves a lease that lapses, and the attempt is made again:
 // at least once, across crashes.
 
-// Run dispatches and delivers every Poll until stop closes.
+// Run dispatches and delivers until stop closes: every Poll, and at once
+// whenever an attempt ends while more are due.
 func (s *Service) Run(stop <-chan struct{}) {
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() { <-stop; cancel() }()
 	t := time.NewTicker(s.Poll)
 	defer t.Stop()
 	slots := make(chan struct{}, s.Concurrency)
+	freed := make(chan struct{}, 1)
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	for {
@@ -49,8 +51,7 @@ func (s *Service) Run(stop <-chan struct{}) {
 				break
 			}
 		}
-		free := s.Concurrency - len(slots)
-		if free > 0 {
+		if free := s.Concurrency - len(slots); free > 0 {
 			claimed, err := s.claim(ctx, free)
 			if err != nil && ctx.Err() == nil {
 				s.Logger.Warn("webhooks: leasing attempts", "error", err)
@@ -59,31 +60,66 @@ func (s *Service) Run(stop <-chan struct{}) {
 				slots <- struct{}{}
 				wg.Add(1)
 				go func() {
-					defer func() { <-slots; wg.Done() }()
+					defer func() {
+						<-slots
+						wg.Done()
+						select {
+						case freed <- struct{}{}:
+						default:
+						}
+					}()
 					s.attempt(ctx, d)
 				}()
+			}
+			if len(claimed) < free {
+				// Nothing more is due: wait for the next poll.
+				select {
+				case <-freed:
+				default:
+				}
 			}
 		}
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
+		case <-freed:
 		}
 	}
 }
 
-// dispatchPage is how many events the dispatcher reads a transaction.
+// dispatchPage is how many events the dispatcher reads a statement.
 const dispatchPage = 500
 
-// follower is the dispatcher's row in event_followers.
-const follower = "webhooks"
+// followerOf names a team's position in event_followers.
+func followerOf(team int) string { return "webhooks:" + strconv.Itoa(team) }
 
-// dispatch writes the first attempts of the events after the dispatcher's
-// position, and moves it; it returns how many events it read. On
-// PostgreSQL one instance dispatches at a time (an advisory lock, which,
-// unlike a row lock, gives the transaction no id to hold the log back).
+// follow starts following a team's events from now, unless they are
+// followed already: in the transaction that makes a team's first webhook.
+func (s *Service) follow(ctx context.Context, w engine.Writer, team int) error {
+	others := false
+	if err := w.Each(ctx, 1, `SELECT 1 FROM "webhooks" WHERE "team_id" = ?`, []any{team},
+		func(*sql.Rows) error { others = true; return nil }); err != nil || others {
+		return err
+	}
+	pos, err := s.Log.LastIn(ctx, w, team)
+	if err != nil {
+		return err
+	}
+	_, err = w.Exec(ctx, `INSERT INTO "event_followers" ("id", "txid", "seq") VALUES (?, ?, ?)
+ON CONFLICT ("id") DO UPDATE SET "txid" = excluded."txid", "seq" = excluded."seq"`, followerOf(team), pos.TxID, pos.Seq)
+	return err
+}
+
+// dispatch writes the first attempts of the events after each team's
+// position, for the team's enabled webhooks that want them, and moves the
+// positions, in one transaction; it returns the most events it read of one
+// team. Only teams with webhooks are followed, each along its own log's
+// index. On PostgreSQL one instance dispatches at a time (an advisory
+// lock, which, unlike a row lock, gives the transaction no id to hold the
+// log back).
 func (s *Service) dispatch(ctx context.Context) (int, error) {
-	read := 0
+	most, read := 0, 0
 	err := s.DB.Write(ctx, true, func(w engine.Writer) error {
 		if w.Postgres() {
 			h := fnv.New64a()
@@ -94,78 +130,66 @@ func (s *Service) dispatch(ctx context.Context) (int, error) {
 				return err
 			}
 		}
-		var pos events.Position
-		found := false
-		if err := w.Each(ctx, 1, `SELECT "txid", "seq" FROM "event_followers" WHERE "id" = ?`, []any{follower},
-			func(rows *sql.Rows) error { found = true; return rows.Scan(&pos.TxID, &pos.Seq) }); err != nil {
+		hooks := map[int][]*Webhook{}
+		if err := w.Each(ctx, -1, webhookColumns, nil, func(rows *sql.Rows) error {
+			h, err := scanWebhook(rows)
+			if err == nil {
+				hooks[h.Team] = append(hooks[h.Team], h)
+			}
+			return err
+		}); err != nil {
 			return err
 		}
-		if !found {
-			// The first dispatch on the database reads the log from its
-			// start: no webhook existed before it, so older events go
-			// nowhere, and none made since is missed.
-			if _, err := w.Exec(ctx, `INSERT INTO "event_followers" ("id", "txid", "seq") VALUES (?, 0, 0)`, follower); err != nil {
+		now := time.Now().UTC().Truncate(time.Microsecond)
+		for team, list := range hooks {
+			var pos events.Position
+			found := false
+			if err := w.Each(ctx, 1, `SELECT "txid", "seq" FROM "event_followers" WHERE "id" = ?`, []any{followerOf(team)},
+				func(rows *sql.Rows) error { found = true; return rows.Scan(&pos.TxID, &pos.Seq) }); err != nil {
+				return err
+			}
+			if !found {
+				continue
+			}
+			page, err := s.Log.PageIn(ctx, w, team, pos, events.Filter{}, dispatchPage)
+			if err != nil {
+				return err
+			}
+			if len(page) == 0 {
+				continue
+			}
+			most, read = max(most, len(page)), read+len(page)
+			var out []*Delivery
+			for i := range page {
+				e := &page[i]
+				var body []byte
+				for _, h := range list {
+					if h.DisabledAt.Valid || !slices.Contains(h.Events, "*") && !slices.Contains(h.Events, e.Type) {
+						continue
+					}
+					if body == nil {
+						if body, err = s.Log.Append(nil, team, e); err != nil {
+							return err
+						}
+					}
+					out = append(out, &Delivery{ID: newDeliveryID(), Team: team, WebhookID: h.ID, EventID: events.ID(e.Seq),
+						Body: string(body), Attempt: 1, Status: "pending", NextAt: now, CreatedAt: now})
+				}
+			}
+			if err := insertDeliveries(ctx, w, out); err != nil {
+				return err
+			}
+			last := page[len(page)-1].Position
+			if _, err := w.Exec(ctx, `UPDATE "event_followers" SET "txid" = ?, "seq" = ? WHERE "id" = ?`, last.TxID, last.Seq, followerOf(team)); err != nil {
 				return err
 			}
 		}
-		page, err := s.Log.All(ctx, w, pos, dispatchPage)
-		if err != nil || len(page) == 0 {
-			return err
-		}
-		read = len(page)
-		hooks, err := s.subscribed(ctx, w, page)
-		if err != nil {
-			return err
-		}
-		var out []*Delivery
-		now := time.Now().UTC().Truncate(time.Microsecond)
-		for i := range page {
-			e := &page[i]
-			var body []byte
-			for _, h := range hooks[e.Team] {
-				if !slices.Contains(h.Events, "*") && !slices.Contains(h.Events, e.Type) {
-					continue
-				}
-				if body == nil {
-					if body, err = s.Log.Append(nil, e.Team, &e.Event); err != nil {
-						return err
-					}
-				}
-				out = append(out, &Delivery{ID: newDeliveryID(), Team: e.Team, WebhookID: h.ID, EventID: events.ID(e.Seq),
-					Body: string(body), Attempt: 1, Status: "pending", NextAt: now, CreatedAt: now})
-			}
-		}
-		if err := insertDeliveries(ctx, w, out); err != nil {
-			return err
-		}
-		last := page[len(page)-1].Position
-		_, err = w.Exec(ctx, `UPDATE "event_followers" SET "txid" = ?, "seq" = ? WHERE "id" = ?`, last.TxID, last.Seq, follower)
-		return err
+		return nil
 	})
 	if err == nil {
 		s.eventsRead.Add(float64(read))
 	}
-	return read, err
-}
-
-// subscribed reads the enabled webhooks of the teams of page.
-func (s *Service) subscribed(ctx context.Context, r engine.Reader, page []events.TeamEvent) (map[int][]*Webhook, error) {
-	var teams []any
-	for _, e := range page {
-		if !slices.Contains(teams, any(e.Team)) {
-			teams = append(teams, e.Team)
-		}
-	}
-	out := map[int][]*Webhook{}
-	text := webhookColumns + ` WHERE "disabled_at" IS NULL AND "team_id" IN (?` + strings.Repeat(", ?", len(teams)-1) + `)`
-	err := r.Each(ctx, -1, text, teams, func(rows *sql.Rows) error {
-		w, err := scanWebhook(rows)
-		if err == nil {
-			out[w.Team] = append(out[w.Team], w)
-		}
-		return err
-	})
-	return out, err
+	return most, err
 }
 
 // claim leases up to n due attempts.
@@ -193,40 +217,42 @@ RETURNING "id", "team_id", "webhook_id", "event_id", "body", "attempt", "status"
 
 // attempt makes a leased attempt and records its outcome.
 func (s *Service) attempt(ctx context.Context, d *Delivery) {
-	code, failure := s.send(ctx, d)
+	code, failure, failing := s.send(ctx, d)
 	if ctx.Err() != nil {
 		return // shutting down: the lease lapses and the attempt is made again
 	}
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
-	if err := s.record(rctx, d, code, failure); err != nil {
+	if err := s.record(rctx, d, code, failure, failing); err != nil {
 		s.Logger.Warn("webhooks: recording an attempt", "delivery", d.ID, "error", err)
 	}
 }
 
-// send makes the attempt: the status code, or why it failed.
-func (s *Service) send(ctx context.Context, d *Delivery) (int, string) {
-	w, err := s.find(ctx, s.DB, d.Team, d.WebhookID)
+// send makes the attempt: the status code, or why it failed; and whether
+// the webhook was failing already.
+func (s *Service) send(ctx context.Context, d *Delivery) (code int, failure string, failing bool) {
+	w, err := s.cached(ctx, d.Team, d.WebhookID)
 	if err != nil {
-		return 0, "the webhook is gone: " + err.Error()
+		return 0, "the webhook is gone: " + err.Error(), false
 	}
+	failing = w.FailingSince.Valid
 	if w.DisabledAt.Valid {
-		return 0, "the webhook is disabled"
+		return 0, "the webhook is disabled", failing
 	}
 	secret, err := s.sealer.open(w.ID, w.Secret)
 	if err != nil {
-		return 0, err.Error()
+		return 0, err.Error(), failing
 	}
 	ts := time.Now().Unix()
 	sig, err := Sign(secret, d.EventID, ts, []byte(d.Body))
 	if err != nil {
-		return 0, err.Error()
+		return 0, err.Error(), failing
 	}
 	actx, cancel := context.WithTimeout(ctx, s.Timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(actx, http.MethodPost, w.URL, strings.NewReader(d.Body))
 	if err != nil {
-		return 0, err.Error()
+		return 0, err.Error(), failing
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("User-Agent", "records-webhooks/1")
@@ -235,35 +261,49 @@ func (s *Service) send(ctx context.Context, d *Delivery) (int, string) {
 	req.Header.Set("webhook-signature", sig)
 	resp, err := s.client.Do(req)
 	if err != nil {
-		return 0, err.Error()
+		return 0, err.Error(), failing
 	}
 	defer resp.Body.Close()
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return resp.StatusCode, "the endpoint answered " + resp.Status
+		return resp.StatusCode, "the endpoint answered " + resp.Status, failing
 	}
-	return resp.StatusCode, ""
+	return resp.StatusCode, "", failing
 }
 
 // record writes an attempt's outcome, if the lease is still this
 // instance's: delivered, or failed and — unless it was the last — the next
 // attempt scheduled. A webhook failing every attempt for DisableAfter is
 // disabled.
-func (s *Service) record(ctx context.Context, d *Delivery, code int, failure string) error {
+func (s *Service) record(ctx context.Context, d *Delivery, code int, failure string, failing bool) error {
 	now := time.Now().UTC().Truncate(time.Microsecond)
 	status := sql.NullInt64{Int64: int64(code), Valid: code != 0}
 	outcome := "delivered"
-	err := s.DB.Write(ctx, true, func(w engine.Writer) error {
-		if failure == "" {
+	if failure == "" {
+		// One statement: the attempt delivered, and the webhook no longer
+		// failing if it was.
+		err := s.DB.Write(ctx, false, func(w engine.Writer) error {
 			n, err := w.Exec(ctx, `UPDATE "webhook_deliveries" SET "status" = 'delivered', "status_code" = ?, "delivered_at" = ?, "lease_until" = NULL
 WHERE "id" = ? AND "status" = 'pending' AND "lease_until" = ?`, status, now, d.ID, d.LeaseUntil.Time)
 			if err != nil || n == 0 {
 				outcome = ""
 				return err
 			}
-			_, err = w.Exec(ctx, `UPDATE "webhooks" SET "failing_since" = NULL WHERE "id" = ? AND "failing_since" IS NOT NULL`, d.WebhookID)
+			if failing {
+				_, err = w.Exec(ctx, `UPDATE "webhooks" SET "failing_since" = NULL WHERE "id" = ? AND "failing_since" IS NOT NULL`, d.WebhookID)
+				s.forget(d.WebhookID)
+			}
 			return err
+		})
+		if err == nil && outcome != "" {
+			s.outcomes.WithLabelValues(outcome).Inc()
+			if at, ok := occurredAt(d.Body); ok {
+				s.lag.Observe(now.Sub(at).Seconds())
+			}
 		}
+		return err
+	}
+	err := s.DB.Write(ctx, true, func(w engine.Writer) error {
 		if len(failure) > 1000 {
 			failure = failure[:1000]
 		}
@@ -284,8 +324,11 @@ WHERE "id" = ? AND "status" = 'pending' AND "lease_until" = ?`, status, failure,
 				return err
 			}
 		}
-		if _, err := w.Exec(ctx, `UPDATE "webhooks" SET "failing_since" = ? WHERE "id" = ? AND "failing_since" IS NULL`, now, d.WebhookID); err != nil {
-			return err
+		if !failing {
+			if _, err := w.Exec(ctx, `UPDATE "webhooks" SET "failing_since" = ? WHERE "id" = ? AND "failing_since" IS NULL`, now, d.WebhookID); err != nil {
+				return err
+			}
+			s.forget(d.WebhookID)
 		}
 		_, err = w.Exec(ctx, `UPDATE "webhooks" SET "disabled_at" = ? WHERE "id" = ? AND "disabled_at" IS NULL AND "failing_since" <= ?`,
 			now, d.WebhookID, now.Add(-s.DisableAfter))
@@ -293,14 +336,36 @@ WHERE "id" = ? AND "status" = 'pending' AND "lease_until" = ?`, status, failure,
 	})
 	if err == nil && outcome != "" {
 		s.outcomes.WithLabelValues(outcome).Inc()
-		if outcome == "delivered" {
-			if at, ok := occurredAt(d.Body); ok {
-				s.lag.Observe(now.Sub(at).Seconds())
-			}
-		}
 	}
 	return err
 }
+
+// cachedWebhook is a webhook as an instance last read it.
+type cachedWebhook struct {
+	w    *Webhook
+	read time.Time
+}
+
+// webhookCacheTTL is how long an instance delivers with what it last read
+// of a webhook: a change (a new URL, disabling) reaches deliveries within it.
+const webhookCacheTTL = time.Second
+
+// cached reads a webhook for a delivery, through a short cache.
+func (s *Service) cached(ctx context.Context, team int, id string) (*Webhook, error) {
+	if v, ok := s.cache.Load(id); ok && time.Since(v.(cachedWebhook).read) < webhookCacheTTL {
+		return v.(cachedWebhook).w, nil
+	}
+	w, err := s.find(ctx, s.DB, team, id)
+	if err != nil {
+		s.cache.Delete(id)
+		return nil, err
+	}
+	s.cache.Store(id, cachedWebhook{w: w, read: time.Now()})
+	return w, nil
+}
+
+// forget drops a webhook from the cache, after this instance changed it.
+func (s *Service) forget(id string) { s.cache.Delete(id) }
 
 // occurredAt reads an event's occurred_at from its JSON.
 func occurredAt(body string) (time.Time, bool) {

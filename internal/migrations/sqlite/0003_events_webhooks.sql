@@ -3,12 +3,8 @@
 CREATE TABLE `events` (`id` integer NOT NULL PRIMARY KEY AUTOINCREMENT, `txid` integer NOT NULL, `team_id` integer NOT NULL, `type` text NOT NULL, `record_id` text NOT NULL, `meta` text NULL, `image` text NULL, `occurred_at` integer NOT NULL);
 -- Create index "event_team_id_txid_id" to table: "events"
 CREATE INDEX `event_team_id_txid_id` ON `events` (`team_id`, `txid`, `id`);
--- Create index "event_txid_id" to table: "events"
-CREATE INDEX `event_txid_id` ON `events` (`txid`, `id`);
 -- Create index "event_team_id_record_id_id" to table: "events"
 CREATE INDEX `event_team_id_record_id_id` ON `events` (`team_id`, `record_id`, `id`);
--- Create index "event_occurred_at" to table: "events"
-CREATE INDEX `event_occurred_at` ON `events` (`occurred_at`);
 -- Create "event_followers" table
 CREATE TABLE `event_followers` (`id` text NOT NULL, `txid` integer NOT NULL, `seq` integer NOT NULL, PRIMARY KEY (`id`));
 -- Create "webhooks" table
