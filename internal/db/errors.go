@@ -33,6 +33,11 @@ var (
 	ErrMissingParent = errors.New("a referenced record does not exist")
 	// ErrConflict: a unique value is taken; a *ConflictError says which.
 	ErrConflict = errors.New("a unique value is taken")
+	// ErrBadValue: the database refused a value it cannot hold (text
+	// PostgreSQL cannot encode, a number out of its column's range). The
+	// service's own checks refuse these first; this is the backstop that
+	// keeps a value a client sent from becoming a server error.
+	ErrBadValue = errors.New("the database cannot hold a value")
 )
 
 // ConflictError is a unique constraint violated by a write: the table and
@@ -124,6 +129,9 @@ func pqKind(e *pq.Error) error {
 		return ErrMissingParent
 	case code == "57014": // query_canceled: lib/pq cancels when the context ends
 		return ErrCanceled
+	case code == "22021", code == "22P05", // invalid byte sequence, untranslatable character
+		code == "22003", code == "22P02", code == "22007", code == "22008": // out of range, invalid text, bad date/time
+		return ErrBadValue
 	case strings.HasPrefix(code, "08"), // connection exception
 		strings.HasPrefix(code, "57P"),   // operator intervention: shutdown, cannot connect now
 		strings.HasPrefix(code, "53"),    // insufficient resources
@@ -140,6 +148,8 @@ func sqliteKind(code int) error {
 		return ErrConflict
 	case sqlite3.SQLITE_CONSTRAINT_FOREIGNKEY:
 		return ErrMissingParent
+	case sqlite3.SQLITE_TOOBIG, sqlite3.SQLITE_MISMATCH:
+		return ErrBadValue
 	}
 	switch code & 0xff { // the primary result code
 	case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED, sqlite3.SQLITE_IOERR, sqlite3.SQLITE_FULL, sqlite3.SQLITE_CANTOPEN:

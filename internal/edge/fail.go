@@ -71,6 +71,8 @@ func ToProblem(err error) *problem.Error {
 		return problem.Member(ve.Name, "%s", strings.TrimPrefix(ve.Error(), "ent: validator failed for field "))
 	case errors.Is(err, db.ErrMissingParent):
 		return problem.New(problem.InvalidRequest, "a record this one names does not exist")
+	case errors.Is(err, db.ErrBadValue):
+		return &problem.Error{Code: problem.InvalidRequest, Detail: "a value sent cannot be stored: text must be valid Unicode without NUL characters, numbers within range", Cause: err}
 	case errors.Is(err, db.ErrUnavailable), errors.Is(err, db.ErrCanceled):
 		return &problem.Error{Code: problem.Unavailable, Detail: "the database is unavailable; try again shortly", RetryAfter: retryAfterUnavailable, Cause: err}
 	}

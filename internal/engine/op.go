@@ -3,6 +3,7 @@ package engine
 import (
 	"fmt"
 	"net/http"
+	"net/url"
 	"slices"
 
 	"github.com/gin-gonic/gin"
@@ -124,7 +125,10 @@ func (op *Op[E]) serve(s *Service, c *gin.Context, body []byte) (int, *Result[E]
 		return op.list(ctx, s, c, members)
 	}
 	if c.Request.URL.RawQuery != "" {
-		q := c.Request.URL.Query()
+		q, err := url.ParseQuery(c.Request.URL.RawQuery)
+		if err != nil {
+			return 0, nil, problem.New(problem.InvalidRequest, "the query string is malformed: %v", err)
+		}
 		if op.Kind.Writes() == spec.Always {
 			return 0, nil, problem.New(problem.InvalidRequest, "this operation takes no query parameters; send the members in a JSON body")
 		}

@@ -19,6 +19,7 @@ import (
 	"records/internal/query"
 	"records/internal/spec"
 	"records/internal/tenant"
+	"records/internal/wire"
 )
 
 // Paths of the event routes.
@@ -168,6 +169,10 @@ func (l *Log) serveHistory(c *gin.Context, plural string) {
 	ctx := c.Request.Context()
 	team, _ := tenant.Team(ctx)
 	id := c.Param("id")
+	if wire.CheckID(id) != nil {
+		edge.Fail(c, problem.New(problem.NotFound, "no record of %s has id %s, and none had", plural, strconv.Quote(id)))
+		return
+	}
 	q, err := params(c, "limit", "cursor")
 	if err != nil {
 		edge.Fail(c, err)

@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"records/internal/problem"
 	"records/internal/spec"
@@ -76,6 +77,14 @@ func ParseRequest(members []wire.Member, query url.Values, l *List) (*Request, e
 	var errs []problem.MemberError
 	valid := append(slices.Clone(Params), l.Extra...)
 	for name, vs := range query {
+		if v := vs[len(vs)-1]; !utf8.ValidString(v) {
+			member := name
+			if strings.HasPrefix(name, "filter[") && strings.HasSuffix(name, "]") {
+				member = "filter." + strings.ReplaceAll(name[len("filter["):len(name)-1], "][", ".")
+			}
+			errs = append(errs, problem.MemberError{Member: member, Problem: "must be valid UTF-8 (percent-encode the text's UTF-8 bytes)"})
+			continue
+		}
 		raw := wire.AppendString(nil, vs[len(vs)-1])
 		switch {
 		case strings.HasPrefix(name, "filter[") && strings.HasSuffix(name, "]"):

@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -324,6 +325,7 @@ func (s *Service) update(c *gin.Context) {
 		if err != nil {
 			return nil, err
 		}
+		s.forget(id)
 		return &engine.Answer{Status: http.StatusOK, Body: appendWebhook(nil, w, "")}, nil
 	})
 }
@@ -347,6 +349,7 @@ func (s *Service) remove(c *gin.Context) {
 		if err != nil {
 			return nil, err
 		}
+		s.forget(id)
 		b := append([]byte(`{"id":`), wire.AppendString(nil, id)...)
 		return &engine.Answer{Status: http.StatusOK, Body: append(b, `,"object":"webhook","deleted":true}`...)}, nil
 	})
@@ -365,7 +368,10 @@ func (s *Service) get(c *gin.Context) {
 
 // page reads a page's parameters: limit and a cursor bound to binding.
 func (s *Service) page(c *gin.Context, binding query.Binding) (limit int, after string, err error) {
-	q := c.Request.URL.Query()
+	q, err := url.ParseQuery(c.Request.URL.RawQuery)
+	if err != nil {
+		return 0, "", problem.New(problem.InvalidRequest, "the query string is malformed: %v", err)
+	}
 	for name := range q {
 		if name != "limit" && name != "cursor" {
 			return 0, "", problem.Member(name, "is not a parameter of this route (it takes limit, cursor)")
@@ -442,6 +448,18 @@ func (s *Service) list(c *gin.Context) {
 // Register puts the webhook routes on r.
 func (s *Service) Register(r *edge.Router) {
 	route := func(method, path, op string, kind spec.Kind, h gin.HandlerFunc) {
+		if strings.Contains(path, ":id") {
+			next := h
+			// An id no webhook can have (invalid UTF-8, control characters)
+			// is not looked up.
+			h = func(c *gin.Context) {
+				if id := c.Param("id"); wire.CheckID(id) != nil {
+					edge.Fail(c, problem.New(problem.NotFound, "no webhook has id %s", strconv.Quote(id)))
+					return
+				}
+				next(c)
+			}
+		}
 		r.Handle(edge.Route{Method: method, Path: path, Operation: op, Kind: kind, Resource: "Webhook"}, h)
 	}
 	route(http.MethodPost, "/v1/webhooks", "Create Webhook", spec.Create, s.create)

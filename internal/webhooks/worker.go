@@ -237,7 +237,7 @@ func (s *Service) send(ctx context.Context, d *Delivery) (code int, failure stri
 	}
 	failing = w.FailingSince.Valid
 	if w.DisabledAt.Valid {
-		return 0, "the webhook is disabled", failing
+		return 0, errDisabled, failing
 	}
 	secret, err := s.sealer.open(w.ID, w.Secret)
 	if err != nil {
@@ -314,7 +314,7 @@ WHERE "id" = ? AND "status" = 'pending' AND "lease_until" = ?`, status, failure,
 			return err
 		}
 		outcome = "gave_up"
-		if d.Attempt <= len(s.Schedule) {
+		if d.Attempt <= len(s.Schedule) && failure != errDisabled {
 			outcome = "failed"
 			wait := s.Schedule[d.Attempt-1]
 			wait += time.Duration((rand.Float64()*0.2 - 0.1) * float64(wait)) // ±10% jitter
@@ -332,6 +332,7 @@ WHERE "id" = ? AND "status" = 'pending' AND "lease_until" = ?`, status, failure,
 		}
 		_, err = w.Exec(ctx, `UPDATE "webhooks" SET "disabled_at" = ? WHERE "id" = ? AND "disabled_at" IS NULL AND "failing_since" <= ?`,
 			now, d.WebhookID, now.Add(-s.DisableAfter))
+		s.forget(d.WebhookID)
 		return err
 	})
 	if err == nil && outcome != "" {
@@ -339,6 +340,10 @@ WHERE "id" = ? AND "status" = 'pending' AND "lease_until" = ?`, status, failure,
 	}
 	return err
 }
+
+// errDisabled is the failure of an attempt at a disabled webhook: no
+// attempt follows it.
+const errDisabled = "the webhook is disabled"
 
 // cachedWebhook is a webhook as an instance last read it.
 type cachedWebhook struct {

@@ -59,6 +59,8 @@ var (
 	errObject   = errors.New("must be an object")
 	errStrings  = errors.New("must be an object whose values are strings")
 	errID       = errors.New("must be a non-empty string of at most 255 characters, without / or control characters")
+	errNUL      = errors.New("must not hold a NUL character (\\u0000)")
+	errUnicode  = errors.New("must be valid Unicode: it holds an unpaired UTF-16 surrogate escape (\\ud800–\\udfff)")
 )
 
 // String converts a string member. A JSON number is taken as its literal
@@ -66,6 +68,9 @@ var (
 func String(v []byte) (string, error) {
 	switch Kind(v) {
 	case "a string":
+		if err := checkEscapes(v); err != nil {
+			return "", err
+		}
 		return decodeString(v), nil
 	case "a number":
 		return string(v), nil
@@ -88,7 +93,7 @@ func ID(v []byte) (string, error) {
 
 // CheckID applies ID's rules to an id from a path or a query.
 func CheckID(s string) error {
-	if s == "" || len(s) > 255 || strings.ContainsRune(s, '/') {
+	if s == "" || len(s) > 255 || strings.ContainsRune(s, '/') || !utf8.ValidString(s) {
 		return errID
 	}
 	for _, r := range s {
@@ -131,11 +136,18 @@ func Int64(v []byte) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+	n, err := strconv.ParseInt(s, 10, 64)
+	switch {
+	case err == nil:
 		return n, nil
+	case errors.Is(err, strconv.ErrRange):
+		return 0, errRange
 	}
+	// 1e3, 12.0: whole numbers in other spellings. Float64 holds ±2⁶³
+	// exactly, and nothing between it and the next float below, so both
+	// ends are refused: the range is −2⁶³ < n < 2⁶³ here.
 	f, err := strconv.ParseFloat(s, 64)
-	if err != nil || math.IsInf(f, 0) || f < math.MinInt64 || f >= math.MaxInt64 {
+	if err != nil || math.IsInf(f, 0) || f <= math.MinInt64 || f >= math.MaxInt64 {
 		return 0, errRange
 	}
 	if f != math.Trunc(f) {
@@ -198,6 +210,9 @@ func Object(v []byte) (json.RawMessage, error) {
 	if Kind(v) != "an object" {
 		return nil, errObject
 	}
+	if err := checkEscapes(v); err != nil {
+		return nil, err
+	}
 	var b bytes.Buffer
 	if err := json.Compact(&b, v); err != nil {
 		return nil, errObject
@@ -213,6 +228,9 @@ func StringMap(v []byte) (map[string]string, error) {
 	members, err := ParseObject(v)
 	if err != nil {
 		return nil, errStrings
+	}
+	if err := checkEscapes(v); err != nil {
+		return nil, err
 	}
 	out := make(map[string]string, len(members))
 	for _, m := range members {
@@ -230,9 +248,46 @@ func Text(v []byte) (string, error) {
 	if Kind(v) != "a string" {
 		return "", errString
 	}
-	s := decodeString(v)
-	if !utf8.ValidString(s) {
-		return "", errString
+	if err := checkEscapes(v); err != nil {
+		return "", err
 	}
-	return s, nil
+	return decodeString(v), nil
+}
+
+// checkEscapes refuses the JSON escapes that make valid JSON but not text
+// a database keeps: \u0000 (PostgreSQL's text cannot hold NUL) and UTF-16
+// surrogates that are not a pair (no character at all). v is raw JSON the
+// parser has accepted (so its bytes are valid UTF-8, without raw control
+// characters); every escape in it is inside a string.
+func checkEscapes(v []byte) error {
+	for i := 0; i < len(v); i++ {
+		if v[i] != '\\' {
+			continue
+		}
+		if i+1 < len(v) && v[i+1] != 'u' {
+			i++ // \n, \", \\ …
+			continue
+		}
+		if i+6 > len(v) {
+			return errUnicode
+		}
+		r := hexVal(v[i+2 : i+6])
+		switch {
+		case r == 0:
+			return errNUL
+		case r >= 0xD800 && r < 0xDC00:
+			if i+12 > len(v) || v[i+6] != '\\' || v[i+7] != 'u' {
+				return errUnicode
+			}
+			if r2 := hexVal(v[i+8 : i+12]); r2 < 0xDC00 || r2 >= 0xE000 {
+				return errUnicode
+			}
+			i += 11
+		case r >= 0xDC00 && r < 0xE000:
+			return errUnicode
+		default:
+			i += 5
+		}
+	}
+	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 )
 
 func TestParseObject(t *testing.T) {
@@ -248,4 +249,76 @@ func TestAppendMatchesEncodingJSON(t *testing.T) {
 	if got := string(AppendRaw(nil, json.RawMessage(`{ "a" : 1 }`))); got != `{"a":1}` {
 		t.Errorf("AppendRaw: %s", got)
 	}
+}
+
+// FuzzConverters: every member conversion, on any JSON value a body can
+// hold, either refuses it or answers a value a database can keep: text
+// that is valid UTF-8 without NUL, integers that are what the text says.
+func FuzzConverters(f *testing.F) {
+	for _, s := range []string{`"a"`, `"a\u0000b"`, `"\ud800x"`, `"\ud83d\ude00"`, `12`, `-9223372036854775809`,
+		`9223372036854775807`, `1e3`, `12.5`, `"2026-01-02"`, `"2026-01-02T03:04:05Z"`, `{"a":"b"}`, `{"a":"\u0000"}`,
+		`true`, `"true"`, `null`, `[1]`, `"a\\u0000"`, `-0`, `1e400`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		members, err := ParseObject(append(append([]byte(`{"m":`), data...), '}'))
+		if err != nil || len(members) != 1 {
+			return
+		}
+		v := members[0].Value
+		text := func(s string) {
+			if !utf8.ValidString(s) || strings.ContainsRune(s, 0) {
+				t.Fatalf("%q converted to text a database cannot keep: %q", v, s)
+			}
+		}
+		if s, err := String(v); err == nil {
+			text(s)
+		}
+		if s, err := Text(v); err == nil {
+			text(s)
+		}
+		if s, err := ID(v); err == nil {
+			text(s)
+			if CheckID(s) != nil {
+				t.Fatalf("ID accepted %q, which CheckID refuses", s)
+			}
+		}
+		if n, err := Int64(v); err == nil {
+			if f, err := Float64(v); err != nil || math.Abs(f-float64(n)) > math.Abs(f)*1e-15+0.5 {
+				t.Fatalf("Int64(%q) = %d, Float64 = %v %v", v, n, f, err)
+			}
+		}
+		if m, err := StringMap(v); err == nil {
+			for k, s := range m {
+				text(k)
+				text(s)
+			}
+		}
+		if o, err := Object(v); err == nil {
+			var doc any
+			if err := json.Unmarshal(o, &doc); err != nil {
+				t.Fatalf("Object(%q) = %q: %v", v, o, err)
+			}
+			var walk func(any)
+			walk = func(x any) {
+				switch x := x.(type) {
+				case string:
+					text(x)
+				case []any:
+					for _, e := range x {
+						walk(e)
+					}
+				case map[string]any:
+					for k, e := range x {
+						text(k)
+						walk(e)
+					}
+				}
+			}
+			walk(doc)
+		}
+		_, _ = Bool(v)
+		_, _ = Date(v)
+		_, _ = DateTime(v)
+	})
 }
