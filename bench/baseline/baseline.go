@@ -8,7 +8,6 @@ package baseline
 
 import (
 	"database/sql"
-	sqldriver "database/sql/driver"
 	"encoding/json"
 	"net/http"
 	"runtime"
@@ -16,19 +15,15 @@ import (
 	"strings"
 
 	_ "github.com/lib/pq"
-	"modernc.org/sqlite"
-)
+	_ "modernc.org/sqlite"
 
-// On SQLite the schema's event triggers read the setting records.meta
-// through current_setting, which the service provides (internal/db): any
-// process writing the record tables must. Here it answers none: the
-// baseline's writes record their events, as the service's do, without a
-// request or token to name.
-func init() {
-	sqlite.MustRegisterScalarFunction("current_setting", 2, func(*sqlite.FunctionContext, []sqldriver.Value) (sqldriver.Value, error) {
-		return nil, nil
-	})
-}
+	// On SQLite the schema's event triggers read the request's details
+	// through current_setting, a function the service registers with the
+	// driver (internal/db); any process writing the record tables needs it.
+	// The baseline never sets them: its writes record their events, as the
+	// service's do, naming no request or token.
+	_ "records/internal/db"
+)
 
 // customer is a row of customers, as encoding/json writes it.
 type customer struct {

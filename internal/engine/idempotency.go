@@ -157,14 +157,17 @@ func takeKey(ctx context.Context, w Writer, id, meta string) (*storedAnswer, err
 	var status sql.NullInt64
 	now := time.Now().UTC()
 	if w.Postgres() {
+		// The lock first, in a statement of its own: a statement reads
+		// what was committed when it began, so a lookup in the same
+		// statement could miss the key of a request that committed, and
+		// released the lock, just before.
 		h := fnv.New64a()
 		h.Write([]byte("idempotency:" + id))
 		got := false
-		_, err := w.Query(ctx, 1, `SELECT "l"."got", "k"."fingerprint", "k"."status", "k"."body", "k"."etag"
-FROM (SELECT pg_try_advisory_xact_lock(?) AS "got", set_config('records.meta', ?, true) AS "meta") AS "l"
-LEFT JOIN "idempotency_keys" AS "k" ON "k"."id" = ? AND "k"."expires_at" > ?`,
-			[]any{int64(h.Sum64()), meta, id, now}, func(rows *sql.Rows) error {
-				return rows.Scan(&got, &fp, &status, &a.body, &etag)
+		_, err := w.Query(ctx, 1, `SELECT pg_try_advisory_xact_lock(?), set_config('records.meta', ?, true) IS NOT NULL`,
+			[]any{int64(h.Sum64()), meta}, func(rows *sql.Rows) error {
+				var set bool
+				return rows.Scan(&got, &set)
 			})
 		if err != nil {
 			return nil, err
@@ -173,15 +176,13 @@ LEFT JOIN "idempotency_keys" AS "k" ON "k"."id" = ? AND "k"."expires_at" > ?`,
 			return nil, &problem.Error{Code: problem.KeyInUse, RetryAfter: 1,
 				Detail: "a request with this Idempotency-Key is still running; retry when it has finished"}
 		}
-	} else {
-		if err := setMeta(ctx, w, meta); err != nil {
-			return nil, err
-		}
-		_, err := w.Query(ctx, 1, `SELECT "fingerprint", "status", "body", "etag" FROM "idempotency_keys" WHERE "id" = ? AND "expires_at" > ?`,
-			[]any{id, now}, func(rows *sql.Rows) error { return rows.Scan(&fp, &status, &a.body, &etag) })
-		if err != nil {
-			return nil, err
-		}
+	} else if err := setMeta(ctx, w, meta); err != nil {
+		return nil, err
+	}
+	_, err := w.Query(ctx, 1, `SELECT "fingerprint", "status", "body", "etag" FROM "idempotency_keys" WHERE "id" = ? AND "expires_at" > ?`,
+		[]any{id, now}, func(rows *sql.Rows) error { return rows.Scan(&fp, &status, &a.body, &etag) })
+	if err != nil {
+		return nil, err
 	}
 	if !fp.Valid {
 		return nil, nil

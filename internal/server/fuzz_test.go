@@ -24,7 +24,7 @@ var fuzzRoutes = []struct{ method, path string }{
 // databases: every answer is a success or a 4xx problem, never a 5xx.
 func FuzzRequests(f *testing.F) {
 	seeds := []struct {
-		route                                  uint8
+		route                                 uint8
 		id, query, body, ifMatch, key, accept string
 	}{
 		{0, "", "", `{"email":"a@example.com"}`, "", "", ""},
