@@ -22,6 +22,7 @@ func newServeCmd() *cobra.Command {
 		dbf      dbFlags
 		cfg      = server.DefaultConfig()
 		schedule string
+		level    string
 	)
 	cmd := &cobra.Command{
 		Use:   "serve",
@@ -29,6 +30,12 @@ func newServeCmd() *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
+			if err := cfg.LogLevel.UnmarshalText([]byte(level)); err != nil {
+				return fmt.Errorf("--log-level %q: use debug, info, warn or error", level)
+			}
+			if cfg.LogSample < 1 {
+				return fmt.Errorf("--log-sample %d: use 1 (every request) or more", cfg.LogSample)
+			}
 			if schedule != "" {
 				var err error
 				if cfg.Webhooks.Schedule, err = webhooks.ParseSchedule(schedule); err != nil {
@@ -38,7 +45,7 @@ func newServeCmd() *cobra.Command {
 			tuneGC()
 			logs := logging.NewBuffered(cmd.ErrOrStderr(), 200*time.Millisecond)
 			defer logs.Close()
-			log := logging.JSON(logs)
+			log := logging.JSONAt(logs, cfg.LogLevel)
 			database, err := dbf.open(ctx, log)
 			if err != nil {
 				return err
@@ -78,6 +85,8 @@ func newServeCmd() *cobra.Command {
 	cmd.Flags().IntVar(&cfg.RateBurst, "rate-burst", cfg.RateBurst, "burst of requests per token above the rate")
 	cmd.Flags().DurationVar(&cfg.IdempotencyTTL, "idempotency-ttl", cfg.IdempotencyTTL, "how long the answer to a write sent with an Idempotency-Key replays")
 	cmd.Flags().DurationVar(&cfg.EventRetention, "event-retention", cfg.EventRetention, "how long events are kept for the event log, histories and webhooks (0 keeps them forever)")
+	cmd.Flags().StringVar(&level, "log-level", "info", "least level logged: debug, info, warn or error (warn drops the access lines of successful requests)")
+	cmd.Flags().IntVar(&cfg.LogSample, "log-sample", cfg.LogSample, "write the access line of one successful request in this many (errors are always logged)")
 	cmd.Flags().StringVar(&schedule, "webhook-retry-schedule", "",
 		"waits before each retry of a failed webhook delivery, comma-separated (default 5s,5m,30m,2h,5h,10h,10h: 8 attempts over about a day)")
 	cmd.Flags().DurationVar(&cfg.Webhooks.Timeout, "webhook-timeout", cfg.Webhooks.Timeout,

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"net/http"
 	"runtime/debug"
+	"sync/atomic"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -17,26 +18,37 @@ import (
 // route (method and pattern), status, latency_ms and team; for a problem
 // its code, and for a server error its cause (at level ERROR). Never a
 // token, a secret or a body. observe, when not nil, is told of every
-// answered request too (for metrics).
+// answered request too (for metrics). With sample > 1, one successful
+// request's line in sample is written (the rest are counted only); every
+// request answered 4xx or 5xx is logged.
 //
 // The record goes to the handler directly, without the caller's program
 // counter that slog.Logger captures for every record (a stack walk that
 // costs about 5% of a cached read's throughput); a successful request's
 // record has five attributes, as many as slog keeps without allocating.
-func AccessLog(log *slog.Logger, observe func(method, route string, status int, d time.Duration)) gin.HandlerFunc {
+func AccessLog(log *slog.Logger, observe func(method, route string, status int, d time.Duration), sample int) gin.HandlerFunc {
 	h := log.Handler()
+	a := &accessLog{h: h, observe: observe, sample: uint64(max(sample, 1))}
 	return func(c *gin.Context) {
 		start := time.Now()
 		// Deferred, so that a request cut short by a panic is logged too.
-		defer logRequest(c, h, observe, start)
+		defer a.logRequest(c, start)
 		c.Next()
 	}
+}
+
+type accessLog struct {
+	h       slog.Handler
+	observe func(method, route string, status int, d time.Duration)
+	sample  uint64
+	n       atomic.Uint64 // successful requests seen, for sampling
 }
 
 // logRequest writes the access line of a request that has been answered
 // (or cut short: an export failing midway has answered 200, but its
 // problem is a server's, logged as one).
-func logRequest(c *gin.Context, h slog.Handler, observe func(method, route string, status int, d time.Duration), start time.Time) {
+func (a *accessLog) logRequest(c *gin.Context, start time.Time) {
+	h, observe := a.h, a.observe
 	elapsed := time.Since(start)
 	status := c.Writer.Status()
 	route := c.FullPath()
@@ -53,6 +65,9 @@ func logRequest(c *gin.Context, h slog.Handler, observe func(method, route strin
 		if prob.Code.Status() >= 500 {
 			level = slog.LevelError
 		}
+	}
+	if status < 400 && prob == nil && a.sample > 1 && a.n.Add(1)%a.sample != 0 {
+		return
 	}
 	ctx := c.Request.Context()
 	if !h.Enabled(ctx, level) {

@@ -18,7 +18,7 @@ func TestPanicsBecome500(t *testing.T) {
 	gin.SetMode(gin.ReleaseMode)
 	var logs bytes.Buffer
 	e := gin.New()
-	e.Use(RequestID, AccessLog(logging.JSON(&logs), nil), Recover)
+	e.Use(RequestID, AccessLog(logging.JSON(&logs), nil, 1), Recover)
 	e.GET("/boom", func(*gin.Context) { panic("secret state: rk_do-not-show") })
 
 	w := httptest.NewRecorder()

@@ -32,6 +32,11 @@ func NewHandler(w io.Writer) *Handler { return &Handler{w: w, level: slog.LevelI
 // JSON returns a logger writing JSON lines to w.
 func JSON(w io.Writer) *slog.Logger { return slog.New(NewHandler(w)) }
 
+// JSONAt returns a logger writing JSON lines of level and above to w.
+func JSONAt(w io.Writer, level slog.Leveler) *slog.Logger {
+	return slog.New(&Handler{w: w, level: level})
+}
+
 // Enabled implements slog.Handler.
 func (h *Handler) Enabled(_ context.Context, l slog.Level) bool { return l >= h.level.Level() }
 

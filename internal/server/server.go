@@ -57,6 +57,11 @@ type Config struct {
 	EventRetention time.Duration
 	// Webhooks configures the delivery of events to webhooks.
 	Webhooks webhooks.Config
+	// LogLevel is the least level logged.
+	LogLevel slog.Level
+	// LogSample writes one successful request's access line in LogSample
+	// (1: every request); errors are always logged.
+	LogSample int
 }
 
 // DefaultConfig holds the documented defaults.
@@ -73,6 +78,8 @@ func DefaultConfig() Config {
 		IdempotencyTTL:    engine.DefaultIdempotencyTTL,
 		EventRetention:    events.DefaultRetention,
 		Webhooks:          webhooks.DefaultConfig(),
+		LogLevel:          slog.LevelInfo,
+		LogSample:         1,
 	}
 }
 
@@ -101,7 +108,7 @@ func init() { gin.SetMode(gin.ReleaseMode) }
 // until Open. It reads (or, on a new database, makes) the key that signs
 // cursors, which every instance on the database shares.
 func New(cfg Config, database *db.DB, logs io.Writer) (*Server, error) {
-	s := &Server{cfg: cfg, db: database, log: logging.JSON(logs)}
+	s := &Server{cfg: cfg, db: database, log: logging.JSONAt(logs, cfg.LogLevel)}
 	s.metrics = metrics.New(database.SQL, metrics.Counts{Statements: database.Statements, Transactions: database.Transactions})
 	var err error
 	if s.docs, err = docs.New(handlers.OpenAPI); err != nil {
@@ -143,7 +150,7 @@ func (s *Server) routes(ctx context.Context, cursors *query.Cursors) (*gin.Engin
 	e.RedirectTrailingSlash = false
 	e.RedirectFixedPath = false
 	e.HandleMethodNotAllowed = true
-	e.Use(edge.RequestID, edge.AccessLog(s.log, s.metrics.Observe), edge.Recover)
+	e.Use(edge.RequestID, edge.AccessLog(s.log, s.metrics.Observe, s.cfg.LogSample), edge.Recover)
 	r := edge.NewRouter(e, edge.Guards{
 		Authenticate: guard.Authenticate(auth.NewStore(s.db.Client, s.cfg.TokenCacheTTL), s.cfg.RequestTimeout),
 		RateLimit:    guard.RateLimit(s.cfg.RateLimit, s.cfg.RateBurst),
