@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"database/sql"
 	"fmt"
 	"io"
 	"net"
@@ -11,9 +12,14 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"records/internal/dbtest"
+	"records/internal/migrate"
+	"records/internal/migrations"
 )
 
 // buildBinary builds the records command into a temporary folder.
@@ -167,5 +173,66 @@ func TestGracefulShutdownFinishesInFlightRequests(t *testing.T) {
 	}
 	if err := cmd.Wait(); err != nil {
 		t.Fatalf("serve did not exit cleanly: %v", err)
+	}
+}
+
+// With its database unreachable at start-up, serve exits at once with an
+// error that says so (a supervisor restarts it), rather than serving 503s.
+func TestServeExitsWhenTheDatabaseIsDown(t *testing.T) {
+	bin := buildBinary(t)
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close() // nothing listens there now
+	start := time.Now()
+	out, err := exec.Command(bin, "serve", "--addr", "127.0.0.1:0",
+		"--database-url", fmt.Sprintf("postgres://postgres@127.0.0.1:%d/records?sslmode=disable&connect_timeout=2", port)).CombinedOutput()
+	if err == nil {
+		t.Fatalf("serve started without its database:\n%s", out)
+	}
+	if !strings.Contains(string(out), "connecting to postgres://") || strings.Contains(string(out), "panic") {
+		t.Fatalf("the error must say the database could not be reached:\n%s", out)
+	}
+	if d := time.Since(start); d > 10*time.Second {
+		t.Fatalf("serve took %v to give up", d)
+	}
+}
+
+// Three instances started at once on one new PostgreSQL database migrate it
+// once (an advisory lock) and all serve.
+func TestThreeInstancesMigrateOnce(t *testing.T) {
+	bin := buildBinary(t)
+	url := dbtest.URL(t, migrate.Postgres)
+	var wg sync.WaitGroup
+	bases := make([]string, 3)
+	for i := range bases {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, bases[i] = startServe(t, bin, "--database-url", url)
+		}()
+	}
+	wg.Wait()
+	for _, base := range bases {
+		resp, err := http.Get(base + "/readyz")
+		if err != nil || resp.StatusCode != 200 {
+			t.Fatalf("an instance is not ready: %v %v", resp, err)
+		}
+		resp.Body.Close()
+	}
+	pool, err := sql.Open("postgres", url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	var versions, distinct int
+	if err := pool.QueryRow(`SELECT COUNT(*), COUNT(DISTINCT version) FROM schema_migrations`).Scan(&versions, &distinct); err != nil {
+		t.Fatal(err)
+	}
+	set, _ := migrations.For(migrate.Postgres)
+	if versions != len(set) || distinct != len(set) {
+		t.Fatalf("schema_migrations holds %d rows (%d versions); want each of the %d migrations once", versions, distinct, len(set))
 	}
 }
