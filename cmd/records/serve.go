@@ -85,6 +85,8 @@ func newServeCmd() *cobra.Command {
 	cmd.Flags().IntVar(&cfg.RateBurst, "rate-burst", cfg.RateBurst, "burst of requests per token above the rate")
 	cmd.Flags().DurationVar(&cfg.IdempotencyTTL, "idempotency-ttl", cfg.IdempotencyTTL, "how long the answer to a write sent with an Idempotency-Key replays")
 	cmd.Flags().DurationVar(&cfg.EventRetention, "event-retention", cfg.EventRetention, "how long events are kept for the event log, histories and webhooks (0 keeps them forever)")
+	cmd.Flags().StringVar(&cfg.RedisURL, "redis-url", os.Getenv("REDIS_URL"),
+		"Redis (redis://host:6379/0) keeping the per-token rate limit across instances (env REDIS_URL; without it, each instance limits on its own)")
 	cmd.Flags().StringVar(&level, "log-level", "info", "least level logged: debug, info, warn or error (warn drops the access lines of successful requests)")
 	cmd.Flags().IntVar(&cfg.LogSample, "log-sample", cfg.LogSample, "write the access line of one successful request in this many (errors are always logged)")
 	cmd.Flags().StringVar(&schedule, "webhook-retry-schedule", "",

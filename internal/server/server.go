@@ -6,6 +6,7 @@ package server
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/gin-gonic/gin"
+	"github.com/redis/go-redis/v9"
 
 	"records/internal/auth"
 	"records/internal/db"
@@ -57,6 +59,9 @@ type Config struct {
 	EventRetention time.Duration
 	// Webhooks configures the delivery of events to webhooks.
 	Webhooks webhooks.Config
+	// RedisURL, when set, keeps the per-token rate limit in Redis, shared
+	// by every instance using it.
+	RedisURL string
 	// LogLevel is the least level logged.
 	LogLevel slog.Level
 	// LogSample writes one successful request's access line in LogSample
@@ -100,6 +105,7 @@ type Server struct {
 	hooks   *webhooks.Service
 	// delivering closes when the webhook worker has stopped.
 	delivering chan struct{}
+	redis      *redis.Client // nil without RedisURL
 }
 
 func init() { gin.SetMode(gin.ReleaseMode) }
@@ -151,9 +157,18 @@ func (s *Server) routes(ctx context.Context, cursors *query.Cursors) (*gin.Engin
 	e.RedirectFixedPath = false
 	e.HandleMethodNotAllowed = true
 	e.Use(edge.RequestID, edge.AccessLog(s.log, s.metrics.Observe, s.cfg.LogSample), edge.Recover)
+	limit := guard.RateLimit(s.cfg.RateLimit, s.cfg.RateBurst)
+	if s.cfg.RedisURL != "" {
+		opts, err := redis.ParseURL(s.cfg.RedisURL)
+		if err != nil {
+			return nil, nil, fmt.Errorf("--redis-url: %w", err)
+		}
+		s.redis = redis.NewClient(opts)
+		limit = guard.SharedRateLimit(s.redis, s.cfg.RateLimit, s.cfg.RateBurst, s.log)
+	}
 	r := edge.NewRouter(e, edge.Guards{
 		Authenticate: guard.Authenticate(auth.NewStore(s.db.Client, s.cfg.TokenCacheTTL), s.cfg.RequestTimeout),
-		RateLimit:    guard.RateLimit(s.cfg.RateLimit, s.cfg.RateBurst),
+		RateLimit:    limit,
 		RequireWrite: guard.RequireWrite,
 		Deadline:     edge.Deadline(s.cfg.RequestTimeout),
 	})
@@ -264,6 +279,9 @@ func (s *Server) Close() error {
 		case <-s.delivering:
 		case <-ctx.Done():
 		}
+	}
+	if s.redis != nil {
+		err = errors.Join(err, s.redis.Close())
 	}
 	return err
 }
