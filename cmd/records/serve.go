@@ -14,6 +14,7 @@ import (
 	"records/internal/db"
 	"records/internal/logging"
 	"records/internal/server"
+	"records/internal/tracing"
 	"records/internal/webhooks"
 )
 
@@ -46,6 +47,17 @@ func newServeCmd() *cobra.Command {
 			logs := logging.NewBuffered(cmd.ErrOrStderr(), 200*time.Millisecond)
 			defer logs.Close()
 			log := logging.JSONAt(logs, cfg.LogLevel)
+			stopTracing, err := tracing.Setup(ctx)
+			if err != nil {
+				return fmt.Errorf("tracing: %w", err)
+			}
+			defer func() {
+				sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+				defer cancel()
+				if err := stopTracing(sctx); err != nil {
+					log.Warn("tracing: flushing spans", "error", err)
+				}
+			}()
 			database, err := dbf.open(ctx, log)
 			if err != nil {
 				return err

@@ -76,6 +76,10 @@ func Open(ctx context.Context, cfg Config) (*DB, error) {
 	}
 	stmts := newStmtCache(pool, maxCachedStatements)
 	generated := newStmtCache(pool, maxCachedStatements)
+	stmts.system, generated.system = "sqlite", "sqlite"
+	if src.dialect == migrate.Postgres {
+		stmts.system, generated.system = "postgresql", "postgresql"
+	}
 	if src.dialect == migrate.Postgres {
 		generated.rebind = dollarPlaceholders
 	}

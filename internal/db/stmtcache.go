@@ -3,6 +3,7 @@ package db
 import (
 	"context"
 	"database/sql"
+	"records/internal/tracing"
 	"strconv"
 	"strings"
 	"sync"
@@ -16,8 +17,10 @@ import (
 // ent writes LIMIT and OFFSET as literals, so paging can make many texts; the
 // cache keeps at most max statements and runs the rest unprepared.
 type stmtCache struct {
-	db  *sql.DB
-	max int
+	// system names the database in spans: "postgresql" or "sqlite".
+	system string
+	db     *sql.DB
+	max    int
 	// rebind rewrites a query before it is prepared, or is nil.
 	rebind func(string) string
 
@@ -99,13 +102,17 @@ func (c *stmtCache) close() error {
 // dbConn runs queries on the pool through the cache.
 type dbConn struct{ c *stmtCache }
 
-func (p dbConn) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+func (p dbConn) ExecContext(ctx context.Context, query string, args ...any) (res sql.Result, err error) {
 	p.c.ran.Add(1)
+	if tracing.Enabled() {
+		var end func(error)
+		ctx, end = tracing.Database(ctx, p.c.system, query)
+		defer func() { end(err) }()
+	}
 	st, err := p.c.get(ctx, query)
 	if err != nil {
 		return nil, Classify(ctx, err)
 	}
-	var res sql.Result
 	if st == nil {
 		res, err = p.c.db.ExecContext(ctx, p.c.text(query), args...)
 	} else {
@@ -114,13 +121,17 @@ func (p dbConn) ExecContext(ctx context.Context, query string, args ...any) (sql
 	return res, Classify(ctx, err)
 }
 
-func (p dbConn) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+func (p dbConn) QueryContext(ctx context.Context, query string, args ...any) (rows *sql.Rows, err error) {
 	p.c.ran.Add(1)
+	if tracing.Enabled() {
+		var end func(error)
+		ctx, end = tracing.Database(ctx, p.c.system, query)
+		defer func() { end(err) }()
+	}
 	st, err := p.c.get(ctx, query)
 	if err != nil {
 		return nil, Classify(ctx, err)
 	}
-	var rows *sql.Rows
 	if st == nil {
 		rows, err = p.c.db.QueryContext(ctx, p.c.text(query), args...)
 	} else {
@@ -139,6 +150,11 @@ type txConn struct {
 
 func (t txConn) ExecContext(ctx context.Context, query string, args ...any) (res sql.Result, err error) {
 	t.c.ran.Add(1)
+	if tracing.Enabled() {
+		var end func(error)
+		ctx, end = tracing.Database(ctx, t.c.system, query)
+		defer func() { end(err) }()
+	}
 	if st := t.c.cached(query); st != nil {
 		res, err = t.tx.StmtContext(ctx, st).ExecContext(ctx, args...)
 	} else {
@@ -149,6 +165,11 @@ func (t txConn) ExecContext(ctx context.Context, query string, args ...any) (res
 
 func (t txConn) QueryContext(ctx context.Context, query string, args ...any) (rows *sql.Rows, err error) {
 	t.c.ran.Add(1)
+	if tracing.Enabled() {
+		var end func(error)
+		ctx, end = tracing.Database(ctx, t.c.system, query)
+		defer func() { end(err) }()
+	}
 	if st := t.c.cached(query); st != nil {
 		rows, err = t.tx.StmtContext(ctx, st).QueryContext(ctx, args...)
 	} else {

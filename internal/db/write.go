@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"records/internal/tracing"
 )
 
 // Writer runs the statements of one write: on the pool, each its own
@@ -71,7 +72,12 @@ func (w *Writer) stmt(ctx context.Context, text string) (*sql.Stmt, error) {
 
 // Query runs a statement that answers rows (INSERT … RETURNING) and calls
 // scan for each, at most max (all when max < 0); it returns how many.
-func (w *Writer) Query(ctx context.Context, max int, text string, args []any, scan func(*sql.Rows) error) (int, error) {
+func (w *Writer) Query(ctx context.Context, max int, text string, args []any, scan func(*sql.Rows) error) (n int, err error) {
+	if tracing.Enabled() {
+		var end func(error)
+		ctx, end = tracing.Database(ctx, w.db.generated.system, text)
+		defer func() { end(err) }()
+	}
 	st, err := w.stmt(ctx, text)
 	if err != nil {
 		return 0, Classify(ctx, err)
@@ -89,7 +95,6 @@ func (w *Writer) Query(ctx context.Context, max int, text string, args []any, sc
 		return 0, Classify(ctx, err)
 	}
 	defer rows.Close()
-	n := 0
 	for ; n != max && rows.Next(); n++ {
 		if err := scan(rows); err != nil {
 			return n, Classify(ctx, err)
@@ -102,7 +107,12 @@ func (w *Writer) Query(ctx context.Context, max int, text string, args []any, sc
 }
 
 // Exec runs a statement and returns the rows it affected.
-func (w *Writer) Exec(ctx context.Context, text string, args ...any) (int64, error) {
+func (w *Writer) Exec(ctx context.Context, text string, args ...any) (affected int64, err error) {
+	if tracing.Enabled() {
+		var end func(error)
+		ctx, end = tracing.Database(ctx, w.db.generated.system, text)
+		defer func() { end(err) }()
+	}
 	st, err := w.stmt(ctx, text)
 	if err != nil {
 		return 0, Classify(ctx, err)

@@ -30,6 +30,7 @@ import (
 	"records/internal/problem"
 	"records/internal/query"
 	"records/internal/spec"
+	"records/internal/tracing"
 	"records/internal/webhooks"
 )
 
@@ -156,7 +157,11 @@ func (s *Server) routes(ctx context.Context, cursors *query.Cursors) (*gin.Engin
 	e.RedirectTrailingSlash = false
 	e.RedirectFixedPath = false
 	e.HandleMethodNotAllowed = true
-	e.Use(edge.RequestID, edge.AccessLog(s.log, s.metrics.Observe, s.cfg.LogSample), edge.Recover)
+	e.Use(edge.RequestID)
+	if tracing.Enabled() {
+		e.Use(edge.Trace)
+	}
+	e.Use(edge.AccessLog(s.log, s.metrics.Observe, s.cfg.LogSample), edge.Recover)
 	limit := guard.RateLimit(s.cfg.RateLimit, s.cfg.RateBurst)
 	if s.cfg.RedisURL != "" {
 		opts, err := redis.ParseURL(s.cfg.RedisURL)

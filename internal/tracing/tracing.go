@@ -1,0 +1,87 @@
+// Package tracing makes OpenTelemetry spans of requests and database calls
+// when, and only when, an exporter is configured by the standard variables
+// (OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_EXPORTER_OTLP_TRACES_ENDPOINT or
+// OTEL_TRACES_EXPORTER=otlp; OTEL_SERVICE_NAME and the other OTEL_
+// variables as the SDK reads them). Unset, nothing is exported and the hot
+// paths do not so much as call the no-op tracer: they test Enabled first.
+package tracing
+
+import (
+	"context"
+	"os"
+	"strings"
+	"sync/atomic"
+
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
+	"go.opentelemetry.io/otel/propagation"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/trace"
+)
+
+// name is the instrumentation scope of the service's spans.
+const name = "records"
+
+var (
+	enabled atomic.Bool
+	tracer  atomic.Pointer[trace.Tracer]
+)
+
+// Enabled tells whether spans are being made.
+func Enabled() bool { return enabled.Load() }
+
+// Configured tells whether the environment asks for traces.
+func Configured() bool {
+	if v := os.Getenv("OTEL_TRACES_EXPORTER"); v != "" {
+		return v != "none"
+	}
+	return os.Getenv("OTEL_EXPORTER_OTLP_ENDPOINT") != "" || os.Getenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT") != ""
+}
+
+// Setup starts exporting spans over OTLP (HTTP) when Configured; it
+// returns the function that flushes and stops the exporter.
+func Setup(ctx context.Context) (func(context.Context) error, error) {
+	if !Configured() {
+		return func(context.Context) error { return nil }, nil
+	}
+	exp, err := otlptracehttp.New(ctx)
+	if err != nil {
+		return nil, err
+	}
+	tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(exp))
+	Use(tp)
+	return tp.Shutdown, nil
+}
+
+// Use makes spans with tp from now on (Setup's provider, or a test's).
+func Use(tp trace.TracerProvider) {
+	otel.SetTextMapPropagator(propagation.NewCompositeTextMapPropagator(propagation.TraceContext{}, propagation.Baggage{}))
+	t := tp.Tracer(name)
+	tracer.Store(&t)
+	enabled.Store(true)
+}
+
+// Stop makes no more spans.
+func Stop() { enabled.Store(false) }
+
+// Tracer is the service's tracer; callers check Enabled first.
+func Tracer() trace.Tracer { return *tracer.Load() }
+
+// Database starts the span of a database call, a child of ctx's span: its
+// statement's text (never its parameters) and the database's kind. end
+// records the call's error, if any, and ends it. Callers check Enabled
+// first.
+func Database(ctx context.Context, system, statement string) (context.Context, func(error)) {
+	op, _, _ := strings.Cut(strings.TrimSpace(statement), " ")
+	ctx, span := Tracer().Start(ctx, strings.ToUpper(op), trace.WithSpanKind(trace.SpanKindClient),
+		trace.WithAttributes(attribute.String("db.system", system), attribute.String("db.statement", statement)))
+	return ctx, func(err error) {
+		if err != nil {
+			span.RecordError(err)
+			span.SetStatus(codes.Error, err.Error())
+		}
+		span.End()
+	}
+}
