@@ -45,13 +45,24 @@ func ExpandChildren[P, C any](child *Resource[C], fk string, id func(*P) string,
 		for i, p := range parents {
 			ids[i] = id(p)
 		}
-		in, args := inIDs(r, fk, ids)
-		// The window numbers each parent's children, so that no parent
-		// answers more than MaxChildren however many it has.
-		text := `SELECT ` + child.selectList() + ` FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY "` + fk + `" ORDER BY "id") AS "n" FROM "` +
-			child.Table + `" WHERE "team_id" = ? AND ` + in + `) AS "` + child.Table + `" WHERE "n" <= ` +
-			strconv.Itoa(MaxChildren) + ` ORDER BY "id"`
-		children, err := readAll(ctx, r, child, -1, text, append([]any{team}, args...))
+		var text string
+		var args []any
+		if r.Postgres() {
+			// Each parent's first MaxChildren children, read along the
+			// index (team_id, fk, id), parent after parent.
+			text = `SELECT ` + child.qualifiedSelectList(`"c"`) + ` FROM unnest(?::text[]) AS "p"("id") CROSS JOIN LATERAL (SELECT * FROM "` +
+				child.Table + `" WHERE "team_id" = ? AND "` + fk + `" = "p"."id" ORDER BY "id" LIMIT ` + strconv.Itoa(MaxChildren) + `) AS "c"`
+			args = []any{pq.StringArray(ids), team}
+		} else {
+			// The window numbers each parent's children, so that no parent
+			// answers more than MaxChildren however many it has.
+			in, inArgs := inIDs(r, fk, ids)
+			text = `SELECT ` + child.selectList() + ` FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY "` + fk + `" ORDER BY "id") AS "n" FROM "` +
+				child.Table + `" WHERE "team_id" = ? AND ` + in + `) AS "` + child.Table + `" WHERE "n" <= ` +
+				strconv.Itoa(MaxChildren) + ` ORDER BY "id"`
+			args = append([]any{team}, inArgs...)
+		}
+		children, err := readAll(ctx, r, child, -1, text, args)
 		if err != nil {
 			return nil, err
 		}

@@ -87,3 +87,12 @@ func (res *Resource[E]) selectList() string {
 	list, _, _ := strings.Cut(strings.TrimPrefix(res.Select, "SELECT "), " FROM ")
 	return list
 }
+
+// qualifiedSelectList is selectList with each column qualified by alias.
+func (res *Resource[E]) qualifiedSelectList(alias string) string {
+	cols := make([]string, len(res.Columns))
+	for i, c := range res.Columns {
+		cols[i] = alias + `."` + c + `"`
+	}
+	return strings.Join(cols, ", ")
+}

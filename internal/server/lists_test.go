@@ -319,3 +319,27 @@ func TestAnExportFailingMidwayIsCutOff(t *testing.T) {
 		})
 	}
 }
+
+// An expanded parent answers at most 1,000 children, the first by id.
+func TestExpandAnswersAtMost1000Children(t *testing.T) {
+	each(t, func(t *testing.T, h *harness) {
+		h.unchecked = true
+		h.call("POST", "/v1/returns", `{"id":"many"}`).want(201)
+		var b strings.Builder
+		b.WriteByte('[')
+		for i := range 1000 {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			fmt.Fprintf(&b, `{"id":"li-%04d","return_id":"many"}`, i)
+		}
+		b.WriteByte(']')
+		h.call("POST", "/v1/return_line_items", b.String()).want(201)
+		h.call("POST", "/v1/return_line_items", `{"id":"li-1000","return_id":"many"}`).want(201)
+		items := h.call("GET", "/v1/returns/many?expand=return_line_items&fields=id", "").want(200).
+			obj()["expand"].(map[string]any)["return_line_items"].([]any)
+		if len(items) != 1000 || items[0].(map[string]any)["id"] != "li-0000" || items[999].(map[string]any)["id"] != "li-0999" {
+			t.Fatalf("%d children, first %v, last %v", len(items), items[0], items[len(items)-1])
+		}
+	})
+}
