@@ -9,8 +9,9 @@ LDFLAGS := -X main.version=$(VERSION)
 all: build
 
 ## generate: regenerate ent/, migrations, handlers, routes and the OpenAPI document from schema/
+##           (NAME=add_loyalty_tier names the migration it writes, if any)
 generate:
-	$(GO) run ./cmd/recordsgen generate
+	$(GO) run ./cmd/recordsgen generate $(if $(NAME),--migration-name $(NAME))
 
 ## build: build bin/records and bin/recordsgen
 build:

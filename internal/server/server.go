@@ -182,6 +182,9 @@ func (s *Server) routes(ctx context.Context, cursors *query.Cursors) (*gin.Engin
 	r.Public(spec.PathReady, s.readyz)
 	r.Public(spec.PathOpenAPI, s.docs.Document)
 	r.Public(spec.PathDocs, s.docs.Page)
+	// /docs/ leads to the page at /docs, whose links are relative to it; the
+	// Location is relative too, so that it holds behind a path prefix.
+	e.GET(spec.PathDocs+"/", func(c *gin.Context) { c.Redirect(http.StatusMovedPermanently, "../docs") })
 	r.Public(spec.PathDocsFile, func(c *gin.Context) {
 		s.docs.Asset(c, func(c *gin.Context) { edge.Fail(c, problem.New(problem.NotFound, "no such file")) })
 	})
