@@ -182,9 +182,8 @@ func (s *Server) routes(ctx context.Context, cursors *query.Cursors) (*gin.Engin
 	r.Public(spec.PathReady, s.readyz)
 	r.Public(spec.PathOpenAPI, s.docs.Document)
 	r.Public(spec.PathDocs, s.docs.Page)
-	// /docs/ leads to the page at /docs, whose links are relative to it; the
-	// Location is relative too, so that it holds behind a path prefix.
-	e.GET(spec.PathDocs+"/", func(c *gin.Context) { c.Redirect(http.StatusMovedPermanently, "../docs") })
+	// /docs/ leads to the page at /docs, whose links are relative to it.
+	e.GET(spec.PathDocs+"/", func(c *gin.Context) { c.Redirect(http.StatusMovedPermanently, spec.PathDocs) })
 	r.Public(spec.PathDocsFile, func(c *gin.Context) {
 		s.docs.Asset(c, func(c *gin.Context) { edge.Fail(c, problem.New(problem.NotFound, "no such file")) })
 	})
