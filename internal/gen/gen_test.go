@@ -2,6 +2,7 @@ package gen
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,6 +15,7 @@ import (
 
 	"records/internal/dbtest"
 	"records/internal/migrate"
+	"records/internal/scratch"
 )
 
 // repoConfig is the repository's own layout, seen from this package's folder.
@@ -190,5 +192,37 @@ func TestGenerateIsDeterministic(t *testing.T) {
 		if string(second.Files[p]) != string(b) {
 			t.Errorf("%s differs between two generations", p)
 		}
+	}
+}
+
+// With no PostgreSQL at hand, a schema change's PostgreSQL migration is
+// written in a throw-away cluster.
+func TestAThrowAwayPostgresWritesTheMigration(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a PostgreSQL cluster of its own")
+	}
+	tables, err := schemaTables(repoGraph(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tb := range tables {
+		if tb.Name == "customers" {
+			tb.AddColumn(&schema.Column{Name: "notes", Type: field.TypeString, Nullable: true})
+		}
+	}
+	events, err := eventTables(repoGraph(t), tables)
+	if err != nil {
+		t.Fatal(err)
+	}
+	set, _ := readMigrations(repoConfig(), migrate.Postgres)
+	sql, err := diffInThrowAwayPostgres(context.Background(), set, tables, events)
+	if errors.Is(err, scratch.ErrNoPostgres) && os.Getenv("CI") == "" {
+		t.Skip(err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `ALTER TABLE "customers" ADD COLUMN "notes" character varying NULL;`; !strings.Contains(sql, want) {
+		t.Fatalf("want the migration to contain %s, got\n%s", want, sql)
 	}
 }

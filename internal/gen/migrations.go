@@ -65,7 +65,13 @@ func migrationFiles(ctx context.Context, cfg Config, graph *gen.Graph) (map[stri
 		// has none either; the test suite checks both sets in full.
 		notes = append(notes, "PostgreSQL migrations not checked: "+unreachable.Error())
 	case errors.As(err, &unreachable):
-		return nil, nil, fmt.Errorf("the schema changed, and writing its PostgreSQL migration needs a scratch PostgreSQL (--dev-postgres-url): %w", unreachable)
+		// The schema changed: its PostgreSQL migration is written in a
+		// PostgreSQL of our own, started for the purpose and removed after.
+		notes = append(notes, "no PostgreSQL at --dev-postgres-url ("+unreachable.Error()+"): started a throw-away one")
+		changes[migrate.Postgres], err = diffInThrowAwayPostgres(ctx, sets[migrate.Postgres], tables, events)
+		if err != nil {
+			return nil, nil, fmt.Errorf("the schema changed, and writing its PostgreSQL migration needs a PostgreSQL: %w", err)
+		}
 	case err != nil:
 		return nil, nil, err
 	}
@@ -195,6 +201,21 @@ func diffPostgres(ctx context.Context, devURL string, set []migrate.Migration, t
 	}
 	defer db.Close()
 	return diff(ctx, migrate.Postgres, db, set, tables, events)
+}
+
+// diffInThrowAwayPostgres is diffPostgres in a PostgreSQL cluster made for
+// it (initdb in a temporary folder) and removed afterwards.
+func diffInThrowAwayPostgres(ctx context.Context, set []migrate.Migration, tables []*schema.Table, events []eventTable) (out string, err error) {
+	c, err := scratch.NewCluster()
+	if err != nil {
+		return "", err
+	}
+	defer func() { err = errors.Join(err, c.Remove()) }()
+	u, err := c.URL(ctx, "recordsgen")
+	if err != nil {
+		return "", err
+	}
+	return diffPostgres(ctx, u, set, tables, events)
 }
 
 // diff applies set to db and asks ent's migration engine (Atlas) for the
