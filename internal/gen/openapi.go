@@ -104,6 +104,7 @@ func renderOpenAPI(m *apiModel) ([]byte, error) {
 			"version", "1.0.0",
 			"description", intro,
 		),
+		"servers", []any{newObj("url", "/", "description", "The server this document is served by.")},
 		"security", []any{newObj("bearer", []any{}), newObj("token", []any{})},
 	)
 	paths := newObj()
@@ -455,6 +456,11 @@ func requestSchema(op *opView) *obj {
 	flat := props.copy()
 	for _, id := range op.IDMembers {
 		flat.set(id, ref("InputId"))
+	}
+	if op.Wrapper == "" && takesRecord && len(flat.keys) == 1 && flat.keys[0] == "id" {
+		// The resource's own body: the named schema, so that clients
+		// generated from the document share one type for it.
+		return ref(r.Type + "Write")
 	}
 	if op.Wrapper == "" {
 		return closed(flat)
