@@ -88,7 +88,11 @@ func migrateAndLog(ctx context.Context, database *db.DB, log *slog.Logger) error
 
 func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 	root := &cobra.Command{
-		Use:           "records",
+		Use: "records",
+		Example: `  records serve                                  # SQLite in data/records.db, on 127.0.0.1:8080
+  DATABASE_URL=postgres://… records serve        # PostgreSQL
+  records token create --name ci --scope read
+  records completion bash > /etc/bash_completion.d/records`,
 		Short:         "The records service: an HTTP/JSON API for business records",
 		SilenceUsage:  true,
 		SilenceErrors: true,

@@ -11,7 +11,9 @@ import (
 func newMigrateCmd() *cobra.Command {
 	var dbf dbFlags
 	cmd := &cobra.Command{
-		Use:   "migrate",
+		Use: "migrate",
+		Example: `  records migrate --database-url postgres://user@db:5432/records?sslmode=require
+  records migrate                                # the SQLite default, data/records.db`,
 		Short: "Apply pending database migrations",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {

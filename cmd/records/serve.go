@@ -26,7 +26,11 @@ func newServeCmd() *cobra.Command {
 		level    string
 	)
 	cmd := &cobra.Command{
-		Use:   "serve",
+		Use: "serve",
+		Example: `  records serve
+  records serve --addr 0.0.0.0:8080 --database-url postgres://user@db:5432/records?sslmode=require
+  records serve --redis-url redis://cache:6379/0 --log-sample 10
+  OTEL_EXPORTER_OTLP_ENDPOINT=http://collector:4318 records serve`,
 		Short: "Serve the API",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {

@@ -15,7 +15,10 @@ import (
 
 func newTokenCmd() *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "token",
+		Use: "token",
+		Example: `  records token create --name warehouse --team acme
+  records token list
+  records token revoke 01a2…`,
 		Short: "Create, list and revoke API tokens",
 	}
 	cmd.AddCommand(newTokenCreateCmd(), newTokenListCmd(), newTokenRevokeCmd())
@@ -31,7 +34,9 @@ func newTokenCreateCmd() *cobra.Command {
 		expires time.Duration
 	)
 	cmd := &cobra.Command{
-		Use:   "create",
+		Use: "create",
+		Example: `  records token create --name ci --scope read --expires 720h
+  TOKEN=$(records token create --name me | tail -1)`,
 		Short: "Create a token and print its secret, once, as the last line",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -68,9 +73,10 @@ func expiry(t auth.Token) string {
 func newTokenListCmd() *cobra.Command {
 	var dbf dbFlags
 	cmd := &cobra.Command{
-		Use:   "list",
-		Short: "List tokens (never their secrets)",
-		Args:  cobra.NoArgs,
+		Use:     "list",
+		Example: `  records token list`,
+		Short:   "List tokens (never their secrets)",
+		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return dbf.with(cmd, func(ctx context.Context, database *db.DB) error {
 				toks, err := auth.NewStore(database.Client, 0).List(ctx)
@@ -109,9 +115,10 @@ func printTokens(out io.Writer, toks []auth.Token, now time.Time) {
 func newTokenRevokeCmd() *cobra.Command {
 	var dbf dbFlags
 	cmd := &cobra.Command{
-		Use:   "revoke ID",
-		Short: "Revoke a token; servers stop accepting it within their token cache time (default 1s)",
-		Args:  cobra.ExactArgs(1),
+		Use:     "revoke ID",
+		Example: `  records token revoke 01a20786-6a15-79b7-8dc7-e450e2bd386a`,
+		Short:   "Revoke a token; servers stop accepting it within their token cache time (default 1s)",
+		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return dbf.with(cmd, func(ctx context.Context, database *db.DB) error {
 				if err := auth.NewStore(database.Client, 0).Revoke(ctx, args[0]); err != nil {

@@ -35,7 +35,10 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 	cfg := gen.DefaultConfig()
 	cfg.DevPostgresURL = envOr("RECORDSGEN_DEV_POSTGRES_URL", defaultDevPostgres)
 	root := &cobra.Command{
-		Use:           "recordsgen",
+		Use: "recordsgen",
+		Example: `  recordsgen generate                            # after editing schema/
+  recordsgen check                               # in CI: are the generated files fresh?
+  recordsgen completion zsh > "${fpath[1]}/_recordsgen"`,
 		Short:         "Generate the records service from schema/",
 		SilenceUsage:  true,
 		SilenceErrors: true,
@@ -51,7 +54,10 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 
 func newGenerateCmd(cfg *gen.Config) *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "generate",
+		Use: "generate",
+		Example: `  recordsgen generate
+  recordsgen generate --migration-name add_loyalty_tier
+  recordsgen generate --dev-postgres-url postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable`,
 		Short: "Write every generated file: ent/, migrations, handlers, routes, OpenAPI",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -79,9 +85,10 @@ func newGenerateCmd(cfg *gen.Config) *cobra.Command {
 
 func newCheckCmd(cfg *gen.Config) *cobra.Command {
 	return &cobra.Command{
-		Use:   "check",
-		Short: "Exit non-zero, naming them, if generated files differ from what generate would write",
-		Args:  cobra.NoArgs,
+		Use:     "check",
+		Example: `  recordsgen check`,
+		Short:   "Exit non-zero, naming them, if generated files differ from what generate would write",
+		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			out, err := gen.Generate(cmd.Context(), *cfg)
 			if err != nil {
