@@ -4,7 +4,7 @@ GO      ?= go
 VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X main.version=$(VERSION)
 
-.PHONY: all generate build run test check bench docs-assets fuzz
+.PHONY: all generate build bin-records run test check bench docs-assets fuzz
 
 all: build
 
@@ -14,12 +14,17 @@ generate:
 	$(GO) run ./cmd/recordsgen generate $(if $(NAME),--migration-name $(NAME))
 
 ## build: build bin/records and bin/recordsgen
-build:
-	$(GO) build -ldflags "$(LDFLAGS)" -o bin/records ./cmd/records
+build: bin-records
 	$(GO) build -o bin/recordsgen ./cmd/recordsgen
 
+# bin-records builds only the service (all that `run` needs), saying so:
+# the first build on a machine compiles every dependency and takes a while.
+bin-records:
+	@echo "building bin/records (the first build on a machine takes a minute or two)…"
+	$(GO) build -ldflags "$(LDFLAGS)" -o bin/records ./cmd/records
+
 ## run: serve the API on SQLite (data/records.db) at 127.0.0.1:8080
-run: build
+run: bin-records
 	./bin/records serve
 
 ## test: the whole suite: format, vet, generated files fresh, then every test on SQLite and PostgreSQL
