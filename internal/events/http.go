@@ -83,6 +83,16 @@ func params(c *gin.Context, allowed ...string) (url.Values, error) {
 	return q, nil
 }
 
+// pageParams reads a page's query string: limit, cursor and the names more.
+func pageParams(c *gin.Context, more ...string) (url.Values, int, error) {
+	q, err := params(c, append([]string{"limit", "cursor"}, more...)...)
+	if err != nil {
+		return nil, 0, err
+	}
+	limit, err := limitOf(q)
+	return q, limit, err
+}
+
 func limitOf(q url.Values) (int, error) {
 	s := q.Get("limit")
 	if s == "" {
@@ -129,12 +139,7 @@ func (l *Log) filterOf(q url.Values) (Filter, error) {
 func (l *Log) serveLog(c *gin.Context) {
 	ctx := c.Request.Context()
 	team, _ := tenant.Team(ctx)
-	q, err := params(c, "limit", "cursor", "filter[type]", "filter[type][eq]", "filter[type][in]", "since")
-	if err != nil {
-		edge.Fail(c, err)
-		return
-	}
-	limit, err := limitOf(q)
+	q, limit, err := pageParams(c, "filter[type]", "filter[type][eq]", "filter[type][in]", "since")
 	if err != nil {
 		edge.Fail(c, err)
 		return
@@ -173,12 +178,7 @@ func (l *Log) serveHistory(c *gin.Context, plural string) {
 		edge.Fail(c, problem.New(problem.NotFound, "no record of %s has id %s, and none had", plural, strconv.Quote(id)))
 		return
 	}
-	q, err := params(c, "limit", "cursor")
-	if err != nil {
-		edge.Fail(c, err)
-		return
-	}
-	limit, err := limitOf(q)
+	q, limit, err := pageParams(c)
 	if err != nil {
 		edge.Fail(c, err)
 		return

@@ -415,30 +415,39 @@ func (s *Service) list(c *gin.Context) {
 		edge.Fail(c, err)
 		return
 	}
+	answerPage(c, s, binding, limit, "webhooks", webhookColumns+` WHERE "team_id" = ? AND "id" > ? ORDER BY "id" LIMIT ?`,
+		[]any{team, after, limit}, scanWebhook, func(w *Webhook) string { return w.ID },
+		func(b []byte, w *Webhook) []byte { return appendWebhook(b, w, "") })
+}
+
+// answerPage reads up to limit rows of text and answers them as
+// {"<member>":[…],"paging":{…}}, with the cursor of the last when the
+// page is full.
+func answerPage[T any](c *gin.Context, s *Service, binding query.Binding, limit int, member, text string, args []any,
+	scan func(*sql.Rows) (T, error), id func(T) string, appendItem func([]byte, T) []byte) {
 	bounded, cancel := edge.Bounded(c.Request.Context())
 	defer cancel()
-	var list []*Webhook
-	err = s.DB.Each(bounded, limit, webhookColumns+` WHERE "team_id" = ? AND "id" > ? ORDER BY "id" LIMIT ?`, []any{team, after, limit},
-		func(rows *sql.Rows) error {
-			w, err := scanWebhook(rows)
-			list = append(list, w)
-			return err
-		})
+	var list []T
+	err := s.DB.Each(bounded, limit, text, args, func(rows *sql.Rows) error {
+		item, err := scan(rows)
+		list = append(list, item)
+		return err
+	})
 	if err != nil {
 		edge.Fail(c, err)
 		return
 	}
 	next := ""
 	if len(list) == limit {
-		next = s.Cursors.Encode(binding, []query.Key{{}}, query.Position{ID: list[len(list)-1].ID})
+		next = s.Cursors.Encode(binding, []query.Key{{}}, query.Position{ID: id(list[len(list)-1])})
 	}
 	edge.WriteJSON(c, http.StatusOK, func(b []byte) []byte {
-		b = append(b, `{"webhooks":[`...)
-		for i, w := range list {
+		b = append(b, `{"`+member+`":[`...)
+		for i, item := range list {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = appendWebhook(b, w, "")
+			b = appendItem(b, item)
 		}
 		b = append(b, ']')
 		return appendPaging(b, limit, next)

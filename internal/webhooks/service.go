@@ -227,31 +227,8 @@ func (s *Service) deliveries(c *gin.Context) {
 		text += ` AND "id" < ?`
 		args = append(args, before)
 	}
-	var list []*Delivery
-	err = s.DB.Each(bounded, limit, text+` ORDER BY "id" DESC LIMIT ?`, append(args, limit), func(rows *sql.Rows) error {
-		d, err := scanDelivery(rows)
-		list = append(list, d)
-		return err
-	})
-	if err != nil {
-		edge.Fail(c, err)
-		return
-	}
-	next := ""
-	if len(list) == limit {
-		next = s.Cursors.Encode(binding, []query.Key{{}}, query.Position{ID: list[len(list)-1].ID})
-	}
-	edge.WriteJSON(c, http.StatusOK, func(b []byte) []byte {
-		b = append(b, `{"deliveries":[`...)
-		for i, d := range list {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = appendDelivery(b, d)
-		}
-		b = append(b, ']')
-		return appendPaging(b, limit, next)
-	})
+	answerPage(c, s, binding, limit, "deliveries", text+` ORDER BY "id" DESC LIMIT ?`, append(args, limit),
+		scanDelivery, func(d *Delivery) string { return d.ID }, appendDelivery)
 }
 
 // test queues a delivery of a webhook.test event.
