@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -53,10 +54,13 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 }
 
 func newGenerateCmd(cfg *gen.Config) *cobra.Command {
+	var allowBreaking, dryRun bool
 	cmd := &cobra.Command{
 		Use: "generate",
 		Example: `  recordsgen generate
   recordsgen generate --migration-name add_loyalty_tier
+  recordsgen generate --dry-run                  # what would change, and the migration; writes nothing
+  recordsgen generate --allow-breaking           # an edit that drops a member, a route or data, on purpose
   recordsgen generate --dev-postgres-url postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable`,
 		Short: "Write every generated file: ent/, migrations, handlers, routes, OpenAPI",
 		Args:  cobra.NoArgs,
@@ -66,11 +70,27 @@ func newGenerateCmd(cfg *gen.Config) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			w := cmd.OutOrStdout()
+			breaks, err := gen.Breaking(*cfg, out)
+			if err != nil {
+				return err
+			}
+			if len(breaks) > 0 {
+				fmt.Fprintln(cmd.ErrOrStderr(), "this edit would break:")
+				for _, b := range breaks {
+					fmt.Fprintln(cmd.ErrOrStderr(), "  "+b)
+				}
+				if !allowBreaking && !dryRun {
+					return errBreaking
+				}
+			}
+			if dryRun {
+				return printPlan(w, cfg.Root, out)
+			}
 			changes, err := out.Write(cfg.Root)
 			if err != nil {
 				return err
 			}
-			w := cmd.OutOrStdout()
 			printNotes(cmd.ErrOrStderr(), out)
 			for _, c := range changes {
 				fmt.Fprintf(w, "%-6s %s\n", c.Kind, c.Path)
@@ -80,7 +100,35 @@ func newGenerateCmd(cfg *gen.Config) *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&cfg.MigrationName, "migration-name", "", "name of the migration file written if the schema changed")
+	cmd.Flags().BoolVar(&allowBreaking, "allow-breaking", false, "write an edit that drops or retypes a member, drops a resource or route, or drops data")
+	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "print the files that would change and the new migrations, and write nothing")
 	return cmd
+}
+
+// errBreaking refuses an edit that would break clients or lose data.
+var errBreaking = errors.New("refused: the edit would break clients or lose data (listed above); " +
+	"run with --dry-run to see the plan, or --allow-breaking to write it")
+
+// printPlan prints what generate would change, and the SQL of the
+// migrations it would add.
+func printPlan(w io.Writer, root string, out *gen.Output) error {
+	changes, err := out.Changes(root)
+	if err != nil {
+		return err
+	}
+	if len(changes) == 0 {
+		fmt.Fprintln(w, "nothing would change")
+		return nil
+	}
+	for _, c := range changes {
+		fmt.Fprintf(w, "would %-6s %s\n", c.Kind, c.Path)
+	}
+	for _, c := range changes {
+		if c.Kind == "create" && strings.HasSuffix(c.Path, ".sql") {
+			fmt.Fprintf(w, "\n== %s\n%s", c.Path, out.Files[c.Path])
+		}
+	}
+	return nil
 }
 
 func newCheckCmd(cfg *gen.Config) *cobra.Command {

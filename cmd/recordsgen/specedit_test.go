@@ -256,3 +256,46 @@ func readServe(t *testing.T, stdout io.Reader) (base, token string) {
 	go io.Copy(io.Discard, stdout)
 	return base, token
 }
+
+// An edit that would break clients or lose data is refused, naming what it
+// breaks; --dry-run shows the plan and writes nothing; --allow-breaking
+// writes it.
+func TestBreakingEditsAreRefused(t *testing.T) {
+	if testing.Short() {
+		t.Skip("generates in a copy of the repository")
+	}
+	dbtest.RequirePostgres(t)
+	dir := copyRepo(t)
+	env := []string{"RECORDSGEN_DEV_POSTGRES_URL=" + dbtest.PostgresURL()}
+	edit(t, filepath.Join(dir, "schema", "customer.go"), `text("phone"),`, ``)
+	out, err := run(t, dir, env, "go", "run", "./cmd/recordsgen", "generate")
+	for _, want := range []string{"clients: the member phone of Customer is gone", "data: drops the column customers.phone", "refused"} {
+		if err == nil || !strings.Contains(out, want) {
+			t.Fatalf("generate must refuse naming %q: %v\n%s", want, err, out)
+		}
+	}
+	if status, _ := run(t, dir, nil, "sh", "-c", "ls internal/migrations/postgres | wc -l"); strings.TrimSpace(status) != fmt.Sprint(countMigrations(t)) {
+		t.Fatalf("a refused generate wrote a migration: %s", status)
+	}
+	out, err = run(t, dir, env, "go", "run", "./cmd/recordsgen", "generate", "--dry-run")
+	if err != nil || !strings.Contains(out, "would update ent/customer.go") || !strings.Contains(out, `DROP COLUMN "phone"`) {
+		t.Fatalf("dry run: %v\n%s", err, out)
+	}
+	if out, err := run(t, dir, env, "go", "run", "./cmd/recordsgen", "check"); err == nil {
+		t.Fatalf("the dry run wrote files: %s", out)
+	}
+	if out, err := run(t, dir, env, "go", "run", "./cmd/recordsgen", "generate", "--allow-breaking"); err != nil {
+		t.Fatalf("--allow-breaking: %v\n%s", err, out)
+	}
+	if out, err := run(t, dir, env, "go", "run", "./cmd/recordsgen", "check"); err != nil {
+		t.Fatalf("after --allow-breaking: %v\n%s", err, out)
+	}
+}
+
+func countMigrations(t *testing.T) int {
+	files, err := filepath.Glob("../../internal/migrations/postgres/*.sql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(files)
+}

@@ -226,3 +226,16 @@ func TestAThrowAwayPostgresWritesTheMigration(t *testing.T) {
 		t.Fatalf("want the migration to contain %s, got\n%s", want, sql)
 	}
 }
+
+// SQLite's table rebuilds drop the old table after copying it: not a loss.
+// A table or column dropped outright is.
+func TestDataLoss(t *testing.T) {
+	rebuild := "CREATE TABLE `new_customers` (`id` text);\nINSERT INTO `new_customers` SELECT `id` FROM `customers`;\nDROP TABLE `customers`;\nALTER TABLE `new_customers` RENAME TO `customers`;\n"
+	if got := dataLoss(rebuild); len(got) != 0 {
+		t.Fatalf("a rebuild read as a loss: %v", got)
+	}
+	got := dataLoss("DROP TABLE \"vendors\";\nALTER TABLE \"customers\" DROP COLUMN \"phone\";\n")
+	if len(got) != 2 || !strings.Contains(got[0], "vendors") || !strings.Contains(got[1], "customers.phone") {
+		t.Fatalf("%v", got)
+	}
+}

@@ -1,0 +1,176 @@
+package gen
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"maps"
+	"os"
+	"path"
+	"regexp"
+	"slices"
+	"strings"
+
+	"records/internal/migrate"
+)
+
+// Breaking lists what the generated files out would break, against the
+// files committed under root: for clients, routes and resources gone and
+// members gone or retyped (from the OpenAPI document); for data, columns and
+// tables a new migration drops. Nothing when the change only adds.
+func Breaking(cfg Config, out *Output) ([]string, error) {
+	var found []string
+	doc := path.Join(cfg.HandlersDir, "openapi.json")
+	old, err := os.ReadFile(cfg.path(doc))
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		return nil, err
+	default:
+		if next, ok := out.Files[doc]; ok {
+			found, err = apiBreaks(old, next)
+			if err != nil {
+				return nil, err
+			}
+		}
+	}
+	for _, p := range slices.Sorted(maps.Keys(out.Files)) {
+		if !strings.HasPrefix(p, cfg.MigrationsDir+"/") || !strings.HasSuffix(p, ".sql") {
+			continue
+		}
+		if _, err := os.Stat(cfg.path(p)); err == nil {
+			continue // committed already
+		}
+		if path.Base(path.Dir(p)) != migrate.Dirs[migrate.Postgres] && hasPostgresTwin(out, p) {
+			continue // PostgreSQL's plan says plainly what is dropped
+		}
+		for _, d := range dataLoss(string(out.Files[p])) {
+			found = append(found, fmt.Sprintf("data: %s (%s)", d, p))
+		}
+	}
+	return found, nil
+}
+
+// hasPostgresTwin tells whether the PostgreSQL migration of the same
+// version as the migration p holds a plan (and not "No change").
+func hasPostgresTwin(out *Output, p string) bool {
+	twin := path.Join(path.Dir(path.Dir(p)), migrate.Dirs[migrate.Postgres], path.Base(p))
+	b, ok := out.Files[twin]
+	return ok && !strings.Contains(string(b), "No change for this database")
+}
+
+var (
+	dropTable  = regexp.MustCompile("(?m)^DROP TABLE [`\"]([^`\"]+)[`\"]")
+	dropColumn = regexp.MustCompile("(?m)^ALTER TABLE [`\"]([^`\"]+)[`\"] DROP COLUMN [`\"]([^`\"]+)[`\"]")
+	// SQLite rebuilds a table to change it: the old one is dropped after
+	// its rows are copied into new_<name>, which is not a loss.
+	rebuilt = regexp.MustCompile("(?m)^ALTER TABLE [`\"]new_([^`\"]+)[`\"] RENAME TO")
+)
+
+// dataLoss lists the tables and columns a migration drops.
+func dataLoss(sql string) []string {
+	renamed := map[string]bool{}
+	for _, m := range rebuilt.FindAllStringSubmatch(sql, -1) {
+		renamed[m[1]] = true
+	}
+	var out []string
+	for _, m := range dropTable.FindAllStringSubmatch(sql, -1) {
+		if !renamed[m[1]] {
+			out = append(out, "drops the table "+m[1]+" and every row in it")
+		}
+	}
+	for _, m := range dropColumn.FindAllStringSubmatch(sql, -1) {
+		out = append(out, "drops the column "+m[1]+"."+m[2]+" and its values")
+	}
+	return out
+}
+
+type apiDoc struct {
+	Paths      map[string]map[string]json.RawMessage `json:"paths"`
+	Components struct {
+		Schemas map[string]struct {
+			Properties map[string]json.RawMessage `json:"properties"`
+		} `json:"schemas"`
+	} `json:"components"`
+}
+
+// apiBreaks compares two OpenAPI documents as a client would feel it.
+func apiBreaks(oldDoc, newDoc []byte) ([]string, error) {
+	var a, b apiDoc
+	if err := json.Unmarshal(oldDoc, &a); err != nil {
+		return nil, fmt.Errorf("reading the committed OpenAPI document: %w", err)
+	}
+	if err := json.Unmarshal(newDoc, &b); err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, p := range slices.Sorted(maps.Keys(a.Paths)) {
+		for _, m := range slices.Sorted(maps.Keys(a.Paths[p])) {
+			if m == "parameters" {
+				continue
+			}
+			if _, ok := b.Paths[p][m]; !ok {
+				out = append(out, fmt.Sprintf("clients: the route %s %s is gone", strings.ToUpper(m), p))
+			}
+		}
+	}
+	// A resource's schema is the one its record is answered in: a name
+	// without a suffix of the document's other schemas.
+	for _, name := range slices.Sorted(maps.Keys(a.Components.Schemas)) {
+		if !isRecordSchema(name, a.Components.Schemas) {
+			continue
+		}
+		next, ok := b.Components.Schemas[name]
+		if !ok {
+			out = append(out, "clients: the resource "+name+" is gone")
+			continue
+		}
+		before := a.Components.Schemas[name]
+		for _, m := range slices.Sorted(maps.Keys(before.Properties)) {
+			nv, ok := next.Properties[m]
+			switch {
+			case !ok:
+				out = append(out, fmt.Sprintf("clients: the member %s of %s is gone", m, name))
+			case typeOf(nv) != typeOf(before.Properties[m]):
+				out = append(out, fmt.Sprintf("clients: the member %s of %s changes type, from %s to %s", m, name, typeOf(before.Properties[m]), typeOf(nv)))
+			}
+		}
+	}
+	return out, nil
+}
+
+// isRecordSchema tells whether name is a resource's record: it has a
+// <name>Write twin.
+func isRecordSchema[V any](name string, schemas map[string]V) bool {
+	_, ok := schemas[name+"Write"]
+	return ok
+}
+
+// typeOf is a member schema's type as a client's code sees it: its type
+// and format, or what it refers to.
+func typeOf(raw json.RawMessage) string {
+	var s struct {
+		Type   any    `json:"type"`
+		Format string `json:"format"`
+		Ref    string `json:"$ref"`
+		Items  *struct {
+			Type any    `json:"type"`
+			Ref  string `json:"$ref"`
+		} `json:"items"`
+	}
+	_ = json.Unmarshal(raw, &s)
+	t := fmt.Sprint(s.Type)
+	if s.Ref != "" {
+		t = path.Base(s.Ref)
+	}
+	if s.Format != "" {
+		t += " (" + s.Format + ")"
+	}
+	if s.Items != nil {
+		t += " of " + fmt.Sprint(s.Items.Type) + path.Base(s.Items.Ref)
+	}
+	return strings.TrimSpace(t)
+}
+
+
