@@ -172,5 +172,3 @@ func typeOf(raw json.RawMessage) string {
 	}
 	return strings.TrimSpace(t)
 }
-
-
