@@ -55,3 +55,30 @@ func TestVersion(t *testing.T) {
 		t.Fatalf("version: exit %d: %q", code, out)
 	}
 }
+
+// migrate --reset empties a database and migrates it afresh; on PostgreSQL
+// only with --yes.
+func TestMigrateReset(t *testing.T) {
+	for _, d := range dbtest.Dialects {
+		t.Run(dbtest.Name(d), func(t *testing.T) {
+			url := dbtest.URL(t, d)
+			if code, out, errOut := run(t, "token", "create", "--name", "old", "--database-url", url); code != 0 {
+				t.Fatalf("token create: %s%s", out, errOut)
+			}
+			args := []string{"migrate", "--reset", "--database-url", url}
+			if d == "postgres" {
+				if code, _, errOut := run(t, args...); code == 0 || !strings.Contains(errOut, "--yes") {
+					t.Fatalf("--reset on PostgreSQL without --yes: exit %d %s", code, errOut)
+				}
+				args = append(args, "--yes")
+			}
+			code, out, errOut := run(t, args...)
+			if code != 0 || !strings.Contains(out, "emptied") || !strings.Contains(out, "applied 0001_init.sql") {
+				t.Fatalf("reset: exit %d\n%s%s", code, out, errOut)
+			}
+			if _, out, _ := run(t, "token", "list", "--database-url", url); strings.Contains(out, "old") {
+				t.Fatalf("a token survived the reset:\n%s", out)
+			}
+		})
+	}
+}

@@ -78,3 +78,9 @@ func redact(raw string) string {
 	}
 	return u.Redacted()
 }
+
+// IsPostgres tells whether a database URL names PostgreSQL.
+func IsPostgres(url string) bool {
+	src, err := parseURL(url)
+	return err == nil && src.dialect == migrate.Postgres
+}

@@ -200,8 +200,8 @@ func pending(ctx context.Context, conn *sql.Conn, set []Migration) ([]Migration,
 		switch {
 		case !ok:
 			return nil, fmt.Errorf("%w: it has migration %s, unknown to this binary. Run the version of the program that made it; "+
-				"or, if this is a development database you changed the schema of and then undid the change, delete it "+
-				"(the SQLite file, e.g. data/records.db) and start again", ErrNewerDatabase, name)
+				"or, if this is a development database you changed the schema of and then undid the change, empty it with "+
+				"`records migrate --reset` (every row is lost)", ErrNewerDatabase, name)
 		case m.Checksum != cs:
 			return nil, fmt.Errorf("migration %s differs from the one applied to the database (applied migration files must never be edited)", m.Name)
 		}
