@@ -4,7 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -49,7 +52,7 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 	root.PersistentFlags().StringVar(&cfg.Root, "root", cfg.Root, "repository root (run from inside its module)")
 	root.PersistentFlags().StringVar(&cfg.DevPostgresURL, "dev-postgres-url", cfg.DevPostgresURL,
 		"PostgreSQL where a scratch schema is made to write PostgreSQL migrations (env RECORDSGEN_DEV_POSTGRES_URL)")
-	root.AddCommand(newGenerateCmd(&cfg), newCheckCmd(&cfg))
+	root.AddCommand(newGenerateCmd(&cfg), newCheckCmd(&cfg), newNewCmd(&cfg))
 	return root
 }
 
@@ -170,4 +173,40 @@ func envOr(key, fallback string) string {
 		return v
 	}
 	return fallback
+}
+
+func newNewCmd(cfg *gen.Config) *cobra.Command {
+	newCmd := &cobra.Command{
+		Use:   "new",
+		Short: "Scaffold part of the specification",
+	}
+	var r gen.NewResource
+	resource := &cobra.Command{
+		Use: "resource NAME",
+		Example: `  recordsgen new resource Shipment --field carrier:text --field weight:number --field shipped_on:date
+  recordsgen new resource Parcel --field tracking:text --parent Shipment   # a child: the parent gets its edge
+  make generate NAME=add_shipments`,
+		Short: "Write the ent schema of a new resource (and, for a child, its parent's edge), for make generate",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			r.Type = args[0]
+			files, err := gen.Scaffold(*cfg, r)
+			if err != nil {
+				return err
+			}
+			for _, p := range slices.Sorted(maps.Keys(files)) {
+				if err := os.WriteFile(filepath.Join(cfg.Root, filepath.FromSlash(p)), files[p], 0o644); err != nil {
+					return err
+				}
+				fmt.Fprintln(cmd.OutOrStdout(), "wrote", p)
+			}
+			fmt.Fprintln(cmd.OutOrStdout(), "next: make generate NAME=add_"+gen.Plural(r)+" (review the schema first: members, sortable ones, parents)")
+			return nil
+		},
+	}
+	resource.Flags().StringArrayVar(&r.Fields, "field", nil, "a member, name:type; type is text, integer, number, numeric, boolean, date or datetime (repeat)")
+	resource.Flags().StringVar(&r.Parent, "parent", "", "the parent resource (contract name, e.g. Return): the new one is its child")
+	resource.Flags().StringVar(&r.Plural, "plural", "", "the collection's name (default: the name in snake_case, pluralised)")
+	newCmd.AddCommand(resource)
+	return newCmd
 }

@@ -299,3 +299,37 @@ func countMigrations(t *testing.T) int {
 	}
 	return len(files)
 }
+
+// A scaffolded resource, a child of another, generates and builds, and its
+// parent expands it.
+func TestScaffoldedResourceGeneratesAndBuilds(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the service from a copy of the repository")
+	}
+	dbtest.RequirePostgres(t)
+	dir := copyRepo(t)
+	env := []string{"RECORDSGEN_DEV_POSTGRES_URL=" + dbtest.PostgresURL()}
+	out, err := run(t, dir, env, "go", "run", "./cmd/recordsgen", "new", "resource", "Shipment",
+		"--field", "carrier:text", "--field", "weight:number", "--field", "shipped_on:date", "--parent", "Return")
+	if err != nil || !strings.Contains(out, "wrote schema/shipment.go") || !strings.Contains(out, "wrote schema/return.go") {
+		t.Fatalf("scaffold: %v\n%s", err, out)
+	}
+	if out, err := run(t, dir, env, "go", "run", "./cmd/recordsgen", "new", "resource", "Shipment"); err == nil {
+		t.Fatalf("a second Shipment was scaffolded: %s", out)
+	}
+	if out, err := run(t, dir, env, "go", "run", "./cmd/recordsgen", "generate", "--migration-name", "add_shipments"); err != nil {
+		t.Fatalf("generate: %v\n%s", err, out)
+	}
+	if out, err := run(t, dir, env, "go", "build", "./..."); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	doc, err := os.ReadFile(filepath.Join(dir, "internal", "handlers", "openapi.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"/v1/shipments/{id}"`, `"shipped_on"`, `"/v1/shipments/{id}/history"`, `"return_id"`} {
+		if !strings.Contains(string(doc), want) {
+			t.Fatalf("the document lacks %s", want)
+		}
+	}
+}
