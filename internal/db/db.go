@@ -79,8 +79,6 @@ func Open(ctx context.Context, cfg Config) (*DB, error) {
 	stmts.system, generated.system = "sqlite", "sqlite"
 	if src.dialect == migrate.Postgres {
 		stmts.system, generated.system = "postgresql", "postgresql"
-	}
-	if src.dialect == migrate.Postgres {
 		generated.rebind = dollarPlaceholders
 	}
 	drv := &driver{dialect: src.dialect, pool: pool, stmts: stmts, txs: new(atomic.Int64)}

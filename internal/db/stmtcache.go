@@ -3,11 +3,12 @@ package db
 import (
 	"context"
 	"database/sql"
-	"records/internal/tracing"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	"records/internal/tracing"
 )
 
 // stmtCache prepares each distinct SQL text once and reuses the statement.
@@ -104,11 +105,8 @@ type dbConn struct{ c *stmtCache }
 
 func (p dbConn) ExecContext(ctx context.Context, query string, args ...any) (res sql.Result, err error) {
 	p.c.ran.Add(1)
-	if tracing.Enabled() {
-		var end func(error)
-		ctx, end = tracing.Database(ctx, p.c.system, query)
-		defer func() { end(err) }()
-	}
+	ctx, end := tracing.Database(ctx, p.c.system, query)
+	defer func() { end(err) }()
 	st, err := p.c.get(ctx, query)
 	if err != nil {
 		return nil, Classify(ctx, err)
@@ -123,11 +121,8 @@ func (p dbConn) ExecContext(ctx context.Context, query string, args ...any) (res
 
 func (p dbConn) QueryContext(ctx context.Context, query string, args ...any) (rows *sql.Rows, err error) {
 	p.c.ran.Add(1)
-	if tracing.Enabled() {
-		var end func(error)
-		ctx, end = tracing.Database(ctx, p.c.system, query)
-		defer func() { end(err) }()
-	}
+	ctx, end := tracing.Database(ctx, p.c.system, query)
+	defer func() { end(err) }()
 	st, err := p.c.get(ctx, query)
 	if err != nil {
 		return nil, Classify(ctx, err)
@@ -150,11 +145,8 @@ type txConn struct {
 
 func (t txConn) ExecContext(ctx context.Context, query string, args ...any) (res sql.Result, err error) {
 	t.c.ran.Add(1)
-	if tracing.Enabled() {
-		var end func(error)
-		ctx, end = tracing.Database(ctx, t.c.system, query)
-		defer func() { end(err) }()
-	}
+	ctx, end := tracing.Database(ctx, t.c.system, query)
+	defer func() { end(err) }()
 	if st := t.c.cached(query); st != nil {
 		res, err = t.tx.StmtContext(ctx, st).ExecContext(ctx, args...)
 	} else {
@@ -165,11 +157,8 @@ func (t txConn) ExecContext(ctx context.Context, query string, args ...any) (res
 
 func (t txConn) QueryContext(ctx context.Context, query string, args ...any) (rows *sql.Rows, err error) {
 	t.c.ran.Add(1)
-	if tracing.Enabled() {
-		var end func(error)
-		ctx, end = tracing.Database(ctx, t.c.system, query)
-		defer func() { end(err) }()
-	}
+	ctx, end := tracing.Database(ctx, t.c.system, query)
+	defer func() { end(err) }()
 	if st := t.c.cached(query); st != nil {
 		rows, err = t.tx.StmtContext(ctx, st).QueryContext(ctx, args...)
 	} else {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+
 	"records/internal/tracing"
 )
 
@@ -73,11 +74,8 @@ func (w *Writer) stmt(ctx context.Context, text string) (*sql.Stmt, error) {
 // Query runs a statement that answers rows (INSERT … RETURNING) and calls
 // scan for each, at most max (all when max < 0); it returns how many.
 func (w *Writer) Query(ctx context.Context, max int, text string, args []any, scan func(*sql.Rows) error) (n int, err error) {
-	if tracing.Enabled() {
-		var end func(error)
-		ctx, end = tracing.Database(ctx, w.db.generated.system, text)
-		defer func() { end(err) }()
-	}
+	ctx, end := tracing.Database(ctx, w.db.generated.system, text)
+	defer func() { end(err) }()
 	st, err := w.stmt(ctx, text)
 	if err != nil {
 		return 0, Classify(ctx, err)
@@ -108,11 +106,8 @@ func (w *Writer) Query(ctx context.Context, max int, text string, args []any, sc
 
 // Exec runs a statement and returns the rows it affected.
 func (w *Writer) Exec(ctx context.Context, text string, args ...any) (affected int64, err error) {
-	if tracing.Enabled() {
-		var end func(error)
-		ctx, end = tracing.Database(ctx, w.db.generated.system, text)
-		defer func() { end(err) }()
-	}
+	ctx, end := tracing.Database(ctx, w.db.generated.system, text)
+	defer func() { end(err) }()
 	st, err := w.stmt(ctx, text)
 	if err != nil {
 		return 0, Classify(ctx, err)

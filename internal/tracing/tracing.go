@@ -69,11 +69,17 @@ func Stop() { enabled.Store(false) }
 // Tracer is the service's tracer; callers check Enabled first.
 func Tracer() trace.Tracer { return *tracer.Load() }
 
+// noEnd is the end of a span never started.
+func noEnd(error) {}
+
 // Database starts the span of a database call, a child of ctx's span: its
 // statement's text (never its parameters) and the database's kind. end
-// records the call's error, if any, and ends it. Callers check Enabled
-// first.
+// records the call's error, if any, and ends it. With tracing off it
+// starts nothing: ctx as it is, and an end that does nothing.
 func Database(ctx context.Context, system, statement string) (context.Context, func(error)) {
+	if !Enabled() {
+		return ctx, noEnd
+	}
 	op, _, _ := strings.Cut(strings.TrimSpace(statement), " ")
 	ctx, span := Tracer().Start(ctx, strings.ToUpper(op), trace.WithSpanKind(trace.SpanKindClient),
 		trace.WithAttributes(attribute.String("db.system", system), attribute.String("db.statement", statement)))
