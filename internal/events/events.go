@@ -28,7 +28,7 @@ import (
 	"records/internal/wire"
 )
 
-// Types are the event types of a resource.
+// actions are what an event says happened to its record.
 var actions = []string{"created", "updated", "deleted"}
 
 // Log reads the events of the database.
@@ -36,8 +36,19 @@ type Log struct {
 	DB        *db.DB
 	Cursors   *query.Cursors
 	Resources map[string]engine.Imager // by plural
-	// Retention is how long events are kept; 0 keeps them forever.
-	Retention time.Duration
+	types     []string                 // every event type, sorted
+}
+
+// NewLog reads the events of database, of the resources given by plural.
+func NewLog(database *db.DB, cursors *query.Cursors, resources map[string]engine.Imager) *Log {
+	l := &Log{DB: database, Cursors: cursors, Resources: resources}
+	for p := range resources {
+		for _, a := range actions {
+			l.types = append(l.types, p+"."+a)
+		}
+	}
+	slices.Sort(l.types)
+	return l
 }
 
 // DefaultRetention is how long events are kept unless configured.
@@ -59,17 +70,8 @@ type Event struct {
 	OccurredAt int64 // microseconds since 1970
 }
 
-// Types lists every event type, sorted.
-func (l *Log) Types() []string {
-	var out []string
-	for p := range l.Resources {
-		for _, a := range actions {
-			out = append(out, p+"."+a)
-		}
-	}
-	slices.Sort(out)
-	return out
-}
+// Types lists every event type, sorted; callers do not change it.
+func (l *Log) Types() []string { return l.types }
 
 // Filter narrows a read of the log.
 type Filter struct {

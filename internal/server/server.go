@@ -203,7 +203,7 @@ func (s *Server) routes(ctx context.Context, cursors *query.Cursors) (*gin.Engin
 		IdempotencyTTL: s.cfg.IdempotencyTTL,
 	}
 	handlers.Register(r, svc)
-	log := &events.Log{DB: s.db, Cursors: cursors, Resources: svc.Resources(), Retention: s.cfg.EventRetention}
+	log := events.NewLog(s.db, cursors, svc.Resources())
 	s.stream = events.DefaultStream(log, s.log)
 	log.Register(r, s.stream)
 	hooks, err := webhooks.New(ctx, s.cfg.Webhooks, s.db, svc, log, cursors, s.log)

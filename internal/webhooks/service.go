@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	"database/sql"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -284,5 +283,3 @@ func insertDeliveries(ctx context.Context, w engine.Writer, list []*Delivery) er
 	}
 	return nil
 }
-
-var errNoWebhook = errors.New("the webhook was deleted")
