@@ -41,21 +41,18 @@ func (l *Log) Register(r *edge.Router, stream *Stream) {
 // logBinding binds a cursor of the log to the team.
 func logBinding(team int) query.Binding { return query.Binding{Resource: "events", Team: team} }
 
-// cursorKeys are a position's keys: none but the id, which carries it.
-var cursorKeys = []query.Key{{}}
-
 // Cursor is the cursor of the position after p.
 func (l *Log) Cursor(team int, p Position) string {
-	return l.Cursors.Encode(logBinding(team), cursorKeys, query.Position{ID: strconv.FormatInt(p.TxID, 10) + "." + strconv.FormatInt(p.Seq, 10)})
+	return l.Cursors.EncodeID(logBinding(team), strconv.FormatInt(p.TxID, 10)+"."+strconv.FormatInt(p.Seq, 10))
 }
 
 // ParseCursor reads a cursor of the team's log, naming member when it fails.
 func (l *Log) ParseCursor(team int, member, token string) (Position, error) {
-	pos, err := l.Cursors.Decode(token, logBinding(team), cursorKeys)
+	id, err := l.Cursors.DecodeID(token, logBinding(team))
 	if err != nil {
 		return Position{}, problem.Member(member, "%v", err)
 	}
-	tx, seq, ok := strings.Cut(pos.ID, ".")
+	tx, seq, ok := strings.Cut(id, ".")
 	p := Position{}
 	var err1, err2 error
 	p.TxID, err1 = strconv.ParseInt(tx, 10, 64)
@@ -83,8 +80,10 @@ func params(c *gin.Context, allowed ...string) (url.Values, error) {
 	return q, nil
 }
 
-// pageParams reads a page's query string: limit, cursor and the names more.
-func pageParams(c *gin.Context, more ...string) (url.Values, int, error) {
+// PageParams reads a page's query string: limit (1 to spec.MaxLimit,
+// spec.DefaultLimit when absent), cursor, and the names more; any other
+// name, or one given twice, is a 400 naming it.
+func PageParams(c *gin.Context, more ...string) (url.Values, int, error) {
 	q, err := params(c, append([]string{"limit", "cursor"}, more...)...)
 	if err != nil {
 		return nil, 0, err
@@ -139,7 +138,7 @@ func (l *Log) filterOf(q url.Values) (Filter, error) {
 func (l *Log) serveLog(c *gin.Context) {
 	ctx := c.Request.Context()
 	team, _ := tenant.Team(ctx)
-	q, limit, err := pageParams(c, "filter[type]", "filter[type][eq]", "filter[type][in]", "since")
+	q, limit, err := PageParams(c, "filter[type]", "filter[type][eq]", "filter[type][in]", "since")
 	if err != nil {
 		edge.Fail(c, err)
 		return
@@ -178,7 +177,7 @@ func (l *Log) serveHistory(c *gin.Context, plural string) {
 		edge.Fail(c, problem.New(problem.NotFound, "no record of %s has id %s, and none had", plural, strconv.Quote(id)))
 		return
 	}
-	q, limit, err := pageParams(c)
+	q, limit, err := PageParams(c)
 	if err != nil {
 		edge.Fail(c, err)
 		return
@@ -186,9 +185,9 @@ func (l *Log) serveHistory(c *gin.Context, plural string) {
 	binding := query.Binding{Resource: plural + "/" + id + "/history", Team: team}
 	var after int64
 	if cur := q.Get("cursor"); cur != "" {
-		pos, err := l.Cursors.Decode(cur, binding, cursorKeys)
+		id, err := l.Cursors.DecodeID(cur, binding)
 		if err == nil {
-			after, err = strconv.ParseInt(pos.ID, 10, 64)
+			after, err = strconv.ParseInt(id, 10, 64)
 		}
 		if err != nil {
 			edge.Fail(c, problem.Member("cursor", "%v", err))
@@ -213,7 +212,7 @@ func (l *Log) serveHistory(c *gin.Context, plural string) {
 	}
 	next := ""
 	if len(page) == limit {
-		next = l.Cursors.Encode(binding, cursorKeys, query.Position{ID: strconv.FormatInt(page[len(page)-1].Seq, 10)})
+		next = l.Cursors.EncodeID(binding, strconv.FormatInt(page[len(page)-1].Seq, 10))
 	}
 	l.answer(c, team, page, limit, next)
 }

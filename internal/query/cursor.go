@@ -149,3 +149,22 @@ func decodeValue(t spec.Type, raw json.RawMessage) (any, error) {
 		return s, err
 	}
 }
+
+// idKeys are the keys of a list ordered by one text alone: the position
+// carries it as its id.
+var idKeys = []Key{{}}
+
+// EncodeID is the cursor after id in a list ordered by id alone (the event
+// log, a record's history, webhooks and their deliveries) made for b.
+func (c *Cursors) EncodeID(b Binding, id string) string {
+	return c.Encode(b, idKeys, Position{ID: id})
+}
+
+// DecodeID reads a cursor EncodeID made for b, or fails with ErrCursor.
+func (c *Cursors) DecodeID(token string, b Binding) (string, error) {
+	pos, err := c.Decode(token, b, idKeys)
+	if err != nil {
+		return "", err
+	}
+	return pos.ID, nil
+}

@@ -12,7 +12,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -23,6 +22,7 @@ import (
 
 	"records/internal/edge"
 	"records/internal/engine"
+	"records/internal/events"
 	"records/internal/problem"
 	"records/internal/query"
 	"records/internal/spec"
@@ -59,10 +59,6 @@ func scanWebhook(rows *sql.Rows) (*Webhook, error) {
 	return &w, nil
 }
 
-func appendTime(b []byte, t time.Time) []byte {
-	return wire.AppendTime(b, t)
-}
-
 func appendNullTime(b []byte, t sql.NullTime) []byte {
 	if !t.Valid {
 		return append(b, "null"...)
@@ -96,9 +92,9 @@ func appendWebhook(b []byte, w *Webhook, secret string) []byte {
 	b = append(b, `,"version":`...)
 	b = strconv.AppendInt(b, w.Version, 10)
 	b = append(b, `,"created_at":`...)
-	b = appendTime(b, w.CreatedAt)
+	b = wire.AppendTime(b, w.CreatedAt)
 	b = append(b, `,"updated_at":`...)
-	b = appendTime(b, w.UpdatedAt)
+	b = wire.AppendTime(b, w.UpdatedAt)
 	if secret != "" {
 		b = append(b, `,"secret":`...)
 		b = wire.AppendString(b, secret)
@@ -368,27 +364,14 @@ func (s *Service) get(c *gin.Context) {
 
 // page reads a page's parameters: limit and a cursor bound to binding.
 func (s *Service) page(c *gin.Context, binding query.Binding) (limit int, after string, err error) {
-	q, err := url.ParseQuery(c.Request.URL.RawQuery)
+	q, limit, err := events.PageParams(c)
 	if err != nil {
-		return 0, "", problem.New(problem.InvalidRequest, "the query string is malformed: %v", err)
-	}
-	for name := range q {
-		if name != "limit" && name != "cursor" {
-			return 0, "", problem.Member(name, "is not a parameter of this route (it takes limit, cursor)")
-		}
-	}
-	limit = spec.DefaultLimit
-	if v := q.Get("limit"); v != "" {
-		if limit, err = strconv.Atoi(v); err != nil || limit < 1 || limit > spec.MaxLimit {
-			return 0, "", problem.Member("limit", "must be a whole number from 1 to %d", spec.MaxLimit)
-		}
+		return 0, "", err
 	}
 	if v := q.Get("cursor"); v != "" {
-		pos, err := s.Cursors.Decode(v, binding, []query.Key{{}})
-		if err != nil {
+		if after, err = s.Cursors.DecodeID(v, binding); err != nil {
 			return 0, "", problem.Member("cursor", "%v", err)
 		}
-		after = pos.ID
 	}
 	return limit, after, nil
 }
@@ -439,7 +422,7 @@ func answerPage[T any](c *gin.Context, s *Service, binding query.Binding, limit 
 	}
 	next := ""
 	if len(list) == limit {
-		next = s.Cursors.Encode(binding, []query.Key{{}}, query.Position{ID: id(list[len(list)-1])})
+		next = s.Cursors.EncodeID(binding, id(list[len(list)-1]))
 	}
 	edge.WriteJSON(c, http.StatusOK, func(b []byte) []byte {
 		b = append(b, `{"`+member+`":[`...)

@@ -197,7 +197,7 @@ func appendDelivery(b []byte, d *Delivery) []byte {
 	b = append(b, `,"delivered_at":`...)
 	b = appendNullTime(b, d.Delivered)
 	b = append(b, `,"created_at":`...)
-	b = appendTime(b, d.CreatedAt)
+	b = wire.AppendTime(b, d.CreatedAt)
 	return append(b, '}')
 }
 
@@ -245,7 +245,7 @@ func (s *Service) test(c *gin.Context) {
 		now := time.Now().UTC().Truncate(time.Microsecond)
 		evt := "evt_test_" + hex.EncodeToString(rnd)
 		b := []byte(`{"id":"` + evt + `","type":"webhook.test","occurred_at":`)
-		b = appendTime(b, now)
+		b = wire.AppendTime(b, now)
 		b = append(b, `,"team_id":`...)
 		b = strconv.AppendInt(b, int64(team), 10)
 		b = append(b, `,"data":{"object":{"webhook_id":`...)
