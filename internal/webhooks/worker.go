@@ -279,10 +279,11 @@ func (s *Service) record(ctx context.Context, d *Delivery, code int, failure str
 	now := time.Now().UTC().Truncate(time.Microsecond)
 	status := sql.NullInt64{Int64: int64(code), Valid: code != 0}
 	outcome := "delivered"
+	var err error
 	if failure == "" {
-		// One statement: the attempt delivered, and the webhook no longer
-		// failing if it was.
-		err := s.DB.Write(ctx, false, func(w engine.Writer) error {
+		// Autocommitted: the attempt delivered, then, if it was failing,
+		// the webhook no longer so.
+		err = s.DB.Write(ctx, false, func(w engine.Writer) error {
 			n, err := w.Exec(ctx, `UPDATE "webhook_deliveries" SET "status" = 'delivered', "status_code" = ?, "delivered_at" = ?, "lease_until" = NULL
 WHERE "id" = ? AND "status" = 'pending' AND "lease_until" = ?`, status, now, d.ID, d.LeaseUntil.Time)
 			if err != nil || n == 0 {
@@ -295,15 +296,23 @@ WHERE "id" = ? AND "status" = 'pending' AND "lease_until" = ?`, status, now, d.I
 			}
 			return err
 		})
-		if err == nil && outcome != "" {
-			s.outcomes.WithLabelValues(outcome).Inc()
-			if at, ok := occurredAt(d.Body); ok {
-				s.lag.Observe(now.Sub(at).Seconds())
-			}
-		}
-		return err
+	} else {
+		outcome, err = s.recordFailure(ctx, d, status, failure, failing, now)
 	}
-	err := s.DB.Write(ctx, true, func(w engine.Writer) error {
+	if err == nil && outcome != "" {
+		s.outcomes.WithLabelValues(outcome).Inc()
+		if at, ok := occurredAt(d.Body); ok && outcome == "delivered" {
+			s.lag.Observe(now.Sub(at).Seconds())
+		}
+	}
+	return err
+}
+
+// recordFailure writes a failed attempt, the next one unless it was the
+// last, and the webhook's failing state, in one transaction; outcome says
+// which it was ("" when the lease had lapsed and nothing was written).
+func (s *Service) recordFailure(ctx context.Context, d *Delivery, status sql.NullInt64, failure string, failing bool, now time.Time) (outcome string, err error) {
+	err = s.DB.Write(ctx, true, func(w engine.Writer) error {
 		if len(failure) > 1000 {
 			failure = failure[:1000]
 		}
@@ -335,10 +344,7 @@ WHERE "id" = ? AND "status" = 'pending' AND "lease_until" = ?`, status, failure,
 		s.forget(d.WebhookID)
 		return err
 	})
-	if err == nil && outcome != "" {
-		s.outcomes.WithLabelValues(outcome).Inc()
-	}
-	return err
+	return outcome, err
 }
 
 // errDisabled is the failure of an attempt at a disabled webhook: no
