@@ -65,7 +65,7 @@ func (op *Op[E]) bulk(ctx context.Context, s *Service, body []byte) (int, *Resul
 		return 0, nil, err
 	}
 	records := make([]*E, len(items))
-	err = s.write(ctx, true, func(w Writer) error {
+	err = s.Write(ctx, true, func(w Writer) error {
 		if err := op.bulkChecks(ctx, w, team, inputs, ids); err != nil {
 			return err
 		}

@@ -40,7 +40,7 @@ func (op *Op[E]) delete(ctx context.Context, s *Service, req *request) (int, *Re
 	b.WriteString(`DELETE FROM ` + quote(op.Res.Table) + ` WHERE "id" = ? AND "team_id" = ?`)
 	args := versionCondition(&b, req.ifMatch, []any{req.id, team})
 	args = metaCondition(&b, eventMeta(ctx), args)
-	err = s.write(ctx, false, func(w Writer) error {
+	err = s.Write(ctx, false, func(w Writer) error {
 		n, err := w.Exec(ctx, b.String(), args...)
 		if err == nil && n == 0 {
 			err = op.unwritten(ctx, w, team, req.id, req.ifMatch, nil)
@@ -63,7 +63,7 @@ func (op *Op[E]) deleteBy(ctx context.Context, s *Service, req *request) (int, *
 		return 0, nil, err
 	}
 	var n int64
-	err = s.write(ctx, false, func(w Writer) (err error) {
+	err = s.Write(ctx, false, func(w Writer) (err error) {
 		var b strings.Builder
 		b.WriteString(`DELETE FROM ` + quote(op.Res.Table) + ` WHERE "team_id" = ? AND ` + quote(op.ByColumn) + ` = ?`)
 		args := metaCondition(&b, eventMeta(ctx), []any{team, req.by})

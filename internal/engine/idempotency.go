@@ -74,7 +74,7 @@ func (op *Op[E]) serveKeyed(s *Service, c *gin.Context, key string, body []byte)
 }
 
 // ServeKeyed runs a write sent with an Idempotency-Key: run, whose
-// statements join (through ctx; see Service.write) one transaction in which
+// statements join (through ctx; see Service.Write) one transaction in which
 // ServeKeyed first takes the key (on PostgreSQL an advisory lock, so that
 // a second request with the key while the first runs, on any instance, is
 // told so: 409), replays the key's stored answer if it has one (the same
@@ -129,12 +129,6 @@ VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT ("id") DO UPDATE SET "fingerprint" = ex
 		h.Set("ETag", answer.ETag)
 	}
 	edge.WriteJSON(c, answer.Status, func(b []byte) []byte { return append(b, answer.Body...) })
-}
-
-// Write runs fn as a write of the request of ctx (see Service.write): in
-// the transaction of an Idempotency-Key when the request has one.
-func (s *Service) Write(ctx context.Context, inTx bool, fn func(w Writer) error) error {
-	return s.write(ctx, inTx, fn)
 }
 
 func (s *Service) idempotencyTTL() time.Duration {

@@ -35,7 +35,7 @@ func (op *Op[E]) update(ctx context.Context, s *Service, req *request, in Input[
 	parents := in.Parents()
 	text, args := updateSQL(op.Res, req.id, team, &v, req.ifMatch, parents, eventMeta(ctx))
 	var rec *E
-	err = s.write(ctx, false, func(w Writer) (err error) {
+	err = s.Write(ctx, false, func(w Writer) (err error) {
 		if rec, err = writeRecord(ctx, w, op.Res, text, args); err == nil && rec == nil {
 			err = op.unwritten(ctx, w, team, req.id, req.ifMatch, parents)
 		}

@@ -11,11 +11,11 @@ import (
 	"records/internal/problem"
 )
 
-// write runs fn, the statements of a write, within the request's deadline:
+// Write runs fn, the statements of a write, within the request's deadline:
 // in one transaction when inTx (all of it is written, or none), else as
 // single statements.
 // A request that runs in one write (see writerKey) writes in that one.
-func (s *Service) write(ctx context.Context, inTx bool, fn func(w Writer) error) error {
+func (s *Service) Write(ctx context.Context, inTx bool, fn func(w Writer) error) error {
 	if w, ok := ctx.Value(writerKey{}).(Writer); ok {
 		return fn(w)
 	}
