@@ -29,27 +29,31 @@ func (s *Server) janitor(stop <-chan struct{}) {
 func (s *Server) sweep() {
 	ctx, cancel := context.WithTimeout(context.Background(), s.cfg.RequestTimeout)
 	defer cancel()
-	if _, err := s.db.Exec(ctx, `DELETE FROM "idempotency_keys" WHERE "expires_at" < ?`, time.Now().UTC()); err != nil {
-		s.log.Warn("janitor: deleting expired idempotency keys", "error", err)
-	}
+	s.sweepBatches(ctx, "expired idempotency keys",
+		`DELETE FROM "idempotency_keys" WHERE "id" IN (SELECT "id" FROM "idempotency_keys" WHERE "expires_at" < ? LIMIT 5000)`, time.Now().UTC())
 	if s.cfg.EventRetention > 0 {
 		old := time.Now().Add(-s.cfg.EventRetention).UTC()
-		if _, err := s.db.Exec(ctx, `DELETE FROM "webhook_deliveries" WHERE "created_at" < ? AND "status" <> 'pending'`, old); err != nil {
-			s.log.Warn("janitor: deleting deliveries past the events' retention", "error", err)
+		s.sweepBatches(ctx, "deliveries past the events' retention",
+			`DELETE FROM "webhook_deliveries" WHERE "id" IN (SELECT "id" FROM "webhook_deliveries" WHERE "created_at" < ? AND "status" <> 'pending' LIMIT 5000)`, old)
+		// Oldest first, along the primary key (an event's number follows
+		// its time).
+		s.sweepBatches(ctx, "events past their retention",
+			`DELETE FROM "events" WHERE "id" IN (SELECT "id" FROM "events" ORDER BY "id" LIMIT 5000) AND "occurred_at" < ?`, old.UnixMicro())
+	}
+}
+
+// sweepBatches runs a DELETE of at most 5,000 rows until it deletes fewer:
+// each batch its own statement, so that no writer waits behind one long
+// delete.
+func (s *Server) sweepBatches(ctx context.Context, what, text string, arg any) {
+	for {
+		res, err := s.db.Exec(ctx, text, arg)
+		if err != nil {
+			s.log.Warn("janitor: deleting "+what, "error", err)
+			return
 		}
-		before := old.UnixMicro()
-		// In batches, each its own statement, so that no writer waits
-		// behind one long delete; oldest first, along the primary key (an
-		// event's number follows its time).
-		for {
-			res, err := s.db.Exec(ctx, `DELETE FROM "events" WHERE "id" IN (SELECT "id" FROM "events" ORDER BY "id" LIMIT 5000) AND "occurred_at" < ?`, before)
-			if err != nil {
-				s.log.Warn("janitor: deleting events past their retention", "error", err)
-				break
-			}
-			if n, _ := res.RowsAffected(); n < 5000 {
-				break
-			}
+		if n, _ := res.RowsAffected(); n < 5000 {
+			return
 		}
 	}
 }

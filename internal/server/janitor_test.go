@@ -1,0 +1,73 @@
+package server
+
+import (
+	"context"
+	"database/sql"
+	"io"
+	"testing"
+	"time"
+
+	"records/internal/dbtest"
+)
+
+// The janitor deletes expired idempotency keys, and events and finished
+// deliveries past the retention, and nothing younger.
+func TestSweep(t *testing.T) {
+	for _, d := range dbtest.Dialects {
+		t.Run(dbtest.Name(d), func(t *testing.T) {
+			database := dbtest.Open(t, d)
+			cfg := DefaultConfig()
+			cfg.EventRetention = time.Hour
+			s, err := New(cfg, database, io.Discard)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx := context.Background()
+			now := time.Now().UTC()
+			exec := func(text string, args ...any) {
+				t.Helper()
+				if _, err := database.Exec(ctx, text, args...); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for i, at := range []time.Time{now.Add(-2 * time.Hour), now} {
+				exec(`INSERT INTO "idempotency_keys" ("id", "fingerprint", "status", "body", "etag", "created_at", "expires_at") VALUES (?, 'f', 201, ?, '', ?, ?)`,
+					[]string{"old", "new"}[i], []byte("{}"), at, at.Add(time.Minute))
+				exec(`INSERT INTO "events" ("txid", "team_id", "type", "record_id", "occurred_at") VALUES (0, 1, 'customers.created', ?, ?)`,
+					[]string{"old", "new"}[i], at.UnixMicro())
+				for _, status := range []string{"delivered", "pending"} {
+					exec(`INSERT INTO "webhook_deliveries" ("id", "team_id", "webhook_id", "event_id", "body", "attempt", "status", "next_attempt_at", "created_at")
+VALUES (?, 1, 'wh', 'evt', '{}', 1, ?, ?, ?)`, []string{"old", "new"}[i]+"-"+status, status, at, at)
+				}
+			}
+			s.sweep()
+			for table, want := range map[string][]string{
+				"idempotency_keys":   {"new"},
+				"events":             {"new"},
+				"webhook_deliveries": {"new-delivered", "new-pending", "old-pending"},
+			} {
+				col := "id"
+				if table == "events" {
+					col = "record_id"
+				}
+				var got []string
+				err := database.Each(ctx, -1, `SELECT "`+col+`" FROM "`+table+`" ORDER BY 1`, nil, func(rows *sql.Rows) error {
+					var v string
+					got = append(got, v)
+					return rows.Scan(&got[len(got)-1])
+				})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(got) != len(want) {
+					t.Fatalf("%s after the sweep: %v, want %v", table, got, want)
+				}
+				for i := range want {
+					if got[i] != want[i] {
+						t.Fatalf("%s after the sweep: %v, want %v", table, got, want)
+					}
+				}
+			}
+		})
+	}
+}
