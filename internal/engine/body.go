@@ -75,8 +75,8 @@ func tooLarge(limit int64) *problem.Error {
 	return problem.New(problem.PayloadTooLarge, "the body exceeds the limit of %d bytes", limit)
 }
 
-// parseBody splits a body into its members, turning JSON errors into 400s.
-func parseBody(body []byte) ([]wire.Member, error) {
+// ParseBody splits a body into its members, turning JSON errors into 400s.
+func ParseBody(body []byte) ([]wire.Member, error) {
 	members, err := wire.ParseObject(body)
 	if err != nil {
 		return nil, parseError(err)

@@ -109,7 +109,7 @@ func underIndex(err error, i int) []problem.MemberError {
 
 // bulkItem reads one element of a bulk create as a create's body.
 func (op *Op[E]) bulkItem(item []byte) (Input[E], error) {
-	members, err := parseBody(item)
+	members, err := ParseBody(item)
 	if err != nil {
 		return nil, err
 	}

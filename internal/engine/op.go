@@ -116,7 +116,7 @@ func (op *Op[E]) serve(s *Service, c *gin.Context, body []byte) (int, *Result[E]
 		}
 		return op.bulk(c.Request.Context(), s, body)
 	}
-	members, err := parseBody(body)
+	members, err := ParseBody(body)
 	if err != nil {
 		return 0, nil, err
 	}

@@ -13,7 +13,7 @@ type thing struct{}
 
 func members(t *testing.T, body string) []wire.Member {
 	t.Helper()
-	m, err := parseBody([]byte(body))
+	m, err := ParseBody([]byte(body))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,13 +94,13 @@ func TestParseBody(t *testing.T) {
 		`[1]`:           problem.InvalidRequest,
 		"\"\xff\"":      problem.InvalidJSON,
 	} {
-		_, err := parseBody([]byte(body))
+		_, err := ParseBody([]byte(body))
 		var p *problem.Error
 		if !errors.As(err, &p) || p.Code != want {
 			t.Errorf("%q: %v, want %s", body, err, want)
 		}
 	}
-	if m, err := parseBody(nil); err != nil || len(m) != 0 {
+	if m, err := ParseBody(nil); err != nil || len(m) != 0 {
 		t.Errorf("an empty body is {}: %v %v", m, err)
 	}
 }

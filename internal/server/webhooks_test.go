@@ -260,6 +260,9 @@ func TestWebhookRoutes(t *testing.T) {
 		h.call("POST", "/v1/webhooks", `{"url":"https://93.184.215.14/x","events":"*"}`).problem(400, "invalid_request", "events")
 		h.call("POST", "/v1/webhooks", `{"url":"https://93.184.215.14/x","events":["*"],"secret":"mine"}`).problem(400, "invalid_request", "secret")
 		h.call("POST", "/v1/webhooks", `{"url":"https://93.184.215.14/x","events":["*"],"enabled":false}`).problem(400, "invalid_request", "enabled")
+		h.call("POST", "/v1/webhooks", `{"url":"https://93.184.215.14/x","events":["*"],"description":"a\u0000b"}`).problem(400, "invalid_request", "description")
+		h.call("POST", "/v1/webhooks", `{"url":"https://93.184.215.14/x","events":["*"],"url":"https://93.184.215.14/y"}`).problem(400, "invalid_request", "url")
+		h.call("POST", "/v1/webhooks", `{"url":"https://93.184.215.14/x","events":["*"]`).problem(400, "invalid_json")
 		for _, u := range []string{"ftp://example.com/x", "not a url", "/relative", "http://user:pw@93.184.215.14/",
 			"http://127.0.0.1:8080/x", "http://localhost/x", "http://10.1.2.3/x", "http://192.168.0.1/x", "http://169.254.169.254/latest/meta-data",
 			"http://[::1]/x", "http://[fd00:ec2::254]/x", "http://0.0.0.0/x", "http://100.64.0.1/x"} {

@@ -9,7 +9,6 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 	"slices"
@@ -26,6 +25,7 @@ import (
 	"records/internal/problem"
 	"records/internal/query"
 	"records/internal/spec"
+	"records/internal/suggest"
 	"records/internal/tenant"
 	"records/internal/wire"
 )
@@ -104,57 +104,80 @@ func appendWebhook(b []byte, w *Webhook, secret string) []byte {
 
 // input is a webhook body: each member, if given.
 type input struct {
-	URL         *string         `json:"url"`
-	Events      *[]string       `json:"events"`
-	Description json.RawMessage `json:"description"`
-	Enabled     *bool           `json:"enabled"`
+	URL         *string
+	Events      *[]string
+	Description *sql.NullString // null clears it
+	Enabled     *bool
 }
 
-// decode reads a webhook body strictly: an object of known members, each
-// of its type; errors name the member.
+// decode reads a webhook body strictly, with the project's JSON reader
+// (engine.ParseBody, the wire conversions): an object of known members,
+// each of its type; errors name the member.
 func decode(body []byte, patch bool) (*input, error) {
 	if len(bytes.TrimSpace(body)) == 0 {
 		return nil, problem.New(problem.InvalidRequest, "the body is empty; send a JSON object")
 	}
-	d := json.NewDecoder(bytes.NewReader(body))
-	d.DisallowUnknownFields()
+	members, err := engine.ParseBody(body)
+	if err != nil {
+		return nil, err
+	}
+	known := []string{"url", "events", "description"}
+	if patch {
+		known = append(known, "enabled")
+	}
 	var in input
-	if err := d.Decode(&in); err != nil {
-		var te *json.UnmarshalTypeError
-		switch {
-		case errors.As(err, &te) && te.Field != "":
-			return nil, problem.Member(strings.SplitN(te.Field, ".", 2)[0], "must be %s", map[string]string{
-				"url": "a string", "events": "an array of event types", "enabled": "true or false"}[strings.SplitN(te.Field, ".", 2)[0]])
-		case strings.HasPrefix(err.Error(), "json: unknown field "):
-			name, _ := strconv.Unquote(strings.TrimPrefix(err.Error(), "json: unknown field "))
-			return nil, problem.Member(name, "unknown member (a webhook has url, events, description%s)", map[bool]string{true: ", enabled"}[patch])
+	for _, m := range members {
+		switch m.Name {
+		case "url":
+			u, err := wire.Text(m.Value)
+			if err != nil {
+				return nil, problem.Member("url", "%v", err)
+			}
+			in.URL = &u
+		case "events":
+			items, err := wire.ParseArray(m.Value)
+			if err != nil {
+				return nil, problem.Member("events", "must be an array of event types")
+			}
+			list := make([]string, len(items))
+			for i, item := range items {
+				if list[i], err = wire.Text(item); err != nil {
+					return nil, problem.Member(fmt.Sprintf("events[%d]", i), "%v", err)
+				}
+			}
+			in.Events = &list
+		case "description":
+			d := &sql.NullString{}
+			if !wire.IsNull(m.Value) {
+				if d.String, err = wire.Text(m.Value); err != nil {
+					return nil, problem.Member("description", "%v (or null)", err)
+				}
+				if len([]rune(d.String)) > 1000 {
+					return nil, problem.Member("description", "must be at most 1000 characters")
+				}
+				d.Valid = true
+			}
+			in.Description = d
+		case "enabled":
+			if !patch {
+				return nil, problem.Member("enabled", "unknown member (a webhook is created enabled)")
+			}
+			switch v := string(m.Value); v {
+			case "true", "false":
+				b := v == "true"
+				in.Enabled = &b
+			default:
+				return nil, problem.Member("enabled", "must be true or false")
+			}
 		default:
-			return nil, problem.New(problem.InvalidRequest, "the body is not a JSON object: %v", err)
+			hint := ""
+			if best, ok := suggest.Closest(m.Name, known); ok {
+				hint = fmt.Sprintf("; did you mean %q?", best)
+			}
+			return nil, problem.Member(m.Name, "unknown member (a webhook has %s)%s", strings.Join(known, ", "), hint)
 		}
 	}
-	if d.More() {
-		return nil, problem.New(problem.InvalidRequest, "the body holds more than one JSON value")
-	}
-	if !patch && in.Enabled != nil {
-		return nil, problem.Member("enabled", "unknown member (a webhook is created enabled)")
-	}
 	return &in, nil
-}
-
-// description reads the description member: a string up to 1000
-// characters, or null.
-func (in *input) description() (sql.NullString, error) {
-	if len(in.Description) == 0 || string(in.Description) == "null" {
-		return sql.NullString{}, nil
-	}
-	var s string
-	if err := json.Unmarshal(in.Description, &s); err != nil {
-		return sql.NullString{}, problem.Member("description", "must be a string or null")
-	}
-	if len([]rune(s)) > 1000 {
-		return sql.NullString{}, problem.Member("description", "must be at most 1000 characters")
-	}
-	return sql.NullString{String: s, Valid: true}, nil
 }
 
 // checkEvents validates the event types a webhook asks for.
@@ -239,9 +262,9 @@ func (s *Service) create(c *gin.Context) {
 		if err := s.checkEvents(*in.Events); err != nil {
 			return nil, err
 		}
-		desc, err := in.description()
-		if err != nil {
-			return nil, err
+		var desc sql.NullString
+		if in.Description != nil {
+			desc = *in.Description
 		}
 		secret, err := newSecret()
 		if err != nil {
@@ -291,12 +314,8 @@ func (s *Service) update(c *gin.Context) {
 			evs, _ := json.Marshal(*in.Events)
 			sets, args = append(sets, `"events" = ?`), append(args, string(evs))
 		}
-		if len(in.Description) > 0 {
-			desc, err := in.description()
-			if err != nil {
-				return nil, err
-			}
-			sets, args = append(sets, `"description" = ?`), append(args, desc)
+		if in.Description != nil {
+			sets, args = append(sets, `"description" = ?`), append(args, *in.Description)
 		}
 		now := time.Now().UTC().Truncate(time.Microsecond)
 		if in.Enabled != nil && *in.Enabled {
