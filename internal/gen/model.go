@@ -98,28 +98,30 @@ func (r *resourceView) Filterable() []*fieldView {
 // Filterable tells whether lists may filter and order by the member.
 func (f *fieldView) Filterable() bool { return spec.Type(f.Kind).Filterable() }
 
-// StampFunc is the function giving a server-filled stamp's value.
+// StampFunc is the function of package stamp giving a server-filled
+// stamp's value.
 func (f *fieldView) StampFunc() string {
 	if f.Kind == "datetime" {
-		return "stamp.Now"
+		return "Now"
 	}
-	return "stamp.Text"
+	return "Text"
 }
 
-// WriteValue is the function turning the decoded value's pointer (nil
-// when null) into what the database stores: JSON documents as text.
+// WriteValue is the function of package engine turning the decoded value's
+// pointer (nil when null) into what the database stores: JSON documents as
+// text.
 func (f *fieldView) WriteValue() string {
 	switch f.Kind {
 	case "object":
-		return "engine.JSONText"
+		return "JSONText"
 	case "string_map":
-		return "engine.JSONMap"
+		return "JSONMap"
 	}
-	return "engine.Val"
+	return "Val"
 }
 
 // TypeConst is the member's type as a constant of package spec.
-func (f *fieldView) TypeConst() string { return "spec." + typeConsts[spec.Type(f.Kind)] }
+func (f *fieldView) TypeConst() string { return typeConsts[spec.Type(f.Kind)] }
 
 // typeConsts name spec's constants of the member types.
 var typeConsts = map[spec.Type]string{
@@ -137,7 +139,7 @@ type expandView struct {
 	FKGoName string        // the struct field naming the parent (the child's)
 }
 
-// Imports are the import lines of the resource's file; "" separates groups.
+// Imports are the import paths of the resource's file; "" separates groups.
 func (r *resourceView) Imports() []string {
 	std := []string{"database/sql"}
 	for _, f := range r.Fields {
@@ -161,26 +163,19 @@ func (r *resourceView) Imports() []string {
 	if len(r.Embeds) > 0 {
 		own = append(own, p.runtime("problem"))
 	}
-	var out []string
 	slices.Sort(std)
-	for _, i := range slices.Compact(std) {
-		out = append(out, strconv.Quote(i))
-	}
-	out = append(out, "")
 	slices.Sort(own)
-	for _, i := range slices.Compact(own) {
-		out = append(out, strconv.Quote(i))
-	}
-	return out
+	return slices.Concat(slices.Compact(std), []string{""}, slices.Compact(own))
 }
 
-// keyLiteral is the Go literal of the JSON text that opens a member.
-func keyLiteral(member string, first bool) string {
+// keyText is the JSON text that opens a member: `{"id":` for the first,
+// `,"name":` after.
+func keyText(member string, first bool) string {
 	sep := ","
 	if first {
 		sep = "{"
 	}
-	return strconv.Quote(sep + strconv.Quote(member) + ":")
+	return sep + strconv.Quote(member) + ":"
 }
 
 // field returns the member named name.
@@ -199,13 +194,17 @@ type fieldView struct {
 	GoName     string // ent's struct field, e.g. "FirstName"
 	Column     string // ent's column constant, e.g. "customer.FieldFirstName"
 	ColumnName string // the column itself, e.g. "first_name"
-	// KeyLit is the Go literal of the JSON text before the member's value:
-	// `{"id":` for the first member, `,"name":` after.
-	KeyLit   string
-	Kind     string // string, integer, number, boolean, date, datetime, object, string_map
-	GoType   string // value type in the input, e.g. "string"
-	Convert  string // wire converter, e.g. "wire.String"
-	appender string // format of the appending call, %s is the entity
+	// Key is the JSON text before the member's value: `{"id":` for the
+	// first member, `,"name":` after.
+	Key    string
+	Kind   string // string, integer, number, boolean, date, datetime, object, string_map
+	GoType string // value type in the input, e.g. "string"
+	// Convert is the wire converter decoding the member, e.g. "String"
+	// (wire.String); Appender the wire function encoding it, e.g.
+	// "AppendStringPtr", given the field widened to int64 when Widen.
+	Convert  string
+	Appender string
+	Widen    bool
 	Setter   string // e.g. "SetFirstName"
 	Clearer  string // e.g. "ClearFirstName"; "" for a field that cannot be cleared
 	IsID     bool
@@ -225,21 +224,31 @@ type fieldView struct {
 	// PGType is the column's PostgreSQL type, for the casts a write that
 	// inserts by SELECT needs.
 	PGType string
-	// How a read scans the field: into ScanTarget, a holder of type
-	// ScanHolder when the entity's field cannot take the column directly,
-	// and then ScanAssign moves the holder's value into the entity.
+	// How a read scans the field: into the entity's field itself, or, when
+	// that cannot take the column, into the row's Holder (of type
+	// ScanHolder) whose value is then moved into the entity: as a
+	// json.RawMessage (ScanRaw), unmarshalled (ScanMap), or pointed to
+	// when valid (the sql.Null type's member NullValue).
+	Holder     string
 	ScanHolder string
-	ScanTarget string
-	ScanAssign string
+	ScanRaw    bool
+	ScanMap    bool
+	NullValue  string
 }
 
-// Append is the Go expression appending the field of entity e to b.
-func (f *fieldView) Append(e string) string { return fmt.Sprintf(f.appender, e) }
+// appendCall is a field of an entity, for the template that appends it.
+type appendCall struct {
+	F      *fieldView
+	Entity string // the Go expression of the entity, e.g. "e"
+}
+
+// On is the field of entity e, for the "append" template.
+func (f *fieldView) On(e string) appendCall { return appendCall{f, e} }
 
 // embedView is an edge whose records are a member of the parent.
 type embedView struct {
 	Member    string        // e.g. "work_order_line_items"
-	KeyLit    string        // as fieldView.KeyLit
+	Key       string        // as fieldView.Key
 	GoName    string        // the edge's struct field under Edges
 	With      string        // eager-load method, e.g. "WithWorkOrderLineItems"
 	Child     *resourceView // the embedded resource
@@ -252,8 +261,8 @@ type embedView struct {
 // the runtime implements).
 var kinds = spec.KindNames()
 
-// kindConst is a kind's constant in package spec: get_or_create → spec.GetOrCreate.
-func kindConst(kind string) string { return "spec." + goName(kind) }
+// kindConst is a kind's constant in package spec: get_or_create → GetOrCreate.
+func kindConst(kind string) string { return goName(kind) }
 
 // importPaths are where generated code finds ent's package and the runtime.
 type importPaths struct {
@@ -316,7 +325,7 @@ func fillResource(r *resourceView, t *gen.Type, byName map[string]*resourceView)
 	}
 	r.ID = &fieldView{
 		Member: "id", GoName: "ID", Column: r.Pkg + ".FieldID", ColumnName: "id", Kind: "string", GoType: "string",
-		Convert: "wire.ID", appender: "wire.AppendString(b, %s.ID)", IsID: true,
+		Convert: "ID", Appender: "AppendString", IsID: true,
 	}
 	r.Fields = append(r.Fields, r.ID)
 	for _, f := range t.Fields {
@@ -391,11 +400,11 @@ func fillResource(r *resourceView, t *gen.Type, byName map[string]*resourceView)
 		}
 	}
 	for i, f := range r.Fields {
-		f.KeyLit = keyLiteral(f.Member, i == 0)
+		f.Key = keyText(f.Member, i == 0)
 		f.setScan(i)
 	}
 	for _, e := range r.Embeds {
-		e.KeyLit = keyLiteral(e.Member, false)
+		e.Key = keyText(e.Member, false)
 	}
 	for _, f := range r.Writable() {
 		r.Members = append(r.Members, f.Member)
@@ -432,33 +441,24 @@ func newField(pkg string, f *gen.Field, fa annotation.Field) (*fieldView, error)
 	}
 	switch t := f.Type.Type; {
 	case t == field.TypeString:
-		v.Kind, v.GoType, v.Convert = "string", "string", "wire.String"
-		v.appender = "wire.AppendString" + ptr + "(b, %s." + v.GoName + ")"
+		v.Kind, v.GoType, v.Convert, v.Appender = "string", "string", "String", "AppendString"+ptr
 	case t == field.TypeInt64 || t == field.TypeInt:
-		v.Kind, v.GoType, v.Convert = "integer", "int64", "wire.Int64"
-		if f.Nillable {
-			v.appender = "wire.AppendInt64Ptr(b, %s." + v.GoName + ")"
-		} else {
-			v.appender = "wire.AppendInt(b, int64(%s." + v.GoName + "))"
+		v.Kind, v.GoType, v.Convert, v.Appender = "integer", "int64", "Int64", "AppendInt64Ptr"
+		if !f.Nillable {
+			v.Appender, v.Widen = "AppendInt", true
 		}
 	case t == field.TypeFloat64:
-		v.Kind, v.GoType, v.Convert = "number", "float64", "wire.Float64"
-		v.appender = "wire.AppendFloat64Ptr(b, %s." + v.GoName + ")"
+		v.Kind, v.GoType, v.Convert, v.Appender = "number", "float64", "Float64", "AppendFloat64Ptr"
 	case t == field.TypeBool:
-		v.Kind, v.GoType, v.Convert = "boolean", "bool", "wire.Bool"
-		v.appender = "wire.AppendBoolPtr(b, %s." + v.GoName + ")"
+		v.Kind, v.GoType, v.Convert, v.Appender = "boolean", "bool", "Bool", "AppendBoolPtr"
 	case t == field.TypeTime && fa.Date:
-		v.Kind, v.GoType, v.Convert = "date", "time.Time", "wire.Date"
-		v.appender = "wire.AppendDatePtr(b, %s." + v.GoName + ")"
+		v.Kind, v.GoType, v.Convert, v.Appender = "date", "time.Time", "Date", "AppendDatePtr"
 	case t == field.TypeTime:
-		v.Kind, v.GoType, v.Convert = "datetime", "time.Time", "wire.DateTime"
-		v.appender = "wire.AppendTimePtr(b, %s." + v.GoName + ")"
+		v.Kind, v.GoType, v.Convert, v.Appender = "datetime", "time.Time", "DateTime", "AppendTimePtr"
 	case t == field.TypeJSON && f.Type.Ident == "map[string]string":
-		v.Kind, v.GoType, v.Convert = "string_map", "map[string]string", "wire.StringMap"
-		v.appender = "wire.AppendStringMap(b, %s." + v.GoName + ")"
+		v.Kind, v.GoType, v.Convert, v.Appender = "string_map", "map[string]string", "StringMap", "AppendStringMap"
 	case t == field.TypeJSON && f.Type.Ident == "json.RawMessage":
-		v.Kind, v.GoType, v.Convert = "object", "json.RawMessage", "wire.Object"
-		v.appender = "wire.AppendRaw(b, %s." + v.GoName + ")"
+		v.Kind, v.GoType, v.Convert, v.Appender = "object", "json.RawMessage", "Object", "AppendRaw"
 	default:
 		return nil, fmt.Errorf("field %s: type %s is not supported by the API generator", f.Name, f.Type)
 	}
@@ -497,28 +497,22 @@ func pgType(f *gen.Field, fa annotation.Field) string {
 // Nullable columns go through a holder in the row struct, whose value the
 // entity's pointer then points into: one allocation per record.
 func (f *fieldView) setScan(i int) {
-	holder := fmt.Sprintf("f%d", i)
 	null := map[string]string{
 		"string": "String", "integer": "Int64", "number": "Float64", "boolean": "Bool", "date": "Time", "datetime": "Time",
 	}
 	switch {
 	case f.IsID || (f.ReadOnly && f.Kind == "integer"):
-		f.ScanTarget = "&r.e." + f.GoName
+		return // straight into the entity
 	case f.Kind == "object":
-		f.ScanHolder, f.ScanTarget = "[]byte", "&r."+holder
-		f.ScanAssign = fmt.Sprintf("r.e.%s = json.RawMessage(r.%s)", f.GoName, holder)
+		f.ScanHolder, f.ScanRaw = "[]byte", true
 	case f.Kind == "string_map":
-		f.ScanHolder, f.ScanTarget = "[]byte", "&r."+holder
-		f.ScanAssign = fmt.Sprintf("if len(r.%[1]s) > 0 {\n\t\tif err := json.Unmarshal(r.%[1]s, &r.e.%[2]s); err != nil {\n\t\t\treturn nil, err\n\t\t}\n\t}", holder, f.GoName)
+		f.ScanHolder, f.ScanMap = "[]byte", true
 	default:
-		v := null[f.Kind]
-		f.ScanHolder, f.ScanTarget = "sql.Null"+v, "&r."+holder
-		f.ScanAssign = fmt.Sprintf("if r.%[1]s.Valid {\n\t\tr.e.%[2]s = &r.%[1]s.%[3]s\n\t}", holder, f.GoName, v)
+		f.NullValue = null[f.Kind]
+		f.ScanHolder = "sql.Null" + f.NullValue
 	}
+	f.Holder = fmt.Sprintf("f%d", i)
 }
-
-// ScanVar is the field's holder in the row struct.
-func (f *fieldView) ScanVar() string { return strings.TrimPrefix(f.ScanTarget, "&r.") }
 
 // Select is the statement reading every field the encoder writes, in
 // order, for the runtime to complete with its WHERE clause.
@@ -528,15 +522,6 @@ func (r *resourceView) Select() string {
 		cols[i] = strconv.Quote(f.ColumnName)
 	}
 	return "SELECT " + strings.Join(cols, ", ") + ` FROM "` + r.Table + `"`
-}
-
-// Columns are the columns Select reads, in order, quoted as Go strings.
-func (r *resourceView) Columns() string {
-	cols := make([]string, len(r.Fields))
-	for i, f := range r.Fields {
-		cols[i] = strconv.Quote(f.ColumnName)
-	}
-	return strings.Join(cols, ", ")
 }
 
 // lowerFirst lowers the leading upper-case run of a Go name: ReturnRecord →

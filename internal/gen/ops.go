@@ -18,14 +18,14 @@ type opView struct {
 	Var        string // Go variable, e.g. "opUpdateReturn"
 	Name       string
 	Kind       string // route-table kind, e.g. "get_or_create"
-	KindConst  string // e.g. "spec.GetOrCreate"
+	KindConst  string // the kind's constant in package spec, e.g. "GetOrCreate"
 	Resource   *resourceView
 	IDMembers  []string
 	Wrapper    string
 	Aliases    []pair
 	Ignore     []string
 	Filters    []string
-	Set        []pair // member, JSON value as a Go string literal
+	Set        []pair // member, JSON value
 	By         string
 	ByColumn   string
 	OptionalID bool
@@ -51,11 +51,13 @@ type routeView struct {
 	NoID bool
 }
 
-// envPart is a piece of an envelope: literal JSON text, or the Go code that
-// appends a placeholder's value.
+// envPart is a piece of an envelope: literal JSON text, or a placeholder's
+// value: a member of the record (Field), or the placeholder Of names
+// ("record", "records", "paging", "id", "created" or "secret").
 type envPart struct {
-	Literal string // a Go string literal
-	Code    string
+	Literal string
+	Field   *fieldView
+	Of      string
 }
 
 // buildAPI checks the route table against the resources and makes the
@@ -204,7 +206,7 @@ func buildOp(spec *opSpec, byType map[string]*resourceView, typeNames []string, 
 			errs.add(s.Value.Line, "set: %s is %s; %q does not fit", s.Member, f.Kind, s.Value.Value)
 			continue
 		}
-		op.Set = append(op.Set, pair{s.Member, strconv.Quote(lit)})
+		op.Set = append(op.Set, pair{s.Member, lit})
 	}
 	if op.By != "" {
 		f := res.field(op.By)
@@ -478,7 +480,7 @@ func (n *envNode) compile(op *opView) []envPart {
 	var lit strings.Builder // JSON text not yet emitted
 	flush := func() {
 		if lit.Len() > 0 {
-			parts = append(parts, envPart{Literal: strconv.Quote(lit.String())})
+			parts = append(parts, envPart{Literal: lit.String()})
 			lit.Reset()
 		}
 	}
@@ -508,7 +510,7 @@ func (n *envNode) compile(op *opView) []envPart {
 			lit.WriteByte(']')
 		case n.Placeholder != "":
 			flush()
-			parts = append(parts, envPart{Code: placeholderCode(n.Placeholder, op)})
+			parts = append(parts, placeholderPart(n.Placeholder, op))
 		default:
 			lit.WriteString(n.Literal)
 		}
@@ -518,27 +520,21 @@ func (n *envNode) compile(op *opView) []envPart {
 	return parts
 }
 
-func placeholderCode(p string, op *opView) string {
+// placeholderPart is the part appending a placeholder's value.
+func placeholderPart(p string, op *opView) envPart {
 	base, member, _ := strings.Cut(p, ".")
+	if base == "$record" && member != "" {
+		return envPart{Field: op.Resource.field(member)}
+	}
 	switch base {
-	case "$record":
-		if member != "" {
-			return "b = " + op.Resource.field(member).Append("r.Record")
-		}
-		return "b = r.AppendRecord(b)"
-	case "$records":
-		return "b = r.AppendRecords(b)"
-	case "$paging":
-		return "b = r.AppendPaging(b)"
-	case "$id":
-		return "b = wire.AppendString(b, r.ID)"
-	case "$created":
-		return "b = engine.AppendBool(b, r.Created)"
-	case "$secret":
-		return "b = engine.AppendSecret(b, r.Secret)"
+	case "$record", "$records", "$paging", "$id", "$created", "$secret":
+		return envPart{Of: base[1:]}
 	}
 	panic("unchecked placeholder " + p)
 }
+
+// UsesWire tells whether the part's code calls package wire.
+func (p envPart) UsesWire() bool { return p.Field != nil || p.Of == "id" }
 
 // sortRoutes keeps the table's order, then the generic routes by path.
 func sortRoutes(routes []*routeView) {

@@ -18,7 +18,7 @@ func (m *apiModel) Imports() []string {
 	for _, op := range m.Ops {
 		uses := len(op.Set) > 0
 		for _, p := range op.Envelope {
-			uses = uses || strings.Contains(p.Code, "wire.")
+			uses = uses || p.UsesWire()
 		}
 		if uses {
 			return append(out, m.paths.runtime("wire"))
