@@ -66,7 +66,7 @@ func Generate(ctx context.Context, cfg Config) (*Output, error) {
 		return nil, err
 	}
 	out := &Output{Files: map[string][]byte{}, Owned: []string{cfg.EntDir, cfg.HandlersDir}}
-	handlers, err := renderAPI(cfg.HandlersDir, model)
+	handlers, err := renderAPI(cfg, model)
 	if err != nil {
 		return nil, err
 	}

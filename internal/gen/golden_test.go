@@ -63,7 +63,7 @@ func TestGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	files, err := renderAPI(cfg.HandlersDir, model)
+	files, err := renderAPI(cfg, model)
 	if err != nil {
 		t.Fatal(err)
 	}

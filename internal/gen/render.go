@@ -41,42 +41,86 @@ func apiTemplates() (*template.Template, error) {
 	return apiTmpl, parseErr
 }
 
-// renderAPI renders the handlers package: one file per resource and the routes.
-func renderAPI(dir string, m *apiModel) (map[string][]byte, error) {
+// An output is one generated file: rendered by a template, or written by
+// Go code (Render) when it is not Go source, once for the API or once per
+// resource (PerResource, named by Name). A new output is one row of
+// outputs. Dir is the folder the file goes in; the handlers' by default.
+type output struct {
+	Template    string
+	Render      func(m *apiModel) ([]byte, error)
+	File        string
+	PerResource bool
+	Name        func(r *resourceView) string
+	Dir         func(c Config) string
+	// Skip leaves the output out for a model that does not need it.
+	Skip func(m *apiModel) bool
+}
+
+// outputs are the generated files beside ent's, in the order rendered.
+var outputs = []output{
+	{Template: "resource.go.tmpl", PerResource: true, Name: func(r *resourceView) string { return r.File }},
+	{Template: "routes.go.tmpl", File: "routes.go"},
+	{Template: "openapi.go.tmpl", File: "openapi.go"},
+	{Render: renderOpenAPI, File: "openapi.json"},
+}
+
+// renderAPI renders every output of the API model.
+func renderAPI(cfg Config, m *apiModel) (map[string][]byte, error) {
 	t, err := apiTemplates()
 	if err != nil {
 		return nil, err
 	}
 	files := map[string][]byte{}
-	render := func(name, tmpl string, data any) error {
-		var buf bytes.Buffer
-		if err := t.ExecuteTemplate(&buf, tmpl, data); err != nil {
-			return fmt.Errorf("rendering %s: %w", name, err)
+	for _, o := range outputs {
+		if o.Skip != nil && o.Skip(m) {
+			continue
 		}
-		src, err := format.Source(buf.Bytes())
-		if err != nil {
-			return fmt.Errorf("formatting %s: %w\n%s", name, err, numbered(buf.Bytes()))
+		dir := cfg.HandlersDir
+		if o.Dir != nil {
+			dir = o.Dir(cfg)
 		}
-		files[path.Join(dir, name)] = src
-		return nil
-	}
-	for _, r := range m.Resources {
-		if err := render(r.File, "resource.go.tmpl", r); err != nil {
-			return nil, err
+		if !o.PerResource {
+			b, err := o.render(t, o.File, m)
+			if err != nil {
+				return nil, err
+			}
+			files[path.Join(dir, o.File)] = b
+			continue
+		}
+		for _, r := range m.Resources {
+			name := o.Name(r)
+			b, err := o.render(t, name, r)
+			if err != nil {
+				return nil, err
+			}
+			files[path.Join(dir, name)] = b
 		}
 	}
-	if err := render("routes.go", "routes.go.tmpl", m); err != nil {
-		return nil, err
-	}
-	if err := render("openapi.go", "openapi.go.tmpl", m); err != nil {
-		return nil, err
-	}
-	doc, err := renderOpenAPI(m)
-	if err != nil {
-		return nil, fmt.Errorf("rendering the OpenAPI document: %w", err)
-	}
-	files[path.Join(dir, "openapi.json")] = doc
 	return files, nil
+}
+
+// render makes one file of the output: the template executed on data and,
+// for Go source, formatted.
+func (o output) render(t *template.Template, name string, data any) ([]byte, error) {
+	if o.Render != nil {
+		b, err := o.Render(data.(*apiModel))
+		if err != nil {
+			return nil, fmt.Errorf("rendering %s: %w", name, err)
+		}
+		return b, nil
+	}
+	var buf bytes.Buffer
+	if err := t.ExecuteTemplate(&buf, o.Template, data); err != nil {
+		return nil, fmt.Errorf("rendering %s: %w", name, err)
+	}
+	if !strings.HasSuffix(name, ".go") {
+		return buf.Bytes(), nil
+	}
+	src, err := format.Source(buf.Bytes())
+	if err != nil {
+		return nil, fmt.Errorf("formatting %s: %w\n%s", name, err, numbered(buf.Bytes()))
+	}
+	return src, nil
 }
 
 // numbered prefixes each line with its number, for a failed format's source.
