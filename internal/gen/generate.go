@@ -44,6 +44,9 @@ func DefaultConfig() Config {
 
 func (c Config) path(rel string) string { return filepath.Join(c.Root, filepath.FromSlash(rel)) }
 
+// Owned are the folders that hold only generated files.
+func (c Config) Owned() []string { return []string{c.EntDir, c.HandlersDir} }
+
 // Generate produces every generated file from the schema. It writes nothing.
 func Generate(ctx context.Context, cfg Config) (*Output, error) {
 	// The route table is read first: its mistakes are found in
@@ -65,7 +68,7 @@ func Generate(ctx context.Context, cfg Config) (*Output, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := &Output{Files: map[string][]byte{}, Owned: []string{cfg.EntDir, cfg.HandlersDir}}
+	out := &Output{Files: map[string][]byte{}, Owned: cfg.Owned()}
 	handlers, err := renderAPI(cfg, model)
 	if err != nil {
 		return nil, err

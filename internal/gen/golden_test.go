@@ -1,13 +1,16 @@
 package gen
 
 import (
+	"bytes"
 	"context"
 	"flag"
+	"io/fs"
 	"os"
+	"os/exec"
+	"path"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/getkin/kin-openapi/openapi3"
@@ -16,85 +19,163 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files and expected errors in testdata/")
 
-// goldenConfig is the layout of testdata/golden: a schema and a route table,
-// with the handlers they must generate in want/.
-func goldenConfig() Config {
-	return Config{
-		Root:        "testdata/golden",
-		SchemaDir:   "schema",
-		EntPackage:  "example.com/shop/ent",
-		RouteTable:  "routes.yaml",
-		HandlersDir: "want",
-	}
-}
-
-var (
-	goldenOnce      sync.Once
-	goldenResources []*resourceView
-	goldenErr       error
-)
-
-// goldenModel loads the golden schema (once: loading compiles it).
-func goldenModel(t *testing.T) []*resourceView {
-	t.Helper()
-	goldenOnce.Do(func() {
-		cfg := goldenConfig()
-		graph, err := loadGraph(cfg)
-		if err != nil {
-			goldenErr = err
-			return
-		}
-		goldenResources, goldenErr = buildResources(graph, newImportPaths(cfg.EntPackage))
-	})
-	if goldenErr != nil {
-		t.Fatal(goldenErr)
-	}
-	return goldenResources
-}
-
+// The golden case: the service's own schemas with the golden resources
+// (testdata/golden/schema) and route table (testdata/golden/routes.yaml),
+// generated whole — ent, handlers, OpenAPI document, migrations for both
+// databases — in a scratch copy of the repository, compared with
+// testdata/golden/want (all but ent's own output), and built.
 func TestGolden(t *testing.T) {
-	cfg := goldenConfig()
-	resources := goldenModel(t)
-	table, err := readRouteTable(cfg)
+	if testing.Short() {
+		t.Skip("generates and builds a whole module")
+	}
+	devURL := devPostgresURL(t)
+	repo, err := filepath.Abs("../..")
 	if err != nil {
 		t.Fatal(err)
 	}
-	model, err := buildAPI(table, resources, newImportPaths(cfg.EntPackage))
+	want, err := filepath.Abs("testdata/golden/want")
 	if err != nil {
 		t.Fatal(err)
 	}
-	files, err := renderAPI(cfg, model)
+	errCases, err := filepath.Abs("testdata/errors")
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := filepath.Join(cfg.Root, cfg.HandlersDir)
+	cfg := DefaultConfig()
+	cfg.DevPostgresURL = devURL
+	mod := goldenModule(t, repo, cfg)
+	t.Chdir(mod)
+
+	out, err := Generate(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := map[string][]byte{}
+	for p, b := range out.Files {
+		if !strings.HasPrefix(p, cfg.EntDir+"/") {
+			files[p] = b
+		}
+	}
 	if *update {
-		os.RemoveAll(want)
-		os.MkdirAll(want, 0o755)
+		if err := os.RemoveAll(want); err != nil {
+			t.Fatal(err)
+		}
 		for p, b := range files {
-			if err := os.WriteFile(filepath.Join(cfg.Root, p), b, 0o644); err != nil {
+			full := filepath.Join(want, filepath.FromSlash(p))
+			if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(full, b, 0o644); err != nil {
 				t.Fatal(err)
 			}
 		}
 	}
-	entries, err := os.ReadDir(want)
+	compareTree(t, want, files)
+
+	if _, err := out.Write(mod); err != nil {
+		t.Fatal(err)
+	}
+	build := exec.Command("go", "build", "./...")
+	build.Dir = mod
+	if b, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("the generated module does not build: %v\n%s", err, b)
+	}
+
+	t.Run("route table mistakes", func(t *testing.T) { routeTableMistakes(t, cfg, errCases) })
+}
+
+// devPostgresURL is the PostgreSQL where the PostgreSQL migrations are
+// written; without one, generation starts a throw-away cluster if it can.
+func devPostgresURL(t *testing.T) string {
+	for _, v := range []string{"RECORDSGEN_DEV_POSTGRES_URL", "TEST_DATABASE_URL"} {
+		if u := os.Getenv(v); u != "" {
+			return u
+		}
+	}
+	return "postgres://postgres@127.0.0.1:5432/test?sslmode=disable"
+}
+
+// goldenModule copies the repository's hand-written files to a scratch
+// folder, without its generated ones, its resources, its route table and
+// its migrations, and puts the golden schema and route table in their place.
+func goldenModule(t *testing.T, repo string, cfg Config) string {
+	t.Helper()
+	mod := t.TempDir()
+	skip := append(cfg.Owned(), ".git", "bin", "data", "bench", cfg.SchemaDir)
+	err := filepath.WalkDir(repo, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(repo, p)
+		rel = filepath.ToSlash(rel)
+		switch {
+		case d.IsDir() && (slices.Contains(skip, rel) || d.Name() == "testdata" || d.Name() == "node_modules"):
+			return filepath.SkipDir
+		case d.IsDir(), strings.HasSuffix(rel, "_test.go"):
+			return nil
+		case strings.HasPrefix(rel, cfg.MigrationsDir+"/") && path.Ext(rel) == ".sql":
+			return nil
+		}
+		return copyFile(p, filepath.Join(mod, filepath.FromSlash(rel)))
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The service's own schemas are those that declare no resource.
+	own, _ := filepath.Glob(filepath.Join(repo, cfg.SchemaDir, "*.go"))
+	golden, _ := filepath.Glob("testdata/golden/schema/*.go")
+	for _, p := range append(own, golden...) {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if slices.Contains(own, p) && bytes.Contains(b, []byte("annotation.Resource{")) {
+			continue
+		}
+		if err := copyFile(p, filepath.Join(mod, cfg.SchemaDir, filepath.Base(p))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := copyFile("testdata/golden/routes.yaml", filepath.Join(mod, filepath.FromSlash(cfg.RouteTable))); err != nil {
+		t.Fatal(err)
+	}
+	return mod
+}
+
+func copyFile(from, to string) error {
+	b, err := os.ReadFile(from)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(to, b, 0o644)
+}
+
+// compareTree compares files (by slash path) with the tree under dir.
+func compareTree(t *testing.T, dir string, files map[string][]byte) {
+	t.Helper()
 	var onDisk []string
-	for _, e := range entries {
-		onDisk = append(onDisk, "want/"+e.Name())
-	}
-	var rendered []string
-	for p := range files {
-		rendered = append(rendered, p)
-	}
-	sort.Strings(rendered)
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			rel, _ := filepath.Rel(dir, p)
+			onDisk = append(onDisk, filepath.ToSlash(rel))
+		}
+		return nil
+	})
+	rendered := slices.Sorted(func(yield func(string) bool) {
+		for p := range files {
+			if !yield(p) {
+				return
+			}
+		}
+	})
 	if diff := cmp.Diff(onDisk, rendered); diff != "" {
-		t.Fatalf("files (-want +got):\n%s", diff)
+		t.Fatalf("files (-want +got), run go test ./internal/gen -run Golden -update if intended:\n%s", diff)
 	}
 	for p, got := range files {
-		wantB, _ := os.ReadFile(filepath.Join(cfg.Root, p))
+		wantB, _ := os.ReadFile(filepath.Join(dir, filepath.FromSlash(p)))
 		if diff := cmp.Diff(string(wantB), string(got)); diff != "" {
 			t.Errorf("%s (-want +got), run go test ./internal/gen -run Golden -update if intended:\n%s", p, diff)
 		}
@@ -102,10 +183,18 @@ func TestGolden(t *testing.T) {
 }
 
 // Each testdata/errors/<case>.yaml is a route table with one kind of
-// mistake; <case>.err holds the message generation must fail with.
-func TestRouteTableMistakes(t *testing.T) {
-	resources := goldenModel(t)
-	cases, _ := filepath.Glob("testdata/errors/*.yaml")
+// mistake; <case>.err holds the message generation must fail with. It runs
+// in the golden module (the working directory), on its resources.
+func routeTableMistakes(t *testing.T, cfg Config, dir string) {
+	graph, err := loadGraph(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resources, err := buildResources(graph, newImportPaths(cfg.EntPackage))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases, _ := filepath.Glob(filepath.Join(dir, "*.yaml"))
 	if len(cases) == 0 {
 		t.Fatal("no cases in testdata/errors")
 	}
@@ -118,7 +207,7 @@ func TestRouteTableMistakes(t *testing.T) {
 			}
 			table, err := parseRouteTable("routes.yaml", data)
 			if err == nil {
-				_, err = buildAPI(table, resources, newImportPaths("example.com/shop/ent"))
+				_, err = buildAPI(table, resources, newImportPaths(cfg.EntPackage))
 			}
 			if err == nil {
 				t.Fatal("generation succeeded; want a mistake reported")
@@ -138,7 +227,7 @@ func TestRouteTableMistakes(t *testing.T) {
 // The golden document, from a schema with every kind of member and a route
 // table with every kind of operation, is a valid OpenAPI 3.1 document.
 func TestGoldenDocumentIsValid(t *testing.T) {
-	b, err := os.ReadFile("testdata/golden/want/openapi.json")
+	b, err := os.ReadFile("testdata/golden/want/internal/handlers/openapi.json")
 	if err != nil {
 		t.Fatal(err)
 	}

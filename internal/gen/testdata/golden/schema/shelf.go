@@ -1,11 +1,15 @@
-// Package schema is a small ent schema for the generator's golden tests:
-// a shelf that embeds its books and keeps a secret, and the books.
+// Package schema holds the resources of the generator's golden test: a
+// shelf that embeds its books and keeps a secret, and the books. The test
+// puts them beside the service's own schemas (teams, tokens, events,
+// webhooks and the mixins) in a scratch module, generates the whole project
+// from them and builds it.
 package schema
 
 import (
 	"encoding/json"
 
 	"entgo.io/ent"
+	"entgo.io/ent/dialect/entsql"
 	"entgo.io/ent/schema"
 	"entgo.io/ent/schema/edge"
 	"entgo.io/ent/schema/field"
@@ -21,14 +25,16 @@ func (Shelf) Annotations() []schema.Annotation {
 	return []schema.Annotation{annotation.Resource{Type: "Shelf", Plural: "shelves", Object: "shelf"}}
 }
 
+// Mixin of the Shelf.
+func (Shelf) Mixin() []ent.Mixin { return []ent.Mixin{RecordMixin{}} }
+
 // Fields of the Shelf: one of each kind.
 func (Shelf) Fields() []ent.Field {
 	return []ent.Field{
-		field.String("id").NotEmpty().Immutable(),
-		field.String("label").Optional().Nillable(),
-		field.Int64("capacity").Optional().Nillable(),
+		text("label"),
+		sortable(field.Int64("capacity").Optional().Nillable()),
 		field.Float("width").Optional().Nillable(),
-		field.Bool("sealed").Optional().Nillable(),
+		boolean("sealed"),
 		field.Time("opened").Optional().Nillable().Annotations(annotation.Date()),
 		field.Time("checked_at").Optional().Nillable(),
 		field.JSON("tags", map[string]string{}).Optional(),
@@ -40,7 +46,10 @@ func (Shelf) Fields() []ent.Field {
 
 // Edges of the Shelf.
 func (Shelf) Edges() []ent.Edge {
-	return []ent.Edge{edge.To("books", Book.Type).Annotations(annotation.Embed())}
+	return []ent.Edge{
+		edge.To("books", Book.Type).
+			Annotations(entsql.OnDelete(entsql.Cascade), annotation.Embed()),
+	}
 }
 
 // Book stands on a shelf.
@@ -51,16 +60,15 @@ func (Book) Annotations() []schema.Annotation {
 	return []schema.Annotation{annotation.Resource{Type: "Book", Plural: "books", Object: "book"}}
 }
 
-// Fields of the Book.
-func (Book) Fields() []ent.Field {
-	return []ent.Field{
-		field.String("id").NotEmpty().Immutable(),
-		field.String("title").Optional().Nillable(),
-		field.String("shelf_id").Optional().Nillable(),
+// Mixin of the Book.
+func (Book) Mixin() []ent.Mixin {
+	return []ent.Mixin{
+		RecordMixin{},
+		ChildOf{Field: "shelf_id", Edge: "shelf", Parent: Shelf.Type, Ref: "books"},
 	}
 }
 
-// Edges of the Book.
-func (Book) Edges() []ent.Edge {
-	return []ent.Edge{edge.From("shelf", Shelf.Type).Ref("books").Field("shelf_id").Unique()}
+// Fields of the Book.
+func (Book) Fields() []ent.Field {
+	return []ent.Field{text("title"), text("shelf_id")}
 }

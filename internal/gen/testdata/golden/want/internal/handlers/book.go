@@ -5,10 +5,10 @@ package handlers
 import (
 	"database/sql"
 
-	"example.com/shop/ent"
-	"example.com/shop/internal/engine"
-	"example.com/shop/internal/spec"
-	"example.com/shop/internal/wire"
+	"records/ent"
+	"records/internal/engine"
+	"records/internal/spec"
+	"records/internal/wire"
 )
 
 // bookInput is a decoded Book body: for each member, whether it
@@ -26,6 +26,8 @@ func (in *bookInput) Decode(name string, v []byte) error {
 		return in.Title.Decode(v, wire.String)
 	case "shelf_id":
 		return in.ShelfID.Decode(v, wire.String)
+	case "version":
+		return engine.ErrReadOnly
 	}
 	return engine.ErrUnknownMember
 }
@@ -66,6 +68,8 @@ func (in *bookInput) Then(creating bool) ([]engine.Step, error) {
 func appendBook(b []byte, e *ent.Book) []byte {
 	b = append(b, "{\"id\":"...)
 	b = wire.AppendString(b, e.ID)
+	b = append(b, ",\"version\":"...)
+	b = wire.AppendInt(b, int64(e.Version))
 	b = append(b, ",\"title\":"...)
 	b = wire.AppendStringPtr(b, e.Title)
 	b = append(b, ",\"shelf_id\":"...)
@@ -78,21 +82,21 @@ func appendBook(b []byte, e *ent.Book) []byte {
 // one allocation.
 type bookRow struct {
 	e  ent.Book
-	f1 sql.NullString
 	f2 sql.NullString
+	f3 sql.NullString
 }
 
 // scanBook reads one row of bookResource.Select.
 func scanBook(rows engine.Row) (*ent.Book, error) {
 	r := new(bookRow)
-	if err := rows.Scan(&r.e.ID, &r.f1, &r.f2); err != nil {
+	if err := rows.Scan(&r.e.ID, &r.e.Version, &r.f2, &r.f3); err != nil {
 		return nil, err
 	}
-	if r.f1.Valid {
-		r.e.Title = &r.f1.String
-	}
 	if r.f2.Valid {
-		r.e.ShelfID = &r.f2.String
+		r.e.Title = &r.f2.String
+	}
+	if r.f3.Valid {
+		r.e.ShelfID = &r.f3.String
 	}
 	return &r.e, nil
 }
@@ -109,6 +113,12 @@ var bookResource = &engine.Resource[ent.Book]{
 			Append: func(b []byte, e *ent.Book) []byte { return wire.AppendString(b, e.ID) },
 			Parse:  engine.Parse(wire.ID),
 			Value:  func(e *ent.Book) any { return e.ID },
+		},
+		{
+			Member: "version", Column: "version", Type: spec.Integer,
+			Append: func(b []byte, e *ent.Book) []byte { return wire.AppendInt(b, int64(e.Version)) },
+			Parse:  engine.Parse(wire.Int64),
+			Value:  func(e *ent.Book) any { return e.Version },
 		},
 		{
 			Member: "title", Column: "title", Type: spec.String,
@@ -138,8 +148,8 @@ var bookResource = &engine.Resource[ent.Book]{
 	Encode:   appendBook,
 	ID:       func(e *ent.Book) string { return e.ID },
 	Table:    "books",
-	Select:   "SELECT \"id\", \"title\", \"shelf_id\" FROM \"books\"",
-	Columns:  []string{"id", "title", "shelf_id"},
+	Select:   "SELECT \"id\", \"version\", \"title\", \"shelf_id\" FROM \"books\"",
+	Columns:  []string{"id", "version", "title", "shelf_id"},
 	Scan:     scanBook,
 	Version:  func(e *ent.Book) int64 { return e.Version },
 }

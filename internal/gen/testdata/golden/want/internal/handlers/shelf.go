@@ -9,11 +9,11 @@ import (
 	"fmt"
 	"time"
 
-	"example.com/shop/ent"
-	"example.com/shop/internal/engine"
-	"example.com/shop/internal/problem"
-	"example.com/shop/internal/spec"
-	"example.com/shop/internal/wire"
+	"records/ent"
+	"records/internal/engine"
+	"records/internal/problem"
+	"records/internal/spec"
+	"records/internal/wire"
 )
 
 // shelfInput is a decoded Shelf body: for each member, whether it
@@ -51,6 +51,8 @@ func (in *shelfInput) Decode(name string, v []byte) error {
 		return in.Tags.Decode(v, wire.StringMap)
 	case "extra":
 		return in.Extra.Decode(v, wire.Object)
+	case "version":
+		return engine.ErrReadOnly
 	case "books":
 		items, err := engine.DecodeEmbedded(v, bookResource)
 		if err != nil {
@@ -123,6 +125,8 @@ func (in *shelfInput) Then(creating bool) ([]engine.Step, error) {
 func appendShelf(b []byte, e *ent.Shelf) []byte {
 	b = append(b, "{\"id\":"...)
 	b = wire.AppendString(b, e.ID)
+	b = append(b, ",\"version\":"...)
+	b = wire.AppendInt(b, int64(e.Version))
 	b = append(b, ",\"label\":"...)
 	b = wire.AppendStringPtr(b, e.Label)
 	b = append(b, ",\"capacity\":"...)
@@ -149,46 +153,46 @@ func appendShelf(b []byte, e *ent.Shelf) []byte {
 // one allocation.
 type shelfRow struct {
 	e  ent.Shelf
-	f1 sql.NullString
-	f2 sql.NullInt64
-	f3 sql.NullFloat64
-	f4 sql.NullBool
-	f5 sql.NullTime
+	f2 sql.NullString
+	f3 sql.NullInt64
+	f4 sql.NullFloat64
+	f5 sql.NullBool
 	f6 sql.NullTime
-	f7 []byte
+	f7 sql.NullTime
 	f8 []byte
+	f9 []byte
 }
 
 // scanShelf reads one row of shelfResource.Select.
 func scanShelf(rows engine.Row) (*ent.Shelf, error) {
 	r := new(shelfRow)
-	if err := rows.Scan(&r.e.ID, &r.f1, &r.f2, &r.f3, &r.f4, &r.f5, &r.f6, &r.f7, &r.f8); err != nil {
+	if err := rows.Scan(&r.e.ID, &r.e.Version, &r.f2, &r.f3, &r.f4, &r.f5, &r.f6, &r.f7, &r.f8, &r.f9); err != nil {
 		return nil, err
 	}
-	if r.f1.Valid {
-		r.e.Label = &r.f1.String
-	}
 	if r.f2.Valid {
-		r.e.Capacity = &r.f2.Int64
+		r.e.Label = &r.f2.String
 	}
 	if r.f3.Valid {
-		r.e.Width = &r.f3.Float64
+		r.e.Capacity = &r.f3.Int64
 	}
 	if r.f4.Valid {
-		r.e.Sealed = &r.f4.Bool
+		r.e.Width = &r.f4.Float64
 	}
 	if r.f5.Valid {
-		r.e.Opened = &r.f5.Time
+		r.e.Sealed = &r.f5.Bool
 	}
 	if r.f6.Valid {
-		r.e.CheckedAt = &r.f6.Time
+		r.e.Opened = &r.f6.Time
 	}
-	if len(r.f7) > 0 {
-		if err := json.Unmarshal(r.f7, &r.e.Tags); err != nil {
+	if r.f7.Valid {
+		r.e.CheckedAt = &r.f7.Time
+	}
+	if len(r.f8) > 0 {
+		if err := json.Unmarshal(r.f8, &r.e.Tags); err != nil {
 			return nil, err
 		}
 	}
-	r.e.Extra = json.RawMessage(r.f8)
+	r.e.Extra = json.RawMessage(r.f9)
 	return &r.e, nil
 }
 
@@ -206,6 +210,12 @@ var shelfResource = &engine.Resource[ent.Shelf]{
 			Value:  func(e *ent.Shelf) any { return e.ID },
 		},
 		{
+			Member: "version", Column: "version", Type: spec.Integer,
+			Append: func(b []byte, e *ent.Shelf) []byte { return wire.AppendInt(b, int64(e.Version)) },
+			Parse:  engine.Parse(wire.Int64),
+			Value:  func(e *ent.Shelf) any { return e.Version },
+		},
+		{
 			Member: "label", Column: "label", Type: spec.String,
 			Append: func(b []byte, e *ent.Shelf) []byte { return wire.AppendStringPtr(b, e.Label) },
 			Parse:  engine.Parse(wire.String),
@@ -217,7 +227,7 @@ var shelfResource = &engine.Resource[ent.Shelf]{
 			},
 		},
 		{
-			Member: "capacity", Column: "capacity", Type: spec.Integer,
+			Member: "capacity", Column: "capacity", Type: spec.Integer, Sortable: true,
 			Append: func(b []byte, e *ent.Shelf) []byte { return wire.AppendInt64Ptr(b, e.Capacity) },
 			Parse:  engine.Parse(wire.Int64),
 			Value: func(e *ent.Shelf) any {
@@ -286,8 +296,8 @@ var shelfResource = &engine.Resource[ent.Shelf]{
 	Encode:   appendShelf,
 	ID:       func(e *ent.Shelf) string { return e.ID },
 	Table:    "shelves",
-	Select:   "SELECT \"id\", \"label\", \"capacity\", \"width\", \"sealed\", \"opened\", \"checked_at\", \"tags\", \"extra\" FROM \"shelves\"",
-	Columns:  []string{"id", "label", "capacity", "width", "sealed", "opened", "checked_at", "tags", "extra"},
+	Select:   "SELECT \"id\", \"version\", \"label\", \"capacity\", \"width\", \"sealed\", \"opened\", \"checked_at\", \"tags\", \"extra\" FROM \"shelves\"",
+	Columns:  []string{"id", "version", "label", "capacity", "width", "sealed", "opened", "checked_at", "tags", "extra"},
 	Scan:     scanShelf,
 	LoadEmbeds: func(ctx context.Context, r engine.Reader, team int, records []*ent.Shelf) error {
 		err := engine.LoadChildren(ctx, r, team, bookResource, "shelf_id", records,

@@ -7,11 +7,11 @@
 package handlers
 
 import (
-	"example.com/shop/ent"
-	"example.com/shop/internal/edge"
-	"example.com/shop/internal/engine"
-	"example.com/shop/internal/spec"
-	"example.com/shop/internal/wire"
+	"records/ent"
+	"records/internal/edge"
+	"records/internal/engine"
+	"records/internal/spec"
+	"records/internal/wire"
 )
 
 // opStockShelf is the operation "Stock Shelf".
