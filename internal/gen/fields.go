@@ -1,0 +1,212 @@
+package gen
+
+import (
+	"fmt"
+	"strconv"
+
+	"entgo.io/ent/dialect"
+	"entgo.io/ent/entc/gen"
+	"entgo.io/ent/schema/field"
+
+	"records/internal/annotation"
+	"records/internal/spec"
+)
+
+// Filterable tells whether lists may filter and order by the member.
+func (f *fieldView) Filterable() bool { return spec.Type(f.Kind).Filterable() }
+
+// StampFunc is the function of package stamp giving a server-filled
+// stamp's value.
+func (f *fieldView) StampFunc() string {
+	if f.Kind == "datetime" {
+		return "Now"
+	}
+	return "Text"
+}
+
+// WriteValue is the function of package engine turning the decoded value's
+// pointer (nil when null) into what the database stores: JSON documents as
+// text.
+func (f *fieldView) WriteValue() string {
+	switch f.Kind {
+	case "object":
+		return "JSONText"
+	case "string_map":
+		return "JSONMap"
+	}
+	return "Val"
+}
+
+// TypeConst is the member's type as a constant of package spec.
+func (f *fieldView) TypeConst() string { return typeConsts[spec.Type(f.Kind)] }
+
+// typeConsts name spec's constants of the member types.
+var typeConsts = map[spec.Type]string{
+	spec.String: "String", spec.Integer: "Integer", spec.Number: "Number", spec.Boolean: "Boolean",
+	spec.Date: "Date", spec.DateTime: "DateTime", spec.Object: "Object", spec.StringMap: "StringMap",
+}
+
+// keyText is the JSON text that opens a member: `{"id":` for the first,
+// `,"name":` after.
+func keyText(member string, first bool) string {
+	sep := ","
+	if first {
+		sep = "{"
+	}
+	return sep + strconv.Quote(member) + ":"
+}
+
+// fieldView is one member of a resource.
+type fieldView struct {
+	Member     string // JSON name
+	GoName     string // ent's struct field, e.g. "FirstName"
+	Column     string // ent's column constant, e.g. "customer.FieldFirstName"
+	ColumnName string // the column itself, e.g. "first_name"
+	// Key is the JSON text before the member's value: `{"id":` for the
+	// first member, `,"name":` after.
+	Key    string
+	Kind   string // string, integer, number, boolean, date, datetime, object, string_map
+	GoType string // value type in the input, e.g. "string"
+	// Convert is the wire converter decoding the member, e.g. "String"
+	// (wire.String); Appender the wire function encoding it, e.g.
+	// "AppendStringPtr", given the field widened to int64 when Widen.
+	Convert  string
+	Appender string
+	Widen    bool
+	Setter   string // e.g. "SetFirstName"
+	Clearer  string // e.g. "ClearFirstName"; "" for a field that cannot be cleared
+	IsID     bool
+	ReadOnly bool
+	// Parent is the resource this field names by id, for foreign keys.
+	Parent *resourceView
+	// Stamp says when the server fills the field: "create", "update" or "".
+	Stamp string
+	// Nullable is false only for the id.
+	Nullable bool
+	// Sortable members have an index (team, member, id) for lists.
+	Sortable bool
+	// Pointer fields are nil when null (ent's Nillable); IntField ones are
+	// plain ints that a cursor's value widens to int64.
+	Pointer  bool
+	IntField bool
+	// PGType is the column's PostgreSQL type, for the casts a write that
+	// inserts by SELECT needs.
+	PGType string
+	// How a read scans the field: into the entity's field itself, or, when
+	// that cannot take the column, into the row's Holder (of type
+	// ScanHolder) whose value is then moved into the entity: as a
+	// json.RawMessage (ScanRaw), unmarshalled (ScanMap), or pointed to
+	// when valid (the sql.Null type's member NullValue).
+	Holder     string
+	ScanHolder string
+	ScanRaw    bool
+	ScanMap    bool
+	NullValue  string
+}
+
+// appendCall is a field of an entity, for the template that appends it.
+type appendCall struct {
+	F      *fieldView
+	Entity string // the Go expression of the entity, e.g. "e"
+}
+
+// On is the field of entity e, for the "append" template.
+func (f *fieldView) On(e string) appendCall { return appendCall{f, e} }
+
+// newField decides how one ent field is decoded, encoded and written.
+func newField(pkg string, f *gen.Field, fa annotation.Field) (*fieldView, error) {
+	v := &fieldView{
+		Member:     f.Name,
+		GoName:     f.StructField(),
+		Column:     pkg + "." + f.Constant(),
+		ColumnName: f.StorageKey(),
+		Setter:     f.MutationSet(),
+		ReadOnly:   fa.ReadOnly,
+		Nullable:   true,
+		Sortable:   fa.Sortable,
+		PGType:     pgType(f, fa),
+		Pointer:    f.Nillable,
+		IntField:   !f.Nillable && f.Type.Type == field.TypeInt,
+	}
+	if f.Optional {
+		v.Clearer = f.MutationClear()
+	}
+	v.Stamp = fa.Stamp
+	ptr := "Ptr"
+	if !f.Nillable {
+		ptr = ""
+	}
+	switch t := f.Type.Type; {
+	case t == field.TypeString:
+		v.Kind, v.GoType, v.Convert, v.Appender = "string", "string", "String", "AppendString"+ptr
+	case t == field.TypeInt64 || t == field.TypeInt:
+		v.Kind, v.GoType, v.Convert, v.Appender = "integer", "int64", "Int64", "AppendInt64Ptr"
+		if !f.Nillable {
+			v.Appender, v.Widen = "AppendInt", true
+		}
+	case t == field.TypeFloat64:
+		v.Kind, v.GoType, v.Convert, v.Appender = "number", "float64", "Float64", "AppendFloat64Ptr"
+	case t == field.TypeBool:
+		v.Kind, v.GoType, v.Convert, v.Appender = "boolean", "bool", "Bool", "AppendBoolPtr"
+	case t == field.TypeTime && fa.Date:
+		v.Kind, v.GoType, v.Convert, v.Appender = "date", "time.Time", "Date", "AppendDatePtr"
+	case t == field.TypeTime:
+		v.Kind, v.GoType, v.Convert, v.Appender = "datetime", "time.Time", "DateTime", "AppendTimePtr"
+	case t == field.TypeJSON && f.Type.Ident == "map[string]string":
+		v.Kind, v.GoType, v.Convert, v.Appender = "string_map", "map[string]string", "StringMap", "AppendStringMap"
+	case t == field.TypeJSON && f.Type.Ident == "json.RawMessage":
+		v.Kind, v.GoType, v.Convert, v.Appender = "object", "json.RawMessage", "Object", "AppendRaw"
+	default:
+		return nil, fmt.Errorf("field %s: type %s is not supported by the API generator", f.Name, f.Type)
+	}
+	if !f.Nillable && f.Type.Type != field.TypeJSON && !fa.ReadOnly {
+		return nil, fmt.Errorf("field %s must be Optional().Nillable(): every member but the id can be null", f.Name)
+	}
+	return v, nil
+}
+
+// pgType is the PostgreSQL type of the field's column.
+func pgType(f *gen.Field, fa annotation.Field) string {
+	if t := f.Column().SchemaType[dialect.Postgres]; t != "" {
+		return t
+	}
+	switch f.Type.Type {
+	case field.TypeString:
+		return "text"
+	case field.TypeInt64, field.TypeInt:
+		return "int8"
+	case field.TypeFloat64:
+		return "float8"
+	case field.TypeBool:
+		return "boolean"
+	case field.TypeTime:
+		if fa.Date {
+			return "date"
+		}
+		return "timestamptz"
+	case field.TypeJSON:
+		return "jsonb"
+	}
+	return "text"
+}
+
+// setScan decides how the field is read from a row (the i-th column).
+// Nullable columns go through a holder in the row struct, whose value the
+// entity's pointer then points into: one allocation per record.
+func (f *fieldView) setScan(i int) {
+	null := map[string]string{
+		"string": "String", "integer": "Int64", "number": "Float64", "boolean": "Bool", "date": "Time", "datetime": "Time",
+	}
+	switch {
+	case f.IsID || (f.ReadOnly && f.Kind == "integer"):
+		return // straight into the entity
+	case f.Kind == "object":
+		f.ScanHolder, f.ScanRaw = "[]byte", true
+	case f.Kind == "string_map":
+		f.ScanHolder, f.ScanMap = "[]byte", true
+	default:
+		f.NullValue = null[f.Kind]
+		f.ScanHolder = "sql.Null" + f.NullValue
+	}
+	f.Holder = fmt.Sprintf("f%d", i)
+}

@@ -1,0 +1,77 @@
+package server_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// A client hanging up is not a server error: lists and writes cut short
+// count as 499, never 500 or 503, and leave nothing half-written.
+func TestHangUpsAre499(t *testing.T) {
+	each(t, func(t *testing.T, h *harness) {
+		ctx := context.Background()
+		if _, err := h.db.Exec(ctx, `INSERT INTO teams (id, name, created_at) VALUES (2, 'spare', ?)`, time.Now().UTC()); err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < 3000; i++ {
+			if _, err := h.db.Exec(ctx, `INSERT INTO users (id, team_id, bio) VALUES (?, 1, ?)`, fmt.Sprintf("u%05d", i), strings.Repeat("b", 200)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		ts := startServer(t, h.srv)
+		var bulk strings.Builder
+		bulk.WriteString("[")
+		for i := 0; i < 1000; i++ {
+			if i > 0 {
+				bulk.WriteString(",")
+			}
+			fmt.Fprintf(&bulk, `{"id":"h%d"}`, i)
+		}
+		bulk.WriteString("]")
+		var wg sync.WaitGroup
+		for i := 0; i < 40; i++ {
+			wg.Add(1)
+			go func(i int) {
+				defer wg.Done()
+				ctx, cancel := context.WithTimeout(context.Background(), time.Duration(1+i%5)*time.Millisecond)
+				defer cancel()
+				method, path, body := "GET", "/v1/users?limit=1000&filter[bio][contains]=b&order_by=-bio", ""
+				if i%4 == 0 {
+					method, path, body = "POST", "/v1/packing_list_items", strings.ReplaceAll(bulk.String(), `"h`, fmt.Sprintf(`"h%d-`, i))
+				}
+				req, _ := http.NewRequestWithContext(ctx, method, ts.URL+path, strings.NewReader(body))
+				req.Header.Set("Authorization", "Bearer "+h.token)
+				if body != "" {
+					req.Header.Set("Content-Type", "application/json")
+				}
+				if resp, err := ts.Client().Do(req); err == nil {
+					io.Copy(io.Discard, resp.Body)
+					resp.Body.Close()
+				}
+			}(i)
+		}
+		wg.Wait()
+		time.Sleep(200 * time.Millisecond) // let the server finish what it was cut off from
+		if n := count(t, h.db, "packing_list_items"); n%1000 != 0 {
+			t.Fatalf("%d packing list items: a bulk create was half-written", n)
+		}
+		metrics := h.callAs("", "GET", "/metrics", "").want(200)
+		if !strings.Contains(string(metrics.Body), `status="499"`) {
+			t.Error("no request was counted as a hang-up (499): the test cut none short")
+		}
+		for _, line := range strings.Split(string(metrics.Body), "\n") {
+			if strings.HasPrefix(line, "records_http_requests_total") && (strings.Contains(line, `status="500"`) || strings.Contains(line, `status="503"`)) {
+				t.Errorf("a hang-up counted as a server error: %s", line)
+			}
+		}
+		if strings.Contains(h.logs.String(), `"level":"ERROR"`) {
+			t.Errorf("a hang-up logged as an error:\n%.2000s", h.logs.String())
+		}
+	})
+}

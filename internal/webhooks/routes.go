@@ -1,0 +1,288 @@
+package webhooks
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"encoding/json"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gin-gonic/gin"
+	"github.com/google/uuid"
+
+	"records/internal/edge"
+	"records/internal/engine"
+	"records/internal/events"
+	"records/internal/problem"
+	"records/internal/query"
+	"records/internal/spec"
+	"records/internal/wire"
+)
+
+// serveWrite runs a write handler, inside the transaction of its
+// Idempotency-Key when it has one.
+func (s *Service) serveWrite(c *gin.Context, run func(ctx context.Context, body []byte) (*engine.Answer, error)) {
+	body, err := s.Engine.ReadBody(c)
+	if err != nil {
+		edge.Fail(c, err)
+		return
+	}
+	key, keyed, err := engine.IdempotencyKey(c.Request)
+	switch {
+	case err != nil:
+		edge.Fail(c, err)
+	case keyed:
+		s.Engine.ServeKeyed(c, key, body, func(ctx context.Context) (*engine.Answer, error) { return run(ctx, body) })
+	default:
+		bounded, cancel := edge.Bounded(c.Request.Context())
+		defer cancel()
+		a, err := run(bounded, body)
+		if err != nil {
+			edge.Fail(c, err)
+			return
+		}
+		edge.WriteJSON(c, a.Status, func(b []byte) []byte { return append(b, a.Body...) })
+	}
+}
+
+func (s *Service) create(c *gin.Context) {
+	team := teamOf(c)
+	s.serveWrite(c, func(ctx context.Context, body []byte) (*engine.Answer, error) {
+		in, err := decode(body, false)
+		if err != nil {
+			return nil, err
+		}
+		switch {
+		case in.URL == nil:
+			return nil, problem.Member("url", "is required")
+		case in.Events == nil:
+			return nil, problem.Member("events", "is required")
+		}
+		if err := checkURL(ctx, *in.URL, s.AllowPrivate); err != nil {
+			return nil, problem.Member("url", "%v", err)
+		}
+		if err := s.checkEvents(*in.Events); err != nil {
+			return nil, err
+		}
+		var desc sql.NullString
+		if in.Description != nil {
+			desc = *in.Description
+		}
+		secret, err := newSecret()
+		if err != nil {
+			return nil, err
+		}
+		now := time.Now().UTC().Truncate(time.Microsecond)
+		w := &Webhook{ID: "wh_" + strings.ReplaceAll(uuid.Must(uuid.NewV7()).String(), "-", ""), Team: team, URL: *in.URL,
+			Events: *in.Events, Description: desc, Version: 1, CreatedAt: now, UpdatedAt: now}
+		if w.Secret, err = s.sealer.seal(w.ID, secret); err != nil {
+			return nil, err
+		}
+		evs, _ := json.Marshal(w.Events)
+		err = s.Engine.Write(ctx, true, func(wr engine.Writer) error {
+			if err := s.follow(ctx, wr, team); err != nil {
+				return err
+			}
+			_, err := wr.Exec(ctx, `INSERT INTO "webhooks" ("id", "team_id", "url", "events", "description", "secret", "version", "created_at", "updated_at")
+VALUES (?, ?, ?, ?, ?, ?, 1, ?, ?)`, w.ID, team, w.URL, string(evs), w.Description, w.Secret, now, now)
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
+		return &engine.Answer{Status: http.StatusCreated, Body: appendWebhook(nil, w, secret)}, nil
+	})
+}
+
+func (s *Service) update(c *gin.Context) {
+	team, id := teamOf(c), c.Param("id")
+	s.serveWrite(c, func(ctx context.Context, body []byte) (*engine.Answer, error) {
+		in, err := decode(body, true)
+		if err != nil {
+			return nil, err
+		}
+		var sets []string
+		var args []any
+		if in.URL != nil {
+			if err := checkURL(ctx, *in.URL, s.AllowPrivate); err != nil {
+				return nil, problem.Member("url", "%v", err)
+			}
+			sets, args = append(sets, `"url" = ?`), append(args, *in.URL)
+		}
+		if in.Events != nil {
+			if err := s.checkEvents(*in.Events); err != nil {
+				return nil, err
+			}
+			evs, _ := json.Marshal(*in.Events)
+			sets, args = append(sets, `"events" = ?`), append(args, string(evs))
+		}
+		if in.Description != nil {
+			sets, args = append(sets, `"description" = ?`), append(args, *in.Description)
+		}
+		now := time.Now().UTC().Truncate(time.Microsecond)
+		if in.Enabled != nil && *in.Enabled {
+			sets = append(sets, `"disabled_at" = NULL`, `"failing_since" = NULL`)
+		}
+		if in.Enabled != nil && !*in.Enabled {
+			sets, args = append(sets, `"disabled_at" = COALESCE("disabled_at", ?)`), append(args, now)
+		}
+		var w *Webhook
+		err = s.Engine.Write(ctx, true, func(wr engine.Writer) error {
+			sets = append(sets, `"version" = "version" + 1`, `"updated_at" = ?`)
+			n, err := wr.Exec(ctx, `UPDATE "webhooks" SET `+strings.Join(sets, ", ")+` WHERE "id" = ? AND "team_id" = ?`,
+				append(args, now, id, team)...)
+			if err == nil && n == 0 {
+				return problem.New(problem.NotFound, "no webhook has id %s", strconv.Quote(id))
+			}
+			if err == nil {
+				w, err = s.find(ctx, wr, team, id)
+			}
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
+		s.forget(id)
+		return &engine.Answer{Status: http.StatusOK, Body: appendWebhook(nil, w, "")}, nil
+	})
+}
+
+func (s *Service) remove(c *gin.Context) {
+	team, id := teamOf(c), c.Param("id")
+	s.serveWrite(c, func(ctx context.Context, body []byte) (*engine.Answer, error) {
+		if len(bytes.TrimSpace(body)) > 0 {
+			return nil, problem.New(problem.InvalidRequest, "a delete takes no body")
+		}
+		err := s.Engine.Write(ctx, true, func(wr engine.Writer) error {
+			n, err := wr.Exec(ctx, `DELETE FROM "webhooks" WHERE "id" = ? AND "team_id" = ?`, id, team)
+			if err == nil && n == 0 {
+				return problem.New(problem.NotFound, "no webhook has id %s", strconv.Quote(id))
+			}
+			if err == nil {
+				_, err = wr.Exec(ctx, `DELETE FROM "webhook_deliveries" WHERE "webhook_id" = ? AND "team_id" = ?`, id, team)
+			}
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
+		s.forget(id)
+		b := append([]byte(`{"id":`), wire.AppendString(nil, id)...)
+		return &engine.Answer{Status: http.StatusOK, Body: append(b, `,"object":"webhook","deleted":true}`...)}, nil
+	})
+}
+
+func (s *Service) get(c *gin.Context) {
+	bounded, cancel := edge.Bounded(c.Request.Context())
+	defer cancel()
+	w, err := s.find(bounded, s.DB, teamOf(c), c.Param("id"))
+	if err != nil {
+		edge.Fail(c, err)
+		return
+	}
+	edge.WriteJSON(c, http.StatusOK, func(b []byte) []byte { return appendWebhook(b, w, "") })
+}
+
+// page reads a page's parameters: limit and a cursor bound to binding.
+func (s *Service) page(c *gin.Context, binding query.Binding) (limit int, after string, err error) {
+	q, limit, err := events.PageParams(c)
+	if err != nil {
+		return 0, "", err
+	}
+	if v := q.Get("cursor"); v != "" {
+		if after, err = s.Cursors.DecodeID(v, binding); err != nil {
+			return 0, "", problem.Member("cursor", "%v", err)
+		}
+	}
+	return limit, after, nil
+}
+
+func appendPaging(b []byte, limit int, next string) []byte {
+	b = append(b, `,"paging":{"limit":`...)
+	b = strconv.AppendInt(b, int64(limit), 10)
+	b = append(b, `,"has_more":`...)
+	b = strconv.AppendBool(b, next != "")
+	b = append(b, `,"next_cursor":`...)
+	if next == "" {
+		b = append(b, "null"...)
+	} else {
+		b = wire.AppendString(b, next)
+	}
+	return append(b, "}}"...)
+}
+
+func (s *Service) list(c *gin.Context) {
+	team := teamOf(c)
+	binding := query.Binding{Resource: "webhooks", Team: team}
+	limit, after, err := s.page(c, binding)
+	if err != nil {
+		edge.Fail(c, err)
+		return
+	}
+	answerPage(c, s, binding, limit, "webhooks", webhookColumns+` WHERE "team_id" = ? AND "id" > ? ORDER BY "id" LIMIT ?`,
+		[]any{team, after, limit}, scanWebhook, func(w *Webhook) string { return w.ID },
+		func(b []byte, w *Webhook) []byte { return appendWebhook(b, w, "") })
+}
+
+// answerPage reads up to limit rows of text and answers them as
+// {"<member>":[…],"paging":{…}}, with the cursor of the last when the
+// page is full.
+func answerPage[T any](c *gin.Context, s *Service, binding query.Binding, limit int, member, text string, args []any,
+	scan func(*sql.Rows) (T, error), id func(T) string, appendItem func([]byte, T) []byte) {
+	bounded, cancel := edge.Bounded(c.Request.Context())
+	defer cancel()
+	var list []T
+	err := s.DB.Each(bounded, limit, text, args, func(rows *sql.Rows) error {
+		item, err := scan(rows)
+		list = append(list, item)
+		return err
+	})
+	if err != nil {
+		edge.Fail(c, err)
+		return
+	}
+	next := ""
+	if len(list) == limit {
+		next = s.Cursors.EncodeID(binding, id(list[len(list)-1]))
+	}
+	edge.WriteJSON(c, http.StatusOK, func(b []byte) []byte {
+		b = append(b, `{"`+member+`":[`...)
+		for i, item := range list {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendItem(b, item)
+		}
+		b = append(b, ']')
+		return appendPaging(b, limit, next)
+	})
+}
+
+// Register puts the webhook routes on r.
+func (s *Service) Register(r *edge.Router) {
+	route := func(method, path, op string, kind spec.Kind, h gin.HandlerFunc) {
+		if strings.Contains(path, ":id") {
+			next := h
+			// An id no webhook can have (invalid UTF-8, control characters)
+			// is not looked up.
+			h = func(c *gin.Context) {
+				if id := c.Param("id"); wire.CheckID(id) != nil {
+					edge.Fail(c, problem.New(problem.NotFound, "no webhook has id %s", strconv.Quote(id)))
+					return
+				}
+				next(c)
+			}
+		}
+		r.Handle(edge.Route{Method: method, Path: path, Operation: op, Kind: kind, Resource: "Webhook"}, h)
+	}
+	route(http.MethodPost, "/v1/webhooks", "Create Webhook", spec.Create, s.create)
+	route(http.MethodGet, "/v1/webhooks", "List Webhooks", spec.List, s.list)
+	route(http.MethodGet, "/v1/webhooks/:id", "Get Webhook", spec.Get, s.get)
+	route(http.MethodPatch, "/v1/webhooks/:id", "Update Webhook", spec.Patch, s.update)
+	route(http.MethodDelete, "/v1/webhooks/:id", "Delete Webhook", spec.Delete, s.remove)
+	route(http.MethodGet, "/v1/webhooks/:id/deliveries", "List Webhook Deliveries", spec.List, s.deliveries)
+	route(http.MethodPost, "/v1/webhooks/:id/test", "Test Webhook", spec.Action, s.test)
+}
