@@ -11,11 +11,9 @@ import (
 
 	"records/internal/guard"
 	"records/internal/problem"
+	"records/internal/spec"
 	"records/internal/wire"
 )
-
-// MaxBulk is the most records one bulk create takes.
-const MaxBulk = 1000
 
 // isArray tells whether a body is a JSON array (a bulk create).
 func isArray(body []byte) bool {
@@ -31,8 +29,8 @@ func (op *Op[E]) bulk(ctx context.Context, s *Service, body []byte) (int, *Resul
 	if err != nil {
 		return 0, nil, parseError(err)
 	}
-	if len(items) == 0 || len(items) > MaxBulk {
-		return 0, nil, problem.New(problem.InvalidRequest, "a bulk create takes 1 to %d records, not %d", MaxBulk, len(items))
+	if len(items) == 0 || len(items) > spec.MaxBulk {
+		return 0, nil, problem.New(problem.InvalidRequest, "a bulk create takes 1 to %d records, not %d", spec.MaxBulk, len(items))
 	}
 	inputs := make([]Input[E], len(items))
 	ids := make([]string, len(items))

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"records/internal/spec"
 	"strconv"
 	"strings"
 
@@ -51,7 +52,7 @@ func ExpandChildren[P, C any](child *Resource[C], fk string, id func(*P) string,
 			// Each parent's first MaxChildren children, read along the
 			// index (team_id, fk, id), parent after parent.
 			text = `SELECT ` + child.qualifiedSelectList(`"c"`) + ` FROM unnest(?::text[]) AS "p"("id") CROSS JOIN LATERAL (SELECT * FROM "` +
-				child.Table + `" WHERE "team_id" = ? AND "` + fk + `" = "p"."id" ORDER BY "id" LIMIT ` + strconv.Itoa(MaxChildren) + `) AS "c"`
+				child.Table + `" WHERE "team_id" = ? AND "` + fk + `" = "p"."id" ORDER BY "id" LIMIT ` + strconv.Itoa(spec.MaxChildren) + `) AS "c"`
 			args = []any{pq.StringArray(ids), team}
 		} else {
 			// The window numbers each parent's children, so that no parent
@@ -59,7 +60,7 @@ func ExpandChildren[P, C any](child *Resource[C], fk string, id func(*P) string,
 			in, inArgs := inIDs(r, fk, ids)
 			text = `SELECT ` + child.selectList() + ` FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY "` + fk + `" ORDER BY "id") AS "n" FROM "` +
 				child.Table + `" WHERE "team_id" = ? AND ` + in + `) AS "` + child.Table + `" WHERE "n" <= ` +
-				strconv.Itoa(MaxChildren) + ` ORDER BY "id"`
+				strconv.Itoa(spec.MaxChildren) + ` ORDER BY "id"`
 			args = append([]any{team}, inArgs...)
 		}
 		children, err := readAll(ctx, r, child, -1, text, args)

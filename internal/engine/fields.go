@@ -37,9 +37,6 @@ type Edge[E any] struct {
 	Load func(ctx context.Context, r Reader, team int, records []*E) ([][]byte, error)
 }
 
-// MaxChildren bounds the children an expansion answers per record.
-const MaxChildren = 1000
-
 // keyed is a field's JSON key, written before its value.
 func keyed(member string) string { return strconv.Quote(member) + ":" }
 

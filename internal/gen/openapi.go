@@ -183,8 +183,8 @@ func operation(rt *routeView, seen map[string]int) *obj {
 	}
 	body := requestSchema(op)
 	if isBulk(op) {
-		body = newObj("oneOf", []any{body, newObj("type", "array", "items", body, "minItems", 1, "maxItems", maxBulk,
-			"description", fmt.Sprintf("A bulk create: 1 to %d records, created in one transaction or none; faults name the element, e.g. [3].email.", maxBulk))})
+		body = newObj("oneOf", []any{body, newObj("type", "array", "items", body, "minItems", 1, "maxItems", spec.MaxBulk,
+			"description", fmt.Sprintf("A bulk create: 1 to %d records, created in one transaction or none; faults name the element, e.g. [3].email.", spec.MaxBulk))})
 	}
 	o.set("requestBody", newObj(
 		"required", false,
@@ -235,12 +235,6 @@ func operationDescription(rt *routeView) string {
 	}
 	return b.String()
 }
-
-// maxBulk is the most records one bulk create takes.
-const maxBulk = 1000
-
-// maxChildren is the most children an expansion answers per record.
-const maxChildren = 1000
 
 // responses are an operation's answers: its success (from its envelope)
 // and every problem it can answer.

@@ -77,7 +77,7 @@ func components(m *apiModel) *obj {
 				names = append(names, e.Name)
 				if e.Children {
 					expanded.set(e.Name, newObj("type", "array", "items", ref(e.Other.Type),
-						"description", fmt.Sprintf("Ordered by id; at most %d.", maxChildren)))
+						"description", fmt.Sprintf("Ordered by id; at most %d.", spec.MaxChildren)))
 				} else {
 					expanded.set(e.Name, newObj("anyOf", []any{ref(e.Other.Type), newObj("type", "null")}))
 				}

@@ -1,6 +1,8 @@
 package gen
 
 import (
+	"fmt"
+	"records/internal/spec"
 	"slices"
 	"strconv"
 )
@@ -49,7 +51,7 @@ func pathID(desc string) *obj {
 
 var eventPageParams = func() []any {
 	return []any{
-		queryParam("limit", "Events per page: 1 to 1000, default 100.", ref("Limit")),
+		queryParam("limit", fmt.Sprintf("Events per page: 1 to %d, default %d.", spec.MaxLimit, spec.DefaultLimit), ref("Limit")),
 		queryParam("cursor", "paging.next_cursor of the page before, or an event stream's id: line.", ref("Cursor")),
 	}
 }

@@ -1,5 +1,7 @@
 package gen
 
+import "records/internal/spec"
+
 // addWebhookPaths puts the webhook routes (package webhooks) in paths.
 func addWebhookPaths(m *apiModel, pathItem func(string) *obj) {
 	write := func(o *obj) *obj {
@@ -94,10 +96,10 @@ func addWebhookSchemas(m *apiModel, schemas *obj) {
 		"properties", props().set("secret", newObj("type", "string", "description", "whsec_ and the base64 key that signs deliveries: shown only here.")),
 		"required", append(append([]any{}, required...), "secret"), "additionalProperties", false))
 	schemas.set("WebhookInput", newObj("type", "object",
-		"properties", newObj("url", url, "events", events, "description", newObj("type", []any{"string", "null"}, "maxLength", 1000)),
+		"properties", newObj("url", url, "events", events, "description", newObj("type", []any{"string", "null"}, "maxLength", spec.MaxWebhookDescription)),
 		"required", []any{"url", "events"}, "additionalProperties", false))
 	schemas.set("WebhookPatch", newObj("type", "object",
-		"properties", newObj("url", url.copy(), "events", events.copy(), "description", newObj("type", []any{"string", "null"}, "maxLength", 1000),
+		"properties", newObj("url", url.copy(), "events", events.copy(), "description", newObj("type", []any{"string", "null"}, "maxLength", spec.MaxWebhookDescription),
 			"enabled", newObj("type", "boolean")),
 		"additionalProperties", false))
 	schemas.set("Delivery", newObj("type", "object",

@@ -5,3 +5,12 @@ const (
 	DefaultLimit = 100
 	MaxLimit     = 1000
 )
+
+// MaxBulk is the most records one bulk create takes.
+const MaxBulk = 1000
+
+// MaxChildren bounds the children an expansion answers per record.
+const MaxChildren = 1000
+
+// MaxWebhookDescription is the most characters a webhook's description holds.
+const MaxWebhookDescription = 1000

@@ -19,6 +19,7 @@ import (
 
 	"records/internal/engine"
 	"records/internal/problem"
+	"records/internal/spec"
 	"records/internal/suggest"
 	"records/internal/tenant"
 	"records/internal/wire"
@@ -146,8 +147,8 @@ func decode(body []byte, patch bool) (*input, error) {
 				if d.String, err = wire.Text(m.Value); err != nil {
 					return nil, problem.Member("description", "%v (or null)", err)
 				}
-				if len([]rune(d.String)) > 1000 {
-					return nil, problem.Member("description", "must be at most 1000 characters")
+				if len([]rune(d.String)) > spec.MaxWebhookDescription {
+					return nil, problem.Member("description", "must be at most %d characters", spec.MaxWebhookDescription)
 				}
 				d.Valid = true
 			}
