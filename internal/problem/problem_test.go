@@ -88,7 +88,7 @@ func TestAppend(t *testing.T) {
 		{"internal", &Error{Code: Internal, Detail: "pq: password authentication failed", Cause: errors.New("secret dsn")}, map[string]any{
 			"type": "/docs#problem-internal", "title": Internal.Title(), "status": 500.0,
 			"detail": "the server failed to answer; the request id identifies the failure in the server's log",
-			"code": "internal", "success": 0.0, "request_id": "req-1", "errors": []any{},
+			"code":   "internal", "success": 0.0, "request_id": "req-1", "errors": []any{},
 		}},
 		{"quotes", Member(`na"me`, "bad \n value"), map[string]any{
 			"type": "/docs#problem-invalid_request", "title": InvalidRequest.Title(), "status": 400.0,
