@@ -25,6 +25,8 @@ type IdempotencyKey struct {
 	Body []byte `json:"body,omitempty"`
 	// Etag holds the value of the "etag" field.
 	Etag string `json:"etag,omitempty"`
+	// Image holds the value of the "image" field.
+	Image *[]byte `json:"image,omitempty"`
 	// CreatedAt holds the value of the "created_at" field.
 	CreatedAt time.Time `json:"created_at,omitempty"`
 	// ExpiresAt holds the value of the "expires_at" field.
@@ -37,7 +39,7 @@ func (*IdempotencyKey) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
 	for i := range columns {
 		switch columns[i] {
-		case idempotencykey.FieldBody:
+		case idempotencykey.FieldBody, idempotencykey.FieldImage:
 			values[i] = new([]byte)
 		case idempotencykey.FieldStatus:
 			values[i] = new(sql.NullInt64)
@@ -89,6 +91,12 @@ func (_m *IdempotencyKey) assignValues(columns []string, values []any) error {
 				return fmt.Errorf("unexpected type %T for field etag", values[i])
 			} else if value.Valid {
 				_m.Etag = value.String
+			}
+		case idempotencykey.FieldImage:
+			if value, ok := values[i].(*[]byte); !ok {
+				return fmt.Errorf("unexpected type %T for field image", values[i])
+			} else if value != nil {
+				_m.Image = value
 			}
 		case idempotencykey.FieldCreatedAt:
 			if value, ok := values[i].(*sql.NullTime); !ok {
@@ -149,6 +157,11 @@ func (_m *IdempotencyKey) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("etag=")
 	builder.WriteString(_m.Etag)
+	builder.WriteString(", ")
+	if v := _m.Image; v != nil {
+		builder.WriteString("image=")
+		builder.WriteString(fmt.Sprintf("%v", *v))
+	}
 	builder.WriteString(", ")
 	builder.WriteString("created_at=")
 	builder.WriteString(_m.CreatedAt.Format(time.ANSIC))

@@ -52,6 +52,12 @@ func (_c *IdempotencyKeyCreate) SetNillableEtag(v *string) *IdempotencyKeyCreate
 	return _c
 }
 
+// SetImage sets the "image" field.
+func (_c *IdempotencyKeyCreate) SetImage(v []byte) *IdempotencyKeyCreate {
+	_c.mutation.SetImage(v)
+	return _c
+}
+
 // SetCreatedAt sets the "created_at" field.
 func (_c *IdempotencyKeyCreate) SetCreatedAt(v time.Time) *IdempotencyKeyCreate {
 	_c.mutation.SetCreatedAt(v)
@@ -174,6 +180,10 @@ func (_c *IdempotencyKeyCreate) createSpec() (*IdempotencyKey, *sqlgraph.CreateS
 	if value, ok := _c.mutation.Etag(); ok {
 		_spec.SetField(idempotencykey.FieldEtag, field.TypeString, value)
 		_node.Etag = value
+	}
+	if value, ok := _c.mutation.Image(); ok {
+		_spec.SetField(idempotencykey.FieldImage, field.TypeBytes, value)
+		_node.Image = &value
 	}
 	if value, ok := _c.mutation.CreatedAt(); ok {
 		_spec.SetField(idempotencykey.FieldCreatedAt, field.TypeTime, value)

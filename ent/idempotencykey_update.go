@@ -90,6 +90,18 @@ func (_u *IdempotencyKeyUpdate) ClearEtag() *IdempotencyKeyUpdate {
 	return _u
 }
 
+// SetImage sets the "image" field.
+func (_u *IdempotencyKeyUpdate) SetImage(v []byte) *IdempotencyKeyUpdate {
+	_u.mutation.SetImage(v)
+	return _u
+}
+
+// ClearImage clears the value of the "image" field.
+func (_u *IdempotencyKeyUpdate) ClearImage() *IdempotencyKeyUpdate {
+	_u.mutation.ClearImage()
+	return _u
+}
+
 // SetCreatedAt sets the "created_at" field.
 func (_u *IdempotencyKeyUpdate) SetCreatedAt(v time.Time) *IdempotencyKeyUpdate {
 	_u.mutation.SetCreatedAt(v)
@@ -183,6 +195,12 @@ func (_u *IdempotencyKeyUpdate) sqlSave(ctx context.Context) (_node int, err err
 	if _u.mutation.EtagCleared() {
 		_spec.ClearField(idempotencykey.FieldEtag, field.TypeString)
 	}
+	if value, ok := _u.mutation.Image(); ok {
+		_spec.SetField(idempotencykey.FieldImage, field.TypeBytes, value)
+	}
+	if _u.mutation.ImageCleared() {
+		_spec.ClearField(idempotencykey.FieldImage, field.TypeBytes)
+	}
 	if value, ok := _u.mutation.CreatedAt(); ok {
 		_spec.SetField(idempotencykey.FieldCreatedAt, field.TypeTime, value)
 	}
@@ -269,6 +287,18 @@ func (_u *IdempotencyKeyUpdateOne) SetNillableEtag(v *string) *IdempotencyKeyUpd
 // ClearEtag clears the value of the "etag" field.
 func (_u *IdempotencyKeyUpdateOne) ClearEtag() *IdempotencyKeyUpdateOne {
 	_u.mutation.ClearEtag()
+	return _u
+}
+
+// SetImage sets the "image" field.
+func (_u *IdempotencyKeyUpdateOne) SetImage(v []byte) *IdempotencyKeyUpdateOne {
+	_u.mutation.SetImage(v)
+	return _u
+}
+
+// ClearImage clears the value of the "image" field.
+func (_u *IdempotencyKeyUpdateOne) ClearImage() *IdempotencyKeyUpdateOne {
+	_u.mutation.ClearImage()
 	return _u
 }
 
@@ -394,6 +424,12 @@ func (_u *IdempotencyKeyUpdateOne) sqlSave(ctx context.Context) (_node *Idempote
 	}
 	if _u.mutation.EtagCleared() {
 		_spec.ClearField(idempotencykey.FieldEtag, field.TypeString)
+	}
+	if value, ok := _u.mutation.Image(); ok {
+		_spec.SetField(idempotencykey.FieldImage, field.TypeBytes, value)
+	}
+	if _u.mutation.ImageCleared() {
+		_spec.ClearField(idempotencykey.FieldImage, field.TypeBytes)
 	}
 	if value, ok := _u.mutation.CreatedAt(); ok {
 		_spec.SetField(idempotencykey.FieldCreatedAt, field.TypeTime, value)

@@ -8902,6 +8902,7 @@ type IdempotencyKeyMutation struct {
 	addstatus     *int
 	body          *[]byte
 	etag          *string
+	image         *[]byte
 	created_at    *time.Time
 	expires_at    *time.Time
 	clearedFields map[string]struct{}
@@ -9191,6 +9192,55 @@ func (m *IdempotencyKeyMutation) ResetEtag() {
 	delete(m.clearedFields, idempotencykey.FieldEtag)
 }
 
+// SetImage sets the "image" field.
+func (m *IdempotencyKeyMutation) SetImage(b []byte) {
+	m.image = &b
+}
+
+// Image returns the value of the "image" field in the mutation.
+func (m *IdempotencyKeyMutation) Image() (r []byte, exists bool) {
+	v := m.image
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldImage returns the old "image" field's value of the IdempotencyKey entity.
+// If the IdempotencyKey object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *IdempotencyKeyMutation) OldImage(ctx context.Context) (v *[]byte, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldImage is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldImage requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldImage: %w", err)
+	}
+	return oldValue.Image, nil
+}
+
+// ClearImage clears the value of the "image" field.
+func (m *IdempotencyKeyMutation) ClearImage() {
+	m.image = nil
+	m.clearedFields[idempotencykey.FieldImage] = struct{}{}
+}
+
+// ImageCleared returns if the "image" field was cleared in this mutation.
+func (m *IdempotencyKeyMutation) ImageCleared() bool {
+	_, ok := m.clearedFields[idempotencykey.FieldImage]
+	return ok
+}
+
+// ResetImage resets all changes to the "image" field.
+func (m *IdempotencyKeyMutation) ResetImage() {
+	m.image = nil
+	delete(m.clearedFields, idempotencykey.FieldImage)
+}
+
 // SetCreatedAt sets the "created_at" field.
 func (m *IdempotencyKeyMutation) SetCreatedAt(t time.Time) {
 	m.created_at = &t
@@ -9297,7 +9347,7 @@ func (m *IdempotencyKeyMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *IdempotencyKeyMutation) Fields() []string {
-	fields := make([]string, 0, 6)
+	fields := make([]string, 0, 7)
 	if m.fingerprint != nil {
 		fields = append(fields, idempotencykey.FieldFingerprint)
 	}
@@ -9309,6 +9359,9 @@ func (m *IdempotencyKeyMutation) Fields() []string {
 	}
 	if m.etag != nil {
 		fields = append(fields, idempotencykey.FieldEtag)
+	}
+	if m.image != nil {
+		fields = append(fields, idempotencykey.FieldImage)
 	}
 	if m.created_at != nil {
 		fields = append(fields, idempotencykey.FieldCreatedAt)
@@ -9332,6 +9385,8 @@ func (m *IdempotencyKeyMutation) Field(name string) (ent.Value, bool) {
 		return m.Body()
 	case idempotencykey.FieldEtag:
 		return m.Etag()
+	case idempotencykey.FieldImage:
+		return m.Image()
 	case idempotencykey.FieldCreatedAt:
 		return m.CreatedAt()
 	case idempotencykey.FieldExpiresAt:
@@ -9353,6 +9408,8 @@ func (m *IdempotencyKeyMutation) OldField(ctx context.Context, name string) (ent
 		return m.OldBody(ctx)
 	case idempotencykey.FieldEtag:
 		return m.OldEtag(ctx)
+	case idempotencykey.FieldImage:
+		return m.OldImage(ctx)
 	case idempotencykey.FieldCreatedAt:
 		return m.OldCreatedAt(ctx)
 	case idempotencykey.FieldExpiresAt:
@@ -9393,6 +9450,13 @@ func (m *IdempotencyKeyMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetEtag(v)
+		return nil
+	case idempotencykey.FieldImage:
+		v, ok := value.([]byte)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetImage(v)
 		return nil
 	case idempotencykey.FieldCreatedAt:
 		v, ok := value.(time.Time)
@@ -9456,6 +9520,9 @@ func (m *IdempotencyKeyMutation) ClearedFields() []string {
 	if m.FieldCleared(idempotencykey.FieldEtag) {
 		fields = append(fields, idempotencykey.FieldEtag)
 	}
+	if m.FieldCleared(idempotencykey.FieldImage) {
+		fields = append(fields, idempotencykey.FieldImage)
+	}
 	return fields
 }
 
@@ -9472,6 +9539,9 @@ func (m *IdempotencyKeyMutation) ClearField(name string) error {
 	switch name {
 	case idempotencykey.FieldEtag:
 		m.ClearEtag()
+		return nil
+	case idempotencykey.FieldImage:
+		m.ClearImage()
 		return nil
 	}
 	return fmt.Errorf("unknown IdempotencyKey nullable field %s", name)
@@ -9492,6 +9562,9 @@ func (m *IdempotencyKeyMutation) ResetField(name string) error {
 		return nil
 	case idempotencykey.FieldEtag:
 		m.ResetEtag()
+		return nil
+	case idempotencykey.FieldImage:
+		m.ResetImage()
 		return nil
 	case idempotencykey.FieldCreatedAt:
 		m.ResetCreatedAt()

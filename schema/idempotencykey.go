@@ -31,6 +31,11 @@ func (IdempotencyKey) Fields() []ent.Field {
 		field.Int("status"),
 		field.Bytes("body"),
 		field.String("etag").Optional(),
+		// image, when not null, is the created record's row as JSON (the
+		// one-statement keyed create on PostgreSQL stores it, having no
+		// rendered answer yet); the answer is rendered from it, as an
+		// event's record is, and body is empty.
+		field.Bytes("image").Optional().Nillable(),
 		field.Time("created_at"),
 		field.Time("expires_at"),
 	}

@@ -19,6 +19,8 @@ const (
 	FieldBody = "body"
 	// FieldEtag holds the string denoting the etag field in the database.
 	FieldEtag = "etag"
+	// FieldImage holds the string denoting the image field in the database.
+	FieldImage = "image"
 	// FieldCreatedAt holds the string denoting the created_at field in the database.
 	FieldCreatedAt = "created_at"
 	// FieldExpiresAt holds the string denoting the expires_at field in the database.
@@ -34,6 +36,7 @@ var Columns = []string{
 	FieldStatus,
 	FieldBody,
 	FieldEtag,
+	FieldImage,
 	FieldCreatedAt,
 	FieldExpiresAt,
 }

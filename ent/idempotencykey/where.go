@@ -84,6 +84,11 @@ func Etag(v string) predicate.IdempotencyKey {
 	return predicate.IdempotencyKey(sql.FieldEQ(FieldEtag, v))
 }
 
+// Image applies equality check predicate on the "image" field. It's identical to ImageEQ.
+func Image(v []byte) predicate.IdempotencyKey {
+	return predicate.IdempotencyKey(sql.FieldEQ(FieldImage, v))
+}
+
 // CreatedAt applies equality check predicate on the "created_at" field. It's identical to CreatedAtEQ.
 func CreatedAt(v time.Time) predicate.IdempotencyKey {
 	return predicate.IdempotencyKey(sql.FieldEQ(FieldCreatedAt, v))
@@ -312,6 +317,56 @@ func EtagEqualFold(v string) predicate.IdempotencyKey {
 // EtagContainsFold applies the ContainsFold predicate on the "etag" field.
 func EtagContainsFold(v string) predicate.IdempotencyKey {
 	return predicate.IdempotencyKey(sql.FieldContainsFold(FieldEtag, v))
+}
+
+// ImageEQ applies the EQ predicate on the "image" field.
+func ImageEQ(v []byte) predicate.IdempotencyKey {
+	return predicate.IdempotencyKey(sql.FieldEQ(FieldImage, v))
+}
+
+// ImageNEQ applies the NEQ predicate on the "image" field.
+func ImageNEQ(v []byte) predicate.IdempotencyKey {
+	return predicate.IdempotencyKey(sql.FieldNEQ(FieldImage, v))
+}
+
+// ImageIn applies the In predicate on the "image" field.
+func ImageIn(vs ...[]byte) predicate.IdempotencyKey {
+	return predicate.IdempotencyKey(sql.FieldIn(FieldImage, vs...))
+}
+
+// ImageNotIn applies the NotIn predicate on the "image" field.
+func ImageNotIn(vs ...[]byte) predicate.IdempotencyKey {
+	return predicate.IdempotencyKey(sql.FieldNotIn(FieldImage, vs...))
+}
+
+// ImageGT applies the GT predicate on the "image" field.
+func ImageGT(v []byte) predicate.IdempotencyKey {
+	return predicate.IdempotencyKey(sql.FieldGT(FieldImage, v))
+}
+
+// ImageGTE applies the GTE predicate on the "image" field.
+func ImageGTE(v []byte) predicate.IdempotencyKey {
+	return predicate.IdempotencyKey(sql.FieldGTE(FieldImage, v))
+}
+
+// ImageLT applies the LT predicate on the "image" field.
+func ImageLT(v []byte) predicate.IdempotencyKey {
+	return predicate.IdempotencyKey(sql.FieldLT(FieldImage, v))
+}
+
+// ImageLTE applies the LTE predicate on the "image" field.
+func ImageLTE(v []byte) predicate.IdempotencyKey {
+	return predicate.IdempotencyKey(sql.FieldLTE(FieldImage, v))
+}
+
+// ImageIsNil applies the IsNil predicate on the "image" field.
+func ImageIsNil() predicate.IdempotencyKey {
+	return predicate.IdempotencyKey(sql.FieldIsNull(FieldImage))
+}
+
+// ImageNotNil applies the NotNil predicate on the "image" field.
+func ImageNotNil() predicate.IdempotencyKey {
+	return predicate.IdempotencyKey(sql.FieldNotNull(FieldImage))
 }
 
 // CreatedAtEQ applies the EQ predicate on the "created_at" field.

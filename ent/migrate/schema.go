@@ -298,6 +298,7 @@ var (
 		{Name: "status", Type: field.TypeInt},
 		{Name: "body", Type: field.TypeBytes},
 		{Name: "etag", Type: field.TypeString, Nullable: true},
+		{Name: "image", Type: field.TypeBytes, Nullable: true},
 		{Name: "created_at", Type: field.TypeTime},
 		{Name: "expires_at", Type: field.TypeTime},
 	}
@@ -310,7 +311,7 @@ var (
 			{
 				Name:    "idempotencykey_expires_at",
 				Unique:  false,
-				Columns: []*schema.Column{IdempotencyKeysColumns[6]},
+				Columns: []*schema.Column{IdempotencyKeysColumns[7]},
 			},
 		},
 	}

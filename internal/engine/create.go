@@ -25,6 +25,13 @@ func (op *Op[E]) create(ctx context.Context, s *Service, req *request) (int, *Re
 	if err != nil {
 		return 0, nil, err
 	}
+	if k := keyedFrom(ctx); k != nil {
+		if len(steps) > 0 || op.Res.LoadEmbeds != nil {
+			return 0, nil, errTakeTransaction
+		}
+		r, err := op.createKeyed(ctx, s, k, in, team)
+		return http.StatusCreated, r, err
+	}
 	var rec *E
 	err = s.Write(ctx, len(steps) > 0, func(w Writer) (err error) {
 		rec, err = insert(ctx, s, w, op.Res, in, team, true)

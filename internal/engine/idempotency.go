@@ -15,6 +15,8 @@ import (
 
 	"records/internal/edge"
 	"records/internal/problem"
+	"records/internal/query"
+	"records/internal/spec"
 )
 
 // DefaultIdempotencyTTL is how long a stored answer replays.
@@ -42,12 +44,14 @@ func IdempotencyKey(r *http.Request) (string, bool, error) {
 	return key, true, nil
 }
 
-// storedAnswer is the answer kept for a key.
+// storedAnswer is the answer kept for a key: its body, or the row of the
+// record it created (keyed.go).
 type storedAnswer struct {
 	fingerprint string
 	status      int
 	body        []byte
 	etag        string
+	image       []byte
 }
 
 // errReplay ends a keyed write's transaction without writing: the key's
@@ -61,16 +65,30 @@ type Answer struct {
 	ETag   string
 }
 
-// serveKeyed runs an operation's write sent with an Idempotency-Key.
+// serveKeyed runs an operation's write sent with an Idempotency-Key. A
+// create of one record on PostgreSQL first tries one statement (keyed.go).
 func (op *Op[E]) serveKeyed(s *Service, c *gin.Context, key string, body []byte) {
-	s.ServeKeyed(c, key, body, func(ctx context.Context) (*Answer, error) {
+	run := func(ctx context.Context) (*Answer, error) {
 		c.Request = c.Request.WithContext(ctx)
 		status, r, err := op.serve(s, c, body)
 		if err != nil {
 			return nil, err
 		}
 		return &Answer{Status: status, Body: op.render(nil, r), ETag: op.etag(r)}, nil
-	})
+	}
+	k := keyedRun{run: run, replay: op.replayImage}
+	if op.Kind == spec.Create && s.Dialect == query.Postgres && !isArray(body) {
+		k.fast = run
+	}
+	s.serveKeyed(c, key, body, k)
+}
+
+// keyedRun is a keyed write: run, within the transaction that keeps its
+// key; fast, when not nil, the same run given the key to write it in one
+// statement (keyed.go); replay, the answer of a stored record's row.
+type keyedRun struct {
+	run, fast func(ctx context.Context) (*Answer, error)
+	replay    func(status int, image []byte) (*Answer, error)
 }
 
 // ServeKeyed runs a write sent with an Idempotency-Key: run, whose
@@ -82,6 +100,10 @@ func (op *Op[E]) serveKeyed(s *Service, c *gin.Context, key string, body []byte)
 // stores its answer — so a crash can never keep the one without the other.
 // Failed requests store nothing.
 func (s *Service) ServeKeyed(c *gin.Context, key string, body []byte, run func(ctx context.Context) (*Answer, error)) {
+	s.serveKeyed(c, key, body, keyedRun{run: run})
+}
+
+func (s *Service) serveKeyed(c *gin.Context, key string, body []byte, k keyedRun) {
 	ctx := c.Request.Context()
 	team, err := teamOf(ctx)
 	if err != nil {
@@ -90,6 +112,16 @@ func (s *Service) ServeKeyed(c *gin.Context, key string, body []byte, run func(c
 	}
 	id := strconv.Itoa(team) + ":" + key
 	fp := fingerprint(c.Request, body)
+	if k.fast != nil {
+		now := time.Now().UTC()
+		one := &keyedCreate{lock: keyLock(id), id: id, fp: fp, now: now, expires: now.Add(s.idempotencyTTL())}
+		answer, err := k.fast(context.WithValue(ctx, keyedKey{}, one))
+		c.Request = c.Request.WithContext(ctx)
+		if err == nil {
+			writeAnswer(c, answer, false)
+			return
+		}
+	}
 	var answer *Answer
 	bounded, cancel := edge.Bounded(ctx)
 	defer cancel()
@@ -101,18 +133,23 @@ func (s *Service) ServeKeyed(c *gin.Context, key string, body []byte, run func(c
 			return err
 		case prior != nil && prior.fingerprint != fp:
 			return problem.New(problem.KeyReused, "the Idempotency-Key %q was used with another request (method, path or body)", key)
+		case prior != nil && prior.image != nil && k.replay != nil:
+			if answer, err = k.replay(prior.status, prior.image); err != nil {
+				return err
+			}
+			return errReplay
 		case prior != nil:
 			answer = &Answer{Status: prior.status, Body: prior.body, ETag: prior.etag}
 			return errReplay
 		}
 		defer func() { c.Request = c.Request.WithContext(ctx) }()
-		if answer, err = run(context.WithValue(bounded, writerKey{}, w)); err != nil {
+		if answer, err = k.run(context.WithValue(bounded, writerKey{}, w)); err != nil {
 			return err
 		}
 		now := time.Now().UTC()
 		_, err = w.Exec(bounded, `INSERT INTO "idempotency_keys" ("id", "fingerprint", "status", "body", "etag", "created_at", "expires_at")
 VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT ("id") DO UPDATE SET "fingerprint" = excluded."fingerprint", "status" = excluded."status",
-"body" = excluded."body", "etag" = excluded."etag", "created_at" = excluded."created_at", "expires_at" = excluded."expires_at"`,
+"body" = excluded."body", "etag" = excluded."etag", "image" = NULL, "created_at" = excluded."created_at", "expires_at" = excluded."expires_at"`,
 			id, fp, answer.Status, answer.Body, answer.ETag, now, now.Add(s.idempotencyTTL()))
 		return err
 	})
@@ -121,6 +158,11 @@ VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT ("id") DO UPDATE SET "fingerprint" = ex
 		edge.Fail(c, err)
 		return
 	}
+	writeAnswer(c, answer, replayed)
+}
+
+// writeAnswer answers a keyed write.
+func writeAnswer(c *gin.Context, answer *Answer, replayed bool) {
 	h := c.Writer.Header()
 	if replayed {
 		h.Set("Idempotent-Replayed", "true")
@@ -129,6 +171,13 @@ VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT ("id") DO UPDATE SET "fingerprint" = ex
 		h.Set("ETag", answer.ETag)
 	}
 	edge.WriteJSON(c, answer.Status, func(b []byte) []byte { return append(b, answer.Body...) })
+}
+
+// keyLock is the advisory lock of key id on PostgreSQL.
+func keyLock(id string) int64 {
+	h := fnv.New64a()
+	h.Write([]byte("idempotency:" + id))
+	return int64(h.Sum64())
 }
 
 func (s *Service) idempotencyTTL() time.Duration {
@@ -155,11 +204,9 @@ func takeKey(ctx context.Context, w Writer, id, meta string) (*storedAnswer, err
 		// what was committed when it began, so a lookup in the same
 		// statement could miss the key of a request that committed, and
 		// released the lock, just before.
-		h := fnv.New64a()
-		h.Write([]byte("idempotency:" + id))
 		got := false
 		_, err := w.Query(ctx, 1, `SELECT pg_try_advisory_xact_lock(?), set_config('records.meta', ?, true) IS NOT NULL`,
-			[]any{int64(h.Sum64()), meta}, func(rows *sql.Rows) error {
+			[]any{keyLock(id), meta}, func(rows *sql.Rows) error {
 				var set bool
 				return rows.Scan(&got, &set)
 			})
@@ -173,8 +220,8 @@ func takeKey(ctx context.Context, w Writer, id, meta string) (*storedAnswer, err
 	} else if err := setMeta(ctx, w, meta); err != nil {
 		return nil, err
 	}
-	_, err := w.Query(ctx, 1, `SELECT "fingerprint", "status", "body", "etag" FROM "idempotency_keys" WHERE "id" = ? AND "expires_at" > ?`,
-		[]any{id, now}, func(rows *sql.Rows) error { return rows.Scan(&fp, &status, &a.body, &etag) })
+	_, err := w.Query(ctx, 1, `SELECT "fingerprint", "status", "body", "etag", "image" FROM "idempotency_keys" WHERE "id" = ? AND "expires_at" > ?`,
+		[]any{id, now}, func(rows *sql.Rows) error { return rows.Scan(&fp, &status, &a.body, &etag, &a.image) })
 	if err != nil {
 		return nil, err
 	}

@@ -20,15 +20,24 @@ func (res *Resource[E]) plural() string { return res.Plural }
 
 // AppendImage appends the record of an event's image as JSON.
 func (res *Resource[E]) AppendImage(b []byte, image []byte) ([]byte, error) {
+	e, err := res.scanImage(image)
+	if err != nil {
+		return b, err
+	}
+	return res.Encode(b, e), nil
+}
+
+// scanImage reads the record of an image.
+func (res *Resource[E]) scanImage(image []byte) (*E, error) {
 	var cols map[string]json.RawMessage
 	if err := json.Unmarshal(image, &cols); err != nil {
-		return b, fmt.Errorf("reading the image of a %s: %w", res.Object, err)
+		return nil, fmt.Errorf("reading the image of a %s: %w", res.Object, err)
 	}
 	e, err := res.Scan(imageRow{cols: cols, names: res.Columns})
 	if err != nil {
-		return b, fmt.Errorf("reading the image of a %s: %w", res.Object, err)
+		return nil, fmt.Errorf("reading the image of a %s: %w", res.Object, err)
 	}
-	return res.Encode(b, e), nil
+	return e, nil
 }
 
 // imageRow is an image read as a row of the columns names.

@@ -22,8 +22,9 @@ func (res *Resource[E]) returning() string { return " RETURNING " + res.selectLi
 // the team. (PostgreSQL needs the SELECT's values typed, having no column
 // to take a type from.)
 // upsert, when not nil, makes it update the record with the id instead if
-// it exists in the team: the statement's ON CONFLICT clause.
-func insertSQL[E any](d query.Dialect, res *Resource[E], id string, team int, v *Values, parents []ParentRef, upsert *Values, meta string) (string, []any) {
+// it exists in the team: the statement's ON CONFLICT clause. cond, when not
+// empty, is one more condition (" AND …", without arguments).
+func insertSQL[E any](d query.Dialect, res *Resource[E], id string, team int, v *Values, parents []ParentRef, upsert *Values, meta, cond string) (string, []any) {
 	var b strings.Builder
 	args := make([]any, 0, len(v.args)+3+2*len(parents))
 	b.WriteString(`INSERT INTO ` + quote(res.Table) + ` ("id", "team_id"`)
@@ -43,7 +44,7 @@ func insertSQL[E any](d query.Dialect, res *Resource[E], id string, team int, v 
 	for _, t := range v.types {
 		b.WriteString(", " + cast(t))
 	}
-	b.WriteString(" WHERE 1 = 1")
+	b.WriteString(" WHERE 1 = 1" + cond)
 	args = metaCondition(&b, meta, args)
 	for _, p := range parents {
 		b.WriteString(` AND EXISTS (SELECT 1 FROM ` + quote(p.Table) + ` WHERE "id" = ? AND "team_id" = ?)`)
@@ -114,18 +115,7 @@ func writeRecord[E any](ctx context.Context, w Writer, res *Resource[E], text st
 // the parents it names when check (embedded children name a parent made in
 // the same transaction).
 func insert[E any](ctx context.Context, s *Service, w Writer, res *Resource[E], in Input[E], team int, check bool) (*E, error) {
-	id, ok := in.GivenID()
-	if !ok {
-		id = NewID()
-		in.SetID(id)
-	}
-	var v Values
-	in.Values(&v, true)
-	var parents []ParentRef
-	if check {
-		parents = in.Parents()
-	}
-	text, args := insertSQL(s.Dialect, res, id, team, &v, parents, nil, eventMeta(ctx))
+	id, text, args, parents := insertStatement(ctx, s, res, in, team, check, "")
 	rec, err := writeRecord(ctx, w, res, text, args)
 	if err != nil {
 		return nil, err
@@ -143,6 +133,23 @@ func insert[E any](ctx context.Context, s *Service, w Writer, res *Resource[E], 
 		}
 	}
 	return rec, nil
+}
+
+// insertStatement is the statement creating the record of in for team (its
+// id made if not given), and the parents it checks.
+func insertStatement[E any](ctx context.Context, s *Service, res *Resource[E], in Input[E], team int, check bool, cond string) (id, text string, args []any, parents []ParentRef) {
+	id, ok := in.GivenID()
+	if !ok {
+		id = NewID()
+		in.SetID(id)
+	}
+	var v Values
+	in.Values(&v, true)
+	if check {
+		parents = in.Parents()
+	}
+	text, args = insertSQL(s.Dialect, res, id, team, &v, parents, nil, eventMeta(ctx), cond)
+	return id, text, args, parents
 }
 
 // missingParent names the first of parents that is not a record of team.

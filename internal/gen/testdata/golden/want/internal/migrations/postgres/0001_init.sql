@@ -8,7 +8,7 @@ CREATE INDEX "event_team_id_record_id_id" ON "events" ("team_id", "record_id", "
 -- Create "event_followers" table
 CREATE TABLE "event_followers" ("id" character varying NOT NULL, "txid" bigint NOT NULL, "seq" bigint NOT NULL, PRIMARY KEY ("id"));
 -- Create "idempotency_keys" table
-CREATE TABLE "idempotency_keys" ("id" character varying NOT NULL, "fingerprint" character varying NOT NULL, "status" bigint NOT NULL, "body" bytea NOT NULL, "etag" character varying NULL, "created_at" timestamptz NOT NULL, "expires_at" timestamptz NOT NULL, PRIMARY KEY ("id"));
+CREATE TABLE "idempotency_keys" ("id" character varying NOT NULL, "fingerprint" character varying NOT NULL, "status" bigint NOT NULL, "body" bytea NOT NULL, "etag" character varying NULL, "image" bytea NULL, "created_at" timestamptz NOT NULL, "expires_at" timestamptz NOT NULL, PRIMARY KEY ("id"));
 -- Create index "idempotencykey_expires_at" to table: "idempotency_keys"
 CREATE INDEX "idempotencykey_expires_at" ON "idempotency_keys" ("expires_at");
 -- Create "service_keys" table

@@ -22,7 +22,7 @@ CREATE INDEX `event_team_id_record_id_id` ON `events` (`team_id`, `record_id`, `
 -- Create "event_followers" table
 CREATE TABLE `event_followers` (`id` text NOT NULL, `txid` integer NOT NULL, `seq` integer NOT NULL, PRIMARY KEY (`id`));
 -- Create "idempotency_keys" table
-CREATE TABLE `idempotency_keys` (`id` text NOT NULL, `fingerprint` text NOT NULL, `status` integer NOT NULL, `body` blob NOT NULL, `etag` text NULL, `created_at` datetime NOT NULL, `expires_at` datetime NOT NULL, PRIMARY KEY (`id`));
+CREATE TABLE `idempotency_keys` (`id` text NOT NULL, `fingerprint` text NOT NULL, `status` integer NOT NULL, `body` blob NOT NULL, `etag` text NULL, `image` blob NULL, `created_at` datetime NOT NULL, `expires_at` datetime NOT NULL, PRIMARY KEY (`id`));
 -- Create index "idempotencykey_expires_at" to table: "idempotency_keys"
 CREATE INDEX `idempotencykey_expires_at` ON `idempotency_keys` (`expires_at`);
 -- Create "service_keys" table

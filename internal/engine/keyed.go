@@ -1,0 +1,89 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"time"
+)
+
+// A create sent with an Idempotency-Key, of a record that embeds nothing,
+// runs on PostgreSQL as one statement, autocommitted, where the
+// transaction path (idempotency.go) takes six round trips:
+//
+//	WITH "l" AS (SELECT pg_try_advisory_xact_lock(key) AS "got"),
+//	     "p" AS (SELECT 1 FROM "idempotency_keys" WHERE "id" = key AND "expires_at" > now),
+//	     "r" AS (INSERT INTO <table> … WHERE <the create's conditions>
+//	             AND (SELECT "got" FROM "l") AND NOT EXISTS (SELECT 1 FROM "p") RETURNING …),
+//	     "k" AS (INSERT INTO "idempotency_keys" (…, "image", …) SELECT …, row_to_json("r") FROM "r")
+//	SELECT … FROM "r"
+//
+// It writes the record and its key together or neither. It writes
+// nothing when the key is held by a request still running, when the key
+// has an answer stored, or when a parent named is missing; and it fails,
+// writing nothing, when a key committed after the statement's snapshot
+// (its primary key conflicts) or the record's id is taken. In every such
+// case the request goes down the transaction path, which answers it as
+// it answers every keyed write: 409 while the key is held, the replay or
+// 422 for a stored key, the problem otherwise. So the statement is a fast
+// path only, and can never decide differently than the transaction would.
+//
+// The key keeps the record's row as JSON instead of the rendered answer,
+// which the statement cannot make; a replay renders it as an event's record
+// is rendered (image.go), so it answers the same bytes.
+
+// keyedCreate is a keyed create's key, for the statement above.
+type keyedCreate struct {
+	lock         int64
+	id, fp       string
+	now, expires time.Time
+}
+
+type keyedKey struct{}
+
+// keyedFrom returns the key of a create to run as one statement, if any.
+func keyedFrom(ctx context.Context) *keyedCreate {
+	k, _ := ctx.Value(keyedKey{}).(*keyedCreate)
+	return k
+}
+
+// errTakeTransaction: the one-statement keyed create did not write; the
+// transaction path answers the request.
+var errTakeTransaction = errors.New("the keyed create takes the transaction path")
+
+// keyedCondition holds the create back unless the key is free.
+const keyedCondition = ` AND (SELECT "got" FROM "l") AND NOT EXISTS (SELECT 1 FROM "p")`
+
+// createKeyed runs the create of in for team with its key in one statement.
+func (op *Op[E]) createKeyed(ctx context.Context, s *Service, k *keyedCreate, in Input[E], team int) (*Result[E], error) {
+	_, insert, insertArgs, _ := insertStatement(ctx, s, op.Res, in, team, true, keyedCondition)
+	var b strings.Builder
+	b.WriteString(`WITH "l" AS (SELECT pg_try_advisory_xact_lock(?) AS "got"), ` +
+		`"p" AS (SELECT 1 FROM "idempotency_keys" WHERE "id" = ? AND "expires_at" > ?), "r" AS (`)
+	b.WriteString(insert)
+	b.WriteString(`), "k" AS (INSERT INTO "idempotency_keys" ("id", "fingerprint", "status", "body", "image", "created_at", "expires_at") ` +
+		`SELECT ?, ?, 201, '', convert_to(row_to_json("r")::text, 'UTF8'), ?, ? FROM "r") SELECT ` + op.Res.selectList() + ` FROM "r"`)
+	args := make([]any, 0, len(insertArgs)+7)
+	args = append(args, k.lock, k.id, k.now)
+	args = append(args, insertArgs...)
+	args = append(args, k.id, k.fp, k.now, k.expires)
+	var rec *E
+	err := s.Write(ctx, false, func(w Writer) (err error) {
+		rec, err = writeRecord(ctx, w, op.Res, b.String(), args)
+		return err
+	})
+	if err != nil || rec == nil {
+		return nil, errTakeTransaction
+	}
+	return op.written(ctx, s, team, rec, true)
+}
+
+// replayImage is the answer of a create whose key keeps the record's row.
+func (op *Op[E]) replayImage(status int, image []byte) (*Answer, error) {
+	rec, err := op.Res.scanImage(image)
+	if err != nil {
+		return nil, err
+	}
+	r := &Result[E]{Record: rec, ID: op.Res.ID(rec), Created: true}
+	return &Answer{Status: status, Body: op.render(nil, r), ETag: op.etag(r)}, nil
+}
