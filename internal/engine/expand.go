@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"database/sql"
 	"records/internal/spec"
 	"strconv"
 	"strings"
@@ -39,7 +40,8 @@ func inIDs(r Reader, column string, ids []string) (string, []any) {
 // ExpandChildren is the Load of an edge from parents of type P to their children
 // (resource child, naming their parent in column fk, read by parentOf): one
 // query for every record of the page, at most MaxChildren children each,
-// ordered by id.
+// ordered by id. The children come parent after parent and are encoded as
+// they are read, into one buffer that every parent's list is a part of.
 func ExpandChildren[P, C any](child *Resource[C], fk string, id func(*P) string, parentOf func(*C) *string) func(context.Context, Reader, int, []*P) ([][]byte, error) {
 	return func(ctx context.Context, r Reader, team int, parents []*P) ([][]byte, error) {
 		ids := make([]string, len(parents))
@@ -51,8 +53,8 @@ func ExpandChildren[P, C any](child *Resource[C], fk string, id func(*P) string,
 		if r.Postgres() {
 			// Each parent's first MaxChildren children, read along the
 			// index (team_id, fk, id), parent after parent.
-			text = `SELECT ` + child.qualifiedSelectList(`"c"`) + ` FROM unnest(?::text[]) AS "p"("id") CROSS JOIN LATERAL (SELECT * FROM "` +
-				child.Table + `" WHERE "team_id" = ? AND "` + fk + `" = "p"."id" ORDER BY "id" LIMIT ` + strconv.Itoa(spec.MaxChildren) + `) AS "c"`
+			text = `SELECT ` + child.qualifiedSelectList(`"c"`) + ` FROM unnest(?::text[]) WITH ORDINALITY AS "p"("id", "n") CROSS JOIN LATERAL (SELECT * FROM "` +
+				child.Table + `" WHERE "team_id" = ? AND "` + fk + `" = "p"."id" ORDER BY "id" LIMIT ` + strconv.Itoa(spec.MaxChildren) + `) AS "c" ORDER BY "p"."n", "c"."id"`
 			args = []any{pq.StringArray(ids), team}
 		} else {
 			// The window numbers each parent's children, so that no parent
@@ -60,31 +62,47 @@ func ExpandChildren[P, C any](child *Resource[C], fk string, id func(*P) string,
 			in, inArgs := inIDs(r, fk, ids)
 			text = `SELECT ` + child.selectList() + ` FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY "` + fk + `" ORDER BY "id") AS "n" FROM "` +
 				child.Table + `" WHERE "team_id" = ? AND ` + in + `) AS "` + child.Table + `" WHERE "n" <= ` +
-				strconv.Itoa(spec.MaxChildren) + ` ORDER BY "id"`
+				strconv.Itoa(spec.MaxChildren) + ` ORDER BY "` + fk + `", "id"`
 			args = append([]any{team}, inArgs...)
 		}
-		children, err := readAll(ctx, r, child, -1, text, args)
+		type span struct{ from, to int }
+		spans := make(map[string]span, len(parents))
+		var buf []byte
+		open := "" // the parent whose list buf ends with
+		err := r.Each(ctx, -1, text, args, func(rows *sql.Rows) error {
+			c, err := child.Scan(rows)
+			if err != nil {
+				return err
+			}
+			pid := parentOf(c)
+			if pid == nil {
+				return nil
+			}
+			if *pid == open {
+				buf = append(buf, ',')
+			} else {
+				if open != "" {
+					buf = append(buf, ']')
+					spans[open] = span{spans[open].from, len(buf)}
+				}
+				open = *pid
+				spans[open] = span{from: len(buf)}
+				buf = append(buf, '[')
+			}
+			buf = child.Encode(buf, c)
+			return nil
+		})
 		if err != nil {
 			return nil, err
 		}
-		byParent := make(map[string][]byte, len(parents))
-		for _, c := range children {
-			pid := parentOf(c)
-			if pid == nil {
-				continue
-			}
-			b, ok := byParent[*pid]
-			if ok {
-				b = append(b, ',')
-			} else {
-				b = append(b, '[')
-			}
-			byParent[*pid] = child.Encode(b, c)
+		if open != "" {
+			buf = append(buf, ']')
+			spans[open] = span{spans[open].from, len(buf)}
 		}
 		out := make([][]byte, len(parents))
 		for i, p := range parents {
-			if b, ok := byParent[id(p)]; ok {
-				out[i] = append(b, ']')
+			if sp, ok := spans[id(p)]; ok {
+				out[i] = buf[sp.from:sp.to:sp.to]
 			} else {
 				out[i] = []byte("[]")
 			}

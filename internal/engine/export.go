@@ -227,7 +227,7 @@ func (e *exportEncoder[E]) record(buf *bytes.Buffer, i int, rec *E) error {
 			if k > 0 {
 				e.scratch = append(e.scratch, ',')
 			}
-			e.scratch = append(e.scratch, keyed(e.res.Edges[edge].Name)...)
+			e.scratch = append(e.scratch, e.res.listing().edgeKeys[edge]...)
 			e.scratch = append(e.scratch, e.v.expanded[k][i]...)
 		}
 		row = append(row, string(append(e.scratch, '}')))

@@ -44,6 +44,9 @@ func keyed(member string) string { return strconv.Quote(member) + ":" }
 type listing struct {
 	list  query.List
 	value map[string]int // column member → index in Fields
+	// fieldKeys and edgeKeys are the JSON keys of the fields and edges, by
+	// index, for answers that choose their members (view.go).
+	fieldKeys, edgeKeys []string
 }
 
 func (res *Resource[E]) listing() *listing {
@@ -51,6 +54,7 @@ func (res *Resource[E]) listing() *listing {
 		l := &listing{list: query.List{Columns: query.Columns{}}, value: map[string]int{}}
 		for i, f := range res.Fields {
 			l.list.Members = append(l.list.Members, f.Member)
+			l.fieldKeys = append(l.fieldKeys, keyed(f.Member))
 			if f.Parse == nil || f.Column == "" {
 				continue
 			}
@@ -63,6 +67,7 @@ func (res *Resource[E]) listing() *listing {
 		}
 		for _, e := range res.Edges {
 			l.list.Edges = append(l.list.Edges, e.Name)
+			l.edgeKeys = append(l.edgeKeys, keyed(e.Name))
 		}
 		res.list = l
 	})

@@ -59,6 +59,7 @@ func (v *view[E]) appendRecord(b []byte, res *Resource[E], i int, e *E) []byte {
 	if v == nil {
 		return res.Encode(b, e)
 	}
+	l := res.listing()
 	b = append(b, '{')
 	n := 0
 	for j, f := range res.Fields {
@@ -69,7 +70,7 @@ func (v *view[E]) appendRecord(b []byte, res *Resource[E], i int, e *E) []byte {
 			b = append(b, ',')
 		}
 		n++
-		b = append(b, keyed(f.Member)...)
+		b = append(b, l.fieldKeys[j]...)
 		b = f.Append(b, e)
 	}
 	if len(v.expand) > 0 && v.expanded != nil {
@@ -81,7 +82,7 @@ func (v *view[E]) appendRecord(b []byte, res *Resource[E], i int, e *E) []byte {
 			if k > 0 {
 				b = append(b, ',')
 			}
-			b = append(b, keyed(res.Edges[edge].Name)...)
+			b = append(b, l.edgeKeys[edge]...)
 			b = append(b, v.expanded[k][i]...)
 		}
 		b = append(b, '}')
