@@ -27,6 +27,9 @@ type Config struct {
 	// DevPostgresURL is a PostgreSQL where a scratch schema can be made to
 	// write the PostgreSQL migration set.
 	DevPostgresURL string
+	// GoClientDir holds the generated Go client's package, e.g. "client";
+	// "" renders none.
+	GoClientDir string
 }
 
 // DefaultConfig is the layout of this repository.
@@ -39,6 +42,7 @@ func DefaultConfig() Config {
 		MigrationsDir: "internal/migrations",
 		RouteTable:    "schema/routes.yaml",
 		HandlersDir:   "internal/handlers",
+		GoClientDir:   "client",
 	}
 }
 
@@ -71,6 +75,12 @@ func Generate(ctx context.Context, cfg Config) (*Output, error) {
 		return nil, err
 	}
 	maps.Copy(out.Files, handlers)
+	clients, err := clientFiles(cfg, model)
+	if err != nil {
+		return nil, err
+	}
+	maps.Copy(out.Files, clients)
+	out.Owned = append(out.Owned, cfg.clientDirs()...)
 	entOut, err := entFiles(cfg, graph)
 	if err != nil {
 		return nil, err
