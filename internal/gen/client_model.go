@@ -326,8 +326,8 @@ func (cm *clientModel) checkNames() error {
 	return nil
 }
 
-// clientFiles renders the clients: the Go package into cfg.GoClientDir,
-// when it is set.
+// clientFiles renders the clients: the Go package into cfg.GoClientDir and
+// the TypeScript sources into cfg.TSClientDir, each when its folder is set.
 func clientFiles(cfg Config, m *apiModel) (map[string][]byte, error) {
 	files := map[string][]byte{}
 	if len(cfg.clientDirs()) == 0 {
@@ -344,13 +344,20 @@ func clientFiles(cfg Config, m *apiModel) (map[string][]byte, error) {
 		}
 		maps.Copy(files, goFiles)
 	}
+	if cfg.TSClientDir != "" {
+		tsFiles, err := renderTSClient(cfg.TSClientDir, cm)
+		if err != nil {
+			return nil, fmt.Errorf("the TypeScript client: %w", err)
+		}
+		maps.Copy(files, tsFiles)
+	}
 	return files, nil
 }
 
 // clientDirs are the clients' folders, which the generation owns.
 func (c Config) clientDirs() []string {
 	var dirs []string
-	for _, d := range []string{c.GoClientDir} {
+	for _, d := range []string{c.GoClientDir, c.TSClientDir} {
 		if d != "" {
 			dirs = append(dirs, d)
 		}

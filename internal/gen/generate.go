@@ -27,9 +27,10 @@ type Config struct {
 	// DevPostgresURL is a PostgreSQL where a scratch schema can be made to
 	// write the PostgreSQL migration set.
 	DevPostgresURL string
-	// GoClientDir holds the generated Go client's package, e.g. "client";
-	// "" renders none.
+	// GoClientDir and TSClientDir hold the generated clients: the Go
+	// package, e.g. "client", and the TypeScript sources; "" renders none.
 	GoClientDir string
+	TSClientDir string
 }
 
 // DefaultConfig is the layout of this repository.
@@ -43,6 +44,7 @@ func DefaultConfig() Config {
 		RouteTable:    "schema/routes.yaml",
 		HandlersDir:   "internal/handlers",
 		GoClientDir:   "client",
+		TSClientDir:   "clients/typescript/src",
 	}
 }
 
