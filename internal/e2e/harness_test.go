@@ -24,9 +24,10 @@ import (
 // env is a real server (the gin engine over a fresh database) listening on
 // a loopback port, and a client of it whose requests are counted by route.
 type env struct {
-	base string // the server's URL
-	c    *client.Client
-	hits *hits
+	base  string // the server's URL
+	token string // a write token of the default team
+	c     *client.Client
+	hits  *hits
 	// hooks receives the webhook deliveries the server makes.
 	hooks *httptest.Server
 }
@@ -55,7 +56,7 @@ func newEnv(t *testing.T, dialect string) *env {
 	t.Cleanup(hooks.Close)
 	h := &hits{seen: map[string]int{}}
 	hc := &http.Client{Transport: h.wrap(http.DefaultTransport)}
-	return &env{base: ts.URL, c: client.New(ts.URL, client.WithToken(token), client.WithHTTPClient(hc)), hits: h, hooks: hooks}
+	return &env{base: ts.URL, token: token, c: client.New(ts.URL, client.WithToken(token), client.WithHTTPClient(hc)), hits: h, hooks: hooks}
 }
 
 // hits counts the client's requests by route of client.Routes.
