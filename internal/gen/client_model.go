@@ -2,7 +2,6 @@ package gen
 
 import (
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 
@@ -324,43 +323,4 @@ func (cm *clientModel) checkNames() error {
 		return fmt.Errorf("the client's names collide:\n  %s", strings.Join(errs, "\n  "))
 	}
 	return nil
-}
-
-// clientFiles renders the clients: the Go package into cfg.GoClientDir and
-// the TypeScript sources into cfg.TSClientDir, each when its folder is set.
-func clientFiles(cfg Config, m *apiModel) (map[string][]byte, error) {
-	files := map[string][]byte{}
-	if len(cfg.clientDirs()) == 0 {
-		return files, nil
-	}
-	cm, err := buildClientModel(m)
-	if err != nil {
-		return nil, err
-	}
-	if cfg.GoClientDir != "" {
-		goFiles, err := renderGoClient(cfg.GoClientDir, cm)
-		if err != nil {
-			return nil, fmt.Errorf("the Go client: %w", err)
-		}
-		maps.Copy(files, goFiles)
-	}
-	if cfg.TSClientDir != "" {
-		tsFiles, err := renderTSClient(cfg.TSClientDir, cm)
-		if err != nil {
-			return nil, fmt.Errorf("the TypeScript client: %w", err)
-		}
-		maps.Copy(files, tsFiles)
-	}
-	return files, nil
-}
-
-// clientDirs are the clients' folders, which the generation owns.
-func (c Config) clientDirs() []string {
-	var dirs []string
-	for _, d := range []string{c.GoClientDir, c.TSClientDir} {
-		if d != "" {
-			dirs = append(dirs, d)
-		}
-	}
-	return dirs
 }

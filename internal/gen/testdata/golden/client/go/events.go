@@ -68,16 +68,7 @@ func (p *EventParams) query() url.Values {
 	return q
 }
 
-func (p *EventParams) at(cursor string) *EventParams {
-	var q EventParams
-	if p != nil {
-		q = *p
-	}
-	if cursor != "" {
-		q.Cursor = cursor
-	}
-	return &q
-}
+func (p *EventParams) after(cursor string) { p.Cursor = cursor }
 
 // EventService reads the team's event log.
 type EventService struct{ c *Client }

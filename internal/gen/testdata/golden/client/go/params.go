@@ -47,17 +47,8 @@ func (p *ListParams) body() any {
 	return p
 }
 
-// at is a copy of the parameters asking for the page after cursor.
-func (p *ListParams) at(cursor string) *ListParams {
-	var q ListParams
-	if p != nil {
-		q = *p
-	}
-	if cursor != "" {
-		q.Cursor, q.Offset = cursor, 0
-	}
-	return &q
-}
+// after asks for the page after cursor (by keyset, so with no offset).
+func (p *ListParams) after(cursor string) { p.Cursor, p.Offset = cursor, 0 }
 
 // ReadParams shape a read of one record.
 type ReadParams struct {
@@ -93,16 +84,7 @@ func (p *PageParams) query() url.Values {
 	return q
 }
 
-func (p *PageParams) at(cursor string) *PageParams {
-	var q PageParams
-	if p != nil {
-		q = *p
-	}
-	if cursor != "" {
-		q.Cursor = cursor
-	}
-	return &q
-}
+func (p *PageParams) after(cursor string) { p.Cursor = cursor }
 
 // Paging is a list's page: where it is, and the cursor of the next.
 type Paging struct {
@@ -176,10 +158,18 @@ func (d Date) Time() (time.Time, error) { return time.Parse(time.DateOnly, strin
 
 // all iterates over the records of every page, from the one p asks for,
 // following each page's next cursor until there is none; an error ends it.
-func all[P interface{ at(string) P }, R, T any](p P, fetch func(P) (*R, error), page func(*R) ([]T, *string)) iter.Seq2[T, error] {
+// p itself is not changed.
+func all[P any, PP interface {
+	*P
+	after(string)
+}, R, T any](p *P, fetch func(*P) (*R, error), page func(*R) ([]T, *string)) iter.Seq2[T, error] {
 	return func(yield func(T, error) bool) {
+		var q P
+		if p != nil {
+			q = *p
+		}
 		for {
-			r, err := fetch(p)
+			r, err := fetch(&q)
 			if err != nil {
 				var zero T
 				yield(zero, err)
@@ -194,7 +184,7 @@ func all[P interface{ at(string) P }, R, T any](p P, fetch func(P) (*R, error), 
 			if next == nil || *next == "" || len(records) == 0 {
 				return
 			}
-			p = p.at(*next)
+			PP(&q).after(*next)
 		}
 	}
 }
