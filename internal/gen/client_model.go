@@ -195,7 +195,7 @@ func buildClientModel(m *apiModel) (*clientModel, error) {
 	}
 	cm.Routes = append(cm.Routes, clientFixedRoutes...)
 	for _, c := range spec.Codes {
-		cm.Codes = append(cm.Codes, clientCode{GoName: "Code" + goName(string(c.Code)), Code: string(c.Code), Status: c.Status, Title: c.Title})
+		cm.Codes = append(cm.Codes, clientCode{GoName: "Code" + goField(string(c.Code)), Code: string(c.Code), Status: c.Status, Title: c.Title})
 	}
 	cm.RecordImports = recordImports(cm)
 	return cm, cm.checkNames()

@@ -76,8 +76,8 @@ func CodeOf(err error) string {
 
 // The codes a problem can have.
 const (
-	// CodeInvalidJson (400): Malformed JSON.
-	CodeInvalidJson = "invalid_json"
+	// CodeInvalidJSON (400): Malformed JSON.
+	CodeInvalidJSON = "invalid_json"
 	// CodeInvalidRequest (400): Invalid request.
 	CodeInvalidRequest = "invalid_request"
 	// CodeUnauthenticated (401): Authentication required.
