@@ -36,7 +36,9 @@ func (b *envBuilder) seed(resources []*resourceView) {
 				panic(err) // the named envelopes suit their kinds
 			}
 			w := &envWalk{res: b.byRes[r], op: op}
-			w.node(shape, s.name, s.doc, nil)
+			if _, err := w.node(shape, s.name, s.doc, nil); err != nil {
+				panic(err)
+			}
 			top := w.structs[0]
 			if _, dup := b.seeded[top.signature()]; dup {
 				continue
@@ -57,8 +59,11 @@ func (b *envBuilder) seed(resources []*resourceView) {
 // needs; name is the type's name when the operation has one of its own.
 func (b *envBuilder) result(op *opView, name string) (*clientStruct, string, error) {
 	res := b.byRes[op.Resource]
-	if op.shape.Placeholder == "$record" {
+	switch {
+	case op.shape.Placeholder == "$record":
 		return nil, res.Type, nil
+	case !op.shape.IsObject:
+		return nil, "", fmt.Errorf("the clients take an envelope that is $record or an object, not %s", op.shape.describe())
 	}
 	w := &envWalk{res: res, op: op}
 	if _, err := w.node(op.shape, name, "is the answer of "+goName(op.Name)+".", nil); err != nil {
@@ -298,6 +303,17 @@ func tsPath(path []envStep) string {
 		expr = tsAccess(expr, s.member.JSON)
 	}
 	return expr
+}
+
+// describe names what kind of envelope n is, for messages.
+func (n *envNode) describe() string {
+	switch {
+	case n.IsArray:
+		return "an array"
+	case n.Placeholder != "":
+		return n.Placeholder
+	}
+	return "a literal"
 }
 
 // signature is the struct's shape, for finding answers alike.

@@ -111,3 +111,24 @@ func TestClientNames(t *testing.T) {
 		t.Errorf("tsAccess: %s", got)
 	}
 }
+
+// A resource or operation named as the client's own types or members is
+// refused, naming both.
+func TestClientNamesCollide(t *testing.T) {
+	cm := &clientModel{Resources: []*clientResource{{Type: "Event", Plural: "events", Service: "Events"}}}
+	err := cm.checkNames()
+	if err == nil || !strings.Contains(err.Error(), "the client's own type and the record of events are both named Event") ||
+		!strings.Contains(err.Error(), "the client's own service and the service of events are both named Events") {
+		t.Fatalf("want both collisions named, got %v", err)
+	}
+}
+
+// An envelope the clients cannot type is refused with what it is.
+func TestClientEnvelopeMustBeAnObject(t *testing.T) {
+	r := goldenModel(t)[0]
+	b := &envBuilder{model: &clientModel{}, byRes: map[*resourceView]*clientResource{r: newClientResource(r)}}
+	op := &opView{Name: "Odd", Kind: "get", Resource: r, shape: &envNode{IsArray: true, Items: []*envNode{{Placeholder: "$record"}}}}
+	if _, _, err := b.result(op, "OddResult"); err == nil || !strings.Contains(err.Error(), "not an array") {
+		t.Fatalf("want the array refused, got %v", err)
+	}
+}
