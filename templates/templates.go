@@ -7,5 +7,5 @@ import "embed"
 
 // FS holds every template.
 //
-//go:embed ent/*.tmpl api/*.tmpl docs/*.md
+//go:embed ent/*.tmpl api/*.tmpl docs/*.md client/*.tmpl
 var FS embed.FS

@@ -27,6 +27,10 @@ type Config struct {
 	// DevPostgresURL is a PostgreSQL where a scratch schema can be made to
 	// write the PostgreSQL migration set.
 	DevPostgresURL string
+	// GoClientDir and TSClientDir hold the generated clients: the Go
+	// package, e.g. "client", and the TypeScript sources; "" renders none.
+	GoClientDir string
+	TSClientDir string
 }
 
 // DefaultConfig is the layout of this repository.
@@ -39,6 +43,8 @@ func DefaultConfig() Config {
 		MigrationsDir: "internal/migrations",
 		RouteTable:    "schema/routes.yaml",
 		HandlersDir:   "internal/handlers",
+		GoClientDir:   "client",
+		TSClientDir:   "clients/typescript/src",
 	}
 }
 
@@ -74,6 +80,12 @@ func Generate(ctx context.Context, cfg Config) (*Output, error) {
 		return nil, err
 	}
 	maps.Copy(out.Files, handlers)
+	clients, err := clientFiles(cfg, model)
+	if err != nil {
+		return nil, err
+	}
+	maps.Copy(out.Files, clients)
+	out.Owned = append(out.Owned, cfg.clientDirs()...)
 	entOut, err := entFiles(cfg, graph)
 	if err != nil {
 		return nil, err

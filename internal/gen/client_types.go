@@ -1,0 +1,156 @@
+package gen
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	"records/internal/spec"
+)
+
+// How a member is typed in each client: as a record answers it, as a write
+// takes it, and the names Go and TypeScript give it.
+
+// newClientMember is a member named json, typed goType and tsType.
+func newClientMember(json, goName, goType, tsType string, optional bool, doc string) *clientMember {
+	m := &clientMember{JSON: json, GoName: goName, GoType: goType, GoTag: fmt.Sprintf(`json:%q`, json),
+		TSKey: tsKey(json), TSType: tsType, Doc: doc}
+	if optional {
+		m.TSKey += "?"
+	}
+	return m
+}
+
+// initialisms are the words Go writes in capitals within a name.
+var initialisms = map[string]bool{"id": true, "url": true, "uri": true, "api": true, "json": true, "http": true, "sku": true}
+
+// goField is the Go name of an answer's member: new_user_group →
+// NewUserGroup, provided_id → ProvidedID.
+func goField(key string) string {
+	var b strings.Builder
+	for _, w := range strings.FieldsFunc(key, func(r rune) bool { return r == '_' || r == ' ' || r == '-' }) {
+		if initialisms[strings.ToLower(w)] {
+			b.WriteString(strings.ToUpper(w))
+			continue
+		}
+		b.WriteString(strings.ToUpper(w[:1]) + w[1:])
+	}
+	return b.String()
+}
+
+// tsIdent is a name TypeScript takes as a property without quotes.
+var tsIdent = regexp.MustCompile(`^[A-Za-z_$][A-Za-z0-9_$]*$`)
+
+func tsKey(name string) string {
+	if tsIdent.MatchString(name) {
+		return name
+	}
+	return fmt.Sprintf("%q", name)
+}
+
+// tsAccess is the TypeScript expression of member name of x.
+func tsAccess(x, name string) string {
+	if tsIdent.MatchString(name) {
+		return x + "." + name
+	}
+	return fmt.Sprintf("%s[%q]", x, name)
+}
+
+// clientScalars are each member type's value in Go and TypeScript.
+var clientScalars = map[spec.Type][2]string{
+	spec.String: {"string", "string"}, spec.Integer: {"int64", "number"}, spec.Number: {"float64", "number"},
+	spec.Boolean: {"bool", "boolean"}, spec.Date: {"Date", "string"}, spec.DateTime: {"time.Time", "string"},
+	spec.Object: {"map[string]any", "Record<string, unknown>"}, spec.StringMap: {"map[string]string", "Record<string, string>"},
+}
+
+// answeredNull tells whether the member can be answered null: all but the
+// id and the read-only counters (version, team_id), as the document says.
+func (f *fieldView) answeredNull() bool { return !f.IsID && !(f.ReadOnly && f.Kind == "integer") }
+
+// answeredMember is a member as a record answers it: nullable ones as
+// pointers (maps are nil when null).
+func answeredMember(f *fieldView) *clientMember {
+	t := clientScalars[spec.Type(f.Kind)]
+	goType, tsType := t[0], t[1]
+	if f.answeredNull() {
+		if !strings.HasPrefix(goType, "map[") {
+			goType = "*" + goType
+		}
+		tsType += " | null"
+	}
+	return newClientMember(f.Member, f.GoName, goType, tsType, false, memberDescription(f))
+}
+
+// writeMember is a member of a write: absent, a value or null.
+func writeMember(f *fieldView) *clientMember {
+	t := clientScalars[spec.Type(f.Kind)]
+	m := newClientMember(f.Member, f.GoName, "Optional["+t[0]+"]", t[1]+" | null", true, memberDescription(f))
+	m.GoTag = fmt.Sprintf(`json:"%s,omitzero"`, f.Member)
+	return m
+}
+
+// The clients' languages, indexes of clientInput's pairs.
+const (
+	goLang = iota
+	tsLang
+)
+
+// clientInput is what a method takes besides its id: its parameter, the
+// parameter's type (%s the resource's) and the field of the call literal
+// sending it, in Go and in TypeScript.
+type clientInput struct {
+	name         string
+	types, field [2]string
+}
+
+// clientInputs are the kinds of input, by clientCall.Input.
+var clientInputs = map[string]clientInput{
+	"record":  {"rec", [2]string{"%sWrite", "%sWrite"}, [2]string{"body: rec", "body: rec"}},
+	"records": {"recs", [2]string{"[]%sWrite", "%sWrite[]"}, [2]string{"body: recs", "body: recs"}},
+	"list":    {"p", [2]string{"*ListParams", "ListParams"}, [2]string{"body: p.body()", "query: listQuery(p)"}},
+	"read":    {"p", [2]string{"*ReadParams", "ReadParams"}, [2]string{"query: p.query()", "query: readQuery(p)"}},
+	"page":    {"p", [2]string{"*PageParams", "PageParams"}, [2]string{"query: p.query()", "query: pageQuery(p)"}},
+}
+
+// params are a method's parameters in lang, but its context and options;
+// parameters of a page are optional in TypeScript.
+func (c *clientCall) params(lang int) []string {
+	sep := [2]string{" ", ": "}[lang]
+	var out []string
+	if c.IDParam != "" {
+		out = append(out, c.IDParam+sep+"string")
+	}
+	if in, ok := clientInputs[c.Input]; ok {
+		name := in.name
+		if lang == tsLang && name == "p" {
+			name += "?"
+		}
+		out = append(out, name+sep+strings.ReplaceAll(in.types[lang], "%s", c.Resource.Type))
+	}
+	return out
+}
+
+// args pass an iterator's parameters on to its method: the id, p and opts.
+func (c *clientCall) args(opts string) []string {
+	var out []string
+	if c.IDParam != "" {
+		out = append(out, c.IDParam)
+	}
+	return append(out, "p", opts)
+}
+
+// callFields are the members of the call literal a method makes, in lang.
+func (c *clientCall) callFields(lang int) []string {
+	fields := []string{fmt.Sprintf("method: %q", c.Method), fmt.Sprintf("path: %q", c.Path)}
+	if c.Alt != "" {
+		fields = append(fields, fmt.Sprintf("alt: %q", c.Alt))
+	}
+	if c.IDIn != "" {
+		idIn := [2]string{"in" + goName(c.IDIn), fmt.Sprintf("%q", c.IDIn)}[lang]
+		fields = append(fields, "id: "+c.IDParam, "idIn: "+idIn, fmt.Sprintf("idName: %q", c.IDName))
+	}
+	if in, ok := clientInputs[c.Input]; ok {
+		fields = append(fields, in.field[lang])
+	}
+	return fields
+}
