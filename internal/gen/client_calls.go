@@ -3,6 +3,7 @@ package gen
 import (
 	"encoding/json"
 	"fmt"
+	"records/internal/spec"
 	"slices"
 	"strings"
 )
@@ -144,7 +145,7 @@ func (b *envBuilder) calls(op *opView, routes []*routeView) ([]*clientCall, erro
 		many := *c
 		many.Name, many.TSName, many.Input, many.Result = "CreateMany", "createMany", "records", cr.Type+"Page"
 		many.Summary = fmt.Sprintf("sends %s %s with an array: a bulk create.", c.Method, c.Path)
-		many.Doc = []string{fmt.Sprintf("Creates 1 to %d records in one transaction, or none; faults name the element, e.g. [3].email.", maxBulk)}
+		many.Doc = []string{fmt.Sprintf("Creates 1 to %d records in one transaction, or none; faults name the element, e.g. [3].email.", spec.MaxBulk)}
 		many.Unwrap = b.pages[cr].Members[0]
 		out = append(out, &many)
 	case op.Kind == "get_or_create" && (c.IDIn == "query" || alt != nil):

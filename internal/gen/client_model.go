@@ -232,7 +232,7 @@ func newClientResource(r *resourceView) *clientResource {
 		other := goName(e.Other.Type)
 		m := newClientMember(e.Name, goName(e.Name), "*"+other, other+" | null", true, "The parent record; null when the record names none.")
 		if e.Children {
-			m = newClientMember(e.Name, goName(e.Name), "[]"+other, other+"[]", true, fmt.Sprintf("Ordered by id; at most %d.", maxChildren))
+			m = newClientMember(e.Name, goName(e.Name), "[]"+other, other+"[]", true, fmt.Sprintf("Ordered by id; at most %d.", spec.MaxChildren))
 		}
 		m.GoTag = fmt.Sprintf(`json:"%s,omitempty"`, e.Name)
 		cr.Expands = append(cr.Expands, m)

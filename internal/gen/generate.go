@@ -51,7 +51,7 @@ func DefaultConfig() Config {
 func (c Config) path(rel string) string { return filepath.Join(c.Root, filepath.FromSlash(rel)) }
 
 // Owned are the folders that hold only generated files.
-func (c Config) Owned() []string { return []string{c.EntDir, c.HandlersDir} }
+func (c Config) Owned() []string { return append([]string{c.EntDir, c.HandlersDir}, c.clientDirs()...) }
 
 // Generate produces every generated file from the schema. It writes nothing.
 func Generate(ctx context.Context, cfg Config) (*Output, error) {
@@ -80,12 +80,6 @@ func Generate(ctx context.Context, cfg Config) (*Output, error) {
 		return nil, err
 	}
 	maps.Copy(out.Files, handlers)
-	clients, err := clientFiles(cfg, model)
-	if err != nil {
-		return nil, err
-	}
-	maps.Copy(out.Files, clients)
-	out.Owned = append(out.Owned, cfg.clientDirs()...)
 	entOut, err := entFiles(cfg, graph)
 	if err != nil {
 		return nil, err

@@ -27,60 +27,82 @@ func (m *apiModel) Imports() []string {
 	return out
 }
 
-var (
-	parseOnce sync.Once
-	apiTmpl   *template.Template
-	parseErr  error
-)
-
-// apiTemplates parses the API's templates once.
-func apiTemplates() (*template.Template, error) {
-	parseOnce.Do(func() {
-		apiTmpl, parseErr = template.New("api").ParseFS(templates.FS, "api/*.tmpl")
-	})
-	return apiTmpl, parseErr
+// templateSets are the generator's templates, parsed once, by folder of
+// templates/: the handlers' ("api") and the clients' ("client").
+var templateSets = map[string]func() (*template.Template, error){
+	"api":    parseSet("api"),
+	"client": parseSet("client"),
 }
 
-// An output is one generated file: rendered by a template, or written by
-// Go code (Render) when it is not Go source, once for the API or once per
-// resource (PerResource, named by Name). A new output is one row of
-// outputs. Dir is the folder the file goes in; the handlers' by default.
+func parseSet(dir string) func() (*template.Template, error) {
+	return sync.OnceValues(func() (*template.Template, error) {
+		return template.New(dir).ParseFS(templates.FS, dir+"/*.tmpl")
+	})
+}
+
+// An output is one generated file beside ent's: a template of Set rendered
+// with the set's model (the API's, or the clients' made from it), or Go
+// code (Render) for a file that is not made from a template; once, or once
+// per resource (PerResource, named by Name). Dir is its folder (the
+// handlers' when nil; a row whose Dir is "" is not rendered). A new output
+// is one row of outputs.
 type output struct {
-	Template    string
-	Render      func(m *apiModel) ([]byte, error)
-	File        string
-	PerResource bool
-	Name        func(r *resourceView) string
-	Dir         func(c Config) string
-	// Skip leaves the output out for a model that does not need it.
-	Skip func(m *apiModel) bool
+	Set, Template string
+	Render        func(m *apiModel) ([]byte, error)
+	File          string
+	PerResource   bool
+	Name          func(r *resourceView) string
+	Dir           func(c Config) string
 }
 
 // outputs are the generated files beside ent's, in the order rendered.
 var outputs = []output{
-	{Template: "resource.go.tmpl", PerResource: true, Name: func(r *resourceView) string { return r.File }},
-	{Template: "routes.go.tmpl", File: "routes.go"},
-	{Template: "openapi.go.tmpl", File: "openapi.go"},
+	{Set: "api", Template: "resource.go.tmpl", PerResource: true, Name: func(r *resourceView) string { return r.File }},
+	{Set: "api", Template: "routes.go.tmpl", File: "routes.go"},
+	{Set: "api", Template: "openapi.go.tmpl", File: "openapi.go"},
 	{Render: renderOpenAPI, File: "openapi.json"},
+	{Set: "client", Template: "client.go.tmpl", File: "client.go", Dir: goClient},
+	{Set: "client", Template: "problem.go.tmpl", File: "problem.go", Dir: goClient},
+	{Set: "client", Template: "params.go.tmpl", File: "params.go", Dir: goClient},
+	{Set: "client", Template: "events.go.tmpl", File: "events.go", Dir: goClient},
+	{Set: "client", Template: "records.go.tmpl", File: "records.go", Dir: goClient},
+	{Set: "client", Template: "operations.go.tmpl", File: "operations.go", Dir: goClient},
+	{Set: "client", Template: "routes.go.tmpl", File: "routes.go", Dir: goClient},
+	{Set: "client", Template: "runtime.ts.tmpl", File: "runtime.ts", Dir: tsClient},
+	{Set: "client", Template: "records.ts.tmpl", File: "records.ts", Dir: tsClient},
 }
+
+func goClient(c Config) string { return c.GoClientDir }
+func tsClient(c Config) string { return c.TSClientDir }
 
 // renderAPI renders every output of the API model.
 func renderAPI(cfg Config, m *apiModel) (map[string][]byte, error) {
-	t, err := apiTemplates()
-	if err != nil {
-		return nil, err
+	models := map[string]func() (any, error){
+		"api":    func() (any, error) { return m, nil },
+		"client": sync.OnceValues(func() (any, error) { return buildClientModel(m) }),
 	}
 	files := map[string][]byte{}
 	for _, o := range outputs {
-		if o.Skip != nil && o.Skip(m) {
-			continue
-		}
 		dir := cfg.HandlersDir
 		if o.Dir != nil {
 			dir = o.Dir(cfg)
 		}
+		if dir == "" {
+			continue
+		}
+		var data any = m
+		var t *template.Template
+		if o.Render == nil {
+			var err error
+			if data, err = models[o.Set](); err != nil {
+				return nil, err
+			}
+			if t, err = templateSets[o.Set](); err != nil {
+				return nil, err
+			}
+		}
 		if !o.PerResource {
-			b, err := o.render(t, o.File, m)
+			b, err := o.render(t, o.File, data)
 			if err != nil {
 				return nil, err
 			}

@@ -9,8 +9,10 @@ import (
 // Book is a record of books as the API answers it.
 // Null members are nil (and so are those a read's fields left out).
 type Book struct {
-	ID    string  `json:"id"`
-	Title *string `json:"title"`
+	ID string `json:"id"`
+	// Read-only.
+	Version int64   `json:"version"`
+	Title   *string `json:"title"`
 	// The id of the shelf this belongs to.
 	ShelfID *string `json:"shelf_id"`
 	// Related records, present only when the request named them in expand.
@@ -36,7 +38,9 @@ type BookExpand struct {
 // Shelf is a record of shelves as the API answers it.
 // Null members are nil (and so are those a read's fields left out).
 type Shelf struct {
-	ID        string            `json:"id"`
+	ID string `json:"id"`
+	// Read-only.
+	Version   int64             `json:"version"`
 	Label     *string           `json:"label"`
 	Capacity  *int64            `json:"capacity"`
 	Width     *float64          `json:"width"`

@@ -15,6 +15,8 @@ export * from "./runtime.js";
 /** A record of books as the API answers it; null members are null. */
 export interface Book {
   id: string;
+  /** Read-only. */
+  version: number;
   title: string | null;
   /** The id of the shelf this belongs to. */
   shelf_id: string | null;
@@ -40,6 +42,8 @@ export interface BookExpand {
 /** A record of shelves as the API answers it; null members are null. */
 export interface Shelf {
   id: string;
+  /** Read-only. */
+  version: number;
   label: string | null;
   capacity: number | null;
   width: number | null;
