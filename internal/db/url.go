@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"records/internal/migrate"
 )
@@ -29,6 +30,10 @@ type source struct {
 // times written in one sortable format.
 const sqlitePragmas = "_pragma=foreign_keys(1)&_pragma=journal_mode(WAL)&_pragma=busy_timeout(5000)" +
 	"&_pragma=synchronous(NORMAL)&_txlock=immediate&_time_format=sqlite"
+
+// SQLiteTime is a time as SQLite keeps it (_time_format=sqlite above), for
+// a time a trigger writes from a setting rather than from an argument.
+func SQLiteTime(t time.Time) string { return t.Format("2006-01-02 15:04:05.999999999-07:00") }
 
 // parseURL reads a database URL: sqlite:PATH, sqlite:///abs/path,
 // postgres://… or postgresql://….

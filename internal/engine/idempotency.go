@@ -15,7 +15,6 @@ import (
 
 	"records/internal/edge"
 	"records/internal/problem"
-	"records/internal/query"
 	"records/internal/spec"
 )
 
@@ -66,7 +65,7 @@ type Answer struct {
 }
 
 // serveKeyed runs an operation's write sent with an Idempotency-Key. A
-// create of one record on PostgreSQL first tries one statement (keyed.go).
+// create of one record first tries one statement (keyed.go).
 func (op *Op[E]) serveKeyed(s *Service, c *gin.Context, key string, body []byte) {
 	run := func(ctx context.Context) (*Answer, error) {
 		c.Request = c.Request.WithContext(ctx)
@@ -77,7 +76,7 @@ func (op *Op[E]) serveKeyed(s *Service, c *gin.Context, key string, body []byte)
 		return &Answer{Status: status, Body: op.render(nil, r), ETag: op.etag(r)}, nil
 	}
 	k := keyedRun{run: run, replay: op.replayImage}
-	if op.Kind == spec.Create && s.Dialect == query.Postgres && !isArray(body) {
+	if op.Kind == spec.Create && !isArray(body) {
 		k.fast = run
 	}
 	s.serveKeyed(c, key, body, k)

@@ -2,14 +2,17 @@ package engine
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
-	"strings"
+	"records/internal/db"
+	"records/internal/query"
+	"slices"
 	"time"
 )
 
 // A create sent with an Idempotency-Key, of a record that embeds nothing,
-// runs on PostgreSQL as one statement, autocommitted, where the
-// transaction path (idempotency.go) takes six round trips:
+// runs as one statement, autocommitted, where the transaction path
+// (idempotency.go) takes six round trips. On PostgreSQL:
 //
 //	WITH "l" AS (SELECT pg_try_advisory_xact_lock(key) AS "got"),
 //	     "p" AS (SELECT 1 FROM "idempotency_keys" WHERE "id" = key AND "expires_at" > now),
@@ -51,31 +54,45 @@ func keyedFrom(ctx context.Context) *keyedCreate {
 // transaction path answers the request.
 var errTakeTransaction = errors.New("the keyed create takes the transaction path")
 
-// keyedCondition holds the create back unless the key is free.
-const keyedCondition = ` AND (SELECT "got" FROM "l") AND NOT EXISTS (SELECT 1 FROM "p")`
-
-// createKeyed runs the create of in for team with its key in one statement.
+// createKeyed runs the create of in for team with its key in one
+// statement: on PostgreSQL the WITH statement above; on SQLite the create
+// alone, conditioned on the key being free, setting records.key for the
+// creation's trigger, which stores the key with the record's row (package
+// gen writes the triggers). SQLite runs one write at a time in the
+// process, so no lock is needed for the key there.
 func (op *Op[E]) createKeyed(ctx context.Context, s *Service, k *keyedCreate, in Input[E], team int) (*Result[E], error) {
-	_, insert, insertArgs, _ := insertStatement(ctx, s, op.Res, in, team, true, keyedCondition)
-	var b strings.Builder
-	b.WriteString(`WITH "l" AS (SELECT pg_try_advisory_xact_lock(?) AS "got"), ` +
-		`"p" AS (SELECT 1 FROM "idempotency_keys" WHERE "id" = ? AND "expires_at" > ?), "r" AS (`)
-	b.WriteString(insert)
-	b.WriteString(`), "k" AS (INSERT INTO "idempotency_keys" ("id", "fingerprint", "status", "body", "image", "created_at", "expires_at") ` +
-		`SELECT ?, ?, 201, '', convert_to(row_to_json("r")::text, 'UTF8'), ?, ? FROM "r") SELECT ` + op.Res.selectList() + ` FROM "r"`)
-	args := make([]any, 0, len(insertArgs)+7)
-	args = append(args, k.lock, k.id, k.now)
-	args = append(args, insertArgs...)
-	args = append(args, k.id, k.fp, k.now, k.expires)
+	free := &condition{text: ` AND (SELECT "got" FROM "l") AND NOT EXISTS (SELECT 1 FROM "p")`}
+	if s.Dialect != query.Postgres {
+		free = &condition{
+			text: ` AND NOT EXISTS (SELECT 1 FROM "idempotency_keys" WHERE "id" = ? AND "expires_at" > ?) AND set_config('records.key', ?, 1) IS NOT NULL`,
+			args: []any{k.id, k.now, k.setting()},
+		}
+	}
+	_, text, args, _ := insertStatement(ctx, s, op.Res, in, team, true, free)
+	if s.Dialect == query.Postgres {
+		text = `WITH "l" AS (SELECT pg_try_advisory_xact_lock(?) AS "got"), ` +
+			`"p" AS (SELECT 1 FROM "idempotency_keys" WHERE "id" = ? AND "expires_at" > ?), "r" AS (` + text +
+			`), "k" AS (INSERT INTO "idempotency_keys" ("id", "fingerprint", "status", "body", "image", "created_at", "expires_at") ` +
+			`SELECT ?, ?, 201, '', convert_to(row_to_json("r")::text, 'UTF8'), ?, ? FROM "r") SELECT ` + op.Res.selectList() + ` FROM "r"`
+		args = slices.Concat([]any{k.lock, k.id, k.now}, args, []any{k.id, k.fp, k.now, k.expires})
+	}
 	var rec *E
 	err := s.Write(ctx, false, func(w Writer) (err error) {
-		rec, err = writeRecord(ctx, w, op.Res, b.String(), args)
+		rec, err = writeRecord(ctx, w, op.Res, text, args)
 		return err
 	})
 	if err != nil || rec == nil {
 		return nil, errTakeTransaction
 	}
 	return op.written(ctx, s, team, rec, true)
+}
+
+// setting is the key as SQLite's creation triggers read it from records.key.
+func (k *keyedCreate) setting() string {
+	b, _ := json.Marshal(map[string]string{
+		"id": k.id, "fingerprint": k.fp, "created_at": db.SQLiteTime(k.now), "expires_at": db.SQLiteTime(k.expires),
+	})
+	return string(b)
 }
 
 // replayImage is the answer of a create whose key keeps the record's row.

@@ -51,7 +51,7 @@ func (op *Op[E]) upsert(ctx context.Context, s *Service, req *request) (int, *Re
 	in.Values(&create, true)
 	in.Values(&change, false)
 	parents := in.Parents()
-	text, args := insertSQL(s.Dialect, op.Res, id, team, &create, parents, &change, eventMeta(ctx), "")
+	text, args := insertSQL(s.Dialect, op.Res, id, team, &create, parents, &change, eventMeta(ctx), nil)
 	var rec *E
 	err = s.Write(ctx, len(steps) > 0, func(w Writer) (err error) {
 		if rec, err = writeRecord(ctx, w, op.Res, text, args); err != nil {

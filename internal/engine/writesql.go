@@ -22,9 +22,9 @@ func (res *Resource[E]) returning() string { return " RETURNING " + res.selectLi
 // the team. (PostgreSQL needs the SELECT's values typed, having no column
 // to take a type from.)
 // upsert, when not nil, makes it update the record with the id instead if
-// it exists in the team: the statement's ON CONFLICT clause. cond, when not
-// empty, is one more condition (" AND …", without arguments).
-func insertSQL[E any](d query.Dialect, res *Resource[E], id string, team int, v *Values, parents []ParentRef, upsert *Values, meta, cond string) (string, []any) {
+// it exists in the team: the statement's ON CONFLICT clause. more, when
+// not nil, is one more condition.
+func insertSQL[E any](d query.Dialect, res *Resource[E], id string, team int, v *Values, parents []ParentRef, upsert *Values, meta string, more *condition) (string, []any) {
 	var b strings.Builder
 	args := make([]any, 0, len(v.args)+3+2*len(parents))
 	b.WriteString(`INSERT INTO ` + quote(res.Table) + ` ("id", "team_id"`)
@@ -44,7 +44,11 @@ func insertSQL[E any](d query.Dialect, res *Resource[E], id string, team int, v 
 	for _, t := range v.types {
 		b.WriteString(", " + cast(t))
 	}
-	b.WriteString(" WHERE 1 = 1" + cond)
+	b.WriteString(" WHERE 1 = 1")
+	if more != nil {
+		b.WriteString(more.text)
+		args = append(args, more.args...)
+	}
 	args = metaCondition(&b, meta, args)
 	for _, p := range parents {
 		b.WriteString(` AND EXISTS (SELECT 1 FROM ` + quote(p.Table) + ` WHERE "id" = ? AND "team_id" = ?)`)
@@ -85,6 +89,12 @@ func updateSQL[E any](res *Resource[E], id string, team int, v *Values, pre *pre
 	return b.String(), args
 }
 
+// condition is more of a statement's WHERE clause (" AND …") and its arguments.
+type condition struct {
+	text string
+	args []any
+}
+
 // versionCondition narrows a write to the versions an If-Match lists.
 func versionCondition(b *strings.Builder, pre *precondition, args []any) []any {
 	if pre == nil || pre.any {
@@ -115,7 +125,7 @@ func writeRecord[E any](ctx context.Context, w Writer, res *Resource[E], text st
 // the parents it names when check (embedded children name a parent made in
 // the same transaction).
 func insert[E any](ctx context.Context, s *Service, w Writer, res *Resource[E], in Input[E], team int, check bool) (*E, error) {
-	id, text, args, parents := insertStatement(ctx, s, res, in, team, check, "")
+	id, text, args, parents := insertStatement(ctx, s, res, in, team, check, nil)
 	rec, err := writeRecord(ctx, w, res, text, args)
 	if err != nil {
 		return nil, err
@@ -137,7 +147,7 @@ func insert[E any](ctx context.Context, s *Service, w Writer, res *Resource[E], 
 
 // insertStatement is the statement creating the record of in for team (its
 // id made if not given), and the parents it checks.
-func insertStatement[E any](ctx context.Context, s *Service, res *Resource[E], in Input[E], team int, check bool, cond string) (id, text string, args []any, parents []ParentRef) {
+func insertStatement[E any](ctx context.Context, s *Service, res *Resource[E], in Input[E], team int, check bool, more *condition) (id, text string, args []any, parents []ParentRef) {
 	id, ok := in.GivenID()
 	if !ok {
 		id = NewID()
@@ -148,7 +158,7 @@ func insertStatement[E any](ctx context.Context, s *Service, res *Resource[E], i
 	if check {
 		parents = in.Parents()
 	}
-	text, args = insertSQL(s.Dialect, res, id, team, &v, parents, nil, eventMeta(ctx), cond)
+	text, args = insertSQL(s.Dialect, res, id, team, &v, parents, nil, eventMeta(ctx), more)
 	return id, text, args, parents
 }
 

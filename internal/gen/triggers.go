@@ -171,7 +171,12 @@ type sqliteTrigger struct{ name, what, sql string }
 // sqliteTriggers are the three triggers of a table on SQLite. SQLite has no
 // generic row-to-JSON, so each lists the table's columns; a column added or
 // removed replaces them. current_setting is the service's own function
-// (package db), answering what the writing statement set.
+// (package db), answering what the writing statement set. A create sent
+// with an Idempotency-Key also sets records.key (id, fingerprint and times
+// of the key, as JSON): the creation's trigger then stores the key with
+// the record's row (the event's image, just inserted: within a trigger,
+// last_insert_rowid is the trigger's own last row), so that the create and
+// its key are one statement (package engine, keyed.go).
 func sqliteTriggers(e eventTable) []sqliteTrigger {
 	t := quoteIdent(e.table.Name)
 	image := func(row string) string {
@@ -193,10 +198,14 @@ func sqliteTriggers(e eventTable) []sqliteTrigger {
 	const cols = `INSERT INTO "events" ("txid", "team_id", "type", "record_id", "meta", "image", "occurred_at") VALUES (0, `
 	const rest = `current_setting('records.meta', 1), `
 	const at = `CAST(unixepoch('subsec') * 1000000 AS INTEGER)`
+	key := func(member string) string { return `json_extract("k"."v", '$.` + member + `')` }
+	storeKey := `INSERT INTO "idempotency_keys" ("id", "fingerprint", "status", "body", "image", "created_at", "expires_at") SELECT ` +
+		key("id") + ", " + key("fingerprint") + ", 201, x'', " + `(SELECT "image" FROM "events" WHERE "rowid" = last_insert_rowid()), ` + key("created_at") + ", " + key("expires_at") +
+		` FROM (SELECT current_setting('records.key', 1) AS "v") AS "k" WHERE "k"."v" IS NOT NULL; `
 	name := "events_" + e.table.Name
 	return []sqliteTrigger{
 		{name + "_insert", "creations", `CREATE TRIGGER ` + quoteIdent(name+"_insert") + ` AFTER INSERT ON ` + t + " BEGIN " +
-			cols + `NEW."team_id", '` + e.plural + `.created', NEW."id", ` + rest + image("NEW") + ", " + at + "); END"},
+			cols + `NEW."team_id", '` + e.plural + `.created', NEW."id", ` + rest + image("NEW") + ", " + at + "); " + storeKey + "END"},
 		{name + "_update", "changes", `CREATE TRIGGER ` + quoteIdent(name+"_update") + ` AFTER UPDATE ON ` + t + " BEGIN " +
 			cols + `NEW."team_id", '` + e.plural + `.updated', NEW."id", ` + rest + image("NEW") + ", " + at + "); END"},
 		{name + "_delete", "deletions", `CREATE TRIGGER ` + quoteIdent(name+"_delete") + ` AFTER DELETE ON ` + t + " BEGIN " +
