@@ -50,6 +50,16 @@ func TestKeyedCreatesReplayTheirAnswers(t *testing.T) {
 				t.Errorf("%s on %s: %d keys keep the row, want %d", plural, h.db.Dialect, images, want)
 			}
 		}
+		// A create without a key after them stores no key.
+		var before, after int
+		keys := `SELECT count(*) FROM idempotency_keys`
+		if err := h.db.SQL.QueryRowContext(ctx, keys).Scan(&before); err != nil {
+			t.Fatal(err)
+		}
+		h.call("POST", "/v1/customers", `{"email":"unkeyed@example.com"}`).want(201)
+		if err := h.db.SQL.QueryRowContext(ctx, keys).Scan(&after); err != nil || after != before {
+			t.Fatalf("keys %d, then %d after a create without one (%v)", before, after, err)
+		}
 	})
 }
 
