@@ -198,24 +198,10 @@ func TestEventParameters(t *testing.T) {
 // An event's record is the record a read answered after the change,
 // member for member, for every type of member.
 func TestEventRecordsAreTheRecordsRead(t *testing.T) {
-	bodies := map[string]string{
-		"users":                        `{"active":true,"birthday":"2000-02-29","last_seen":"2026-01-02T03:04:05.123456Z","regions":"eu","email":"u@example.com"}`,
-		"suppliers":                    `{"name":"S","mapping":{"a":"b"},"properties":{"x":[1,2.5,"y"],"n":null},"created_at":"2025-12-31T23:59:59Z"}`,
-		"work_order_line_items":        `{"total_quantity":"12.50","unit_quantity":3}`,
-		"bill_of_materials_line_items": `{"quantity":1.25}`,
-		"packing_list_items":           `{"quantity":7,"arrived":false}`,
-		"packing_lists":                `{"deliveryDate":"2026-03-04"}`,
-	}
 	each(t, func(t *testing.T, h *harness) {
 		for plural := range plurals {
 			id := "img-" + plural
-			body := bodies[plural]
-			if body == "" {
-				body = "{}"
-				if m := aStringMember(plurals[plural]); m != "" {
-					body = fmt.Sprintf(`{%q:"value \"quoted\" ünïcode"}`, m)
-				}
-			}
+			body := sampleBody(plural)
 			rest := strings.TrimSpace(strings.TrimSuffix(strings.TrimPrefix(body, "{"), "}"))
 			body = `{"id":"` + id + `"`
 			if rest != "" {

@@ -3,7 +3,6 @@ package server_test
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"testing"
 	"time"
 )
@@ -13,24 +12,12 @@ import (
 // that keeps the record's row with the key, and the replay renders that
 // row: the test sees the row kept, so it knows which path ran.
 func TestKeyedCreatesReplayTheirAnswers(t *testing.T) {
-	bodies := map[string]string{
-		"users":                        `{"active":true,"birthday":"2000-02-29","last_seen":"2026-01-02T03:04:05.123456Z","regions":"eu","email":"u@example.com"}`,
-		"suppliers":                    `{"name":"S","mapping":{"a":"b"},"properties":{"x":[1,2.5,"y"],"n":null},"created_at":"2025-12-31T23:59:59Z"}`,
-		"work_order_line_items":        `{"total_quantity":"12.50","unit_quantity":3}`,
-		"bill_of_materials_line_items": `{"quantity":1.25}`,
-		"packing_list_items":           `{"quantity":7,"arrived":false}`,
-		"packing_lists":                `{"deliveryDate":"2026-03-04"}`,
-		"work_orders":                  `{"number":"WO-1","work_order_line_items":[{"part_name":"bolt"}]}`,
-	}
 	each(t, func(t *testing.T, h *harness) {
 		ctx := context.Background()
 		for plural := range plurals {
-			body := bodies[plural]
-			if body == "" {
-				body = "{}"
-				if m := aStringMember(plurals[plural]); m != "" {
-					body = fmt.Sprintf(`{%q:"value \"quoted\" ünïcode"}`, m)
-				}
+			body := sampleBody(plural)
+			if plural == "work_orders" { // with a line item embedded
+				body = `{"number":"WO-1","work_order_line_items":[{"part_name":"bolt"}]}`
 			}
 			key := "create-" + plural
 			first := h.call("POST", "/v1/"+plural, body, "Idempotency-Key", key).want(201)

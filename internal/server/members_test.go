@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"sort"
 	"testing"
 	"time"
@@ -157,4 +158,25 @@ func hasType(v any, typ string) bool {
 		return ok
 	}
 	return false
+}
+
+// sampleBodies are create bodies with members of every type; sampleBody
+// gives every other resource a string member with quotes and accents.
+var sampleBodies = map[string]string{
+	"users":                        `{"active":true,"birthday":"2000-02-29","last_seen":"2026-01-02T03:04:05.123456Z","regions":"eu","email":"u@example.com"}`,
+	"suppliers":                    `{"name":"S","mapping":{"a":"b"},"properties":{"x":[1,2.5,"y"],"n":null},"created_at":"2025-12-31T23:59:59Z"}`,
+	"work_order_line_items":        `{"total_quantity":"12.50","unit_quantity":3}`,
+	"bill_of_materials_line_items": `{"quantity":1.25}`,
+	"packing_list_items":           `{"quantity":7,"arrived":false}`,
+	"packing_lists":                `{"deliveryDate":"2026-03-04"}`,
+}
+
+func sampleBody(plural string) string {
+	if b, ok := sampleBodies[plural]; ok {
+		return b
+	}
+	if m := aStringMember(plurals[plural]); m != "" {
+		return fmt.Sprintf(`{%q:"value \"quoted\" ünïcode"}`, m)
+	}
+	return "{}"
 }
