@@ -43,6 +43,7 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 		Use: "recordsgen",
 		Example: `  recordsgen generate                            # after editing schema/
   recordsgen check                               # in CI: are the generated files fresh?
+  recordsgen dev                                 # serve, and regenerate, rebuild, restart on every edit
   recordsgen completion zsh > "${fpath[1]}/_recordsgen"`,
 		Short:         "Generate the records service from schema/",
 		SilenceUsage:  true,
@@ -53,7 +54,7 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 	root.PersistentFlags().StringVar(&cfg.Root, "root", cfg.Root, "repository root (run from inside its module)")
 	root.PersistentFlags().StringVar(&cfg.DevPostgresURL, "dev-postgres-url", cfg.DevPostgresURL,
 		"PostgreSQL where a scratch schema is made to write PostgreSQL migrations (env RECORDSGEN_DEV_POSTGRES_URL)")
-	root.AddCommand(newGenerateCmd(&cfg), newCheckCmd(&cfg), newNewCmd(&cfg))
+	root.AddCommand(newGenerateCmd(&cfg), newCheckCmd(&cfg), newNewCmd(&cfg), newDevCmd(&cfg))
 	return root
 }
 
