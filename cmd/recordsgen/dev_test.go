@@ -10,7 +10,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -47,10 +46,15 @@ func TestDevLoop(t *testing.T) {
 	dir := copyRepo(t)
 	addr := freeAddr(t)
 	doc := "http://" + addr + "/v1/openapi.json"
-	var out syncBuffer
+	out := devLog(filepath.Join(t.TempDir(), "dev.log"))
 	dev := asRecordsgen(dir, []string{"RECORDSGEN_DEV_POSTGRES_URL=" + dbtest.PostgresURL()},
 		"dev", "--", "--addr", addr, "--database-url", "sqlite:"+filepath.Join(dir, "data", "dev.db"), "--log-level", "warn")
-	dev.Stdout, dev.Stderr = &out, &out
+	f, err := os.Create(string(out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	dev.Stdout, dev.Stderr = f, f
 	if err := dev.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -65,18 +69,18 @@ func TestDevLoop(t *testing.T) {
 	})
 
 	// The first build of a copy may compile every package of the project.
-	waitFor(t, &out, exited, 5*time.Minute, "the first server", func() bool { return served(doc, `"email"`) })
+	waitFor(t, exited, 5*time.Minute, "the first server", func() bool { return served(doc, `"email"`) })
 
 	customer := filepath.Join(dir, "schema", "customer.go")
 	edit(t, customer, `text("activationDate"),`, `text("activationDate"),
 		text("loyalty_tier"),`)
-	waitFor(t, &out, exited, 3*time.Minute, "the new member", func() bool { return served(doc, `"loyalty_tier"`) })
+	waitFor(t, exited, 3*time.Minute, "the new member", func() bool { return served(doc, `"loyalty_tier"`) })
 
 	reported := strings.Count(out.String(), "dev: regenerating failed")
 	edit(t, customer, `text("loyalty_tier"),`, `text("loyalty_tier"),
 		text("second_member")),`)
 	line := lineOf(t, customer, `text("second_member")),`)
-	waitFor(t, &out, exited, 2*time.Minute, "the mistake reported", func() bool {
+	waitFor(t, exited, 2*time.Minute, "the mistake reported", func() bool {
 		return strings.Count(out.String(), "dev: regenerating failed") > reported
 	})
 	if want := fmt.Sprintf("schema/customer.go:%d:", line); !strings.Contains(out.String(), want) || !strings.Contains(out.String(), "syntax error") {
@@ -87,7 +91,7 @@ func TestDevLoop(t *testing.T) {
 	}
 
 	edit(t, customer, `text("second_member")),`, `text("second_member"),`)
-	waitFor(t, &out, exited, 3*time.Minute, "the fixed edit", func() bool { return served(doc, `"second_member"`) })
+	waitFor(t, exited, 3*time.Minute, "the fixed edit", func() bool { return served(doc, `"second_member"`) })
 
 	// An interrupt (Ctrl-C) stops the loop and its server.
 	dev.Process.Signal(syscall.SIGINT)
@@ -107,7 +111,7 @@ func TestDevLoop(t *testing.T) {
 
 // waitFor polls cond until it holds, failing the test if dev exits or
 // within is over.
-func waitFor(t *testing.T, out *syncBuffer, exited chan error, within time.Duration, what string, cond func() bool) {
+func waitFor(t *testing.T, exited chan error, within time.Duration, what string, cond func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(within)
 	for !cond() {
@@ -165,20 +169,10 @@ func lineOf(t *testing.T, file, s string) int {
 	return 0
 }
 
-// syncBuffer is a buffer that a process's output and a test share.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
+// devLog is the file recordsgen dev writes to, read while it runs.
+type devLog string
 
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
+func (l devLog) String() string {
+	b, _ := os.ReadFile(string(l))
+	return string(b)
 }
