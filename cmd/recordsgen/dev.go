@@ -113,7 +113,7 @@ func devGenerate(ctx context.Context, cfg gen.Config, opts generateOpts, stderr 
 	var out bytes.Buffer
 	run.Stdout, run.Stderr = &out, &out
 	if err := run.Run(); err != nil {
-		return 0, fmt.Errorf("the templates changed, so the generator was built from the source: %w\n%s", err, strings.TrimRight(out.String(), "\n"))
+		return 0, fmt.Errorf("the generator built from the source (the templates changed) failed: %w\n%s", err, strings.TrimRight(out.String(), "\n"))
 	}
 	return -1, nil
 }
