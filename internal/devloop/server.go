@@ -54,7 +54,10 @@ func startServer(ctx context.Context, bin string, args []string, stdout, stderr 
 		for sc.Scan() {
 			fmt.Fprintln(stdout, sc.Text())
 			if m := serving.FindStringSubmatch(sc.Text()); m != nil {
-				listening <- m[1]
+				select {
+				case listening <- m[1]:
+				default: // said once already
+				}
 			}
 		}
 	}()
