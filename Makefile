@@ -4,7 +4,7 @@ GO      ?= go
 VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X main.version=$(VERSION)
 
-.PHONY: all generate build bin-records run test check bench docs-assets fuzz
+.PHONY: all generate build bin-records run dev test check bench docs-assets fuzz
 
 all: build
 
@@ -26,6 +26,11 @@ bin-records:
 ## run: serve the API on SQLite (data/records.db) at 127.0.0.1:8080
 run: bin-records
 	./bin/records serve
+
+## dev: serve the API, and on every edit of schema/ or templates/ regenerate, rebuild and
+##      restart it (ARGS='--addr 127.0.0.1:9090' are records serve's flags)
+dev:
+	$(GO) run ./cmd/recordsgen dev $(if $(ARGS),-- $(ARGS))
 
 ## test: the whole suite: format, vet, generated files fresh, then every test on SQLite and PostgreSQL
 test: check

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -42,6 +43,7 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 		Use: "recordsgen",
 		Example: `  recordsgen generate                            # after editing schema/
   recordsgen check                               # in CI: are the generated files fresh?
+  recordsgen dev                                 # serve, and regenerate, rebuild, restart on every edit
   recordsgen completion zsh > "${fpath[1]}/_recordsgen"`,
 		Short:         "Generate the records service from schema/",
 		SilenceUsage:  true,
@@ -52,12 +54,12 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 	root.PersistentFlags().StringVar(&cfg.Root, "root", cfg.Root, "repository root (run from inside its module)")
 	root.PersistentFlags().StringVar(&cfg.DevPostgresURL, "dev-postgres-url", cfg.DevPostgresURL,
 		"PostgreSQL where a scratch schema is made to write PostgreSQL migrations (env RECORDSGEN_DEV_POSTGRES_URL)")
-	root.AddCommand(newGenerateCmd(&cfg), newCheckCmd(&cfg), newNewCmd(&cfg))
+	root.AddCommand(newGenerateCmd(&cfg), newCheckCmd(&cfg), newNewCmd(&cfg), newDevCmd(&cfg))
 	return root
 }
 
 func newGenerateCmd(cfg *gen.Config) *cobra.Command {
-	var allowBreaking, dryRun bool
+	var opts generateOpts
 	cmd := &cobra.Command{
 		Use: "generate",
 		Example: `  recordsgen generate
@@ -69,32 +71,14 @@ func newGenerateCmd(cfg *gen.Config) *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			start := time.Now()
-			out, err := gen.Generate(cmd.Context(), *cfg)
+			out, changes, err := generate(cmd.Context(), *cfg, opts, cmd.ErrOrStderr())
 			if err != nil {
 				return err
 			}
 			w := cmd.OutOrStdout()
-			breaks, err := gen.Breaking(*cfg, out)
-			if err != nil {
-				return err
-			}
-			if len(breaks) > 0 {
-				fmt.Fprintln(cmd.ErrOrStderr(), "this edit would break:")
-				for _, b := range breaks {
-					fmt.Fprintln(cmd.ErrOrStderr(), "  "+b)
-				}
-				if !allowBreaking && !dryRun {
-					return errBreaking
-				}
-			}
-			if dryRun {
+			if opts.dryRun {
 				return printPlan(w, cfg.Root, out)
 			}
-			changes, err := out.Write(cfg.Root)
-			if err != nil {
-				return err
-			}
-			printNotes(cmd.ErrOrStderr(), out)
 			for _, c := range changes {
 				fmt.Fprintf(w, "%-6s %s\n", c.Kind, c.Path)
 			}
@@ -102,10 +86,50 @@ func newGenerateCmd(cfg *gen.Config) *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&cfg.MigrationName, "migration-name", "", "name of the migration file written if the schema changed")
-	cmd.Flags().BoolVar(&allowBreaking, "allow-breaking", false, "write an edit that drops or retypes a member, drops a resource or route, or drops data")
-	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "print the files that would change and the new migrations, and write nothing")
+	opts.register(cmd, cfg)
+	cmd.Flags().BoolVar(&opts.dryRun, "dry-run", false, "print the files that would change and the new migrations, and write nothing")
 	return cmd
+}
+
+// generateOpts are generate's choices; dev has them too, but --dry-run.
+type generateOpts struct{ allowBreaking, dryRun bool }
+
+func (o *generateOpts) register(cmd *cobra.Command, cfg *gen.Config) {
+	cmd.Flags().StringVar(&cfg.MigrationName, "migration-name", "", "name of the migration file written if the schema changed")
+	cmd.Flags().BoolVar(&o.allowBreaking, "allow-breaking", false, "write an edit that drops or retypes a member, drops a resource or route, or drops data")
+}
+
+// generate is `recordsgen generate`, for it and for dev: it generates every
+// file, refuses an edit that breaks clients or loses data (naming each
+// break on stderr) unless allowed, and writes the files — but with dryRun,
+// which writes nothing.
+func generate(ctx context.Context, cfg gen.Config, opts generateOpts, stderr io.Writer) (*gen.Output, []gen.Change, error) {
+	out, err := gen.Generate(ctx, cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	breaks, err := gen.Breaking(cfg, out)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(breaks) > 0 {
+		fmt.Fprintln(stderr, "this edit would break:")
+		for _, b := range breaks {
+			fmt.Fprintln(stderr, "  "+b)
+		}
+		if !opts.allowBreaking && !opts.dryRun {
+			return nil, nil, errBreaking
+		}
+	}
+	if opts.dryRun {
+		return out, nil, nil
+	}
+	changes, err := out.Write(cfg.Root)
+	if err != nil {
+		return nil, nil, err
+	}
+	printNotes(stderr, out)
+	return out, changes, nil
 }
 
 // errBreaking refuses an edit that would break clients or lose data.

@@ -3,6 +3,7 @@
 //
 //	recordsgen generate   write every generated file
 //	recordsgen check      fail, naming them, if generated files are stale
+//	recordsgen dev        serve, and regenerate, rebuild and restart on every edit
 package main
 
 import (
