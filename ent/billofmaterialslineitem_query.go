@@ -11,7 +11,6 @@ import (
 	"records/ent/team"
 
 	"entgo.io/ent"
-	"entgo.io/ent/dialect"
 	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"entgo.io/ent/schema/field"
@@ -25,7 +24,6 @@ type BillOfMaterialsLineItemQuery struct {
 	inters     []Interceptor
 	predicates []predicate.BillOfMaterialsLineItem
 	withTeam   *TeamQuery
-	modifiers  []func(*sql.Selector)
 	// intermediate query (i.e. traversal path).
 	sql  *sql.Selector
 	path func(context.Context) (*sql.Selector, error)
@@ -278,9 +276,8 @@ func (_q *BillOfMaterialsLineItemQuery) Clone() *BillOfMaterialsLineItemQuery {
 		predicates: append([]predicate.BillOfMaterialsLineItem{}, _q.predicates...),
 		withTeam:   _q.withTeam.Clone(),
 		// clone intermediate query.
-		sql:       _q.sql.Clone(),
-		path:      _q.path,
-		modifiers: append([]func(*sql.Selector){}, _q.modifiers...),
+		sql:  _q.sql.Clone(),
+		path: _q.path,
 	}
 }
 
@@ -386,9 +383,6 @@ func (_q *BillOfMaterialsLineItemQuery) sqlAll(ctx context.Context, hooks ...que
 		node.Edges.loadedTypes = loadedTypes
 		return node.assignValues(columns, values)
 	}
-	if len(_q.modifiers) > 0 {
-		_spec.Modifiers = _q.modifiers
-	}
 	for i := range hooks {
 		hooks[i](ctx, _spec)
 	}
@@ -439,9 +433,6 @@ func (_q *BillOfMaterialsLineItemQuery) loadTeam(ctx context.Context, query *Tea
 
 func (_q *BillOfMaterialsLineItemQuery) sqlCount(ctx context.Context) (int, error) {
 	_spec := _q.querySpec()
-	if len(_q.modifiers) > 0 {
-		_spec.Modifiers = _q.modifiers
-	}
 	_spec.Node.Columns = _q.ctx.Fields
 	if len(_q.ctx.Fields) > 0 {
 		_spec.Unique = _q.ctx.Unique != nil && *_q.ctx.Unique
@@ -507,9 +498,6 @@ func (_q *BillOfMaterialsLineItemQuery) sqlQuery(ctx context.Context) *sql.Selec
 	if _q.ctx.Unique != nil && *_q.ctx.Unique {
 		selector.Distinct()
 	}
-	for _, m := range _q.modifiers {
-		m(selector)
-	}
 	for _, p := range _q.predicates {
 		p(selector)
 	}
@@ -525,38 +513,6 @@ func (_q *BillOfMaterialsLineItemQuery) sqlQuery(ctx context.Context) *sql.Selec
 		selector.Limit(*limit)
 	}
 	return selector
-}
-
-// ForUpdate locks the selected rows against concurrent updates, and prevent them from being
-// updated, deleted or "selected ... for update" by other sessions, until the transaction is
-// either committed or rolled-back.
-func (_q *BillOfMaterialsLineItemQuery) ForUpdate(opts ...sql.LockOption) *BillOfMaterialsLineItemQuery {
-	if _q.driver.Dialect() == dialect.Postgres {
-		_q.Unique(false)
-	}
-	_q.modifiers = append(_q.modifiers, func(s *sql.Selector) {
-		s.ForUpdate(opts...)
-	})
-	return _q
-}
-
-// ForShare behaves similarly to ForUpdate, except that it acquires a shared mode lock
-// on any rows that are read. Other sessions can read the rows, but cannot modify them
-// until your transaction commits.
-func (_q *BillOfMaterialsLineItemQuery) ForShare(opts ...sql.LockOption) *BillOfMaterialsLineItemQuery {
-	if _q.driver.Dialect() == dialect.Postgres {
-		_q.Unique(false)
-	}
-	_q.modifiers = append(_q.modifiers, func(s *sql.Selector) {
-		s.ForShare(opts...)
-	})
-	return _q
-}
-
-// Modify adds a query modifier for attaching custom logic to queries.
-func (_q *BillOfMaterialsLineItemQuery) Modify(modifiers ...func(s *sql.Selector)) *BillOfMaterialsLineItemSelect {
-	_q.modifiers = append(_q.modifiers, modifiers...)
-	return _q.Select()
 }
 
 // WhereP appends storage-level predicates to the query. The schema's
@@ -655,10 +611,4 @@ func (_s *BillOfMaterialsLineItemSelect) sqlScan(ctx context.Context, root *Bill
 	}
 	defer rows.Close()
 	return sql.ScanSlice(rows, v)
-}
-
-// Modify adds a query modifier for attaching custom logic to queries.
-func (_s *BillOfMaterialsLineItemSelect) Modify(modifiers ...func(s *sql.Selector)) *BillOfMaterialsLineItemSelect {
-	_s.modifiers = append(_s.modifiers, modifiers...)
-	return _s
 }

@@ -17,9 +17,8 @@ import (
 // BillOfMaterialsLineItemUpdate is the builder for updating BillOfMaterialsLineItem entities.
 type BillOfMaterialsLineItemUpdate struct {
 	config
-	hooks     []Hook
-	mutation  *BillOfMaterialsLineItemMutation
-	modifiers []func(*sql.UpdateBuilder)
+	hooks    []Hook
+	mutation *BillOfMaterialsLineItemMutation
 }
 
 // Where appends a list predicates to the BillOfMaterialsLineItemUpdate builder.
@@ -236,12 +235,6 @@ func (_u *BillOfMaterialsLineItemUpdate) check() error {
 	return nil
 }
 
-// Modify adds a statement modifier for attaching custom logic to the UPDATE statement.
-func (_u *BillOfMaterialsLineItemUpdate) Modify(modifiers ...func(u *sql.UpdateBuilder)) *BillOfMaterialsLineItemUpdate {
-	_u.modifiers = append(_u.modifiers, modifiers...)
-	return _u
-}
-
 func (_u *BillOfMaterialsLineItemUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	if err := _u.check(); err != nil {
 		return _node, err
@@ -305,7 +298,6 @@ func (_u *BillOfMaterialsLineItemUpdate) sqlSave(ctx context.Context) (_node int
 	if _u.mutation.StatusCleared() {
 		_spec.ClearField(billofmaterialslineitem.FieldStatus, field.TypeString)
 	}
-	_spec.AddModifiers(_u.modifiers...)
 	if _node, err = sqlgraph.UpdateNodes(ctx, _u.driver, _spec); err != nil {
 		if _, ok := err.(*sqlgraph.NotFoundError); ok {
 			err = &NotFoundError{billofmaterialslineitem.Label}
@@ -321,10 +313,9 @@ func (_u *BillOfMaterialsLineItemUpdate) sqlSave(ctx context.Context) (_node int
 // BillOfMaterialsLineItemUpdateOne is the builder for updating a single BillOfMaterialsLineItem entity.
 type BillOfMaterialsLineItemUpdateOne struct {
 	config
-	fields    []string
-	hooks     []Hook
-	mutation  *BillOfMaterialsLineItemMutation
-	modifiers []func(*sql.UpdateBuilder)
+	fields   []string
+	hooks    []Hook
+	mutation *BillOfMaterialsLineItemMutation
 }
 
 // SetVersion sets the "version" field.
@@ -548,12 +539,6 @@ func (_u *BillOfMaterialsLineItemUpdateOne) check() error {
 	return nil
 }
 
-// Modify adds a statement modifier for attaching custom logic to the UPDATE statement.
-func (_u *BillOfMaterialsLineItemUpdateOne) Modify(modifiers ...func(u *sql.UpdateBuilder)) *BillOfMaterialsLineItemUpdateOne {
-	_u.modifiers = append(_u.modifiers, modifiers...)
-	return _u
-}
-
 func (_u *BillOfMaterialsLineItemUpdateOne) sqlSave(ctx context.Context) (_node *BillOfMaterialsLineItem, err error) {
 	if err := _u.check(); err != nil {
 		return _node, err
@@ -634,7 +619,6 @@ func (_u *BillOfMaterialsLineItemUpdateOne) sqlSave(ctx context.Context) (_node 
 	if _u.mutation.StatusCleared() {
 		_spec.ClearField(billofmaterialslineitem.FieldStatus, field.TypeString)
 	}
-	_spec.AddModifiers(_u.modifiers...)
 	_node = &BillOfMaterialsLineItem{config: _u.config}
 	_spec.Assign = _node.assignValues
 	_spec.ScanValues = _node.scanValues

@@ -18,9 +18,8 @@ import (
 // CaseRecordUpdate is the builder for updating CaseRecord entities.
 type CaseRecordUpdate struct {
 	config
-	hooks     []Hook
-	mutation  *CaseRecordMutation
-	modifiers []func(*sql.UpdateBuilder)
+	hooks    []Hook
+	mutation *CaseRecordMutation
 }
 
 // Where appends a list predicates to the CaseRecordUpdate builder.
@@ -306,12 +305,6 @@ func (_u *CaseRecordUpdate) check() error {
 	return nil
 }
 
-// Modify adds a statement modifier for attaching custom logic to the UPDATE statement.
-func (_u *CaseRecordUpdate) Modify(modifiers ...func(u *sql.UpdateBuilder)) *CaseRecordUpdate {
-	_u.modifiers = append(_u.modifiers, modifiers...)
-	return _u
-}
-
 func (_u *CaseRecordUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	if err := _u.check(); err != nil {
 		return _node, err
@@ -429,7 +422,6 @@ func (_u *CaseRecordUpdate) sqlSave(ctx context.Context) (_node int, err error) 
 		}
 		_spec.Edges.Add = append(_spec.Edges.Add, edge)
 	}
-	_spec.AddModifiers(_u.modifiers...)
 	if _node, err = sqlgraph.UpdateNodes(ctx, _u.driver, _spec); err != nil {
 		if _, ok := err.(*sqlgraph.NotFoundError); ok {
 			err = &NotFoundError{caserecord.Label}
@@ -445,10 +437,9 @@ func (_u *CaseRecordUpdate) sqlSave(ctx context.Context) (_node int, err error) 
 // CaseRecordUpdateOne is the builder for updating a single CaseRecord entity.
 type CaseRecordUpdateOne struct {
 	config
-	fields    []string
-	hooks     []Hook
-	mutation  *CaseRecordMutation
-	modifiers []func(*sql.UpdateBuilder)
+	fields   []string
+	hooks    []Hook
+	mutation *CaseRecordMutation
 }
 
 // SetVersion sets the "version" field.
@@ -741,12 +732,6 @@ func (_u *CaseRecordUpdateOne) check() error {
 	return nil
 }
 
-// Modify adds a statement modifier for attaching custom logic to the UPDATE statement.
-func (_u *CaseRecordUpdateOne) Modify(modifiers ...func(u *sql.UpdateBuilder)) *CaseRecordUpdateOne {
-	_u.modifiers = append(_u.modifiers, modifiers...)
-	return _u
-}
-
 func (_u *CaseRecordUpdateOne) sqlSave(ctx context.Context) (_node *CaseRecord, err error) {
 	if err := _u.check(); err != nil {
 		return _node, err
@@ -881,7 +866,6 @@ func (_u *CaseRecordUpdateOne) sqlSave(ctx context.Context) (_node *CaseRecord, 
 		}
 		_spec.Edges.Add = append(_spec.Edges.Add, edge)
 	}
-	_spec.AddModifiers(_u.modifiers...)
 	_node = &CaseRecord{config: _u.config}
 	_spec.Assign = _node.assignValues
 	_spec.ScanValues = _node.scanValues

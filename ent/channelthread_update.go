@@ -19,9 +19,8 @@ import (
 // ChannelThreadUpdate is the builder for updating ChannelThread entities.
 type ChannelThreadUpdate struct {
 	config
-	hooks     []Hook
-	mutation  *ChannelThreadMutation
-	modifiers []func(*sql.UpdateBuilder)
+	hooks    []Hook
+	mutation *ChannelThreadMutation
 }
 
 // Where appends a list predicates to the ChannelThreadUpdate builder.
@@ -183,12 +182,6 @@ func (_u *ChannelThreadUpdate) check() error {
 	return nil
 }
 
-// Modify adds a statement modifier for attaching custom logic to the UPDATE statement.
-func (_u *ChannelThreadUpdate) Modify(modifiers ...func(u *sql.UpdateBuilder)) *ChannelThreadUpdate {
-	_u.modifiers = append(_u.modifiers, modifiers...)
-	return _u
-}
-
 func (_u *ChannelThreadUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	if err := _u.check(); err != nil {
 		return _node, err
@@ -248,7 +241,6 @@ func (_u *ChannelThreadUpdate) sqlSave(ctx context.Context) (_node int, err erro
 		}
 		_spec.Edges.Add = append(_spec.Edges.Add, edge)
 	}
-	_spec.AddModifiers(_u.modifiers...)
 	if _node, err = sqlgraph.UpdateNodes(ctx, _u.driver, _spec); err != nil {
 		if _, ok := err.(*sqlgraph.NotFoundError); ok {
 			err = &NotFoundError{channelthread.Label}
@@ -264,10 +256,9 @@ func (_u *ChannelThreadUpdate) sqlSave(ctx context.Context) (_node int, err erro
 // ChannelThreadUpdateOne is the builder for updating a single ChannelThread entity.
 type ChannelThreadUpdateOne struct {
 	config
-	fields    []string
-	hooks     []Hook
-	mutation  *ChannelThreadMutation
-	modifiers []func(*sql.UpdateBuilder)
+	fields   []string
+	hooks    []Hook
+	mutation *ChannelThreadMutation
 }
 
 // SetVersion sets the "version" field.
@@ -436,12 +427,6 @@ func (_u *ChannelThreadUpdateOne) check() error {
 	return nil
 }
 
-// Modify adds a statement modifier for attaching custom logic to the UPDATE statement.
-func (_u *ChannelThreadUpdateOne) Modify(modifiers ...func(u *sql.UpdateBuilder)) *ChannelThreadUpdateOne {
-	_u.modifiers = append(_u.modifiers, modifiers...)
-	return _u
-}
-
 func (_u *ChannelThreadUpdateOne) sqlSave(ctx context.Context) (_node *ChannelThread, err error) {
 	if err := _u.check(); err != nil {
 		return _node, err
@@ -518,7 +503,6 @@ func (_u *ChannelThreadUpdateOne) sqlSave(ctx context.Context) (_node *ChannelTh
 		}
 		_spec.Edges.Add = append(_spec.Edges.Add, edge)
 	}
-	_spec.AddModifiers(_u.modifiers...)
 	_node = &ChannelThread{config: _u.config}
 	_spec.Assign = _node.assignValues
 	_spec.ScanValues = _node.scanValues

@@ -17,9 +17,8 @@ import (
 // ContactUpdate is the builder for updating Contact entities.
 type ContactUpdate struct {
 	config
-	hooks     []Hook
-	mutation  *ContactMutation
-	modifiers []func(*sql.UpdateBuilder)
+	hooks    []Hook
+	mutation *ContactMutation
 }
 
 // Where appends a list predicates to the ContactUpdate builder.
@@ -709,12 +708,6 @@ func (_u *ContactUpdate) check() error {
 	return nil
 }
 
-// Modify adds a statement modifier for attaching custom logic to the UPDATE statement.
-func (_u *ContactUpdate) Modify(modifiers ...func(u *sql.UpdateBuilder)) *ContactUpdate {
-	_u.modifiers = append(_u.modifiers, modifiers...)
-	return _u
-}
-
 func (_u *ContactUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	if err := _u.check(); err != nil {
 		return _node, err
@@ -919,7 +912,6 @@ func (_u *ContactUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	if _u.mutation.TitleCleared() {
 		_spec.ClearField(contact.FieldTitle, field.TypeString)
 	}
-	_spec.AddModifiers(_u.modifiers...)
 	if _node, err = sqlgraph.UpdateNodes(ctx, _u.driver, _spec); err != nil {
 		if _, ok := err.(*sqlgraph.NotFoundError); ok {
 			err = &NotFoundError{contact.Label}
@@ -935,10 +927,9 @@ func (_u *ContactUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 // ContactUpdateOne is the builder for updating a single Contact entity.
 type ContactUpdateOne struct {
 	config
-	fields    []string
-	hooks     []Hook
-	mutation  *ContactMutation
-	modifiers []func(*sql.UpdateBuilder)
+	fields   []string
+	hooks    []Hook
+	mutation *ContactMutation
 }
 
 // SetVersion sets the "version" field.
@@ -1635,12 +1626,6 @@ func (_u *ContactUpdateOne) check() error {
 	return nil
 }
 
-// Modify adds a statement modifier for attaching custom logic to the UPDATE statement.
-func (_u *ContactUpdateOne) Modify(modifiers ...func(u *sql.UpdateBuilder)) *ContactUpdateOne {
-	_u.modifiers = append(_u.modifiers, modifiers...)
-	return _u
-}
-
 func (_u *ContactUpdateOne) sqlSave(ctx context.Context) (_node *Contact, err error) {
 	if err := _u.check(); err != nil {
 		return _node, err
@@ -1862,7 +1847,6 @@ func (_u *ContactUpdateOne) sqlSave(ctx context.Context) (_node *Contact, err er
 	if _u.mutation.TitleCleared() {
 		_spec.ClearField(contact.FieldTitle, field.TypeString)
 	}
-	_spec.AddModifiers(_u.modifiers...)
 	_node = &Contact{config: _u.config}
 	_spec.Assign = _node.assignValues
 	_spec.ScanValues = _node.scanValues

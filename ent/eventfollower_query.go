@@ -10,7 +10,6 @@ import (
 	"records/ent/predicate"
 
 	"entgo.io/ent"
-	"entgo.io/ent/dialect"
 	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"entgo.io/ent/schema/field"
@@ -23,7 +22,6 @@ type EventFollowerQuery struct {
 	order      []eventfollower.OrderOption
 	inters     []Interceptor
 	predicates []predicate.EventFollower
-	modifiers  []func(*sql.Selector)
 	// intermediate query (i.e. traversal path).
 	sql  *sql.Selector
 	path func(context.Context) (*sql.Selector, error)
@@ -253,9 +251,8 @@ func (_q *EventFollowerQuery) Clone() *EventFollowerQuery {
 		inters:     append([]Interceptor{}, _q.inters...),
 		predicates: append([]predicate.EventFollower{}, _q.predicates...),
 		// clone intermediate query.
-		sql:       _q.sql.Clone(),
-		path:      _q.path,
-		modifiers: append([]func(*sql.Selector){}, _q.modifiers...),
+		sql:  _q.sql.Clone(),
+		path: _q.path,
 	}
 }
 
@@ -346,9 +343,6 @@ func (_q *EventFollowerQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([
 		nodes = append(nodes, node)
 		return node.assignValues(columns, values)
 	}
-	if len(_q.modifiers) > 0 {
-		_spec.Modifiers = _q.modifiers
-	}
 	for i := range hooks {
 		hooks[i](ctx, _spec)
 	}
@@ -363,9 +357,6 @@ func (_q *EventFollowerQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([
 
 func (_q *EventFollowerQuery) sqlCount(ctx context.Context) (int, error) {
 	_spec := _q.querySpec()
-	if len(_q.modifiers) > 0 {
-		_spec.Modifiers = _q.modifiers
-	}
 	_spec.Node.Columns = _q.ctx.Fields
 	if len(_q.ctx.Fields) > 0 {
 		_spec.Unique = _q.ctx.Unique != nil && *_q.ctx.Unique
@@ -428,9 +419,6 @@ func (_q *EventFollowerQuery) sqlQuery(ctx context.Context) *sql.Selector {
 	if _q.ctx.Unique != nil && *_q.ctx.Unique {
 		selector.Distinct()
 	}
-	for _, m := range _q.modifiers {
-		m(selector)
-	}
 	for _, p := range _q.predicates {
 		p(selector)
 	}
@@ -446,38 +434,6 @@ func (_q *EventFollowerQuery) sqlQuery(ctx context.Context) *sql.Selector {
 		selector.Limit(*limit)
 	}
 	return selector
-}
-
-// ForUpdate locks the selected rows against concurrent updates, and prevent them from being
-// updated, deleted or "selected ... for update" by other sessions, until the transaction is
-// either committed or rolled-back.
-func (_q *EventFollowerQuery) ForUpdate(opts ...sql.LockOption) *EventFollowerQuery {
-	if _q.driver.Dialect() == dialect.Postgres {
-		_q.Unique(false)
-	}
-	_q.modifiers = append(_q.modifiers, func(s *sql.Selector) {
-		s.ForUpdate(opts...)
-	})
-	return _q
-}
-
-// ForShare behaves similarly to ForUpdate, except that it acquires a shared mode lock
-// on any rows that are read. Other sessions can read the rows, but cannot modify them
-// until your transaction commits.
-func (_q *EventFollowerQuery) ForShare(opts ...sql.LockOption) *EventFollowerQuery {
-	if _q.driver.Dialect() == dialect.Postgres {
-		_q.Unique(false)
-	}
-	_q.modifiers = append(_q.modifiers, func(s *sql.Selector) {
-		s.ForShare(opts...)
-	})
-	return _q
-}
-
-// Modify adds a query modifier for attaching custom logic to queries.
-func (_q *EventFollowerQuery) Modify(modifiers ...func(s *sql.Selector)) *EventFollowerSelect {
-	_q.modifiers = append(_q.modifiers, modifiers...)
-	return _q.Select()
 }
 
 // WhereP appends storage-level predicates to the query. The schema's
@@ -576,10 +532,4 @@ func (_s *EventFollowerSelect) sqlScan(ctx context.Context, root *EventFollowerQ
 	}
 	defer rows.Close()
 	return sql.ScanSlice(rows, v)
-}
-
-// Modify adds a query modifier for attaching custom logic to queries.
-func (_s *EventFollowerSelect) Modify(modifiers ...func(s *sql.Selector)) *EventFollowerSelect {
-	_s.modifiers = append(_s.modifiers, modifiers...)
-	return _s
 }

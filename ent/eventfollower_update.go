@@ -17,9 +17,8 @@ import (
 // EventFollowerUpdate is the builder for updating EventFollower entities.
 type EventFollowerUpdate struct {
 	config
-	hooks     []Hook
-	mutation  *EventFollowerMutation
-	modifiers []func(*sql.UpdateBuilder)
+	hooks    []Hook
+	mutation *EventFollowerMutation
 }
 
 // Where appends a list predicates to the EventFollowerUpdate builder.
@@ -102,12 +101,6 @@ func (_u *EventFollowerUpdate) ExecX(ctx context.Context) {
 	}
 }
 
-// Modify adds a statement modifier for attaching custom logic to the UPDATE statement.
-func (_u *EventFollowerUpdate) Modify(modifiers ...func(u *sql.UpdateBuilder)) *EventFollowerUpdate {
-	_u.modifiers = append(_u.modifiers, modifiers...)
-	return _u
-}
-
 func (_u *EventFollowerUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	_spec := sqlgraph.NewUpdateSpec(eventfollower.Table, eventfollower.Columns, sqlgraph.NewFieldSpec(eventfollower.FieldID, field.TypeString))
 	if ps := _u.mutation.predicates; len(ps) > 0 {
@@ -129,7 +122,6 @@ func (_u *EventFollowerUpdate) sqlSave(ctx context.Context) (_node int, err erro
 	if value, ok := _u.mutation.AddedSeq(); ok {
 		_spec.AddField(eventfollower.FieldSeq, field.TypeInt64, value)
 	}
-	_spec.AddModifiers(_u.modifiers...)
 	if _node, err = sqlgraph.UpdateNodes(ctx, _u.driver, _spec); err != nil {
 		if _, ok := err.(*sqlgraph.NotFoundError); ok {
 			err = &NotFoundError{eventfollower.Label}
@@ -145,10 +137,9 @@ func (_u *EventFollowerUpdate) sqlSave(ctx context.Context) (_node int, err erro
 // EventFollowerUpdateOne is the builder for updating a single EventFollower entity.
 type EventFollowerUpdateOne struct {
 	config
-	fields    []string
-	hooks     []Hook
-	mutation  *EventFollowerMutation
-	modifiers []func(*sql.UpdateBuilder)
+	fields   []string
+	hooks    []Hook
+	mutation *EventFollowerMutation
 }
 
 // SetTxid sets the "txid" field.
@@ -238,12 +229,6 @@ func (_u *EventFollowerUpdateOne) ExecX(ctx context.Context) {
 	}
 }
 
-// Modify adds a statement modifier for attaching custom logic to the UPDATE statement.
-func (_u *EventFollowerUpdateOne) Modify(modifiers ...func(u *sql.UpdateBuilder)) *EventFollowerUpdateOne {
-	_u.modifiers = append(_u.modifiers, modifiers...)
-	return _u
-}
-
 func (_u *EventFollowerUpdateOne) sqlSave(ctx context.Context) (_node *EventFollower, err error) {
 	_spec := sqlgraph.NewUpdateSpec(eventfollower.Table, eventfollower.Columns, sqlgraph.NewFieldSpec(eventfollower.FieldID, field.TypeString))
 	id, ok := _u.mutation.ID()
@@ -282,7 +267,6 @@ func (_u *EventFollowerUpdateOne) sqlSave(ctx context.Context) (_node *EventFoll
 	if value, ok := _u.mutation.AddedSeq(); ok {
 		_spec.AddField(eventfollower.FieldSeq, field.TypeInt64, value)
 	}
-	_spec.AddModifiers(_u.modifiers...)
 	_node = &EventFollower{config: _u.config}
 	_spec.Assign = _node.assignValues
 	_spec.ScanValues = _node.scanValues

@@ -18,9 +18,8 @@ import (
 // IdempotencyKeyUpdate is the builder for updating IdempotencyKey entities.
 type IdempotencyKeyUpdate struct {
 	config
-	hooks     []Hook
-	mutation  *IdempotencyKeyMutation
-	modifiers []func(*sql.UpdateBuilder)
+	hooks    []Hook
+	mutation *IdempotencyKeyMutation
 }
 
 // Where appends a list predicates to the IdempotencyKeyUpdate builder.
@@ -162,12 +161,6 @@ func (_u *IdempotencyKeyUpdate) ExecX(ctx context.Context) {
 	}
 }
 
-// Modify adds a statement modifier for attaching custom logic to the UPDATE statement.
-func (_u *IdempotencyKeyUpdate) Modify(modifiers ...func(u *sql.UpdateBuilder)) *IdempotencyKeyUpdate {
-	_u.modifiers = append(_u.modifiers, modifiers...)
-	return _u
-}
-
 func (_u *IdempotencyKeyUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	_spec := sqlgraph.NewUpdateSpec(idempotencykey.Table, idempotencykey.Columns, sqlgraph.NewFieldSpec(idempotencykey.FieldID, field.TypeString))
 	if ps := _u.mutation.predicates; len(ps) > 0 {
@@ -207,7 +200,6 @@ func (_u *IdempotencyKeyUpdate) sqlSave(ctx context.Context) (_node int, err err
 	if value, ok := _u.mutation.ExpiresAt(); ok {
 		_spec.SetField(idempotencykey.FieldExpiresAt, field.TypeTime, value)
 	}
-	_spec.AddModifiers(_u.modifiers...)
 	if _node, err = sqlgraph.UpdateNodes(ctx, _u.driver, _spec); err != nil {
 		if _, ok := err.(*sqlgraph.NotFoundError); ok {
 			err = &NotFoundError{idempotencykey.Label}
@@ -223,10 +215,9 @@ func (_u *IdempotencyKeyUpdate) sqlSave(ctx context.Context) (_node int, err err
 // IdempotencyKeyUpdateOne is the builder for updating a single IdempotencyKey entity.
 type IdempotencyKeyUpdateOne struct {
 	config
-	fields    []string
-	hooks     []Hook
-	mutation  *IdempotencyKeyMutation
-	modifiers []func(*sql.UpdateBuilder)
+	fields   []string
+	hooks    []Hook
+	mutation *IdempotencyKeyMutation
 }
 
 // SetFingerprint sets the "fingerprint" field.
@@ -375,12 +366,6 @@ func (_u *IdempotencyKeyUpdateOne) ExecX(ctx context.Context) {
 	}
 }
 
-// Modify adds a statement modifier for attaching custom logic to the UPDATE statement.
-func (_u *IdempotencyKeyUpdateOne) Modify(modifiers ...func(u *sql.UpdateBuilder)) *IdempotencyKeyUpdateOne {
-	_u.modifiers = append(_u.modifiers, modifiers...)
-	return _u
-}
-
 func (_u *IdempotencyKeyUpdateOne) sqlSave(ctx context.Context) (_node *IdempotencyKey, err error) {
 	_spec := sqlgraph.NewUpdateSpec(idempotencykey.Table, idempotencykey.Columns, sqlgraph.NewFieldSpec(idempotencykey.FieldID, field.TypeString))
 	id, ok := _u.mutation.ID()
@@ -437,7 +422,6 @@ func (_u *IdempotencyKeyUpdateOne) sqlSave(ctx context.Context) (_node *Idempote
 	if value, ok := _u.mutation.ExpiresAt(); ok {
 		_spec.SetField(idempotencykey.FieldExpiresAt, field.TypeTime, value)
 	}
-	_spec.AddModifiers(_u.modifiers...)
 	_node = &IdempotencyKey{config: _u.config}
 	_spec.Assign = _node.assignValues
 	_spec.ScanValues = _node.scanValues

@@ -19,9 +19,8 @@ import (
 // PackingListUpdate is the builder for updating PackingList entities.
 type PackingListUpdate struct {
 	config
-	hooks     []Hook
-	mutation  *PackingListMutation
-	modifiers []func(*sql.UpdateBuilder)
+	hooks    []Hook
+	mutation *PackingListMutation
 }
 
 // Where appends a list predicates to the PackingListUpdate builder.
@@ -267,12 +266,6 @@ func (_u *PackingListUpdate) check() error {
 	return nil
 }
 
-// Modify adds a statement modifier for attaching custom logic to the UPDATE statement.
-func (_u *PackingListUpdate) Modify(modifiers ...func(u *sql.UpdateBuilder)) *PackingListUpdate {
-	_u.modifiers = append(_u.modifiers, modifiers...)
-	return _u
-}
-
 func (_u *PackingListUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	if err := _u.check(); err != nil {
 		return _node, err
@@ -378,7 +371,6 @@ func (_u *PackingListUpdate) sqlSave(ctx context.Context) (_node int, err error)
 		}
 		_spec.Edges.Add = append(_spec.Edges.Add, edge)
 	}
-	_spec.AddModifiers(_u.modifiers...)
 	if _node, err = sqlgraph.UpdateNodes(ctx, _u.driver, _spec); err != nil {
 		if _, ok := err.(*sqlgraph.NotFoundError); ok {
 			err = &NotFoundError{packinglist.Label}
@@ -394,10 +386,9 @@ func (_u *PackingListUpdate) sqlSave(ctx context.Context) (_node int, err error)
 // PackingListUpdateOne is the builder for updating a single PackingList entity.
 type PackingListUpdateOne struct {
 	config
-	fields    []string
-	hooks     []Hook
-	mutation  *PackingListMutation
-	modifiers []func(*sql.UpdateBuilder)
+	fields   []string
+	hooks    []Hook
+	mutation *PackingListMutation
 }
 
 // SetVersion sets the "version" field.
@@ -650,12 +641,6 @@ func (_u *PackingListUpdateOne) check() error {
 	return nil
 }
 
-// Modify adds a statement modifier for attaching custom logic to the UPDATE statement.
-func (_u *PackingListUpdateOne) Modify(modifiers ...func(u *sql.UpdateBuilder)) *PackingListUpdateOne {
-	_u.modifiers = append(_u.modifiers, modifiers...)
-	return _u
-}
-
 func (_u *PackingListUpdateOne) sqlSave(ctx context.Context) (_node *PackingList, err error) {
 	if err := _u.check(); err != nil {
 		return _node, err
@@ -778,7 +763,6 @@ func (_u *PackingListUpdateOne) sqlSave(ctx context.Context) (_node *PackingList
 		}
 		_spec.Edges.Add = append(_spec.Edges.Add, edge)
 	}
-	_spec.AddModifiers(_u.modifiers...)
 	_node = &PackingList{config: _u.config}
 	_spec.Assign = _node.assignValues
 	_spec.ScanValues = _node.scanValues

@@ -18,9 +18,8 @@ import (
 // PackingListItemUpdate is the builder for updating PackingListItem entities.
 type PackingListItemUpdate struct {
 	config
-	hooks     []Hook
-	mutation  *PackingListItemMutation
-	modifiers []func(*sql.UpdateBuilder)
+	hooks    []Hook
+	mutation *PackingListItemMutation
 }
 
 // Where appends a list predicates to the PackingListItemUpdate builder.
@@ -222,12 +221,6 @@ func (_u *PackingListItemUpdate) check() error {
 	return nil
 }
 
-// Modify adds a statement modifier for attaching custom logic to the UPDATE statement.
-func (_u *PackingListItemUpdate) Modify(modifiers ...func(u *sql.UpdateBuilder)) *PackingListItemUpdate {
-	_u.modifiers = append(_u.modifiers, modifiers...)
-	return _u
-}
-
 func (_u *PackingListItemUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	if err := _u.check(); err != nil {
 		return _node, err
@@ -302,7 +295,6 @@ func (_u *PackingListItemUpdate) sqlSave(ctx context.Context) (_node int, err er
 		}
 		_spec.Edges.Add = append(_spec.Edges.Add, edge)
 	}
-	_spec.AddModifiers(_u.modifiers...)
 	if _node, err = sqlgraph.UpdateNodes(ctx, _u.driver, _spec); err != nil {
 		if _, ok := err.(*sqlgraph.NotFoundError); ok {
 			err = &NotFoundError{packinglistitem.Label}
@@ -318,10 +310,9 @@ func (_u *PackingListItemUpdate) sqlSave(ctx context.Context) (_node int, err er
 // PackingListItemUpdateOne is the builder for updating a single PackingListItem entity.
 type PackingListItemUpdateOne struct {
 	config
-	fields    []string
-	hooks     []Hook
-	mutation  *PackingListItemMutation
-	modifiers []func(*sql.UpdateBuilder)
+	fields   []string
+	hooks    []Hook
+	mutation *PackingListItemMutation
 }
 
 // SetVersion sets the "version" field.
@@ -530,12 +521,6 @@ func (_u *PackingListItemUpdateOne) check() error {
 	return nil
 }
 
-// Modify adds a statement modifier for attaching custom logic to the UPDATE statement.
-func (_u *PackingListItemUpdateOne) Modify(modifiers ...func(u *sql.UpdateBuilder)) *PackingListItemUpdateOne {
-	_u.modifiers = append(_u.modifiers, modifiers...)
-	return _u
-}
-
 func (_u *PackingListItemUpdateOne) sqlSave(ctx context.Context) (_node *PackingListItem, err error) {
 	if err := _u.check(); err != nil {
 		return _node, err
@@ -627,7 +612,6 @@ func (_u *PackingListItemUpdateOne) sqlSave(ctx context.Context) (_node *Packing
 		}
 		_spec.Edges.Add = append(_spec.Edges.Add, edge)
 	}
-	_spec.AddModifiers(_u.modifiers...)
 	_node = &PackingListItem{config: _u.config}
 	_spec.Assign = _node.assignValues
 	_spec.ScanValues = _node.scanValues

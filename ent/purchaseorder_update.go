@@ -17,9 +17,8 @@ import (
 // PurchaseOrderUpdate is the builder for updating PurchaseOrder entities.
 type PurchaseOrderUpdate struct {
 	config
-	hooks     []Hook
-	mutation  *PurchaseOrderMutation
-	modifiers []func(*sql.UpdateBuilder)
+	hooks    []Hook
+	mutation *PurchaseOrderMutation
 }
 
 // Where appends a list predicates to the PurchaseOrderUpdate builder.
@@ -429,12 +428,6 @@ func (_u *PurchaseOrderUpdate) check() error {
 	return nil
 }
 
-// Modify adds a statement modifier for attaching custom logic to the UPDATE statement.
-func (_u *PurchaseOrderUpdate) Modify(modifiers ...func(u *sql.UpdateBuilder)) *PurchaseOrderUpdate {
-	_u.modifiers = append(_u.modifiers, modifiers...)
-	return _u
-}
-
 func (_u *PurchaseOrderUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	if err := _u.check(); err != nil {
 		return _node, err
@@ -555,7 +548,6 @@ func (_u *PurchaseOrderUpdate) sqlSave(ctx context.Context) (_node int, err erro
 	if _u.mutation.TransactionIDCleared() {
 		_spec.ClearField(purchaseorder.FieldTransactionID, field.TypeString)
 	}
-	_spec.AddModifiers(_u.modifiers...)
 	if _node, err = sqlgraph.UpdateNodes(ctx, _u.driver, _spec); err != nil {
 		if _, ok := err.(*sqlgraph.NotFoundError); ok {
 			err = &NotFoundError{purchaseorder.Label}
@@ -571,10 +563,9 @@ func (_u *PurchaseOrderUpdate) sqlSave(ctx context.Context) (_node int, err erro
 // PurchaseOrderUpdateOne is the builder for updating a single PurchaseOrder entity.
 type PurchaseOrderUpdateOne struct {
 	config
-	fields    []string
-	hooks     []Hook
-	mutation  *PurchaseOrderMutation
-	modifiers []func(*sql.UpdateBuilder)
+	fields   []string
+	hooks    []Hook
+	mutation *PurchaseOrderMutation
 }
 
 // SetVersion sets the "version" field.
@@ -991,12 +982,6 @@ func (_u *PurchaseOrderUpdateOne) check() error {
 	return nil
 }
 
-// Modify adds a statement modifier for attaching custom logic to the UPDATE statement.
-func (_u *PurchaseOrderUpdateOne) Modify(modifiers ...func(u *sql.UpdateBuilder)) *PurchaseOrderUpdateOne {
-	_u.modifiers = append(_u.modifiers, modifiers...)
-	return _u
-}
-
 func (_u *PurchaseOrderUpdateOne) sqlSave(ctx context.Context) (_node *PurchaseOrder, err error) {
 	if err := _u.check(); err != nil {
 		return _node, err
@@ -1134,7 +1119,6 @@ func (_u *PurchaseOrderUpdateOne) sqlSave(ctx context.Context) (_node *PurchaseO
 	if _u.mutation.TransactionIDCleared() {
 		_spec.ClearField(purchaseorder.FieldTransactionID, field.TypeString)
 	}
-	_spec.AddModifiers(_u.modifiers...)
 	_node = &PurchaseOrder{config: _u.config}
 	_spec.Assign = _node.assignValues
 	_spec.ScanValues = _node.scanValues

@@ -18,9 +18,8 @@ import (
 // ReturnLineItemUpdate is the builder for updating ReturnLineItem entities.
 type ReturnLineItemUpdate struct {
 	config
-	hooks     []Hook
-	mutation  *ReturnLineItemMutation
-	modifiers []func(*sql.UpdateBuilder)
+	hooks    []Hook
+	mutation *ReturnLineItemMutation
 }
 
 // Where appends a list predicates to the ReturnLineItemUpdate builder.
@@ -295,12 +294,6 @@ func (_u *ReturnLineItemUpdate) check() error {
 	return nil
 }
 
-// Modify adds a statement modifier for attaching custom logic to the UPDATE statement.
-func (_u *ReturnLineItemUpdate) Modify(modifiers ...func(u *sql.UpdateBuilder)) *ReturnLineItemUpdate {
-	_u.modifiers = append(_u.modifiers, modifiers...)
-	return _u
-}
-
 func (_u *ReturnLineItemUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	if err := _u.check(); err != nil {
 		return _node, err
@@ -396,7 +389,6 @@ func (_u *ReturnLineItemUpdate) sqlSave(ctx context.Context) (_node int, err err
 		}
 		_spec.Edges.Add = append(_spec.Edges.Add, edge)
 	}
-	_spec.AddModifiers(_u.modifiers...)
 	if _node, err = sqlgraph.UpdateNodes(ctx, _u.driver, _spec); err != nil {
 		if _, ok := err.(*sqlgraph.NotFoundError); ok {
 			err = &NotFoundError{returnlineitem.Label}
@@ -412,10 +404,9 @@ func (_u *ReturnLineItemUpdate) sqlSave(ctx context.Context) (_node int, err err
 // ReturnLineItemUpdateOne is the builder for updating a single ReturnLineItem entity.
 type ReturnLineItemUpdateOne struct {
 	config
-	fields    []string
-	hooks     []Hook
-	mutation  *ReturnLineItemMutation
-	modifiers []func(*sql.UpdateBuilder)
+	fields   []string
+	hooks    []Hook
+	mutation *ReturnLineItemMutation
 }
 
 // SetVersion sets the "version" field.
@@ -697,12 +688,6 @@ func (_u *ReturnLineItemUpdateOne) check() error {
 	return nil
 }
 
-// Modify adds a statement modifier for attaching custom logic to the UPDATE statement.
-func (_u *ReturnLineItemUpdateOne) Modify(modifiers ...func(u *sql.UpdateBuilder)) *ReturnLineItemUpdateOne {
-	_u.modifiers = append(_u.modifiers, modifiers...)
-	return _u
-}
-
 func (_u *ReturnLineItemUpdateOne) sqlSave(ctx context.Context) (_node *ReturnLineItem, err error) {
 	if err := _u.check(); err != nil {
 		return _node, err
@@ -815,7 +800,6 @@ func (_u *ReturnLineItemUpdateOne) sqlSave(ctx context.Context) (_node *ReturnLi
 		}
 		_spec.Edges.Add = append(_spec.Edges.Add, edge)
 	}
-	_spec.AddModifiers(_u.modifiers...)
 	_node = &ReturnLineItem{config: _u.config}
 	_spec.Assign = _node.assignValues
 	_spec.ScanValues = _node.scanValues

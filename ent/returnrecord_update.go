@@ -18,9 +18,8 @@ import (
 // ReturnRecordUpdate is the builder for updating ReturnRecord entities.
 type ReturnRecordUpdate struct {
 	config
-	hooks     []Hook
-	mutation  *ReturnRecordMutation
-	modifiers []func(*sql.UpdateBuilder)
+	hooks    []Hook
+	mutation *ReturnRecordMutation
 }
 
 // Where appends a list predicates to the ReturnRecordUpdate builder.
@@ -606,12 +605,6 @@ func (_u *ReturnRecordUpdate) check() error {
 	return nil
 }
 
-// Modify adds a statement modifier for attaching custom logic to the UPDATE statement.
-func (_u *ReturnRecordUpdate) Modify(modifiers ...func(u *sql.UpdateBuilder)) *ReturnRecordUpdate {
-	_u.modifiers = append(_u.modifiers, modifiers...)
-	return _u
-}
-
 func (_u *ReturnRecordUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	if err := _u.check(); err != nil {
 		return _node, err
@@ -819,7 +812,6 @@ func (_u *ReturnRecordUpdate) sqlSave(ctx context.Context) (_node int, err error
 		}
 		_spec.Edges.Add = append(_spec.Edges.Add, edge)
 	}
-	_spec.AddModifiers(_u.modifiers...)
 	if _node, err = sqlgraph.UpdateNodes(ctx, _u.driver, _spec); err != nil {
 		if _, ok := err.(*sqlgraph.NotFoundError); ok {
 			err = &NotFoundError{returnrecord.Label}
@@ -835,10 +827,9 @@ func (_u *ReturnRecordUpdate) sqlSave(ctx context.Context) (_node int, err error
 // ReturnRecordUpdateOne is the builder for updating a single ReturnRecord entity.
 type ReturnRecordUpdateOne struct {
 	config
-	fields    []string
-	hooks     []Hook
-	mutation  *ReturnRecordMutation
-	modifiers []func(*sql.UpdateBuilder)
+	fields   []string
+	hooks    []Hook
+	mutation *ReturnRecordMutation
 }
 
 // SetVersion sets the "version" field.
@@ -1431,12 +1422,6 @@ func (_u *ReturnRecordUpdateOne) check() error {
 	return nil
 }
 
-// Modify adds a statement modifier for attaching custom logic to the UPDATE statement.
-func (_u *ReturnRecordUpdateOne) Modify(modifiers ...func(u *sql.UpdateBuilder)) *ReturnRecordUpdateOne {
-	_u.modifiers = append(_u.modifiers, modifiers...)
-	return _u
-}
-
 func (_u *ReturnRecordUpdateOne) sqlSave(ctx context.Context) (_node *ReturnRecord, err error) {
 	if err := _u.check(); err != nil {
 		return _node, err
@@ -1661,7 +1646,6 @@ func (_u *ReturnRecordUpdateOne) sqlSave(ctx context.Context) (_node *ReturnReco
 		}
 		_spec.Edges.Add = append(_spec.Edges.Add, edge)
 	}
-	_spec.AddModifiers(_u.modifiers...)
 	_node = &ReturnRecord{config: _u.config}
 	_spec.Assign = _node.assignValues
 	_spec.ScanValues = _node.scanValues

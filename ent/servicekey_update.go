@@ -17,9 +17,8 @@ import (
 // ServiceKeyUpdate is the builder for updating ServiceKey entities.
 type ServiceKeyUpdate struct {
 	config
-	hooks     []Hook
-	mutation  *ServiceKeyMutation
-	modifiers []func(*sql.UpdateBuilder)
+	hooks    []Hook
+	mutation *ServiceKeyMutation
 }
 
 // Where appends a list predicates to the ServiceKeyUpdate builder.
@@ -60,12 +59,6 @@ func (_u *ServiceKeyUpdate) ExecX(ctx context.Context) {
 	}
 }
 
-// Modify adds a statement modifier for attaching custom logic to the UPDATE statement.
-func (_u *ServiceKeyUpdate) Modify(modifiers ...func(u *sql.UpdateBuilder)) *ServiceKeyUpdate {
-	_u.modifiers = append(_u.modifiers, modifiers...)
-	return _u
-}
-
 func (_u *ServiceKeyUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	_spec := sqlgraph.NewUpdateSpec(servicekey.Table, servicekey.Columns, sqlgraph.NewFieldSpec(servicekey.FieldID, field.TypeString))
 	if ps := _u.mutation.predicates; len(ps) > 0 {
@@ -75,7 +68,6 @@ func (_u *ServiceKeyUpdate) sqlSave(ctx context.Context) (_node int, err error) 
 			}
 		}
 	}
-	_spec.AddModifiers(_u.modifiers...)
 	if _node, err = sqlgraph.UpdateNodes(ctx, _u.driver, _spec); err != nil {
 		if _, ok := err.(*sqlgraph.NotFoundError); ok {
 			err = &NotFoundError{servicekey.Label}
@@ -91,10 +83,9 @@ func (_u *ServiceKeyUpdate) sqlSave(ctx context.Context) (_node int, err error) 
 // ServiceKeyUpdateOne is the builder for updating a single ServiceKey entity.
 type ServiceKeyUpdateOne struct {
 	config
-	fields    []string
-	hooks     []Hook
-	mutation  *ServiceKeyMutation
-	modifiers []func(*sql.UpdateBuilder)
+	fields   []string
+	hooks    []Hook
+	mutation *ServiceKeyMutation
 }
 
 // Mutation returns the ServiceKeyMutation object of the builder.
@@ -142,12 +133,6 @@ func (_u *ServiceKeyUpdateOne) ExecX(ctx context.Context) {
 	}
 }
 
-// Modify adds a statement modifier for attaching custom logic to the UPDATE statement.
-func (_u *ServiceKeyUpdateOne) Modify(modifiers ...func(u *sql.UpdateBuilder)) *ServiceKeyUpdateOne {
-	_u.modifiers = append(_u.modifiers, modifiers...)
-	return _u
-}
-
 func (_u *ServiceKeyUpdateOne) sqlSave(ctx context.Context) (_node *ServiceKey, err error) {
 	_spec := sqlgraph.NewUpdateSpec(servicekey.Table, servicekey.Columns, sqlgraph.NewFieldSpec(servicekey.FieldID, field.TypeString))
 	id, ok := _u.mutation.ID()
@@ -174,7 +159,6 @@ func (_u *ServiceKeyUpdateOne) sqlSave(ctx context.Context) (_node *ServiceKey, 
 			}
 		}
 	}
-	_spec.AddModifiers(_u.modifiers...)
 	_node = &ServiceKey{config: _u.config}
 	_spec.Assign = _node.assignValues
 	_spec.ScanValues = _node.scanValues

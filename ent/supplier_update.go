@@ -20,9 +20,8 @@ import (
 // SupplierUpdate is the builder for updating Supplier entities.
 type SupplierUpdate struct {
 	config
-	hooks     []Hook
-	mutation  *SupplierMutation
-	modifiers []func(*sql.UpdateBuilder)
+	hooks    []Hook
+	mutation *SupplierMutation
 }
 
 // Where appends a list predicates to the SupplierUpdate builder.
@@ -229,12 +228,6 @@ func (_u *SupplierUpdate) check() error {
 	return nil
 }
 
-// Modify adds a statement modifier for attaching custom logic to the UPDATE statement.
-func (_u *SupplierUpdate) Modify(modifiers ...func(u *sql.UpdateBuilder)) *SupplierUpdate {
-	_u.modifiers = append(_u.modifiers, modifiers...)
-	return _u
-}
-
 func (_u *SupplierUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	if err := _u.check(); err != nil {
 		return _node, err
@@ -300,7 +293,6 @@ func (_u *SupplierUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	if _u.mutation.TokenHashCleared() {
 		_spec.ClearField(supplier.FieldTokenHash, field.TypeString)
 	}
-	_spec.AddModifiers(_u.modifiers...)
 	if _node, err = sqlgraph.UpdateNodes(ctx, _u.driver, _spec); err != nil {
 		if _, ok := err.(*sqlgraph.NotFoundError); ok {
 			err = &NotFoundError{supplier.Label}
@@ -316,10 +308,9 @@ func (_u *SupplierUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 // SupplierUpdateOne is the builder for updating a single Supplier entity.
 type SupplierUpdateOne struct {
 	config
-	fields    []string
-	hooks     []Hook
-	mutation  *SupplierMutation
-	modifiers []func(*sql.UpdateBuilder)
+	fields   []string
+	hooks    []Hook
+	mutation *SupplierMutation
 }
 
 // SetVersion sets the "version" field.
@@ -533,12 +524,6 @@ func (_u *SupplierUpdateOne) check() error {
 	return nil
 }
 
-// Modify adds a statement modifier for attaching custom logic to the UPDATE statement.
-func (_u *SupplierUpdateOne) Modify(modifiers ...func(u *sql.UpdateBuilder)) *SupplierUpdateOne {
-	_u.modifiers = append(_u.modifiers, modifiers...)
-	return _u
-}
-
 func (_u *SupplierUpdateOne) sqlSave(ctx context.Context) (_node *Supplier, err error) {
 	if err := _u.check(); err != nil {
 		return _node, err
@@ -621,7 +606,6 @@ func (_u *SupplierUpdateOne) sqlSave(ctx context.Context) (_node *Supplier, err 
 	if _u.mutation.TokenHashCleared() {
 		_spec.ClearField(supplier.FieldTokenHash, field.TypeString)
 	}
-	_spec.AddModifiers(_u.modifiers...)
 	_node = &Supplier{config: _u.config}
 	_spec.Assign = _node.assignValues
 	_spec.ScanValues = _node.scanValues

@@ -18,9 +18,8 @@ import (
 // VendorUpdate is the builder for updating Vendor entities.
 type VendorUpdate struct {
 	config
-	hooks     []Hook
-	mutation  *VendorMutation
-	modifiers []func(*sql.UpdateBuilder)
+	hooks    []Hook
+	mutation *VendorMutation
 }
 
 // Where appends a list predicates to the VendorUpdate builder.
@@ -810,12 +809,6 @@ func (_u *VendorUpdate) check() error {
 	return nil
 }
 
-// Modify adds a statement modifier for attaching custom logic to the UPDATE statement.
-func (_u *VendorUpdate) Modify(modifiers ...func(u *sql.UpdateBuilder)) *VendorUpdate {
-	_u.modifiers = append(_u.modifiers, modifiers...)
-	return _u
-}
-
 func (_u *VendorUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	if err := _u.check(); err != nil {
 		return _node, err
@@ -1050,7 +1043,6 @@ func (_u *VendorUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	if _u.mutation.IsPublicCleared() {
 		_spec.ClearField(vendor.FieldIsPublic, field.TypeBool)
 	}
-	_spec.AddModifiers(_u.modifiers...)
 	if _node, err = sqlgraph.UpdateNodes(ctx, _u.driver, _spec); err != nil {
 		if _, ok := err.(*sqlgraph.NotFoundError); ok {
 			err = &NotFoundError{vendor.Label}
@@ -1066,10 +1058,9 @@ func (_u *VendorUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 // VendorUpdateOne is the builder for updating a single Vendor entity.
 type VendorUpdateOne struct {
 	config
-	fields    []string
-	hooks     []Hook
-	mutation  *VendorMutation
-	modifiers []func(*sql.UpdateBuilder)
+	fields   []string
+	hooks    []Hook
+	mutation *VendorMutation
 }
 
 // SetVersion sets the "version" field.
@@ -1866,12 +1857,6 @@ func (_u *VendorUpdateOne) check() error {
 	return nil
 }
 
-// Modify adds a statement modifier for attaching custom logic to the UPDATE statement.
-func (_u *VendorUpdateOne) Modify(modifiers ...func(u *sql.UpdateBuilder)) *VendorUpdateOne {
-	_u.modifiers = append(_u.modifiers, modifiers...)
-	return _u
-}
-
 func (_u *VendorUpdateOne) sqlSave(ctx context.Context) (_node *Vendor, err error) {
 	if err := _u.check(); err != nil {
 		return _node, err
@@ -2123,7 +2108,6 @@ func (_u *VendorUpdateOne) sqlSave(ctx context.Context) (_node *Vendor, err erro
 	if _u.mutation.IsPublicCleared() {
 		_spec.ClearField(vendor.FieldIsPublic, field.TypeBool)
 	}
-	_spec.AddModifiers(_u.modifiers...)
 	_node = &Vendor{config: _u.config}
 	_spec.Assign = _node.assignValues
 	_spec.ScanValues = _node.scanValues

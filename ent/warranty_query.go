@@ -13,7 +13,6 @@ import (
 	"records/ent/warrantylineitem"
 
 	"entgo.io/ent"
-	"entgo.io/ent/dialect"
 	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"entgo.io/ent/schema/field"
@@ -28,7 +27,6 @@ type WarrantyQuery struct {
 	predicates    []predicate.Warranty
 	withTeam      *TeamQuery
 	withLineItems *WarrantyLineItemQuery
-	modifiers     []func(*sql.Selector)
 	// intermediate query (i.e. traversal path).
 	sql  *sql.Selector
 	path func(context.Context) (*sql.Selector, error)
@@ -304,9 +302,8 @@ func (_q *WarrantyQuery) Clone() *WarrantyQuery {
 		withTeam:      _q.withTeam.Clone(),
 		withLineItems: _q.withLineItems.Clone(),
 		// clone intermediate query.
-		sql:       _q.sql.Clone(),
-		path:      _q.path,
-		modifiers: append([]func(*sql.Selector){}, _q.modifiers...),
+		sql:  _q.sql.Clone(),
+		path: _q.path,
 	}
 }
 
@@ -424,9 +421,6 @@ func (_q *WarrantyQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*War
 		node.Edges.loadedTypes = loadedTypes
 		return node.assignValues(columns, values)
 	}
-	if len(_q.modifiers) > 0 {
-		_spec.Modifiers = _q.modifiers
-	}
 	for i := range hooks {
 		hooks[i](ctx, _spec)
 	}
@@ -517,9 +511,6 @@ func (_q *WarrantyQuery) loadLineItems(ctx context.Context, query *WarrantyLineI
 
 func (_q *WarrantyQuery) sqlCount(ctx context.Context) (int, error) {
 	_spec := _q.querySpec()
-	if len(_q.modifiers) > 0 {
-		_spec.Modifiers = _q.modifiers
-	}
 	_spec.Node.Columns = _q.ctx.Fields
 	if len(_q.ctx.Fields) > 0 {
 		_spec.Unique = _q.ctx.Unique != nil && *_q.ctx.Unique
@@ -585,9 +576,6 @@ func (_q *WarrantyQuery) sqlQuery(ctx context.Context) *sql.Selector {
 	if _q.ctx.Unique != nil && *_q.ctx.Unique {
 		selector.Distinct()
 	}
-	for _, m := range _q.modifiers {
-		m(selector)
-	}
 	for _, p := range _q.predicates {
 		p(selector)
 	}
@@ -603,38 +591,6 @@ func (_q *WarrantyQuery) sqlQuery(ctx context.Context) *sql.Selector {
 		selector.Limit(*limit)
 	}
 	return selector
-}
-
-// ForUpdate locks the selected rows against concurrent updates, and prevent them from being
-// updated, deleted or "selected ... for update" by other sessions, until the transaction is
-// either committed or rolled-back.
-func (_q *WarrantyQuery) ForUpdate(opts ...sql.LockOption) *WarrantyQuery {
-	if _q.driver.Dialect() == dialect.Postgres {
-		_q.Unique(false)
-	}
-	_q.modifiers = append(_q.modifiers, func(s *sql.Selector) {
-		s.ForUpdate(opts...)
-	})
-	return _q
-}
-
-// ForShare behaves similarly to ForUpdate, except that it acquires a shared mode lock
-// on any rows that are read. Other sessions can read the rows, but cannot modify them
-// until your transaction commits.
-func (_q *WarrantyQuery) ForShare(opts ...sql.LockOption) *WarrantyQuery {
-	if _q.driver.Dialect() == dialect.Postgres {
-		_q.Unique(false)
-	}
-	_q.modifiers = append(_q.modifiers, func(s *sql.Selector) {
-		s.ForShare(opts...)
-	})
-	return _q
-}
-
-// Modify adds a query modifier for attaching custom logic to queries.
-func (_q *WarrantyQuery) Modify(modifiers ...func(s *sql.Selector)) *WarrantySelect {
-	_q.modifiers = append(_q.modifiers, modifiers...)
-	return _q.Select()
 }
 
 // WhereP appends storage-level predicates to the query. The schema's
@@ -733,10 +689,4 @@ func (_s *WarrantySelect) sqlScan(ctx context.Context, root *WarrantyQuery, v an
 	}
 	defer rows.Close()
 	return sql.ScanSlice(rows, v)
-}
-
-// Modify adds a query modifier for attaching custom logic to queries.
-func (_s *WarrantySelect) Modify(modifiers ...func(s *sql.Selector)) *WarrantySelect {
-	_s.modifiers = append(_s.modifiers, modifiers...)
-	return _s
 }

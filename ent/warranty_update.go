@@ -19,9 +19,8 @@ import (
 // WarrantyUpdate is the builder for updating Warranty entities.
 type WarrantyUpdate struct {
 	config
-	hooks     []Hook
-	mutation  *WarrantyMutation
-	modifiers []func(*sql.UpdateBuilder)
+	hooks    []Hook
+	mutation *WarrantyMutation
 }
 
 // Where appends a list predicates to the WarrantyUpdate builder.
@@ -174,12 +173,6 @@ func (_u *WarrantyUpdate) check() error {
 	return nil
 }
 
-// Modify adds a statement modifier for attaching custom logic to the UPDATE statement.
-func (_u *WarrantyUpdate) Modify(modifiers ...func(u *sql.UpdateBuilder)) *WarrantyUpdate {
-	_u.modifiers = append(_u.modifiers, modifiers...)
-	return _u
-}
-
 func (_u *WarrantyUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	if err := _u.check(); err != nil {
 		return _node, err
@@ -255,7 +248,6 @@ func (_u *WarrantyUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 		}
 		_spec.Edges.Add = append(_spec.Edges.Add, edge)
 	}
-	_spec.AddModifiers(_u.modifiers...)
 	if _node, err = sqlgraph.UpdateNodes(ctx, _u.driver, _spec); err != nil {
 		if _, ok := err.(*sqlgraph.NotFoundError); ok {
 			err = &NotFoundError{warranty.Label}
@@ -271,10 +263,9 @@ func (_u *WarrantyUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 // WarrantyUpdateOne is the builder for updating a single Warranty entity.
 type WarrantyUpdateOne struct {
 	config
-	fields    []string
-	hooks     []Hook
-	mutation  *WarrantyMutation
-	modifiers []func(*sql.UpdateBuilder)
+	fields   []string
+	hooks    []Hook
+	mutation *WarrantyMutation
 }
 
 // SetVersion sets the "version" field.
@@ -434,12 +425,6 @@ func (_u *WarrantyUpdateOne) check() error {
 	return nil
 }
 
-// Modify adds a statement modifier for attaching custom logic to the UPDATE statement.
-func (_u *WarrantyUpdateOne) Modify(modifiers ...func(u *sql.UpdateBuilder)) *WarrantyUpdateOne {
-	_u.modifiers = append(_u.modifiers, modifiers...)
-	return _u
-}
-
 func (_u *WarrantyUpdateOne) sqlSave(ctx context.Context) (_node *Warranty, err error) {
 	if err := _u.check(); err != nil {
 		return _node, err
@@ -532,7 +517,6 @@ func (_u *WarrantyUpdateOne) sqlSave(ctx context.Context) (_node *Warranty, err 
 		}
 		_spec.Edges.Add = append(_spec.Edges.Add, edge)
 	}
-	_spec.AddModifiers(_u.modifiers...)
 	_node = &Warranty{config: _u.config}
 	_spec.Assign = _node.assignValues
 	_spec.ScanValues = _node.scanValues

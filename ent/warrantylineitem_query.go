@@ -12,7 +12,6 @@ import (
 	"records/ent/warrantylineitem"
 
 	"entgo.io/ent"
-	"entgo.io/ent/dialect"
 	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"entgo.io/ent/schema/field"
@@ -27,7 +26,6 @@ type WarrantyLineItemQuery struct {
 	predicates   []predicate.WarrantyLineItem
 	withTeam     *TeamQuery
 	withWarranty *WarrantyQuery
-	modifiers    []func(*sql.Selector)
 	// intermediate query (i.e. traversal path).
 	sql  *sql.Selector
 	path func(context.Context) (*sql.Selector, error)
@@ -303,9 +301,8 @@ func (_q *WarrantyLineItemQuery) Clone() *WarrantyLineItemQuery {
 		withTeam:     _q.withTeam.Clone(),
 		withWarranty: _q.withWarranty.Clone(),
 		// clone intermediate query.
-		sql:       _q.sql.Clone(),
-		path:      _q.path,
-		modifiers: append([]func(*sql.Selector){}, _q.modifiers...),
+		sql:  _q.sql.Clone(),
+		path: _q.path,
 	}
 }
 
@@ -423,9 +420,6 @@ func (_q *WarrantyLineItemQuery) sqlAll(ctx context.Context, hooks ...queryHook)
 		node.Edges.loadedTypes = loadedTypes
 		return node.assignValues(columns, values)
 	}
-	if len(_q.modifiers) > 0 {
-		_spec.Modifiers = _q.modifiers
-	}
 	for i := range hooks {
 		hooks[i](ctx, _spec)
 	}
@@ -514,9 +508,6 @@ func (_q *WarrantyLineItemQuery) loadWarranty(ctx context.Context, query *Warran
 
 func (_q *WarrantyLineItemQuery) sqlCount(ctx context.Context) (int, error) {
 	_spec := _q.querySpec()
-	if len(_q.modifiers) > 0 {
-		_spec.Modifiers = _q.modifiers
-	}
 	_spec.Node.Columns = _q.ctx.Fields
 	if len(_q.ctx.Fields) > 0 {
 		_spec.Unique = _q.ctx.Unique != nil && *_q.ctx.Unique
@@ -585,9 +576,6 @@ func (_q *WarrantyLineItemQuery) sqlQuery(ctx context.Context) *sql.Selector {
 	if _q.ctx.Unique != nil && *_q.ctx.Unique {
 		selector.Distinct()
 	}
-	for _, m := range _q.modifiers {
-		m(selector)
-	}
 	for _, p := range _q.predicates {
 		p(selector)
 	}
@@ -603,38 +591,6 @@ func (_q *WarrantyLineItemQuery) sqlQuery(ctx context.Context) *sql.Selector {
 		selector.Limit(*limit)
 	}
 	return selector
-}
-
-// ForUpdate locks the selected rows against concurrent updates, and prevent them from being
-// updated, deleted or "selected ... for update" by other sessions, until the transaction is
-// either committed or rolled-back.
-func (_q *WarrantyLineItemQuery) ForUpdate(opts ...sql.LockOption) *WarrantyLineItemQuery {
-	if _q.driver.Dialect() == dialect.Postgres {
-		_q.Unique(false)
-	}
-	_q.modifiers = append(_q.modifiers, func(s *sql.Selector) {
-		s.ForUpdate(opts...)
-	})
-	return _q
-}
-
-// ForShare behaves similarly to ForUpdate, except that it acquires a shared mode lock
-// on any rows that are read. Other sessions can read the rows, but cannot modify them
-// until your transaction commits.
-func (_q *WarrantyLineItemQuery) ForShare(opts ...sql.LockOption) *WarrantyLineItemQuery {
-	if _q.driver.Dialect() == dialect.Postgres {
-		_q.Unique(false)
-	}
-	_q.modifiers = append(_q.modifiers, func(s *sql.Selector) {
-		s.ForShare(opts...)
-	})
-	return _q
-}
-
-// Modify adds a query modifier for attaching custom logic to queries.
-func (_q *WarrantyLineItemQuery) Modify(modifiers ...func(s *sql.Selector)) *WarrantyLineItemSelect {
-	_q.modifiers = append(_q.modifiers, modifiers...)
-	return _q.Select()
 }
 
 // WhereP appends storage-level predicates to the query. The schema's
@@ -733,10 +689,4 @@ func (_s *WarrantyLineItemSelect) sqlScan(ctx context.Context, root *WarrantyLin
 	}
 	defer rows.Close()
 	return sql.ScanSlice(rows, v)
-}
-
-// Modify adds a query modifier for attaching custom logic to queries.
-func (_s *WarrantyLineItemSelect) Modify(modifiers ...func(s *sql.Selector)) *WarrantyLineItemSelect {
-	_s.modifiers = append(_s.modifiers, modifiers...)
-	return _s
 }

@@ -18,9 +18,8 @@ import (
 // WarrantyLineItemUpdate is the builder for updating WarrantyLineItem entities.
 type WarrantyLineItemUpdate struct {
 	config
-	hooks     []Hook
-	mutation  *WarrantyLineItemMutation
-	modifiers []func(*sql.UpdateBuilder)
+	hooks    []Hook
+	mutation *WarrantyLineItemMutation
 }
 
 // Where appends a list predicates to the WarrantyLineItemUpdate builder.
@@ -401,12 +400,6 @@ func (_u *WarrantyLineItemUpdate) check() error {
 	return nil
 }
 
-// Modify adds a statement modifier for attaching custom logic to the UPDATE statement.
-func (_u *WarrantyLineItemUpdate) Modify(modifiers ...func(u *sql.UpdateBuilder)) *WarrantyLineItemUpdate {
-	_u.modifiers = append(_u.modifiers, modifiers...)
-	return _u
-}
-
 func (_u *WarrantyLineItemUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	if err := _u.check(); err != nil {
 		return _node, err
@@ -538,7 +531,6 @@ func (_u *WarrantyLineItemUpdate) sqlSave(ctx context.Context) (_node int, err e
 		}
 		_spec.Edges.Add = append(_spec.Edges.Add, edge)
 	}
-	_spec.AddModifiers(_u.modifiers...)
 	if _node, err = sqlgraph.UpdateNodes(ctx, _u.driver, _spec); err != nil {
 		if _, ok := err.(*sqlgraph.NotFoundError); ok {
 			err = &NotFoundError{warrantylineitem.Label}
@@ -554,10 +546,9 @@ func (_u *WarrantyLineItemUpdate) sqlSave(ctx context.Context) (_node int, err e
 // WarrantyLineItemUpdateOne is the builder for updating a single WarrantyLineItem entity.
 type WarrantyLineItemUpdateOne struct {
 	config
-	fields    []string
-	hooks     []Hook
-	mutation  *WarrantyLineItemMutation
-	modifiers []func(*sql.UpdateBuilder)
+	fields   []string
+	hooks    []Hook
+	mutation *WarrantyLineItemMutation
 }
 
 // SetVersion sets the "version" field.
@@ -945,12 +936,6 @@ func (_u *WarrantyLineItemUpdateOne) check() error {
 	return nil
 }
 
-// Modify adds a statement modifier for attaching custom logic to the UPDATE statement.
-func (_u *WarrantyLineItemUpdateOne) Modify(modifiers ...func(u *sql.UpdateBuilder)) *WarrantyLineItemUpdateOne {
-	_u.modifiers = append(_u.modifiers, modifiers...)
-	return _u
-}
-
 func (_u *WarrantyLineItemUpdateOne) sqlSave(ctx context.Context) (_node *WarrantyLineItem, err error) {
 	if err := _u.check(); err != nil {
 		return _node, err
@@ -1099,7 +1084,6 @@ func (_u *WarrantyLineItemUpdateOne) sqlSave(ctx context.Context) (_node *Warran
 		}
 		_spec.Edges.Add = append(_spec.Edges.Add, edge)
 	}
-	_spec.AddModifiers(_u.modifiers...)
 	_node = &WarrantyLineItem{config: _u.config}
 	_spec.Assign = _node.assignValues
 	_spec.ScanValues = _node.scanValues

@@ -18,9 +18,8 @@ import (
 // WebhookUpdate is the builder for updating Webhook entities.
 type WebhookUpdate struct {
 	config
-	hooks     []Hook
-	mutation  *WebhookMutation
-	modifiers []func(*sql.UpdateBuilder)
+	hooks    []Hook
+	mutation *WebhookMutation
 }
 
 // Where appends a list predicates to the WebhookUpdate builder.
@@ -184,12 +183,6 @@ func (_u *WebhookUpdate) ExecX(ctx context.Context) {
 	}
 }
 
-// Modify adds a statement modifier for attaching custom logic to the UPDATE statement.
-func (_u *WebhookUpdate) Modify(modifiers ...func(u *sql.UpdateBuilder)) *WebhookUpdate {
-	_u.modifiers = append(_u.modifiers, modifiers...)
-	return _u
-}
-
 func (_u *WebhookUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	_spec := sqlgraph.NewUpdateSpec(webhook.Table, webhook.Columns, sqlgraph.NewFieldSpec(webhook.FieldID, field.TypeString))
 	if ps := _u.mutation.predicates; len(ps) > 0 {
@@ -232,7 +225,6 @@ func (_u *WebhookUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	if _u.mutation.DisabledAtCleared() {
 		_spec.ClearField(webhook.FieldDisabledAt, field.TypeTime)
 	}
-	_spec.AddModifiers(_u.modifiers...)
 	if _node, err = sqlgraph.UpdateNodes(ctx, _u.driver, _spec); err != nil {
 		if _, ok := err.(*sqlgraph.NotFoundError); ok {
 			err = &NotFoundError{webhook.Label}
@@ -248,10 +240,9 @@ func (_u *WebhookUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 // WebhookUpdateOne is the builder for updating a single Webhook entity.
 type WebhookUpdateOne struct {
 	config
-	fields    []string
-	hooks     []Hook
-	mutation  *WebhookMutation
-	modifiers []func(*sql.UpdateBuilder)
+	fields   []string
+	hooks    []Hook
+	mutation *WebhookMutation
 }
 
 // SetURL sets the "url" field.
@@ -422,12 +413,6 @@ func (_u *WebhookUpdateOne) ExecX(ctx context.Context) {
 	}
 }
 
-// Modify adds a statement modifier for attaching custom logic to the UPDATE statement.
-func (_u *WebhookUpdateOne) Modify(modifiers ...func(u *sql.UpdateBuilder)) *WebhookUpdateOne {
-	_u.modifiers = append(_u.modifiers, modifiers...)
-	return _u
-}
-
 func (_u *WebhookUpdateOne) sqlSave(ctx context.Context) (_node *Webhook, err error) {
 	_spec := sqlgraph.NewUpdateSpec(webhook.Table, webhook.Columns, sqlgraph.NewFieldSpec(webhook.FieldID, field.TypeString))
 	id, ok := _u.mutation.ID()
@@ -487,7 +472,6 @@ func (_u *WebhookUpdateOne) sqlSave(ctx context.Context) (_node *Webhook, err er
 	if _u.mutation.DisabledAtCleared() {
 		_spec.ClearField(webhook.FieldDisabledAt, field.TypeTime)
 	}
-	_spec.AddModifiers(_u.modifiers...)
 	_node = &Webhook{config: _u.config}
 	_spec.Assign = _node.assignValues
 	_spec.ScanValues = _node.scanValues

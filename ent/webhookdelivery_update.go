@@ -18,9 +18,8 @@ import (
 // WebhookDeliveryUpdate is the builder for updating WebhookDelivery entities.
 type WebhookDeliveryUpdate struct {
 	config
-	hooks     []Hook
-	mutation  *WebhookDeliveryMutation
-	modifiers []func(*sql.UpdateBuilder)
+	hooks    []Hook
+	mutation *WebhookDeliveryMutation
 }
 
 // Where appends a list predicates to the WebhookDeliveryUpdate builder.
@@ -176,12 +175,6 @@ func (_u *WebhookDeliveryUpdate) ExecX(ctx context.Context) {
 	}
 }
 
-// Modify adds a statement modifier for attaching custom logic to the UPDATE statement.
-func (_u *WebhookDeliveryUpdate) Modify(modifiers ...func(u *sql.UpdateBuilder)) *WebhookDeliveryUpdate {
-	_u.modifiers = append(_u.modifiers, modifiers...)
-	return _u
-}
-
 func (_u *WebhookDeliveryUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	_spec := sqlgraph.NewUpdateSpec(webhookdelivery.Table, webhookdelivery.Columns, sqlgraph.NewFieldSpec(webhookdelivery.FieldID, field.TypeString))
 	if ps := _u.mutation.predicates; len(ps) > 0 {
@@ -224,7 +217,6 @@ func (_u *WebhookDeliveryUpdate) sqlSave(ctx context.Context) (_node int, err er
 	if _u.mutation.DeliveredAtCleared() {
 		_spec.ClearField(webhookdelivery.FieldDeliveredAt, field.TypeTime)
 	}
-	_spec.AddModifiers(_u.modifiers...)
 	if _node, err = sqlgraph.UpdateNodes(ctx, _u.driver, _spec); err != nil {
 		if _, ok := err.(*sqlgraph.NotFoundError); ok {
 			err = &NotFoundError{webhookdelivery.Label}
@@ -240,10 +232,9 @@ func (_u *WebhookDeliveryUpdate) sqlSave(ctx context.Context) (_node int, err er
 // WebhookDeliveryUpdateOne is the builder for updating a single WebhookDelivery entity.
 type WebhookDeliveryUpdateOne struct {
 	config
-	fields    []string
-	hooks     []Hook
-	mutation  *WebhookDeliveryMutation
-	modifiers []func(*sql.UpdateBuilder)
+	fields   []string
+	hooks    []Hook
+	mutation *WebhookDeliveryMutation
 }
 
 // SetStatus sets the "status" field.
@@ -406,12 +397,6 @@ func (_u *WebhookDeliveryUpdateOne) ExecX(ctx context.Context) {
 	}
 }
 
-// Modify adds a statement modifier for attaching custom logic to the UPDATE statement.
-func (_u *WebhookDeliveryUpdateOne) Modify(modifiers ...func(u *sql.UpdateBuilder)) *WebhookDeliveryUpdateOne {
-	_u.modifiers = append(_u.modifiers, modifiers...)
-	return _u
-}
-
 func (_u *WebhookDeliveryUpdateOne) sqlSave(ctx context.Context) (_node *WebhookDelivery, err error) {
 	_spec := sqlgraph.NewUpdateSpec(webhookdelivery.Table, webhookdelivery.Columns, sqlgraph.NewFieldSpec(webhookdelivery.FieldID, field.TypeString))
 	id, ok := _u.mutation.ID()
@@ -471,7 +456,6 @@ func (_u *WebhookDeliveryUpdateOne) sqlSave(ctx context.Context) (_node *Webhook
 	if _u.mutation.DeliveredAtCleared() {
 		_spec.ClearField(webhookdelivery.FieldDeliveredAt, field.TypeTime)
 	}
-	_spec.AddModifiers(_u.modifiers...)
 	_node = &WebhookDelivery{config: _u.config}
 	_spec.Assign = _node.assignValues
 	_spec.ScanValues = _node.scanValues

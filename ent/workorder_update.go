@@ -19,9 +19,8 @@ import (
 // WorkOrderUpdate is the builder for updating WorkOrder entities.
 type WorkOrderUpdate struct {
 	config
-	hooks     []Hook
-	mutation  *WorkOrderMutation
-	modifiers []func(*sql.UpdateBuilder)
+	hooks    []Hook
+	mutation *WorkOrderMutation
 }
 
 // Where appends a list predicates to the WorkOrderUpdate builder.
@@ -434,12 +433,6 @@ func (_u *WorkOrderUpdate) check() error {
 	return nil
 }
 
-// Modify adds a statement modifier for attaching custom logic to the UPDATE statement.
-func (_u *WorkOrderUpdate) Modify(modifiers ...func(u *sql.UpdateBuilder)) *WorkOrderUpdate {
-	_u.modifiers = append(_u.modifiers, modifiers...)
-	return _u
-}
-
 func (_u *WorkOrderUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	if err := _u.check(); err != nil {
 		return _node, err
@@ -593,7 +586,6 @@ func (_u *WorkOrderUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 		}
 		_spec.Edges.Add = append(_spec.Edges.Add, edge)
 	}
-	_spec.AddModifiers(_u.modifiers...)
 	if _node, err = sqlgraph.UpdateNodes(ctx, _u.driver, _spec); err != nil {
 		if _, ok := err.(*sqlgraph.NotFoundError); ok {
 			err = &NotFoundError{workorder.Label}
@@ -609,10 +601,9 @@ func (_u *WorkOrderUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 // WorkOrderUpdateOne is the builder for updating a single WorkOrder entity.
 type WorkOrderUpdateOne struct {
 	config
-	fields    []string
-	hooks     []Hook
-	mutation  *WorkOrderMutation
-	modifiers []func(*sql.UpdateBuilder)
+	fields   []string
+	hooks    []Hook
+	mutation *WorkOrderMutation
 }
 
 // SetVersion sets the "version" field.
@@ -1032,12 +1023,6 @@ func (_u *WorkOrderUpdateOne) check() error {
 	return nil
 }
 
-// Modify adds a statement modifier for attaching custom logic to the UPDATE statement.
-func (_u *WorkOrderUpdateOne) Modify(modifiers ...func(u *sql.UpdateBuilder)) *WorkOrderUpdateOne {
-	_u.modifiers = append(_u.modifiers, modifiers...)
-	return _u
-}
-
 func (_u *WorkOrderUpdateOne) sqlSave(ctx context.Context) (_node *WorkOrder, err error) {
 	if err := _u.check(); err != nil {
 		return _node, err
@@ -1208,7 +1193,6 @@ func (_u *WorkOrderUpdateOne) sqlSave(ctx context.Context) (_node *WorkOrder, er
 		}
 		_spec.Edges.Add = append(_spec.Edges.Add, edge)
 	}
-	_spec.AddModifiers(_u.modifiers...)
 	_node = &WorkOrder{config: _u.config}
 	_spec.Assign = _node.assignValues
 	_spec.ScanValues = _node.scanValues

@@ -18,9 +18,8 @@ import (
 // WorkOrderLineItemUpdate is the builder for updating WorkOrderLineItem entities.
 type WorkOrderLineItemUpdate struct {
 	config
-	hooks     []Hook
-	mutation  *WorkOrderLineItemMutation
-	modifiers []func(*sql.UpdateBuilder)
+	hooks    []Hook
+	mutation *WorkOrderLineItemMutation
 }
 
 // Where appends a list predicates to the WorkOrderLineItemUpdate builder.
@@ -269,12 +268,6 @@ func (_u *WorkOrderLineItemUpdate) check() error {
 	return nil
 }
 
-// Modify adds a statement modifier for attaching custom logic to the UPDATE statement.
-func (_u *WorkOrderLineItemUpdate) Modify(modifiers ...func(u *sql.UpdateBuilder)) *WorkOrderLineItemUpdate {
-	_u.modifiers = append(_u.modifiers, modifiers...)
-	return _u
-}
-
 func (_u *WorkOrderLineItemUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	if err := _u.check(); err != nil {
 		return _node, err
@@ -364,7 +357,6 @@ func (_u *WorkOrderLineItemUpdate) sqlSave(ctx context.Context) (_node int, err 
 		}
 		_spec.Edges.Add = append(_spec.Edges.Add, edge)
 	}
-	_spec.AddModifiers(_u.modifiers...)
 	if _node, err = sqlgraph.UpdateNodes(ctx, _u.driver, _spec); err != nil {
 		if _, ok := err.(*sqlgraph.NotFoundError); ok {
 			err = &NotFoundError{workorderlineitem.Label}
@@ -380,10 +372,9 @@ func (_u *WorkOrderLineItemUpdate) sqlSave(ctx context.Context) (_node int, err 
 // WorkOrderLineItemUpdateOne is the builder for updating a single WorkOrderLineItem entity.
 type WorkOrderLineItemUpdateOne struct {
 	config
-	fields    []string
-	hooks     []Hook
-	mutation  *WorkOrderLineItemMutation
-	modifiers []func(*sql.UpdateBuilder)
+	fields   []string
+	hooks    []Hook
+	mutation *WorkOrderLineItemMutation
 }
 
 // SetVersion sets the "version" field.
@@ -639,12 +630,6 @@ func (_u *WorkOrderLineItemUpdateOne) check() error {
 	return nil
 }
 
-// Modify adds a statement modifier for attaching custom logic to the UPDATE statement.
-func (_u *WorkOrderLineItemUpdateOne) Modify(modifiers ...func(u *sql.UpdateBuilder)) *WorkOrderLineItemUpdateOne {
-	_u.modifiers = append(_u.modifiers, modifiers...)
-	return _u
-}
-
 func (_u *WorkOrderLineItemUpdateOne) sqlSave(ctx context.Context) (_node *WorkOrderLineItem, err error) {
 	if err := _u.check(); err != nil {
 		return _node, err
@@ -751,7 +736,6 @@ func (_u *WorkOrderLineItemUpdateOne) sqlSave(ctx context.Context) (_node *WorkO
 		}
 		_spec.Edges.Add = append(_spec.Edges.Add, edge)
 	}
-	_spec.AddModifiers(_u.modifiers...)
 	_node = &WorkOrderLineItem{config: _u.config}
 	_spec.Assign = _node.assignValues
 	_spec.ScanValues = _node.scanValues
