@@ -81,6 +81,13 @@ func TestGolden(t *testing.T) {
 		t.Fatalf("the generated module does not build: %v\n%s", err, b)
 	}
 
+	// The Go client is for any program: it needs nothing but the standard library.
+	deps := exec.Command("go", "list", "-deps", "-f", "{{if not .Standard}}{{.ImportPath}}{{end}}", "./"+cfg.GoClientDir)
+	deps.Dir = mod
+	if b, err := deps.Output(); err != nil || strings.TrimSpace(string(b)) != "records/"+cfg.GoClientDir {
+		t.Errorf("the Go client depends on more than the standard library: %v\n%s", err, b)
+	}
+
 	t.Run("route table mistakes", func(t *testing.T) { routeTableMistakes(t, cfg, errCases) })
 }
 
