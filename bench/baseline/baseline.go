@@ -21,8 +21,10 @@ import (
 	// through current_setting, a function the service registers with the
 	// driver (internal/db); any process writing the record tables needs it.
 	// The baseline never sets them: its writes record their events, as the
-	// service's do, naming no request or token.
-	_ "records/internal/db"
+	// service's do, naming no request or token. Its connections take the
+	// service's pragmas: the same durability (synchronous NORMAL under
+	// write-ahead logging) and locking.
+	"records/internal/db"
 )
 
 // customer is a row of customers, as encoding/json writes it.
@@ -45,7 +47,7 @@ const columns = `id, sso_id, email, first_name, last_name, phone, payment_custom
 func Open(url string) (*sql.DB, bool, error) {
 	driver, dsn, postgres := "postgres", url, true
 	if p, ok := strings.CutPrefix(url, "sqlite:"); ok {
-		driver, dsn, postgres = "sqlite", "file:"+p+"?_pragma=foreign_keys(1)&_pragma=journal_mode(WAL)&_pragma=busy_timeout(5000)", false
+		driver, dsn, postgres = "sqlite", "file:"+p+"?"+db.SQLitePragmas, false
 	}
 	db, err := sql.Open(driver, dsn)
 	if err != nil {

@@ -39,10 +39,11 @@ type DB struct {
 	// Dialect is ent's name of the database kind: "sqlite3" or "postgres".
 	Dialect string
 
-	stmts     *stmtCache  // ent's statements
-	generated *stmtCache  // the generated SQL's, written with ? placeholders
-	writeLock *sync.Mutex // SQLite: one writer in process; nil for PostgreSQL
-	txs       *atomic.Int64
+	stmts           *stmtCache  // ent's statements
+	generated       *stmtCache  // the generated SQL's, written with ? placeholders
+	writeLock       *sync.Mutex // SQLite: one writer in process; nil for PostgreSQL
+	txs             *atomic.Int64
+	stopCheckpoints func() // SQLite: stops the checkpointer
 }
 
 // maxCachedStatements bounds the prepared statements kept per database.
@@ -86,7 +87,7 @@ func Open(ctx context.Context, cfg Config) (*DB, error) {
 		drv.writeLock = &sqliteWrites
 	}
 	drv.Conn = entsql.Conn{ExecQuerier: dbConn{stmts}}
-	return &DB{
+	db := &DB{
 		SQL:       pool,
 		Client:    ent.NewClient(ent.Driver(drv)),
 		Dialect:   src.dialect,
@@ -94,7 +95,11 @@ func Open(ctx context.Context, cfg Config) (*DB, error) {
 		generated: generated,
 		writeLock: drv.writeLock,
 		txs:       drv.txs,
-	}, nil
+	}
+	if src.dialect == migrate.SQLite {
+		db.stopCheckpoints = checkpoints(pool, checkpointEvery)
+	}
+	return db, nil
 }
 
 // defaultPoolSize sizes the pool for the machine. PostgreSQL overlaps network
@@ -188,6 +193,9 @@ func (db *DB) Ping(ctx context.Context) error { return Classify(ctx, db.SQL.Ping
 
 // Close closes the cached statements and the pool.
 func (db *DB) Close() error {
+	if db.stopCheckpoints != nil {
+		db.stopCheckpoints()
+	}
 	return errors.Join(db.stmts.close(), db.generated.close(), db.SQL.Close())
 }
 

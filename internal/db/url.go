@@ -23,13 +23,20 @@ type source struct {
 	path    string // the SQLite file, for creating its folder
 }
 
-// sqlitePragmas are set on every SQLite connection: foreign keys (ent and the
+// SQLitePragmas are set on every SQLite connection (and the baseline's, in
+// bench/, so that both pay for the same durability): foreign keys (ent and the
 // cascading deletes need them), write-ahead logging so reads never wait for a
 // write, a busy timeout for writers from other processes, transactions that
 // take the write lock at BEGIN (no deadlock when a reader would upgrade), and
 // times written in one sortable format.
-const sqlitePragmas = "_pragma=foreign_keys(1)&_pragma=journal_mode(WAL)&_pragma=busy_timeout(5000)" +
+const SQLitePragmas = "_pragma=foreign_keys(1)&_pragma=journal_mode(WAL)&_pragma=busy_timeout(5000)" +
 	"&_pragma=synchronous(NORMAL)&_txlock=immediate&_time_format=sqlite"
+
+// noAutoCheckpoint leaves the service's write-ahead log to its own
+// checkpointer (checkpoint.go) rather than to the write that fills it:
+// SQLite checkpoints in the committing connection, which in the service
+// holds the process's write lock, so every writer waited for it.
+const noAutoCheckpoint = "&_pragma=wal_autocheckpoint(0)"
 
 // SQLiteTime is a time as SQLite keeps it (_time_format=sqlite above), for
 // a time a trigger writes from a setting rather than from an argument.
@@ -52,7 +59,7 @@ func parseURL(raw string) (source, error) {
 		if strings.ContainsAny(p, "?#") {
 			return source{}, fmt.Errorf("database URL %q: the file name may not contain ? or #", raw)
 		}
-		return source{dialect: migrate.SQLite, driver: "sqlite", dsn: "file:" + p + "?" + sqlitePragmas, path: p}, nil
+		return source{dialect: migrate.SQLite, driver: "sqlite", dsn: "file:" + p + "?" + SQLitePragmas + noAutoCheckpoint, path: p}, nil
 	case strings.HasPrefix(raw, "postgres://"), strings.HasPrefix(raw, "postgresql://"):
 		if _, err := url.Parse(raw); err != nil {
 			return source{}, fmt.Errorf("database URL: %w", err)
