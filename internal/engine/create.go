@@ -26,7 +26,7 @@ func (op *Op[E]) create(ctx context.Context, s *Service, req *request) (int, *Re
 		return 0, nil, err
 	}
 	if k := keyedFrom(ctx); k != nil {
-		if len(steps) > 0 || op.Res.LoadEmbeds != nil {
+		if len(steps) > 0 {
 			return 0, nil, errTakeTransaction
 		}
 		r, err := op.createKeyed(ctx, s, k, in, team)

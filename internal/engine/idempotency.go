@@ -75,19 +75,21 @@ func (op *Op[E]) serveKeyed(s *Service, c *gin.Context, key string, body []byte)
 		}
 		return &Answer{Status: status, Body: op.render(nil, r), ETag: op.etag(r)}, nil
 	}
-	k := keyedRun{run: run, replay: op.replayImage}
-	if op.Kind == spec.Create && !isArray(body) {
-		k.fast = run
-	}
-	s.serveKeyed(c, key, body, k)
+	s.serveKeyed(c, key, body, keyedRun{
+		run:    run,
+		replay: op.replayImage,
+		// One record that embeds nothing: one statement (keyed.go).
+		oneStatement: op.Kind == spec.Create && op.Res.LoadEmbeds == nil && !isArray(body),
+	})
 }
 
 // keyedRun is a keyed write: run, within the transaction that keeps its
-// key; fast, when not nil, the same run given the key to write it in one
-// statement (keyed.go); replay, the answer of a stored record's row.
+// key, or first given the key to write it in one statement when
+// oneStatement (keyed.go); replay, the answer of a stored record's row.
 type keyedRun struct {
-	run, fast func(ctx context.Context) (*Answer, error)
-	replay    func(status int, image []byte) (*Answer, error)
+	run          func(ctx context.Context) (*Answer, error)
+	replay       func(status int, image []byte) (*Answer, error)
+	oneStatement bool
 }
 
 // ServeKeyed runs a write sent with an Idempotency-Key: run, whose
@@ -111,10 +113,10 @@ func (s *Service) serveKeyed(c *gin.Context, key string, body []byte, k keyedRun
 	}
 	id := strconv.Itoa(team) + ":" + key
 	fp := fingerprint(c.Request, body)
-	if k.fast != nil {
+	if k.oneStatement {
 		now := time.Now().UTC()
 		one := &keyedCreate{lock: keyLock(id), id: id, fp: fp, now: now, expires: now.Add(s.idempotencyTTL())}
-		answer, err := k.fast(context.WithValue(ctx, keyedKey{}, one))
+		answer, err := k.run(context.WithValue(ctx, keyedKey{}, one))
 		c.Request = c.Request.WithContext(ctx)
 		if err == nil {
 			writeAnswer(c, answer, false)

@@ -4,10 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"records/internal/db"
-	"records/internal/query"
 	"slices"
 	"time"
+
+	"records/internal/db"
+	"records/internal/query"
 )
 
 // A create sent with an Idempotency-Key, of a record that embeds nothing,
@@ -15,9 +16,9 @@ import (
 // (idempotency.go) takes six round trips. On PostgreSQL:
 //
 //	WITH "l" AS (SELECT pg_try_advisory_xact_lock(key) AS "got"),
-//	     "p" AS (SELECT 1 FROM "idempotency_keys" WHERE "id" = key AND "expires_at" > now),
 //	     "r" AS (INSERT INTO <table> … WHERE <the create's conditions>
-//	             AND (SELECT "got" FROM "l") AND NOT EXISTS (SELECT 1 FROM "p") RETURNING …),
+//	             AND NOT EXISTS (SELECT 1 FROM "idempotency_keys" WHERE "id" = key AND "expires_at" > now)
+//	             AND (SELECT "got" FROM "l") RETURNING …),
 //	     "k" AS (INSERT INTO "idempotency_keys" (…, "image", …) SELECT …, row_to_json("r") FROM "r")
 //	SELECT … FROM "r"
 //
@@ -61,20 +62,20 @@ var errTakeTransaction = errors.New("the keyed create takes the transaction path
 // gen writes the triggers). SQLite runs one write at a time in the
 // process, so no lock is needed for the key there.
 func (op *Op[E]) createKeyed(ctx context.Context, s *Service, k *keyedCreate, in Input[E], team int) (*Result[E], error) {
-	free := &condition{text: ` AND (SELECT "got" FROM "l") AND NOT EXISTS (SELECT 1 FROM "p")`}
-	if s.Dialect != query.Postgres {
-		free = &condition{
-			text: ` AND NOT EXISTS (SELECT 1 FROM "idempotency_keys" WHERE "id" = ? AND "expires_at" > ?) AND set_config('records.key', ?, 1) IS NOT NULL`,
-			args: []any{k.id, k.now, k.setting()},
-		}
+	postgres := s.Dialect == query.Postgres
+	free := &condition{text: ` AND NOT EXISTS (SELECT 1 FROM "idempotency_keys" WHERE "id" = ? AND "expires_at" > ?)`, args: []any{k.id, k.now}}
+	if postgres {
+		free.text += ` AND (SELECT "got" FROM "l")`
+	} else {
+		free.text += ` AND set_config('records.key', ?, 1) IS NOT NULL`
+		free.args = append(free.args, k.setting())
 	}
 	_, text, args, _ := insertStatement(ctx, s, op.Res, in, team, true, free)
-	if s.Dialect == query.Postgres {
-		text = `WITH "l" AS (SELECT pg_try_advisory_xact_lock(?) AS "got"), ` +
-			`"p" AS (SELECT 1 FROM "idempotency_keys" WHERE "id" = ? AND "expires_at" > ?), "r" AS (` + text +
+	if postgres {
+		text = `WITH "l" AS (SELECT pg_try_advisory_xact_lock(?) AS "got"), "r" AS (` + text +
 			`), "k" AS (INSERT INTO "idempotency_keys" ("id", "fingerprint", "status", "body", "image", "created_at", "expires_at") ` +
 			`SELECT ?, ?, 201, '', convert_to(row_to_json("r")::text, 'UTF8'), ?, ? FROM "r") SELECT ` + op.Res.selectList() + ` FROM "r"`
-		args = slices.Concat([]any{k.lock, k.id, k.now}, args, []any{k.id, k.fp, k.now, k.expires})
+		args = slices.Concat([]any{k.lock}, args, []any{k.id, k.fp, k.now, k.expires})
 	}
 	var rec *E
 	err := s.Write(ctx, false, func(w Writer) (err error) {
