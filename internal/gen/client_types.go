@@ -89,68 +89,37 @@ func writeMember(f *fieldView) *clientMember {
 	return m
 }
 
-// The clients' languages, indexes of clientInput's pairs.
-const (
-	goLang = iota
-	tsLang
-)
-
-// clientInput is what a method takes besides its id: its parameter, the
-// parameter's type (%s the resource's) and the field of the call literal
-// sending it, in Go and in TypeScript.
+// clientInput is what a method takes besides its id: its parameter and
+// the parameter's type (%s the resource's) in Go and in TypeScript.
 type clientInput struct {
-	name         string
-	types, field [2]string
+	name           string
+	goType, tsType string
 }
 
 // clientInputs are the kinds of input, by clientCall.Input.
 var clientInputs = map[string]clientInput{
-	"record":  {"rec", [2]string{"%sWrite", "%sWrite"}, [2]string{"body: rec", "body: rec"}},
-	"records": {"recs", [2]string{"[]%sWrite", "%sWrite[]"}, [2]string{"body: recs", "body: recs"}},
-	"list":    {"p", [2]string{"*ListParams", "ListParams"}, [2]string{"body: p.body()", "query: listQuery(p)"}},
-	"read":    {"p", [2]string{"*ReadParams", "ReadParams"}, [2]string{"query: p.query()", "query: readQuery(p)"}},
-	"page":    {"p", [2]string{"*PageParams", "PageParams"}, [2]string{"query: p.query()", "query: pageQuery(p)"}},
+	"record":  {"rec", "%sWrite", "%sWrite"},
+	"records": {"recs", "[]%sWrite", "%sWrite[]"},
+	"list":    {"p", "*ListParams", "ListParams"},
+	"read":    {"p", "*ReadParams", "ReadParams"},
+	"page":    {"p", "*PageParams", "PageParams"},
 }
 
-// params are a method's parameters in lang, but its context and options;
-// parameters of a page are optional in TypeScript.
-func (c *clientCall) params(lang int) []string {
-	sep := [2]string{" ", ": "}[lang]
-	var out []string
-	if c.IDParam != "" {
-		out = append(out, c.IDParam+sep+"string")
-	}
-	if in, ok := clientInputs[c.Input]; ok {
-		name := in.name
-		if lang == tsLang && name == "p" {
-			name += "?"
-		}
-		out = append(out, name+sep+strings.ReplaceAll(in.types[lang], "%s", c.Resource.Type))
-	}
-	return out
+// InName is the parameter of the method's input.
+func (c *clientCall) InName() string { return clientInputs[c.Input].name }
+
+// InGoType and InTSType are the input's type in each language.
+func (c *clientCall) InGoType() string {
+	return strings.ReplaceAll(clientInputs[c.Input].goType, "%s", c.Resource.Type)
 }
 
-// args pass an iterator's parameters on to its method: the id, p and opts.
-func (c *clientCall) args(opts string) []string {
-	var out []string
-	if c.IDParam != "" {
-		out = append(out, c.IDParam)
-	}
-	return append(out, "p", opts)
+func (c *clientCall) InTSType() string {
+	return strings.ReplaceAll(clientInputs[c.Input].tsType, "%s", c.Resource.Type)
 }
 
-// callFields are the members of the call literal a method makes, in lang.
-func (c *clientCall) callFields(lang int) []string {
-	fields := []string{fmt.Sprintf("method: %q", c.Method), fmt.Sprintf("path: %q", c.Path)}
-	if c.Alt != "" {
-		fields = append(fields, fmt.Sprintf("alt: %q", c.Alt))
-	}
-	if c.IDIn != "" {
-		idIn := [2]string{"in" + goName(c.IDIn), fmt.Sprintf("%q", c.IDIn)}[lang]
-		fields = append(fields, "id: "+c.IDParam, "idIn: "+idIn, fmt.Sprintf("idName: %q", c.IDName))
-	}
-	if in, ok := clientInputs[c.Input]; ok {
-		fields = append(fields, in.field[lang])
-	}
-	return fields
-}
+// InBody tells whether the input is sent as the body (records), else as
+// the parameters of a list, a read or a page.
+func (c *clientCall) InBody() bool { return c.Input == "record" || c.Input == "records" }
+
+// IDInGo names the Go client's constant of where the id goes (inPath…).
+func (c *clientCall) IDInGo() string { return goName(c.IDIn) }
