@@ -63,16 +63,12 @@ var clientScalars = map[spec.Type][2]string{
 	spec.Object: {"map[string]any", "Record<string, unknown>"}, spec.StringMap: {"map[string]string", "Record<string, string>"},
 }
 
-// answeredNull tells whether the member can be answered null: all but the
-// id and the read-only counters (version, team_id), as the document says.
-func (f *fieldView) answeredNull() bool { return !f.IsID && !(f.ReadOnly && f.Kind == "integer") }
-
 // answeredMember is a member as a record answers it: nullable ones as
 // pointers (maps are nil when null).
 func answeredMember(f *fieldView) *clientMember {
 	t := clientScalars[spec.Type(f.Kind)]
 	goType, tsType := t[0], t[1]
-	if f.answeredNull() {
+	if f.Nullable() {
 		if !strings.HasPrefix(goType, "map[") {
 			goType = "*" + goType
 		}

@@ -81,8 +81,6 @@ type fieldView struct {
 	Parent *resourceView
 	// Stamp says when the server fills the field: "create", "update" or "".
 	Stamp string
-	// Nullable is false only for the id.
-	Nullable bool
 	// Sortable members have an index (team, member, id) for lists.
 	Sortable bool
 	// Pointer fields are nil when null (ent's Nillable); IntField ones are
@@ -122,7 +120,6 @@ func newField(pkg string, f *gen.Field, fa annotation.Field) (*fieldView, error)
 		ColumnName: f.StorageKey(),
 		Setter:     f.MutationSet(),
 		ReadOnly:   fa.ReadOnly,
-		Nullable:   true,
 		Sortable:   fa.Sortable,
 		PGType:     pgType(f, fa),
 		Pointer:    f.Nillable,
@@ -198,7 +195,7 @@ func (f *fieldView) setScan(i int) {
 		"string": "String", "integer": "Int64", "number": "Float64", "boolean": "Bool", "date": "Time", "datetime": "Time",
 	}
 	switch {
-	case f.IsID || (f.ReadOnly && f.Kind == "integer"):
+	case !f.Nullable():
 		return // straight into the entity
 	case f.Kind == "object":
 		f.ScanHolder, f.ScanRaw = "[]byte", true
@@ -210,3 +207,9 @@ func (f *fieldView) setScan(i int) {
 	}
 	f.Holder = fmt.Sprintf("f%d", i)
 }
+
+// Nullable tells whether the member can be null: all but the id and the
+// read-only counters (version, an exposed team_id). Reads scan the others
+// straight into the entity, the document declares them non-null, and the
+// clients type them as plain values.
+func (f *fieldView) Nullable() bool { return !f.IsID && !(f.ReadOnly && f.Kind == "integer") }

@@ -145,7 +145,7 @@ func outputSchema(f *fieldView) *obj {
 	switch {
 	case f.IsID:
 		s = ref("Id")
-	case f.ReadOnly && f.Kind == "integer":
+	case !f.Nullable():
 		s = newObj("type", "integer", "readOnly", true)
 	case f.Kind == "string_map":
 		s = newObj("type", []any{"object", "null"}, "additionalProperties", newObj("type", "string"))
