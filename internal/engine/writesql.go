@@ -50,10 +50,7 @@ func insertSQL[E any](d query.Dialect, res *Resource[E], id string, team int, v 
 		args = append(args, more.args...)
 	}
 	args = metaCondition(&b, meta, args)
-	for _, p := range parents {
-		b.WriteString(` AND EXISTS (SELECT 1 FROM ` + quote(p.Table) + ` WHERE "id" = ? AND "team_id" = ?)`)
-		args = append(args, p.ID, team)
-	}
+	args = parentConditions(&b, parents, team, args)
 	if upsert != nil {
 		b.WriteString(` ON CONFLICT ("id") DO UPDATE SET `)
 		for _, c := range upsert.cols {
@@ -81,10 +78,7 @@ func updateSQL[E any](res *Resource[E], id string, team int, v *Values, pre *pre
 	args = append(args, id, team)
 	args = versionCondition(&b, pre, args)
 	args = metaCondition(&b, meta, args)
-	for _, p := range parents {
-		b.WriteString(` AND EXISTS (SELECT 1 FROM ` + quote(p.Table) + ` WHERE "id" = ? AND "team_id" = ?)`)
-		args = append(args, p.ID, team)
-	}
+	args = parentConditions(&b, parents, team, args)
 	b.WriteString(res.returning())
 	return b.String(), args
 }
@@ -93,6 +87,16 @@ func updateSQL[E any](res *Resource[E], id string, team int, v *Values, pre *pre
 type condition struct {
 	text string
 	args []any
+}
+
+// parentConditions hold a write back unless every parent it names is a
+// record of team.
+func parentConditions(b *strings.Builder, parents []ParentRef, team int, args []any) []any {
+	for _, p := range parents {
+		b.WriteString(` AND EXISTS (SELECT 1 FROM ` + quote(p.Table) + ` WHERE "id" = ? AND "team_id" = ?)`)
+		args = append(args, p.ID, team)
+	}
+	return args
 }
 
 // versionCondition narrows a write to the versions an If-Match lists.
