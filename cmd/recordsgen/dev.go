@@ -136,9 +136,14 @@ func templatesCurrent(dir string) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	// A template added on disk is new too (the glob of its folder picks it up).
+	// A template added on disk is new too (the glob of its folder picks
+	// it up): each folder's pattern is looked at once.
+	patterns := map[string]bool{}
 	for p := range embedded {
-		more, err := filepath.Glob(filepath.Join(dir, filepath.FromSlash(path.Dir(p)), "*"+path.Ext(p)))
+		patterns[filepath.Join(dir, filepath.FromSlash(path.Dir(p)), "*"+path.Ext(p))] = true
+	}
+	for pattern := range patterns {
+		more, err := filepath.Glob(pattern)
 		if err != nil {
 			return false, err
 		}
