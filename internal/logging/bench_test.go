@@ -8,8 +8,10 @@ import (
 	"time"
 )
 
-// The access log's record, as edge.AccessLog makes it: what a line costs
-// (README, "Hand-written code kept").
+// The access log's record, as edge.AccessLog makes it: the choice between
+// this package's handler and the standard library's JSON handler is made
+// on these two benchmarks and on bench/load.sh (README, "Hand-written code
+// kept").
 func accessRecord() slog.Record {
 	r := slog.NewRecord(time.Now(), slog.LevelInfo, "request", 0)
 	r.AddAttrs(
@@ -34,4 +36,8 @@ func benchmarkHandler(b *testing.B, h slog.Handler) {
 	})
 }
 
-func BenchmarkAccessLine(b *testing.B) { benchmarkHandler(b, JSON(io.Discard).Handler()) }
+func BenchmarkAccessLineHandler(b *testing.B) { benchmarkHandler(b, NewHandler(io.Discard)) }
+
+func BenchmarkAccessLineSlogJSON(b *testing.B) {
+	benchmarkHandler(b, slog.NewJSONHandler(io.Discard, nil))
+}
