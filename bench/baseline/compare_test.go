@@ -40,7 +40,7 @@ func setup(b *testing.B, dialect string) pair {
 	if _, err := database.Migrate(ctx); err != nil {
 		b.Fatal(err)
 	}
-	_, token, err := auth.NewStore(database.Client, 0).Create(ctx, "bench", auth.Write, "", 0)
+	_, token, err := auth.NewStore(database, 0).Create(ctx, "bench", auth.Write, "", 0)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -118,7 +118,7 @@ func newServeCmd() *cobra.Command {
 // firstToken makes a token for the default team when the database has none,
 // so a new user can make a first request, and prints its secret once.
 func firstToken(ctx context.Context, database *db.DB, w io.Writer) error {
-	store := auth.NewStore(database.Client, 0)
+	store := auth.NewStore(database, 0)
 	n, err := store.Count(ctx)
 	if err != nil || n > 0 {
 		return err

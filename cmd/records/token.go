@@ -41,7 +41,7 @@ func newTokenCreateCmd() *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return dbf.with(cmd, func(ctx context.Context, database *db.DB) error {
-				tok, secret, err := auth.NewStore(database.Client, 0).Create(ctx, name, auth.Scope(scope), team, expires)
+				tok, secret, err := auth.NewStore(database, 0).Create(ctx, name, auth.Scope(scope), team, expires)
 				if err != nil {
 					return err
 				}
@@ -79,7 +79,7 @@ func newTokenListCmd() *cobra.Command {
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return dbf.with(cmd, func(ctx context.Context, database *db.DB) error {
-				toks, err := auth.NewStore(database.Client, 0).List(ctx)
+				toks, err := auth.NewStore(database, 0).List(ctx)
 				if err != nil {
 					return err
 				}
@@ -121,7 +121,7 @@ func newTokenRevokeCmd() *cobra.Command {
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return dbf.with(cmd, func(ctx context.Context, database *db.DB) error {
-				if err := auth.NewStore(database.Client, 0).Revoke(ctx, args[0]); err != nil {
+				if err := auth.NewStore(database, 0).Revoke(ctx, args[0]); err != nil {
 					return fmt.Errorf("revoking %s: %w", args[0], err)
 				}
 				fmt.Fprintf(cmd.OutOrStdout(), "revoked token %s\n", args[0])

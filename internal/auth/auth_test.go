@@ -44,7 +44,7 @@ func TestStore(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, database *db.DB) {
 		ctx := context.Background()
 		clock := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
-		s := NewStore(database.Client, time.Second)
+		s := NewStore(database, time.Second)
 		s.now = func() time.Time { return clock }
 
 		if _, _, err := s.Create(ctx, "bad", Scope("admin"), "", 0); err == nil {
@@ -105,7 +105,7 @@ func TestStore(t *testing.T) {
 		if _, err := s.Verify(ctx, thirdSecret); err != nil {
 			t.Fatal(err)
 		}
-		if err := NewStore(database.Client, 0).Revoke(ctx, third.ID); err != nil {
+		if err := NewStore(database, 0).Revoke(ctx, third.ID); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := s.Verify(ctx, thirdSecret); err != nil {

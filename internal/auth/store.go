@@ -3,6 +3,7 @@ package auth
 import (
 	"context"
 	"crypto/sha256"
+	"database/sql"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -10,9 +11,9 @@ import (
 	"sync/atomic"
 	"time"
 
-	"records/ent"
-	"records/ent/apitoken"
-	"records/ent/team"
+	"github.com/google/uuid"
+
+	"records/internal/db"
 )
 
 // DefaultTeam is the team of records and tokens when none is named; it is
@@ -38,15 +39,18 @@ var ErrInvalidToken = errors.New("invalid, revoked or expired token")
 // ErrNoSuchToken is a revoke of a token id that does not exist.
 var ErrNoSuchToken = errors.New("no such token")
 
-// Store issues, lists, revokes and verifies tokens.
+// Store issues, lists, revokes and verifies tokens, in the teams and
+// api_tokens tables (schema/team.go, schema/apitoken.go), with SQL of its own:
+// the service's binary does not link ent's client (README, the spec-edit
+// loop), and these are a handful of statements, each prepared once.
 //
 // Verified tokens are cached for CacheTTL, so authenticating a request
 // usually costs no database query; a revocation (made by another process,
 // the CLI) takes effect within CacheTTL. Expiry is checked on every request.
 type Store struct {
-	client *ent.Client
-	ttl    time.Duration
-	now    func() time.Time
+	db  *db.DB
+	ttl time.Duration
+	now func() time.Time
 
 	cache    sync.Map // secret's SHA-256 → cachedToken; read-mostly, so lock-free
 	cacheLen atomic.Int64
@@ -61,10 +65,16 @@ type cachedToken struct {
 // maxCached bounds the cache; past it, entries are dropped wholesale.
 const maxCached = 10000
 
-// NewStore makes a store over client; cacheTTL 0 checks every request
+// NewStore makes a store over database; cacheTTL 0 checks every request
 // against the database.
-func NewStore(client *ent.Client, cacheTTL time.Duration) *Store {
-	return &Store{client: client, ttl: cacheTTL, now: time.Now}
+func NewStore(database *db.DB, cacheTTL time.Duration) *Store {
+	return &Store{db: database, ttl: cacheTTL, now: time.Now}
+}
+
+// Team is a team: its number and name.
+type Team struct {
+	ID   int
+	Name string
 }
 
 // Create issues a token for the team named teamName (created on first
@@ -74,6 +84,9 @@ func (s *Store) Create(ctx context.Context, name string, scope Scope, teamName s
 	if scope != Read && scope != Write {
 		return Token{}, "", fmt.Errorf("scope %q: want read or write", scope)
 	}
+	if name == "" {
+		return Token{}, "", errors.New("a token needs a name")
+	}
 	if teamName == "" {
 		teamName = DefaultTeam
 	}
@@ -82,84 +95,110 @@ func (s *Store) Create(ctx context.Context, name string, scope Scope, teamName s
 		return Token{}, "", err
 	}
 	secret := NewSecret("rk_")
-	create := s.client.APIToken.Create().
-		SetName(name).
-		SetScope(apitoken.Scope(scope)).
-		SetSecretHash(HashSecret(secret)).
-		SetTeamID(t.ID)
-	if ttl > 0 {
-		create.SetExpiresAt(s.now().Add(ttl).UTC().Truncate(time.Second))
+	tok := Token{
+		ID: uuid.Must(uuid.NewV7()).String(), Name: name, Team: t.ID, TeamName: t.Name, Scope: scope,
+		CreatedAt: s.now().UTC().Truncate(time.Microsecond),
 	}
-	tok, err := create.Save(ctx)
+	if ttl > 0 {
+		at := s.now().Add(ttl).UTC().Truncate(time.Second)
+		tok.ExpiresAt = &at
+	}
+	_, err = s.db.Exec(ctx, `INSERT INTO api_tokens (id, name, secret_hash, scope, team_id, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+		tok.ID, tok.Name, HashSecret(secret), string(scope), tok.Team, tok.CreatedAt, tok.ExpiresAt)
 	if err != nil {
 		return Token{}, "", err
 	}
-	return toToken(tok, t), secret, nil
+	return tok, secret, nil
 }
 
 // Team returns the team named name, creating it (with the next number; the
 // default team is number 1) if it does not exist.
-func (s *Store) Team(ctx context.Context, name string) (*ent.Team, error) {
+func (s *Store) Team(ctx context.Context, name string) (Team, error) {
 	if name == "" {
-		return nil, errors.New("a team needs a name")
+		return Team{}, errors.New("a team needs a name")
 	}
 	for attempt := 0; ; attempt++ {
-		t, err := s.client.Team.Query().Where(team.Name(name)).Only(ctx)
-		if !ent.IsNotFound(err) {
+		t := Team{Name: name}
+		err := s.db.Each(ctx, 1, `SELECT id FROM teams WHERE name = ?`, []any{name}, func(r *sql.Rows) error { return r.Scan(&t.ID) })
+		if err != nil || t.ID != 0 {
 			return t, err
 		}
-		id := 1
+		t.ID = 1
 		if name != DefaultTeam {
-			last, err := s.client.Team.Query().Order(ent.Desc(team.FieldID)).First(ctx)
-			switch {
-			case ent.IsNotFound(err):
-				id = 2 // number 1 stays the default team's
-			case err != nil:
-				return nil, err
-			default:
-				id = max(last.ID+1, 2)
+			// Number 1 stays the default team's.
+			err := s.db.Each(ctx, 1, `SELECT COALESCE(MAX(id), 0) + 1 FROM teams`, nil, func(r *sql.Rows) error { return r.Scan(&t.ID) })
+			if err != nil {
+				return Team{}, err
 			}
+			t.ID = max(t.ID, 2)
 		}
-		t, err = s.client.Team.Create().SetID(id).SetName(name).Save(ctx)
-		if err == nil || !ent.IsConstraintError(err) || attempt == 2 {
+		_, err = s.db.Exec(ctx, `INSERT INTO teams (id, name, created_at) VALUES (?, ?, ?)`, t.ID, t.Name, s.now().UTC().Truncate(time.Microsecond))
+		if err == nil || !errors.Is(err, db.ErrConflict) || attempt == 2 {
 			return t, err
 		}
 		// Another process made the team, or took the number: look again.
 	}
 }
 
+// tokenColumns are the columns of a token that scanToken reads, in order.
+const tokenColumns = `t.id, t.name, t.secret_hash, t.scope, t.team_id, t.created_at, t.expires_at, t.revoked_at`
+
+// scanToken reads a row of tokenColumns, then into more, returning the
+// token and its secret's hash.
+func scanToken(r *sql.Rows, more ...any) (tok Token, hash string, err error) {
+	var scope string
+	var expires, revoked sql.NullTime
+	dest := append([]any{&tok.ID, &tok.Name, &hash, &scope, &tok.Team, &tok.CreatedAt, &expires, &revoked}, more...)
+	if err := r.Scan(dest...); err != nil {
+		return Token{}, "", err
+	}
+	tok.Scope = Scope(scope)
+	if expires.Valid {
+		tok.ExpiresAt = &expires.Time
+	}
+	if revoked.Valid {
+		tok.RevokedAt = &revoked.Time
+	}
+	return tok, hash, nil
+}
+
 // List returns every token, oldest first.
 func (s *Store) List(ctx context.Context) ([]Token, error) {
-	toks, err := s.client.APIToken.Query().WithTeam().Order(ent.Asc(apitoken.FieldCreatedAt), ent.Asc(apitoken.FieldID)).All(ctx)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]Token, len(toks))
-	for i, t := range toks {
-		out[i] = toToken(t, t.Edges.Team)
-	}
-	return out, nil
+	var out []Token
+	err := s.db.Each(ctx, -1, `SELECT `+tokenColumns+`, m.name FROM api_tokens t JOIN teams m ON m.id = t.team_id ORDER BY t.created_at, t.id`, nil,
+		func(r *sql.Rows) error {
+			var team string
+			tok, _, err := scanToken(r, &team)
+			tok.TeamName = team
+			out = append(out, tok)
+			return err
+		})
+	return out, err
 }
 
 // Count returns how many tokens exist, revoked ones included.
 func (s *Store) Count(ctx context.Context) (int, error) {
-	return s.client.APIToken.Query().Count(ctx)
+	n := 0
+	err := s.db.Each(ctx, 1, `SELECT COUNT(*) FROM api_tokens`, nil, func(r *sql.Rows) error { return r.Scan(&n) })
+	return n, err
 }
 
 // Revoke marks the token with id revoked. Revoking twice is not an error.
 func (s *Store) Revoke(ctx context.Context, id string) error {
-	tok, err := s.client.APIToken.Get(ctx, id)
-	if ent.IsNotFound(err) {
-		return ErrNoSuchToken
-	}
+	var hash string
+	found := false
+	err := s.db.Each(ctx, 1, `SELECT secret_hash FROM api_tokens WHERE id = ?`, []any{id}, func(r *sql.Rows) error {
+		found = true
+		return r.Scan(&hash)
+	})
 	if err != nil {
 		return err
 	}
-	if tok.RevokedAt != nil {
-		return nil
+	if !found {
+		return ErrNoSuchToken
 	}
-	err = s.client.APIToken.UpdateOneID(id).SetRevokedAt(s.now().UTC()).Exec(ctx)
-	if key, derr := hex.DecodeString(tok.SecretHash); derr == nil && len(key) == sha256.Size {
+	_, err = s.db.Exec(ctx, `UPDATE api_tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL`, s.now().UTC().Truncate(time.Microsecond), id)
+	if key, derr := hex.DecodeString(hash); derr == nil && len(key) == sha256.Size {
 		s.cache.Delete([sha256.Size]byte(key))
 	}
 	return err
@@ -177,21 +216,25 @@ func (s *Store) Verify(ctx context.Context, secret string) (Principal, error) {
 		return c.principal, nil
 	}
 	hash := hex.EncodeToString(key[:])
-	tok, err := s.client.APIToken.Query().Where(apitoken.SecretHash(hash)).Only(ctx)
-	if ent.IsNotFound(err) {
-		s.cache.Delete(key)
-		return Principal{}, ErrInvalidToken
-	}
+	var tok Token
+	var stored string
+	found := false
+	err := s.db.Each(ctx, 1, `SELECT `+tokenColumns+` FROM api_tokens t WHERE t.secret_hash = ?`, []any{hash}, func(r *sql.Rows) error {
+		var err error
+		tok, stored, err = scanToken(r)
+		found = err == nil
+		return err
+	})
 	if err != nil {
 		return Principal{}, err
 	}
 	// The lookup found the hash by index; the comparison that decides is
 	// constant-time all the same.
-	if !SameHash(tok.SecretHash, hash) || tok.RevokedAt != nil || (tok.ExpiresAt != nil && !now.Before(*tok.ExpiresAt)) {
+	if !found || !SameHash(stored, hash) || tok.RevokedAt != nil || (tok.ExpiresAt != nil && !now.Before(*tok.ExpiresAt)) {
 		s.cache.Delete(key)
 		return Principal{}, ErrInvalidToken
 	}
-	p := Principal{TokenID: tok.ID, TokenName: tok.Name, Team: tok.TeamID, Scope: Scope(tok.Scope)}
+	p := Principal{TokenID: tok.ID, TokenName: tok.Name, Team: tok.Team, Scope: tok.Scope}
 	if s.ttl > 0 {
 		if s.cacheLen.Load() >= maxCached {
 			s.cache.Clear()
@@ -202,15 +245,4 @@ func (s *Store) Verify(ctx context.Context, secret string) (Principal, error) {
 		}
 	}
 	return p, nil
-}
-
-func toToken(t *ent.APIToken, tm *ent.Team) Token {
-	out := Token{
-		ID: t.ID, Name: t.Name, Team: t.TeamID, Scope: Scope(t.Scope),
-		CreatedAt: t.CreatedAt, ExpiresAt: t.ExpiresAt, RevokedAt: t.RevokedAt,
-	}
-	if tm != nil {
-		out.TeamName = tm.Name
-	}
-	return out
 }

@@ -1,5 +1,6 @@
 // Package db opens the service's database — SQLite in one file or PostgreSQL —
-// and hands out an ent client whose queries run as prepared statements.
+// runs the generated SQL as prepared statements, and offers ent a driver over
+// the same statements (Driver) for the tools and tests that use ent's client.
 package db
 
 import (
@@ -16,8 +17,6 @@ import (
 	_ "github.com/lib/pq"  // registers "postgres"
 	_ "modernc.org/sqlite" // registers "sqlite"
 
-	"records/ent"
-	_ "records/ent/runtime" // registers the schema's defaults and hooks
 	"records/internal/migrate"
 	"records/internal/migrations"
 )
@@ -34,11 +33,10 @@ type Config struct {
 type DB struct {
 	// SQL is the connection pool.
 	SQL *sql.DB
-	// Client is the ent client over SQL; its queries are prepared once and reused.
-	Client *ent.Client
 	// Dialect is ent's name of the database kind: "sqlite3" or "postgres".
 	Dialect string
 
+	driver          *driver
 	stmts           *stmtCache  // ent's statements
 	generated       *stmtCache  // the generated SQL's, written with ? placeholders
 	writeLock       *sync.Mutex // SQLite: one writer in process; nil for PostgreSQL
@@ -89,7 +87,7 @@ func Open(ctx context.Context, cfg Config) (*DB, error) {
 	drv.Conn = entsql.Conn{ExecQuerier: dbConn{stmts}}
 	db := &DB{
 		SQL:       pool,
-		Client:    ent.NewClient(ent.Driver(drv)),
+		driver:    drv,
 		Dialect:   src.dialect,
 		stmts:     stmts,
 		generated: generated,
@@ -112,6 +110,13 @@ func defaultPoolSize(dialect string) int {
 	}
 	return max(4, 2*n)
 }
+
+// Driver is ent's dialect.Driver over the database: its statements are
+// prepared once and reused, and on SQLite its write transactions take the
+// same in-process lock as the service's. The service's binary does not link
+// ent's generated client (its compile is most of a rebuild's time); tools
+// and tests make one with ent.NewClient(ent.Driver(db.Driver())).
+func (db *DB) Driver() dialect.Driver { return db.driver }
 
 // Migrations returns the migration files for the database's dialect.
 func (db *DB) Migrations() ([]migrate.Migration, error) {

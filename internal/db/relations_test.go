@@ -23,7 +23,7 @@ func newTeam(t *testing.T, c *ent.Client) int {
 
 func TestDeletingAParentDeletesItsChildren(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, database *db.DB) {
-		c := database.Client
+		c := dbtest.Ent(database)
 		team := newTeam(t, c)
 		ctx := tenant.WithTeam(context.Background(), team)
 
@@ -100,7 +100,7 @@ func TestDeletingAParentDeletesItsChildren(t *testing.T) {
 
 func TestAChildNamingAMissingParentIsRejected(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, database *db.DB) {
-		c := database.Client
+		c := dbtest.Ent(database)
 		team := newTeam(t, c)
 		ctx := tenant.WithTeam(context.Background(), team)
 		attempts := map[string]error{
@@ -121,7 +121,7 @@ func TestAChildNamingAMissingParentIsRejected(t *testing.T) {
 
 func TestServerFilledStamps(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, database *db.DB) {
-		c := database.Client
+		c := dbtest.Ent(database)
 		team := newTeam(t, c)
 		ctx := tenant.WithTeam(context.Background(), team)
 		before := time.Now().UTC().Add(-time.Second)

@@ -185,7 +185,7 @@ func TestEveryResourceIsTested(t *testing.T) {
 
 func TestRoundTrip(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, database *db.DB) {
-		c := database.Client
+		c := dbtest.Ent(database)
 		team := c.Team.Create().SetID(1).SetName("default").SaveX(context.Background())
 		ctx := tenant.WithTeam(context.Background(), team.ID)
 		parents := map[string]string{}
@@ -299,7 +299,7 @@ func sameJSON(t *testing.T, a, b []byte) bool {
 
 func TestServerMadeIDsAreUUIDv7(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, database *db.DB) {
-		c := database.Client
+		c := dbtest.Ent(database)
 		team := c.Team.Create().SetID(1).SetName("default").SaveX(context.Background())
 		ctx := tenant.WithTeam(context.Background(), team.ID)
 		cu := c.Customer.Create().SetTeamID(team.ID).SaveX(ctx)

@@ -14,7 +14,7 @@ import (
 
 func TestRecordsAreScopedToTheContextsTeam(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, database *db.DB) {
-		c := database.Client
+		c := dbtest.Ent(database)
 		bg := context.Background()
 		c.Team.Create().SetID(1).SetName("default").ExecX(bg)
 		c.Team.Create().SetID(2).SetName("other").ExecX(bg)

@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"records/ent"
+	_ "records/ent/runtime" // registers the schema's defaults and hooks
 	"records/internal/db"
 	"records/internal/migrate"
 	"records/internal/scratch"
@@ -141,4 +143,10 @@ func Name(dialect string) string {
 		return "sqlite"
 	}
 	return dialect
+}
+
+// Ent returns ent's client over database, its schema's defaults and hooks
+// registered (team scoping included).
+func Ent(database *db.DB) *ent.Client {
+	return ent.NewClient(ent.Driver(database.Driver()))
 }

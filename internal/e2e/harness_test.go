@@ -48,7 +48,7 @@ func newEnv(t *testing.T, dialect string) *env {
 	t.Cleanup(func() { srv.Close() })
 	ts := httptest.NewServer(srv.Handler())
 	t.Cleanup(ts.Close)
-	_, token, err := auth.NewStore(database.Client, 0).Create(context.Background(), "e2e", auth.Write, "", 0)
+	_, token, err := auth.NewStore(database, 0).Create(context.Background(), "e2e", auth.Write, "", 0)
 	if err != nil {
 		t.Fatal(err)
 	}

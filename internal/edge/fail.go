@@ -8,7 +8,6 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"records/ent"
 	"records/internal/db"
 	"records/internal/problem"
 )
@@ -62,13 +61,7 @@ func ToProblem(err error) *problem.Error {
 		return p
 	}
 	err = db.Classify(nil, err)
-	var nf *ent.NotFoundError
-	var ve *ent.ValidationError
 	switch {
-	case errors.As(err, &nf):
-		return problem.New(problem.NotFound, "no such record")
-	case errors.As(err, &ve):
-		return problem.Member(ve.Name, "%s", strings.TrimPrefix(ve.Error(), "ent: validator failed for field "))
 	case errors.Is(err, db.ErrMissingParent):
 		return problem.New(problem.InvalidRequest, "a record this one names does not exist")
 	case errors.Is(err, db.ErrBadValue):

@@ -14,7 +14,6 @@ import (
 	"github.com/gin-gonic/gin"
 	"github.com/lib/pq"
 
-	"records/ent"
 	"records/internal/auth"
 	"records/internal/db"
 	"records/internal/problem"
@@ -35,7 +34,6 @@ func TestToProblemClassifies(t *testing.T) {
 	}{
 		{"a problem passes through", own, problem.InvalidRequest},
 		{"a wrapped problem too", errors.Join(errors.New("context"), own), problem.InvalidRequest},
-		{"ent's not found", &ent.NotFoundError{}, problem.NotFound},
 		{"a missing parent", db.Classify(nil, &pq.Error{Code: "23503"}), problem.InvalidRequest},
 		{"a missing parent not yet typed", &pq.Error{Code: "23503"}, problem.InvalidRequest},
 		{"the database refused the connection", syscall.ECONNREFUSED, problem.Unavailable},

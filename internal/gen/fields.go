@@ -59,9 +59,9 @@ func keyText(member string, first bool) string {
 // fieldView is one member of a resource.
 type fieldView struct {
 	Member     string // JSON name
-	GoName     string // ent's struct field, e.g. "FirstName"
-	Column     string // ent's column constant, e.g. "customer.FieldFirstName"
-	ColumnName string // the column itself, e.g. "first_name"
+	GoName     string // the record struct's field, e.g. "FirstName"
+	StructType string // its type, e.g. "*string"
+	ColumnName string // the column, e.g. "first_name"
 	// Key is the JSON text before the member's value: `{"id":` for the
 	// first member, `,"name":` after.
 	Key    string
@@ -73,8 +73,6 @@ type fieldView struct {
 	Convert  string
 	Appender string
 	Widen    bool
-	Setter   string // e.g. "SetFirstName"
-	Clearer  string // e.g. "ClearFirstName"; "" for a field that cannot be cleared
 	IsID     bool
 	ReadOnly bool
 	// Parent is the resource this field names by id, for foreign keys.
@@ -112,21 +110,20 @@ type appendCall struct {
 func (f *fieldView) On(e string) appendCall { return appendCall{f, e} }
 
 // newField decides how one ent field is decoded, encoded and written.
-func newField(pkg string, f *gen.Field, fa annotation.Field) (*fieldView, error) {
+func newField(f *gen.Field, fa annotation.Field) (*fieldView, error) {
 	v := &fieldView{
 		Member:     f.Name,
 		GoName:     f.StructField(),
-		Column:     pkg + "." + f.Constant(),
+		StructType: f.Type.String(),
 		ColumnName: f.StorageKey(),
-		Setter:     f.MutationSet(),
 		ReadOnly:   fa.ReadOnly,
 		Sortable:   fa.Sortable,
 		PGType:     pgType(f, fa),
 		Pointer:    f.Nillable,
 		IntField:   !f.Nillable && f.Type.Type == field.TypeInt,
 	}
-	if f.Optional {
-		v.Clearer = f.MutationClear()
+	if f.Nillable {
+		v.StructType = "*" + v.StructType
 	}
 	v.Stamp = fa.Stamp
 	ptr := "Ptr"

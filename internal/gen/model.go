@@ -118,7 +118,7 @@ func (r *resourceView) Imports() []string {
 		std = append(std, "context", "fmt")
 	}
 	p := r.paths
-	own := []string{p.ent, p.runtime("engine"), p.runtime("spec"), p.runtime("wire")}
+	own := []string{p.runtime("engine"), p.runtime("spec"), p.runtime("wire")}
 	for _, f := range r.Writable() {
 		if f.Stamp != "" {
 			own = append(own, p.runtime("stamp"))
@@ -147,10 +147,8 @@ type embedView struct {
 	Member    string        // e.g. "work_order_line_items"
 	Key       string        // as fieldView.Key
 	GoName    string        // the edge's struct field under Edges
-	With      string        // eager-load method, e.g. "WithWorkOrderLineItems"
 	Child     *resourceView // the embedded resource
 	ChildFK   *fieldView    // the child's member naming the parent
-	ChildPkg  string
 	ChildName string
 }
 
@@ -161,14 +159,14 @@ var kinds = spec.KindNames()
 // kindConst is a kind's constant in package spec: get_or_create → GetOrCreate.
 func kindConst(kind string) string { return goName(kind) }
 
-// importPaths are where generated code finds ent's package and the runtime.
+// importPaths are where generated code finds the runtime.
 type importPaths struct {
-	ent    string // ent's generated package, e.g. "records/ent"
 	module string // the module, whose internal/ holds the runtime, e.g. "records"
 }
 
+// newImportPaths finds the module from ent's package, which is its ent/.
 func newImportPaths(entPackage string) importPaths {
-	return importPaths{ent: entPackage, module: path.Dir(entPackage)}
+	return importPaths{module: path.Dir(entPackage)}
 }
 
 // runtime is the import path of a runtime package, e.g. "records/internal/api".
@@ -221,7 +219,7 @@ func fillResource(r *resourceView, t *gen.Type, byName map[string]*resourceView)
 		}
 	}
 	r.ID = &fieldView{
-		Member: "id", GoName: "ID", Column: r.Pkg + ".FieldID", ColumnName: "id", Kind: "string", GoType: "string",
+		Member: "id", GoName: "ID", ColumnName: "id", Kind: "string", GoType: "string", StructType: "string",
 		Convert: "ID", Appender: "AppendString", IsID: true,
 	}
 	r.Fields = append(r.Fields, r.ID)
@@ -231,12 +229,12 @@ func fillResource(r *resourceView, t *gen.Type, byName map[string]*resourceView)
 			return err
 		}
 		if _, secret := f.Annotations[annotation.SecretName]; secret {
-			r.Secret = &fieldView{Member: f.Name, GoName: f.StructField(), Setter: f.MutationSet(), ColumnName: f.StorageKey()}
+			r.Secret = &fieldView{Member: f.Name, GoName: f.StructField(), ColumnName: f.StorageKey()}
 		}
 		if fa.Hidden {
 			continue
 		}
-		fv, err := newField(r.Pkg, f, fa)
+		fv, err := newField(f, fa)
 		if err != nil {
 			return err
 		}
@@ -262,9 +260,7 @@ func fillResource(r *resourceView, t *gen.Type, byName map[string]*resourceView)
 		r.Embeds = append(r.Embeds, &embedView{
 			Member:    e.Name,
 			GoName:    e.StructField(),
-			With:      "With" + e.StructField(),
 			Child:     child,
-			ChildPkg:  child.Pkg,
 			ChildName: child.Name,
 			ChildFK:   &fieldView{Member: ref.Field().Name, GoName: ref.Field().StructField(), ColumnName: ref.Field().StorageKey()},
 		})

@@ -14,7 +14,7 @@ import (
 
 // Imports are the packages routes.go uses.
 func (m *apiModel) Imports() []string {
-	out := []string{m.paths.ent, m.paths.runtime("edge"), m.paths.runtime("engine"), m.paths.runtime("spec")}
+	out := []string{m.paths.runtime("edge"), m.paths.runtime("engine"), m.paths.runtime("spec")}
 	for _, op := range m.Ops {
 		uses := len(op.Set) > 0
 		for _, p := range op.Envelope {

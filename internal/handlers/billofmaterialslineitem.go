@@ -5,11 +5,24 @@ package handlers
 import (
 	"database/sql"
 
-	"records/ent"
 	"records/internal/engine"
 	"records/internal/spec"
 	"records/internal/wire"
 )
+
+// BillOfMaterialsLineItem is a BillOfMaterialsLineItem record as a read scans it and an answer
+// encodes it.
+type BillOfMaterialsLineItem struct {
+	ID                    string
+	Version               int64
+	BillOfMaterialsNumber *string
+	LineType              *string
+	PartName              *string
+	PartNumber            *string
+	PurchaseSupplyType    *string
+	Quantity              *float64
+	Status                *string
+}
 
 // billOfMaterialsLineItemInput is a decoded BillOfMaterialsLineItem body: for each member, whether it
 // was given and whether it was null.
@@ -91,7 +104,7 @@ func (in *billOfMaterialsLineItemInput) Then(creating bool) ([]engine.Step, erro
 }
 
 // appendBillOfMaterialsLineItem appends a BillOfMaterialsLineItem as JSON, every member present.
-func appendBillOfMaterialsLineItem(b []byte, e *ent.BillOfMaterialsLineItem) []byte {
+func appendBillOfMaterialsLineItem(b []byte, e *BillOfMaterialsLineItem) []byte {
 	b = append(b, "{\"id\":"...)
 	b = wire.AppendString(b, e.ID)
 	b = append(b, ",\"version\":"...)
@@ -117,7 +130,7 @@ func appendBillOfMaterialsLineItem(b []byte, e *ent.BillOfMaterialsLineItem) []b
 // columns that the record's pointers then point into, so a record read costs
 // one allocation.
 type billOfMaterialsLineItemRow struct {
-	e  ent.BillOfMaterialsLineItem
+	e  BillOfMaterialsLineItem
 	f2 sql.NullString
 	f3 sql.NullString
 	f4 sql.NullString
@@ -128,7 +141,7 @@ type billOfMaterialsLineItemRow struct {
 }
 
 // scanBillOfMaterialsLineItem reads one row of billOfMaterialsLineItemResource.Select.
-func scanBillOfMaterialsLineItem(rows engine.Row) (*ent.BillOfMaterialsLineItem, error) {
+func scanBillOfMaterialsLineItem(rows engine.Row) (*BillOfMaterialsLineItem, error) {
 	r := new(billOfMaterialsLineItemRow)
 	if err := rows.Scan(&r.e.ID, &r.e.Version, &r.f2, &r.f3, &r.f4, &r.f5, &r.f6, &r.f7, &r.f8); err != nil {
 		return nil, err
@@ -158,31 +171,31 @@ func scanBillOfMaterialsLineItem(rows engine.Row) (*ent.BillOfMaterialsLineItem,
 }
 
 // billOfMaterialsLineItemResource is BillOfMaterialsLineItem for the runtime.
-var billOfMaterialsLineItemResource = &engine.Resource[ent.BillOfMaterialsLineItem]{
+var billOfMaterialsLineItemResource = &engine.Resource[BillOfMaterialsLineItem]{
 	Type:    "BillOfMaterialsLineItem",
 	Plural:  "bill_of_materials_line_items",
 	Object:  "bill_of_materials_line_item",
 	Members: []string{"bill_of_materials_number", "line_type", "part_name", "part_number", "purchase_supply_type", "quantity", "status"},
-	Fields: []engine.Field[ent.BillOfMaterialsLineItem]{
+	Fields: []engine.Field[BillOfMaterialsLineItem]{
 		{
 			Member: "id", Column: "id", Type: spec.String,
-			Append: func(b []byte, e *ent.BillOfMaterialsLineItem) []byte { return wire.AppendString(b, e.ID) },
+			Append: func(b []byte, e *BillOfMaterialsLineItem) []byte { return wire.AppendString(b, e.ID) },
 			Parse:  engine.Parse(wire.ID),
-			Value:  func(e *ent.BillOfMaterialsLineItem) any { return e.ID },
+			Value:  func(e *BillOfMaterialsLineItem) any { return e.ID },
 		},
 		{
 			Member: "version", Column: "version", Type: spec.Integer,
-			Append: func(b []byte, e *ent.BillOfMaterialsLineItem) []byte { return wire.AppendInt(b, int64(e.Version)) },
+			Append: func(b []byte, e *BillOfMaterialsLineItem) []byte { return wire.AppendInt(b, int64(e.Version)) },
 			Parse:  engine.Parse(wire.Int64),
-			Value:  func(e *ent.BillOfMaterialsLineItem) any { return e.Version },
+			Value:  func(e *BillOfMaterialsLineItem) any { return e.Version },
 		},
 		{
 			Member: "bill_of_materials_number", Column: "bill_of_materials_number", Type: spec.String,
-			Append: func(b []byte, e *ent.BillOfMaterialsLineItem) []byte {
+			Append: func(b []byte, e *BillOfMaterialsLineItem) []byte {
 				return wire.AppendStringPtr(b, e.BillOfMaterialsNumber)
 			},
 			Parse: engine.Parse(wire.String),
-			Value: func(e *ent.BillOfMaterialsLineItem) any {
+			Value: func(e *BillOfMaterialsLineItem) any {
 				if e.BillOfMaterialsNumber == nil {
 					return nil
 				}
@@ -191,9 +204,9 @@ var billOfMaterialsLineItemResource = &engine.Resource[ent.BillOfMaterialsLineIt
 		},
 		{
 			Member: "line_type", Column: "line_type", Type: spec.String,
-			Append: func(b []byte, e *ent.BillOfMaterialsLineItem) []byte { return wire.AppendStringPtr(b, e.LineType) },
+			Append: func(b []byte, e *BillOfMaterialsLineItem) []byte { return wire.AppendStringPtr(b, e.LineType) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.BillOfMaterialsLineItem) any {
+			Value: func(e *BillOfMaterialsLineItem) any {
 				if e.LineType == nil {
 					return nil
 				}
@@ -202,9 +215,9 @@ var billOfMaterialsLineItemResource = &engine.Resource[ent.BillOfMaterialsLineIt
 		},
 		{
 			Member: "part_name", Column: "part_name", Type: spec.String,
-			Append: func(b []byte, e *ent.BillOfMaterialsLineItem) []byte { return wire.AppendStringPtr(b, e.PartName) },
+			Append: func(b []byte, e *BillOfMaterialsLineItem) []byte { return wire.AppendStringPtr(b, e.PartName) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.BillOfMaterialsLineItem) any {
+			Value: func(e *BillOfMaterialsLineItem) any {
 				if e.PartName == nil {
 					return nil
 				}
@@ -213,9 +226,9 @@ var billOfMaterialsLineItemResource = &engine.Resource[ent.BillOfMaterialsLineIt
 		},
 		{
 			Member: "part_number", Column: "part_number", Type: spec.String,
-			Append: func(b []byte, e *ent.BillOfMaterialsLineItem) []byte { return wire.AppendStringPtr(b, e.PartNumber) },
+			Append: func(b []byte, e *BillOfMaterialsLineItem) []byte { return wire.AppendStringPtr(b, e.PartNumber) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.BillOfMaterialsLineItem) any {
+			Value: func(e *BillOfMaterialsLineItem) any {
 				if e.PartNumber == nil {
 					return nil
 				}
@@ -224,11 +237,11 @@ var billOfMaterialsLineItemResource = &engine.Resource[ent.BillOfMaterialsLineIt
 		},
 		{
 			Member: "purchase_supply_type", Column: "purchase_supply_type", Type: spec.String,
-			Append: func(b []byte, e *ent.BillOfMaterialsLineItem) []byte {
+			Append: func(b []byte, e *BillOfMaterialsLineItem) []byte {
 				return wire.AppendStringPtr(b, e.PurchaseSupplyType)
 			},
 			Parse: engine.Parse(wire.String),
-			Value: func(e *ent.BillOfMaterialsLineItem) any {
+			Value: func(e *BillOfMaterialsLineItem) any {
 				if e.PurchaseSupplyType == nil {
 					return nil
 				}
@@ -237,9 +250,9 @@ var billOfMaterialsLineItemResource = &engine.Resource[ent.BillOfMaterialsLineIt
 		},
 		{
 			Member: "quantity", Column: "quantity", Type: spec.Number,
-			Append: func(b []byte, e *ent.BillOfMaterialsLineItem) []byte { return wire.AppendFloat64Ptr(b, e.Quantity) },
+			Append: func(b []byte, e *BillOfMaterialsLineItem) []byte { return wire.AppendFloat64Ptr(b, e.Quantity) },
 			Parse:  engine.Parse(wire.Float64),
-			Value: func(e *ent.BillOfMaterialsLineItem) any {
+			Value: func(e *BillOfMaterialsLineItem) any {
 				if e.Quantity == nil {
 					return nil
 				}
@@ -248,9 +261,9 @@ var billOfMaterialsLineItemResource = &engine.Resource[ent.BillOfMaterialsLineIt
 		},
 		{
 			Member: "status", Column: "status", Type: spec.String, Sortable: true,
-			Append: func(b []byte, e *ent.BillOfMaterialsLineItem) []byte { return wire.AppendStringPtr(b, e.Status) },
+			Append: func(b []byte, e *BillOfMaterialsLineItem) []byte { return wire.AppendStringPtr(b, e.Status) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.BillOfMaterialsLineItem) any {
+			Value: func(e *BillOfMaterialsLineItem) any {
 				if e.Status == nil {
 					return nil
 				}
@@ -259,12 +272,12 @@ var billOfMaterialsLineItemResource = &engine.Resource[ent.BillOfMaterialsLineIt
 		},
 	},
 	Unique:   map[string]string{"id": "id"},
-	NewInput: func() engine.Input[ent.BillOfMaterialsLineItem] { return new(billOfMaterialsLineItemInput) },
+	NewInput: func() engine.Input[BillOfMaterialsLineItem] { return new(billOfMaterialsLineItemInput) },
 	Encode:   appendBillOfMaterialsLineItem,
-	ID:       func(e *ent.BillOfMaterialsLineItem) string { return e.ID },
+	ID:       func(e *BillOfMaterialsLineItem) string { return e.ID },
 	Table:    "bill_of_materials_line_items",
 	Select:   "SELECT \"id\", \"version\", \"bill_of_materials_number\", \"line_type\", \"part_name\", \"part_number\", \"purchase_supply_type\", \"quantity\", \"status\" FROM \"bill_of_materials_line_items\"",
 	Columns:  []string{"id", "version", "bill_of_materials_number", "line_type", "part_name", "part_number", "purchase_supply_type", "quantity", "status"},
 	Scan:     scanBillOfMaterialsLineItem,
-	Version:  func(e *ent.BillOfMaterialsLineItem) int64 { return e.Version },
+	Version:  func(e *BillOfMaterialsLineItem) int64 { return e.Version },
 }

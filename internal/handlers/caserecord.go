@@ -5,12 +5,27 @@ package handlers
 import (
 	"database/sql"
 
-	"records/ent"
 	"records/internal/engine"
 	"records/internal/spec"
 	"records/internal/stamp"
 	"records/internal/wire"
 )
+
+// CaseRecord is a Case record as a read scans it and an answer
+// encodes it.
+type CaseRecord struct {
+	ID          string
+	Version     int64
+	CaseName    *string
+	Description *string
+	CaseNumber  *string
+	CaseStatus  *string
+	Priority    *string
+	Submitter   *string
+	Resolver    *string
+	CreatedDate *string
+	UpdatedDate *string
+}
 
 // caseRecordInput is a decoded Case body: for each member, whether it
 // was given and whether it was null.
@@ -114,7 +129,7 @@ func (in *caseRecordInput) Then(creating bool) ([]engine.Step, error) {
 }
 
 // appendCaseRecord appends a Case as JSON, every member present.
-func appendCaseRecord(b []byte, e *ent.CaseRecord) []byte {
+func appendCaseRecord(b []byte, e *CaseRecord) []byte {
 	b = append(b, "{\"id\":"...)
 	b = wire.AppendString(b, e.ID)
 	b = append(b, ",\"version\":"...)
@@ -144,7 +159,7 @@ func appendCaseRecord(b []byte, e *ent.CaseRecord) []byte {
 // columns that the record's pointers then point into, so a record read costs
 // one allocation.
 type caseRecordRow struct {
-	e   ent.CaseRecord
+	e   CaseRecord
 	f2  sql.NullString
 	f3  sql.NullString
 	f4  sql.NullString
@@ -157,7 +172,7 @@ type caseRecordRow struct {
 }
 
 // scanCaseRecord reads one row of caseRecordResource.Select.
-func scanCaseRecord(rows engine.Row) (*ent.CaseRecord, error) {
+func scanCaseRecord(rows engine.Row) (*CaseRecord, error) {
 	r := new(caseRecordRow)
 	if err := rows.Scan(&r.e.ID, &r.e.Version, &r.f2, &r.f3, &r.f4, &r.f5, &r.f6, &r.f7, &r.f8, &r.f9, &r.f10); err != nil {
 		return nil, err
@@ -193,29 +208,29 @@ func scanCaseRecord(rows engine.Row) (*ent.CaseRecord, error) {
 }
 
 // caseRecordResource is Case for the runtime.
-var caseRecordResource = &engine.Resource[ent.CaseRecord]{
+var caseRecordResource = &engine.Resource[CaseRecord]{
 	Type:    "Case",
 	Plural:  "cases",
 	Object:  "case",
 	Members: []string{"caseName", "caseNumber", "caseStatus", "createdDate", "description", "priority", "resolver", "submitter", "updatedDate"},
-	Fields: []engine.Field[ent.CaseRecord]{
+	Fields: []engine.Field[CaseRecord]{
 		{
 			Member: "id", Column: "id", Type: spec.String,
-			Append: func(b []byte, e *ent.CaseRecord) []byte { return wire.AppendString(b, e.ID) },
+			Append: func(b []byte, e *CaseRecord) []byte { return wire.AppendString(b, e.ID) },
 			Parse:  engine.Parse(wire.ID),
-			Value:  func(e *ent.CaseRecord) any { return e.ID },
+			Value:  func(e *CaseRecord) any { return e.ID },
 		},
 		{
 			Member: "version", Column: "version", Type: spec.Integer,
-			Append: func(b []byte, e *ent.CaseRecord) []byte { return wire.AppendInt(b, int64(e.Version)) },
+			Append: func(b []byte, e *CaseRecord) []byte { return wire.AppendInt(b, int64(e.Version)) },
 			Parse:  engine.Parse(wire.Int64),
-			Value:  func(e *ent.CaseRecord) any { return e.Version },
+			Value:  func(e *CaseRecord) any { return e.Version },
 		},
 		{
 			Member: "caseName", Column: "case_name", Type: spec.String,
-			Append: func(b []byte, e *ent.CaseRecord) []byte { return wire.AppendStringPtr(b, e.CaseName) },
+			Append: func(b []byte, e *CaseRecord) []byte { return wire.AppendStringPtr(b, e.CaseName) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.CaseRecord) any {
+			Value: func(e *CaseRecord) any {
 				if e.CaseName == nil {
 					return nil
 				}
@@ -224,9 +239,9 @@ var caseRecordResource = &engine.Resource[ent.CaseRecord]{
 		},
 		{
 			Member: "description", Column: "description", Type: spec.String,
-			Append: func(b []byte, e *ent.CaseRecord) []byte { return wire.AppendStringPtr(b, e.Description) },
+			Append: func(b []byte, e *CaseRecord) []byte { return wire.AppendStringPtr(b, e.Description) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.CaseRecord) any {
+			Value: func(e *CaseRecord) any {
 				if e.Description == nil {
 					return nil
 				}
@@ -235,9 +250,9 @@ var caseRecordResource = &engine.Resource[ent.CaseRecord]{
 		},
 		{
 			Member: "caseNumber", Column: "case_number", Type: spec.String,
-			Append: func(b []byte, e *ent.CaseRecord) []byte { return wire.AppendStringPtr(b, e.CaseNumber) },
+			Append: func(b []byte, e *CaseRecord) []byte { return wire.AppendStringPtr(b, e.CaseNumber) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.CaseRecord) any {
+			Value: func(e *CaseRecord) any {
 				if e.CaseNumber == nil {
 					return nil
 				}
@@ -246,9 +261,9 @@ var caseRecordResource = &engine.Resource[ent.CaseRecord]{
 		},
 		{
 			Member: "caseStatus", Column: "case_status", Type: spec.String, Sortable: true,
-			Append: func(b []byte, e *ent.CaseRecord) []byte { return wire.AppendStringPtr(b, e.CaseStatus) },
+			Append: func(b []byte, e *CaseRecord) []byte { return wire.AppendStringPtr(b, e.CaseStatus) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.CaseRecord) any {
+			Value: func(e *CaseRecord) any {
 				if e.CaseStatus == nil {
 					return nil
 				}
@@ -257,9 +272,9 @@ var caseRecordResource = &engine.Resource[ent.CaseRecord]{
 		},
 		{
 			Member: "priority", Column: "priority", Type: spec.String,
-			Append: func(b []byte, e *ent.CaseRecord) []byte { return wire.AppendStringPtr(b, e.Priority) },
+			Append: func(b []byte, e *CaseRecord) []byte { return wire.AppendStringPtr(b, e.Priority) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.CaseRecord) any {
+			Value: func(e *CaseRecord) any {
 				if e.Priority == nil {
 					return nil
 				}
@@ -268,9 +283,9 @@ var caseRecordResource = &engine.Resource[ent.CaseRecord]{
 		},
 		{
 			Member: "submitter", Column: "submitter", Type: spec.String,
-			Append: func(b []byte, e *ent.CaseRecord) []byte { return wire.AppendStringPtr(b, e.Submitter) },
+			Append: func(b []byte, e *CaseRecord) []byte { return wire.AppendStringPtr(b, e.Submitter) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.CaseRecord) any {
+			Value: func(e *CaseRecord) any {
 				if e.Submitter == nil {
 					return nil
 				}
@@ -279,9 +294,9 @@ var caseRecordResource = &engine.Resource[ent.CaseRecord]{
 		},
 		{
 			Member: "resolver", Column: "resolver", Type: spec.String,
-			Append: func(b []byte, e *ent.CaseRecord) []byte { return wire.AppendStringPtr(b, e.Resolver) },
+			Append: func(b []byte, e *CaseRecord) []byte { return wire.AppendStringPtr(b, e.Resolver) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.CaseRecord) any {
+			Value: func(e *CaseRecord) any {
 				if e.Resolver == nil {
 					return nil
 				}
@@ -290,9 +305,9 @@ var caseRecordResource = &engine.Resource[ent.CaseRecord]{
 		},
 		{
 			Member: "createdDate", Column: "created_date", Type: spec.String, Sortable: true,
-			Append: func(b []byte, e *ent.CaseRecord) []byte { return wire.AppendStringPtr(b, e.CreatedDate) },
+			Append: func(b []byte, e *CaseRecord) []byte { return wire.AppendStringPtr(b, e.CreatedDate) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.CaseRecord) any {
+			Value: func(e *CaseRecord) any {
 				if e.CreatedDate == nil {
 					return nil
 				}
@@ -301,9 +316,9 @@ var caseRecordResource = &engine.Resource[ent.CaseRecord]{
 		},
 		{
 			Member: "updatedDate", Column: "updated_date", Type: spec.String,
-			Append: func(b []byte, e *ent.CaseRecord) []byte { return wire.AppendStringPtr(b, e.UpdatedDate) },
+			Append: func(b []byte, e *CaseRecord) []byte { return wire.AppendStringPtr(b, e.UpdatedDate) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.CaseRecord) any {
+			Value: func(e *CaseRecord) any {
 				if e.UpdatedDate == nil {
 					return nil
 				}
@@ -312,22 +327,22 @@ var caseRecordResource = &engine.Resource[ent.CaseRecord]{
 		},
 	},
 	Unique:   map[string]string{"id": "id"},
-	NewInput: func() engine.Input[ent.CaseRecord] { return new(caseRecordInput) },
+	NewInput: func() engine.Input[CaseRecord] { return new(caseRecordInput) },
 	Encode:   appendCaseRecord,
-	ID:       func(e *ent.CaseRecord) string { return e.ID },
+	ID:       func(e *CaseRecord) string { return e.ID },
 	Table:    "cases",
 	Select:   "SELECT \"id\", \"version\", \"case_name\", \"description\", \"case_number\", \"case_status\", \"priority\", \"submitter\", \"resolver\", \"created_date\", \"updated_date\" FROM \"cases\"",
 	Columns:  []string{"id", "version", "case_name", "description", "case_number", "case_status", "priority", "submitter", "resolver", "created_date", "updated_date"},
 	Scan:     scanCaseRecord,
-	Version:  func(e *ent.CaseRecord) int64 { return e.Version },
+	Version:  func(e *CaseRecord) int64 { return e.Version },
 }
 
 // The related records a read of Case can expand; set at init, as the
 // resources refer to one another.
 func init() {
-	caseRecordResource.Edges = []engine.Edge[ent.CaseRecord]{
+	caseRecordResource.Edges = []engine.Edge[CaseRecord]{
 		{Name: "channel_threads", Load: engine.ExpandChildren(channelThreadResource, "case_id",
-			func(e *ent.CaseRecord) string { return e.ID },
-			func(c *ent.ChannelThread) *string { return c.CaseID })},
+			func(e *CaseRecord) string { return e.ID },
+			func(c *ChannelThread) *string { return c.CaseID })},
 	}
 }

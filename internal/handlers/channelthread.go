@@ -6,12 +6,21 @@ import (
 	"database/sql"
 	"time"
 
-	"records/ent"
 	"records/internal/engine"
 	"records/internal/spec"
 	"records/internal/stamp"
 	"records/internal/wire"
 )
+
+// ChannelThread is a ChannelThread record as a read scans it and an answer
+// encodes it.
+type ChannelThread struct {
+	ID        string
+	Version   int64
+	CaseID    *string
+	CreatedAt *time.Time
+	UpdatedAt *time.Time
+}
 
 // channelThreadInput is a decoded ChannelThread body: for each member, whether it
 // was given and whether it was null.
@@ -83,7 +92,7 @@ func (in *channelThreadInput) Then(creating bool) ([]engine.Step, error) {
 }
 
 // appendChannelThread appends a ChannelThread as JSON, every member present.
-func appendChannelThread(b []byte, e *ent.ChannelThread) []byte {
+func appendChannelThread(b []byte, e *ChannelThread) []byte {
 	b = append(b, "{\"id\":"...)
 	b = wire.AppendString(b, e.ID)
 	b = append(b, ",\"version\":"...)
@@ -101,14 +110,14 @@ func appendChannelThread(b []byte, e *ent.ChannelThread) []byte {
 // columns that the record's pointers then point into, so a record read costs
 // one allocation.
 type channelThreadRow struct {
-	e  ent.ChannelThread
+	e  ChannelThread
 	f2 sql.NullString
 	f3 sql.NullTime
 	f4 sql.NullTime
 }
 
 // scanChannelThread reads one row of channelThreadResource.Select.
-func scanChannelThread(rows engine.Row) (*ent.ChannelThread, error) {
+func scanChannelThread(rows engine.Row) (*ChannelThread, error) {
 	r := new(channelThreadRow)
 	if err := rows.Scan(&r.e.ID, &r.e.Version, &r.f2, &r.f3, &r.f4); err != nil {
 		return nil, err
@@ -126,29 +135,29 @@ func scanChannelThread(rows engine.Row) (*ent.ChannelThread, error) {
 }
 
 // channelThreadResource is ChannelThread for the runtime.
-var channelThreadResource = &engine.Resource[ent.ChannelThread]{
+var channelThreadResource = &engine.Resource[ChannelThread]{
 	Type:    "ChannelThread",
 	Plural:  "channel_threads",
 	Object:  "channel_thread",
 	Members: []string{"case_id", "created_at", "updated_at"},
-	Fields: []engine.Field[ent.ChannelThread]{
+	Fields: []engine.Field[ChannelThread]{
 		{
 			Member: "id", Column: "id", Type: spec.String,
-			Append: func(b []byte, e *ent.ChannelThread) []byte { return wire.AppendString(b, e.ID) },
+			Append: func(b []byte, e *ChannelThread) []byte { return wire.AppendString(b, e.ID) },
 			Parse:  engine.Parse(wire.ID),
-			Value:  func(e *ent.ChannelThread) any { return e.ID },
+			Value:  func(e *ChannelThread) any { return e.ID },
 		},
 		{
 			Member: "version", Column: "version", Type: spec.Integer,
-			Append: func(b []byte, e *ent.ChannelThread) []byte { return wire.AppendInt(b, int64(e.Version)) },
+			Append: func(b []byte, e *ChannelThread) []byte { return wire.AppendInt(b, int64(e.Version)) },
 			Parse:  engine.Parse(wire.Int64),
-			Value:  func(e *ent.ChannelThread) any { return e.Version },
+			Value:  func(e *ChannelThread) any { return e.Version },
 		},
 		{
 			Member: "case_id", Column: "case_id", Type: spec.String,
-			Append: func(b []byte, e *ent.ChannelThread) []byte { return wire.AppendStringPtr(b, e.CaseID) },
+			Append: func(b []byte, e *ChannelThread) []byte { return wire.AppendStringPtr(b, e.CaseID) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.ChannelThread) any {
+			Value: func(e *ChannelThread) any {
 				if e.CaseID == nil {
 					return nil
 				}
@@ -157,9 +166,9 @@ var channelThreadResource = &engine.Resource[ent.ChannelThread]{
 		},
 		{
 			Member: "created_at", Column: "created_at", Type: spec.DateTime, Sortable: true,
-			Append: func(b []byte, e *ent.ChannelThread) []byte { return wire.AppendTimePtr(b, e.CreatedAt) },
+			Append: func(b []byte, e *ChannelThread) []byte { return wire.AppendTimePtr(b, e.CreatedAt) },
 			Parse:  engine.Parse(wire.DateTime),
-			Value: func(e *ent.ChannelThread) any {
+			Value: func(e *ChannelThread) any {
 				if e.CreatedAt == nil {
 					return nil
 				}
@@ -168,9 +177,9 @@ var channelThreadResource = &engine.Resource[ent.ChannelThread]{
 		},
 		{
 			Member: "updated_at", Column: "updated_at", Type: spec.DateTime,
-			Append: func(b []byte, e *ent.ChannelThread) []byte { return wire.AppendTimePtr(b, e.UpdatedAt) },
+			Append: func(b []byte, e *ChannelThread) []byte { return wire.AppendTimePtr(b, e.UpdatedAt) },
 			Parse:  engine.Parse(wire.DateTime),
-			Value: func(e *ent.ChannelThread) any {
+			Value: func(e *ChannelThread) any {
 				if e.UpdatedAt == nil {
 					return nil
 				}
@@ -179,20 +188,20 @@ var channelThreadResource = &engine.Resource[ent.ChannelThread]{
 		},
 	},
 	Unique:   map[string]string{"id": "id"},
-	NewInput: func() engine.Input[ent.ChannelThread] { return new(channelThreadInput) },
+	NewInput: func() engine.Input[ChannelThread] { return new(channelThreadInput) },
 	Encode:   appendChannelThread,
-	ID:       func(e *ent.ChannelThread) string { return e.ID },
+	ID:       func(e *ChannelThread) string { return e.ID },
 	Table:    "channel_threads",
 	Select:   "SELECT \"id\", \"version\", \"case_id\", \"created_at\", \"updated_at\" FROM \"channel_threads\"",
 	Columns:  []string{"id", "version", "case_id", "created_at", "updated_at"},
 	Scan:     scanChannelThread,
-	Version:  func(e *ent.ChannelThread) int64 { return e.Version },
+	Version:  func(e *ChannelThread) int64 { return e.Version },
 }
 
 // The related records a read of ChannelThread can expand; set at init, as the
 // resources refer to one another.
 func init() {
-	channelThreadResource.Edges = []engine.Edge[ent.ChannelThread]{
-		{Name: "case", Load: engine.ExpandParent(caseRecordResource, func(e *ent.ChannelThread) *string { return e.CaseID })},
+	channelThreadResource.Edges = []engine.Edge[ChannelThread]{
+		{Name: "case", Load: engine.ExpandParent(caseRecordResource, func(e *ChannelThread) *string { return e.CaseID })},
 	}
 }

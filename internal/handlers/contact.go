@@ -5,12 +5,49 @@ package handlers
 import (
 	"database/sql"
 
-	"records/ent"
 	"records/internal/engine"
 	"records/internal/spec"
 	"records/internal/stamp"
 	"records/internal/wire"
 )
+
+// Contact is a Contact record as a read scans it and an answer
+// encodes it.
+type Contact struct {
+	ID                     string
+	Version                int64
+	Assistant              *string
+	AssistantPhone         *string
+	Avatar                 *string
+	Birthdate              *string
+	Controller             *string
+	CreatedAt              *string
+	CreatedBy              *string
+	Department             *string
+	Description            *string
+	DoNotCall              *bool
+	Email                  *string
+	EmailOptOut            *bool
+	Fax                    *string
+	FaxOptOut              *bool
+	FirstName              *string
+	Handle                 *string
+	IsInvalid              *bool
+	Languages              *string
+	LastName               *string
+	LastModifiedBy         *string
+	LeadSource             *string
+	MailingCity            *string
+	MailingCountry         *string
+	MailingGeocodeAccuracy *string
+	MailingState           *string
+	MailingStreet          *string
+	Owner                  *string
+	Phone                  *string
+	PhotoURL               *string
+	Processor              *string
+	Title                  *string
+}
 
 // contactInput is a decoded Contact body: for each member, whether it
 // was given and whether it was null.
@@ -241,7 +278,7 @@ func (in *contactInput) Then(creating bool) ([]engine.Step, error) {
 }
 
 // appendContact appends a Contact as JSON, every member present.
-func appendContact(b []byte, e *ent.Contact) []byte {
+func appendContact(b []byte, e *Contact) []byte {
 	b = append(b, "{\"id\":"...)
 	b = wire.AppendString(b, e.ID)
 	b = append(b, ",\"version\":"...)
@@ -315,7 +352,7 @@ func appendContact(b []byte, e *ent.Contact) []byte {
 // columns that the record's pointers then point into, so a record read costs
 // one allocation.
 type contactRow struct {
-	e   ent.Contact
+	e   Contact
 	f2  sql.NullString
 	f3  sql.NullString
 	f4  sql.NullString
@@ -350,7 +387,7 @@ type contactRow struct {
 }
 
 // scanContact reads one row of contactResource.Select.
-func scanContact(rows engine.Row) (*ent.Contact, error) {
+func scanContact(rows engine.Row) (*Contact, error) {
 	r := new(contactRow)
 	if err := rows.Scan(&r.e.ID, &r.e.Version, &r.f2, &r.f3, &r.f4, &r.f5, &r.f6, &r.f7, &r.f8, &r.f9, &r.f10, &r.f11, &r.f12, &r.f13, &r.f14, &r.f15, &r.f16, &r.f17, &r.f18, &r.f19, &r.f20, &r.f21, &r.f22, &r.f23, &r.f24, &r.f25, &r.f26, &r.f27, &r.f28, &r.f29, &r.f30, &r.f31, &r.f32); err != nil {
 		return nil, err
@@ -452,29 +489,29 @@ func scanContact(rows engine.Row) (*ent.Contact, error) {
 }
 
 // contactResource is Contact for the runtime.
-var contactResource = &engine.Resource[ent.Contact]{
+var contactResource = &engine.Resource[Contact]{
 	Type:    "Contact",
 	Plural:  "contacts",
 	Object:  "contact",
 	Members: []string{"assistant", "assistant_phone", "avatar", "birthdate", "controller", "created_at", "created_by", "department", "description", "do_not_call", "email", "email_opt_out", "fax", "fax_opt_out", "first_name", "handle", "is_invalid", "languages", "last_modified_by", "last_name", "lead_source", "mailing_city", "mailing_country", "mailing_geocode_accuracy", "mailing_state", "mailing_street", "owner", "phone", "photo_url", "processor", "title"},
-	Fields: []engine.Field[ent.Contact]{
+	Fields: []engine.Field[Contact]{
 		{
 			Member: "id", Column: "id", Type: spec.String,
-			Append: func(b []byte, e *ent.Contact) []byte { return wire.AppendString(b, e.ID) },
+			Append: func(b []byte, e *Contact) []byte { return wire.AppendString(b, e.ID) },
 			Parse:  engine.Parse(wire.ID),
-			Value:  func(e *ent.Contact) any { return e.ID },
+			Value:  func(e *Contact) any { return e.ID },
 		},
 		{
 			Member: "version", Column: "version", Type: spec.Integer,
-			Append: func(b []byte, e *ent.Contact) []byte { return wire.AppendInt(b, int64(e.Version)) },
+			Append: func(b []byte, e *Contact) []byte { return wire.AppendInt(b, int64(e.Version)) },
 			Parse:  engine.Parse(wire.Int64),
-			Value:  func(e *ent.Contact) any { return e.Version },
+			Value:  func(e *Contact) any { return e.Version },
 		},
 		{
 			Member: "assistant", Column: "assistant", Type: spec.String,
-			Append: func(b []byte, e *ent.Contact) []byte { return wire.AppendStringPtr(b, e.Assistant) },
+			Append: func(b []byte, e *Contact) []byte { return wire.AppendStringPtr(b, e.Assistant) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.Contact) any {
+			Value: func(e *Contact) any {
 				if e.Assistant == nil {
 					return nil
 				}
@@ -483,9 +520,9 @@ var contactResource = &engine.Resource[ent.Contact]{
 		},
 		{
 			Member: "assistant_phone", Column: "assistant_phone", Type: spec.String,
-			Append: func(b []byte, e *ent.Contact) []byte { return wire.AppendStringPtr(b, e.AssistantPhone) },
+			Append: func(b []byte, e *Contact) []byte { return wire.AppendStringPtr(b, e.AssistantPhone) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.Contact) any {
+			Value: func(e *Contact) any {
 				if e.AssistantPhone == nil {
 					return nil
 				}
@@ -494,9 +531,9 @@ var contactResource = &engine.Resource[ent.Contact]{
 		},
 		{
 			Member: "avatar", Column: "avatar", Type: spec.String,
-			Append: func(b []byte, e *ent.Contact) []byte { return wire.AppendStringPtr(b, e.Avatar) },
+			Append: func(b []byte, e *Contact) []byte { return wire.AppendStringPtr(b, e.Avatar) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.Contact) any {
+			Value: func(e *Contact) any {
 				if e.Avatar == nil {
 					return nil
 				}
@@ -505,9 +542,9 @@ var contactResource = &engine.Resource[ent.Contact]{
 		},
 		{
 			Member: "birthdate", Column: "birthdate", Type: spec.String,
-			Append: func(b []byte, e *ent.Contact) []byte { return wire.AppendStringPtr(b, e.Birthdate) },
+			Append: func(b []byte, e *Contact) []byte { return wire.AppendStringPtr(b, e.Birthdate) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.Contact) any {
+			Value: func(e *Contact) any {
 				if e.Birthdate == nil {
 					return nil
 				}
@@ -516,9 +553,9 @@ var contactResource = &engine.Resource[ent.Contact]{
 		},
 		{
 			Member: "controller", Column: "controller", Type: spec.String,
-			Append: func(b []byte, e *ent.Contact) []byte { return wire.AppendStringPtr(b, e.Controller) },
+			Append: func(b []byte, e *Contact) []byte { return wire.AppendStringPtr(b, e.Controller) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.Contact) any {
+			Value: func(e *Contact) any {
 				if e.Controller == nil {
 					return nil
 				}
@@ -527,9 +564,9 @@ var contactResource = &engine.Resource[ent.Contact]{
 		},
 		{
 			Member: "created_at", Column: "created_at", Type: spec.String, Sortable: true,
-			Append: func(b []byte, e *ent.Contact) []byte { return wire.AppendStringPtr(b, e.CreatedAt) },
+			Append: func(b []byte, e *Contact) []byte { return wire.AppendStringPtr(b, e.CreatedAt) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.Contact) any {
+			Value: func(e *Contact) any {
 				if e.CreatedAt == nil {
 					return nil
 				}
@@ -538,9 +575,9 @@ var contactResource = &engine.Resource[ent.Contact]{
 		},
 		{
 			Member: "created_by", Column: "created_by", Type: spec.String,
-			Append: func(b []byte, e *ent.Contact) []byte { return wire.AppendStringPtr(b, e.CreatedBy) },
+			Append: func(b []byte, e *Contact) []byte { return wire.AppendStringPtr(b, e.CreatedBy) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.Contact) any {
+			Value: func(e *Contact) any {
 				if e.CreatedBy == nil {
 					return nil
 				}
@@ -549,9 +586,9 @@ var contactResource = &engine.Resource[ent.Contact]{
 		},
 		{
 			Member: "department", Column: "department", Type: spec.String,
-			Append: func(b []byte, e *ent.Contact) []byte { return wire.AppendStringPtr(b, e.Department) },
+			Append: func(b []byte, e *Contact) []byte { return wire.AppendStringPtr(b, e.Department) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.Contact) any {
+			Value: func(e *Contact) any {
 				if e.Department == nil {
 					return nil
 				}
@@ -560,9 +597,9 @@ var contactResource = &engine.Resource[ent.Contact]{
 		},
 		{
 			Member: "description", Column: "description", Type: spec.String,
-			Append: func(b []byte, e *ent.Contact) []byte { return wire.AppendStringPtr(b, e.Description) },
+			Append: func(b []byte, e *Contact) []byte { return wire.AppendStringPtr(b, e.Description) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.Contact) any {
+			Value: func(e *Contact) any {
 				if e.Description == nil {
 					return nil
 				}
@@ -571,9 +608,9 @@ var contactResource = &engine.Resource[ent.Contact]{
 		},
 		{
 			Member: "do_not_call", Column: "do_not_call", Type: spec.Boolean,
-			Append: func(b []byte, e *ent.Contact) []byte { return wire.AppendBoolPtr(b, e.DoNotCall) },
+			Append: func(b []byte, e *Contact) []byte { return wire.AppendBoolPtr(b, e.DoNotCall) },
 			Parse:  engine.Parse(wire.Bool),
-			Value: func(e *ent.Contact) any {
+			Value: func(e *Contact) any {
 				if e.DoNotCall == nil {
 					return nil
 				}
@@ -582,9 +619,9 @@ var contactResource = &engine.Resource[ent.Contact]{
 		},
 		{
 			Member: "email", Column: "email", Type: spec.String,
-			Append: func(b []byte, e *ent.Contact) []byte { return wire.AppendStringPtr(b, e.Email) },
+			Append: func(b []byte, e *Contact) []byte { return wire.AppendStringPtr(b, e.Email) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.Contact) any {
+			Value: func(e *Contact) any {
 				if e.Email == nil {
 					return nil
 				}
@@ -593,9 +630,9 @@ var contactResource = &engine.Resource[ent.Contact]{
 		},
 		{
 			Member: "email_opt_out", Column: "email_opt_out", Type: spec.Boolean,
-			Append: func(b []byte, e *ent.Contact) []byte { return wire.AppendBoolPtr(b, e.EmailOptOut) },
+			Append: func(b []byte, e *Contact) []byte { return wire.AppendBoolPtr(b, e.EmailOptOut) },
 			Parse:  engine.Parse(wire.Bool),
-			Value: func(e *ent.Contact) any {
+			Value: func(e *Contact) any {
 				if e.EmailOptOut == nil {
 					return nil
 				}
@@ -604,9 +641,9 @@ var contactResource = &engine.Resource[ent.Contact]{
 		},
 		{
 			Member: "fax", Column: "fax", Type: spec.String,
-			Append: func(b []byte, e *ent.Contact) []byte { return wire.AppendStringPtr(b, e.Fax) },
+			Append: func(b []byte, e *Contact) []byte { return wire.AppendStringPtr(b, e.Fax) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.Contact) any {
+			Value: func(e *Contact) any {
 				if e.Fax == nil {
 					return nil
 				}
@@ -615,9 +652,9 @@ var contactResource = &engine.Resource[ent.Contact]{
 		},
 		{
 			Member: "fax_opt_out", Column: "fax_opt_out", Type: spec.Boolean,
-			Append: func(b []byte, e *ent.Contact) []byte { return wire.AppendBoolPtr(b, e.FaxOptOut) },
+			Append: func(b []byte, e *Contact) []byte { return wire.AppendBoolPtr(b, e.FaxOptOut) },
 			Parse:  engine.Parse(wire.Bool),
-			Value: func(e *ent.Contact) any {
+			Value: func(e *Contact) any {
 				if e.FaxOptOut == nil {
 					return nil
 				}
@@ -626,9 +663,9 @@ var contactResource = &engine.Resource[ent.Contact]{
 		},
 		{
 			Member: "first_name", Column: "first_name", Type: spec.String,
-			Append: func(b []byte, e *ent.Contact) []byte { return wire.AppendStringPtr(b, e.FirstName) },
+			Append: func(b []byte, e *Contact) []byte { return wire.AppendStringPtr(b, e.FirstName) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.Contact) any {
+			Value: func(e *Contact) any {
 				if e.FirstName == nil {
 					return nil
 				}
@@ -637,9 +674,9 @@ var contactResource = &engine.Resource[ent.Contact]{
 		},
 		{
 			Member: "handle", Column: "handle", Type: spec.String,
-			Append: func(b []byte, e *ent.Contact) []byte { return wire.AppendStringPtr(b, e.Handle) },
+			Append: func(b []byte, e *Contact) []byte { return wire.AppendStringPtr(b, e.Handle) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.Contact) any {
+			Value: func(e *Contact) any {
 				if e.Handle == nil {
 					return nil
 				}
@@ -648,9 +685,9 @@ var contactResource = &engine.Resource[ent.Contact]{
 		},
 		{
 			Member: "is_invalid", Column: "is_invalid", Type: spec.Boolean,
-			Append: func(b []byte, e *ent.Contact) []byte { return wire.AppendBoolPtr(b, e.IsInvalid) },
+			Append: func(b []byte, e *Contact) []byte { return wire.AppendBoolPtr(b, e.IsInvalid) },
 			Parse:  engine.Parse(wire.Bool),
-			Value: func(e *ent.Contact) any {
+			Value: func(e *Contact) any {
 				if e.IsInvalid == nil {
 					return nil
 				}
@@ -659,9 +696,9 @@ var contactResource = &engine.Resource[ent.Contact]{
 		},
 		{
 			Member: "languages", Column: "languages", Type: spec.String,
-			Append: func(b []byte, e *ent.Contact) []byte { return wire.AppendStringPtr(b, e.Languages) },
+			Append: func(b []byte, e *Contact) []byte { return wire.AppendStringPtr(b, e.Languages) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.Contact) any {
+			Value: func(e *Contact) any {
 				if e.Languages == nil {
 					return nil
 				}
@@ -670,9 +707,9 @@ var contactResource = &engine.Resource[ent.Contact]{
 		},
 		{
 			Member: "last_name", Column: "last_name", Type: spec.String,
-			Append: func(b []byte, e *ent.Contact) []byte { return wire.AppendStringPtr(b, e.LastName) },
+			Append: func(b []byte, e *Contact) []byte { return wire.AppendStringPtr(b, e.LastName) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.Contact) any {
+			Value: func(e *Contact) any {
 				if e.LastName == nil {
 					return nil
 				}
@@ -681,9 +718,9 @@ var contactResource = &engine.Resource[ent.Contact]{
 		},
 		{
 			Member: "last_modified_by", Column: "last_modified_by", Type: spec.String,
-			Append: func(b []byte, e *ent.Contact) []byte { return wire.AppendStringPtr(b, e.LastModifiedBy) },
+			Append: func(b []byte, e *Contact) []byte { return wire.AppendStringPtr(b, e.LastModifiedBy) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.Contact) any {
+			Value: func(e *Contact) any {
 				if e.LastModifiedBy == nil {
 					return nil
 				}
@@ -692,9 +729,9 @@ var contactResource = &engine.Resource[ent.Contact]{
 		},
 		{
 			Member: "lead_source", Column: "lead_source", Type: spec.String,
-			Append: func(b []byte, e *ent.Contact) []byte { return wire.AppendStringPtr(b, e.LeadSource) },
+			Append: func(b []byte, e *Contact) []byte { return wire.AppendStringPtr(b, e.LeadSource) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.Contact) any {
+			Value: func(e *Contact) any {
 				if e.LeadSource == nil {
 					return nil
 				}
@@ -703,9 +740,9 @@ var contactResource = &engine.Resource[ent.Contact]{
 		},
 		{
 			Member: "mailing_city", Column: "mailing_city", Type: spec.String,
-			Append: func(b []byte, e *ent.Contact) []byte { return wire.AppendStringPtr(b, e.MailingCity) },
+			Append: func(b []byte, e *Contact) []byte { return wire.AppendStringPtr(b, e.MailingCity) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.Contact) any {
+			Value: func(e *Contact) any {
 				if e.MailingCity == nil {
 					return nil
 				}
@@ -714,9 +751,9 @@ var contactResource = &engine.Resource[ent.Contact]{
 		},
 		{
 			Member: "mailing_country", Column: "mailing_country", Type: spec.String,
-			Append: func(b []byte, e *ent.Contact) []byte { return wire.AppendStringPtr(b, e.MailingCountry) },
+			Append: func(b []byte, e *Contact) []byte { return wire.AppendStringPtr(b, e.MailingCountry) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.Contact) any {
+			Value: func(e *Contact) any {
 				if e.MailingCountry == nil {
 					return nil
 				}
@@ -725,9 +762,9 @@ var contactResource = &engine.Resource[ent.Contact]{
 		},
 		{
 			Member: "mailing_geocode_accuracy", Column: "mailing_geocode_accuracy", Type: spec.String,
-			Append: func(b []byte, e *ent.Contact) []byte { return wire.AppendStringPtr(b, e.MailingGeocodeAccuracy) },
+			Append: func(b []byte, e *Contact) []byte { return wire.AppendStringPtr(b, e.MailingGeocodeAccuracy) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.Contact) any {
+			Value: func(e *Contact) any {
 				if e.MailingGeocodeAccuracy == nil {
 					return nil
 				}
@@ -736,9 +773,9 @@ var contactResource = &engine.Resource[ent.Contact]{
 		},
 		{
 			Member: "mailing_state", Column: "mailing_state", Type: spec.String,
-			Append: func(b []byte, e *ent.Contact) []byte { return wire.AppendStringPtr(b, e.MailingState) },
+			Append: func(b []byte, e *Contact) []byte { return wire.AppendStringPtr(b, e.MailingState) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.Contact) any {
+			Value: func(e *Contact) any {
 				if e.MailingState == nil {
 					return nil
 				}
@@ -747,9 +784,9 @@ var contactResource = &engine.Resource[ent.Contact]{
 		},
 		{
 			Member: "mailing_street", Column: "mailing_street", Type: spec.String,
-			Append: func(b []byte, e *ent.Contact) []byte { return wire.AppendStringPtr(b, e.MailingStreet) },
+			Append: func(b []byte, e *Contact) []byte { return wire.AppendStringPtr(b, e.MailingStreet) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.Contact) any {
+			Value: func(e *Contact) any {
 				if e.MailingStreet == nil {
 					return nil
 				}
@@ -758,9 +795,9 @@ var contactResource = &engine.Resource[ent.Contact]{
 		},
 		{
 			Member: "owner", Column: "owner", Type: spec.String,
-			Append: func(b []byte, e *ent.Contact) []byte { return wire.AppendStringPtr(b, e.Owner) },
+			Append: func(b []byte, e *Contact) []byte { return wire.AppendStringPtr(b, e.Owner) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.Contact) any {
+			Value: func(e *Contact) any {
 				if e.Owner == nil {
 					return nil
 				}
@@ -769,9 +806,9 @@ var contactResource = &engine.Resource[ent.Contact]{
 		},
 		{
 			Member: "phone", Column: "phone", Type: spec.String,
-			Append: func(b []byte, e *ent.Contact) []byte { return wire.AppendStringPtr(b, e.Phone) },
+			Append: func(b []byte, e *Contact) []byte { return wire.AppendStringPtr(b, e.Phone) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.Contact) any {
+			Value: func(e *Contact) any {
 				if e.Phone == nil {
 					return nil
 				}
@@ -780,9 +817,9 @@ var contactResource = &engine.Resource[ent.Contact]{
 		},
 		{
 			Member: "photo_url", Column: "photo_url", Type: spec.String,
-			Append: func(b []byte, e *ent.Contact) []byte { return wire.AppendStringPtr(b, e.PhotoURL) },
+			Append: func(b []byte, e *Contact) []byte { return wire.AppendStringPtr(b, e.PhotoURL) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.Contact) any {
+			Value: func(e *Contact) any {
 				if e.PhotoURL == nil {
 					return nil
 				}
@@ -791,9 +828,9 @@ var contactResource = &engine.Resource[ent.Contact]{
 		},
 		{
 			Member: "processor", Column: "processor", Type: spec.String,
-			Append: func(b []byte, e *ent.Contact) []byte { return wire.AppendStringPtr(b, e.Processor) },
+			Append: func(b []byte, e *Contact) []byte { return wire.AppendStringPtr(b, e.Processor) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.Contact) any {
+			Value: func(e *Contact) any {
 				if e.Processor == nil {
 					return nil
 				}
@@ -802,9 +839,9 @@ var contactResource = &engine.Resource[ent.Contact]{
 		},
 		{
 			Member: "title", Column: "title", Type: spec.String,
-			Append: func(b []byte, e *ent.Contact) []byte { return wire.AppendStringPtr(b, e.Title) },
+			Append: func(b []byte, e *Contact) []byte { return wire.AppendStringPtr(b, e.Title) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.Contact) any {
+			Value: func(e *Contact) any {
 				if e.Title == nil {
 					return nil
 				}
@@ -813,12 +850,12 @@ var contactResource = &engine.Resource[ent.Contact]{
 		},
 	},
 	Unique:   map[string]string{"id": "id"},
-	NewInput: func() engine.Input[ent.Contact] { return new(contactInput) },
+	NewInput: func() engine.Input[Contact] { return new(contactInput) },
 	Encode:   appendContact,
-	ID:       func(e *ent.Contact) string { return e.ID },
+	ID:       func(e *Contact) string { return e.ID },
 	Table:    "contacts",
 	Select:   "SELECT \"id\", \"version\", \"assistant\", \"assistant_phone\", \"avatar\", \"birthdate\", \"controller\", \"created_at\", \"created_by\", \"department\", \"description\", \"do_not_call\", \"email\", \"email_opt_out\", \"fax\", \"fax_opt_out\", \"first_name\", \"handle\", \"is_invalid\", \"languages\", \"last_name\", \"last_modified_by\", \"lead_source\", \"mailing_city\", \"mailing_country\", \"mailing_geocode_accuracy\", \"mailing_state\", \"mailing_street\", \"owner\", \"phone\", \"photo_url\", \"processor\", \"title\" FROM \"contacts\"",
 	Columns:  []string{"id", "version", "assistant", "assistant_phone", "avatar", "birthdate", "controller", "created_at", "created_by", "department", "description", "do_not_call", "email", "email_opt_out", "fax", "fax_opt_out", "first_name", "handle", "is_invalid", "languages", "last_name", "last_modified_by", "lead_source", "mailing_city", "mailing_country", "mailing_geocode_accuracy", "mailing_state", "mailing_street", "owner", "phone", "photo_url", "processor", "title"},
 	Scan:     scanContact,
-	Version:  func(e *ent.Contact) int64 { return e.Version },
+	Version:  func(e *Contact) int64 { return e.Version },
 }

@@ -5,11 +5,25 @@ package handlers
 import (
 	"database/sql"
 
-	"records/ent"
 	"records/internal/engine"
 	"records/internal/spec"
 	"records/internal/wire"
 )
+
+// Customer is a Customer record as a read scans it and an answer
+// encodes it.
+type Customer struct {
+	ID                string
+	Version           int64
+	SSOID             *string
+	Email             *string
+	FirstName         *string
+	LastName          *string
+	Phone             *string
+	PaymentCustomerID *string
+	Timestamp         *string
+	ActivationDate    *string
+}
 
 // customerInput is a decoded Customer body: for each member, whether it
 // was given and whether it was null.
@@ -97,7 +111,7 @@ func (in *customerInput) Then(creating bool) ([]engine.Step, error) {
 }
 
 // appendCustomer appends a Customer as JSON, every member present.
-func appendCustomer(b []byte, e *ent.Customer) []byte {
+func appendCustomer(b []byte, e *Customer) []byte {
 	b = append(b, "{\"id\":"...)
 	b = wire.AppendString(b, e.ID)
 	b = append(b, ",\"version\":"...)
@@ -125,7 +139,7 @@ func appendCustomer(b []byte, e *ent.Customer) []byte {
 // columns that the record's pointers then point into, so a record read costs
 // one allocation.
 type customerRow struct {
-	e  ent.Customer
+	e  Customer
 	f2 sql.NullString
 	f3 sql.NullString
 	f4 sql.NullString
@@ -137,7 +151,7 @@ type customerRow struct {
 }
 
 // scanCustomer reads one row of customerResource.Select.
-func scanCustomer(rows engine.Row) (*ent.Customer, error) {
+func scanCustomer(rows engine.Row) (*Customer, error) {
 	r := new(customerRow)
 	if err := rows.Scan(&r.e.ID, &r.e.Version, &r.f2, &r.f3, &r.f4, &r.f5, &r.f6, &r.f7, &r.f8, &r.f9); err != nil {
 		return nil, err
@@ -170,29 +184,29 @@ func scanCustomer(rows engine.Row) (*ent.Customer, error) {
 }
 
 // customerResource is Customer for the runtime.
-var customerResource = &engine.Resource[ent.Customer]{
+var customerResource = &engine.Resource[Customer]{
 	Type:    "Customer",
 	Plural:  "customers",
 	Object:  "customer",
 	Members: []string{"activationDate", "email", "firstName", "lastName", "payment_customer_id", "phone", "sso_id", "timestamp"},
-	Fields: []engine.Field[ent.Customer]{
+	Fields: []engine.Field[Customer]{
 		{
 			Member: "id", Column: "id", Type: spec.String,
-			Append: func(b []byte, e *ent.Customer) []byte { return wire.AppendString(b, e.ID) },
+			Append: func(b []byte, e *Customer) []byte { return wire.AppendString(b, e.ID) },
 			Parse:  engine.Parse(wire.ID),
-			Value:  func(e *ent.Customer) any { return e.ID },
+			Value:  func(e *Customer) any { return e.ID },
 		},
 		{
 			Member: "version", Column: "version", Type: spec.Integer,
-			Append: func(b []byte, e *ent.Customer) []byte { return wire.AppendInt(b, int64(e.Version)) },
+			Append: func(b []byte, e *Customer) []byte { return wire.AppendInt(b, int64(e.Version)) },
 			Parse:  engine.Parse(wire.Int64),
-			Value:  func(e *ent.Customer) any { return e.Version },
+			Value:  func(e *Customer) any { return e.Version },
 		},
 		{
 			Member: "sso_id", Column: "sso_id", Type: spec.String,
-			Append: func(b []byte, e *ent.Customer) []byte { return wire.AppendStringPtr(b, e.SSOID) },
+			Append: func(b []byte, e *Customer) []byte { return wire.AppendStringPtr(b, e.SSOID) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.Customer) any {
+			Value: func(e *Customer) any {
 				if e.SSOID == nil {
 					return nil
 				}
@@ -201,9 +215,9 @@ var customerResource = &engine.Resource[ent.Customer]{
 		},
 		{
 			Member: "email", Column: "email", Type: spec.String,
-			Append: func(b []byte, e *ent.Customer) []byte { return wire.AppendStringPtr(b, e.Email) },
+			Append: func(b []byte, e *Customer) []byte { return wire.AppendStringPtr(b, e.Email) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.Customer) any {
+			Value: func(e *Customer) any {
 				if e.Email == nil {
 					return nil
 				}
@@ -212,9 +226,9 @@ var customerResource = &engine.Resource[ent.Customer]{
 		},
 		{
 			Member: "firstName", Column: "first_name", Type: spec.String,
-			Append: func(b []byte, e *ent.Customer) []byte { return wire.AppendStringPtr(b, e.FirstName) },
+			Append: func(b []byte, e *Customer) []byte { return wire.AppendStringPtr(b, e.FirstName) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.Customer) any {
+			Value: func(e *Customer) any {
 				if e.FirstName == nil {
 					return nil
 				}
@@ -223,9 +237,9 @@ var customerResource = &engine.Resource[ent.Customer]{
 		},
 		{
 			Member: "lastName", Column: "last_name", Type: spec.String,
-			Append: func(b []byte, e *ent.Customer) []byte { return wire.AppendStringPtr(b, e.LastName) },
+			Append: func(b []byte, e *Customer) []byte { return wire.AppendStringPtr(b, e.LastName) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.Customer) any {
+			Value: func(e *Customer) any {
 				if e.LastName == nil {
 					return nil
 				}
@@ -234,9 +248,9 @@ var customerResource = &engine.Resource[ent.Customer]{
 		},
 		{
 			Member: "phone", Column: "phone", Type: spec.String,
-			Append: func(b []byte, e *ent.Customer) []byte { return wire.AppendStringPtr(b, e.Phone) },
+			Append: func(b []byte, e *Customer) []byte { return wire.AppendStringPtr(b, e.Phone) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.Customer) any {
+			Value: func(e *Customer) any {
 				if e.Phone == nil {
 					return nil
 				}
@@ -245,9 +259,9 @@ var customerResource = &engine.Resource[ent.Customer]{
 		},
 		{
 			Member: "payment_customer_id", Column: "payment_customer_id", Type: spec.String,
-			Append: func(b []byte, e *ent.Customer) []byte { return wire.AppendStringPtr(b, e.PaymentCustomerID) },
+			Append: func(b []byte, e *Customer) []byte { return wire.AppendStringPtr(b, e.PaymentCustomerID) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.Customer) any {
+			Value: func(e *Customer) any {
 				if e.PaymentCustomerID == nil {
 					return nil
 				}
@@ -256,9 +270,9 @@ var customerResource = &engine.Resource[ent.Customer]{
 		},
 		{
 			Member: "timestamp", Column: "timestamp", Type: spec.String,
-			Append: func(b []byte, e *ent.Customer) []byte { return wire.AppendStringPtr(b, e.Timestamp) },
+			Append: func(b []byte, e *Customer) []byte { return wire.AppendStringPtr(b, e.Timestamp) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.Customer) any {
+			Value: func(e *Customer) any {
 				if e.Timestamp == nil {
 					return nil
 				}
@@ -267,9 +281,9 @@ var customerResource = &engine.Resource[ent.Customer]{
 		},
 		{
 			Member: "activationDate", Column: "activation_date", Type: spec.String,
-			Append: func(b []byte, e *ent.Customer) []byte { return wire.AppendStringPtr(b, e.ActivationDate) },
+			Append: func(b []byte, e *Customer) []byte { return wire.AppendStringPtr(b, e.ActivationDate) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.Customer) any {
+			Value: func(e *Customer) any {
 				if e.ActivationDate == nil {
 					return nil
 				}
@@ -278,12 +292,12 @@ var customerResource = &engine.Resource[ent.Customer]{
 		},
 	},
 	Unique:   map[string]string{"id": "id"},
-	NewInput: func() engine.Input[ent.Customer] { return new(customerInput) },
+	NewInput: func() engine.Input[Customer] { return new(customerInput) },
 	Encode:   appendCustomer,
-	ID:       func(e *ent.Customer) string { return e.ID },
+	ID:       func(e *Customer) string { return e.ID },
 	Table:    "customers",
 	Select:   "SELECT \"id\", \"version\", \"sso_id\", \"email\", \"first_name\", \"last_name\", \"phone\", \"payment_customer_id\", \"timestamp\", \"activation_date\" FROM \"customers\"",
 	Columns:  []string{"id", "version", "sso_id", "email", "first_name", "last_name", "phone", "payment_customer_id", "timestamp", "activation_date"},
 	Scan:     scanCustomer,
-	Version:  func(e *ent.Customer) int64 { return e.Version },
+	Version:  func(e *Customer) int64 { return e.Version },
 }

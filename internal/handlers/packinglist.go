@@ -6,11 +6,24 @@ import (
 	"database/sql"
 	"time"
 
-	"records/ent"
 	"records/internal/engine"
 	"records/internal/spec"
 	"records/internal/wire"
 )
+
+// PackingList is a PackingList record as a read scans it and an answer
+// encodes it.
+type PackingList struct {
+	ID                  string
+	Version             int64
+	Number              *string
+	DeliveryDate        *time.Time
+	InvoiceNumber       *string
+	ArrivalDate         *time.Time
+	PurchaseOrderNumber *string
+	ShipPer             *string
+	TrackingNumber      *string
+}
 
 // packingListInput is a decoded PackingList body: for each member, whether it
 // was given and whether it was null.
@@ -92,7 +105,7 @@ func (in *packingListInput) Then(creating bool) ([]engine.Step, error) {
 }
 
 // appendPackingList appends a PackingList as JSON, every member present.
-func appendPackingList(b []byte, e *ent.PackingList) []byte {
+func appendPackingList(b []byte, e *PackingList) []byte {
 	b = append(b, "{\"id\":"...)
 	b = wire.AppendString(b, e.ID)
 	b = append(b, ",\"version\":"...)
@@ -118,7 +131,7 @@ func appendPackingList(b []byte, e *ent.PackingList) []byte {
 // columns that the record's pointers then point into, so a record read costs
 // one allocation.
 type packingListRow struct {
-	e  ent.PackingList
+	e  PackingList
 	f2 sql.NullString
 	f3 sql.NullTime
 	f4 sql.NullString
@@ -129,7 +142,7 @@ type packingListRow struct {
 }
 
 // scanPackingList reads one row of packingListResource.Select.
-func scanPackingList(rows engine.Row) (*ent.PackingList, error) {
+func scanPackingList(rows engine.Row) (*PackingList, error) {
 	r := new(packingListRow)
 	if err := rows.Scan(&r.e.ID, &r.e.Version, &r.f2, &r.f3, &r.f4, &r.f5, &r.f6, &r.f7, &r.f8); err != nil {
 		return nil, err
@@ -159,29 +172,29 @@ func scanPackingList(rows engine.Row) (*ent.PackingList, error) {
 }
 
 // packingListResource is PackingList for the runtime.
-var packingListResource = &engine.Resource[ent.PackingList]{
+var packingListResource = &engine.Resource[PackingList]{
 	Type:    "PackingList",
 	Plural:  "packing_lists",
 	Object:  "packing_list",
 	Members: []string{"arrivalDate", "deliveryDate", "invoice_number", "number", "purchase_order_number", "ship_per", "tracking_number"},
-	Fields: []engine.Field[ent.PackingList]{
+	Fields: []engine.Field[PackingList]{
 		{
 			Member: "id", Column: "id", Type: spec.String,
-			Append: func(b []byte, e *ent.PackingList) []byte { return wire.AppendString(b, e.ID) },
+			Append: func(b []byte, e *PackingList) []byte { return wire.AppendString(b, e.ID) },
 			Parse:  engine.Parse(wire.ID),
-			Value:  func(e *ent.PackingList) any { return e.ID },
+			Value:  func(e *PackingList) any { return e.ID },
 		},
 		{
 			Member: "version", Column: "version", Type: spec.Integer,
-			Append: func(b []byte, e *ent.PackingList) []byte { return wire.AppendInt(b, int64(e.Version)) },
+			Append: func(b []byte, e *PackingList) []byte { return wire.AppendInt(b, int64(e.Version)) },
 			Parse:  engine.Parse(wire.Int64),
-			Value:  func(e *ent.PackingList) any { return e.Version },
+			Value:  func(e *PackingList) any { return e.Version },
 		},
 		{
 			Member: "number", Column: "number", Type: spec.String,
-			Append: func(b []byte, e *ent.PackingList) []byte { return wire.AppendStringPtr(b, e.Number) },
+			Append: func(b []byte, e *PackingList) []byte { return wire.AppendStringPtr(b, e.Number) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.PackingList) any {
+			Value: func(e *PackingList) any {
 				if e.Number == nil {
 					return nil
 				}
@@ -190,9 +203,9 @@ var packingListResource = &engine.Resource[ent.PackingList]{
 		},
 		{
 			Member: "deliveryDate", Column: "delivery_date", Type: spec.Date,
-			Append: func(b []byte, e *ent.PackingList) []byte { return wire.AppendDatePtr(b, e.DeliveryDate) },
+			Append: func(b []byte, e *PackingList) []byte { return wire.AppendDatePtr(b, e.DeliveryDate) },
 			Parse:  engine.Parse(wire.Date),
-			Value: func(e *ent.PackingList) any {
+			Value: func(e *PackingList) any {
 				if e.DeliveryDate == nil {
 					return nil
 				}
@@ -201,9 +214,9 @@ var packingListResource = &engine.Resource[ent.PackingList]{
 		},
 		{
 			Member: "invoice_number", Column: "invoice_number", Type: spec.String,
-			Append: func(b []byte, e *ent.PackingList) []byte { return wire.AppendStringPtr(b, e.InvoiceNumber) },
+			Append: func(b []byte, e *PackingList) []byte { return wire.AppendStringPtr(b, e.InvoiceNumber) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.PackingList) any {
+			Value: func(e *PackingList) any {
 				if e.InvoiceNumber == nil {
 					return nil
 				}
@@ -212,9 +225,9 @@ var packingListResource = &engine.Resource[ent.PackingList]{
 		},
 		{
 			Member: "arrivalDate", Column: "arrival_date", Type: spec.Date,
-			Append: func(b []byte, e *ent.PackingList) []byte { return wire.AppendDatePtr(b, e.ArrivalDate) },
+			Append: func(b []byte, e *PackingList) []byte { return wire.AppendDatePtr(b, e.ArrivalDate) },
 			Parse:  engine.Parse(wire.Date),
-			Value: func(e *ent.PackingList) any {
+			Value: func(e *PackingList) any {
 				if e.ArrivalDate == nil {
 					return nil
 				}
@@ -223,9 +236,9 @@ var packingListResource = &engine.Resource[ent.PackingList]{
 		},
 		{
 			Member: "purchase_order_number", Column: "purchase_order_number", Type: spec.String,
-			Append: func(b []byte, e *ent.PackingList) []byte { return wire.AppendStringPtr(b, e.PurchaseOrderNumber) },
+			Append: func(b []byte, e *PackingList) []byte { return wire.AppendStringPtr(b, e.PurchaseOrderNumber) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.PackingList) any {
+			Value: func(e *PackingList) any {
 				if e.PurchaseOrderNumber == nil {
 					return nil
 				}
@@ -234,9 +247,9 @@ var packingListResource = &engine.Resource[ent.PackingList]{
 		},
 		{
 			Member: "ship_per", Column: "ship_per", Type: spec.String,
-			Append: func(b []byte, e *ent.PackingList) []byte { return wire.AppendStringPtr(b, e.ShipPer) },
+			Append: func(b []byte, e *PackingList) []byte { return wire.AppendStringPtr(b, e.ShipPer) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.PackingList) any {
+			Value: func(e *PackingList) any {
 				if e.ShipPer == nil {
 					return nil
 				}
@@ -245,9 +258,9 @@ var packingListResource = &engine.Resource[ent.PackingList]{
 		},
 		{
 			Member: "tracking_number", Column: "tracking_number", Type: spec.String,
-			Append: func(b []byte, e *ent.PackingList) []byte { return wire.AppendStringPtr(b, e.TrackingNumber) },
+			Append: func(b []byte, e *PackingList) []byte { return wire.AppendStringPtr(b, e.TrackingNumber) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.PackingList) any {
+			Value: func(e *PackingList) any {
 				if e.TrackingNumber == nil {
 					return nil
 				}
@@ -256,22 +269,22 @@ var packingListResource = &engine.Resource[ent.PackingList]{
 		},
 	},
 	Unique:   map[string]string{"id": "id"},
-	NewInput: func() engine.Input[ent.PackingList] { return new(packingListInput) },
+	NewInput: func() engine.Input[PackingList] { return new(packingListInput) },
 	Encode:   appendPackingList,
-	ID:       func(e *ent.PackingList) string { return e.ID },
+	ID:       func(e *PackingList) string { return e.ID },
 	Table:    "packing_lists",
 	Select:   "SELECT \"id\", \"version\", \"number\", \"delivery_date\", \"invoice_number\", \"arrival_date\", \"purchase_order_number\", \"ship_per\", \"tracking_number\" FROM \"packing_lists\"",
 	Columns:  []string{"id", "version", "number", "delivery_date", "invoice_number", "arrival_date", "purchase_order_number", "ship_per", "tracking_number"},
 	Scan:     scanPackingList,
-	Version:  func(e *ent.PackingList) int64 { return e.Version },
+	Version:  func(e *PackingList) int64 { return e.Version },
 }
 
 // The related records a read of PackingList can expand; set at init, as the
 // resources refer to one another.
 func init() {
-	packingListResource.Edges = []engine.Edge[ent.PackingList]{
+	packingListResource.Edges = []engine.Edge[PackingList]{
 		{Name: "packing_list_items", Load: engine.ExpandChildren(packingListItemResource, "packing_list",
-			func(e *ent.PackingList) string { return e.ID },
-			func(c *ent.PackingListItem) *string { return c.PackingList })},
+			func(e *PackingList) string { return e.ID },
+			func(c *PackingListItem) *string { return c.PackingList })},
 	}
 }

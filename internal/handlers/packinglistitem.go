@@ -5,11 +5,22 @@ package handlers
 import (
 	"database/sql"
 
-	"records/ent"
 	"records/internal/engine"
 	"records/internal/spec"
 	"records/internal/wire"
 )
+
+// PackingListItem is a PackingListItem record as a read scans it and an answer
+// encodes it.
+type PackingListItem struct {
+	ID          string
+	Version     int64
+	Sku         *string
+	Description *string
+	Quantity    *int64
+	PackingList *string
+	Arrived     *bool
+}
 
 // packingListItemInput is a decoded PackingListItem body: for each member, whether it
 // was given and whether it was null.
@@ -83,7 +94,7 @@ func (in *packingListItemInput) Then(creating bool) ([]engine.Step, error) {
 }
 
 // appendPackingListItem appends a PackingListItem as JSON, every member present.
-func appendPackingListItem(b []byte, e *ent.PackingListItem) []byte {
+func appendPackingListItem(b []byte, e *PackingListItem) []byte {
 	b = append(b, "{\"id\":"...)
 	b = wire.AppendString(b, e.ID)
 	b = append(b, ",\"version\":"...)
@@ -105,7 +116,7 @@ func appendPackingListItem(b []byte, e *ent.PackingListItem) []byte {
 // columns that the record's pointers then point into, so a record read costs
 // one allocation.
 type packingListItemRow struct {
-	e  ent.PackingListItem
+	e  PackingListItem
 	f2 sql.NullString
 	f3 sql.NullString
 	f4 sql.NullInt64
@@ -114,7 +125,7 @@ type packingListItemRow struct {
 }
 
 // scanPackingListItem reads one row of packingListItemResource.Select.
-func scanPackingListItem(rows engine.Row) (*ent.PackingListItem, error) {
+func scanPackingListItem(rows engine.Row) (*PackingListItem, error) {
 	r := new(packingListItemRow)
 	if err := rows.Scan(&r.e.ID, &r.e.Version, &r.f2, &r.f3, &r.f4, &r.f5, &r.f6); err != nil {
 		return nil, err
@@ -138,29 +149,29 @@ func scanPackingListItem(rows engine.Row) (*ent.PackingListItem, error) {
 }
 
 // packingListItemResource is PackingListItem for the runtime.
-var packingListItemResource = &engine.Resource[ent.PackingListItem]{
+var packingListItemResource = &engine.Resource[PackingListItem]{
 	Type:    "PackingListItem",
 	Plural:  "packing_list_items",
 	Object:  "packing_list_item",
 	Members: []string{"arrived", "description", "packing_list", "quantity", "sku"},
-	Fields: []engine.Field[ent.PackingListItem]{
+	Fields: []engine.Field[PackingListItem]{
 		{
 			Member: "id", Column: "id", Type: spec.String,
-			Append: func(b []byte, e *ent.PackingListItem) []byte { return wire.AppendString(b, e.ID) },
+			Append: func(b []byte, e *PackingListItem) []byte { return wire.AppendString(b, e.ID) },
 			Parse:  engine.Parse(wire.ID),
-			Value:  func(e *ent.PackingListItem) any { return e.ID },
+			Value:  func(e *PackingListItem) any { return e.ID },
 		},
 		{
 			Member: "version", Column: "version", Type: spec.Integer,
-			Append: func(b []byte, e *ent.PackingListItem) []byte { return wire.AppendInt(b, int64(e.Version)) },
+			Append: func(b []byte, e *PackingListItem) []byte { return wire.AppendInt(b, int64(e.Version)) },
 			Parse:  engine.Parse(wire.Int64),
-			Value:  func(e *ent.PackingListItem) any { return e.Version },
+			Value:  func(e *PackingListItem) any { return e.Version },
 		},
 		{
 			Member: "sku", Column: "sku", Type: spec.String,
-			Append: func(b []byte, e *ent.PackingListItem) []byte { return wire.AppendStringPtr(b, e.Sku) },
+			Append: func(b []byte, e *PackingListItem) []byte { return wire.AppendStringPtr(b, e.Sku) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.PackingListItem) any {
+			Value: func(e *PackingListItem) any {
 				if e.Sku == nil {
 					return nil
 				}
@@ -169,9 +180,9 @@ var packingListItemResource = &engine.Resource[ent.PackingListItem]{
 		},
 		{
 			Member: "description", Column: "description", Type: spec.String,
-			Append: func(b []byte, e *ent.PackingListItem) []byte { return wire.AppendStringPtr(b, e.Description) },
+			Append: func(b []byte, e *PackingListItem) []byte { return wire.AppendStringPtr(b, e.Description) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.PackingListItem) any {
+			Value: func(e *PackingListItem) any {
 				if e.Description == nil {
 					return nil
 				}
@@ -180,9 +191,9 @@ var packingListItemResource = &engine.Resource[ent.PackingListItem]{
 		},
 		{
 			Member: "quantity", Column: "quantity", Type: spec.Integer,
-			Append: func(b []byte, e *ent.PackingListItem) []byte { return wire.AppendInt64Ptr(b, e.Quantity) },
+			Append: func(b []byte, e *PackingListItem) []byte { return wire.AppendInt64Ptr(b, e.Quantity) },
 			Parse:  engine.Parse(wire.Int64),
-			Value: func(e *ent.PackingListItem) any {
+			Value: func(e *PackingListItem) any {
 				if e.Quantity == nil {
 					return nil
 				}
@@ -191,9 +202,9 @@ var packingListItemResource = &engine.Resource[ent.PackingListItem]{
 		},
 		{
 			Member: "packing_list", Column: "packing_list", Type: spec.String,
-			Append: func(b []byte, e *ent.PackingListItem) []byte { return wire.AppendStringPtr(b, e.PackingList) },
+			Append: func(b []byte, e *PackingListItem) []byte { return wire.AppendStringPtr(b, e.PackingList) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.PackingListItem) any {
+			Value: func(e *PackingListItem) any {
 				if e.PackingList == nil {
 					return nil
 				}
@@ -202,9 +213,9 @@ var packingListItemResource = &engine.Resource[ent.PackingListItem]{
 		},
 		{
 			Member: "arrived", Column: "arrived", Type: spec.Boolean,
-			Append: func(b []byte, e *ent.PackingListItem) []byte { return wire.AppendBoolPtr(b, e.Arrived) },
+			Append: func(b []byte, e *PackingListItem) []byte { return wire.AppendBoolPtr(b, e.Arrived) },
 			Parse:  engine.Parse(wire.Bool),
-			Value: func(e *ent.PackingListItem) any {
+			Value: func(e *PackingListItem) any {
 				if e.Arrived == nil {
 					return nil
 				}
@@ -213,20 +224,20 @@ var packingListItemResource = &engine.Resource[ent.PackingListItem]{
 		},
 	},
 	Unique:   map[string]string{"id": "id"},
-	NewInput: func() engine.Input[ent.PackingListItem] { return new(packingListItemInput) },
+	NewInput: func() engine.Input[PackingListItem] { return new(packingListItemInput) },
 	Encode:   appendPackingListItem,
-	ID:       func(e *ent.PackingListItem) string { return e.ID },
+	ID:       func(e *PackingListItem) string { return e.ID },
 	Table:    "packing_list_items",
 	Select:   "SELECT \"id\", \"version\", \"sku\", \"description\", \"quantity\", \"packing_list\", \"arrived\" FROM \"packing_list_items\"",
 	Columns:  []string{"id", "version", "sku", "description", "quantity", "packing_list", "arrived"},
 	Scan:     scanPackingListItem,
-	Version:  func(e *ent.PackingListItem) int64 { return e.Version },
+	Version:  func(e *PackingListItem) int64 { return e.Version },
 }
 
 // The related records a read of PackingListItem can expand; set at init, as the
 // resources refer to one another.
 func init() {
-	packingListItemResource.Edges = []engine.Edge[ent.PackingListItem]{
-		{Name: "packing_list", Load: engine.ExpandParent(packingListResource, func(e *ent.PackingListItem) *string { return e.PackingList })},
+	packingListItemResource.Edges = []engine.Edge[PackingListItem]{
+		{Name: "packing_list", Load: engine.ExpandParent(packingListResource, func(e *PackingListItem) *string { return e.PackingList })},
 	}
 }

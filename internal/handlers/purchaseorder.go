@@ -5,12 +5,35 @@ package handlers
 import (
 	"database/sql"
 
-	"records/ent"
 	"records/internal/engine"
 	"records/internal/spec"
 	"records/internal/stamp"
 	"records/internal/wire"
 )
+
+// PurchaseOrder is a PurchaseOrder record as a read scans it and an answer
+// encodes it.
+type PurchaseOrder struct {
+	ID                  string
+	Version             int64
+	Createdat           *string
+	DeliveryDate        *string
+	Description         *string
+	ExternalID          *string
+	Financer            *string
+	Fulfiller           *string
+	Lastupdated         *string
+	PurchaseDate        *string
+	PurchaseOrderHash   *string
+	PurchaseOrderName   *string
+	PurchaseOrderNumber *string
+	PurchaseOrderStatus *string
+	Purchaser           *string
+	Subtotal            *string
+	Total               *string
+	Vendor              *string
+	TransactionID       *string
+}
 
 // purchaseOrderInput is a decoded PurchaseOrder body: for each member, whether it
 // was given and whether it was null.
@@ -162,7 +185,7 @@ func (in *purchaseOrderInput) Then(creating bool) ([]engine.Step, error) {
 }
 
 // appendPurchaseOrder appends a PurchaseOrder as JSON, every member present.
-func appendPurchaseOrder(b []byte, e *ent.PurchaseOrder) []byte {
+func appendPurchaseOrder(b []byte, e *PurchaseOrder) []byte {
 	b = append(b, "{\"id\":"...)
 	b = wire.AppendString(b, e.ID)
 	b = append(b, ",\"version\":"...)
@@ -208,7 +231,7 @@ func appendPurchaseOrder(b []byte, e *ent.PurchaseOrder) []byte {
 // columns that the record's pointers then point into, so a record read costs
 // one allocation.
 type purchaseOrderRow struct {
-	e   ent.PurchaseOrder
+	e   PurchaseOrder
 	f2  sql.NullString
 	f3  sql.NullString
 	f4  sql.NullString
@@ -229,7 +252,7 @@ type purchaseOrderRow struct {
 }
 
 // scanPurchaseOrder reads one row of purchaseOrderResource.Select.
-func scanPurchaseOrder(rows engine.Row) (*ent.PurchaseOrder, error) {
+func scanPurchaseOrder(rows engine.Row) (*PurchaseOrder, error) {
 	r := new(purchaseOrderRow)
 	if err := rows.Scan(&r.e.ID, &r.e.Version, &r.f2, &r.f3, &r.f4, &r.f5, &r.f6, &r.f7, &r.f8, &r.f9, &r.f10, &r.f11, &r.f12, &r.f13, &r.f14, &r.f15, &r.f16, &r.f17, &r.f18); err != nil {
 		return nil, err
@@ -289,29 +312,29 @@ func scanPurchaseOrder(rows engine.Row) (*ent.PurchaseOrder, error) {
 }
 
 // purchaseOrderResource is PurchaseOrder for the runtime.
-var purchaseOrderResource = &engine.Resource[ent.PurchaseOrder]{
+var purchaseOrderResource = &engine.Resource[PurchaseOrder]{
 	Type:    "PurchaseOrder",
 	Plural:  "purchase_orders",
 	Object:  "purchase_order",
 	Members: []string{"createdat", "delivery_date", "description", "external_id", "financer", "fulfiller", "lastupdated", "purchase_date", "purchase_order_hash", "purchase_order_name", "purchase_order_number", "purchase_order_status", "purchaser", "subtotal", "total", "transaction_id", "vendor"},
-	Fields: []engine.Field[ent.PurchaseOrder]{
+	Fields: []engine.Field[PurchaseOrder]{
 		{
 			Member: "id", Column: "id", Type: spec.String,
-			Append: func(b []byte, e *ent.PurchaseOrder) []byte { return wire.AppendString(b, e.ID) },
+			Append: func(b []byte, e *PurchaseOrder) []byte { return wire.AppendString(b, e.ID) },
 			Parse:  engine.Parse(wire.ID),
-			Value:  func(e *ent.PurchaseOrder) any { return e.ID },
+			Value:  func(e *PurchaseOrder) any { return e.ID },
 		},
 		{
 			Member: "version", Column: "version", Type: spec.Integer,
-			Append: func(b []byte, e *ent.PurchaseOrder) []byte { return wire.AppendInt(b, int64(e.Version)) },
+			Append: func(b []byte, e *PurchaseOrder) []byte { return wire.AppendInt(b, int64(e.Version)) },
 			Parse:  engine.Parse(wire.Int64),
-			Value:  func(e *ent.PurchaseOrder) any { return e.Version },
+			Value:  func(e *PurchaseOrder) any { return e.Version },
 		},
 		{
 			Member: "createdat", Column: "createdat", Type: spec.String, Sortable: true,
-			Append: func(b []byte, e *ent.PurchaseOrder) []byte { return wire.AppendStringPtr(b, e.Createdat) },
+			Append: func(b []byte, e *PurchaseOrder) []byte { return wire.AppendStringPtr(b, e.Createdat) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.PurchaseOrder) any {
+			Value: func(e *PurchaseOrder) any {
 				if e.Createdat == nil {
 					return nil
 				}
@@ -320,9 +343,9 @@ var purchaseOrderResource = &engine.Resource[ent.PurchaseOrder]{
 		},
 		{
 			Member: "delivery_date", Column: "delivery_date", Type: spec.String,
-			Append: func(b []byte, e *ent.PurchaseOrder) []byte { return wire.AppendStringPtr(b, e.DeliveryDate) },
+			Append: func(b []byte, e *PurchaseOrder) []byte { return wire.AppendStringPtr(b, e.DeliveryDate) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.PurchaseOrder) any {
+			Value: func(e *PurchaseOrder) any {
 				if e.DeliveryDate == nil {
 					return nil
 				}
@@ -331,9 +354,9 @@ var purchaseOrderResource = &engine.Resource[ent.PurchaseOrder]{
 		},
 		{
 			Member: "description", Column: "description", Type: spec.String,
-			Append: func(b []byte, e *ent.PurchaseOrder) []byte { return wire.AppendStringPtr(b, e.Description) },
+			Append: func(b []byte, e *PurchaseOrder) []byte { return wire.AppendStringPtr(b, e.Description) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.PurchaseOrder) any {
+			Value: func(e *PurchaseOrder) any {
 				if e.Description == nil {
 					return nil
 				}
@@ -342,9 +365,9 @@ var purchaseOrderResource = &engine.Resource[ent.PurchaseOrder]{
 		},
 		{
 			Member: "external_id", Column: "external_id", Type: spec.String,
-			Append: func(b []byte, e *ent.PurchaseOrder) []byte { return wire.AppendStringPtr(b, e.ExternalID) },
+			Append: func(b []byte, e *PurchaseOrder) []byte { return wire.AppendStringPtr(b, e.ExternalID) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.PurchaseOrder) any {
+			Value: func(e *PurchaseOrder) any {
 				if e.ExternalID == nil {
 					return nil
 				}
@@ -353,9 +376,9 @@ var purchaseOrderResource = &engine.Resource[ent.PurchaseOrder]{
 		},
 		{
 			Member: "financer", Column: "financer", Type: spec.String,
-			Append: func(b []byte, e *ent.PurchaseOrder) []byte { return wire.AppendStringPtr(b, e.Financer) },
+			Append: func(b []byte, e *PurchaseOrder) []byte { return wire.AppendStringPtr(b, e.Financer) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.PurchaseOrder) any {
+			Value: func(e *PurchaseOrder) any {
 				if e.Financer == nil {
 					return nil
 				}
@@ -364,9 +387,9 @@ var purchaseOrderResource = &engine.Resource[ent.PurchaseOrder]{
 		},
 		{
 			Member: "fulfiller", Column: "fulfiller", Type: spec.String,
-			Append: func(b []byte, e *ent.PurchaseOrder) []byte { return wire.AppendStringPtr(b, e.Fulfiller) },
+			Append: func(b []byte, e *PurchaseOrder) []byte { return wire.AppendStringPtr(b, e.Fulfiller) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.PurchaseOrder) any {
+			Value: func(e *PurchaseOrder) any {
 				if e.Fulfiller == nil {
 					return nil
 				}
@@ -375,9 +398,9 @@ var purchaseOrderResource = &engine.Resource[ent.PurchaseOrder]{
 		},
 		{
 			Member: "lastupdated", Column: "lastupdated", Type: spec.String,
-			Append: func(b []byte, e *ent.PurchaseOrder) []byte { return wire.AppendStringPtr(b, e.Lastupdated) },
+			Append: func(b []byte, e *PurchaseOrder) []byte { return wire.AppendStringPtr(b, e.Lastupdated) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.PurchaseOrder) any {
+			Value: func(e *PurchaseOrder) any {
 				if e.Lastupdated == nil {
 					return nil
 				}
@@ -386,9 +409,9 @@ var purchaseOrderResource = &engine.Resource[ent.PurchaseOrder]{
 		},
 		{
 			Member: "purchase_date", Column: "purchase_date", Type: spec.String,
-			Append: func(b []byte, e *ent.PurchaseOrder) []byte { return wire.AppendStringPtr(b, e.PurchaseDate) },
+			Append: func(b []byte, e *PurchaseOrder) []byte { return wire.AppendStringPtr(b, e.PurchaseDate) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.PurchaseOrder) any {
+			Value: func(e *PurchaseOrder) any {
 				if e.PurchaseDate == nil {
 					return nil
 				}
@@ -397,9 +420,9 @@ var purchaseOrderResource = &engine.Resource[ent.PurchaseOrder]{
 		},
 		{
 			Member: "purchase_order_hash", Column: "purchase_order_hash", Type: spec.String,
-			Append: func(b []byte, e *ent.PurchaseOrder) []byte { return wire.AppendStringPtr(b, e.PurchaseOrderHash) },
+			Append: func(b []byte, e *PurchaseOrder) []byte { return wire.AppendStringPtr(b, e.PurchaseOrderHash) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.PurchaseOrder) any {
+			Value: func(e *PurchaseOrder) any {
 				if e.PurchaseOrderHash == nil {
 					return nil
 				}
@@ -408,9 +431,9 @@ var purchaseOrderResource = &engine.Resource[ent.PurchaseOrder]{
 		},
 		{
 			Member: "purchase_order_name", Column: "purchase_order_name", Type: spec.String,
-			Append: func(b []byte, e *ent.PurchaseOrder) []byte { return wire.AppendStringPtr(b, e.PurchaseOrderName) },
+			Append: func(b []byte, e *PurchaseOrder) []byte { return wire.AppendStringPtr(b, e.PurchaseOrderName) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.PurchaseOrder) any {
+			Value: func(e *PurchaseOrder) any {
 				if e.PurchaseOrderName == nil {
 					return nil
 				}
@@ -419,9 +442,9 @@ var purchaseOrderResource = &engine.Resource[ent.PurchaseOrder]{
 		},
 		{
 			Member: "purchase_order_number", Column: "purchase_order_number", Type: spec.String,
-			Append: func(b []byte, e *ent.PurchaseOrder) []byte { return wire.AppendStringPtr(b, e.PurchaseOrderNumber) },
+			Append: func(b []byte, e *PurchaseOrder) []byte { return wire.AppendStringPtr(b, e.PurchaseOrderNumber) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.PurchaseOrder) any {
+			Value: func(e *PurchaseOrder) any {
 				if e.PurchaseOrderNumber == nil {
 					return nil
 				}
@@ -430,9 +453,9 @@ var purchaseOrderResource = &engine.Resource[ent.PurchaseOrder]{
 		},
 		{
 			Member: "purchase_order_status", Column: "purchase_order_status", Type: spec.String, Sortable: true,
-			Append: func(b []byte, e *ent.PurchaseOrder) []byte { return wire.AppendStringPtr(b, e.PurchaseOrderStatus) },
+			Append: func(b []byte, e *PurchaseOrder) []byte { return wire.AppendStringPtr(b, e.PurchaseOrderStatus) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.PurchaseOrder) any {
+			Value: func(e *PurchaseOrder) any {
 				if e.PurchaseOrderStatus == nil {
 					return nil
 				}
@@ -441,9 +464,9 @@ var purchaseOrderResource = &engine.Resource[ent.PurchaseOrder]{
 		},
 		{
 			Member: "purchaser", Column: "purchaser", Type: spec.String,
-			Append: func(b []byte, e *ent.PurchaseOrder) []byte { return wire.AppendStringPtr(b, e.Purchaser) },
+			Append: func(b []byte, e *PurchaseOrder) []byte { return wire.AppendStringPtr(b, e.Purchaser) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.PurchaseOrder) any {
+			Value: func(e *PurchaseOrder) any {
 				if e.Purchaser == nil {
 					return nil
 				}
@@ -452,9 +475,9 @@ var purchaseOrderResource = &engine.Resource[ent.PurchaseOrder]{
 		},
 		{
 			Member: "subtotal", Column: "subtotal", Type: spec.String,
-			Append: func(b []byte, e *ent.PurchaseOrder) []byte { return wire.AppendStringPtr(b, e.Subtotal) },
+			Append: func(b []byte, e *PurchaseOrder) []byte { return wire.AppendStringPtr(b, e.Subtotal) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.PurchaseOrder) any {
+			Value: func(e *PurchaseOrder) any {
 				if e.Subtotal == nil {
 					return nil
 				}
@@ -463,9 +486,9 @@ var purchaseOrderResource = &engine.Resource[ent.PurchaseOrder]{
 		},
 		{
 			Member: "total", Column: "total", Type: spec.String,
-			Append: func(b []byte, e *ent.PurchaseOrder) []byte { return wire.AppendStringPtr(b, e.Total) },
+			Append: func(b []byte, e *PurchaseOrder) []byte { return wire.AppendStringPtr(b, e.Total) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.PurchaseOrder) any {
+			Value: func(e *PurchaseOrder) any {
 				if e.Total == nil {
 					return nil
 				}
@@ -474,9 +497,9 @@ var purchaseOrderResource = &engine.Resource[ent.PurchaseOrder]{
 		},
 		{
 			Member: "vendor", Column: "vendor", Type: spec.String,
-			Append: func(b []byte, e *ent.PurchaseOrder) []byte { return wire.AppendStringPtr(b, e.Vendor) },
+			Append: func(b []byte, e *PurchaseOrder) []byte { return wire.AppendStringPtr(b, e.Vendor) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.PurchaseOrder) any {
+			Value: func(e *PurchaseOrder) any {
 				if e.Vendor == nil {
 					return nil
 				}
@@ -485,9 +508,9 @@ var purchaseOrderResource = &engine.Resource[ent.PurchaseOrder]{
 		},
 		{
 			Member: "transaction_id", Column: "transaction_id", Type: spec.String,
-			Append: func(b []byte, e *ent.PurchaseOrder) []byte { return wire.AppendStringPtr(b, e.TransactionID) },
+			Append: func(b []byte, e *PurchaseOrder) []byte { return wire.AppendStringPtr(b, e.TransactionID) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.PurchaseOrder) any {
+			Value: func(e *PurchaseOrder) any {
 				if e.TransactionID == nil {
 					return nil
 				}
@@ -496,12 +519,12 @@ var purchaseOrderResource = &engine.Resource[ent.PurchaseOrder]{
 		},
 	},
 	Unique:   map[string]string{"id": "id"},
-	NewInput: func() engine.Input[ent.PurchaseOrder] { return new(purchaseOrderInput) },
+	NewInput: func() engine.Input[PurchaseOrder] { return new(purchaseOrderInput) },
 	Encode:   appendPurchaseOrder,
-	ID:       func(e *ent.PurchaseOrder) string { return e.ID },
+	ID:       func(e *PurchaseOrder) string { return e.ID },
 	Table:    "purchase_orders",
 	Select:   "SELECT \"id\", \"version\", \"createdat\", \"delivery_date\", \"description\", \"external_id\", \"financer\", \"fulfiller\", \"lastupdated\", \"purchase_date\", \"purchase_order_hash\", \"purchase_order_name\", \"purchase_order_number\", \"purchase_order_status\", \"purchaser\", \"subtotal\", \"total\", \"vendor\", \"transaction_id\" FROM \"purchase_orders\"",
 	Columns:  []string{"id", "version", "createdat", "delivery_date", "description", "external_id", "financer", "fulfiller", "lastupdated", "purchase_date", "purchase_order_hash", "purchase_order_name", "purchase_order_number", "purchase_order_status", "purchaser", "subtotal", "total", "vendor", "transaction_id"},
 	Scan:     scanPurchaseOrder,
-	Version:  func(e *ent.PurchaseOrder) int64 { return e.Version },
+	Version:  func(e *PurchaseOrder) int64 { return e.Version },
 }

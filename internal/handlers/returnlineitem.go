@@ -5,11 +5,26 @@ package handlers
 import (
 	"database/sql"
 
-	"records/ent"
 	"records/internal/engine"
 	"records/internal/spec"
 	"records/internal/wire"
 )
+
+// ReturnLineItem is a ReturnLineItem record as a read scans it and an answer
+// encodes it.
+type ReturnLineItem struct {
+	ID               string
+	Version          int64
+	Amount           *string
+	Condition        *string
+	FlatRateShipping *string
+	Name             *string
+	Price            *string
+	ReturnID         *string
+	SerialNumber     *string
+	Sku              *string
+	TaxRefunded      *string
+}
 
 // returnLineItemInput is a decoded ReturnLineItem body: for each member, whether it
 // was given and whether it was null.
@@ -107,7 +122,7 @@ func (in *returnLineItemInput) Then(creating bool) ([]engine.Step, error) {
 }
 
 // appendReturnLineItem appends a ReturnLineItem as JSON, every member present.
-func appendReturnLineItem(b []byte, e *ent.ReturnLineItem) []byte {
+func appendReturnLineItem(b []byte, e *ReturnLineItem) []byte {
 	b = append(b, "{\"id\":"...)
 	b = wire.AppendString(b, e.ID)
 	b = append(b, ",\"version\":"...)
@@ -137,7 +152,7 @@ func appendReturnLineItem(b []byte, e *ent.ReturnLineItem) []byte {
 // columns that the record's pointers then point into, so a record read costs
 // one allocation.
 type returnLineItemRow struct {
-	e   ent.ReturnLineItem
+	e   ReturnLineItem
 	f2  sql.NullString
 	f3  sql.NullString
 	f4  sql.NullString
@@ -150,7 +165,7 @@ type returnLineItemRow struct {
 }
 
 // scanReturnLineItem reads one row of returnLineItemResource.Select.
-func scanReturnLineItem(rows engine.Row) (*ent.ReturnLineItem, error) {
+func scanReturnLineItem(rows engine.Row) (*ReturnLineItem, error) {
 	r := new(returnLineItemRow)
 	if err := rows.Scan(&r.e.ID, &r.e.Version, &r.f2, &r.f3, &r.f4, &r.f5, &r.f6, &r.f7, &r.f8, &r.f9, &r.f10); err != nil {
 		return nil, err
@@ -186,29 +201,29 @@ func scanReturnLineItem(rows engine.Row) (*ent.ReturnLineItem, error) {
 }
 
 // returnLineItemResource is ReturnLineItem for the runtime.
-var returnLineItemResource = &engine.Resource[ent.ReturnLineItem]{
+var returnLineItemResource = &engine.Resource[ReturnLineItem]{
 	Type:    "ReturnLineItem",
 	Plural:  "return_line_items",
 	Object:  "return_line_item",
 	Members: []string{"amount", "condition", "flat_rate_shipping", "name", "price", "return_id", "serial_number", "sku", "tax_refunded"},
-	Fields: []engine.Field[ent.ReturnLineItem]{
+	Fields: []engine.Field[ReturnLineItem]{
 		{
 			Member: "id", Column: "id", Type: spec.String,
-			Append: func(b []byte, e *ent.ReturnLineItem) []byte { return wire.AppendString(b, e.ID) },
+			Append: func(b []byte, e *ReturnLineItem) []byte { return wire.AppendString(b, e.ID) },
 			Parse:  engine.Parse(wire.ID),
-			Value:  func(e *ent.ReturnLineItem) any { return e.ID },
+			Value:  func(e *ReturnLineItem) any { return e.ID },
 		},
 		{
 			Member: "version", Column: "version", Type: spec.Integer,
-			Append: func(b []byte, e *ent.ReturnLineItem) []byte { return wire.AppendInt(b, int64(e.Version)) },
+			Append: func(b []byte, e *ReturnLineItem) []byte { return wire.AppendInt(b, int64(e.Version)) },
 			Parse:  engine.Parse(wire.Int64),
-			Value:  func(e *ent.ReturnLineItem) any { return e.Version },
+			Value:  func(e *ReturnLineItem) any { return e.Version },
 		},
 		{
 			Member: "amount", Column: "amount", Type: spec.String,
-			Append: func(b []byte, e *ent.ReturnLineItem) []byte { return wire.AppendStringPtr(b, e.Amount) },
+			Append: func(b []byte, e *ReturnLineItem) []byte { return wire.AppendStringPtr(b, e.Amount) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.ReturnLineItem) any {
+			Value: func(e *ReturnLineItem) any {
 				if e.Amount == nil {
 					return nil
 				}
@@ -217,9 +232,9 @@ var returnLineItemResource = &engine.Resource[ent.ReturnLineItem]{
 		},
 		{
 			Member: "condition", Column: "condition", Type: spec.String,
-			Append: func(b []byte, e *ent.ReturnLineItem) []byte { return wire.AppendStringPtr(b, e.Condition) },
+			Append: func(b []byte, e *ReturnLineItem) []byte { return wire.AppendStringPtr(b, e.Condition) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.ReturnLineItem) any {
+			Value: func(e *ReturnLineItem) any {
 				if e.Condition == nil {
 					return nil
 				}
@@ -228,9 +243,9 @@ var returnLineItemResource = &engine.Resource[ent.ReturnLineItem]{
 		},
 		{
 			Member: "flat_rate_shipping", Column: "flat_rate_shipping", Type: spec.String,
-			Append: func(b []byte, e *ent.ReturnLineItem) []byte { return wire.AppendStringPtr(b, e.FlatRateShipping) },
+			Append: func(b []byte, e *ReturnLineItem) []byte { return wire.AppendStringPtr(b, e.FlatRateShipping) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.ReturnLineItem) any {
+			Value: func(e *ReturnLineItem) any {
 				if e.FlatRateShipping == nil {
 					return nil
 				}
@@ -239,9 +254,9 @@ var returnLineItemResource = &engine.Resource[ent.ReturnLineItem]{
 		},
 		{
 			Member: "name", Column: "name", Type: spec.String,
-			Append: func(b []byte, e *ent.ReturnLineItem) []byte { return wire.AppendStringPtr(b, e.Name) },
+			Append: func(b []byte, e *ReturnLineItem) []byte { return wire.AppendStringPtr(b, e.Name) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.ReturnLineItem) any {
+			Value: func(e *ReturnLineItem) any {
 				if e.Name == nil {
 					return nil
 				}
@@ -250,9 +265,9 @@ var returnLineItemResource = &engine.Resource[ent.ReturnLineItem]{
 		},
 		{
 			Member: "price", Column: "price", Type: spec.String,
-			Append: func(b []byte, e *ent.ReturnLineItem) []byte { return wire.AppendStringPtr(b, e.Price) },
+			Append: func(b []byte, e *ReturnLineItem) []byte { return wire.AppendStringPtr(b, e.Price) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.ReturnLineItem) any {
+			Value: func(e *ReturnLineItem) any {
 				if e.Price == nil {
 					return nil
 				}
@@ -261,9 +276,9 @@ var returnLineItemResource = &engine.Resource[ent.ReturnLineItem]{
 		},
 		{
 			Member: "return_id", Column: "return_id", Type: spec.String,
-			Append: func(b []byte, e *ent.ReturnLineItem) []byte { return wire.AppendStringPtr(b, e.ReturnID) },
+			Append: func(b []byte, e *ReturnLineItem) []byte { return wire.AppendStringPtr(b, e.ReturnID) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.ReturnLineItem) any {
+			Value: func(e *ReturnLineItem) any {
 				if e.ReturnID == nil {
 					return nil
 				}
@@ -272,9 +287,9 @@ var returnLineItemResource = &engine.Resource[ent.ReturnLineItem]{
 		},
 		{
 			Member: "serial_number", Column: "serial_number", Type: spec.String,
-			Append: func(b []byte, e *ent.ReturnLineItem) []byte { return wire.AppendStringPtr(b, e.SerialNumber) },
+			Append: func(b []byte, e *ReturnLineItem) []byte { return wire.AppendStringPtr(b, e.SerialNumber) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.ReturnLineItem) any {
+			Value: func(e *ReturnLineItem) any {
 				if e.SerialNumber == nil {
 					return nil
 				}
@@ -283,9 +298,9 @@ var returnLineItemResource = &engine.Resource[ent.ReturnLineItem]{
 		},
 		{
 			Member: "sku", Column: "sku", Type: spec.String,
-			Append: func(b []byte, e *ent.ReturnLineItem) []byte { return wire.AppendStringPtr(b, e.Sku) },
+			Append: func(b []byte, e *ReturnLineItem) []byte { return wire.AppendStringPtr(b, e.Sku) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.ReturnLineItem) any {
+			Value: func(e *ReturnLineItem) any {
 				if e.Sku == nil {
 					return nil
 				}
@@ -294,9 +309,9 @@ var returnLineItemResource = &engine.Resource[ent.ReturnLineItem]{
 		},
 		{
 			Member: "tax_refunded", Column: "tax_refunded", Type: spec.String,
-			Append: func(b []byte, e *ent.ReturnLineItem) []byte { return wire.AppendStringPtr(b, e.TaxRefunded) },
+			Append: func(b []byte, e *ReturnLineItem) []byte { return wire.AppendStringPtr(b, e.TaxRefunded) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.ReturnLineItem) any {
+			Value: func(e *ReturnLineItem) any {
 				if e.TaxRefunded == nil {
 					return nil
 				}
@@ -305,20 +320,20 @@ var returnLineItemResource = &engine.Resource[ent.ReturnLineItem]{
 		},
 	},
 	Unique:   map[string]string{"id": "id"},
-	NewInput: func() engine.Input[ent.ReturnLineItem] { return new(returnLineItemInput) },
+	NewInput: func() engine.Input[ReturnLineItem] { return new(returnLineItemInput) },
 	Encode:   appendReturnLineItem,
-	ID:       func(e *ent.ReturnLineItem) string { return e.ID },
+	ID:       func(e *ReturnLineItem) string { return e.ID },
 	Table:    "return_line_items",
 	Select:   "SELECT \"id\", \"version\", \"amount\", \"condition\", \"flat_rate_shipping\", \"name\", \"price\", \"return_id\", \"serial_number\", \"sku\", \"tax_refunded\" FROM \"return_line_items\"",
 	Columns:  []string{"id", "version", "amount", "condition", "flat_rate_shipping", "name", "price", "return_id", "serial_number", "sku", "tax_refunded"},
 	Scan:     scanReturnLineItem,
-	Version:  func(e *ent.ReturnLineItem) int64 { return e.Version },
+	Version:  func(e *ReturnLineItem) int64 { return e.Version },
 }
 
 // The related records a read of ReturnLineItem can expand; set at init, as the
 // resources refer to one another.
 func init() {
-	returnLineItemResource.Edges = []engine.Edge[ent.ReturnLineItem]{
-		{Name: "return", Load: engine.ExpandParent(returnRecordResource, func(e *ent.ReturnLineItem) *string { return e.ReturnID })},
+	returnLineItemResource.Edges = []engine.Edge[ReturnLineItem]{
+		{Name: "return", Load: engine.ExpandParent(returnRecordResource, func(e *ReturnLineItem) *string { return e.ReturnID })},
 	}
 }

@@ -5,12 +5,42 @@ package handlers
 import (
 	"database/sql"
 
-	"records/ent"
 	"records/internal/engine"
 	"records/internal/spec"
 	"records/internal/stamp"
 	"records/internal/wire"
 )
+
+// ReturnRecord is a Return record as a read scans it and an answer
+// encodes it.
+type ReturnRecord struct {
+	ID                  string
+	Version             int64
+	OrderID             *string
+	Description         *string
+	Issue               *string
+	Status              *string
+	TrackingNumber      *string
+	ActionNeeded        *string
+	CustomerEmail       *string
+	Rma                 *string
+	SerialNumber        *string
+	ScannedSerialNumber *string
+	HelpdeskNumber      *string
+	EnteredBy           *string
+	OrderDate           *string
+	ShippedDate         *string
+	RequestedDate       *string
+	Condition           *string
+	ReportedCondition   *string
+	CreatedDate         *string
+	Amount              *string
+	FlatRateShipping    *string
+	CustomerID          *string
+	ReasonCategory      *string
+	TaxRefunded         *string
+	TotalRefunded       *string
+}
 
 // returnRecordInput is a decoded Return body: for each member, whether it
 // was given and whether it was null.
@@ -199,7 +229,7 @@ func (in *returnRecordInput) Then(creating bool) ([]engine.Step, error) {
 }
 
 // appendReturnRecord appends a Return as JSON, every member present.
-func appendReturnRecord(b []byte, e *ent.ReturnRecord) []byte {
+func appendReturnRecord(b []byte, e *ReturnRecord) []byte {
 	b = append(b, "{\"id\":"...)
 	b = wire.AppendString(b, e.ID)
 	b = append(b, ",\"version\":"...)
@@ -259,7 +289,7 @@ func appendReturnRecord(b []byte, e *ent.ReturnRecord) []byte {
 // columns that the record's pointers then point into, so a record read costs
 // one allocation.
 type returnRecordRow struct {
-	e   ent.ReturnRecord
+	e   ReturnRecord
 	f2  sql.NullString
 	f3  sql.NullString
 	f4  sql.NullString
@@ -287,7 +317,7 @@ type returnRecordRow struct {
 }
 
 // scanReturnRecord reads one row of returnRecordResource.Select.
-func scanReturnRecord(rows engine.Row) (*ent.ReturnRecord, error) {
+func scanReturnRecord(rows engine.Row) (*ReturnRecord, error) {
 	r := new(returnRecordRow)
 	if err := rows.Scan(&r.e.ID, &r.e.Version, &r.f2, &r.f3, &r.f4, &r.f5, &r.f6, &r.f7, &r.f8, &r.f9, &r.f10, &r.f11, &r.f12, &r.f13, &r.f14, &r.f15, &r.f16, &r.f17, &r.f18, &r.f19, &r.f20, &r.f21, &r.f22, &r.f23, &r.f24, &r.f25); err != nil {
 		return nil, err
@@ -368,29 +398,29 @@ func scanReturnRecord(rows engine.Row) (*ent.ReturnRecord, error) {
 }
 
 // returnRecordResource is Return for the runtime.
-var returnRecordResource = &engine.Resource[ent.ReturnRecord]{
+var returnRecordResource = &engine.Resource[ReturnRecord]{
 	Type:    "Return",
 	Plural:  "returns",
 	Object:  "return",
 	Members: []string{"action_needed", "amount", "condition", "created_date", "customerEmail", "customer_id", "description", "enteredBy", "flat_rate_shipping", "helpdesk_number", "issue", "order_date", "order_id", "reason_category", "reported_condition", "requested_date", "rma", "scanned_serial_number", "serial_number", "shipped_date", "status", "tax_refunded", "total_refunded", "tracking_number"},
-	Fields: []engine.Field[ent.ReturnRecord]{
+	Fields: []engine.Field[ReturnRecord]{
 		{
 			Member: "id", Column: "id", Type: spec.String,
-			Append: func(b []byte, e *ent.ReturnRecord) []byte { return wire.AppendString(b, e.ID) },
+			Append: func(b []byte, e *ReturnRecord) []byte { return wire.AppendString(b, e.ID) },
 			Parse:  engine.Parse(wire.ID),
-			Value:  func(e *ent.ReturnRecord) any { return e.ID },
+			Value:  func(e *ReturnRecord) any { return e.ID },
 		},
 		{
 			Member: "version", Column: "version", Type: spec.Integer,
-			Append: func(b []byte, e *ent.ReturnRecord) []byte { return wire.AppendInt(b, int64(e.Version)) },
+			Append: func(b []byte, e *ReturnRecord) []byte { return wire.AppendInt(b, int64(e.Version)) },
 			Parse:  engine.Parse(wire.Int64),
-			Value:  func(e *ent.ReturnRecord) any { return e.Version },
+			Value:  func(e *ReturnRecord) any { return e.Version },
 		},
 		{
 			Member: "order_id", Column: "order_id", Type: spec.String,
-			Append: func(b []byte, e *ent.ReturnRecord) []byte { return wire.AppendStringPtr(b, e.OrderID) },
+			Append: func(b []byte, e *ReturnRecord) []byte { return wire.AppendStringPtr(b, e.OrderID) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.ReturnRecord) any {
+			Value: func(e *ReturnRecord) any {
 				if e.OrderID == nil {
 					return nil
 				}
@@ -399,9 +429,9 @@ var returnRecordResource = &engine.Resource[ent.ReturnRecord]{
 		},
 		{
 			Member: "description", Column: "description", Type: spec.String,
-			Append: func(b []byte, e *ent.ReturnRecord) []byte { return wire.AppendStringPtr(b, e.Description) },
+			Append: func(b []byte, e *ReturnRecord) []byte { return wire.AppendStringPtr(b, e.Description) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.ReturnRecord) any {
+			Value: func(e *ReturnRecord) any {
 				if e.Description == nil {
 					return nil
 				}
@@ -410,9 +440,9 @@ var returnRecordResource = &engine.Resource[ent.ReturnRecord]{
 		},
 		{
 			Member: "issue", Column: "issue", Type: spec.String,
-			Append: func(b []byte, e *ent.ReturnRecord) []byte { return wire.AppendStringPtr(b, e.Issue) },
+			Append: func(b []byte, e *ReturnRecord) []byte { return wire.AppendStringPtr(b, e.Issue) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.ReturnRecord) any {
+			Value: func(e *ReturnRecord) any {
 				if e.Issue == nil {
 					return nil
 				}
@@ -421,9 +451,9 @@ var returnRecordResource = &engine.Resource[ent.ReturnRecord]{
 		},
 		{
 			Member: "status", Column: "status", Type: spec.String, Sortable: true,
-			Append: func(b []byte, e *ent.ReturnRecord) []byte { return wire.AppendStringPtr(b, e.Status) },
+			Append: func(b []byte, e *ReturnRecord) []byte { return wire.AppendStringPtr(b, e.Status) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.ReturnRecord) any {
+			Value: func(e *ReturnRecord) any {
 				if e.Status == nil {
 					return nil
 				}
@@ -432,9 +462,9 @@ var returnRecordResource = &engine.Resource[ent.ReturnRecord]{
 		},
 		{
 			Member: "tracking_number", Column: "tracking_number", Type: spec.String,
-			Append: func(b []byte, e *ent.ReturnRecord) []byte { return wire.AppendStringPtr(b, e.TrackingNumber) },
+			Append: func(b []byte, e *ReturnRecord) []byte { return wire.AppendStringPtr(b, e.TrackingNumber) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.ReturnRecord) any {
+			Value: func(e *ReturnRecord) any {
 				if e.TrackingNumber == nil {
 					return nil
 				}
@@ -443,9 +473,9 @@ var returnRecordResource = &engine.Resource[ent.ReturnRecord]{
 		},
 		{
 			Member: "action_needed", Column: "action_needed", Type: spec.String,
-			Append: func(b []byte, e *ent.ReturnRecord) []byte { return wire.AppendStringPtr(b, e.ActionNeeded) },
+			Append: func(b []byte, e *ReturnRecord) []byte { return wire.AppendStringPtr(b, e.ActionNeeded) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.ReturnRecord) any {
+			Value: func(e *ReturnRecord) any {
 				if e.ActionNeeded == nil {
 					return nil
 				}
@@ -454,9 +484,9 @@ var returnRecordResource = &engine.Resource[ent.ReturnRecord]{
 		},
 		{
 			Member: "customerEmail", Column: "customer_email", Type: spec.String,
-			Append: func(b []byte, e *ent.ReturnRecord) []byte { return wire.AppendStringPtr(b, e.CustomerEmail) },
+			Append: func(b []byte, e *ReturnRecord) []byte { return wire.AppendStringPtr(b, e.CustomerEmail) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.ReturnRecord) any {
+			Value: func(e *ReturnRecord) any {
 				if e.CustomerEmail == nil {
 					return nil
 				}
@@ -465,9 +495,9 @@ var returnRecordResource = &engine.Resource[ent.ReturnRecord]{
 		},
 		{
 			Member: "rma", Column: "rma", Type: spec.String,
-			Append: func(b []byte, e *ent.ReturnRecord) []byte { return wire.AppendStringPtr(b, e.Rma) },
+			Append: func(b []byte, e *ReturnRecord) []byte { return wire.AppendStringPtr(b, e.Rma) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.ReturnRecord) any {
+			Value: func(e *ReturnRecord) any {
 				if e.Rma == nil {
 					return nil
 				}
@@ -476,9 +506,9 @@ var returnRecordResource = &engine.Resource[ent.ReturnRecord]{
 		},
 		{
 			Member: "serial_number", Column: "serial_number", Type: spec.String,
-			Append: func(b []byte, e *ent.ReturnRecord) []byte { return wire.AppendStringPtr(b, e.SerialNumber) },
+			Append: func(b []byte, e *ReturnRecord) []byte { return wire.AppendStringPtr(b, e.SerialNumber) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.ReturnRecord) any {
+			Value: func(e *ReturnRecord) any {
 				if e.SerialNumber == nil {
 					return nil
 				}
@@ -487,9 +517,9 @@ var returnRecordResource = &engine.Resource[ent.ReturnRecord]{
 		},
 		{
 			Member: "scanned_serial_number", Column: "scanned_serial_number", Type: spec.String,
-			Append: func(b []byte, e *ent.ReturnRecord) []byte { return wire.AppendStringPtr(b, e.ScannedSerialNumber) },
+			Append: func(b []byte, e *ReturnRecord) []byte { return wire.AppendStringPtr(b, e.ScannedSerialNumber) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.ReturnRecord) any {
+			Value: func(e *ReturnRecord) any {
 				if e.ScannedSerialNumber == nil {
 					return nil
 				}
@@ -498,9 +528,9 @@ var returnRecordResource = &engine.Resource[ent.ReturnRecord]{
 		},
 		{
 			Member: "helpdesk_number", Column: "helpdesk_number", Type: spec.String,
-			Append: func(b []byte, e *ent.ReturnRecord) []byte { return wire.AppendStringPtr(b, e.HelpdeskNumber) },
+			Append: func(b []byte, e *ReturnRecord) []byte { return wire.AppendStringPtr(b, e.HelpdeskNumber) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.ReturnRecord) any {
+			Value: func(e *ReturnRecord) any {
 				if e.HelpdeskNumber == nil {
 					return nil
 				}
@@ -509,9 +539,9 @@ var returnRecordResource = &engine.Resource[ent.ReturnRecord]{
 		},
 		{
 			Member: "enteredBy", Column: "entered_by", Type: spec.String,
-			Append: func(b []byte, e *ent.ReturnRecord) []byte { return wire.AppendStringPtr(b, e.EnteredBy) },
+			Append: func(b []byte, e *ReturnRecord) []byte { return wire.AppendStringPtr(b, e.EnteredBy) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.ReturnRecord) any {
+			Value: func(e *ReturnRecord) any {
 				if e.EnteredBy == nil {
 					return nil
 				}
@@ -520,9 +550,9 @@ var returnRecordResource = &engine.Resource[ent.ReturnRecord]{
 		},
 		{
 			Member: "order_date", Column: "order_date", Type: spec.String,
-			Append: func(b []byte, e *ent.ReturnRecord) []byte { return wire.AppendStringPtr(b, e.OrderDate) },
+			Append: func(b []byte, e *ReturnRecord) []byte { return wire.AppendStringPtr(b, e.OrderDate) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.ReturnRecord) any {
+			Value: func(e *ReturnRecord) any {
 				if e.OrderDate == nil {
 					return nil
 				}
@@ -531,9 +561,9 @@ var returnRecordResource = &engine.Resource[ent.ReturnRecord]{
 		},
 		{
 			Member: "shipped_date", Column: "shipped_date", Type: spec.String,
-			Append: func(b []byte, e *ent.ReturnRecord) []byte { return wire.AppendStringPtr(b, e.ShippedDate) },
+			Append: func(b []byte, e *ReturnRecord) []byte { return wire.AppendStringPtr(b, e.ShippedDate) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.ReturnRecord) any {
+			Value: func(e *ReturnRecord) any {
 				if e.ShippedDate == nil {
 					return nil
 				}
@@ -542,9 +572,9 @@ var returnRecordResource = &engine.Resource[ent.ReturnRecord]{
 		},
 		{
 			Member: "requested_date", Column: "requested_date", Type: spec.String,
-			Append: func(b []byte, e *ent.ReturnRecord) []byte { return wire.AppendStringPtr(b, e.RequestedDate) },
+			Append: func(b []byte, e *ReturnRecord) []byte { return wire.AppendStringPtr(b, e.RequestedDate) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.ReturnRecord) any {
+			Value: func(e *ReturnRecord) any {
 				if e.RequestedDate == nil {
 					return nil
 				}
@@ -553,9 +583,9 @@ var returnRecordResource = &engine.Resource[ent.ReturnRecord]{
 		},
 		{
 			Member: "condition", Column: "condition", Type: spec.String,
-			Append: func(b []byte, e *ent.ReturnRecord) []byte { return wire.AppendStringPtr(b, e.Condition) },
+			Append: func(b []byte, e *ReturnRecord) []byte { return wire.AppendStringPtr(b, e.Condition) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.ReturnRecord) any {
+			Value: func(e *ReturnRecord) any {
 				if e.Condition == nil {
 					return nil
 				}
@@ -564,9 +594,9 @@ var returnRecordResource = &engine.Resource[ent.ReturnRecord]{
 		},
 		{
 			Member: "reported_condition", Column: "reported_condition", Type: spec.String,
-			Append: func(b []byte, e *ent.ReturnRecord) []byte { return wire.AppendStringPtr(b, e.ReportedCondition) },
+			Append: func(b []byte, e *ReturnRecord) []byte { return wire.AppendStringPtr(b, e.ReportedCondition) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.ReturnRecord) any {
+			Value: func(e *ReturnRecord) any {
 				if e.ReportedCondition == nil {
 					return nil
 				}
@@ -575,9 +605,9 @@ var returnRecordResource = &engine.Resource[ent.ReturnRecord]{
 		},
 		{
 			Member: "created_date", Column: "created_date", Type: spec.String, Sortable: true,
-			Append: func(b []byte, e *ent.ReturnRecord) []byte { return wire.AppendStringPtr(b, e.CreatedDate) },
+			Append: func(b []byte, e *ReturnRecord) []byte { return wire.AppendStringPtr(b, e.CreatedDate) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.ReturnRecord) any {
+			Value: func(e *ReturnRecord) any {
 				if e.CreatedDate == nil {
 					return nil
 				}
@@ -586,9 +616,9 @@ var returnRecordResource = &engine.Resource[ent.ReturnRecord]{
 		},
 		{
 			Member: "amount", Column: "amount", Type: spec.String,
-			Append: func(b []byte, e *ent.ReturnRecord) []byte { return wire.AppendStringPtr(b, e.Amount) },
+			Append: func(b []byte, e *ReturnRecord) []byte { return wire.AppendStringPtr(b, e.Amount) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.ReturnRecord) any {
+			Value: func(e *ReturnRecord) any {
 				if e.Amount == nil {
 					return nil
 				}
@@ -597,9 +627,9 @@ var returnRecordResource = &engine.Resource[ent.ReturnRecord]{
 		},
 		{
 			Member: "flat_rate_shipping", Column: "flat_rate_shipping", Type: spec.String,
-			Append: func(b []byte, e *ent.ReturnRecord) []byte { return wire.AppendStringPtr(b, e.FlatRateShipping) },
+			Append: func(b []byte, e *ReturnRecord) []byte { return wire.AppendStringPtr(b, e.FlatRateShipping) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.ReturnRecord) any {
+			Value: func(e *ReturnRecord) any {
 				if e.FlatRateShipping == nil {
 					return nil
 				}
@@ -608,9 +638,9 @@ var returnRecordResource = &engine.Resource[ent.ReturnRecord]{
 		},
 		{
 			Member: "customer_id", Column: "customer_id", Type: spec.String,
-			Append: func(b []byte, e *ent.ReturnRecord) []byte { return wire.AppendStringPtr(b, e.CustomerID) },
+			Append: func(b []byte, e *ReturnRecord) []byte { return wire.AppendStringPtr(b, e.CustomerID) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.ReturnRecord) any {
+			Value: func(e *ReturnRecord) any {
 				if e.CustomerID == nil {
 					return nil
 				}
@@ -619,9 +649,9 @@ var returnRecordResource = &engine.Resource[ent.ReturnRecord]{
 		},
 		{
 			Member: "reason_category", Column: "reason_category", Type: spec.String,
-			Append: func(b []byte, e *ent.ReturnRecord) []byte { return wire.AppendStringPtr(b, e.ReasonCategory) },
+			Append: func(b []byte, e *ReturnRecord) []byte { return wire.AppendStringPtr(b, e.ReasonCategory) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.ReturnRecord) any {
+			Value: func(e *ReturnRecord) any {
 				if e.ReasonCategory == nil {
 					return nil
 				}
@@ -630,9 +660,9 @@ var returnRecordResource = &engine.Resource[ent.ReturnRecord]{
 		},
 		{
 			Member: "tax_refunded", Column: "tax_refunded", Type: spec.String,
-			Append: func(b []byte, e *ent.ReturnRecord) []byte { return wire.AppendStringPtr(b, e.TaxRefunded) },
+			Append: func(b []byte, e *ReturnRecord) []byte { return wire.AppendStringPtr(b, e.TaxRefunded) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.ReturnRecord) any {
+			Value: func(e *ReturnRecord) any {
 				if e.TaxRefunded == nil {
 					return nil
 				}
@@ -641,9 +671,9 @@ var returnRecordResource = &engine.Resource[ent.ReturnRecord]{
 		},
 		{
 			Member: "total_refunded", Column: "total_refunded", Type: spec.String,
-			Append: func(b []byte, e *ent.ReturnRecord) []byte { return wire.AppendStringPtr(b, e.TotalRefunded) },
+			Append: func(b []byte, e *ReturnRecord) []byte { return wire.AppendStringPtr(b, e.TotalRefunded) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.ReturnRecord) any {
+			Value: func(e *ReturnRecord) any {
 				if e.TotalRefunded == nil {
 					return nil
 				}
@@ -652,22 +682,22 @@ var returnRecordResource = &engine.Resource[ent.ReturnRecord]{
 		},
 	},
 	Unique:   map[string]string{"id": "id"},
-	NewInput: func() engine.Input[ent.ReturnRecord] { return new(returnRecordInput) },
+	NewInput: func() engine.Input[ReturnRecord] { return new(returnRecordInput) },
 	Encode:   appendReturnRecord,
-	ID:       func(e *ent.ReturnRecord) string { return e.ID },
+	ID:       func(e *ReturnRecord) string { return e.ID },
 	Table:    "returns",
 	Select:   "SELECT \"id\", \"version\", \"order_id\", \"description\", \"issue\", \"status\", \"tracking_number\", \"action_needed\", \"customer_email\", \"rma\", \"serial_number\", \"scanned_serial_number\", \"helpdesk_number\", \"entered_by\", \"order_date\", \"shipped_date\", \"requested_date\", \"condition\", \"reported_condition\", \"created_date\", \"amount\", \"flat_rate_shipping\", \"customer_id\", \"reason_category\", \"tax_refunded\", \"total_refunded\" FROM \"returns\"",
 	Columns:  []string{"id", "version", "order_id", "description", "issue", "status", "tracking_number", "action_needed", "customer_email", "rma", "serial_number", "scanned_serial_number", "helpdesk_number", "entered_by", "order_date", "shipped_date", "requested_date", "condition", "reported_condition", "created_date", "amount", "flat_rate_shipping", "customer_id", "reason_category", "tax_refunded", "total_refunded"},
 	Scan:     scanReturnRecord,
-	Version:  func(e *ent.ReturnRecord) int64 { return e.Version },
+	Version:  func(e *ReturnRecord) int64 { return e.Version },
 }
 
 // The related records a read of Return can expand; set at init, as the
 // resources refer to one another.
 func init() {
-	returnRecordResource.Edges = []engine.Edge[ent.ReturnRecord]{
+	returnRecordResource.Edges = []engine.Edge[ReturnRecord]{
 		{Name: "return_line_items", Load: engine.ExpandChildren(returnLineItemResource, "return_id",
-			func(e *ent.ReturnRecord) string { return e.ID },
-			func(c *ent.ReturnLineItem) *string { return c.ReturnID })},
+			func(e *ReturnRecord) string { return e.ID },
+			func(c *ReturnLineItem) *string { return c.ReturnID })},
 	}
 }

@@ -7,7 +7,6 @@
 package handlers
 
 import (
-	"records/ent"
 	"records/internal/edge"
 	"records/internal/engine"
 	"records/internal/spec"
@@ -15,13 +14,13 @@ import (
 )
 
 // opUpdateReturn is the operation "Update Return".
-var opUpdateReturn = &engine.Op[ent.ReturnRecord]{
+var opUpdateReturn = &engine.Op[ReturnRecord]{
 	Name:      "Update Return",
 	Kind:      spec.Upsert,
 	Res:       returnRecordResource,
 	IDMembers: []string{"return_id", "id"},
 	Wrapper:   "return",
-	Envelope: func(b []byte, r *engine.Result[ent.ReturnRecord]) []byte {
+	Envelope: func(b []byte, r *engine.Result[ReturnRecord]) []byte {
 		b = append(b, "{\"returns\":["...)
 		b = r.AppendRecord(b)
 		b = append(b, "]}"...)
@@ -30,13 +29,13 @@ var opUpdateReturn = &engine.Op[ent.ReturnRecord]{
 }
 
 // opReopenReturn is the operation "Reopen Return".
-var opReopenReturn = &engine.Op[ent.ReturnRecord]{
+var opReopenReturn = &engine.Op[ReturnRecord]{
 	Name:      "Reopen Return",
 	Kind:      spec.Action,
 	Res:       returnRecordResource,
 	IDMembers: []string{"return_id"},
 	Set:       []wire.Member{{Name: "status", Value: []byte("\"reopened\"")}},
-	Envelope: func(b []byte, r *engine.Result[ent.ReturnRecord]) []byte {
+	Envelope: func(b []byte, r *engine.Result[ReturnRecord]) []byte {
 		b = append(b, "{\"id\":"...)
 		b = wire.AppendString(b, r.ID)
 		b = append(b, ",\"object\":\"return\",\"success\":true,\"reopened\":true}"...)
@@ -45,12 +44,12 @@ var opReopenReturn = &engine.Op[ent.ReturnRecord]{
 }
 
 // opGetReturnLineItem is the operation "Get Return Line Item".
-var opGetReturnLineItem = &engine.Op[ent.ReturnLineItem]{
+var opGetReturnLineItem = &engine.Op[ReturnLineItem]{
 	Name:      "Get Return Line Item",
 	Kind:      spec.GetOrCreate,
 	Res:       returnLineItemResource,
 	IDMembers: []string{"id"},
-	Envelope: func(b []byte, r *engine.Result[ent.ReturnLineItem]) []byte {
+	Envelope: func(b []byte, r *engine.Result[ReturnLineItem]) []byte {
 		b = append(b, "{\"data\":{\"insert_return_line_items\":{\"returning\":["...)
 		b = r.AppendRecord(b)
 		b = append(b, "]}}}"...)
@@ -59,12 +58,12 @@ var opGetReturnLineItem = &engine.Op[ent.ReturnLineItem]{
 }
 
 // opUpdateReturnLineItem is the operation "Update Return Line Item".
-var opUpdateReturnLineItem = &engine.Op[ent.ReturnLineItem]{
+var opUpdateReturnLineItem = &engine.Op[ReturnLineItem]{
 	Name:      "Update Return Line Item",
 	Kind:      spec.Upsert,
 	Res:       returnLineItemResource,
 	IDMembers: []string{"id"},
-	Envelope: func(b []byte, r *engine.Result[ent.ReturnLineItem]) []byte {
+	Envelope: func(b []byte, r *engine.Result[ReturnLineItem]) []byte {
 		b = append(b, "{\"data\":{\"insert_return_line_items\":{\"returning\":["...)
 		b = r.AppendRecord(b)
 		b = append(b, "]}}}"...)
@@ -73,12 +72,12 @@ var opUpdateReturnLineItem = &engine.Op[ent.ReturnLineItem]{
 }
 
 // opListUsers is the operation "List Users".
-var opListUsers = &engine.Op[ent.User]{
+var opListUsers = &engine.Op[User]{
 	Name:      "List Users",
 	Kind:      spec.List,
 	Res:       userResource,
 	IDMembers: []string{"id"},
-	Envelope: func(b []byte, r *engine.Result[ent.User]) []byte {
+	Envelope: func(b []byte, r *engine.Result[User]) []byte {
 		b = append(b, "{\"users\":"...)
 		b = r.AppendRecords(b)
 		b = append(b, ",\"paging\":"...)
@@ -89,12 +88,12 @@ var opListUsers = &engine.Op[ent.User]{
 }
 
 // opListCases is the operation "List Cases".
-var opListCases = &engine.Op[ent.CaseRecord]{
+var opListCases = &engine.Op[CaseRecord]{
 	Name:      "List Cases",
 	Kind:      spec.List,
 	Res:       caseRecordResource,
 	IDMembers: []string{"id"},
-	Envelope: func(b []byte, r *engine.Result[ent.CaseRecord]) []byte {
+	Envelope: func(b []byte, r *engine.Result[CaseRecord]) []byte {
 		b = append(b, "{\"data\":{\"case\":"...)
 		b = r.AppendRecords(b)
 		b = append(b, "},\"paging\":"...)
@@ -105,13 +104,13 @@ var opListCases = &engine.Op[ent.CaseRecord]{
 }
 
 // opUpdateCase is the operation "Update Case".
-var opUpdateCase = &engine.Op[ent.CaseRecord]{
+var opUpdateCase = &engine.Op[CaseRecord]{
 	Name:       "Update Case",
 	Kind:       spec.Upsert,
 	Res:        caseRecordResource,
 	IDMembers:  []string{"id"},
 	IDOptional: true,
-	Envelope: func(b []byte, r *engine.Result[ent.CaseRecord]) []byte {
+	Envelope: func(b []byte, r *engine.Result[CaseRecord]) []byte {
 		b = append(b, "{\"data\":{\"update_cases\":{\"returning\":["...)
 		b = r.AppendRecord(b)
 		b = append(b, "]}}}"...)
@@ -120,13 +119,13 @@ var opUpdateCase = &engine.Op[ent.CaseRecord]{
 }
 
 // opListCustomers is the operation "List Customers".
-var opListCustomers = &engine.Op[ent.Customer]{
+var opListCustomers = &engine.Op[Customer]{
 	Name:      "List Customers",
 	Kind:      spec.List,
 	Res:       customerResource,
 	IDMembers: []string{"id"},
 	Filters:   []string{"sso_id"},
-	Envelope: func(b []byte, r *engine.Result[ent.Customer]) []byte {
+	Envelope: func(b []byte, r *engine.Result[Customer]) []byte {
 		b = append(b, "{\"customers\":"...)
 		b = r.AppendRecords(b)
 		b = append(b, ",\"paging\":"...)
@@ -137,13 +136,13 @@ var opListCustomers = &engine.Op[ent.Customer]{
 }
 
 // opDeleteCustomer is the operation "Delete Customer".
-var opDeleteCustomer = &engine.Op[ent.Customer]{
+var opDeleteCustomer = &engine.Op[Customer]{
 	Name:      "Delete Customer",
 	Kind:      spec.Delete,
 	Res:       customerResource,
 	IDMembers: []string{"id"},
 	Ignore:    []string{"user_group_id", "current_token"},
-	Envelope: func(b []byte, r *engine.Result[ent.Customer]) []byte {
+	Envelope: func(b []byte, r *engine.Result[Customer]) []byte {
 		b = append(b, "{\"id\":"...)
 		b = wire.AppendString(b, r.ID)
 		b = append(b, ",\"object\":\"customer\",\"success\":1,\"deleted\":true}"...)
@@ -152,14 +151,14 @@ var opDeleteCustomer = &engine.Op[ent.Customer]{
 }
 
 // opUpdateSupplier is the operation "Update Supplier".
-var opUpdateSupplier = &engine.Op[ent.Supplier]{
+var opUpdateSupplier = &engine.Op[Supplier]{
 	Name:      "Update Supplier",
 	Kind:      spec.Upsert,
 	Res:       supplierResource,
 	IDMembers: []string{"id"},
 	Aliases:   map[string]string{"user_group_id": "provided_id"},
 	Secret:    true,
-	Envelope: func(b []byte, r *engine.Result[ent.Supplier]) []byte {
+	Envelope: func(b []byte, r *engine.Result[Supplier]) []byte {
 		b = append(b, "{\"success\":1,\"new_user_group\":"...)
 		b = engine.AppendBool(b, r.Created)
 		b = append(b, ",\"user_group\":{\"team_id\":"...)
@@ -176,12 +175,12 @@ var opUpdateSupplier = &engine.Op[ent.Supplier]{
 }
 
 // opListVendor is the operation "List Vendor".
-var opListVendor = &engine.Op[ent.Vendor]{
+var opListVendor = &engine.Op[Vendor]{
 	Name:      "List Vendor",
 	Kind:      spec.List,
 	Res:       vendorResource,
 	IDMembers: []string{"id"},
-	Envelope: func(b []byte, r *engine.Result[ent.Vendor]) []byte {
+	Envelope: func(b []byte, r *engine.Result[Vendor]) []byte {
 		b = append(b, "{\"vendors\":"...)
 		b = r.AppendRecords(b)
 		b = append(b, ",\"paging\":"...)
@@ -192,12 +191,12 @@ var opListVendor = &engine.Op[ent.Vendor]{
 }
 
 // opListContact is the operation "List Contact".
-var opListContact = &engine.Op[ent.Contact]{
+var opListContact = &engine.Op[Contact]{
 	Name:      "List Contact",
 	Kind:      spec.List,
 	Res:       contactResource,
 	IDMembers: []string{"id"},
-	Envelope: func(b []byte, r *engine.Result[ent.Contact]) []byte {
+	Envelope: func(b []byte, r *engine.Result[Contact]) []byte {
 		b = append(b, "{\"contacts\":"...)
 		b = r.AppendRecords(b)
 		b = append(b, ",\"paging\":"...)
@@ -208,12 +207,12 @@ var opListContact = &engine.Op[ent.Contact]{
 }
 
 // opListPackingList is the operation "List Packing List".
-var opListPackingList = &engine.Op[ent.PackingList]{
+var opListPackingList = &engine.Op[PackingList]{
 	Name:      "List Packing List",
 	Kind:      spec.List,
 	Res:       packingListResource,
 	IDMembers: []string{"id"},
-	Envelope: func(b []byte, r *engine.Result[ent.PackingList]) []byte {
+	Envelope: func(b []byte, r *engine.Result[PackingList]) []byte {
 		b = append(b, "{\"packing_lists\":"...)
 		b = r.AppendRecords(b)
 		b = append(b, ",\"paging\":"...)
@@ -224,46 +223,46 @@ var opListPackingList = &engine.Op[ent.PackingList]{
 }
 
 // opGetPackingList is the operation "Get Packing List".
-var opGetPackingList = &engine.Op[ent.PackingList]{
+var opGetPackingList = &engine.Op[PackingList]{
 	Name:      "Get Packing List",
 	Kind:      spec.GetOrCreate,
 	Res:       packingListResource,
 	IDMembers: []string{"id"},
 	ETag:      true,
-	Envelope: func(b []byte, r *engine.Result[ent.PackingList]) []byte {
+	Envelope: func(b []byte, r *engine.Result[PackingList]) []byte {
 		b = r.AppendRecord(b)
 		return b
 	},
 }
 
 // opGetBillOfMaterialsLineItem is the operation "Get Bill of Materials Line Item".
-var opGetBillOfMaterialsLineItem = &engine.Op[ent.BillOfMaterialsLineItem]{
+var opGetBillOfMaterialsLineItem = &engine.Op[BillOfMaterialsLineItem]{
 	Name:      "Get Bill of Materials Line Item",
 	Kind:      spec.GetOrCreate,
 	Res:       billOfMaterialsLineItemResource,
 	IDMembers: []string{"id"},
 	ETag:      true,
-	Envelope: func(b []byte, r *engine.Result[ent.BillOfMaterialsLineItem]) []byte {
+	Envelope: func(b []byte, r *engine.Result[BillOfMaterialsLineItem]) []byte {
 		b = r.AppendRecord(b)
 		return b
 	},
 }
 
 // opGetWorkOrder is the operation "Get Work Order".
-var opGetWorkOrder = &engine.Op[ent.WorkOrder]{
+var opGetWorkOrder = &engine.Op[WorkOrder]{
 	Name:      "Get Work Order",
 	Kind:      spec.GetOrCreate,
 	Res:       workOrderResource,
 	IDMembers: []string{"id"},
 	ETag:      true,
-	Envelope: func(b []byte, r *engine.Result[ent.WorkOrder]) []byte {
+	Envelope: func(b []byte, r *engine.Result[WorkOrder]) []byte {
 		b = r.AppendRecord(b)
 		return b
 	},
 }
 
 // opUpdatePurchaseOrder is the operation "Update Purchase Order".
-var opUpdatePurchaseOrder = &engine.Op[ent.PurchaseOrder]{
+var opUpdatePurchaseOrder = &engine.Op[PurchaseOrder]{
 	Name:      "Update Purchase Order",
 	Kind:      spec.Upsert,
 	Res:       purchaseOrderResource,
@@ -271,19 +270,19 @@ var opUpdatePurchaseOrder = &engine.Op[ent.PurchaseOrder]{
 	Aliases:   map[string]string{"status": "purchase_order_status"},
 	Ignore:    []string{"condition"},
 	ETag:      true,
-	Envelope: func(b []byte, r *engine.Result[ent.PurchaseOrder]) []byte {
+	Envelope: func(b []byte, r *engine.Result[PurchaseOrder]) []byte {
 		b = r.AppendRecord(b)
 		return b
 	},
 }
 
 // opDeleteWarranty is the operation "Delete Warranty".
-var opDeleteWarranty = &engine.Op[ent.Warranty]{
+var opDeleteWarranty = &engine.Op[Warranty]{
 	Name:      "Delete Warranty",
 	Kind:      spec.Delete,
 	Res:       warrantyResource,
 	IDMembers: []string{"warranty_id", "id"},
-	Envelope: func(b []byte, r *engine.Result[ent.Warranty]) []byte {
+	Envelope: func(b []byte, r *engine.Result[Warranty]) []byte {
 		b = append(b, "{\"id\":"...)
 		b = wire.AppendString(b, r.ID)
 		b = append(b, ",\"object\":\"warranty\",\"success\":1,\"deleted\":true}"...)
@@ -292,12 +291,12 @@ var opDeleteWarranty = &engine.Op[ent.Warranty]{
 }
 
 // opUpdateWarrantyLineItem is the operation "Update Warranty Line Item".
-var opUpdateWarrantyLineItem = &engine.Op[ent.WarrantyLineItem]{
+var opUpdateWarrantyLineItem = &engine.Op[WarrantyLineItem]{
 	Name:      "Update Warranty Line Item",
 	Kind:      spec.Upsert,
 	Res:       warrantyLineItemResource,
 	IDMembers: []string{"id", "_id"},
-	Envelope: func(b []byte, r *engine.Result[ent.WarrantyLineItem]) []byte {
+	Envelope: func(b []byte, r *engine.Result[WarrantyLineItem]) []byte {
 		b = append(b, "{\"data\":{\"warranty_line_items\":["...)
 		b = r.AppendRecord(b)
 		b = append(b, "]}}"...)
@@ -306,14 +305,14 @@ var opUpdateWarrantyLineItem = &engine.Op[ent.WarrantyLineItem]{
 }
 
 // opDeleteChannelThread is the operation "Delete Channel Thread".
-var opDeleteChannelThread = &engine.Op[ent.ChannelThread]{
+var opDeleteChannelThread = &engine.Op[ChannelThread]{
 	Name:      "Delete Channel Thread",
 	Kind:      spec.Delete,
 	Res:       channelThreadResource,
 	IDMembers: []string{"id"},
 	By:        "case_id",
 	ByColumn:  "case_id",
-	Envelope: func(b []byte, r *engine.Result[ent.ChannelThread]) []byte {
+	Envelope: func(b []byte, r *engine.Result[ChannelThread]) []byte {
 		b = append(b, "{\"id\":"...)
 		b = wire.AppendString(b, r.ID)
 		b = append(b, ",\"object\":\"channel_thread\",\"success\":1,\"deleted\":true}"...)
@@ -322,12 +321,12 @@ var opDeleteChannelThread = &engine.Op[ent.ChannelThread]{
 }
 
 // genericListBillOfMaterialsLineItems is the operation "List bill of materials line items".
-var genericListBillOfMaterialsLineItems = &engine.Op[ent.BillOfMaterialsLineItem]{
+var genericListBillOfMaterialsLineItems = &engine.Op[BillOfMaterialsLineItem]{
 	Name:      "List bill of materials line items",
 	Kind:      spec.List,
 	Res:       billOfMaterialsLineItemResource,
 	IDMembers: []string{"id"},
-	Envelope: func(b []byte, r *engine.Result[ent.BillOfMaterialsLineItem]) []byte {
+	Envelope: func(b []byte, r *engine.Result[BillOfMaterialsLineItem]) []byte {
 		b = append(b, "{\"bill_of_materials_line_items\":"...)
 		b = r.AppendRecords(b)
 		b = append(b, ",\"paging\":"...)
@@ -338,38 +337,38 @@ var genericListBillOfMaterialsLineItems = &engine.Op[ent.BillOfMaterialsLineItem
 }
 
 // genericCreateBillOfMaterialsLineItem is the operation "Create bill of materials line item".
-var genericCreateBillOfMaterialsLineItem = &engine.Op[ent.BillOfMaterialsLineItem]{
+var genericCreateBillOfMaterialsLineItem = &engine.Op[BillOfMaterialsLineItem]{
 	Name:      "Create bill of materials line item",
 	Kind:      spec.Create,
 	Res:       billOfMaterialsLineItemResource,
 	IDMembers: []string{"id"},
 	ETag:      true,
-	Envelope: func(b []byte, r *engine.Result[ent.BillOfMaterialsLineItem]) []byte {
+	Envelope: func(b []byte, r *engine.Result[BillOfMaterialsLineItem]) []byte {
 		b = r.AppendRecord(b)
 		return b
 	},
 }
 
 // genericPatchBillOfMaterialsLineItem is the operation "Patch bill of materials line item".
-var genericPatchBillOfMaterialsLineItem = &engine.Op[ent.BillOfMaterialsLineItem]{
+var genericPatchBillOfMaterialsLineItem = &engine.Op[BillOfMaterialsLineItem]{
 	Name:      "Patch bill of materials line item",
 	Kind:      spec.Patch,
 	Res:       billOfMaterialsLineItemResource,
 	IDMembers: []string{"id"},
 	ETag:      true,
-	Envelope: func(b []byte, r *engine.Result[ent.BillOfMaterialsLineItem]) []byte {
+	Envelope: func(b []byte, r *engine.Result[BillOfMaterialsLineItem]) []byte {
 		b = r.AppendRecord(b)
 		return b
 	},
 }
 
 // genericDeleteBillOfMaterialsLineItem is the operation "Delete bill of materials line item".
-var genericDeleteBillOfMaterialsLineItem = &engine.Op[ent.BillOfMaterialsLineItem]{
+var genericDeleteBillOfMaterialsLineItem = &engine.Op[BillOfMaterialsLineItem]{
 	Name:      "Delete bill of materials line item",
 	Kind:      spec.Delete,
 	Res:       billOfMaterialsLineItemResource,
 	IDMembers: []string{"id"},
-	Envelope: func(b []byte, r *engine.Result[ent.BillOfMaterialsLineItem]) []byte {
+	Envelope: func(b []byte, r *engine.Result[BillOfMaterialsLineItem]) []byte {
 		b = append(b, "{\"id\":"...)
 		b = wire.AppendString(b, r.ID)
 		b = append(b, ",\"object\":\"bill_of_materials_line_item\",\"success\":1,\"deleted\":true}"...)
@@ -378,38 +377,38 @@ var genericDeleteBillOfMaterialsLineItem = &engine.Op[ent.BillOfMaterialsLineIte
 }
 
 // genericGetCase is the operation "Get case".
-var genericGetCase = &engine.Op[ent.CaseRecord]{
+var genericGetCase = &engine.Op[CaseRecord]{
 	Name:      "Get case",
 	Kind:      spec.Get,
 	Res:       caseRecordResource,
 	IDMembers: []string{"id"},
 	ETag:      true,
-	Envelope: func(b []byte, r *engine.Result[ent.CaseRecord]) []byte {
+	Envelope: func(b []byte, r *engine.Result[CaseRecord]) []byte {
 		b = r.AppendRecord(b)
 		return b
 	},
 }
 
 // genericPatchCase is the operation "Patch case".
-var genericPatchCase = &engine.Op[ent.CaseRecord]{
+var genericPatchCase = &engine.Op[CaseRecord]{
 	Name:      "Patch case",
 	Kind:      spec.Patch,
 	Res:       caseRecordResource,
 	IDMembers: []string{"id"},
 	ETag:      true,
-	Envelope: func(b []byte, r *engine.Result[ent.CaseRecord]) []byte {
+	Envelope: func(b []byte, r *engine.Result[CaseRecord]) []byte {
 		b = r.AppendRecord(b)
 		return b
 	},
 }
 
 // genericDeleteCase is the operation "Delete case".
-var genericDeleteCase = &engine.Op[ent.CaseRecord]{
+var genericDeleteCase = &engine.Op[CaseRecord]{
 	Name:      "Delete case",
 	Kind:      spec.Delete,
 	Res:       caseRecordResource,
 	IDMembers: []string{"id"},
-	Envelope: func(b []byte, r *engine.Result[ent.CaseRecord]) []byte {
+	Envelope: func(b []byte, r *engine.Result[CaseRecord]) []byte {
 		b = append(b, "{\"id\":"...)
 		b = wire.AppendString(b, r.ID)
 		b = append(b, ",\"object\":\"case\",\"success\":1,\"deleted\":true}"...)
@@ -418,12 +417,12 @@ var genericDeleteCase = &engine.Op[ent.CaseRecord]{
 }
 
 // genericListChannelThreads is the operation "List channel threads".
-var genericListChannelThreads = &engine.Op[ent.ChannelThread]{
+var genericListChannelThreads = &engine.Op[ChannelThread]{
 	Name:      "List channel threads",
 	Kind:      spec.List,
 	Res:       channelThreadResource,
 	IDMembers: []string{"id"},
-	Envelope: func(b []byte, r *engine.Result[ent.ChannelThread]) []byte {
+	Envelope: func(b []byte, r *engine.Result[ChannelThread]) []byte {
 		b = append(b, "{\"channel_threads\":"...)
 		b = r.AppendRecords(b)
 		b = append(b, ",\"paging\":"...)
@@ -434,51 +433,51 @@ var genericListChannelThreads = &engine.Op[ent.ChannelThread]{
 }
 
 // genericCreateChannelThread is the operation "Create channel thread".
-var genericCreateChannelThread = &engine.Op[ent.ChannelThread]{
+var genericCreateChannelThread = &engine.Op[ChannelThread]{
 	Name:      "Create channel thread",
 	Kind:      spec.Create,
 	Res:       channelThreadResource,
 	IDMembers: []string{"id"},
 	ETag:      true,
-	Envelope: func(b []byte, r *engine.Result[ent.ChannelThread]) []byte {
+	Envelope: func(b []byte, r *engine.Result[ChannelThread]) []byte {
 		b = r.AppendRecord(b)
 		return b
 	},
 }
 
 // genericGetChannelThread is the operation "Get channel thread".
-var genericGetChannelThread = &engine.Op[ent.ChannelThread]{
+var genericGetChannelThread = &engine.Op[ChannelThread]{
 	Name:      "Get channel thread",
 	Kind:      spec.Get,
 	Res:       channelThreadResource,
 	IDMembers: []string{"id"},
 	ETag:      true,
-	Envelope: func(b []byte, r *engine.Result[ent.ChannelThread]) []byte {
+	Envelope: func(b []byte, r *engine.Result[ChannelThread]) []byte {
 		b = r.AppendRecord(b)
 		return b
 	},
 }
 
 // genericPatchChannelThread is the operation "Patch channel thread".
-var genericPatchChannelThread = &engine.Op[ent.ChannelThread]{
+var genericPatchChannelThread = &engine.Op[ChannelThread]{
 	Name:      "Patch channel thread",
 	Kind:      spec.Patch,
 	Res:       channelThreadResource,
 	IDMembers: []string{"id"},
 	ETag:      true,
-	Envelope: func(b []byte, r *engine.Result[ent.ChannelThread]) []byte {
+	Envelope: func(b []byte, r *engine.Result[ChannelThread]) []byte {
 		b = r.AppendRecord(b)
 		return b
 	},
 }
 
 // genericDeleteChannelThread is the operation "Delete channel thread".
-var genericDeleteChannelThread = &engine.Op[ent.ChannelThread]{
+var genericDeleteChannelThread = &engine.Op[ChannelThread]{
 	Name:      "Delete channel thread",
 	Kind:      spec.Delete,
 	Res:       channelThreadResource,
 	IDMembers: []string{"id"},
-	Envelope: func(b []byte, r *engine.Result[ent.ChannelThread]) []byte {
+	Envelope: func(b []byte, r *engine.Result[ChannelThread]) []byte {
 		b = append(b, "{\"id\":"...)
 		b = wire.AppendString(b, r.ID)
 		b = append(b, ",\"object\":\"channel_thread\",\"success\":1,\"deleted\":true}"...)
@@ -487,12 +486,12 @@ var genericDeleteChannelThread = &engine.Op[ent.ChannelThread]{
 }
 
 // genericListContacts is the operation "List contacts".
-var genericListContacts = &engine.Op[ent.Contact]{
+var genericListContacts = &engine.Op[Contact]{
 	Name:      "List contacts",
 	Kind:      spec.List,
 	Res:       contactResource,
 	IDMembers: []string{"id"},
-	Envelope: func(b []byte, r *engine.Result[ent.Contact]) []byte {
+	Envelope: func(b []byte, r *engine.Result[Contact]) []byte {
 		b = append(b, "{\"contacts\":"...)
 		b = r.AppendRecords(b)
 		b = append(b, ",\"paging\":"...)
@@ -503,51 +502,51 @@ var genericListContacts = &engine.Op[ent.Contact]{
 }
 
 // genericCreateContact is the operation "Create contact".
-var genericCreateContact = &engine.Op[ent.Contact]{
+var genericCreateContact = &engine.Op[Contact]{
 	Name:      "Create contact",
 	Kind:      spec.Create,
 	Res:       contactResource,
 	IDMembers: []string{"id"},
 	ETag:      true,
-	Envelope: func(b []byte, r *engine.Result[ent.Contact]) []byte {
+	Envelope: func(b []byte, r *engine.Result[Contact]) []byte {
 		b = r.AppendRecord(b)
 		return b
 	},
 }
 
 // genericGetContact is the operation "Get contact".
-var genericGetContact = &engine.Op[ent.Contact]{
+var genericGetContact = &engine.Op[Contact]{
 	Name:      "Get contact",
 	Kind:      spec.Get,
 	Res:       contactResource,
 	IDMembers: []string{"id"},
 	ETag:      true,
-	Envelope: func(b []byte, r *engine.Result[ent.Contact]) []byte {
+	Envelope: func(b []byte, r *engine.Result[Contact]) []byte {
 		b = r.AppendRecord(b)
 		return b
 	},
 }
 
 // genericPatchContact is the operation "Patch contact".
-var genericPatchContact = &engine.Op[ent.Contact]{
+var genericPatchContact = &engine.Op[Contact]{
 	Name:      "Patch contact",
 	Kind:      spec.Patch,
 	Res:       contactResource,
 	IDMembers: []string{"id"},
 	ETag:      true,
-	Envelope: func(b []byte, r *engine.Result[ent.Contact]) []byte {
+	Envelope: func(b []byte, r *engine.Result[Contact]) []byte {
 		b = r.AppendRecord(b)
 		return b
 	},
 }
 
 // genericDeleteContact is the operation "Delete contact".
-var genericDeleteContact = &engine.Op[ent.Contact]{
+var genericDeleteContact = &engine.Op[Contact]{
 	Name:      "Delete contact",
 	Kind:      spec.Delete,
 	Res:       contactResource,
 	IDMembers: []string{"id"},
-	Envelope: func(b []byte, r *engine.Result[ent.Contact]) []byte {
+	Envelope: func(b []byte, r *engine.Result[Contact]) []byte {
 		b = append(b, "{\"id\":"...)
 		b = wire.AppendString(b, r.ID)
 		b = append(b, ",\"object\":\"contact\",\"success\":1,\"deleted\":true}"...)
@@ -556,12 +555,12 @@ var genericDeleteContact = &engine.Op[ent.Contact]{
 }
 
 // genericListCustomers is the operation "List customers".
-var genericListCustomers = &engine.Op[ent.Customer]{
+var genericListCustomers = &engine.Op[Customer]{
 	Name:      "List customers",
 	Kind:      spec.List,
 	Res:       customerResource,
 	IDMembers: []string{"id"},
-	Envelope: func(b []byte, r *engine.Result[ent.Customer]) []byte {
+	Envelope: func(b []byte, r *engine.Result[Customer]) []byte {
 		b = append(b, "{\"customers\":"...)
 		b = r.AppendRecords(b)
 		b = append(b, ",\"paging\":"...)
@@ -572,51 +571,51 @@ var genericListCustomers = &engine.Op[ent.Customer]{
 }
 
 // genericCreateCustomer is the operation "Create customer".
-var genericCreateCustomer = &engine.Op[ent.Customer]{
+var genericCreateCustomer = &engine.Op[Customer]{
 	Name:      "Create customer",
 	Kind:      spec.Create,
 	Res:       customerResource,
 	IDMembers: []string{"id"},
 	ETag:      true,
-	Envelope: func(b []byte, r *engine.Result[ent.Customer]) []byte {
+	Envelope: func(b []byte, r *engine.Result[Customer]) []byte {
 		b = r.AppendRecord(b)
 		return b
 	},
 }
 
 // genericGetCustomer is the operation "Get customer".
-var genericGetCustomer = &engine.Op[ent.Customer]{
+var genericGetCustomer = &engine.Op[Customer]{
 	Name:      "Get customer",
 	Kind:      spec.Get,
 	Res:       customerResource,
 	IDMembers: []string{"id"},
 	ETag:      true,
-	Envelope: func(b []byte, r *engine.Result[ent.Customer]) []byte {
+	Envelope: func(b []byte, r *engine.Result[Customer]) []byte {
 		b = r.AppendRecord(b)
 		return b
 	},
 }
 
 // genericPatchCustomer is the operation "Patch customer".
-var genericPatchCustomer = &engine.Op[ent.Customer]{
+var genericPatchCustomer = &engine.Op[Customer]{
 	Name:      "Patch customer",
 	Kind:      spec.Patch,
 	Res:       customerResource,
 	IDMembers: []string{"id"},
 	ETag:      true,
-	Envelope: func(b []byte, r *engine.Result[ent.Customer]) []byte {
+	Envelope: func(b []byte, r *engine.Result[Customer]) []byte {
 		b = r.AppendRecord(b)
 		return b
 	},
 }
 
 // genericListPackingListItems is the operation "List packing list items".
-var genericListPackingListItems = &engine.Op[ent.PackingListItem]{
+var genericListPackingListItems = &engine.Op[PackingListItem]{
 	Name:      "List packing list items",
 	Kind:      spec.List,
 	Res:       packingListItemResource,
 	IDMembers: []string{"id"},
-	Envelope: func(b []byte, r *engine.Result[ent.PackingListItem]) []byte {
+	Envelope: func(b []byte, r *engine.Result[PackingListItem]) []byte {
 		b = append(b, "{\"packing_list_items\":"...)
 		b = r.AppendRecords(b)
 		b = append(b, ",\"paging\":"...)
@@ -627,51 +626,51 @@ var genericListPackingListItems = &engine.Op[ent.PackingListItem]{
 }
 
 // genericCreatePackingListItem is the operation "Create packing list item".
-var genericCreatePackingListItem = &engine.Op[ent.PackingListItem]{
+var genericCreatePackingListItem = &engine.Op[PackingListItem]{
 	Name:      "Create packing list item",
 	Kind:      spec.Create,
 	Res:       packingListItemResource,
 	IDMembers: []string{"id"},
 	ETag:      true,
-	Envelope: func(b []byte, r *engine.Result[ent.PackingListItem]) []byte {
+	Envelope: func(b []byte, r *engine.Result[PackingListItem]) []byte {
 		b = r.AppendRecord(b)
 		return b
 	},
 }
 
 // genericGetPackingListItem is the operation "Get packing list item".
-var genericGetPackingListItem = &engine.Op[ent.PackingListItem]{
+var genericGetPackingListItem = &engine.Op[PackingListItem]{
 	Name:      "Get packing list item",
 	Kind:      spec.Get,
 	Res:       packingListItemResource,
 	IDMembers: []string{"id"},
 	ETag:      true,
-	Envelope: func(b []byte, r *engine.Result[ent.PackingListItem]) []byte {
+	Envelope: func(b []byte, r *engine.Result[PackingListItem]) []byte {
 		b = r.AppendRecord(b)
 		return b
 	},
 }
 
 // genericPatchPackingListItem is the operation "Patch packing list item".
-var genericPatchPackingListItem = &engine.Op[ent.PackingListItem]{
+var genericPatchPackingListItem = &engine.Op[PackingListItem]{
 	Name:      "Patch packing list item",
 	Kind:      spec.Patch,
 	Res:       packingListItemResource,
 	IDMembers: []string{"id"},
 	ETag:      true,
-	Envelope: func(b []byte, r *engine.Result[ent.PackingListItem]) []byte {
+	Envelope: func(b []byte, r *engine.Result[PackingListItem]) []byte {
 		b = r.AppendRecord(b)
 		return b
 	},
 }
 
 // genericDeletePackingListItem is the operation "Delete packing list item".
-var genericDeletePackingListItem = &engine.Op[ent.PackingListItem]{
+var genericDeletePackingListItem = &engine.Op[PackingListItem]{
 	Name:      "Delete packing list item",
 	Kind:      spec.Delete,
 	Res:       packingListItemResource,
 	IDMembers: []string{"id"},
-	Envelope: func(b []byte, r *engine.Result[ent.PackingListItem]) []byte {
+	Envelope: func(b []byte, r *engine.Result[PackingListItem]) []byte {
 		b = append(b, "{\"id\":"...)
 		b = wire.AppendString(b, r.ID)
 		b = append(b, ",\"object\":\"packing_list_item\",\"success\":1,\"deleted\":true}"...)
@@ -680,12 +679,12 @@ var genericDeletePackingListItem = &engine.Op[ent.PackingListItem]{
 }
 
 // genericListPackingLists is the operation "List packing lists".
-var genericListPackingLists = &engine.Op[ent.PackingList]{
+var genericListPackingLists = &engine.Op[PackingList]{
 	Name:      "List packing lists",
 	Kind:      spec.List,
 	Res:       packingListResource,
 	IDMembers: []string{"id"},
-	Envelope: func(b []byte, r *engine.Result[ent.PackingList]) []byte {
+	Envelope: func(b []byte, r *engine.Result[PackingList]) []byte {
 		b = append(b, "{\"packing_lists\":"...)
 		b = r.AppendRecords(b)
 		b = append(b, ",\"paging\":"...)
@@ -696,38 +695,38 @@ var genericListPackingLists = &engine.Op[ent.PackingList]{
 }
 
 // genericCreatePackingList is the operation "Create packing list".
-var genericCreatePackingList = &engine.Op[ent.PackingList]{
+var genericCreatePackingList = &engine.Op[PackingList]{
 	Name:      "Create packing list",
 	Kind:      spec.Create,
 	Res:       packingListResource,
 	IDMembers: []string{"id"},
 	ETag:      true,
-	Envelope: func(b []byte, r *engine.Result[ent.PackingList]) []byte {
+	Envelope: func(b []byte, r *engine.Result[PackingList]) []byte {
 		b = r.AppendRecord(b)
 		return b
 	},
 }
 
 // genericPatchPackingList is the operation "Patch packing list".
-var genericPatchPackingList = &engine.Op[ent.PackingList]{
+var genericPatchPackingList = &engine.Op[PackingList]{
 	Name:      "Patch packing list",
 	Kind:      spec.Patch,
 	Res:       packingListResource,
 	IDMembers: []string{"id"},
 	ETag:      true,
-	Envelope: func(b []byte, r *engine.Result[ent.PackingList]) []byte {
+	Envelope: func(b []byte, r *engine.Result[PackingList]) []byte {
 		b = r.AppendRecord(b)
 		return b
 	},
 }
 
 // genericDeletePackingList is the operation "Delete packing list".
-var genericDeletePackingList = &engine.Op[ent.PackingList]{
+var genericDeletePackingList = &engine.Op[PackingList]{
 	Name:      "Delete packing list",
 	Kind:      spec.Delete,
 	Res:       packingListResource,
 	IDMembers: []string{"id"},
-	Envelope: func(b []byte, r *engine.Result[ent.PackingList]) []byte {
+	Envelope: func(b []byte, r *engine.Result[PackingList]) []byte {
 		b = append(b, "{\"id\":"...)
 		b = wire.AppendString(b, r.ID)
 		b = append(b, ",\"object\":\"packing_list\",\"success\":1,\"deleted\":true}"...)
@@ -736,12 +735,12 @@ var genericDeletePackingList = &engine.Op[ent.PackingList]{
 }
 
 // genericListPurchaseOrders is the operation "List purchase orders".
-var genericListPurchaseOrders = &engine.Op[ent.PurchaseOrder]{
+var genericListPurchaseOrders = &engine.Op[PurchaseOrder]{
 	Name:      "List purchase orders",
 	Kind:      spec.List,
 	Res:       purchaseOrderResource,
 	IDMembers: []string{"id"},
-	Envelope: func(b []byte, r *engine.Result[ent.PurchaseOrder]) []byte {
+	Envelope: func(b []byte, r *engine.Result[PurchaseOrder]) []byte {
 		b = append(b, "{\"purchase_orders\":"...)
 		b = r.AppendRecords(b)
 		b = append(b, ",\"paging\":"...)
@@ -752,51 +751,51 @@ var genericListPurchaseOrders = &engine.Op[ent.PurchaseOrder]{
 }
 
 // genericCreatePurchaseOrder is the operation "Create purchase order".
-var genericCreatePurchaseOrder = &engine.Op[ent.PurchaseOrder]{
+var genericCreatePurchaseOrder = &engine.Op[PurchaseOrder]{
 	Name:      "Create purchase order",
 	Kind:      spec.Create,
 	Res:       purchaseOrderResource,
 	IDMembers: []string{"id"},
 	ETag:      true,
-	Envelope: func(b []byte, r *engine.Result[ent.PurchaseOrder]) []byte {
+	Envelope: func(b []byte, r *engine.Result[PurchaseOrder]) []byte {
 		b = r.AppendRecord(b)
 		return b
 	},
 }
 
 // genericGetPurchaseOrder is the operation "Get purchase order".
-var genericGetPurchaseOrder = &engine.Op[ent.PurchaseOrder]{
+var genericGetPurchaseOrder = &engine.Op[PurchaseOrder]{
 	Name:      "Get purchase order",
 	Kind:      spec.Get,
 	Res:       purchaseOrderResource,
 	IDMembers: []string{"id"},
 	ETag:      true,
-	Envelope: func(b []byte, r *engine.Result[ent.PurchaseOrder]) []byte {
+	Envelope: func(b []byte, r *engine.Result[PurchaseOrder]) []byte {
 		b = r.AppendRecord(b)
 		return b
 	},
 }
 
 // genericPatchPurchaseOrder is the operation "Patch purchase order".
-var genericPatchPurchaseOrder = &engine.Op[ent.PurchaseOrder]{
+var genericPatchPurchaseOrder = &engine.Op[PurchaseOrder]{
 	Name:      "Patch purchase order",
 	Kind:      spec.Patch,
 	Res:       purchaseOrderResource,
 	IDMembers: []string{"id"},
 	ETag:      true,
-	Envelope: func(b []byte, r *engine.Result[ent.PurchaseOrder]) []byte {
+	Envelope: func(b []byte, r *engine.Result[PurchaseOrder]) []byte {
 		b = r.AppendRecord(b)
 		return b
 	},
 }
 
 // genericDeletePurchaseOrder is the operation "Delete purchase order".
-var genericDeletePurchaseOrder = &engine.Op[ent.PurchaseOrder]{
+var genericDeletePurchaseOrder = &engine.Op[PurchaseOrder]{
 	Name:      "Delete purchase order",
 	Kind:      spec.Delete,
 	Res:       purchaseOrderResource,
 	IDMembers: []string{"id"},
-	Envelope: func(b []byte, r *engine.Result[ent.PurchaseOrder]) []byte {
+	Envelope: func(b []byte, r *engine.Result[PurchaseOrder]) []byte {
 		b = append(b, "{\"id\":"...)
 		b = wire.AppendString(b, r.ID)
 		b = append(b, ",\"object\":\"purchase_order\",\"success\":1,\"deleted\":true}"...)
@@ -805,12 +804,12 @@ var genericDeletePurchaseOrder = &engine.Op[ent.PurchaseOrder]{
 }
 
 // genericListReturnLineItems is the operation "List return line items".
-var genericListReturnLineItems = &engine.Op[ent.ReturnLineItem]{
+var genericListReturnLineItems = &engine.Op[ReturnLineItem]{
 	Name:      "List return line items",
 	Kind:      spec.List,
 	Res:       returnLineItemResource,
 	IDMembers: []string{"id"},
-	Envelope: func(b []byte, r *engine.Result[ent.ReturnLineItem]) []byte {
+	Envelope: func(b []byte, r *engine.Result[ReturnLineItem]) []byte {
 		b = append(b, "{\"return_line_items\":"...)
 		b = r.AppendRecords(b)
 		b = append(b, ",\"paging\":"...)
@@ -821,51 +820,51 @@ var genericListReturnLineItems = &engine.Op[ent.ReturnLineItem]{
 }
 
 // genericCreateReturnLineItem is the operation "Create return line item".
-var genericCreateReturnLineItem = &engine.Op[ent.ReturnLineItem]{
+var genericCreateReturnLineItem = &engine.Op[ReturnLineItem]{
 	Name:      "Create return line item",
 	Kind:      spec.Create,
 	Res:       returnLineItemResource,
 	IDMembers: []string{"id"},
 	ETag:      true,
-	Envelope: func(b []byte, r *engine.Result[ent.ReturnLineItem]) []byte {
+	Envelope: func(b []byte, r *engine.Result[ReturnLineItem]) []byte {
 		b = r.AppendRecord(b)
 		return b
 	},
 }
 
 // genericGetReturnLineItem is the operation "Get return line item".
-var genericGetReturnLineItem = &engine.Op[ent.ReturnLineItem]{
+var genericGetReturnLineItem = &engine.Op[ReturnLineItem]{
 	Name:      "Get return line item",
 	Kind:      spec.Get,
 	Res:       returnLineItemResource,
 	IDMembers: []string{"id"},
 	ETag:      true,
-	Envelope: func(b []byte, r *engine.Result[ent.ReturnLineItem]) []byte {
+	Envelope: func(b []byte, r *engine.Result[ReturnLineItem]) []byte {
 		b = r.AppendRecord(b)
 		return b
 	},
 }
 
 // genericPatchReturnLineItem is the operation "Patch return line item".
-var genericPatchReturnLineItem = &engine.Op[ent.ReturnLineItem]{
+var genericPatchReturnLineItem = &engine.Op[ReturnLineItem]{
 	Name:      "Patch return line item",
 	Kind:      spec.Patch,
 	Res:       returnLineItemResource,
 	IDMembers: []string{"id"},
 	ETag:      true,
-	Envelope: func(b []byte, r *engine.Result[ent.ReturnLineItem]) []byte {
+	Envelope: func(b []byte, r *engine.Result[ReturnLineItem]) []byte {
 		b = r.AppendRecord(b)
 		return b
 	},
 }
 
 // genericDeleteReturnLineItem is the operation "Delete return line item".
-var genericDeleteReturnLineItem = &engine.Op[ent.ReturnLineItem]{
+var genericDeleteReturnLineItem = &engine.Op[ReturnLineItem]{
 	Name:      "Delete return line item",
 	Kind:      spec.Delete,
 	Res:       returnLineItemResource,
 	IDMembers: []string{"id"},
-	Envelope: func(b []byte, r *engine.Result[ent.ReturnLineItem]) []byte {
+	Envelope: func(b []byte, r *engine.Result[ReturnLineItem]) []byte {
 		b = append(b, "{\"id\":"...)
 		b = wire.AppendString(b, r.ID)
 		b = append(b, ",\"object\":\"return_line_item\",\"success\":1,\"deleted\":true}"...)
@@ -874,12 +873,12 @@ var genericDeleteReturnLineItem = &engine.Op[ent.ReturnLineItem]{
 }
 
 // genericListReturns is the operation "List returns".
-var genericListReturns = &engine.Op[ent.ReturnRecord]{
+var genericListReturns = &engine.Op[ReturnRecord]{
 	Name:      "List returns",
 	Kind:      spec.List,
 	Res:       returnRecordResource,
 	IDMembers: []string{"id"},
-	Envelope: func(b []byte, r *engine.Result[ent.ReturnRecord]) []byte {
+	Envelope: func(b []byte, r *engine.Result[ReturnRecord]) []byte {
 		b = append(b, "{\"returns\":"...)
 		b = r.AppendRecords(b)
 		b = append(b, ",\"paging\":"...)
@@ -890,51 +889,51 @@ var genericListReturns = &engine.Op[ent.ReturnRecord]{
 }
 
 // genericCreateReturn is the operation "Create return".
-var genericCreateReturn = &engine.Op[ent.ReturnRecord]{
+var genericCreateReturn = &engine.Op[ReturnRecord]{
 	Name:      "Create return",
 	Kind:      spec.Create,
 	Res:       returnRecordResource,
 	IDMembers: []string{"id"},
 	ETag:      true,
-	Envelope: func(b []byte, r *engine.Result[ent.ReturnRecord]) []byte {
+	Envelope: func(b []byte, r *engine.Result[ReturnRecord]) []byte {
 		b = r.AppendRecord(b)
 		return b
 	},
 }
 
 // genericGetReturn is the operation "Get return".
-var genericGetReturn = &engine.Op[ent.ReturnRecord]{
+var genericGetReturn = &engine.Op[ReturnRecord]{
 	Name:      "Get return",
 	Kind:      spec.Get,
 	Res:       returnRecordResource,
 	IDMembers: []string{"id"},
 	ETag:      true,
-	Envelope: func(b []byte, r *engine.Result[ent.ReturnRecord]) []byte {
+	Envelope: func(b []byte, r *engine.Result[ReturnRecord]) []byte {
 		b = r.AppendRecord(b)
 		return b
 	},
 }
 
 // genericPatchReturn is the operation "Patch return".
-var genericPatchReturn = &engine.Op[ent.ReturnRecord]{
+var genericPatchReturn = &engine.Op[ReturnRecord]{
 	Name:      "Patch return",
 	Kind:      spec.Patch,
 	Res:       returnRecordResource,
 	IDMembers: []string{"id"},
 	ETag:      true,
-	Envelope: func(b []byte, r *engine.Result[ent.ReturnRecord]) []byte {
+	Envelope: func(b []byte, r *engine.Result[ReturnRecord]) []byte {
 		b = r.AppendRecord(b)
 		return b
 	},
 }
 
 // genericDeleteReturn is the operation "Delete return".
-var genericDeleteReturn = &engine.Op[ent.ReturnRecord]{
+var genericDeleteReturn = &engine.Op[ReturnRecord]{
 	Name:      "Delete return",
 	Kind:      spec.Delete,
 	Res:       returnRecordResource,
 	IDMembers: []string{"id"},
-	Envelope: func(b []byte, r *engine.Result[ent.ReturnRecord]) []byte {
+	Envelope: func(b []byte, r *engine.Result[ReturnRecord]) []byte {
 		b = append(b, "{\"id\":"...)
 		b = wire.AppendString(b, r.ID)
 		b = append(b, ",\"object\":\"return\",\"success\":1,\"deleted\":true}"...)
@@ -943,12 +942,12 @@ var genericDeleteReturn = &engine.Op[ent.ReturnRecord]{
 }
 
 // genericListSuppliers is the operation "List suppliers".
-var genericListSuppliers = &engine.Op[ent.Supplier]{
+var genericListSuppliers = &engine.Op[Supplier]{
 	Name:      "List suppliers",
 	Kind:      spec.List,
 	Res:       supplierResource,
 	IDMembers: []string{"id"},
-	Envelope: func(b []byte, r *engine.Result[ent.Supplier]) []byte {
+	Envelope: func(b []byte, r *engine.Result[Supplier]) []byte {
 		b = append(b, "{\"suppliers\":"...)
 		b = r.AppendRecords(b)
 		b = append(b, ",\"paging\":"...)
@@ -959,51 +958,51 @@ var genericListSuppliers = &engine.Op[ent.Supplier]{
 }
 
 // genericCreateSupplier is the operation "Create supplier".
-var genericCreateSupplier = &engine.Op[ent.Supplier]{
+var genericCreateSupplier = &engine.Op[Supplier]{
 	Name:      "Create supplier",
 	Kind:      spec.Create,
 	Res:       supplierResource,
 	IDMembers: []string{"id"},
 	ETag:      true,
-	Envelope: func(b []byte, r *engine.Result[ent.Supplier]) []byte {
+	Envelope: func(b []byte, r *engine.Result[Supplier]) []byte {
 		b = r.AppendRecord(b)
 		return b
 	},
 }
 
 // genericGetSupplier is the operation "Get supplier".
-var genericGetSupplier = &engine.Op[ent.Supplier]{
+var genericGetSupplier = &engine.Op[Supplier]{
 	Name:      "Get supplier",
 	Kind:      spec.Get,
 	Res:       supplierResource,
 	IDMembers: []string{"id"},
 	ETag:      true,
-	Envelope: func(b []byte, r *engine.Result[ent.Supplier]) []byte {
+	Envelope: func(b []byte, r *engine.Result[Supplier]) []byte {
 		b = r.AppendRecord(b)
 		return b
 	},
 }
 
 // genericPatchSupplier is the operation "Patch supplier".
-var genericPatchSupplier = &engine.Op[ent.Supplier]{
+var genericPatchSupplier = &engine.Op[Supplier]{
 	Name:      "Patch supplier",
 	Kind:      spec.Patch,
 	Res:       supplierResource,
 	IDMembers: []string{"id"},
 	ETag:      true,
-	Envelope: func(b []byte, r *engine.Result[ent.Supplier]) []byte {
+	Envelope: func(b []byte, r *engine.Result[Supplier]) []byte {
 		b = r.AppendRecord(b)
 		return b
 	},
 }
 
 // genericDeleteSupplier is the operation "Delete supplier".
-var genericDeleteSupplier = &engine.Op[ent.Supplier]{
+var genericDeleteSupplier = &engine.Op[Supplier]{
 	Name:      "Delete supplier",
 	Kind:      spec.Delete,
 	Res:       supplierResource,
 	IDMembers: []string{"id"},
-	Envelope: func(b []byte, r *engine.Result[ent.Supplier]) []byte {
+	Envelope: func(b []byte, r *engine.Result[Supplier]) []byte {
 		b = append(b, "{\"id\":"...)
 		b = wire.AppendString(b, r.ID)
 		b = append(b, ",\"object\":\"supplier\",\"success\":1,\"deleted\":true}"...)
@@ -1012,12 +1011,12 @@ var genericDeleteSupplier = &engine.Op[ent.Supplier]{
 }
 
 // genericListUsers is the operation "List users".
-var genericListUsers = &engine.Op[ent.User]{
+var genericListUsers = &engine.Op[User]{
 	Name:      "List users",
 	Kind:      spec.List,
 	Res:       userResource,
 	IDMembers: []string{"id"},
-	Envelope: func(b []byte, r *engine.Result[ent.User]) []byte {
+	Envelope: func(b []byte, r *engine.Result[User]) []byte {
 		b = append(b, "{\"users\":"...)
 		b = r.AppendRecords(b)
 		b = append(b, ",\"paging\":"...)
@@ -1028,38 +1027,38 @@ var genericListUsers = &engine.Op[ent.User]{
 }
 
 // genericCreateUser is the operation "Create user".
-var genericCreateUser = &engine.Op[ent.User]{
+var genericCreateUser = &engine.Op[User]{
 	Name:      "Create user",
 	Kind:      spec.Create,
 	Res:       userResource,
 	IDMembers: []string{"id"},
 	ETag:      true,
-	Envelope: func(b []byte, r *engine.Result[ent.User]) []byte {
+	Envelope: func(b []byte, r *engine.Result[User]) []byte {
 		b = r.AppendRecord(b)
 		return b
 	},
 }
 
 // genericPatchUser is the operation "Patch user".
-var genericPatchUser = &engine.Op[ent.User]{
+var genericPatchUser = &engine.Op[User]{
 	Name:      "Patch user",
 	Kind:      spec.Patch,
 	Res:       userResource,
 	IDMembers: []string{"id"},
 	ETag:      true,
-	Envelope: func(b []byte, r *engine.Result[ent.User]) []byte {
+	Envelope: func(b []byte, r *engine.Result[User]) []byte {
 		b = r.AppendRecord(b)
 		return b
 	},
 }
 
 // genericDeleteUser is the operation "Delete user".
-var genericDeleteUser = &engine.Op[ent.User]{
+var genericDeleteUser = &engine.Op[User]{
 	Name:      "Delete user",
 	Kind:      spec.Delete,
 	Res:       userResource,
 	IDMembers: []string{"id"},
-	Envelope: func(b []byte, r *engine.Result[ent.User]) []byte {
+	Envelope: func(b []byte, r *engine.Result[User]) []byte {
 		b = append(b, "{\"id\":"...)
 		b = wire.AppendString(b, r.ID)
 		b = append(b, ",\"object\":\"user\",\"success\":1,\"deleted\":true}"...)
@@ -1068,12 +1067,12 @@ var genericDeleteUser = &engine.Op[ent.User]{
 }
 
 // genericListVendors is the operation "List vendors".
-var genericListVendors = &engine.Op[ent.Vendor]{
+var genericListVendors = &engine.Op[Vendor]{
 	Name:      "List vendors",
 	Kind:      spec.List,
 	Res:       vendorResource,
 	IDMembers: []string{"id"},
-	Envelope: func(b []byte, r *engine.Result[ent.Vendor]) []byte {
+	Envelope: func(b []byte, r *engine.Result[Vendor]) []byte {
 		b = append(b, "{\"vendors\":"...)
 		b = r.AppendRecords(b)
 		b = append(b, ",\"paging\":"...)
@@ -1084,51 +1083,51 @@ var genericListVendors = &engine.Op[ent.Vendor]{
 }
 
 // genericCreateVendor is the operation "Create vendor".
-var genericCreateVendor = &engine.Op[ent.Vendor]{
+var genericCreateVendor = &engine.Op[Vendor]{
 	Name:      "Create vendor",
 	Kind:      spec.Create,
 	Res:       vendorResource,
 	IDMembers: []string{"id"},
 	ETag:      true,
-	Envelope: func(b []byte, r *engine.Result[ent.Vendor]) []byte {
+	Envelope: func(b []byte, r *engine.Result[Vendor]) []byte {
 		b = r.AppendRecord(b)
 		return b
 	},
 }
 
 // genericGetVendor is the operation "Get vendor".
-var genericGetVendor = &engine.Op[ent.Vendor]{
+var genericGetVendor = &engine.Op[Vendor]{
 	Name:      "Get vendor",
 	Kind:      spec.Get,
 	Res:       vendorResource,
 	IDMembers: []string{"id"},
 	ETag:      true,
-	Envelope: func(b []byte, r *engine.Result[ent.Vendor]) []byte {
+	Envelope: func(b []byte, r *engine.Result[Vendor]) []byte {
 		b = r.AppendRecord(b)
 		return b
 	},
 }
 
 // genericPatchVendor is the operation "Patch vendor".
-var genericPatchVendor = &engine.Op[ent.Vendor]{
+var genericPatchVendor = &engine.Op[Vendor]{
 	Name:      "Patch vendor",
 	Kind:      spec.Patch,
 	Res:       vendorResource,
 	IDMembers: []string{"id"},
 	ETag:      true,
-	Envelope: func(b []byte, r *engine.Result[ent.Vendor]) []byte {
+	Envelope: func(b []byte, r *engine.Result[Vendor]) []byte {
 		b = r.AppendRecord(b)
 		return b
 	},
 }
 
 // genericDeleteVendor is the operation "Delete vendor".
-var genericDeleteVendor = &engine.Op[ent.Vendor]{
+var genericDeleteVendor = &engine.Op[Vendor]{
 	Name:      "Delete vendor",
 	Kind:      spec.Delete,
 	Res:       vendorResource,
 	IDMembers: []string{"id"},
-	Envelope: func(b []byte, r *engine.Result[ent.Vendor]) []byte {
+	Envelope: func(b []byte, r *engine.Result[Vendor]) []byte {
 		b = append(b, "{\"id\":"...)
 		b = wire.AppendString(b, r.ID)
 		b = append(b, ",\"object\":\"vendor\",\"success\":1,\"deleted\":true}"...)
@@ -1137,12 +1136,12 @@ var genericDeleteVendor = &engine.Op[ent.Vendor]{
 }
 
 // genericListWarranties is the operation "List warranties".
-var genericListWarranties = &engine.Op[ent.Warranty]{
+var genericListWarranties = &engine.Op[Warranty]{
 	Name:      "List warranties",
 	Kind:      spec.List,
 	Res:       warrantyResource,
 	IDMembers: []string{"id"},
-	Envelope: func(b []byte, r *engine.Result[ent.Warranty]) []byte {
+	Envelope: func(b []byte, r *engine.Result[Warranty]) []byte {
 		b = append(b, "{\"warranties\":"...)
 		b = r.AppendRecords(b)
 		b = append(b, ",\"paging\":"...)
@@ -1153,51 +1152,51 @@ var genericListWarranties = &engine.Op[ent.Warranty]{
 }
 
 // genericCreateWarranty is the operation "Create warranty".
-var genericCreateWarranty = &engine.Op[ent.Warranty]{
+var genericCreateWarranty = &engine.Op[Warranty]{
 	Name:      "Create warranty",
 	Kind:      spec.Create,
 	Res:       warrantyResource,
 	IDMembers: []string{"id"},
 	ETag:      true,
-	Envelope: func(b []byte, r *engine.Result[ent.Warranty]) []byte {
+	Envelope: func(b []byte, r *engine.Result[Warranty]) []byte {
 		b = r.AppendRecord(b)
 		return b
 	},
 }
 
 // genericGetWarranty is the operation "Get warranty".
-var genericGetWarranty = &engine.Op[ent.Warranty]{
+var genericGetWarranty = &engine.Op[Warranty]{
 	Name:      "Get warranty",
 	Kind:      spec.Get,
 	Res:       warrantyResource,
 	IDMembers: []string{"id"},
 	ETag:      true,
-	Envelope: func(b []byte, r *engine.Result[ent.Warranty]) []byte {
+	Envelope: func(b []byte, r *engine.Result[Warranty]) []byte {
 		b = r.AppendRecord(b)
 		return b
 	},
 }
 
 // genericPatchWarranty is the operation "Patch warranty".
-var genericPatchWarranty = &engine.Op[ent.Warranty]{
+var genericPatchWarranty = &engine.Op[Warranty]{
 	Name:      "Patch warranty",
 	Kind:      spec.Patch,
 	Res:       warrantyResource,
 	IDMembers: []string{"id"},
 	ETag:      true,
-	Envelope: func(b []byte, r *engine.Result[ent.Warranty]) []byte {
+	Envelope: func(b []byte, r *engine.Result[Warranty]) []byte {
 		b = r.AppendRecord(b)
 		return b
 	},
 }
 
 // genericDeleteWarranty is the operation "Delete warranty".
-var genericDeleteWarranty = &engine.Op[ent.Warranty]{
+var genericDeleteWarranty = &engine.Op[Warranty]{
 	Name:      "Delete warranty",
 	Kind:      spec.Delete,
 	Res:       warrantyResource,
 	IDMembers: []string{"id"},
-	Envelope: func(b []byte, r *engine.Result[ent.Warranty]) []byte {
+	Envelope: func(b []byte, r *engine.Result[Warranty]) []byte {
 		b = append(b, "{\"id\":"...)
 		b = wire.AppendString(b, r.ID)
 		b = append(b, ",\"object\":\"warranty\",\"success\":1,\"deleted\":true}"...)
@@ -1206,12 +1205,12 @@ var genericDeleteWarranty = &engine.Op[ent.Warranty]{
 }
 
 // genericListWarrantyLineItems is the operation "List warranty line items".
-var genericListWarrantyLineItems = &engine.Op[ent.WarrantyLineItem]{
+var genericListWarrantyLineItems = &engine.Op[WarrantyLineItem]{
 	Name:      "List warranty line items",
 	Kind:      spec.List,
 	Res:       warrantyLineItemResource,
 	IDMembers: []string{"id"},
-	Envelope: func(b []byte, r *engine.Result[ent.WarrantyLineItem]) []byte {
+	Envelope: func(b []byte, r *engine.Result[WarrantyLineItem]) []byte {
 		b = append(b, "{\"warranty_line_items\":"...)
 		b = r.AppendRecords(b)
 		b = append(b, ",\"paging\":"...)
@@ -1222,51 +1221,51 @@ var genericListWarrantyLineItems = &engine.Op[ent.WarrantyLineItem]{
 }
 
 // genericCreateWarrantyLineItem is the operation "Create warranty line item".
-var genericCreateWarrantyLineItem = &engine.Op[ent.WarrantyLineItem]{
+var genericCreateWarrantyLineItem = &engine.Op[WarrantyLineItem]{
 	Name:      "Create warranty line item",
 	Kind:      spec.Create,
 	Res:       warrantyLineItemResource,
 	IDMembers: []string{"id"},
 	ETag:      true,
-	Envelope: func(b []byte, r *engine.Result[ent.WarrantyLineItem]) []byte {
+	Envelope: func(b []byte, r *engine.Result[WarrantyLineItem]) []byte {
 		b = r.AppendRecord(b)
 		return b
 	},
 }
 
 // genericGetWarrantyLineItem is the operation "Get warranty line item".
-var genericGetWarrantyLineItem = &engine.Op[ent.WarrantyLineItem]{
+var genericGetWarrantyLineItem = &engine.Op[WarrantyLineItem]{
 	Name:      "Get warranty line item",
 	Kind:      spec.Get,
 	Res:       warrantyLineItemResource,
 	IDMembers: []string{"id"},
 	ETag:      true,
-	Envelope: func(b []byte, r *engine.Result[ent.WarrantyLineItem]) []byte {
+	Envelope: func(b []byte, r *engine.Result[WarrantyLineItem]) []byte {
 		b = r.AppendRecord(b)
 		return b
 	},
 }
 
 // genericPatchWarrantyLineItem is the operation "Patch warranty line item".
-var genericPatchWarrantyLineItem = &engine.Op[ent.WarrantyLineItem]{
+var genericPatchWarrantyLineItem = &engine.Op[WarrantyLineItem]{
 	Name:      "Patch warranty line item",
 	Kind:      spec.Patch,
 	Res:       warrantyLineItemResource,
 	IDMembers: []string{"id"},
 	ETag:      true,
-	Envelope: func(b []byte, r *engine.Result[ent.WarrantyLineItem]) []byte {
+	Envelope: func(b []byte, r *engine.Result[WarrantyLineItem]) []byte {
 		b = r.AppendRecord(b)
 		return b
 	},
 }
 
 // genericDeleteWarrantyLineItem is the operation "Delete warranty line item".
-var genericDeleteWarrantyLineItem = &engine.Op[ent.WarrantyLineItem]{
+var genericDeleteWarrantyLineItem = &engine.Op[WarrantyLineItem]{
 	Name:      "Delete warranty line item",
 	Kind:      spec.Delete,
 	Res:       warrantyLineItemResource,
 	IDMembers: []string{"id"},
-	Envelope: func(b []byte, r *engine.Result[ent.WarrantyLineItem]) []byte {
+	Envelope: func(b []byte, r *engine.Result[WarrantyLineItem]) []byte {
 		b = append(b, "{\"id\":"...)
 		b = wire.AppendString(b, r.ID)
 		b = append(b, ",\"object\":\"warranty_line_item\",\"success\":1,\"deleted\":true}"...)
@@ -1275,12 +1274,12 @@ var genericDeleteWarrantyLineItem = &engine.Op[ent.WarrantyLineItem]{
 }
 
 // genericListWorkOrderLineItems is the operation "List work order line items".
-var genericListWorkOrderLineItems = &engine.Op[ent.WorkOrderLineItem]{
+var genericListWorkOrderLineItems = &engine.Op[WorkOrderLineItem]{
 	Name:      "List work order line items",
 	Kind:      spec.List,
 	Res:       workOrderLineItemResource,
 	IDMembers: []string{"id"},
-	Envelope: func(b []byte, r *engine.Result[ent.WorkOrderLineItem]) []byte {
+	Envelope: func(b []byte, r *engine.Result[WorkOrderLineItem]) []byte {
 		b = append(b, "{\"work_order_line_items\":"...)
 		b = r.AppendRecords(b)
 		b = append(b, ",\"paging\":"...)
@@ -1291,51 +1290,51 @@ var genericListWorkOrderLineItems = &engine.Op[ent.WorkOrderLineItem]{
 }
 
 // genericCreateWorkOrderLineItem is the operation "Create work order line item".
-var genericCreateWorkOrderLineItem = &engine.Op[ent.WorkOrderLineItem]{
+var genericCreateWorkOrderLineItem = &engine.Op[WorkOrderLineItem]{
 	Name:      "Create work order line item",
 	Kind:      spec.Create,
 	Res:       workOrderLineItemResource,
 	IDMembers: []string{"id"},
 	ETag:      true,
-	Envelope: func(b []byte, r *engine.Result[ent.WorkOrderLineItem]) []byte {
+	Envelope: func(b []byte, r *engine.Result[WorkOrderLineItem]) []byte {
 		b = r.AppendRecord(b)
 		return b
 	},
 }
 
 // genericGetWorkOrderLineItem is the operation "Get work order line item".
-var genericGetWorkOrderLineItem = &engine.Op[ent.WorkOrderLineItem]{
+var genericGetWorkOrderLineItem = &engine.Op[WorkOrderLineItem]{
 	Name:      "Get work order line item",
 	Kind:      spec.Get,
 	Res:       workOrderLineItemResource,
 	IDMembers: []string{"id"},
 	ETag:      true,
-	Envelope: func(b []byte, r *engine.Result[ent.WorkOrderLineItem]) []byte {
+	Envelope: func(b []byte, r *engine.Result[WorkOrderLineItem]) []byte {
 		b = r.AppendRecord(b)
 		return b
 	},
 }
 
 // genericPatchWorkOrderLineItem is the operation "Patch work order line item".
-var genericPatchWorkOrderLineItem = &engine.Op[ent.WorkOrderLineItem]{
+var genericPatchWorkOrderLineItem = &engine.Op[WorkOrderLineItem]{
 	Name:      "Patch work order line item",
 	Kind:      spec.Patch,
 	Res:       workOrderLineItemResource,
 	IDMembers: []string{"id"},
 	ETag:      true,
-	Envelope: func(b []byte, r *engine.Result[ent.WorkOrderLineItem]) []byte {
+	Envelope: func(b []byte, r *engine.Result[WorkOrderLineItem]) []byte {
 		b = r.AppendRecord(b)
 		return b
 	},
 }
 
 // genericDeleteWorkOrderLineItem is the operation "Delete work order line item".
-var genericDeleteWorkOrderLineItem = &engine.Op[ent.WorkOrderLineItem]{
+var genericDeleteWorkOrderLineItem = &engine.Op[WorkOrderLineItem]{
 	Name:      "Delete work order line item",
 	Kind:      spec.Delete,
 	Res:       workOrderLineItemResource,
 	IDMembers: []string{"id"},
-	Envelope: func(b []byte, r *engine.Result[ent.WorkOrderLineItem]) []byte {
+	Envelope: func(b []byte, r *engine.Result[WorkOrderLineItem]) []byte {
 		b = append(b, "{\"id\":"...)
 		b = wire.AppendString(b, r.ID)
 		b = append(b, ",\"object\":\"work_order_line_item\",\"success\":1,\"deleted\":true}"...)
@@ -1344,12 +1343,12 @@ var genericDeleteWorkOrderLineItem = &engine.Op[ent.WorkOrderLineItem]{
 }
 
 // genericListWorkOrders is the operation "List work orders".
-var genericListWorkOrders = &engine.Op[ent.WorkOrder]{
+var genericListWorkOrders = &engine.Op[WorkOrder]{
 	Name:      "List work orders",
 	Kind:      spec.List,
 	Res:       workOrderResource,
 	IDMembers: []string{"id"},
-	Envelope: func(b []byte, r *engine.Result[ent.WorkOrder]) []byte {
+	Envelope: func(b []byte, r *engine.Result[WorkOrder]) []byte {
 		b = append(b, "{\"work_orders\":"...)
 		b = r.AppendRecords(b)
 		b = append(b, ",\"paging\":"...)
@@ -1360,38 +1359,38 @@ var genericListWorkOrders = &engine.Op[ent.WorkOrder]{
 }
 
 // genericCreateWorkOrder is the operation "Create work order".
-var genericCreateWorkOrder = &engine.Op[ent.WorkOrder]{
+var genericCreateWorkOrder = &engine.Op[WorkOrder]{
 	Name:      "Create work order",
 	Kind:      spec.Create,
 	Res:       workOrderResource,
 	IDMembers: []string{"id"},
 	ETag:      true,
-	Envelope: func(b []byte, r *engine.Result[ent.WorkOrder]) []byte {
+	Envelope: func(b []byte, r *engine.Result[WorkOrder]) []byte {
 		b = r.AppendRecord(b)
 		return b
 	},
 }
 
 // genericPatchWorkOrder is the operation "Patch work order".
-var genericPatchWorkOrder = &engine.Op[ent.WorkOrder]{
+var genericPatchWorkOrder = &engine.Op[WorkOrder]{
 	Name:      "Patch work order",
 	Kind:      spec.Patch,
 	Res:       workOrderResource,
 	IDMembers: []string{"id"},
 	ETag:      true,
-	Envelope: func(b []byte, r *engine.Result[ent.WorkOrder]) []byte {
+	Envelope: func(b []byte, r *engine.Result[WorkOrder]) []byte {
 		b = r.AppendRecord(b)
 		return b
 	},
 }
 
 // genericDeleteWorkOrder is the operation "Delete work order".
-var genericDeleteWorkOrder = &engine.Op[ent.WorkOrder]{
+var genericDeleteWorkOrder = &engine.Op[WorkOrder]{
 	Name:      "Delete work order",
 	Kind:      spec.Delete,
 	Res:       workOrderResource,
 	IDMembers: []string{"id"},
-	Envelope: func(b []byte, r *engine.Result[ent.WorkOrder]) []byte {
+	Envelope: func(b []byte, r *engine.Result[WorkOrder]) []byte {
 		b = append(b, "{\"id\":"...)
 		b = wire.AppendString(b, r.ID)
 		b = append(b, ",\"object\":\"work_order\",\"success\":1,\"deleted\":true}"...)

@@ -7,12 +7,25 @@ import (
 	"encoding/json"
 	"time"
 
-	"records/ent"
 	"records/internal/engine"
 	"records/internal/spec"
 	"records/internal/stamp"
 	"records/internal/wire"
 )
+
+// Supplier is a Supplier record as a read scans it and an answer
+// encodes it.
+type Supplier struct {
+	ID         string
+	TeamID     int
+	Version    int64
+	Name       *string
+	ProvidedID *string
+	Mapping    map[string]string
+	Properties json.RawMessage
+	CreatedAt  *time.Time
+	UpdatedAt  *time.Time
+}
 
 // supplierInput is a decoded Supplier body: for each member, whether it
 // was given and whether it was null.
@@ -104,7 +117,7 @@ func (in *supplierInput) Then(creating bool) ([]engine.Step, error) {
 }
 
 // appendSupplier appends a Supplier as JSON, every member present.
-func appendSupplier(b []byte, e *ent.Supplier) []byte {
+func appendSupplier(b []byte, e *Supplier) []byte {
 	b = append(b, "{\"id\":"...)
 	b = wire.AppendString(b, e.ID)
 	b = append(b, ",\"team_id\":"...)
@@ -130,7 +143,7 @@ func appendSupplier(b []byte, e *ent.Supplier) []byte {
 // columns that the record's pointers then point into, so a record read costs
 // one allocation.
 type supplierRow struct {
-	e  ent.Supplier
+	e  Supplier
 	f3 sql.NullString
 	f4 sql.NullString
 	f5 []byte
@@ -140,7 +153,7 @@ type supplierRow struct {
 }
 
 // scanSupplier reads one row of supplierResource.Select.
-func scanSupplier(rows engine.Row) (*ent.Supplier, error) {
+func scanSupplier(rows engine.Row) (*Supplier, error) {
 	r := new(supplierRow)
 	if err := rows.Scan(&r.e.ID, &r.e.TeamID, &r.e.Version, &r.f3, &r.f4, &r.f5, &r.f6, &r.f7, &r.f8); err != nil {
 		return nil, err
@@ -167,35 +180,35 @@ func scanSupplier(rows engine.Row) (*ent.Supplier, error) {
 }
 
 // supplierResource is Supplier for the runtime.
-var supplierResource = &engine.Resource[ent.Supplier]{
+var supplierResource = &engine.Resource[Supplier]{
 	Type:    "Supplier",
 	Plural:  "suppliers",
 	Object:  "supplier",
 	Members: []string{"created_at", "mapping", "name", "properties", "provided_id", "updated_at"},
-	Fields: []engine.Field[ent.Supplier]{
+	Fields: []engine.Field[Supplier]{
 		{
 			Member: "id", Column: "id", Type: spec.String,
-			Append: func(b []byte, e *ent.Supplier) []byte { return wire.AppendString(b, e.ID) },
+			Append: func(b []byte, e *Supplier) []byte { return wire.AppendString(b, e.ID) },
 			Parse:  engine.Parse(wire.ID),
-			Value:  func(e *ent.Supplier) any { return e.ID },
+			Value:  func(e *Supplier) any { return e.ID },
 		},
 		{
 			Member: "team_id", Column: "team_id", Type: spec.Integer,
-			Append: func(b []byte, e *ent.Supplier) []byte { return wire.AppendInt(b, int64(e.TeamID)) },
+			Append: func(b []byte, e *Supplier) []byte { return wire.AppendInt(b, int64(e.TeamID)) },
 			Parse:  engine.Parse(wire.Int64),
-			Value:  func(e *ent.Supplier) any { return int64(e.TeamID) },
+			Value:  func(e *Supplier) any { return int64(e.TeamID) },
 		},
 		{
 			Member: "version", Column: "version", Type: spec.Integer,
-			Append: func(b []byte, e *ent.Supplier) []byte { return wire.AppendInt(b, int64(e.Version)) },
+			Append: func(b []byte, e *Supplier) []byte { return wire.AppendInt(b, int64(e.Version)) },
 			Parse:  engine.Parse(wire.Int64),
-			Value:  func(e *ent.Supplier) any { return e.Version },
+			Value:  func(e *Supplier) any { return e.Version },
 		},
 		{
 			Member: "name", Column: "name", Type: spec.String,
-			Append: func(b []byte, e *ent.Supplier) []byte { return wire.AppendStringPtr(b, e.Name) },
+			Append: func(b []byte, e *Supplier) []byte { return wire.AppendStringPtr(b, e.Name) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.Supplier) any {
+			Value: func(e *Supplier) any {
 				if e.Name == nil {
 					return nil
 				}
@@ -204,9 +217,9 @@ var supplierResource = &engine.Resource[ent.Supplier]{
 		},
 		{
 			Member: "provided_id", Column: "provided_id", Type: spec.String,
-			Append: func(b []byte, e *ent.Supplier) []byte { return wire.AppendStringPtr(b, e.ProvidedID) },
+			Append: func(b []byte, e *Supplier) []byte { return wire.AppendStringPtr(b, e.ProvidedID) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.Supplier) any {
+			Value: func(e *Supplier) any {
 				if e.ProvidedID == nil {
 					return nil
 				}
@@ -215,17 +228,17 @@ var supplierResource = &engine.Resource[ent.Supplier]{
 		},
 		{
 			Member: "mapping", Column: "mapping", Type: spec.StringMap,
-			Append: func(b []byte, e *ent.Supplier) []byte { return wire.AppendStringMap(b, e.Mapping) },
+			Append: func(b []byte, e *Supplier) []byte { return wire.AppendStringMap(b, e.Mapping) },
 		},
 		{
 			Member: "properties", Column: "properties", Type: spec.Object,
-			Append: func(b []byte, e *ent.Supplier) []byte { return wire.AppendRaw(b, e.Properties) },
+			Append: func(b []byte, e *Supplier) []byte { return wire.AppendRaw(b, e.Properties) },
 		},
 		{
 			Member: "created_at", Column: "created_at", Type: spec.DateTime, Sortable: true,
-			Append: func(b []byte, e *ent.Supplier) []byte { return wire.AppendTimePtr(b, e.CreatedAt) },
+			Append: func(b []byte, e *Supplier) []byte { return wire.AppendTimePtr(b, e.CreatedAt) },
 			Parse:  engine.Parse(wire.DateTime),
-			Value: func(e *ent.Supplier) any {
+			Value: func(e *Supplier) any {
 				if e.CreatedAt == nil {
 					return nil
 				}
@@ -234,9 +247,9 @@ var supplierResource = &engine.Resource[ent.Supplier]{
 		},
 		{
 			Member: "updated_at", Column: "updated_at", Type: spec.DateTime,
-			Append: func(b []byte, e *ent.Supplier) []byte { return wire.AppendTimePtr(b, e.UpdatedAt) },
+			Append: func(b []byte, e *Supplier) []byte { return wire.AppendTimePtr(b, e.UpdatedAt) },
 			Parse:  engine.Parse(wire.DateTime),
-			Value: func(e *ent.Supplier) any {
+			Value: func(e *Supplier) any {
 				if e.UpdatedAt == nil {
 					return nil
 				}
@@ -245,13 +258,13 @@ var supplierResource = &engine.Resource[ent.Supplier]{
 		},
 	},
 	Unique:    map[string]string{"id": "id"},
-	NewInput:  func() engine.Input[ent.Supplier] { return new(supplierInput) },
+	NewInput:  func() engine.Input[Supplier] { return new(supplierInput) },
 	Encode:    appendSupplier,
-	ID:        func(e *ent.Supplier) string { return e.ID },
+	ID:        func(e *Supplier) string { return e.ID },
 	Table:     "suppliers",
 	Select:    "SELECT \"id\", \"team_id\", \"version\", \"name\", \"provided_id\", \"mapping\", \"properties\", \"created_at\", \"updated_at\" FROM \"suppliers\"",
 	Columns:   []string{"id", "team_id", "version", "name", "provided_id", "mapping", "properties", "created_at", "updated_at"},
 	Scan:      scanSupplier,
-	Version:   func(e *ent.Supplier) int64 { return e.Version },
-	SetSecret: func(in engine.Input[ent.Supplier], hash string) { in.(*supplierInput).secretHash = hash },
+	Version:   func(e *Supplier) int64 { return e.Version },
+	SetSecret: func(in engine.Input[Supplier], hash string) { in.(*supplierInput).secretHash = hash },
 }

@@ -6,11 +6,34 @@ import (
 	"database/sql"
 	"time"
 
-	"records/ent"
 	"records/internal/engine"
 	"records/internal/spec"
 	"records/internal/wire"
 )
+
+// User is a User record as a read scans it and an answer
+// encodes it.
+type User struct {
+	ID           string
+	Version      int64
+	Active       *bool
+	Avatar       *string
+	Bio          *string
+	Birthday     *time.Time
+	Country      *string
+	Email        *string
+	FirstName    *string
+	LastName     *string
+	LastSeen     *time.Time
+	LastTyped    *time.Time
+	Location     *string
+	Organization *string
+	Phone        *string
+	Regions      *string
+	Title        *string
+	SocialHandle *string
+	Username     *string
+}
 
 // userInput is a decoded User body: for each member, whether it
 // was given and whether it was null.
@@ -152,7 +175,7 @@ func (in *userInput) Then(creating bool) ([]engine.Step, error) {
 }
 
 // appendUser appends a User as JSON, every member present.
-func appendUser(b []byte, e *ent.User) []byte {
+func appendUser(b []byte, e *User) []byte {
 	b = append(b, "{\"id\":"...)
 	b = wire.AppendString(b, e.ID)
 	b = append(b, ",\"version\":"...)
@@ -198,7 +221,7 @@ func appendUser(b []byte, e *ent.User) []byte {
 // columns that the record's pointers then point into, so a record read costs
 // one allocation.
 type userRow struct {
-	e   ent.User
+	e   User
 	f2  sql.NullBool
 	f3  sql.NullString
 	f4  sql.NullString
@@ -219,7 +242,7 @@ type userRow struct {
 }
 
 // scanUser reads one row of userResource.Select.
-func scanUser(rows engine.Row) (*ent.User, error) {
+func scanUser(rows engine.Row) (*User, error) {
 	r := new(userRow)
 	if err := rows.Scan(&r.e.ID, &r.e.Version, &r.f2, &r.f3, &r.f4, &r.f5, &r.f6, &r.f7, &r.f8, &r.f9, &r.f10, &r.f11, &r.f12, &r.f13, &r.f14, &r.f15, &r.f16, &r.f17, &r.f18); err != nil {
 		return nil, err
@@ -279,29 +302,29 @@ func scanUser(rows engine.Row) (*ent.User, error) {
 }
 
 // userResource is User for the runtime.
-var userResource = &engine.Resource[ent.User]{
+var userResource = &engine.Resource[User]{
 	Type:    "User",
 	Plural:  "users",
 	Object:  "user",
 	Members: []string{"active", "avatar", "bio", "birthday", "country", "email", "firstName", "lastName", "last_seen", "last_typed", "location", "organization", "phone", "regions", "social_handle", "title", "username"},
-	Fields: []engine.Field[ent.User]{
+	Fields: []engine.Field[User]{
 		{
 			Member: "id", Column: "id", Type: spec.String,
-			Append: func(b []byte, e *ent.User) []byte { return wire.AppendString(b, e.ID) },
+			Append: func(b []byte, e *User) []byte { return wire.AppendString(b, e.ID) },
 			Parse:  engine.Parse(wire.ID),
-			Value:  func(e *ent.User) any { return e.ID },
+			Value:  func(e *User) any { return e.ID },
 		},
 		{
 			Member: "version", Column: "version", Type: spec.Integer,
-			Append: func(b []byte, e *ent.User) []byte { return wire.AppendInt(b, int64(e.Version)) },
+			Append: func(b []byte, e *User) []byte { return wire.AppendInt(b, int64(e.Version)) },
 			Parse:  engine.Parse(wire.Int64),
-			Value:  func(e *ent.User) any { return e.Version },
+			Value:  func(e *User) any { return e.Version },
 		},
 		{
 			Member: "active", Column: "active", Type: spec.Boolean,
-			Append: func(b []byte, e *ent.User) []byte { return wire.AppendBoolPtr(b, e.Active) },
+			Append: func(b []byte, e *User) []byte { return wire.AppendBoolPtr(b, e.Active) },
 			Parse:  engine.Parse(wire.Bool),
-			Value: func(e *ent.User) any {
+			Value: func(e *User) any {
 				if e.Active == nil {
 					return nil
 				}
@@ -310,9 +333,9 @@ var userResource = &engine.Resource[ent.User]{
 		},
 		{
 			Member: "avatar", Column: "avatar", Type: spec.String,
-			Append: func(b []byte, e *ent.User) []byte { return wire.AppendStringPtr(b, e.Avatar) },
+			Append: func(b []byte, e *User) []byte { return wire.AppendStringPtr(b, e.Avatar) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.User) any {
+			Value: func(e *User) any {
 				if e.Avatar == nil {
 					return nil
 				}
@@ -321,9 +344,9 @@ var userResource = &engine.Resource[ent.User]{
 		},
 		{
 			Member: "bio", Column: "bio", Type: spec.String,
-			Append: func(b []byte, e *ent.User) []byte { return wire.AppendStringPtr(b, e.Bio) },
+			Append: func(b []byte, e *User) []byte { return wire.AppendStringPtr(b, e.Bio) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.User) any {
+			Value: func(e *User) any {
 				if e.Bio == nil {
 					return nil
 				}
@@ -332,9 +355,9 @@ var userResource = &engine.Resource[ent.User]{
 		},
 		{
 			Member: "birthday", Column: "birthday", Type: spec.Date,
-			Append: func(b []byte, e *ent.User) []byte { return wire.AppendDatePtr(b, e.Birthday) },
+			Append: func(b []byte, e *User) []byte { return wire.AppendDatePtr(b, e.Birthday) },
 			Parse:  engine.Parse(wire.Date),
-			Value: func(e *ent.User) any {
+			Value: func(e *User) any {
 				if e.Birthday == nil {
 					return nil
 				}
@@ -343,9 +366,9 @@ var userResource = &engine.Resource[ent.User]{
 		},
 		{
 			Member: "country", Column: "country", Type: spec.String,
-			Append: func(b []byte, e *ent.User) []byte { return wire.AppendStringPtr(b, e.Country) },
+			Append: func(b []byte, e *User) []byte { return wire.AppendStringPtr(b, e.Country) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.User) any {
+			Value: func(e *User) any {
 				if e.Country == nil {
 					return nil
 				}
@@ -354,9 +377,9 @@ var userResource = &engine.Resource[ent.User]{
 		},
 		{
 			Member: "email", Column: "email", Type: spec.String,
-			Append: func(b []byte, e *ent.User) []byte { return wire.AppendStringPtr(b, e.Email) },
+			Append: func(b []byte, e *User) []byte { return wire.AppendStringPtr(b, e.Email) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.User) any {
+			Value: func(e *User) any {
 				if e.Email == nil {
 					return nil
 				}
@@ -365,9 +388,9 @@ var userResource = &engine.Resource[ent.User]{
 		},
 		{
 			Member: "firstName", Column: "first_name", Type: spec.String,
-			Append: func(b []byte, e *ent.User) []byte { return wire.AppendStringPtr(b, e.FirstName) },
+			Append: func(b []byte, e *User) []byte { return wire.AppendStringPtr(b, e.FirstName) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.User) any {
+			Value: func(e *User) any {
 				if e.FirstName == nil {
 					return nil
 				}
@@ -376,9 +399,9 @@ var userResource = &engine.Resource[ent.User]{
 		},
 		{
 			Member: "lastName", Column: "last_name", Type: spec.String,
-			Append: func(b []byte, e *ent.User) []byte { return wire.AppendStringPtr(b, e.LastName) },
+			Append: func(b []byte, e *User) []byte { return wire.AppendStringPtr(b, e.LastName) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.User) any {
+			Value: func(e *User) any {
 				if e.LastName == nil {
 					return nil
 				}
@@ -387,9 +410,9 @@ var userResource = &engine.Resource[ent.User]{
 		},
 		{
 			Member: "last_seen", Column: "last_seen", Type: spec.DateTime,
-			Append: func(b []byte, e *ent.User) []byte { return wire.AppendTimePtr(b, e.LastSeen) },
+			Append: func(b []byte, e *User) []byte { return wire.AppendTimePtr(b, e.LastSeen) },
 			Parse:  engine.Parse(wire.DateTime),
-			Value: func(e *ent.User) any {
+			Value: func(e *User) any {
 				if e.LastSeen == nil {
 					return nil
 				}
@@ -398,9 +421,9 @@ var userResource = &engine.Resource[ent.User]{
 		},
 		{
 			Member: "last_typed", Column: "last_typed", Type: spec.DateTime,
-			Append: func(b []byte, e *ent.User) []byte { return wire.AppendTimePtr(b, e.LastTyped) },
+			Append: func(b []byte, e *User) []byte { return wire.AppendTimePtr(b, e.LastTyped) },
 			Parse:  engine.Parse(wire.DateTime),
-			Value: func(e *ent.User) any {
+			Value: func(e *User) any {
 				if e.LastTyped == nil {
 					return nil
 				}
@@ -409,9 +432,9 @@ var userResource = &engine.Resource[ent.User]{
 		},
 		{
 			Member: "location", Column: "location", Type: spec.String,
-			Append: func(b []byte, e *ent.User) []byte { return wire.AppendStringPtr(b, e.Location) },
+			Append: func(b []byte, e *User) []byte { return wire.AppendStringPtr(b, e.Location) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.User) any {
+			Value: func(e *User) any {
 				if e.Location == nil {
 					return nil
 				}
@@ -420,9 +443,9 @@ var userResource = &engine.Resource[ent.User]{
 		},
 		{
 			Member: "organization", Column: "organization", Type: spec.String,
-			Append: func(b []byte, e *ent.User) []byte { return wire.AppendStringPtr(b, e.Organization) },
+			Append: func(b []byte, e *User) []byte { return wire.AppendStringPtr(b, e.Organization) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.User) any {
+			Value: func(e *User) any {
 				if e.Organization == nil {
 					return nil
 				}
@@ -431,9 +454,9 @@ var userResource = &engine.Resource[ent.User]{
 		},
 		{
 			Member: "phone", Column: "phone", Type: spec.String,
-			Append: func(b []byte, e *ent.User) []byte { return wire.AppendStringPtr(b, e.Phone) },
+			Append: func(b []byte, e *User) []byte { return wire.AppendStringPtr(b, e.Phone) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.User) any {
+			Value: func(e *User) any {
 				if e.Phone == nil {
 					return nil
 				}
@@ -442,9 +465,9 @@ var userResource = &engine.Resource[ent.User]{
 		},
 		{
 			Member: "regions", Column: "regions", Type: spec.String,
-			Append: func(b []byte, e *ent.User) []byte { return wire.AppendStringPtr(b, e.Regions) },
+			Append: func(b []byte, e *User) []byte { return wire.AppendStringPtr(b, e.Regions) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.User) any {
+			Value: func(e *User) any {
 				if e.Regions == nil {
 					return nil
 				}
@@ -453,9 +476,9 @@ var userResource = &engine.Resource[ent.User]{
 		},
 		{
 			Member: "title", Column: "title", Type: spec.String,
-			Append: func(b []byte, e *ent.User) []byte { return wire.AppendStringPtr(b, e.Title) },
+			Append: func(b []byte, e *User) []byte { return wire.AppendStringPtr(b, e.Title) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.User) any {
+			Value: func(e *User) any {
 				if e.Title == nil {
 					return nil
 				}
@@ -464,9 +487,9 @@ var userResource = &engine.Resource[ent.User]{
 		},
 		{
 			Member: "social_handle", Column: "social_handle", Type: spec.String,
-			Append: func(b []byte, e *ent.User) []byte { return wire.AppendStringPtr(b, e.SocialHandle) },
+			Append: func(b []byte, e *User) []byte { return wire.AppendStringPtr(b, e.SocialHandle) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.User) any {
+			Value: func(e *User) any {
 				if e.SocialHandle == nil {
 					return nil
 				}
@@ -475,9 +498,9 @@ var userResource = &engine.Resource[ent.User]{
 		},
 		{
 			Member: "username", Column: "username", Type: spec.String,
-			Append: func(b []byte, e *ent.User) []byte { return wire.AppendStringPtr(b, e.Username) },
+			Append: func(b []byte, e *User) []byte { return wire.AppendStringPtr(b, e.Username) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.User) any {
+			Value: func(e *User) any {
 				if e.Username == nil {
 					return nil
 				}
@@ -486,12 +509,12 @@ var userResource = &engine.Resource[ent.User]{
 		},
 	},
 	Unique:   map[string]string{"id": "id", "username": "username"},
-	NewInput: func() engine.Input[ent.User] { return new(userInput) },
+	NewInput: func() engine.Input[User] { return new(userInput) },
 	Encode:   appendUser,
-	ID:       func(e *ent.User) string { return e.ID },
+	ID:       func(e *User) string { return e.ID },
 	Table:    "users",
 	Select:   "SELECT \"id\", \"version\", \"active\", \"avatar\", \"bio\", \"birthday\", \"country\", \"email\", \"first_name\", \"last_name\", \"last_seen\", \"last_typed\", \"location\", \"organization\", \"phone\", \"regions\", \"title\", \"social_handle\", \"username\" FROM \"users\"",
 	Columns:  []string{"id", "version", "active", "avatar", "bio", "birthday", "country", "email", "first_name", "last_name", "last_seen", "last_typed", "location", "organization", "phone", "regions", "title", "social_handle", "username"},
 	Scan:     scanUser,
-	Version:  func(e *ent.User) int64 { return e.Version },
+	Version:  func(e *User) int64 { return e.Version },
 }

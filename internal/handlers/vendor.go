@@ -6,12 +6,54 @@ import (
 	"database/sql"
 	"time"
 
-	"records/ent"
 	"records/internal/engine"
 	"records/internal/spec"
 	"records/internal/stamp"
 	"records/internal/wire"
 )
+
+// Vendor is a Vendor record as a read scans it and an answer
+// encodes it.
+type Vendor struct {
+	ID                string
+	Version           int64
+	VendorName        *string
+	VendorNotes       *string
+	VendorSubtype     *string
+	VendorType        *string
+	VendorOwner       *string
+	VendorSource      *string
+	Description       *string
+	Industry          *string
+	Ownership         *string
+	ParentVendor      *string
+	Rating            *string
+	StockTicker       *string
+	Website           *string
+	YearStarted       *string
+	Avatar            *string
+	AnnualRevenue     *string
+	Employees         *string
+	NumberOfEmployees *string
+	Fax               *string
+	Phone             *string
+	BillingCity       *string
+	BillingCountry    *string
+	BillingLatitude   *string
+	BillingLongitude  *string
+	BillingState      *string
+	BillingStreet     *string
+	ShippingCity      *string
+	ShippingCountry   *string
+	ShippingLatitude  *string
+	ShippingLongitude *string
+	ShippingState     *string
+	ShippingStreet    *string
+	CreatedAt         *time.Time
+	LastModifiedBy    *string
+	IsActive          *bool
+	IsPublic          *bool
+}
 
 // vendorInput is a decoded Vendor body: for each member, whether it
 // was given and whether it was null.
@@ -272,7 +314,7 @@ func (in *vendorInput) Then(creating bool) ([]engine.Step, error) {
 }
 
 // appendVendor appends a Vendor as JSON, every member present.
-func appendVendor(b []byte, e *ent.Vendor) []byte {
+func appendVendor(b []byte, e *Vendor) []byte {
 	b = append(b, "{\"id\":"...)
 	b = wire.AppendString(b, e.ID)
 	b = append(b, ",\"version\":"...)
@@ -356,7 +398,7 @@ func appendVendor(b []byte, e *ent.Vendor) []byte {
 // columns that the record's pointers then point into, so a record read costs
 // one allocation.
 type vendorRow struct {
-	e   ent.Vendor
+	e   Vendor
 	f2  sql.NullString
 	f3  sql.NullString
 	f4  sql.NullString
@@ -396,7 +438,7 @@ type vendorRow struct {
 }
 
 // scanVendor reads one row of vendorResource.Select.
-func scanVendor(rows engine.Row) (*ent.Vendor, error) {
+func scanVendor(rows engine.Row) (*Vendor, error) {
 	r := new(vendorRow)
 	if err := rows.Scan(&r.e.ID, &r.e.Version, &r.f2, &r.f3, &r.f4, &r.f5, &r.f6, &r.f7, &r.f8, &r.f9, &r.f10, &r.f11, &r.f12, &r.f13, &r.f14, &r.f15, &r.f16, &r.f17, &r.f18, &r.f19, &r.f20, &r.f21, &r.f22, &r.f23, &r.f24, &r.f25, &r.f26, &r.f27, &r.f28, &r.f29, &r.f30, &r.f31, &r.f32, &r.f33, &r.f34, &r.f35, &r.f36, &r.f37); err != nil {
 		return nil, err
@@ -513,29 +555,29 @@ func scanVendor(rows engine.Row) (*ent.Vendor, error) {
 }
 
 // vendorResource is Vendor for the runtime.
-var vendorResource = &engine.Resource[ent.Vendor]{
+var vendorResource = &engine.Resource[Vendor]{
 	Type:    "Vendor",
 	Plural:  "vendors",
 	Object:  "vendor",
 	Members: []string{"annualRevenue", "avatar", "billingCity", "billingCountry", "billingLatitude", "billingLongitude", "billingState", "billingStreet", "created_at", "description", "employees", "fax", "industry", "is_active", "is_public", "last_modified_by", "numberOfEmployees", "ownership", "parentVendor", "phone", "rating", "shippingCity", "shippingCountry", "shippingLatitude", "shippingLongitude", "shippingState", "shippingStreet", "stockTicker", "vendorName", "vendorNotes", "vendorSubtype", "vendorType", "vendor_owner", "vendor_source", "website", "yearStarted"},
-	Fields: []engine.Field[ent.Vendor]{
+	Fields: []engine.Field[Vendor]{
 		{
 			Member: "id", Column: "id", Type: spec.String,
-			Append: func(b []byte, e *ent.Vendor) []byte { return wire.AppendString(b, e.ID) },
+			Append: func(b []byte, e *Vendor) []byte { return wire.AppendString(b, e.ID) },
 			Parse:  engine.Parse(wire.ID),
-			Value:  func(e *ent.Vendor) any { return e.ID },
+			Value:  func(e *Vendor) any { return e.ID },
 		},
 		{
 			Member: "version", Column: "version", Type: spec.Integer,
-			Append: func(b []byte, e *ent.Vendor) []byte { return wire.AppendInt(b, int64(e.Version)) },
+			Append: func(b []byte, e *Vendor) []byte { return wire.AppendInt(b, int64(e.Version)) },
 			Parse:  engine.Parse(wire.Int64),
-			Value:  func(e *ent.Vendor) any { return e.Version },
+			Value:  func(e *Vendor) any { return e.Version },
 		},
 		{
 			Member: "vendorName", Column: "vendor_name", Type: spec.String,
-			Append: func(b []byte, e *ent.Vendor) []byte { return wire.AppendStringPtr(b, e.VendorName) },
+			Append: func(b []byte, e *Vendor) []byte { return wire.AppendStringPtr(b, e.VendorName) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.Vendor) any {
+			Value: func(e *Vendor) any {
 				if e.VendorName == nil {
 					return nil
 				}
@@ -544,9 +586,9 @@ var vendorResource = &engine.Resource[ent.Vendor]{
 		},
 		{
 			Member: "vendorNotes", Column: "vendor_notes", Type: spec.String,
-			Append: func(b []byte, e *ent.Vendor) []byte { return wire.AppendStringPtr(b, e.VendorNotes) },
+			Append: func(b []byte, e *Vendor) []byte { return wire.AppendStringPtr(b, e.VendorNotes) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.Vendor) any {
+			Value: func(e *Vendor) any {
 				if e.VendorNotes == nil {
 					return nil
 				}
@@ -555,9 +597,9 @@ var vendorResource = &engine.Resource[ent.Vendor]{
 		},
 		{
 			Member: "vendorSubtype", Column: "vendor_subtype", Type: spec.String,
-			Append: func(b []byte, e *ent.Vendor) []byte { return wire.AppendStringPtr(b, e.VendorSubtype) },
+			Append: func(b []byte, e *Vendor) []byte { return wire.AppendStringPtr(b, e.VendorSubtype) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.Vendor) any {
+			Value: func(e *Vendor) any {
 				if e.VendorSubtype == nil {
 					return nil
 				}
@@ -566,9 +608,9 @@ var vendorResource = &engine.Resource[ent.Vendor]{
 		},
 		{
 			Member: "vendorType", Column: "vendor_type", Type: spec.String,
-			Append: func(b []byte, e *ent.Vendor) []byte { return wire.AppendStringPtr(b, e.VendorType) },
+			Append: func(b []byte, e *Vendor) []byte { return wire.AppendStringPtr(b, e.VendorType) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.Vendor) any {
+			Value: func(e *Vendor) any {
 				if e.VendorType == nil {
 					return nil
 				}
@@ -577,9 +619,9 @@ var vendorResource = &engine.Resource[ent.Vendor]{
 		},
 		{
 			Member: "vendor_owner", Column: "vendor_owner", Type: spec.String,
-			Append: func(b []byte, e *ent.Vendor) []byte { return wire.AppendStringPtr(b, e.VendorOwner) },
+			Append: func(b []byte, e *Vendor) []byte { return wire.AppendStringPtr(b, e.VendorOwner) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.Vendor) any {
+			Value: func(e *Vendor) any {
 				if e.VendorOwner == nil {
 					return nil
 				}
@@ -588,9 +630,9 @@ var vendorResource = &engine.Resource[ent.Vendor]{
 		},
 		{
 			Member: "vendor_source", Column: "vendor_source", Type: spec.String,
-			Append: func(b []byte, e *ent.Vendor) []byte { return wire.AppendStringPtr(b, e.VendorSource) },
+			Append: func(b []byte, e *Vendor) []byte { return wire.AppendStringPtr(b, e.VendorSource) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.Vendor) any {
+			Value: func(e *Vendor) any {
 				if e.VendorSource == nil {
 					return nil
 				}
@@ -599,9 +641,9 @@ var vendorResource = &engine.Resource[ent.Vendor]{
 		},
 		{
 			Member: "description", Column: "description", Type: spec.String,
-			Append: func(b []byte, e *ent.Vendor) []byte { return wire.AppendStringPtr(b, e.Description) },
+			Append: func(b []byte, e *Vendor) []byte { return wire.AppendStringPtr(b, e.Description) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.Vendor) any {
+			Value: func(e *Vendor) any {
 				if e.Description == nil {
 					return nil
 				}
@@ -610,9 +652,9 @@ var vendorResource = &engine.Resource[ent.Vendor]{
 		},
 		{
 			Member: "industry", Column: "industry", Type: spec.String,
-			Append: func(b []byte, e *ent.Vendor) []byte { return wire.AppendStringPtr(b, e.Industry) },
+			Append: func(b []byte, e *Vendor) []byte { return wire.AppendStringPtr(b, e.Industry) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.Vendor) any {
+			Value: func(e *Vendor) any {
 				if e.Industry == nil {
 					return nil
 				}
@@ -621,9 +663,9 @@ var vendorResource = &engine.Resource[ent.Vendor]{
 		},
 		{
 			Member: "ownership", Column: "ownership", Type: spec.String,
-			Append: func(b []byte, e *ent.Vendor) []byte { return wire.AppendStringPtr(b, e.Ownership) },
+			Append: func(b []byte, e *Vendor) []byte { return wire.AppendStringPtr(b, e.Ownership) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.Vendor) any {
+			Value: func(e *Vendor) any {
 				if e.Ownership == nil {
 					return nil
 				}
@@ -632,9 +674,9 @@ var vendorResource = &engine.Resource[ent.Vendor]{
 		},
 		{
 			Member: "parentVendor", Column: "parent_vendor", Type: spec.String,
-			Append: func(b []byte, e *ent.Vendor) []byte { return wire.AppendStringPtr(b, e.ParentVendor) },
+			Append: func(b []byte, e *Vendor) []byte { return wire.AppendStringPtr(b, e.ParentVendor) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.Vendor) any {
+			Value: func(e *Vendor) any {
 				if e.ParentVendor == nil {
 					return nil
 				}
@@ -643,9 +685,9 @@ var vendorResource = &engine.Resource[ent.Vendor]{
 		},
 		{
 			Member: "rating", Column: "rating", Type: spec.String,
-			Append: func(b []byte, e *ent.Vendor) []byte { return wire.AppendStringPtr(b, e.Rating) },
+			Append: func(b []byte, e *Vendor) []byte { return wire.AppendStringPtr(b, e.Rating) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.Vendor) any {
+			Value: func(e *Vendor) any {
 				if e.Rating == nil {
 					return nil
 				}
@@ -654,9 +696,9 @@ var vendorResource = &engine.Resource[ent.Vendor]{
 		},
 		{
 			Member: "stockTicker", Column: "stock_ticker", Type: spec.String,
-			Append: func(b []byte, e *ent.Vendor) []byte { return wire.AppendStringPtr(b, e.StockTicker) },
+			Append: func(b []byte, e *Vendor) []byte { return wire.AppendStringPtr(b, e.StockTicker) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.Vendor) any {
+			Value: func(e *Vendor) any {
 				if e.StockTicker == nil {
 					return nil
 				}
@@ -665,9 +707,9 @@ var vendorResource = &engine.Resource[ent.Vendor]{
 		},
 		{
 			Member: "website", Column: "website", Type: spec.String,
-			Append: func(b []byte, e *ent.Vendor) []byte { return wire.AppendStringPtr(b, e.Website) },
+			Append: func(b []byte, e *Vendor) []byte { return wire.AppendStringPtr(b, e.Website) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.Vendor) any {
+			Value: func(e *Vendor) any {
 				if e.Website == nil {
 					return nil
 				}
@@ -676,9 +718,9 @@ var vendorResource = &engine.Resource[ent.Vendor]{
 		},
 		{
 			Member: "yearStarted", Column: "year_started", Type: spec.String,
-			Append: func(b []byte, e *ent.Vendor) []byte { return wire.AppendStringPtr(b, e.YearStarted) },
+			Append: func(b []byte, e *Vendor) []byte { return wire.AppendStringPtr(b, e.YearStarted) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.Vendor) any {
+			Value: func(e *Vendor) any {
 				if e.YearStarted == nil {
 					return nil
 				}
@@ -687,9 +729,9 @@ var vendorResource = &engine.Resource[ent.Vendor]{
 		},
 		{
 			Member: "avatar", Column: "avatar", Type: spec.String,
-			Append: func(b []byte, e *ent.Vendor) []byte { return wire.AppendStringPtr(b, e.Avatar) },
+			Append: func(b []byte, e *Vendor) []byte { return wire.AppendStringPtr(b, e.Avatar) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.Vendor) any {
+			Value: func(e *Vendor) any {
 				if e.Avatar == nil {
 					return nil
 				}
@@ -698,9 +740,9 @@ var vendorResource = &engine.Resource[ent.Vendor]{
 		},
 		{
 			Member: "annualRevenue", Column: "annual_revenue", Type: spec.String,
-			Append: func(b []byte, e *ent.Vendor) []byte { return wire.AppendStringPtr(b, e.AnnualRevenue) },
+			Append: func(b []byte, e *Vendor) []byte { return wire.AppendStringPtr(b, e.AnnualRevenue) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.Vendor) any {
+			Value: func(e *Vendor) any {
 				if e.AnnualRevenue == nil {
 					return nil
 				}
@@ -709,9 +751,9 @@ var vendorResource = &engine.Resource[ent.Vendor]{
 		},
 		{
 			Member: "employees", Column: "employees", Type: spec.String,
-			Append: func(b []byte, e *ent.Vendor) []byte { return wire.AppendStringPtr(b, e.Employees) },
+			Append: func(b []byte, e *Vendor) []byte { return wire.AppendStringPtr(b, e.Employees) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.Vendor) any {
+			Value: func(e *Vendor) any {
 				if e.Employees == nil {
 					return nil
 				}
@@ -720,9 +762,9 @@ var vendorResource = &engine.Resource[ent.Vendor]{
 		},
 		{
 			Member: "numberOfEmployees", Column: "number_of_employees", Type: spec.String,
-			Append: func(b []byte, e *ent.Vendor) []byte { return wire.AppendStringPtr(b, e.NumberOfEmployees) },
+			Append: func(b []byte, e *Vendor) []byte { return wire.AppendStringPtr(b, e.NumberOfEmployees) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.Vendor) any {
+			Value: func(e *Vendor) any {
 				if e.NumberOfEmployees == nil {
 					return nil
 				}
@@ -731,9 +773,9 @@ var vendorResource = &engine.Resource[ent.Vendor]{
 		},
 		{
 			Member: "fax", Column: "fax", Type: spec.String,
-			Append: func(b []byte, e *ent.Vendor) []byte { return wire.AppendStringPtr(b, e.Fax) },
+			Append: func(b []byte, e *Vendor) []byte { return wire.AppendStringPtr(b, e.Fax) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.Vendor) any {
+			Value: func(e *Vendor) any {
 				if e.Fax == nil {
 					return nil
 				}
@@ -742,9 +784,9 @@ var vendorResource = &engine.Resource[ent.Vendor]{
 		},
 		{
 			Member: "phone", Column: "phone", Type: spec.String,
-			Append: func(b []byte, e *ent.Vendor) []byte { return wire.AppendStringPtr(b, e.Phone) },
+			Append: func(b []byte, e *Vendor) []byte { return wire.AppendStringPtr(b, e.Phone) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.Vendor) any {
+			Value: func(e *Vendor) any {
 				if e.Phone == nil {
 					return nil
 				}
@@ -753,9 +795,9 @@ var vendorResource = &engine.Resource[ent.Vendor]{
 		},
 		{
 			Member: "billingCity", Column: "billing_city", Type: spec.String,
-			Append: func(b []byte, e *ent.Vendor) []byte { return wire.AppendStringPtr(b, e.BillingCity) },
+			Append: func(b []byte, e *Vendor) []byte { return wire.AppendStringPtr(b, e.BillingCity) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.Vendor) any {
+			Value: func(e *Vendor) any {
 				if e.BillingCity == nil {
 					return nil
 				}
@@ -764,9 +806,9 @@ var vendorResource = &engine.Resource[ent.Vendor]{
 		},
 		{
 			Member: "billingCountry", Column: "billing_country", Type: spec.String,
-			Append: func(b []byte, e *ent.Vendor) []byte { return wire.AppendStringPtr(b, e.BillingCountry) },
+			Append: func(b []byte, e *Vendor) []byte { return wire.AppendStringPtr(b, e.BillingCountry) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.Vendor) any {
+			Value: func(e *Vendor) any {
 				if e.BillingCountry == nil {
 					return nil
 				}
@@ -775,9 +817,9 @@ var vendorResource = &engine.Resource[ent.Vendor]{
 		},
 		{
 			Member: "billingLatitude", Column: "billing_latitude", Type: spec.String,
-			Append: func(b []byte, e *ent.Vendor) []byte { return wire.AppendStringPtr(b, e.BillingLatitude) },
+			Append: func(b []byte, e *Vendor) []byte { return wire.AppendStringPtr(b, e.BillingLatitude) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.Vendor) any {
+			Value: func(e *Vendor) any {
 				if e.BillingLatitude == nil {
 					return nil
 				}
@@ -786,9 +828,9 @@ var vendorResource = &engine.Resource[ent.Vendor]{
 		},
 		{
 			Member: "billingLongitude", Column: "billing_longitude", Type: spec.String,
-			Append: func(b []byte, e *ent.Vendor) []byte { return wire.AppendStringPtr(b, e.BillingLongitude) },
+			Append: func(b []byte, e *Vendor) []byte { return wire.AppendStringPtr(b, e.BillingLongitude) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.Vendor) any {
+			Value: func(e *Vendor) any {
 				if e.BillingLongitude == nil {
 					return nil
 				}
@@ -797,9 +839,9 @@ var vendorResource = &engine.Resource[ent.Vendor]{
 		},
 		{
 			Member: "billingState", Column: "billing_state", Type: spec.String,
-			Append: func(b []byte, e *ent.Vendor) []byte { return wire.AppendStringPtr(b, e.BillingState) },
+			Append: func(b []byte, e *Vendor) []byte { return wire.AppendStringPtr(b, e.BillingState) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.Vendor) any {
+			Value: func(e *Vendor) any {
 				if e.BillingState == nil {
 					return nil
 				}
@@ -808,9 +850,9 @@ var vendorResource = &engine.Resource[ent.Vendor]{
 		},
 		{
 			Member: "billingStreet", Column: "billing_street", Type: spec.String,
-			Append: func(b []byte, e *ent.Vendor) []byte { return wire.AppendStringPtr(b, e.BillingStreet) },
+			Append: func(b []byte, e *Vendor) []byte { return wire.AppendStringPtr(b, e.BillingStreet) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.Vendor) any {
+			Value: func(e *Vendor) any {
 				if e.BillingStreet == nil {
 					return nil
 				}
@@ -819,9 +861,9 @@ var vendorResource = &engine.Resource[ent.Vendor]{
 		},
 		{
 			Member: "shippingCity", Column: "shipping_city", Type: spec.String,
-			Append: func(b []byte, e *ent.Vendor) []byte { return wire.AppendStringPtr(b, e.ShippingCity) },
+			Append: func(b []byte, e *Vendor) []byte { return wire.AppendStringPtr(b, e.ShippingCity) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.Vendor) any {
+			Value: func(e *Vendor) any {
 				if e.ShippingCity == nil {
 					return nil
 				}
@@ -830,9 +872,9 @@ var vendorResource = &engine.Resource[ent.Vendor]{
 		},
 		{
 			Member: "shippingCountry", Column: "shipping_country", Type: spec.String,
-			Append: func(b []byte, e *ent.Vendor) []byte { return wire.AppendStringPtr(b, e.ShippingCountry) },
+			Append: func(b []byte, e *Vendor) []byte { return wire.AppendStringPtr(b, e.ShippingCountry) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.Vendor) any {
+			Value: func(e *Vendor) any {
 				if e.ShippingCountry == nil {
 					return nil
 				}
@@ -841,9 +883,9 @@ var vendorResource = &engine.Resource[ent.Vendor]{
 		},
 		{
 			Member: "shippingLatitude", Column: "shipping_latitude", Type: spec.String,
-			Append: func(b []byte, e *ent.Vendor) []byte { return wire.AppendStringPtr(b, e.ShippingLatitude) },
+			Append: func(b []byte, e *Vendor) []byte { return wire.AppendStringPtr(b, e.ShippingLatitude) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.Vendor) any {
+			Value: func(e *Vendor) any {
 				if e.ShippingLatitude == nil {
 					return nil
 				}
@@ -852,9 +894,9 @@ var vendorResource = &engine.Resource[ent.Vendor]{
 		},
 		{
 			Member: "shippingLongitude", Column: "shipping_longitude", Type: spec.String,
-			Append: func(b []byte, e *ent.Vendor) []byte { return wire.AppendStringPtr(b, e.ShippingLongitude) },
+			Append: func(b []byte, e *Vendor) []byte { return wire.AppendStringPtr(b, e.ShippingLongitude) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.Vendor) any {
+			Value: func(e *Vendor) any {
 				if e.ShippingLongitude == nil {
 					return nil
 				}
@@ -863,9 +905,9 @@ var vendorResource = &engine.Resource[ent.Vendor]{
 		},
 		{
 			Member: "shippingState", Column: "shipping_state", Type: spec.String,
-			Append: func(b []byte, e *ent.Vendor) []byte { return wire.AppendStringPtr(b, e.ShippingState) },
+			Append: func(b []byte, e *Vendor) []byte { return wire.AppendStringPtr(b, e.ShippingState) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.Vendor) any {
+			Value: func(e *Vendor) any {
 				if e.ShippingState == nil {
 					return nil
 				}
@@ -874,9 +916,9 @@ var vendorResource = &engine.Resource[ent.Vendor]{
 		},
 		{
 			Member: "shippingStreet", Column: "shipping_street", Type: spec.String,
-			Append: func(b []byte, e *ent.Vendor) []byte { return wire.AppendStringPtr(b, e.ShippingStreet) },
+			Append: func(b []byte, e *Vendor) []byte { return wire.AppendStringPtr(b, e.ShippingStreet) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.Vendor) any {
+			Value: func(e *Vendor) any {
 				if e.ShippingStreet == nil {
 					return nil
 				}
@@ -885,9 +927,9 @@ var vendorResource = &engine.Resource[ent.Vendor]{
 		},
 		{
 			Member: "created_at", Column: "created_at", Type: spec.DateTime, Sortable: true,
-			Append: func(b []byte, e *ent.Vendor) []byte { return wire.AppendTimePtr(b, e.CreatedAt) },
+			Append: func(b []byte, e *Vendor) []byte { return wire.AppendTimePtr(b, e.CreatedAt) },
 			Parse:  engine.Parse(wire.DateTime),
-			Value: func(e *ent.Vendor) any {
+			Value: func(e *Vendor) any {
 				if e.CreatedAt == nil {
 					return nil
 				}
@@ -896,9 +938,9 @@ var vendorResource = &engine.Resource[ent.Vendor]{
 		},
 		{
 			Member: "last_modified_by", Column: "last_modified_by", Type: spec.String,
-			Append: func(b []byte, e *ent.Vendor) []byte { return wire.AppendStringPtr(b, e.LastModifiedBy) },
+			Append: func(b []byte, e *Vendor) []byte { return wire.AppendStringPtr(b, e.LastModifiedBy) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.Vendor) any {
+			Value: func(e *Vendor) any {
 				if e.LastModifiedBy == nil {
 					return nil
 				}
@@ -907,9 +949,9 @@ var vendorResource = &engine.Resource[ent.Vendor]{
 		},
 		{
 			Member: "is_active", Column: "is_active", Type: spec.Boolean,
-			Append: func(b []byte, e *ent.Vendor) []byte { return wire.AppendBoolPtr(b, e.IsActive) },
+			Append: func(b []byte, e *Vendor) []byte { return wire.AppendBoolPtr(b, e.IsActive) },
 			Parse:  engine.Parse(wire.Bool),
-			Value: func(e *ent.Vendor) any {
+			Value: func(e *Vendor) any {
 				if e.IsActive == nil {
 					return nil
 				}
@@ -918,9 +960,9 @@ var vendorResource = &engine.Resource[ent.Vendor]{
 		},
 		{
 			Member: "is_public", Column: "is_public", Type: spec.Boolean,
-			Append: func(b []byte, e *ent.Vendor) []byte { return wire.AppendBoolPtr(b, e.IsPublic) },
+			Append: func(b []byte, e *Vendor) []byte { return wire.AppendBoolPtr(b, e.IsPublic) },
 			Parse:  engine.Parse(wire.Bool),
-			Value: func(e *ent.Vendor) any {
+			Value: func(e *Vendor) any {
 				if e.IsPublic == nil {
 					return nil
 				}
@@ -929,12 +971,12 @@ var vendorResource = &engine.Resource[ent.Vendor]{
 		},
 	},
 	Unique:   map[string]string{"id": "id"},
-	NewInput: func() engine.Input[ent.Vendor] { return new(vendorInput) },
+	NewInput: func() engine.Input[Vendor] { return new(vendorInput) },
 	Encode:   appendVendor,
-	ID:       func(e *ent.Vendor) string { return e.ID },
+	ID:       func(e *Vendor) string { return e.ID },
 	Table:    "vendors",
 	Select:   "SELECT \"id\", \"version\", \"vendor_name\", \"vendor_notes\", \"vendor_subtype\", \"vendor_type\", \"vendor_owner\", \"vendor_source\", \"description\", \"industry\", \"ownership\", \"parent_vendor\", \"rating\", \"stock_ticker\", \"website\", \"year_started\", \"avatar\", \"annual_revenue\", \"employees\", \"number_of_employees\", \"fax\", \"phone\", \"billing_city\", \"billing_country\", \"billing_latitude\", \"billing_longitude\", \"billing_state\", \"billing_street\", \"shipping_city\", \"shipping_country\", \"shipping_latitude\", \"shipping_longitude\", \"shipping_state\", \"shipping_street\", \"created_at\", \"last_modified_by\", \"is_active\", \"is_public\" FROM \"vendors\"",
 	Columns:  []string{"id", "version", "vendor_name", "vendor_notes", "vendor_subtype", "vendor_type", "vendor_owner", "vendor_source", "description", "industry", "ownership", "parent_vendor", "rating", "stock_ticker", "website", "year_started", "avatar", "annual_revenue", "employees", "number_of_employees", "fax", "phone", "billing_city", "billing_country", "billing_latitude", "billing_longitude", "billing_state", "billing_street", "shipping_city", "shipping_country", "shipping_latitude", "shipping_longitude", "shipping_state", "shipping_street", "created_at", "last_modified_by", "is_active", "is_public"},
 	Scan:     scanVendor,
-	Version:  func(e *ent.Vendor) int64 { return e.Version },
+	Version:  func(e *Vendor) int64 { return e.Version },
 }

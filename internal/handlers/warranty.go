@@ -6,12 +6,20 @@ import (
 	"database/sql"
 	"time"
 
-	"records/ent"
 	"records/internal/engine"
 	"records/internal/spec"
 	"records/internal/stamp"
 	"records/internal/wire"
 )
+
+// Warranty is a Warranty record as a read scans it and an answer
+// encodes it.
+type Warranty struct {
+	ID        string
+	Version   int64
+	CreatedAt *time.Time
+	UpdatedAt *time.Time
+}
 
 // warrantyInput is a decoded Warranty body: for each member, whether it
 // was given and whether it was null.
@@ -73,7 +81,7 @@ func (in *warrantyInput) Then(creating bool) ([]engine.Step, error) {
 }
 
 // appendWarranty appends a Warranty as JSON, every member present.
-func appendWarranty(b []byte, e *ent.Warranty) []byte {
+func appendWarranty(b []byte, e *Warranty) []byte {
 	b = append(b, "{\"id\":"...)
 	b = wire.AppendString(b, e.ID)
 	b = append(b, ",\"version\":"...)
@@ -89,13 +97,13 @@ func appendWarranty(b []byte, e *ent.Warranty) []byte {
 // columns that the record's pointers then point into, so a record read costs
 // one allocation.
 type warrantyRow struct {
-	e  ent.Warranty
+	e  Warranty
 	f2 sql.NullTime
 	f3 sql.NullTime
 }
 
 // scanWarranty reads one row of warrantyResource.Select.
-func scanWarranty(rows engine.Row) (*ent.Warranty, error) {
+func scanWarranty(rows engine.Row) (*Warranty, error) {
 	r := new(warrantyRow)
 	if err := rows.Scan(&r.e.ID, &r.e.Version, &r.f2, &r.f3); err != nil {
 		return nil, err
@@ -110,29 +118,29 @@ func scanWarranty(rows engine.Row) (*ent.Warranty, error) {
 }
 
 // warrantyResource is Warranty for the runtime.
-var warrantyResource = &engine.Resource[ent.Warranty]{
+var warrantyResource = &engine.Resource[Warranty]{
 	Type:    "Warranty",
 	Plural:  "warranties",
 	Object:  "warranty",
 	Members: []string{"created_at", "updated_at"},
-	Fields: []engine.Field[ent.Warranty]{
+	Fields: []engine.Field[Warranty]{
 		{
 			Member: "id", Column: "id", Type: spec.String,
-			Append: func(b []byte, e *ent.Warranty) []byte { return wire.AppendString(b, e.ID) },
+			Append: func(b []byte, e *Warranty) []byte { return wire.AppendString(b, e.ID) },
 			Parse:  engine.Parse(wire.ID),
-			Value:  func(e *ent.Warranty) any { return e.ID },
+			Value:  func(e *Warranty) any { return e.ID },
 		},
 		{
 			Member: "version", Column: "version", Type: spec.Integer,
-			Append: func(b []byte, e *ent.Warranty) []byte { return wire.AppendInt(b, int64(e.Version)) },
+			Append: func(b []byte, e *Warranty) []byte { return wire.AppendInt(b, int64(e.Version)) },
 			Parse:  engine.Parse(wire.Int64),
-			Value:  func(e *ent.Warranty) any { return e.Version },
+			Value:  func(e *Warranty) any { return e.Version },
 		},
 		{
 			Member: "created_at", Column: "created_at", Type: spec.DateTime, Sortable: true,
-			Append: func(b []byte, e *ent.Warranty) []byte { return wire.AppendTimePtr(b, e.CreatedAt) },
+			Append: func(b []byte, e *Warranty) []byte { return wire.AppendTimePtr(b, e.CreatedAt) },
 			Parse:  engine.Parse(wire.DateTime),
-			Value: func(e *ent.Warranty) any {
+			Value: func(e *Warranty) any {
 				if e.CreatedAt == nil {
 					return nil
 				}
@@ -141,9 +149,9 @@ var warrantyResource = &engine.Resource[ent.Warranty]{
 		},
 		{
 			Member: "updated_at", Column: "updated_at", Type: spec.DateTime,
-			Append: func(b []byte, e *ent.Warranty) []byte { return wire.AppendTimePtr(b, e.UpdatedAt) },
+			Append: func(b []byte, e *Warranty) []byte { return wire.AppendTimePtr(b, e.UpdatedAt) },
 			Parse:  engine.Parse(wire.DateTime),
-			Value: func(e *ent.Warranty) any {
+			Value: func(e *Warranty) any {
 				if e.UpdatedAt == nil {
 					return nil
 				}
@@ -152,22 +160,22 @@ var warrantyResource = &engine.Resource[ent.Warranty]{
 		},
 	},
 	Unique:   map[string]string{"id": "id"},
-	NewInput: func() engine.Input[ent.Warranty] { return new(warrantyInput) },
+	NewInput: func() engine.Input[Warranty] { return new(warrantyInput) },
 	Encode:   appendWarranty,
-	ID:       func(e *ent.Warranty) string { return e.ID },
+	ID:       func(e *Warranty) string { return e.ID },
 	Table:    "warranties",
 	Select:   "SELECT \"id\", \"version\", \"created_at\", \"updated_at\" FROM \"warranties\"",
 	Columns:  []string{"id", "version", "created_at", "updated_at"},
 	Scan:     scanWarranty,
-	Version:  func(e *ent.Warranty) int64 { return e.Version },
+	Version:  func(e *Warranty) int64 { return e.Version },
 }
 
 // The related records a read of Warranty can expand; set at init, as the
 // resources refer to one another.
 func init() {
-	warrantyResource.Edges = []engine.Edge[ent.Warranty]{
+	warrantyResource.Edges = []engine.Edge[Warranty]{
 		{Name: "warranty_line_items", Load: engine.ExpandChildren(warrantyLineItemResource, "warranty_id",
-			func(e *ent.Warranty) string { return e.ID },
-			func(c *ent.WarrantyLineItem) *string { return c.WarrantyID })},
+			func(e *Warranty) string { return e.ID },
+			func(c *WarrantyLineItem) *string { return c.WarrantyID })},
 	}
 }

@@ -5,12 +5,33 @@ package handlers
 import (
 	"database/sql"
 
-	"records/ent"
 	"records/internal/engine"
 	"records/internal/spec"
 	"records/internal/stamp"
 	"records/internal/wire"
 )
+
+// WarrantyLineItem is a WarrantyLineItem record as a read scans it and an answer
+// encodes it.
+type WarrantyLineItem struct {
+	ID               string
+	Version          int64
+	Sku              *string
+	Name             *string
+	Price            *string
+	Condition        *string
+	SerialNumber     *string
+	Amount           *string
+	WarrantyID       *string
+	CreatedAt        *string
+	UpdatedAt        *string
+	FlatRateShipping *string
+	TaxRefunded      *bool
+	Image1           *string
+	Image2           *string
+	Image3           *string
+	Match            *string
+}
 
 // warrantyLineItemInput is a decoded WarrantyLineItem body: for each member, whether it
 // was given and whether it was null.
@@ -154,7 +175,7 @@ func (in *warrantyLineItemInput) Then(creating bool) ([]engine.Step, error) {
 }
 
 // appendWarrantyLineItem appends a WarrantyLineItem as JSON, every member present.
-func appendWarrantyLineItem(b []byte, e *ent.WarrantyLineItem) []byte {
+func appendWarrantyLineItem(b []byte, e *WarrantyLineItem) []byte {
 	b = append(b, "{\"id\":"...)
 	b = wire.AppendString(b, e.ID)
 	b = append(b, ",\"version\":"...)
@@ -196,7 +217,7 @@ func appendWarrantyLineItem(b []byte, e *ent.WarrantyLineItem) []byte {
 // columns that the record's pointers then point into, so a record read costs
 // one allocation.
 type warrantyLineItemRow struct {
-	e   ent.WarrantyLineItem
+	e   WarrantyLineItem
 	f2  sql.NullString
 	f3  sql.NullString
 	f4  sql.NullString
@@ -215,7 +236,7 @@ type warrantyLineItemRow struct {
 }
 
 // scanWarrantyLineItem reads one row of warrantyLineItemResource.Select.
-func scanWarrantyLineItem(rows engine.Row) (*ent.WarrantyLineItem, error) {
+func scanWarrantyLineItem(rows engine.Row) (*WarrantyLineItem, error) {
 	r := new(warrantyLineItemRow)
 	if err := rows.Scan(&r.e.ID, &r.e.Version, &r.f2, &r.f3, &r.f4, &r.f5, &r.f6, &r.f7, &r.f8, &r.f9, &r.f10, &r.f11, &r.f12, &r.f13, &r.f14, &r.f15, &r.f16); err != nil {
 		return nil, err
@@ -269,29 +290,29 @@ func scanWarrantyLineItem(rows engine.Row) (*ent.WarrantyLineItem, error) {
 }
 
 // warrantyLineItemResource is WarrantyLineItem for the runtime.
-var warrantyLineItemResource = &engine.Resource[ent.WarrantyLineItem]{
+var warrantyLineItemResource = &engine.Resource[WarrantyLineItem]{
 	Type:    "WarrantyLineItem",
 	Plural:  "warranty_line_items",
 	Object:  "warranty_line_item",
 	Members: []string{"amount", "condition", "created_at", "flat_rate_shipping", "image_1", "image_2", "image_3", "match", "name", "price", "serial_number", "sku", "tax_refunded", "updated_at", "warranty_id"},
-	Fields: []engine.Field[ent.WarrantyLineItem]{
+	Fields: []engine.Field[WarrantyLineItem]{
 		{
 			Member: "id", Column: "id", Type: spec.String,
-			Append: func(b []byte, e *ent.WarrantyLineItem) []byte { return wire.AppendString(b, e.ID) },
+			Append: func(b []byte, e *WarrantyLineItem) []byte { return wire.AppendString(b, e.ID) },
 			Parse:  engine.Parse(wire.ID),
-			Value:  func(e *ent.WarrantyLineItem) any { return e.ID },
+			Value:  func(e *WarrantyLineItem) any { return e.ID },
 		},
 		{
 			Member: "version", Column: "version", Type: spec.Integer,
-			Append: func(b []byte, e *ent.WarrantyLineItem) []byte { return wire.AppendInt(b, int64(e.Version)) },
+			Append: func(b []byte, e *WarrantyLineItem) []byte { return wire.AppendInt(b, int64(e.Version)) },
 			Parse:  engine.Parse(wire.Int64),
-			Value:  func(e *ent.WarrantyLineItem) any { return e.Version },
+			Value:  func(e *WarrantyLineItem) any { return e.Version },
 		},
 		{
 			Member: "sku", Column: "sku", Type: spec.String,
-			Append: func(b []byte, e *ent.WarrantyLineItem) []byte { return wire.AppendStringPtr(b, e.Sku) },
+			Append: func(b []byte, e *WarrantyLineItem) []byte { return wire.AppendStringPtr(b, e.Sku) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.WarrantyLineItem) any {
+			Value: func(e *WarrantyLineItem) any {
 				if e.Sku == nil {
 					return nil
 				}
@@ -300,9 +321,9 @@ var warrantyLineItemResource = &engine.Resource[ent.WarrantyLineItem]{
 		},
 		{
 			Member: "name", Column: "name", Type: spec.String,
-			Append: func(b []byte, e *ent.WarrantyLineItem) []byte { return wire.AppendStringPtr(b, e.Name) },
+			Append: func(b []byte, e *WarrantyLineItem) []byte { return wire.AppendStringPtr(b, e.Name) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.WarrantyLineItem) any {
+			Value: func(e *WarrantyLineItem) any {
 				if e.Name == nil {
 					return nil
 				}
@@ -311,9 +332,9 @@ var warrantyLineItemResource = &engine.Resource[ent.WarrantyLineItem]{
 		},
 		{
 			Member: "price", Column: "price", Type: spec.String,
-			Append: func(b []byte, e *ent.WarrantyLineItem) []byte { return wire.AppendStringPtr(b, e.Price) },
+			Append: func(b []byte, e *WarrantyLineItem) []byte { return wire.AppendStringPtr(b, e.Price) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.WarrantyLineItem) any {
+			Value: func(e *WarrantyLineItem) any {
 				if e.Price == nil {
 					return nil
 				}
@@ -322,9 +343,9 @@ var warrantyLineItemResource = &engine.Resource[ent.WarrantyLineItem]{
 		},
 		{
 			Member: "condition", Column: "condition", Type: spec.String,
-			Append: func(b []byte, e *ent.WarrantyLineItem) []byte { return wire.AppendStringPtr(b, e.Condition) },
+			Append: func(b []byte, e *WarrantyLineItem) []byte { return wire.AppendStringPtr(b, e.Condition) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.WarrantyLineItem) any {
+			Value: func(e *WarrantyLineItem) any {
 				if e.Condition == nil {
 					return nil
 				}
@@ -333,9 +354,9 @@ var warrantyLineItemResource = &engine.Resource[ent.WarrantyLineItem]{
 		},
 		{
 			Member: "serial_number", Column: "serial_number", Type: spec.String,
-			Append: func(b []byte, e *ent.WarrantyLineItem) []byte { return wire.AppendStringPtr(b, e.SerialNumber) },
+			Append: func(b []byte, e *WarrantyLineItem) []byte { return wire.AppendStringPtr(b, e.SerialNumber) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.WarrantyLineItem) any {
+			Value: func(e *WarrantyLineItem) any {
 				if e.SerialNumber == nil {
 					return nil
 				}
@@ -344,9 +365,9 @@ var warrantyLineItemResource = &engine.Resource[ent.WarrantyLineItem]{
 		},
 		{
 			Member: "amount", Column: "amount", Type: spec.String,
-			Append: func(b []byte, e *ent.WarrantyLineItem) []byte { return wire.AppendStringPtr(b, e.Amount) },
+			Append: func(b []byte, e *WarrantyLineItem) []byte { return wire.AppendStringPtr(b, e.Amount) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.WarrantyLineItem) any {
+			Value: func(e *WarrantyLineItem) any {
 				if e.Amount == nil {
 					return nil
 				}
@@ -355,9 +376,9 @@ var warrantyLineItemResource = &engine.Resource[ent.WarrantyLineItem]{
 		},
 		{
 			Member: "warranty_id", Column: "warranty_id", Type: spec.String,
-			Append: func(b []byte, e *ent.WarrantyLineItem) []byte { return wire.AppendStringPtr(b, e.WarrantyID) },
+			Append: func(b []byte, e *WarrantyLineItem) []byte { return wire.AppendStringPtr(b, e.WarrantyID) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.WarrantyLineItem) any {
+			Value: func(e *WarrantyLineItem) any {
 				if e.WarrantyID == nil {
 					return nil
 				}
@@ -366,9 +387,9 @@ var warrantyLineItemResource = &engine.Resource[ent.WarrantyLineItem]{
 		},
 		{
 			Member: "created_at", Column: "created_at", Type: spec.String, Sortable: true,
-			Append: func(b []byte, e *ent.WarrantyLineItem) []byte { return wire.AppendStringPtr(b, e.CreatedAt) },
+			Append: func(b []byte, e *WarrantyLineItem) []byte { return wire.AppendStringPtr(b, e.CreatedAt) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.WarrantyLineItem) any {
+			Value: func(e *WarrantyLineItem) any {
 				if e.CreatedAt == nil {
 					return nil
 				}
@@ -377,9 +398,9 @@ var warrantyLineItemResource = &engine.Resource[ent.WarrantyLineItem]{
 		},
 		{
 			Member: "updated_at", Column: "updated_at", Type: spec.String,
-			Append: func(b []byte, e *ent.WarrantyLineItem) []byte { return wire.AppendStringPtr(b, e.UpdatedAt) },
+			Append: func(b []byte, e *WarrantyLineItem) []byte { return wire.AppendStringPtr(b, e.UpdatedAt) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.WarrantyLineItem) any {
+			Value: func(e *WarrantyLineItem) any {
 				if e.UpdatedAt == nil {
 					return nil
 				}
@@ -388,9 +409,9 @@ var warrantyLineItemResource = &engine.Resource[ent.WarrantyLineItem]{
 		},
 		{
 			Member: "flat_rate_shipping", Column: "flat_rate_shipping", Type: spec.String,
-			Append: func(b []byte, e *ent.WarrantyLineItem) []byte { return wire.AppendStringPtr(b, e.FlatRateShipping) },
+			Append: func(b []byte, e *WarrantyLineItem) []byte { return wire.AppendStringPtr(b, e.FlatRateShipping) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.WarrantyLineItem) any {
+			Value: func(e *WarrantyLineItem) any {
 				if e.FlatRateShipping == nil {
 					return nil
 				}
@@ -399,9 +420,9 @@ var warrantyLineItemResource = &engine.Resource[ent.WarrantyLineItem]{
 		},
 		{
 			Member: "tax_refunded", Column: "tax_refunded", Type: spec.Boolean,
-			Append: func(b []byte, e *ent.WarrantyLineItem) []byte { return wire.AppendBoolPtr(b, e.TaxRefunded) },
+			Append: func(b []byte, e *WarrantyLineItem) []byte { return wire.AppendBoolPtr(b, e.TaxRefunded) },
 			Parse:  engine.Parse(wire.Bool),
-			Value: func(e *ent.WarrantyLineItem) any {
+			Value: func(e *WarrantyLineItem) any {
 				if e.TaxRefunded == nil {
 					return nil
 				}
@@ -410,9 +431,9 @@ var warrantyLineItemResource = &engine.Resource[ent.WarrantyLineItem]{
 		},
 		{
 			Member: "image_1", Column: "image_1", Type: spec.String,
-			Append: func(b []byte, e *ent.WarrantyLineItem) []byte { return wire.AppendStringPtr(b, e.Image1) },
+			Append: func(b []byte, e *WarrantyLineItem) []byte { return wire.AppendStringPtr(b, e.Image1) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.WarrantyLineItem) any {
+			Value: func(e *WarrantyLineItem) any {
 				if e.Image1 == nil {
 					return nil
 				}
@@ -421,9 +442,9 @@ var warrantyLineItemResource = &engine.Resource[ent.WarrantyLineItem]{
 		},
 		{
 			Member: "image_2", Column: "image_2", Type: spec.String,
-			Append: func(b []byte, e *ent.WarrantyLineItem) []byte { return wire.AppendStringPtr(b, e.Image2) },
+			Append: func(b []byte, e *WarrantyLineItem) []byte { return wire.AppendStringPtr(b, e.Image2) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.WarrantyLineItem) any {
+			Value: func(e *WarrantyLineItem) any {
 				if e.Image2 == nil {
 					return nil
 				}
@@ -432,9 +453,9 @@ var warrantyLineItemResource = &engine.Resource[ent.WarrantyLineItem]{
 		},
 		{
 			Member: "image_3", Column: "image_3", Type: spec.String,
-			Append: func(b []byte, e *ent.WarrantyLineItem) []byte { return wire.AppendStringPtr(b, e.Image3) },
+			Append: func(b []byte, e *WarrantyLineItem) []byte { return wire.AppendStringPtr(b, e.Image3) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.WarrantyLineItem) any {
+			Value: func(e *WarrantyLineItem) any {
 				if e.Image3 == nil {
 					return nil
 				}
@@ -443,9 +464,9 @@ var warrantyLineItemResource = &engine.Resource[ent.WarrantyLineItem]{
 		},
 		{
 			Member: "match", Column: "match", Type: spec.String,
-			Append: func(b []byte, e *ent.WarrantyLineItem) []byte { return wire.AppendStringPtr(b, e.Match) },
+			Append: func(b []byte, e *WarrantyLineItem) []byte { return wire.AppendStringPtr(b, e.Match) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.WarrantyLineItem) any {
+			Value: func(e *WarrantyLineItem) any {
 				if e.Match == nil {
 					return nil
 				}
@@ -454,20 +475,20 @@ var warrantyLineItemResource = &engine.Resource[ent.WarrantyLineItem]{
 		},
 	},
 	Unique:   map[string]string{"id": "id"},
-	NewInput: func() engine.Input[ent.WarrantyLineItem] { return new(warrantyLineItemInput) },
+	NewInput: func() engine.Input[WarrantyLineItem] { return new(warrantyLineItemInput) },
 	Encode:   appendWarrantyLineItem,
-	ID:       func(e *ent.WarrantyLineItem) string { return e.ID },
+	ID:       func(e *WarrantyLineItem) string { return e.ID },
 	Table:    "warranty_line_items",
 	Select:   "SELECT \"id\", \"version\", \"sku\", \"name\", \"price\", \"condition\", \"serial_number\", \"amount\", \"warranty_id\", \"created_at\", \"updated_at\", \"flat_rate_shipping\", \"tax_refunded\", \"image_1\", \"image_2\", \"image_3\", \"match\" FROM \"warranty_line_items\"",
 	Columns:  []string{"id", "version", "sku", "name", "price", "condition", "serial_number", "amount", "warranty_id", "created_at", "updated_at", "flat_rate_shipping", "tax_refunded", "image_1", "image_2", "image_3", "match"},
 	Scan:     scanWarrantyLineItem,
-	Version:  func(e *ent.WarrantyLineItem) int64 { return e.Version },
+	Version:  func(e *WarrantyLineItem) int64 { return e.Version },
 }
 
 // The related records a read of WarrantyLineItem can expand; set at init, as the
 // resources refer to one another.
 func init() {
-	warrantyLineItemResource.Edges = []engine.Edge[ent.WarrantyLineItem]{
-		{Name: "warranty", Load: engine.ExpandParent(warrantyResource, func(e *ent.WarrantyLineItem) *string { return e.WarrantyID })},
+	warrantyLineItemResource.Edges = []engine.Edge[WarrantyLineItem]{
+		{Name: "warranty", Load: engine.ExpandParent(warrantyResource, func(e *WarrantyLineItem) *string { return e.WarrantyID })},
 	}
 }

@@ -8,13 +8,37 @@ import (
 	"fmt"
 	"time"
 
-	"records/ent"
 	"records/internal/engine"
 	"records/internal/problem"
 	"records/internal/spec"
 	"records/internal/stamp"
 	"records/internal/wire"
 )
+
+// WorkOrder is a WorkOrder record as a read scans it and an answer
+// encodes it, with the embedded records a read loaded.
+type WorkOrder struct {
+	ID                     string
+	Version                int64
+	BillOfMaterialsNumber  *string
+	CreatedAt              *time.Time
+	CreatedBy              *string
+	ExpectedCompletionDate *time.Time
+	IssueDate              *time.Time
+	Location               *string
+	ManufactureOrder       *string
+	Memo                   *string
+	Number                 *string
+	OrderNumber            *string
+	Part                   *string
+	Priority               *string
+	Site                   *string
+	Status                 *string
+	UpdatedAt              *time.Time
+	Edges                  struct {
+		WorkOrderLineItems []*WorkOrderLineItem
+	}
+}
 
 // workOrderInput is a decoded WorkOrder body: for each member, whether it
 // was given and whether it was null.
@@ -35,7 +59,7 @@ type workOrderInput struct {
 	Site                   wire.Field[string]
 	Status                 wire.Field[string]
 	UpdatedAt              wire.Field[time.Time]
-	WorkOrderLineItems     wire.Field[[]engine.Input[ent.WorkOrderLineItem]]
+	WorkOrderLineItems     wire.Field[[]engine.Input[WorkOrderLineItem]]
 }
 
 // Decode implements engine.Input.
@@ -170,7 +194,7 @@ func (in *workOrderInput) Then(creating bool) ([]engine.Step, error) {
 }
 
 // appendWorkOrder appends a WorkOrder as JSON, every member present.
-func appendWorkOrder(b []byte, e *ent.WorkOrder) []byte {
+func appendWorkOrder(b []byte, e *WorkOrder) []byte {
 	b = append(b, "{\"id\":"...)
 	b = wire.AppendString(b, e.ID)
 	b = append(b, ",\"version\":"...)
@@ -214,7 +238,7 @@ func appendWorkOrder(b []byte, e *ent.WorkOrder) []byte {
 // columns that the record's pointers then point into, so a record read costs
 // one allocation.
 type workOrderRow struct {
-	e   ent.WorkOrder
+	e   WorkOrder
 	f2  sql.NullString
 	f3  sql.NullTime
 	f4  sql.NullString
@@ -233,7 +257,7 @@ type workOrderRow struct {
 }
 
 // scanWorkOrder reads one row of workOrderResource.Select.
-func scanWorkOrder(rows engine.Row) (*ent.WorkOrder, error) {
+func scanWorkOrder(rows engine.Row) (*WorkOrder, error) {
 	r := new(workOrderRow)
 	if err := rows.Scan(&r.e.ID, &r.e.Version, &r.f2, &r.f3, &r.f4, &r.f5, &r.f6, &r.f7, &r.f8, &r.f9, &r.f10, &r.f11, &r.f12, &r.f13, &r.f14, &r.f15, &r.f16); err != nil {
 		return nil, err
@@ -287,29 +311,29 @@ func scanWorkOrder(rows engine.Row) (*ent.WorkOrder, error) {
 }
 
 // workOrderResource is WorkOrder for the runtime.
-var workOrderResource = &engine.Resource[ent.WorkOrder]{
+var workOrderResource = &engine.Resource[WorkOrder]{
 	Type:    "WorkOrder",
 	Plural:  "work_orders",
 	Object:  "work_order",
 	Members: []string{"bill_of_materials_number", "created_at", "created_by", "expected_completion_date", "issue_date", "location", "manufacture_order", "memo", "number", "order_number", "part", "priority", "site", "status", "updated_at", "work_order_line_items"},
-	Fields: []engine.Field[ent.WorkOrder]{
+	Fields: []engine.Field[WorkOrder]{
 		{
 			Member: "id", Column: "id", Type: spec.String,
-			Append: func(b []byte, e *ent.WorkOrder) []byte { return wire.AppendString(b, e.ID) },
+			Append: func(b []byte, e *WorkOrder) []byte { return wire.AppendString(b, e.ID) },
 			Parse:  engine.Parse(wire.ID),
-			Value:  func(e *ent.WorkOrder) any { return e.ID },
+			Value:  func(e *WorkOrder) any { return e.ID },
 		},
 		{
 			Member: "version", Column: "version", Type: spec.Integer,
-			Append: func(b []byte, e *ent.WorkOrder) []byte { return wire.AppendInt(b, int64(e.Version)) },
+			Append: func(b []byte, e *WorkOrder) []byte { return wire.AppendInt(b, int64(e.Version)) },
 			Parse:  engine.Parse(wire.Int64),
-			Value:  func(e *ent.WorkOrder) any { return e.Version },
+			Value:  func(e *WorkOrder) any { return e.Version },
 		},
 		{
 			Member: "bill_of_materials_number", Column: "bill_of_materials_number", Type: spec.String,
-			Append: func(b []byte, e *ent.WorkOrder) []byte { return wire.AppendStringPtr(b, e.BillOfMaterialsNumber) },
+			Append: func(b []byte, e *WorkOrder) []byte { return wire.AppendStringPtr(b, e.BillOfMaterialsNumber) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.WorkOrder) any {
+			Value: func(e *WorkOrder) any {
 				if e.BillOfMaterialsNumber == nil {
 					return nil
 				}
@@ -318,9 +342,9 @@ var workOrderResource = &engine.Resource[ent.WorkOrder]{
 		},
 		{
 			Member: "created_at", Column: "created_at", Type: spec.DateTime, Sortable: true,
-			Append: func(b []byte, e *ent.WorkOrder) []byte { return wire.AppendTimePtr(b, e.CreatedAt) },
+			Append: func(b []byte, e *WorkOrder) []byte { return wire.AppendTimePtr(b, e.CreatedAt) },
 			Parse:  engine.Parse(wire.DateTime),
-			Value: func(e *ent.WorkOrder) any {
+			Value: func(e *WorkOrder) any {
 				if e.CreatedAt == nil {
 					return nil
 				}
@@ -329,9 +353,9 @@ var workOrderResource = &engine.Resource[ent.WorkOrder]{
 		},
 		{
 			Member: "created_by", Column: "created_by", Type: spec.String,
-			Append: func(b []byte, e *ent.WorkOrder) []byte { return wire.AppendStringPtr(b, e.CreatedBy) },
+			Append: func(b []byte, e *WorkOrder) []byte { return wire.AppendStringPtr(b, e.CreatedBy) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.WorkOrder) any {
+			Value: func(e *WorkOrder) any {
 				if e.CreatedBy == nil {
 					return nil
 				}
@@ -340,9 +364,9 @@ var workOrderResource = &engine.Resource[ent.WorkOrder]{
 		},
 		{
 			Member: "expected_completion_date", Column: "expected_completion_date", Type: spec.Date,
-			Append: func(b []byte, e *ent.WorkOrder) []byte { return wire.AppendDatePtr(b, e.ExpectedCompletionDate) },
+			Append: func(b []byte, e *WorkOrder) []byte { return wire.AppendDatePtr(b, e.ExpectedCompletionDate) },
 			Parse:  engine.Parse(wire.Date),
-			Value: func(e *ent.WorkOrder) any {
+			Value: func(e *WorkOrder) any {
 				if e.ExpectedCompletionDate == nil {
 					return nil
 				}
@@ -351,9 +375,9 @@ var workOrderResource = &engine.Resource[ent.WorkOrder]{
 		},
 		{
 			Member: "issue_date", Column: "issue_date", Type: spec.Date,
-			Append: func(b []byte, e *ent.WorkOrder) []byte { return wire.AppendDatePtr(b, e.IssueDate) },
+			Append: func(b []byte, e *WorkOrder) []byte { return wire.AppendDatePtr(b, e.IssueDate) },
 			Parse:  engine.Parse(wire.Date),
-			Value: func(e *ent.WorkOrder) any {
+			Value: func(e *WorkOrder) any {
 				if e.IssueDate == nil {
 					return nil
 				}
@@ -362,9 +386,9 @@ var workOrderResource = &engine.Resource[ent.WorkOrder]{
 		},
 		{
 			Member: "location", Column: "location", Type: spec.String,
-			Append: func(b []byte, e *ent.WorkOrder) []byte { return wire.AppendStringPtr(b, e.Location) },
+			Append: func(b []byte, e *WorkOrder) []byte { return wire.AppendStringPtr(b, e.Location) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.WorkOrder) any {
+			Value: func(e *WorkOrder) any {
 				if e.Location == nil {
 					return nil
 				}
@@ -373,9 +397,9 @@ var workOrderResource = &engine.Resource[ent.WorkOrder]{
 		},
 		{
 			Member: "manufacture_order", Column: "manufacture_order", Type: spec.String,
-			Append: func(b []byte, e *ent.WorkOrder) []byte { return wire.AppendStringPtr(b, e.ManufactureOrder) },
+			Append: func(b []byte, e *WorkOrder) []byte { return wire.AppendStringPtr(b, e.ManufactureOrder) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.WorkOrder) any {
+			Value: func(e *WorkOrder) any {
 				if e.ManufactureOrder == nil {
 					return nil
 				}
@@ -384,9 +408,9 @@ var workOrderResource = &engine.Resource[ent.WorkOrder]{
 		},
 		{
 			Member: "memo", Column: "memo", Type: spec.String,
-			Append: func(b []byte, e *ent.WorkOrder) []byte { return wire.AppendStringPtr(b, e.Memo) },
+			Append: func(b []byte, e *WorkOrder) []byte { return wire.AppendStringPtr(b, e.Memo) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.WorkOrder) any {
+			Value: func(e *WorkOrder) any {
 				if e.Memo == nil {
 					return nil
 				}
@@ -395,9 +419,9 @@ var workOrderResource = &engine.Resource[ent.WorkOrder]{
 		},
 		{
 			Member: "number", Column: "number", Type: spec.String,
-			Append: func(b []byte, e *ent.WorkOrder) []byte { return wire.AppendStringPtr(b, e.Number) },
+			Append: func(b []byte, e *WorkOrder) []byte { return wire.AppendStringPtr(b, e.Number) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.WorkOrder) any {
+			Value: func(e *WorkOrder) any {
 				if e.Number == nil {
 					return nil
 				}
@@ -406,9 +430,9 @@ var workOrderResource = &engine.Resource[ent.WorkOrder]{
 		},
 		{
 			Member: "order_number", Column: "order_number", Type: spec.String,
-			Append: func(b []byte, e *ent.WorkOrder) []byte { return wire.AppendStringPtr(b, e.OrderNumber) },
+			Append: func(b []byte, e *WorkOrder) []byte { return wire.AppendStringPtr(b, e.OrderNumber) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.WorkOrder) any {
+			Value: func(e *WorkOrder) any {
 				if e.OrderNumber == nil {
 					return nil
 				}
@@ -417,9 +441,9 @@ var workOrderResource = &engine.Resource[ent.WorkOrder]{
 		},
 		{
 			Member: "part", Column: "part", Type: spec.String,
-			Append: func(b []byte, e *ent.WorkOrder) []byte { return wire.AppendStringPtr(b, e.Part) },
+			Append: func(b []byte, e *WorkOrder) []byte { return wire.AppendStringPtr(b, e.Part) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.WorkOrder) any {
+			Value: func(e *WorkOrder) any {
 				if e.Part == nil {
 					return nil
 				}
@@ -428,9 +452,9 @@ var workOrderResource = &engine.Resource[ent.WorkOrder]{
 		},
 		{
 			Member: "priority", Column: "priority", Type: spec.String,
-			Append: func(b []byte, e *ent.WorkOrder) []byte { return wire.AppendStringPtr(b, e.Priority) },
+			Append: func(b []byte, e *WorkOrder) []byte { return wire.AppendStringPtr(b, e.Priority) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.WorkOrder) any {
+			Value: func(e *WorkOrder) any {
 				if e.Priority == nil {
 					return nil
 				}
@@ -439,9 +463,9 @@ var workOrderResource = &engine.Resource[ent.WorkOrder]{
 		},
 		{
 			Member: "site", Column: "site", Type: spec.String,
-			Append: func(b []byte, e *ent.WorkOrder) []byte { return wire.AppendStringPtr(b, e.Site) },
+			Append: func(b []byte, e *WorkOrder) []byte { return wire.AppendStringPtr(b, e.Site) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.WorkOrder) any {
+			Value: func(e *WorkOrder) any {
 				if e.Site == nil {
 					return nil
 				}
@@ -450,9 +474,9 @@ var workOrderResource = &engine.Resource[ent.WorkOrder]{
 		},
 		{
 			Member: "status", Column: "status", Type: spec.String, Sortable: true,
-			Append: func(b []byte, e *ent.WorkOrder) []byte { return wire.AppendStringPtr(b, e.Status) },
+			Append: func(b []byte, e *WorkOrder) []byte { return wire.AppendStringPtr(b, e.Status) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.WorkOrder) any {
+			Value: func(e *WorkOrder) any {
 				if e.Status == nil {
 					return nil
 				}
@@ -461,46 +485,46 @@ var workOrderResource = &engine.Resource[ent.WorkOrder]{
 		},
 		{
 			Member: "updated_at", Column: "updated_at", Type: spec.DateTime,
-			Append: func(b []byte, e *ent.WorkOrder) []byte { return wire.AppendTimePtr(b, e.UpdatedAt) },
+			Append: func(b []byte, e *WorkOrder) []byte { return wire.AppendTimePtr(b, e.UpdatedAt) },
 			Parse:  engine.Parse(wire.DateTime),
-			Value: func(e *ent.WorkOrder) any {
+			Value: func(e *WorkOrder) any {
 				if e.UpdatedAt == nil {
 					return nil
 				}
 				return *e.UpdatedAt
 			},
 		},
-		{Member: "work_order_line_items", Append: func(b []byte, e *ent.WorkOrder) []byte {
+		{Member: "work_order_line_items", Append: func(b []byte, e *WorkOrder) []byte {
 			return engine.AppendEach(b, e.Edges.WorkOrderLineItems, appendWorkOrderLineItem)
 		}},
 	},
 	Unique:   map[string]string{"id": "id"},
-	NewInput: func() engine.Input[ent.WorkOrder] { return new(workOrderInput) },
+	NewInput: func() engine.Input[WorkOrder] { return new(workOrderInput) },
 	Encode:   appendWorkOrder,
-	ID:       func(e *ent.WorkOrder) string { return e.ID },
+	ID:       func(e *WorkOrder) string { return e.ID },
 	Table:    "work_orders",
 	Select:   "SELECT \"id\", \"version\", \"bill_of_materials_number\", \"created_at\", \"created_by\", \"expected_completion_date\", \"issue_date\", \"location\", \"manufacture_order\", \"memo\", \"number\", \"order_number\", \"part\", \"priority\", \"site\", \"status\", \"updated_at\" FROM \"work_orders\"",
 	Columns:  []string{"id", "version", "bill_of_materials_number", "created_at", "created_by", "expected_completion_date", "issue_date", "location", "manufacture_order", "memo", "number", "order_number", "part", "priority", "site", "status", "updated_at"},
 	Scan:     scanWorkOrder,
-	LoadEmbeds: func(ctx context.Context, r engine.Reader, team int, records []*ent.WorkOrder) error {
+	LoadEmbeds: func(ctx context.Context, r engine.Reader, team int, records []*WorkOrder) error {
 		err := engine.LoadChildren(ctx, r, team, workOrderLineItemResource, "work_order_number", records,
-			func(e *ent.WorkOrder) string { return e.ID },
-			func(c *ent.WorkOrderLineItem) *string { return c.WorkOrderNumber },
-			func(e *ent.WorkOrder, items []*ent.WorkOrderLineItem) { e.Edges.WorkOrderLineItems = items })
+			func(e *WorkOrder) string { return e.ID },
+			func(c *WorkOrderLineItem) *string { return c.WorkOrderNumber },
+			func(e *WorkOrder, items []*WorkOrderLineItem) { e.Edges.WorkOrderLineItems = items })
 		if err != nil {
 			return err
 		}
 		return nil
 	},
-	Version: func(e *ent.WorkOrder) int64 { return e.Version },
+	Version: func(e *WorkOrder) int64 { return e.Version },
 }
 
 // The related records a read of WorkOrder can expand; set at init, as the
 // resources refer to one another.
 func init() {
-	workOrderResource.Edges = []engine.Edge[ent.WorkOrder]{
+	workOrderResource.Edges = []engine.Edge[WorkOrder]{
 		{Name: "work_order_line_items", Load: engine.ExpandChildren(workOrderLineItemResource, "work_order_number",
-			func(e *ent.WorkOrder) string { return e.ID },
-			func(c *ent.WorkOrderLineItem) *string { return c.WorkOrderNumber })},
+			func(e *WorkOrder) string { return e.ID },
+			func(c *WorkOrderLineItem) *string { return c.WorkOrderNumber })},
 	}
 }

@@ -5,11 +5,24 @@ package handlers
 import (
 	"database/sql"
 
-	"records/ent"
 	"records/internal/engine"
 	"records/internal/spec"
 	"records/internal/wire"
 )
+
+// WorkOrderLineItem is a WorkOrderLineItem record as a read scans it and an answer
+// encodes it.
+type WorkOrderLineItem struct {
+	ID              string
+	Version         int64
+	LineStatus      *string
+	LineType        *string
+	PartName        *string
+	PartNumber      *string
+	TotalQuantity   *float64
+	UnitQuantity    *float64
+	WorkOrderNumber *string
+}
 
 // workOrderLineItemInput is a decoded WorkOrderLineItem body: for each member, whether it
 // was given and whether it was null.
@@ -95,7 +108,7 @@ func (in *workOrderLineItemInput) Then(creating bool) ([]engine.Step, error) {
 }
 
 // appendWorkOrderLineItem appends a WorkOrderLineItem as JSON, every member present.
-func appendWorkOrderLineItem(b []byte, e *ent.WorkOrderLineItem) []byte {
+func appendWorkOrderLineItem(b []byte, e *WorkOrderLineItem) []byte {
 	b = append(b, "{\"id\":"...)
 	b = wire.AppendString(b, e.ID)
 	b = append(b, ",\"version\":"...)
@@ -121,7 +134,7 @@ func appendWorkOrderLineItem(b []byte, e *ent.WorkOrderLineItem) []byte {
 // columns that the record's pointers then point into, so a record read costs
 // one allocation.
 type workOrderLineItemRow struct {
-	e  ent.WorkOrderLineItem
+	e  WorkOrderLineItem
 	f2 sql.NullString
 	f3 sql.NullString
 	f4 sql.NullString
@@ -132,7 +145,7 @@ type workOrderLineItemRow struct {
 }
 
 // scanWorkOrderLineItem reads one row of workOrderLineItemResource.Select.
-func scanWorkOrderLineItem(rows engine.Row) (*ent.WorkOrderLineItem, error) {
+func scanWorkOrderLineItem(rows engine.Row) (*WorkOrderLineItem, error) {
 	r := new(workOrderLineItemRow)
 	if err := rows.Scan(&r.e.ID, &r.e.Version, &r.f2, &r.f3, &r.f4, &r.f5, &r.f6, &r.f7, &r.f8); err != nil {
 		return nil, err
@@ -162,29 +175,29 @@ func scanWorkOrderLineItem(rows engine.Row) (*ent.WorkOrderLineItem, error) {
 }
 
 // workOrderLineItemResource is WorkOrderLineItem for the runtime.
-var workOrderLineItemResource = &engine.Resource[ent.WorkOrderLineItem]{
+var workOrderLineItemResource = &engine.Resource[WorkOrderLineItem]{
 	Type:    "WorkOrderLineItem",
 	Plural:  "work_order_line_items",
 	Object:  "work_order_line_item",
 	Members: []string{"line_status", "line_type", "part_name", "part_number", "total_quantity", "unit_quantity", "work_order_number"},
-	Fields: []engine.Field[ent.WorkOrderLineItem]{
+	Fields: []engine.Field[WorkOrderLineItem]{
 		{
 			Member: "id", Column: "id", Type: spec.String,
-			Append: func(b []byte, e *ent.WorkOrderLineItem) []byte { return wire.AppendString(b, e.ID) },
+			Append: func(b []byte, e *WorkOrderLineItem) []byte { return wire.AppendString(b, e.ID) },
 			Parse:  engine.Parse(wire.ID),
-			Value:  func(e *ent.WorkOrderLineItem) any { return e.ID },
+			Value:  func(e *WorkOrderLineItem) any { return e.ID },
 		},
 		{
 			Member: "version", Column: "version", Type: spec.Integer,
-			Append: func(b []byte, e *ent.WorkOrderLineItem) []byte { return wire.AppendInt(b, int64(e.Version)) },
+			Append: func(b []byte, e *WorkOrderLineItem) []byte { return wire.AppendInt(b, int64(e.Version)) },
 			Parse:  engine.Parse(wire.Int64),
-			Value:  func(e *ent.WorkOrderLineItem) any { return e.Version },
+			Value:  func(e *WorkOrderLineItem) any { return e.Version },
 		},
 		{
 			Member: "line_status", Column: "line_status", Type: spec.String, Sortable: true,
-			Append: func(b []byte, e *ent.WorkOrderLineItem) []byte { return wire.AppendStringPtr(b, e.LineStatus) },
+			Append: func(b []byte, e *WorkOrderLineItem) []byte { return wire.AppendStringPtr(b, e.LineStatus) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.WorkOrderLineItem) any {
+			Value: func(e *WorkOrderLineItem) any {
 				if e.LineStatus == nil {
 					return nil
 				}
@@ -193,9 +206,9 @@ var workOrderLineItemResource = &engine.Resource[ent.WorkOrderLineItem]{
 		},
 		{
 			Member: "line_type", Column: "line_type", Type: spec.String,
-			Append: func(b []byte, e *ent.WorkOrderLineItem) []byte { return wire.AppendStringPtr(b, e.LineType) },
+			Append: func(b []byte, e *WorkOrderLineItem) []byte { return wire.AppendStringPtr(b, e.LineType) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.WorkOrderLineItem) any {
+			Value: func(e *WorkOrderLineItem) any {
 				if e.LineType == nil {
 					return nil
 				}
@@ -204,9 +217,9 @@ var workOrderLineItemResource = &engine.Resource[ent.WorkOrderLineItem]{
 		},
 		{
 			Member: "part_name", Column: "part_name", Type: spec.String,
-			Append: func(b []byte, e *ent.WorkOrderLineItem) []byte { return wire.AppendStringPtr(b, e.PartName) },
+			Append: func(b []byte, e *WorkOrderLineItem) []byte { return wire.AppendStringPtr(b, e.PartName) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.WorkOrderLineItem) any {
+			Value: func(e *WorkOrderLineItem) any {
 				if e.PartName == nil {
 					return nil
 				}
@@ -215,9 +228,9 @@ var workOrderLineItemResource = &engine.Resource[ent.WorkOrderLineItem]{
 		},
 		{
 			Member: "part_number", Column: "part_number", Type: spec.String,
-			Append: func(b []byte, e *ent.WorkOrderLineItem) []byte { return wire.AppendStringPtr(b, e.PartNumber) },
+			Append: func(b []byte, e *WorkOrderLineItem) []byte { return wire.AppendStringPtr(b, e.PartNumber) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.WorkOrderLineItem) any {
+			Value: func(e *WorkOrderLineItem) any {
 				if e.PartNumber == nil {
 					return nil
 				}
@@ -226,9 +239,9 @@ var workOrderLineItemResource = &engine.Resource[ent.WorkOrderLineItem]{
 		},
 		{
 			Member: "total_quantity", Column: "total_quantity", Type: spec.Number,
-			Append: func(b []byte, e *ent.WorkOrderLineItem) []byte { return wire.AppendFloat64Ptr(b, e.TotalQuantity) },
+			Append: func(b []byte, e *WorkOrderLineItem) []byte { return wire.AppendFloat64Ptr(b, e.TotalQuantity) },
 			Parse:  engine.Parse(wire.Float64),
-			Value: func(e *ent.WorkOrderLineItem) any {
+			Value: func(e *WorkOrderLineItem) any {
 				if e.TotalQuantity == nil {
 					return nil
 				}
@@ -237,9 +250,9 @@ var workOrderLineItemResource = &engine.Resource[ent.WorkOrderLineItem]{
 		},
 		{
 			Member: "unit_quantity", Column: "unit_quantity", Type: spec.Number,
-			Append: func(b []byte, e *ent.WorkOrderLineItem) []byte { return wire.AppendFloat64Ptr(b, e.UnitQuantity) },
+			Append: func(b []byte, e *WorkOrderLineItem) []byte { return wire.AppendFloat64Ptr(b, e.UnitQuantity) },
 			Parse:  engine.Parse(wire.Float64),
-			Value: func(e *ent.WorkOrderLineItem) any {
+			Value: func(e *WorkOrderLineItem) any {
 				if e.UnitQuantity == nil {
 					return nil
 				}
@@ -248,9 +261,9 @@ var workOrderLineItemResource = &engine.Resource[ent.WorkOrderLineItem]{
 		},
 		{
 			Member: "work_order_number", Column: "work_order_number", Type: spec.String,
-			Append: func(b []byte, e *ent.WorkOrderLineItem) []byte { return wire.AppendStringPtr(b, e.WorkOrderNumber) },
+			Append: func(b []byte, e *WorkOrderLineItem) []byte { return wire.AppendStringPtr(b, e.WorkOrderNumber) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.WorkOrderLineItem) any {
+			Value: func(e *WorkOrderLineItem) any {
 				if e.WorkOrderNumber == nil {
 					return nil
 				}
@@ -259,20 +272,20 @@ var workOrderLineItemResource = &engine.Resource[ent.WorkOrderLineItem]{
 		},
 	},
 	Unique:   map[string]string{"id": "id"},
-	NewInput: func() engine.Input[ent.WorkOrderLineItem] { return new(workOrderLineItemInput) },
+	NewInput: func() engine.Input[WorkOrderLineItem] { return new(workOrderLineItemInput) },
 	Encode:   appendWorkOrderLineItem,
-	ID:       func(e *ent.WorkOrderLineItem) string { return e.ID },
+	ID:       func(e *WorkOrderLineItem) string { return e.ID },
 	Table:    "work_order_line_items",
 	Select:   "SELECT \"id\", \"version\", \"line_status\", \"line_type\", \"part_name\", \"part_number\", \"total_quantity\", \"unit_quantity\", \"work_order_number\" FROM \"work_order_line_items\"",
 	Columns:  []string{"id", "version", "line_status", "line_type", "part_name", "part_number", "total_quantity", "unit_quantity", "work_order_number"},
 	Scan:     scanWorkOrderLineItem,
-	Version:  func(e *ent.WorkOrderLineItem) int64 { return e.Version },
+	Version:  func(e *WorkOrderLineItem) int64 { return e.Version },
 }
 
 // The related records a read of WorkOrderLineItem can expand; set at init, as the
 // resources refer to one another.
 func init() {
-	workOrderLineItemResource.Edges = []engine.Edge[ent.WorkOrderLineItem]{
-		{Name: "work_order", Load: engine.ExpandParent(workOrderResource, func(e *ent.WorkOrderLineItem) *string { return e.WorkOrderNumber })},
+	workOrderLineItemResource.Edges = []engine.Edge[WorkOrderLineItem]{
+		{Name: "work_order", Load: engine.ExpandParent(workOrderResource, func(e *WorkOrderLineItem) *string { return e.WorkOrderNumber })},
 	}
 }

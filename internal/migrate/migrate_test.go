@@ -51,7 +51,7 @@ func TestApplyFromEmptyThenAgain(t *testing.T) {
 			t.Fatalf("schema check after migrating: %v", err)
 		}
 		// The tables exist: the ent client can use them.
-		if _, err := database.Client.Team.Query().Count(ctx); err != nil {
+		if _, err := dbtest.Ent(database).Team.Query().Count(ctx); err != nil {
 			t.Fatalf("querying a migrated table: %v", err)
 		}
 	})
@@ -118,7 +118,7 @@ func TestFailedMigrationLeavesNothing(t *testing.T) {
 // would cascade into the children. Apply switches them off around it.
 func TestSQLiteTableRebuildKeepsChildren(t *testing.T) {
 	database := dbtest.Open(t, migrate.SQLite)
-	c := database.Client
+	c := dbtest.Ent(database)
 	c.Team.Create().SetID(1).SetName("default").ExecX(context.Background())
 	ctx := tenant.WithTeam(context.Background(), 1)
 	c.ReturnRecord.Create().SetID("r1").ExecX(ctx)

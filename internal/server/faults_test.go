@@ -43,7 +43,7 @@ func TestPostgresRestartUnderWriteLoad(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, token, err := auth.NewStore(database.Client, 0).Create(context.Background(), "faults", auth.Write, "", 0)
+	_, token, err := auth.NewStore(database, 0).Create(context.Background(), "faults", auth.Write, "", 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -74,7 +74,7 @@ func newHarnessLogging(t testing.TB, dialect string, cfg server.Config, w io.Wri
 // newToken issues a token and returns its secret.
 func (h *harness) newToken(name string, scope auth.Scope, team string) string {
 	h.t.Helper()
-	_, secret, err := auth.NewStore(h.db.Client, 0).Create(context.Background(), name, scope, team, 0)
+	_, secret, err := auth.NewStore(h.db, 0).Create(context.Background(), name, scope, team, 0)
 	if err != nil {
 		h.t.Fatal(err)
 	}

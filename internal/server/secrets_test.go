@@ -7,6 +7,7 @@ import (
 
 	"records/ent/apitoken"
 	"records/internal/auth"
+	"records/internal/dbtest"
 )
 
 // noLeak fails if an error answer carries SQL, a stack, a driver's words or a secret.
@@ -60,7 +61,7 @@ func TestNoSecretIsStoredOrLogged(t *testing.T) {
 		if n == 0 {
 			t.Fatal("no tokens found")
 		}
-		if c := h.db.Client.APIToken.Query().Where(apitoken.SecretHash(auth.HashSecret(h.token))).CountX(context.Background()); c != 1 {
+		if c := dbtest.Ent(h.db).APIToken.Query().Where(apitoken.SecretHash(auth.HashSecret(h.token))).CountX(context.Background()); c != 1 {
 			t.Fatalf("the token's hash is not stored: %d", c)
 		}
 		// The log holds one line per request, and never a secret or a body.

@@ -37,13 +37,13 @@ func protected(h *harness) []edge.Route {
 func TestEveryRouteNeedsAValidToken(t *testing.T) {
 	each(t, func(t *testing.T, h *harness) {
 		ctx := context.Background()
-		store := auth.NewStore(h.db.Client, 0)
+		store := auth.NewStore(h.db, 0)
 		revokedTok, revoked, _ := store.Create(ctx, "revoked", auth.Write, "", 0)
 		if err := store.Revoke(ctx, revokedTok.ID); err != nil {
 			t.Fatal(err)
 		}
 		expiredTok, expired, _ := store.Create(ctx, "expired", auth.Write, "", time.Hour)
-		h.db.Client.APIToken.UpdateOneID(expiredTok.ID).SetExpiresAt(time.Now().Add(-time.Minute)).ExecX(ctx)
+		dbtest.Ent(h.db).APIToken.UpdateOneID(expiredTok.ID).SetExpiresAt(time.Now().Add(-time.Minute)).ExecX(ctx)
 
 		headers := map[string]string{
 			"no header":           "",

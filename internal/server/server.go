@@ -172,7 +172,7 @@ func (s *Server) routes(ctx context.Context, cursors *query.Cursors) (*gin.Engin
 		limit = guard.SharedRateLimit(s.redis, s.cfg.RateLimit, s.cfg.RateBurst, s.log)
 	}
 	r := edge.NewRouter(e, edge.Guards{
-		Authenticate: guard.Authenticate(auth.NewStore(s.db.Client, s.cfg.TokenCacheTTL), s.cfg.RequestTimeout),
+		Authenticate: guard.Authenticate(auth.NewStore(s.db, s.cfg.TokenCacheTTL), s.cfg.RequestTimeout),
 		RateLimit:    limit,
 		RequireWrite: guard.RequireWrite,
 		Deadline:     edge.Deadline(s.cfg.RequestTimeout),

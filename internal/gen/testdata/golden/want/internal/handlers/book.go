@@ -5,11 +5,19 @@ package handlers
 import (
 	"database/sql"
 
-	"records/ent"
 	"records/internal/engine"
 	"records/internal/spec"
 	"records/internal/wire"
 )
+
+// Book is a Book record as a read scans it and an answer
+// encodes it.
+type Book struct {
+	ID      string
+	Version int64
+	Title   *string
+	ShelfID *string
+}
 
 // bookInput is a decoded Book body: for each member, whether it
 // was given and whether it was null.
@@ -65,7 +73,7 @@ func (in *bookInput) Then(creating bool) ([]engine.Step, error) {
 }
 
 // appendBook appends a Book as JSON, every member present.
-func appendBook(b []byte, e *ent.Book) []byte {
+func appendBook(b []byte, e *Book) []byte {
 	b = append(b, "{\"id\":"...)
 	b = wire.AppendString(b, e.ID)
 	b = append(b, ",\"version\":"...)
@@ -81,13 +89,13 @@ func appendBook(b []byte, e *ent.Book) []byte {
 // columns that the record's pointers then point into, so a record read costs
 // one allocation.
 type bookRow struct {
-	e  ent.Book
+	e  Book
 	f2 sql.NullString
 	f3 sql.NullString
 }
 
 // scanBook reads one row of bookResource.Select.
-func scanBook(rows engine.Row) (*ent.Book, error) {
+func scanBook(rows engine.Row) (*Book, error) {
 	r := new(bookRow)
 	if err := rows.Scan(&r.e.ID, &r.e.Version, &r.f2, &r.f3); err != nil {
 		return nil, err
@@ -102,29 +110,29 @@ func scanBook(rows engine.Row) (*ent.Book, error) {
 }
 
 // bookResource is Book for the runtime.
-var bookResource = &engine.Resource[ent.Book]{
+var bookResource = &engine.Resource[Book]{
 	Type:    "Book",
 	Plural:  "books",
 	Object:  "book",
 	Members: []string{"shelf_id", "title"},
-	Fields: []engine.Field[ent.Book]{
+	Fields: []engine.Field[Book]{
 		{
 			Member: "id", Column: "id", Type: spec.String,
-			Append: func(b []byte, e *ent.Book) []byte { return wire.AppendString(b, e.ID) },
+			Append: func(b []byte, e *Book) []byte { return wire.AppendString(b, e.ID) },
 			Parse:  engine.Parse(wire.ID),
-			Value:  func(e *ent.Book) any { return e.ID },
+			Value:  func(e *Book) any { return e.ID },
 		},
 		{
 			Member: "version", Column: "version", Type: spec.Integer,
-			Append: func(b []byte, e *ent.Book) []byte { return wire.AppendInt(b, int64(e.Version)) },
+			Append: func(b []byte, e *Book) []byte { return wire.AppendInt(b, int64(e.Version)) },
 			Parse:  engine.Parse(wire.Int64),
-			Value:  func(e *ent.Book) any { return e.Version },
+			Value:  func(e *Book) any { return e.Version },
 		},
 		{
 			Member: "title", Column: "title", Type: spec.String,
-			Append: func(b []byte, e *ent.Book) []byte { return wire.AppendStringPtr(b, e.Title) },
+			Append: func(b []byte, e *Book) []byte { return wire.AppendStringPtr(b, e.Title) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.Book) any {
+			Value: func(e *Book) any {
 				if e.Title == nil {
 					return nil
 				}
@@ -133,9 +141,9 @@ var bookResource = &engine.Resource[ent.Book]{
 		},
 		{
 			Member: "shelf_id", Column: "shelf_id", Type: spec.String,
-			Append: func(b []byte, e *ent.Book) []byte { return wire.AppendStringPtr(b, e.ShelfID) },
+			Append: func(b []byte, e *Book) []byte { return wire.AppendStringPtr(b, e.ShelfID) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.Book) any {
+			Value: func(e *Book) any {
 				if e.ShelfID == nil {
 					return nil
 				}
@@ -144,20 +152,20 @@ var bookResource = &engine.Resource[ent.Book]{
 		},
 	},
 	Unique:   map[string]string{"id": "id"},
-	NewInput: func() engine.Input[ent.Book] { return new(bookInput) },
+	NewInput: func() engine.Input[Book] { return new(bookInput) },
 	Encode:   appendBook,
-	ID:       func(e *ent.Book) string { return e.ID },
+	ID:       func(e *Book) string { return e.ID },
 	Table:    "books",
 	Select:   "SELECT \"id\", \"version\", \"title\", \"shelf_id\" FROM \"books\"",
 	Columns:  []string{"id", "version", "title", "shelf_id"},
 	Scan:     scanBook,
-	Version:  func(e *ent.Book) int64 { return e.Version },
+	Version:  func(e *Book) int64 { return e.Version },
 }
 
 // The related records a read of Book can expand; set at init, as the
 // resources refer to one another.
 func init() {
-	bookResource.Edges = []engine.Edge[ent.Book]{
-		{Name: "shelf", Load: engine.ExpandParent(shelfResource, func(e *ent.Book) *string { return e.ShelfID })},
+	bookResource.Edges = []engine.Edge[Book]{
+		{Name: "shelf", Load: engine.ExpandParent(shelfResource, func(e *Book) *string { return e.ShelfID })},
 	}
 }

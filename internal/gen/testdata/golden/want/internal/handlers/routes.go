@@ -7,7 +7,6 @@
 package handlers
 
 import (
-	"records/ent"
 	"records/internal/edge"
 	"records/internal/engine"
 	"records/internal/spec"
@@ -15,7 +14,7 @@ import (
 )
 
 // opStockShelf is the operation "Stock Shelf".
-var opStockShelf = &engine.Op[ent.Shelf]{
+var opStockShelf = &engine.Op[Shelf]{
 	Name:      "Stock Shelf",
 	Kind:      spec.Upsert,
 	Res:       shelfResource,
@@ -24,7 +23,7 @@ var opStockShelf = &engine.Op[ent.Shelf]{
 	Aliases:   map[string]string{"name": "label"},
 	Ignore:    []string{"colour"},
 	Secret:    true,
-	Envelope: func(b []byte, r *engine.Result[ent.Shelf]) []byte {
+	Envelope: func(b []byte, r *engine.Result[Shelf]) []byte {
 		b = append(b, "{\"ok\":1,\"fresh\":"...)
 		b = engine.AppendBool(b, r.Created)
 		b = append(b, ",\"shelf\":{\"id\":"...)
@@ -39,13 +38,13 @@ var opStockShelf = &engine.Op[ent.Shelf]{
 }
 
 // opFindBooks is the operation "Find Books".
-var opFindBooks = &engine.Op[ent.Book]{
+var opFindBooks = &engine.Op[Book]{
 	Name:      "Find Books",
 	Kind:      spec.List,
 	Res:       bookResource,
 	IDMembers: []string{"id"},
 	Filters:   []string{"shelf_id"},
-	Envelope: func(b []byte, r *engine.Result[ent.Book]) []byte {
+	Envelope: func(b []byte, r *engine.Result[Book]) []byte {
 		b = append(b, "{\"data\":{\"books\":"...)
 		b = r.AppendRecords(b)
 		b = append(b, "},\"paging\":"...)
@@ -56,13 +55,13 @@ var opFindBooks = &engine.Op[ent.Book]{
 }
 
 // opSealShelf is the operation "Seal Shelf".
-var opSealShelf = &engine.Op[ent.Shelf]{
+var opSealShelf = &engine.Op[Shelf]{
 	Name:      "Seal Shelf",
 	Kind:      spec.Action,
 	Res:       shelfResource,
 	IDMembers: []string{"id"},
 	Set:       []wire.Member{{Name: "sealed", Value: []byte("true")}, {Name: "label", Value: []byte("\"sealed\"")}},
-	Envelope: func(b []byte, r *engine.Result[ent.Shelf]) []byte {
+	Envelope: func(b []byte, r *engine.Result[Shelf]) []byte {
 		b = append(b, "{\"id\":"...)
 		b = wire.AppendString(b, r.ID)
 		b = append(b, ",\"sealed\":true}"...)
@@ -71,12 +70,12 @@ var opSealShelf = &engine.Op[ent.Shelf]{
 }
 
 // opFetchBook is the operation "Fetch Book".
-var opFetchBook = &engine.Op[ent.Book]{
+var opFetchBook = &engine.Op[Book]{
 	Name:      "Fetch Book",
 	Kind:      spec.GetOrCreate,
 	Res:       bookResource,
 	IDMembers: []string{"id"},
-	Envelope: func(b []byte, r *engine.Result[ent.Book]) []byte {
+	Envelope: func(b []byte, r *engine.Result[Book]) []byte {
 		b = append(b, "{\"book\":["...)
 		b = r.AppendRecord(b)
 		b = append(b, "]}"...)
@@ -85,14 +84,14 @@ var opFetchBook = &engine.Op[ent.Book]{
 }
 
 // opClearShelf is the operation "Clear Shelf".
-var opClearShelf = &engine.Op[ent.Book]{
+var opClearShelf = &engine.Op[Book]{
 	Name:      "Clear Shelf",
 	Kind:      spec.Delete,
 	Res:       bookResource,
 	IDMembers: []string{"id"},
 	By:        "shelf_id",
 	ByColumn:  "shelf_id",
-	Envelope: func(b []byte, r *engine.Result[ent.Book]) []byte {
+	Envelope: func(b []byte, r *engine.Result[Book]) []byte {
 		b = append(b, "{\"id\":"...)
 		b = wire.AppendString(b, r.ID)
 		b = append(b, ",\"object\":\"book\",\"success\":1,\"deleted\":true}"...)
@@ -101,12 +100,12 @@ var opClearShelf = &engine.Op[ent.Book]{
 }
 
 // genericListBooks is the operation "List books".
-var genericListBooks = &engine.Op[ent.Book]{
+var genericListBooks = &engine.Op[Book]{
 	Name:      "List books",
 	Kind:      spec.List,
 	Res:       bookResource,
 	IDMembers: []string{"id"},
-	Envelope: func(b []byte, r *engine.Result[ent.Book]) []byte {
+	Envelope: func(b []byte, r *engine.Result[Book]) []byte {
 		b = append(b, "{\"books\":"...)
 		b = r.AppendRecords(b)
 		b = append(b, ",\"paging\":"...)
@@ -117,51 +116,51 @@ var genericListBooks = &engine.Op[ent.Book]{
 }
 
 // genericCreateBook is the operation "Create book".
-var genericCreateBook = &engine.Op[ent.Book]{
+var genericCreateBook = &engine.Op[Book]{
 	Name:      "Create book",
 	Kind:      spec.Create,
 	Res:       bookResource,
 	IDMembers: []string{"id"},
 	ETag:      true,
-	Envelope: func(b []byte, r *engine.Result[ent.Book]) []byte {
+	Envelope: func(b []byte, r *engine.Result[Book]) []byte {
 		b = r.AppendRecord(b)
 		return b
 	},
 }
 
 // genericGetBook is the operation "Get book".
-var genericGetBook = &engine.Op[ent.Book]{
+var genericGetBook = &engine.Op[Book]{
 	Name:      "Get book",
 	Kind:      spec.Get,
 	Res:       bookResource,
 	IDMembers: []string{"id"},
 	ETag:      true,
-	Envelope: func(b []byte, r *engine.Result[ent.Book]) []byte {
+	Envelope: func(b []byte, r *engine.Result[Book]) []byte {
 		b = r.AppendRecord(b)
 		return b
 	},
 }
 
 // genericPatchBook is the operation "Patch book".
-var genericPatchBook = &engine.Op[ent.Book]{
+var genericPatchBook = &engine.Op[Book]{
 	Name:      "Patch book",
 	Kind:      spec.Patch,
 	Res:       bookResource,
 	IDMembers: []string{"id"},
 	ETag:      true,
-	Envelope: func(b []byte, r *engine.Result[ent.Book]) []byte {
+	Envelope: func(b []byte, r *engine.Result[Book]) []byte {
 		b = r.AppendRecord(b)
 		return b
 	},
 }
 
 // genericDeleteBook is the operation "Delete book".
-var genericDeleteBook = &engine.Op[ent.Book]{
+var genericDeleteBook = &engine.Op[Book]{
 	Name:      "Delete book",
 	Kind:      spec.Delete,
 	Res:       bookResource,
 	IDMembers: []string{"id"},
-	Envelope: func(b []byte, r *engine.Result[ent.Book]) []byte {
+	Envelope: func(b []byte, r *engine.Result[Book]) []byte {
 		b = append(b, "{\"id\":"...)
 		b = wire.AppendString(b, r.ID)
 		b = append(b, ",\"object\":\"book\",\"success\":1,\"deleted\":true}"...)
@@ -170,12 +169,12 @@ var genericDeleteBook = &engine.Op[ent.Book]{
 }
 
 // genericListShelves is the operation "List shelves".
-var genericListShelves = &engine.Op[ent.Shelf]{
+var genericListShelves = &engine.Op[Shelf]{
 	Name:      "List shelves",
 	Kind:      spec.List,
 	Res:       shelfResource,
 	IDMembers: []string{"id"},
-	Envelope: func(b []byte, r *engine.Result[ent.Shelf]) []byte {
+	Envelope: func(b []byte, r *engine.Result[Shelf]) []byte {
 		b = append(b, "{\"shelves\":"...)
 		b = r.AppendRecords(b)
 		b = append(b, ",\"paging\":"...)
@@ -186,51 +185,51 @@ var genericListShelves = &engine.Op[ent.Shelf]{
 }
 
 // genericCreateShelf is the operation "Create shelf".
-var genericCreateShelf = &engine.Op[ent.Shelf]{
+var genericCreateShelf = &engine.Op[Shelf]{
 	Name:      "Create shelf",
 	Kind:      spec.Create,
 	Res:       shelfResource,
 	IDMembers: []string{"id"},
 	ETag:      true,
-	Envelope: func(b []byte, r *engine.Result[ent.Shelf]) []byte {
+	Envelope: func(b []byte, r *engine.Result[Shelf]) []byte {
 		b = r.AppendRecord(b)
 		return b
 	},
 }
 
 // genericGetShelf is the operation "Get shelf".
-var genericGetShelf = &engine.Op[ent.Shelf]{
+var genericGetShelf = &engine.Op[Shelf]{
 	Name:      "Get shelf",
 	Kind:      spec.Get,
 	Res:       shelfResource,
 	IDMembers: []string{"id"},
 	ETag:      true,
-	Envelope: func(b []byte, r *engine.Result[ent.Shelf]) []byte {
+	Envelope: func(b []byte, r *engine.Result[Shelf]) []byte {
 		b = r.AppendRecord(b)
 		return b
 	},
 }
 
 // genericPatchShelf is the operation "Patch shelf".
-var genericPatchShelf = &engine.Op[ent.Shelf]{
+var genericPatchShelf = &engine.Op[Shelf]{
 	Name:      "Patch shelf",
 	Kind:      spec.Patch,
 	Res:       shelfResource,
 	IDMembers: []string{"id"},
 	ETag:      true,
-	Envelope: func(b []byte, r *engine.Result[ent.Shelf]) []byte {
+	Envelope: func(b []byte, r *engine.Result[Shelf]) []byte {
 		b = r.AppendRecord(b)
 		return b
 	},
 }
 
 // genericDeleteShelf is the operation "Delete shelf".
-var genericDeleteShelf = &engine.Op[ent.Shelf]{
+var genericDeleteShelf = &engine.Op[Shelf]{
 	Name:      "Delete shelf",
 	Kind:      spec.Delete,
 	Res:       shelfResource,
 	IDMembers: []string{"id"},
-	Envelope: func(b []byte, r *engine.Result[ent.Shelf]) []byte {
+	Envelope: func(b []byte, r *engine.Result[Shelf]) []byte {
 		b = append(b, "{\"id\":"...)
 		b = wire.AppendString(b, r.ID)
 		b = append(b, ",\"object\":\"shelf\",\"success\":1,\"deleted\":true}"...)

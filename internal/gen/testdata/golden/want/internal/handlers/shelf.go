@@ -9,12 +9,29 @@ import (
 	"fmt"
 	"time"
 
-	"records/ent"
 	"records/internal/engine"
 	"records/internal/problem"
 	"records/internal/spec"
 	"records/internal/wire"
 )
+
+// Shelf is a Shelf record as a read scans it and an answer
+// encodes it, with the embedded records a read loaded.
+type Shelf struct {
+	ID        string
+	Version   int64
+	Label     *string
+	Capacity  *int64
+	Width     *float64
+	Sealed    *bool
+	Opened    *time.Time
+	CheckedAt *time.Time
+	Tags      map[string]string
+	Extra     json.RawMessage
+	Edges     struct {
+		Books []*Book
+	}
+}
 
 // shelfInput is a decoded Shelf body: for each member, whether it
 // was given and whether it was null.
@@ -28,7 +45,7 @@ type shelfInput struct {
 	CheckedAt  wire.Field[time.Time]
 	Tags       wire.Field[map[string]string]
 	Extra      wire.Field[json.RawMessage]
-	Books      wire.Field[[]engine.Input[ent.Book]]
+	Books      wire.Field[[]engine.Input[Book]]
 	secretHash string
 }
 
@@ -122,7 +139,7 @@ func (in *shelfInput) Then(creating bool) ([]engine.Step, error) {
 }
 
 // appendShelf appends a Shelf as JSON, every member present.
-func appendShelf(b []byte, e *ent.Shelf) []byte {
+func appendShelf(b []byte, e *Shelf) []byte {
 	b = append(b, "{\"id\":"...)
 	b = wire.AppendString(b, e.ID)
 	b = append(b, ",\"version\":"...)
@@ -152,7 +169,7 @@ func appendShelf(b []byte, e *ent.Shelf) []byte {
 // columns that the record's pointers then point into, so a record read costs
 // one allocation.
 type shelfRow struct {
-	e  ent.Shelf
+	e  Shelf
 	f2 sql.NullString
 	f3 sql.NullInt64
 	f4 sql.NullFloat64
@@ -164,7 +181,7 @@ type shelfRow struct {
 }
 
 // scanShelf reads one row of shelfResource.Select.
-func scanShelf(rows engine.Row) (*ent.Shelf, error) {
+func scanShelf(rows engine.Row) (*Shelf, error) {
 	r := new(shelfRow)
 	if err := rows.Scan(&r.e.ID, &r.e.Version, &r.f2, &r.f3, &r.f4, &r.f5, &r.f6, &r.f7, &r.f8, &r.f9); err != nil {
 		return nil, err
@@ -197,29 +214,29 @@ func scanShelf(rows engine.Row) (*ent.Shelf, error) {
 }
 
 // shelfResource is Shelf for the runtime.
-var shelfResource = &engine.Resource[ent.Shelf]{
+var shelfResource = &engine.Resource[Shelf]{
 	Type:    "Shelf",
 	Plural:  "shelves",
 	Object:  "shelf",
 	Members: []string{"books", "capacity", "checked_at", "extra", "label", "opened", "sealed", "tags", "width"},
-	Fields: []engine.Field[ent.Shelf]{
+	Fields: []engine.Field[Shelf]{
 		{
 			Member: "id", Column: "id", Type: spec.String,
-			Append: func(b []byte, e *ent.Shelf) []byte { return wire.AppendString(b, e.ID) },
+			Append: func(b []byte, e *Shelf) []byte { return wire.AppendString(b, e.ID) },
 			Parse:  engine.Parse(wire.ID),
-			Value:  func(e *ent.Shelf) any { return e.ID },
+			Value:  func(e *Shelf) any { return e.ID },
 		},
 		{
 			Member: "version", Column: "version", Type: spec.Integer,
-			Append: func(b []byte, e *ent.Shelf) []byte { return wire.AppendInt(b, int64(e.Version)) },
+			Append: func(b []byte, e *Shelf) []byte { return wire.AppendInt(b, int64(e.Version)) },
 			Parse:  engine.Parse(wire.Int64),
-			Value:  func(e *ent.Shelf) any { return e.Version },
+			Value:  func(e *Shelf) any { return e.Version },
 		},
 		{
 			Member: "label", Column: "label", Type: spec.String,
-			Append: func(b []byte, e *ent.Shelf) []byte { return wire.AppendStringPtr(b, e.Label) },
+			Append: func(b []byte, e *Shelf) []byte { return wire.AppendStringPtr(b, e.Label) },
 			Parse:  engine.Parse(wire.String),
-			Value: func(e *ent.Shelf) any {
+			Value: func(e *Shelf) any {
 				if e.Label == nil {
 					return nil
 				}
@@ -228,9 +245,9 @@ var shelfResource = &engine.Resource[ent.Shelf]{
 		},
 		{
 			Member: "capacity", Column: "capacity", Type: spec.Integer, Sortable: true,
-			Append: func(b []byte, e *ent.Shelf) []byte { return wire.AppendInt64Ptr(b, e.Capacity) },
+			Append: func(b []byte, e *Shelf) []byte { return wire.AppendInt64Ptr(b, e.Capacity) },
 			Parse:  engine.Parse(wire.Int64),
-			Value: func(e *ent.Shelf) any {
+			Value: func(e *Shelf) any {
 				if e.Capacity == nil {
 					return nil
 				}
@@ -239,9 +256,9 @@ var shelfResource = &engine.Resource[ent.Shelf]{
 		},
 		{
 			Member: "width", Column: "width", Type: spec.Number,
-			Append: func(b []byte, e *ent.Shelf) []byte { return wire.AppendFloat64Ptr(b, e.Width) },
+			Append: func(b []byte, e *Shelf) []byte { return wire.AppendFloat64Ptr(b, e.Width) },
 			Parse:  engine.Parse(wire.Float64),
-			Value: func(e *ent.Shelf) any {
+			Value: func(e *Shelf) any {
 				if e.Width == nil {
 					return nil
 				}
@@ -250,9 +267,9 @@ var shelfResource = &engine.Resource[ent.Shelf]{
 		},
 		{
 			Member: "sealed", Column: "sealed", Type: spec.Boolean,
-			Append: func(b []byte, e *ent.Shelf) []byte { return wire.AppendBoolPtr(b, e.Sealed) },
+			Append: func(b []byte, e *Shelf) []byte { return wire.AppendBoolPtr(b, e.Sealed) },
 			Parse:  engine.Parse(wire.Bool),
-			Value: func(e *ent.Shelf) any {
+			Value: func(e *Shelf) any {
 				if e.Sealed == nil {
 					return nil
 				}
@@ -261,9 +278,9 @@ var shelfResource = &engine.Resource[ent.Shelf]{
 		},
 		{
 			Member: "opened", Column: "opened", Type: spec.Date,
-			Append: func(b []byte, e *ent.Shelf) []byte { return wire.AppendDatePtr(b, e.Opened) },
+			Append: func(b []byte, e *Shelf) []byte { return wire.AppendDatePtr(b, e.Opened) },
 			Parse:  engine.Parse(wire.Date),
-			Value: func(e *ent.Shelf) any {
+			Value: func(e *Shelf) any {
 				if e.Opened == nil {
 					return nil
 				}
@@ -272,9 +289,9 @@ var shelfResource = &engine.Resource[ent.Shelf]{
 		},
 		{
 			Member: "checked_at", Column: "checked_at", Type: spec.DateTime,
-			Append: func(b []byte, e *ent.Shelf) []byte { return wire.AppendTimePtr(b, e.CheckedAt) },
+			Append: func(b []byte, e *Shelf) []byte { return wire.AppendTimePtr(b, e.CheckedAt) },
 			Parse:  engine.Parse(wire.DateTime),
-			Value: func(e *ent.Shelf) any {
+			Value: func(e *Shelf) any {
 				if e.CheckedAt == nil {
 					return nil
 				}
@@ -283,42 +300,42 @@ var shelfResource = &engine.Resource[ent.Shelf]{
 		},
 		{
 			Member: "tags", Column: "tags", Type: spec.StringMap,
-			Append: func(b []byte, e *ent.Shelf) []byte { return wire.AppendStringMap(b, e.Tags) },
+			Append: func(b []byte, e *Shelf) []byte { return wire.AppendStringMap(b, e.Tags) },
 		},
 		{
 			Member: "extra", Column: "extra", Type: spec.Object,
-			Append: func(b []byte, e *ent.Shelf) []byte { return wire.AppendRaw(b, e.Extra) },
+			Append: func(b []byte, e *Shelf) []byte { return wire.AppendRaw(b, e.Extra) },
 		},
-		{Member: "books", Append: func(b []byte, e *ent.Shelf) []byte { return engine.AppendEach(b, e.Edges.Books, appendBook) }},
+		{Member: "books", Append: func(b []byte, e *Shelf) []byte { return engine.AppendEach(b, e.Edges.Books, appendBook) }},
 	},
 	Unique:   map[string]string{"id": "id"},
-	NewInput: func() engine.Input[ent.Shelf] { return new(shelfInput) },
+	NewInput: func() engine.Input[Shelf] { return new(shelfInput) },
 	Encode:   appendShelf,
-	ID:       func(e *ent.Shelf) string { return e.ID },
+	ID:       func(e *Shelf) string { return e.ID },
 	Table:    "shelves",
 	Select:   "SELECT \"id\", \"version\", \"label\", \"capacity\", \"width\", \"sealed\", \"opened\", \"checked_at\", \"tags\", \"extra\" FROM \"shelves\"",
 	Columns:  []string{"id", "version", "label", "capacity", "width", "sealed", "opened", "checked_at", "tags", "extra"},
 	Scan:     scanShelf,
-	LoadEmbeds: func(ctx context.Context, r engine.Reader, team int, records []*ent.Shelf) error {
+	LoadEmbeds: func(ctx context.Context, r engine.Reader, team int, records []*Shelf) error {
 		err := engine.LoadChildren(ctx, r, team, bookResource, "shelf_id", records,
-			func(e *ent.Shelf) string { return e.ID },
-			func(c *ent.Book) *string { return c.ShelfID },
-			func(e *ent.Shelf, items []*ent.Book) { e.Edges.Books = items })
+			func(e *Shelf) string { return e.ID },
+			func(c *Book) *string { return c.ShelfID },
+			func(e *Shelf, items []*Book) { e.Edges.Books = items })
 		if err != nil {
 			return err
 		}
 		return nil
 	},
-	Version:   func(e *ent.Shelf) int64 { return e.Version },
-	SetSecret: func(in engine.Input[ent.Shelf], hash string) { in.(*shelfInput).secretHash = hash },
+	Version:   func(e *Shelf) int64 { return e.Version },
+	SetSecret: func(in engine.Input[Shelf], hash string) { in.(*shelfInput).secretHash = hash },
 }
 
 // The related records a read of Shelf can expand; set at init, as the
 // resources refer to one another.
 func init() {
-	shelfResource.Edges = []engine.Edge[ent.Shelf]{
+	shelfResource.Edges = []engine.Edge[Shelf]{
 		{Name: "books", Load: engine.ExpandChildren(bookResource, "shelf_id",
-			func(e *ent.Shelf) string { return e.ID },
-			func(c *ent.Book) *string { return c.ShelfID })},
+			func(e *Shelf) string { return e.ID },
+			func(c *Book) *string { return c.ShelfID })},
 	}
 }
