@@ -33,7 +33,9 @@ trap cleanup EXIT
 go build -o "$work/records" ./cmd/records
 go build -o "$work/baseline" ./bench/cmd/baseline
 
-# Request scripts: random ids among the seeded records for PATCH and upsert,
+# Request scripts: random ids among the seeded records for PATCH; for
+# upsert, random ids among 20,000 that neither side has at its start (each
+# side its own, s- and b-), so both do the same mix of creates and updates;
 # a fresh Idempotency-Key for every keyed create.
 cat >"$work/create.lua" <<'EOF'
 wrk.method = "POST"
@@ -113,7 +115,7 @@ for db in "${dbs[@]}"; do
       create) s_url=http://127.0.0.1:18083/v1/customers; b_url=http://127.0.0.1:18093/customers; script=create; sp=; bp= ;;
       keyed) s_url=http://127.0.0.1:18083/v1/customers; b_url=; script=keyed ;;
       patch) s_url=http://127.0.0.1:18083; b_url=http://127.0.0.1:18093; script=patch; sp=/v1/customers/; bp=/customers/ ;;
-      upsert) s_url=http://127.0.0.1:18083; b_url=http://127.0.0.1:18093; script=upsert; sp=/v1/return_line_items/; bp=/return_line_items/ ;;
+      upsert) s_url=http://127.0.0.1:18083; b_url=http://127.0.0.1:18093; script=upsert; sp=/v1/return_line_items/s-; bp=/return_line_items/b- ;;
     esac
     st0=$(counter records_db_statements_total); tx0=$(counter records_db_transactions_total)
     read -r s_rps s_p99 s_n < <(run "service $w" "$script" "$s_url" "${sp:-}")

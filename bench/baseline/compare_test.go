@@ -147,3 +147,33 @@ func BenchmarkBulkCreate(b *testing.B) {
 		})
 	}
 }
+
+// A create of one customer, the service beside the baseline, in process
+// (one writer at a time on SQLite either way): what each spends on the
+// same INSERT … RETURNING and its event. bench/writes.sh measures the same
+// over the network.
+func BenchmarkCreate(b *testing.B) {
+	const body = `{"email":"new@example.com","firstName":"New","lastName":"Customer","phone":"+1 555 0100"}`
+	for _, d := range dbtest.Dialects {
+		b.Run(dbtest.Name(d), func(b *testing.B) {
+			p := setup(b, d)
+			post := func(b *testing.B, h http.Handler, path, token string) {
+				b.ReportAllocs()
+				for i := 0; i < b.N; i++ {
+					req := httptest.NewRequest("POST", path, strings.NewReader(body))
+					req.Header.Set("Content-Type", "application/json")
+					if token != "" {
+						req.Header.Set("Authorization", "Bearer "+token)
+					}
+					w := httptest.NewRecorder()
+					h.ServeHTTP(w, req)
+					if w.Code != http.StatusCreated {
+						b.Fatalf("%s: %d %.200s", path, w.Code, w.Body)
+					}
+				}
+			}
+			b.Run("service", func(b *testing.B) { post(b, p.service, "/v1/customers", p.token) })
+			b.Run("baseline", func(b *testing.B) { post(b, p.baseline, "/customers", "") })
+		})
+	}
+}

@@ -37,9 +37,9 @@ type DB struct {
 	Dialect string
 
 	driver          *driver
-	stmts           *stmtCache  // ent's statements
-	generated       *stmtCache  // the generated SQL's, written with ? placeholders
-	writeLock       *sync.Mutex // SQLite: one writer in process; nil for PostgreSQL
+	stmts           *stmtCache // ent's statements
+	generated       *stmtCache // the generated SQL's, written with ? placeholders
+	writeLock       fifoLock   // SQLite: one writer in process; nil for PostgreSQL
 	txs             *atomic.Int64
 	stopCheckpoints func() // SQLite: stops the checkpointer
 }
@@ -82,7 +82,7 @@ func Open(ctx context.Context, cfg Config) (*DB, error) {
 	}
 	drv := &driver{dialect: src.dialect, pool: pool, stmts: stmts, txs: new(atomic.Int64)}
 	if src.dialect == migrate.SQLite {
-		drv.writeLock = &sqliteWrites
+		drv.writeLock = sqliteWrites
 	}
 	drv.Conn = entsql.Conn{ExecQuerier: dbConn{stmts}}
 	db := &DB{
@@ -212,7 +212,7 @@ type driver struct {
 	dialect   string
 	pool      *sql.DB
 	stmts     *stmtCache
-	writeLock *sync.Mutex // nil for PostgreSQL
+	writeLock fifoLock // nil for PostgreSQL
 	txs       *atomic.Int64
 }
 
@@ -226,7 +226,9 @@ func (d *driver) Tx(ctx context.Context) (dialect.Tx, error) { return d.BeginTx(
 func (d *driver) BeginTx(ctx context.Context, opts *sql.TxOptions) (dialect.Tx, error) {
 	unlock := func() {}
 	if d.writeLock != nil && (opts == nil || !opts.ReadOnly) {
-		d.writeLock.Lock()
+		if err := d.writeLock.LockContext(ctx); err != nil {
+			return nil, err
+		}
 		unlock = sync.OnceFunc(d.writeLock.Unlock)
 	}
 	d.txs.Add(1)

@@ -2,7 +2,6 @@ package db
 
 import (
 	sqldriver "database/sql/driver"
-	"sync"
 
 	"modernc.org/sqlite"
 )
@@ -16,7 +15,7 @@ import (
 // is the one its triggers read. A write in a transaction sees the settings
 // its own statements made; every write starts from none (resetSettings).
 var (
-	sqliteWrites sync.Mutex
+	sqliteWrites = newFIFOLock()
 	settings     = map[string]string{}
 )
 

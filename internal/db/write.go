@@ -22,12 +22,14 @@ type Writer struct {
 // Write runs fn to write: in one transaction when inTx (all of it is
 // written, or none), else each statement on its own. On SQLite one write
 // runs at a time in the process, whichever database it writes: SQLite has
-// one writer, waiting on a mutex is cheaper and fairer than its busy loop,
-// and the settings a write makes for its triggers are the process's (see
-// settings.go). Errors are classified.
+// one writer, waiting in a first-come queue (fifoLock) is cheaper and fairer
+// than its busy loop, and the settings a write makes for its triggers are
+// the process's (see settings.go). Errors are classified.
 func (db *DB) Write(ctx context.Context, inTx bool, fn func(w *Writer) error) error {
 	if db.writeLock != nil {
-		db.writeLock.Lock()
+		if err := db.writeLock.LockContext(ctx); err != nil {
+			return err
+		}
 		defer db.writeLock.Unlock()
 		resetSettings()
 	}
