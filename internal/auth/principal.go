@@ -25,12 +25,16 @@ type Principal struct {
 // CanWrite tells whether the principal may write.
 func (p Principal) CanWrite() bool { return p.Scope == Write }
 
-// Key is the context key of the principal. The request's context type
-// (package edge) answers it, and tenant's key with the principal's team.
+// Key is the context key of the principal, whose value is a *Principal (a
+// pointer, so that looking it up allocates nothing). The request's context
+// type (package edge) answers it, and tenant's key with the principal's team.
 type Key struct{}
 
 // FromContext returns the request's principal.
 func FromContext(ctx context.Context) (Principal, bool) {
-	p, ok := ctx.Value(Key{}).(Principal)
-	return p, ok
+	p, ok := ctx.Value(Key{}).(*Principal)
+	if !ok {
+		return Principal{}, false
+	}
+	return *p, true
 }

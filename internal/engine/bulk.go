@@ -210,9 +210,12 @@ func bulkInsert[E any](ctx context.Context, w Writer, res *Resource[E], team int
 	for from := 0; from < len(inputs); from += per {
 		to := min(from+per, len(inputs))
 		var b strings.Builder
-		b.WriteString(`INSERT INTO ` + quote(res.Table) + ` ("id", "team_id"`)
+		b.WriteString(`INSERT INTO `)
+		ident(&b, res.Table)
+		b.WriteString(` ("id", "team_id"`)
 		for _, c := range cols {
-			b.WriteString(", " + quote(c))
+			b.WriteString(", ")
+			ident(&b, c)
 		}
 		b.WriteString(") VALUES ")
 		row := "(?, ?" + strings.Repeat(", ?", len(cols)) + ")"
@@ -229,7 +232,7 @@ func bulkInsert[E any](ctx context.Context, w Writer, res *Resource[E], team int
 			args = append(args, ids[i], team)
 			args = append(args, vals...)
 		}
-		b.WriteString(res.returning())
+		res.writeReturning(&b)
 		_, err := w.Query(ctx, -1, b.String(), args, func(rows *sql.Rows) error {
 			rec, err := res.Scan(rows)
 			if err == nil {

@@ -15,10 +15,20 @@ type Values struct {
 	cols  []string
 	types []string
 	args  []any
+	// The first columns' room, in the value itself: a write of a dozen
+	// members or fewer grows no slice.
+	colsRoom  [valuesRoom]string
+	typesRoom [valuesRoom]string
+	argsRoom  [valuesRoom]any
 }
+
+const valuesRoom = 12
 
 // Set adds a column (nil: NULL).
 func (v *Values) Set(column, pgType string, value any) {
+	if v.cols == nil {
+		v.cols, v.types, v.args = v.colsRoom[:0], v.typesRoom[:0], v.argsRoom[:0]
+	}
 	v.cols = append(v.cols, column)
 	v.types = append(v.types, pgType)
 	v.args = append(v.args, value)

@@ -13,8 +13,24 @@ import (
 // transaction.
 type Writer = *db.Writer
 
-// returning is the RETURNING clause answering the record as Scan reads it.
-func (res *Resource[E]) returning() string { return " RETURNING " + res.selectList() }
+// writeReturning writes to b the RETURNING clause answering the record as
+// Scan reads it.
+func (res *Resource[E]) writeReturning(b *strings.Builder) {
+	b.WriteString(" RETURNING ")
+	b.WriteString(res.selectList())
+}
+
+// statementRoom is what a write's statement text is given to start with:
+// most fit, so building one grows nothing.
+const statementRoom = 1024
+
+// ident writes a column's or table's name to b as a quoted identifier. The
+// names are the schema's, letters, digits and underscores.
+func ident(b *strings.Builder, name string) {
+	b.WriteByte('"')
+	b.WriteString(name)
+	b.WriteByte('"')
+}
 
 // insertSQL is the statement creating a record with id for team from v,
 // an INSERT … SELECT whose condition sets the events' meta (meta.go) and
@@ -26,10 +42,14 @@ func (res *Resource[E]) returning() string { return " RETURNING " + res.selectLi
 // not nil, is one more condition.
 func insertSQL[E any](d query.Dialect, res *Resource[E], id string, team int, v *Values, parents []ParentRef, upsert *Values, meta string, more *condition) (string, []any) {
 	var b strings.Builder
+	b.Grow(statementRoom)
 	args := make([]any, 0, len(v.args)+3+2*len(parents))
-	b.WriteString(`INSERT INTO ` + quote(res.Table) + ` ("id", "team_id"`)
+	b.WriteString(`INSERT INTO `)
+	ident(&b, res.Table)
+	b.WriteString(` ("id", "team_id"`)
 	for _, c := range v.cols {
-		b.WriteString(", " + quote(c))
+		b.WriteString(", ")
+		ident(&b, c)
 	}
 	b.WriteString(")")
 	args = append(args, id, team)
@@ -54,13 +74,17 @@ func insertSQL[E any](d query.Dialect, res *Resource[E], id string, team int, v 
 	if upsert != nil {
 		b.WriteString(` ON CONFLICT ("id") DO UPDATE SET `)
 		for _, c := range upsert.cols {
-			b.WriteString(quote(c) + " = ?, ")
+			ident(&b, c)
+			b.WriteString(" = ?, ")
 		}
 		args = append(args, upsert.args...)
-		t := quote(res.Table)
-		b.WriteString(`"version" = ` + t + `."version" + 1 WHERE ` + t + `."team_id" = excluded."team_id"`)
+		b.WriteString(`"version" = `)
+		ident(&b, res.Table)
+		b.WriteString(`."version" + 1 WHERE `)
+		ident(&b, res.Table)
+		b.WriteString(`."team_id" = excluded."team_id"`)
 	}
-	b.WriteString(res.returning())
+	res.writeReturning(&b)
 	return b.String(), args
 }
 
@@ -68,10 +92,14 @@ func insertSQL[E any](d query.Dialect, res *Resource[E], id string, team int, v 
 // it is at a version pre lists and every parent it names is the team's.
 func updateSQL[E any](res *Resource[E], id string, team int, v *Values, pre *precondition, parents []ParentRef, meta string) (string, []any) {
 	var b strings.Builder
+	b.Grow(statementRoom)
 	args := make([]any, 0, len(v.args)+3+len(parents)*2)
-	b.WriteString(`UPDATE ` + quote(res.Table) + ` SET `)
+	b.WriteString(`UPDATE `)
+	ident(&b, res.Table)
+	b.WriteString(` SET `)
 	for _, c := range v.cols {
-		b.WriteString(quote(c) + " = ?, ")
+		ident(&b, c)
+		b.WriteString(" = ?, ")
 	}
 	args = append(args, v.args...)
 	b.WriteString(`"version" = "version" + 1 WHERE "id" = ? AND "team_id" = ?`)
@@ -79,7 +107,7 @@ func updateSQL[E any](res *Resource[E], id string, team int, v *Values, pre *pre
 	args = versionCondition(&b, pre, args)
 	args = metaCondition(&b, meta, args)
 	args = parentConditions(&b, parents, team, args)
-	b.WriteString(res.returning())
+	res.writeReturning(&b)
 	return b.String(), args
 }
 
@@ -93,7 +121,9 @@ type condition struct {
 // record of team.
 func parentConditions(b *strings.Builder, parents []ParentRef, team int, args []any) []any {
 	for _, p := range parents {
-		b.WriteString(` AND EXISTS (SELECT 1 FROM ` + quote(p.Table) + ` WHERE "id" = ? AND "team_id" = ?)`)
+		b.WriteString(` AND EXISTS (SELECT 1 FROM `)
+		ident(b, p.Table)
+		b.WriteString(` WHERE "id" = ? AND "team_id" = ?)`)
 		args = append(args, p.ID, team)
 	}
 	return args
