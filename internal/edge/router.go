@@ -87,6 +87,22 @@ func (r *Router) Handle(rt Route, h gin.HandlerFunc) {
 	r.routes = append(r.routes, rt)
 }
 
+// HandleServices registers the service routes (spec.ServiceRoutes) of
+// resource, in their order, each with its handler by operation; a route
+// without one is a mistake of the program, and panics.
+func (r *Router) HandleServices(resource string, handlers map[string]gin.HandlerFunc) {
+	for _, rt := range spec.ServiceRoutes {
+		if rt.Resource != resource {
+			continue
+		}
+		h := handlers[rt.Operation]
+		if h == nil {
+			panic("edge: no handler of " + rt.Operation)
+		}
+		r.Handle(Route{Method: rt.Method, Path: rt.Path, Operation: rt.Operation, Kind: rt.Kind, Resource: rt.Resource}, h)
+	}
+}
+
 // Routes lists every registered route, in registration order.
 func (r *Router) Routes() []Route { return append([]Route(nil), r.routes...) }
 

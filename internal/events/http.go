@@ -22,16 +22,9 @@ import (
 	"records/internal/wire"
 )
 
-// Paths of the event routes.
-const (
-	PathLog    = "/v1/events"
-	PathStream = "/v1/events/stream"
-)
-
 // Register puts the event log, the stream and every resource's history on r.
 func (l *Log) Register(r *edge.Router, stream *Stream) {
-	r.Handle(edge.Route{Method: http.MethodGet, Path: PathLog, Operation: "List Events", Kind: spec.List, Resource: "Event"}, l.serveLog)
-	r.Handle(edge.Route{Method: http.MethodGet, Path: PathStream, Operation: "Stream Events", Kind: spec.List, Resource: "Event"}, stream.serve)
+	r.HandleServices("Event", map[string]gin.HandlerFunc{spec.OpListEvents: l.serveLog, spec.OpStreamEvents: stream.serve})
 	for _, plural := range slices.Sorted(maps.Keys(l.Resources)) {
 		r.Handle(edge.Route{Method: http.MethodGet, Path: "/v1/" + plural + "/:id/history", Operation: "History", Kind: spec.List, Resource: "Event"},
 			func(c *gin.Context) { l.serveHistory(c, plural) })

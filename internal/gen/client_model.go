@@ -137,18 +137,14 @@ var clientFixed = []string{"Client", "Option", "RequestOption", "Response", "Pro
 // clientFixedMembers are the client's own members (its services).
 var clientFixedMembers = []string{"Events", "Webhooks"}
 
-// clientFixedRoutes are the routes of the runtime's services (package
-// events and package webhooks serve them); histories are per resource.
-var clientFixedRoutes = []*clientRoute{
-	{Method: "GET", Path: "/v1/events", Call: "Events.List", Sends: true},
-	{Method: "GET", Path: "/v1/events/stream", Call: "Events.Stream", Sends: true},
-	{Method: "POST", Path: "/v1/webhooks", Call: "Webhooks.Create", Sends: true},
-	{Method: "GET", Path: "/v1/webhooks", Call: "Webhooks.List", Sends: true},
-	{Method: "GET", Path: "/v1/webhooks/{id}", Call: "Webhooks.Get", Sends: true},
-	{Method: "PATCH", Path: "/v1/webhooks/{id}", Call: "Webhooks.Update", Sends: true},
-	{Method: "DELETE", Path: "/v1/webhooks/{id}", Call: "Webhooks.Delete", Sends: true},
-	{Method: "GET", Path: "/v1/webhooks/{id}/deliveries", Call: "Webhooks.Deliveries", Sends: true},
-	{Method: "POST", Path: "/v1/webhooks/{id}/test", Call: "Webhooks.Test", Sends: true},
+// clientFixedRoutes are the routes of the runtime's services
+// (spec.ServiceRoutes); histories are per resource.
+func clientFixedRoutes() []*clientRoute {
+	var out []*clientRoute
+	for _, rt := range spec.ServiceRoutes {
+		out = append(out, &clientRoute{Method: rt.Method, Path: openAPIPath(rt.Path), Call: rt.Call, Sends: true})
+	}
+	return out
 }
 
 // buildClientModel makes the clients' view model from the API's.
@@ -193,7 +189,7 @@ func buildClientModel(m *apiModel) (*clientModel, error) {
 		cr.Calls = append(cr.Calls, h)
 		cm.Routes = append(cm.Routes, &clientRoute{Method: "GET", Path: openAPIPath(h.Path), Call: h.ref(), Sends: true})
 	}
-	cm.Routes = append(cm.Routes, clientFixedRoutes...)
+	cm.Routes = append(cm.Routes, clientFixedRoutes()...)
 	for _, c := range spec.Codes {
 		cm.Codes = append(cm.Codes, clientCode{GoName: "Code" + goField(string(c.Code)), Code: string(c.Code), Status: c.Status, Title: c.Title})
 	}

@@ -64,7 +64,7 @@ func addEventPaths(m *apiModel, pathItem func(string) *obj) {
 		queryParam("filter[type][in]", "Only events of these types, comma-separated.", newObj("type", "string")),
 		queryParam("since", "Only events that occurred at or after this time (RFC 3339).", newObj("type", "string", "format", "date-time")),
 	)
-	pathItem("/v1/events").set("get", newObj(
+	service(pathItem, spec.OpListEvents, newObj(
 		"operationId", "listEvents", "tags", []any{"Events"}, "summary", "List events",
 		"description", "The team's events, oldest first, each once, in commit order: follow paging.next_cursor; "+
 			"on the last page next_cursor is null, and asking the same cursor again later answers the page grown by what has been committed since. "+
@@ -72,7 +72,7 @@ func addEventPaths(m *apiModel, pathItem func(string) *obj) {
 		"parameters", logParams,
 		"responses", withErrors(newObj("200", jsonAnswer("A page of events.", ref("EventPage"))), 400, 401, 429, 500, 503),
 	))
-	pathItem("/v1/events/stream").set("get", newObj(
+	service(pathItem, spec.OpStreamEvents, newObj(
 		"operationId", "streamEvents", "tags", []any{"Events"}, "summary", "Stream events",
 		"description", "Server-Sent Events: each event once, as data: with the event's JSON, and id: a cursor. "+
 			"Reconnect with Last-Event-ID (or cursor) to resume after it with nothing lost; without either, the stream starts with events committed after connecting. "+

@@ -38,3 +38,55 @@ var PublicRoutes = []PublicRoute{
 	{PathHealth, "health", "200 while the process is up", "application/json"},
 	{PathReady, "readiness", "200 while the database answers, 503 when it does not", "application/json"},
 }
+
+// ServiceRoute is a route of the runtime's own services, the event log and
+// the webhooks: not in the route table, the same for every specification.
+// The server registers them (packages events and webhooks), the OpenAPI
+// document describes them and the generated clients call them, each from
+// this one list.
+type ServiceRoute struct {
+	Method    string // e.g. GET
+	Path      string // gin's pattern, e.g. /v1/webhooks/:id
+	Operation string // the name in logs and metrics, e.g. "Get Webhook"
+	Kind      Kind
+	Resource  string // "Event" or "Webhook"
+	Call      string // the generated clients' method, e.g. "Webhooks.Get"
+}
+
+// The service routes' operations, by which their handlers and documents
+// find them.
+const (
+	OpListEvents            = "List Events"
+	OpStreamEvents          = "Stream Events"
+	OpCreateWebhook         = "Create Webhook"
+	OpListWebhooks          = "List Webhooks"
+	OpGetWebhook            = "Get Webhook"
+	OpUpdateWebhook         = "Update Webhook"
+	OpDeleteWebhook         = "Delete Webhook"
+	OpListWebhookDeliveries = "List Webhook Deliveries"
+	OpTestWebhook           = "Test Webhook"
+)
+
+// ServiceRoutes are the service routes, in the order the clients list them.
+var ServiceRoutes = []ServiceRoute{
+	{"GET", "/v1/events", OpListEvents, List, "Event", "Events.List"},
+	{"GET", "/v1/events/stream", OpStreamEvents, List, "Event", "Events.Stream"},
+	{"POST", "/v1/webhooks", OpCreateWebhook, Create, "Webhook", "Webhooks.Create"},
+	{"GET", "/v1/webhooks", OpListWebhooks, List, "Webhook", "Webhooks.List"},
+	{"GET", "/v1/webhooks/:id", OpGetWebhook, Get, "Webhook", "Webhooks.Get"},
+	{"PATCH", "/v1/webhooks/:id", OpUpdateWebhook, Patch, "Webhook", "Webhooks.Update"},
+	{"DELETE", "/v1/webhooks/:id", OpDeleteWebhook, Delete, "Webhook", "Webhooks.Delete"},
+	{"GET", "/v1/webhooks/:id/deliveries", OpListWebhookDeliveries, List, "Webhook", "Webhooks.Deliveries"},
+	{"POST", "/v1/webhooks/:id/test", OpTestWebhook, Action, "Webhook", "Webhooks.Test"},
+}
+
+// Service returns the service route of the operation; it panics on a name
+// not in ServiceRoutes, a mistake of the program.
+func Service(operation string) ServiceRoute {
+	for _, r := range ServiceRoutes {
+		if r.Operation == operation {
+			return r
+		}
+	}
+	panic("spec: no service route " + operation)
+}

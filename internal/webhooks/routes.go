@@ -261,28 +261,30 @@ func answerPage[T any](c *gin.Context, s *Service, binding query.Binding, limit 
 	})
 }
 
-// Register puts the webhook routes on r.
+// Register puts the webhook routes (spec.ServiceRoutes) on r.
 func (s *Service) Register(r *edge.Router) {
-	route := func(method, path, op string, kind spec.Kind, h gin.HandlerFunc) {
-		if strings.Contains(path, ":id") {
-			next := h
-			// An id no webhook can have (invalid UTF-8, control characters)
-			// is not looked up.
-			h = func(c *gin.Context) {
-				if id := c.Param("id"); wire.CheckID(id) != nil {
-					edge.Fail(c, problem.New(problem.NotFound, "no webhook has id %s", strconv.Quote(id)))
-					return
-				}
-				next(c)
-			}
-		}
-		r.Handle(edge.Route{Method: method, Path: path, Operation: op, Kind: kind, Resource: "Webhook"}, h)
+	handlers := map[string]gin.HandlerFunc{
+		spec.OpCreateWebhook:         s.create,
+		spec.OpListWebhooks:          s.list,
+		spec.OpGetWebhook:            s.get,
+		spec.OpUpdateWebhook:         s.update,
+		spec.OpDeleteWebhook:         s.remove,
+		spec.OpListWebhookDeliveries: s.deliveries,
+		spec.OpTestWebhook:           s.test,
 	}
-	route(http.MethodPost, "/v1/webhooks", "Create Webhook", spec.Create, s.create)
-	route(http.MethodGet, "/v1/webhooks", "List Webhooks", spec.List, s.list)
-	route(http.MethodGet, "/v1/webhooks/:id", "Get Webhook", spec.Get, s.get)
-	route(http.MethodPatch, "/v1/webhooks/:id", "Update Webhook", spec.Patch, s.update)
-	route(http.MethodDelete, "/v1/webhooks/:id", "Delete Webhook", spec.Delete, s.remove)
-	route(http.MethodGet, "/v1/webhooks/:id/deliveries", "List Webhook Deliveries", spec.List, s.deliveries)
-	route(http.MethodPost, "/v1/webhooks/:id/test", "Test Webhook", spec.Action, s.test)
+	for op, h := range handlers {
+		if !strings.Contains(spec.Service(op).Path, ":id") {
+			continue
+		}
+		// An id no webhook can have (invalid UTF-8, control characters) is
+		// not looked up.
+		handlers[op] = func(c *gin.Context) {
+			if id := c.Param("id"); wire.CheckID(id) != nil {
+				edge.Fail(c, problem.New(problem.NotFound, "no webhook has id %s", strconv.Quote(id)))
+				return
+			}
+			h(c)
+		}
+	}
+	r.HandleServices("Webhook", handlers)
 }
