@@ -9,6 +9,7 @@ import (
 
 	"records/internal/db"
 	"records/internal/query"
+	"records/internal/spec"
 )
 
 // A create sent with an Idempotency-Key, of a record that embeds nothing,
@@ -73,8 +74,7 @@ func (op *Op[E]) createKeyed(ctx context.Context, s *Service, k *keyedCreate, in
 	_, text, args, _ := insertStatement(ctx, s, op.Res, in, team, true, free)
 	if postgres {
 		text = `WITH "l" AS (SELECT pg_try_advisory_xact_lock(?) AS "got"), "r" AS (` + text +
-			`), "k" AS (INSERT INTO "idempotency_keys" ("id", "fingerprint", "status", "body", "image", "created_at", "expires_at") ` +
-			`SELECT ?, ?, 201, '', convert_to(row_to_json("r")::text, 'UTF8'), ?, ? FROM "r") SELECT ` + op.Res.selectList() + ` FROM "r"`
+			`), "k" AS (` + spec.InsertKeyWithImage + `SELECT ?, ?, 201, '', convert_to(row_to_json("r")::text, 'UTF8'), ?, ? FROM "r") SELECT ` + op.Res.selectList() + ` FROM "r"`
 		args = slices.Concat([]any{k.lock}, args, []any{k.id, k.fp, k.now, k.expires})
 	}
 	var rec *E

@@ -14,6 +14,7 @@ import (
 
 	"records/internal/annotation"
 	"records/internal/migrate"
+	"records/internal/spec"
 )
 
 // eventTable is a record table whose changes the database records as
@@ -199,7 +200,7 @@ func sqliteTriggers(e eventTable) []sqliteTrigger {
 	const rest = `current_setting('records.meta', 1), `
 	const at = `CAST(unixepoch('subsec') * 1000000 AS INTEGER)`
 	key := func(member string) string { return `json_extract("k"."v", '$.` + member + `')` }
-	storeKey := `INSERT INTO "idempotency_keys" ("id", "fingerprint", "status", "body", "image", "created_at", "expires_at") SELECT ` +
+	storeKey := spec.InsertKeyWithImage + `SELECT ` +
 		key("id") + ", " + key("fingerprint") + ", 201, x'', " + `(SELECT "image" FROM "events" WHERE "rowid" = last_insert_rowid()), ` + key("created_at") + ", " + key("expires_at") +
 		` FROM (SELECT current_setting('records.key', 1) AS "v") AS "k" WHERE "k"."v" IS NOT NULL; `
 	name := "events_" + e.table.Name
