@@ -1,8 +1,12 @@
 package server_test
 
 import (
+	"context"
+	"fmt"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"records/internal/migrate"
 )
@@ -30,4 +34,50 @@ func TestMetrics(t *testing.T) {
 	if strings.Contains(body, h.token) {
 		t.Fatal("the metrics hold a token")
 	}
+	if strings.Contains(body, "records_events_log_held_back") {
+		t.Error("SQLite holds no event back, yet the metrics say how many")
+	}
+}
+
+// A transaction left open on the PostgreSQL server holds the event log
+// back; the metrics say by how many transactions and for how long. (Other
+// tests share the server, so only lower bounds are certain.)
+func TestEventLogHeldBackMetrics(t *testing.T) {
+	h := newHarness(t, migrate.Postgres, testConfig())
+	ctx := context.Background()
+	tx, err := h.db.SQL.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, `SELECT pg_current_xact_id()`); err != nil { // takes an id
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		h.call("POST", "/v1/customers", fmt.Sprintf(`{"id":"held-%d"}`, i)).want(201)
+	}
+	time.Sleep(1100 * time.Millisecond)
+	body := string(h.callAs("", "GET", "/metrics", "").want(200).Body)
+	if v := gaugeValue(t, body, "records_events_log_held_back_transactions"); v < 3 {
+		t.Errorf("held back by %v transactions, want at least the 3 creates since the open one", v)
+	}
+	if v := gaugeValue(t, body, "records_events_log_oldest_transaction_seconds"); v < 1 {
+		t.Errorf("oldest transaction open %v s, want at least 1", v)
+	}
+}
+
+// gaugeValue is the value of the metric name in a Prometheus text page.
+func gaugeValue(t *testing.T, page, name string) float64 {
+	t.Helper()
+	for _, line := range strings.Split(page, "\n") {
+		if v, ok := strings.CutPrefix(line, name+" "); ok {
+			f, err := strconv.ParseFloat(v, 64)
+			if err != nil {
+				t.Fatalf("%s: %v", line, err)
+			}
+			return f
+		}
+	}
+	t.Fatalf("the metrics lack %s", name)
+	return 0
 }

@@ -206,6 +206,7 @@ func (s *Server) routes(ctx context.Context, cursors *query.Cursors) (*gin.Engin
 	log := events.NewLog(s.db, cursors, svc.Resources())
 	s.stream = events.DefaultStream(log, s.log)
 	log.Register(r, s.stream)
+	s.metrics.Register(log.Collectors()...)
 	hooks, err := webhooks.New(ctx, s.cfg.Webhooks, s.db, svc, log, cursors, s.log)
 	if err != nil {
 		return nil, nil, err
