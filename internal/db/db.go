@@ -1,6 +1,6 @@
 // Package db opens the service's database — SQLite in one file or PostgreSQL —
 // runs the generated SQL as prepared statements, and offers ent a driver over
-// the same statements (Driver) for the tools and tests that use ent's client.
+// the same statements (Driver) for the tests that use ent's client.
 package db
 
 import (
@@ -114,8 +114,8 @@ func defaultPoolSize(dialect string) int {
 // Driver is ent's dialect.Driver over the database: its statements are
 // prepared once and reused, and on SQLite its write transactions take the
 // same in-process lock as the service's. The service's binary does not link
-// ent's generated client (its compile is most of a rebuild's time); tools
-// and tests make one with ent.NewClient(ent.Driver(db.Driver())).
+// ent's generated client (its compile is most of a rebuild's time); tests
+// make one with ent.NewClient(ent.Driver(db.Driver())) (dbtest.Ent).
 func (db *DB) Driver() dialect.Driver { return db.driver }
 
 // Migrations returns the migration files for the database's dialect.
