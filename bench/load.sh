@@ -11,6 +11,7 @@
 # Needs wrk (apt-get install wrk) and, for PostgreSQL, the local server.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/lib.sh
 
 DURATION=${DURATION:-10s}
 CONNS=${CONNS:-32}
@@ -68,21 +69,6 @@ pair() {
   b=$(echo "($b1 + $b2) / 2" | bc -l)
   printf '%-9s %-7s %11.2f %12.2f %7.2f %11s %11s %9s   (in turn: %.2f, %.2f)\n' "$1" "$2" "$s" "$b" "$(echo "$s / $b" | bc -l)" \
     "$(worse "$s1p" "$s2p")" "$(worse "$b1p" "$b2p")" "$(peak_mib $svc)" "$(echo "$s1 / $b1" | bc -l)" "$(echo "$s2 / $b2" | bc -l)"
-}
-
-# worse of two wrk latencies (e.g. 3.2ms, 1.1s), as written
-worse() {
-  local a b
-  a=$(to_ms "$1"); b=$(to_ms "$2")
-  if (( $(echo "$a >= $b" | bc -l) )); then echo "$1"; else echo "$2"; fi
-}
-to_ms() {
-  case "$1" in
-    *us) echo "${1%us} / 1000" | bc -l ;;
-    *ms) echo "${1%ms}" ;;
-    *s) echo "${1%s} * 1000" | bc -l ;;
-    *) echo "$1" ;;
-  esac
 }
 
 # peak resident memory of a process, in MiB

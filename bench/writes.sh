@@ -2,8 +2,10 @@
 # Writes against the hand-written baseline (bench/baseline: one prepared
 # INSERT/UPDATE … RETURNING per request, autocommitted): create, PATCH and
 # upsert, and a create with an Idempotency-Key, on SQLite and PostgreSQL.
-# Prints requests/s, p99, and the service's statements and transactions per
-# request (from /metrics). The last lines per database, "events 1" and
+# Each comparison runs in turn (service, baseline, baseline, service).
+# Prints mean requests/s, the worse p99 of each side, the service's
+# statements and transactions per request (from /metrics), and the two
+# ratios in turn. The last lines per database, "events 1" and
 # "events 2", compare creates (with their events) to creates with the event
 # trigger dropped, run in turn.
 #
@@ -14,6 +16,7 @@
 # server and psql.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/lib.sh
 
 DURATION=${DURATION:-10s}
 CONNS=${CONNS:-32}
@@ -123,12 +126,19 @@ for db in "${dbs[@]}"; do
     st1=$(counter records_db_statements_total); tx1=$(counter records_db_transactions_total)
     stmts=$(echo "($st1 - $st0) / $s_n" | bc -l); txs=$(echo "($tx1 - $tx0) / $s_n" | bc -l)
     if [ -n "$b_url" ]; then
-      read -r b_rps b_p99 _ < <(run "baseline $w" "$script" "$b_url" "${bp:-}")
-      printf '%-9s %-14s %10s %10s %6.2f %9s %9s %6.2f %5.2f\n' "$db" "$w" "$s_rps" "$b_rps" "$(echo "$s_rps / $b_rps" | bc -l)" "$s_p99" "$b_p99" "$stmts" "$txs"
+      # In turn — service, baseline, baseline, service — so that neither
+      # side always writes to the smaller table or goes first.
+      read -r b1 b1_p99 _ < <(run "baseline $w" "$script" "$b_url" "${bp:-}")
+      read -r b2 b2_p99 _ < <(run "baseline $w" "$script" "$b_url" "${bp:-}")
+      read -r s2 s2_p99 _ < <(run "service $w" "$script" "$s_url" "${sp:-}")
+      r1=$(echo "$s_rps / $b1" | bc -l); r2=$(echo "$s2 / $b2" | bc -l)
+      s_p99=$(worse "$s_p99" "$s2_p99"); b_p99=$(worse "$b1_p99" "$b2_p99")
+      s_rps=$(echo "($s_rps + $s2) / 2" | bc -l); b_rps=$(echo "($b1 + $b2) / 2" | bc -l)
+      printf '%-9s %-14s %10.2f %10.2f %6.2f %9s %9s %6.2f %5.2f   (in turn: %.2f, %.2f)\n' "$db" "$w" "$s_rps" "$b_rps" "$(echo "$s_rps / $b_rps" | bc -l)" "$s_p99" "$b_p99" "$stmts" "$txs" "$r1" "$r2"
     else
       printf '%-9s %-14s %10s %10s %6.2f %9s %9s %6.2f %5.2f\n' "$db" "$w (key)" "$s_rps" "($c_rps)" "$(echo "$s_rps / $c_rps" | bc -l)" "$s_p99" "" "$stmts" "$txs"
     fi
-    [ $w = create ] && c_rps=$s_rps
+    [ $w = create ] && c_rps=$(printf "%.2f" "$s_rps")
   done
 
   # What events cost a write: creates with the customers table's event
