@@ -92,6 +92,10 @@ var intro = func() string {
 	return strings.TrimSpace(string(b))
 }()
 
+// putOperation puts an operation in the document's paths: its method and
+// its route in gin's pattern (/v1/returns/:id), written as OpenAPI's.
+type putOperation func(method, route string, op *obj)
+
 // renderOpenAPI builds the OpenAPI 3.1 document of the API.
 func renderOpenAPI(m *apiModel) ([]byte, error) {
 	doc := newObj(
@@ -108,24 +112,23 @@ func renderOpenAPI(m *apiModel) ([]byte, error) {
 	// Paths in a stable order: the table's routes as listed, then the
 	// generic ones, then the public routes.
 	byPath := map[string]*obj{}
-	pathItem := func(p string) *obj {
-		if it, ok := byPath[p]; ok {
-			return it
+	var put putOperation = func(method, route string, op *obj) {
+		p := openAPIPath(route)
+		it, ok := byPath[p]
+		if !ok {
+			it = newObj()
+			byPath[p] = it
+			paths.set(p, it)
 		}
-		it := newObj()
-		byPath[p] = it
-		paths.set(p, it)
-		return it
+		it.set(strings.ToLower(method), op)
 	}
 	seen := map[string]int{}
 	for _, rt := range m.Routes {
-		path := openAPIPath(rt.Path)
-		op := operation(rt, seen)
-		pathItem(path).set(strings.ToLower(rt.Method), op)
+		put(rt.Method, rt.Path, operation(rt, seen))
 	}
-	addEventPaths(m, pathItem)
+	addEventPaths(m, put)
 	for _, pr := range spec.PublicRoutes {
-		pathItem(openAPIPath(pr.Path)).set("get", publicOperation(pr))
+		put("GET", pr.Path, publicOperation(pr))
 	}
 	doc.set("paths", paths)
 	doc.set("components", components(m))

@@ -58,13 +58,13 @@ var eventPageParams = func() []any {
 
 // addEventPaths puts the event log, the stream, every resource's history
 // and the webhook routes in paths.
-func addEventPaths(m *apiModel, pathItem func(string) *obj) {
+func addEventPaths(m *apiModel, put putOperation) {
 	logParams := append(eventPageParams(),
 		queryParam("filter[type]", "Only events of this type.", newObj("type", "string", "enum", eventTypes(m))),
 		queryParam("filter[type][in]", "Only events of these types, comma-separated.", newObj("type", "string")),
 		queryParam("since", "Only events that occurred at or after this time (RFC 3339).", newObj("type", "string", "format", "date-time")),
 	)
-	service(pathItem, spec.OpListEvents, newObj(
+	service(put, spec.OpListEvents, newObj(
 		"operationId", "listEvents", "tags", []any{"Events"}, "summary", "List events",
 		"description", "The team's events, oldest first, each once, in commit order: follow paging.next_cursor; "+
 			"on the last page next_cursor is null, and asking the same cursor again later answers the page grown by what has been committed since. "+
@@ -72,7 +72,7 @@ func addEventPaths(m *apiModel, pathItem func(string) *obj) {
 		"parameters", logParams,
 		"responses", withErrors(newObj("200", jsonAnswer("A page of events.", ref("EventPage"))), 400, 401, 429, 500, 503),
 	))
-	service(pathItem, spec.OpStreamEvents, newObj(
+	service(put, spec.OpStreamEvents, newObj(
 		"operationId", "streamEvents", "tags", []any{"Events"}, "summary", "Stream events",
 		"description", "Server-Sent Events: each event once, as data: with the event's JSON, and id: a cursor. "+
 			"Reconnect with Last-Event-ID (or cursor) to resume after it with nothing lost; without either, the stream starts with events committed after connecting. "+
@@ -87,14 +87,14 @@ func addEventPaths(m *apiModel, pathItem func(string) *obj) {
 			"content", newObj("text/event-stream", newObj("schema", newObj("type", "string"))))), 400, 401, 429, 500, 503),
 	))
 	for _, r := range m.Resources {
-		pathItem("/v1/"+r.Plural+"/{id}/history").set("get", newObj(
+		put("GET", "/v1/"+r.Plural+"/:id/history", newObj(
 			"operationId", "history"+r.Name, "tags", []any{r.Type}, "summary", "History of a "+r.Object,
 			"description", "The record's events, oldest first: what it looked like after each change, who made it (the token) and when.",
 			"parameters", append([]any{pathID("The record's id.")}, eventPageParams()...),
 			"responses", withErrors(newObj("200", jsonAnswer("A page of the record's events.", ref("EventPage"))), 400, 401, 404, 429, 500, 503),
 		))
 	}
-	addWebhookPaths(m, pathItem)
+	addWebhookPaths(m, put)
 }
 
 // addEventSchemas puts the schemas of events and webhooks in schemas.

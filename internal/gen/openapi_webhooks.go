@@ -1,12 +1,9 @@
 package gen
 
-import (
-	"records/internal/spec"
-	"strings"
-)
+import "records/internal/spec"
 
 // addWebhookPaths puts the webhook routes (spec.ServiceRoutes) in paths.
-func addWebhookPaths(m *apiModel, pathItem func(string) *obj) {
+func addWebhookPaths(m *apiModel, put putOperation) {
 	write := func(o *obj) *obj {
 		o.set("parameters", append(anyList(o.vals["parameters"]), newObj("name", "Idempotency-Key", "in", "header",
 			"description", "Makes the write safe to retry: a retry with the key answers the first answer.", "schema", newObj("type", "string"))))
@@ -15,33 +12,33 @@ func addWebhookPaths(m *apiModel, pathItem func(string) *obj) {
 	body := func(schema string) *obj {
 		return newObj("required", true, "content", newObj("application/json", newObj("schema", ref(schema))))
 	}
-	service(pathItem, spec.OpCreateWebhook, write(newObj(
+	service(put, spec.OpCreateWebhook, write(newObj(
 		"operationId", "createWebhook", "tags", []any{"Webhooks"}, "summary", "Create a webhook",
 		"description", "Events of the listed types (\"*\": all) are delivered to the URL by POST, signed as Standard Webhooks specifies. "+
 			"The answer holds the signing secret; it is never shown again.",
 		"requestBody", body("WebhookInput"),
 		"responses", withErrors(newObj("201", jsonAnswer("The webhook, with its secret.", ref("WebhookCreated"))), 400, 401, 403, 409, 413, 415, 422, 429, 500, 503),
 	)))
-	service(pathItem, spec.OpListWebhooks, newObj(
+	service(put, spec.OpListWebhooks, newObj(
 		"operationId", "listWebhooks", "tags", []any{"Webhooks"}, "summary", "List webhooks",
 		"parameters", eventPageParams(),
 		"responses", withErrors(newObj("200", jsonAnswer("A page of webhooks.", newObj("type", "object",
 			"properties", newObj("webhooks", newObj("type", "array", "items", ref("Webhook")), "paging", ref("CursorPaging")),
 			"required", []any{"webhooks", "paging"}, "additionalProperties", false))), 400, 401, 429, 500, 503),
 	))
-	service(pathItem, spec.OpGetWebhook, newObj(
+	service(put, spec.OpGetWebhook, newObj(
 		"operationId", "getWebhook", "tags", []any{"Webhooks"}, "summary", "Get a webhook",
 		"parameters", []any{pathID("The webhook's id.")},
 		"responses", withErrors(newObj("200", jsonAnswer("The webhook.", ref("Webhook"))), 400, 401, 404, 429, 500, 503),
 	))
-	service(pathItem, spec.OpUpdateWebhook, write(newObj(
+	service(put, spec.OpUpdateWebhook, write(newObj(
 		"operationId", "updateWebhook", "tags", []any{"Webhooks"}, "summary", "Update a webhook",
 		"description", "Changes the members given; enabled: true turns a disabled webhook back on.",
 		"parameters", []any{pathID("The webhook's id.")},
 		"requestBody", body("WebhookPatch"),
 		"responses", withErrors(newObj("200", jsonAnswer("The webhook.", ref("Webhook"))), 400, 401, 403, 404, 409, 413, 415, 422, 429, 500, 503),
 	)))
-	service(pathItem, spec.OpDeleteWebhook, write(newObj(
+	service(put, spec.OpDeleteWebhook, write(newObj(
 		"operationId", "deleteWebhook", "tags", []any{"Webhooks"}, "summary", "Delete a webhook",
 		"description", "Deletes the webhook and its pending deliveries.",
 		"parameters", []any{pathID("The webhook's id.")},
@@ -49,7 +46,7 @@ func addWebhookPaths(m *apiModel, pathItem func(string) *obj) {
 			"properties", newObj("id", newObj("type", "string"), "object", newObj("const", "webhook"), "deleted", newObj("const", true)),
 			"required", []any{"id", "object", "deleted"}, "additionalProperties", false))), 400, 401, 403, 404, 409, 422, 429, 500, 503),
 	)))
-	service(pathItem, spec.OpListWebhookDeliveries, newObj(
+	service(put, spec.OpListWebhookDeliveries, newObj(
 		"operationId", "listWebhookDeliveries", "tags", []any{"Webhooks"}, "summary", "List a webhook's deliveries",
 		"description", "Every attempt to deliver an event to the webhook, newest first.",
 		"parameters", append([]any{pathID("The webhook's id.")}, eventPageParams()...),
@@ -57,7 +54,7 @@ func addWebhookPaths(m *apiModel, pathItem func(string) *obj) {
 			"properties", newObj("deliveries", newObj("type", "array", "items", ref("Delivery")), "paging", ref("CursorPaging")),
 			"required", []any{"deliveries", "paging"}, "additionalProperties", false))), 400, 401, 404, 429, 500, 503),
 	))
-	service(pathItem, spec.OpTestWebhook, write(newObj(
+	service(put, spec.OpTestWebhook, write(newObj(
 		"operationId", "testWebhook", "tags", []any{"Webhooks"}, "summary", "Send a test event",
 		"description", "Queues a delivery of an event of type webhook.test to the webhook, and answers it.",
 		"parameters", []any{pathID("The webhook's id.")},
@@ -68,9 +65,9 @@ func addWebhookPaths(m *apiModel, pathItem func(string) *obj) {
 }
 
 // service puts the operation o of the service route named op in paths.
-func service(pathItem func(string) *obj, op string, o *obj) {
+func service(put putOperation, op string, o *obj) {
 	rt := spec.Service(op)
-	pathItem(openAPIPath(rt.Path)).set(strings.ToLower(rt.Method), o)
+	put(rt.Method, rt.Path, o)
 }
 
 func anyList(v any) []any {
