@@ -1,11 +1,9 @@
 package events
 
 import (
-	"context"
-	"database/sql"
-	"time"
-
 	"github.com/prometheus/client_golang/prometheus"
+
+	"records/internal/metrics"
 )
 
 // Collectors are the event log's metrics. On PostgreSQL the log answers
@@ -25,22 +23,13 @@ func (l *Log) Collectors() []prometheus.Collector {
 	if !l.DB.Postgres() {
 		return nil
 	}
-	gauge := func(name, help, query string) prometheus.Collector {
-		return prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: name, Help: help}, func() float64 {
-			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-			defer cancel()
-			var v float64
-			_ = l.DB.Each(ctx, 1, query, nil, func(rows *sql.Rows) error { return rows.Scan(&v) })
-			return v
-		})
-	}
 	return []prometheus.Collector{
-		gauge("records_events_log_held_back_transactions",
+		metrics.QueryGauge("records_events_log_held_back_transactions",
 			"Transactions begun since the oldest one still running on the PostgreSQL server, which holds the event log back.",
-			`SELECT pg_snapshot_xmax(s)::text::bigint - pg_snapshot_xmin(s)::text::bigint FROM pg_current_snapshot() AS s`),
-		gauge("records_events_log_oldest_transaction_seconds",
+			l.DB.Each, `SELECT pg_snapshot_xmax(s)::text::bigint - pg_snapshot_xmin(s)::text::bigint FROM pg_current_snapshot() AS s`),
+		metrics.QueryGauge("records_events_log_oldest_transaction_seconds",
 			"Seconds the oldest transaction holding an id has been open on the PostgreSQL server (of the sessions this role may see).",
-			`SELECT COALESCE(EXTRACT(EPOCH FROM clock_timestamp() - MIN("xact_start")), 0)::float8 FROM pg_stat_activity `+
+			l.DB.Each, `SELECT COALESCE(EXTRACT(EPOCH FROM clock_timestamp() - MIN("xact_start")), 0)::float8 FROM pg_stat_activity `+
 				`WHERE "backend_xid" IS NOT NULL AND "pid" <> pg_backend_pid()`),
 	}
 }

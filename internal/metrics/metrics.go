@@ -4,6 +4,7 @@
 package metrics
 
 import (
+	"context"
 	"database/sql"
 	"net/http"
 	"strconv"
@@ -95,3 +96,19 @@ func (m *Metrics) Handler() http.Handler {
 
 // Register adds collectors of other packages (webhooks) to the metrics.
 func (m *Metrics) Register(cs ...prometheus.Collector) { m.registry.MustRegister(cs...) }
+
+// Reader runs a read and scans its rows, at most max; (*db.DB).Each is one.
+type Reader func(ctx context.Context, max int, query string, args []any, scan func(*sql.Rows) error) error
+
+// QueryGauge is a gauge read from the database at each scrape: the number
+// query answers, or 0 when it fails or takes over 2 s, so a scrape never
+// waits long on a slow database.
+func QueryGauge(name, help string, read Reader, query string) prometheus.Collector {
+	return prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: name, Help: help}, func() float64 {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		var v float64
+		_ = read(ctx, 1, query, nil, func(rows *sql.Rows) error { return rows.Scan(&v) })
+		return v
+	})
+}

@@ -26,6 +26,7 @@ func TestMetrics(t *testing.T) {
 		`records_http_request_duration_seconds_bucket{method="GET",route="/v1/customers/:id",status="200",le="+Inf"} 2`,
 		`go_sql_max_open_connections{db_name="records"}`,
 		`go_goroutines`,
+		"records_webhook_queue_depth 0\n",
 	} {
 		if !strings.Contains(body, want) {
 			t.Errorf("metrics lack %s", want)

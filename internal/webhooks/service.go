@@ -22,6 +22,7 @@ import (
 	"records/internal/edge"
 	"records/internal/engine"
 	"records/internal/events"
+	"records/internal/metrics"
 	"records/internal/problem"
 	"records/internal/query"
 	"records/internal/wire"
@@ -134,15 +135,8 @@ func New(ctx context.Context, cfg Config, database *db.DB, eng *engine.Service, 
 
 // Collectors are the service's metrics, the queue's depth among them.
 func (s *Service) Collectors() []prometheus.Collector {
-	depth := prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "records_webhook_queue_depth",
-		Help: "Delivery attempts pending (due now or later)."}, func() float64 {
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-		defer cancel()
-		var n int64
-		_ = s.DB.Each(ctx, 1, `SELECT COUNT(*) FROM "webhook_deliveries" WHERE "status" = 'pending'`, nil,
-			func(rows *sql.Rows) error { return rows.Scan(&n) })
-		return float64(n)
-	})
+	depth := metrics.QueryGauge("records_webhook_queue_depth", "Delivery attempts pending (due now or later).",
+		s.DB.Each, `SELECT COUNT(*) FROM "webhook_deliveries" WHERE "status" = 'pending'`)
 	return []prometheus.Collector{s.eventsRead, s.outcomes, s.lag, depth}
 }
 
