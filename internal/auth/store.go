@@ -71,6 +71,10 @@ func NewStore(database *db.DB, cacheTTL time.Duration) *Store {
 	return &Store{db: database, ttl: cacheTTL, now: time.Now}
 }
 
+// stamp is the time a row is written at, as the databases keep it: UTC,
+// to the microsecond.
+func (s *Store) stamp() time.Time { return s.now().UTC().Truncate(time.Microsecond) }
+
 // Team is a team: its number and name.
 type Team struct {
 	ID   int
@@ -97,7 +101,7 @@ func (s *Store) Create(ctx context.Context, name string, scope Scope, teamName s
 	secret := NewSecret("rk_")
 	tok := Token{
 		ID: uuid.Must(uuid.NewV7()).String(), Name: name, Team: t.ID, TeamName: t.Name, Scope: scope,
-		CreatedAt: s.now().UTC().Truncate(time.Microsecond),
+		CreatedAt: s.stamp(),
 	}
 	if ttl > 0 {
 		at := s.now().Add(ttl).UTC().Truncate(time.Second)
@@ -132,7 +136,7 @@ func (s *Store) Team(ctx context.Context, name string) (Team, error) {
 			}
 			t.ID = max(t.ID, 2)
 		}
-		_, err = s.db.Exec(ctx, `INSERT INTO teams (id, name, created_at) VALUES (?, ?, ?)`, t.ID, t.Name, s.now().UTC().Truncate(time.Microsecond))
+		_, err = s.db.Exec(ctx, `INSERT INTO teams (id, name, created_at) VALUES (?, ?, ?)`, t.ID, t.Name, s.stamp())
 		if err == nil || !errors.Is(err, db.ErrConflict) || attempt == 2 {
 			return t, err
 		}
@@ -197,7 +201,7 @@ func (s *Store) Revoke(ctx context.Context, id string) error {
 	if !found {
 		return ErrNoSuchToken
 	}
-	_, err = s.db.Exec(ctx, `UPDATE api_tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL`, s.now().UTC().Truncate(time.Microsecond), id)
+	_, err = s.db.Exec(ctx, `UPDATE api_tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL`, s.stamp(), id)
 	if key, derr := hex.DecodeString(hash); derr == nil && len(key) == sha256.Size {
 		s.cache.Delete([sha256.Size]byte(key))
 	}
