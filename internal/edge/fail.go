@@ -44,11 +44,11 @@ func Fail(c *gin.Context, err error) {
 	if p.Code == problem.Unauthenticated {
 		h.Set("WWW-Authenticate", `Bearer realm="records"`)
 	}
-	buf := getBuffer()
-	buf.b = problem.Append(buf.b, p, RequestIDOf(c))
+	buf := GetBuffer()
+	buf.B = problem.Append(buf.B, p, RequestIDOf(c))
 	c.Status(p.Code.Status())
-	_, _ = c.Writer.Write(buf.b)
-	putBuffer(buf)
+	_, _ = c.Writer.Write(buf.B)
+	PutBuffer(buf)
 	c.Abort()
 }
 

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"database/sql"
+	"records/internal/edge"
 	"records/internal/spec"
 	"strconv"
 	"strings"
@@ -41,9 +42,10 @@ func inIDs(r Reader, column string, ids []string) (string, []any) {
 // (resource child, naming their parent in column fk, read by parentOf): one
 // query for every record of the page, at most MaxChildren children each,
 // ordered by id. The children come parent after parent and are encoded as
-// they are read, into one buffer that every parent's list is a part of.
-func ExpandChildren[P, C any](child *Resource[C], fk string, id func(*P) string, parentOf func(*C) *string) func(context.Context, Reader, int, []*P) ([][]byte, error) {
-	return func(ctx context.Context, r Reader, team int, parents []*P) ([][]byte, error) {
+// they are read — each into the same record (Resource.Scanner) — into one
+// pooled buffer that every parent's list is a part of.
+func ExpandChildren[P, C any](child *Resource[C], fk string, id func(*P) string, parentOf func(*C) *string) func(context.Context, Reader, int, []*P) (expansion, error) {
+	return func(ctx context.Context, r Reader, team int, parents []*P) (expansion, error) {
 		ids := make([]string, len(parents))
 		for i, p := range parents {
 			ids[i] = id(p)
@@ -67,10 +69,15 @@ func ExpandChildren[P, C any](child *Resource[C], fk string, id func(*P) string,
 		}
 		type span struct{ from, to int }
 		spans := make(map[string]span, len(parents))
-		var buf []byte
+		pooled := edge.GetBuffer()
+		buf := pooled.B
+		scan := child.Scan
+		if child.Scanner != nil {
+			scan = child.Scanner()
+		}
 		open := "" // the parent whose list buf ends with
 		err := r.Each(ctx, -1, text, args, func(rows *sql.Rows) error {
-			c, err := child.Scan(rows)
+			c, err := scan(rows)
 			if err != nil {
 				return err
 			}
@@ -92,30 +99,40 @@ func ExpandChildren[P, C any](child *Resource[C], fk string, id func(*P) string,
 			buf = child.Encode(buf, c)
 			return nil
 		})
+		pooled.B = buf
 		if err != nil {
-			return nil, err
+			edge.PutBuffer(pooled)
+			return expansion{}, err
 		}
 		if open != "" {
 			buf = append(buf, ']')
 			spans[open] = span{spans[open].from, len(buf)}
+			pooled.B = buf
 		}
 		out := make([][]byte, len(parents))
 		for i, p := range parents {
 			if sp, ok := spans[id(p)]; ok {
 				out[i] = buf[sp.from:sp.to:sp.to]
 			} else {
-				out[i] = []byte("[]")
+				out[i] = emptyList
 			}
 		}
-		return out, nil
+		return expansion{parts: out, buf: pooled}, nil
 	}
 }
+
+// emptyList and null are the JSON of no children and of no parent; shared,
+// never written to.
+var (
+	emptyList = []byte("[]")
+	null      = []byte("null")
+)
 
 // ExpandParent is the Load of an edge from children of type C to their parent
 // (resource parent; parentOf reads the child's member naming it): one query
 // for every record of the page.
-func ExpandParent[C, P any](parent *Resource[P], parentOf func(*C) *string) func(context.Context, Reader, int, []*C) ([][]byte, error) {
-	return func(ctx context.Context, r Reader, team int, children []*C) ([][]byte, error) {
+func ExpandParent[C, P any](parent *Resource[P], parentOf func(*C) *string) func(context.Context, Reader, int, []*C) (expansion, error) {
+	return func(ctx context.Context, r Reader, team int, children []*C) (expansion, error) {
 		var ids []string
 		seen := map[string]bool{}
 		for _, c := range children {
@@ -131,23 +148,23 @@ func ExpandParent[C, P any](parent *Resource[P], parentOf func(*C) *string) func
 			text := parent.Select + ` WHERE "team_id" = ? AND ` + in
 			parents, err := readAll(ctx, r, parent, -1, text, append([]any{team}, args...))
 			if err != nil {
-				return nil, err
+				return expansion{}, err
 			}
 			if err := loadEmbeds(ctx, r, parent, team, parents); err != nil {
-				return nil, err
+				return expansion{}, err
 			}
 			for _, p := range parents {
 				byID[parent.ID(p)] = parent.Encode(nil, p)
 			}
 		}
 		for i, c := range children {
-			out[i] = []byte("null")
+			out[i] = null
 			if pid := parentOf(c); pid != nil {
 				if b, ok := byID[*pid]; ok {
 					out[i] = b
 				}
 			}
 		}
-		return out, nil
+		return expansion{parts: out}, nil
 	}
 }

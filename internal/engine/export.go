@@ -71,6 +71,7 @@ func (op *Op[E]) export(c *gin.Context, s *Service, format string, p *query.Page
 		return problem.Member(query.ParamOffset, "an export streams every record; start it with a cursor, not an offset")
 	}
 	p.Limit = exportPage
+	defer v.release()
 	// The first page is read before anything is answered, so a failure
 	// there is an ordinary problem.
 	records, more, err := op.exportPage(c.Request.Context(), s, p, team, v)
@@ -116,6 +117,7 @@ func (op *Op[E]) export(c *gin.Context, s *Service, format string, p *query.Page
 func (op *Op[E]) exportPage(ctx context.Context, s *Service, p *query.Page, team int, v *view[E]) ([]*E, bool, error) {
 	ctx, cancel := context.WithTimeout(ctx, s.RequestTimeout)
 	defer cancel()
+	v.release() // the page before, written already
 	records, err := readPage(ctx, s.reader(ctx), op.Res, team, p)
 	if err != nil {
 		return nil, false, err
@@ -228,7 +230,7 @@ func (e *exportEncoder[E]) record(buf *bytes.Buffer, i int, rec *E) error {
 				e.scratch = append(e.scratch, ',')
 			}
 			e.scratch = append(e.scratch, e.res.listing().edgeKeys[edge]...)
-			e.scratch = append(e.scratch, e.v.expanded[k][i]...)
+			e.scratch = append(e.scratch, e.v.expanded[k].parts[i]...)
 		}
 		row = append(row, string(append(e.scratch, '}')))
 	}

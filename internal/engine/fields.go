@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"records/internal/edge"
 	"records/internal/query"
 	"records/internal/spec"
 )
@@ -34,7 +35,15 @@ type Edge[E any] struct {
 	// Load reads the related records of every record in one query and
 	// returns, for each, their JSON: an array of children, or the parent
 	// (null when none).
-	Load func(ctx context.Context, r Reader, team int, records []*E) ([][]byte, error)
+	Load func(ctx context.Context, r Reader, team int, records []*E) (expansion, error)
+}
+
+// expansion is what an edge's Load answers: each record's related records
+// as JSON (parts), slices of buf when buf is not nil, a pooled buffer that
+// goes back to the pool once the answer is written (view.release).
+type expansion struct {
+	parts [][]byte
+	buf   *edge.Buffer
 }
 
 // keyed is a field's JSON key, written before its value.

@@ -87,6 +87,7 @@ func (op *Op[E]) answer(c *gin.Context, status int, r *Result[E], err error) {
 			c.Writer.Header().Set("ETag", tag)
 		}
 		edge.WriteJSON(c, status, func(b []byte) []byte { return op.render(b, r) })
+		r.view.release()
 	}
 }
 

@@ -42,8 +42,13 @@ type Resource[E any] struct {
 	Select string
 	// Columns are the columns Select reads, in order.
 	Columns []string
-	// Scan reads one row of Select into a record.
+	// Scan reads one row of Select into a new record.
 	Scan func(rows Row) (*E, error)
+	// Scanner returns a scan function that reads every row into one record,
+	// for rows that are encoded as they are read and then dropped (expanded
+	// children): a page of them then costs no record allocation per row.
+	// The record it answers is valid until its next call.
+	Scanner func() func(rows Row) (*E, error)
 	// LoadEmbeds reads what the records embed; nil when they embed nothing.
 	LoadEmbeds func(ctx context.Context, r Reader, team int, records []*E) error
 	// Version returns the record's version.
@@ -55,6 +60,25 @@ type Resource[E any] struct {
 	reads    readSQL
 	listOnce sync.Once
 	list     *listing
+}
+
+// ScanNew and ScanReuse make a resource's Scan and Scanner from the
+// generated scan, which reads one row into a zero holder h (the record and
+// the holders its nullable members point into) and returns h's record.
+func ScanNew[H, E any](scan func(h *H, rows Row) (*E, error)) func(Row) (*E, error) {
+	return func(rows Row) (*E, error) { return scan(new(H), rows) }
+}
+
+// ScanReuse: see ScanNew.
+func ScanReuse[H, E any](scan func(h *H, rows Row) (*E, error)) func() func(Row) (*E, error) {
+	return func() func(Row) (*E, error) {
+		h := new(H)
+		return func(rows Row) (*E, error) {
+			var zero H
+			*h = zero
+			return scan(h, rows)
+		}
+	}
 }
 
 // Row is a row to scan: a *sql.Rows, or an event's image of one (image.go).

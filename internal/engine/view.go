@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 
+	"records/internal/edge"
 	"records/internal/query"
 )
 
@@ -12,9 +13,9 @@ import (
 // (fields), and related records (expand). A nil view answers every member
 // and expands nothing, through the resource's own encoder.
 type view[E any] struct {
-	fields   []bool     // by index in Resource.Fields; nil: all
-	expand   []int      // indexes in Resource.Edges
-	expanded [][][]byte // per expanded edge, per record: its JSON
+	fields   []bool      // by index in Resource.Fields; nil: all
+	expand   []int       // indexes in Resource.Edges
+	expanded []expansion // per expanded edge: per record, its JSON
 }
 
 // newView makes the view of fields and expand (nil when both are empty).
@@ -43,15 +44,30 @@ func (v *view[E]) load(ctx context.Context, r Reader, res *Resource[E], team int
 	if v == nil || len(records) == 0 {
 		return nil
 	}
-	v.expanded = make([][][]byte, len(v.expand))
-	for i, e := range v.expand {
+	v.expanded = make([]expansion, 0, len(v.expand))
+	for _, e := range v.expand {
 		out, err := res.Edges[e].Load(ctx, r, team, records)
 		if err != nil {
+			v.release()
 			return err
 		}
-		v.expanded[i] = out
+		v.expanded = append(v.expanded, out)
 	}
 	return nil
+}
+
+// release returns the expanded records' buffers to the pool, once the
+// answer holding them has been written.
+func (v *view[E]) release() {
+	if v == nil {
+		return
+	}
+	for _, x := range v.expanded {
+		if x.buf != nil {
+			edge.PutBuffer(x.buf)
+		}
+	}
+	v.expanded = nil
 }
 
 // appendRecord appends the i-th record of the request, e.
@@ -83,7 +99,7 @@ func (v *view[E]) appendRecord(b []byte, res *Resource[E], i int, e *E) []byte {
 				b = append(b, ',')
 			}
 			b = append(b, l.edgeKeys[edge]...)
-			b = append(b, v.expanded[k][i]...)
+			b = append(b, v.expanded[k].parts[i]...)
 		}
 		b = append(b, '}')
 	}

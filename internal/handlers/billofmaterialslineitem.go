@@ -140,9 +140,9 @@ type billOfMaterialsLineItemRow struct {
 	f8 sql.NullString
 }
 
-// scanBillOfMaterialsLineItem reads one row of billOfMaterialsLineItemResource.Select.
-func scanBillOfMaterialsLineItem(rows engine.Row) (*BillOfMaterialsLineItem, error) {
-	r := new(billOfMaterialsLineItemRow)
+// scan reads one row of billOfMaterialsLineItemResource.Select into r, which is zero,
+// and answers its record (engine.ScanNew, engine.ScanReuse).
+func (r *billOfMaterialsLineItemRow) scan(rows engine.Row) (*BillOfMaterialsLineItem, error) {
 	if err := rows.Scan(&r.e.ID, &r.e.Version, &r.f2, &r.f3, &r.f4, &r.f5, &r.f6, &r.f7, &r.f8); err != nil {
 		return nil, err
 	}
@@ -278,6 +278,7 @@ var billOfMaterialsLineItemResource = &engine.Resource[BillOfMaterialsLineItem]{
 	Table:    "bill_of_materials_line_items",
 	Select:   "SELECT \"id\", \"version\", \"bill_of_materials_number\", \"line_type\", \"part_name\", \"part_number\", \"purchase_supply_type\", \"quantity\", \"status\" FROM \"bill_of_materials_line_items\"",
 	Columns:  []string{"id", "version", "bill_of_materials_number", "line_type", "part_name", "part_number", "purchase_supply_type", "quantity", "status"},
-	Scan:     scanBillOfMaterialsLineItem,
+	Scan:     engine.ScanNew((*billOfMaterialsLineItemRow).scan),
+	Scanner:  engine.ScanReuse((*billOfMaterialsLineItemRow).scan),
 	Version:  func(e *BillOfMaterialsLineItem) int64 { return e.Version },
 }

@@ -171,9 +171,9 @@ type caseRecordRow struct {
 	f10 sql.NullString
 }
 
-// scanCaseRecord reads one row of caseRecordResource.Select.
-func scanCaseRecord(rows engine.Row) (*CaseRecord, error) {
-	r := new(caseRecordRow)
+// scan reads one row of caseRecordResource.Select into r, which is zero,
+// and answers its record (engine.ScanNew, engine.ScanReuse).
+func (r *caseRecordRow) scan(rows engine.Row) (*CaseRecord, error) {
 	if err := rows.Scan(&r.e.ID, &r.e.Version, &r.f2, &r.f3, &r.f4, &r.f5, &r.f6, &r.f7, &r.f8, &r.f9, &r.f10); err != nil {
 		return nil, err
 	}
@@ -333,7 +333,8 @@ var caseRecordResource = &engine.Resource[CaseRecord]{
 	Table:    "cases",
 	Select:   "SELECT \"id\", \"version\", \"case_name\", \"description\", \"case_number\", \"case_status\", \"priority\", \"submitter\", \"resolver\", \"created_date\", \"updated_date\" FROM \"cases\"",
 	Columns:  []string{"id", "version", "case_name", "description", "case_number", "case_status", "priority", "submitter", "resolver", "created_date", "updated_date"},
-	Scan:     scanCaseRecord,
+	Scan:     engine.ScanNew((*caseRecordRow).scan),
+	Scanner:  engine.ScanReuse((*caseRecordRow).scan),
 	Version:  func(e *CaseRecord) int64 { return e.Version },
 }
 

@@ -116,9 +116,9 @@ type channelThreadRow struct {
 	f4 sql.NullTime
 }
 
-// scanChannelThread reads one row of channelThreadResource.Select.
-func scanChannelThread(rows engine.Row) (*ChannelThread, error) {
-	r := new(channelThreadRow)
+// scan reads one row of channelThreadResource.Select into r, which is zero,
+// and answers its record (engine.ScanNew, engine.ScanReuse).
+func (r *channelThreadRow) scan(rows engine.Row) (*ChannelThread, error) {
 	if err := rows.Scan(&r.e.ID, &r.e.Version, &r.f2, &r.f3, &r.f4); err != nil {
 		return nil, err
 	}
@@ -194,7 +194,8 @@ var channelThreadResource = &engine.Resource[ChannelThread]{
 	Table:    "channel_threads",
 	Select:   "SELECT \"id\", \"version\", \"case_id\", \"created_at\", \"updated_at\" FROM \"channel_threads\"",
 	Columns:  []string{"id", "version", "case_id", "created_at", "updated_at"},
-	Scan:     scanChannelThread,
+	Scan:     engine.ScanNew((*channelThreadRow).scan),
+	Scanner:  engine.ScanReuse((*channelThreadRow).scan),
 	Version:  func(e *ChannelThread) int64 { return e.Version },
 }
 

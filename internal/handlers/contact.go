@@ -386,9 +386,9 @@ type contactRow struct {
 	f32 sql.NullString
 }
 
-// scanContact reads one row of contactResource.Select.
-func scanContact(rows engine.Row) (*Contact, error) {
-	r := new(contactRow)
+// scan reads one row of contactResource.Select into r, which is zero,
+// and answers its record (engine.ScanNew, engine.ScanReuse).
+func (r *contactRow) scan(rows engine.Row) (*Contact, error) {
 	if err := rows.Scan(&r.e.ID, &r.e.Version, &r.f2, &r.f3, &r.f4, &r.f5, &r.f6, &r.f7, &r.f8, &r.f9, &r.f10, &r.f11, &r.f12, &r.f13, &r.f14, &r.f15, &r.f16, &r.f17, &r.f18, &r.f19, &r.f20, &r.f21, &r.f22, &r.f23, &r.f24, &r.f25, &r.f26, &r.f27, &r.f28, &r.f29, &r.f30, &r.f31, &r.f32); err != nil {
 		return nil, err
 	}
@@ -856,6 +856,7 @@ var contactResource = &engine.Resource[Contact]{
 	Table:    "contacts",
 	Select:   "SELECT \"id\", \"version\", \"assistant\", \"assistant_phone\", \"avatar\", \"birthdate\", \"controller\", \"created_at\", \"created_by\", \"department\", \"description\", \"do_not_call\", \"email\", \"email_opt_out\", \"fax\", \"fax_opt_out\", \"first_name\", \"handle\", \"is_invalid\", \"languages\", \"last_name\", \"last_modified_by\", \"lead_source\", \"mailing_city\", \"mailing_country\", \"mailing_geocode_accuracy\", \"mailing_state\", \"mailing_street\", \"owner\", \"phone\", \"photo_url\", \"processor\", \"title\" FROM \"contacts\"",
 	Columns:  []string{"id", "version", "assistant", "assistant_phone", "avatar", "birthdate", "controller", "created_at", "created_by", "department", "description", "do_not_call", "email", "email_opt_out", "fax", "fax_opt_out", "first_name", "handle", "is_invalid", "languages", "last_name", "last_modified_by", "lead_source", "mailing_city", "mailing_country", "mailing_geocode_accuracy", "mailing_state", "mailing_street", "owner", "phone", "photo_url", "processor", "title"},
-	Scan:     scanContact,
+	Scan:     engine.ScanNew((*contactRow).scan),
+	Scanner:  engine.ScanReuse((*contactRow).scan),
 	Version:  func(e *Contact) int64 { return e.Version },
 }

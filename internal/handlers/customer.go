@@ -150,9 +150,9 @@ type customerRow struct {
 	f9 sql.NullString
 }
 
-// scanCustomer reads one row of customerResource.Select.
-func scanCustomer(rows engine.Row) (*Customer, error) {
-	r := new(customerRow)
+// scan reads one row of customerResource.Select into r, which is zero,
+// and answers its record (engine.ScanNew, engine.ScanReuse).
+func (r *customerRow) scan(rows engine.Row) (*Customer, error) {
 	if err := rows.Scan(&r.e.ID, &r.e.Version, &r.f2, &r.f3, &r.f4, &r.f5, &r.f6, &r.f7, &r.f8, &r.f9); err != nil {
 		return nil, err
 	}
@@ -298,6 +298,7 @@ var customerResource = &engine.Resource[Customer]{
 	Table:    "customers",
 	Select:   "SELECT \"id\", \"version\", \"sso_id\", \"email\", \"first_name\", \"last_name\", \"phone\", \"payment_customer_id\", \"timestamp\", \"activation_date\" FROM \"customers\"",
 	Columns:  []string{"id", "version", "sso_id", "email", "first_name", "last_name", "phone", "payment_customer_id", "timestamp", "activation_date"},
-	Scan:     scanCustomer,
+	Scan:     engine.ScanNew((*customerRow).scan),
+	Scanner:  engine.ScanReuse((*customerRow).scan),
 	Version:  func(e *Customer) int64 { return e.Version },
 }

@@ -141,9 +141,9 @@ type packingListRow struct {
 	f8 sql.NullString
 }
 
-// scanPackingList reads one row of packingListResource.Select.
-func scanPackingList(rows engine.Row) (*PackingList, error) {
-	r := new(packingListRow)
+// scan reads one row of packingListResource.Select into r, which is zero,
+// and answers its record (engine.ScanNew, engine.ScanReuse).
+func (r *packingListRow) scan(rows engine.Row) (*PackingList, error) {
 	if err := rows.Scan(&r.e.ID, &r.e.Version, &r.f2, &r.f3, &r.f4, &r.f5, &r.f6, &r.f7, &r.f8); err != nil {
 		return nil, err
 	}
@@ -275,7 +275,8 @@ var packingListResource = &engine.Resource[PackingList]{
 	Table:    "packing_lists",
 	Select:   "SELECT \"id\", \"version\", \"number\", \"delivery_date\", \"invoice_number\", \"arrival_date\", \"purchase_order_number\", \"ship_per\", \"tracking_number\" FROM \"packing_lists\"",
 	Columns:  []string{"id", "version", "number", "delivery_date", "invoice_number", "arrival_date", "purchase_order_number", "ship_per", "tracking_number"},
-	Scan:     scanPackingList,
+	Scan:     engine.ScanNew((*packingListRow).scan),
+	Scanner:  engine.ScanReuse((*packingListRow).scan),
 	Version:  func(e *PackingList) int64 { return e.Version },
 }
 

@@ -124,9 +124,9 @@ type packingListItemRow struct {
 	f6 sql.NullBool
 }
 
-// scanPackingListItem reads one row of packingListItemResource.Select.
-func scanPackingListItem(rows engine.Row) (*PackingListItem, error) {
-	r := new(packingListItemRow)
+// scan reads one row of packingListItemResource.Select into r, which is zero,
+// and answers its record (engine.ScanNew, engine.ScanReuse).
+func (r *packingListItemRow) scan(rows engine.Row) (*PackingListItem, error) {
 	if err := rows.Scan(&r.e.ID, &r.e.Version, &r.f2, &r.f3, &r.f4, &r.f5, &r.f6); err != nil {
 		return nil, err
 	}
@@ -230,7 +230,8 @@ var packingListItemResource = &engine.Resource[PackingListItem]{
 	Table:    "packing_list_items",
 	Select:   "SELECT \"id\", \"version\", \"sku\", \"description\", \"quantity\", \"packing_list\", \"arrived\" FROM \"packing_list_items\"",
 	Columns:  []string{"id", "version", "sku", "description", "quantity", "packing_list", "arrived"},
-	Scan:     scanPackingListItem,
+	Scan:     engine.ScanNew((*packingListItemRow).scan),
+	Scanner:  engine.ScanReuse((*packingListItemRow).scan),
 	Version:  func(e *PackingListItem) int64 { return e.Version },
 }
 

@@ -251,9 +251,9 @@ type purchaseOrderRow struct {
 	f18 sql.NullString
 }
 
-// scanPurchaseOrder reads one row of purchaseOrderResource.Select.
-func scanPurchaseOrder(rows engine.Row) (*PurchaseOrder, error) {
-	r := new(purchaseOrderRow)
+// scan reads one row of purchaseOrderResource.Select into r, which is zero,
+// and answers its record (engine.ScanNew, engine.ScanReuse).
+func (r *purchaseOrderRow) scan(rows engine.Row) (*PurchaseOrder, error) {
 	if err := rows.Scan(&r.e.ID, &r.e.Version, &r.f2, &r.f3, &r.f4, &r.f5, &r.f6, &r.f7, &r.f8, &r.f9, &r.f10, &r.f11, &r.f12, &r.f13, &r.f14, &r.f15, &r.f16, &r.f17, &r.f18); err != nil {
 		return nil, err
 	}
@@ -525,6 +525,7 @@ var purchaseOrderResource = &engine.Resource[PurchaseOrder]{
 	Table:    "purchase_orders",
 	Select:   "SELECT \"id\", \"version\", \"createdat\", \"delivery_date\", \"description\", \"external_id\", \"financer\", \"fulfiller\", \"lastupdated\", \"purchase_date\", \"purchase_order_hash\", \"purchase_order_name\", \"purchase_order_number\", \"purchase_order_status\", \"purchaser\", \"subtotal\", \"total\", \"vendor\", \"transaction_id\" FROM \"purchase_orders\"",
 	Columns:  []string{"id", "version", "createdat", "delivery_date", "description", "external_id", "financer", "fulfiller", "lastupdated", "purchase_date", "purchase_order_hash", "purchase_order_name", "purchase_order_number", "purchase_order_status", "purchaser", "subtotal", "total", "vendor", "transaction_id"},
-	Scan:     scanPurchaseOrder,
+	Scan:     engine.ScanNew((*purchaseOrderRow).scan),
+	Scanner:  engine.ScanReuse((*purchaseOrderRow).scan),
 	Version:  func(e *PurchaseOrder) int64 { return e.Version },
 }

@@ -164,9 +164,9 @@ type returnLineItemRow struct {
 	f10 sql.NullString
 }
 
-// scanReturnLineItem reads one row of returnLineItemResource.Select.
-func scanReturnLineItem(rows engine.Row) (*ReturnLineItem, error) {
-	r := new(returnLineItemRow)
+// scan reads one row of returnLineItemResource.Select into r, which is zero,
+// and answers its record (engine.ScanNew, engine.ScanReuse).
+func (r *returnLineItemRow) scan(rows engine.Row) (*ReturnLineItem, error) {
 	if err := rows.Scan(&r.e.ID, &r.e.Version, &r.f2, &r.f3, &r.f4, &r.f5, &r.f6, &r.f7, &r.f8, &r.f9, &r.f10); err != nil {
 		return nil, err
 	}
@@ -326,7 +326,8 @@ var returnLineItemResource = &engine.Resource[ReturnLineItem]{
 	Table:    "return_line_items",
 	Select:   "SELECT \"id\", \"version\", \"amount\", \"condition\", \"flat_rate_shipping\", \"name\", \"price\", \"return_id\", \"serial_number\", \"sku\", \"tax_refunded\" FROM \"return_line_items\"",
 	Columns:  []string{"id", "version", "amount", "condition", "flat_rate_shipping", "name", "price", "return_id", "serial_number", "sku", "tax_refunded"},
-	Scan:     scanReturnLineItem,
+	Scan:     engine.ScanNew((*returnLineItemRow).scan),
+	Scanner:  engine.ScanReuse((*returnLineItemRow).scan),
 	Version:  func(e *ReturnLineItem) int64 { return e.Version },
 }
 

@@ -316,9 +316,9 @@ type returnRecordRow struct {
 	f25 sql.NullString
 }
 
-// scanReturnRecord reads one row of returnRecordResource.Select.
-func scanReturnRecord(rows engine.Row) (*ReturnRecord, error) {
-	r := new(returnRecordRow)
+// scan reads one row of returnRecordResource.Select into r, which is zero,
+// and answers its record (engine.ScanNew, engine.ScanReuse).
+func (r *returnRecordRow) scan(rows engine.Row) (*ReturnRecord, error) {
 	if err := rows.Scan(&r.e.ID, &r.e.Version, &r.f2, &r.f3, &r.f4, &r.f5, &r.f6, &r.f7, &r.f8, &r.f9, &r.f10, &r.f11, &r.f12, &r.f13, &r.f14, &r.f15, &r.f16, &r.f17, &r.f18, &r.f19, &r.f20, &r.f21, &r.f22, &r.f23, &r.f24, &r.f25); err != nil {
 		return nil, err
 	}
@@ -688,7 +688,8 @@ var returnRecordResource = &engine.Resource[ReturnRecord]{
 	Table:    "returns",
 	Select:   "SELECT \"id\", \"version\", \"order_id\", \"description\", \"issue\", \"status\", \"tracking_number\", \"action_needed\", \"customer_email\", \"rma\", \"serial_number\", \"scanned_serial_number\", \"helpdesk_number\", \"entered_by\", \"order_date\", \"shipped_date\", \"requested_date\", \"condition\", \"reported_condition\", \"created_date\", \"amount\", \"flat_rate_shipping\", \"customer_id\", \"reason_category\", \"tax_refunded\", \"total_refunded\" FROM \"returns\"",
 	Columns:  []string{"id", "version", "order_id", "description", "issue", "status", "tracking_number", "action_needed", "customer_email", "rma", "serial_number", "scanned_serial_number", "helpdesk_number", "entered_by", "order_date", "shipped_date", "requested_date", "condition", "reported_condition", "created_date", "amount", "flat_rate_shipping", "customer_id", "reason_category", "tax_refunded", "total_refunded"},
-	Scan:     scanReturnRecord,
+	Scan:     engine.ScanNew((*returnRecordRow).scan),
+	Scanner:  engine.ScanReuse((*returnRecordRow).scan),
 	Version:  func(e *ReturnRecord) int64 { return e.Version },
 }
 

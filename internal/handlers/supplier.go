@@ -152,9 +152,9 @@ type supplierRow struct {
 	f8 sql.NullTime
 }
 
-// scanSupplier reads one row of supplierResource.Select.
-func scanSupplier(rows engine.Row) (*Supplier, error) {
-	r := new(supplierRow)
+// scan reads one row of supplierResource.Select into r, which is zero,
+// and answers its record (engine.ScanNew, engine.ScanReuse).
+func (r *supplierRow) scan(rows engine.Row) (*Supplier, error) {
 	if err := rows.Scan(&r.e.ID, &r.e.TeamID, &r.e.Version, &r.f3, &r.f4, &r.f5, &r.f6, &r.f7, &r.f8); err != nil {
 		return nil, err
 	}
@@ -264,7 +264,8 @@ var supplierResource = &engine.Resource[Supplier]{
 	Table:     "suppliers",
 	Select:    "SELECT \"id\", \"team_id\", \"version\", \"name\", \"provided_id\", \"mapping\", \"properties\", \"created_at\", \"updated_at\" FROM \"suppliers\"",
 	Columns:   []string{"id", "team_id", "version", "name", "provided_id", "mapping", "properties", "created_at", "updated_at"},
-	Scan:      scanSupplier,
+	Scan:      engine.ScanNew((*supplierRow).scan),
+	Scanner:   engine.ScanReuse((*supplierRow).scan),
 	Version:   func(e *Supplier) int64 { return e.Version },
 	SetSecret: func(in engine.Input[Supplier], hash string) { in.(*supplierInput).secretHash = hash },
 }

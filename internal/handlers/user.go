@@ -241,9 +241,9 @@ type userRow struct {
 	f18 sql.NullString
 }
 
-// scanUser reads one row of userResource.Select.
-func scanUser(rows engine.Row) (*User, error) {
-	r := new(userRow)
+// scan reads one row of userResource.Select into r, which is zero,
+// and answers its record (engine.ScanNew, engine.ScanReuse).
+func (r *userRow) scan(rows engine.Row) (*User, error) {
 	if err := rows.Scan(&r.e.ID, &r.e.Version, &r.f2, &r.f3, &r.f4, &r.f5, &r.f6, &r.f7, &r.f8, &r.f9, &r.f10, &r.f11, &r.f12, &r.f13, &r.f14, &r.f15, &r.f16, &r.f17, &r.f18); err != nil {
 		return nil, err
 	}
@@ -515,6 +515,7 @@ var userResource = &engine.Resource[User]{
 	Table:    "users",
 	Select:   "SELECT \"id\", \"version\", \"active\", \"avatar\", \"bio\", \"birthday\", \"country\", \"email\", \"first_name\", \"last_name\", \"last_seen\", \"last_typed\", \"location\", \"organization\", \"phone\", \"regions\", \"title\", \"social_handle\", \"username\" FROM \"users\"",
 	Columns:  []string{"id", "version", "active", "avatar", "bio", "birthday", "country", "email", "first_name", "last_name", "last_seen", "last_typed", "location", "organization", "phone", "regions", "title", "social_handle", "username"},
-	Scan:     scanUser,
+	Scan:     engine.ScanNew((*userRow).scan),
+	Scanner:  engine.ScanReuse((*userRow).scan),
 	Version:  func(e *User) int64 { return e.Version },
 }

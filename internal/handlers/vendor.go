@@ -437,9 +437,9 @@ type vendorRow struct {
 	f37 sql.NullBool
 }
 
-// scanVendor reads one row of vendorResource.Select.
-func scanVendor(rows engine.Row) (*Vendor, error) {
-	r := new(vendorRow)
+// scan reads one row of vendorResource.Select into r, which is zero,
+// and answers its record (engine.ScanNew, engine.ScanReuse).
+func (r *vendorRow) scan(rows engine.Row) (*Vendor, error) {
 	if err := rows.Scan(&r.e.ID, &r.e.Version, &r.f2, &r.f3, &r.f4, &r.f5, &r.f6, &r.f7, &r.f8, &r.f9, &r.f10, &r.f11, &r.f12, &r.f13, &r.f14, &r.f15, &r.f16, &r.f17, &r.f18, &r.f19, &r.f20, &r.f21, &r.f22, &r.f23, &r.f24, &r.f25, &r.f26, &r.f27, &r.f28, &r.f29, &r.f30, &r.f31, &r.f32, &r.f33, &r.f34, &r.f35, &r.f36, &r.f37); err != nil {
 		return nil, err
 	}
@@ -977,6 +977,7 @@ var vendorResource = &engine.Resource[Vendor]{
 	Table:    "vendors",
 	Select:   "SELECT \"id\", \"version\", \"vendor_name\", \"vendor_notes\", \"vendor_subtype\", \"vendor_type\", \"vendor_owner\", \"vendor_source\", \"description\", \"industry\", \"ownership\", \"parent_vendor\", \"rating\", \"stock_ticker\", \"website\", \"year_started\", \"avatar\", \"annual_revenue\", \"employees\", \"number_of_employees\", \"fax\", \"phone\", \"billing_city\", \"billing_country\", \"billing_latitude\", \"billing_longitude\", \"billing_state\", \"billing_street\", \"shipping_city\", \"shipping_country\", \"shipping_latitude\", \"shipping_longitude\", \"shipping_state\", \"shipping_street\", \"created_at\", \"last_modified_by\", \"is_active\", \"is_public\" FROM \"vendors\"",
 	Columns:  []string{"id", "version", "vendor_name", "vendor_notes", "vendor_subtype", "vendor_type", "vendor_owner", "vendor_source", "description", "industry", "ownership", "parent_vendor", "rating", "stock_ticker", "website", "year_started", "avatar", "annual_revenue", "employees", "number_of_employees", "fax", "phone", "billing_city", "billing_country", "billing_latitude", "billing_longitude", "billing_state", "billing_street", "shipping_city", "shipping_country", "shipping_latitude", "shipping_longitude", "shipping_state", "shipping_street", "created_at", "last_modified_by", "is_active", "is_public"},
-	Scan:     scanVendor,
+	Scan:     engine.ScanNew((*vendorRow).scan),
+	Scanner:  engine.ScanReuse((*vendorRow).scan),
 	Version:  func(e *Vendor) int64 { return e.Version },
 }

@@ -102,9 +102,9 @@ type warrantyRow struct {
 	f3 sql.NullTime
 }
 
-// scanWarranty reads one row of warrantyResource.Select.
-func scanWarranty(rows engine.Row) (*Warranty, error) {
-	r := new(warrantyRow)
+// scan reads one row of warrantyResource.Select into r, which is zero,
+// and answers its record (engine.ScanNew, engine.ScanReuse).
+func (r *warrantyRow) scan(rows engine.Row) (*Warranty, error) {
 	if err := rows.Scan(&r.e.ID, &r.e.Version, &r.f2, &r.f3); err != nil {
 		return nil, err
 	}
@@ -166,7 +166,8 @@ var warrantyResource = &engine.Resource[Warranty]{
 	Table:    "warranties",
 	Select:   "SELECT \"id\", \"version\", \"created_at\", \"updated_at\" FROM \"warranties\"",
 	Columns:  []string{"id", "version", "created_at", "updated_at"},
-	Scan:     scanWarranty,
+	Scan:     engine.ScanNew((*warrantyRow).scan),
+	Scanner:  engine.ScanReuse((*warrantyRow).scan),
 	Version:  func(e *Warranty) int64 { return e.Version },
 }
 

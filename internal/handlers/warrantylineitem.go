@@ -235,9 +235,9 @@ type warrantyLineItemRow struct {
 	f16 sql.NullString
 }
 
-// scanWarrantyLineItem reads one row of warrantyLineItemResource.Select.
-func scanWarrantyLineItem(rows engine.Row) (*WarrantyLineItem, error) {
-	r := new(warrantyLineItemRow)
+// scan reads one row of warrantyLineItemResource.Select into r, which is zero,
+// and answers its record (engine.ScanNew, engine.ScanReuse).
+func (r *warrantyLineItemRow) scan(rows engine.Row) (*WarrantyLineItem, error) {
 	if err := rows.Scan(&r.e.ID, &r.e.Version, &r.f2, &r.f3, &r.f4, &r.f5, &r.f6, &r.f7, &r.f8, &r.f9, &r.f10, &r.f11, &r.f12, &r.f13, &r.f14, &r.f15, &r.f16); err != nil {
 		return nil, err
 	}
@@ -481,7 +481,8 @@ var warrantyLineItemResource = &engine.Resource[WarrantyLineItem]{
 	Table:    "warranty_line_items",
 	Select:   "SELECT \"id\", \"version\", \"sku\", \"name\", \"price\", \"condition\", \"serial_number\", \"amount\", \"warranty_id\", \"created_at\", \"updated_at\", \"flat_rate_shipping\", \"tax_refunded\", \"image_1\", \"image_2\", \"image_3\", \"match\" FROM \"warranty_line_items\"",
 	Columns:  []string{"id", "version", "sku", "name", "price", "condition", "serial_number", "amount", "warranty_id", "created_at", "updated_at", "flat_rate_shipping", "tax_refunded", "image_1", "image_2", "image_3", "match"},
-	Scan:     scanWarrantyLineItem,
+	Scan:     engine.ScanNew((*warrantyLineItemRow).scan),
+	Scanner:  engine.ScanReuse((*warrantyLineItemRow).scan),
 	Version:  func(e *WarrantyLineItem) int64 { return e.Version },
 }
 

@@ -256,9 +256,9 @@ type workOrderRow struct {
 	f16 sql.NullTime
 }
 
-// scanWorkOrder reads one row of workOrderResource.Select.
-func scanWorkOrder(rows engine.Row) (*WorkOrder, error) {
-	r := new(workOrderRow)
+// scan reads one row of workOrderResource.Select into r, which is zero,
+// and answers its record (engine.ScanNew, engine.ScanReuse).
+func (r *workOrderRow) scan(rows engine.Row) (*WorkOrder, error) {
 	if err := rows.Scan(&r.e.ID, &r.e.Version, &r.f2, &r.f3, &r.f4, &r.f5, &r.f6, &r.f7, &r.f8, &r.f9, &r.f10, &r.f11, &r.f12, &r.f13, &r.f14, &r.f15, &r.f16); err != nil {
 		return nil, err
 	}
@@ -505,7 +505,8 @@ var workOrderResource = &engine.Resource[WorkOrder]{
 	Table:    "work_orders",
 	Select:   "SELECT \"id\", \"version\", \"bill_of_materials_number\", \"created_at\", \"created_by\", \"expected_completion_date\", \"issue_date\", \"location\", \"manufacture_order\", \"memo\", \"number\", \"order_number\", \"part\", \"priority\", \"site\", \"status\", \"updated_at\" FROM \"work_orders\"",
 	Columns:  []string{"id", "version", "bill_of_materials_number", "created_at", "created_by", "expected_completion_date", "issue_date", "location", "manufacture_order", "memo", "number", "order_number", "part", "priority", "site", "status", "updated_at"},
-	Scan:     scanWorkOrder,
+	Scan:     engine.ScanNew((*workOrderRow).scan),
+	Scanner:  engine.ScanReuse((*workOrderRow).scan),
 	LoadEmbeds: func(ctx context.Context, r engine.Reader, team int, records []*WorkOrder) error {
 		err := engine.LoadChildren(ctx, r, team, workOrderLineItemResource, "work_order_number", records,
 			func(e *WorkOrder) string { return e.ID },

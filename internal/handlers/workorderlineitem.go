@@ -144,9 +144,9 @@ type workOrderLineItemRow struct {
 	f8 sql.NullString
 }
 
-// scanWorkOrderLineItem reads one row of workOrderLineItemResource.Select.
-func scanWorkOrderLineItem(rows engine.Row) (*WorkOrderLineItem, error) {
-	r := new(workOrderLineItemRow)
+// scan reads one row of workOrderLineItemResource.Select into r, which is zero,
+// and answers its record (engine.ScanNew, engine.ScanReuse).
+func (r *workOrderLineItemRow) scan(rows engine.Row) (*WorkOrderLineItem, error) {
 	if err := rows.Scan(&r.e.ID, &r.e.Version, &r.f2, &r.f3, &r.f4, &r.f5, &r.f6, &r.f7, &r.f8); err != nil {
 		return nil, err
 	}
@@ -278,7 +278,8 @@ var workOrderLineItemResource = &engine.Resource[WorkOrderLineItem]{
 	Table:    "work_order_line_items",
 	Select:   "SELECT \"id\", \"version\", \"line_status\", \"line_type\", \"part_name\", \"part_number\", \"total_quantity\", \"unit_quantity\", \"work_order_number\" FROM \"work_order_line_items\"",
 	Columns:  []string{"id", "version", "line_status", "line_type", "part_name", "part_number", "total_quantity", "unit_quantity", "work_order_number"},
-	Scan:     scanWorkOrderLineItem,
+	Scan:     engine.ScanNew((*workOrderLineItemRow).scan),
+	Scanner:  engine.ScanReuse((*workOrderLineItemRow).scan),
 	Version:  func(e *WorkOrderLineItem) int64 { return e.Version },
 }
 

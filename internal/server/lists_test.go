@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"records/internal/auth"
@@ -139,6 +140,69 @@ func TestExpandEqualsSeparateReads(t *testing.T) {
 		}
 		h.call("GET", "/v1/returns/r3?expand=nope", "").problem(400, "invalid_request", "expand")
 		h.call("GET", "/v1/returns/r3?fields=nope", "").problem(400, "invalid_request", "fields")
+	})
+}
+
+// Expanded pages are built in pooled buffers that go back to the pool once
+// the answer is written: pages answered at the same time, children and
+// parents expanded, each come out exactly as when answered alone.
+func TestExpandedPagesAnsweredAtOnceStayWhole(t *testing.T) {
+	each(t, func(t *testing.T, h *harness) {
+		var items strings.Builder
+		items.WriteByte('[')
+		for r := 0; r < 20; r++ {
+			h.call("POST", "/v1/returns", fmt.Sprintf(`{"id":"r%02d","status":"open","description":"return %d"}`, r, r)).want(201)
+			for i := 0; i < r%4; i++ {
+				if items.Len() > 1 {
+					items.WriteByte(',')
+				}
+				fmt.Fprintf(&items, `{"id":"r%02d-li%d","return_id":"r%02d","sku":"sku %d-%d"}`, r, i, r, r, i)
+			}
+		}
+		items.WriteByte(']')
+		h.call("POST", "/v1/return_line_items", items.String()).want(201)
+		paths := []string{
+			"/v1/returns?expand=return_line_items",
+			"/v1/returns?expand=return_line_items&limit=7&order_by=-id",
+			"/v1/returns?expand=return_line_items&fields=description&filter[id][gte]=r10",
+			"/v1/return_line_items?expand=return",
+			"/v1/returns/r07?expand=return_line_items",
+		}
+		get := func(path string) (int, string) {
+			req := httptest.NewRequest("GET", path, nil)
+			req.Header.Set("Authorization", "Bearer "+h.token)
+			w := httptest.NewRecorder()
+			h.srv.Handler().ServeHTTP(w, req)
+			return w.Code, w.Body.String()
+		}
+		alone := make([]string, len(paths))
+		for i, p := range paths {
+			code, body := get(p)
+			if code != 200 {
+				t.Fatalf("%s: %d %s", p, code, body)
+			}
+			alone[i] = body
+		}
+		var wg sync.WaitGroup
+		errs := make(chan string, 8*len(paths))
+		for g := 0; g < 8; g++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for n := 0; n < 25; n++ {
+					i := (g + n) % len(paths)
+					if code, body := get(paths[i]); code != 200 || body != alone[i] {
+						errs <- fmt.Sprintf("%s answered at once with others (%d):\n%s\nalone:\n%s", paths[i], code, body, alone[i])
+						return
+					}
+				}
+			}()
+		}
+		wg.Wait()
+		close(errs)
+		for e := range errs {
+			t.Error(e)
+		}
 	})
 }
 

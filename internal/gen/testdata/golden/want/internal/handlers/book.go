@@ -94,9 +94,9 @@ type bookRow struct {
 	f3 sql.NullString
 }
 
-// scanBook reads one row of bookResource.Select.
-func scanBook(rows engine.Row) (*Book, error) {
-	r := new(bookRow)
+// scan reads one row of bookResource.Select into r, which is zero,
+// and answers its record (engine.ScanNew, engine.ScanReuse).
+func (r *bookRow) scan(rows engine.Row) (*Book, error) {
 	if err := rows.Scan(&r.e.ID, &r.e.Version, &r.f2, &r.f3); err != nil {
 		return nil, err
 	}
@@ -158,7 +158,8 @@ var bookResource = &engine.Resource[Book]{
 	Table:    "books",
 	Select:   "SELECT \"id\", \"version\", \"title\", \"shelf_id\" FROM \"books\"",
 	Columns:  []string{"id", "version", "title", "shelf_id"},
-	Scan:     scanBook,
+	Scan:     engine.ScanNew((*bookRow).scan),
+	Scanner:  engine.ScanReuse((*bookRow).scan),
 	Version:  func(e *Book) int64 { return e.Version },
 }
 

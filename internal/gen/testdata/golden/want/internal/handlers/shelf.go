@@ -180,9 +180,9 @@ type shelfRow struct {
 	f9 []byte
 }
 
-// scanShelf reads one row of shelfResource.Select.
-func scanShelf(rows engine.Row) (*Shelf, error) {
-	r := new(shelfRow)
+// scan reads one row of shelfResource.Select into r, which is zero,
+// and answers its record (engine.ScanNew, engine.ScanReuse).
+func (r *shelfRow) scan(rows engine.Row) (*Shelf, error) {
 	if err := rows.Scan(&r.e.ID, &r.e.Version, &r.f2, &r.f3, &r.f4, &r.f5, &r.f6, &r.f7, &r.f8, &r.f9); err != nil {
 		return nil, err
 	}
@@ -315,7 +315,8 @@ var shelfResource = &engine.Resource[Shelf]{
 	Table:    "shelves",
 	Select:   "SELECT \"id\", \"version\", \"label\", \"capacity\", \"width\", \"sealed\", \"opened\", \"checked_at\", \"tags\", \"extra\" FROM \"shelves\"",
 	Columns:  []string{"id", "version", "label", "capacity", "width", "sealed", "opened", "checked_at", "tags", "extra"},
-	Scan:     scanShelf,
+	Scan:     engine.ScanNew((*shelfRow).scan),
+	Scanner:  engine.ScanReuse((*shelfRow).scan),
 	LoadEmbeds: func(ctx context.Context, r engine.Reader, team int, records []*Shelf) error {
 		err := engine.LoadChildren(ctx, r, team, bookResource, "shelf_id", records,
 			func(e *Shelf) string { return e.ID },
