@@ -41,84 +41,107 @@ func inIDs(r Reader, column string, ids []string) (string, []any) {
 // ExpandChildren is the Load of an edge from parents of type P to their children
 // (resource child, naming their parent in column fk, read by parentOf): one
 // query for every record of the page, at most MaxChildren children each,
-// ordered by id. The children come parent after parent and are encoded as
-// they are read — each into the same record (Resource.Scanner) — into one
-// pooled buffer that every parent's list is a part of.
+// ordered by id.
 func ExpandChildren[P, C any](child *Resource[C], fk string, id func(*P) string, parentOf func(*C) *string) func(context.Context, Reader, int, []*P) (expansion, error) {
 	return func(ctx context.Context, r Reader, team int, parents []*P) (expansion, error) {
 		ids := make([]string, len(parents))
 		for i, p := range parents {
 			ids[i] = id(p)
 		}
-		var text string
-		var args []any
 		if r.Postgres() {
 			// Each parent's first MaxChildren children, read along the
 			// index (team_id, fk, id), parent after parent.
-			text = `SELECT ` + child.qualifiedSelectList(`"c"`) + ` FROM unnest(?::text[]) WITH ORDINALITY AS "p"("id", "n") CROSS JOIN LATERAL (SELECT * FROM "` +
+			text := `SELECT ` + child.qualifiedSelectList(`"c"`) + ` FROM unnest(?::text[]) WITH ORDINALITY AS "p"("id", "n") CROSS JOIN LATERAL (SELECT * FROM "` +
 				child.Table + `" WHERE "team_id" = ? AND "` + fk + `" = "p"."id" ORDER BY "id" LIMIT ` + strconv.Itoa(spec.MaxChildren) + `) AS "c" ORDER BY "p"."n", "c"."id"`
-			args = []any{pq.StringArray(ids), team}
-		} else {
-			// The window numbers each parent's children, so that no parent
-			// answers more than MaxChildren however many it has.
-			in, inArgs := inIDs(r, fk, ids)
-			text = `SELECT ` + child.selectList() + ` FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY "` + fk + `" ORDER BY "id") AS "n" FROM "` +
-				child.Table + `" WHERE "team_id" = ? AND ` + in + `) AS "` + child.Table + `" WHERE "n" <= ` +
-				strconv.Itoa(spec.MaxChildren) + ` ORDER BY "` + fk + `", "id"`
-			args = append([]any{team}, inArgs...)
+			x, _, err := readChildren(ctx, r, child, text, []any{pq.StringArray(ids), team}, parents, id, parentOf)
+			return x, err
 		}
-		type span struct{ from, to int }
-		spans := make(map[string]span, len(parents))
-		pooled := edge.GetBuffer()
-		buf := pooled.B
-		scan := child.Scan
-		if child.Scanner != nil {
-			scan = child.Scanner()
+		// SQLite walks the index (team_id, fk, id) parent after parent, in
+		// order, so nothing is sorted: the rows past a parent's MaxChildren
+		// are read and dropped, and the statement stops at as many rows as
+		// the parents may have in all, and one more.
+		in, inArgs := inIDs(r, fk, ids)
+		limit := len(ids)*spec.MaxChildren + 1
+		text := `SELECT ` + child.selectList() + ` FROM "` + child.Table + `" WHERE "team_id" = ? AND ` + in + ` ORDER BY "` + fk + `", "id" LIMIT ?`
+		x, n, err := readChildren(ctx, r, child, text, append(append([]any{team}, inArgs...), limit), parents, id, parentOf)
+		if err != nil || n < limit {
+			return x, err
 		}
-		open := "" // the parent whose list buf ends with
-		err := r.Each(ctx, -1, text, args, func(rows *sql.Rows) error {
-			c, err := scan(rows)
-			if err != nil {
-				return err
-			}
-			pid := parentOf(c)
-			if pid == nil {
+		// That many rows: a parent has more than MaxChildren, and the ones
+		// after it may have been cut short. A window numbers each parent's
+		// children instead (reading all of them).
+		x.release()
+		text = `SELECT ` + child.selectList() + ` FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY "` + fk + `" ORDER BY "id") AS "n" FROM "` +
+			child.Table + `" WHERE "team_id" = ? AND ` + in + `) AS "` + child.Table + `" WHERE "n" <= ` +
+			strconv.Itoa(spec.MaxChildren) + ` ORDER BY "` + fk + `", "id"`
+		x, _, err = readChildren(ctx, r, child, text, append([]any{team}, inArgs...), parents, id, parentOf)
+		return x, err
+	}
+}
+
+// readChildren runs a statement answering the children of parents, parent
+// after parent and each parent's by id, and encodes them as they are read
+// — each into the same record (Resource.Scanner) — into one pooled buffer
+// that every parent's list is a part of; a parent's children past
+// MaxChildren are dropped. It tells how many rows it read.
+func readChildren[P, C any](ctx context.Context, r Reader, child *Resource[C], text string, args []any,
+	parents []*P, id func(*P) string, parentOf func(*C) *string) (expansion, int, error) {
+	type span struct{ from, to int }
+	spans := make(map[string]span, len(parents))
+	pooled := edge.GetBuffer()
+	buf := pooled.B
+	scan := child.Scan
+	if child.Scanner != nil {
+		scan = child.Scanner()
+	}
+	open, count, rows := "", 0, 0 // the parent whose list buf ends with, and its children so far
+	err := r.Each(ctx, -1, text, args, func(row *sql.Rows) error {
+		rows++
+		c, err := scan(row)
+		if err != nil {
+			return err
+		}
+		pid := parentOf(c)
+		if pid == nil {
+			return nil
+		}
+		if *pid == open {
+			if count == spec.MaxChildren {
 				return nil
 			}
-			if *pid == open {
-				buf = append(buf, ',')
-			} else {
-				if open != "" {
-					buf = append(buf, ']')
-					spans[open] = span{spans[open].from, len(buf)}
-				}
-				open = *pid
-				spans[open] = span{from: len(buf)}
-				buf = append(buf, '[')
+			buf = append(buf, ',')
+		} else {
+			if open != "" {
+				buf = append(buf, ']')
+				spans[open] = span{spans[open].from, len(buf)}
 			}
-			buf = child.Encode(buf, c)
-			return nil
-		})
-		pooled.B = buf
-		if err != nil {
-			edge.PutBuffer(pooled)
-			return expansion{}, err
+			open, count = *pid, 0
+			spans[open] = span{from: len(buf)}
+			buf = append(buf, '[')
 		}
-		if open != "" {
-			buf = append(buf, ']')
-			spans[open] = span{spans[open].from, len(buf)}
-			pooled.B = buf
-		}
-		out := make([][]byte, len(parents))
-		for i, p := range parents {
-			if sp, ok := spans[id(p)]; ok {
-				out[i] = buf[sp.from:sp.to:sp.to]
-			} else {
-				out[i] = emptyList
-			}
-		}
-		return expansion{parts: out, buf: pooled}, nil
+		count++
+		buf = child.Encode(buf, c)
+		return nil
+	})
+	pooled.B = buf
+	if err != nil {
+		edge.PutBuffer(pooled)
+		return expansion{}, rows, err
 	}
+	if open != "" {
+		buf = append(buf, ']')
+		spans[open] = span{spans[open].from, len(buf)}
+		pooled.B = buf
+	}
+	out := make([][]byte, len(parents))
+	for i, p := range parents {
+		if sp, ok := spans[id(p)]; ok {
+			out[i] = buf[sp.from:sp.to:sp.to]
+		} else {
+			out[i] = emptyList
+		}
+	}
+	return expansion{parts: out, buf: pooled}, rows, nil
 }
 
 // emptyList and null are the JSON of no children and of no parent; shared,

@@ -63,11 +63,16 @@ func (v *view[E]) release() {
 		return
 	}
 	for _, x := range v.expanded {
-		if x.buf != nil {
-			edge.PutBuffer(x.buf)
-		}
+		x.release()
 	}
 	v.expanded = nil
+}
+
+// release returns the expansion's buffer, if it has one, to the pool.
+func (x expansion) release() {
+	if x.buf != nil {
+		edge.PutBuffer(x.buf)
+	}
 }
 
 // appendRecord appends the i-th record of the request, e.

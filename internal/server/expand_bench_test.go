@@ -5,12 +5,20 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"records/internal/dbtest"
 )
 
 // BenchmarkExpand reads a page of 100 returns, plain and with their five
-// line items each expanded, in process on PostgreSQL.
+// line items each expanded, in process, on both databases.
 func BenchmarkExpand(b *testing.B) {
-	h := newHarness(b, "postgres", testConfig())
+	for _, d := range dbtest.Dialects {
+		b.Run(dbtest.Name(d), func(b *testing.B) { benchmarkExpand(b, d) })
+	}
+}
+
+func benchmarkExpand(b *testing.B, dialect string) {
+	h := newHarness(b, dialect, testConfig())
 	h.unchecked = true
 	var rb, lb strings.Builder
 	rb.WriteByte('[')
@@ -31,11 +39,11 @@ func BenchmarkExpand(b *testing.B) {
 	lb.WriteByte(']')
 	h.call("POST", "/v1/returns", rb.String()).want(201)
 	h.call("POST", "/v1/return_line_items", lb.String()).want(201)
-	for _, q := range []string{"", "&expand=return_line_items"} {
-		b.Run(strings.TrimPrefix(q, "&"), func(b *testing.B) {
+	for _, q := range []string{"plain", "expand=return_line_items"} {
+		b.Run(q, func(b *testing.B) {
 			b.ReportAllocs()
 			for range b.N {
-				req := httptest.NewRequest("GET", "/v1/returns?limit=100"+q, nil)
+				req := httptest.NewRequest("GET", "/v1/returns?limit=100&"+strings.TrimPrefix(q, "plain"), nil)
 				req.Header.Set("Authorization", "Bearer "+h.token)
 				w := httptest.NewRecorder()
 				h.srv.Handler().ServeHTTP(w, req)

@@ -384,26 +384,58 @@ func TestAnExportFailingMidwayIsCutOff(t *testing.T) {
 	}
 }
 
-// An expanded parent answers at most 1,000 children, the first by id.
+// An expanded parent answers at most 1,000 children, the first by id,
+// alone and on a page beside parents with fewer, whose children all come:
+// when the parent's extra children fit the statement's bound (on SQLite, a
+// page's parents may have 1,000 each), and when they do not.
 func TestExpandAnswersAtMost1000Children(t *testing.T) {
 	each(t, func(t *testing.T, h *harness) {
 		h.unchecked = true
-		h.call("POST", "/v1/returns", `{"id":"many"}`).want(201)
-		var b strings.Builder
-		b.WriteByte('[')
-		for i := range 1000 {
-			if i > 0 {
-				b.WriteByte(',')
+		h.call("POST", "/v1/returns", `[{"id":"few"},{"id":"many"},{"id":"more"}]`).want(201)
+		h.call("POST", "/v1/return_line_items", `[{"id":"f-1","return_id":"few"},{"id":"f-2","return_id":"few"},{"id":"m-1","return_id":"more"}]`).want(201)
+		for from := 0; from < 2000; from += 1000 {
+			var b strings.Builder
+			b.WriteByte('[')
+			for i := from; i < from+1000; i++ {
+				if i > from {
+					b.WriteByte(',')
+				}
+				fmt.Fprintf(&b, `{"id":"li-%04d","return_id":"many"}`, i)
 			}
-			fmt.Fprintf(&b, `{"id":"li-%04d","return_id":"many"}`, i)
+			b.WriteByte(']')
+			h.call("POST", "/v1/return_line_items", b.String()).want(201)
 		}
-		b.WriteByte(']')
-		h.call("POST", "/v1/return_line_items", b.String()).want(201)
-		h.call("POST", "/v1/return_line_items", `{"id":"li-1000","return_id":"many"}`).want(201)
-		items := h.call("GET", "/v1/returns/many?expand=return_line_items&fields=id", "").want(200).
-			obj()["expand"].(map[string]any)["return_line_items"].([]any)
-		if len(items) != 1000 || items[0].(map[string]any)["id"] != "li-0000" || items[999].(map[string]any)["id"] != "li-0999" {
-			t.Fatalf("%d children, first %v, last %v", len(items), items[0], items[len(items)-1])
+		h.call("POST", "/v1/return_line_items", `{"id":"li-2000","return_id":"many"}`).want(201)
+		want := map[string][]string{"few": {"f-1", "f-2"}, "many": {"li-0000", "li-0999"}, "more": {"m-1"}}
+		check := func(what string, ret map[string]any) {
+			t.Helper()
+			items := ret["expand"].(map[string]any)["return_line_items"].([]any)
+			var first, last any
+			if len(items) > 0 {
+				first, last = items[0].(map[string]any)["id"], items[len(items)-1].(map[string]any)["id"]
+			}
+			w := want[ret["id"].(string)]
+			n := len(w)
+			if ret["id"] == "many" {
+				n = 1000
+			}
+			if len(items) != n || first != w[0] || last != w[len(w)-1] {
+				t.Errorf("%s, %s: %d children, first %v, last %v", what, ret["id"], len(items), first, last)
+			}
+		}
+		check("alone", h.call("GET", "/v1/returns/many?expand=return_line_items&fields=id", "").want(200).obj())
+		for _, q := range []string{"", "&filter[id][in]=many,more"} {
+			before := h.db.Statements()
+			h.call("GET", "/v1/returns?fields=id"+q, "").want(200)
+			plain := h.db.Statements() - before
+			before = h.db.Statements()
+			page := h.call("GET", "/v1/returns?expand=return_line_items&fields=id"+q, "").want(200).list("returns")
+			if n := h.db.Statements() - before; q == "" && n != plain+1 {
+				t.Errorf("the page expanding a parent of 2,001 children ran %d statements, %d without", n, plain)
+			}
+			for _, r := range page {
+				check("on the page "+q, r.(map[string]any))
+			}
 		}
 	})
 }
