@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"records/internal/edge"
 	"records/internal/spec"
 	"strconv"
@@ -50,10 +51,17 @@ func ExpandChildren[P, C any](child *Resource[C], fk string, id func(*P) string,
 		}
 		if r.Postgres() {
 			// Each parent's first MaxChildren children, read along the
-			// index (team_id, fk, id), parent after parent.
+			// index (team_id, fk, id), parent after parent: the lateral
+			// join's nested loop answers them so, and readChildren checks
+			// that it did, rather than PostgreSQL sorting them again. Were
+			// they not, they are read again in an order asked for.
 			text := `SELECT ` + child.qualifiedSelectList(`"c"`) + ` FROM unnest(?::text[]) WITH ORDINALITY AS "p"("id", "n") CROSS JOIN LATERAL (SELECT * FROM "` +
-				child.Table + `" WHERE "team_id" = ? AND "` + fk + `" = "p"."id" ORDER BY "id" LIMIT ` + strconv.Itoa(spec.MaxChildren) + `) AS "c" ORDER BY "p"."n", "c"."id"`
-			x, _, err := readChildren(ctx, r, child, text, []any{pq.StringArray(ids), team}, parents, id, parentOf)
+				child.Table + `" WHERE "team_id" = ? AND "` + fk + `" = "p"."id" ORDER BY "id" LIMIT ` + strconv.Itoa(spec.MaxChildren) + `) AS "c"`
+			args := []any{pq.StringArray(ids), team}
+			x, _, err := readChildren(ctx, r, child, text, args, parents, id, parentOf)
+			if errors.Is(err, errScattered) {
+				x, _, err = readChildren(ctx, r, child, text+` ORDER BY "p"."n", "c"."id"`, args, parents, id, parentOf)
+			}
 			return x, err
 		}
 		// SQLite walks the index (team_id, fk, id) parent after parent, in
@@ -79,8 +87,12 @@ func ExpandChildren[P, C any](child *Resource[C], fk string, id func(*P) string,
 	}
 }
 
+// errScattered: a parent's children did not come together.
+var errScattered = errors.New("a parent's children came apart")
+
 // readChildren runs a statement answering the children of parents, parent
-// after parent and each parent's by id, and encodes them as they are read
+// after parent and each parent's by id (errScattered when they do not come
+// parent after parent), and encodes them as they are read
 // — each into the same record (Resource.Scanner) — into one pooled buffer
 // that every parent's list is a part of; a parent's children past
 // MaxChildren are dropped. It tells how many rows it read.
@@ -114,6 +126,9 @@ func readChildren[P, C any](ctx context.Context, r Reader, child *Resource[C], t
 			if open != "" {
 				buf = append(buf, ']')
 				spans[open] = span{spans[open].from, len(buf)}
+			}
+			if _, seen := spans[*pid]; seen {
+				return errScattered
 			}
 			open, count = *pid, 0
 			spans[open] = span{from: len(buf)}
