@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 
@@ -148,32 +149,63 @@ func BenchmarkBulkCreate(b *testing.B) {
 	}
 }
 
-// A create of one customer, the service beside the baseline, in process
-// (one writer at a time on SQLite either way): what each spends on the
-// same INSERT … RETURNING and its event. bench/writes.sh measures the same
-// over the network.
-func BenchmarkCreate(b *testing.B) {
-	const body = `{"email":"new@example.com","firstName":"New","lastName":"Customer","phone":"+1 555 0100"}`
+// Writes of one record, the service beside the baseline, in process (one
+// writer at a time on SQLite either way): what each spends on the same
+// statement and its event — a create of a customer, a PATCH of one of the
+// 1,000 seeded, an upsert of a line item to ids neither side has at its
+// start (each side its own). bench/writes.sh measures the same over the
+// network.
+func BenchmarkWrites(b *testing.B) {
+	type write struct {
+		name, method, body string
+		path               func(service bool, i int) string
+		status             []int
+	}
+	writes := []write{
+		{"create", "POST", `{"email":"new@example.com","firstName":"New","lastName":"Customer","phone":"+1 555 0100"}`,
+			func(service bool, _ int) string {
+				if service {
+					return "/v1/customers"
+				}
+				return "/customers"
+			}, []int{http.StatusCreated}},
+		{"patch", "PATCH", `{"email":"changed@example.com","firstName":"Changed"}`,
+			func(service bool, i int) string {
+				if service {
+					return fmt.Sprintf("/v1/customers/cust-%d", i%1000)
+				}
+				return fmt.Sprintf("/customers/cust-%d", i%1000)
+			}, []int{http.StatusOK}},
+		{"upsert", "PUT", `{"sku":"SKU-1","price":"12.50","name":"Widget"}`,
+			func(service bool, i int) string {
+				if service {
+					return fmt.Sprintf("/v1/return_line_items/s-%d", i%20000)
+				}
+				return fmt.Sprintf("/return_line_items/b-%d", i%20000)
+			}, []int{http.StatusCreated, http.StatusOK}},
+	}
 	for _, d := range dbtest.Dialects {
 		b.Run(dbtest.Name(d), func(b *testing.B) {
 			p := setup(b, d)
-			post := func(b *testing.B, h http.Handler, path, token string) {
-				b.ReportAllocs()
-				for i := 0; i < b.N; i++ {
-					req := httptest.NewRequest("POST", path, strings.NewReader(body))
-					req.Header.Set("Content-Type", "application/json")
-					if token != "" {
-						req.Header.Set("Authorization", "Bearer "+token)
-					}
-					w := httptest.NewRecorder()
-					h.ServeHTTP(w, req)
-					if w.Code != http.StatusCreated {
-						b.Fatalf("%s: %d %.200s", path, w.Code, w.Body)
+			for _, wr := range writes {
+				run := func(b *testing.B, h http.Handler, service bool, token string) {
+					b.ReportAllocs()
+					for i := 0; i < b.N; i++ {
+						req := httptest.NewRequest(wr.method, wr.path(service, i), strings.NewReader(wr.body))
+						req.Header.Set("Content-Type", "application/json")
+						if token != "" {
+							req.Header.Set("Authorization", "Bearer "+token)
+						}
+						w := httptest.NewRecorder()
+						h.ServeHTTP(w, req)
+						if !slices.Contains(wr.status, w.Code) {
+							b.Fatalf("%s %s: %d %.200s", wr.method, req.URL, w.Code, w.Body)
+						}
 					}
 				}
+				b.Run(wr.name+"/service", func(b *testing.B) { run(b, p.service, true, p.token) })
+				b.Run(wr.name+"/baseline", func(b *testing.B) { run(b, p.baseline, false, "") })
 			}
-			b.Run("service", func(b *testing.B) { post(b, p.service, "/v1/customers", p.token) })
-			b.Run("baseline", func(b *testing.B) { post(b, p.baseline, "/customers", "") })
 		})
 	}
 }
