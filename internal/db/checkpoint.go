@@ -16,8 +16,10 @@ const checkpointEvery = 100 * time.Millisecond
 // PASSIVE checkpoint copies what no reader still needs while writers go
 // on appending to the log (SQLite's automatic checkpoint, turned off by
 // noAutoCheckpoint, ran inside the write that crossed its threshold, and
-// every other writer waited for it). It returns the function that stops it.
-func checkpoints(pool *sql.DB, interval time.Duration) func() {
+// every other writer waited for it). Once the log is restart pages long,
+// the checkpoint is finished holding lock (see checkpoint). It returns the
+// function that stops it.
+func checkpoints(pool *sql.DB, interval time.Duration, restart int, lock fifoLock) func() {
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	wg.Add(1)
@@ -32,7 +34,11 @@ func checkpoints(pool *sql.DB, interval time.Duration) func() {
 			case <-t.C:
 				// A failure (the database closing, a busy file) is
 				// retried at the next tick; nothing waits on it.
-				_, _ = pool.ExecContext(ctx, `PRAGMA wal_checkpoint(PASSIVE)`)
+				if checkpoint(ctx, pool) < restart || lock.LockContext(ctx) != nil {
+					continue
+				}
+				checkpoint(ctx, pool)
+				lock.Unlock()
 			}
 		}
 	}()
@@ -40,4 +46,27 @@ func checkpoints(pool *sql.DB, interval time.Duration) func() {
 		cancel()
 		wg.Wait()
 	}
+}
+
+// restartFrames is how long the log may grow (pages written to it, 4 KiB
+// each, so 128 MiB) before a checkpoint is finished holding the write
+// lock. Finishing it so stalls writers for a moment; at 32,768 pages that
+// is every half second or so of steady writing, and the tail of writes
+// measured the same as without it.
+const restartFrames = 32768
+
+// checkpoint runs a PASSIVE checkpoint and answers how long the log was (0
+// when it fails). SQLite starts the log over at a write that finds it
+// wholly copied; but under steady writes a checkpoint made beside them
+// never leaves it so — they append while it copies — and the log, with the
+// index every read searches it by, grows without end (1.9 GB in a minute of
+// upserts, against a 240 MB database). So once the log passes
+// restartFrames the checkpointer copies what came in meanwhile again,
+// holding the write lock, and the next write starts the log over.
+func checkpoint(ctx context.Context, pool *sql.DB) int {
+	var busy, log, copied int
+	if err := pool.QueryRowContext(ctx, `PRAGMA wal_checkpoint(PASSIVE)`).Scan(&busy, &log, &copied); err != nil {
+		return 0
+	}
+	return log
 }

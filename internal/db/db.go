@@ -95,7 +95,7 @@ func Open(ctx context.Context, cfg Config) (*DB, error) {
 		txs:       drv.txs,
 	}
 	if src.dialect == migrate.SQLite {
-		db.stopCheckpoints = checkpoints(pool, checkpointEvery)
+		db.stopCheckpoints = checkpoints(pool, checkpointEvery, restartFrames, sqliteWrites)
 	}
 	return db, nil
 }
