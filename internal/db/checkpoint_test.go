@@ -13,8 +13,8 @@ import (
 // Under steady writes, each taking the write lock as Write does, the
 // checkpointer keeps the write-ahead log near its bound: SQLite starts the
 // log over only at a write that finds it wholly copied, which a checkpoint
-// made beside the writes never leaves it (compare restart 0, below, where
-// it grows on).
+// made beside the writes never leaves it (compare a bound never reached,
+// below, where it grows on).
 func TestCheckpointsKeepTheLogShort(t *testing.T) {
 	grow := func(restart int) int64 {
 		path := filepath.Join(t.TempDir(), "log.db")

@@ -91,11 +91,11 @@ func ExpandChildren[P, C any](child *Resource[C], fk string, id func(*P) string,
 var errScattered = errors.New("a parent's children came apart")
 
 // readChildren runs a statement answering the children of parents, parent
-// after parent and each parent's by id (errScattered when they do not come
-// parent after parent), and encodes them as they are read
-// — each into the same record (Resource.Scanner) — into one pooled buffer
-// that every parent's list is a part of; a parent's children past
-// MaxChildren are dropped. It tells how many rows it read.
+// after parent and each parent's by id, and encodes them as they are read —
+// each into the same record (Resource.Scanner) — into one pooled buffer that
+// every parent's list is a part of. A parent's children past MaxChildren
+// are dropped; children that do not come parent after parent are
+// errScattered. It tells how many rows it read.
 func readChildren[P, C any](ctx context.Context, r Reader, child *Resource[C], text string, args []any,
 	parents []*P, id func(*P) string, parentOf func(*C) *string) (expansion, int, error) {
 	type span struct{ from, to int }
