@@ -179,20 +179,20 @@ func loadEmbeds[E any](ctx context.Context, r Reader, res *Resource[E], team int
 // parent its own with set (an empty list when it has none).
 func LoadChildren[P, C any](ctx context.Context, r Reader, team int, child *Resource[C], fk string,
 	parents []*P, id func(*P) string, parentOf func(*C) *string, set func(*P, []*C)) error {
-	args := make([]any, 0, len(parents)+1)
-	args = append(args, team)
-	byID := make(map[string][]*C, len(parents))
-	var marks strings.Builder
-	for i, p := range parents {
-		if i > 0 {
-			marks.WriteString(", ")
-		}
-		marks.WriteByte('?')
-		args = append(args, id(p))
-		byID[id(p)] = []*C{}
+	if len(parents) == 0 {
+		return nil
 	}
-	text := child.Select + ` WHERE "team_id" = ? AND "` + fk + `" IN (` + marks.String() + `) ORDER BY "id"`
-	children, err := readAll(ctx, r, child, -1, text, args)
+	ids := make([]string, len(parents))
+	byID := make(map[string][]*C, len(parents))
+	for i, p := range parents {
+		ids[i] = id(p)
+		byID[ids[i]] = []*C{}
+	}
+	// In the order of the index (team_id, fk, id), which SQLite then walks
+	// without sorting; each parent's children come by id either way.
+	in, args := inIDs(r, fk, ids)
+	text := child.Select + ` WHERE "team_id" = ? AND ` + in + ` ORDER BY "` + fk + `", "id"`
+	children, err := readAll(ctx, r, child, -1, text, append([]any{team}, args...))
 	if err != nil {
 		return err
 	}

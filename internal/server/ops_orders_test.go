@@ -148,3 +148,28 @@ func TestEveryTableRouteIsRegistered(t *testing.T) {
 		}
 	}
 }
+
+// A page of work orders embeds each one's line items, its own only and by
+// id, when their ids interleave across the page.
+func TestWorkOrdersOnAPageEmbedTheirOwnLineItems(t *testing.T) {
+	each(t, func(t *testing.T, h *harness) {
+		h.call("POST", "/v1/work_orders", `{"id":"wo-x","number":"X","work_order_line_items":[{"id":"i-3"},{"id":"i-1"}]}`).want(201)
+		h.call("POST", "/v1/work_orders", `{"id":"wo-y","number":"Y","work_order_line_items":[{"id":"i-4"},{"id":"i-2"}]}`).want(201)
+		h.call("POST", "/v1/work_orders", `{"id":"wo-z","number":"Z"}`).want(201)
+		want := map[string][]string{"wo-x": {"i-1", "i-3"}, "wo-y": {"i-2", "i-4"}, "wo-z": {}}
+		page := h.call("GET", "/v1/work_orders", "").want(200).list("work_orders")
+		if len(page) != 3 {
+			t.Fatalf("%d work orders", len(page))
+		}
+		for _, w := range page {
+			wo := w.(map[string]any)
+			var got []string
+			for _, it := range wo["work_order_line_items"].([]any) {
+				got = append(got, it.(map[string]any)["id"].(string))
+			}
+			if w := want[wo["id"].(string)]; len(got) != len(w) || len(got) > 0 && (got[0] != w[0] || got[1] != w[1]) {
+				t.Errorf("%s embeds %v, want %v", wo["id"], got, w)
+			}
+		}
+	})
+}
