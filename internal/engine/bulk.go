@@ -34,6 +34,7 @@ func (op *Op[E]) bulk(ctx context.Context, s *Service, body []byte) (int, *Resul
 	}
 	inputs := make([]Input[E], len(items))
 	ids := make([]string, len(items))
+	var given []string // the ids the client chose
 	at := map[string]int{}
 	var errs []problem.MemberError
 	for i, item := range items {
@@ -43,7 +44,9 @@ func (op *Op[E]) bulk(ctx context.Context, s *Service, body []byte) (int, *Resul
 			continue
 		}
 		id, ok := in.GivenID()
-		if !ok {
+		if ok {
+			given = append(given, id)
+		} else {
 			id = NewID()
 			in.SetID(id)
 		}
@@ -64,7 +67,7 @@ func (op *Op[E]) bulk(ctx context.Context, s *Service, body []byte) (int, *Resul
 	}
 	records := make([]*E, len(items))
 	err = s.Write(ctx, true, func(w Writer) error {
-		if err := op.bulkChecks(ctx, w, team, inputs, ids); err != nil {
+		if err := op.bulkChecks(ctx, w, team, inputs, ids, given); err != nil {
 			return err
 		}
 		if err := bulkInsert(ctx, w, op.Res, team, inputs, ids, at, records); err != nil {
@@ -125,14 +128,18 @@ func (op *Op[E]) bulkItem(item []byte) (Input[E], error) {
 	return in, nil
 }
 
-// bulkChecks finds, before inserting, the ids already taken (in any team:
-// ids are unique across teams) and the parents that are not the team's, so
-// that each fault names its element.
-func (op *Op[E]) bulkChecks(ctx context.Context, w Writer, team int, inputs []Input[E], ids []string) error {
+// bulkChecks finds, before inserting, the ids given that are already taken
+// (in any team: ids are unique across teams) and the parents that are not
+// the team's, so that each fault names its element. The ids the service
+// chose are new: they are not looked up.
+func (op *Op[E]) bulkChecks(ctx context.Context, w Writer, team int, inputs []Input[E], ids, given []string) error {
 	var errs []problem.MemberError
-	taken, err := existing(ctx, w, op.Res.Table, ids, 0)
-	if err != nil {
-		return err
+	taken := map[string]bool{}
+	if len(given) > 0 {
+		var err error
+		if taken, err = existing(ctx, w, op.Res.Table, given, 0); err != nil {
+			return err
+		}
 	}
 	for i, id := range ids {
 		if taken[id] {
@@ -150,6 +157,7 @@ func (op *Op[E]) bulkChecks(ctx context.Context, w Writer, team int, inputs []In
 	}
 	found := map[string]map[string]bool{}
 	for table, pids := range byTable {
+		var err error
 		if found[table], err = existing(ctx, w, table, pids, team); err != nil {
 			return err
 		}

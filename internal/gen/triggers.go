@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"maps"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -46,11 +47,16 @@ func eventTables(graph *gen.Graph, tables []*schema.Table) ([]eventTable, error)
 }
 
 // pgEventFunction is the PostgreSQL trigger function every record table's
-// trigger runs: it writes the event of the row's change in the change's
-// transaction. The row is kept as row_to_json makes it, typed as its table
-// is, and read back the same way. TG_ARGV[0] is the resource's plural.
-// records.meta is the request's id and token, set by the statement that
-// writes (see package engine).
+// triggers run, once per statement: it writes the events of the rows the
+// statement changed, read from the statement's transition table, in the
+// change's transaction, with one INSERT … SELECT however many rows
+// changed (a bulk create of 1,000 records writes its 1,000 events in one
+// statement, where a trigger per row ran 1,000). The row is kept as
+// row_to_json makes it, typed as its table is, and read back the same way.
+// TG_ARGV[0] is the resource's plural. The transaction's id is read in
+// the SELECT, so that a statement that changed no row (an UPDATE whose
+// If-Match failed) does not take one. records.meta is the request's id and
+// token, set by the statement that writes (see package engine).
 const pgEventFunction = `
 DECLARE
   meta text := NULLIF(current_setting('records.meta', true), '');
@@ -58,15 +64,25 @@ DECLARE
 BEGIN
   IF TG_OP = 'DELETE' THEN
     INSERT INTO "events" ("txid", "team_id", "type", "record_id", "meta", "occurred_at")
-    VALUES (pg_current_xact_id()::text::bigint, OLD."team_id", TG_ARGV[0] || '.deleted', OLD."id", meta, at);
+    SELECT pg_current_xact_id()::text::bigint, o."team_id", TG_ARGV[0] || '.deleted', o."id", meta, at FROM "old_rows" o;
   ELSE
     INSERT INTO "events" ("txid", "team_id", "type", "record_id", "meta", "image", "occurred_at")
-    VALUES (pg_current_xact_id()::text::bigint, NEW."team_id",
-      TG_ARGV[0] || CASE TG_OP WHEN 'INSERT' THEN '.created' ELSE '.updated' END, NEW."id", meta, row_to_json(NEW)::text, at);
+    SELECT pg_current_xact_id()::text::bigint, n."team_id", TG_ARGV[0] || CASE TG_OP WHEN 'INSERT' THEN '.created' ELSE '.updated' END,
+      n."id", meta, row_to_json(n)::text, at FROM "new_rows" n;
   END IF;
   RETURN NULL;
 END
 `
+
+// pgTrigger is one of a table's three event triggers on PostgreSQL: a
+// trigger with a transition table fires on one kind of change only.
+type pgTrigger struct{ name, event, rows string }
+
+var pgTriggers = []pgTrigger{
+	{"events_insert", "INSERT", `NEW TABLE AS "new_rows"`},
+	{"events_update", "UPDATE", `NEW TABLE AS "new_rows"`},
+	{"events_delete", "DELETE", `OLD TABLE AS "old_rows"`},
+}
 
 // triggerChanges are the statements that bring the event triggers of db
 // (with the committed migrations applied) to those events needs: created
@@ -88,46 +104,71 @@ WHERE p.proname = 'records_event' AND n.nspname = current_schema()`).Scan(&src)
 		return "", err
 	}
 	if !src.Valid || src.String != pgEventFunction {
-		b.WriteString("-- Write an event for each change of a record\n")
+		b.WriteString("-- Write the events of each statement's changes of records\n")
 		b.WriteString(`CREATE OR REPLACE FUNCTION "records_event"() RETURNS trigger LANGUAGE plpgsql AS $records$` + pgEventFunction + "$records$;\n")
 	}
-	have := map[string]string{}
-	rows, err := db.QueryContext(ctx, `SELECT c.relname, encode(t.tgargs, 'escape') FROM pg_trigger t
+	// have maps table and trigger name to the trigger's definition.
+	type named struct{ table, trigger string }
+	have := map[named]string{}
+	rows, err := db.QueryContext(ctx, `SELECT c.relname, t.tgname, pg_get_triggerdef(t.oid) FROM pg_trigger t
 JOIN pg_class c ON c.oid = t.tgrelid JOIN pg_namespace n ON n.oid = c.relnamespace
-WHERE t.tgname = 'events' AND n.nspname = current_schema()`)
+WHERE NOT t.tgisinternal AND t.tgname LIKE 'events%' AND n.nspname = current_schema()`)
 	if err != nil {
 		return "", err
 	}
 	defer rows.Close()
 	for rows.Next() {
-		var table, args string
-		if err := rows.Scan(&table, &args); err != nil {
+		var k named
+		var def string
+		if err := rows.Scan(&k.table, &k.trigger, &def); err != nil {
 			return "", err
 		}
-		have[table] = strings.TrimSuffix(args, `\000`)
+		have[k] = def
 	}
 	if err := rows.Err(); err != nil {
 		return "", err
 	}
 	for _, e := range events {
 		t := quoteIdent(e.table.Name)
-		switch args, ok := have[e.table.Name]; {
-		case ok && args == e.plural:
-			delete(have, e.table.Name)
-			continue
-		case ok:
-			b.WriteString(`DROP TRIGGER "events" ON ` + t + ";\n")
-			delete(have, e.table.Name)
+		comment := false
+		for _, tr := range pgTriggers {
+			k := named{e.table.Name, tr.name}
+			def, ok := have[k]
+			delete(have, k)
+			want := `CREATE TRIGGER ` + tr.name + ` AFTER ` + tr.event + ` ON ` + t + ` REFERENCING ` + tr.rows +
+				` FOR EACH STATEMENT EXECUTE FUNCTION "records_event"('` + e.plural + `')`
+			if ok && sameTrigger(def, want) {
+				continue
+			}
+			if !comment {
+				b.WriteString(fmt.Sprintf("-- Record the changes of %s as events\n", e.table.Name))
+				comment = true
+			}
+			if ok {
+				b.WriteString(`DROP TRIGGER ` + tr.name + ` ON ` + t + ";\n")
+			}
+			b.WriteString(want + ";\n")
 		}
-		b.WriteString(fmt.Sprintf("-- Record the changes of %s as events\n", e.table.Name))
-		b.WriteString(`CREATE TRIGGER "events" AFTER INSERT OR UPDATE OR DELETE ON ` + t +
-			` FOR EACH ROW EXECUTE FUNCTION "records_event"('` + e.plural + "');\n")
 	}
-	for _, table := range slices.Sorted(maps.Keys(have)) {
-		b.WriteString(`DROP TRIGGER "events" ON ` + quoteIdent(table) + ";\n")
+	for _, k := range slices.SortedFunc(maps.Keys(have), func(a, b named) int {
+		return strings.Compare(a.table+"\x00"+a.trigger, b.table+"\x00"+b.trigger)
+	}) {
+		b.WriteString(`DROP TRIGGER ` + quoteIdent(k.trigger) + ` ON ` + quoteIdent(k.table) + ";\n")
 	}
 	return b.String(), nil
 }
+
+// sameTrigger tells whether PostgreSQL's definition of a trigger
+// (pg_get_triggerdef: the table schema-qualified, identifiers quoted only
+// where needed) is the statement want creates.
+func sameTrigger(def, want string) bool {
+	norm := func(s string) string {
+		return qualified.ReplaceAllString(strings.ReplaceAll(s, `"`, ""), " ON ")
+	}
+	return norm(def) == norm(want)
+}
+
+var qualified = regexp.MustCompile(` ON [^ .]+\.`)
 
 func sqliteTriggerChanges(ctx context.Context, db *sql.DB, events []eventTable) (string, error) {
 	have := map[string]string{}

@@ -49,7 +49,7 @@ CREATE INDEX "book_team_id_id" ON "books" ("team_id", "id");
 CREATE INDEX "book_shelf_id" ON "books" ("shelf_id");
 -- Create index "book_team_id_shelf_id_id" to table: "books"
 CREATE INDEX "book_team_id_shelf_id_id" ON "books" ("team_id", "shelf_id", "id");
--- Write an event for each change of a record
+-- Write the events of each statement's changes of records
 CREATE OR REPLACE FUNCTION "records_event"() RETURNS trigger LANGUAGE plpgsql AS $records$
 DECLARE
   meta text := NULLIF(current_setting('records.meta', true), '');
@@ -57,16 +57,20 @@ DECLARE
 BEGIN
   IF TG_OP = 'DELETE' THEN
     INSERT INTO "events" ("txid", "team_id", "type", "record_id", "meta", "occurred_at")
-    VALUES (pg_current_xact_id()::text::bigint, OLD."team_id", TG_ARGV[0] || '.deleted', OLD."id", meta, at);
+    SELECT pg_current_xact_id()::text::bigint, o."team_id", TG_ARGV[0] || '.deleted', o."id", meta, at FROM "old_rows" o;
   ELSE
     INSERT INTO "events" ("txid", "team_id", "type", "record_id", "meta", "image", "occurred_at")
-    VALUES (pg_current_xact_id()::text::bigint, NEW."team_id",
-      TG_ARGV[0] || CASE TG_OP WHEN 'INSERT' THEN '.created' ELSE '.updated' END, NEW."id", meta, row_to_json(NEW)::text, at);
+    SELECT pg_current_xact_id()::text::bigint, n."team_id", TG_ARGV[0] || CASE TG_OP WHEN 'INSERT' THEN '.created' ELSE '.updated' END,
+      n."id", meta, row_to_json(n)::text, at FROM "new_rows" n;
   END IF;
   RETURN NULL;
 END
 $records$;
 -- Record the changes of books as events
-CREATE TRIGGER "events" AFTER INSERT OR UPDATE OR DELETE ON "books" FOR EACH ROW EXECUTE FUNCTION "records_event"('books');
+CREATE TRIGGER events_insert AFTER INSERT ON "books" REFERENCING NEW TABLE AS "new_rows" FOR EACH STATEMENT EXECUTE FUNCTION "records_event"('books');
+CREATE TRIGGER events_update AFTER UPDATE ON "books" REFERENCING NEW TABLE AS "new_rows" FOR EACH STATEMENT EXECUTE FUNCTION "records_event"('books');
+CREATE TRIGGER events_delete AFTER DELETE ON "books" REFERENCING OLD TABLE AS "old_rows" FOR EACH STATEMENT EXECUTE FUNCTION "records_event"('books');
 -- Record the changes of shelves as events
-CREATE TRIGGER "events" AFTER INSERT OR UPDATE OR DELETE ON "shelves" FOR EACH ROW EXECUTE FUNCTION "records_event"('shelves');
+CREATE TRIGGER events_insert AFTER INSERT ON "shelves" REFERENCING NEW TABLE AS "new_rows" FOR EACH STATEMENT EXECUTE FUNCTION "records_event"('shelves');
+CREATE TRIGGER events_update AFTER UPDATE ON "shelves" REFERENCING NEW TABLE AS "new_rows" FOR EACH STATEMENT EXECUTE FUNCTION "records_event"('shelves');
+CREATE TRIGGER events_delete AFTER DELETE ON "shelves" REFERENCING OLD TABLE AS "old_rows" FOR EACH STATEMENT EXECUTE FUNCTION "records_event"('shelves');
