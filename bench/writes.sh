@@ -156,8 +156,8 @@ for db in "${dbs[@]}"; do
       restore() { sq "$trigger"; } ;;
     postgres)
       pq() { psql "$PG_URL" -qAtc "SET search_path = $schema; $1"; }
-      trigger=$(pq "SELECT pg_get_triggerdef(oid) FROM pg_trigger WHERE tgname = 'events' AND tgrelid = 'customers'::regclass")
-      drop() { pq 'DROP TRIGGER "events" ON "customers"' >/dev/null; }
+      trigger=$(pq "SELECT pg_get_triggerdef(oid) FROM pg_trigger WHERE tgname = 'events_insert' AND tgrelid = 'customers'::regclass")
+      drop() { pq 'DROP TRIGGER "events_insert" ON "customers"' >/dev/null; }
       restore() { pq "$trigger" >/dev/null; } ;;
   esac
   for turn in 1 2; do

@@ -7,8 +7,10 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"records/bench/baseline"
 	"records/internal/auth"
@@ -188,13 +190,16 @@ func BenchmarkWrites(b *testing.B) {
 		b.Run(dbtest.Name(d), func(b *testing.B) {
 			p := setup(b, d)
 			for _, wr := range writes {
-				run := func(b *testing.B, h http.Handler, service bool, token string) {
+				run := func(b *testing.B, h http.Handler, service bool, token, keys string) {
 					b.ReportAllocs()
 					for i := 0; i < b.N; i++ {
 						req := httptest.NewRequest(wr.method, wr.path(service, i), strings.NewReader(wr.body))
 						req.Header.Set("Content-Type", "application/json")
 						if token != "" {
 							req.Header.Set("Authorization", "Bearer "+token)
+						}
+						if keys != "" {
+							req.Header.Set("Idempotency-Key", keys+"-"+strconv.Itoa(i))
 						}
 						w := httptest.NewRecorder()
 						h.ServeHTTP(w, req)
@@ -203,8 +208,15 @@ func BenchmarkWrites(b *testing.B) {
 						}
 					}
 				}
-				b.Run(wr.name+"/service", func(b *testing.B) { run(b, p.service, true, p.token) })
-				b.Run(wr.name+"/baseline", func(b *testing.B) { run(b, p.baseline, false, "") })
+				b.Run(wr.name+"/service", func(b *testing.B) { run(b, p.service, true, p.token, "") })
+				b.Run(wr.name+"/baseline", func(b *testing.B) { run(b, p.baseline, false, "", "") })
+				if wr.name == "create" {
+					// What an Idempotency-Key costs a create: a key of its own
+					// per request, kept with the record.
+					b.Run(wr.name+"/service-keyed", func(b *testing.B) {
+						run(b, p.service, true, p.token, "bench-"+strconv.FormatInt(time.Now().UnixNano(), 36))
+					})
+				}
 			}
 		})
 	}
