@@ -29,7 +29,7 @@ func TestCheckpointsKeepTheLogShort(t *testing.T) {
 			t.Fatal(err)
 		}
 		lock := newFIFOLock()
-		stop := checkpoints(pool, 5*time.Millisecond, restart, lock)
+		stop := checkpoints(pool, 5*time.Millisecond, time.Second, restart, lock)
 		defer stop()
 		text := strings.Repeat("x", 3000) // about a page a row
 		deadline := time.Now().Add(1500 * time.Millisecond)
@@ -57,5 +57,54 @@ func TestCheckpointsKeepTheLogShort(t *testing.T) {
 	t.Logf("log: %d bytes, %d without restarts", bounded, unbounded)
 	if bounded > 32<<20 || unbounded < 4*bounded {
 		t.Errorf("the log grew to %d bytes with restarts after 256 pages, to %d without", bounded, unbounded)
+	}
+}
+
+// The checkpointer copies the log after writes made under the write lock
+// and rests while there are none: an idle server does not wake a hundred
+// times a second. (Rows written here without the lock stay in the log
+// until a write under it.)
+func TestCheckpointsRestWhileNothingIsWritten(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "rest.db")
+	pool, err := sql.Open("sqlite", "file:"+path+"?"+SQLitePragmas+noAutoCheckpoint)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	ctx := context.Background()
+	if _, err := pool.ExecContext(ctx, `CREATE TABLE "notes" ("id" integer PRIMARY KEY, "text" text)`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pool.ExecContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`); err != nil {
+		t.Fatal(err)
+	}
+	size := func() int64 {
+		fi, err := os.Stat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fi.Size()
+	}
+	before := size()
+	lock := newFIFOLock()
+	stop := checkpoints(pool, time.Millisecond, time.Hour, 1<<30, lock)
+	defer stop()
+	for range 20 {
+		if _, err := pool.ExecContext(ctx, `INSERT INTO "notes" ("text") VALUES (?)`, strings.Repeat("x", 3000)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	time.Sleep(100 * time.Millisecond)
+	if got := size(); got != before {
+		t.Fatalf("with nothing written under the lock the checkpointer ran: the file grew from %d to %d bytes", before, got)
+	}
+	if err := lock.LockContext(ctx); err != nil {
+		t.Fatal(err)
+	}
+	lock.Unlock()
+	for deadline := time.Now().Add(5 * time.Second); size() == before; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("a write under the lock was not followed by a checkpoint")
+		}
 	}
 }

@@ -39,7 +39,7 @@ type DB struct {
 	driver          *driver
 	stmts           *stmtCache // ent's statements
 	generated       *stmtCache // the generated SQL's, written with ? placeholders
-	writeLock       fifoLock   // SQLite: one writer in process; nil for PostgreSQL
+	writeLock       *fifoLock  // SQLite: one writer in process; nil for PostgreSQL
 	txs             *atomic.Int64
 	stopCheckpoints func() // SQLite: stops the checkpointer
 }
@@ -95,7 +95,7 @@ func Open(ctx context.Context, cfg Config) (*DB, error) {
 		txs:       drv.txs,
 	}
 	if src.dialect == migrate.SQLite {
-		db.stopCheckpoints = checkpoints(pool, checkpointEvery, restartFrames, sqliteWrites)
+		db.stopCheckpoints = checkpoints(pool, checkpointEvery, checkpointIdle, restartFrames, sqliteWrites)
 	}
 	return db, nil
 }
@@ -212,7 +212,7 @@ type driver struct {
 	dialect   string
 	pool      *sql.DB
 	stmts     *stmtCache
-	writeLock fifoLock // nil for PostgreSQL
+	writeLock *fifoLock // nil for PostgreSQL
 	txs       *atomic.Int64
 }
 

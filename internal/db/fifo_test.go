@@ -55,7 +55,7 @@ func TestFIFOLockOrderAndCancel(t *testing.T) {
 }
 
 // waitQueued waits until n goroutines are blocked in LockContext, as the
-// runtime's goroutine dump shows them ("[select]" in fifoLock.LockContext).
+// runtime's goroutine dump shows them ("[select]" in (*fifoLock).LockContext).
 func waitQueued(t *testing.T, n int) {
 	t.Helper()
 	buf := make([]byte, 1<<20)
@@ -63,7 +63,7 @@ func waitQueued(t *testing.T, n int) {
 		dump := string(buf[:runtime.Stack(buf, true)])
 		queued := 0
 		for _, g := range strings.Split(dump, "\n\n") {
-			if strings.Contains(g, "[select") && strings.Contains(g, "fifoLock.LockContext") {
+			if strings.Contains(g, "[select") && strings.Contains(g, "fifoLock).LockContext") {
 				queued++
 			}
 		}
