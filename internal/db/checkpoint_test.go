@@ -10,6 +10,22 @@ import (
 	"time"
 )
 
+// notes opens a SQLite database of its own, as the service opens one but
+// for the checkpointer, with one table of notes; it answers the file's path.
+func notes(t *testing.T) (string, *sql.DB) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "notes.db")
+	pool, err := sql.Open("sqlite", "file:"+path+"?"+SQLitePragmas+noAutoCheckpoint)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { pool.Close() })
+	if _, err := pool.ExecContext(context.Background(), `CREATE TABLE "notes" ("id" integer PRIMARY KEY, "text" text)`); err != nil {
+		t.Fatal(err)
+	}
+	return path, pool
+}
+
 // Under steady writes, each taking the write lock as Write does, the
 // checkpointer keeps the write-ahead log near its bound: SQLite starts the
 // log over only at a write that finds it wholly copied, which a checkpoint
@@ -17,17 +33,9 @@ import (
 // below, where it grows on).
 func TestCheckpointsKeepTheLogShort(t *testing.T) {
 	grow := func(restart int) int64 {
-		path := filepath.Join(t.TempDir(), "log.db")
-		pool, err := sql.Open("sqlite", "file:"+path+"?"+SQLitePragmas+noAutoCheckpoint)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer pool.Close()
+		path, pool := notes(t)
 		pool.SetMaxOpenConns(4)
 		ctx := context.Background()
-		if _, err := pool.ExecContext(ctx, `CREATE TABLE "notes" ("id" integer PRIMARY KEY, "text" text)`); err != nil {
-			t.Fatal(err)
-		}
 		lock := newFIFOLock()
 		stop := checkpoints(pool, 5*time.Millisecond, time.Second, restart, lock)
 		defer stop()
@@ -65,16 +73,8 @@ func TestCheckpointsKeepTheLogShort(t *testing.T) {
 // times a second. (Rows written here without the lock stay in the log
 // until a write under it.)
 func TestCheckpointsRestWhileNothingIsWritten(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "rest.db")
-	pool, err := sql.Open("sqlite", "file:"+path+"?"+SQLitePragmas+noAutoCheckpoint)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pool.Close()
+	path, pool := notes(t)
 	ctx := context.Background()
-	if _, err := pool.ExecContext(ctx, `CREATE TABLE "notes" ("id" integer PRIMARY KEY, "text" text)`); err != nil {
-		t.Fatal(err)
-	}
 	if _, err := pool.ExecContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`); err != nil {
 		t.Fatal(err)
 	}

@@ -134,12 +134,9 @@ func (op *Op[E]) bulkItem(item []byte) (Input[E], error) {
 // chose are new: they are not looked up.
 func (op *Op[E]) bulkChecks(ctx context.Context, w Writer, team int, inputs []Input[E], ids, given []string) error {
 	var errs []problem.MemberError
-	taken := map[string]bool{}
-	if len(given) > 0 {
-		var err error
-		if taken, err = existing(ctx, w, op.Res.Table, given, 0); err != nil {
-			return err
-		}
+	taken, err := existing(ctx, w, op.Res.Table, given, 0)
+	if err != nil {
+		return err
 	}
 	for i, id := range ids {
 		if taken[id] {
@@ -157,7 +154,6 @@ func (op *Op[E]) bulkChecks(ctx context.Context, w Writer, team int, inputs []In
 	}
 	found := map[string]map[string]bool{}
 	for table, pids := range byTable {
-		var err error
 		if found[table], err = existing(ctx, w, table, pids, team); err != nil {
 			return err
 		}
@@ -176,9 +172,12 @@ func (op *Op[E]) bulkChecks(ctx context.Context, w Writer, team int, inputs []In
 }
 
 // existing returns which of ids are records of table: of team, or of any
-// team when team is 0.
+// team when team is 0. No ids, no query.
 func existing(ctx context.Context, w Writer, table string, ids []string, team int) (map[string]bool, error) {
 	out := map[string]bool{}
+	if len(ids) == 0 {
+		return out, nil
+	}
 	in, args := inIDs(w, "id", ids)
 	text := `SELECT "id" FROM ` + quote(table) + ` WHERE ` + in
 	if team != 0 {

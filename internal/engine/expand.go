@@ -4,12 +4,13 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"records/internal/edge"
-	"records/internal/spec"
 	"strconv"
 	"strings"
 
 	"github.com/lib/pq"
+
+	"records/internal/edge"
+	"records/internal/spec"
 )
 
 // inIDs is the condition "column holds one of ids" with its parameters:
@@ -107,6 +108,12 @@ func readChildren[P, C any](ctx context.Context, r Reader, child *Resource[C], t
 		scan = child.Scanner()
 	}
 	open, count, rows := "", 0, 0 // the parent whose list buf ends with, and its children so far
+	closeOpen := func() {
+		if open != "" {
+			buf = append(buf, ']')
+			spans[open] = span{spans[open].from, len(buf)}
+		}
+	}
 	err := r.Each(ctx, -1, text, args, func(row *sql.Rows) error {
 		rows++
 		c, err := scan(row)
@@ -123,10 +130,7 @@ func readChildren[P, C any](ctx context.Context, r Reader, child *Resource[C], t
 			}
 			buf = append(buf, ',')
 		} else {
-			if open != "" {
-				buf = append(buf, ']')
-				spans[open] = span{spans[open].from, len(buf)}
-			}
+			closeOpen()
 			if _, seen := spans[*pid]; seen {
 				return errScattered
 			}
@@ -138,16 +142,13 @@ func readChildren[P, C any](ctx context.Context, r Reader, child *Resource[C], t
 		buf = child.Encode(buf, c)
 		return nil
 	})
-	pooled.B = buf
 	if err != nil {
+		pooled.B = buf
 		edge.PutBuffer(pooled)
 		return expansion{}, rows, err
 	}
-	if open != "" {
-		buf = append(buf, ']')
-		spans[open] = span{spans[open].from, len(buf)}
-		pooled.B = buf
-	}
+	closeOpen()
+	pooled.B = buf
 	out := make([][]byte, len(parents))
 	for i, p := range parents {
 		if sp, ok := spans[id(p)]; ok {
