@@ -40,6 +40,15 @@ func inIDs(r Reader, column string, ids []string) (string, []any) {
 	return b.String(), args
 }
 
+// childrenOf is the statement reading the children (resource child,
+// naming their parent in column fk) of the parents ids of team, with its
+// arguments: in the order of the index (team_id, fk, id), which SQLite
+// walks without sorting, so each parent's children come together and by id.
+func childrenOf[C any](r Reader, child *Resource[C], fk string, team int, ids []string) (string, []any) {
+	in, args := inIDs(r, fk, ids)
+	return child.Select + ` WHERE "team_id" = ? AND ` + in + ` ORDER BY "` + fk + `", "id"`, append([]any{team}, args...)
+}
+
 // ExpandChildren is the Load of an edge from parents of type P to their children
 // (resource child, naming their parent in column fk, read by parentOf): one
 // query for every record of the page, at most MaxChildren children each,
@@ -69,10 +78,9 @@ func ExpandChildren[P, C any](child *Resource[C], fk string, id func(*P) string,
 		// order, so nothing is sorted: the rows past a parent's MaxChildren
 		// are read and dropped, and the statement stops at as many rows as
 		// the parents may have in all, and one more.
-		in, inArgs := inIDs(r, fk, ids)
 		limit := len(ids)*spec.MaxChildren + 1
-		text := `SELECT ` + child.selectList() + ` FROM "` + child.Table + `" WHERE "team_id" = ? AND ` + in + ` ORDER BY "` + fk + `", "id" LIMIT ?`
-		x, n, err := readChildren(ctx, r, child, text, append(append([]any{team}, inArgs...), limit), parents, id, parentOf)
+		text, args := childrenOf(r, child, fk, team, ids)
+		x, n, err := readChildren(ctx, r, child, text+` LIMIT ?`, append(args, limit), parents, id, parentOf)
 		if err != nil || n < limit {
 			return x, err
 		}
@@ -80,6 +88,7 @@ func ExpandChildren[P, C any](child *Resource[C], fk string, id func(*P) string,
 		// after it may have been cut short. A window numbers each parent's
 		// children instead (reading all of them).
 		x.release()
+		in, inArgs := inIDs(r, fk, ids)
 		text = `SELECT ` + child.selectList() + ` FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY "` + fk + `" ORDER BY "id") AS "n" FROM "` +
 			child.Table + `" WHERE "team_id" = ? AND ` + in + `) AS "` + child.Table + `" WHERE "n" <= ` +
 			strconv.Itoa(spec.MaxChildren) + ` ORDER BY "` + fk + `", "id"`

@@ -188,11 +188,8 @@ func LoadChildren[P, C any](ctx context.Context, r Reader, team int, child *Reso
 		ids[i] = id(p)
 		byID[ids[i]] = []*C{}
 	}
-	// In the order of the index (team_id, fk, id), which SQLite then walks
-	// without sorting; each parent's children come by id either way.
-	in, args := inIDs(r, fk, ids)
-	text := child.Select + ` WHERE "team_id" = ? AND ` + in + ` ORDER BY "` + fk + `", "id"`
-	children, err := readAll(ctx, r, child, -1, text, append([]any{team}, args...))
+	text, args := childrenOf(r, child, fk, team, ids)
+	children, err := readAll(ctx, r, child, -1, text, args)
 	if err != nil {
 		return err
 	}

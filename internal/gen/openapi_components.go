@@ -117,6 +117,9 @@ func components(m *apiModel) *obj {
 			filter.set(f.Member, newObj("oneOf", []any{exact, operatorsSchema(f, false)}))
 			query.set(f.Member, newObj("oneOf", []any{newObj("type", "string"), operatorsSchema(f, true)}))
 		}
+		query.set("and", newObj("type", "array", "items", ref(r.Type+"FilterQuery"), "description", "Every filter holds: filter[and][0][member]=value."))
+		query.set("or", newObj("type", "array", "items", ref(r.Type+"FilterQuery"), "description", "At least one filter holds: filter[or][0][member]=value."))
+		query.set("not", ref(r.Type+"FilterQuery").set("description", "The filter does not hold: filter[not][member]=value."))
 		filter.set("and", newObj("type", "array", "items", ref(r.Type+"Filter"), "description", "Every filter holds."))
 		filter.set("or", newObj("type", "array", "items", ref(r.Type+"Filter"), "description", "At least one filter holds."))
 		filter.set("not", ref(r.Type+"Filter").set("description", "The filter does not hold (a null counts as not matching)."))
@@ -124,7 +127,8 @@ func components(m *apiModel) *obj {
 		schemas.set(r.Type+"Filter", newObj("type", "object", "properties", filter, "additionalProperties", false,
 			"description", "Members to exact values (null matches null) or to objects of operators, AND-ed; and, or and not nest up to 8 levels."))
 		schemas.set(r.Type+"FilterQuery", newObj("type", "object", "properties", query, "additionalProperties", false,
-			"description", "The query string's filters: filter[member]=value or filter[member][operator]=value."))
+			"description", "The query string's filters: filter[member]=value or filter[member][operator]=value, AND-ed; "+
+				"and, or and not nest up to 8 levels, their filters numbered from 0."))
 	}
 	problem := newObj("application/problem+json", newObj("schema", ref("Problem")))
 	retry := newObj("Retry-After", newObj("description", "Seconds to wait.", "schema", newObj("type", "integer")),

@@ -20,8 +20,9 @@ func queryParameters(op *opView) []any {
 			newObj("name", "order_by", "in", "query", "schema", ref(op.Resource.Type+"OrderBy")),
 			newObj("name", "filter", "in", "query", "style", "deepObject", "explode", true,
 				"description", "filter[member]=value matches exactly; filter[member][operator]=value applies an operator "+
-					"(eq, ne, gt, gte, lt, lte, in, nin, contains, prefix, is_null; in and nin take values separated by commas). "+
-					"Operators AND together; and, or and not nest only in a JSON body.",
+					"(eq, ne, gt, gte, lt, lte, in, nin, contains, prefix, is_null; in and nin take values separated by commas, "+
+					"or numbered: filter[member][in][0]=a). Operators AND together; and, or and not nest with numbered filters: "+
+					"filter[or][0][member]=a&filter[or][1][not][member][ne]=b.",
 				"schema", ref(op.Resource.Type+"FilterQuery")),
 			newObj("name", "cursor", "in", "query", "schema", ref("Cursor")),
 			newObj("name", "count", "in", "query", "schema", ref("Count")),
@@ -108,7 +109,9 @@ func operatorsSchema(f *fieldView, text bool) *obj {
 	}
 	boolean := newObj("oneOf", []any{newObj("type", "boolean"), newObj("type", "string", "enum", []any{"true", "false"})})
 	if text {
-		value, list, boolean = newObj("type", "string"), newObj("type", "string", "description", "values separated by commas"), newObj("type", "string", "enum", []any{"true", "false"})
+		value, boolean = newObj("type", "string"), newObj("type", "string", "enum", []any{"true", "false"})
+		list = newObj("oneOf", []any{newObj("type", "string", "description", "values separated by commas"),
+			newObj("type", "array", "items", newObj("type", "string"), "description", "values numbered from 0: [in][0]=a&[in][1]=b")})
 	}
 	ops := newObj("eq", value, "ne", value)
 	if spec.Type(f.Kind).Ordered() {

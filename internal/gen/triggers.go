@@ -1,6 +1,7 @@
 package gen
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"fmt"
@@ -151,7 +152,7 @@ WHERE NOT t.tgisinternal AND t.tgname LIKE 'events%' AND n.nspname = current_sch
 		}
 	}
 	for _, k := range slices.SortedFunc(maps.Keys(have), func(a, b named) int {
-		return strings.Compare(a.table+"\x00"+a.trigger, b.table+"\x00"+b.trigger)
+		return cmp.Or(strings.Compare(a.table, b.table), strings.Compare(a.trigger, b.trigger))
 	}) {
 		b.WriteString(`DROP TRIGGER ` + quoteIdent(k.trigger) + ` ON ` + quoteIdent(k.table) + ";\n")
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 
 	"records/internal/problem"
@@ -76,35 +77,43 @@ func (p *filterParser) fail(path, format string, args ...any) {
 // under path (e.g. "filter").
 func ParseFilter(raw []byte, path string, cols Columns) (*Filter, []problem.MemberError) {
 	p := &filterParser{cols: cols}
-	f := p.object(raw, path, 0)
+	f := p.object(jsonNode(raw), path, 0)
 	return f, p.errs
 }
 
 // object reads a filter object: members (exact values or operator objects)
 // and the connectives and, or and not, all AND-ed.
-func (p *filterParser) object(raw []byte, path string, depth int) *Filter {
-	members, err := wire.ParseObject(raw)
-	if err != nil || wire.Kind(raw) != "an object" {
-		p.fail(path, "must be an object of member names to values or operators")
+func (p *filterParser) object(n node, path string, depth int) *Filter {
+	members, ok := n.members()
+	if !ok {
+		if n.text() {
+			p.fail(path, "must name a member or and, or, not: filter[member]=value, filter[or][0][member]=value")
+		} else {
+			p.fail(path, "must be an object of member names to values or operators")
+		}
 		return nil
 	}
 	var kids []*Filter
 	for _, m := range members {
-		at := path + "." + m.Name
-		switch Op(m.Name) {
+		at := path + "." + m.name
+		switch Op(m.name) {
 		case And, Or:
 			if depth+1 > MaxDepth {
 				p.fail(at, "nests more than %d levels of and, or and not", MaxDepth)
 				continue
 			}
-			items, err := wire.ParseArray(m.Value)
-			if err != nil || wire.Kind(m.Value) != "an array" {
-				p.fail(at, "must be an array of filter objects")
+			items, ok := m.node.items()
+			if !ok {
+				if n.text() {
+					p.fail(at, "must be filters numbered from 0: filter[%s][0][member]=value", m.name)
+				} else {
+					p.fail(at, "must be an array of filter objects")
+				}
 				continue
 			}
-			f := &Filter{Op: Op(m.Name)}
-			for i, item := range items {
-				if kid := p.object(item, fmt.Sprintf("%s[%d]", at, i), depth+1); kid != nil {
+			f := &Filter{Op: Op(m.name)}
+			for _, item := range items {
+				if kid := p.object(item.node, at+"["+item.name+"]", depth+1); kid != nil {
 					f.Kids = append(f.Kids, kid)
 				}
 			}
@@ -114,28 +123,30 @@ func (p *filterParser) object(raw []byte, path string, depth int) *Filter {
 				p.fail(at, "nests more than %d levels of and, or and not", MaxDepth)
 				continue
 			}
-			if kid := p.object(m.Value, at, depth+1); kid != nil {
+			if kid := p.object(m.node, at, depth+1); kid != nil {
 				kids = append(kids, &Filter{Op: Not, Kids: []*Filter{kid}})
 			}
 		default:
-			col := p.column(m.Name, at)
+			col := p.column(m.name, at)
 			if col == nil {
 				continue
 			}
-			if wire.Kind(m.Value) != "an object" {
-				kids = append(kids, p.leaf(col, Eq, m.Value, at, false))
-				continue
+			raw, isValue := m.node.value()
+			if isValue {
+				kids = append(kids, p.leaf(col, Eq, raw, m.node, at))
 			}
-			ops, err := wire.ParseObject(m.Value)
-			if err != nil {
-				p.fail(at, "must be a value or an object of operators")
+			ops, ok := m.node.members()
+			if !ok {
+				if !isValue {
+					p.fail(at, "must be a value or an object of operators")
+				}
 				continue
 			}
 			if len(ops) == 0 {
 				p.fail(at, "names no operator; valid: %s", strings.Join(operators, ", "))
 			}
 			for _, o := range ops {
-				if f := p.operator(col, o.Name, o.Value, at+"."+o.Name, false); f != nil {
+				if f := p.operator(col, o.name, o.node, at+"."+o.name); f != nil {
 					kids = append(kids, f)
 				}
 			}
@@ -162,18 +173,30 @@ func (p *filterParser) column(name, path string) *Column {
 	return col
 }
 
-// operator reads one operator's value. text says the value came from a
-// query string, where it is a string and lists are comma-separated.
-func (p *filterParser) operator(col *Column, name string, raw []byte, path string, text bool) *Filter {
+// operator reads one operator and its value, n.
+func (p *filterParser) operator(col *Column, name string, n node, path string) *Filter {
 	if !slices.Contains(operators, name) {
 		p.fail(path, "unknown operator %q%s; valid: %s", name, didYouMean(name, operators), strings.Join(operators, ", "))
 		return nil
 	}
-	return p.leaf(col, Op(name), raw, path, text)
+	if Op(name) == In || Op(name) == Nin {
+		return p.leaf(col, Op(name), nil, n, path)
+	}
+	raw, ok := n.value()
+	if _, nested := n.members(); !ok || nested {
+		if n.text() {
+			p.fail(path, "takes one value: filter[member][%s]=value", name)
+		} else {
+			p.fail(path, "must be a value, not an object")
+		}
+		return nil
+	}
+	return p.leaf(col, Op(name), raw, n, path)
 }
 
-// leaf reads the value of operator op on col.
-func (p *filterParser) leaf(col *Column, op Op, raw []byte, path string, text bool) *Filter {
+// leaf reads the value of operator op on col: raw, or for in and nin the
+// list n holds.
+func (p *filterParser) leaf(col *Column, op Op, raw []byte, n node, path string) *Filter {
 	p.terms++
 	if p.terms == MaxTerms+1 {
 		p.fail(path, "a filter holds at most %d operators", MaxTerms)
@@ -206,7 +229,7 @@ func (p *filterParser) leaf(col *Column, op Op, raw []byte, path string, text bo
 		f.Null = v
 		return f
 	case In, Nin:
-		return p.list(f, raw, path, text)
+		return p.list(f, n, path)
 	}
 	if wire.IsNull(raw) {
 		p.fail(path, "must not be null (use is_null)")
@@ -221,24 +244,38 @@ func (p *filterParser) leaf(col *Column, op Op, raw []byte, path string, text bo
 	return f
 }
 
-// list reads the values of in or nin: a JSON array, or in a query string a
-// comma-separated list.
-func (p *filterParser) list(f *Filter, raw []byte, path string, text bool) *Filter {
+// list reads the values of in or nin: an array (JSON, or in a query
+// string filter[member][in][0]=…), or in a query string one value
+// separated by commas.
+func (p *filterParser) list(f *Filter, n node, path string) *Filter {
 	var items [][]byte
-	if text {
-		s, _ := wire.Text(raw)
-		if s != "" {
-			for _, part := range strings.Split(s, ",") {
-				items = append(items, wire.AppendString(nil, part))
+	var names []string // each item's index, as the client wrote it
+	if entries, ok := n.items(); ok {
+		for _, e := range entries {
+			raw, ok := e.node.value()
+			if _, nested := e.node.members(); !ok || nested {
+				p.fail(path+"["+e.name+"]", "must be a value")
+				return nil
+			}
+			items, names = append(items, raw), append(names, e.name)
+		}
+	} else if raw, ok := n.value(); ok && n.text() {
+		if _, nested := n.members(); nested {
+			p.fail(path, "takes values separated by commas or numbered from 0, not both")
+			return nil
+		}
+		if s, _ := wire.Text(raw); s != "" {
+			for i, part := range strings.Split(s, ",") {
+				items, names = append(items, wire.AppendString(nil, part)), append(names, strconv.Itoa(i))
 			}
 		}
 	} else {
-		var err error
-		items, err = wire.ParseArray(raw)
-		if err != nil || wire.Kind(raw) != "an array" {
+		if n.text() {
+			p.fail(path, "takes values separated by commas, or numbered from 0: filter[member][%s][0]=value", f.Op)
+		} else {
 			p.fail(path, "must be an array of values")
-			return nil
 		}
+		return nil
 	}
 	if len(items) > MaxInItems {
 		p.fail(path, "holds at most %d values", MaxInItems)
@@ -252,7 +289,7 @@ func (p *filterParser) list(f *Filter, raw []byte, path string, text bool) *Filt
 		}
 		v, err := f.Col.Parse(item)
 		if err != nil {
-			p.fail(fmt.Sprintf("%s[%d]", path, i), "%v", err)
+			p.fail(path+"["+names[i]+"]", "%v", err)
 			ok = false
 			continue
 		}

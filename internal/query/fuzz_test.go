@@ -18,6 +18,7 @@ func FuzzParseRequest(f *testing.F) {
 		{`{"filter":{"or":[{"status":"x"},{"not":{"paid":true}}]}}`, `count=exact`}, {`{}`, `filter[due][lt]=2026-01-01&fields=id,status`},
 		{`{"order_by":"price,-qty","offset":3}`, `expand=lines`}, {`{}`, `filter[sso_id]=a%00b`}, {`{}`, `cursor=abc.def`},
 		{`{"filter":{"createdAt":{"is_null":false}}}`, `filter[qty][nin]=1,2,3`}, {`{"limit":"7"}`, `filter[status][contains]=%ff`},
+		{`{}`, `filter[or][0][status]=a&filter[or][1][not][qty][gt]=2`}, {`{}`, `filter[qty][in][0]=1&filter[qty][in][3]=4&filter[and][0][paid]=true`},
 	} {
 		f.Add(c[0], c[1])
 	}

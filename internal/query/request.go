@@ -2,7 +2,6 @@ package query
 
 import (
 	"fmt"
-	"maps"
 	"net/url"
 	"slices"
 	"strings"
@@ -80,7 +79,7 @@ func ParseRequest(members []wire.Member, query url.Values, l *List) (*Request, e
 		if v := vs[len(vs)-1]; !utf8.ValidString(v) {
 			member := name
 			if strings.HasPrefix(name, "filter[") && strings.HasSuffix(name, "]") {
-				member = "filter." + strings.ReplaceAll(name[len("filter["):len(name)-1], "][", ".")
+				member = filterMember(name[len("filter[") : len(name)-1])
 			}
 			errs = append(errs, problem.MemberError{Member: member, Problem: "must be valid UTF-8 (percent-encode the text's UTF-8 bytes)"})
 			continue
@@ -183,46 +182,39 @@ func ParseRequest(members []wire.Member, query url.Values, l *List) (*Request, e
 	return r, nil
 }
 
-// parseFilters joins the body's filter, the query string's filter[…]
-// parameters and the operation's exact-filter members into one filter.
+// parseFilters joins the body's filter (or, when the body has none, the
+// query string's filter[…] parameters) and the operation's exact-filter
+// members into one filter.
 func parseFilters(body []byte, query map[string]value, values map[string]value, l *List, errs []problem.MemberError) (*Filter, []problem.MemberError) {
 	p := &filterParser{cols: l.Columns}
 	var kids []*Filter
 	if body != nil {
-		if f := p.object(body, ParamFilter, 0); f != nil {
+		if f := p.object(jsonNode(body), ParamFilter, 0); f != nil {
 			kids = append(kids, f)
 		}
 	}
-	for _, key := range slices.Sorted(maps.Keys(query)) {
-		v := query[key]
-		member, op, hasOp := strings.Cut(key, "][")
-		path := ParamFilter + "." + member
-		switch {
-		case member == string(And) || member == string(Or) || member == string(Not):
-			p.fail(path, "and, or and not nest only in a JSON body's filter")
-			continue
-		case strings.ContainsAny(op, "[]"):
-			p.fail(path, "write filter[member] or filter[member][operator]")
-			continue
+	// The body wins where both give one (as for every parameter): the
+	// query string's filter[…] count only when the body has no filter.
+	if body == nil && len(query) > 0 {
+		root := &queryNode{}
+		for key, v := range query {
+			path, ok := queryPath(key)
+			if !ok {
+				p.fail(filterMember(key), "write filter[member], filter[member][operator] or, to nest, filter[or][0][member]")
+				continue
+			}
+			root.put(path, v.raw)
 		}
-		col := p.column(member, path)
-		if col == nil {
-			continue
-		}
-		var f *Filter
-		if hasOp {
-			f = p.operator(col, op, v.raw, path+"."+op, true)
-		} else {
-			f = p.leaf(col, Eq, v.raw, path, true)
-		}
-		if f != nil {
-			kids = append(kids, f)
+		if len(root.kids) > 0 {
+			if f := p.object(root, ParamFilter, 0); f != nil {
+				kids = append(kids, f)
+			}
 		}
 	}
 	for _, name := range l.Extra {
 		if v, ok := values[name]; ok {
 			if col := p.column(name, name); col != nil {
-				if f := p.leaf(col, Eq, v.raw, name, v.text); f != nil {
+				if f := p.leaf(col, Eq, v.raw, nil, name); f != nil {
 					kids = append(kids, f)
 				}
 			}

@@ -43,6 +43,10 @@ func TestBadListParametersName(t *testing.T) {
 			{"expand=nothing", "", "expand"},
 			{"limit=0", "", "limit"},
 			{"filter[quantity][in]=1,x", "", "filter.quantity.in[1]"},
+			{"filter[quantity][in][0]=1&filter[quantity][in][2]=x", "", "filter.quantity.in[2]"},
+			{"filter[or]=a", "", "filter.or"},
+			{"filter[or][0][sku]=a&filter[or][1][not][quantity][gt]=many", "", "filter.or[1].not.quantity.gt"},
+			{"filter" + strings.Repeat("[not]", 9) + "[sku]=a", "", "filter" + strings.Repeat(".not", 9)},
 		}
 		for _, c := range cases {
 			h.call("GET", "/v1/packing_list_items?"+c.query, c.body).problem(400, "invalid_request", c.member)

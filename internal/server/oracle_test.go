@@ -165,7 +165,7 @@ type oracleQuery struct {
 	order  string // order_by
 	desc   bool   // order_direction
 	limit  int
-	query  bool // send the filter as a query string (flat filters only)
+	query  bool // send the filter as a query string
 	keys   []oracleKey
 }
 
@@ -203,10 +203,10 @@ func randomQuery(rng *rand.Rand, res oracleResource) *oracleQuery {
 	if rng.IntN(4) > 0 {
 		if rng.IntN(3) == 0 {
 			q.filter = randomLeaf(rng, res)
-			q.query = queryable(q.filter)
 		} else {
 			q.filter = randomFilter(rng, res, 3)
 		}
+		q.query = rng.IntN(2) == 0 && queryable(q.filter)
 	}
 	n := rng.IntN(3)
 	var parts []string
@@ -304,7 +304,7 @@ func walk(t *testing.T, h *harness, plural string, q *oracleQuery, byCursor bool
 		}
 		body := map[string]any{}
 		if q.query {
-			addQueryFilter(params, q.filter)
+			addQueryFilter(params, "filter", q.filter)
 		} else if q.filter != nil {
 			body["filter"] = q.filter.json()
 		}
@@ -352,38 +352,63 @@ func walk(t *testing.T, h *harness, plural string, q *oracleQuery, byCursor bool
 }
 
 // queryable tells whether a query string can say what f says: it has no
-// null (but is_null), and no list that is empty or holds an empty string.
+// null (but is_null), and no and or or without filters.
 func queryable(f *oracleFilter) bool {
+	switch f.op {
+	case "and", "or", "not":
+		for _, k := range f.kids {
+			if !queryable(k) {
+				return false
+			}
+		}
+		return len(f.kids) > 0
+	}
 	switch v := f.value.(type) {
 	case nil:
 		return false
 	case []any:
-		for _, x := range v {
-			if x == nil || x == "" {
-				return false
-			}
-		}
-		return len(v) > 0
+		return !slices.Contains(v, nil)
 	}
 	return true
 }
 
-// addQueryFilter writes a single operator as filter[member][op]=value.
-func addQueryFilter(params url.Values, f *oracleFilter) {
-	key := "filter[" + f.member.name + "]"
+// addQueryFilter writes f into a query string under prefix ("filter"):
+// filter[member][op]=value, and, or and not nesting as
+// filter[or][0][member]=value. The values of in and nin are separated by
+// commas, or numbered (filter[member][in][0]=…) where a value holds a
+// comma or is empty, and in every list of an odd length.
+func addQueryFilter(params url.Values, prefix string, f *oracleFilter) {
+	switch f.op {
+	case "and", "or":
+		for i, k := range f.kids {
+			addQueryFilter(params, fmt.Sprintf("%s[%s][%d]", prefix, f.op, i), k)
+		}
+		return
+	case "not":
+		addQueryFilter(params, prefix+"[not]", f.kids[0])
+		return
+	}
+	key := prefix + "[" + f.member.name + "]"
 	if f.op != "exact" {
 		key += "[" + f.op + "]"
 	}
-	var text string
-	switch v := f.value.(type) {
-	case []any:
-		var parts []string
-		for _, x := range v {
-			parts = append(parts, queryText(x))
-		}
-		text = strings.Join(parts, ",")
-	default:
-		text = queryText(v)
+	v, list := f.value.([]any)
+	if !list {
+		params.Set(key, queryText(f.value))
+		return
 	}
-	params.Set(key, text)
+	var parts []string
+	numbered := len(v)%2 == 1
+	for _, x := range v {
+		s := queryText(x)
+		numbered = numbered || s == "" || strings.Contains(s, ",")
+		parts = append(parts, s)
+	}
+	if !numbered {
+		params.Set(key, strings.Join(parts, ","))
+		return
+	}
+	for i, s := range parts {
+		params.Set(key+"["+strconv.Itoa(i)+"]", s)
+	}
 }

@@ -42,6 +42,12 @@ async function main(): Promise<void> {
   check(seen.join() === "ts-0,ts-1,ts-2,ts-3,ts-4", `all visited ${seen.join()}`);
   const page = await client.customers.list({ filter: { id: { in: ["ts-1", "ts-2"] } }, count: "exact" });
   check(page.customers.length === 2 && page.paging.total === 2 && page.paging.next_cursor === null, "list with in and count");
+  // and, or and not nest in the query string; in holds a value with a comma.
+  const nested = await client.customers.list({
+    filter: { or: [{ id: { in: ["ts-4", "a,b"] } }, { and: [{ email: { prefix: "ann@" } }, { not: { phone: { is_null: true } } }] }] },
+    order_by: "id",
+  });
+  check(nested.customers.map((c) => c.id).join() === "ts-0,ts-4", `nested filter found ${nested.customers.map((c) => c.id).join()}`);
 
   // An operation's envelope; a list narrowed to its path's id.
   const updated = await client.updateReturn("ts-ret", { status: "open" });

@@ -138,11 +138,17 @@ export interface FilterOps {
 }
 
 /**
- * Members to exact values or to operators, AND-ed. Lists travel as query
- * strings (fetch sends no body with GET), so and, or and not do not nest
- * here, and values of in and nin must not hold commas.
+ * Members to exact values or to operators, AND-ed; and and or take
+ * filters every one / at least one of which holds, not one that does not,
+ * nesting up to 8 levels. Lists travel as query strings (fetch sends no
+ * body with GET), so no value is null: use is_null.
  */
-export type Filter = Record<string, FilterValue | FilterOps>;
+export type Filter = {
+  and?: Filter[];
+  or?: Filter[];
+  not?: Filter;
+  [member: string]: FilterValue | FilterOps | Filter | Filter[] | undefined;
+};
 
 /** What every list takes (docs/api.md, Lists). */
 export interface ListParams {
@@ -174,19 +180,37 @@ export interface PageParams {
 
 export function listQuery(p?: ListParams): URLSearchParams {
   const q = readQuery(p);
-  for (const [member, v] of Object.entries(p?.filter ?? {})) {
-    if (typeof v !== "object") {
-      q.set(`filter[${member}]`, String(v));
-      continue;
-    }
-    for (const [op, x] of Object.entries(v)) {
-      q.set(`filter[${member}][${op}]`, Array.isArray(x) ? x.join(",") : String(x));
-    }
-  }
+  if (p?.filter) putFilter(q, "filter", p.filter);
   for (const name of ["order_by", "order_direction", "limit", "offset", "cursor", "count"] as const) {
     if (p?.[name] !== undefined) q.set(name, String(p[name]));
   }
   return q;
+}
+
+/**
+ * putFilter writes f under prefix: filter[member]=value,
+ * filter[member][op]=value, filter[or][0][member]=value; the values of in
+ * and nin numbered (filter[member][in][0]=a), so that they may hold commas.
+ */
+function putFilter(q: URLSearchParams, prefix: string, f: Filter): void {
+  for (const [key, v] of Object.entries(f)) {
+    if (v === undefined) continue;
+    if (key === "and" || key === "or") {
+      (v as Filter[]).forEach((kid, i) => putFilter(q, `${prefix}[${key}][${i}]`, kid));
+    } else if (key === "not") {
+      putFilter(q, `${prefix}[not]`, v as Filter);
+    } else if (typeof v !== "object") {
+      q.set(`${prefix}[${key}]`, String(v));
+    } else {
+      for (const [op, x] of Object.entries(v as FilterOps)) {
+        if (x === undefined) continue;
+        const at = `${prefix}[${key}][${op}]`;
+        if (!Array.isArray(x)) q.set(at, String(x));
+        else if (x.length === 0) q.set(at, "");
+        else x.forEach((item, i) => q.set(`${at}[${i}]`, String(item)));
+      }
+    }
+  }
 }
 
 export function readQuery(p?: ReadParams): URLSearchParams {
