@@ -84,7 +84,7 @@ type Service struct {
 
 	sealer *sealer
 	client *http.Client
-	cache  sync.Map // webhook id → cachedWebhook
+	cache  sync.Map // webhook id → *cachedWebhook
 	// lease is how long an instance holds an attempt: longer than the
 	// attempt may take, so that only a crashed instance's lapse.
 	lease time.Duration

@@ -130,18 +130,17 @@ func (s *Service) dispatch(ctx context.Context) (int, error) {
 				return err
 			}
 		}
-		hooks := map[int][]*Webhook{}
-		if err := w.Each(ctx, -1, webhookColumns, nil, func(rows *sql.Rows) error {
-			h, err := scanWebhook(rows)
-			if err == nil {
-				hooks[h.Team] = append(hooks[h.Team], h)
-			}
+		var teams []int
+		if err := w.Each(ctx, -1, `SELECT DISTINCT "team_id" FROM "webhooks"`, nil, func(rows *sql.Rows) error {
+			var team int
+			err := rows.Scan(&team)
+			teams = append(teams, team)
 			return err
 		}); err != nil {
 			return err
 		}
 		now := time.Now().UTC().Truncate(time.Microsecond)
-		for team, list := range hooks {
+		for _, team := range teams {
 			var pos events.Position
 			found := false
 			if err := w.Each(ctx, 1, `SELECT "txid", "seq" FROM "event_followers" WHERE "id" = ?`, []any{followerOf(team)},
@@ -157,6 +156,18 @@ func (s *Service) dispatch(ctx context.Context) (int, error) {
 			}
 			if len(page) == 0 {
 				continue
+			}
+			// The team's webhooks are read after its events: a webhook
+			// enabled (or made) before an event was committed is seen
+			// enabled here even on PostgreSQL, where each statement of
+			// this transaction sees what committed before it began.
+			var list []*Webhook
+			if err := w.Each(ctx, -1, webhookColumns+` WHERE "team_id" = ?`, []any{team}, func(rows *sql.Rows) error {
+				h, err := scanWebhook(rows)
+				list = append(list, h)
+				return err
+			}); err != nil {
+				return err
 			}
 			most, read = max(most, len(page)), read+len(page)
 			var out []*Delivery
@@ -351,7 +362,9 @@ WHERE "id" = ? AND "status" = 'pending' AND "lease_until" = ?`, status, failure,
 // attempt follows it.
 const errDisabled = "the webhook is disabled"
 
-// cachedWebhook is a webhook as an instance last read it.
+// cachedWebhook is a webhook as an instance last read it (nil: forgotten).
+// The cache holds pointers, so that a read which began before a change
+// stores what it read only if nothing forgot the webhook meanwhile.
 type cachedWebhook struct {
 	w    *Webhook
 	read time.Time
@@ -363,20 +376,26 @@ const webhookCacheTTL = time.Second
 
 // cached reads a webhook for a delivery, through a short cache.
 func (s *Service) cached(ctx context.Context, team int, id string) (*Webhook, error) {
-	if v, ok := s.cache.Load(id); ok && time.Since(v.(cachedWebhook).read) < webhookCacheTTL {
-		return v.(cachedWebhook).w, nil
+	v, ok := s.cache.Load(id)
+	if ok {
+		if c := v.(*cachedWebhook); c.w != nil && time.Since(c.read) < webhookCacheTTL {
+			return c.w, nil
+		}
+	} else {
+		v, _ = s.cache.LoadOrStore(id, &cachedWebhook{})
 	}
 	w, err := s.find(ctx, s.DB, team, id)
 	if err != nil {
-		s.cache.Delete(id)
+		s.cache.CompareAndDelete(id, v)
 		return nil, err
 	}
-	s.cache.Store(id, cachedWebhook{w: w, read: time.Now()})
+	s.cache.CompareAndSwap(id, v, &cachedWebhook{w: w, read: time.Now()})
 	return w, nil
 }
 
-// forget drops a webhook from the cache, after this instance changed it.
-func (s *Service) forget(id string) { s.cache.Delete(id) }
+// forget drops a webhook from the cache, after this instance changed it,
+// and keeps a read begun before the change from storing what it read.
+func (s *Service) forget(id string) { s.cache.Store(id, &cachedWebhook{}) }
 
 // occurredAt reads an event's occurred_at from its JSON.
 func occurredAt(body string) (time.Time, bool) {
