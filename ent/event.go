@@ -29,8 +29,12 @@ type Event struct {
 	// Image holds the value of the "image" field.
 	Image string `json:"image,omitempty"`
 	// OccurredAt holds the value of the "occurred_at" field.
-	OccurredAt   int64 `json:"occurred_at,omitempty"`
-	selectValues sql.SelectValues
+	OccurredAt int64 `json:"occurred_at,omitempty"`
+	// IdempotencyKey holds the value of the "idempotency_key" field.
+	IdempotencyKey *string `json:"idempotency_key,omitempty"`
+	// IdempotencyFingerprint holds the value of the "idempotency_fingerprint" field.
+	IdempotencyFingerprint *string `json:"idempotency_fingerprint,omitempty"`
+	selectValues           sql.SelectValues
 }
 
 // scanValues returns the types for scanning values from sql.Rows.
@@ -40,7 +44,7 @@ func (*Event) scanValues(columns []string) ([]any, error) {
 		switch columns[i] {
 		case event.FieldID, event.FieldTxid, event.FieldTeamID, event.FieldOccurredAt:
 			values[i] = new(sql.NullInt64)
-		case event.FieldType, event.FieldRecordID, event.FieldMeta, event.FieldImage:
+		case event.FieldType, event.FieldRecordID, event.FieldMeta, event.FieldImage, event.FieldIdempotencyKey, event.FieldIdempotencyFingerprint:
 			values[i] = new(sql.NullString)
 		default:
 			values[i] = new(sql.UnknownType)
@@ -105,6 +109,20 @@ func (_m *Event) assignValues(columns []string, values []any) error {
 			} else if value.Valid {
 				_m.OccurredAt = value.Int64
 			}
+		case event.FieldIdempotencyKey:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field idempotency_key", values[i])
+			} else if value.Valid {
+				_m.IdempotencyKey = new(string)
+				*_m.IdempotencyKey = value.String
+			}
+		case event.FieldIdempotencyFingerprint:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field idempotency_fingerprint", values[i])
+			} else if value.Valid {
+				_m.IdempotencyFingerprint = new(string)
+				*_m.IdempotencyFingerprint = value.String
+			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])
 		}
@@ -161,6 +179,16 @@ func (_m *Event) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("occurred_at=")
 	builder.WriteString(fmt.Sprintf("%v", _m.OccurredAt))
+	builder.WriteString(", ")
+	if v := _m.IdempotencyKey; v != nil {
+		builder.WriteString("idempotency_key=")
+		builder.WriteString(*v)
+	}
+	builder.WriteString(", ")
+	if v := _m.IdempotencyFingerprint; v != nil {
+		builder.WriteString("idempotency_fingerprint=")
+		builder.WriteString(*v)
+	}
 	builder.WriteByte(')')
 	return builder.String()
 }

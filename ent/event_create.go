@@ -77,6 +77,34 @@ func (_c *EventCreate) SetOccurredAt(v int64) *EventCreate {
 	return _c
 }
 
+// SetIdempotencyKey sets the "idempotency_key" field.
+func (_c *EventCreate) SetIdempotencyKey(v string) *EventCreate {
+	_c.mutation.SetIdempotencyKey(v)
+	return _c
+}
+
+// SetNillableIdempotencyKey sets the "idempotency_key" field if the given value is not nil.
+func (_c *EventCreate) SetNillableIdempotencyKey(v *string) *EventCreate {
+	if v != nil {
+		_c.SetIdempotencyKey(*v)
+	}
+	return _c
+}
+
+// SetIdempotencyFingerprint sets the "idempotency_fingerprint" field.
+func (_c *EventCreate) SetIdempotencyFingerprint(v string) *EventCreate {
+	_c.mutation.SetIdempotencyFingerprint(v)
+	return _c
+}
+
+// SetNillableIdempotencyFingerprint sets the "idempotency_fingerprint" field if the given value is not nil.
+func (_c *EventCreate) SetNillableIdempotencyFingerprint(v *string) *EventCreate {
+	if v != nil {
+		_c.SetIdempotencyFingerprint(*v)
+	}
+	return _c
+}
+
 // SetID sets the "id" field.
 func (_c *EventCreate) SetID(v int64) *EventCreate {
 	_c.mutation.SetID(v)
@@ -191,6 +219,14 @@ func (_c *EventCreate) createSpec() (*Event, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.OccurredAt(); ok {
 		_spec.SetField(event.FieldOccurredAt, field.TypeInt64, value)
 		_node.OccurredAt = value
+	}
+	if value, ok := _c.mutation.IdempotencyKey(); ok {
+		_spec.SetField(event.FieldIdempotencyKey, field.TypeString, value)
+		_node.IdempotencyKey = &value
+	}
+	if value, ok := _c.mutation.IdempotencyFingerprint(); ok {
+		_spec.SetField(event.FieldIdempotencyFingerprint, field.TypeString, value)
+		_node.IdempotencyFingerprint = &value
 	}
 	return _node, _spec
 }

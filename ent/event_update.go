@@ -74,6 +74,12 @@ func (_u *EventUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	if _u.mutation.ImageCleared() {
 		_spec.ClearField(event.FieldImage, field.TypeString)
 	}
+	if _u.mutation.IdempotencyKeyCleared() {
+		_spec.ClearField(event.FieldIdempotencyKey, field.TypeString)
+	}
+	if _u.mutation.IdempotencyFingerprintCleared() {
+		_spec.ClearField(event.FieldIdempotencyFingerprint, field.TypeString)
+	}
 	if _node, err = sqlgraph.UpdateNodes(ctx, _u.driver, _spec); err != nil {
 		if _, ok := err.(*sqlgraph.NotFoundError); ok {
 			err = &NotFoundError{event.Label}
@@ -170,6 +176,12 @@ func (_u *EventUpdateOne) sqlSave(ctx context.Context) (_node *Event, err error)
 	}
 	if _u.mutation.ImageCleared() {
 		_spec.ClearField(event.FieldImage, field.TypeString)
+	}
+	if _u.mutation.IdempotencyKeyCleared() {
+		_spec.ClearField(event.FieldIdempotencyKey, field.TypeString)
+	}
+	if _u.mutation.IdempotencyFingerprintCleared() {
+		_spec.ClearField(event.FieldIdempotencyFingerprint, field.TypeString)
 	}
 	_node = &Event{config: _u.config}
 	_spec.Assign = _node.assignValues

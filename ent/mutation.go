@@ -7640,23 +7640,25 @@ func (m *CustomerMutation) ResetEdge(name string) error {
 // EventMutation represents an operation that mutates the Event nodes in the graph.
 type EventMutation struct {
 	config
-	op             Op
-	typ            string
-	id             *int64
-	txid           *int64
-	addtxid        *int64
-	team_id        *int
-	addteam_id     *int
-	_type          *string
-	record_id      *string
-	meta           *string
-	image          *string
-	occurred_at    *int64
-	addoccurred_at *int64
-	clearedFields  map[string]struct{}
-	done           bool
-	oldValue       func(context.Context) (*Event, error)
-	predicates     []predicate.Event
+	op                      Op
+	typ                     string
+	id                      *int64
+	txid                    *int64
+	addtxid                 *int64
+	team_id                 *int
+	addteam_id              *int
+	_type                   *string
+	record_id               *string
+	meta                    *string
+	image                   *string
+	occurred_at             *int64
+	addoccurred_at          *int64
+	idempotency_key         *string
+	idempotency_fingerprint *string
+	clearedFields           map[string]struct{}
+	done                    bool
+	oldValue                func(context.Context) (*Event, error)
+	predicates              []predicate.Event
 }
 
 var _ ent.Mutation = (*EventMutation)(nil)
@@ -8101,6 +8103,104 @@ func (m *EventMutation) ResetOccurredAt() {
 	m.addoccurred_at = nil
 }
 
+// SetIdempotencyKey sets the "idempotency_key" field.
+func (m *EventMutation) SetIdempotencyKey(s string) {
+	m.idempotency_key = &s
+}
+
+// IdempotencyKey returns the value of the "idempotency_key" field in the mutation.
+func (m *EventMutation) IdempotencyKey() (r string, exists bool) {
+	v := m.idempotency_key
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldIdempotencyKey returns the old "idempotency_key" field's value of the Event entity.
+// If the Event object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *EventMutation) OldIdempotencyKey(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldIdempotencyKey is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldIdempotencyKey requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldIdempotencyKey: %w", err)
+	}
+	return oldValue.IdempotencyKey, nil
+}
+
+// ClearIdempotencyKey clears the value of the "idempotency_key" field.
+func (m *EventMutation) ClearIdempotencyKey() {
+	m.idempotency_key = nil
+	m.clearedFields[event.FieldIdempotencyKey] = struct{}{}
+}
+
+// IdempotencyKeyCleared returns if the "idempotency_key" field was cleared in this mutation.
+func (m *EventMutation) IdempotencyKeyCleared() bool {
+	_, ok := m.clearedFields[event.FieldIdempotencyKey]
+	return ok
+}
+
+// ResetIdempotencyKey resets all changes to the "idempotency_key" field.
+func (m *EventMutation) ResetIdempotencyKey() {
+	m.idempotency_key = nil
+	delete(m.clearedFields, event.FieldIdempotencyKey)
+}
+
+// SetIdempotencyFingerprint sets the "idempotency_fingerprint" field.
+func (m *EventMutation) SetIdempotencyFingerprint(s string) {
+	m.idempotency_fingerprint = &s
+}
+
+// IdempotencyFingerprint returns the value of the "idempotency_fingerprint" field in the mutation.
+func (m *EventMutation) IdempotencyFingerprint() (r string, exists bool) {
+	v := m.idempotency_fingerprint
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldIdempotencyFingerprint returns the old "idempotency_fingerprint" field's value of the Event entity.
+// If the Event object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *EventMutation) OldIdempotencyFingerprint(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldIdempotencyFingerprint is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldIdempotencyFingerprint requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldIdempotencyFingerprint: %w", err)
+	}
+	return oldValue.IdempotencyFingerprint, nil
+}
+
+// ClearIdempotencyFingerprint clears the value of the "idempotency_fingerprint" field.
+func (m *EventMutation) ClearIdempotencyFingerprint() {
+	m.idempotency_fingerprint = nil
+	m.clearedFields[event.FieldIdempotencyFingerprint] = struct{}{}
+}
+
+// IdempotencyFingerprintCleared returns if the "idempotency_fingerprint" field was cleared in this mutation.
+func (m *EventMutation) IdempotencyFingerprintCleared() bool {
+	_, ok := m.clearedFields[event.FieldIdempotencyFingerprint]
+	return ok
+}
+
+// ResetIdempotencyFingerprint resets all changes to the "idempotency_fingerprint" field.
+func (m *EventMutation) ResetIdempotencyFingerprint() {
+	m.idempotency_fingerprint = nil
+	delete(m.clearedFields, event.FieldIdempotencyFingerprint)
+}
+
 // Where appends a list predicates to the EventMutation builder.
 func (m *EventMutation) Where(ps ...predicate.Event) {
 	m.predicates = append(m.predicates, ps...)
@@ -8135,7 +8235,7 @@ func (m *EventMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *EventMutation) Fields() []string {
-	fields := make([]string, 0, 7)
+	fields := make([]string, 0, 9)
 	if m.txid != nil {
 		fields = append(fields, event.FieldTxid)
 	}
@@ -8156,6 +8256,12 @@ func (m *EventMutation) Fields() []string {
 	}
 	if m.occurred_at != nil {
 		fields = append(fields, event.FieldOccurredAt)
+	}
+	if m.idempotency_key != nil {
+		fields = append(fields, event.FieldIdempotencyKey)
+	}
+	if m.idempotency_fingerprint != nil {
+		fields = append(fields, event.FieldIdempotencyFingerprint)
 	}
 	return fields
 }
@@ -8179,6 +8285,10 @@ func (m *EventMutation) Field(name string) (ent.Value, bool) {
 		return m.Image()
 	case event.FieldOccurredAt:
 		return m.OccurredAt()
+	case event.FieldIdempotencyKey:
+		return m.IdempotencyKey()
+	case event.FieldIdempotencyFingerprint:
+		return m.IdempotencyFingerprint()
 	}
 	return nil, false
 }
@@ -8202,6 +8312,10 @@ func (m *EventMutation) OldField(ctx context.Context, name string) (ent.Value, e
 		return m.OldImage(ctx)
 	case event.FieldOccurredAt:
 		return m.OldOccurredAt(ctx)
+	case event.FieldIdempotencyKey:
+		return m.OldIdempotencyKey(ctx)
+	case event.FieldIdempotencyFingerprint:
+		return m.OldIdempotencyFingerprint(ctx)
 	}
 	return nil, fmt.Errorf("unknown Event field %s", name)
 }
@@ -8259,6 +8373,20 @@ func (m *EventMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetOccurredAt(v)
+		return nil
+	case event.FieldIdempotencyKey:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetIdempotencyKey(v)
+		return nil
+	case event.FieldIdempotencyFingerprint:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetIdempotencyFingerprint(v)
 		return nil
 	}
 	return fmt.Errorf("unknown Event field %s", name)
@@ -8335,6 +8463,12 @@ func (m *EventMutation) ClearedFields() []string {
 	if m.FieldCleared(event.FieldImage) {
 		fields = append(fields, event.FieldImage)
 	}
+	if m.FieldCleared(event.FieldIdempotencyKey) {
+		fields = append(fields, event.FieldIdempotencyKey)
+	}
+	if m.FieldCleared(event.FieldIdempotencyFingerprint) {
+		fields = append(fields, event.FieldIdempotencyFingerprint)
+	}
 	return fields
 }
 
@@ -8354,6 +8488,12 @@ func (m *EventMutation) ClearField(name string) error {
 		return nil
 	case event.FieldImage:
 		m.ClearImage()
+		return nil
+	case event.FieldIdempotencyKey:
+		m.ClearIdempotencyKey()
+		return nil
+	case event.FieldIdempotencyFingerprint:
+		m.ClearIdempotencyFingerprint()
 		return nil
 	}
 	return fmt.Errorf("unknown Event nullable field %s", name)
@@ -8383,6 +8523,12 @@ func (m *EventMutation) ResetField(name string) error {
 		return nil
 	case event.FieldOccurredAt:
 		m.ResetOccurredAt()
+		return nil
+	case event.FieldIdempotencyKey:
+		m.ResetIdempotencyKey()
+		return nil
+	case event.FieldIdempotencyFingerprint:
+		m.ResetIdempotencyFingerprint()
 		return nil
 	}
 	return fmt.Errorf("unknown Event field %s", name)

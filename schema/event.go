@@ -41,13 +41,25 @@ func (Event) Fields() []ent.Field {
 		field.Text("image").Optional().Immutable(),
 		// occurred_at is the time of the change, in microseconds since 1970.
 		field.Int64("occurred_at").Immutable(),
+		// idempotency_key, on SQLite, is the key of the create sent with an
+		// Idempotency-Key that made this event ("<team>:<key>"), with its
+		// request's fingerprint: the one-statement keyed create keeps its
+		// key here, on the row its trigger writes anyway, rather than in
+		// idempotency_keys, whose row and two indexes would cost the commit
+		// three more pages. The key replays the event's image until
+		// --idempotency-ttl after occurred_at (package engine, keyed.go).
+		// Null on PostgreSQL, whose keys are all in idempotency_keys.
+		field.String("idempotency_key").Optional().Nillable().Immutable(),
+		field.String("idempotency_fingerprint").Optional().Nillable().Immutable(),
 	}
 }
 
 // Indexes of the Event: a team's log in cursor order (which the webhook
 // dispatcher reads too, team by team) and a record's history. Each index
 // costs every write of a record, so there are no more: the retention sweep
-// walks the primary key, whose order is the order of writing.
+// walks the primary key, whose order is the order of writing. (On SQLite
+// the generator adds the partial index of the idempotency keys kept on
+// events, which has an entry for a keyed create's event only.)
 func (Event) Indexes() []ent.Index {
 	return []ent.Index{
 		index.Fields("team_id", "txid", "id"),

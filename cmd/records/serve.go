@@ -100,7 +100,7 @@ func newServeCmd() *cobra.Command {
 	cmd.Flags().Float64Var(&cfg.RateLimit, "rate-limit", cfg.RateLimit, "requests per second per token (429 beyond)")
 	cmd.Flags().IntVar(&cfg.RateBurst, "rate-burst", cfg.RateBurst, "burst of requests per token above the rate")
 	cmd.Flags().DurationVar(&cfg.IdempotencyTTL, "idempotency-ttl", cfg.IdempotencyTTL, "how long the answer to a write sent with an Idempotency-Key replays")
-	cmd.Flags().DurationVar(&cfg.EventRetention, "event-retention", cfg.EventRetention, "how long events are kept for the event log, histories and webhooks (0 keeps them forever)")
+	cmd.Flags().DurationVar(&cfg.EventRetention, "event-retention", cfg.EventRetention, "how long events are kept for the event log, histories and webhooks (0 keeps them forever; never less than --idempotency-ttl)")
 	cmd.Flags().StringVar(&cfg.RedisURL, "redis-url", os.Getenv("REDIS_URL"),
 		"Redis (redis://host:6379/0) keeping the per-token rate limit across instances (env REDIS_URL; without it, each instance limits on its own)")
 	cmd.Flags().StringVar(&level, "log-level", "info", "least level logged: debug, info, warn or error (warn drops the access lines of successful requests)")

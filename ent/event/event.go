@@ -25,6 +25,10 @@ const (
 	FieldImage = "image"
 	// FieldOccurredAt holds the string denoting the occurred_at field in the database.
 	FieldOccurredAt = "occurred_at"
+	// FieldIdempotencyKey holds the string denoting the idempotency_key field in the database.
+	FieldIdempotencyKey = "idempotency_key"
+	// FieldIdempotencyFingerprint holds the string denoting the idempotency_fingerprint field in the database.
+	FieldIdempotencyFingerprint = "idempotency_fingerprint"
 	// Table holds the table name of the event in the database.
 	Table = "events"
 )
@@ -39,6 +43,8 @@ var Columns = []string{
 	FieldMeta,
 	FieldImage,
 	FieldOccurredAt,
+	FieldIdempotencyKey,
+	FieldIdempotencyFingerprint,
 }
 
 // ValidColumn reports if the column name is valid (part of the table columns).
@@ -92,4 +98,14 @@ func ByImage(opts ...sql.OrderTermOption) OrderOption {
 // ByOccurredAt orders the results by the occurred_at field.
 func ByOccurredAt(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldOccurredAt, opts...).ToFunc()
+}
+
+// ByIdempotencyKey orders the results by the idempotency_key field.
+func ByIdempotencyKey(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldIdempotencyKey, opts...).ToFunc()
+}
+
+// ByIdempotencyFingerprint orders the results by the idempotency_fingerprint field.
+func ByIdempotencyFingerprint(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldIdempotencyFingerprint, opts...).ToFunc()
 }

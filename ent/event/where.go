@@ -88,6 +88,16 @@ func OccurredAt(v int64) predicate.Event {
 	return predicate.Event(sql.FieldEQ(FieldOccurredAt, v))
 }
 
+// IdempotencyKey applies equality check predicate on the "idempotency_key" field. It's identical to IdempotencyKeyEQ.
+func IdempotencyKey(v string) predicate.Event {
+	return predicate.Event(sql.FieldEQ(FieldIdempotencyKey, v))
+}
+
+// IdempotencyFingerprint applies equality check predicate on the "idempotency_fingerprint" field. It's identical to IdempotencyFingerprintEQ.
+func IdempotencyFingerprint(v string) predicate.Event {
+	return predicate.Event(sql.FieldEQ(FieldIdempotencyFingerprint, v))
+}
+
 // TxidEQ applies the EQ predicate on the "txid" field.
 func TxidEQ(v int64) predicate.Event {
 	return predicate.Event(sql.FieldEQ(FieldTxid, v))
@@ -486,6 +496,156 @@ func OccurredAtLT(v int64) predicate.Event {
 // OccurredAtLTE applies the LTE predicate on the "occurred_at" field.
 func OccurredAtLTE(v int64) predicate.Event {
 	return predicate.Event(sql.FieldLTE(FieldOccurredAt, v))
+}
+
+// IdempotencyKeyEQ applies the EQ predicate on the "idempotency_key" field.
+func IdempotencyKeyEQ(v string) predicate.Event {
+	return predicate.Event(sql.FieldEQ(FieldIdempotencyKey, v))
+}
+
+// IdempotencyKeyNEQ applies the NEQ predicate on the "idempotency_key" field.
+func IdempotencyKeyNEQ(v string) predicate.Event {
+	return predicate.Event(sql.FieldNEQ(FieldIdempotencyKey, v))
+}
+
+// IdempotencyKeyIn applies the In predicate on the "idempotency_key" field.
+func IdempotencyKeyIn(vs ...string) predicate.Event {
+	return predicate.Event(sql.FieldIn(FieldIdempotencyKey, vs...))
+}
+
+// IdempotencyKeyNotIn applies the NotIn predicate on the "idempotency_key" field.
+func IdempotencyKeyNotIn(vs ...string) predicate.Event {
+	return predicate.Event(sql.FieldNotIn(FieldIdempotencyKey, vs...))
+}
+
+// IdempotencyKeyGT applies the GT predicate on the "idempotency_key" field.
+func IdempotencyKeyGT(v string) predicate.Event {
+	return predicate.Event(sql.FieldGT(FieldIdempotencyKey, v))
+}
+
+// IdempotencyKeyGTE applies the GTE predicate on the "idempotency_key" field.
+func IdempotencyKeyGTE(v string) predicate.Event {
+	return predicate.Event(sql.FieldGTE(FieldIdempotencyKey, v))
+}
+
+// IdempotencyKeyLT applies the LT predicate on the "idempotency_key" field.
+func IdempotencyKeyLT(v string) predicate.Event {
+	return predicate.Event(sql.FieldLT(FieldIdempotencyKey, v))
+}
+
+// IdempotencyKeyLTE applies the LTE predicate on the "idempotency_key" field.
+func IdempotencyKeyLTE(v string) predicate.Event {
+	return predicate.Event(sql.FieldLTE(FieldIdempotencyKey, v))
+}
+
+// IdempotencyKeyContains applies the Contains predicate on the "idempotency_key" field.
+func IdempotencyKeyContains(v string) predicate.Event {
+	return predicate.Event(sql.FieldContains(FieldIdempotencyKey, v))
+}
+
+// IdempotencyKeyHasPrefix applies the HasPrefix predicate on the "idempotency_key" field.
+func IdempotencyKeyHasPrefix(v string) predicate.Event {
+	return predicate.Event(sql.FieldHasPrefix(FieldIdempotencyKey, v))
+}
+
+// IdempotencyKeyHasSuffix applies the HasSuffix predicate on the "idempotency_key" field.
+func IdempotencyKeyHasSuffix(v string) predicate.Event {
+	return predicate.Event(sql.FieldHasSuffix(FieldIdempotencyKey, v))
+}
+
+// IdempotencyKeyIsNil applies the IsNil predicate on the "idempotency_key" field.
+func IdempotencyKeyIsNil() predicate.Event {
+	return predicate.Event(sql.FieldIsNull(FieldIdempotencyKey))
+}
+
+// IdempotencyKeyNotNil applies the NotNil predicate on the "idempotency_key" field.
+func IdempotencyKeyNotNil() predicate.Event {
+	return predicate.Event(sql.FieldNotNull(FieldIdempotencyKey))
+}
+
+// IdempotencyKeyEqualFold applies the EqualFold predicate on the "idempotency_key" field.
+func IdempotencyKeyEqualFold(v string) predicate.Event {
+	return predicate.Event(sql.FieldEqualFold(FieldIdempotencyKey, v))
+}
+
+// IdempotencyKeyContainsFold applies the ContainsFold predicate on the "idempotency_key" field.
+func IdempotencyKeyContainsFold(v string) predicate.Event {
+	return predicate.Event(sql.FieldContainsFold(FieldIdempotencyKey, v))
+}
+
+// IdempotencyFingerprintEQ applies the EQ predicate on the "idempotency_fingerprint" field.
+func IdempotencyFingerprintEQ(v string) predicate.Event {
+	return predicate.Event(sql.FieldEQ(FieldIdempotencyFingerprint, v))
+}
+
+// IdempotencyFingerprintNEQ applies the NEQ predicate on the "idempotency_fingerprint" field.
+func IdempotencyFingerprintNEQ(v string) predicate.Event {
+	return predicate.Event(sql.FieldNEQ(FieldIdempotencyFingerprint, v))
+}
+
+// IdempotencyFingerprintIn applies the In predicate on the "idempotency_fingerprint" field.
+func IdempotencyFingerprintIn(vs ...string) predicate.Event {
+	return predicate.Event(sql.FieldIn(FieldIdempotencyFingerprint, vs...))
+}
+
+// IdempotencyFingerprintNotIn applies the NotIn predicate on the "idempotency_fingerprint" field.
+func IdempotencyFingerprintNotIn(vs ...string) predicate.Event {
+	return predicate.Event(sql.FieldNotIn(FieldIdempotencyFingerprint, vs...))
+}
+
+// IdempotencyFingerprintGT applies the GT predicate on the "idempotency_fingerprint" field.
+func IdempotencyFingerprintGT(v string) predicate.Event {
+	return predicate.Event(sql.FieldGT(FieldIdempotencyFingerprint, v))
+}
+
+// IdempotencyFingerprintGTE applies the GTE predicate on the "idempotency_fingerprint" field.
+func IdempotencyFingerprintGTE(v string) predicate.Event {
+	return predicate.Event(sql.FieldGTE(FieldIdempotencyFingerprint, v))
+}
+
+// IdempotencyFingerprintLT applies the LT predicate on the "idempotency_fingerprint" field.
+func IdempotencyFingerprintLT(v string) predicate.Event {
+	return predicate.Event(sql.FieldLT(FieldIdempotencyFingerprint, v))
+}
+
+// IdempotencyFingerprintLTE applies the LTE predicate on the "idempotency_fingerprint" field.
+func IdempotencyFingerprintLTE(v string) predicate.Event {
+	return predicate.Event(sql.FieldLTE(FieldIdempotencyFingerprint, v))
+}
+
+// IdempotencyFingerprintContains applies the Contains predicate on the "idempotency_fingerprint" field.
+func IdempotencyFingerprintContains(v string) predicate.Event {
+	return predicate.Event(sql.FieldContains(FieldIdempotencyFingerprint, v))
+}
+
+// IdempotencyFingerprintHasPrefix applies the HasPrefix predicate on the "idempotency_fingerprint" field.
+func IdempotencyFingerprintHasPrefix(v string) predicate.Event {
+	return predicate.Event(sql.FieldHasPrefix(FieldIdempotencyFingerprint, v))
+}
+
+// IdempotencyFingerprintHasSuffix applies the HasSuffix predicate on the "idempotency_fingerprint" field.
+func IdempotencyFingerprintHasSuffix(v string) predicate.Event {
+	return predicate.Event(sql.FieldHasSuffix(FieldIdempotencyFingerprint, v))
+}
+
+// IdempotencyFingerprintIsNil applies the IsNil predicate on the "idempotency_fingerprint" field.
+func IdempotencyFingerprintIsNil() predicate.Event {
+	return predicate.Event(sql.FieldIsNull(FieldIdempotencyFingerprint))
+}
+
+// IdempotencyFingerprintNotNil applies the NotNil predicate on the "idempotency_fingerprint" field.
+func IdempotencyFingerprintNotNil() predicate.Event {
+	return predicate.Event(sql.FieldNotNull(FieldIdempotencyFingerprint))
+}
+
+// IdempotencyFingerprintEqualFold applies the EqualFold predicate on the "idempotency_fingerprint" field.
+func IdempotencyFingerprintEqualFold(v string) predicate.Event {
+	return predicate.Event(sql.FieldEqualFold(FieldIdempotencyFingerprint, v))
+}
+
+// IdempotencyFingerprintContainsFold applies the ContainsFold predicate on the "idempotency_fingerprint" field.
+func IdempotencyFingerprintContainsFold(v string) predicate.Event {
+	return predicate.Event(sql.FieldContainsFold(FieldIdempotencyFingerprint, v))
 }
 
 // And groups predicates with the AND operator between them.

@@ -260,6 +260,8 @@ var (
 		{Name: "meta", Type: field.TypeString, Nullable: true, Size: 2147483647},
 		{Name: "image", Type: field.TypeString, Nullable: true, Size: 2147483647},
 		{Name: "occurred_at", Type: field.TypeInt64},
+		{Name: "idempotency_key", Type: field.TypeString, Nullable: true},
+		{Name: "idempotency_fingerprint", Type: field.TypeString, Nullable: true},
 	}
 	// EventsTable holds the schema information for the "events" table.
 	EventsTable = &schema.Table{

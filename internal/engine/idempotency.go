@@ -114,8 +114,8 @@ func (s *Service) serveKeyed(c *gin.Context, key string, body []byte, k keyedRun
 	id := strconv.Itoa(team) + ":" + key
 	fp := fingerprint(c.Request, body)
 	if k.oneStatement {
-		now := time.Now().UTC()
-		one := &keyedCreate{lock: keyLock(id), id: id, fp: fp, now: now, expires: now.Add(s.idempotencyTTL())}
+		now, ttl := time.Now().UTC(), s.idempotencyTTL()
+		one := &keyedCreate{lock: keyLock(id), id: id, fp: fp, now: now, expires: now.Add(ttl), since: now.Add(-ttl).UnixMicro()}
 		answer, err := k.run(context.WithValue(ctx, keyedKey{}, one))
 		c.Request = c.Request.WithContext(ctx)
 		if err == nil {
@@ -128,7 +128,7 @@ func (s *Service) serveKeyed(c *gin.Context, key string, body []byte, k keyedRun
 	defer cancel()
 	meta := eventMeta(ctx)
 	err = s.DB.Write(bounded, true, func(w Writer) error {
-		prior, err := takeKey(bounded, w, id, meta)
+		prior, err := takeKey(bounded, w, id, meta, s.idempotencyTTL())
 		switch {
 		case err != nil:
 			return err
@@ -189,12 +189,13 @@ func (s *Service) idempotencyTTL() time.Duration {
 }
 
 // takeKey takes the key id for this transaction and returns its stored
-// answer, if it has one that has not expired; the same statement sets the
-// events' meta for the transaction (meta.go). On PostgreSQL the key is an
+// answer, if it has one that has not expired — on SQLite, kept in
+// idempotency_keys or on the event of a one-statement create (keyed.go);
+// the same statement sets the events' meta for the transaction (meta.go). On PostgreSQL the key is an
 // advisory lock held to the transaction's end: another transaction holding
 // it is a request with the key still running. SQLite runs one write at a
 // time, so the key is always free.
-func takeKey(ctx context.Context, w Writer, id, meta string) (*storedAnswer, error) {
+func takeKey(ctx context.Context, w Writer, id, meta string, ttl time.Duration) (*storedAnswer, error) {
 	var a storedAnswer
 	var etag sql.NullString
 	var fp sql.NullString
@@ -223,6 +224,13 @@ func takeKey(ctx context.Context, w Writer, id, meta string) (*storedAnswer, err
 	}
 	_, err := w.Query(ctx, 1, `SELECT "fingerprint", "status", "body", "etag", "image" FROM "idempotency_keys" WHERE "id" = ? AND "expires_at" > ?`,
 		[]any{id, now}, func(rows *sql.Rows) error { return rows.Scan(&fp, &status, &a.body, &etag, &a.image) })
+	if err == nil && !fp.Valid && !w.Postgres() {
+		_, err = w.Query(ctx, 1, `SELECT "idempotency_fingerprint", "image"`+keyOnEvent+` ORDER BY "id" DESC LIMIT 1`,
+			[]any{id, now.Add(-ttl).UnixMicro()}, func(rows *sql.Rows) error {
+				status = sql.NullInt64{Int64: http.StatusCreated, Valid: true}
+				return rows.Scan(&fp, &a.image)
+			})
+	}
 	if err != nil {
 		return nil, err
 	}

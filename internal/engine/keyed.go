@@ -2,14 +2,11 @@ package engine
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"slices"
 	"time"
 
-	"records/internal/db"
 	"records/internal/query"
-	"records/internal/spec"
 )
 
 // A create sent with an Idempotency-Key, of a record that embeds nothing,
@@ -33,15 +30,32 @@ import (
 // 422 for a stored key, the problem otherwise. So the statement is a fast
 // path only, and can never decide differently than the transaction would.
 //
+// On SQLite the key is kept on the creation's event instead: the create
+// alone, conditioned on the key being free in both places, sets
+// records.key and records.key_fingerprint for the creation's trigger,
+// which writes them on the event row it writes anyway (package gen). The
+// commit then writes one page more than an unkeyed create's (the partial
+// index of keys), where a row of idempotency_keys cost three (its table,
+// its primary key, its expiry index). The key lives as long as the
+// idempotency TTL after the event; the retention sweep keeps events at
+// least that long. SQLite runs one write at a time in the process, and a
+// statement sees every commit before it, so the key needs no lock nor
+// uniqueness there.
+//
 // The key keeps the record's row as JSON instead of the rendered answer,
 // which the statement cannot make; a replay renders it as an event's record
 // is rendered (image.go), so it answers the same bytes.
 
-// keyedCreate is a keyed create's key, for the statement above.
+// insertKeyWithImage begins the PostgreSQL statement's storing of the key.
+const insertKeyWithImage = `INSERT INTO "idempotency_keys" ("id", "fingerprint", "status", "body", "image", "created_at", "expires_at") `
+
+// keyedCreate is a keyed create's key, for the statement above: since is
+// the oldest event (in microseconds) whose key is still live.
 type keyedCreate struct {
 	lock         int64
 	id, fp       string
 	now, expires time.Time
+	since        int64
 }
 
 type keyedKey struct{}
@@ -56,25 +70,25 @@ func keyedFrom(ctx context.Context) *keyedCreate {
 // transaction path answers the request.
 var errTakeTransaction = errors.New("the keyed create takes the transaction path")
 
+// keyOnEvent finds the event a live key is kept on (SQLite; the arguments
+// are the key's id and the oldest live event's time).
+const keyOnEvent = ` FROM "events" WHERE "idempotency_key" = ? AND "occurred_at" > ?`
+
 // createKeyed runs the create of in for team with its key in one
-// statement: on PostgreSQL the WITH statement above; on SQLite the create
-// alone, conditioned on the key being free, setting records.key for the
-// creation's trigger, which stores the key with the record's row (package
-// gen writes the triggers). SQLite runs one write at a time in the
-// process, so no lock is needed for the key there.
+// statement, as above.
 func (op *Op[E]) createKeyed(ctx context.Context, s *Service, k *keyedCreate, in Input[E], team int) (*Result[E], error) {
 	postgres := s.Dialect == query.Postgres
 	free := &condition{text: ` AND NOT EXISTS (SELECT 1 FROM "idempotency_keys" WHERE "id" = ? AND "expires_at" > ?)`, args: []any{k.id, k.now}}
 	if postgres {
 		free.text += ` AND (SELECT "got" FROM "l")`
 	} else {
-		free.text += ` AND set_config('records.key', ?, 1) IS NOT NULL`
-		free.args = append(free.args, k.setting())
+		free.text += ` AND NOT EXISTS (SELECT 1` + keyOnEvent + `) AND set_config('records.key', ?, 1) IS NOT NULL AND set_config('records.key_fingerprint', ?, 1) IS NOT NULL`
+		free.args = append(free.args, k.id, k.since, k.id, k.fp)
 	}
 	_, text, args, _ := insertStatement(ctx, s, op.Res, in, team, true, free)
 	if postgres {
 		text = `WITH "l" AS (SELECT pg_try_advisory_xact_lock(?) AS "got"), "r" AS (` + text +
-			`), "k" AS (` + spec.InsertKeyWithImage + `SELECT ?, ?, 201, '', convert_to(row_to_json("r")::text, 'UTF8'), ?, ? FROM "r") SELECT ` + op.Res.selectList() + ` FROM "r"`
+			`), "k" AS (` + insertKeyWithImage + `SELECT ?, ?, 201, '', convert_to(row_to_json("r")::text, 'UTF8'), ?, ? FROM "r") SELECT ` + op.Res.selectList() + ` FROM "r"`
 		args = slices.Concat([]any{k.lock}, args, []any{k.id, k.fp, k.now, k.expires})
 	}
 	var rec *E
@@ -86,14 +100,6 @@ func (op *Op[E]) createKeyed(ctx context.Context, s *Service, k *keyedCreate, in
 		return nil, errTakeTransaction
 	}
 	return op.written(ctx, s, team, rec, true)
-}
-
-// setting is the key as SQLite's creation triggers read it from records.key.
-func (k *keyedCreate) setting() string {
-	b, _ := json.Marshal(map[string]string{
-		"id": k.id, "fingerprint": k.fp, "created_at": db.SQLiteTime(k.now), "expires_at": db.SQLiteTime(k.expires),
-	})
-	return string(b)
 }
 
 // replayImage is the answer of a create whose key keeps the record's row.

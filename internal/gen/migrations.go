@@ -30,12 +30,14 @@ var migrationName = regexp.MustCompile(`^[a-z0-9_]+$`)
 // or nothing when the committed migrations already match it. The two sets
 // move in step: a new version gets a file in both, one that changes nothing
 // for a dialect saying so.
-func migrationFiles(ctx context.Context, cfg Config, graph *gen.Graph) (map[string][]byte, []string, error) {
-	tables, err := schemaTables(graph)
-	if err != nil {
-		return nil, nil, err
+func migrationFiles(ctx context.Context, cfg Config, graph *gen.Graph) (_ map[string][]byte, _ []string, err error) {
+	tables := map[string][]*schema.Table{}
+	for _, d := range []string{migrate.SQLite, migrate.Postgres} {
+		if tables[d], err = schemaTables(graph, d); err != nil {
+			return nil, nil, err
+		}
 	}
-	events, err := eventTables(graph, tables)
+	events, err := eventTables(graph, tables[migrate.SQLite])
 	if err != nil {
 		return nil, nil, err
 	}
@@ -53,11 +55,11 @@ func migrationFiles(ctx context.Context, cfg Config, graph *gen.Graph) (map[stri
 
 	var notes []string
 	changes := map[string]string{}
-	changes[migrate.SQLite], err = diffSQLite(ctx, sets[migrate.SQLite], tables, events)
+	changes[migrate.SQLite], err = diffSQLite(ctx, sets[migrate.SQLite], tables[migrate.SQLite], events)
 	if err != nil {
 		return nil, nil, err
 	}
-	changes[migrate.Postgres], err = diffPostgres(ctx, cfg.DevPostgresURL, sets[migrate.Postgres], tables, events)
+	changes[migrate.Postgres], err = diffPostgres(ctx, cfg.DevPostgresURL, sets[migrate.Postgres], tables[migrate.Postgres], events)
 	var unreachable *unreachableError
 	switch {
 	case errors.As(err, &unreachable) && changes[migrate.SQLite] == "":
@@ -68,7 +70,7 @@ func migrationFiles(ctx context.Context, cfg Config, graph *gen.Graph) (map[stri
 		// The schema changed: its PostgreSQL migration is written in a
 		// PostgreSQL of our own, started for the purpose and removed after.
 		notes = append(notes, "no PostgreSQL at --dev-postgres-url ("+unreachable.Error()+"): started a throw-away one")
-		changes[migrate.Postgres], err = diffInThrowAwayPostgres(ctx, sets[migrate.Postgres], tables, events)
+		changes[migrate.Postgres], err = diffInThrowAwayPostgres(ctx, sets[migrate.Postgres], tables[migrate.Postgres], events)
 		if err != nil {
 			return nil, nil, fmt.Errorf("the schema changed, and writing its PostgreSQL migration needs a PostgreSQL: %w", err)
 		}
@@ -104,14 +106,21 @@ func migrationFiles(ctx context.Context, cfg Config, graph *gen.Graph) (map[stri
 	return files, notes, nil
 }
 
-// schemaTables are the tables the migrations must create: ent's, with the
-// indexes of sortable members.
-func schemaTables(graph *gen.Graph) ([]*schema.Table, error) {
+// schemaTables are the tables the migrations of dialect must create: ent's,
+// with the indexes of sortable members, and on SQLite the index of the
+// idempotency keys kept on events.
+func schemaTables(graph *gen.Graph, dialect string) ([]*schema.Table, error) {
 	tables, err := graph.Tables()
 	if err != nil {
 		return nil, err
 	}
-	return tables, addSortIndexes(graph, tables)
+	if err := addSortIndexes(graph, tables); err != nil {
+		return nil, err
+	}
+	if dialect == migrate.SQLite {
+		return tables, addKeyIndex(tables)
+	}
+	return tables, nil
 }
 
 // addSortIndexes gives every member annotated Sortable the index (team_id,
@@ -254,7 +263,7 @@ func diff(ctx context.Context, dialect string, db *sql.DB, set []migrate.Migrati
 	// the database as the changes leave it.
 	if b.Len() > 0 {
 		if _, err := db.ExecContext(ctx, b.String()); err != nil {
-			return "", fmt.Errorf("applying the %s changes to compare triggers: %w", dialect, err)
+			return "", fmt.Errorf("applying the %s changes to compare triggers: %w; the changes:\n%s", dialect, err, b.String())
 		}
 	}
 	triggers, err := triggerChanges(ctx, dialect, db, events)

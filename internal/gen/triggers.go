@@ -4,19 +4,20 @@ import (
 	"cmp"
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"maps"
 	"regexp"
 	"slices"
 	"strings"
 
+	"entgo.io/ent/dialect/entsql"
 	"entgo.io/ent/dialect/sql/schema"
 	"entgo.io/ent/entc/gen"
 	"entgo.io/ent/schema/field"
 
 	"records/internal/annotation"
 	"records/internal/migrate"
-	"records/internal/spec"
 )
 
 // eventTable is a record table whose changes the database records as
@@ -215,11 +216,10 @@ type sqliteTrigger struct{ name, what, sql string }
 // generic row-to-JSON, so each lists the table's columns; a column added or
 // removed replaces them. current_setting is the service's own function
 // (package db), answering what the writing statement set. A create sent
-// with an Idempotency-Key also sets records.key (id, fingerprint and times
-// of the key, as JSON): the creation's trigger then stores the key with
-// the record's row (the event's image, just inserted: within a trigger,
-// last_insert_rowid is the trigger's own last row), so that the create and
-// its key are one statement (package engine, keyed.go).
+// with an Idempotency-Key also sets records.key and
+// records.key_fingerprint: the creation's trigger keeps them on the event
+// it writes, so that the create and its key are one statement and one row
+// (package engine, keyed.go); otherwise they are null.
 func sqliteTriggers(e eventTable) []sqliteTrigger {
 	t := quoteIdent(e.table.Name)
 	image := func(row string) string {
@@ -239,21 +239,37 @@ func sqliteTriggers(e eventTable) []sqliteTrigger {
 		return b.String()
 	}
 	const cols = `INSERT INTO "events" ("txid", "team_id", "type", "record_id", "meta", "image", "occurred_at") VALUES (0, `
+	const keyedCols = `INSERT INTO "events" ("txid", "team_id", "type", "record_id", "meta", "image", "occurred_at", "idempotency_key", "idempotency_fingerprint") VALUES (0, `
 	const rest = `current_setting('records.meta', 1), `
 	const at = `CAST(unixepoch('subsec') * 1000000 AS INTEGER)`
-	key := func(member string) string { return `json_extract("k"."v", '$.` + member + `')` }
-	storeKey := spec.InsertKeyWithImage + `SELECT ` +
-		key("id") + ", " + key("fingerprint") + ", 201, x'', " + `(SELECT "image" FROM "events" WHERE "rowid" = last_insert_rowid()), ` + key("created_at") + ", " + key("expires_at") +
-		` FROM (SELECT current_setting('records.key', 1) AS "v") AS "k" WHERE "k"."v" IS NOT NULL; `
+	const key = `current_setting('records.key', 1), current_setting('records.key_fingerprint', 1)`
 	name := "events_" + e.table.Name
 	return []sqliteTrigger{
 		{name + "_insert", "creations", `CREATE TRIGGER ` + quoteIdent(name+"_insert") + ` AFTER INSERT ON ` + t + " BEGIN " +
-			cols + `NEW."team_id", '` + e.plural + `.created', NEW."id", ` + rest + image("NEW") + ", " + at + "); " + storeKey + "END"},
+			keyedCols + `NEW."team_id", '` + e.plural + `.created', NEW."id", ` + rest + image("NEW") + ", " + at + ", " + key + "); END"},
 		{name + "_update", "changes", `CREATE TRIGGER ` + quoteIdent(name+"_update") + ` AFTER UPDATE ON ` + t + " BEGIN " +
 			cols + `NEW."team_id", '` + e.plural + `.updated', NEW."id", ` + rest + image("NEW") + ", " + at + "); END"},
 		{name + "_delete", "deletions", `CREATE TRIGGER ` + quoteIdent(name+"_delete") + ` AFTER DELETE ON ` + t + " BEGIN " +
 			cols + `OLD."team_id", '` + e.plural + `.deleted', OLD."id", ` + rest + "NULL, " + at + "); END"},
 	}
+}
+
+// addKeyIndex gives SQLite's events the index of the idempotency keys the
+// creation triggers keep on them (sqliteTriggers): partial, so that only
+// the event of a create sent with a key has an entry. PostgreSQL keeps its
+// keys in idempotency_keys, and its events need no such index.
+func addKeyIndex(tables []*schema.Table) error {
+	i := slices.IndexFunc(tables, func(t *schema.Table) bool { return t.Name == "events" })
+	if i < 0 {
+		return nil // no events, no triggers
+	}
+	t := tables[i]
+	if _, ok := t.Column("idempotency_key"); !ok {
+		return errors.New(`events: the creation triggers keep keys in "idempotency_key", a column it lacks`)
+	}
+	t.AddIndex("event_idempotency_key", false, []string{"idempotency_key"})
+	t.Indexes[len(t.Indexes)-1].Annotation = entsql.IndexWhere("idempotency_key IS NOT NULL")
+	return nil
 }
 
 func quoteIdent(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }

@@ -25,20 +25,24 @@ func (s *Server) janitor(stop <-chan struct{}) {
 	}
 }
 
-// sweep deletes expired idempotency keys, and events past their retention.
+// sweep deletes expired idempotency keys, and events past their retention
+// (never younger than the idempotency TTL).
 func (s *Server) sweep() {
 	ctx, cancel := context.WithTimeout(context.Background(), s.cfg.RequestTimeout)
 	defer cancel()
 	s.sweepBatches(ctx, "expired idempotency keys",
 		`DELETE FROM "idempotency_keys" WHERE "id" IN (SELECT "id" FROM "idempotency_keys" WHERE "expires_at" < ? LIMIT 5000)`, time.Now().UTC())
 	if s.cfg.EventRetention > 0 {
-		old := time.Now().Add(-s.cfg.EventRetention).UTC()
+		now := time.Now().UTC()
 		s.sweepBatches(ctx, "deliveries past the events' retention",
-			`DELETE FROM "webhook_deliveries" WHERE "id" IN (SELECT "id" FROM "webhook_deliveries" WHERE "created_at" < ? AND "status" <> 'pending' LIMIT 5000)`, old)
+			`DELETE FROM "webhook_deliveries" WHERE "id" IN (SELECT "id" FROM "webhook_deliveries" WHERE "created_at" < ? AND "status" <> 'pending' LIMIT 5000)`,
+			now.Add(-s.cfg.EventRetention))
 		// Oldest first, along the primary key (an event's number follows
-		// its time).
+		// its time); kept as long as idempotency keys at least: on SQLite
+		// a keyed create's key is kept on its event (package engine).
 		s.sweepBatches(ctx, "events past their retention",
-			`DELETE FROM "events" WHERE "id" IN (SELECT "id" FROM "events" ORDER BY "id" LIMIT 5000) AND "occurred_at" < ?`, old.UnixMicro())
+			`DELETE FROM "events" WHERE "id" IN (SELECT "id" FROM "events" ORDER BY "id" LIMIT 5000) AND "occurred_at" < ?`,
+			now.Add(-max(s.cfg.EventRetention, s.cfg.IdempotencyTTL)).UnixMicro())
 	}
 }
 

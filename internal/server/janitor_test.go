@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"io"
+	"slices"
 	"testing"
 	"time"
 
@@ -11,13 +12,16 @@ import (
 )
 
 // The janitor deletes expired idempotency keys, and events and finished
-// deliveries past the retention, and nothing younger.
+// deliveries past the retention, and nothing younger; and no event younger
+// than the idempotency TTL either (a keyed create's key can be kept on its
+// event).
 func TestSweep(t *testing.T) {
 	for _, d := range dbtest.Dialects {
 		t.Run(dbtest.Name(d), func(t *testing.T) {
 			database := dbtest.Open(t, d)
 			cfg := DefaultConfig()
 			cfg.EventRetention = time.Hour
+			cfg.IdempotencyTTL = 30 * time.Minute
 			s, err := New(cfg, database, io.Discard)
 			if err != nil {
 				t.Fatal(err)
@@ -41,11 +45,8 @@ VALUES (?, 1, 'wh', 'evt', '{}', 1, ?, ?, ?)`, []string{"old", "new"}[i]+"-"+sta
 				}
 			}
 			s.sweep()
-			for table, want := range map[string][]string{
-				"idempotency_keys":   {"new"},
-				"events":             {"new"},
-				"webhook_deliveries": {"new-delivered", "new-pending", "old-pending"},
-			} {
+			read := func(table string) []string {
+				t.Helper()
 				col := "id"
 				if table == "events" {
 					col = "record_id"
@@ -59,14 +60,24 @@ VALUES (?, 1, 'wh', 'evt', '{}', 1, ?, ?, ?)`, []string{"old", "new"}[i]+"-"+sta
 				if err != nil {
 					t.Fatal(err)
 				}
-				if len(got) != len(want) {
+				return got
+			}
+			for table, want := range map[string][]string{
+				"idempotency_keys":   {"new"},
+				"events":             {"new"},
+				"webhook_deliveries": {"new-delivered", "new-pending", "old-pending"},
+			} {
+				if got := read(table); !slices.Equal(got, want) {
 					t.Fatalf("%s after the sweep: %v, want %v", table, got, want)
 				}
-				for i := range want {
-					if got[i] != want[i] {
-						t.Fatalf("%s after the sweep: %v, want %v", table, got, want)
-					}
-				}
+			}
+			// With keys living three hours, an event of two hours ago stays.
+			s.cfg.IdempotencyTTL = 3 * time.Hour
+			exec(`INSERT INTO "events" ("txid", "team_id", "type", "record_id", "occurred_at") VALUES (0, 1, 'customers.created', 'keyed', ?)`,
+				now.Add(-2*time.Hour).UnixMicro())
+			s.sweep()
+			if got, want := read("events"), []string{"keyed", "new"}; !slices.Equal(got, want) {
+				t.Fatalf("events after the sweep: %v, want %v", got, want)
 			}
 		})
 	}
