@@ -108,6 +108,29 @@ func TestASchemaChangeMakesAMigration(t *testing.T) {
 	}
 }
 
+// A change SQLite makes by rebuilding the events table — a column added
+// with its index — applies, though every event trigger names the table
+// the rebuild drops and renames.
+func TestSQLiteRebuildsTheEventsTable(t *testing.T) {
+	tables, err := schemaTables(repoGraph(t), migrate.SQLite)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tb := range tables {
+		if tb.Name == "events" {
+			tb.AddColumn(&schema.Column{Name: "source", Type: field.TypeString, Nullable: true})
+			tb.AddIndex("event_source", false, []string{"source"})
+		}
+	}
+	set, _ := readMigrations(repoConfig(), migrate.SQLite)
+	sql := diffOn(t, migrate.SQLite, set, tables)
+	for _, want := range []string{"ALTER TABLE `new_events` RENAME TO `events`;", "PRAGMA legacy_alter_table = on;"} {
+		if !strings.Contains(sql, want) {
+			t.Fatalf("want the migration to contain\n%s\ngot\n%s", want, sql)
+		}
+	}
+}
+
 func TestPlanFormatterIsStable(t *testing.T) {
 	set, _ := readMigrations(repoConfig(), migrate.SQLite)
 	if len(set) == 0 {

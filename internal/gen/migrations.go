@@ -275,6 +275,12 @@ func diff(ctx context.Context, dialect string, db *sql.DB, set []migrate.Migrati
 
 // planFormatter writes a plan as one statement per line, each after its
 // comment, with nothing that varies between runs (no timestamps).
+//
+// A SQLite plan that rebuilds a table (foreign keys off, a copy, the old
+// table dropped, the copy renamed) also turns legacy_alter_table on for the
+// rebuild: otherwise SQLite checks every trigger when the copy is renamed,
+// and the event triggers of every other table, which write to "events",
+// fail that check while a rebuild of events has it dropped.
 type planFormatter struct{}
 
 func (planFormatter) Format(p *atlas.Plan) ([]atlas.File, error) {
@@ -284,6 +290,12 @@ func (planFormatter) Format(p *atlas.Plan) ([]atlas.File, error) {
 			b.WriteString("-- " + strings.ToUpper(c.Comment[:1]) + c.Comment[1:] + "\n")
 		}
 		b.WriteString(c.Cmd + ";\n")
+		switch c.Cmd {
+		case "PRAGMA foreign_keys = off":
+			b.WriteString("PRAGMA legacy_alter_table = on;\n")
+		case "PRAGMA foreign_keys = on":
+			b.WriteString("PRAGMA legacy_alter_table = off;\n")
+		}
 	}
 	return []atlas.File{atlas.NewLocalFile(p.Name+".sql", []byte(b.String()))}, nil
 }
