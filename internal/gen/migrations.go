@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	atlas "ariga.io/atlas/sql/migrate"
+	atlasschema "ariga.io/atlas/sql/schema"
 	entsql "entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/schema"
 	"entgo.io/ent/entc/gen"
@@ -236,7 +237,7 @@ func diff(ctx context.Context, dialect string, db *sql.DB, set []migrate.Migrati
 	}
 	dir := atlas.OpenMemDir("recordsgen-" + dialect + "-" + randomSuffix())
 	defer dir.Close()
-	m, err := schema.NewMigrate(entsql.OpenDB(dialect, db),
+	opts := []schema.MigrateOption{
 		schema.WithDir(dir),
 		schema.WithFormatter(planFormatter{}),
 		schema.WithMigrationMode(schema.ModeInspect),
@@ -244,7 +245,11 @@ func diff(ctx context.Context, dialect string, db *sql.DB, set []migrate.Migrati
 		// the schema drops its column. The file is reviewed before it lands.
 		schema.WithDropColumn(true),
 		schema.WithDropIndex(true),
-	)
+	}
+	if dialect == migrate.SQLite {
+		opts = append(opts, schema.WithDiffHook(addColumnsInPlace))
+	}
+	m, err := schema.NewMigrate(entsql.OpenDB(dialect, db), opts...)
 	if err != nil {
 		return "", err
 	}
@@ -271,6 +276,33 @@ func diff(ctx context.Context, dialect string, db *sql.DB, set []migrate.Migrati
 		return "", fmt.Errorf("comparing the %s event triggers: %w", dialect, err)
 	}
 	return b.String() + triggers, nil
+}
+
+// addColumnsInPlace keeps a column added with an index (a sortable or
+// unique member) from costing a copy of its table on SQLite: the migration
+// engine rebuilds a table whose added column has an index, copying every
+// row, where ALTER TABLE … ADD COLUMN and CREATE INDEX, which the plan
+// holds anyway, do the same in place. A column added with a foreign key
+// still rebuilds (SQLite adds one in place only with a null default).
+func addColumnsInPlace(next schema.Differ) schema.Differ {
+	return schema.DiffFunc(func(current, desired *atlasschema.Schema) ([]atlasschema.Change, error) {
+		changes, err := next.Diff(current, desired)
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range changes {
+			m, ok := c.(*atlasschema.ModifyTable)
+			if !ok {
+				continue
+			}
+			for _, mc := range m.Changes {
+				if add, ok := mc.(*atlasschema.AddColumn); ok && len(add.C.ForeignKeys) == 0 {
+					add.C.Indexes = nil
+				}
+			}
+		}
+		return changes, nil
+	})
 }
 
 // planFormatter writes a plan as one statement per line, each after its
