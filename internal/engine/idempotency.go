@@ -191,10 +191,10 @@ func (s *Service) idempotencyTTL() time.Duration {
 // takeKey takes the key id for this transaction and returns its stored
 // answer, if it has one that has not expired — on SQLite, kept in
 // idempotency_keys or on the event of a one-statement create (keyed.go);
-// the same statement sets the events' meta for the transaction (meta.go). On PostgreSQL the key is an
-// advisory lock held to the transaction's end: another transaction holding
-// it is a request with the key still running. SQLite runs one write at a
-// time, so the key is always free.
+// the same statement sets the events' meta for the transaction (meta.go).
+// On PostgreSQL the key is an advisory lock held to the transaction's end:
+// another transaction holding it is a request with the key still running.
+// SQLite runs one write at a time, so the key is always free.
 func takeKey(ctx context.Context, w Writer, id, meta string, ttl time.Duration) (*storedAnswer, error) {
 	var a storedAnswer
 	var etag sql.NullString
