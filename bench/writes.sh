@@ -2,10 +2,11 @@
 # Writes against the hand-written baseline (bench/baseline: one prepared
 # INSERT/UPDATE … RETURNING per request, autocommitted): create, PATCH and
 # upsert, and a create with an Idempotency-Key, on SQLite and PostgreSQL.
-# Each comparison runs in turn (service, baseline, baseline, service).
-# Prints mean requests/s, the worse p99 of each side, the service's
-# statements and transactions per request (from /metrics), and the two
-# ratios in turn. The last lines per database, "events 1" and
+# Each comparison runs in turn (service, baseline, baseline, service), and
+# keyed creates against unkeyed ones the same way (keyed, create, create,
+# keyed). Prints mean requests/s, the worse p99 of each side, the
+# service's statements and transactions per request (from /metrics), and
+# the two ratios in turn. The last lines per database, "events 1" and
 # "events 2", compare creates (with their events) to creates with the event
 # trigger dropped, run in turn.
 #
@@ -139,9 +140,16 @@ for db in "${dbs[@]}"; do
       s_rps=$(echo "($s_rps + $s2) / 2" | bc -l); b_rps=$(echo "($b1 + $b2) / 2" | bc -l)
       printf '%-9s %-14s %10.2f %10.2f %6.2f %9s %9s %6.2f %5.2f   (in turn: %.2f, %.2f)\n' "$db" "$w" "$s_rps" "$b_rps" "$(echo "$s_rps / $b_rps" | bc -l)" "$s_p99" "$b_p99" "$stmts" "$txs" "$r1" "$r2"
     else
-      printf '%-9s %-14s %10s %10s %6.2f %9s %9s %6.2f %5.2f\n' "$db" "$w (key)" "$s_rps" "($c_rps)" "$(echo "$s_rps / $c_rps" | bc -l)" "$s_p99" "" "$stmts" "$txs"
+      # Keyed creates against unkeyed ones, in turn too: keyed, create,
+      # create, keyed.
+      read -r c1 _ _ < <(run "service create" create "$s_url" "")
+      read -r c2 _ _ < <(run "service create" create "$s_url" "")
+      read -r k2 k2_p99 _ < <(run "service keyed" keyed "$s_url" "")
+      r1=$(echo "$s_rps / $c1" | bc -l); r2=$(echo "$k2 / $c2" | bc -l)
+      s_p99=$(worse "$s_p99" "$k2_p99")
+      s_rps=$(echo "($s_rps + $k2) / 2" | bc -l); c_rps=$(echo "($c1 + $c2) / 2" | bc -l)
+      printf '%-9s %-14s %10.2f %10s %6.2f %9s %9s %6.2f %5.2f   (in turn: %.2f, %.2f)\n' "$db" "$w (key)" "$s_rps" "($(printf %.2f "$c_rps"))" "$(echo "$s_rps / $c_rps" | bc -l)" "$s_p99" "" "$stmts" "$txs" "$r1" "$r2"
     fi
-    [ $w = create ] && c_rps=$(printf "%.2f" "$s_rps")
   done
 
   # What events cost a write: creates with the customers table's event
