@@ -238,8 +238,9 @@ func sqliteTriggers(e eventTable) []sqliteTrigger {
 		b.WriteString(")")
 		return b.String()
 	}
-	const cols = `INSERT INTO "events" ("txid", "team_id", "type", "record_id", "meta", "image", "occurred_at") VALUES (0, `
-	const keyedCols = `INSERT INTO "events" ("txid", "team_id", "type", "record_id", "meta", "image", "occurred_at", "idempotency_key", "idempotency_fingerprint") VALUES (0, `
+	const into = `INSERT INTO "events" ("txid", "team_id", "type", "record_id", "meta", "image", "occurred_at"`
+	const cols = into + `) VALUES (0, `
+	const keyedCols = into + `, "idempotency_key", "idempotency_fingerprint") VALUES (0, `
 	const rest = `current_setting('records.meta', 1), `
 	const at = `CAST(unixepoch('subsec') * 1000000 AS INTEGER)`
 	const key = `current_setting('records.key', 1), current_setting('records.key_fingerprint', 1)`

@@ -182,8 +182,8 @@ func (p *filterParser) operator(col *Column, name string, n node, path string) *
 	if Op(name) == In || Op(name) == Nin {
 		return p.leaf(col, Op(name), nil, n, path)
 	}
-	raw, ok := n.value()
-	if _, nested := n.members(); !ok || nested {
+	raw, ok := scalar(n)
+	if !ok {
 		if n.text() {
 			p.fail(path, "takes one value: filter[member][%s]=value", name)
 		} else {
@@ -252,8 +252,8 @@ func (p *filterParser) list(f *Filter, n node, path string) *Filter {
 	var names []string // each item's index, as the client wrote it
 	if entries, ok := n.items(); ok {
 		for _, e := range entries {
-			raw, ok := e.node.value()
-			if _, nested := e.node.members(); !ok || nested {
+			raw, ok := scalar(e.node)
+			if !ok {
 				p.fail(path+"["+e.name+"]", "must be a value")
 				return nil
 			}

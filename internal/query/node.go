@@ -25,6 +25,16 @@ type node interface {
 	text() bool
 }
 
+// scalar is n's value when n holds nothing else (no members beside it, as
+// a query string's filter[qty][gt]=1&filter[qty][gt][0]=2 would).
+func scalar(n node) ([]byte, bool) {
+	raw, ok := n.value()
+	if _, nested := n.members(); !ok || nested {
+		return nil, false
+	}
+	return raw, true
+}
+
 // entry is a member of an object or an item of an array.
 type entry struct {
 	name string

@@ -30,10 +30,10 @@ func (s *Server) janitor(stop <-chan struct{}) {
 func (s *Server) sweep() {
 	ctx, cancel := context.WithTimeout(context.Background(), s.cfg.RequestTimeout)
 	defer cancel()
+	now := time.Now().UTC()
 	s.sweepBatches(ctx, "expired idempotency keys",
-		`DELETE FROM "idempotency_keys" WHERE "id" IN (SELECT "id" FROM "idempotency_keys" WHERE "expires_at" < ? LIMIT 5000)`, time.Now().UTC())
+		`DELETE FROM "idempotency_keys" WHERE "id" IN (SELECT "id" FROM "idempotency_keys" WHERE "expires_at" < ? LIMIT 5000)`, now)
 	if s.cfg.EventRetention > 0 {
-		now := time.Now().UTC()
 		s.sweepBatches(ctx, "deliveries past the events' retention",
 			`DELETE FROM "webhook_deliveries" WHERE "id" IN (SELECT "id" FROM "webhook_deliveries" WHERE "created_at" < ? AND "status" <> 'pending' LIMIT 5000)`,
 			now.Add(-s.cfg.EventRetention))
