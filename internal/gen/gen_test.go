@@ -3,8 +3,10 @@ package gen
 import (
 	"context"
 	"errors"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -44,23 +46,23 @@ func repoGraph(t *testing.T) *gen.Graph {
 }
 
 // diffOn diffs set against tables on a scratch database of the dialect.
-func diffOn(t *testing.T, dialect string, set []migrate.Migration, tables []*schema.Table) string {
+func diffOn(t *testing.T, dialect string, set []migrate.Migration, tables []*schema.Table) plan {
 	t.Helper()
 	events, err := eventTables(repoGraph(t), tables)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var sql string
+	var p plan
 	if dialect == migrate.SQLite {
-		sql, err = diffSQLite(context.Background(), set, tables, events)
+		p, err = diffSQLite(context.Background(), set, tables, events)
 	} else {
 		dbtest.RequirePostgres(t)
-		sql, err = diffPostgres(context.Background(), dbtest.PostgresURL(), set, tables, events)
+		p, err = diffPostgres(context.Background(), dbtest.PostgresURL(), set, tables, events)
 	}
 	if err != nil {
 		t.Fatal(err)
 	}
-	return sql
+	return p
 }
 
 func TestCommittedMigrationsMatchTheSchema(t *testing.T) {
@@ -74,8 +76,8 @@ func TestCommittedMigrationsMatchTheSchema(t *testing.T) {
 			if err != nil || len(set) == 0 {
 				t.Fatalf("reading the %s migrations: %d files, %v", d, len(set), err)
 			}
-			if sql := diffOn(t, d, set, tables); sql != "" {
-				t.Fatalf("the schema changed without a migration; run `make generate`. Missing:\n%s", sql)
+			if p := diffOn(t, d, set, tables); !p.empty() {
+				t.Fatalf("the schema changed without a migration; run `make generate`. Missing:\n%s%s", p.sql, p.builds)
 			}
 		})
 	}
@@ -101,17 +103,17 @@ func TestASchemaChangeMakesAMigration(t *testing.T) {
 				}
 			}
 			set, _ := readMigrations(repoConfig(), d)
-			if sql := diffOn(t, d, set, tables); !strings.Contains(sql, want[d]) {
+			if sql := diffOn(t, d, set, tables).sql; !strings.Contains(sql, want[d]) {
 				t.Fatalf("want the migration to contain\n%s\ngot\n%s", want[d], sql)
 			}
 		})
 	}
 }
 
-// A member added with an index (sortable, or unique) is added in place on
-// SQLite, its table not copied.
-func TestAnIndexedMemberIsAddedInPlace(t *testing.T) {
-	tables, err := schemaTables(repoGraph(t), migrate.SQLite)
+// indexedMembersDiff is the migration of dialect for the schema as if
+// Customer had gained a sortable member, notes, and a unique one, badge.
+func indexedMembersDiff(t *testing.T, dialect string) plan {
+	tables, err := schemaTables(repoGraph(t), dialect)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,8 +124,14 @@ func TestAnIndexedMemberIsAddedInPlace(t *testing.T) {
 			tb.AddColumn(&schema.Column{Name: "badge", Type: field.TypeString, Nullable: true, Unique: true})
 		}
 	}
-	set, _ := readMigrations(repoConfig(), migrate.SQLite)
-	sql := diffOn(t, migrate.SQLite, set, tables)
+	set, _ := readMigrations(repoConfig(), dialect)
+	return diffOn(t, dialect, set, tables)
+}
+
+// A member added with an index (sortable, or unique) is added in place on
+// SQLite, its table not copied.
+func TestAnIndexedMemberIsAddedInPlace(t *testing.T) {
+	sql := indexedMembersDiff(t, migrate.SQLite).sql
 	for _, want := range []string{
 		"ALTER TABLE `customers` ADD COLUMN `notes` text NULL;",
 		"CREATE INDEX `customer_team_id_notes_id` ON `customers` (`team_id`, `notes`, `id`);",
@@ -136,6 +144,39 @@ func TestAnIndexedMemberIsAddedInPlace(t *testing.T) {
 	}
 	if strings.Contains(sql, "new_customers") {
 		t.Fatalf("the migration copies the table:\n%s", sql)
+	}
+}
+
+// On PostgreSQL an index added to a table that exists — a sortable member,
+// a unique one — is built with CREATE INDEX CONCURRENTLY, which lets writes
+// go on, in statements of their own outside the migration's transaction,
+// each after a DROP of what a build cut short would have left.
+func TestAnIndexOnATableThatExistsIsBuiltConcurrently(t *testing.T) {
+	p := indexedMembersDiff(t, migrate.Postgres)
+	if !strings.Contains(p.sql, `ALTER TABLE "customers" ADD COLUMN "notes" character varying NULL`) || strings.Contains(p.sql, "INDEX") {
+		t.Fatalf("want the columns added in the transaction, and no index built there; got\n%s", p.sql)
+	}
+	want := `DROP INDEX CONCURRENTLY IF EXISTS "customer_team_id_notes_id";
+CREATE INDEX CONCURRENTLY "customer_team_id_notes_id" ON "customers" ("team_id", "notes", "id");`
+	wantUnique := `DROP INDEX CONCURRENTLY IF EXISTS "customers_badge_key";
+CREATE UNIQUE INDEX CONCURRENTLY "customers_badge_key" ON "customers" ("badge");`
+	if !strings.Contains(p.builds, want) || !strings.Contains(p.builds, wantUnique) {
+		t.Fatalf("want the builds\n%s\n%s\ngot\n%s", want, wantUnique, p.builds)
+	}
+
+	// The builds are the next version, for both databases: a file applied
+	// one statement at a time on PostgreSQL, one that changes nothing on
+	// SQLite.
+	files := migrationSet("internal/migrations", map[string]plan{migrate.SQLite: {sql: "ALTER TABLE x;\n"}, migrate.Postgres: p}, 9, "notes")
+	pg := string(files["internal/migrations/postgres/0010_notes_indexes.sql"])
+	lite := string(files["internal/migrations/sqlite/0010_notes_indexes.sql"])
+	if len(files) != 4 || !strings.Contains(pg, migrate.NoTransaction+"\n") || !strings.Contains(pg, want) ||
+		!strings.Contains(lite, "No change") || strings.Contains(string(files["internal/migrations/postgres/0009_notes.sql"]), "INDEX") {
+		t.Fatalf("want 0009_notes.sql and 0010_notes_indexes.sql for each database; got %v", slices.Sorted(maps.Keys(files)))
+	}
+	m := migrate.Migration{SQL: pg}
+	if m.Transactional() {
+		t.Fatalf("the builds' file must be applied outside a transaction:\n%s", pg)
 	}
 }
 
@@ -154,7 +195,7 @@ func TestSQLiteRebuildsTheEventsTable(t *testing.T) {
 		}
 	}
 	set, _ := readMigrations(repoConfig(), migrate.SQLite)
-	sql := diffOn(t, migrate.SQLite, set, tables)
+	sql := diffOn(t, migrate.SQLite, set, tables).sql
 	for _, want := range []string{"ALTER TABLE `new_events` RENAME TO `events`;", "PRAGMA legacy_alter_table = on;"} {
 		if !strings.Contains(sql, want) {
 			t.Fatalf("want the migration to contain\n%s\ngot\n%s", want, sql)
@@ -269,15 +310,15 @@ func TestAThrowAwayPostgresWritesTheMigration(t *testing.T) {
 		t.Fatal(err)
 	}
 	set, _ := readMigrations(repoConfig(), migrate.Postgres)
-	sql, err := diffInThrowAwayPostgres(context.Background(), set, tables, events)
+	p, err := diffInThrowAwayPostgres(context.Background(), set, tables, events)
 	if errors.Is(err, scratch.ErrNoPostgres) && os.Getenv("CI") == "" {
 		t.Skip(err)
 	}
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := `ALTER TABLE "customers" ADD COLUMN "notes" character varying NULL;`; !strings.Contains(sql, want) {
-		t.Fatalf("want the migration to contain %s, got\n%s", want, sql)
+	if want := `ALTER TABLE "customers" ADD COLUMN "notes" character varying NULL;`; !strings.Contains(p.sql, want) {
+		t.Fatalf("want the migration to contain %s, got\n%s", want, p.sql)
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	atlas "ariga.io/atlas/sql/migrate"
+	"ariga.io/atlas/sql/postgres"
 	atlasschema "ariga.io/atlas/sql/schema"
 	entsql "entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/schema"
@@ -55,7 +56,7 @@ func migrationFiles(ctx context.Context, cfg Config, graph *gen.Graph) (_ map[st
 	}
 
 	var notes []string
-	changes := map[string]string{}
+	changes := map[string]plan{}
 	changes[migrate.SQLite], err = diffSQLite(ctx, sets[migrate.SQLite], tables[migrate.SQLite], events)
 	if err != nil {
 		return nil, nil, err
@@ -63,7 +64,7 @@ func migrationFiles(ctx context.Context, cfg Config, graph *gen.Graph) (_ map[st
 	changes[migrate.Postgres], err = diffPostgres(ctx, cfg.DevPostgresURL, sets[migrate.Postgres], tables[migrate.Postgres], events)
 	var unreachable *unreachableError
 	switch {
-	case errors.As(err, &unreachable) && changes[migrate.SQLite] == "":
+	case errors.As(err, &unreachable) && changes[migrate.SQLite].empty():
 		// Without a schema change SQLite would see, PostgreSQL almost surely
 		// has none either; the test suite checks both sets in full.
 		notes = append(notes, "PostgreSQL migrations not checked: "+unreachable.Error())
@@ -78,7 +79,7 @@ func migrationFiles(ctx context.Context, cfg Config, graph *gen.Graph) (_ map[st
 	case err != nil:
 		return nil, nil, err
 	}
-	if changes[migrate.SQLite] == "" && changes[migrate.Postgres] == "" {
+	if changes[migrate.SQLite].empty() && changes[migrate.Postgres].empty() {
 		return nil, notes, nil
 	}
 
@@ -96,16 +97,45 @@ func migrationFiles(ctx context.Context, cfg Config, graph *gen.Graph) (_ map[st
 	if n := len(sets[migrate.SQLite]); n > 0 {
 		version = sets[migrate.SQLite][n-1].Version + 1
 	}
+	return migrationSet(cfg.MigrationsDir, changes, version, name), notes, nil
+}
+
+// migrationSet is the files of version, one per database, and when
+// PostgreSQL builds indexes concurrently, those of the next version: a file
+// applied one statement at a time outside a transaction.
+func migrationSet(dir string, changes map[string]plan, version int, name string) map[string][]byte {
 	files := map[string][]byte{}
-	for d, sql := range changes {
+	write := func(d string, version int, name, sql string) {
 		if sql == "" {
 			sql = "-- No change for this database.\n"
 		}
-		p := path.Join(cfg.MigrationsDir, migrate.Dirs[d], fmt.Sprintf("%04d_%s.sql", version, name))
+		p := path.Join(dir, migrate.Dirs[d], fmt.Sprintf("%04d_%s.sql", version, name))
 		files[p] = []byte(migrationHeader + sql)
 	}
-	return files, notes, nil
+	builds := false
+	for d, c := range changes {
+		write(d, version, name, c.sql)
+		builds = builds || c.builds != ""
+	}
+	if builds {
+		for d, c := range changes {
+			sql := c.builds
+			if sql != "" {
+				sql = migrate.NoTransaction + "\n" + sql
+			}
+			write(d, version+1, name+"_indexes", sql)
+		}
+	}
+	return files
 }
+
+// plan is what one database's migration does: sql, in one transaction;
+// then builds, index builds on tables that exist (PostgreSQL's CREATE INDEX
+// CONCURRENTLY, which lets writes go on while it reads the table but
+// cannot run inside a transaction), each statement on its own.
+type plan struct{ sql, builds string }
+
+func (p plan) empty() bool { return p.sql == "" && p.builds == "" }
 
 // schemaTables are the tables the migrations of dialect must create: ent's,
 // with the indexes of sortable members, and on SQLite the index of the
@@ -179,10 +209,10 @@ func sameVersions(a, b []migrate.Migration) bool {
 
 // diffSQLite replays set on an in-memory SQLite and returns the SQL that
 // brings it to tables ("" when it matches).
-func diffSQLite(ctx context.Context, set []migrate.Migration, tables []*schema.Table, events []eventTable) (string, error) {
+func diffSQLite(ctx context.Context, set []migrate.Migration, tables []*schema.Table, events []eventTable) (plan, error) {
 	db, err := scratch.SQLiteMemory()
 	if err != nil {
-		return "", err
+		return plan{}, err
 	}
 	defer db.Close()
 	return diff(ctx, migrate.SQLite, db, set, tables, events)
@@ -196,18 +226,18 @@ func (e *unreachableError) Unwrap() error { return e.err }
 
 // diffPostgres does what diffSQLite does in a scratch schema of the
 // PostgreSQL at devURL.
-func diffPostgres(ctx context.Context, devURL string, set []migrate.Migration, tables []*schema.Table, events []eventTable) (out string, err error) {
+func diffPostgres(ctx context.Context, devURL string, set []migrate.Migration, tables []*schema.Table, events []eventTable) (out plan, err error) {
 	if devURL == "" {
-		return "", &unreachableError{errors.New("no scratch PostgreSQL URL given")}
+		return plan{}, &unreachableError{errors.New("no scratch PostgreSQL URL given")}
 	}
 	u, drop, err := scratch.PostgresSchema(ctx, devURL, "recordsgen")
 	if err != nil {
-		return "", &unreachableError{err}
+		return plan{}, &unreachableError{err}
 	}
 	defer func() { err = errors.Join(err, drop()) }()
 	db, err := sql.Open("postgres", u)
 	if err != nil {
-		return "", err
+		return plan{}, err
 	}
 	defer db.Close()
 	return diff(ctx, migrate.Postgres, db, set, tables, events)
@@ -215,25 +245,26 @@ func diffPostgres(ctx context.Context, devURL string, set []migrate.Migration, t
 
 // diffInThrowAwayPostgres is diffPostgres in a PostgreSQL cluster made for
 // it (initdb in a temporary folder) and removed afterwards.
-func diffInThrowAwayPostgres(ctx context.Context, set []migrate.Migration, tables []*schema.Table, events []eventTable) (out string, err error) {
+func diffInThrowAwayPostgres(ctx context.Context, set []migrate.Migration, tables []*schema.Table, events []eventTable) (out plan, err error) {
 	c, err := scratch.NewCluster()
 	if err != nil {
-		return "", err
+		return plan{}, err
 	}
 	defer func() { err = errors.Join(err, c.Remove()) }()
 	u, err := c.URL(ctx, "recordsgen")
 	if err != nil {
-		return "", err
+		return plan{}, err
 	}
 	return diffPostgres(ctx, u, set, tables, events)
 }
 
 // diff applies set to db and asks ent's migration engine (Atlas) for the
 // changes that bring db to tables, formatted one statement per line; then,
-// with those applied, for the event triggers' (triggers.go).
-func diff(ctx context.Context, dialect string, db *sql.DB, set []migrate.Migration, tables []*schema.Table, events []eventTable) (string, error) {
+// with those applied, for the event triggers' (triggers.go). On PostgreSQL
+// an index added to a table that exists is built concurrently, apart.
+func diff(ctx context.Context, dialect string, db *sql.DB, set []migrate.Migration, tables []*schema.Table, events []eventTable) (plan, error) {
 	if _, err := migrate.Apply(ctx, db, dialect, set); err != nil {
-		return "", fmt.Errorf("replaying the committed %s migrations: %w", dialect, err)
+		return plan{}, fmt.Errorf("replaying the committed %s migrations: %w", dialect, err)
 	}
 	dir := atlas.OpenMemDir("recordsgen-" + dialect + "-" + randomSuffix())
 	defer dir.Close()
@@ -246,36 +277,73 @@ func diff(ctx context.Context, dialect string, db *sql.DB, set []migrate.Migrati
 		schema.WithDropColumn(true),
 		schema.WithDropIndex(true),
 	}
-	if dialect == migrate.SQLite {
+	switch dialect {
+	case migrate.SQLite:
 		opts = append(opts, schema.WithDiffHook(addColumnsInPlace))
+	case migrate.Postgres:
+		opts = append(opts, schema.WithDiffHook(buildIndexesConcurrently))
 	}
 	m, err := schema.NewMigrate(entsql.OpenDB(dialect, db), opts...)
 	if err != nil {
-		return "", err
+		return plan{}, err
 	}
 	if err := m.NamedDiff(ctx, "diff", tables...); err != nil {
-		return "", fmt.Errorf("diffing the %s schema: %w", dialect, err)
+		return plan{}, fmt.Errorf("diffing the %s schema: %w", dialect, err)
 	}
 	files, err := dir.Files()
 	if err != nil {
-		return "", err
+		return plan{}, err
 	}
-	var b strings.Builder
+	var out plan
 	for _, f := range files {
-		b.Write(f.Bytes())
+		if strings.HasSuffix(f.Name(), buildsSuffix) {
+			out.builds += string(f.Bytes())
+		} else {
+			out.sql += string(f.Bytes())
+		}
 	}
 	// A table SQLite rebuilds loses its triggers: they are compared with
 	// the database as the changes leave it.
-	if b.Len() > 0 {
-		if _, err := db.ExecContext(ctx, b.String()); err != nil {
-			return "", fmt.Errorf("applying the %s changes to compare triggers: %w; the changes:\n%s", dialect, err, b.String())
+	if out.sql != "" {
+		if _, err := db.ExecContext(ctx, out.sql); err != nil {
+			return plan{}, fmt.Errorf("applying the %s changes to compare triggers: %w; the changes:\n%s", dialect, err, out.sql)
+		}
+	}
+	for _, stmt := range migrate.Statements(out.builds) {
+		if _, err := db.ExecContext(ctx, stmt); err != nil {
+			return plan{}, fmt.Errorf("building the %s indexes: %w; the statement:\n%s", dialect, err, stmt)
 		}
 	}
 	triggers, err := triggerChanges(ctx, dialect, db, events)
 	if err != nil {
-		return "", fmt.Errorf("comparing the %s event triggers: %w", dialect, err)
+		return plan{}, fmt.Errorf("comparing the %s event triggers: %w", dialect, err)
 	}
-	return b.String() + triggers, nil
+	out.sql += triggers
+	return out, nil
+}
+
+// buildIndexesConcurrently has PostgreSQL build an index added to a table
+// that exists with CREATE INDEX CONCURRENTLY: a plain CREATE INDEX holds
+// every write to the table until the index is built, minutes on a large
+// one. (An index of a new table is made with the table, in the
+// migration's transaction.)
+func buildIndexesConcurrently(next schema.Differ) schema.Differ {
+	return schema.DiffFunc(func(current, desired *atlasschema.Schema) ([]atlasschema.Change, error) {
+		changes, err := next.Diff(current, desired)
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range changes {
+			if m, ok := c.(*atlasschema.ModifyTable); ok {
+				for _, mc := range m.Changes {
+					if add, ok := mc.(*atlasschema.AddIndex); ok {
+						add.Extra = append(add.Extra, &postgres.Concurrently{})
+					}
+				}
+			}
+		}
+		return changes, nil
+	})
 }
 
 // addColumnsInPlace keeps a column added with an index (a sortable or
@@ -313,21 +381,42 @@ func addColumnsInPlace(next schema.Differ) schema.Differ {
 // rebuild: otherwise SQLite checks every trigger when the copy is renamed,
 // and the event triggers of every other table, which write to "events",
 // fail that check while a rebuild of events has it dropped.
+//
+// An index PostgreSQL builds concurrently goes to a second file, ending in
+// buildsSuffix, after a DROP INDEX CONCURRENTLY IF EXISTS of its name: a
+// build cut short (the process killed) leaves an invalid index, which the
+// next attempt must drop to build it again.
 type planFormatter struct{}
 
+// buildsSuffix ends the name of the file planFormatter writes the
+// concurrent index builds to.
+const buildsSuffix = ".builds.sql"
+
 func (planFormatter) Format(p *atlas.Plan) ([]atlas.File, error) {
-	var b strings.Builder
+	var b, builds strings.Builder
 	for _, c := range p.Changes {
-		if c.Comment != "" {
-			b.WriteString("-- " + strings.ToUpper(c.Comment[:1]) + c.Comment[1:] + "\n")
+		w := &b
+		name, concurrent := migrate.ConcurrentIndex(c.Cmd)
+		if concurrent {
+			w = &builds
 		}
-		b.WriteString(c.Cmd + ";\n")
+		if c.Comment != "" {
+			w.WriteString("-- " + strings.ToUpper(c.Comment[:1]) + c.Comment[1:] + "\n")
+		}
+		if concurrent {
+			w.WriteString("DROP INDEX CONCURRENTLY IF EXISTS " + name + ";\n")
+		}
+		w.WriteString(c.Cmd + ";\n")
 		switch c.Cmd {
 		case "PRAGMA foreign_keys = off":
-			b.WriteString("PRAGMA legacy_alter_table = on;\n")
+			w.WriteString("PRAGMA legacy_alter_table = on;\n")
 		case "PRAGMA foreign_keys = on":
-			b.WriteString("PRAGMA legacy_alter_table = off;\n")
+			w.WriteString("PRAGMA legacy_alter_table = off;\n")
 		}
 	}
-	return []atlas.File{atlas.NewLocalFile(p.Name+".sql", []byte(b.String()))}, nil
+	files := []atlas.File{atlas.NewLocalFile(p.Name+".sql", []byte(b.String()))}
+	if builds.Len() > 0 {
+		files = append(files, atlas.NewLocalFile(p.Name+buildsSuffix, []byte(builds.String())))
+	}
+	return files, nil
 }

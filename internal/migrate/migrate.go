@@ -6,6 +6,11 @@
 // checksum of the file, in the table schema_migrations. A database that holds
 // a version this binary does not know is refused: it was migrated by a newer
 // binary, and an older one must not write to it.
+//
+// Each file is applied in one transaction, but for a file marked
+// NoTransaction: its statements run one at a time outside any, as
+// PostgreSQL's CREATE INDEX CONCURRENTLY must, and its version is recorded
+// once the last has run.
 package migrate
 
 import (
@@ -20,6 +25,7 @@ import (
 	"regexp"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -38,6 +44,13 @@ var Dirs = map[string]string{
 
 // Table records the applied migrations.
 const Table = "schema_migrations"
+
+// NoTransaction, a line of its own in a migration file, has the file applied
+// outside a transaction, one statement at a time. Such a file holds one
+// statement per line (comment lines aside), each safe to run again after a
+// failure: the version is recorded only once every statement has run, so a
+// file that failed midway runs from its start next time.
+const NoTransaction = "-- records:no-transaction"
 
 // Migration is one versioned migration file.
 type Migration struct {
@@ -219,7 +232,77 @@ func pending(ctx context.Context, conn *sql.Conn, set []Migration) ([]Migration,
 	return todo, nil
 }
 
-func applyOne(ctx context.Context, conn *sql.Conn, dialect string, m Migration) (err error) {
+// Transactional tells whether m is applied in one transaction (the rule) or
+// one statement at a time (a file marked NoTransaction).
+func (m Migration) Transactional() bool {
+	for line := range strings.Lines(m.SQL) {
+		if strings.TrimSpace(line) == NoTransaction {
+			return false
+		}
+	}
+	return true
+}
+
+// Statements splits a file of one statement per line, as the generator
+// writes them, into its statements, leaving out comment and empty lines.
+func Statements(text string) []string {
+	var out []string
+	for line := range strings.Lines(text) {
+		line = strings.TrimSpace(line)
+		if line != "" && !strings.HasPrefix(line, "--") {
+			out = append(out, line)
+		}
+	}
+	return out
+}
+
+// concurrentIndex matches the index a CREATE INDEX CONCURRENTLY builds.
+var concurrentIndex = regexp.MustCompile(`^CREATE (?:UNIQUE )?INDEX CONCURRENTLY (?:IF NOT EXISTS )?("(?:[^"]|"")+")`)
+
+// ConcurrentIndex answers the name, quoted, of the index stmt builds when it
+// is a CREATE INDEX CONCURRENTLY.
+func ConcurrentIndex(stmt string) (string, bool) {
+	m := concurrentIndex.FindStringSubmatch(stmt)
+	if m == nil {
+		return "", false
+	}
+	return m[1], true
+}
+
+func applyOne(ctx context.Context, conn *sql.Conn, dialect string, m Migration) error {
+	if !m.Transactional() {
+		return applyEach(ctx, conn, dialect, m)
+	}
+	return inTx(ctx, conn, dialect, m, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, m.SQL); err != nil {
+			return err
+		}
+		if dialect == SQLite {
+			return foreignKeyCheck(ctx, tx)
+		}
+		return nil
+	})
+}
+
+// applyEach runs the statements of a NoTransaction file one at a time, then
+// records its version. A CREATE INDEX CONCURRENTLY that fails leaves an
+// invalid index behind, which PostgreSQL still updates on every write (and,
+// unique, may still check): it is dropped before the failure is reported.
+func applyEach(ctx context.Context, conn *sql.Conn, dialect string, m Migration) error {
+	for _, stmt := range Statements(m.SQL) {
+		if _, err := conn.ExecContext(ctx, stmt); err != nil {
+			if name, ok := ConcurrentIndex(stmt); ok {
+				_, derr := conn.ExecContext(context.WithoutCancel(ctx), `DROP INDEX CONCURRENTLY IF EXISTS `+name)
+				err = errors.Join(err, derr)
+			}
+			return fmt.Errorf("migration %s: %w", m.Name, err)
+		}
+	}
+	return inTx(ctx, conn, dialect, m, func(*sql.Tx) error { return nil })
+}
+
+// inTx runs fn and records m as applied, in one transaction.
+func inTx(ctx context.Context, conn *sql.Conn, dialect string, m Migration, fn func(tx *sql.Tx) error) (err error) {
 	tx, err := conn.BeginTx(ctx, nil)
 	if err != nil {
 		return err
@@ -229,13 +312,8 @@ func applyOne(ctx context.Context, conn *sql.Conn, dialect string, m Migration) 
 			err = errors.Join(fmt.Errorf("migration %s: %w", m.Name, err), tx.Rollback())
 		}
 	}()
-	if _, err := tx.ExecContext(ctx, m.SQL); err != nil {
+	if err := fn(tx); err != nil {
 		return err
-	}
-	if dialect == SQLite {
-		if err := foreignKeyCheck(ctx, tx); err != nil {
-			return err
-		}
 	}
 	insert := `INSERT INTO ` + Table + ` (version, name, checksum, applied_at) VALUES (?, ?, ?, ?)`
 	if dialect == Postgres {
