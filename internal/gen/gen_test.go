@@ -167,16 +167,21 @@ CREATE UNIQUE INDEX CONCURRENTLY "customers_badge_key" ON "customers" ("badge");
 	// The builds are the next version, for both databases: a file applied
 	// one statement at a time on PostgreSQL, one that changes nothing on
 	// SQLite.
-	files := migrationSet("internal/migrations", map[string]plan{migrate.SQLite: {sql: "ALTER TABLE x;\n"}, migrate.Postgres: p}, 9, "notes")
-	pg := string(files["internal/migrations/postgres/0010_notes_indexes.sql"])
-	lite := string(files["internal/migrations/sqlite/0010_notes_indexes.sql"])
-	if len(files) != 4 || !strings.Contains(pg, migrate.NoTransaction+"\n") || !strings.Contains(pg, want) ||
-		!strings.Contains(lite, "No change") || strings.Contains(string(files["internal/migrations/postgres/0009_notes.sql"]), "INDEX") {
+	files := migrationSet("m", map[string]plan{migrate.SQLite: {sql: "ALTER TABLE x;\n"}, migrate.Postgres: p}, 9, "notes")
+	pg, lite := string(files["m/postgres/0010_notes_indexes.sql"]), string(files["m/sqlite/0010_notes_indexes.sql"])
+	if len(files) != 4 || (migrate.Migration{SQL: pg}).Transactional() || !strings.Contains(pg, want) ||
+		!strings.Contains(lite, "No change") || strings.Contains(string(files["m/postgres/0009_notes.sql"]), "INDEX") {
 		t.Fatalf("want 0009_notes.sql and 0010_notes_indexes.sql for each database; got %v", slices.Sorted(maps.Keys(files)))
 	}
-	m := migrate.Migration{SQL: pg}
-	if m.Transactional() {
-		t.Fatalf("the builds' file must be applied outside a transaction:\n%s", pg)
+	// A member made sortable changes nothing else on PostgreSQL: the
+	// version's own file is the build.
+	files = migrationSet("m", map[string]plan{migrate.SQLite: {sql: "CREATE INDEX x;\n"}, migrate.Postgres: {builds: want}}, 9, "sorted")
+	pg = string(files["m/postgres/0009_sorted.sql"])
+	if len(files) != 2 || (migrate.Migration{SQL: pg}).Transactional() || !strings.Contains(pg, want) {
+		t.Fatalf("want one file a database, PostgreSQL's applied outside a transaction; got %v:\n%s", slices.Sorted(maps.Keys(files)), pg)
+	}
+	if !(migrate.Migration{SQL: string(files["m/sqlite/0009_sorted.sql"])}).Transactional() {
+		t.Fatal("SQLite's file is applied in a transaction")
 	}
 }
 

@@ -100,9 +100,10 @@ func migrationFiles(ctx context.Context, cfg Config, graph *gen.Graph) (_ map[st
 	return migrationSet(cfg.MigrationsDir, changes, version, name), notes, nil
 }
 
-// migrationSet is the files of version, one per database, and when
-// PostgreSQL builds indexes concurrently, those of the next version: a file
-// applied one statement at a time outside a transaction.
+// migrationSet is the files of version, one per database. Index builds
+// that must not hold writes are applied one statement at a time outside a
+// transaction, so they are a file of their own: the version's when the
+// database has nothing else to change, else the next version's.
 func migrationSet(dir string, changes map[string]plan, version int, name string) map[string][]byte {
 	files := map[string][]byte{}
 	write := func(d string, version int, name, sql string) {
@@ -112,18 +113,23 @@ func migrationSet(dir string, changes map[string]plan, version int, name string)
 		p := path.Join(dir, migrate.Dirs[d], fmt.Sprintf("%04d_%s.sql", version, name))
 		files[p] = []byte(migrationHeader + sql)
 	}
-	builds := false
-	for d, c := range changes {
-		write(d, version, name, c.sql)
-		builds = builds || c.builds != ""
+	apart := false // the builds go in the next version
+	for _, c := range changes {
+		apart = apart || (c.sql != "" && c.builds != "")
 	}
-	if builds {
-		for d, c := range changes {
-			sql := c.builds
-			if sql != "" {
-				sql = migrate.NoTransaction + "\n" + sql
-			}
-			write(d, version+1, name+"_indexes", sql)
+	for d, c := range changes {
+		builds := ""
+		if c.builds != "" {
+			builds = migrate.NoTransaction + "\n" + c.builds
+		}
+		switch {
+		case apart:
+			write(d, version, name, c.sql)
+			write(d, version+1, name+"_indexes", builds)
+		case c.builds != "":
+			write(d, version, name, builds)
+		default:
+			write(d, version, name, c.sql)
 		}
 	}
 	return files
