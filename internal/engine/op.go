@@ -213,7 +213,12 @@ func (op *Op[E]) parse(pathID string, members []wire.Member) (request, error) {
 	var errs []problem.MemberError
 	if pathID != "" {
 		if err := wire.CheckID(pathID); err != nil {
-			return req, problem.Member("id", "%s", err.Error())
+			if op.Kind == spec.Upsert || op.Kind == spec.GetOrCreate {
+				// It would be created: the id is what is wrong.
+				return req, problem.Member("id", "%s", err.Error())
+			}
+			// No record could have it: there is no such record.
+			return req, notFound(op.Res.Object, pathID)
 		}
 		req.id, req.hasID, req.idFrom = pathID, true, "the id in the path"
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"records/internal/problem"
+	"records/internal/spec"
 	"records/internal/wire"
 )
 
@@ -40,6 +41,7 @@ func TestParse(t *testing.T) {
 	update := &Op[thing]{IDMembers: []string{"return_id", "id"}, Wrapper: "return", Ignore: []string{"token"}}
 	aliased := &Op[thing]{IDMembers: []string{"id", "_id"}, Aliases: map[string]string{"status": "po_status"}}
 	byParent := &Op[thing]{IDMembers: []string{"id"}, By: "case_id"}
+	upsert := &Op[thing]{Kind: spec.Upsert, IDMembers: []string{"id"}}
 	cases := []struct {
 		name    string
 		op      *Op[thing]
@@ -58,7 +60,7 @@ func TestParse(t *testing.T) {
 		{name: "ignored member dropped", op: update, body: `{"id":"r1","token":"x"}`, id: "r1"},
 		{name: "path id and body id agree", op: update, path: "r1", body: `{"id":"r1"}`, id: "r1"},
 		{name: "path id and body id disagree", op: update, path: "r1", body: `{"id":"r2"}`, bad: []string{"id"}},
-		{name: "bad path id", op: update, path: "a\x01b", bad: []string{"id"}},
+		{name: "bad path id of an upsert", op: upsert, path: "a\x01b", bad: []string{"id"}},
 		{name: "alias", op: aliased, body: `{"_id":"p1","status":"open"}`, id: "p1", members: []string{"po_status"}},
 		{name: "id not a string", op: aliased, body: `{"id":{}}`, bad: []string{"id"}},
 		{name: "by parent", op: byParent, body: `{"case_id":"c1"}`, by: "c1"},
@@ -84,6 +86,17 @@ func TestParse(t *testing.T) {
 				t.Fatalf("id %q, members %v, by %q", req.id, names, req.by)
 			}
 		})
+	}
+}
+
+// An id in the path that no record could have is a 404 where the record
+// must exist, and a 400 naming the id where it would be created (above).
+func TestImpossiblePathIDIsNotFound(t *testing.T) {
+	patch := &Op[thing]{Kind: spec.Patch, Res: &Resource[thing]{Object: "thing"}, IDMembers: []string{"id"}}
+	_, err := patch.parse("a\x01b", nil)
+	var p *problem.Error
+	if !errors.As(err, &p) || p.Code != problem.NotFound {
+		t.Fatalf("want a 404 problem, got %v", err)
 	}
 }
 

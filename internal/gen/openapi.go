@@ -79,8 +79,9 @@ var errorResponses = map[int]string{
 	413: "PayloadTooLarge", 415: "UnsupportedMediaType", 429: "TooManyRequests", 500: "InternalError", 503: "Unavailable",
 }
 
-// idPattern is what an id may hold: no "/" and no control characters.
-const idPattern = "^[^/\\x00-\\x1f\\x7f]+$"
+// idPattern is what an id may hold: no "/" and no control characters (C0,
+// DEL and C1).
+const idPattern = "^[^/\\x00-\\x1f\\x7f-\\x9f]+$"
 
 // intro is the document's description, which the docs page shows first:
 // what the API serves, how to authenticate, and the query language of lists.

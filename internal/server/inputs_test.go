@@ -61,6 +61,40 @@ func TestUnknownAndInvalidMembers(t *testing.T) {
 	})
 }
 
+// Dates and times hold four-digit years in UTC, as both databases and RFC
+// 3339 keep them: a value outside 0001–9999 is a 400 naming the member and
+// writes nothing (PostgreSQL would keep year 0 as 1 BC, SQLite a year
+// 10000 as text no reader parses, and the record, its event log and the
+// webhooks of every team would fail on it); the first and last instants
+// in range are kept, read back and logged.
+func TestDatesOutsideFourDigitYearsAre400(t *testing.T) {
+	each(t, func(t *testing.T, h *harness) {
+		h.call("POST", "/v1/users", `{"id":"u0","birthday":"0000-01-01"}`).problem(400, "invalid_request", "birthday").mentions("0001-01-01")
+		h.call("POST", "/v1/users", `{"id":"u0","last_seen":"0001-01-01T00:00:00+01:00"}`).problem(400, "invalid_request", "last_seen")
+		h.call("POST", "/v1/users", `{"id":"u0","last_typed":"2026-01-01T00:00:00+24:00"}`).problem(400, "invalid_request", "last_typed")
+		if n := len(h.call("GET", "/v1/users", "").want(200).list("users")); n != 0 {
+			t.Fatalf("%d users were stored from refused bodies", n)
+		}
+		h.call("POST", "/v1/vendors", `{"id":"v1"}`).want(201)
+		created := h.call("GET", "/v1/vendors/v1", "").want(200).obj()["created_at"]
+		h.call("PATCH", "/v1/vendors/v1", `{"created_at":"9999-12-31T23:00:00-05:00"}`).problem(400, "invalid_request", "created_at")
+		h.call("POST", "/v1/work_orders", `[{"id":"w1"},{"id":"w2","created_at":"10000-01-01T00:00:00Z"}]`).problem(400, "invalid_request", "[1].created_at")
+		if v := h.call("GET", "/v1/vendors/v1", "").want(200).obj(); fmt.Sprint(v["version"]) != "1" || v["created_at"] != created {
+			t.Fatalf("a refused PATCH wrote: %v", v)
+		}
+		h.call("GET", "/v1/users?filter[birthday][gt]=10000-01-01", "").problem(400, "invalid_request", "filter.birthday.gt")
+
+		u := h.call("POST", "/v1/users", `{"id":"u1","birthday":"0001-01-01","last_seen":"9999-12-31T23:59:59.999999Z","last_typed":"0001-01-01T00:00:00Z"}`).want(201).obj()
+		if u["birthday"] != "0001-01-01" || u["last_seen"] != "9999-12-31T23:59:59.999999Z" || u["last_typed"] != "0001-01-01T00:00:00Z" {
+			t.Fatalf("the edges of the range came back as %v", u)
+		}
+		h.call("GET", "/v1/users/u1/history", "").want(200)
+		if n := len(h.call("GET", "/v1/events?limit=1000", "").want(200).list("events")); n != 2 {
+			t.Fatalf("%d events, want the vendor's and the user's", n)
+		}
+	})
+}
+
 func TestChildrenNamingMissingParents(t *testing.T) {
 	each(t, func(t *testing.T, h *harness) {
 		cases := map[string]string{

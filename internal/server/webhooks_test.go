@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"context"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/base64"
@@ -162,6 +163,32 @@ func TestWebhooksDeliverSignedEvents(t *testing.T) {
 		verify(t, secret, ping)
 		if !strings.Contains(string(ping.body), `"type":"webhook.test"`) {
 			t.Fatalf("test event: %s", ping.body)
+		}
+	})
+}
+
+// An event that cannot be written out (an image no reader parses, as a
+// date of 1 BC once was on PostgreSQL) is passed over with an error in the
+// log; it does not hold back the events after it, of its team or another.
+func TestAnEventThatCannotBeWrittenOutHoldsNothingBack(t *testing.T) {
+	eachWithWebhooks(t, webhookConfig(), func(t *testing.T, h *harness) {
+		rcv := newReceiver(t)
+		h.call("POST", "/v1/webhooks", `{"url":"`+rcv.URL+`/hook","events":["*"]}`).want(201)
+		txid := "0"
+		if h.db.Postgres() {
+			txid = "txid_current()"
+		}
+		if _, err := h.db.Exec(context.Background(), `INSERT INTO events (txid, team_id, type, record_id, image, occurred_at)
+			VALUES (`+txid+`, 1, 'users.created', 'bad', '{"id":"bad","version":1,"birthday":"0001-01-01 BC"}', ?)`, time.Now().UnixMicro()); err != nil {
+			t.Fatal(err)
+		}
+		h.call("POST", "/v1/customers", `{"id":"after"}`).want(201)
+		got := rcv.wait(t, "the event after", func(got []delivered) bool { return len(got) >= 1 })
+		if len(got) != 1 || !strings.Contains(string(got[0].body), `"id":"after"`) {
+			t.Fatalf("want the create after the bad event delivered, alone; got %d: %s", len(got), got[0].body)
+		}
+		if !strings.Contains(h.logs.String(), "cannot be written out") {
+			t.Fatalf("the passed-over event is not logged:\n%s", h.logs)
 		}
 	})
 }

@@ -180,7 +180,13 @@ func (s *Service) dispatch(ctx context.Context) (int, error) {
 					}
 					if body == nil {
 						if body, err = s.Log.Append(nil, team, e); err != nil {
-							return err
+							// An event that cannot be written out never
+							// will be: it is passed over, loudly, rather
+							// than holding back every later event of every
+							// team.
+							s.Logger.Error("webhooks: an event cannot be written out; it is not delivered",
+								"team", team, "event", events.ID(e.Seq), "error", err)
+							break
 						}
 					}
 					out = append(out, &Delivery{ID: newDeliveryID(), Team: team, WebhookID: h.ID, EventID: events.ID(e.Seq),

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -56,11 +57,15 @@ var (
 	errBool     = errors.New("must be true or false")
 	errDate     = errors.New("must be a date as YYYY-MM-DD")
 	errDateTime = errors.New("must be a date-time in RFC 3339, e.g. 2026-01-02T15:04:05Z")
-	errObject   = errors.New("must be an object")
-	errStrings  = errors.New("must be an object whose values are strings")
-	errID       = errors.New("must be a non-empty string of at most 255 characters, without / or control characters")
-	errNUL      = errors.New("must not hold a NUL character (\\u0000)")
-	errUnicode  = errors.New("must be valid Unicode: it holds an unpaired UTF-16 surrogate escape (\\ud800–\\udfff)")
+	// Both databases and RFC 3339 hold four-digit years (PostgreSQL would
+	// take year 0 as 1 BC, SQLite's text a year 10000 no reader parses).
+	errDateRange     = errors.New("must be a date from 0001-01-01 to 9999-12-31")
+	errDateTimeRange = errors.New("must be a date-time from 0001-01-01T00:00:00Z to 9999-12-31T23:59:59.999999Z, in UTC")
+	errObject        = errors.New("must be an object")
+	errStrings       = errors.New("must be an object whose values are strings")
+	errID            = errors.New("must be a non-empty string of at most 255 characters, without / or control characters")
+	errNUL           = errors.New("must not hold a NUL character (\\u0000)")
+	errUnicode       = errors.New("must be valid Unicode: it holds an unpaired UTF-16 surrogate escape (\\ud800–\\udfff)")
 )
 
 // String converts a string member. A JSON number is taken as its literal
@@ -97,7 +102,7 @@ func CheckID(s string) error {
 		return errID
 	}
 	for _, r := range s {
-		if r < 0x20 || r == 0x7f {
+		if unicode.IsControl(r) { // C0, DEL and C1
 			return errID
 		}
 	}
@@ -189,7 +194,16 @@ func Date(v []byte) (time.Time, error) {
 	if err != nil {
 		return time.Time{}, errDate
 	}
+	if !fourDigitYear(t) {
+		return time.Time{}, errDateRange
+	}
 	return t, nil
+}
+
+// fourDigitYear tells whether t, in UTC, falls in the years 1 to 9999.
+func fourDigitYear(t time.Time) bool {
+	y := t.UTC().Year()
+	return y >= 1 && y <= 9999
 }
 
 // DateTime converts a Date/Time member: an RFC 3339 timestamp, held in UTC
@@ -199,8 +213,12 @@ func DateTime(v []byte) (time.Time, error) {
 		return time.Time{}, errDateTime
 	}
 	t, err := time.Parse(time.RFC3339Nano, decodeString(v))
-	if err != nil {
+	if _, offset := t.Zone(); err != nil || offset <= -24*3600 || offset >= 24*3600 {
+		// RFC 3339 offsets run from -23:59 to +23:59.
 		return time.Time{}, errDateTime
+	}
+	if !fourDigitYear(t) {
+		return time.Time{}, errDateTimeRange
 	}
 	return t.UTC().Truncate(time.Microsecond), nil
 }

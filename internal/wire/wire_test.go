@@ -166,18 +166,30 @@ func TestConverters(t *testing.T) {
 	if d, err := Date(str(`"2026-02-28"`)); err != nil || !d.Equal(time.Date(2026, 2, 28, 0, 0, 0, 0, time.UTC)) {
 		t.Errorf("Date: %v %v", d, err)
 	}
-	for _, bad := range []string{`"2026-02-30"`, `"2026-2-3"`, `"2026-02-28T00:00:00Z"`, `20260228`} {
+	for _, bad := range []string{`"2026-02-30"`, `"2026-2-3"`, `"2026-02-28T00:00:00Z"`, `20260228`, `"0000-01-01"`, `"10000-01-01"`} {
 		if _, err := Date(str(bad)); err == nil {
 			t.Errorf("Date(%s) must fail", bad)
+		}
+	}
+	for _, edge := range []string{`"0001-01-01"`, `"9999-12-31"`} {
+		if _, err := Date(str(edge)); err != nil {
+			t.Errorf("Date(%s): %v", edge, err)
 		}
 	}
 	dt, err := DateTime(str(`"2026-02-28T23:59:58.123456789+02:00"`))
 	if err != nil || dt.Location() != time.UTC || !dt.Equal(time.Date(2026, 2, 28, 21, 59, 58, 123456000, time.UTC)) {
 		t.Errorf("DateTime: %v %v", dt, err)
 	}
-	for _, bad := range []string{`"2026-02-28"`, `"2026-02-28 10:00:00"`, `"yesterday"`, `1700000000`} {
+	for _, bad := range []string{`"2026-02-28"`, `"2026-02-28 10:00:00"`, `"yesterday"`, `1700000000`,
+		// Outside the years 1–9999 once in UTC, or an offset of a day.
+		`"9999-12-31T23:00:00-05:00"`, `"0001-01-01T00:00:00+01:00"`, `"0000-06-01T00:00:00Z"`, `"2026-01-01T00:00:00+24:00"`} {
 		if _, err := DateTime(str(bad)); err == nil {
 			t.Errorf("DateTime(%s) must fail", bad)
+		}
+	}
+	for _, edge := range []string{`"0001-01-01T00:00:00Z"`, `"9999-12-31T23:59:59.999999Z"`, `"0001-01-01T10:00:00+09:59"`, `"2026-01-01T00:00:00-23:59"`} {
+		if _, err := DateTime(str(edge)); err != nil {
+			t.Errorf("DateTime(%s): %v", edge, err)
 		}
 	}
 	if m, err := StringMap(str(`{"a":"b"}`)); err != nil || m["a"] != "b" {
@@ -189,7 +201,7 @@ func TestConverters(t *testing.T) {
 	if o, err := Object(str(`{ "a" : [1, 2] }`)); err != nil || string(o) != `{"a":[1,2]}` {
 		t.Errorf("Object: %s %v", o, err)
 	}
-	for _, bad := range []string{`""`, `"a/b"`, `"x\u0001"`, `"` + strings.Repeat("x", 256) + `"`, `true`} {
+	for _, bad := range []string{`""`, `"a/b"`, `"x\u0001"`, `"x\u007f"`, `"x\u0085"`, `"` + strings.Repeat("x", 256) + `"`, `true`} {
 		if _, err := ID(str(bad)); err == nil {
 			t.Errorf("ID(%s) must fail", bad)
 		}
