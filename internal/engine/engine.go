@@ -16,6 +16,7 @@ import (
 
 	"records/internal/db"
 	"records/internal/query"
+	"records/internal/seal"
 )
 
 // Service is what every handler needs, filled in by the server.
@@ -37,6 +38,8 @@ type Service struct {
 	// IdempotencyTTL is how long an Idempotency-Key's answer replays
 	// (DefaultIdempotencyTTL when 0).
 	IdempotencyTTL time.Duration
+	// Sealer seals the kept answers that hold a secret (Answer.Secret).
+	Sealer *seal.Sealer
 
 	resources map[string]Imager // by plural: what handlers were made for
 }

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"database/sql"
@@ -62,6 +63,37 @@ type Answer struct {
 	Status int
 	Body   []byte
 	ETag   string
+	// Secret: the body holds a secret shown once (a webhook's signing
+	// secret, a supplier's token), which a replay must show again: it is
+	// kept sealed, so that a copy of idempotency_keys does not hold it.
+	Secret bool
+}
+
+// sealedMark starts a kept body that is sealed (no JSON starts with NUL).
+const sealedMark = "\x00sealed:"
+
+// keep is the body to keep for answer under the key id.
+func (s *Service) keep(id string, answer *Answer) ([]byte, error) {
+	if !answer.Secret {
+		return answer.Body, nil
+	}
+	if s.Sealer == nil {
+		return nil, errors.New("engine: an answer holding a secret, and no Sealer to keep it")
+	}
+	sealed, err := s.Sealer.Seal(id, answer.Body)
+	return append([]byte(sealedMark), sealed...), err
+}
+
+// kept is the answer body kept under the key id, opened if sealed.
+func (s *Service) kept(id string, body []byte) ([]byte, error) {
+	sealed, ok := bytes.CutPrefix(body, []byte(sealedMark))
+	if !ok {
+		return body, nil
+	}
+	if s.Sealer == nil {
+		return nil, errors.New("engine: a sealed answer, and no Sealer to open it")
+	}
+	return s.Sealer.Open(id, sealed)
 }
 
 // serveKeyed runs an operation's write sent with an Idempotency-Key. A
@@ -73,7 +105,7 @@ func (op *Op[E]) serveKeyed(s *Service, c *gin.Context, key string, body []byte)
 		if err != nil {
 			return nil, err
 		}
-		return &Answer{Status: status, Body: op.render(nil, r), ETag: op.etag(r)}, nil
+		return &Answer{Status: status, Body: op.render(nil, r), ETag: op.etag(r), Secret: op.Secret}, nil
 	}
 	s.serveKeyed(c, key, body, keyedRun{
 		run:    run,
@@ -140,18 +172,26 @@ func (s *Service) serveKeyed(c *gin.Context, key string, body []byte, k keyedRun
 			}
 			return errReplay
 		case prior != nil:
-			answer = &Answer{Status: prior.status, Body: prior.body, ETag: prior.etag}
+			body, err := s.kept(id, prior.body)
+			if err != nil {
+				return err
+			}
+			answer = &Answer{Status: prior.status, Body: body, ETag: prior.etag}
 			return errReplay
 		}
 		defer func() { c.Request = c.Request.WithContext(ctx) }()
 		if answer, err = k.run(context.WithValue(bounded, writerKey{}, w)); err != nil {
 			return err
 		}
+		body, err := s.keep(id, answer)
+		if err != nil {
+			return err
+		}
 		now := time.Now().UTC()
 		_, err = w.Exec(bounded, `INSERT INTO "idempotency_keys" ("id", "fingerprint", "status", "body", "etag", "created_at", "expires_at")
 VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT ("id") DO UPDATE SET "fingerprint" = excluded."fingerprint", "status" = excluded."status",
 "body" = excluded."body", "etag" = excluded."etag", "image" = NULL, "created_at" = excluded."created_at", "expires_at" = excluded."expires_at"`,
-			id, fp, answer.Status, answer.Body, answer.ETag, now, now.Add(s.idempotencyTTL()))
+			id, fp, answer.Status, body, answer.ETag, now, now.Add(s.idempotencyTTL()))
 		return err
 	})
 	replayed := errors.Is(err, errReplay)

@@ -81,3 +81,48 @@ func TestNoSecretIsStoredOrLogged(t *testing.T) {
 		}
 	})
 }
+
+// A write that makes a secret shown once — a webhook's signing secret, a
+// supplier's token — sent with an Idempotency-Key keeps its answer sealed:
+// the replay shows the secret again, byte for byte, while no column of
+// idempotency_keys holds it.
+func TestKeptAnswersHoldNoSecretInClear(t *testing.T) {
+	each(t, func(t *testing.T, h *harness) {
+		hook := h.call("POST", "/v1/webhooks", `{"url":"https://93.184.216.34/x","events":["*"]}`, "Idempotency-Key", "hook-1").want(201)
+		supplier := h.call("PUT", "/v1/suppliers/s-1", `{"name":"Acme"}`, "Idempotency-Key", "supplier-1").want(201)
+		secrets := []string{hook.at("secret").(string), supplier.at("user_group", "token").(string)}
+		for _, r := range []*response{
+			h.call("POST", "/v1/webhooks", `{"url":"https://93.184.216.34/x","events":["*"]}`, "Idempotency-Key", "hook-1").want(201),
+			h.call("PUT", "/v1/suppliers/s-1", `{"name":"Acme"}`, "Idempotency-Key", "supplier-1").want(201),
+		} {
+			if r.Header.Get("Idempotent-Replayed") != "true" {
+				t.Fatalf("not a replay: %s", r.Body)
+			}
+		}
+		if again := h.call("POST", "/v1/webhooks", `{"url":"https://93.184.216.34/x","events":["*"]}`, "Idempotency-Key", "hook-1"); string(again.Body) != string(hook.Body) {
+			t.Fatalf("the replay differs:\n%s\n%s", again.Body, hook.Body)
+		}
+		kept := 0
+		rows, err := h.db.SQL.Query(`SELECT "id", "body" FROM "idempotency_keys"`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var id string
+			var body []byte
+			if err := rows.Scan(&id, &body); err != nil {
+				t.Fatal(err)
+			}
+			kept++
+			for _, secret := range secrets {
+				if strings.Contains(string(body), secret) {
+					t.Fatalf("the kept answer of %s holds a secret in clear: %s", id, body)
+				}
+			}
+		}
+		if kept != 2 {
+			t.Fatalf("%d kept answers, want 2", kept)
+		}
+	})
+}

@@ -29,6 +29,7 @@ import (
 	"records/internal/migrate"
 	"records/internal/problem"
 	"records/internal/query"
+	"records/internal/seal"
 	"records/internal/spec"
 	"records/internal/tracing"
 	"records/internal/webhooks"
@@ -191,6 +192,14 @@ func (s *Server) routes(ctx context.Context, cursors *query.Cursors) (*gin.Engin
 	if s.db.Dialect == migrate.Postgres {
 		dialect = query.Postgres
 	}
+	answersKey, err := s.db.Key(ctx, "idempotency-answers", 32)
+	if err != nil {
+		return nil, nil, err
+	}
+	sealer, err := seal.New(answersKey)
+	if err != nil {
+		return nil, nil, err
+	}
 	svc := &engine.Service{
 		DB:      s.db,
 		MaxBody: s.cfg.MaxBody,
@@ -201,6 +210,7 @@ func (s *Server) routes(ctx context.Context, cursors *query.Cursors) (*gin.Engin
 		Cursors:        cursors,
 		RequestTimeout: s.cfg.RequestTimeout,
 		IdempotencyTTL: s.cfg.IdempotencyTTL,
+		Sealer:         sealer,
 	}
 	handlers.Register(r, svc)
 	log := events.NewLog(s.db, cursors, svc.Resources())

@@ -78,7 +78,7 @@ func (s *Service) create(c *gin.Context) {
 		now := time.Now().UTC().Truncate(time.Microsecond)
 		w := &Webhook{ID: "wh_" + strings.ReplaceAll(uuid.Must(uuid.NewV7()).String(), "-", ""), Team: team, URL: *in.URL,
 			Events: *in.Events, Description: desc, Version: 1, CreatedAt: now, UpdatedAt: now}
-		if w.Secret, err = s.sealer.seal(w.ID, secret); err != nil {
+		if w.Secret, err = s.sealer.Seal(w.ID, []byte(secret)); err != nil {
 			return nil, err
 		}
 		evs, _ := json.Marshal(w.Events)
@@ -93,7 +93,7 @@ VALUES (?, ?, ?, ?, ?, ?, 1, ?, ?)`, w.ID, team, w.URL, string(evs), w.Descripti
 		if err != nil {
 			return nil, err
 		}
-		return &engine.Answer{Status: http.StatusCreated, Body: appendWebhook(nil, w, secret)}, nil
+		return &engine.Answer{Status: http.StatusCreated, Body: appendWebhook(nil, w, secret), Secret: true}, nil
 	})
 }
 

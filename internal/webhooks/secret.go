@@ -1,20 +1,17 @@
 package webhooks
 
 import (
-	"crypto/aes"
-	"crypto/cipher"
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
-	"errors"
 	"strconv"
 	"strings"
 )
 
 // A webhook's secret is "whsec_" and the base64 of 32 random bytes, the
 // key that signs its deliveries (Standard Webhooks). Signing needs the key
-// itself, so it cannot be kept as a hash: it is kept encrypted (AES-256-GCM)
+// itself, so it cannot be kept as a hash: it is kept sealed (package seal)
 // under a key the service makes once per database (service_keys), so that
 // a copy of the webhooks table alone, or of a backup of it, does not sign.
 
@@ -27,45 +24,6 @@ func newSecret() (string, error) {
 		return "", err
 	}
 	return secretPrefix + base64.StdEncoding.EncodeToString(key), nil
-}
-
-// sealer encrypts and decrypts secrets.
-type sealer struct{ aead cipher.AEAD }
-
-func newSealer(key []byte) (*sealer, error) {
-	block, err := aes.NewCipher(key)
-	if err != nil {
-		return nil, err
-	}
-	aead, err := cipher.NewGCM(block)
-	if err != nil {
-		return nil, err
-	}
-	return &sealer{aead: aead}, nil
-}
-
-// seal encrypts a secret for the webhook id (bound to it: a sealed secret
-// moved to another row does not open).
-func (s *sealer) seal(id, secret string) ([]byte, error) {
-	nonce := make([]byte, s.aead.NonceSize())
-	if _, err := rand.Read(nonce); err != nil {
-		return nil, err
-	}
-	return s.aead.Seal(nonce, nonce, []byte(secret), []byte(id)), nil
-}
-
-var errSealed = errors.New("a webhook's secret does not decrypt")
-
-func (s *sealer) open(id string, sealed []byte) (string, error) {
-	n := s.aead.NonceSize()
-	if len(sealed) < n {
-		return "", errSealed
-	}
-	plain, err := s.aead.Open(nil, sealed[:n], sealed[n:], []byte(id))
-	if err != nil {
-		return "", errSealed
-	}
-	return string(plain), nil
 }
 
 // Sign is the webhook-signature header of a delivery: "v1," and the base64

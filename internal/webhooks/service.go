@@ -25,6 +25,7 @@ import (
 	"records/internal/metrics"
 	"records/internal/problem"
 	"records/internal/query"
+	"records/internal/seal"
 	"records/internal/wire"
 )
 
@@ -82,7 +83,7 @@ type Service struct {
 	Cursors *query.Cursors
 	Logger  *slog.Logger
 
-	sealer *sealer
+	sealer *seal.Sealer
 	client *http.Client
 	cache  sync.Map // webhook id → *cachedWebhook
 	// lease is how long an instance holds an attempt: longer than the
@@ -101,7 +102,7 @@ func New(ctx context.Context, cfg Config, database *db.DB, eng *engine.Service, 
 	if err != nil {
 		return nil, err
 	}
-	sl, err := newSealer(key)
+	sl, err := seal.New(key)
 	if err != nil {
 		return nil, err
 	}

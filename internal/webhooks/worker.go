@@ -256,12 +256,12 @@ func (s *Service) send(ctx context.Context, d *Delivery) (code int, failure stri
 	if w.DisabledAt.Valid {
 		return 0, errDisabled, failing
 	}
-	secret, err := s.sealer.open(w.ID, w.Secret)
+	secret, err := s.sealer.Open(w.ID, w.Secret)
 	if err != nil {
 		return 0, err.Error(), failing
 	}
 	ts := time.Now().Unix()
-	sig, err := Sign(secret, d.EventID, ts, []byte(d.Body))
+	sig, err := Sign(string(secret), d.EventID, ts, []byte(d.Body))
 	if err != nil {
 		return 0, err.Error(), failing
 	}
