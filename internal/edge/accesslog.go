@@ -55,9 +55,6 @@ func (a *accessLog) logRequest(c *gin.Context, start time.Time) {
 	if route == "" {
 		route = "unmatched"
 	}
-	if observe != nil {
-		observe(c.Request.Method, route, status, elapsed)
-	}
 	level := slog.LevelInfo
 	var prob *problem.Error
 	if v, ok := c.Get(KeyProblem); ok {
@@ -65,6 +62,13 @@ func (a *accessLog) logRequest(c *gin.Context, start time.Time) {
 		if prob.Code.Status() >= 500 {
 			level = slog.LevelError
 		}
+		// What the request ended with, though an answer cut short (an
+		// export the client hung up on, or that failed midway) had sent
+		// its 200 already.
+		status = prob.Code.Status()
+	}
+	if observe != nil {
+		observe(c.Request.Method, route, status, elapsed)
 	}
 	if status < 400 && prob == nil && a.sample > 1 && a.n.Add(1)%a.sample != 0 {
 		return

@@ -75,3 +75,52 @@ func TestHangUpsAre499(t *testing.T) {
 		}
 	})
 }
+
+// An export the client hangs up on midway had answered 200 already; it is
+// still counted and logged as what it ended with, a 499.
+func TestExportHangUpIs499(t *testing.T) {
+	each(t, func(t *testing.T, h *harness) {
+		fill := `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 40000)
+			INSERT INTO users (id, team_id, bio) SELECT 'u' || i, 1, substr(hex(zeroblob(150)), 1, 300) FROM n`
+		if h.db.Postgres() {
+			fill = `INSERT INTO users (id, team_id, bio) SELECT 'u' || i, 1, repeat('b', 300) FROM generate_series(1, 40000) i`
+		}
+		if _, err := h.db.Exec(context.Background(), fill); err != nil {
+			t.Fatal(err)
+		}
+		ts := startServer(t, h.srv)
+		req, _ := http.NewRequest("GET", ts.URL+"/v1/users", nil)
+		req.Header.Set("Authorization", "Bearer "+h.token)
+		req.Header.Set("Accept", "application/x-ndjson")
+		resp, err := ts.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if resp.StatusCode != 200 {
+			t.Fatalf("export: %d", resp.StatusCode)
+		}
+		if _, err := io.ReadFull(resp.Body, make([]byte, 4096)); err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close() // hangs up, some 12 MB unread
+		ts.CloseClientConnections()
+		var counted string
+		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+			metrics := h.callAs("", "GET", "/metrics", "").want(200)
+			for _, line := range strings.Split(string(metrics.Body), "\n") {
+				if strings.HasPrefix(line, "records_http_requests_total") && strings.Contains(line, `route="/v1/users"`) {
+					counted = line
+				}
+			}
+			if counted != "" {
+				break
+			}
+		}
+		if !strings.Contains(counted, `status="499"`) {
+			t.Fatalf("the export cut short is counted as %q, want status 499", counted)
+		}
+		if !strings.Contains(h.logs.String(), `"status":499`) {
+			t.Fatalf("the export cut short is not logged as a 499:\n%.3000s", h.logs.String())
+		}
+	})
+}
