@@ -292,7 +292,12 @@ func TestWebhookRoutes(t *testing.T) {
 		h.call("POST", "/v1/webhooks", `{"url":"https://93.184.215.14/x","events":["*"]`).problem(400, "invalid_json")
 		for _, u := range []string{"ftp://example.com/x", "not a url", "/relative", "http://user:pw@93.184.215.14/",
 			"http://127.0.0.1:8080/x", "http://localhost/x", "http://10.1.2.3/x", "http://192.168.0.1/x", "http://169.254.169.254/latest/meta-data",
-			"http://[::1]/x", "http://[fd00:ec2::254]/x", "http://0.0.0.0/x", "http://100.64.0.1/x"} {
+			"http://[::1]/x", "http://[fd00:ec2::254]/x", "http://0.0.0.0/x", "http://100.64.0.1/x",
+			// A zone, ports outside 1–65535, and IPv6 forms of IPv4 addresses
+			// (6to4 and NAT64 of 127.0.0.1, IPv4-compatible, Teredo).
+			"http://[fe80::1%25eth0]/x", "http://93.184.215.14:0/x", "http://93.184.215.14:99999/x",
+			"http://[2002:7f00:1::]/x", "http://[64:ff9b::7f00:1]/x", "http://[64:ff9b:1::a00:1]/x", "http://[::7f00:1]/x",
+			"http://[2001:0:4136:e378:8000:63bf:3fff:fdd2]/x"} {
 			h.call("POST", "/v1/webhooks", `{"url":"`+u+`","events":["*"]}`).problem(400, "invalid_request", "url")
 		}
 		wh := h.call("POST", "/v1/webhooks", `{"url":"https://93.184.215.14/hook","events":["returns.created","returns.deleted"]}`).want(201).obj()

@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/netip"
 	"net/url"
+	"strconv"
 	"strings"
 	"syscall"
 )
@@ -25,7 +26,10 @@ var refusedPrefixes = func() []netip.Prefix {
 	for _, s := range []string{
 		"0.0.0.0/8", "10.0.0.0/8", "100.64.0.0/10", "127.0.0.0/8", "169.254.0.0/16", "172.16.0.0/12",
 		"192.0.0.0/24", "192.168.0.0/16", "198.18.0.0/15", "224.0.0.0/4", "240.0.0.0/4",
-		"::/128", "::1/128", "fc00::/7", "fe80::/10", "ff00::/8", "64:ff9b::/96", "fd00:ec2::254/128",
+		"::/128", "::1/128", "fc00::/7", "fe80::/10", "ff00::/8", "fd00:ec2::254/128",
+		// Addresses that carry an IPv4 address within: IPv4-compatible
+		// (::a.b.c.d), NAT64 (well-known and local-use), 6to4 and Teredo.
+		"::/96", "64:ff9b::/96", "64:ff9b:1::/48", "2002::/16", "2001::/32",
 	} {
 		out = append(out, netip.MustParsePrefix(s))
 	}
@@ -34,7 +38,8 @@ var refusedPrefixes = func() []netip.Prefix {
 
 // refused tells whether a delivery may not reach ip.
 func refused(ip netip.Addr) bool {
-	ip = ip.Unmap()
+	// A zone (fe80::1%eth0) keeps an address out of every prefix.
+	ip = ip.Unmap().WithZone("")
 	for _, p := range refusedPrefixes {
 		if p.Contains(ip) {
 			return true
@@ -60,6 +65,13 @@ func checkURL(ctx context.Context, raw string, allowPrivate bool) error {
 		return errors.New("must be at most 2048 characters")
 	case u.Fragment != "":
 		return errors.New("must not have a fragment")
+	case strings.Contains(u.Hostname(), "%"):
+		return errors.New("must not name an IPv6 zone")
+	}
+	if p := u.Port(); p != "" {
+		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
+			return errors.New("must have a port from 1 to 65535")
+		}
 	}
 	if allowPrivate {
 		return nil
