@@ -29,22 +29,74 @@ func parsePrecondition(r *http.Request, header string) (*precondition, error) {
 	for _, v := range values {
 		for _, tag := range strings.Split(v, ",") {
 			tag = strings.TrimSpace(tag)
+			weak := strings.HasPrefix(tag, "W/")
+			opaque, quoted := quotedTag(strings.TrimPrefix(tag, "W/"))
 			switch {
 			case tag == "":
 			case tag == "*":
 				p.any = true
-			case strings.HasPrefix(tag, "W/"):
-			case len(tag) >= 2 && tag[0] == '"' && tag[len(tag)-1] == '"':
-				if n, err := strconv.ParseInt(tag[1:len(tag)-1], 10, 64); err == nil {
+			case !quoted:
+				return nil, problem.Member(header, "must be * or entity tags in quotes, as ETag answers them: \"3\"")
+			case weak:
+			default:
+				if n, err := strconv.ParseInt(opaque, 10, 64); err == nil {
 					p.versions = append(p.versions, n)
 				}
-			default:
-				return nil, problem.Member(header, "must be * or entity tags in quotes, as ETag answers them: \"3\"")
 			}
 		}
 	}
 	return p, nil
 }
+
+// quotedTag answers the opaque part of an entity tag in quotes (RFC 9110:
+// no quote within), and whether tag is one.
+func quotedTag(tag string) (string, bool) {
+	if len(tag) < 2 || tag[0] != '"' || tag[len(tag)-1] != '"' || strings.Contains(tag[1:len(tag)-1], `"`) {
+		return "", false
+	}
+	return tag[1 : len(tag)-1], true
+}
+
+// Conditions are a request's If-Match and If-None-Match, for the routes
+// that are not operations of the route table (webhooks), honoured as the
+// operations honour them.
+type Conditions struct{ ifMatch, ifNoneMatch *precondition }
+
+// ReadConditions reads r's conditional headers, or answers a 400 naming
+// the one that does not parse.
+func ReadConditions(r *http.Request) (Conditions, error) {
+	var c Conditions
+	var err error
+	if c.ifMatch, err = parsePrecondition(r, "If-Match"); err != nil {
+		return c, err
+	}
+	c.ifNoneMatch, err = parsePrecondition(r, "If-None-Match")
+	return c, err
+}
+
+// AppendVersion appends to a statement's WHERE the If-Match check — the
+// versions it lists — and their arguments to args; nothing without one.
+func (c Conditions) AppendVersion(b *strings.Builder, args []any) []any {
+	return versionCondition(b, c.ifMatch, args)
+}
+
+// Unmet is the answer to a write of object id that matched no row: 412
+// under If-Match, else 404.
+func (c Conditions) Unmet(object, id string) *problem.Error {
+	if c.ifMatch != nil {
+		return c.ifMatch.failed(object, id)
+	}
+	return notFound(object, id)
+}
+
+// NotModified tells whether If-None-Match lists version v: a read answers
+// 304.
+func (c Conditions) NotModified(v int64) bool {
+	return c.ifNoneMatch != nil && c.ifNoneMatch.matches(v)
+}
+
+// ETag is version v as an entity tag.
+func ETag(v int64) string { return etag(v) }
 
 // matches tells whether a record of version v meets the precondition.
 func (p *precondition) matches(v int64) bool {

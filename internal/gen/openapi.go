@@ -264,7 +264,7 @@ func responses(rt *routeView) *obj {
 		}
 		headers := successHeaders(rt)
 		if op.ETag {
-			headers.set("ETag", newObj("description", `The record's version as a strong entity tag, e.g. "3".`, "schema", newObj("type", "string")))
+			headers.set("ETag", etagHeader())
 		}
 		if writeMethods[rt.Method] {
 			headers.set("Idempotent-Replayed", newObj("description", "true when the answer is the stored one of an earlier request with the same Idempotency-Key.",
@@ -282,9 +282,7 @@ func responses(rt *routeView) *obj {
 		out.set("200", success("Success."))
 	}
 	if (op.Kind == "get" || op.Kind == "get_or_create") && op.ETag {
-		out.set("304", newObj("description", "Not modified: the record's ETag is one If-None-Match lists.",
-			"headers", newObj("ETag", newObj("schema", newObj("type", "string")),
-				"X-Request-Id", newObj("$ref", "#/components/headers/X-Request-Id"))))
+		out.set("304", notModified())
 	}
 	statuses := []int{400, 401}
 	if op.Kind != "list" && op.Kind != "get" {

@@ -65,12 +65,10 @@ func headerParameters(rt *routeView) []any {
 	var out []any
 	switch op.Kind {
 	case "patch", "upsert", "delete":
-		out = append(out, newObj("name", "If-Match", "in", "header", "schema", newObj("type", "string"),
-			"description", "Write only if the record's ETag is listed (* : if it exists); otherwise 412, nothing written."))
+		out = append(out, ifMatchParam())
 	case "get", "get_or_create":
 		if op.ETag {
-			out = append(out, newObj("name", "If-None-Match", "in", "header", "schema", newObj("type", "string"),
-				"description", "304 without a body when the record's ETag is listed."))
+			out = append(out, ifNoneMatchParam())
 		}
 	}
 	if writeMethods[rt.Method] {
@@ -167,4 +165,28 @@ func orderBySchema(r *resourceView) *obj {
 	return newObj("type", "string", "pattern", "^"+key+"(,"+key+")*$", "default", "id",
 		"description", "One member, or several separated by commas, each with - for descending (else order_direction); "+
 			"the id breaks ties. Orders by one of "+strings.Join(sortable, ", ")+" are served by an index.")
+}
+
+// ifMatchParam is the If-Match header a write of one record honours.
+func ifMatchParam() *obj {
+	return newObj("name", "If-Match", "in", "header", "schema", newObj("type", "string"),
+		"description", "Write only if the record's ETag is listed (* : if it exists); otherwise 412, nothing written.")
+}
+
+// ifNoneMatchParam is the If-None-Match header a read of one record honours.
+func ifNoneMatchParam() *obj {
+	return newObj("name", "If-None-Match", "in", "header", "schema", newObj("type", "string"),
+		"description", "304 without a body when the record's ETag is listed.")
+}
+
+// etagHeader is the ETag an answer of one record carries.
+func etagHeader() *obj {
+	return newObj("description", `The record's version as a strong entity tag, e.g. "3".`, "schema", newObj("type", "string"))
+}
+
+// notModified is the 304 of a read whose If-None-Match lists the ETag.
+func notModified() *obj {
+	return newObj("description", "Not modified: the record's ETag is one If-None-Match lists.",
+		"headers", newObj("ETag", newObj("schema", newObj("type", "string")),
+			"X-Request-Id", newObj("$ref", "#/components/headers/X-Request-Id")))
 }

@@ -26,25 +26,31 @@ func addWebhookPaths(m *apiModel, put putOperation) {
 			"properties", newObj("webhooks", newObj("type", "array", "items", ref("Webhook")), "paging", ref("CursorPaging")),
 			"required", []any{"webhooks", "paging"}, "additionalProperties", false))), 400, 401, 429, 500, 503),
 	))
+	// A webhook has a version, as a record does: its ETag, If-None-Match
+	// on a read, If-Match on a write.
+	withETag := func(answer *obj) *obj {
+		answer.vals["headers"].(*obj).set("ETag", etagHeader())
+		return answer
+	}
 	service(put, spec.OpGetWebhook, newObj(
 		"operationId", "getWebhook", "tags", []any{"Webhooks"}, "summary", "Get a webhook",
-		"parameters", []any{pathID("The webhook's id.")},
-		"responses", withErrors(newObj("200", jsonAnswer("The webhook.", ref("Webhook"))), 400, 401, 404, 429, 500, 503),
+		"parameters", []any{pathID("The webhook's id."), ifNoneMatchParam()},
+		"responses", withErrors(newObj("200", withETag(jsonAnswer("The webhook.", ref("Webhook"))), "304", notModified()), 400, 401, 404, 429, 500, 503),
 	))
 	service(put, spec.OpUpdateWebhook, write(newObj(
 		"operationId", "updateWebhook", "tags", []any{"Webhooks"}, "summary", "Update a webhook",
 		"description", "Changes the members given; enabled: true turns a disabled webhook back on.",
-		"parameters", []any{pathID("The webhook's id.")},
+		"parameters", []any{pathID("The webhook's id."), ifMatchParam()},
 		"requestBody", body("WebhookPatch"),
-		"responses", withErrors(newObj("200", jsonAnswer("The webhook.", ref("Webhook"))), 400, 401, 403, 404, 409, 413, 415, 422, 429, 500, 503),
+		"responses", withErrors(newObj("200", withETag(jsonAnswer("The webhook.", ref("Webhook")))), 400, 401, 403, 404, 409, 412, 413, 415, 422, 429, 500, 503),
 	)))
 	service(put, spec.OpDeleteWebhook, write(newObj(
 		"operationId", "deleteWebhook", "tags", []any{"Webhooks"}, "summary", "Delete a webhook",
 		"description", "Deletes the webhook and its pending deliveries.",
-		"parameters", []any{pathID("The webhook's id.")},
+		"parameters", []any{pathID("The webhook's id."), ifMatchParam()},
 		"responses", withErrors(newObj("200", jsonAnswer("Deleted.", newObj("type", "object",
 			"properties", newObj("id", newObj("type", "string"), "object", newObj("const", "webhook"), "deleted", newObj("const", true)),
-			"required", []any{"id", "object", "deleted"}, "additionalProperties", false))), 400, 401, 403, 404, 409, 422, 429, 500, 503),
+			"required", []any{"id", "object", "deleted"}, "additionalProperties", false))), 400, 401, 403, 404, 409, 412, 422, 429, 500, 503),
 	)))
 	service(put, spec.OpListWebhookDeliveries, newObj(
 		"operationId", "listWebhookDeliveries", "tags", []any{"Webhooks"}, "summary", "List a webhook's deliveries",

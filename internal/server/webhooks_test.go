@@ -330,9 +330,30 @@ func TestWebhookRoutes(t *testing.T) {
 		if a.obj()["id"] != b.obj()["id"] || b.Header.Get("Idempotent-Replayed") != "true" {
 			t.Fatalf("a keyed create replayed: %s / %s", a.Body, b.Body)
 		}
-		h.call("DELETE", "/v1/webhooks/"+id, "").want(200)
+		// Versions work as a record's: an ETag, 304, and If-Match checked
+		// in the write's own statement.
+		read := h.call("GET", "/v1/webhooks/"+id, "").want(200)
+		tag := read.Header.Get("ETag")
+		if tag != `"`+fmt.Sprint(read.obj()["version"])+`"` {
+			t.Fatalf("ETag %q of %s", tag, read.Body)
+		}
+		if r := h.call("GET", "/v1/webhooks/"+id, "", "If-None-Match", tag); r.Status != 304 || len(r.Body) != 0 {
+			t.Fatalf("If-None-Match of the current version: %d %s", r.Status, r.Body)
+		}
+		h.call("PATCH", "/v1/webhooks/"+id, `{"description":"stale"}`, "If-Match", `"999"`).problem(412, "precondition_failed")
+		h.call("DELETE", "/v1/webhooks/"+id, "", "If-Match", `"999"`).problem(412, "precondition_failed")
+		h.call("PATCH", "/v1/webhooks/"+id, `{"description":"x"}`, "If-Match", `"1" "2"`).problem(400, "invalid_request", "If-Match")
+		h.call("DELETE", "/v1/webhooks/"+id, "", "If-Match", `W/*`).problem(400, "invalid_request", "If-Match")
+		patched := h.call("PATCH", "/v1/webhooks/"+id, `{"description":"current"}`, "If-Match", tag).want(200)
+		if next := patched.Header.Get("ETag"); next == tag || next != `"`+fmt.Sprint(patched.obj()["version"])+`"` {
+			t.Fatalf("ETag after a PATCH: %q (was %q) of %s", next, tag, patched.Body)
+		}
+		h.call("DELETE", "/v1/webhooks/"+id, "", "If-Match", tag).problem(412, "precondition_failed")
+		h.call("GET", "/v1/webhooks/"+id, "").want(200)
+		h.call("DELETE", "/v1/webhooks/"+id, "", "If-Match", patched.Header.Get("ETag")).want(200)
 		h.call("GET", "/v1/webhooks/"+id, "").problem(404, "not_found")
 		h.call("GET", "/v1/webhooks/"+id+"/deliveries", "").problem(404, "not_found")
+		h.call("DELETE", "/v1/webhooks/"+id, "", "If-Match", "*").problem(412, "precondition_failed")
 	})
 }
 

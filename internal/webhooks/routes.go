@@ -44,6 +44,9 @@ func (s *Service) serveWrite(c *gin.Context, run func(ctx context.Context, body 
 			edge.Fail(c, err)
 			return
 		}
+		if a.ETag != "" {
+			c.Writer.Header().Set("ETag", a.ETag)
+		}
 		edge.WriteJSON(c, a.Status, func(b []byte) []byte { return append(b, a.Body...) })
 	}
 }
@@ -100,6 +103,10 @@ VALUES (?, ?, ?, ?, ?, ?, 1, ?, ?)`, w.ID, team, w.URL, string(evs), w.Descripti
 func (s *Service) update(c *gin.Context) {
 	team, id := teamOf(c), c.Param("id")
 	s.serveWrite(c, func(ctx context.Context, body []byte) (*engine.Answer, error) {
+		cond, err := engine.ReadConditions(c.Request)
+		if err != nil {
+			return nil, err
+		}
 		in, err := decode(body, true)
 		if err != nil {
 			return nil, err
@@ -132,10 +139,12 @@ func (s *Service) update(c *gin.Context) {
 		var w *Webhook
 		err = s.Engine.Write(ctx, true, func(wr engine.Writer) error {
 			sets = append(sets, `"version" = "version" + 1`, `"updated_at" = ?`)
-			n, err := wr.Exec(ctx, `UPDATE "webhooks" SET `+strings.Join(sets, ", ")+` WHERE "id" = ? AND "team_id" = ?`,
-				append(args, now, id, team)...)
+			var b strings.Builder
+			b.WriteString(`UPDATE "webhooks" SET ` + strings.Join(sets, ", ") + ` WHERE "id" = ? AND "team_id" = ?`)
+			args := cond.AppendVersion(&b, append(args, now, id, team))
+			n, err := wr.Exec(ctx, b.String(), args...)
 			if err == nil && n == 0 {
-				return problem.New(problem.NotFound, "no webhook has id %s", strconv.Quote(id))
+				return cond.Unmet("webhook", id)
 			}
 			if err == nil {
 				w, err = s.find(ctx, wr, team, id)
@@ -146,7 +155,7 @@ func (s *Service) update(c *gin.Context) {
 			return nil, err
 		}
 		s.forget(id)
-		return &engine.Answer{Status: http.StatusOK, Body: appendWebhook(nil, w, "")}, nil
+		return &engine.Answer{Status: http.StatusOK, Body: appendWebhook(nil, w, ""), ETag: engine.ETag(w.Version)}, nil
 	})
 }
 
@@ -156,10 +165,17 @@ func (s *Service) remove(c *gin.Context) {
 		if len(bytes.TrimSpace(body)) > 0 {
 			return nil, problem.New(problem.InvalidRequest, "a delete takes no body")
 		}
-		err := s.Engine.Write(ctx, true, func(wr engine.Writer) error {
-			n, err := wr.Exec(ctx, `DELETE FROM "webhooks" WHERE "id" = ? AND "team_id" = ?`, id, team)
+		cond, err := engine.ReadConditions(c.Request)
+		if err != nil {
+			return nil, err
+		}
+		err = s.Engine.Write(ctx, true, func(wr engine.Writer) error {
+			var b strings.Builder
+			b.WriteString(`DELETE FROM "webhooks" WHERE "id" = ? AND "team_id" = ?`)
+			args := cond.AppendVersion(&b, []any{id, team})
+			n, err := wr.Exec(ctx, b.String(), args...)
 			if err == nil && n == 0 {
-				return problem.New(problem.NotFound, "no webhook has id %s", strconv.Quote(id))
+				return cond.Unmet("webhook", id)
 			}
 			if err == nil {
 				_, err = wr.Exec(ctx, `DELETE FROM "webhook_deliveries" WHERE "webhook_id" = ? AND "team_id" = ?`, id, team)
@@ -178,9 +194,19 @@ func (s *Service) remove(c *gin.Context) {
 func (s *Service) get(c *gin.Context) {
 	bounded, cancel := edge.Bounded(c.Request.Context())
 	defer cancel()
+	cond, err := engine.ReadConditions(c.Request)
+	if err != nil {
+		edge.Fail(c, err)
+		return
+	}
 	w, err := s.find(bounded, s.DB, teamOf(c), c.Param("id"))
 	if err != nil {
 		edge.Fail(c, err)
+		return
+	}
+	c.Writer.Header().Set("ETag", engine.ETag(w.Version))
+	if cond.NotModified(w.Version) {
+		c.Status(http.StatusNotModified)
 		return
 	}
 	edge.WriteJSON(c, http.StatusOK, func(b []byte) []byte { return appendWebhook(b, w, "") })
