@@ -3,7 +3,9 @@ package engine
 import (
 	"context"
 	"encoding/json"
+	"errors"
 
+	"records/internal/db"
 	"records/internal/problem"
 	"records/internal/wire"
 )
@@ -80,6 +82,11 @@ func Child[C any](res *Resource[C], in Input[C], fk *wire.Field[string], at, fkM
 			return err
 		}
 		_, err := insert(ctx, s, w, res, in, team, false)
+		if errors.Is(err, db.ErrConflict) {
+			// The child's id (or unique member) is taken: named under
+			// the child, not as the parent's.
+			err = conflict(err, res.Unique)
+		}
 		return problem.Prefix(err, at)
 	}
 }

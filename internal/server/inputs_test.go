@@ -128,8 +128,11 @@ func TestAnInvalidLineItemStoresNothing(t *testing.T) {
 		// work order and the items before it.
 		h.call("POST", "/v1/work_order_line_items", `{"id":"taken"}`).want(201)
 		body = `{"id":"wo-2","work_order_line_items":[{"id":"ok-2"},{"id":"taken"}]}`
-		h.call("POST", "/v1/work_orders", body).problem(409, "conflict", "id")
+		h.call("POST", "/v1/work_orders", body).problem(409, "conflict", "work_order_line_items[1].id")
+		h.call("POST", "/v1/work_orders", `[{"id":"wo-4"},{"id":"wo-5","work_order_line_items":[{"id":"taken"}]}]`).
+			problem(409, "conflict", "[1].work_order_line_items[0].id")
 		h.call("GET", "/v1/work_orders/wo-1", "").problem(404, "not_found")
+		h.call("GET", "/v1/work_orders/wo-4", "").problem(404, "not_found")
 		h.call("GET", "/v1/work_orders/wo-2", "").problem(404, "not_found")
 		items := h.call("GET", "/v1/work_order_line_items", "").want(200).list("work_order_line_items")
 		if len(items) != 1 {
@@ -142,6 +145,8 @@ func TestAnInvalidLineItemStoresNothing(t *testing.T) {
 		// Line items are given only when creating.
 		h.call("POST", "/v1/work_orders", `{"id":"wo-3"}`).want(201)
 		h.call("PATCH", "/v1/work_orders/wo-3", `{"work_order_line_items":[]}`).problem(400, "invalid_request", "work_order_line_items")
+		// The work order's own id taken is the work order's id.
+		h.call("POST", "/v1/work_orders", `{"id":"wo-3","work_order_line_items":[{"id":"fresh"}]}`).problem(409, "conflict", "id")
 	})
 }
 
