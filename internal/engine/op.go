@@ -133,7 +133,9 @@ func (op *Op[E]) serve(s *Service, c *gin.Context, body []byte) (int, *Result[E]
 		if op.Kind.Writes() == spec.Always {
 			return 0, nil, problem.New(problem.InvalidRequest, "this operation takes no query parameters; send the members in a JSON body")
 		}
-		members = withQuery(members, q)
+		if members, err = withQuery(members, q); err != nil {
+			return 0, nil, err
+		}
 	}
 	parsed, err := op.parse(c.Param("id"), members)
 	if err != nil {
@@ -344,13 +346,22 @@ func findMember(members []wire.Member, name string) ([]byte, bool) {
 }
 
 // withQuery adds the query parameters as members, each a JSON string (the
-// converters accept numbers and booleans written as strings). The body wins.
-func withQuery(members []wire.Member, query map[string][]string) []wire.Member {
+// converters accept numbers and booleans written as strings). The body
+// wins. A parameter given twice is refused, as a member twice in a body is.
+func withQuery(members []wire.Member, query map[string][]string) ([]wire.Member, error) {
+	var errs []problem.MemberError
 	for name, vs := range query {
+		if len(vs) > 1 {
+			errs = append(errs, problem.MemberError{Member: name, Problem: "is given more than once"})
+			continue
+		}
 		if _, ok := findMember(members, name); ok {
 			continue
 		}
-		members = append(members, wire.Member{Name: name, Value: wire.AppendString(nil, vs[len(vs)-1])})
+		members = append(members, wire.Member{Name: name, Value: wire.AppendString(nil, vs[0])})
 	}
-	return members
+	if len(errs) > 0 {
+		return nil, problem.Members(errs)
+	}
+	return members, nil
 }

@@ -264,7 +264,15 @@ func (p *filterParser) list(f *Filter, n node, path string) *Filter {
 			p.fail(path, "takes values separated by commas or numbered from 0, not both")
 			return nil
 		}
-		if s, _ := wire.Text(raw); s != "" {
+		s, err := wire.Text(raw)
+		if err != nil {
+			// A value the column could not hold (a NUL): refused, not
+			// read as no values at all (which nin would match with every
+			// record).
+			p.fail(path, "%v", err)
+			return nil
+		}
+		if s != "" {
 			for i, part := range strings.Split(s, ",") {
 				items, names = append(items, wire.AppendString(nil, part)), append(names, strconv.Itoa(i))
 			}

@@ -76,11 +76,16 @@ func ParseRequest(members []wire.Member, query url.Values, l *List) (*Request, e
 	var errs []problem.MemberError
 	valid := append(slices.Clone(Params), l.Extra...)
 	for name, vs := range query {
+		member := name
+		if strings.HasPrefix(name, "filter[") && strings.HasSuffix(name, "]") {
+			member = filterMember(name[len("filter[") : len(name)-1])
+		}
+		if len(vs) > 1 {
+			// As a member twice in a body: picking one would be a guess.
+			errs = append(errs, problem.MemberError{Member: member, Problem: "is given more than once"})
+			continue
+		}
 		if v := vs[len(vs)-1]; !utf8.ValidString(v) {
-			member := name
-			if strings.HasPrefix(name, "filter[") && strings.HasSuffix(name, "]") {
-				member = filterMember(name[len("filter[") : len(name)-1])
-			}
 			errs = append(errs, problem.MemberError{Member: member, Problem: "must be valid UTF-8 (percent-encode the text's UTF-8 bytes)"})
 			continue
 		}

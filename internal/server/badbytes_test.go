@@ -33,6 +33,10 @@ func TestBadBytesAre4xx(t *testing.T) {
 		}
 		h.call("GET", "/v1/customers?filter%5Bemail%5D=a%00b", "").problem(400, "invalid_request", "filter.email")
 		h.call("GET", "/v1/customers?filter%5Bemail%5D=%ff%fe", "").problem(400, "invalid_request", "filter.email")
+		for _, op := range []string{"in", "nin"} {
+			h.call("GET", "/v1/customers?filter%5Bemail%5D%5B"+op+"%5D=b%00", "").problem(400, "invalid_request", "filter.email."+op)
+			h.call("GET", "/v1/customers?filter%5Bemail%5D%5B"+op+"%5D=a,b%00", "").problem(400, "invalid_request", "filter.email."+op)
+		}
 		// An id in a path that no record could have (invalid UTF-8, a NUL,
 		// a C1 control, 256 bytes) is no record's: 404; a PUT would create
 		// it, so there the id is what is wrong: 400.
