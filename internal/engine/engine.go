@@ -97,6 +97,9 @@ type Result[E any] struct {
 	res         *Resource[E]
 	view        *view[E]
 	notModified bool // If-None-Match matched: 304, no body
+	// ifNoneMatch, when the answer's ETag is known only once it is
+	// rendered (see Op.etag), is checked then.
+	ifNoneMatch *precondition
 	bulk        bool // a bulk create: {"<plural>": [records]}
 }
 

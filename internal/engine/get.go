@@ -80,7 +80,7 @@ func (op *Op[E]) read(ctx context.Context, s *Service, req *request, v *view[E])
 	case !found:
 		return 0, nil, notFound(op.Res.Object, id)
 	}
-	if req.ifNoneMatch != nil && req.ifNoneMatch.matches(op.Res.Version(rec)) {
+	if req.ifNoneMatch != nil && !op.partial(v) && req.ifNoneMatch.matches(op.Res.Version(rec)) {
 		return http.StatusNotModified, &Result[E]{Record: rec, notModified: true}, nil
 	}
 	if v != nil {
@@ -89,5 +89,9 @@ func (op *Op[E]) read(ctx context.Context, s *Service, req *request, v *view[E])
 			return 0, nil, err
 		}
 	}
-	return http.StatusOK, &Result[E]{Record: rec, ID: id, view: v}, nil
+	r := &Result[E]{Record: rec, ID: id, view: v}
+	if op.partial(v) {
+		r.ifNoneMatch = req.ifNoneMatch
+	}
+	return http.StatusOK, r, nil
 }

@@ -105,7 +105,7 @@ func (op *Op[E]) serveKeyed(s *Service, c *gin.Context, key string, body []byte)
 		if err != nil {
 			return nil, err
 		}
-		return &Answer{Status: status, Body: op.render(nil, r), ETag: op.etag(r), Secret: op.Secret}, nil
+		return op.keptAnswer(status, r), nil
 	}
 	s.serveKeyed(c, key, body, keyedRun{
 		run:    run,

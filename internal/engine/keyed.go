@@ -108,6 +108,5 @@ func (op *Op[E]) replayImage(status int, image []byte) (*Answer, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &Result[E]{Record: rec, ID: op.Res.ID(rec), Created: true}
-	return &Answer{Status: status, Body: op.render(nil, r), ETag: op.etag(r)}, nil
+	return op.keptAnswer(status, &Result[E]{Record: rec, ID: op.Res.ID(rec), Created: true}), nil
 }

@@ -2,9 +2,11 @@ package engine
 
 import (
 	"fmt"
+	"hash/fnv"
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 
 	"github.com/gin-gonic/gin"
 
@@ -82,12 +84,26 @@ func (op *Op[E]) answer(c *gin.Context, status int, r *Result[E], err error) {
 	case r.notModified:
 		c.Writer.Header().Set("ETag", etag(op.Res.Version(r.Record)))
 		c.Status(http.StatusNotModified)
-	default:
-		if tag := op.etag(r); tag != "" {
+	case !op.digested(r):
+		if tag := op.etag(r, nil); tag != "" {
 			c.Writer.Header().Set("ETag", tag)
 		}
 		edge.WriteJSON(c, status, func(b []byte) []byte { return op.render(b, r) })
 		r.view.release()
+	default:
+		// The ETag is a digest of the answer: rendered first, and
+		// If-None-Match checked against it.
+		buf := edge.GetBuffer()
+		defer edge.PutBuffer(buf)
+		buf.B = op.render(buf.B, r)
+		r.view.release()
+		tag := op.etag(r, buf.B)
+		c.Writer.Header().Set("ETag", tag)
+		if r.ifNoneMatch != nil && r.ifNoneMatch.listsTag(tag) {
+			c.Status(http.StatusNotModified)
+			return
+		}
+		edge.WriteJSON(c, status, func(b []byte) []byte { return append(b, buf.B...) })
 	}
 }
 
@@ -102,13 +118,39 @@ func (op *Op[E]) render(b []byte, r *Result[E]) []byte {
 	return op.Envelope(b, r)
 }
 
-// etag is the ETag of an answer that is one plain record, else "".
-func (op *Op[E]) etag(r *Result[E]) string {
+// etag is the ETag of body, the answer r that is one record, else "": the
+// record's version when the answer is the record alone; when it is more
+// (line items it embeds, records expand= adds) or less (fields=), the
+// version and a digest of the answer, "3-9f86d081884c7d65", which changes
+// when the related records do though the record's version does not.
+func (op *Op[E]) etag(r *Result[E], body []byte) string {
 	if !op.ETag || r.Record == nil || r.bulk {
 		return ""
 	}
-	return etag(op.Res.Version(r.Record))
+	v := op.Res.Version(r.Record)
+	if !op.digested(r) {
+		return etag(v)
+	}
+	h := fnv.New64a()
+	h.Write(body)
+	return `"` + strconv.FormatInt(v, 10) + "-" + strconv.FormatUint(h.Sum64(), 16) + `"`
 }
+
+// keptAnswer is r as a keyed write keeps and answers it.
+func (op *Op[E]) keptAnswer(status int, r *Result[E]) *Answer {
+	body := op.render(nil, r)
+	return &Answer{Status: status, Body: body, ETag: op.etag(r, body), Secret: op.Secret}
+}
+
+// digested tells whether the ETag of r is a digest of its answer (see
+// etag).
+func (op *Op[E]) digested(r *Result[E]) bool {
+	return op.ETag && r.Record != nil && !r.bulk && op.partial(r.view)
+}
+
+// partial tells whether an answer of the view is other than the record
+// alone: see etag.
+func (op *Op[E]) partial(v *view[E]) bool { return v != nil || op.Res.LoadEmbeds != nil }
 
 func (op *Op[E]) serve(s *Service, c *gin.Context, body []byte) (int, *Result[E], error) {
 	if op.Kind == spec.Create && isArray(body) {

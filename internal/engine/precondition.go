@@ -2,6 +2,7 @@ package engine
 
 import (
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -15,6 +16,7 @@ type precondition struct {
 	header   string
 	any      bool
 	versions []int64
+	tags     []string // every strong tag, as sent: "3-9f86d081884c7d65"
 }
 
 // parsePrecondition reads a conditional header; nil when absent. Weak tags
@@ -39,7 +41,14 @@ func parsePrecondition(r *http.Request, header string) (*precondition, error) {
 				return nil, problem.Member(header, "must be * or entity tags in quotes, as ETag answers them: \"3\"")
 			case weak:
 			default:
-				if n, err := strconv.ParseInt(opaque, 10, 64); err == nil {
+				p.tags = append(p.tags, tag)
+				// If-Match is about the record's own version: a tag of an
+				// answer with related records ("3-9f86…") names version 3.
+				version := opaque
+				if header == "If-Match" {
+					version, _, _ = strings.Cut(opaque, "-")
+				}
+				if n, err := strconv.ParseInt(version, 10, 64); err == nil {
 					p.versions = append(p.versions, n)
 				}
 			}
@@ -109,6 +118,11 @@ func (p *precondition) matches(v int64) bool {
 		}
 	}
 	return false
+}
+
+// listsTag tells whether the precondition lists the entity tag (or is *).
+func (p *precondition) listsTag(tag string) bool {
+	return p.any || slices.Contains(p.tags, tag)
 }
 
 // failed is the 412 of an If-Match that the record does not meet.

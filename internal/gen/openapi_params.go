@@ -176,12 +176,12 @@ func ifMatchParam() *obj {
 // ifNoneMatchParam is the If-None-Match header a read of one record honours.
 func ifNoneMatchParam() *obj {
 	return newObj("name", "If-None-Match", "in", "header", "schema", newObj("type", "string"),
-		"description", "304 without a body when the record's ETag is listed.")
+		"description", "304 without a body when the answer's ETag is listed.")
 }
 
 // etagHeader is the ETag an answer of one record carries.
 func etagHeader() *obj {
-	return newObj("description", `The record's version as a strong entity tag, e.g. "3".`, "schema", newObj("type", "string"))
+	return newObj("description", `The record's version as a strong entity tag, "3"; for an answer with related records (embedded or expanded) or sparse fields, the version and a digest of the answer, "3-9c1185a5c5e9fc54".`, "schema", newObj("type", "string"))
 }
 
 // notModified is the 304 of a read whose If-None-Match lists the ETag.

@@ -74,6 +74,54 @@ func TestVersionsAndPreconditions(t *testing.T) {
 	})
 }
 
+// An answer that is more than the record alone — the line items a work
+// order embeds, the records expand= adds — or less (fields=) carries the
+// version and a digest of the answer as its ETag: it changes when the
+// related records do, so If-None-Match never answers a stale 304; If-Match
+// takes such a tag by its version.
+func TestETagsOfAnswersWithRelatedRecords(t *testing.T) {
+	each(t, func(t *testing.T, h *harness) {
+		h.call("POST", "/v1/returns", `{"id":"r1","status":"open"}`).want(201)
+		h.call("POST", "/v1/return_line_items", `{"id":"l1","return_id":"r1","sku":"a"}`).want(201)
+		path := "/v1/returns/r1?expand=return_line_items"
+		first := h.call("GET", path, "").want(200).Header.Get("ETag")
+		if !strings.HasPrefix(first, `"1-`) {
+			t.Fatalf("ETag %q: want the version and a digest", first)
+		}
+		h.call("GET", path, "", "If-None-Match", first).want(304)
+		if plain := h.call("GET", "/v1/returns/r1", "").want(200).Header.Get("ETag"); plain != `"1"` {
+			t.Fatalf("the record alone is tagged by its version, got %q", plain)
+		}
+		h.call("GET", "/v1/returns/r1", "", "If-None-Match", `"1"`).want(304)
+		if tag := h.call("GET", "/v1/returns/r1?fields=status", "").want(200).Header.Get("ETag"); tag == `"1"` || tag == first || !strings.HasPrefix(tag, `"1-`) {
+			t.Fatalf("a sparse answer's ETag %q", tag)
+		}
+		h.call("POST", "/v1/return_line_items", `{"id":"l2","return_id":"r1","sku":"b"}`).want(201)
+		r := h.call("GET", path, "", "If-None-Match", first).want(200)
+		if second := r.Header.Get("ETag"); second == first || !strings.HasPrefix(second, `"1-`) || len(r.list("expand", "return_line_items")) != 2 {
+			t.Fatalf("after a line item was added: ETag %q (was %q), %s", second, first, r.Body)
+		}
+		h.call("PATCH", "/v1/return_line_items/l1", `{"sku":"c"}`).want(200)
+		if again := h.call("GET", path, "").want(200).Header.Get("ETag"); again == r.Header.Get("ETag") {
+			t.Fatal("a line item changed, the ETag did not")
+		}
+
+		// A work order embeds its line items, always.
+		wo := h.call("POST", "/v1/work_orders", `{"id":"w1","work_order_line_items":[{"id":"wl1","part_name":"bolt"}]}`).want(201)
+		tag := wo.Header.Get("ETag")
+		if read := h.call("GET", "/v1/work_orders/w1", "").want(200); read.Header.Get("ETag") != tag || !strings.HasPrefix(tag, `"1-`) {
+			t.Fatalf("the create's ETag %q, the read's %q", tag, read.Header.Get("ETag"))
+		}
+		h.call("GET", "/v1/work_orders/w1", "", "If-None-Match", tag).want(304)
+		h.call("PATCH", "/v1/work_order_line_items/wl1", `{"part_name":"nut"}`).want(200)
+		if r := h.call("GET", "/v1/work_orders/w1", "", "If-None-Match", tag).want(200); !strings.Contains(string(r.Body), `"nut"`) {
+			t.Fatalf("stale: %s", r.Body)
+		}
+		h.call("PATCH", "/v1/work_orders/w1", `{"memo":"x"}`, "If-Match", `"2-0"`).problem(412, "precondition_failed")
+		h.call("PATCH", "/v1/work_orders/w1", `{"memo":"x"}`, "If-Match", tag).want(200)
+	})
+}
+
 // startServer serves h's server on a real listener.
 func startServer(t *testing.T, srv *server.Server) *httptest.Server {
 	t.Helper()
