@@ -12,6 +12,7 @@ import (
 
 	"records/internal/auth"
 	"records/internal/db"
+	"records/internal/guard"
 	"records/internal/logging"
 	"records/internal/server"
 	"records/internal/tracing"
@@ -24,6 +25,7 @@ func newServeCmd() *cobra.Command {
 		cfg      = server.DefaultConfig()
 		schedule string
 		level    string
+		proxies  string
 	)
 	cmd := &cobra.Command{
 		Use: "serve",
@@ -46,6 +48,10 @@ func newServeCmd() *cobra.Command {
 				if cfg.Webhooks.Schedule, err = webhooks.ParseSchedule(schedule); err != nil {
 					return err
 				}
+			}
+			var err error
+			if cfg.TrustedProxies, err = guard.ParseProxies(proxies); err != nil {
+				return fmt.Errorf("--trusted-proxies: %w", err)
 			}
 			tuneGC()
 			logs := logging.NewBuffered(cmd.ErrOrStderr(), 200*time.Millisecond)
@@ -112,6 +118,8 @@ func newServeCmd() *cobra.Command {
 	cmd.Flags().BoolVar(&cfg.Webhooks.AllowPrivate, "webhook-allow-private", false,
 		"let webhooks reach loopback, private and link-local addresses (local development; never on a shared host)")
 	cmd.Flags().DurationVar(&cfg.TokenCacheTTL, "token-cache", cfg.TokenCacheTTL, "how long a verified token is trusted before the database is asked again (a revocation takes effect within it)")
+	cmd.Flags().StringVar(&proxies, "trusted-proxies", os.Getenv("RECORDS_TRUSTED_PROXIES"),
+		"reverse proxies (addresses or networks, comma-separated) whose X-Forwarded-For names the client, for the brake on failed authentications (env RECORDS_TRUSTED_PROXIES)")
 	return cmd
 }
 

@@ -3,7 +3,6 @@ package guard
 import (
 	"context"
 	"errors"
-	"net"
 	"strings"
 	"time"
 
@@ -31,11 +30,13 @@ const (
 // or `Authorization: Token <key>` (scheme in any case), and answers 401
 // otherwise. The request's context then acts for the token's team and
 // carries the request's deadline, timeout from now (see edge.Authenticated).
-func Authenticate(v Verifier, timeout time.Duration) gin.HandlerFunc {
+// Failed attempts are braked per client address: the peer's, or behind
+// the trusted proxies the one they forwarded.
+func Authenticate(v Verifier, timeout time.Duration, proxies Proxies) gin.HandlerFunc {
 	fails := newLimiters(failRate, failBurst)
 	return func(c *gin.Context) {
-		// The peer's address, not X-Forwarded-For, which a client can forge.
-		ip, _, _ := net.SplitHostPort(c.Request.RemoteAddr)
+		// X-Forwarded-For only from a trusted proxy: a client can forge it.
+		ip := proxies.Client(c.Request)
 		if retry, spent := fails.spent(ip); spent {
 			edge.Fail(c, rateLimited(retry, "too many failed authentications from this address"))
 			return

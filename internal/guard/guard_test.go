@@ -54,13 +54,19 @@ func (v verifier) Verify(_ context.Context, secret string) (auth.Principal, erro
 func TestAuthenticate(t *testing.T) {
 	e := gin.New()
 	var seen auth.Principal
-	e.GET("/", Authenticate(verifier{"good"}, time.Minute), func(c *gin.Context) {
+	proxies, _ := ParseProxies("10.0.0.1")
+	e.GET("/", Authenticate(verifier{"good"}, time.Minute, proxies), func(c *gin.Context) {
 		seen, _ = auth.FromContext(c.Request.Context())
 		c.Status(204)
 	})
-	call := func(header string) int {
+	// via calls from the client through the trusted proxy 10.0.0.1.
+	via := func(header, client string) int {
 		req := httptest.NewRequest("GET", "/", nil)
 		req.RemoteAddr = "192.0.2.1:1234"
+		if client != "" {
+			req.RemoteAddr = "10.0.0.1:1234"
+			req.Header.Set("X-Forwarded-For", client)
+		}
 		if header != "" {
 			req.Header.Set("Authorization", header)
 		}
@@ -68,6 +74,7 @@ func TestAuthenticate(t *testing.T) {
 		e.ServeHTTP(w, req)
 		return w.Code
 	}
+	call := func(header string) int { return via(header, "") }
 	if code := call("Bearer good"); code != 204 || seen.Team != 3 {
 		t.Fatalf("good token: %d, principal %v", code, seen)
 	}
@@ -81,6 +88,17 @@ func TestAuthenticate(t *testing.T) {
 	}
 	if code := call("Bearer good"); code != 429 {
 		t.Fatalf("a braked address is braked for every token: %d", code)
+	}
+	// Behind a trusted proxy, clients are braked each on its own: one
+	// guessing tokens does not lock out the others.
+	for i := 0; i <= failBurst; i++ {
+		via("Bearer bad", "198.51.100.1")
+	}
+	if code := via("Bearer bad", "198.51.100.1"); code != 429 {
+		t.Fatalf("the guessing client behind the proxy: %d, want 429", code)
+	}
+	if code := via("Bearer good", "198.51.100.2"); code != 204 {
+		t.Fatalf("another client behind the same proxy: %d, want 204", code)
 	}
 }
 

@@ -54,6 +54,9 @@ type Config struct {
 	// TokenCacheTTL is how long a verified token is trusted without asking
 	// the database again (and so how long a revocation takes to bite).
 	TokenCacheTTL time.Duration
+	// TrustedProxies are the reverse proxies whose X-Forwarded-For names
+	// the client, for the brake on failed authentications.
+	TrustedProxies guard.Proxies
 	// IdempotencyTTL is how long the answer to a write sent with an
 	// Idempotency-Key replays.
 	IdempotencyTTL time.Duration
@@ -173,7 +176,7 @@ func (s *Server) routes(ctx context.Context, cursors *query.Cursors) (*gin.Engin
 		limit = guard.SharedRateLimit(s.redis, s.cfg.RateLimit, s.cfg.RateBurst, s.log)
 	}
 	r := edge.NewRouter(e, edge.Guards{
-		Authenticate: guard.Authenticate(auth.NewStore(s.db, s.cfg.TokenCacheTTL), s.cfg.RequestTimeout),
+		Authenticate: guard.Authenticate(auth.NewStore(s.db, s.cfg.TokenCacheTTL), s.cfg.RequestTimeout, s.cfg.TrustedProxies),
 		RateLimit:    limit,
 		RequireWrite: guard.RequireWrite,
 		Deadline:     edge.Deadline(s.cfg.RequestTimeout),
