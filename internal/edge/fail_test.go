@@ -114,7 +114,8 @@ func TestRouter(t *testing.T) {
 	}{
 		{"GET", "/v1/things", 204, "", ""},
 		{"GET", "/v1/nothing", 404, "Content-Type", "application/problem+json"},
-		{"POST", "/v1/things", 405, "Allow", "GET"},
+		{"POST", "/v1/things", 405, "Allow", "GET, HEAD"},
+		{"HEAD", "/v1/things", 204, "", ""},
 		{"PUT", "/v1/thing", 204, "Deprecation", spec.DeprecationDate},
 		{"PUT", "/v1/thing", 204, "Link", `</v1/things/{id}>; rel="successor-version"`},
 		{"GET", "/healthz", 204, "", ""},

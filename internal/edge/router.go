@@ -1,6 +1,7 @@
 package edge
 
 import (
+	"net/http"
 	"strings"
 
 	"github.com/gin-gonic/gin"
@@ -83,7 +84,13 @@ func (r *Router) Handle(rt Route, h gin.HandlerFunc) {
 			chain = append(chain, g)
 		}
 	}
-	r.engine.Handle(rt.Method, rt.Path, append(chain, h)...)
+	chain = append(chain, h)
+	r.engine.Handle(rt.Method, rt.Path, chain...)
+	if rt.Method == http.MethodGet {
+		// HEAD is GET without the body (RFC 9110 §9.3.2), which net/http
+		// drops, keeping its length.
+		r.engine.Handle(http.MethodHead, rt.Path, chain...)
+	}
 	r.routes = append(r.routes, rt)
 }
 

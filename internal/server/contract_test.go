@@ -58,6 +58,11 @@ func checkContract(t testing.TB, req *http.Request, body []byte, w *httptest.Res
 	_, router := document(t)
 	vreq := req.Clone(context.Background())
 	vreq.Body = http.NoBody
+	head := req.Method == http.MethodHead
+	if head {
+		// HEAD is GET without the body: checked as GET, but for the body.
+		vreq.Method = http.MethodGet
+	}
 	if len(body) > 0 {
 		vreq.Body = httpBody(body)
 	}
@@ -85,7 +90,7 @@ func checkContract(t testing.TB, req *http.Request, body []byte, w *httptest.Res
 		RequestValidationInput: in,
 		Status:                 w.Code,
 		Header:                 w.Header(),
-		Options:                &openapi3filter.Options{IncludeResponseStatus: true, MultiError: true},
+		Options:                &openapi3filter.Options{IncludeResponseStatus: true, MultiError: true, ExcludeResponseBody: head},
 	}
 	out.SetBodyBytes(w.Body.Bytes())
 	if err := openapi3filter.ValidateResponse(context.Background(), out); err != nil {

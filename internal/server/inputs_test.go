@@ -261,5 +261,32 @@ func TestRouterErrors(t *testing.T) {
 		}
 		// A trailing slash is a different route, never a redirect.
 		h.call("GET", "/v1/customers/", "").problem(404, "not_found")
+		if allow := r.Header.Get("Allow"); !strings.Contains(allow, "HEAD") {
+			t.Fatalf("a GET route answers HEAD too; Allow: %q", allow)
+		}
+	})
+}
+
+// Every GET route answers HEAD: the status and headers of the GET, its
+// length included, without the body.
+func TestHeadIsGetWithoutTheBody(t *testing.T) {
+	each(t, func(t *testing.T, h *harness) {
+		h.call("POST", "/v1/customers", `{"id":"c1","email":"a@example.com"}`).want(201)
+		h.call("HEAD", "/v1/customers/c1", "").want(200)
+		ts := startServer(t, h.srv)
+		for _, path := range []string{"/v1/customers/c1", "/v1/customers?limit=5", "/v1/customers/c1/history", "/healthz"} {
+			gs, gh, gb := send(t, ts, h.token, "GET", path, "")
+			hs, hh, hb := send(t, ts, h.token, "HEAD", path, "")
+			if hs != gs || hb != "" || hh.Get("Content-Length") != fmt.Sprint(len(gb)) || hh.Get("ETag") != gh.Get("ETag") ||
+				hh.Get("Content-Type") != gh.Get("Content-Type") {
+				t.Fatalf("HEAD %s: %d %v %q; GET: %d %v (%d bytes)", path, hs, hh, hb, gs, gh, len(gb))
+			}
+		}
+		if s, _, b := send(t, ts, h.token, "HEAD", "/v1/customers/nope", ""); s != 404 || b != "" {
+			t.Fatalf("HEAD of a missing record: %d %q", s, b)
+		}
+		if s, _, _ := send(t, ts, "rk_wrong", "HEAD", "/v1/customers/c1", ""); s != 401 {
+			t.Fatalf("HEAD without a valid token: %d", s)
+		}
 	})
 }
