@@ -128,6 +128,15 @@ func (s *Stream) serve(c *gin.Context) {
 		edge.Fail(c, err)
 		return
 	}
+	if c.Request.Method == http.MethodHead {
+		// The stream's headers, and no stream: nothing would ever be
+		// read of it.
+		h := c.Writer.Header()
+		h.Set("Content-Type", "text/event-stream")
+		h.Set("Cache-Control", "no-store")
+		c.Status(http.StatusOK)
+		return
+	}
 	s.listeners.Add(1)
 	defer s.listeners.Add(-1)
 

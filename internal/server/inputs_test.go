@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestMalformedBodies(t *testing.T) {
@@ -287,6 +288,25 @@ func TestHeadIsGetWithoutTheBody(t *testing.T) {
 		}
 		if s, _, _ := send(t, ts, "rk_wrong", "HEAD", "/v1/customers/c1", ""); s != 401 {
 			t.Fatalf("HEAD without a valid token: %d", s)
+		}
+		// The event stream's HEAD answers its headers and ends: no stream
+		// is held open for a client that reads none.
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			if s, hh, _ := send(t, ts, h.token, "HEAD", "/v1/events/stream", ""); s != 200 || hh.Get("Content-Type") != "text/event-stream" {
+				t.Errorf("HEAD of the stream: %d %v", s, hh)
+			}
+			// The next request on the connection is answered: the
+			// server is not still streaming to it.
+			if s, _, _ := send(t, ts, h.token, "GET", "/v1/customers/c1", ""); s != 200 {
+				t.Errorf("the request after: %d", s)
+			}
+		}()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			t.Fatal("HEAD of the event stream did not end")
 		}
 	})
 }
