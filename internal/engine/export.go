@@ -83,6 +83,9 @@ func (op *Op[E]) export(c *gin.Context, s *Service, format string, p *query.Page
 	h.Set("Content-Type", format+"; charset=utf-8")
 	h.Set("X-Content-Type-Options", "nosniff")
 	w.WriteHeader(http.StatusOK)
+	if c.Request.Method == http.MethodHead {
+		return nil // the export's headers, once its first page is read; no export
+	}
 	rc := http.NewResponseController(w)
 	enc := newExportEncoder(format, op.Res, fields, v)
 	buf := &bytes.Buffer{}

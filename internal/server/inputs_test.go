@@ -283,6 +283,10 @@ func TestHeadIsGetWithoutTheBody(t *testing.T) {
 				t.Fatalf("HEAD %s: %d %v %q; GET: %d %v (%d bytes)", path, hs, hh, hb, gs, gh, len(gb))
 			}
 		}
+		if s, hh, b := send(t, ts, h.token, "HEAD", "/v1/customers", "", "Accept", "application/x-ndjson"); s != 200 || b != "" ||
+			!strings.HasPrefix(hh.Get("Content-Type"), "application/x-ndjson") {
+			t.Fatalf("HEAD of an export: %d %v %q", s, hh, b)
+		}
 		if s, _, b := send(t, ts, h.token, "HEAD", "/v1/customers/nope", ""); s != 404 || b != "" {
 			t.Fatalf("HEAD of a missing record: %d %q", s, b)
 		}
