@@ -117,3 +117,7 @@ func updated(name string) ent.Field {
 	return field.Time(name).Optional().Nillable().Default(now).UpdateDefault(now).
 		Annotations(annotation.Field{Stamp: annotation.UpdateStamp})
 }
+
+// jsonText has a JSON member kept as json on PostgreSQL (its text), not
+// jsonb (a parsed value, written back in PostgreSQL's own form).
+var jsonText = map[string]string{dialect.Postgres: "json"}

@@ -34,8 +34,11 @@ func (Supplier) Fields() []ent.Field {
 	return []ent.Field{
 		text("name"),
 		text("provided_id"),
-		field.JSON("mapping", map[string]string{}).Optional(),
-		field.JSON("properties", json.RawMessage{}).Optional(),
+		// Kept as PostgreSQL json, the text the client sent (compacted),
+		// not jsonb: jsonb keeps numbers as numeric and writes them back
+		// without exponent, 1e131071 as 131,072 digits, and reorders keys.
+		field.JSON("mapping", map[string]string{}).Optional().SchemaType(jsonText),
+		field.JSON("properties", json.RawMessage{}).Optional().SchemaType(jsonText),
 		sortable(created("created_at")),
 		updated("updated_at"),
 		field.String("token_hash").Optional().Nillable().Sensitive().

@@ -80,10 +80,10 @@ func (in *supplierInput) Values(w *engine.Values, creating bool) {
 		w.Set("provided_id", "text", engine.Val(in.ProvidedID.Value()))
 	}
 	if in.Mapping.Set {
-		w.Set("mapping", "jsonb", engine.JSONMap(in.Mapping.Value()))
+		w.Set("mapping", "json", engine.JSONMap(in.Mapping.Value()))
 	}
 	if in.Properties.Set {
-		w.Set("properties", "jsonb", engine.JSONText(in.Properties.Value()))
+		w.Set("properties", "json", engine.JSONText(in.Properties.Value()))
 	}
 	switch {
 	case in.CreatedAt.Set && !in.CreatedAt.Null:

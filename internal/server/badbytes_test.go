@@ -61,3 +61,23 @@ func TestBadBytesAre4xx(t *testing.T) {
 		h.call("GET", "/v1/customers?a=1;b=2", "").problem(400, "invalid_request")
 	})
 }
+
+// An object member keeps the text the client sent (compacted), on both
+// databases: PostgreSQL's jsonb would write 1e131071 back as 131,072 digits
+// — a 16 KB body answered with 131 MB, in every read, event and webhook —
+// and reorder the keys.
+func TestObjectMembersKeepTheirText(t *testing.T) {
+	each(t, func(t *testing.T, h *harness) {
+		props := `{"zeta":1e131071,"alpha":[1.50,-2E-5],"tiny":1e-16383,"nested":{"b":true,"a":null}}`
+		r := h.call("POST", "/v1/suppliers", `{"id":"s1","properties":`+props+`,"mapping":{"z":"1","a":"2"}}`).want(201)
+		if len(r.Body) > 4096 || !strings.Contains(string(r.Body), `"properties":`+props) {
+			t.Fatalf("created, %d bytes: %.400s", len(r.Body), r.Body)
+		}
+		if got := h.call("GET", "/v1/suppliers/s1", "").want(200); !strings.Contains(string(got.Body), `"properties":`+props) {
+			t.Fatalf("read, %d bytes: %.400s", len(got.Body), got.Body)
+		}
+		if ev := h.call("GET", "/v1/events", "").want(200); len(ev.Body) > 4096 || !strings.Contains(string(ev.Body), props) {
+			t.Fatalf("its event, %d bytes: %.400s", len(ev.Body), ev.Body)
+		}
+	})
+}
