@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"database/sql"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -80,5 +82,44 @@ func TestMigrateReset(t *testing.T) {
 				t.Fatalf("a token survived the reset:\n%s", out)
 			}
 		})
+	}
+}
+
+// migrate --reset empties a SQLite database in place: a file that is not
+// one is refused untouched, and a connection still open to the database
+// sees the tables gone rather than a deleted file that takes writes.
+func TestMigrateResetEmptiesInPlace(t *testing.T) {
+	dir := t.TempDir()
+	notes := filepath.Join(dir, "notes.txt")
+	if err := os.WriteFile(notes, []byte("hello\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, errOut := run(t, "migrate", "--reset", "--database-url", "sqlite:"+notes); code == 0 || !strings.Contains(errOut, "not a database") {
+		t.Fatalf("--reset of a text file: exit %d\n%s%s", code, out, errOut)
+	}
+	if b, _ := os.ReadFile(notes); string(b) != "hello\n" {
+		t.Fatalf("the text file was changed: %q", b)
+	}
+
+	url := "sqlite:" + filepath.Join(dir, "records.db")
+	if code, out, errOut := run(t, "token", "create", "--name", "old", "--database-url", url); code != 0 {
+		t.Fatalf("token create: %s%s", out, errOut)
+	}
+	open, err := sql.Open("sqlite", filepath.Join(dir, "records.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer open.Close()
+	if _, err := open.Exec(`SELECT count(*) FROM teams`); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, errOut := run(t, "migrate", "--reset", "--database-url", url); code != 0 {
+		t.Fatalf("reset: exit %d\n%s%s", code, out, errOut)
+	}
+	// The connection opened before sees the reset database: the
+	// migrations applied afresh, and no token.
+	var n int
+	if err := open.QueryRow(`SELECT count(*) FROM api_tokens`).Scan(&n); err != nil || n != 0 {
+		t.Fatalf("the open connection sees %d tokens (%v): it is not on the reset file", n, err)
 	}
 }
