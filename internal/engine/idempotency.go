@@ -34,6 +34,9 @@ func IdempotencyKey(r *http.Request) (string, bool, error) {
 	default:
 		return "", false, nil
 	}
+	if len(r.Header.Values("Idempotency-Key")) > 1 {
+		return "", false, problem.Member("Idempotency-Key", "is given more than once")
+	}
 	ok := len(key) >= 1 && len(key) <= 255
 	for i := 0; ok && i < len(key); i++ {
 		ok = key[i] >= 0x20 && key[i] <= 0x7e

@@ -28,6 +28,7 @@ func parsePrecondition(r *http.Request, header string) (*precondition, error) {
 		return nil, nil
 	}
 	p := &precondition{header: header}
+	star, tags := false, 0
 	for _, v := range values {
 		for _, tag := range strings.Split(v, ",") {
 			tag = strings.TrimSpace(tag)
@@ -37,6 +38,7 @@ func parsePrecondition(r *http.Request, header string) (*precondition, error) {
 			case tag == "":
 			case tag == "*":
 				p.any = true
+				star = true
 			case !quoted:
 				return nil, problem.Member(header, "must be * or entity tags in quotes, as ETag answers them: \"3\"")
 			case weak:
@@ -48,11 +50,16 @@ func parsePrecondition(r *http.Request, header string) (*precondition, error) {
 				if header == "If-Match" {
 					version, _, _ = strings.Cut(opaque, "-")
 				}
-				if n, err := strconv.ParseInt(version, 10, 64); err == nil {
+				// Compared strongly: "01" or "+1" is no version's tag.
+				if n, err := strconv.ParseInt(version, 10, 64); err == nil && strconv.FormatInt(n, 10) == version {
 					p.versions = append(p.versions, n)
 				}
+				tags++
 			}
 		}
+	}
+	if star && tags > 0 {
+		return nil, problem.Member(header, "must be * alone, or entity tags in quotes")
 	}
 	return p, nil
 }

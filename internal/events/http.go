@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/gin-gonic/gin"
 
@@ -119,9 +118,10 @@ func (l *Log) filterOf(q url.Values) (Filter, error) {
 		}
 	}
 	if s := q.Get("since"); s != "" {
-		t, err := time.Parse(time.RFC3339Nano, s)
+		// As a Date/Time member is read: RFC 3339, years 1–9999 in UTC.
+		t, err := wire.DateTime(wire.AppendString(nil, s))
 		if err != nil {
-			return f, problem.Member("since", "must be a time in RFC 3339, e.g. 2026-01-02T15:04:05Z")
+			return f, problem.Member("since", "%v", err)
 		}
 		f.Since = max(1, t.UnixMicro())
 	}

@@ -131,9 +131,7 @@ func (s *Stream) serve(c *gin.Context) {
 	if c.Request.Method == http.MethodHead {
 		// The stream's headers, and no stream: nothing would ever be
 		// read of it.
-		h := c.Writer.Header()
-		h.Set("Content-Type", "text/event-stream")
-		h.Set("Cache-Control", "no-store")
+		streamHeaders(c.Writer.Header())
 		c.Status(http.StatusOK)
 		return
 	}
@@ -144,10 +142,7 @@ func (s *Stream) serve(c *gin.Context) {
 	// The stream outlives the request's time limits: the server's read
 	// deadline (which would end its context) and write deadline.
 	_ = rc.SetReadDeadline(time.Time{})
-	h := c.Writer.Header()
-	h.Set("Content-Type", "text/event-stream")
-	h.Set("Cache-Control", "no-store")
-	h.Set("X-Accel-Buffering", "no")
+	streamHeaders(c.Writer.Header())
 	c.Status(http.StatusOK)
 	write := func(b []byte) bool {
 		_ = rc.SetWriteDeadline(time.Now().Add(s.WriteTimeout))
@@ -201,4 +196,12 @@ func (s *Stream) serve(c *gin.Context) {
 			}
 		}
 	}
+}
+
+// streamHeaders are the headers of the event stream (a proxy must not
+// buffer it).
+func streamHeaders(h http.Header) {
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Accel-Buffering", "no")
 }

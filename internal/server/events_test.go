@@ -170,6 +170,9 @@ func TestEventParameters(t *testing.T) {
 		h.call("GET", "/v1/events?filter[type]=customers.exploded", "").problem(400, "invalid_request", "filter.type")
 		h.call("GET", "/v1/events?filter[type][in]=customers.created,nope", "").problem(400, "invalid_request", "filter.type.in")
 		h.call("GET", "/v1/events?since=yesterday", "").problem(400, "invalid_request", "since")
+		for _, bad := range []string{"0000-12-31T23:00:00Z", "2026-01-01T00:00:00%2B24:00", "9999-12-31T23:59:59-01:00"} {
+			h.call("GET", "/v1/events?since="+bad, "").problem(400, "invalid_request", "since")
+		}
 		h.call("GET", "/v1/events?limit=0", "").problem(400, "invalid_request", "limit")
 		h.call("GET", "/v1/events?cursor=abc", "").problem(400, "invalid_request", "cursor")
 		h.call("GET", "/v1/events?color=red", "").problem(400, "invalid_request", "color")

@@ -296,7 +296,7 @@ func TestWebhookRoutes(t *testing.T) {
 			// A zone, ports outside 1–65535, and IPv6 forms of IPv4 addresses
 			// (6to4 and NAT64 of 127.0.0.1, IPv4-compatible, Teredo).
 			"http://[fe80::1%25eth0]/x", "http://93.184.215.14:0/x", "http://93.184.215.14:99999/x",
-			"http://[2002:7f00:1::]/x", "http://[64:ff9b::7f00:1]/x", "http://[64:ff9b:1::a00:1]/x", "http://[::7f00:1]/x",
+			"http://[2002:7f00:1::]/x", "http://[64:ff9b::7f00:1]/x", "http://[::ffff:0:7f00:1]/x", "http://[64:ff9b:1::a00:1]/x", "http://[::7f00:1]/x",
 			"http://[2001:0:4136:e378:8000:63bf:3fff:fdd2]/x"} {
 			h.call("POST", "/v1/webhooks", `{"url":"`+u+`","events":["*"]}`).problem(400, "invalid_request", "url")
 		}

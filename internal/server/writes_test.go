@@ -40,7 +40,7 @@ func TestVersionsAndPreconditions(t *testing.T) {
 			t.Fatalf("a created record is version 1: %s %s", r.Header.Get("ETag"), r.Body)
 		}
 		h.call("GET", "/v1/customers/c1", "", "If-None-Match", `"1"`).want(304)
-		h.call("GET", "/v1/customers/c1", "", "If-None-Match", `"7", *`).want(304)
+		h.call("GET", "/v1/customers/c1", "", "If-None-Match", `"7", "1"`).want(304)
 		if r := h.call("GET", "/v1/customers/c1", "", "If-None-Match", `"2"`).want(200); r.Header.Get("ETag") != `"1"` {
 			t.Fatalf("ETag %q", r.Header.Get("ETag"))
 		}
@@ -57,6 +57,13 @@ func TestVersionsAndPreconditions(t *testing.T) {
 		h.call("PATCH", "/v1/customers/nope", `{}`, "If-Match", "*").problem(412, "precondition_failed")
 		h.call("PATCH", "/v1/customers/nope", `{}`).problem(404, "not_found")
 		h.call("PATCH", "/v1/customers/c1", `{}`, "If-Match", "3").problem(400, "invalid_request", "If-Match")
+		// Tags compare strongly, as text: "03" and "+3" are no version's.
+		h.call("PATCH", "/v1/customers/c1", `{}`, "If-Match", `"03"`).problem(412, "precondition_failed")
+		h.call("PATCH", "/v1/customers/c1", `{}`, "If-Match", `"+3"`).problem(412, "precondition_failed")
+		h.call("GET", "/v1/customers/c1", "", "If-None-Match", `"03"`).want(200)
+		// * stands alone.
+		h.call("PATCH", "/v1/customers/c1", `{}`, "If-Match", `*, "3"`).problem(400, "invalid_request", "If-Match")
+		h.call("GET", "/v1/customers/c1", "", "If-None-Match", `"3", *`).problem(400, "invalid_request", "If-None-Match")
 		// An upsert under If-Match is an update: it never creates.
 		h.call("PUT", "/v1/return_line_items/li-1", `{"sku":"a"}`, "If-Match", "*").problem(412, "precondition_failed")
 		h.call("PUT", "/v1/return_line_items/li-1", `{"sku":"a"}`).want(201)
@@ -119,6 +126,28 @@ func TestETagsOfAnswersWithRelatedRecords(t *testing.T) {
 		}
 		h.call("PATCH", "/v1/work_orders/w1", `{"memo":"x"}`, "If-Match", `"2-0"`).problem(412, "precondition_failed")
 		h.call("PATCH", "/v1/work_orders/w1", `{"memo":"x"}`, "If-Match", tag).want(200)
+	})
+}
+
+// An Idempotency-Key given twice is refused, not one of them picked.
+func TestIdempotencyKeyGivenTwice(t *testing.T) {
+	each(t, func(t *testing.T, h *harness) {
+		ts := startServer(t, h.srv)
+		req, _ := http.NewRequest("POST", ts.URL+"/v1/customers", strings.NewReader(`{"id":"twice"}`))
+		req.Header.Set("Authorization", "Bearer "+h.token)
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Add("Idempotency-Key", "a")
+		req.Header.Add("Idempotency-Key", "b")
+		resp, err := ts.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 400 || !strings.Contains(string(body), `"member":"Idempotency-Key"`) {
+			t.Fatalf("two keys: %d %s", resp.StatusCode, body)
+		}
+		h.call("GET", "/v1/customers/twice", "").problem(404, "not_found")
 	})
 }
 

@@ -64,6 +64,7 @@ var (
 	errObject        = errors.New("must be an object")
 	errStrings       = errors.New("must be an object whose values are strings")
 	errID            = errors.New("must be a non-empty string of at most 255 characters, without / or control characters")
+	errDotID         = errors.New(`must not be "." or "..", which URLs drop from a path`)
 	errNUL           = errors.New("must not hold a NUL character (\\u0000)")
 	errUnicode       = errors.New("must be valid Unicode: it holds an unpaired UTF-16 surrogate escape (\\ud800–\\udfff)")
 )
@@ -100,6 +101,9 @@ func ID(v []byte) (string, error) {
 func CheckID(s string) error {
 	if s == "" || len(s) > 255 || strings.ContainsRune(s, '/') || !utf8.ValidString(s) {
 		return errID
+	}
+	if s == "." || s == ".." {
+		return errDotID
 	}
 	for _, r := range s {
 		if unicode.IsControl(r) { // C0, DEL and C1

@@ -201,10 +201,13 @@ func TestConverters(t *testing.T) {
 	if o, err := Object(str(`{ "a" : [1, 2] }`)); err != nil || string(o) != `{"a":[1,2]}` {
 		t.Errorf("Object: %s %v", o, err)
 	}
-	for _, bad := range []string{`""`, `"a/b"`, `"x\u0001"`, `"x\u007f"`, `"x\u0085"`, `"` + strings.Repeat("x", 256) + `"`, `true`} {
+	for _, bad := range []string{`""`, `"a/b"`, `"x\u0001"`, `"x\u007f"`, `"x\u0085"`, `"."`, `".."`, `"` + strings.Repeat("x", 256) + `"`, `true`} {
 		if _, err := ID(str(bad)); err == nil {
 			t.Errorf("ID(%s) must fail", bad)
 		}
+	}
+	if id, err := ID(str(`"..."`)); err != nil || id != "..." {
+		t.Errorf("three dots are an id: %q %v", id, err)
 	}
 	if id, err := ID(str(`12`)); err != nil || id != "12" {
 		t.Errorf("a numeric id is its text: %q %v", id, err)
