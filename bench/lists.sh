@@ -99,5 +99,5 @@ for db in "${dbs[@]}"; do
     "$lines" "$(echo "$t1 - $t0" | bc -l)" "$(echo "$lines / ($t1 - $t0)" | bc -l)" "$all_peak" "$small" "$small_peak"
 
   kill "$svc" 2>/dev/null; wait "$svc" 2>/dev/null || true; svc=
-  [ "$db" = postgres ] && psql "$PG_URL" -qc "DROP SCHEMA IF EXISTS $schema CASCADE" >/dev/null 2>&1
+  if [ "$db" = postgres ]; then psql "$PG_URL" -qc "DROP SCHEMA IF EXISTS $schema CASCADE" >/dev/null 2>&1; fi
 done

@@ -179,5 +179,5 @@ for db in "${dbs[@]}"; do
   for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
   wait 2>/dev/null || true
   pids=()
-  [ "$db" = postgres ] && psql "$PG_URL" -qc "DROP SCHEMA IF EXISTS $schema CASCADE" >/dev/null 2>&1
+  if [ "$db" = postgres ]; then psql "$PG_URL" -qc "DROP SCHEMA IF EXISTS $schema CASCADE" >/dev/null 2>&1; fi
 done
