@@ -231,7 +231,21 @@ type request struct {
 // preconditions reads the conditional headers the operation honours.
 func (op *Op[E]) preconditions(r *http.Request, req *request) (err error) {
 	switch op.Kind {
-	case spec.Patch, spec.Upsert, spec.Delete:
+	case spec.Upsert:
+		// If-None-Match: * makes the PUT create only (RFC 9110 §13.1.2).
+		if req.ifMatch, err = parsePrecondition(r, "If-Match"); err != nil {
+			return err
+		}
+		if req.ifNoneMatch, err = parsePrecondition(r, "If-None-Match"); err != nil || req.ifNoneMatch == nil {
+			return err
+		}
+		switch {
+		case !req.ifNoneMatch.any:
+			return problem.Member("If-None-Match", "on a PUT takes * alone: create only if no record has the id")
+		case req.ifMatch != nil:
+			return problem.Member("If-None-Match", "and If-Match cannot both hold: one asks that the record exist, the other that it not")
+		}
+	case spec.Patch, spec.Delete:
 		req.ifMatch, err = parsePrecondition(r, "If-Match")
 	case spec.Get, spec.GetOrCreate:
 		if op.ETag {

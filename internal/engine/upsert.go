@@ -2,17 +2,24 @@ package engine
 
 import (
 	"context"
+	"errors"
+	"strconv"
 
 	"records/internal/auth"
+	"records/internal/db"
+	"records/internal/problem"
+	"records/internal/spec"
 )
 
 // upsert updates the record with the id, or creates it, in one statement
 // (INSERT … ON CONFLICT): two clients creating one id at once cannot both
 // create it. A record's version tells which happened: 1 when created. An id
 // taken by another team is a conflict. Under If-Match the record must
-// exist: it is an update.
+// exist: it is an update; under If-None-Match: * it must not: a create,
+// 412 when the id is taken.
 func (op *Op[E]) upsert(ctx context.Context, s *Service, req *request) (int, *Result[E], error) {
-	if !op.IDOptional || req.ifMatch != nil {
+	createOnly := req.ifNoneMatch != nil
+	if !op.IDOptional || req.ifMatch != nil || createOnly {
 		if err := op.requireID(req); err != nil {
 			return 0, nil, err
 		}
@@ -51,7 +58,11 @@ func (op *Op[E]) upsert(ctx context.Context, s *Service, req *request) (int, *Re
 	in.Values(&create, true)
 	in.Values(&change, false)
 	parents := in.Parents()
-	text, args := insertSQL(s.Dialect, op.Res, id, team, &create, parents, &change, eventMeta(ctx), nil)
+	onConflict := &change
+	if createOnly {
+		onConflict = nil // a plain INSERT: a taken id fails it
+	}
+	text, args := insertSQL(s.Dialect, op.Res, id, team, &create, parents, onConflict, eventMeta(ctx), nil)
 	var rec *E
 	err = s.Write(ctx, len(steps) > 0, func(w Writer) (err error) {
 		if rec, err = writeRecord(ctx, w, op.Res, text, args); err != nil {
@@ -74,6 +85,10 @@ func (op *Op[E]) upsert(ctx context.Context, s *Service, req *request) (int, *Re
 		}
 		return nil
 	})
+	if createOnly && errors.Is(err, db.ErrConflict) && conflict(err, op.Res.Unique).Members[0].Member == "id" {
+		return 0, nil, &problem.Error{Code: spec.PreconditionFailed,
+			Detail: "a " + op.Res.Object + " has the id " + strconv.Quote(id) + "; If-None-Match: * creates only"}
+	}
 	if err != nil {
 		return 0, nil, op.writeError(err)
 	}

@@ -64,7 +64,10 @@ func headerParameters(rt *routeView) []any {
 	op := rt.Op
 	var out []any
 	switch op.Kind {
-	case "patch", "upsert", "delete":
+	case "upsert":
+		out = append(out, ifMatchParam(), newObj("name", "If-None-Match", "in", "header", "schema", newObj("type", "string", "const", "*"),
+			"description", "* : create only; when a record has the id, 412 and nothing written."))
+	case "patch", "delete":
 		out = append(out, ifMatchParam())
 	case "get", "get_or_create":
 		if op.ETag {

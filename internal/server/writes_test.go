@@ -64,6 +64,14 @@ func TestVersionsAndPreconditions(t *testing.T) {
 		// * stands alone.
 		h.call("PATCH", "/v1/customers/c1", `{}`, "If-Match", `*, "3"`).problem(400, "invalid_request", "If-Match")
 		h.call("GET", "/v1/customers/c1", "", "If-None-Match", `"3", *`).problem(400, "invalid_request", "If-None-Match")
+		// An upsert under If-None-Match: * is a create: it never updates.
+		h.call("PUT", "/v1/return_line_items/li-new", `{"sku":"a"}`, "If-None-Match", "*").want(201)
+		h.call("PUT", "/v1/return_line_items/li-new", `{"sku":"b"}`, "If-None-Match", "*").problem(412, "precondition_failed")
+		if sku := h.call("GET", "/v1/return_line_items/li-new", "").want(200).obj()["sku"]; sku != "a" {
+			t.Fatalf("a create-only PUT updated: %v", sku)
+		}
+		h.call("PUT", "/v1/return_line_items/li-new", `{"sku":"b"}`, "If-None-Match", `"1"`).problem(400, "invalid_request", "If-None-Match")
+		h.call("PUT", "/v1/return_line_items/li-new", `{"sku":"b"}`, "If-None-Match", "*", "If-Match", "*").problem(400, "invalid_request", "If-None-Match")
 		// An upsert under If-Match is an update: it never creates.
 		h.call("PUT", "/v1/return_line_items/li-1", `{"sku":"a"}`, "If-Match", "*").problem(412, "precondition_failed")
 		h.call("PUT", "/v1/return_line_items/li-1", `{"sku":"a"}`).want(201)
