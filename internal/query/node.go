@@ -122,9 +122,22 @@ func (n *queryNode) value() ([]byte, bool) { return n.val, n.val != nil }
 func (n *queryNode) text() bool            { return true }
 
 // filterMember names a query string's filter parameter in messages, as a
-// body's member is named: "or][0][status" is filter.or.0.status.
+// body's member is named: "or][0][status" is filter.or[0].status.
 func filterMember(inner string) string {
-	return ParamFilter + "." + strings.NewReplacer("][", ".", "[", "", "]", "").Replace(inner)
+	path, ok := queryPath(inner)
+	if !ok {
+		return ParamFilter + "." + strings.NewReplacer("][", ".", "[", "", "]", "").Replace(inner)
+	}
+	// As the filter's other problems name it: filter.or[0].status.in[1].
+	b := []byte(ParamFilter)
+	for _, name := range path {
+		if _, err := strconv.Atoi(name); err == nil {
+			b = append(append(append(b, '['), name...), ']')
+		} else {
+			b = append(append(b, '.'), name...)
+		}
+	}
+	return string(b)
 }
 
 // queryPath splits the name of a query string's filter parameter, the text

@@ -179,6 +179,7 @@ func TestListParameters(t *testing.T) {
 		h.call("GET", "/v1/vendors?count=exact&count=estimated", "").problem(400, "invalid_request", "count")
 		h.call("GET", "/v1/vendors?filter[vendorName]=a&filter[vendorName]=b", "").problem(400, "invalid_request", "filter.vendorName")
 		h.call("GET", "/v1/vendors?filter[vendorName][in]=a&filter[vendorName][in]=b", "").problem(400, "invalid_request", "filter.vendorName.in")
+		h.call("GET", "/v1/vendors?filter[vendorName][in][0]=a&filter[vendorName][in][0]=b", "").problem(400, "invalid_request", "filter.vendorName.in[0]")
 		h.call("GET", "/v1/customers/c1?fields=id&fields=email", "").problem(400, "invalid_request", "fields")
 		r = h.call("GET", "/v1/vendors?order_by=vendorName&limit=2&offset=2", "").want(200)
 		if got := fmt.Sprint(names(r)); got != "[charlie delta]" || r.at("paging", "has_more") != true {
