@@ -16,7 +16,9 @@ package events
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
+	"log/slog"
 	"slices"
 	"strconv"
 	"strings"
@@ -36,7 +38,24 @@ type Log struct {
 	DB        *db.DB
 	Cursors   *query.Cursors
 	Resources map[string]engine.Imager // by plural
-	types     []string                 // every event type, sorted
+	// Logger hears of events that cannot be written out (RenderError).
+	Logger *slog.Logger
+	types  []string // every event type, sorted
+}
+
+// Rendered logs what Append's error tells, and answers whether the event
+// was appended all the same (a RenderError) or not (another error).
+func (l *Log) Rendered(err error, team int) bool {
+	var re *RenderError
+	if !errors.As(err, &re) {
+		return err == nil
+	}
+	logger := l.Logger
+	if logger == nil {
+		logger = slog.Default()
+	}
+	logger.Error("events: an event's record cannot be written out; answered with its id only", "team", team, "error", err)
+	return true
 }
 
 // NewLog reads the events of database, of the resources given by plural.
@@ -158,8 +177,18 @@ func (l *Log) read(ctx context.Context, r engine.Reader, limit int, text string,
 // ID is an event's id as answered: "evt_" and its number.
 func ID(seq int64) string { return "evt_" + strconv.FormatInt(seq, 10) }
 
+// RenderError: an event's record could not be written out (an image no
+// reader parses, a resource this binary does not serve). The event is
+// answered all the same, its object carrying the record's id only, as a
+// deletion's does, so that no follower, page or webhook stops at it.
+type RenderError struct{ err error }
+
+func (e *RenderError) Error() string { return e.err.Error() }
+func (e *RenderError) Unwrap() error { return e.err }
+
 // Append appends the event as JSON, as the log, the stream and webhooks
-// answer it.
+// answer it. Its error, a *RenderError, comes with the event appended
+// nonetheless (see RenderError), for the caller to log.
 func (l *Log) Append(b []byte, team int, e *Event) ([]byte, error) {
 	plural, action, _ := strings.Cut(e.Type, ".")
 	b = append(b, `{"id":"`...)
@@ -172,18 +201,24 @@ func (l *Log) Append(b []byte, team int, e *Event) ([]byte, error) {
 	b = strconv.AppendInt(b, int64(team), 10)
 	b = append(b, `,"data":{"object":`...)
 	res := l.Resources[plural]
+	var failed error
 	switch {
 	case action == "deleted" || !e.Image.Valid:
+	case res == nil:
+		failed = &RenderError{fmt.Errorf("event %d: no resource %q", e.Seq, plural)}
+	default:
+		object := len(b)
+		var err error
+		if b, err = res.AppendImage(b, []byte(e.Image.String)); err == nil {
+			break
+		}
+		b = b[:object]
+		failed = &RenderError{fmt.Errorf("event %d: %w", e.Seq, err)}
+	}
+	if action == "deleted" || !e.Image.Valid || failed != nil {
 		b = append(b, `{"id":`...)
 		b = wire.AppendString(b, e.RecordID)
 		b = append(b, '}')
-	case res == nil:
-		return b, fmt.Errorf("event %d: no resource %q", e.Seq, plural)
-	default:
-		var err error
-		if b, err = res.AppendImage(b, []byte(e.Image.String)); err != nil {
-			return b, fmt.Errorf("event %d: %w", e.Seq, err)
-		}
 	}
 	b = append(b, "},"...)
 	if m := e.Meta.String; e.Meta.Valid && len(m) > 2 && m[0] == '{' {
@@ -191,5 +226,5 @@ func (l *Log) Append(b []byte, team int, e *Event) ([]byte, error) {
 	} else {
 		b = append(b, `"request_id":null,"actor":null`...)
 	}
-	return append(b, '}'), nil
+	return append(b, '}'), failed
 }

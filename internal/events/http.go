@@ -227,7 +227,7 @@ func (l *Log) answer(c *gin.Context, team int, page []Event, limit int, next str
 			b = append(b, ',')
 		}
 		var err error
-		if b, err = l.Append(b, team, &page[i]); err != nil {
+		if b, err = l.Append(b, team, &page[i]); !l.Rendered(err, team) {
 			edge.Fail(c, err)
 			return
 		}

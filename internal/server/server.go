@@ -217,6 +217,7 @@ func (s *Server) routes(ctx context.Context, cursors *query.Cursors) (*gin.Engin
 	}
 	handlers.Register(r, svc)
 	log := events.NewLog(s.db, cursors, svc.Resources())
+	log.Logger = s.log
 	s.stream = events.DefaultStream(log, s.log)
 	log.Register(r, s.stream)
 	s.metrics.Register(log.Collectors()...)

@@ -167,13 +167,17 @@ func TestWebhooksDeliverSignedEvents(t *testing.T) {
 	})
 }
 
-// An event that cannot be written out (an image no reader parses, as a
-// date of 1 BC once was on PostgreSQL) is passed over with an error in the
-// log; it does not hold back the events after it, of its team or another.
+// An event whose record cannot be written out (an image no reader parses,
+// as a date of 1 BC once was on PostgreSQL) is answered with the record's
+// id only, as a deletion's is, and logged as an error: the event log's
+// page, the stream and webhooks go on past it, for its team and every
+// other, rather than failing or stopping there forever.
 func TestAnEventThatCannotBeWrittenOutHoldsNothingBack(t *testing.T) {
 	eachWithWebhooks(t, webhookConfig(), func(t *testing.T, h *harness) {
 		rcv := newReceiver(t)
 		h.call("POST", "/v1/webhooks", `{"url":"`+rcv.URL+`/hook","events":["*"]}`).want(201)
+		stream, hangUp := openStream(t, startServer(t, h.srv).URL, h.token)
+		defer hangUp()
 		txid := "0"
 		if h.db.Postgres() {
 			txid = "txid_current()"
@@ -183,12 +187,22 @@ func TestAnEventThatCannotBeWrittenOutHoldsNothingBack(t *testing.T) {
 			t.Fatal(err)
 		}
 		h.call("POST", "/v1/customers", `{"id":"after"}`).want(201)
-		got := rcv.wait(t, "the event after", func(got []delivered) bool { return len(got) >= 1 })
-		if len(got) != 1 || !strings.Contains(string(got[0].body), `"id":"after"`) {
-			t.Fatalf("want the create after the bad event delivered, alone; got %d: %s", len(got), got[0].body)
+		got := rcv.wait(t, "the events", func(got []delivered) bool { return len(got) >= 2 })
+		both := string(got[0].body) + string(got[1].body) // delivered concurrently: in either order
+		if len(got) != 2 || !strings.Contains(both, `"object":{"id":"bad"}`) || !strings.Contains(both, `"object":{"id":"after",`) {
+			t.Fatalf("want the bad event with its record's id only, and the create after it; got %d: %s", len(got), both)
+		}
+		for _, want := range []string{`"object":{"id":"bad"}`, `"object":{"id":"after",`} {
+			if e := nextEvent(t, stream); !strings.Contains(e.data, want) {
+				t.Fatalf("the stream: %s, want %s", e.data, want)
+			}
+		}
+		page := h.call("GET", "/v1/events", "").want(200)
+		if l := page.list("events"); len(l) != 2 || !strings.Contains(string(page.Body), `"object":{"id":"bad"}`) {
+			t.Fatalf("the log's page: %s", page.Body)
 		}
 		if !strings.Contains(h.logs.String(), "cannot be written out") {
-			t.Fatalf("the passed-over event is not logged:\n%s", h.logs)
+			t.Fatalf("the event is not logged:\n%s", h.logs)
 		}
 	})
 }

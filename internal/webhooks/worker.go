@@ -179,14 +179,11 @@ func (s *Service) dispatch(ctx context.Context) (int, error) {
 						continue
 					}
 					if body == nil {
-						if body, err = s.Log.Append(nil, team, e); err != nil {
-							// An event that cannot be written out never
-							// will be: it is passed over, loudly, rather
-							// than holding back every later event of every
-							// team.
-							s.Logger.Error("webhooks: an event cannot be written out; it is not delivered",
-								"team", team, "event", events.ID(e.Seq), "error", err)
-							break
+						// An event whose record cannot be written out is
+						// delivered with the record's id only (logged), not
+						// retried forever in front of every team's events.
+						if body, err = s.Log.Append(nil, team, e); !s.Log.Rendered(err, team) {
+							return err
 						}
 					}
 					out = append(out, &Delivery{ID: newDeliveryID(), Team: team, WebhookID: h.ID, EventID: events.ID(e.Seq),
