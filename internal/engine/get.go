@@ -80,7 +80,10 @@ func (op *Op[E]) read(ctx context.Context, s *Service, req *request, v *view[E])
 	case !found:
 		return 0, nil, notFound(op.Res.Object, id)
 	}
-	if req.ifNoneMatch != nil && !op.partial(v) && req.ifNoneMatch.matches(op.Res.Version(rec)) {
+	// An answer other than the record alone is tagged by its digest:
+	// If-None-Match is checked once it is rendered (Op.answer).
+	partial := op.partial(v)
+	if req.ifNoneMatch != nil && !partial && req.ifNoneMatch.matches(op.Res.Version(rec)) {
 		return http.StatusNotModified, &Result[E]{Record: rec, notModified: true}, nil
 	}
 	if v != nil {
@@ -90,7 +93,7 @@ func (op *Op[E]) read(ctx context.Context, s *Service, req *request, v *view[E])
 		}
 	}
 	r := &Result[E]{Record: rec, ID: id, view: v}
-	if op.partial(v) {
+	if partial {
 		r.ifNoneMatch = req.ifNoneMatch
 	}
 	return http.StatusOK, r, nil

@@ -154,7 +154,7 @@ func (s *Service) serveKeyed(c *gin.Context, key string, body []byte, k keyedRun
 		answer, err := k.run(context.WithValue(ctx, keyedKey{}, one))
 		c.Request = c.Request.WithContext(ctx)
 		if err == nil {
-			writeAnswer(c, answer, false)
+			WriteAnswer(c, answer, false)
 			return
 		}
 	}
@@ -202,11 +202,12 @@ VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT ("id") DO UPDATE SET "fingerprint" = ex
 		edge.Fail(c, err)
 		return
 	}
-	writeAnswer(c, answer, replayed)
+	WriteAnswer(c, answer, replayed)
 }
 
-// writeAnswer answers a keyed write.
-func writeAnswer(c *gin.Context, answer *Answer, replayed bool) {
+// WriteAnswer answers a write: its ETag, if any, and whether it replays a
+// kept answer (Idempotent-Replayed).
+func WriteAnswer(c *gin.Context, answer *Answer, replayed bool) {
 	h := c.Writer.Header()
 	if replayed {
 		h.Set("Idempotent-Replayed", "true")

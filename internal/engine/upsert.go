@@ -85,7 +85,7 @@ func (op *Op[E]) upsert(ctx context.Context, s *Service, req *request) (int, *Re
 		}
 		return nil
 	})
-	if createOnly && errors.Is(err, db.ErrConflict) && conflict(err, op.Res.Unique).Members[0].Member == "id" {
+	if createOnly && errors.Is(err, db.ErrConflict) && conflictMember(err, op.Res.Unique) == "id" {
 		return 0, nil, &problem.Error{Code: spec.PreconditionFailed,
 			Detail: "a " + op.Res.Object + " has the id " + strconv.Quote(id) + "; If-None-Match: * creates only"}
 	}

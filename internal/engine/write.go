@@ -45,6 +45,21 @@ func (op *Op[E]) writeError(err error) error {
 	return err
 }
 
+// conflictMember is the member whose value a conflict says is taken: the
+// id unless another unique member is in the violated constraint.
+func conflictMember(err error, unique map[string]string) string {
+	member := "id"
+	var ce *db.ConflictError
+	if errors.As(err, &ce) {
+		for _, col := range ce.Columns {
+			if m, ok := unique[col]; ok && col != "id" {
+				member = m
+			}
+		}
+	}
+	return member
+}
+
 // unwritten explains why a write to the record with id matched nothing:
 // it does not exist in the team (404, or 412 under If-Match), it is not at
 // a version If-Match lists (412), or a parent it would name is not the
@@ -76,15 +91,7 @@ func notFound(object, id string) *problem.Error {
 // of the violated constraint (the id unless another unique member is in
 // it). unique maps columns to members.
 func conflict(err error, unique map[string]string) *problem.Error {
-	member := "id"
-	var ce *db.ConflictError
-	if errors.As(err, &ce) {
-		for _, col := range ce.Columns {
-			if m, ok := unique[col]; ok && col != "id" {
-				member = m
-			}
-		}
-	}
+	member := conflictMember(err, unique)
 	return &problem.Error{
 		Code:    problem.Conflict,
 		Detail:  fmt.Sprintf("%s: the value is already taken", member),

@@ -16,7 +16,6 @@ package events
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"log/slog"
 	"slices"
@@ -38,24 +37,9 @@ type Log struct {
 	DB        *db.DB
 	Cursors   *query.Cursors
 	Resources map[string]engine.Imager // by plural
-	// Logger hears of events that cannot be written out (RenderError).
+	// Logger hears of events whose record cannot be written out (Append).
 	Logger *slog.Logger
 	types  []string // every event type, sorted
-}
-
-// Rendered logs what Append's error tells, and answers whether the event
-// was appended all the same (a RenderError) or not (another error).
-func (l *Log) Rendered(err error, team int) bool {
-	var re *RenderError
-	if !errors.As(err, &re) {
-		return err == nil
-	}
-	logger := l.Logger
-	if logger == nil {
-		logger = slog.Default()
-	}
-	logger.Error("events: an event's record cannot be written out; answered with its id only", "team", team, "error", err)
-	return true
 }
 
 // NewLog reads the events of database, of the resources given by plural.
@@ -177,19 +161,12 @@ func (l *Log) read(ctx context.Context, r engine.Reader, limit int, text string,
 // ID is an event's id as answered: "evt_" and its number.
 func ID(seq int64) string { return "evt_" + strconv.FormatInt(seq, 10) }
 
-// RenderError: an event's record could not be written out (an image no
-// reader parses, a resource this binary does not serve). The event is
-// answered all the same, its object carrying the record's id only, as a
-// deletion's does, so that no follower, page or webhook stops at it.
-type RenderError struct{ err error }
-
-func (e *RenderError) Error() string { return e.err.Error() }
-func (e *RenderError) Unwrap() error { return e.err }
-
 // Append appends the event as JSON, as the log, the stream and webhooks
-// answer it. Its error, a *RenderError, comes with the event appended
-// nonetheless (see RenderError), for the caller to log.
-func (l *Log) Append(b []byte, team int, e *Event) ([]byte, error) {
+// answer it. An event whose record cannot be written out (an image no
+// reader parses, a resource this binary does not serve) is answered all
+// the same, its object carrying the record's id only, as a deletion's
+// does, and logged as an error: no follower, page or webhook stops at it.
+func (l *Log) Append(b []byte, team int, e *Event) []byte {
 	plural, action, _ := strings.Cut(e.Type, ".")
 	b = append(b, `{"id":"`...)
 	b = strconv.AppendInt(append(b, "evt_"...), e.Seq, 10)
@@ -205,7 +182,7 @@ func (l *Log) Append(b []byte, team int, e *Event) ([]byte, error) {
 	switch {
 	case action == "deleted" || !e.Image.Valid:
 	case res == nil:
-		failed = &RenderError{fmt.Errorf("event %d: no resource %q", e.Seq, plural)}
+		failed = fmt.Errorf("event %d: no resource %q", e.Seq, plural)
 	default:
 		object := len(b)
 		var err error
@@ -213,7 +190,14 @@ func (l *Log) Append(b []byte, team int, e *Event) ([]byte, error) {
 			break
 		}
 		b = b[:object]
-		failed = &RenderError{fmt.Errorf("event %d: %w", e.Seq, err)}
+		failed = fmt.Errorf("event %d: %w", e.Seq, err)
+	}
+	if failed != nil {
+		logger := l.Logger
+		if logger == nil {
+			logger = slog.Default()
+		}
+		logger.Error("events: an event's record cannot be written out; answered with its id only", "team", team, "error", failed)
 	}
 	if action == "deleted" || !e.Image.Valid || failed != nil {
 		b = append(b, `{"id":`...)
@@ -226,5 +210,5 @@ func (l *Log) Append(b []byte, team int, e *Event) ([]byte, error) {
 	} else {
 		b = append(b, `"request_id":null,"actor":null`...)
 	}
-	return append(b, '}'), failed
+	return append(b, '}')
 }

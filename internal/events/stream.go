@@ -173,10 +173,7 @@ func (s *Stream) serve(c *gin.Context) {
 			buf = append(buf, "id: "...)
 			buf = append(buf, s.Log.Cursor(team, page[i].Position)...)
 			buf = append(buf, "\ndata: "...)
-			if buf, err = s.Log.Append(buf, team, &page[i]); !s.Log.Rendered(err, team) {
-				s.Logger.Error("events: rendering an event", "error", err)
-				return
-			}
+			buf = s.Log.Append(buf, team, &page[i])
 			buf = append(buf, "\n\n"...)
 			if !write(buf) {
 				return

@@ -333,24 +333,11 @@ func diff(ctx context.Context, dialect string, db *sql.DB, set []migrate.Migrati
 // every write to the table until the index is built, minutes on a large
 // one. (An index of a new table is made with the table, in the
 // migration's transaction.)
-func buildIndexesConcurrently(next schema.Differ) schema.Differ {
-	return schema.DiffFunc(func(current, desired *atlasschema.Schema) ([]atlasschema.Change, error) {
-		changes, err := next.Diff(current, desired)
-		if err != nil {
-			return nil, err
-		}
-		for _, c := range changes {
-			if m, ok := c.(*atlasschema.ModifyTable); ok {
-				for _, mc := range m.Changes {
-					if add, ok := mc.(*atlasschema.AddIndex); ok {
-						add.Extra = append(add.Extra, &postgres.Concurrently{})
-					}
-				}
-			}
-		}
-		return changes, nil
-	})
-}
+var buildIndexesConcurrently = eachTableChange(func(c atlasschema.Change) {
+	if add, ok := c.(*atlasschema.AddIndex); ok {
+		add.Extra = append(add.Extra, &postgres.Concurrently{})
+	}
+})
 
 // addColumnsInPlace keeps a column added with an index (a sortable or
 // unique member) from costing a copy of its table on SQLite: the migration
@@ -358,25 +345,31 @@ func buildIndexesConcurrently(next schema.Differ) schema.Differ {
 // row, where ALTER TABLE … ADD COLUMN and CREATE INDEX, which the plan
 // holds anyway, do the same in place. A column added with a foreign key
 // still rebuilds (SQLite adds one in place only with a null default).
-func addColumnsInPlace(next schema.Differ) schema.Differ {
-	return schema.DiffFunc(func(current, desired *atlasschema.Schema) ([]atlasschema.Change, error) {
-		changes, err := next.Diff(current, desired)
-		if err != nil {
-			return nil, err
-		}
-		for _, c := range changes {
-			m, ok := c.(*atlasschema.ModifyTable)
-			if !ok {
-				continue
+var addColumnsInPlace = eachTableChange(func(c atlasschema.Change) {
+	if add, ok := c.(*atlasschema.AddColumn); ok && len(add.C.ForeignKeys) == 0 {
+		add.C.Indexes = nil
+	}
+})
+
+// eachTableChange is a diff hook that hands fn every change the diff makes
+// to a table that exists (the changes of each ModifyTable), to adjust.
+func eachTableChange(fn func(atlasschema.Change)) schema.DiffHook {
+	return func(next schema.Differ) schema.Differ {
+		return schema.DiffFunc(func(current, desired *atlasschema.Schema) ([]atlasschema.Change, error) {
+			changes, err := next.Diff(current, desired)
+			if err != nil {
+				return nil, err
 			}
-			for _, mc := range m.Changes {
-				if add, ok := mc.(*atlasschema.AddColumn); ok && len(add.C.ForeignKeys) == 0 {
-					add.C.Indexes = nil
+			for _, c := range changes {
+				if m, ok := c.(*atlasschema.ModifyTable); ok {
+					for _, mc := range m.Changes {
+						fn(mc)
+					}
 				}
 			}
-		}
-		return changes, nil
-	})
+			return changes, nil
+		})
+	}
 }
 
 // planFormatter writes a plan as one statement per line, each after its

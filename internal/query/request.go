@@ -76,17 +76,20 @@ func ParseRequest(members []wire.Member, query url.Values, l *List) (*Request, e
 	var errs []problem.MemberError
 	valid := append(slices.Clone(Params), l.Extra...)
 	for name, vs := range query {
-		member := name
-		if strings.HasPrefix(name, "filter[") && strings.HasSuffix(name, "]") {
-			member = filterMember(name[len("filter[") : len(name)-1])
+		// The parameter as a problem names it (only a problem needs it).
+		member := func() string {
+			if strings.HasPrefix(name, "filter[") && strings.HasSuffix(name, "]") {
+				return filterMember(name[len("filter[") : len(name)-1])
+			}
+			return name
 		}
 		if len(vs) > 1 {
 			// As a member twice in a body: picking one would be a guess.
-			errs = append(errs, problem.MemberError{Member: member, Problem: "is given more than once"})
+			errs = append(errs, problem.MemberError{Member: member(), Problem: "is given more than once"})
 			continue
 		}
 		if v := vs[len(vs)-1]; !utf8.ValidString(v) {
-			errs = append(errs, problem.MemberError{Member: member, Problem: "must be valid UTF-8 (percent-encode the text's UTF-8 bytes)"})
+			errs = append(errs, problem.MemberError{Member: member(), Problem: "must be valid UTF-8 (percent-encode the text's UTF-8 bytes)"})
 			continue
 		}
 		raw := wire.AppendString(nil, vs[len(vs)-1])

@@ -44,10 +44,7 @@ func (s *Service) serveWrite(c *gin.Context, run func(ctx context.Context, body 
 			edge.Fail(c, err)
 			return
 		}
-		if a.ETag != "" {
-			c.Writer.Header().Set("ETag", a.ETag)
-		}
-		edge.WriteJSON(c, a.Status, func(b []byte) []byte { return append(b, a.Body...) })
+		engine.WriteAnswer(c, a, false)
 	}
 }
 

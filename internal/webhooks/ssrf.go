@@ -26,10 +26,11 @@ var refusedPrefixes = func() []netip.Prefix {
 	for _, s := range []string{
 		"0.0.0.0/8", "10.0.0.0/8", "100.64.0.0/10", "127.0.0.0/8", "169.254.0.0/16", "172.16.0.0/12",
 		"192.0.0.0/24", "192.168.0.0/16", "198.18.0.0/15", "224.0.0.0/4", "240.0.0.0/4",
-		"::/128", "::1/128", "fc00::/7", "fe80::/10", "ff00::/8", "fd00:ec2::254/128",
-		// Addresses that carry an IPv4 address within: IPv4-compatible
-		// (::a.b.c.d), IPv4-translated (::ffff:0:a.b.c.d), NAT64
-		// (well-known and local-use), 6to4 and Teredo.
+		"fc00::/7", "fe80::/10", "ff00::/8", "fd00:ec2::254/128",
+		// The unspecified and loopback addresses (:: and ::1) and those
+		// that carry an IPv4 address within: IPv4-compatible (::a.b.c.d),
+		// IPv4-translated (::ffff:0:a.b.c.d), NAT64 (well-known and
+		// local-use), 6to4 and Teredo.
 		"::/96", "::ffff:0:0:0/96", "64:ff9b::/96", "64:ff9b:1::/48", "2002::/16", "2001::/32",
 	} {
 		out = append(out, netip.MustParsePrefix(s))

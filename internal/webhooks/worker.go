@@ -179,12 +179,7 @@ func (s *Service) dispatch(ctx context.Context) (int, error) {
 						continue
 					}
 					if body == nil {
-						// An event whose record cannot be written out is
-						// delivered with the record's id only (logged), not
-						// retried forever in front of every team's events.
-						if body, err = s.Log.Append(nil, team, e); !s.Log.Rendered(err, team) {
-							return err
-						}
+						body = s.Log.Append(nil, team, e)
 					}
 					out = append(out, &Delivery{ID: newDeliveryID(), Team: team, WebhookID: h.ID, EventID: events.ID(e.Seq),
 						Body: string(body), Attempt: 1, Status: "pending", NextAt: now, CreatedAt: now})
