@@ -19,9 +19,9 @@ type readSQL struct {
 	byID string
 }
 
-// readContext prepares ctx for a plain read. Where reads are interrupted
-// (PostgreSQL) it bounds ctx by the request's deadline; where they are not
-// (SQLite: in process, indexed, a page at most), see edge.Unbounded.
+// readContext prepares ctx for a read of one record. Where reads are
+// interrupted (PostgreSQL) it bounds ctx by the request's deadline; where
+// they are not (SQLite: in process, one row by its key), see edge.Unbounded.
 func (s *Service) readContext(ctx context.Context) (context.Context, context.CancelFunc, error) {
 	if s.InterruptReads {
 		ctx, cancel := edge.Bounded(ctx)

@@ -9,6 +9,10 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"records/internal/dbtest"
+	"records/internal/problem"
+	"records/internal/server"
 )
 
 // A client hanging up is not a server error: lists and writes cut short
@@ -80,14 +84,7 @@ func TestHangUpsAre499(t *testing.T) {
 // still counted and logged as what it ended with, a 499.
 func TestExportHangUpIs499(t *testing.T) {
 	each(t, func(t *testing.T, h *harness) {
-		fill := `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 40000)
-			INSERT INTO users (id, team_id, bio) SELECT 'u' || i, 1, substr(hex(zeroblob(150)), 1, 300) FROM n`
-		if h.db.Postgres() {
-			fill = `INSERT INTO users (id, team_id, bio) SELECT 'u' || i, 1, repeat('b', 300) FROM generate_series(1, 40000) i`
-		}
-		if _, err := h.db.Exec(context.Background(), fill); err != nil {
-			t.Fatal(err)
-		}
+		fillUsers(t, h, 40000, 300)
 		ts := startServer(t, h.srv)
 		req, _ := http.NewRequest("GET", ts.URL+"/v1/users", nil)
 		req.Header.Set("Authorization", "Bearer "+h.token)
@@ -123,4 +120,46 @@ func TestExportHangUpIs499(t *testing.T) {
 			t.Fatalf("the export cut short is not logged as a 499:\n%.3000s", h.logs.String())
 		}
 	})
+}
+
+// fillUsers adds n users to the default team, each with a bio of size
+// characters, in one statement.
+func fillUsers(t *testing.T, h *harness, n, size int) {
+	t.Helper()
+	fill := `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)
+		INSERT INTO users (id, team_id, bio) SELECT 'u' || i, 1, substr(hex(zeroblob(?)), 1, ?) FROM n`
+	args := []any{n, (size + 1) / 2, size}
+	if h.db.Postgres() {
+		fill = `INSERT INTO users (id, team_id, bio) SELECT 'u' || i, 1, repeat('b', ?) FROM generate_series(1, ?) i`
+		args = []any{size, n}
+	}
+	if _, err := h.db.Exec(context.Background(), fill, args...); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A page whose filter no index serves can read a whole table; one that
+// outlives its request is interrupted on both databases (on SQLite too,
+// where reads run in process) and answered 503, never run to its end
+// while its client waits past the deadline.
+func TestAPageOutlivingItsRequestIs503(t *testing.T) {
+	for _, d := range dbtest.Dialects {
+		t.Run(dbtest.Name(d), func(t *testing.T) {
+			t.Parallel()
+			h := newHarness(t, d, testConfig())
+			fillUsers(t, h, 50000, 1000) // a scan of some 50 MB
+			cfg := testConfig()
+			cfg.RequestTimeout = 5 * time.Millisecond
+			srv, err := server.New(cfg, h.db, io.Discard)
+			if err != nil {
+				t.Fatal(err)
+			}
+			h.srv = srv
+			r := h.call("GET", "/v1/users?limit=10&filter[bio][contains]=not-there&count=exact", "")
+			r.problem(503, string(problem.Unavailable))
+			if r.Header.Get("Retry-After") == "" {
+				t.Error("a 503 without Retry-After")
+			}
+		})
+	}
 }
