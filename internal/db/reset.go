@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"records/internal/migrate"
+	"records/internal/spec"
 )
 
 // Reset empties the database at url: on SQLite it drops every table, view,
@@ -77,7 +78,7 @@ func resetSQLite(ctx context.Context, database *DB) error {
 	}
 	for _, o := range objects {
 		// A table's indexes and triggers go with it.
-		if _, err := tx.ExecContext(ctx, `DROP `+strings.ToUpper(o.kind)+` IF EXISTS "`+strings.ReplaceAll(o.name, `"`, `""`)+`"`); err != nil {
+		if _, err := tx.ExecContext(ctx, `DROP `+strings.ToUpper(o.kind)+` IF EXISTS `+spec.Ident(o.name)); err != nil {
 			return errors.Join(fmt.Errorf("resetting the database: dropping %s: %w", o.name, err), tx.Rollback())
 		}
 	}

@@ -179,7 +179,7 @@ func existing(ctx context.Context, w Writer, table string, ids []string, team in
 		return out, nil
 	}
 	in, args := inIDs(w, "id", ids)
-	text := `SELECT "id" FROM ` + quote(table) + ` WHERE ` + in
+	text := `SELECT "id" FROM ` + spec.Ident(table) + ` WHERE ` + in
 	if team != 0 {
 		text += ` AND "team_id" = ?`
 		args = append(args, team)
@@ -218,11 +218,11 @@ func bulkInsert[E any](ctx context.Context, w Writer, res *Resource[E], team int
 		to := min(from+per, len(inputs))
 		var b strings.Builder
 		b.WriteString(`INSERT INTO `)
-		ident(&b, res.Table)
+		spec.WriteIdent(&b, res.Table)
 		b.WriteString(` ("id", "team_id"`)
 		for _, c := range cols {
 			b.WriteString(", ")
-			ident(&b, c)
+			spec.WriteIdent(&b, c)
 		}
 		b.WriteString(") VALUES ")
 		row := "(?, ?" + strings.Repeat(", ?", len(cols)) + ")"

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"records/internal/problem"
+	"records/internal/spec"
 )
 
 // delete deletes the record with the id (the database deletes its
@@ -37,7 +38,7 @@ func (op *Op[E]) delete(ctx context.Context, s *Service, req *request) (int, *Re
 		return 0, nil, err
 	}
 	var b strings.Builder
-	b.WriteString(`DELETE FROM ` + quote(op.Res.Table) + ` WHERE "id" = ? AND "team_id" = ?`)
+	b.WriteString(`DELETE FROM ` + spec.Ident(op.Res.Table) + ` WHERE "id" = ? AND "team_id" = ?`)
 	args := versionCondition(&b, req.ifMatch, []any{req.id, team})
 	args = metaCondition(&b, eventMeta(ctx), args)
 	err = s.Write(ctx, false, func(w Writer) error {
@@ -65,7 +66,7 @@ func (op *Op[E]) deleteBy(ctx context.Context, s *Service, req *request) (int, *
 	var n int64
 	err = s.Write(ctx, false, func(w Writer) (err error) {
 		var b strings.Builder
-		b.WriteString(`DELETE FROM ` + quote(op.Res.Table) + ` WHERE "team_id" = ? AND ` + quote(op.ByColumn) + ` = ?`)
+		b.WriteString(`DELETE FROM ` + spec.Ident(op.Res.Table) + ` WHERE "team_id" = ? AND ` + spec.Ident(op.ByColumn) + ` = ?`)
 		args := metaCondition(&b, eventMeta(ctx), []any{team, req.by})
 		n, err = w.Exec(ctx, b.String(), args...)
 		return err

@@ -20,14 +20,15 @@ import (
 // that its texts stay few and each is prepared once.
 func inIDs(r Reader, column string, ids []string) (string, []any) {
 	if r.Postgres() {
-		return `"` + column + `" = ANY(?)`, []any{pq.StringArray(ids)}
+		return spec.Ident(column) + ` = ANY(?)`, []any{pq.StringArray(ids)}
 	}
 	n := 1
 	for n < len(ids) {
 		n *= 2
 	}
 	var b strings.Builder
-	b.WriteString(`"` + column + `" IN (`)
+	spec.WriteIdent(&b, column)
+	b.WriteString(` IN (`)
 	args := make([]any, n)
 	for i := range args {
 		if i > 0 {

@@ -17,9 +17,7 @@ func unknownMember(path, name string, valid []string, what string) problem.Membe
 // didYouMean returns "; did you mean X?" for a close valid name, or "".
 func didYouMean(name string, valid []string) string {
 	if best, ok := suggest.Closest(name, valid); ok {
-		return "; did you mean " + quote(best) + "?"
+		return "; did you mean " + strconv.Quote(best) + "?"
 	}
 	return ""
 }
-
-func quote(s string) string { return strconv.Quote(s) }

@@ -7,6 +7,7 @@ import (
 
 	"records/internal/db"
 	"records/internal/query"
+	"records/internal/spec"
 )
 
 // Writer runs a write's statements (package db): on the pool, or in a
@@ -24,14 +25,6 @@ func (res *Resource[E]) writeReturning(b *strings.Builder) {
 // most fit, so building one grows nothing.
 const statementRoom = 1024
 
-// ident writes a column's or table's name to b as a quoted identifier. The
-// names are the schema's, letters, digits and underscores.
-func ident(b *strings.Builder, name string) {
-	b.WriteByte('"')
-	b.WriteString(name)
-	b.WriteByte('"')
-}
-
 // insertSQL is the statement creating a record with id for team from v,
 // an INSERT … SELECT whose condition sets the events' meta (meta.go) and
 // checks the parents named: it inserts nothing unless each is a record of
@@ -45,11 +38,11 @@ func insertSQL[E any](d query.Dialect, res *Resource[E], id string, team int, v 
 	b.Grow(statementRoom)
 	args := make([]any, 0, len(v.args)+3+2*len(parents))
 	b.WriteString(`INSERT INTO `)
-	ident(&b, res.Table)
+	spec.WriteIdent(&b, res.Table)
 	b.WriteString(` ("id", "team_id"`)
 	for _, c := range v.cols {
 		b.WriteString(", ")
-		ident(&b, c)
+		spec.WriteIdent(&b, c)
 	}
 	b.WriteString(")")
 	args = append(args, id, team)
@@ -74,14 +67,14 @@ func insertSQL[E any](d query.Dialect, res *Resource[E], id string, team int, v 
 	if upsert != nil {
 		b.WriteString(` ON CONFLICT ("id") DO UPDATE SET `)
 		for _, c := range upsert.cols {
-			ident(&b, c)
+			spec.WriteIdent(&b, c)
 			b.WriteString(" = ?, ")
 		}
 		args = append(args, upsert.args...)
 		b.WriteString(`"version" = `)
-		ident(&b, res.Table)
+		spec.WriteIdent(&b, res.Table)
 		b.WriteString(`."version" + 1 WHERE `)
-		ident(&b, res.Table)
+		spec.WriteIdent(&b, res.Table)
 		b.WriteString(`."team_id" = excluded."team_id"`)
 	}
 	res.writeReturning(&b)
@@ -95,10 +88,10 @@ func updateSQL[E any](res *Resource[E], id string, team int, v *Values, pre *pre
 	b.Grow(statementRoom)
 	args := make([]any, 0, len(v.args)+3+len(parents)*2)
 	b.WriteString(`UPDATE `)
-	ident(&b, res.Table)
+	spec.WriteIdent(&b, res.Table)
 	b.WriteString(` SET `)
 	for _, c := range v.cols {
-		ident(&b, c)
+		spec.WriteIdent(&b, c)
 		b.WriteString(" = ?, ")
 	}
 	args = append(args, v.args...)
@@ -122,7 +115,7 @@ type condition struct {
 func parentConditions(b *strings.Builder, parents []ParentRef, team int, args []any) []any {
 	for _, p := range parents {
 		b.WriteString(` AND EXISTS (SELECT 1 FROM `)
-		ident(b, p.Table)
+		spec.WriteIdent(b, p.Table)
 		b.WriteString(` WHERE "id" = ? AND "team_id" = ?)`)
 		args = append(args, p.ID, team)
 	}
@@ -200,7 +193,7 @@ func insertStatement[E any](ctx context.Context, s *Service, res *Resource[E], i
 func missingParent(ctx context.Context, w Writer, team int, parents []ParentRef) error {
 	for _, p := range parents {
 		found := false
-		_, err := w.Query(ctx, 1, `SELECT 1 FROM `+quote(p.Table)+` WHERE "id" = ? AND "team_id" = ?`, []any{p.ID, team},
+		_, err := w.Query(ctx, 1, `SELECT 1 FROM `+spec.Ident(p.Table)+` WHERE "id" = ? AND "team_id" = ?`, []any{p.ID, team},
 			func(*sql.Rows) error { found = true; return nil })
 		if err != nil {
 			return err
@@ -215,7 +208,7 @@ func missingParent(ctx context.Context, w Writer, team int, parents []ParentRef)
 // current reads the version of the record with id in team, if it exists.
 func current[E any](ctx context.Context, w Writer, res *Resource[E], team int, id string) (int64, bool, error) {
 	var v int64
-	n, err := w.Query(ctx, 1, `SELECT "version" FROM `+quote(res.Table)+` WHERE "id" = ? AND "team_id" = ?`, []any{id, team},
+	n, err := w.Query(ctx, 1, `SELECT "version" FROM `+spec.Ident(res.Table)+` WHERE "id" = ? AND "team_id" = ?`, []any{id, team},
 		func(rows *sql.Rows) error { return rows.Scan(&v) })
 	return v, n > 0, err
 }

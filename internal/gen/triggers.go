@@ -18,6 +18,7 @@ import (
 
 	"records/internal/annotation"
 	"records/internal/migrate"
+	"records/internal/spec"
 )
 
 // eventTable is a record table whose changes the database records as
@@ -131,7 +132,7 @@ WHERE NOT t.tgisinternal AND t.tgname LIKE 'events%' AND n.nspname = current_sch
 		return "", err
 	}
 	for _, e := range events {
-		t := quoteIdent(e.table.Name)
+		t := spec.Ident(e.table.Name)
 		comment := false
 		for _, tr := range pgTriggers {
 			k := named{e.table.Name, tr.name}
@@ -155,7 +156,7 @@ WHERE NOT t.tgisinternal AND t.tgname LIKE 'events%' AND n.nspname = current_sch
 	for _, k := range slices.SortedFunc(maps.Keys(have), func(a, b named) int {
 		return cmp.Or(strings.Compare(a.table, b.table), strings.Compare(a.trigger, b.trigger))
 	}) {
-		b.WriteString(`DROP TRIGGER ` + quoteIdent(k.trigger) + ` ON ` + quoteIdent(k.table) + ";\n")
+		b.WriteString(`DROP TRIGGER ` + spec.Ident(k.trigger) + ` ON ` + spec.Ident(k.table) + ";\n")
 	}
 	return b.String(), nil
 }
@@ -198,14 +199,14 @@ func sqliteTriggerChanges(ctx context.Context, db *sql.DB, events []eventTable) 
 				continue
 			}
 			if ok {
-				b.WriteString(`DROP TRIGGER ` + quoteIdent(tr.name) + ";\n")
+				b.WriteString(`DROP TRIGGER ` + spec.Ident(tr.name) + ";\n")
 			}
 			b.WriteString(fmt.Sprintf("-- Record the %s of %s as events\n", tr.what, e.table.Name))
 			b.WriteString(tr.sql + ";\n")
 		}
 	}
 	for _, name := range slices.Sorted(maps.Keys(have)) {
-		b.WriteString(`DROP TRIGGER IF EXISTS ` + quoteIdent(name) + ";\n")
+		b.WriteString(`DROP TRIGGER IF EXISTS ` + spec.Ident(name) + ";\n")
 	}
 	return b.String(), nil
 }
@@ -221,7 +222,7 @@ type sqliteTrigger struct{ name, what, sql string }
 // it writes, so that the create and its key are one statement and one row
 // (package engine, keyed.go); otherwise they are null.
 func sqliteTriggers(e eventTable) []sqliteTrigger {
-	t := quoteIdent(e.table.Name)
+	t := spec.Ident(e.table.Name)
 	image := func(row string) string {
 		var b strings.Builder
 		b.WriteString("json_object(")
@@ -229,7 +230,7 @@ func sqliteTriggers(e eventTable) []sqliteTrigger {
 			if i > 0 {
 				b.WriteString(", ")
 			}
-			v := row + "." + quoteIdent(c.Name)
+			v := row + "." + spec.Ident(c.Name)
 			if c.Type == field.TypeJSON {
 				v = "json(" + v + ")"
 			}
@@ -246,11 +247,11 @@ func sqliteTriggers(e eventTable) []sqliteTrigger {
 	const key = `current_setting('records.key', 1), current_setting('records.key_fingerprint', 1)`
 	name := "events_" + e.table.Name
 	return []sqliteTrigger{
-		{name + "_insert", "creations", `CREATE TRIGGER ` + quoteIdent(name+"_insert") + ` AFTER INSERT ON ` + t + " BEGIN " +
+		{name + "_insert", "creations", `CREATE TRIGGER ` + spec.Ident(name+"_insert") + ` AFTER INSERT ON ` + t + " BEGIN " +
 			keyedCols + `NEW."team_id", '` + e.plural + `.created', NEW."id", ` + rest + image("NEW") + ", " + at + ", " + key + "); END"},
-		{name + "_update", "changes", `CREATE TRIGGER ` + quoteIdent(name+"_update") + ` AFTER UPDATE ON ` + t + " BEGIN " +
+		{name + "_update", "changes", `CREATE TRIGGER ` + spec.Ident(name+"_update") + ` AFTER UPDATE ON ` + t + " BEGIN " +
 			cols + `NEW."team_id", '` + e.plural + `.updated', NEW."id", ` + rest + image("NEW") + ", " + at + "); END"},
-		{name + "_delete", "deletions", `CREATE TRIGGER ` + quoteIdent(name+"_delete") + ` AFTER DELETE ON ` + t + " BEGIN " +
+		{name + "_delete", "deletions", `CREATE TRIGGER ` + spec.Ident(name+"_delete") + ` AFTER DELETE ON ` + t + " BEGIN " +
 			cols + `OLD."team_id", '` + e.plural + `.deleted', OLD."id", ` + rest + "NULL, " + at + "); END"},
 	}
 }
@@ -272,5 +273,3 @@ func addKeyIndex(tables []*schema.Table) error {
 	t.Indexes[len(t.Indexes)-1].Annotation = entsql.IndexWhere("idempotency_key IS NOT NULL")
 	return nil
 }
-
-func quoteIdent(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }

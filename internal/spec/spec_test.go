@@ -59,3 +59,16 @@ func TestPublicRoutesAreDistinct(t *testing.T) {
 		t.Error("the default limit must lie within the bounds")
 	}
 }
+
+func TestIdent(t *testing.T) {
+	for name, want := range map[string]string{
+		"customers": `"customers"`,
+		`a"b`:       `"a""b"`,
+		`""`:        `""""""`,
+		"":          `""`,
+	} {
+		if got := Ident(name); got != want {
+			t.Errorf("Ident(%q) = %s, want %s", name, got, want)
+		}
+	}
+}
