@@ -82,8 +82,16 @@ func resetSQLite(ctx context.Context, database *DB) error {
 			return errors.Join(fmt.Errorf("resetting the database: dropping %s: %w", o.name, err), tx.Rollback())
 		}
 	}
-	if _, err := tx.ExecContext(ctx, `DELETE FROM sqlite_sequence`); err != nil && !strings.Contains(err.Error(), "no such table") {
+	// SQLite keeps AUTOINCREMENT counters in sqlite_sequence, made with the
+	// first such table; it cannot be dropped, only emptied.
+	var counters int
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE "name" = 'sqlite_sequence'`).Scan(&counters); err != nil {
 		return errors.Join(err, tx.Rollback())
+	}
+	if counters > 0 {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM sqlite_sequence`); err != nil {
+			return errors.Join(err, tx.Rollback())
+		}
 	}
 	if err := tx.Commit(); err != nil {
 		return err
