@@ -115,6 +115,9 @@ type Server struct {
 
 func init() { gin.SetMode(gin.ReleaseMode) }
 
+// startTimeout bounds what New reads and makes in the database, at least.
+const startTimeout = 30 * time.Second
+
 // New builds a server writing its JSON log lines to logs; nothing listens
 // until Open. It reads (or, on a new database, makes) the key that signs
 // cursors, which every instance on the database shares.
@@ -127,7 +130,9 @@ func New(cfg Config, database *db.DB, logs io.Writer) (*Server, error) {
 		// is a build broken beyond running.
 		panic("server: preparing the docs: " + err.Error())
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), cfg.RequestTimeout)
+	// Starting is not a request: a short --request-timeout must not fail
+	// the reading of the keys on a database slow to answer at first.
+	ctx, cancel := context.WithTimeout(context.Background(), max(cfg.RequestTimeout, startTimeout))
 	defer cancel()
 	cursorKey, err := database.Key(ctx, "cursors", 32)
 	if err != nil {
