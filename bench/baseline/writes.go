@@ -1,9 +1,11 @@
 package baseline
 
 import (
+	"context"
 	"database/sql"
 	"encoding/json"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/google/uuid"
@@ -105,4 +107,53 @@ func writes(mux *http.ServeMux, db *sql.DB, ph func(int) string, team int) error
 		answer(w, status, map[string]any{"data": map[string]any{"insert_return_line_items": map[string]any{"returning": []lineItem{li}}}}, err)
 	})
 	return nil
+}
+
+// BulkInsertCustomers inserts n new customers of team as a hand-written
+// bulk would, the floor under the service's bulk create: one transaction,
+// one multi-row INSERT … RETURNING (the members of the service's
+// benchmark, new UUIDv7 ids), the rows read back and dropped.
+func BulkInsertCustomers(ctx context.Context, db *sql.DB, postgres bool, team, n int) error {
+	var b strings.Builder
+	b.WriteString(`INSERT INTO customers (id, team_id, email, first_name, last_name, phone) VALUES `)
+	args := make([]any, 0, 6*n)
+	for i := range n {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteByte('(')
+		for j := range 6 {
+			if j > 0 {
+				b.WriteString(", ")
+			}
+			if postgres {
+				b.WriteString("$" + strconv.Itoa(len(args)+j+1))
+			} else {
+				b.WriteByte('?')
+			}
+		}
+		b.WriteByte(')')
+		args = append(args, uuid.Must(uuid.NewV7()).String(), team, "bulk@example.com", "Bulk", "Customer", "+1 555 0100")
+	}
+	b.WriteString(` RETURNING ` + columns)
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	rows, err := tx.QueryContext(ctx, b.String(), args...)
+	if err != nil {
+		return err
+	}
+	var c customer
+	for rows.Next() {
+		if err := rows.Scan(&c.ID, &c.SsoID, &c.Email, &c.FirstName, &c.LastName, &c.Phone, &c.PaymentCustomerID, &c.Timestamp, &c.ActivationDate); err != nil {
+			rows.Close()
+			return err
+		}
+	}
+	if err := rows.Close(); err != nil {
+		return err
+	}
+	return tx.Commit()
 }

@@ -1,16 +1,23 @@
 package server_test
 
 import (
+	"context"
+	"database/sql"
 	"fmt"
 	"net/http/httptest"
 	"strings"
 	"testing"
 
+	"records/bench/baseline"
 	"records/internal/dbtest"
 )
 
 // BenchmarkExpand reads a page of 100 returns, plain and with their five
 // line items each expanded, in process, on both databases.
+// children-floor is what the driver alone spends on the expansion's rows:
+// the same 500 line items read by one hand-written statement with
+// database/sql and scanned into strings, nothing encoded, no HTTP — the
+// part of an expanded page no code of the service's can go below.
 func BenchmarkExpand(b *testing.B) {
 	for _, d := range dbtest.Dialects {
 		b.Run(dbtest.Name(d), func(b *testing.B) { benchmarkExpand(b, d) })
@@ -23,10 +30,12 @@ func benchmarkExpand(b *testing.B, dialect string) {
 	var rb, lb strings.Builder
 	rb.WriteByte('[')
 	lb.WriteByte('[')
+	returns := make([]string, 100)
 	for i := range 100 {
 		if i > 0 {
 			rb.WriteByte(',')
 		}
+		returns[i] = fmt.Sprintf("r%03d", i)
 		fmt.Fprintf(&rb, `{"id":"r%03d","status":"open","description":"a return of some length","customerEmail":"c%d@example.com"}`, i, i)
 		for j := range 5 {
 			if i > 0 || j > 0 {
@@ -53,4 +62,69 @@ func benchmarkExpand(b *testing.B, dialect string) {
 			}
 		})
 	}
+	b.Run("children-floor", func(b *testing.B) {
+		pool, postgres, err := baseline.Open(dbtest.URLOf(b, h.db))
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer pool.Close()
+		text, args := childrenFloor(postgres, returns)
+		stmt, err := pool.Prepare(text)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer stmt.Close()
+		b.ReportAllocs()
+		b.ResetTimer()
+		for range b.N {
+			if n := readFloor(b, stmt, args); n != 500 {
+				b.Fatalf("%d line items, want 500", n)
+			}
+		}
+	})
+}
+
+// childrenFloor is the statement reading the line items of returns, along
+// the index (team_id, return_id, id), with its arguments.
+func childrenFloor(postgres bool, returns []string) (string, []any) {
+	marks := make([]string, len(returns))
+	args := []any{1}
+	for i, id := range returns {
+		marks[i] = "?"
+		if postgres {
+			marks[i] = fmt.Sprintf("$%d", i+2)
+		}
+		args = append(args, id)
+	}
+	team := "?"
+	if postgres {
+		team = "$1"
+	}
+	return `SELECT id, version, amount, condition, flat_rate_shipping, name, price, return_id, serial_number, sku, tax_refunded FROM return_line_items WHERE team_id = ` +
+		team + ` AND return_id IN (` + strings.Join(marks, ", ") + `) ORDER BY return_id, id`, args
+}
+
+// readFloor reads the rows of stmt into strings and tells how many.
+func readFloor(b *testing.B, stmt *sql.Stmt, args []any) int {
+	rows, err := stmt.QueryContext(context.Background(), args...)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer rows.Close()
+	var (
+		id                                                                 string
+		version                                                            int64
+		amount, condition, shipping, name, price, parent, serial, sku, tax sql.NullString
+	)
+	n := 0
+	for rows.Next() {
+		if err := rows.Scan(&id, &version, &amount, &condition, &shipping, &name, &price, &parent, &serial, &sku, &tax); err != nil {
+			b.Fatal(err)
+		}
+		n++
+	}
+	if err := rows.Err(); err != nil {
+		b.Fatal(err)
+	}
+	return n
 }
