@@ -40,6 +40,11 @@ func newTokenCreateCmd() *cobra.Command {
 		Short: "Create a token and print its secret, once, as the last line",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			// Absent, the token never expires; given, a lifetime of 0 or
+			// less would make a token that is expired already.
+			if cmd.Flags().Changed("expires") && expires <= 0 {
+				return fmt.Errorf("--expires must be a lifetime above 0, e.g. 720h, not %s (leave it out for a token that never expires)", expires)
+			}
 			return dbf.with(cmd, func(ctx context.Context, database *db.DB) error {
 				tok, secret, err := auth.NewStore(database, 0).Create(ctx, name, auth.Scope(scope), team, expires)
 				if err != nil {
@@ -58,7 +63,7 @@ func newTokenCreateCmd() *cobra.Command {
 	cmd.Flags().StringVar(&name, "name", "", "what the token is for (required)")
 	cmd.Flags().StringVar(&scope, "scope", string(auth.Write), "read (reads only) or write")
 	cmd.Flags().StringVar(&team, "team", auth.DefaultTeam, "the token's team, created on first use")
-	cmd.Flags().DurationVar(&expires, "expires", 0, "lifetime, e.g. 720h (0: never expires)")
+	cmd.Flags().DurationVar(&expires, "expires", 0, "lifetime above 0, e.g. 720h (without it the token never expires)")
 	_ = cmd.MarkFlagRequired("name")
 	return cmd
 }

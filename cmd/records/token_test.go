@@ -48,3 +48,21 @@ func TestTokenCommands(t *testing.T) {
 		t.Fatalf("a token needs a name: %d %s", code, errOut)
 	}
 }
+
+// A lifetime of 0 or less would make a token expired at birth: refused,
+// naming the flag, and no token made.
+func TestTokenCreateRefusesLifetimeNotAboveZero(t *testing.T) {
+	url := "sqlite:" + filepath.Join(t.TempDir(), "x.db")
+	for _, expires := range []string{"-5s", "0", "0s", "-720h"} {
+		code, out, errOut := run(t, "token", "create", "--name", "x", "--expires", expires, "--database-url", url)
+		if code == 0 || !strings.Contains(errOut, "--expires") || strings.Contains(out, "rk_") {
+			t.Errorf("--expires %s: exit %d, stdout %q, stderr %q", expires, code, out, errOut)
+		}
+	}
+	if code, out, _ := run(t, "token", "list", "--database-url", url); code == 0 && strings.Contains(out, " x ") {
+		t.Errorf("a refused token was made: %s", out)
+	}
+	if code, out, errOut := run(t, "token", "create", "--name", "y", "--expires", "1s", "--database-url", url); code != 0 || !strings.Contains(out, "expires ") {
+		t.Errorf("--expires 1s: exit %d %s %s", code, out, errOut)
+	}
+}

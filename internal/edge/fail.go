@@ -23,7 +23,13 @@ const retryAfterUnavailable = 5
 // It is the one place that turns errors into responses; the access log
 // reads the problem back (with its cause, for internal ones).
 func Fail(c *gin.Context, err error) {
-	if c.Request.Context().Err() == context.Canceled {
+	var p *problem.Error
+	if errors.As(err, &p) && p.Code == problem.RequestTimeout {
+		// The body's read timed out, which ended the request's context as
+		// a hang-up does; but the client is there, and is answered. Its
+		// connection cannot read another request.
+		c.Header("Connection", "close")
+	} else if c.Request.Context().Err() == context.Canceled {
 		// The client hung up: not a fault of the server, and nobody to
 		// answer. Logged and counted as 499.
 		c.Set(KeyProblem, &problem.Error{Code: problem.ClientClosed, Cause: err})
@@ -31,7 +37,7 @@ func Fail(c *gin.Context, err error) {
 		c.Abort()
 		return
 	}
-	p := ToProblem(err)
+	p = ToProblem(err)
 	c.Set(KeyProblem, p)
 	h := c.Writer.Header()
 	h.Set("Content-Type", "application/problem+json")

@@ -10,6 +10,7 @@ import (
 	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/trace"
 
+	"records/internal/spec"
 	"records/internal/tracing"
 )
 
@@ -23,9 +24,16 @@ func Trace(c *gin.Context) {
 	if route == "" {
 		route = "unmatched"
 	}
-	ctx, span := tracing.Tracer().Start(ctx, c.Request.Method+" "+route, trace.WithSpanKind(trace.SpanKindServer),
+	// A method the API does not answer is named as OpenTelemetry's
+	// conventions name it, so that clients cannot make span names of
+	// their own.
+	method := c.Request.Method
+	if !spec.KnownMethod(method) {
+		method = "_OTHER"
+	}
+	ctx, span := tracing.Tracer().Start(ctx, method+" "+route, trace.WithSpanKind(trace.SpanKindServer),
 		trace.WithAttributes(
-			attribute.String("http.request.method", c.Request.Method),
+			attribute.String("http.request.method", method),
 			attribute.String("http.route", route),
 			attribute.String("url.path", c.Request.URL.Path),
 			attribute.String("request_id", RequestIDOf(c)),

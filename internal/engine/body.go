@@ -6,6 +6,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"os"
 	"strings"
 
 	"github.com/gin-gonic/gin"
@@ -43,7 +44,7 @@ func (s *Service) ReadBody(c *gin.Context) ([]byte, error) {
 		// one buffer of its size (net/http's body ends there).
 		buf := make([]byte, r.ContentLength)
 		if _, err := io.ReadFull(body, buf); err != nil {
-			return nil, problem.New(problem.InvalidRequest, "reading the body failed: %v", err)
+			return nil, readFailed(err)
 		}
 		return buf, nil
 	}
@@ -54,9 +55,20 @@ func (s *Service) ReadBody(c *gin.Context) ([]byte, error) {
 	case errors.As(err, &tooBig):
 		return nil, tooLarge(s.MaxBody)
 	case err != nil:
-		return nil, problem.New(problem.InvalidRequest, "reading the body failed: %v", err)
+		return nil, readFailed(err)
 	}
 	return buf.Bytes(), nil
+}
+
+// readFailed is the problem of a body that could not be read: one that did
+// not arrive within the server's time for reading a request is a 408 (the
+// client is still there, and is answered); otherwise the client went away
+// mid-body, which edge.Fail logs as a hang-up.
+func readFailed(err error) error {
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		return &problem.Error{Code: problem.RequestTimeout, Detail: "the body did not arrive in time; send it again", Cause: err}
+	}
+	return problem.New(problem.InvalidRequest, "reading the body failed: %v", err)
 }
 
 // isJSON accepts application/json and application/*+json, with parameters
@@ -98,8 +110,11 @@ func parseError(err error) error {
 	var (
 		syntax *wire.SyntaxError
 		dup    *wire.DuplicateError
+		deep   *wire.DepthError
 	)
 	switch {
+	case errors.As(err, &deep):
+		return problem.New(problem.InvalidRequest, "the JSON nests objects and arrays more than %d levels deep (at byte offset %d, counting from 0)", wire.MaxDepth, deep.Offset)
 	case errors.As(err, &syntax):
 		return problem.New(problem.InvalidJSON, "malformed JSON at byte offset %d (counting from 0): %s", syntax.Offset, syntax.Msg)
 	case errors.As(err, &dup):

@@ -7,8 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
+	"strconv"
 	"strings"
 
+	"records/internal/db"
 	"records/internal/guard"
 	"records/internal/problem"
 	"records/internal/spec"
@@ -38,6 +41,9 @@ func (op *Op[E]) bulk(ctx context.Context, s *Service, body []byte) (int, *Resul
 	at := map[string]int{}
 	var errs []problem.MemberError
 	for i, item := range items {
+		if problem.Full(errs) {
+			break // the request fails; more of its faults would not be listed
+		}
 		in, err := op.bulkItem(item)
 		if err != nil {
 			errs = append(errs, underIndex(err, i)...)
@@ -87,6 +93,11 @@ func (op *Op[E]) bulk(ctx context.Context, s *Service, body []byte) (int, *Resul
 		return nil
 	})
 	if err != nil {
+		if errors.Is(err, db.ErrConflict) {
+			if named := op.bulkConflict(ctx, s, err, inputs, ids); named != nil {
+				return 0, nil, named
+			}
+		}
 		return 0, nil, op.writeError(err)
 	}
 	if err := loadEmbeds(ctx, s.reader(ctx), op.Res, team, records); err != nil {
@@ -171,23 +182,101 @@ func (op *Op[E]) bulkChecks(ctx context.Context, w Writer, team int, inputs []In
 	return nil
 }
 
+// bulkConflict names the elements of a bulk create whose unique value (the
+// member of the conflict err reports) is taken: by an element before it,
+// or by a record (of any team: unique values are the table's). It is read
+// after the write failed, outside it; nil when it finds no element (a
+// record that took the value meanwhile has gone again), and the conflict
+// is then answered unnamed.
+func (op *Op[E]) bulkConflict(ctx context.Context, s *Service, err error, inputs []Input[E], ids []string) error {
+	member := conflictMember(err, op.Res.Unique)
+	column := ""
+	for col, m := range op.Res.Unique {
+		if m == member {
+			column = col
+		}
+	}
+	if column == "" {
+		return nil
+	}
+	values := make([]string, len(inputs)) // each element's value, "" when none
+	for i, in := range inputs {
+		if column == "id" {
+			values[i] = ids[i]
+			continue
+		}
+		var v Values
+		in.Values(&v, true)
+		for k, c := range v.cols {
+			if s, ok := v.args[k].(string); ok && c == column {
+				values[i] = s
+			}
+		}
+	}
+	var errs []problem.MemberError
+	first := map[string]int{}
+	var asked []string
+	for i, v := range values {
+		if v == "" {
+			continue
+		}
+		if j, dup := first[v]; dup {
+			errs = append(errs, problem.MemberError{Member: fmt.Sprintf("[%d].%s", i, member), Problem: fmt.Sprintf("repeats [%d].%s", j, member)})
+			continue
+		}
+		first[v] = i
+		asked = append(asked, v)
+	}
+	if len(asked) > 0 {
+		taken, err := existingValues(ctx, s.DB, op.Res.Table, column, asked, 0)
+		if err != nil {
+			return nil
+		}
+		for i, v := range values {
+			if v != "" && taken[v] && first[v] == i {
+				errs = append(errs, problem.MemberError{Member: fmt.Sprintf("[%d].%s", i, member), Problem: "is already taken"})
+			}
+		}
+	}
+	if len(errs) == 0 {
+		return nil
+	}
+	slices.SortStableFunc(errs, func(a, b problem.MemberError) int { return compareIndexed(a.Member, b.Member) })
+	return &problem.Error{Code: problem.Conflict, Detail: fmt.Sprintf("%s: %d values are already taken", member, len(errs)), Members: errs}
+}
+
+// compareIndexed orders member paths "[i].name" by their index.
+func compareIndexed(a, b string) int {
+	index := func(p string) int {
+		n, _ := strconv.Atoi(strings.TrimPrefix(p[:strings.IndexByte(p, ']')], "["))
+		return n
+	}
+	return index(a) - index(b)
+}
+
 // existing returns which of ids are records of table: of team, or of any
 // team when team is 0. No ids, no query.
-func existing(ctx context.Context, w Writer, table string, ids []string, team int) (map[string]bool, error) {
+func existing(ctx context.Context, r Reader, table string, ids []string, team int) (map[string]bool, error) {
+	return existingValues(ctx, r, table, "id", ids, team)
+}
+
+// existingValues returns which of values the column of table holds: in
+// team's records, or in any team's when team is 0. No values, no query.
+func existingValues(ctx context.Context, r Reader, table, column string, values []string, team int) (map[string]bool, error) {
 	out := map[string]bool{}
-	if len(ids) == 0 {
+	if len(values) == 0 {
 		return out, nil
 	}
-	in, args := inIDs(w, "id", ids)
-	text := `SELECT "id" FROM ` + spec.Ident(table) + ` WHERE ` + in
+	in, args := inIDs(r, column, values)
+	text := `SELECT ` + spec.Ident(column) + ` FROM ` + spec.Ident(table) + ` WHERE ` + in
 	if team != 0 {
 		text += ` AND "team_id" = ?`
 		args = append(args, team)
 	}
-	err := w.Each(ctx, -1, text, args, func(rows *sql.Rows) error {
-		var id string
-		err := rows.Scan(&id)
-		out[id] = true
+	err := r.Each(ctx, -1, text, args, func(rows *sql.Rows) error {
+		var v string
+		err := rows.Scan(&v)
+		out[v] = true
 		return err
 	})
 	return out, err

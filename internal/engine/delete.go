@@ -41,12 +41,14 @@ func (op *Op[E]) delete(ctx context.Context, s *Service, req *request) (int, *Re
 	b.WriteString(`DELETE FROM ` + spec.Ident(op.Res.Table) + ` WHERE "id" = ? AND "team_id" = ?`)
 	args := versionCondition(&b, req.ifMatch, []any{req.id, team})
 	args = metaCondition(&b, eventMeta(ctx), args)
-	err = s.Write(ctx, false, func(w Writer) error {
-		n, err := w.Exec(ctx, b.String(), args...)
-		if err == nil && n == 0 {
-			err = op.unwritten(ctx, w, team, req.id, req.ifMatch, nil)
-		}
-		return err
+	err = op.retryRecreated(req.id, func() error {
+		return s.Write(ctx, false, func(w Writer) error {
+			n, err := w.Exec(ctx, b.String(), args...)
+			if err == nil && n == 0 {
+				err = op.unwritten(ctx, w, team, req.id, req.ifMatch, nil)
+			}
+			return err
+		})
 	})
 	if err != nil {
 		return 0, nil, op.writeError(err)

@@ -28,7 +28,7 @@ const (
 // or "" for the JSON page. The type of highest quality wins; JSON (and
 // anything else) wins ties, so only an explicit preference streams.
 func exportFormat(accept string) string {
-	if accept == "" || !strings.Contains(accept, "/x-ndjson") && !strings.Contains(accept, "text/csv") {
+	if accept == "" || !containsFold(accept, "/x-ndjson") && !containsFold(accept, "text/csv") {
 		return ""
 	}
 	best, bestQ := "", -1.0
@@ -55,6 +55,17 @@ func exportFormat(accept string) string {
 		return ""
 	}
 	return best
+}
+
+// containsFold tells whether s holds sub, ignoring the case of ASCII
+// letters (media types are case-insensitive), without allocating.
+func containsFold(s, sub string) bool {
+	for i := 0; i+len(sub) <= len(s); i++ {
+		if strings.EqualFold(s[i:i+len(sub)], sub) {
+			return true
+		}
+	}
+	return false
 }
 
 // exportPage is how many records an export reads per statement.

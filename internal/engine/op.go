@@ -191,6 +191,12 @@ func (op *Op[E]) serve(s *Service, c *gin.Context, body []byte) (int, *Result[E]
 	case spec.Get:
 		return op.get(ctx, s, req)
 	case spec.GetOrCreate:
+		if !req.hasID && c.Request.Method == http.MethodHead {
+			// HEAD is safe (RFC 9110 §9.2.1): it never creates, and would
+			// not even show what it created.
+			return 0, nil, &problem.Error{Code: problem.MethodNotAllowed, Allow: []string{http.MethodGet},
+				Detail: "HEAD never creates, and without an id this request would create a record: send GET to create, or name an id"}
+		}
 		return op.getOrCreate(ctx, s, req)
 	case spec.Create:
 		return op.create(ctx, s, req)
@@ -223,7 +229,7 @@ type request struct {
 	by     string
 	hasBy  bool
 	record []namedMember
-	// ifMatch conditions a write (patch, upsert, delete); ifNoneMatch a
+	// ifMatch conditions a write (patch, upsert, delete, action); ifNoneMatch a
 	// read of one plain record.
 	ifMatch, ifNoneMatch *precondition
 }
@@ -245,7 +251,7 @@ func (op *Op[E]) preconditions(r *http.Request, req *request) (err error) {
 		case req.ifMatch != nil:
 			return problem.Member("If-None-Match", "and If-Match cannot both hold: one asks that the record exist, the other that it not")
 		}
-	case spec.Patch, spec.Delete:
+	case spec.Patch, spec.Delete, spec.Action:
 		req.ifMatch, err = parsePrecondition(r, "If-Match")
 	case spec.Get, spec.GetOrCreate:
 		if op.ETag {
@@ -300,10 +306,24 @@ func (op *Op[E]) parse(pathID string, members []wire.Member) (request, error) {
 			members, prefix = wrapped, op.Wrapper+"."
 		}
 	}
+	var given map[string]string // members an alias may name: as the client named them
 	for _, m := range members {
 		name := m.Name
 		if alias, ok := op.Aliases[name]; ok {
 			name = alias
+		}
+		if op.aliased(name) {
+			// A member and its alias both given: keeping either value
+			// would silently drop the other.
+			if first, twice := given[name]; twice {
+				errs = append(errs, problem.MemberError{Member: prefix + m.Name,
+					Problem: fmt.Sprintf("names the member %s, which %s names too: send one of them", name, first)})
+				continue
+			}
+			if given == nil {
+				given = map[string]string{}
+			}
+			given[name] = prefix + m.Name
 		}
 		switch {
 		case slices.Contains(op.Ignore, name):
@@ -326,6 +346,16 @@ func (op *Op[E]) parse(pathID string, members []wire.Member) (request, error) {
 	return req, nil
 }
 
+// aliased tells whether an alias of the operation names the member.
+func (op *Op[E]) aliased(name string) bool {
+	for _, to := range op.Aliases {
+		if to == name {
+			return true
+		}
+	}
+	return false
+}
+
 // takeID records an id given by member, which must agree with any other.
 func (op *Op[E]) takeID(req *request, member string, v []byte, errs []problem.MemberError) []problem.MemberError {
 	id, err := wire.ID(v)
@@ -344,9 +374,16 @@ func (op *Op[E]) takeID(req *request, member string, v []byte, errs []problem.Me
 func (op *Op[E]) input(req *request) (Input[E], error) {
 	in := op.Res.NewInput()
 	var errs []problem.MemberError
+	var valid []string
 	for _, m := range req.record {
+		if problem.Full(errs) {
+			break
+		}
 		if err := in.Decode(m.name, m.value); err != nil {
-			errs = append(errs, memberErrors(err, m.written, m.name, op.validNames())...)
+			if valid == nil {
+				valid = op.validNames()
+			}
+			errs = append(errs, memberErrors(err, m.written, m.name, valid)...)
 		}
 	}
 	if len(errs) > 0 {

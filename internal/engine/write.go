@@ -63,7 +63,10 @@ func conflictMember(err error, unique map[string]string) string {
 // unwritten explains why a write to the record with id matched nothing:
 // it does not exist in the team (404, or 412 under If-Match), it is not at
 // a version If-Match lists (412), or a parent it would name is not the
-// team's (400).
+// team's (400). When none of these holds, the record was deleted and made
+// again between the write and this look (on PostgreSQL the write's
+// statement saw neither the record nor its successor): errRecreated, and
+// the write is tried again (see retryRecreated).
 func (op *Op[E]) unwritten(ctx context.Context, w Writer, team int, id string, pre *precondition, parents []ParentRef) error {
 	version, found, err := current(ctx, w, op.Res, team, id)
 	switch {
@@ -79,7 +82,26 @@ func (op *Op[E]) unwritten(ctx context.Context, w Writer, team int, id string, p
 	if err := missingParent(ctx, w, team, parents); err != nil {
 		return err
 	}
-	return problem.New(problem.Conflict, "the %s %q changed while it was written; retry", op.Res.Object, id)
+	return errRecreated
+}
+
+// errRecreated: a record was deleted and made again while written.
+var errRecreated = errors.New("the record was deleted and made again while written")
+
+// retryRecreated runs a write of the record with id once more if the
+// record was deleted and made again while it ran (errRecreated), so the
+// write applies to the record that now has the id, as it would have to a
+// record merely changed meanwhile; should that happen twice, the record
+// is answered as not found, which it was when the write ran.
+func (op *Op[E]) retryRecreated(id string, write func() error) error {
+	err := write()
+	if errors.Is(err, errRecreated) {
+		err = write()
+	}
+	if errors.Is(err, errRecreated) {
+		err = notFound(op.Res.Object, id)
+	}
+	return err
 }
 
 // notFound is the 404 of a resource's record.

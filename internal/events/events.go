@@ -39,12 +39,17 @@ type Log struct {
 	Resources map[string]engine.Imager // by plural
 	// Logger hears of events whose record cannot be written out (Append).
 	Logger *slog.Logger
+	// Bodies reads the JSON bodies of the log's reads, as the engine reads
+	// every body (its MaxBody, --max-body).
+	Bodies *engine.Service
 	types  []string // every event type, sorted
 }
 
-// NewLog reads the events of database, of the resources given by plural.
-func NewLog(database *db.DB, cursors *query.Cursors, resources map[string]engine.Imager) *Log {
-	l := &Log{DB: database, Cursors: cursors, Resources: resources}
+// NewLog reads the events of database, of svc's resources; svc reads the
+// bodies of its reads.
+func NewLog(database *db.DB, cursors *query.Cursors, svc *engine.Service) *Log {
+	resources := svc.Resources()
+	l := &Log{DB: database, Cursors: cursors, Resources: resources, Bodies: svc}
 	for p := range resources {
 		for _, a := range actions {
 			l.types = append(l.types, p+"."+a)

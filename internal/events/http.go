@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"maps"
 	"net/http"
-	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -55,94 +54,21 @@ func (l *Log) ParseCursor(team int, member, token string) (Position, error) {
 	return p, nil
 }
 
-// params reads a read's query string: only the names allowed.
-func params(c *gin.Context, allowed ...string) (url.Values, error) {
-	q, err := url.ParseQuery(c.Request.URL.RawQuery)
-	if err != nil {
-		return nil, problem.New(problem.InvalidRequest, "the query string is malformed: %v", err)
-	}
-	for name, vs := range q {
-		if !slices.Contains(allowed, name) {
-			return nil, problem.Member(name, "is not a parameter of this route (it takes %s)", strings.Join(allowed, ", "))
-		}
-		if len(vs) > 1 {
-			return nil, problem.Member(name, "is given more than once")
-		}
-	}
-	return q, nil
-}
-
-// PageParams reads a page's query string: limit (1 to spec.MaxLimit,
-// spec.DefaultLimit when absent), cursor, and the names more; any other
-// name, or one given twice, is a 400 naming it.
-func PageParams(c *gin.Context, more ...string) (url.Values, int, error) {
-	q, err := params(c, append([]string{"limit", "cursor"}, more...)...)
-	if err != nil {
-		return nil, 0, err
-	}
-	limit, err := limitOf(q)
-	return q, limit, err
-}
-
-func limitOf(q url.Values) (int, error) {
-	s := q.Get("limit")
-	if s == "" {
-		return spec.DefaultLimit, nil
-	}
-	n, err := strconv.Atoi(s)
-	if err != nil || n < 1 || n > spec.MaxLimit {
-		return 0, problem.Member("limit", "must be a whole number from 1 to %d", spec.MaxLimit)
-	}
-	return n, nil
-}
-
-// filterOf reads the log's filter: filter[type] (one type), or
-// filter[type][in] (a comma-separated list), and since (RFC 3339).
-func (l *Log) filterOf(q url.Values) (Filter, error) {
-	var f Filter
-	known := l.Types()
-	for _, name := range []string{"filter[type]", "filter[type][eq]", "filter[type][in]"} {
-		v, ok := q[name]
-		if !ok {
-			continue
-		}
-		member := strings.NewReplacer("[", ".", "]", "").Replace(name)
-		if len(f.Types) > 0 {
-			return f, problem.Member(member, "give the types once: filter[type] or filter[type][in]")
-		}
-		for _, t := range strings.Split(v[0], ",") {
-			if _, found := slices.BinarySearch(known, t); !found {
-				return f, problem.Member(member, "%q is not an event type (e.g. customers.created)", t)
-			}
-			f.Types = append(f.Types, t)
-		}
-	}
-	if s := q.Get("since"); s != "" {
-		// As a Date/Time member is read: RFC 3339, years 1–9999 in UTC.
-		t, err := wire.DateTime(wire.AppendString(nil, s))
-		if err != nil {
-			return f, problem.Member("since", "%v", err)
-		}
-		f.Since = max(1, t.UnixMicro())
-	}
-	return f, nil
-}
-
 func (l *Log) serveLog(c *gin.Context) {
 	ctx := c.Request.Context()
 	team, _ := tenant.Team(ctx)
-	q, limit, err := PageParams(c, "filter[type]", "filter[type][eq]", "filter[type][in]", "since")
+	r, err := readRequest(c, l.Bodies, logParams)
 	if err != nil {
 		edge.Fail(c, err)
 		return
 	}
-	f, err := l.filterOf(q)
-	if err != nil {
+	limit, cur, f := r.limit(), r.cursor(), l.filter(r)
+	if err := r.err(); err != nil {
 		edge.Fail(c, err)
 		return
 	}
 	var after Position
-	if cur := q.Get("cursor"); cur != "" {
+	if cur != "" {
 		if after, err = l.ParseCursor(team, "cursor", cur); err != nil {
 			edge.Fail(c, err)
 			return
@@ -170,14 +96,14 @@ func (l *Log) serveHistory(c *gin.Context, plural string) {
 		edge.Fail(c, problem.New(problem.NotFound, "no record of %s has id %s, and none had", plural, strconv.Quote(id)))
 		return
 	}
-	q, limit, err := PageParams(c)
+	limit, cur, err := PageParams(c, l.Bodies)
 	if err != nil {
 		edge.Fail(c, err)
 		return
 	}
 	binding := query.Binding{Resource: plural + "/" + id + "/history", Team: team}
 	var after int64
-	if cur := q.Get("cursor"); cur != "" {
+	if cur != "" {
 		id, err := l.Cursors.DecodeID(cur, binding)
 		if err == nil {
 			after, err = strconv.ParseInt(id, 10, 64)

@@ -103,18 +103,18 @@ func (s *Stream) Watch(stop <-chan struct{}) {
 func (s *Stream) serve(c *gin.Context) {
 	ctx := c.Request.Context()
 	team, _ := tenant.Team(ctx)
-	q, err := params(c, "cursor", "filter[type]", "filter[type][eq]", "filter[type][in]")
+	r, err := readRequest(c, s.Log.Bodies, streamParams)
 	if err != nil {
 		edge.Fail(c, err)
 		return
 	}
-	f, err := s.Log.filterOf(q)
-	if err != nil {
+	cur, f := r.cursor(), s.Log.filter(r)
+	if err := r.err(); err != nil {
 		edge.Fail(c, err)
 		return
 	}
 	var pos Position
-	switch last, cur := c.GetHeader("Last-Event-ID"), q.Get("cursor"); {
+	switch last := c.GetHeader("Last-Event-ID"); {
 	case last != "":
 		pos, err = s.Log.ParseCursor(team, "Last-Event-ID", last)
 	case cur != "":

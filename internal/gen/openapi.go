@@ -75,7 +75,7 @@ func ProblemCodes() []string {
 
 // errorResponses names the component response of each error status.
 var errorResponses = map[int]string{
-	400: "BadRequest", 401: "Unauthorized", 403: "Forbidden", 404: "NotFound", 409: "Conflict", 412: "PreconditionFailed", 422: "KeyReused",
+	400: "BadRequest", 401: "Unauthorized", 403: "Forbidden", 404: "NotFound", 405: "MethodNotAllowed", 408: "RequestTimeout", 409: "Conflict", 412: "PreconditionFailed", 422: "KeyReused",
 	413: "PayloadTooLarge", 415: "UnsupportedMediaType", 429: "TooManyRequests", 500: "InternalError", 503: "Unavailable",
 }
 
@@ -289,6 +289,10 @@ func responses(rt *routeView) *obj {
 		statuses = append(statuses, 403)
 	}
 	statuses = append(statuses, 404)
+	if op.Kind == "get_or_create" && rt.Method == "GET" {
+		statuses = append(statuses, 405) // a HEAD that would create
+	}
+	statuses = append(statuses, 408)
 	switch op.Kind {
 	case "create", "upsert", "get_or_create", "patch":
 		statuses = append(statuses, 409)
@@ -297,7 +301,7 @@ func responses(rt *routeView) *obj {
 		statuses = append(statuses, 409)
 	}
 	switch op.Kind {
-	case "patch", "upsert", "delete":
+	case "patch", "upsert", "delete", "action":
 		statuses = append(statuses, 412)
 	}
 	statuses = append(statuses, 413, 415)

@@ -49,6 +49,23 @@ func pathID(desc string) *obj {
 	return newObj("name", "id", "in", "path", "required", true, "description", desc, "schema", ref("Id"))
 }
 
+// readBody is the optional JSON body of a read, whose parameters it may
+// carry instead of the query string (the body wins where both give one).
+func readBody(schema string) *obj {
+	return newObj("required", false,
+		"description", "May be empty, which counts as {}; its parameters win over the query string's.",
+		"content", newObj("application/json", newObj("schema", ref(schema))))
+}
+
+// readErrors are the error statuses of a read that takes a body.
+var readErrors = []int{400, 401, 408, 413, 415, 429, 500, 503}
+
+// withReadErrors adds readErrors and the further statuses to responses.
+func withReadErrors(responses *obj, more ...int) *obj {
+	statuses := slices.Sorted(slices.Values(append(slices.Clone(readErrors), more...)))
+	return withErrors(responses, statuses...)
+}
+
 var eventPageParams = func() []any {
 	return []any{
 		queryParam("limit", fmt.Sprintf("Events per page: 1 to %d, default %d.", spec.MaxLimit, spec.DefaultLimit), ref("Limit")),
@@ -70,7 +87,8 @@ func addEventPaths(m *apiModel, put putOperation) {
 			"on the last page next_cursor is null, and asking the same cursor again later answers the page grown by what has been committed since. "+
 			"Events are kept for 30 days unless the server is configured otherwise.",
 		"parameters", logParams,
-		"responses", withErrors(newObj("200", jsonAnswer("A page of events.", ref("EventPage"))), 400, 401, 429, 500, 503),
+		"requestBody", readBody("EventLogRequest"),
+		"responses", withReadErrors(newObj("200", jsonAnswer("A page of events.", ref("EventPage")))),
 	))
 	service(put, spec.OpStreamEvents, newObj(
 		"operationId", "streamEvents", "tags", []any{"Events"}, "summary", "Stream events",
@@ -83,15 +101,17 @@ func addEventPaths(m *apiModel, put putOperation) {
 			queryParam("filter[type][in]", "Only events of these types, comma-separated.", newObj("type", "string")),
 			newObj("name", "Last-Event-ID", "in", "header", "description", "The id: of the last event received; wins over cursor.", "schema", newObj("type", "string")),
 		},
-		"responses", withErrors(newObj("200", newObj("description", "The stream.",
-			"content", newObj("text/event-stream", newObj("schema", newObj("type", "string"))))), 400, 401, 429, 500, 503),
+		"requestBody", readBody("EventStreamRequest"),
+		"responses", withReadErrors(newObj("200", newObj("description", "The stream.",
+			"content", newObj("text/event-stream", newObj("schema", newObj("type", "string")))))),
 	))
 	for _, r := range m.Resources {
 		put("GET", "/v1/"+r.Plural+"/:id/history", newObj(
 			"operationId", "history"+r.Name, "tags", []any{r.Type}, "summary", "History of a "+r.Object,
 			"description", "The record's events, oldest first: what it looked like after each change, who made it (the token) and when.",
 			"parameters", append([]any{pathID("The record's id.")}, eventPageParams()...),
-			"responses", withErrors(newObj("200", jsonAnswer("A page of the record's events.", ref("EventPage"))), 400, 401, 404, 429, 500, 503),
+			"requestBody", readBody("PageRequest"),
+			"responses", withReadErrors(newObj("200", jsonAnswer("A page of the record's events.", ref("EventPage"))), 404),
 		))
 	}
 	addWebhookPaths(m, put)
@@ -119,6 +139,25 @@ func addEventSchemas(m *apiModel, schemas *obj) {
 			}, "description", "The token that made the change."),
 		),
 		"required", []any{"id", "type", "occurred_at", "team_id", "data", "request_id", "actor"}, "additionalProperties", false))
+	schemas.set("PageRequest", newObj("type", "object",
+		"properties", newObj("limit", ref("Limit"), "cursor", ref("Cursor")),
+		"additionalProperties", false, "description", "A page's parameters in a body."))
+	typeFilter := newObj("type", "object",
+		"properties", newObj("type", newObj("oneOf", []any{
+			newObj("type", "string", "enum", eventTypes(m)),
+			newObj("type", "object", "properties", newObj("eq", newObj("type", "string", "enum", eventTypes(m))),
+				"required", []any{"eq"}, "additionalProperties", false),
+			newObj("type", "object", "properties", newObj("in", newObj("type", "array", "minItems", 1, "items", newObj("type", "string", "enum", eventTypes(m)))),
+				"required", []any{"in"}, "additionalProperties", false),
+		})),
+		"additionalProperties", false, "description", `Only events of a type: {"type": T}, {"type": {"eq": T}} or {"type": {"in": [T, …]}}.`)
+	schemas.set("EventLogRequest", newObj("type", "object",
+		"properties", newObj("limit", ref("Limit"), "cursor", ref("Cursor"), "filter", typeFilter,
+			"since", newObj("type", "string", "format", "date-time", "description", "Only events that occurred at or after this time (RFC 3339).")),
+		"additionalProperties", false, "description", "The event log's parameters in a body."))
+	schemas.set("EventStreamRequest", newObj("type", "object",
+		"properties", newObj("cursor", ref("Cursor"), "filter", typeFilter),
+		"additionalProperties", false, "description", "The stream's parameters in a body."))
 	schemas.set("CursorPaging", newObj("type", "object",
 		"properties", newObj(
 			"limit", newObj("type", "integer"),

@@ -2,6 +2,7 @@ package gen
 
 import (
 	"regexp"
+	"strconv"
 	"strings"
 
 	"records/internal/spec"
@@ -67,7 +68,7 @@ func headerParameters(rt *routeView) []any {
 	case "upsert":
 		out = append(out, ifMatchParam(), newObj("name", "If-None-Match", "in", "header", "schema", newObj("type", "string", "const", "*"),
 			"description", "* : create only; when a record has the id, 412 and nothing written."))
-	case "patch", "delete":
+	case "patch", "delete", "action":
 		out = append(out, ifMatchParam())
 	case "get", "get_or_create":
 		if op.ETag {
@@ -165,8 +166,8 @@ func orderBySchema(r *resourceView) *obj {
 			sortable = append(sortable, "`"+f.Member+"`")
 		}
 	}
-	return newObj("type", "string", "pattern", "^"+key+"(,"+key+")*$", "default", "id",
-		"description", "One member, or several separated by commas, each with - for descending (else order_direction); "+
+	return newObj("type", "string", "pattern", "^"+key+"(,"+key+"){0,"+strconv.Itoa(spec.MaxOrderKeys-1)+"}$", "default", "id",
+		"description", "One member, or several (at most "+strconv.Itoa(spec.MaxOrderKeys)+") separated by commas, each with - for descending (else order_direction); "+
 			"the id breaks ties. Orders by one of "+strings.Join(sortable, ", ")+" are served by an index.")
 }
 

@@ -12,26 +12,27 @@ func addWebhookPaths(m *apiModel, put putOperation) {
 	body := func(schema string) *obj {
 		return newObj("required", true, "content", newObj("application/json", newObj("schema", ref(schema))))
 	}
-	service(put, spec.OpCreateWebhook, write(newObj(
-		"operationId", "createWebhook", "tags", []any{"Webhooks"}, "summary", "Create a webhook",
-		"description", "Events of the listed types (\"*\": all) are delivered to the URL by POST, signed as Standard Webhooks specifies. "+
-			"The answer holds the signing secret; it is never shown again.",
-		"requestBody", body("WebhookInput"),
-		"responses", withErrors(newObj("201", jsonAnswer("The webhook, with its secret.", ref("WebhookCreated"))), 400, 401, 403, 409, 413, 415, 422, 429, 500, 503),
-	)))
-	service(put, spec.OpListWebhooks, newObj(
-		"operationId", "listWebhooks", "tags", []any{"Webhooks"}, "summary", "List webhooks",
-		"parameters", eventPageParams(),
-		"responses", withErrors(newObj("200", jsonAnswer("A page of webhooks.", newObj("type", "object",
-			"properties", newObj("webhooks", newObj("type", "array", "items", ref("Webhook")), "paging", ref("CursorPaging")),
-			"required", []any{"webhooks", "paging"}, "additionalProperties", false))), 400, 401, 429, 500, 503),
-	))
 	// A webhook has a version, as a record does: its ETag, If-None-Match
 	// on a read, If-Match on a write.
 	withETag := func(answer *obj) *obj {
 		answer.vals["headers"].(*obj).set("ETag", etagHeader())
 		return answer
 	}
+	service(put, spec.OpCreateWebhook, write(newObj(
+		"operationId", "createWebhook", "tags", []any{"Webhooks"}, "summary", "Create a webhook",
+		"description", "Events of the listed types (\"*\": all) are delivered to the URL by POST, signed as Standard Webhooks specifies. "+
+			"The answer holds the signing secret; it is never shown again.",
+		"requestBody", body("WebhookInput"),
+		"responses", withErrors(newObj("201", withETag(jsonAnswer("The webhook, with its secret.", ref("WebhookCreated")))), 400, 401, 403, 408, 409, 413, 415, 422, 429, 500, 503),
+	)))
+	service(put, spec.OpListWebhooks, newObj(
+		"operationId", "listWebhooks", "tags", []any{"Webhooks"}, "summary", "List webhooks",
+		"parameters", eventPageParams(),
+		"requestBody", readBody("PageRequest"),
+		"responses", withReadErrors(newObj("200", jsonAnswer("A page of webhooks.", newObj("type", "object",
+			"properties", newObj("webhooks", newObj("type", "array", "items", ref("Webhook")), "paging", ref("CursorPaging")),
+			"required", []any{"webhooks", "paging"}, "additionalProperties", false)))),
+	))
 	service(put, spec.OpGetWebhook, newObj(
 		"operationId", "getWebhook", "tags", []any{"Webhooks"}, "summary", "Get a webhook",
 		"parameters", []any{pathID("The webhook's id."), ifNoneMatchParam()},
@@ -42,7 +43,7 @@ func addWebhookPaths(m *apiModel, put putOperation) {
 		"description", "Changes the members given; enabled: true turns a disabled webhook back on.",
 		"parameters", []any{pathID("The webhook's id."), ifMatchParam()},
 		"requestBody", body("WebhookPatch"),
-		"responses", withErrors(newObj("200", withETag(jsonAnswer("The webhook.", ref("Webhook")))), 400, 401, 403, 404, 409, 412, 413, 415, 422, 429, 500, 503),
+		"responses", withErrors(newObj("200", withETag(jsonAnswer("The webhook.", ref("Webhook")))), 400, 401, 403, 404, 408, 409, 412, 413, 415, 422, 429, 500, 503),
 	)))
 	service(put, spec.OpDeleteWebhook, write(newObj(
 		"operationId", "deleteWebhook", "tags", []any{"Webhooks"}, "summary", "Delete a webhook",
@@ -56,9 +57,10 @@ func addWebhookPaths(m *apiModel, put putOperation) {
 		"operationId", "listWebhookDeliveries", "tags", []any{"Webhooks"}, "summary", "List a webhook's deliveries",
 		"description", "Every attempt to deliver an event to the webhook, newest first.",
 		"parameters", append([]any{pathID("The webhook's id.")}, eventPageParams()...),
-		"responses", withErrors(newObj("200", jsonAnswer("A page of attempts.", newObj("type", "object",
+		"requestBody", readBody("PageRequest"),
+		"responses", withReadErrors(newObj("200", jsonAnswer("A page of attempts.", newObj("type", "object",
 			"properties", newObj("deliveries", newObj("type", "array", "items", ref("Delivery")), "paging", ref("CursorPaging")),
-			"required", []any{"deliveries", "paging"}, "additionalProperties", false))), 400, 401, 404, 429, 500, 503),
+			"required", []any{"deliveries", "paging"}, "additionalProperties", false))), 404),
 	))
 	service(put, spec.OpTestWebhook, write(newObj(
 		"operationId", "testWebhook", "tags", []any{"Webhooks"}, "summary", "Send a test event",

@@ -3,6 +3,7 @@ package guard
 import (
 	"context"
 	"errors"
+	"strconv"
 	"strings"
 	"time"
 
@@ -41,7 +42,7 @@ func Authenticate(v Verifier, timeout time.Duration, proxies Proxies) gin.Handle
 			edge.Fail(c, rateLimited(retry, "too many failed authentications from this address"))
 			return
 		}
-		secret, why := credentials(c.GetHeader("Authorization"))
+		secret, why := credentials(c.Request.Header.Values("Authorization"))
 		if why != "" {
 			fails.take(ip)
 			edge.Fail(c, problem.New(problem.Unauthenticated, "%s", why))
@@ -61,11 +62,19 @@ func Authenticate(v Verifier, timeout time.Duration, proxies Proxies) gin.Handle
 	}
 }
 
-// credentials reads the key of an Authorization header, or says what is wrong.
-func credentials(header string) (key, problem string) {
-	if header == "" {
+// credentials reads the key of a request's Authorization header (headers
+// are its values), or says what is wrong. Two headers are refused, not one
+// of them picked: which one a proxy or a server reads differs, so
+// accepting them would let a request pass as one caller here and as another
+// elsewhere.
+func credentials(headers []string) (key, problem string) {
+	switch {
+	case len(headers) > 1:
+		return "", "only one Authorization header may be sent; this request has " + strconv.Itoa(len(headers))
+	case len(headers) == 0 || headers[0] == "":
 		return "", "send the header Authorization: Bearer <token>"
 	}
+	header := headers[0]
 	scheme, rest, _ := strings.Cut(header, " ")
 	key = strings.TrimSpace(rest)
 	switch {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
@@ -32,10 +33,37 @@ func TestCredentials(t *testing.T) {
 		{"Bearer a\tb", "", false},
 	}
 	for _, c := range cases {
-		key, why := credentials(c.header)
+		key, why := credentials([]string{c.header})
 		if (why == "") != c.ok || key != c.key {
 			t.Errorf("%q: key %q, problem %q", c.header, key, why)
 		}
+	}
+	if key, why := credentials(nil); key != "" || why == "" {
+		t.Errorf("no header: key %q, problem %q", key, why)
+	}
+}
+
+// Two Authorization headers are refused, whichever holds a good token:
+// reading one of them would be a guess another server may not share.
+func TestTwoAuthorizationHeaders(t *testing.T) {
+	for _, headers := range [][]string{{"Bearer rk_abc", "Bearer rk_bogus"}, {"Bearer rk_bogus", "Bearer rk_abc"}, {"Bearer rk_abc", "Bearer rk_abc"}} {
+		key, why := credentials(headers)
+		if key != "" || !strings.Contains(why, "only one Authorization header may be sent") {
+			t.Errorf("%q: key %q, problem %q", headers, key, why)
+		}
+	}
+	e := gin.New()
+	e.GET("/", Authenticate(verifier{"good"}, time.Minute, Proxies{}), func(c *gin.Context) { c.Status(204) })
+	req := httptest.NewRequest("GET", "/", nil)
+	req.Header.Add("Authorization", "Bearer good")
+	req.Header.Add("Authorization", "Bearer bogus")
+	w := httptest.NewRecorder()
+	e.ServeHTTP(w, req)
+	if w.Code != 401 || w.Header().Get("WWW-Authenticate") == "" {
+		t.Fatalf("two headers: %d %v, want 401 with WWW-Authenticate", w.Code, w.Header())
+	}
+	if !strings.Contains(w.Body.String(), "only one Authorization header may be sent") {
+		t.Fatalf("the detail does not say why: %s", w.Body)
 	}
 }
 

@@ -14,6 +14,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"records/internal/spec"
 )
 
 // Metrics holds the server's collectors in a registry of its own.
@@ -73,8 +75,11 @@ func New(db *sql.DB, counts Counts) *Metrics {
 	return m
 }
 
-// Observe counts one answered request.
+// Observe counts one answered request. Its method is one of a fixed set
+// (see methodLabel) and its route a registered pattern or "unmatched", so
+// that no client can grow the metrics by sending names of its own.
 func (m *Metrics) Observe(method, route string, status int, d time.Duration) {
+	method = methodLabel(method)
 	k := key{method, route, status}
 	v, ok := m.handles.Load(k)
 	if !ok {
@@ -87,6 +92,16 @@ func (m *Metrics) Observe(method, route string, status int, d time.Duration) {
 	h := v.(*handle)
 	h.requests.Inc()
 	h.latency.Observe(d.Seconds())
+}
+
+// methodLabel is the label of a request's method: the methods the API
+// answers, or "other" for any other name a client sends, so that the
+// label's values stay bounded.
+func methodLabel(method string) string {
+	if spec.KnownMethod(method) {
+		return method
+	}
+	return "other"
 }
 
 // Handler serves the metrics in Prometheus's text format.

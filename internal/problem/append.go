@@ -28,7 +28,7 @@ func Append(b []byte, p *Error, requestID string) []byte {
 	b = append(b, `,"success":0,"request_id":`...)
 	b = wire.AppendString(b, requestID)
 	b = append(b, `,"errors":[`...)
-	for i, m := range p.Members {
+	for i, m := range p.Members[:min(len(p.Members), MaxMembers)] {
 		if i > 0 {
 			b = append(b, ',')
 		}

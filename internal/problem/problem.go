@@ -23,6 +23,7 @@ const (
 	Forbidden            = spec.Forbidden
 	NotFound             = spec.NotFound
 	MethodNotAllowed     = spec.MethodNotAllowed
+	RequestTimeout       = spec.RequestTimeout
 	Conflict             = spec.Conflict
 	KeyInUse             = spec.KeyInUse
 	PreconditionFailed   = spec.PreconditionFailed
@@ -93,12 +94,29 @@ func Members(errs []MemberError) *Error {
 	if len(errs) == 1 {
 		return Member(errs[0].Member, "%s", errs[0].Problem)
 	}
+	if Full(errs) {
+		return &Error{
+			Code:    InvalidRequest,
+			Detail:  fmt.Sprintf("more than %d members are invalid; the first %d are listed", MaxMembers, MaxMembers),
+			Members: errs, // the answer lists MaxMembers of them
+		}
+	}
 	return &Error{
 		Code:    InvalidRequest,
 		Detail:  fmt.Sprintf("%d members are invalid", len(errs)),
 		Members: errs,
 	}
 }
+
+// MaxMembers bounds the members at fault a problem lists. A body of a
+// megabyte can hold a hundred thousand unknown members; listing each, with
+// the name it may have meant, would cost the server a second and the
+// client megabytes.
+const MaxMembers = 100
+
+// Full tells whether errs holds more members than a problem lists: whoever
+// collects them may stop looking (Members says there were more).
+func Full(errs []MemberError) bool { return len(errs) > MaxMembers }
 
 // Wrap makes an internal problem around cause. Its text is never sent.
 func Wrap(cause error) *Error { return &Error{Code: Internal, Cause: cause} }

@@ -37,11 +37,15 @@ const (
 // operators are the leaf operators, in the order messages list them.
 var operators = []string{"eq", "ne", "gt", "gte", "lt", "lte", "in", "nin", "contains", "prefix", "is_null"}
 
-// Bounds of a filter, so that no request can make a statement of unbounded size.
+// Bounds of a filter, so that no request can make a statement of unbounded
+// size, nor one with more parameters than a database takes (SQLite 32,766,
+// PostgreSQL 65,535: each value of an in or nin list is one, and a list is
+// padded to a power of two).
 const (
-	MaxDepth   = 8    // nested and, or and not
-	MaxTerms   = 100  // operators in one filter
-	MaxInItems = 1000 // values of one in or nin
+	MaxDepth    = 8     // nested and, or and not
+	MaxTerms    = 100   // operators in one filter
+	MaxInItems  = 1000  // values of one in or nin
+	MaxInValues = 10000 // values of all the in and nin lists of one filter
 )
 
 // Filter is a parsed filter: a connective over its Kids, or one operator
@@ -64,14 +68,21 @@ func (cols Columns) names() []string { return slices.Sorted(maps.Keys(cols)) }
 
 // filterParser reads a filter, collecting every problem with its member path.
 type filterParser struct {
-	cols  Columns
-	terms int
-	errs  []problem.MemberError
+	cols   Columns
+	terms  int
+	values int // of the in and nin lists so far
+	errs   []problem.MemberError
 }
 
 func (p *filterParser) fail(path, format string, args ...any) {
-	p.errs = append(p.errs, problem.MemberError{Member: path, Problem: fmt.Sprintf(format, args...)})
+	if !p.full() {
+		p.errs = append(p.errs, problem.MemberError{Member: path, Problem: fmt.Sprintf(format, args...)})
+	}
 }
+
+// full tells whether the parser has found more faults than a problem lists:
+// it stops looking for the names the client may have meant.
+func (p *filterParser) full() bool { return problem.Full(p.errs) }
 
 // ParseFilter reads a filter object from a JSON body, its members named
 // under path (e.g. "filter").
@@ -167,7 +178,9 @@ func all(kids []*Filter) *Filter {
 func (p *filterParser) column(name, path string) *Column {
 	col, ok := p.cols[name]
 	if !ok {
-		p.fail(path, "no member %q to filter by%s", name, didYouMean(name, p.cols.names()))
+		if !p.full() {
+			p.fail(path, "no member %q to filter by%s", name, didYouMean(name, p.cols.names()))
+		}
 		return nil
 	}
 	return col
@@ -176,7 +189,9 @@ func (p *filterParser) column(name, path string) *Column {
 // operator reads one operator and its value, n.
 func (p *filterParser) operator(col *Column, name string, n node, path string) *Filter {
 	if !slices.Contains(operators, name) {
-		p.fail(path, "unknown operator %q%s; valid: %s", name, didYouMean(name, operators), strings.Join(operators, ", "))
+		if !p.full() {
+			p.fail(path, "unknown operator %q%s; valid: %s", name, didYouMean(name, operators), strings.Join(operators, ", "))
+		}
 		return nil
 	}
 	if Op(name) == In || Op(name) == Nin {
@@ -287,6 +302,13 @@ func (p *filterParser) list(f *Filter, n node, path string) *Filter {
 	}
 	if len(items) > MaxInItems {
 		p.fail(path, "holds at most %d values", MaxInItems)
+		return nil
+	}
+	p.values += len(items)
+	if p.values > MaxInValues {
+		if p.values-len(items) <= MaxInValues {
+			p.fail(path, "takes the filter past %d values in all its in and nin lists", MaxInValues)
+		}
 		return nil
 	}
 	ok := true

@@ -3,6 +3,8 @@ package query
 import (
 	"fmt"
 	"strings"
+
+	"records/internal/spec"
 )
 
 // Key is one key of an order.
@@ -12,7 +14,7 @@ type Key struct {
 }
 
 // MaxKeys bounds the keys of an order.
-const MaxKeys = 8
+const MaxKeys = spec.MaxOrderKeys
 
 // ParseOrder reads order_by: one member or a comma-separated list, each
 // optionally prefixed with - for descending; a key without it follows

@@ -98,8 +98,12 @@ func ParseRequest(members []wire.Member, query url.Values, l *List) (*Request, e
 			filters[name[len("filter["):len(name)-1]] = value{raw, true}
 		case slices.Contains(valid, name) && name != ParamFilter:
 			values[name] = value{raw, true}
+		case name == ParamFilter:
+			errs = append(errs, problem.MemberError{Member: name, Problem: "names its member in a query string: filter[member]=value or filter[member][operator]=value"})
 		default:
-			errs = append(errs, problem.MemberError{Member: name, Problem: "unknown query parameter" + didYouMean(name, valid)})
+			if !problem.Full(errs) {
+				errs = append(errs, problem.MemberError{Member: name, Problem: "unknown query parameter" + didYouMean(name, valid)})
+			}
 		}
 	}
 	for _, m := range members {
@@ -109,7 +113,9 @@ func ParseRequest(members []wire.Member, query url.Values, l *List) (*Request, e
 		case slices.Contains(valid, m.Name):
 			values[m.Name] = value{m.Value, false}
 		default:
-			errs = append(errs, problem.MemberError{Member: m.Name, Problem: "unknown member" + didYouMean(m.Name, valid)})
+			if !problem.Full(errs) {
+				errs = append(errs, problem.MemberError{Member: m.Name, Problem: "unknown member" + didYouMean(m.Name, valid)})
+			}
 		}
 	}
 	r := &Request{Limit: spec.DefaultLimit}
@@ -265,6 +271,8 @@ func Names(raw []byte, text bool, param string, valid []string) ([]string, []pro
 	for _, name := range list {
 		name = strings.TrimSpace(name)
 		switch {
+		case problem.Full(errs):
+			return out, errs
 		case name == "":
 		case !slices.Contains(valid, name) && len(valid) == 0:
 			errs = append(errs, problem.MemberError{Member: param, Problem: fmt.Sprintf("%q: this resource has nothing to %s", name, param)})

@@ -79,5 +79,12 @@ func TestObjectMembersKeepTheirText(t *testing.T) {
 		if ev := h.call("GET", "/v1/events", "").want(200); len(ev.Body) > 4096 || !strings.Contains(string(ev.Body), props) {
 			t.Fatalf("its event, %d bytes: %.400s", len(ev.Body), ev.Body)
 		}
+		// A name given twice in an object within them is refused, as it is
+		// in the body itself: keeping one of the values would be a guess.
+		h.call("POST", "/v1/suppliers", `{"id":"s2","properties":{"a":1,"nested":{"b":1,"b":2}}}`).problem(400, "invalid_request", "properties")
+		h.call("POST", "/v1/suppliers", `{"id":"s2","mapping":{"k":"a","k":"b"}}`).problem(400, "invalid_request", "mapping")
+		if n := count(t, h.db, "suppliers"); n != 1 {
+			t.Fatalf("%d suppliers after refused bodies", n)
+		}
 	})
 }

@@ -16,6 +16,10 @@ func TestMalformedBodies(t *testing.T) {
 		h.call("PATCH", "/v1/customers/c1", `[{"email":"a"}]`).problem(400, "invalid_request").mentions("must be a JSON object")
 		h.call("POST", "/v1/customers", `{"email":"a","email":"b"}`).problem(400, "invalid_request", "email").mentions("more than once")
 		h.call("POST", "/v1/customers", "{\"email\":\"\xff\"}").problem(400, "invalid_json").mentions("UTF-8")
+		// Valid JSON nested past what the reader follows is not malformed:
+		// an invalid request that says so.
+		deep := strings.Repeat(`{"a":`, 70) + "1" + strings.Repeat("}", 70)
+		h.call("POST", "/v1/suppliers", `{"properties":`+deep+`}`).problem(400, "invalid_request").mentions("more than 64 levels deep")
 		// Nothing was written by any of them.
 		if n := len(h.call("GET", "/v1/customers", "").want(200).list("customers")); n != 0 {
 			t.Fatalf("%d customers were stored from bad bodies", n)
@@ -40,6 +44,33 @@ func TestMediaTypesAndSizes(t *testing.T) {
 
 func TestUnknownAndInvalidMembers(t *testing.T) {
 	each(t, func(t *testing.T, h *harness) {
+		// A body of a hundred thousand unknown members is answered with the
+		// first 100 (a problem lists no more), as a create, a bulk create and
+		// a list's filter; nothing is written.
+		var many strings.Builder
+		many.WriteString("{")
+		for i := range 90000 {
+			if i > 0 {
+				many.WriteString(",")
+			}
+			fmt.Fprintf(&many, `"m%d":1`, i)
+		}
+		many.WriteString("}")
+		h.unchecked = true // the document's validator would take seconds over such bodies
+		for _, c := range []struct{ method, body, first string }{
+			{"POST", many.String(), "m0"},
+			{"POST", "[" + many.String() + "]", "[0].m0"},
+			{"GET", `{"filter":` + many.String() + `}`, "filter.m0"},
+		} {
+			r := h.call(c.method, "/v1/customers", c.body).problem(400, "invalid_request", c.first)
+			if n := len(r.list("errors")); n != 100 || !strings.Contains(r.obj()["detail"].(string), "more than 100") {
+				t.Fatalf("%s of 90,000 unknown members: %d errors listed, %v", c.method, n, r.obj()["detail"])
+			}
+		}
+		h.unchecked = false
+		if n := count(t, h.db, "customers"); n != 0 {
+			t.Fatalf("%d customers written by refused bodies", n)
+		}
 		h.call("POST", "/v1/customers", `{"first_name":"Ann"}`).
 			problem(400, "invalid_request", "first_name").mentions(`did you mean \"firstName\"`)
 		// Every problem is reported at once.
@@ -49,6 +80,14 @@ func TestUnknownAndInvalidMembers(t *testing.T) {
 			t.Fatalf("want 4 members at fault, got %d: %s", n, r.Body)
 		}
 		h.call("POST", "/v1/packing_list_items", `{"quantity":2.5}`).problem(400, "invalid_request", "quantity").mentions("whole number")
+		// -0 is 0 on both databases (SQLite would drop its sign, PostgreSQL
+		// keep it), in what is stored and in filters.
+		if q := h.call("POST", "/v1/bill_of_materials_line_items", `{"id":"z","quantity":-0}`).want(201).at("quantity"); q != json.Number("0") {
+			t.Fatalf("-0 stored as %v", q)
+		}
+		if items := h.call("GET", "/v1/bill_of_materials_line_items?filter[quantity]=0", "").want(200).list("bill_of_materials_line_items"); len(items) != 1 {
+			t.Fatalf("filter quantity=0 found %d records", len(items))
+		}
 		h.call("POST", "/v1/packing_list_items", `{"quantity":"12"}`).want(201)
 		h.call("POST", "/v1/customers", `{"email":true}`).problem(400, "invalid_request", "email").mentions("must be a string")
 		h.call("POST", "/v1/customers", `{"id":"a/b"}`).problem(400, "invalid_request", "id")
@@ -313,5 +352,22 @@ func TestHeadIsGetWithoutTheBody(t *testing.T) {
 		case <-time.After(10 * time.Second):
 			t.Fatal("HEAD of the event stream did not end")
 		}
+		// HEAD is safe: where GET without an id creates a record (the
+		// get-or-create routes), HEAD is a 405 naming GET, and creates
+		// nothing; with an id it reads, as GET does.
+		h.call("POST", "/v1/work_orders", `{"id":"wo1"}`).want(201)
+		for _, path := range []string{"/v1/work_orders/", "/v1/packing_lists/", "/v1/bill_of_materials_line_items/", "/v1/return_line_item"} {
+			if s, hh, b := send(t, ts, h.token, "HEAD", path, ""); s != 405 || hh.Get("Allow") != "GET" || b != "" {
+				t.Fatalf("HEAD %s: %d %v %q", path, s, hh, b)
+			}
+			h.call("HEAD", path, "").problem(405, "method_not_allowed")
+		}
+		for _, table := range []string{"work_orders", "packing_lists", "bill_of_materials_line_items", "return_line_items"} {
+			if want, n := map[string]int{"work_orders": 1}[table], count(t, h.db, table); n != want {
+				t.Fatalf("%d %s after HEAD requests, want %d", n, table, want)
+			}
+		}
+		h.call("HEAD", "/v1/work_orders/wo1", "").want(200)
+		h.call("HEAD", "/v1/work_orders/nope", "").want(404)
 	})
 }

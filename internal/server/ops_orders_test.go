@@ -48,6 +48,13 @@ func TestUpdatePurchaseOrder(t *testing.T) {
 		}
 		h.call("PUT", "/v1/purchase_orders/po-1", `{"purchase_order_status":"held"}`).want(200)
 		h.call("PUT", "/v1/purchaseorder", `{"status":"x"}`).problem(400, "invalid_request", "id")
+		// A member and its alias both given: neither value is dropped in
+		// silence; the second is a 400 naming it, and nothing is written.
+		h.call("PUT", "/v1/purchase_orders/po-1", `{"purchase_order_status":"M","status":"A"}`).problem(400, "invalid_request", "status")
+		h.call("PUT", "/v1/purchase_orders/po-1", `{"status":"A","purchase_order_status":"M"}`).problem(400, "invalid_request", "purchase_order_status")
+		if got := h.call("GET", "/v1/purchase_orders/po-1", "").want(200).at("purchase_order_status"); got != "held" {
+			t.Fatalf("a refused write changed the status to %v", got)
+		}
 	})
 }
 

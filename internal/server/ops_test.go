@@ -82,6 +82,17 @@ func TestReopenReturn(t *testing.T) {
 		h.call("POST", "/v1/return/r-1/reopen", `{"return_id":"r-2"}`).problem(400, "invalid_request", "return_id")
 		h.call("POST", "/v1/return/r-1/reopen", `{"status":"open"}`).problem(400, "invalid_request", "status")
 		h.call("POST", "/v1/return/nope/reopen", "").problem(404, "not_found")
+		// If-Match conditions the write as on every write of one record:
+		// another version is a 412 with nothing written, a malformed one a
+		// 400, the current one writes.
+		version := h.call("GET", "/v1/returns/r-1", "").want(200).at("version").(json.Number).String()
+		h.call("POST", "/v1/return/r-1/reopen", "", "If-Match", `"999"`).problem(412, "precondition_failed")
+		h.call("POST", "/v1/return/r-1/reopen", "", "If-Match", "garbage").problem(400, "invalid_request", "If-Match")
+		h.call("POST", "/v1/return/nope/reopen", "", "If-Match", "*").problem(412, "precondition_failed")
+		if v := h.call("GET", "/v1/returns/r-1", "").want(200).at("version").(json.Number).String(); v != version {
+			t.Fatalf("a failed precondition wrote: version %s, was %s", v, version)
+		}
+		h.call("POST", "/v1/return/r-1/reopen", "", "If-Match", `"`+version+`"`).want(200)
 	})
 }
 
@@ -237,6 +248,7 @@ func TestDeleteCustomer(t *testing.T) {
 
 func TestUpdateSupplier(t *testing.T) {
 	each(t, func(t *testing.T, h *harness) {
+		h.call("PUT", "/v1/suppliers/s-1", `{"user_group_id":"ug-7","provided_id":"ug-8"}`).problem(400, "invalid_request", "provided_id")
 		r := h.call("PUT", "/v1/suppliers/s-1", `{"name":"Acme","user_group_id":"ug-7","mapping":{"schema-1":"source-a"},"properties":{"tier":2,"tags":["a"]}}`).want(201)
 		got := r.obj()
 		if got["success"] != json.Number("1") || got["new_user_group"] != true || len(got) != 3 {

@@ -141,13 +141,19 @@ func New(cfg Config, database *db.DB, logs io.Writer) (*Server, error) {
 	if s.engine, s.router, err = s.routes(ctx, query.NewCursors(cursorKey)); err != nil {
 		return nil, err
 	}
+	// slack is how long after a request's deadline the connection's own
+	// deadlines fall.
+	const slack = 5 * time.Second
 	s.http = &http.Server{
 		Handler:           s.engine,
 		ReadHeaderTimeout: cfg.ReadHeaderTimeout,
 		// The deadline middleware answers slow requests; these bound what
-		// it cannot see: a body trickling in, a client not reading.
-		ReadTimeout:  cfg.RequestTimeout,
-		WriteTimeout: cfg.RequestTimeout + 5*time.Second,
+		// it cannot see: a body trickling in (answered 408), a client not
+		// reading. Both end after the request's deadline, so that work
+		// past it is answered 503 by the middleware: a read deadline
+		// passing first would end the request's context as a hang-up does.
+		ReadTimeout:  cfg.RequestTimeout + slack,
+		WriteTimeout: cfg.RequestTimeout + 2*slack, // the 408 of a slow body goes out after its read
 		IdleTimeout:  2 * time.Minute,
 		ErrorLog:     slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
 	}
@@ -221,7 +227,7 @@ func (s *Server) routes(ctx context.Context, cursors *query.Cursors) (*gin.Engin
 		Sealer:         sealer,
 	}
 	handlers.Register(r, svc)
-	log := events.NewLog(s.db, cursors, svc.Resources())
+	log := events.NewLog(s.db, cursors, svc)
 	log.Logger = s.log
 	s.stream = events.DefaultStream(log, s.log)
 	log.Register(r, s.stream)

@@ -228,6 +228,44 @@ func TestIfMatchRacersHaveOneWinner(t *testing.T) {
 	})
 }
 
+// Writes of one record racing its deletion and re-creation (PUT) across
+// two servers: a PATCH or DELETE without If-Match applies to the record
+// the id names, or finds none — 200 or 404 — and is never refused for the
+// record's having been made again while it was written.
+func TestWritesRacingARecordsReCreation(t *testing.T) {
+	each(t, func(t *testing.T, h *harness) {
+		servers := []*httptest.Server{startServer(t, h.srv)}
+		if h.db.Dialect == "postgres" {
+			servers = append(servers, startServer(t, secondServer(t, h)))
+		}
+		for round := range 15 {
+			id := fmt.Sprintf("po-race-%d", round)
+			send(t, servers[0], h.token, "PUT", "/v1/purchase_orders/"+id, `{}`)
+			var wg sync.WaitGroup
+			var mu sync.Mutex
+			odd := []string{}
+			for i := range 12 {
+				wg.Add(1)
+				go func(i int) {
+					defer wg.Done()
+					w := [][2]string{{"PATCH", `{"description":"d"}`}, {"PUT", `{"description":"u"}`}, {"DELETE", ""}}[i%3]
+					method, body := w[0], w[1]
+					status, _, answer := send(t, servers[i%len(servers)], h.token, method, "/v1/purchase_orders/"+id, body)
+					if status != 200 && status != 201 && status != 404 {
+						mu.Lock()
+						odd = append(odd, fmt.Sprintf("%s: %d %s", method, status, answer))
+						mu.Unlock()
+					}
+				}(i)
+			}
+			wg.Wait()
+			if len(odd) > 0 {
+				t.Fatalf("round %d: %s", round, strings.Join(odd, "\n"))
+			}
+		}
+	})
+}
+
 // secondServer is another instance on h's database, as another process
 // would be: its own pool, its own caches.
 func secondServer(t *testing.T, h *harness) *server.Server {
@@ -416,5 +454,15 @@ func TestBulkCreate(t *testing.T) {
 		}
 		reader := h.newToken("reader", auth.Read, "")
 		h.callAs(reader, "POST", "/v1/return_line_items", `[{}]`).problem(403, "forbidden")
+		// A unique value taken — by an element before it, or by a record
+		// of any team — is named under its element.
+		h.call("POST", "/v1/users", `{"username":"ann"}`).want(201)
+		h.callAs(h.newToken("other", auth.Write, "another team"), "POST", "/v1/users", `{"username":"bob"}`).want(201)
+		users := count(t, h.db, "users")
+		h.call("POST", "/v1/users", `[{"username":"cy"},{"username":"cy"}]`).problem(409, "conflict", "[1].username")
+		h.call("POST", "/v1/users", `[{"username":"dee"},{"username":"eve"},{"username":"ann"},{"username":"bob"}]`).problem(409, "conflict", "[2].username", "[3].username")
+		if n := count(t, h.db, "users"); n != users {
+			t.Fatalf("a bulk create refused for its usernames wrote %d users", n-users)
+		}
 	})
 }

@@ -15,6 +15,7 @@ const (
 	Forbidden            Code = "forbidden"              // 403
 	NotFound             Code = "not_found"              // 404
 	MethodNotAllowed     Code = "method_not_allowed"     // 405
+	RequestTimeout       Code = "request_timeout"        // 408
 	Conflict             Code = "conflict"               // 409
 	KeyInUse             Code = "idempotency_key_in_use" // 409
 	PreconditionFailed   Code = "precondition_failed"    // 412
@@ -50,6 +51,8 @@ var Codes = []CodeInfo{
 		"No such route, or no record with that id in the caller's team."},
 	{MethodNotAllowed, http.StatusMethodNotAllowed, "Method not allowed",
 		"The path exists with other methods, listed in the Allow header."},
+	{RequestTimeout, http.StatusRequestTimeout, "Request timeout",
+		"The body did not arrive within the server's time for a whole request (30 s by default); the connection is closed."},
 	{Conflict, http.StatusConflict, "Conflict",
 		"A unique value is taken: an id (ids are unique across teams) or a user's username."},
 	{KeyInUse, http.StatusConflict, "Idempotency key in use",

@@ -14,3 +14,6 @@ const MaxChildren = 1000
 
 // MaxWebhookDescription is the most characters a webhook's description holds.
 const MaxWebhookDescription = 1000
+
+// MaxOrderKeys bounds the keys of a list's order_by.
+const MaxOrderKeys = 8

@@ -107,91 +107,141 @@ type input struct {
 
 // decode reads a webhook body strictly, with the project's JSON reader
 // (engine.ParseBody, the wire conversions): an object of known members,
-// each of its type; errors name the member.
-func decode(body []byte, patch bool) (*input, error) {
+// each of its type. Malformed JSON is the error; the problems of members
+// are returned, every one, naming the member, and given holds the names the
+// body gave (whether or not they were valid).
+func decode(body []byte, patch bool) (in *input, given map[string]bool, errs []problem.MemberError, err error) {
 	if len(bytes.TrimSpace(body)) == 0 {
-		return nil, problem.New(problem.InvalidRequest, "the body is empty; send a JSON object")
+		return nil, nil, nil, problem.New(problem.InvalidRequest, "the body is empty; send a JSON object")
 	}
 	members, err := engine.ParseBody(body)
 	if err != nil {
-		return nil, err
+		return nil, nil, nil, err
 	}
 	known := []string{"url", "events", "description"}
 	if patch {
 		known = append(known, "enabled")
 	}
-	var in input
+	fail := func(member, format string, args ...any) {
+		errs = append(errs, problem.MemberError{Member: member, Problem: fmt.Sprintf(format, args...)})
+	}
+	in, given = &input{}, map[string]bool{}
 	for _, m := range members {
+		given[m.Name] = true
 		switch m.Name {
 		case "url":
 			u, err := wire.Text(m.Value)
 			if err != nil {
-				return nil, problem.Member("url", "%v", err)
+				fail("url", "%v", err)
+				continue
 			}
 			in.URL = &u
 		case "events":
 			items, err := wire.ParseArray(m.Value)
 			if err != nil {
-				return nil, problem.Member("events", "must be an array of event types")
+				fail("events", "must be an array of event types")
+				continue
 			}
 			list := make([]string, len(items))
+			ok := true
 			for i, item := range items {
 				if list[i], err = wire.Text(item); err != nil {
-					return nil, problem.Member(fmt.Sprintf("events[%d]", i), "%v", err)
+					fail(fmt.Sprintf("events[%d]", i), "%v", err)
+					ok = false
 				}
 			}
-			in.Events = &list
+			if ok {
+				in.Events = &list
+			}
 		case "description":
 			d := &sql.NullString{}
 			if !wire.IsNull(m.Value) {
 				if d.String, err = wire.Text(m.Value); err != nil {
-					return nil, problem.Member("description", "%v (or null)", err)
+					fail("description", "%v (or null)", err)
+					continue
 				}
 				if len([]rune(d.String)) > spec.MaxWebhookDescription {
-					return nil, problem.Member("description", "must be at most %d characters", spec.MaxWebhookDescription)
+					fail("description", "must be at most %d characters", spec.MaxWebhookDescription)
+					continue
 				}
 				d.Valid = true
 			}
 			in.Description = d
 		case "enabled":
 			if !patch {
-				return nil, problem.Member("enabled", "unknown member (a webhook is created enabled)")
+				fail("enabled", "unknown member (a webhook is created enabled)")
+				continue
 			}
 			switch v := string(m.Value); v {
 			case "true", "false":
 				b := v == "true"
 				in.Enabled = &b
 			default:
-				return nil, problem.Member("enabled", "must be true or false")
+				fail("enabled", "must be true or false")
 			}
 		default:
+			if problem.Full(errs) {
+				continue // the problem lists no more; spare the search for a close name
+			}
 			hint := ""
 			if best, ok := suggest.Closest(m.Name, known); ok {
 				hint = fmt.Sprintf("; did you mean %q?", best)
 			}
-			return nil, problem.Member(m.Name, "unknown member (a webhook has %s)%s", strings.Join(known, ", "), hint)
+			fail(m.Name, "unknown member (a webhook has %s)%s", strings.Join(known, ", "), hint)
 		}
 	}
-	return &in, nil
+	return in, given, errs, nil
 }
 
-// checkEvents validates the event types a webhook asks for.
-func (s *Service) checkEvents(list []string) error {
-	if len(list) == 0 || len(list) > 100 {
-		return problem.Member("events", "must list 1 to 100 event types (\"*\" for all)")
+// readInput reads a webhook body and checks it whole — its members, for a
+// create the members required, the URL (resolving its host) and the event
+// types — reporting every problem at once, as a record's body does.
+func (s *Service) readInput(ctx context.Context, body []byte, patch bool) (*input, error) {
+	in, given, errs, err := decode(body, patch)
+	if err != nil {
+		return nil, err
 	}
+	if !patch {
+		for _, name := range []string{"url", "events"} {
+			if !given[name] {
+				errs = append(errs, problem.MemberError{Member: name, Problem: "is required"})
+			}
+		}
+	}
+	if in.URL != nil {
+		if err := checkURL(ctx, *in.URL, s.AllowPrivate); err != nil {
+			errs = append(errs, problem.MemberError{Member: "url", Problem: err.Error()})
+		}
+	}
+	if in.Events != nil {
+		errs = append(errs, s.checkEvents(*in.Events)...)
+	}
+	if len(errs) > 0 {
+		return nil, problem.Members(errs)
+	}
+	return in, nil
+}
+
+// checkEvents validates the event types a webhook asks for: the problems
+// of the list, every one.
+func (s *Service) checkEvents(list []string) []problem.MemberError {
+	if len(list) == 0 || len(list) > 100 {
+		return []problem.MemberError{{Member: "events", Problem: "must list 1 to 100 event types (\"*\" for all)"}}
+	}
+	var errs []problem.MemberError
 	types := s.Log.Types()
 	seen := map[string]bool{}
 	for i, t := range list {
-		if seen[t] {
-			return problem.Member(fmt.Sprintf("events[%d]", i), "%q is listed twice", t)
+		at := fmt.Sprintf("events[%d]", i)
+		switch _, known := slices.BinarySearch(types, t); {
+		case seen[t]:
+			errs = append(errs, problem.MemberError{Member: at, Problem: fmt.Sprintf("%q is listed twice", t)})
+		case !known && t != "*":
+			errs = append(errs, problem.MemberError{Member: at, Problem: fmt.Sprintf("%q is not an event type (e.g. returns.created, or \"*\")", t)})
 		}
 		seen[t] = true
-		if _, ok := slices.BinarySearch(types, t); !ok && t != "*" {
-			return problem.Member(fmt.Sprintf("events[%d]", i), "%q is not an event type (e.g. returns.created, or \"*\")", t)
-		}
 	}
-	return nil
+	return errs
 }
 
 func teamOf(c *gin.Context) int {

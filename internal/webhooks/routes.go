@@ -51,20 +51,8 @@ func (s *Service) serveWrite(c *gin.Context, run func(ctx context.Context, body 
 func (s *Service) create(c *gin.Context) {
 	team := teamOf(c)
 	s.serveWrite(c, func(ctx context.Context, body []byte) (*engine.Answer, error) {
-		in, err := decode(body, false)
+		in, err := s.readInput(ctx, body, false)
 		if err != nil {
-			return nil, err
-		}
-		switch {
-		case in.URL == nil:
-			return nil, problem.Member("url", "is required")
-		case in.Events == nil:
-			return nil, problem.Member("events", "is required")
-		}
-		if err := checkURL(ctx, *in.URL, s.AllowPrivate); err != nil {
-			return nil, problem.Member("url", "%v", err)
-		}
-		if err := s.checkEvents(*in.Events); err != nil {
 			return nil, err
 		}
 		var desc sql.NullString
@@ -93,7 +81,7 @@ VALUES (?, ?, ?, ?, ?, ?, 1, ?, ?)`, w.ID, team, w.URL, string(evs), w.Descripti
 		if err != nil {
 			return nil, err
 		}
-		return &engine.Answer{Status: http.StatusCreated, Body: appendWebhook(nil, w, secret), Secret: true}, nil
+		return &engine.Answer{Status: http.StatusCreated, Body: appendWebhook(nil, w, secret), ETag: engine.ETag(w.Version), Secret: true}, nil
 	})
 }
 
@@ -104,22 +92,16 @@ func (s *Service) update(c *gin.Context) {
 		if err != nil {
 			return nil, err
 		}
-		in, err := decode(body, true)
+		in, err := s.readInput(ctx, body, true)
 		if err != nil {
 			return nil, err
 		}
 		var sets []string
 		var args []any
 		if in.URL != nil {
-			if err := checkURL(ctx, *in.URL, s.AllowPrivate); err != nil {
-				return nil, problem.Member("url", "%v", err)
-			}
 			sets, args = append(sets, `"url" = ?`), append(args, *in.URL)
 		}
 		if in.Events != nil {
-			if err := s.checkEvents(*in.Events); err != nil {
-				return nil, err
-			}
 			evs, _ := json.Marshal(*in.Events)
 			sets, args = append(sets, `"events" = ?`), append(args, string(evs))
 		}
@@ -209,13 +191,14 @@ func (s *Service) get(c *gin.Context) {
 	edge.WriteJSON(c, http.StatusOK, func(b []byte) []byte { return appendWebhook(b, w, "") })
 }
 
-// page reads a page's parameters: limit and a cursor bound to binding.
+// page reads a page's parameters, from the body and the query string (as
+// the event log's): limit and a cursor bound to binding.
 func (s *Service) page(c *gin.Context, binding query.Binding) (limit int, after string, err error) {
-	q, limit, err := events.PageParams(c)
+	limit, cursor, err := events.PageParams(c, s.Engine)
 	if err != nil {
 		return 0, "", err
 	}
-	if v := q.Get("cursor"); v != "" {
+	if v := cursor; v != "" {
 		if after, err = s.Cursors.DecodeID(v, binding); err != nil {
 			return 0, "", problem.Member("cursor", "%v", err)
 		}

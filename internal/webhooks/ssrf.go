@@ -90,7 +90,13 @@ func checkURL(ctx context.Context, raw string, allowPrivate bool) error {
 	}
 	addrs, err := net.DefaultResolver.LookupNetIP(ctx, "ip", host)
 	if err != nil {
-		return fmt.Errorf("does not resolve: %v", err)
+		// The resolver's error names the name server and its address:
+		// infrastructure, which the client is not told.
+		var dnsErr *net.DNSError
+		if errors.As(err, &dnsErr) && (dnsErr.IsTimeout || dnsErr.IsTemporary) {
+			return fmt.Errorf("the host %s could not be resolved now; try again later", host)
+		}
+		return fmt.Errorf("the host %s does not resolve", host)
 	}
 	for _, a := range addrs {
 		if refused(a) {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"strconv"
 	"strings"
@@ -165,7 +166,9 @@ func Int64(v []byte) (int64, error) {
 	return int64(f), nil
 }
 
-// Float64 converts a number member: a JSON number or numeric string.
+// Float64 converts a number member: a JSON number or numeric string. Zero
+// is the one zero (-0 is 0), as the databases do not agree on keeping its
+// sign (SQLite does not, PostgreSQL does).
 func Float64(v []byte) (float64, error) {
 	s, err := numberText(v, errNumber)
 	if err != nil {
@@ -174,6 +177,9 @@ func Float64(v []byte) (float64, error) {
 	f, err := strconv.ParseFloat(s, 64)
 	if err != nil || math.IsInf(f, 0) {
 		return 0, errRange
+	}
+	if f == 0 {
+		f = 0 // +0 for -0
 	}
 	return f, nil
 }
@@ -228,12 +234,17 @@ func DateTime(v []byte) (time.Time, error) {
 }
 
 // Object converts a member holding any JSON object; it is kept compacted.
+// A name given twice in any object within it is refused, as in a body.
 func Object(v []byte) (json.RawMessage, error) {
 	if Kind(v) != "an object" {
 		return nil, errObject
 	}
 	if err := checkEscapes(v); err != nil {
 		return nil, err
+	}
+	var dup *DuplicateError
+	if err := CheckUnique(v); errors.As(err, &dup) {
+		return nil, fmt.Errorf("names the member %q twice in one object", dup.Name)
 	}
 	var b bytes.Buffer
 	if err := json.Compact(&b, v); err != nil {
@@ -248,6 +259,10 @@ func StringMap(v []byte) (map[string]string, error) {
 		return nil, errStrings
 	}
 	members, err := ParseObject(v)
+	var dup *DuplicateError
+	if errors.As(err, &dup) {
+		return nil, fmt.Errorf("names the member %q twice", dup.Name)
+	}
 	if err != nil {
 		return nil, errStrings
 	}

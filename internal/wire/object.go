@@ -32,8 +32,59 @@ type DuplicateError struct{ Name string }
 
 func (e *DuplicateError) Error() string { return "member " + e.Name + " appears twice" }
 
-// maxDepth bounds nesting, so a hostile body cannot exhaust the stack.
-const maxDepth = 64
+// DepthError is valid JSON nested deeper than the reader follows
+// (MaxDepth levels of objects and arrays).
+type DepthError struct{ Offset int }
+
+func (e *DepthError) Error() string {
+	return fmt.Sprintf("nested more than %d levels deep at byte %d", MaxDepth, e.Offset)
+}
+
+// MaxDepth bounds the nesting of objects and arrays the reader follows, so
+// that a hostile body cannot exhaust the stack.
+const MaxDepth = 64
+
+// names are the member names of one object so far, to find one given
+// twice: compared one by one for the first scanNames, kept in a map past
+// them, so that an object of many members costs time in proportion to
+// them, not to their square.
+type names struct {
+	list []string
+	set  map[string]bool
+}
+
+const scanNames = 16
+
+// add adds a name, telling whether it is new.
+func (n *names) add(name string) bool {
+	if n.set != nil {
+		if n.set[name] {
+			return false
+		}
+		n.set[name] = true
+		return true
+	}
+	for _, s := range n.list {
+		if s == name {
+			return false
+		}
+	}
+	n.list = append(n.list, name)
+	if len(n.list) > scanNames {
+		n.set = make(map[string]bool, 2*len(n.list))
+		for _, s := range n.list {
+			n.set[s] = true
+		}
+	}
+	return true
+}
+
+// CheckUnique refuses a name given twice in any object within the JSON
+// value v (valid JSON): a *DuplicateError naming it.
+func CheckUnique(v []byte) error {
+	p := parser{data: v, unique: true}
+	return p.value(0)
+}
 
 // ParseObject splits a JSON object into its members, in order. Empty or
 // all-whitespace input is the empty object. The whole input is validated,
@@ -55,11 +106,10 @@ func ParseObject(data []byte) ([]Member, error) {
 		return nil, &NotObjectError{Kind: Kind(data[start:p.pos])}
 	}
 	var members []Member
+	var seen names
 	err := p.object(0, func(name string, value []byte) error {
-		for _, m := range members {
-			if m.Name == name {
-				return &DuplicateError{Name: name}
-			}
+		if !seen.add(name) {
+			return &DuplicateError{Name: name}
 		}
 		members = append(members, Member{Name: name, Value: value})
 		return nil
@@ -111,6 +161,9 @@ func IsNull(v []byte) bool { return len(v) == 4 && string(v) == "null" }
 type parser struct {
 	data []byte
 	pos  int
+	// unique: every object the parser validates must name each member
+	// once (a *DuplicateError otherwise).
+	unique bool
 }
 
 func (p *parser) fail(msg string) error { return &SyntaxError{Offset: p.pos, Msg: msg} }
@@ -150,14 +203,21 @@ func (p *parser) object(depth int, each func(name string, value []byte) error) e
 		p.pos++
 		return nil
 	}
+	var seen *names
+	if p.unique && each == nil {
+		seen = &names{}
+	}
 	for {
 		p.space()
 		if p.peek() != '"' {
 			return p.fail("expected a member name in double quotes")
 		}
-		name, err := p.scanString(each != nil)
+		name, err := p.scanString(each != nil || seen != nil)
 		if err != nil {
 			return err
+		}
+		if seen != nil && !seen.add(name) {
+			return &DuplicateError{Name: name}
 		}
 		p.space()
 		if p.peek() != ':' {
@@ -219,8 +279,8 @@ func (p *parser) array(depth int, each func(value []byte)) error {
 
 // value validates one value starting at p.pos and moves past it.
 func (p *parser) value(depth int) error {
-	if depth > maxDepth {
-		return p.fail("nested too deeply")
+	if depth > MaxDepth {
+		return &DepthError{Offset: p.pos}
 	}
 	switch c := p.peek(); {
 	case c == '{':

@@ -3,6 +3,7 @@ package wire
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -73,9 +74,42 @@ func TestParseObjectErrors(t *testing.T) {
 			}
 		}
 	}
+	// A repeat is found however many members come before it: among the
+	// first few, and past them (where names are kept in a map).
+	for _, n := range []int{3, scanNames, scanNames + 1, 5000} {
+		var b strings.Builder
+		b.WriteString("{")
+		for i := range n {
+			fmt.Fprintf(&b, `"m%d":%d,`, i, i)
+		}
+		fmt.Fprintf(&b, `"m%d":0}`, n/2)
+		var de *DuplicateError
+		if _, err := ParseObject([]byte(b.String())); !errors.As(err, &de) || de.Name != fmt.Sprintf("m%d", n/2) {
+			t.Errorf("%d members then a repeat: want a duplicate error, got %v", n, err)
+		}
+	}
 	deep := strings.Repeat("[", 100) + strings.Repeat("]", 100)
-	if _, err := ParseObject([]byte(`{"a":` + deep + `}`)); err == nil {
-		t.Error("nesting beyond the limit must fail")
+	var de *DepthError
+	if _, err := ParseObject([]byte(`{"a":` + deep + `}`)); !errors.As(err, &de) {
+		t.Errorf("nesting beyond the limit must fail as too deep, not as malformed: %v", err)
+	}
+}
+
+// An object member refuses a name given twice in any object within it, as
+// a body does; the same name in two objects is fine.
+func TestObjectMembersNameEachMemberOnce(t *testing.T) {
+	for _, bad := range []string{`{"a":1,"a":2}`, `{"x":{"a":1,"b":2,"a":3}}`, `{"x":[1,{"y":{"a":1,"a":1}}]}`, `{"\u0061":1,"a":2}`} {
+		if _, err := Object([]byte(bad)); err == nil || !strings.Contains(err.Error(), `"a" twice`) {
+			t.Errorf("Object(%s) = %v, want the repeat named", bad, err)
+		}
+	}
+	for _, good := range []string{`{"x":[{"a":1},{"a":2}],"a":{"a":{"a":null}}}`, `{}`} {
+		if _, err := Object([]byte(good)); err != nil {
+			t.Errorf("Object(%s): %v", good, err)
+		}
+	}
+	if _, err := StringMap([]byte(`{"k":"a","k":"b"}`)); err == nil || !strings.Contains(err.Error(), `"k" twice`) {
+		t.Errorf("StringMap with a repeated key: %v", err)
 	}
 }
 
@@ -97,11 +131,12 @@ func FuzzParseObject(f *testing.F) {
 		members, err := ParseObject(data)
 		var dup *DuplicateError
 		var notObj *NotObjectError
+		var deep *DepthError
 		valid := json.Valid(data)
 		if err == nil && len(strings.TrimSpace(string(data))) > 0 && !valid {
 			t.Fatalf("accepted invalid JSON %q", data)
 		}
-		if err != nil && !errors.As(err, &dup) && !errors.As(err, &notObj) && valid {
+		if err != nil && !errors.As(err, &dup) && !errors.As(err, &notObj) && !errors.As(err, &deep) && valid {
 			// Only invalid UTF-8 inside strings is stricter than encoding/json.
 			var se *SyntaxError
 			if !errors.As(err, &se) || !strings.Contains(se.Msg, "UTF-8") {
@@ -146,6 +181,11 @@ func TestConverters(t *testing.T) {
 	for in, want := range map[string]float64{`1.25`: 1.25, `"3.5"`: 3.5, `-2`: -2} {
 		if v, err := Float64(str(in)); err != nil || v != want {
 			t.Errorf("Float64(%s) = %v, %v", in, v, err)
+		}
+	}
+	for _, negZero := range []string{`-0`, `"-0.0"`, `-0e5`, `-1e-400`} {
+		if v, err := Float64(str(negZero)); err != nil || v != 0 || math.Signbit(v) {
+			t.Errorf("Float64(%s) = %v, %v; want 0 (not -0)", negZero, v, err)
 		}
 	}
 	for _, bad := range []string{`"NaN"`, `"Inf"`, `"1e400"`, `[]`, `"1,5"`} {

@@ -12,6 +12,7 @@ export const problemCodes = [
   "forbidden", // 403: Forbidden
   "not_found", // 404: Not found
   "method_not_allowed", // 405: Method not allowed
+  "request_timeout", // 408: Request timeout
   "conflict", // 409: Conflict
   "idempotency_key_in_use", // 409: Idempotency key in use
   "precondition_failed", // 412: Precondition failed

@@ -88,6 +88,8 @@ const (
 	CodeNotFound = "not_found"
 	// CodeMethodNotAllowed (405): Method not allowed.
 	CodeMethodNotAllowed = "method_not_allowed"
+	// CodeRequestTimeout (408): Request timeout.
+	CodeRequestTimeout = "request_timeout"
 	// CodeConflict (409): Conflict.
 	CodeConflict = "conflict"
 	// CodeIdempotencyKeyInUse (409): Idempotency key in use.
