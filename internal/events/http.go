@@ -62,8 +62,8 @@ func (l *Log) serveLog(c *gin.Context) {
 		edge.Fail(c, err)
 		return
 	}
-	limit, cur, f := r.limit(), r.cursor(), l.filter(r)
-	if err := r.err(); err != nil {
+	limit, cur, f := r.Limit(), r.Cursor(), l.filter(r)
+	if err := r.Err(); err != nil {
 		edge.Fail(c, err)
 		return
 	}

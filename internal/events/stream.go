@@ -108,8 +108,8 @@ func (s *Stream) serve(c *gin.Context) {
 		edge.Fail(c, err)
 		return
 	}
-	cur, f := r.cursor(), s.Log.filter(r)
-	if err := r.err(); err != nil {
+	cur, f := r.Cursor(), s.Log.filter(r)
+	if err := r.Err(); err != nil {
 		edge.Fail(c, err)
 		return
 	}

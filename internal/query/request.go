@@ -5,10 +5,8 @@ import (
 	"net/url"
 	"slices"
 	"strings"
-	"unicode/utf8"
 
 	"records/internal/problem"
-	"records/internal/spec"
 	"records/internal/wire"
 )
 
@@ -57,80 +55,18 @@ const (
 	ParamExpand    = "expand"
 )
 
-// Params are the list parameters, in the order messages list them.
-var Params = []string{ParamLimit, ParamOffset, ParamDirection, ParamOrderBy, ParamFilter, ParamCursor, ParamCount, ParamFields, ParamExpand}
-
-// value is a parameter's raw JSON and whether it came from a query string.
-type value struct {
-	raw  []byte
-	text bool
-}
+// ListParams are the list parameters, in the order messages list them.
+var ListParams = []string{ParamLimit, ParamOffset, ParamDirection, ParamOrderBy, ParamFilter, ParamCursor, ParamCount, ParamFields, ParamExpand}
 
 // ParseRequest reads the list parameters from the body's members and the
 // query string; the body wins where both give one. Every problem is
 // reported at once, naming its member.
 func ParseRequest(members []wire.Member, query url.Values, l *List) (*Request, error) {
-	values := map[string]value{}
-	filters := map[string]value{} // query-string filters: "status" or "status][ne"
-	var body []byte               // the body's filter object
-	var errs []problem.MemberError
-	valid := append(slices.Clone(Params), l.Extra...)
-	for name, vs := range query {
-		// The parameter as a problem names it (only a problem needs it).
-		member := func() string {
-			if strings.HasPrefix(name, "filter[") && strings.HasSuffix(name, "]") {
-				return filterMember(name[len("filter[") : len(name)-1])
-			}
-			return name
-		}
-		if len(vs) > 1 {
-			// As a member twice in a body: picking one would be a guess.
-			errs = append(errs, problem.MemberError{Member: member(), Problem: "is given more than once"})
-			continue
-		}
-		if v := vs[len(vs)-1]; !utf8.ValidString(v) {
-			errs = append(errs, problem.MemberError{Member: member(), Problem: "must be valid UTF-8 (percent-encode the text's UTF-8 bytes)"})
-			continue
-		}
-		raw := wire.AppendString(nil, vs[len(vs)-1])
-		switch {
-		case strings.HasPrefix(name, "filter[") && strings.HasSuffix(name, "]"):
-			filters[name[len("filter["):len(name)-1]] = value{raw, true}
-		case slices.Contains(valid, name) && name != ParamFilter:
-			values[name] = value{raw, true}
-		case name == ParamFilter:
-			errs = append(errs, problem.MemberError{Member: name, Problem: "names its member in a query string: filter[member]=value or filter[member][operator]=value"})
-		default:
-			if !problem.Full(errs) {
-				errs = append(errs, problem.MemberError{Member: name, Problem: "unknown query parameter" + didYouMean(name, valid)})
-			}
-		}
-	}
-	for _, m := range members {
-		switch {
-		case m.Name == ParamFilter:
-			body = m.Value
-		case slices.Contains(valid, m.Name):
-			values[m.Name] = value{m.Value, false}
-		default:
-			if !problem.Full(errs) {
-				errs = append(errs, problem.MemberError{Member: m.Name, Problem: "unknown member" + didYouMean(m.Name, valid)})
-			}
-		}
-	}
-	r := &Request{Limit: spec.DefaultLimit}
-	fail := func(member, format string, args ...any) {
-		errs = append(errs, problem.MemberError{Member: member, Problem: fmt.Sprintf(format, args...)})
-	}
-	if v, ok := values[ParamLimit]; ok {
-		n, err := wire.Int64(v.raw)
-		if err != nil || n < 1 || n > spec.MaxLimit {
-			fail(ParamLimit, "must be a whole number from 1 to %d", spec.MaxLimit)
-		}
-		r.Limit = int(n)
-	}
+	p := ReadParams(members, query, append(slices.Clone(ListParams), l.Extra...))
+	values, fail := p.Values, p.Fail
+	r := &Request{Limit: p.Limit()}
 	if v, ok := values[ParamOffset]; ok {
-		n, err := wire.Int64(v.raw)
+		n, err := wire.Int64(v.Raw)
 		if err != nil || n < 0 || n > 1<<31 {
 			fail(ParamOffset, "must be a whole number, 0 or more")
 		}
@@ -138,7 +74,7 @@ func ParseRequest(members []wire.Member, query url.Values, l *List) (*Request, e
 	}
 	desc := false
 	if v, ok := values[ParamDirection]; ok {
-		s, _ := wire.Text(v.raw)
+		s, _ := wire.Text(v.Raw)
 		switch strings.ToLower(s) {
 		case "asc":
 		case "desc":
@@ -149,7 +85,7 @@ func ParseRequest(members []wire.Member, query url.Values, l *List) (*Request, e
 	}
 	order := ""
 	if v, ok := values[ParamOrderBy]; ok {
-		s, err := wire.Text(v.raw)
+		s, err := wire.Text(v.Raw)
 		if err != nil {
 			fail(ParamOrderBy, "must be a member name, or several separated by commas")
 		}
@@ -160,18 +96,11 @@ func ParseRequest(members []wire.Member, query url.Values, l *List) (*Request, e
 		fail(ParamOrderBy, "%v", err)
 	}
 	r.Keys = keys
-	if v, ok := values[ParamCursor]; ok {
-		s, err := wire.Text(v.raw)
-		if err != nil || s == "" {
-			fail(ParamCursor, "must be a cursor a list answered in paging.next_cursor")
-		}
-		r.Cursor = s
-		if r.Offset > 0 {
-			fail(ParamCursor, "cannot be used with an offset: a cursor says where the page starts")
-		}
+	if r.Cursor = p.Cursor(); r.Cursor != "" && r.Offset > 0 {
+		fail(ParamCursor, "cannot be used with an offset: a cursor says where the page starts")
 	}
 	if v, ok := values[ParamCount]; ok {
-		s, _ := wire.Text(v.raw)
+		s, _ := wire.Text(v.Raw)
 		switch Count(s) {
 		case Exact, Estimated:
 			r.Count = Count(s)
@@ -181,43 +110,44 @@ func ParseRequest(members []wire.Member, query url.Values, l *List) (*Request, e
 	}
 	if v, ok := values[ParamFields]; ok {
 		var e []problem.MemberError
-		r.Fields, e = Names(v.raw, v.text, ParamFields, l.Members)
-		errs = append(errs, e...)
+		r.Fields, e = Names(v.Raw, v.Text, ParamFields, l.Members)
+		p.Errs = append(p.Errs, e...)
 	}
 	if v, ok := values[ParamExpand]; ok {
 		var e []problem.MemberError
-		r.Expand, e = Names(v.raw, v.text, ParamExpand, l.Edges)
-		errs = append(errs, e...)
+		r.Expand, e = Names(v.Raw, v.Text, ParamExpand, l.Edges)
+		p.Errs = append(p.Errs, e...)
 	}
-	r.Filter, errs = parseFilters(body, filters, values, l, errs)
-	if len(errs) > 0 {
-		return nil, problem.Members(errs)
+	r.Filter = parseFilters(p, l)
+	if err := p.Err(); err != nil {
+		return nil, err
 	}
 	return r, nil
 }
 
 // parseFilters joins the body's filter (or, when the body has none, the
 // query string's filter[…] parameters) and the operation's exact-filter
-// members into one filter.
-func parseFilters(body []byte, query map[string]value, values map[string]value, l *List, errs []problem.MemberError) (*Filter, []problem.MemberError) {
+// members into one filter, noting its problems in params.
+func parseFilters(params *Params, l *List) *Filter {
 	p := &filterParser{cols: l.Columns}
 	var kids []*Filter
-	if body != nil {
-		if f := p.object(jsonNode(body), ParamFilter, 0); f != nil {
+	body, inBody := params.Values[ParamFilter]
+	if inBody {
+		if f := p.object(jsonNode(body.Raw), ParamFilter, 0); f != nil {
 			kids = append(kids, f)
 		}
 	}
 	// The body wins where both give one (as for every parameter): the
 	// query string's filter[…] count only when the body has no filter.
-	if body == nil && len(query) > 0 {
+	if !inBody && len(params.Filters) > 0 {
 		root := &queryNode{}
-		for key, v := range query {
+		for key, v := range params.Filters {
 			path, ok := queryPath(key)
 			if !ok {
 				p.fail(filterMember(key), "write filter[member], filter[member][operator] or, to nest, filter[or][0][member]")
 				continue
 			}
-			root.put(path, v.raw)
+			root.put(path, v.Raw)
 		}
 		if len(root.kids) > 0 {
 			if f := p.object(root, ParamFilter, 0); f != nil {
@@ -226,19 +156,19 @@ func parseFilters(body []byte, query map[string]value, values map[string]value, 
 		}
 	}
 	for _, name := range l.Extra {
-		if v, ok := values[name]; ok {
+		if v, ok := params.Values[name]; ok {
 			if col := p.column(name, name); col != nil {
-				if f := p.leaf(col, Eq, v.raw, nil, name); f != nil {
+				if f := p.leaf(col, Eq, v.Raw, nil, name); f != nil {
 					kids = append(kids, f)
 				}
 			}
 		}
 	}
-	errs = append(errs, p.errs...)
+	params.Errs = append(params.Errs, p.errs...)
 	if len(kids) == 0 {
-		return nil, errs
+		return nil
 	}
-	return all(kids), errs
+	return all(kids)
 }
 
 // Names reads fields or expand (param): a JSON array of names, or one
