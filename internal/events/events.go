@@ -42,14 +42,16 @@ type Log struct {
 	// Bodies reads the JSON bodies of the log's reads, as the engine reads
 	// every body (its MaxBody, --max-body).
 	Bodies *engine.Service
-	types  []string // every event type, sorted
+	// IDs makes the ids events are answered with.
+	IDs   *IDs
+	types []string // every event type, sorted
 }
 
 // NewLog reads the events of database, of svc's resources; svc reads the
-// bodies of its reads.
-func NewLog(database *db.DB, cursors *query.Cursors, svc *engine.Service) *Log {
+// bodies of its reads, and ids makes the events' ids.
+func NewLog(database *db.DB, cursors *query.Cursors, svc *engine.Service, ids *IDs) *Log {
 	resources := svc.Resources()
-	l := &Log{DB: database, Cursors: cursors, Resources: resources, Bodies: svc}
+	l := &Log{DB: database, Cursors: cursors, Resources: resources, Bodies: svc, IDs: ids}
 	for p := range resources {
 		for _, a := range actions {
 			l.types = append(l.types, p+"."+a)
@@ -163,8 +165,8 @@ func (l *Log) read(ctx context.Context, r engine.Reader, limit int, text string,
 	return out, err
 }
 
-// ID is an event's id as answered: "evt_" and its number.
-func ID(seq int64) string { return "evt_" + strconv.FormatInt(seq, 10) }
+// ID is the id of the event numbered seq, as answered (see IDs).
+func (l *Log) ID(seq int64) string { return l.IDs.ID(seq) }
 
 // Append appends the event as JSON, as the log, the stream and webhooks
 // answer it. An event whose record cannot be written out (an image no
@@ -174,7 +176,7 @@ func ID(seq int64) string { return "evt_" + strconv.FormatInt(seq, 10) }
 func (l *Log) Append(b []byte, team int, e *Event) []byte {
 	plural, action, _ := strings.Cut(e.Type, ".")
 	b = append(b, `{"id":"`...)
-	b = strconv.AppendInt(append(b, "evt_"...), e.Seq, 10)
+	b = l.IDs.Append(b, e.Seq)
 	b = append(b, `","type":"`...)
 	b = append(b, e.Type...)
 	b = append(b, `","occurred_at":"`...)

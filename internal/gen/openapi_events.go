@@ -121,7 +121,7 @@ func addEventPaths(m *apiModel, put putOperation) {
 func addEventSchemas(m *apiModel, schemas *obj) {
 	schemas.set("Event", newObj("type", "object",
 		"properties", newObj(
-			"id", newObj("type", "string", "description", "evt_ and a number."),
+			"id", newObj("type", "string", "description", "evt_ and 26 characters: opaque, the same wherever the event is answered (the log, the stream, a history, a webhook's delivery and its webhook-id)."),
 			"type", newObj("type", "string", "enum", eventTypes(m), "description", "<plural>.created, .updated or .deleted."),
 			"occurred_at", newObj("type", "string", "format", "date-time"),
 			"team_id", newObj("type", "integer"),

@@ -227,7 +227,15 @@ func (s *Server) routes(ctx context.Context, cursors *query.Cursors) (*gin.Engin
 		Sealer:         sealer,
 	}
 	handlers.Register(r, svc)
-	log := events.NewLog(s.db, cursors, svc)
+	idsKey, err := s.db.Key(ctx, "event-ids", events.IDKeySize)
+	if err != nil {
+		return nil, nil, err
+	}
+	ids, err := events.NewIDs(idsKey)
+	if err != nil {
+		return nil, nil, err
+	}
+	log := events.NewLog(s.db, cursors, svc, ids)
 	log.Logger = s.log
 	s.stream = events.DefaultStream(log, s.log)
 	log.Register(r, s.stream)

@@ -237,7 +237,10 @@ func TestWebhookRetriesFollowTheSchedule(t *testing.T) {
 		for _, d := range dl {
 			summary = append(summary, fmt.Sprintf("%v#%v:%v", dig(t, d, "event_id"), dig(t, d, "attempt"), dig(t, d, "status")))
 		}
-		want := []string{"evt_2#3:failed", "evt_2#2:failed", "evt_2#1:failed", "evt_1#3:delivered", "evt_1#2:failed", "evt_1#1:failed"}
+		evs := h.call("GET", "/v1/events", "").want(200).list("events")
+		first, second := dig(t, evs[0], "id"), dig(t, evs[1], "id")
+		want := []string{second.(string) + "#3:failed", second.(string) + "#2:failed", second.(string) + "#1:failed",
+			first.(string) + "#3:delivered", first.(string) + "#2:failed", first.(string) + "#1:failed"}
 		if !reflect.DeepEqual(summary, want) {
 			t.Fatalf("deliveries %v, want %v", summary, want)
 		}

@@ -181,7 +181,7 @@ func (s *Service) dispatch(ctx context.Context) (int, error) {
 					if body == nil {
 						body = s.Log.Append(nil, team, e)
 					}
-					out = append(out, &Delivery{ID: newDeliveryID(), Team: team, WebhookID: h.ID, EventID: events.ID(e.Seq),
+					out = append(out, &Delivery{ID: newDeliveryID(), Team: team, WebhookID: h.ID, EventID: s.Log.ID(e.Seq),
 						Body: string(body), Attempt: 1, Status: "pending", NextAt: now, CreatedAt: now})
 				}
 			}

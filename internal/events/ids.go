@@ -1,0 +1,44 @@
+package events
+
+import (
+	"crypto/aes"
+	"crypto/cipher"
+	"encoding/base32"
+	"encoding/binary"
+)
+
+// IDs makes the ids events are answered with: "evt_" and the event's
+// number enciphered (AES, one block) under a key of the database's own, in
+// 26 characters of base32. Every team's events are numbered by one
+// sequence, so the number itself would tell a team how many events the
+// other teams' writes made between two of its own. Enciphered, an event's
+// id is the same on every instance and in every answer — the log, the
+// stream, a history, a webhook's delivery and its webhook-id — and tells
+// nothing of any other.
+type IDs struct{ block cipher.Block }
+
+// IDKeySize is the size of the key of NewIDs.
+const IDKeySize = 16
+
+// NewIDs makes event ids under key (IDKeySize bytes).
+func NewIDs(key []byte) (*IDs, error) {
+	block, err := aes.NewCipher(key)
+	if err != nil {
+		return nil, err
+	}
+	return &IDs{block: block}, nil
+}
+
+// idText writes ids: base32 in lower case, without padding.
+var idText = base32.NewEncoding("abcdefghijklmnopqrstuvwxyz234567").WithPadding(base32.NoPadding)
+
+// Append appends the id of the event numbered seq.
+func (x *IDs) Append(b []byte, seq int64) []byte {
+	var block [aes.BlockSize]byte
+	binary.BigEndian.PutUint64(block[:8], uint64(seq))
+	x.block.Encrypt(block[:], block[:])
+	return idText.AppendEncode(append(b, "evt_"...), block[:])
+}
+
+// ID is the id of the event numbered seq.
+func (x *IDs) ID(seq int64) string { return string(x.Append(nil, seq)) }
