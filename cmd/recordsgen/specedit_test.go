@@ -50,12 +50,14 @@ func copyRepo(t *testing.T) string {
 	return dst
 }
 
-// run runs a command in dir and returns its combined output.
+// run runs a command in dir and returns its combined output. Go builds
+// there with -trimpath, so that the packages a copy of the repository has
+// unchanged are the build cache's, not compiled again for its folder.
 func run(t *testing.T, dir string, env []string, name string, args ...string) (string, error) {
 	t.Helper()
 	cmd := exec.Command(name, args...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), env...)
+	cmd.Env = append(append(os.Environ(), "GOFLAGS="+strings.TrimSpace(os.Getenv("GOFLAGS")+" -trimpath")), env...)
 	out, err := cmd.CombinedOutput()
 	return string(out), err
 }
