@@ -44,40 +44,11 @@ func (e *DepthError) Error() string {
 // that a hostile body cannot exhaust the stack.
 const MaxDepth = 64
 
-// names are the member names of one object so far, to find one given
-// twice: compared one by one for the first scanNames, kept in a map past
-// them, so that an object of many members costs time in proportion to
-// them, not to their square.
-type names struct {
-	list []string
-	set  map[string]bool
-}
-
+// scanNames is how many members ParseObject compares a name with one by
+// one, looking for a repeat; past them, it keeps the names in a map, so
+// that an object of many members costs time in proportion to them, not to
+// their square.
 const scanNames = 16
-
-// add adds a name, telling whether it is new.
-func (n *names) add(name string) bool {
-	if n.set != nil {
-		if n.set[name] {
-			return false
-		}
-		n.set[name] = true
-		return true
-	}
-	for _, s := range n.list {
-		if s == name {
-			return false
-		}
-	}
-	n.list = append(n.list, name)
-	if len(n.list) > scanNames {
-		n.set = make(map[string]bool, 2*len(n.list))
-		for _, s := range n.list {
-			n.set[s] = true
-		}
-	}
-	return true
-}
 
 // CheckUnique refuses a name given twice in any object within the JSON
 // value v (valid JSON): a *DuplicateError naming it.
@@ -106,10 +77,26 @@ func ParseObject(data []byte) ([]Member, error) {
 		return nil, &NotObjectError{Kind: Kind(data[start:p.pos])}
 	}
 	var members []Member
-	var seen names
+	var seen map[string]bool // past the first scanNames members
 	err := p.object(0, func(name string, value []byte) error {
-		if !seen.add(name) {
-			return &DuplicateError{Name: name}
+		if seen == nil {
+			for _, m := range members {
+				if m.Name == name {
+					return &DuplicateError{Name: name}
+				}
+			}
+			if len(members) == scanNames {
+				seen = make(map[string]bool, 4*scanNames)
+				for _, m := range members {
+					seen[m.Name] = true
+				}
+			}
+		}
+		if seen != nil {
+			if seen[name] {
+				return &DuplicateError{Name: name}
+			}
+			seen[name] = true
 		}
 		members = append(members, Member{Name: name, Value: value})
 		return nil
@@ -203,9 +190,9 @@ func (p *parser) object(depth int, each func(name string, value []byte) error) e
 		p.pos++
 		return nil
 	}
-	var seen *names
+	var seen map[string]bool // with p.unique: the names so far
 	if p.unique && each == nil {
-		seen = &names{}
+		seen = map[string]bool{}
 	}
 	for {
 		p.space()
@@ -216,8 +203,11 @@ func (p *parser) object(depth int, each func(name string, value []byte) error) e
 		if err != nil {
 			return err
 		}
-		if seen != nil && !seen.add(name) {
-			return &DuplicateError{Name: name}
+		if seen != nil {
+			if seen[name] {
+				return &DuplicateError{Name: name}
+			}
+			seen[name] = true
 		}
 		p.space()
 		if p.peek() != ':' {
