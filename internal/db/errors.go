@@ -130,7 +130,8 @@ func pqKind(e *pq.Error) error {
 	case code == "57014": // query_canceled: lib/pq cancels when the context ends
 		return ErrCanceled
 	case code == "22021", code == "22P05", // invalid byte sequence, untranslatable character
-		code == "22003", code == "22P02", code == "22007", code == "22008": // out of range, invalid text, bad date/time
+		code == "22003", code == "22P02", code == "22007", code == "22008", // out of range, invalid text, bad date/time
+		code == "54000": // program limit exceeded: a value too large for an index entry
 		return ErrBadValue
 	case strings.HasPrefix(code, "08"), // connection exception
 		strings.HasPrefix(code, "57P"),   // operator intervention: shutdown, cannot connect now

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"math/rand"
 	"slices"
 	"testing"
 	"time"
@@ -42,6 +43,19 @@ func TestErrorsAreTypedWhereTheyArise(t *testing.T) {
 				t.Fatalf("want ErrMissingParent, got %v", err)
 			}
 		})
+		if database.Postgres() { // SQLite's index entries have no bound
+			t.Run("a text too large for an index entry is a bad value", func(t *testing.T) {
+				rnd := rand.New(rand.NewSource(1))
+				b := make([]byte, 3000) // random letters: no compression fits them in 2,704 bytes
+				for i := range b {
+					b[i] = byte('a' + rnd.Intn(26))
+				}
+				err := exec(`INSERT INTO users (id, team_id, username) VALUES ('u3', 1, ?)`, string(b))
+				if !errors.Is(err, db.ErrBadValue) {
+					t.Fatalf("want ErrBadValue, got %v", err)
+				}
+			})
+		}
 		t.Run("a caller that gave up", func(t *testing.T) {
 			gone, cancel := context.WithCancel(ctx)
 			cancel()

@@ -3,7 +3,6 @@ package engine
 import (
 	"bytes"
 	"context"
-	"encoding/csv"
 	"mime"
 	"net/http"
 	"strconv"
@@ -177,7 +176,7 @@ type exportEncoder[E any] struct {
 	v       *view[E]
 	cols    []int // CSV: the columns, by index in res.Fields
 	scratch []byte
-	csv     *csv.Writer
+	row     []byte // CSV: the row being written
 }
 
 func newExportEncoder[E any](format string, res *Resource[E], fields []string, v *view[E]) *exportEncoder[E] {
@@ -204,24 +203,16 @@ func (e *exportEncoder[E]) header(buf *bytes.Buffer) error {
 	if e.format != CSV {
 		return nil
 	}
-	e.csv = csv.NewWriter(buf)
-	e.csv.UseCRLF = true
-	row := make([]string, 0, len(e.cols)+1)
-	for _, i := range e.cols {
-		row = append(row, e.res.Fields[i].Member)
+	b := e.scratch[:0]
+	for k, i := range e.cols {
+		b = appendCSVField(b, k > 0, []byte(e.res.Fields[i].Member))
 	}
 	if e.v != nil && len(e.v.expand) > 0 {
-		row = append(row, "expand")
+		b = appendCSVField(b, len(e.cols) > 0, []byte("expand"))
 	}
-	return e.write(row)
-}
-
-func (e *exportEncoder[E]) write(row []string) error {
-	if err := e.csv.Write(row); err != nil {
-		return err
-	}
-	e.csv.Flush()
-	return e.csv.Error()
+	buf.Write(append(b, '\r', '\n'))
+	e.scratch = b
+	return nil
 }
 
 // record writes the i-th record of the current page.
@@ -232,10 +223,9 @@ func (e *exportEncoder[E]) record(buf *bytes.Buffer, i int, rec *E) error {
 		buf.WriteByte('\n')
 		return nil
 	}
-	row := make([]string, 0, len(e.cols)+1)
-	for _, j := range e.cols {
+	for k, j := range e.cols {
 		e.scratch = e.res.Fields[j].Append(e.scratch[:0], rec)
-		row = append(row, cell(e.scratch))
+		e.row = appendCell(e.row, k > 0, e.scratch)
 	}
 	if e.v != nil && len(e.v.expand) > 0 {
 		e.scratch = append(e.scratch[:0], '{')
@@ -246,22 +236,56 @@ func (e *exportEncoder[E]) record(buf *bytes.Buffer, i int, rec *E) error {
 			e.scratch = append(e.scratch, e.res.listing().edgeKeys[edge]...)
 			e.scratch = append(e.scratch, e.v.expanded[k].parts[i]...)
 		}
-		row = append(row, string(append(e.scratch, '}')))
+		e.row = appendCSVField(e.row, len(e.cols) > 0, append(e.scratch, '}'))
 	}
-	return e.write(row)
+	buf.Write(append(e.row, '\r', '\n'))
+	e.row = e.row[:0]
+	return nil
 }
 
-// cell is a member's JSON value as a CSV field: text as itself, null as
-// nothing, numbers and booleans as written, objects and arrays as JSON.
-func cell(v []byte) string {
+// appendCell appends a member's JSON value v as a CSV field: text as
+// itself, null as nothing, numbers and booleans as written, objects and
+// arrays as JSON.
+func appendCell(b []byte, comma bool, v []byte) []byte {
 	switch wire.Kind(v) {
 	case "null":
-		return ""
+		if comma {
+			b = append(b, ',')
+		}
+		return b
 	case "a string":
 		s, _ := wire.Text(v)
-		return s
+		return appendCSVField(b, comma, []byte(s))
 	}
-	return string(v)
+	return appendCSVField(b, comma, v)
+}
+
+// appendCSVField appends one RFC 4180 field, after a comma unless it is the
+// row's first. Text is written as itself — a line break inside it stays
+// the bytes it is, CR, LF or both — and quoted when it holds a comma, a
+// quote, CR or LF, begins or ends with a space, or is empty: an empty
+// text ("") so differs from a null (nothing).
+func appendCSVField(b []byte, comma bool, s []byte) []byte {
+	if comma {
+		b = append(b, ',')
+	}
+	quote := len(s) == 0 || s[0] == ' ' || s[0] == '\t' || s[len(s)-1] == ' ' || s[len(s)-1] == '\t' ||
+		bytes.ContainsAny(s, ",\"\r\n")
+	if !quote {
+		return append(b, s...)
+	}
+	b = append(b, '"')
+	for {
+		i := bytes.IndexByte(s, '"')
+		if i < 0 {
+			break
+		}
+		b = append(b, s[:i+1]...)
+		b = append(b, '"')
+		s = s[i+1:]
+	}
+	b = append(b, s...)
+	return append(b, '"')
 }
 
 // failure is what an export writes when it fails midway: an NDJSON line

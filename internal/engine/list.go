@@ -32,7 +32,11 @@ func (op *Op[E]) list(ctx context.Context, s *Service, c *gin.Context, members [
 	}
 	filter := req.Filter
 	if id := c.Param("id"); id != "" {
-		filter = query.And2(filter, &query.Filter{Op: query.Eq, Col: query.IDColumn, Value: id})
+		if wire.CheckID(id) == nil {
+			filter = query.And2(filter, &query.Filter{Op: query.Eq, Col: query.IDColumn, Value: id})
+		} else { // no record has it: an empty list
+			filter = query.And2(filter, &query.Filter{Op: query.In, Col: query.IDColumn})
+		}
 	}
 	team, err := teamOf(ctx)
 	if err != nil {
@@ -44,6 +48,9 @@ func (op *Op[E]) list(ctx context.Context, s *Service, c *gin.Context, members [
 	if req.Cursor != "" {
 		if p.After, err = s.Cursors.Decode(req.Cursor, binding, req.Keys); err != nil {
 			return 0, nil, problem.Member(query.ParamCursor, "%v", err)
+		}
+		if err := resolveCursor(ctx, s.reader(ctx), op.Res, team, p); err != nil {
+			return 0, nil, err
 		}
 	}
 	v := newView(op.Res, req.Fields, req.Expand)

@@ -277,8 +277,9 @@ func (op *Op[E]) parse(pathID string, members []wire.Member) (request, error) {
 	var errs []problem.MemberError
 	if pathID != "" {
 		if err := wire.CheckID(pathID); err != nil {
-			if op.Kind == spec.Upsert || op.Kind == spec.GetOrCreate {
-				// It would be created: the id is what is wrong.
+			if op.Kind == spec.Upsert {
+				// It would be created: the id is what is wrong. (A
+				// get-or-create with an id only reads.)
 				return req, problem.Member("id", "%s", err.Error())
 			}
 			// No record could have it: there is no such record.

@@ -4,12 +4,13 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"strconv"
 	"strings"
 	"sync"
 
-	"records/internal/query"
-
 	"records/internal/edge"
+	"records/internal/problem"
+	"records/internal/query"
 	"records/internal/tenant"
 )
 
@@ -200,6 +201,38 @@ func LoadChildren[P, C any](ctx context.Context, r Reader, team int, child *Reso
 	}
 	for _, p := range parents {
 		set(p, byID[id(p)])
+	}
+	return nil
+}
+
+// resolveCursor reads the values of the long text keys a page's cursor
+// carries by their digest from the record it follows, where there are any
+// (query.Position.Resolve).
+func resolveCursor[E any](ctx context.Context, r Reader, res *Resource[E], team int, p *query.Page) error {
+	digested := p.After.Digested()
+	if len(digested) == 0 {
+		return nil
+	}
+	cols := make([]string, len(digested))
+	for k, i := range digested {
+		cols[k] = strconv.Quote(p.Keys[i].Col.Name)
+	}
+	text := `SELECT ` + strings.Join(cols, ", ") + ` FROM "` + res.Table + `" WHERE "id" = ? AND "team_id" = ?`
+	values := make([]sql.NullString, len(digested))
+	found := false
+	err := r.Each(ctx, 1, text, []any{p.After.ID, team}, func(rows *sql.Rows) error {
+		found = true
+		dest := make([]any, len(values))
+		for k := range values {
+			dest[k] = &values[k]
+		}
+		return rows.Scan(dest...)
+	})
+	if err != nil {
+		return err
+	}
+	if err := p.After.Resolve(found, values); err != nil {
+		return problem.Member(query.ParamCursor, "%v", err)
 	}
 	return nil
 }

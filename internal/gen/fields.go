@@ -73,6 +73,9 @@ type fieldView struct {
 	Convert  string
 	Appender string
 	Widen    bool
+	// Input is the converter of the member in a body: Convert's, but for
+	// a text the database indexes, whose length it bounds (IndexedString).
+	Input    string
 	IsID     bool
 	ReadOnly bool
 	// Parent is the resource this field names by id, for foreign keys.
@@ -153,6 +156,7 @@ func newField(f *gen.Field, fa annotation.Field) (*fieldView, error) {
 	default:
 		return nil, fmt.Errorf("field %s: type %s is not supported by the API generator", f.Name, f.Type)
 	}
+	v.Input = v.Convert
 	if !f.Nillable && f.Type.Type != field.TypeJSON && !fa.ReadOnly {
 		return nil, fmt.Errorf("field %s must be Optional().Nillable(): every member but the id can be null", f.Name)
 	}

@@ -223,6 +223,12 @@ func fillResource(r *resourceView, t *gen.Type, byName map[string]*resourceView)
 		Convert: "ID", Appender: "AppendString", IsID: true,
 	}
 	r.Fields = append(r.Fields, r.ID)
+	indexed := map[string]bool{}
+	for _, idx := range t.Indexes {
+		for _, c := range idx.Columns {
+			indexed[c] = true
+		}
+	}
 	for _, f := range t.Fields {
 		fa, _, err := annotation.Decode[annotation.Field](f.Annotations, annotation.FieldName)
 		if err != nil {
@@ -239,6 +245,10 @@ func fillResource(r *resourceView, t *gen.Type, byName map[string]*resourceView)
 			return err
 		}
 		fv.Parent = parents[f.Name]
+		if fv.Kind == "string" && fv.Parent == nil && (fa.Sortable || f.Unique || indexed[f.StorageKey()]) {
+			// A parent's id is checked against the parent's rows instead.
+			fv.Input = "IndexedString"
+		}
 		r.Fields = append(r.Fields, fv)
 	}
 	for _, e := range t.Edges {

@@ -177,8 +177,13 @@ func operation(rt *routeView, seen map[string]int) *obj {
 	}
 	var params []any
 	if strings.Contains(rt.Path, ":id") {
-		params = append(params, newObj("name", "id", "in", "path", "required", true,
-			"description", "The record's id.", "schema", ref("Id")))
+		id := newObj("name", "id", "in", "path", "required", true, "description", "The record's id.", "schema", ref("Id"))
+		if op.Kind == "list" {
+			// A list narrowed to an id no record could have is empty.
+			id = newObj("name", "id", "in", "path", "required", true, "schema", newObj("type", "string"),
+				"description", "Narrows the list to the record of this id: an empty list if there is none.")
+		}
+		params = append(params, id)
 	}
 	params = append(params, queryParameters(op)...)
 	params = append(params, headerParameters(rt)...)

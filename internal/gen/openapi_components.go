@@ -15,7 +15,7 @@ func components(m *apiModel) *obj {
 		"description", "A record's id: unique across teams; a UUIDv7 when the server makes it."))
 	schemas.set("InputId", newObj("oneOf", []any{ref("Id"), newObj("type", "number", "description", "taken as its text")}))
 	schemas.set("Limit", numberOrString("integer", 1, spec.MaxLimit).set("description", fmt.Sprintf("Records per page: 1 to %d, default %d.", spec.MaxLimit, spec.DefaultLimit)))
-	schemas.set("Offset", numberOrString("integer", 0, -1).set("description", "Records to skip, default 0."))
+	schemas.set("Offset", numberOrString("integer", 0, spec.MaxOffset).set("description", "Records to skip, default 0."))
 	schemas.set("Direction", directionSchema())
 	schemas.set("Paging", newObj("type", "object",
 		"properties", newObj(

@@ -15,7 +15,7 @@ func queryParameters(op *opView) []any {
 	case "list":
 		out = append(out,
 			newObj("name", "limit", "in", "query", "schema", newObj("type", "integer", "minimum", 1, "maximum", spec.MaxLimit, "default", spec.DefaultLimit)),
-			newObj("name", "offset", "in", "query", "schema", newObj("type", "integer", "minimum", 0, "default", 0),
+			newObj("name", "offset", "in", "query", "schema", newObj("type", "integer", "minimum", 0, "maximum", spec.MaxOffset, "default", 0),
 				"description", "Records to skip; a cursor pages faster and cannot be combined with an offset."),
 			newObj("name", "order_direction", "in", "query", "schema", ref("Direction")),
 			newObj("name", "order_by", "in", "query", "schema", ref(op.Resource.Type+"OrderBy")),

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"records/internal/spec"
 )
 
 // requestSchema is the body an operation takes. Record members come from
@@ -105,6 +107,11 @@ func inputSchema(f *fieldView) *obj {
 	numeric := newObj("type", "string", "pattern", "^\\s*-?(0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?\\s*$")
 	switch f.Kind {
 	case "string":
+		if f.Input == "IndexedString" {
+			return newObj("oneOf", []any{newObj("type", "string", "maxLength", spec.MaxIndexedText,
+				"description", fmt.Sprintf("At most %d bytes of UTF-8: the member is indexed.", spec.MaxIndexedText)),
+				newObj("type", "number", "description", "taken as its text"), null})
+		}
 		return newObj("oneOf", []any{newObj("type", "string"), newObj("type", "number", "description", "taken as its text"), null})
 	case "integer":
 		return newObj("oneOf", []any{newObj("type", "integer"), numeric, null})

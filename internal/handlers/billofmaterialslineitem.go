@@ -53,7 +53,7 @@ func (in *billOfMaterialsLineItemInput) Decode(name string, v []byte) error {
 	case "quantity":
 		return in.Quantity.Decode(v, wire.Float64)
 	case "status":
-		return in.Status.Decode(v, wire.String)
+		return in.Status.Decode(v, wire.IndexedString)
 	case "version":
 		return engine.ErrReadOnly
 	}

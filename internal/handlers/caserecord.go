@@ -52,7 +52,7 @@ func (in *caseRecordInput) Decode(name string, v []byte) error {
 	case "caseNumber":
 		return in.CaseNumber.Decode(v, wire.String)
 	case "caseStatus":
-		return in.CaseStatus.Decode(v, wire.String)
+		return in.CaseStatus.Decode(v, wire.IndexedString)
 	case "priority":
 		return in.Priority.Decode(v, wire.String)
 	case "submitter":
@@ -60,7 +60,7 @@ func (in *caseRecordInput) Decode(name string, v []byte) error {
 	case "resolver":
 		return in.Resolver.Decode(v, wire.String)
 	case "createdDate":
-		return in.CreatedDate.Decode(v, wire.String)
+		return in.CreatedDate.Decode(v, wire.IndexedString)
 	case "updatedDate":
 		return in.UpdatedDate.Decode(v, wire.String)
 	case "version":

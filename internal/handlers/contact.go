@@ -100,7 +100,7 @@ func (in *contactInput) Decode(name string, v []byte) error {
 	case "controller":
 		return in.Controller.Decode(v, wire.String)
 	case "created_at":
-		return in.CreatedAt.Decode(v, wire.String)
+		return in.CreatedAt.Decode(v, wire.IndexedString)
 	case "created_by":
 		return in.CreatedBy.Decode(v, wire.String)
 	case "department":

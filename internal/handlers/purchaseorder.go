@@ -62,7 +62,7 @@ type purchaseOrderInput struct {
 func (in *purchaseOrderInput) Decode(name string, v []byte) error {
 	switch name {
 	case "createdat":
-		return in.Createdat.Decode(v, wire.String)
+		return in.Createdat.Decode(v, wire.IndexedString)
 	case "delivery_date":
 		return in.DeliveryDate.Decode(v, wire.String)
 	case "description":
@@ -84,7 +84,7 @@ func (in *purchaseOrderInput) Decode(name string, v []byte) error {
 	case "purchase_order_number":
 		return in.PurchaseOrderNumber.Decode(v, wire.String)
 	case "purchase_order_status":
-		return in.PurchaseOrderStatus.Decode(v, wire.String)
+		return in.PurchaseOrderStatus.Decode(v, wire.IndexedString)
 	case "purchaser":
 		return in.Purchaser.Decode(v, wire.String)
 	case "subtotal":

@@ -82,7 +82,7 @@ func (in *returnRecordInput) Decode(name string, v []byte) error {
 	case "issue":
 		return in.Issue.Decode(v, wire.String)
 	case "status":
-		return in.Status.Decode(v, wire.String)
+		return in.Status.Decode(v, wire.IndexedString)
 	case "tracking_number":
 		return in.TrackingNumber.Decode(v, wire.String)
 	case "action_needed":
@@ -110,7 +110,7 @@ func (in *returnRecordInput) Decode(name string, v []byte) error {
 	case "reported_condition":
 		return in.ReportedCondition.Decode(v, wire.String)
 	case "created_date":
-		return in.CreatedDate.Decode(v, wire.String)
+		return in.CreatedDate.Decode(v, wire.IndexedString)
 	case "amount":
 		return in.Amount.Decode(v, wire.String)
 	case "flat_rate_shipping":

@@ -94,7 +94,7 @@ func (in *userInput) Decode(name string, v []byte) error {
 	case "social_handle":
 		return in.SocialHandle.Decode(v, wire.String)
 	case "username":
-		return in.Username.Decode(v, wire.String)
+		return in.Username.Decode(v, wire.IndexedString)
 	case "version":
 		return engine.ErrReadOnly
 	}

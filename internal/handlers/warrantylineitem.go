@@ -72,7 +72,7 @@ func (in *warrantyLineItemInput) Decode(name string, v []byte) error {
 	case "warranty_id":
 		return in.WarrantyID.Decode(v, wire.String)
 	case "created_at":
-		return in.CreatedAt.Decode(v, wire.String)
+		return in.CreatedAt.Decode(v, wire.IndexedString)
 	case "updated_at":
 		return in.UpdatedAt.Decode(v, wire.String)
 	case "flat_rate_shipping":

@@ -92,7 +92,7 @@ func (in *workOrderInput) Decode(name string, v []byte) error {
 	case "site":
 		return in.Site.Decode(v, wire.String)
 	case "status":
-		return in.Status.Decode(v, wire.String)
+		return in.Status.Decode(v, wire.IndexedString)
 	case "updated_at":
 		return in.UpdatedAt.Decode(v, wire.DateTime)
 	case "version":

@@ -41,7 +41,7 @@ type workOrderLineItemInput struct {
 func (in *workOrderLineItemInput) Decode(name string, v []byte) error {
 	switch name {
 	case "line_status":
-		return in.LineStatus.Decode(v, wire.String)
+		return in.LineStatus.Decode(v, wire.IndexedString)
 	case "line_type":
 		return in.LineType.Decode(v, wire.String)
 	case "part_name":

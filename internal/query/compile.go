@@ -104,17 +104,21 @@ func (s *sqlText) condition(f *Filter) {
 	case In:
 		s.in(c, f.Values)
 	case Contains:
-		// Letters A–Z match either case, on both databases: SQLite's LIKE
-		// folds only those; PostgreSQL folds them through translate, as
-		// its ILIKE would fold more.
+		// Letters A–Z match either case, on both databases. PostgreSQL
+		// folds them through translate (its ILIKE or lower would fold
+		// more); SQLite's lower folds only those, and instr has no bound
+		// on what it looks for, where its LIKE refuses a pattern over
+		// 50,000 bytes.
+		v := asciiLower(f.Value.(string))
 		if s.d == Postgres {
-			s.write("translate(", c, ", 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz')")
+			s.write("translate(", c, ", 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz') LIKE ")
+			s.arg("%" + escapeLike(v) + "%")
+			s.write(` ESCAPE '\'`)
 		} else {
-			s.write(c)
+			s.write("instr(lower(", c, "), ")
+			s.arg(v)
+			s.write(") > 0")
 		}
-		s.write(` LIKE `)
-		s.arg("%" + escapeLike(asciiLower(f.Value.(string))) + "%")
-		s.write(` ESCAPE '\'`)
 	case Prefix:
 		p := f.Value.(string)
 		if s.d == Postgres {

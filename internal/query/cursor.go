@@ -102,6 +102,26 @@ func shapeHash(shape string) string {
 	return base64.RawURLEncoding.EncodeToString(sum[:12])
 }
 
+// A text key longer than bigText bytes is carried by its digest, which
+// the list resolves from the record the cursor follows (Position.Resolve):
+// a cursor stays small enough to send back however long a text it orders
+// by.
+const bigText = 256
+
+// Digest stands for a long text key's value in a decoded Position until
+// it is resolved.
+type Digest [16]byte
+
+func digestOf(s string) Digest {
+	sum := sha256.Sum256([]byte(s))
+	return Digest(sum[:16])
+}
+
+// digested is a Digest as a cursor carries it.
+type digested struct {
+	H []byte `json:"h"`
+}
+
 // encodeValue writes a key's value; integers as text, so that no JSON
 // reader rounds them.
 func encodeValue(t spec.Type, v any) json.RawMessage {
@@ -109,6 +129,13 @@ func encodeValue(t spec.Type, v any) json.RawMessage {
 	switch x := v.(type) {
 	case nil:
 		return json.RawMessage("null")
+	case string:
+		if len(x) > bigText {
+			d := digestOf(x)
+			out, _ = json.Marshal(digested{H: d[:]})
+		} else {
+			out, _ = json.Marshal(x)
+		}
 	case int64:
 		out, _ = json.Marshal(strconv.FormatInt(x, 10))
 	case time.Time:
@@ -145,6 +172,13 @@ func decodeValue(t spec.Type, raw json.RawMessage) (any, error) {
 		}
 		return time.Parse(time.RFC3339Nano, s)
 	default:
+		if len(raw) > 0 && raw[0] == '{' {
+			var d digested
+			if err := json.Unmarshal(raw, &d); err != nil || len(d.H) != len(Digest{}) {
+				return nil, ErrCursor
+			}
+			return Digest(d.H), nil
+		}
 		err := json.Unmarshal(raw, &s)
 		return s, err
 	}

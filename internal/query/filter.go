@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"records/internal/problem"
 	"records/internal/spec"
@@ -97,7 +98,9 @@ func ParseFilter(raw []byte, path string, cols Columns) (*Filter, []problem.Memb
 func (p *filterParser) object(n node, path string, depth int) *Filter {
 	members, ok := n.members()
 	if !ok {
-		if n.text() {
+		if name := repeated(n); name != "" {
+			p.fail(path+"."+name, "is given more than once")
+		} else if n.text() {
 			p.fail(path, "must name a member or and, or, not: filter[member]=value, filter[or][0][member]=value")
 		} else {
 			p.fail(path, "must be an object of member names to values or operators")
@@ -148,7 +151,9 @@ func (p *filterParser) object(n node, path string, depth int) *Filter {
 			}
 			ops, ok := m.node.members()
 			if !ok {
-				if !isValue {
+				if name := repeated(m.node); name != "" {
+					p.fail(at+"."+name, "is given more than once")
+				} else if !isValue {
 					p.fail(at, "must be a value or an object of operators")
 				}
 				continue
@@ -256,6 +261,25 @@ func (p *filterParser) leaf(col *Column, op Op, raw []byte, n node, path string)
 		return nil
 	}
 	f.Value = v
+	if col.Type == spec.DateTime && wire.FinerThanMicroseconds(raw) {
+		return exactTime(f)
+	}
+	return f
+}
+
+// exactTime compares a date-time finer than the microseconds records hold
+// as it is, not as it was truncated to v: no record equals it, and the
+// bounds gte and lt move up to the next microsecond, where gt and lte
+// already fall right.
+func exactTime(f *Filter) *Filter {
+	switch f.Op {
+	case Eq:
+		return &Filter{Op: In, Col: f.Col}
+	case Ne:
+		return &Filter{Op: Nin, Col: f.Col}
+	case Gte, Lt:
+		f.Value = f.Value.(time.Time).Add(time.Microsecond)
+	}
 	return f
 }
 
@@ -322,6 +346,9 @@ func (p *filterParser) list(f *Filter, n node, path string) *Filter {
 			p.fail(path+"["+names[i]+"]", "%v", err)
 			ok = false
 			continue
+		}
+		if f.Col.Type == spec.DateTime && wire.FinerThanMicroseconds(item) {
+			continue // no record holds it
 		}
 		f.Values = append(f.Values, v)
 	}

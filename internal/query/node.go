@@ -2,6 +2,7 @@ package query
 
 import (
 	"cmp"
+	"errors"
 	"slices"
 	"strconv"
 	"strings"
@@ -54,6 +55,18 @@ func (n jsonNode) members() ([]entry, bool) {
 		out[i] = entry{m.Name, jsonNode(m.Value)}
 	}
 	return out, true
+}
+
+// repeated is the name a JSON object node gives twice, or "". (A query
+// string's repeats are refused as it is read.)
+func repeated(n node) string {
+	var dup *wire.DuplicateError
+	if j, ok := n.(jsonNode); ok && wire.Kind(j) == "an object" {
+		if _, err := wire.ParseObject(j); errors.As(err, &dup) {
+			return dup.Name
+		}
+	}
+	return ""
 }
 
 func (n jsonNode) items() ([]entry, bool) {

@@ -1,6 +1,7 @@
 package query
 
 import (
+	"database/sql"
 	"fmt"
 	"strings"
 	"time"
@@ -24,6 +25,32 @@ type Page struct {
 type Position struct {
 	Values []any
 	ID     string
+}
+
+// Digested lists the keys whose values p carries by their digest (long
+// texts): Resolve puts the values in their place.
+func (p *Position) Digested() []int {
+	var out []int
+	for i, v := range p.Values {
+		if _, ok := v.(Digest); ok {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// Resolve replaces the digests of p (the keys Digested lists) by the
+// values the record p follows holds now, which found says it was; a value
+// changed since, or a record gone, fails with ErrCursor: the walk cannot
+// tell where it was.
+func (p *Position) Resolve(found bool, values []sql.NullString) error {
+	for k, i := range p.Digested() {
+		if !found || !values[k].Valid || digestOf(values[k].String) != p.Values[i].(Digest) {
+			return fmt.Errorf("%w any more: the record it follows was changed or deleted since, and it orders by a text too long to carry; start again from the first page", ErrCursor)
+		}
+		p.Values[i] = values[k].String
+	}
+	return nil
 }
 
 // Phase is one statement of a page: a condition beyond the filter, its
@@ -172,18 +199,25 @@ func (p *Page) equal(s *sqlText, j int) {
 	s.arg(v)
 }
 
+// shapeEscaper writes a value's \ and | escaped in a shape.
+var shapeEscaper = strings.NewReplacer(`\`, `\\`, "|", `\|`)
+
 // Shape is the page's filter and order as text: a cursor made for one shape
 // is refused for another.
 func (p *Page) Shape() string {
 	var b strings.Builder
 	b.WriteString(p.Where)
 	for _, a := range p.Args {
+		var text string
 		switch v := a.(type) {
 		case time.Time:
-			fmt.Fprintf(&b, "|%T:%s", v, v.UTC().Format(time.RFC3339Nano))
+			text = v.UTC().Format(time.RFC3339Nano)
 		default:
-			fmt.Fprintf(&b, "|%T:%v", v, v)
+			text = fmt.Sprint(v)
 		}
+		// Escaped, so that no two lists of values read the same: a value
+		// holding "|string:" could otherwise pass for two.
+		fmt.Fprintf(&b, "|%T:%s", a, shapeEscaper.Replace(text))
 	}
 	b.WriteString("|order:")
 	for _, k := range p.Keys {

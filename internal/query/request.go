@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"records/internal/problem"
+	"records/internal/spec"
 	"records/internal/wire"
 )
 
@@ -67,8 +68,8 @@ func ParseRequest(members []wire.Member, query url.Values, l *List) (*Request, e
 	r := &Request{Limit: p.Limit()}
 	if v, ok := values[ParamOffset]; ok {
 		n, err := wire.Int64(v.Raw)
-		if err != nil || n < 0 || n > 1<<31 {
-			fail(ParamOffset, "must be a whole number, 0 or more")
+		if err != nil || n < 0 || n > spec.MaxOffset {
+			fail(ParamOffset, "must be a whole number from 0 to %d (a cursor goes further)", spec.MaxOffset)
 		}
 		r.Offset = int(n)
 	}

@@ -11,6 +11,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"records/internal/spec"
 )
 
 // Field is one member of a decoded body: whether it was present, whether it
@@ -64,7 +66,7 @@ var (
 	errDateTimeRange = errors.New("must be a date-time from 0001-01-01T00:00:00Z to 9999-12-31T23:59:59.999999Z, in UTC")
 	errObject        = errors.New("must be an object")
 	errStrings       = errors.New("must be an object whose values are strings")
-	errID            = errors.New("must be a non-empty string of at most 255 characters, without / or control characters")
+	errID            = errors.New("must be UTF-8 text of 1 to 255 characters, without / or control characters")
 	errDotID         = errors.New(`must not be "." or "..", which URLs drop from a path`)
 	errNUL           = errors.New("must not hold a NUL character (\\u0000)")
 	errUnicode       = errors.New("must be valid Unicode: it holds an unpaired UTF-16 surrogate escape (\\ud800–\\udfff)")
@@ -85,6 +87,18 @@ func String(v []byte) (string, error) {
 	return "", errString
 }
 
+var errIndexedText = fmt.Errorf("must be text of at most %d bytes in UTF-8 (the member is indexed)", spec.MaxIndexedText)
+
+// IndexedString converts a String member the database indexes: at most
+// spec.MaxIndexedText bytes.
+func IndexedString(v []byte) (string, error) {
+	s, err := String(v)
+	if err == nil && len(s) > spec.MaxIndexedText {
+		return "", errIndexedText
+	}
+	return s, err
+}
+
 // ID converts a record id: a string (or number) of 1–255 characters with no
 // "/" or control characters, so that every id can be written in a path.
 func ID(v []byte) (string, error) {
@@ -100,7 +114,7 @@ func ID(v []byte) (string, error) {
 
 // CheckID applies ID's rules to an id from a path or a query.
 func CheckID(s string) error {
-	if s == "" || len(s) > 255 || strings.ContainsRune(s, '/') || !utf8.ValidString(s) {
+	if s == "" || len(s) > 255 && utf8.RuneCountInString(s) > 255 || strings.ContainsRune(s, '/') || !utf8.ValidString(s) {
 		return errID
 	}
 	if s == "." || s == ".." {
@@ -231,6 +245,14 @@ func DateTime(v []byte) (time.Time, error) {
 		return time.Time{}, errDateTimeRange
 	}
 	return t.UTC().Truncate(time.Microsecond), nil
+}
+
+// FinerThanMicroseconds tells whether v, a valid Date/Time value (see
+// DateTime), holds a time between two microseconds, which DateTime
+// truncates.
+func FinerThanMicroseconds(v []byte) bool {
+	t, err := time.Parse(time.RFC3339Nano, decodeString(v))
+	return err == nil && t.Nanosecond()%1000 != 0
 }
 
 // Object converts a member holding any JSON object; it is kept compacted.
