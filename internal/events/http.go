@@ -34,7 +34,23 @@ func logBinding(team int) query.Binding { return query.Binding{Resource: "events
 
 // Cursor is the cursor of the position after p.
 func (l *Log) Cursor(team int, p Position) string {
-	return l.Cursors.EncodeID(logBinding(team), strconv.FormatInt(p.TxID, 10)+"."+strconv.FormatInt(p.Seq, 10))
+	return l.Cursors.EncodeID(logBinding(team), l.IDs.SealPosition(p.TxID, p.Seq))
+}
+
+// openPosition reads the place in the log a cursor's id holds: enciphered
+// (IDs.SealPosition), or as the cursors made before it held it, "tx.seq"
+// in the clear (one of those still reads as it did).
+func (l *Log) openPosition(id string) (Position, bool) {
+	if tx, seq, found := strings.Cut(id, "."); found {
+		t, err1 := strconv.ParseInt(tx, 10, 64)
+		s, err2 := strconv.ParseInt(seq, 10, 64)
+		return Position{TxID: t, Seq: s}, err1 == nil && err2 == nil
+	}
+	if s, err := strconv.ParseInt(id, 10, 64); err == nil { // a history's, made before
+		return Position{Seq: s}, true
+	}
+	t, s, ok := l.IDs.OpenPosition(id)
+	return Position{TxID: t, Seq: s}, ok
 }
 
 // ParseCursor reads a cursor of the team's log, naming member when it fails.
@@ -43,12 +59,8 @@ func (l *Log) ParseCursor(team int, member, token string) (Position, error) {
 	if err != nil {
 		return Position{}, problem.Member(member, "%v", err)
 	}
-	tx, seq, ok := strings.Cut(id, ".")
-	p := Position{}
-	var err1, err2 error
-	p.TxID, err1 = strconv.ParseInt(tx, 10, 64)
-	p.Seq, err2 = strconv.ParseInt(seq, 10, 64)
-	if !ok || err1 != nil || err2 != nil {
+	p, ok := l.openPosition(id)
+	if !ok {
 		return Position{}, problem.Member(member, "%v: it is malformed", query.ErrCursor)
 	}
 	return p, nil
@@ -105,13 +117,16 @@ func (l *Log) serveHistory(c *gin.Context, plural string) {
 	var after int64
 	if cur != "" {
 		id, err := l.Cursors.DecodeID(cur, binding)
-		if err == nil {
-			after, err = strconv.ParseInt(id, 10, 64)
-		}
 		if err != nil {
 			edge.Fail(c, problem.Member("cursor", "%v", err))
 			return
 		}
+		p, ok := l.openPosition(id)
+		if !ok {
+			edge.Fail(c, problem.Member("cursor", "%v: it is malformed", query.ErrCursor))
+			return
+		}
+		after = p.Seq
 	}
 	bounded, cancel := edge.Bounded(ctx)
 	defer cancel()
@@ -131,7 +146,7 @@ func (l *Log) serveHistory(c *gin.Context, plural string) {
 	}
 	next := ""
 	if len(page) == limit {
-		next = l.Cursors.EncodeID(binding, strconv.FormatInt(page[len(page)-1].Seq, 10))
+		next = l.Cursors.EncodeID(binding, l.IDs.SealPosition(0, page[len(page)-1].Seq))
 	}
 	l.answer(c, team, page, limit, next)
 }

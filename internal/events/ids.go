@@ -42,3 +42,25 @@ func (x *IDs) Append(b []byte, seq int64) []byte {
 
 // ID is the id of the event numbered seq.
 func (x *IDs) ID(seq int64) string { return string(x.Append(nil, seq)) }
+
+// SealPosition writes an event's place in the log — its transaction and
+// its number — enciphered as one AES block, for cursors: a cursor is
+// signed, not enciphered, and the numbers in it would tell what the ids
+// hide.
+func (x *IDs) SealPosition(tx, seq int64) string {
+	var block [aes.BlockSize]byte
+	binary.BigEndian.PutUint64(block[:8], uint64(tx))
+	binary.BigEndian.PutUint64(block[8:], uint64(seq))
+	x.block.Encrypt(block[:], block[:])
+	return idText.EncodeToString(block[:])
+}
+
+// OpenPosition reads a place SealPosition wrote.
+func (x *IDs) OpenPosition(s string) (tx, seq int64, ok bool) {
+	b, err := idText.DecodeString(s)
+	if err != nil || len(b) != aes.BlockSize {
+		return 0, 0, false
+	}
+	x.block.Decrypt(b, b)
+	return int64(binary.BigEndian.Uint64(b[:8])), int64(binary.BigEndian.Uint64(b[8:])), true
+}

@@ -13,6 +13,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"records/internal/edge"
+	"records/internal/guard"
 	"records/internal/tenant"
 )
 
@@ -34,6 +35,10 @@ type Stream struct {
 	WriteTimeout time.Duration
 	// Logger reports failures to read the head.
 	Logger *slog.Logger
+	// Tokens verifies, every Recheck and before each page, that the
+	// stream's token is still valid: one revoked or expired ends it.
+	Tokens  guard.Verifier
+	Recheck time.Duration
 
 	mu        sync.Mutex
 	moved     chan struct{} // closed when the head moves
@@ -45,7 +50,7 @@ const streamPage = 100
 
 // DefaultStream returns a stream of l with the documented timings.
 func DefaultStream(l *Log, logger *slog.Logger) *Stream {
-	return &Stream{Log: l, Poll: 100 * time.Millisecond, Heartbeat: 15 * time.Second, WriteTimeout: 30 * time.Second, Logger: logger}
+	return &Stream{Log: l, Poll: 100 * time.Millisecond, Heartbeat: 15 * time.Second, WriteTimeout: 30 * time.Second, Recheck: time.Second, Logger: logger}
 }
 
 // moves returns a channel closed at the head's next move.
@@ -156,8 +161,23 @@ func (s *Stream) serve(c *gin.Context) {
 	}
 	beat := time.NewTicker(s.Heartbeat)
 	defer beat.Stop()
+	recheck := time.NewTicker(s.Recheck)
+	defer recheck.Stop()
+	// revoked ends the stream of a token revoked or expired since it began
+	// (its client, reconnecting, is answered 401).
+	revoked := func() bool {
+		if s.Tokens == nil {
+			return false
+		}
+		vctx, cancel := context.WithTimeout(ctx, s.WriteTimeout)
+		defer cancel()
+		return guard.Revoked(vctx, s.Tokens, c.Request)
+	}
 	buf := make([]byte, 0, 64<<10)
 	for {
+		if revoked() {
+			return
+		}
 		moved := s.moves()
 		qctx, cancel := context.WithTimeout(ctx, s.WriteTimeout)
 		page, err := s.Log.Page(qctx, team, pos, f, streamPage)
@@ -183,13 +203,26 @@ func (s *Stream) serve(c *gin.Context) {
 		if len(page) == streamPage {
 			continue
 		}
+		if !s.await(ctx, moved, beat.C, recheck.C, write, revoked) {
+			return
+		}
+	}
+}
+
+// await waits for the log's head to move (true), sending heartbeats and
+// checking the token meanwhile; false when the stream is to end.
+func (s *Stream) await(ctx context.Context, moved <-chan struct{}, beat, recheck <-chan time.Time, write func([]byte) bool, revoked func() bool) bool {
+	for {
 		select {
 		case <-ctx.Done():
-			return
+			return false
 		case <-moved:
-		case <-beat.C:
-			if !write([]byte(": heartbeat " + strconv.FormatInt(time.Now().Unix(), 10) + "\n\n")) {
-				return
+			return true
+		case <-beat:
+			return write([]byte(": heartbeat " + strconv.FormatInt(time.Now().Unix(), 10) + "\n\n"))
+		case <-recheck:
+			if revoked() {
+				return false
 			}
 		}
 	}

@@ -3,6 +3,7 @@ package guard
 import (
 	"context"
 	"errors"
+	"net/http"
 	"strconv"
 	"strings"
 	"time"
@@ -60,6 +61,20 @@ func Authenticate(v Verifier, timeout time.Duration, proxies Proxies) gin.Handle
 		}
 		c.Request = c.Request.WithContext(edge.Authenticated(c.Request.Context(), p, time.Now().Add(timeout), edge.RequestIDOf(c)))
 	}
+}
+
+// Revoked tells whether the token a request was admitted with has since
+// been revoked or expired — for an answer that outlives the moment it was
+// admitted (the event stream), which then ends. v answers from its cache
+// (a second, by default), so a stream may ask often. A database that cannot
+// answer is no verdict: false.
+func Revoked(ctx context.Context, v Verifier, r *http.Request) bool {
+	secret, why := credentials(r.Header.Values("Authorization"))
+	if why != "" {
+		return true
+	}
+	_, err := v.Verify(ctx, secret)
+	return errors.Is(err, auth.ErrInvalidToken)
 }
 
 // credentials reads the key of a request's Authorization header (headers

@@ -1,12 +1,16 @@
 package server_test
 
 import (
+	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"strings"
 	"testing"
 
 	"records/internal/auth"
+	"records/internal/query"
 )
 
 // Event ids are opaque: every team's events are numbered by one sequence,
@@ -39,6 +43,38 @@ func TestEventIDsTellNothingOfOtherTeams(t *testing.T) {
 		history := h.call("GET", "/v1/customers/a2/history", "").want(200).list("events")
 		if len(history) != 1 || dig(t, history[0], "id") != ids[1] {
 			t.Fatalf("a2's history: %v, want its event %s", history, ids[1])
+		}
+	})
+}
+
+// The cursors of the log and of a history hold the events' places
+// enciphered: a cursor is signed, not secret, and the numbers in it would
+// tell what the ids hide. A cursor made before, with the numbers in the
+// clear, still reads.
+func TestEventCursorsTellNothingOfOtherTeams(t *testing.T) {
+	each(t, func(t *testing.T, h *harness) {
+		h.call("POST", "/v1/customers", `{"id":"a1"}`).want(201)
+		h.call("PATCH", "/v1/customers/a1", `{"email":"a@example.com"}`).want(200)
+		clear := regexp.MustCompile(`^[0-9.]*$`)
+		for _, path := range []string{"/v1/events?limit=1", "/v1/customers/a1/history?limit=1"} {
+			cursor := h.call("GET", path, "").want(200).obj("paging")["next_cursor"].(string)
+			payload, _, _ := strings.Cut(cursor, ".")
+			raw, err := base64.RawURLEncoding.DecodeString(payload)
+			var body struct{ I string }
+			if err != nil || json.Unmarshal(raw, &body) != nil || body.I == "" || clear.MatchString(body.I) {
+				t.Fatalf("%s: the cursor %s holds %s", path, cursor, raw)
+			}
+			if n := len(h.call("GET", path+"&cursor="+cursor, "").want(200).list("events")); n != 1 {
+				t.Fatalf("%s after its cursor: %d events", path, n)
+			}
+		}
+		key, err := h.db.Key(context.Background(), "cursors", 32)
+		if err != nil {
+			t.Fatal(err)
+		}
+		old := query.NewCursors(key).EncodeID(query.Binding{Resource: "events", Team: 1}, "0.0")
+		if n := len(h.call("GET", "/v1/events?cursor="+old, "").want(200).list("events")); n != 2 {
+			t.Fatalf("after a cursor made before, at the start: %d events", n)
 		}
 	})
 }

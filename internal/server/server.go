@@ -186,8 +186,9 @@ func (s *Server) routes(ctx context.Context, cursors *query.Cursors) (*gin.Engin
 		s.redis = redis.NewClient(opts)
 		limit = guard.SharedRateLimit(s.redis, s.cfg.RateLimit, s.cfg.RateBurst, s.log)
 	}
+	tokens := auth.NewStore(s.db, s.cfg.TokenCacheTTL)
 	r := edge.NewRouter(e, edge.Guards{
-		Authenticate: guard.Authenticate(auth.NewStore(s.db, s.cfg.TokenCacheTTL), s.cfg.RequestTimeout, s.cfg.TrustedProxies),
+		Authenticate: guard.Authenticate(tokens, s.cfg.RequestTimeout, s.cfg.TrustedProxies),
 		RateLimit:    limit,
 		RequireWrite: guard.RequireWrite,
 		Deadline:     edge.Deadline(s.cfg.RequestTimeout),
@@ -238,6 +239,7 @@ func (s *Server) routes(ctx context.Context, cursors *query.Cursors) (*gin.Engin
 	log := events.NewLog(s.db, cursors, svc, ids)
 	log.Logger = s.log
 	s.stream = events.DefaultStream(log, s.log)
+	s.stream.Tokens = tokens
 	log.Register(r, s.stream)
 	s.metrics.Register(log.Collectors()...)
 	hooks, err := webhooks.New(ctx, s.cfg.Webhooks, s.db, svc, log, cursors, s.log)

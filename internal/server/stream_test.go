@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"records/internal/auth"
 	"records/internal/dbtest"
 )
 
@@ -114,6 +115,54 @@ func TestStreamResumes(t *testing.T) {
 			// The stream's id is a cursor of the log.
 			if r := h.call("GET", "/v1/events?cursor="+last, "").want(200); len(r.list("events")) != 4 {
 				t.Fatalf("the log after the stream's id: %s", r.Body)
+			}
+		})
+	}
+}
+
+// A stream ends once its token is revoked or has expired, as any request
+// of that token is then refused: it delivers nothing written after.
+func TestStreamEndsWithItsToken(t *testing.T) {
+	for _, d := range dbtest.Dialects {
+		t.Run(dbtest.Name(d), func(t *testing.T) {
+			t.Parallel()
+			h := newHarness(t, d, testConfig())
+			h.srv.Start()
+			t.Cleanup(func() { h.srv.Close() })
+			ts := startServer(t, h.srv)
+			store := auth.NewStore(h.db, 0)
+			tok, secret, err := store.Create(context.Background(), "watcher", auth.Read, "", 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, expiring, err := store.Create(context.Background(), "brief", auth.Read, "", 1500*time.Millisecond)
+			if err != nil {
+				t.Fatal(err)
+			}
+			revoked, hangUp := openStream(t, ts.URL, secret)
+			defer hangUp()
+			expired, hangUp2 := openStream(t, ts.URL, expiring)
+			defer hangUp2()
+			h.call("POST", "/v1/customers", `{"id":"seen"}`).want(201)
+			for _, stream := range []<-chan sseEvent{revoked, expired} {
+				if e := nextEvent(t, stream); !strings.Contains(e.data, `"id":"seen"`) {
+					t.Fatalf("first event: %s", e.data)
+				}
+			}
+			if err := store.Revoke(context.Background(), tok.ID); err != nil {
+				t.Fatal(err)
+			}
+			time.Sleep(2 * time.Second) // the revocation and the expiry both past
+			h.call("POST", "/v1/customers", `{"id":"unseen"}`).want(201)
+			for name, stream := range map[string]<-chan sseEvent{"revoked": revoked, "expired": expired} {
+				select {
+				case e, open := <-stream:
+					if open {
+						t.Fatalf("the %s token's stream went on: %s", name, e.data)
+					}
+				case <-time.After(5 * time.Second):
+					t.Fatalf("the %s token's stream did not end", name)
+				}
 			}
 		})
 	}
