@@ -72,7 +72,7 @@ func (op *Op[E]) bulk(ctx context.Context, s *Service, body []byte) (int, *Resul
 		return 0, nil, err
 	}
 	records := make([]*E, len(items))
-	err = s.Write(ctx, true, func(w Writer) error {
+	err = s.Write(ctx, true, func(ctx context.Context, w Writer) error {
 		if err := op.bulkChecks(ctx, w, team, inputs, ids, given); err != nil {
 			return err
 		}

@@ -33,7 +33,7 @@ func (op *Op[E]) create(ctx context.Context, s *Service, req *request) (int, *Re
 		return http.StatusCreated, r, err
 	}
 	var rec *E
-	err = s.Write(ctx, len(steps) > 0, func(w Writer) (err error) {
+	err = s.Write(ctx, len(steps) > 0, func(ctx context.Context, w Writer) (err error) {
 		rec, err = insert(ctx, s, w, op.Res, in, team, true)
 		return err
 	})

@@ -42,7 +42,7 @@ func (op *Op[E]) delete(ctx context.Context, s *Service, req *request) (int, *Re
 	args := versionCondition(&b, req.ifMatch, []any{req.id, team})
 	args = metaCondition(&b, eventMeta(ctx), args)
 	err = op.retryRecreated(req.id, func() error {
-		return s.Write(ctx, false, func(w Writer) error {
+		return s.Write(ctx, false, func(ctx context.Context, w Writer) error {
 			n, err := w.Exec(ctx, b.String(), args...)
 			if err == nil && n == 0 {
 				err = op.unwritten(ctx, w, team, req.id, req.ifMatch, nil)
@@ -66,7 +66,7 @@ func (op *Op[E]) deleteBy(ctx context.Context, s *Service, req *request) (int, *
 		return 0, nil, err
 	}
 	var n int64
-	err = s.Write(ctx, false, func(w Writer) (err error) {
+	err = s.Write(ctx, false, func(ctx context.Context, w Writer) (err error) {
 		var b strings.Builder
 		b.WriteString(`DELETE FROM ` + spec.Ident(op.Res.Table) + ` WHERE "team_id" = ? AND ` + spec.Ident(op.ByColumn) + ` = ?`)
 		args := metaCondition(&b, eventMeta(ctx), []any{team, req.by})

@@ -92,7 +92,7 @@ func (op *Op[E]) createKeyed(ctx context.Context, s *Service, k *keyedCreate, in
 		args = slices.Concat([]any{k.lock}, args, []any{k.id, k.fp, k.now, k.expires})
 	}
 	var rec *E
-	err := s.Write(ctx, false, func(w Writer) (err error) {
+	err := s.Write(ctx, false, func(ctx context.Context, w Writer) (err error) {
 		rec, err = writeRecord(ctx, w, op.Res, text, args)
 		return err
 	})

@@ -36,7 +36,7 @@ func (op *Op[E]) update(ctx context.Context, s *Service, req *request, in Input[
 	text, args := updateSQL(op.Res, req.id, team, &v, req.ifMatch, parents, eventMeta(ctx))
 	var rec *E
 	err = op.retryRecreated(req.id, func() error {
-		return s.Write(ctx, false, func(w Writer) (err error) {
+		return s.Write(ctx, false, func(ctx context.Context, w Writer) (err error) {
 			if rec, err = writeRecord(ctx, w, op.Res, text, args); err == nil && rec == nil {
 				err = op.unwritten(ctx, w, team, req.id, req.ifMatch, parents)
 			}

@@ -64,7 +64,7 @@ func (op *Op[E]) upsert(ctx context.Context, s *Service, req *request) (int, *Re
 	}
 	text, args := insertSQL(s.Dialect, op.Res, id, team, &create, parents, onConflict, eventMeta(ctx), nil)
 	var rec *E
-	err = s.Write(ctx, len(steps) > 0, func(w Writer) (err error) {
+	err = s.Write(ctx, len(steps) > 0, func(ctx context.Context, w Writer) (err error) {
 		if rec, err = writeRecord(ctx, w, op.Res, text, args); err != nil {
 			return err
 		}

@@ -13,23 +13,25 @@ import (
 
 // Write runs fn, the statements of a write, within the request's deadline:
 // in one transaction when inTx (all of it is written, or none), else as
-// single statements.
+// single statements. fn runs its statements under the ctx it is given,
+// which carries the deadline (a statement waiting on a lock is interrupted
+// at it).
 // A request that runs in one write (see writerKey) writes in that one.
-func (s *Service) Write(ctx context.Context, inTx bool, fn func(w Writer) error) error {
+func (s *Service) Write(ctx context.Context, inTx bool, fn func(ctx context.Context, w Writer) error) error {
 	if w, ok := ctx.Value(writerKey{}).(Writer); ok {
-		return fn(w)
+		return fn(ctx, w)
 	}
 	ctx, cancel := edge.Bounded(ctx)
 	defer cancel()
 	if !inTx {
-		return s.DB.Write(ctx, false, fn)
+		return s.DB.Write(ctx, false, func(w Writer) error { return fn(ctx, w) })
 	}
 	meta := eventMeta(ctx)
 	return s.DB.Write(ctx, true, func(w Writer) error {
 		if err := setMeta(ctx, w, meta); err != nil {
 			return err
 		}
-		return fn(w)
+		return fn(ctx, w)
 	})
 }
 

@@ -70,7 +70,7 @@ func (s *Service) create(c *gin.Context) {
 			return nil, err
 		}
 		evs, _ := json.Marshal(w.Events)
-		err = s.Engine.Write(ctx, true, func(wr engine.Writer) error {
+		err = s.Engine.Write(ctx, true, func(ctx context.Context, wr engine.Writer) error {
 			if err := s.follow(ctx, wr, team); err != nil {
 				return err
 			}
@@ -116,7 +116,7 @@ func (s *Service) update(c *gin.Context) {
 			sets, args = append(sets, `"disabled_at" = COALESCE("disabled_at", ?)`), append(args, now)
 		}
 		var w *Webhook
-		err = s.Engine.Write(ctx, true, func(wr engine.Writer) error {
+		err = s.Engine.Write(ctx, true, func(ctx context.Context, wr engine.Writer) error {
 			sets = append(sets, `"version" = "version" + 1`, `"updated_at" = ?`)
 			var b strings.Builder
 			b.WriteString(`UPDATE "webhooks" SET ` + strings.Join(sets, ", ") + ` WHERE "id" = ? AND "team_id" = ?`)
@@ -148,7 +148,7 @@ func (s *Service) remove(c *gin.Context) {
 		if err != nil {
 			return nil, err
 		}
-		err = s.Engine.Write(ctx, true, func(wr engine.Writer) error {
+		err = s.Engine.Write(ctx, true, func(ctx context.Context, wr engine.Writer) error {
 			var b strings.Builder
 			b.WriteString(`DELETE FROM "webhooks" WHERE "id" = ? AND "team_id" = ?`)
 			args := cond.AppendVersion(&b, []any{id, team})

@@ -249,7 +249,7 @@ func (s *Service) test(c *gin.Context) {
 		b = wire.AppendString(b, edge.RequestIDFrom(ctx))
 		b = append(b, `,"actor":null}`...)
 		d := &Delivery{ID: newDeliveryID(), Team: team, WebhookID: id, EventID: evt, Body: string(b), Attempt: 1, Status: "pending", NextAt: now, CreatedAt: now}
-		err := s.Engine.Write(ctx, false, func(w engine.Writer) error { return insertDeliveries(ctx, w, []*Delivery{d}) })
+		err := s.Engine.Write(ctx, false, func(ctx context.Context, w engine.Writer) error { return insertDeliveries(ctx, w, []*Delivery{d}) })
 		if err != nil {
 			return nil, err
 		}
