@@ -4,6 +4,8 @@ import (
 	sqldriver "database/sql/driver"
 
 	"modernc.org/sqlite"
+
+	"records/internal/stamp"
 )
 
 // SQLite has no settings a statement can pass to the triggers it fires, as
@@ -25,6 +27,13 @@ func init() {
 		value, _ := args[1].(string)
 		settings[name] = value
 		return value, nil
+	})
+	// records_now is the time of a change's event in microseconds, read
+	// from the clock the records' own stamps are (package stamp): SQLite's
+	// clock has milliseconds only, so an event could precede the stamp of
+	// the change it tells of, and since= would miss it.
+	sqlite.MustRegisterScalarFunction("records_now", 0, func(*sqlite.FunctionContext, []sqldriver.Value) (sqldriver.Value, error) {
+		return stamp.Now().UnixMicro(), nil
 	})
 	sqlite.MustRegisterScalarFunction("current_setting", 2, func(_ *sqlite.FunctionContext, args []sqldriver.Value) (sqldriver.Value, error) {
 		name, _ := args[0].(string)

@@ -243,7 +243,7 @@ func sqliteTriggers(e eventTable) []sqliteTrigger {
 	const cols = into + `) VALUES (0, `
 	const keyedCols = into + `, "idempotency_key", "idempotency_fingerprint") VALUES (0, `
 	const rest = `current_setting('records.meta', 1), `
-	const at = `CAST(unixepoch('subsec') * 1000000 AS INTEGER)`
+	const at = `records_now()` // microseconds, on the records' clock (db/settings.go)
 	const key = `current_setting('records.key', 1), current_setting('records.key_fingerprint', 1)`
 	name := "events_" + e.table.Name
 	return []sqliteTrigger{

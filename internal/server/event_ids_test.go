@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"records/internal/auth"
 	"records/internal/query"
@@ -75,6 +76,27 @@ func TestEventCursorsTellNothingOfOtherTeams(t *testing.T) {
 		old := query.NewCursors(key).EncodeID(query.Binding{Resource: "events", Team: 1}, "0.0")
 		if n := len(h.call("GET", "/v1/events?cursor="+old, "").want(200).list("events")); n != 2 {
 			t.Fatalf("after a cursor made before, at the start: %d events", n)
+		}
+	})
+}
+
+// An event is never stamped before the change it tells of: since= the
+// record's own stamp answers its creation, on both databases (SQLite's
+// clock has milliseconds only; the events take the records' clock).
+func TestEventsSinceAChangeIncludeIt(t *testing.T) {
+	each(t, func(t *testing.T, h *harness) {
+		for i := range 20 {
+			rec := h.call("POST", "/v1/vendors", "{}").want(201).obj()
+			at := rec["created_at"].(string)
+			evs := h.call("GET", "/v1/events?filter[type]=vendors.created&since="+at, "").want(200).list("events")
+			if len(evs) != 1 || dig(t, evs[0], "data", "object", "id") != rec["id"] {
+				t.Fatalf("try %d: since %s: %v", i, at, evs)
+			}
+			occurred, err1 := time.Parse(time.RFC3339Nano, dig(t, evs[0], "occurred_at").(string))
+			stamped, err2 := time.Parse(time.RFC3339Nano, at)
+			if err1 != nil || err2 != nil || occurred.Before(stamped) {
+				t.Fatalf("try %d: the event at %v, the record's stamp %v (%v, %v)", i, occurred, stamped, err1, err2)
+			}
 		}
 	})
 }
