@@ -107,6 +107,41 @@ func TestUnknownAndInvalidMembers(t *testing.T) {
 // 10000 as text no reader parses, and the record, its event log and the
 // webhooks of every team would fail on it); the first and last instants
 // in range are kept, read back and logged.
+// An integer member written with a fraction of zeros or an exponent is the
+// integer its digits say, stored and read back exactly on both databases:
+// not the nearest float64 (9007199254740993.0 was stored 9007199254740992),
+// and not refused when in range (9223372036854775807.0 was "out of range").
+func TestIntegerMembersAreExact(t *testing.T) {
+	each(t, func(t *testing.T, h *harness) {
+		for i, c := range []struct{ sent, stored string }{
+			{`9007199254740993.0`, "9007199254740993"},
+			{`"9007199254740993.0"`, "9007199254740993"},
+			{`1234567890123456789.0`, "1234567890123456789"},
+			{`12345678901234567.89e2`, "1234567890123456789"},
+			{`9223372036854775806.0`, "9223372036854775806"},
+			{`"9223372036854775807.0"`, "9223372036854775807"},
+			{`-9223372036854775808.0`, "-9223372036854775808"},
+			{`-9.223372036854775808e18`, "-9223372036854775808"},
+			{`9007199254740992`, "9007199254740992"},
+		} {
+			id := fmt.Sprintf("q%d", i)
+			h.call("POST", "/v1/packing_list_items", fmt.Sprintf(`{"id":%q,"quantity":%s}`, id, c.sent)).want(201)
+			if got := h.call("GET", "/v1/packing_list_items/"+id, "").want(200).at("quantity"); got != json.Number(c.stored) {
+				t.Errorf("quantity %s read back as %v, want %s", c.sent, got, c.stored)
+			}
+		}
+		// A filter reads its value the same way: 2⁵³+1 is not 2⁵³.
+		items := h.call("GET", "/v1/packing_list_items?filter[quantity]=9007199254740993.0", "").want(200).list("packing_list_items")
+		if len(items) != 2 {
+			t.Errorf("filter quantity=9007199254740993.0 found %d records, want 2: %v", len(items), items)
+		}
+		// A fraction that is not zero, and anything out of range, stay 400s.
+		h.call("POST", "/v1/packing_list_items", `{"quantity":9007199254740993.5}`).problem(400, "invalid_request", "quantity").mentions("whole number")
+		h.call("POST", "/v1/packing_list_items", `{"quantity":9223372036854775808.0}`).problem(400, "invalid_request", "quantity").mentions("out of range")
+		h.call("POST", "/v1/packing_list_items", `{"quantity":1e999999999}`).problem(400, "invalid_request", "quantity").mentions("out of range")
+	})
+}
+
 func TestDatesOutsideFourDigitYearsAre400(t *testing.T) {
 	each(t, func(t *testing.T, h *harness) {
 		h.call("POST", "/v1/users", `{"id":"u0","birthday":"0000-01-01"}`).problem(400, "invalid_request", "birthday").mentions("0001-01-01")

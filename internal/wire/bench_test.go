@@ -69,3 +69,26 @@ func BenchmarkObjectEncodingJSON(b *testing.B) {
 		}
 	}
 }
+
+// An integer member as clients mostly send it: plain digits, read without
+// allocating.
+func BenchmarkInt64Plain(b *testing.B) {
+	b.ReportAllocs()
+	v := []byte(`1234567`)
+	for b.Loop() {
+		if n, err := Int64(v); err != nil || n != 1234567 {
+			b.Fatal(n, err)
+		}
+	}
+}
+
+// An integer member written with a fraction of zeros and an exponent.
+func BenchmarkInt64Decimal(b *testing.B) {
+	b.ReportAllocs()
+	v := []byte(`12345678901234567.89e2`)
+	for b.Loop() {
+		if _, err := Int64(v); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -154,31 +154,142 @@ func isJSONNumber(s string) bool {
 }
 
 // Int64 converts an integer member: a JSON number or numeric string with no
-// fractional part (1e3 and 12.0 are whole numbers).
+// fractional part (1e3 and 12.0 are whole numbers), read exactly from its
+// digits, never through a float64 (which holds integers exactly only up to
+// 2⁵³): 9007199254740993.0 is 9007199254740993.
 func Int64(v []byte) (int64, error) {
+	if Kind(v) == "a number" {
+		return wholeNumber(v) // no copy: plain digits are read allocating nothing
+	}
 	s, err := numberText(v, errInteger)
 	if err != nil {
 		return 0, err
 	}
-	n, err := strconv.ParseInt(s, 10, 64)
-	switch {
-	case err == nil:
-		return n, nil
-	case errors.Is(err, strconv.ErrRange):
-		return 0, errRange
+	return wholeNumber(s)
+}
+
+// wholeNumber reads a number in JSON's grammar as an int64, exactly: its
+// digits (those before the point, then those after it) times ten to the
+// exponent less the count of digits after the point. A value outside
+// −2⁶³ … 2⁶³−1 is errRange (9223372036854775807.5 too); inside, a
+// fraction that is not zero is errInteger. The work is one pass over the
+// text whatever the exponent: 1e999999999 is refused as soon as it is read.
+func wholeNumber[T ~string | ~[]byte](s T) (int64, error) {
+	i := 0
+	neg := len(s) > 0 && s[0] == '-'
+	if neg {
+		i++
 	}
-	// 1e3, 12.0: whole numbers in other spellings. Float64 holds ±2⁶³
-	// exactly, and nothing between it and the next float below, so both
-	// ends are refused: the range is −2⁶³ < n < 2⁶³ here.
-	f, err := strconv.ParseFloat(s, 64)
-	if err != nil || math.IsInf(f, 0) || f <= math.MinInt64 || f >= math.MaxInt64 {
-		return 0, errRange
+	intStart := i
+	for i < len(s) && isDigit(s[i]) {
+		i++
 	}
-	if f != math.Trunc(f) {
+	intEnd := i
+	if intEnd == intStart || s[intStart] == '0' && intEnd-intStart > 1 {
 		return 0, errInteger
 	}
-	return int64(f), nil
+	fracStart, fracEnd := i, i
+	if i < len(s) && s[i] == '.' {
+		i++
+		fracStart = i
+		for i < len(s) && isDigit(s[i]) {
+			i++
+		}
+		if fracEnd = i; fracEnd == fracStart {
+			return 0, errInteger
+		}
+	}
+	exp, hasExp := 0, i < len(s) && (s[i] == 'e' || s[i] == 'E')
+	if hasExp {
+		i++
+		expNeg := i < len(s) && s[i] == '-'
+		if i < len(s) && (s[i] == '+' || s[i] == '-') {
+			i++
+		}
+		expStart := i
+		for ; i < len(s) && isDigit(s[i]); i++ {
+			// An exponent past the text's length plus 19 decides alone:
+			// every digit is then at or past 10¹⁹ (out of range) or behind
+			// the point (a fraction, or zero). So it stops growing there,
+			// and cannot overflow however many digits it has.
+			if exp <= len(s)+19 {
+				exp = exp*10 + int(s[i]-'0')
+			}
+		}
+		if i == expStart {
+			return 0, errInteger
+		}
+		if expNeg {
+			exp = -exp
+		}
+	}
+	if i != len(s) {
+		return 0, errInteger
+	}
+	intLen, fracLen := intEnd-intStart, fracEnd-fracStart
+	if fracLen == 0 && !hasExp && intLen <= 18 {
+		// Plain digits below 10¹⁸ cannot overflow: the common case.
+		var n int64
+		for k := intStart; k < intEnd; k++ {
+			n = n*10 + int64(s[k]-'0')
+		}
+		if neg {
+			n = -n
+		}
+		return n, nil
+	}
+	// The digits as one run: the integer part's, then the fraction's.
+	digit := func(k int) byte {
+		if k < intLen {
+			return s[intStart+k]
+		}
+		return s[fracStart+k-intLen]
+	}
+	total := intLen + fracLen
+	lead := 0
+	for lead < total && digit(lead) == '0' {
+		lead++
+	}
+	if lead == total {
+		return 0, nil // -0, 0.000, 0e999999999
+	}
+	trail := 0
+	for digit(total-1-trail) == '0' {
+		trail++
+	}
+	// The value is the significant digits times 10^scale; its integer part
+	// has significant+scale digits, and it has a fraction when scale < 0.
+	significant, scale := total-lead-trail, exp-fracLen+trail
+	whole := significant + scale
+	if whole > 19 { // 10¹⁹ or more
+		return 0, errRange
+	}
+	var u uint64 // the integer part, at most 19 digits: below 10¹⁹ < 2⁶⁴
+	for k := lead; k < lead+min(significant, whole); k++ {
+		u = u*10 + uint64(digit(k)-'0')
+	}
+	for range scale {
+		u *= 10
+	}
+	// Past the end of −2⁶³ … 2⁶³−1 when the integer part is past it, or at
+	// it with a fraction beyond.
+	fraction := scale < 0
+	limit := uint64(1 << 63) // −2⁶³'s magnitude
+	if !neg {
+		limit-- // 2⁶³−1
+	}
+	switch {
+	case u > limit || u == limit && fraction:
+		return 0, errRange
+	case fraction:
+		return 0, errInteger
+	case neg:
+		return int64(-u), nil // −2⁶³ when u is 2⁶³: -u wraps to itself
+	}
+	return int64(u), nil
 }
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
 // Float64 converts a number member: a JSON number or numeric string. Zero
 // is the one zero (-0 is 0), as the databases do not agree on keeping its

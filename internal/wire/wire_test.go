@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/big"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -168,14 +170,39 @@ func TestConverters(t *testing.T) {
 	if _, err := String(str(`true`)); err == nil {
 		t.Error("a boolean is not a string")
 	}
-	for in, want := range map[string]int64{`7`: 7, `"42"`: 42, `" 9 "`: 9, `1e3`: 1000, `12.0`: 12, `-9223372036854775808`: math.MinInt64} {
+	for in, want := range map[string]int64{`7`: 7, `"42"`: 42, `" 9 "`: 9, `1e3`: 1000, `12.0`: 12, `-9223372036854775808`: math.MinInt64,
+		`0`: 0, `-0`: 0, `-0.0e5`: 0, `0e999999999`: 0, `0.000e-999999999`: 0, `1000.000`: 1000, `1E+2`: 100, `"-1e0"`: -1,
+		// Whole numbers in other spellings are read from their digits, not
+		// through a float64 (which would give 9007199254740992 for the first).
+		`9007199254740993.0`: 9007199254740993, `"9007199254740993.0"`: 9007199254740993,
+		`1234567890123456789.0`: 1234567890123456789, `12345678901234567.89e2`: 1234567890123456789,
+		`123456789012345678900e-2`: 1234567890123456789, `0.1234567890123456789e19`: 1234567890123456789,
+		`9223372036854775806.0`: math.MaxInt64 - 1, `"9223372036854775807.0"`: math.MaxInt64, `9.223372036854775807e18`: math.MaxInt64,
+		`-9223372036854775808.0`: math.MinInt64, `-9.223372036854775808e18`: math.MinInt64, `"-922337203685477580.8e1"`: math.MinInt64,
+		`9223372036854775807`: math.MaxInt64, `999999999999999999`: 999999999999999999, `-999999999999999999`: -999999999999999999,
+	} {
 		if v, err := Int64(str(in)); err != nil || v != want {
 			t.Errorf("Int64(%s) = %d, %v; want %d", in, v, err, want)
 		}
 	}
-	for _, bad := range []string{`1.5`, `"x"`, `"1.5"`, `true`, `1e30`, `"0x10"`, `""`} {
+	for _, bad := range []string{`1.5`, `"x"`, `"1.5"`, `true`, `1e30`, `"0x10"`, `""`, `"012"`, `"1."`, `"1e"`, `"- 1"`} {
 		if _, err := Int64(str(bad)); err == nil {
 			t.Errorf("Int64(%s) must fail", bad)
+		}
+	}
+	// A fraction that is not zero is not a whole number, however small
+	// or far down; outside −2⁶³ … 2⁶³−1 is out of range, never clamped,
+	// however far out (an exponent of any size is refused at once).
+	for in, want := range map[string]error{
+		`12.5`: errInteger, `-0.5`: errInteger, `1e-1`: errInteger, `9007199254740993.5`: errInteger,
+		`9223372036854775806.5`: errInteger, `-9223372036854775807.5`: errInteger,
+		`5e-999999999`: errInteger, `1e-400`: errInteger, `"0.0000000000000000000001"`: errInteger,
+		`9223372036854775807.1`: errRange, `9223372036854775808`: errRange, `9223372036854775808.0`: errRange, `9.223372036854775808e18`: errRange,
+		`-9223372036854775809`: errRange, `-9223372036854775808.5`: errRange, `-9.223372036854775809e18`: errRange, `1e19`: errRange,
+		`1e999999999`: errRange, `-1e999999999999999999999999`: errRange, `12345678901234567890.5`: errRange, `"1e400"`: errRange,
+	} {
+		if v, err := Int64(str(in)); err != want {
+			t.Errorf("Int64(%s) = %d, %v; want %v", in, v, err, want)
 		}
 	}
 	for in, want := range map[string]float64{`1.25`: 1.25, `"3.5"`: 3.5, `-2`: -2} {
@@ -343,6 +370,7 @@ func FuzzConverters(f *testing.F) {
 				t.Fatalf("Int64(%q) = %d, Float64 = %v %v", v, n, f, err)
 			}
 		}
+		checkInt64Exactly(t, v)
 		if m, err := StringMap(v); err == nil {
 			for k, s := range m {
 				text(k)
@@ -376,4 +404,37 @@ func FuzzConverters(f *testing.F) {
 		_, _ = Date(v)
 		_, _ = DateTime(v)
 	})
+}
+
+// checkInt64Exactly holds Int64 to the exact value of the number v holds,
+// as math/big reads it: the integer itself, errRange outside −2⁶³ … 2⁶³−1,
+// errInteger for a fraction. Numbers whose exponent big would take long to
+// expand are left to the other checks.
+func checkInt64Exactly(t *testing.T, v []byte) {
+	s, err := numberText(v, errInteger)
+	if err != nil {
+		return
+	}
+	if i := strings.IndexAny(s, "eE"); i >= 0 {
+		if e, err := strconv.Atoi(s[i+1:]); err != nil || e > 1000 || e < -1000 {
+			return
+		}
+	}
+	r, ok := new(big.Rat).SetString(s)
+	if !ok {
+		t.Fatalf("math/big cannot read %q, a JSON number", s)
+	}
+	n, err := Int64(v)
+	switch {
+	case r.Cmp(new(big.Rat).SetInt64(math.MinInt64)) < 0 || r.Cmp(new(big.Rat).SetInt64(math.MaxInt64)) > 0:
+		if err != errRange {
+			t.Fatalf("Int64(%q) = %d, %v; want %v", v, n, err, errRange)
+		}
+	case !r.IsInt():
+		if err != errInteger {
+			t.Fatalf("Int64(%q) = %d, %v; want %v", v, n, err, errInteger)
+		}
+	case err != nil || n != r.Num().Int64():
+		t.Fatalf("Int64(%q) = %d, %v; want %s", v, n, err, r.Num())
+	}
 }
