@@ -59,3 +59,41 @@ func TestWebhookCreateHasAnETag(t *testing.T) {
 		}
 	})
 }
+
+// A webhook's delete and test take no members, as a record's delete takes
+// none but the id: no body, spaces or an empty object are accepted alike
+// (a {} was refused as "a delete takes no body"), and each member a body
+// names is a 400 naming it, as DELETE /v1/vendors/:id answers.
+func TestWebhookDeleteAndTestTakeAnEmptyObject(t *testing.T) {
+	each(t, func(t *testing.T, h *harness) {
+		h.call("POST", "/v1/vendors", `{"id":"v-1"}`).want(201)
+		h.call("DELETE", "/v1/vendors/v-1", `{"x":1}`).problem(400, "invalid_request", "x")
+		h.call("DELETE", "/v1/vendors/v-1", `{}`).want(200)
+		webhook := func() string {
+			return h.call("POST", "/v1/webhooks", `{"url":"https://93.184.215.14/hook","events":["*"]}`).want(201).at("id").(string)
+		}
+		id := webhook()
+		for _, body := range []string{"", "  \n", "{}", " { } "} {
+			h.call("POST", "/v1/webhooks/"+id+"/test", body).want(202)
+		}
+		for _, path := range []string{"/v1/webhooks/" + id + "/test", "/v1/webhooks/" + id} {
+			method := "POST"
+			if !strings.HasSuffix(path, "/test") {
+				method = "DELETE"
+			}
+			h.call(method, path, `{"x":1}`).problem(400, "invalid_request", "x")
+			h.call(method, path, `{"x":1,"id":"`+id+`"}`).problem(400, "invalid_request", "x", "id")
+			h.call(method, path, `{"x":1,"x":2}`).problem(400, "invalid_request", "x").mentions("more than once")
+			h.call(method, path, `[]`).problem(400, "invalid_request").mentions("must be a JSON object")
+			h.call(method, path, `{`).problem(400, "invalid_json")
+		}
+		h.call("GET", "/v1/webhooks/"+id, "").want(200) // the refused deletes deleted nothing
+		h.call("DELETE", "/v1/webhooks/"+id, `{}`).want(200)
+		h.call("GET", "/v1/webhooks/"+id, "").problem(404, "not_found")
+		for _, body := range []string{"", " \t", " { } "} {
+			id := webhook()
+			h.call("DELETE", "/v1/webhooks/"+id, body).want(200)
+			h.call("GET", "/v1/webhooks/"+id, "").problem(404, "not_found")
+		}
+	})
+}

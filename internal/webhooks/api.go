@@ -193,6 +193,29 @@ func decode(body []byte, patch bool) (in *input, given map[string]bool, errs []p
 	return in, given, errs, nil
 }
 
+// noMembers reads the body of a request that takes nothing but the id in
+// its path (a delete, a test), as a record's delete reads its body:
+// nothing, spaces or an empty object are no members; each member an object
+// names is refused by name, why saying so, and a body that is no object is
+// refused as any body is.
+func noMembers(body []byte, why string) error {
+	if len(bytes.TrimSpace(body)) == 0 {
+		return nil
+	}
+	members, err := engine.ParseBody(body)
+	if err != nil || len(members) == 0 {
+		return err
+	}
+	var errs []problem.MemberError
+	for _, m := range members {
+		if problem.Full(errs) {
+			break // the problem lists no more
+		}
+		errs = append(errs, problem.MemberError{Member: m.Name, Problem: why})
+	}
+	return problem.Members(errs)
+}
+
 // readInput reads a webhook body and checks it whole — its members, for a
 // create the members required, the URL (resolving its host) and the event
 // types — reporting every problem at once, as a record's body does.

@@ -1,7 +1,6 @@
 package webhooks
 
 import (
-	"bytes"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -141,8 +140,8 @@ func (s *Service) update(c *gin.Context) {
 func (s *Service) remove(c *gin.Context) {
 	team, id := teamOf(c), c.Param("id")
 	s.serveWrite(c, func(ctx context.Context, body []byte) (*engine.Answer, error) {
-		if len(bytes.TrimSpace(body)) > 0 {
-			return nil, problem.New(problem.InvalidRequest, "a delete takes no body")
+		if err := noMembers(body, "a delete takes no members (the id is in the path)"); err != nil {
+			return nil, err
 		}
 		cond, err := engine.ReadConditions(c.Request)
 		if err != nil {

@@ -23,7 +23,6 @@ import (
 	"records/internal/engine"
 	"records/internal/events"
 	"records/internal/metrics"
-	"records/internal/problem"
 	"records/internal/query"
 	"records/internal/seal"
 	"records/internal/wire"
@@ -229,8 +228,8 @@ func (s *Service) deliveries(c *gin.Context) {
 func (s *Service) test(c *gin.Context) {
 	team, id := teamOf(c), c.Param("id")
 	s.serveWrite(c, func(ctx context.Context, body []byte) (*engine.Answer, error) {
-		if len(strings.TrimSpace(string(body))) > 0 {
-			return nil, problem.New(problem.InvalidRequest, "a test takes no body")
+		if err := noMembers(body, "a test takes no members (the webhook's id is in the path)"); err != nil {
+			return nil, err
 		}
 		if _, err := s.find(ctx, s.DB, team, id); err != nil {
 			return nil, err
