@@ -252,7 +252,21 @@ func (op *Op[E]) preconditions(r *http.Request, req *request) (err error) {
 			return problem.Member("If-None-Match", "and If-Match cannot both hold: one asks that the record exist, the other that it not")
 		}
 	case spec.Patch, spec.Delete, spec.Action:
-		req.ifMatch, err = parsePrecondition(r, "If-Match")
+		if req.ifMatch, err = parsePrecondition(r, "If-Match"); err != nil {
+			return err
+		}
+		// If-None-Match conditions the write as RFC 9110 §13.1.2 says: it
+		// is made only if the record is at none of the versions listed, so
+		// with * never (a record that does not exist is a 404).
+		none, err := parsePrecondition(r, "If-None-Match")
+		switch {
+		case err != nil || none == nil:
+			return err
+		case req.ifMatch != nil:
+			return problem.Member("If-None-Match", "and If-Match cannot both be sent: send one")
+		}
+		none.exclude = true
+		req.ifMatch = none
 	case spec.Get, spec.GetOrCreate:
 		if op.ETag {
 			req.ifNoneMatch, err = parsePrecondition(r, "If-None-Match")

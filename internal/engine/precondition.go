@@ -17,6 +17,9 @@ type precondition struct {
 	any      bool
 	versions []int64
 	tags     []string // every strong tag, as sent: "3-9f86d081884c7d65"
+	// exclude makes an If-None-Match condition a write: the record must be
+	// at none of the versions (with *, there must be no record).
+	exclude bool
 }
 
 // parsePrecondition reads a conditional header; nil when absent. Weak tags
@@ -114,17 +117,10 @@ func (c Conditions) NotModified(v int64) bool {
 // ETag is version v as an entity tag.
 func ETag(v int64) string { return etag(v) }
 
-// matches tells whether a record of version v meets the precondition.
+// matches tells whether a record of version v meets the precondition
+// (for a read's If-None-Match: whether it lists v).
 func (p *precondition) matches(v int64) bool {
-	if p.any {
-		return true
-	}
-	for _, x := range p.versions {
-		if x == v {
-			return true
-		}
-	}
-	return false
+	return (p.any || slices.Contains(p.versions, v)) != p.exclude
 }
 
 // listsTag tells whether the precondition lists the entity tag (or is *).
@@ -132,10 +128,14 @@ func (p *precondition) listsTag(tag string) bool {
 	return p.any || slices.Contains(p.tags, tag)
 }
 
-// failed is the 412 of an If-Match that the record does not meet.
+// failed is the 412 of a write's precondition that the record does not
+// meet.
 func (p *precondition) failed(object, id string) *problem.Error {
-	return &problem.Error{Code: spec.PreconditionFailed,
-		Detail: "the " + object + " " + strconv.Quote(id) + " is not at a version If-Match lists (or does not exist); read it again, then retry"}
+	detail := "the " + object + " " + strconv.Quote(id) + " is not at a version If-Match lists (or does not exist); read it again, then retry"
+	if p.exclude {
+		detail = "the " + object + " " + strconv.Quote(id) + " exists at a version If-None-Match lists (* lists every one); nothing was written"
+	}
+	return &problem.Error{Code: spec.PreconditionFailed, Detail: detail}
 }
 
 // etag is a version as an entity tag.

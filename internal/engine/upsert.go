@@ -16,10 +16,13 @@ import (
 // create it. A record's version tells which happened: 1 when created. An id
 // taken by another team is a conflict. Under If-Match the record must
 // exist: it is an update; under If-None-Match: * it must not: a create,
-// 412 when the id is taken.
+// 412 when the id is taken (with no id, where one is optional, a create
+// under a new one).
 func (op *Op[E]) upsert(ctx context.Context, s *Service, req *request) (int, *Result[E], error) {
 	createOnly := req.ifNoneMatch != nil
-	if !op.IDOptional || req.ifMatch != nil || createOnly {
+	// Without an id (where one is optional) the record is created under a
+	// new one, which If-None-Match: * cannot fail.
+	if !op.IDOptional || req.ifMatch != nil {
 		if err := op.requireID(req); err != nil {
 			return 0, nil, err
 		}

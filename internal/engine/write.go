@@ -74,7 +74,7 @@ func (op *Op[E]) unwritten(ctx context.Context, w Writer, team int, id string, p
 	switch {
 	case err != nil:
 		return err
-	case !found && pre != nil:
+	case !found && pre != nil && !pre.exclude:
 		return pre.failed(op.Res.Object, id)
 	case !found:
 		return notFound(op.Res.Object, id)

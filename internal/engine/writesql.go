@@ -122,16 +122,25 @@ func parentConditions(b *strings.Builder, parents []ParentRef, team int, args []
 	return args
 }
 
-// versionCondition narrows a write to the versions an If-Match lists.
+// versionCondition narrows a write to the versions an If-Match lists, or
+// away from those an If-None-Match lists.
 func versionCondition(b *strings.Builder, pre *precondition, args []any) []any {
-	if pre == nil || pre.any {
+	if pre == nil {
 		return args
 	}
-	if len(pre.versions) == 0 {
-		b.WriteString(" AND 1 = 0")
+	if pre.any || len(pre.versions) == 0 {
+		// If-Match: * holds for every record, a list of no version of ours
+		// for none; If-None-Match (exclude) the other way round.
+		if pre.any == pre.exclude {
+			b.WriteString(" AND 1 = 0")
+		}
 		return args
 	}
-	b.WriteString(` AND "version" IN (?` + strings.Repeat(", ?", len(pre.versions)-1) + ")")
+	not := ""
+	if pre.exclude {
+		not = " NOT"
+	}
+	b.WriteString(` AND "version"` + not + ` IN (?` + strings.Repeat(", ?", len(pre.versions)-1) + ")")
 	for _, v := range pre.versions {
 		args = append(args, v)
 	}

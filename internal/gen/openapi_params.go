@@ -69,7 +69,8 @@ func headerParameters(rt *routeView) []any {
 		out = append(out, ifMatchParam(), newObj("name", "If-None-Match", "in", "header", "schema", newObj("type", "string", "const", "*"),
 			"description", "* : create only; when a record has the id, 412 and nothing written."))
 	case "patch", "delete", "action":
-		out = append(out, ifMatchParam())
+		out = append(out, ifMatchParam(), newObj("name", "If-None-Match", "in", "header", "schema", newObj("type", "string"),
+			"description", "* or entity tags: written only if the record is at none of the versions listed (with *, never): 412 and nothing written otherwise. Not with If-Match."))
 	case "get", "get_or_create":
 		if op.ETag {
 			out = append(out, ifNoneMatchParam())
