@@ -152,8 +152,16 @@ func (op *Op[E]) digested(r *Result[E]) bool {
 // alone: see etag.
 func (op *Op[E]) partial(v *view[E]) bool { return v != nil || op.Res.LoadEmbeds != nil }
 
+// bulkAt tells whether the request may be a bulk create: a create, or an
+// update that creates without an id (Update Case) at POST /v1/<plural>,
+// which it takes from the plural's create.
+func (op *Op[E]) bulkAt(c *gin.Context) bool {
+	return op.Kind == spec.Create ||
+		op.Kind == spec.Upsert && op.IDOptional && c.Request.Method == http.MethodPost && c.FullPath() == "/v1/"+op.Res.Plural
+}
+
 func (op *Op[E]) serve(s *Service, c *gin.Context, body []byte) (int, *Result[E], error) {
-	if op.Kind == spec.Create && isArray(body) {
+	if op.bulkAt(c) && isArray(body) {
 		if c.Request.URL.RawQuery != "" {
 			return 0, nil, problem.New(problem.InvalidRequest, "this operation takes no query parameters; send the members in a JSON body")
 		}

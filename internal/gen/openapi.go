@@ -191,7 +191,7 @@ func operation(rt *routeView, seen map[string]int) *obj {
 		o.set("parameters", params)
 	}
 	body := requestSchema(op)
-	if isBulk(op) {
+	if isBulk(rt) {
 		body = newObj("oneOf", []any{body, newObj("type", "array", "items", body, "minItems", 1, "maxItems", spec.MaxBulk,
 			"description", fmt.Sprintf("A bulk create: 1 to %d records, created in one transaction or none; faults name the element, e.g. [3].email.", spec.MaxBulk))})
 	}
@@ -252,7 +252,7 @@ func responses(rt *routeView) *obj {
 	out := newObj()
 	success := func(desc string) *obj {
 		schema := envelopeSchema(op.shape, op)
-		if isBulk(op) {
+		if isBulk(rt) {
 			schema = newObj("oneOf", []any{schema, newObj("type", "object", "properties",
 				newObj(op.Resource.Plural, newObj("type", "array", "items", ref(op.Resource.Type))),
 				"required", []any{op.Resource.Plural}, "additionalProperties", false,

@@ -55,7 +55,13 @@ func queryParameters(op *opView) []any {
 
 // isBulk tells whether a route's operation takes a JSON array: the generic
 // create of a resource.
-func isBulk(op *opView) bool { return op.Kind == "create" && op.Generic }
+func isBulk(rt *routeView) bool {
+	op := rt.Op
+	return op.Kind == "create" && op.Generic ||
+		// An update that creates without an id and owns POST /v1/<plural>
+		// (Update Case) takes the plural's bulk create there.
+		op.Kind == "upsert" && op.OptionalID && rt.Method == "POST" && rt.Path == "/v1/"+op.Resource.Plural
+}
 
 // writeMethods are the methods whose requests take an Idempotency-Key.
 var writeMethods = map[string]bool{"POST": true, "PUT": true, "PATCH": true, "DELETE": true}

@@ -24,3 +24,20 @@ func TestIfNoneMatchConditionsWrites(t *testing.T) {
 		h.call("POST", "/v1/cases", `{"caseName":"c"}`, "If-None-Match", "*").want(201)
 	})
 }
+
+// POST /v1/cases belongs to Update Case, an update that creates without an
+// id; a JSON array there is the plural's bulk create, as on every other
+// plural: all or none, faults under their index, a taken id a conflict.
+func TestCasesTakeBulkCreates(t *testing.T) {
+	each(t, func(t *testing.T, h *harness) {
+		r := h.call("POST", "/v1/cases", `[{"caseName":"a"},{"id":"k2","caseName":"b"}]`).want(201)
+		if cases := r.list("cases"); len(cases) != 2 || dig(t, cases[1], "id") != "k2" {
+			t.Fatalf("bulk of cases: %s", r.Body)
+		}
+		h.call("POST", "/v1/cases", `[{"caseName":"c"},{"caseName":5,"nope":1}]`).problem(400, "invalid_request", "[1].nope")
+		h.call("POST", "/v1/cases", `[{"caseName":"d"},{"id":"k2"}]`).problem(409, "conflict", "[1].id")
+		if n := len(h.call("GET", "/v1/cases/list", "").want(200).at("data", "case").([]any)); n != 2 {
+			t.Fatalf("%d cases after the failed bulks, want 2", n)
+		}
+	})
+}
