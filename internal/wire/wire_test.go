@@ -438,3 +438,17 @@ func checkInt64Exactly(t *testing.T, v []byte) {
 		t.Fatalf("Int64(%q) = %d, %v; want %s", v, n, err, r.Num())
 	}
 }
+
+func TestFinerThanMicroseconds(t *testing.T) {
+	for text, want := range map[string]bool{
+		`"2026-01-02T09:01:00Z"`:                 false,
+		`"2026-01-02T09:01:00.123456Z"`:          false,
+		`"2026-01-02T09:01:00.123456000+01:00"`:  false,
+		`"2026-01-02T09:01:00.1234567Z"`:         true,
+		`"2026-01-02T09:01:00.0000000001-05:00"`: true,
+	} {
+		if got := FinerThanMicroseconds([]byte(text)); got != want {
+			t.Errorf("%s: %v, want %v", text, got, want)
+		}
+	}
+}
