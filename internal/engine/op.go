@@ -157,7 +157,7 @@ func (op *Op[E]) partial(v *view[E]) bool { return v != nil || op.Res.LoadEmbeds
 // which it takes from the plural's create.
 func (op *Op[E]) bulkAt(c *gin.Context) bool {
 	return op.Kind == spec.Create ||
-		op.Kind == spec.Upsert && op.IDOptional && c.Request.Method == http.MethodPost && c.FullPath() == "/v1/"+op.Res.Plural
+		op.Kind == spec.Upsert && spec.UpdateTakesBulk(op.IDOptional, c.Request.Method, c.FullPath(), op.Res.Plural)
 }
 
 func (op *Op[E]) serve(s *Service, c *gin.Context, body []byte) (int, *Result[E], error) {

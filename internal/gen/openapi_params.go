@@ -58,9 +58,7 @@ func queryParameters(op *opView) []any {
 func isBulk(rt *routeView) bool {
 	op := rt.Op
 	return op.Kind == "create" && op.Generic ||
-		// An update that creates without an id and owns POST /v1/<plural>
-		// (Update Case) takes the plural's bulk create there.
-		op.Kind == "upsert" && op.OptionalID && rt.Method == "POST" && rt.Path == "/v1/"+op.Resource.Plural
+		op.Kind == "upsert" && spec.UpdateTakesBulk(op.OptionalID, rt.Method, rt.Path, op.Resource.Plural)
 }
 
 // writeMethods are the methods whose requests take an Idempotency-Key.

@@ -49,3 +49,11 @@ func (k Kind) Writes() Writes {
 		return Always
 	}
 }
+
+// UpdateTakesBulk tells whether an upsert that creates when given no id
+// (optionalID) takes, at method and route, its plural's bulk create: it
+// does where it holds POST /v1/<plural>, the route of the plural's create
+// (Update Case). The generator declares it there, and the engine serves it.
+func UpdateTakesBulk(optionalID bool, method, route, plural string) bool {
+	return optionalID && method == "POST" && route == "/v1/"+plural
+}
