@@ -8,7 +8,7 @@ LDFLAGS := -X main.version=$(VERSION)
 
 all: build
 
-## generate: regenerate ent/, migrations, handlers, routes, the OpenAPI document and the clients from schema/
+## generate: regenerate ent/, migrations, internal/resources, the OpenAPI document and the clients from schema/
 ##           (NAME=add_loyalty_tier names the migration it writes, if any)
 generate:
 	$(GO) run ./cmd/recordsgen generate $(if $(NAME),--migration-name $(NAME))

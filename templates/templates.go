@@ -1,6 +1,7 @@
 // Package templates holds the generator's text/template files, embedded so
 // the generator binary carries them: ent/ extends ent's own code generation,
-// the others render the service's handlers, routes and OpenAPI document.
+// api/ renders the service's resources, operations and OpenAPI document,
+// client/ the Go and TypeScript clients, docs/ the document's introduction.
 package templates
 
 import "embed"

@@ -67,7 +67,7 @@ func newGenerateCmd(cfg *gen.Config) *cobra.Command {
   recordsgen generate --dry-run                  # what would change, and the migration; writes nothing
   recordsgen generate --allow-breaking           # an edit that drops a member, a route or data, on purpose
   recordsgen generate --dev-postgres-url postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable`,
-		Short: "Write every generated file: ent/, migrations, handlers, routes, OpenAPI, clients",
+		Short: "Write every generated file: ent/, migrations, resources, OpenAPI, clients",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			start := time.Now()

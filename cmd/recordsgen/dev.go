@@ -26,7 +26,7 @@ import (
 // devBuild is how dev builds the service: for the edit-to-served time, not
 // for speed or debugging. Measured on a one-member edit (README,
 // Performance): no inlining in the project's own packages roughly halves
-// the compile of ent/ and internal/handlers; no DWARF saves compiling and
+// the compile of ent/ and internal/resources; no DWARF saves compiling and
 // linking it; the compiler collects garbage only near 2 GiB (ent's package
 // peaks at 1.5), which saves its GC time; -trimpath lets copies of the
 // repository in other folders share the build cache.

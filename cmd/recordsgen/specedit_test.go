@@ -135,7 +135,7 @@ func (Shipment) Fields() []ent.Field {
 
 	// Before generating, check names what is stale, and fails.
 	out, err := run(t, dir, env, "go", "run", "./cmd/recordsgen", "check")
-	for _, stale := range []string{"stale: ent/customer.go", "stale: internal/handlers/customer.go", "stale: internal/handlers/openapi.json", "stale: internal/handlers/shipment.go (generate would create it)", "stale: internal/migrations/sqlite/" + next + "_schema.sql"} {
+	for _, stale := range []string{"stale: ent/customer.go", "stale: internal/resources/customer.go", "stale: internal/resources/openapi.json", "stale: internal/resources/shipment.go (generate would create it)", "stale: internal/migrations/sqlite/" + next + "_schema.sql"} {
 		if err == nil || !strings.Contains(out, stale) {
 			t.Fatalf("check must fail naming %q: %v\n%s", stale, err, out)
 		}
@@ -214,13 +214,13 @@ func (Shipment) Fields() []ent.Field {
 	}
 
 	// A mistake in the table is reported with its line, and nothing is written.
-	before, _ := os.ReadFile(filepath.Join(dir, "internal", "handlers", "routes.go"))
+	before, _ := os.ReadFile(filepath.Join(dir, "internal", "resources", "routes.go"))
 	os.WriteFile(routes, append(b, []byte("\n  - name: Broken\n    kind: fetch\n    resource: Customer\n    route: GET /v1/x\n    envelope: plain\n")...), 0o644)
 	out, err = run(t, dir, env, "go", "run", "./cmd/recordsgen", "generate")
 	if err == nil || !strings.Contains(out, "schema/routes.yaml:") || !strings.Contains(out, `unknown kind "fetch"`) {
 		t.Fatalf("a broken table must fail with file and line: %v\n%s", err, out)
 	}
-	after, _ := os.ReadFile(filepath.Join(dir, "internal", "handlers", "routes.go"))
+	after, _ := os.ReadFile(filepath.Join(dir, "internal", "resources", "routes.go"))
 	if !bytes.Equal(before, after) {
 		t.Fatal("a failed generation changed a file")
 	}
@@ -325,7 +325,7 @@ func TestScaffoldedResourceGeneratesAndBuilds(t *testing.T) {
 	if out, err := run(t, dir, env, "go", "build", "./..."); err != nil {
 		t.Fatalf("build: %v\n%s", err, out)
 	}
-	doc, err := os.ReadFile(filepath.Join(dir, "internal", "handlers", "openapi.json"))
+	doc, err := os.ReadFile(filepath.Join(dir, "internal", "resources", "openapi.json"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"records/client"
-	"records/internal/handlers"
+	"records/internal/resources"
 )
 
 // testGenericRoutes drives every resource's service through every method
@@ -80,7 +80,7 @@ func parentMembers(t *testing.T) map[string]bool {
 			} `json:"schemas"`
 		} `json:"components"`
 	}
-	if err := json.Unmarshal(handlers.OpenAPI, &doc); err != nil {
+	if err := json.Unmarshal(resources.OpenAPI, &doc); err != nil {
 		t.Fatal(err)
 	}
 	out := map[string]bool{}

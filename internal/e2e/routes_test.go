@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"records/client"
-	"records/internal/handlers"
+	"records/internal/resources"
 	"records/internal/spec"
 )
 
@@ -19,7 +19,7 @@ func TestEveryRouteHasAMethod(t *testing.T) {
 	var doc struct {
 		Paths map[string]map[string]json.RawMessage `json:"paths"`
 	}
-	if err := json.Unmarshal(handlers.OpenAPI, &doc); err != nil {
+	if err := json.Unmarshal(resources.OpenAPI, &doc); err != nil {
 		t.Fatal(err)
 	}
 	public := map[string]bool{}

@@ -3,7 +3,7 @@
 // upsert, get-or-create, action, delete — a file each), the reading of
 // bodies and list parameters, and the reads the generated SQL serves.
 //
-// Generated code (package handlers) describes each resource — how to decode
+// Generated code (package resources) describes each resource — how to decode
 // its members, encode it, read and write it — and each operation of the
 // route table; everything that differs between operations is data in an Op.
 // Errors are returned to the edge (package edge), which renders them.

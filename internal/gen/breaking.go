@@ -21,7 +21,7 @@ import (
 // tables a new migration drops. Nothing when the change only adds.
 func Breaking(cfg Config, out *Output) ([]string, error) {
 	var found []string
-	doc := path.Join(cfg.HandlersDir, "openapi.json")
+	doc := path.Join(cfg.ResourcesDir, "openapi.json")
 	old, err := os.ReadFile(cfg.path(doc))
 	switch {
 	case errors.Is(err, fs.ErrNotExist):

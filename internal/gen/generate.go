@@ -1,7 +1,9 @@
 // Package gen is the records service's code generator. From the ent schema
 // and the route table (schema/) it produces ent's data layer (ent/), the
-// HTTP handlers (internal/handlers) and versioned migration files for SQLite
-// and PostgreSQL. Generate returns files; only the caller writes.
+// resources package (internal/resources: each resource's descriptor,
+// encoder and row scanner, every operation, the OpenAPI document), the Go
+// and TypeScript clients, and versioned migration files for SQLite and
+// PostgreSQL. Generate returns files; only the caller writes.
 package gen
 
 import (
@@ -21,7 +23,7 @@ type Config struct {
 	EntPackage    string // import path of EntDir, e.g. "records/ent"
 	MigrationsDir string // migration files, e.g. "internal/migrations"
 	RouteTable    string // the route table, e.g. "schema/routes.yaml"
-	HandlersDir   string // the generated handlers package, e.g. "internal/handlers"
+	ResourcesDir  string // the generated resources package, e.g. "internal/resources"
 	// MigrationName names a new migration file; empty picks "init" or "schema".
 	MigrationName string
 	// DevPostgresURL is a PostgreSQL where a scratch schema can be made to
@@ -42,7 +44,7 @@ func DefaultConfig() Config {
 		EntPackage:    "records/ent",
 		MigrationsDir: "internal/migrations",
 		RouteTable:    "schema/routes.yaml",
-		HandlersDir:   "internal/handlers",
+		ResourcesDir:  "internal/resources",
 		GoClientDir:   "client",
 		TSClientDir:   "clients/typescript/src",
 	}
@@ -51,7 +53,9 @@ func DefaultConfig() Config {
 func (c Config) path(rel string) string { return filepath.Join(c.Root, filepath.FromSlash(rel)) }
 
 // Owned are the folders that hold only generated files.
-func (c Config) Owned() []string { return append([]string{c.EntDir, c.HandlersDir}, c.clientDirs()...) }
+func (c Config) Owned() []string {
+	return append([]string{c.EntDir, c.ResourcesDir}, c.clientDirs()...)
+}
 
 // Generate produces every generated file from the schema. It writes nothing.
 func Generate(ctx context.Context, cfg Config) (*Output, error) {

@@ -234,7 +234,7 @@ func routeTableMistakes(t *testing.T, cfg Config, dir string) {
 // The golden document, from a schema with every kind of member and a route
 // table with every kind of operation, is a valid OpenAPI 3.1 document.
 func TestGoldenDocumentIsValid(t *testing.T) {
-	b, err := os.ReadFile("testdata/golden/want/internal/handlers/openapi.json")
+	b, err := os.ReadFile("testdata/golden/want/internal/resources/openapi.json")
 	if err != nil {
 		t.Fatal(err)
 	}

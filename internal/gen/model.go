@@ -33,7 +33,7 @@ type resourceView struct {
 	Plural string
 	Object string
 	Table  string // the SQL table
-	File   string // generated file, relative to the handlers folder
+	File   string // generated file, relative to the resources folder
 	ID     *fieldView
 	// Fields are the members in order, the id first; hidden fields excluded.
 	Fields []*fieldView

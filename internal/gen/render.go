@@ -28,7 +28,7 @@ func (m *apiModel) Imports() []string {
 }
 
 // templateSets are the generator's templates, parsed once, by folder of
-// templates/: the handlers' ("api") and the clients' ("client").
+// templates/: the resources' ("api") and the clients' ("client").
 var templateSets = map[string]func() (*template.Template, error){
 	"api":    parseSet("api"),
 	"client": parseSet("client"),
@@ -44,7 +44,7 @@ func parseSet(dir string) func() (*template.Template, error) {
 // with the set's model (the API's, or the clients' made from it), or Go
 // code (Render) for a file that is not made from a template; once, or once
 // per resource (PerResource, named by Name). Dir is its folder (the
-// handlers' when nil; a row whose Dir is "" is not rendered). A new output
+// resources' when nil; a row whose Dir is "" is not rendered). A new output
 // is one row of outputs.
 type output struct {
 	Set, Template string
@@ -83,7 +83,7 @@ func renderAPI(cfg Config, m *apiModel) (map[string][]byte, error) {
 	}
 	files := map[string][]byte{}
 	for _, o := range outputs {
-		dir := cfg.HandlersDir
+		dir := cfg.ResourcesDir
 		if o.Dir != nil {
 			dir = o.Dir(cfg)
 		}

@@ -16,8 +16,8 @@ import (
 	"github.com/getkin/kin-openapi/routers/gorillamux"
 
 	"records/internal/gen"
-	"records/internal/handlers"
 	"records/internal/migrate"
+	"records/internal/resources"
 	"records/internal/spec"
 )
 
@@ -33,7 +33,7 @@ func document(t testing.TB) (*openapi3.T, routers.Router) {
 	t.Helper()
 	contractOnce.Do(func() {
 		loader := openapi3.NewLoader()
-		contractDoc, contractErr = loader.LoadFromData(handlers.OpenAPI)
+		contractDoc, contractErr = loader.LoadFromData(resources.OpenAPI)
 		if contractErr == nil {
 			contractErr = contractDoc.Validate(context.Background())
 		}

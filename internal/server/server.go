@@ -23,12 +23,12 @@ import (
 	"records/internal/engine"
 	"records/internal/events"
 	"records/internal/guard"
-	"records/internal/handlers"
 	"records/internal/logging"
 	"records/internal/metrics"
 	"records/internal/migrate"
 	"records/internal/problem"
 	"records/internal/query"
+	"records/internal/resources"
 	"records/internal/seal"
 	"records/internal/spec"
 	"records/internal/tracing"
@@ -125,7 +125,7 @@ func New(cfg Config, database *db.DB, logs io.Writer) (*Server, error) {
 	s := &Server{cfg: cfg, db: database, log: logging.JSONAt(logs, cfg.LogLevel)}
 	s.metrics = metrics.New(database.SQL, metrics.Counts{Statements: database.Statements, Transactions: database.Transactions})
 	var err error
-	if s.docs, err = docs.New(handlers.OpenAPI); err != nil {
+	if s.docs, err = docs.New(resources.OpenAPI); err != nil {
 		// The document and page are generated and embedded: a failure here
 		// is a build broken beyond running.
 		panic("server: preparing the docs: " + err.Error())
@@ -227,7 +227,7 @@ func (s *Server) routes(ctx context.Context, cursors *query.Cursors) (*gin.Engin
 		IdempotencyTTL: s.cfg.IdempotencyTTL,
 		Sealer:         sealer,
 	}
-	handlers.Register(r, svc)
+	resources.Register(r, svc)
 	idsKey, err := s.db.Key(ctx, "event-ids", events.IDKeySize)
 	if err != nil {
 		return nil, nil, err
