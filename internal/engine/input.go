@@ -8,6 +8,34 @@ import (
 	"records/internal/wire"
 )
 
+// Errors generated decoders return for a member.
+var (
+	// ErrUnknownMember: the resource has no member of that name.
+	ErrUnknownMember = errors.New("unknown member")
+	// ErrReadOnly: the member is answered but never written by clients.
+	ErrReadOnly = errors.New("is read-only")
+)
+
+// Input is a decoded body for one resource, generated per resource.
+type Input[E any] interface {
+	// Decode reads one member's raw JSON. It returns ErrUnknownMember for a
+	// name the resource does not have, ErrReadOnly for one clients may not
+	// write, and otherwise the problem with the value.
+	Decode(name string, v []byte) error
+	// SetID sets the record's id; GivenID tells it, if one was given.
+	SetID(id string)
+	GivenID() (string, bool)
+	// Values sets the columns a write of the input sets: creating, every
+	// member given and the stamps the server fills; updating, the members
+	// given (null clears) and the update stamps not given.
+	Values(w *Values, creating bool)
+	// Parents are the parent records the input names.
+	Parents() []ParentRef
+	// Then are the records to create with this one (embedded children);
+	// an error when the input gives them but it does not create.
+	Then(creating bool) ([]Step, error)
+}
+
 // Parse adapts a wire converter to a Column's filter parser.
 func Parse[T any](conv func([]byte) (T, error)) func([]byte) (any, error) {
 	return func(v []byte) (any, error) { return conv(v) }
