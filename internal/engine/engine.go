@@ -41,7 +41,7 @@ type Service struct {
 	// Sealer seals the kept answers that hold a secret (Answer.Secret).
 	Sealer *seal.Sealer
 
-	resources map[string]Imager // by plural: what handlers were made for
+	resources map[string]Imager // by plural: what Describe was told
 }
 
 // Imager is a resource as its events need it.
@@ -50,18 +50,25 @@ type Imager interface {
 	AppendImage(b []byte, image []byte) ([]byte, error)
 }
 
-// remember notes a resource an operation serves.
-func (s *Service) remember(r interface {
+// Described is a resource as Describe takes it: any *Resource.
+type Described interface {
 	Imager
 	plural() string
-}) {
+}
+
+// Describe tells s the resources its operations serve. The generated
+// package's Describe calls it with every resource, before the services
+// built on s (the event log, webhooks) read Resources.
+func (s *Service) Describe(rs ...Described) {
 	if s.resources == nil {
 		s.resources = map[string]Imager{}
 	}
-	s.resources[r.plural()] = r
+	for _, r := range rs {
+		s.resources[r.plural()] = r
+	}
 }
 
-// Resources are the resources of the operations made with s, by plural.
+// Resources are the resources Describe was told, by plural.
 func (s *Service) Resources() map[string]Imager { return s.resources }
 
 // Reader runs the generated reads: SQL written with ? placeholders, each

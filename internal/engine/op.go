@@ -55,7 +55,6 @@ type Op[E any] struct {
 // A write sent with an Idempotency-Key runs in one transaction with the
 // storing of its answer (see serveKeyed).
 func (op *Op[E]) Handler(s *Service) gin.HandlerFunc {
-	s.remember(op.Res)
 	return func(c *gin.Context) {
 		body, err := s.ReadBody(c)
 		if err != nil {

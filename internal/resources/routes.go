@@ -1400,6 +1400,30 @@ var genericDeleteWorkOrder = &engine.Op[WorkOrder]{
 	},
 }
 
+// Describe tells s every resource before any route is registered, so that
+// the services built on s (the event log's types, webhooks) know them all.
+func Describe(s *engine.Service) {
+	s.Describe(
+		billOfMaterialsLineItemResource,
+		caseRecordResource,
+		channelThreadResource,
+		contactResource,
+		customerResource,
+		packingListItemResource,
+		packingListResource,
+		purchaseOrderResource,
+		returnLineItemResource,
+		returnRecordResource,
+		supplierResource,
+		userResource,
+		vendorResource,
+		warrantyResource,
+		warrantyLineItemResource,
+		workOrderLineItemResource,
+		workOrderResource,
+	)
+}
+
 // Register puts every route of the API on r.
 func Register(r *edge.Router, s *engine.Service) {
 	r.Handle(edge.Route{Method: "PUT", Path: "/v1/returns/", Operation: "Update Return", Kind: spec.Upsert, Resource: "Return"}, opUpdateReturn.Handler(s))

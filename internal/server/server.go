@@ -138,9 +138,11 @@ func New(cfg Config, database *db.DB, logs io.Writer) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	if s.engine, s.router, err = s.routes(ctx, query.NewCursors(cursorKey)); err != nil {
+	parts, err := s.wire(ctx, query.NewCursors(cursorKey))
+	if err != nil {
 		return nil, err
 	}
+	s.engine, s.router = s.routes(parts)
 	// slack is how long after a request's deadline the connection's own
 	// deadlines fall.
 	const slack = 5 * time.Second
@@ -166,7 +168,77 @@ func (s *Server) Handler() http.Handler { return s.engine }
 // Routes lists every route the server answers, for tests and documents.
 func (s *Server) Routes() []edge.Route { return s.router.Routes() }
 
-func (s *Server) routes(ctx context.Context, cursors *query.Cursors) (*gin.Engine, *edge.Router, error) {
+// parts are the services the routes serve, built by wire.
+type parts struct {
+	limit  gin.HandlerFunc // the per-token rate limit
+	tokens *auth.Store
+	svc    *engine.Service
+	log    *events.Log
+}
+
+// wire builds the service from the configuration, top to bottom: the rate
+// limit, the token store, the keys, the operation engine, the event log and
+// its stream, and the webhooks. It registers nothing.
+func (s *Server) wire(ctx context.Context, cursors *query.Cursors) (*parts, error) {
+	p := &parts{limit: guard.RateLimit(s.cfg.RateLimit, s.cfg.RateBurst)}
+	if s.cfg.RedisURL != "" {
+		opts, err := redis.ParseURL(s.cfg.RedisURL)
+		if err != nil {
+			return nil, fmt.Errorf("--redis-url: %w", err)
+		}
+		s.redis = redis.NewClient(opts)
+		p.limit = guard.SharedRateLimit(s.redis, s.cfg.RateLimit, s.cfg.RateBurst, s.log)
+	}
+	p.tokens = auth.NewStore(s.db, s.cfg.TokenCacheTTL)
+	dialect := query.SQLite
+	if s.db.Dialect == migrate.Postgres {
+		dialect = query.Postgres
+	}
+	answersKey, err := s.db.Key(ctx, "idempotency-answers", 32)
+	if err != nil {
+		return nil, err
+	}
+	sealer, err := seal.New(answersKey)
+	if err != nil {
+		return nil, err
+	}
+	p.svc = &engine.Service{
+		DB:      s.db,
+		MaxBody: s.cfg.MaxBody,
+		// PostgreSQL interrupts reads at the request's deadline; SQLite
+		// reads run to their end (see edge.Unbounded).
+		InterruptReads: s.db.Dialect == migrate.Postgres,
+		Dialect:        dialect,
+		Cursors:        cursors,
+		RequestTimeout: s.cfg.RequestTimeout,
+		IdempotencyTTL: s.cfg.IdempotencyTTL,
+		Sealer:         sealer,
+	}
+	resources.Describe(p.svc)
+	idsKey, err := s.db.Key(ctx, "event-ids", events.IDKeySize)
+	if err != nil {
+		return nil, err
+	}
+	ids, err := events.NewIDs(idsKey)
+	if err != nil {
+		return nil, err
+	}
+	p.log = events.NewLog(s.db, cursors, p.svc, ids)
+	p.log.Logger = s.log
+	s.stream = events.DefaultStream(p.log, s.log)
+	s.stream.Tokens = p.tokens
+	s.metrics.Register(p.log.Collectors()...)
+	if s.hooks, err = webhooks.New(ctx, s.cfg.Webhooks, s.db, p.svc, p.log, cursors, s.log); err != nil {
+		return nil, err
+	}
+	s.metrics.Register(s.hooks.Collectors()...)
+	return p, nil
+}
+
+// routes puts every route on a new gin engine: the middleware every request
+// passes, the public routes, the resources' operations, the event log and
+// the webhooks.
+func (s *Server) routes(p *parts) (*gin.Engine, *edge.Router) {
 	e := gin.New()
 	// /x and /x/ are distinct routes of the contract: never redirect between them.
 	e.RedirectTrailingSlash = false
@@ -177,19 +249,9 @@ func (s *Server) routes(ctx context.Context, cursors *query.Cursors) (*gin.Engin
 		e.Use(edge.Trace)
 	}
 	e.Use(edge.AccessLog(s.log, s.metrics.Observe, s.cfg.LogSample), edge.Recover)
-	limit := guard.RateLimit(s.cfg.RateLimit, s.cfg.RateBurst)
-	if s.cfg.RedisURL != "" {
-		opts, err := redis.ParseURL(s.cfg.RedisURL)
-		if err != nil {
-			return nil, nil, fmt.Errorf("--redis-url: %w", err)
-		}
-		s.redis = redis.NewClient(opts)
-		limit = guard.SharedRateLimit(s.redis, s.cfg.RateLimit, s.cfg.RateBurst, s.log)
-	}
-	tokens := auth.NewStore(s.db, s.cfg.TokenCacheTTL)
 	r := edge.NewRouter(e, edge.Guards{
-		Authenticate: guard.Authenticate(tokens, s.cfg.RequestTimeout, s.cfg.TrustedProxies),
-		RateLimit:    limit,
+		Authenticate: guard.Authenticate(p.tokens, s.cfg.RequestTimeout, s.cfg.TrustedProxies),
+		RateLimit:    p.limit,
 		RequireWrite: guard.RequireWrite,
 		Deadline:     edge.Deadline(s.cfg.RequestTimeout),
 	})
@@ -203,53 +265,10 @@ func (s *Server) routes(ctx context.Context, cursors *query.Cursors) (*gin.Engin
 	r.Public(spec.PathDocsFile, func(c *gin.Context) {
 		s.docs.Asset(c, func(c *gin.Context) { edge.Fail(c, problem.New(problem.NotFound, "no such file")) })
 	})
-	dialect := query.SQLite
-	if s.db.Dialect == migrate.Postgres {
-		dialect = query.Postgres
-	}
-	answersKey, err := s.db.Key(ctx, "idempotency-answers", 32)
-	if err != nil {
-		return nil, nil, err
-	}
-	sealer, err := seal.New(answersKey)
-	if err != nil {
-		return nil, nil, err
-	}
-	svc := &engine.Service{
-		DB:      s.db,
-		MaxBody: s.cfg.MaxBody,
-		// PostgreSQL interrupts reads at the request's deadline; SQLite
-		// reads run to their end (see edge.Unbounded).
-		InterruptReads: s.db.Dialect == migrate.Postgres,
-		Dialect:        dialect,
-		Cursors:        cursors,
-		RequestTimeout: s.cfg.RequestTimeout,
-		IdempotencyTTL: s.cfg.IdempotencyTTL,
-		Sealer:         sealer,
-	}
-	resources.Register(r, svc)
-	idsKey, err := s.db.Key(ctx, "event-ids", events.IDKeySize)
-	if err != nil {
-		return nil, nil, err
-	}
-	ids, err := events.NewIDs(idsKey)
-	if err != nil {
-		return nil, nil, err
-	}
-	log := events.NewLog(s.db, cursors, svc, ids)
-	log.Logger = s.log
-	s.stream = events.DefaultStream(log, s.log)
-	s.stream.Tokens = tokens
-	log.Register(r, s.stream)
-	s.metrics.Register(log.Collectors()...)
-	hooks, err := webhooks.New(ctx, s.cfg.Webhooks, s.db, svc, log, cursors, s.log)
-	if err != nil {
-		return nil, nil, err
-	}
-	s.hooks = hooks
-	hooks.Register(r)
-	s.metrics.Register(hooks.Collectors()...)
-	return e, r, nil
+	resources.Register(r, p.svc)
+	p.log.Register(r, s.stream)
+	s.hooks.Register(r)
+	return e, r
 }
 
 // healthz answers while the process is up.

@@ -239,6 +239,15 @@ var genericDeleteShelf = &engine.Op[Shelf]{
 	},
 }
 
+// Describe tells s every resource before any route is registered, so that
+// the services built on s (the event log's types, webhooks) know them all.
+func Describe(s *engine.Service) {
+	s.Describe(
+		bookResource,
+		shelfResource,
+	)
+}
+
 // Register puts every route of the API on r.
 func Register(r *edge.Router, s *engine.Service) {
 	r.Handle(edge.Route{Method: "PUT", Path: "/v1/shelves/:id", Operation: "Stock Shelf", Kind: spec.Upsert, Resource: "Shelf"}, opStockShelf.Handler(s))
