@@ -96,9 +96,9 @@ func scanImageValue(raw json.RawMessage, dest any) error {
 	switch d := dest.(type) {
 	case *string:
 		*d = text
-	case *sql.NullString:
-		*d = sql.NullString{String: text, Valid: !null}
-	case *int, *int64, *sql.NullInt64:
+	case *sql.Null[string]:
+		*d = sql.Null[string]{V: text, Valid: !null}
+	case *int, *int64, *sql.Null[int64]:
 		var n int64
 		if !null {
 			var err error
@@ -111,10 +111,10 @@ func scanImageValue(raw json.RawMessage, dest any) error {
 			*d = int(n)
 		case *int64:
 			*d = n
-		case *sql.NullInt64:
-			*d = sql.NullInt64{Int64: n, Valid: !null}
+		case *sql.Null[int64]:
+			*d = sql.Null[int64]{V: n, Valid: !null}
 		}
-	case *float64, *sql.NullFloat64:
+	case *float64, *sql.Null[float64]:
 		var f float64
 		if !null {
 			var err error
@@ -125,19 +125,19 @@ func scanImageValue(raw json.RawMessage, dest any) error {
 		switch d := d.(type) {
 		case *float64:
 			*d = f
-		case *sql.NullFloat64:
-			*d = sql.NullFloat64{Float64: f, Valid: !null}
+		case *sql.Null[float64]:
+			*d = sql.Null[float64]{V: f, Valid: !null}
 		}
-	case *bool, *sql.NullBool:
+	case *bool, *sql.Null[bool]:
 		// PostgreSQL's true and false; SQLite's 1 and 0.
 		v := text == "true" || text == "1"
 		switch d := d.(type) {
 		case *bool:
 			*d = v
-		case *sql.NullBool:
-			*d = sql.NullBool{Bool: v, Valid: !null}
+		case *sql.Null[bool]:
+			*d = sql.Null[bool]{V: v, Valid: !null}
 		}
-	case *time.Time, *sql.NullTime:
+	case *time.Time, *sql.Null[time.Time]:
 		var t time.Time
 		if !null {
 			var err error
@@ -148,8 +148,8 @@ func scanImageValue(raw json.RawMessage, dest any) error {
 		switch d := d.(type) {
 		case *time.Time:
 			*d = t
-		case *sql.NullTime:
-			*d = sql.NullTime{Time: t, Valid: !null}
+		case *sql.Null[time.Time]:
+			*d = sql.Null[time.Time]{V: t, Valid: !null}
 		}
 	case *[]byte:
 		// A JSON column: the document itself.

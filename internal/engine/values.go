@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"errors"
 
@@ -34,6 +35,14 @@ func (v *Values) Set(column, pgType string, value any) {
 	v.cols = append(v.cols, column)
 	v.types = append(v.types, pgType)
 	v.args = append(v.args, value)
+}
+
+// Put sets the column of a member the body gave (nil for null); a member
+// not given sets nothing.
+func Put[T any](w *Values, column, pgType string, f *wire.Field[T]) {
+	if f.Set {
+		w.Set(column, pgType, Val(f.Value()))
+	}
 }
 
 // Val is the value of a decoded member's pointer: nil for null.
@@ -89,4 +98,14 @@ func Child[C any](res *Resource[C], in Input[C], fk *wire.Field[string], at, fkM
 		}
 		return problem.Prefix(err, at)
 	}
+}
+
+// Held points into a row's holder of a nullable column: nil when the
+// column was null. A record's pointers then point into the row, so reading
+// a record costs one allocation.
+func Held[T any](n *sql.Null[T]) *T {
+	if !n.Valid {
+		return nil
+	}
+	return &n.V
 }

@@ -3,6 +3,7 @@ package gen
 import (
 	"fmt"
 	"strconv"
+	"strings"
 
 	"entgo.io/ent/dialect"
 	"entgo.io/ent/entc/gen"
@@ -46,14 +47,23 @@ var typeConsts = map[spec.Type]string{
 	spec.Date: "Date", spec.DateTime: "DateTime", spec.Object: "Object", spec.StringMap: "StringMap",
 }
 
-// keyText is the JSON text that opens a member: `{"id":` for the first,
-// `,"name":` after.
+// keyText is the JSON text that opens a member, as a Go literal:
+// `{"id":` for the first, `,"name":` after.
 func keyText(member string, first bool) string {
 	sep := ","
 	if first {
 		sep = "{"
 	}
-	return sep + strconv.Quote(member) + ":"
+	return goText(sep + strconv.Quote(member) + ":")
+}
+
+// goText is s as a Go string literal: a raw string when s has no backquote
+// (JSON keys read as they are sent: `,"name":`), else quoted.
+func goText(s string) string {
+	if strings.ContainsAny(s, "`\r") {
+		return strconv.Quote(s)
+	}
+	return "`" + s + "`"
 }
 
 // fieldView is one member of a resource.
@@ -62,8 +72,8 @@ type fieldView struct {
 	GoName     string // the record struct's field, e.g. "FirstName"
 	StructType string // its type, e.g. "*string"
 	ColumnName string // the column, e.g. "first_name"
-	// Key is the JSON text before the member's value: `{"id":` for the
-	// first member, `,"name":` after.
+	// Key is the JSON text before the member's value, as a Go literal:
+	// `{"id":` for the first member, `,"name":` after.
 	Key    string
 	Kind   string // string, integer, number, boolean, date, datetime, object, string_map
 	GoType string // value type in the input, e.g. "string"
@@ -92,15 +102,26 @@ type fieldView struct {
 	// inserts by SELECT needs.
 	PGType string
 	// How a read scans the field: into the entity's field itself, or, when
-	// that cannot take the column, into the row's Holder (of type
-	// ScanHolder) whose value is then moved into the entity: as a
-	// json.RawMessage (ScanRaw), unmarshalled (ScanMap), or pointed to
-	// when valid (the sql.Null type's member NullValue).
+	// that cannot take the column, into the row's holder (of type
+	// ScanHolder, named as the field) whose value is then moved into the
+	// entity: as a json.RawMessage (ScanRaw), unmarshalled (ScanMap), or
+	// pointed to when valid (a sql.Null, engine.Held).
 	Holder     string
 	ScanHolder string
 	ScanRaw    bool
 	ScanMap    bool
-	NullValue  string
+}
+
+// ValueOf is the Go expression of the field's value in entity e for a
+// cursor's position: nil when null, an int widened to int64.
+func (f *fieldView) ValueOf(e string) string {
+	switch {
+	case f.Pointer:
+		return "engine.Val(" + e + "." + f.GoName + ")"
+	case f.IntField:
+		return "int64(" + e + "." + f.GoName + ")"
+	}
+	return e + "." + f.GoName
 }
 
 // appendCall is a field of an entity, for the template that appends it.
@@ -188,13 +209,10 @@ func pgType(f *gen.Field, fa annotation.Field) string {
 	return "text"
 }
 
-// setScan decides how the field is read from a row (the i-th column).
+// setScan decides how the field is read from a row.
 // Nullable columns go through a holder in the row struct, whose value the
 // entity's pointer then points into: one allocation per record.
-func (f *fieldView) setScan(i int) {
-	null := map[string]string{
-		"string": "String", "integer": "Int64", "number": "Float64", "boolean": "Bool", "date": "Time", "datetime": "Time",
-	}
+func (f *fieldView) setScan() {
 	switch {
 	case !f.Nullable():
 		return // straight into the entity
@@ -203,10 +221,9 @@ func (f *fieldView) setScan(i int) {
 	case f.Kind == "string_map":
 		f.ScanHolder, f.ScanMap = "[]byte", true
 	default:
-		f.NullValue = null[f.Kind]
-		f.ScanHolder = "sql.Null" + f.NullValue
+		f.ScanHolder = "sql.Null[" + f.GoType + "]"
 	}
-	f.Holder = fmt.Sprintf("f%d", i)
+	f.Holder = f.GoName
 }
 
 // Nullable tells whether the member can be null: all but the id and the

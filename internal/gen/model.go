@@ -304,7 +304,7 @@ func fillResource(r *resourceView, t *gen.Type, byName map[string]*resourceView)
 	}
 	for i, f := range r.Fields {
 		f.Key = keyText(f.Member, i == 0)
-		f.setScan(i)
+		f.setScan()
 	}
 	for _, e := range r.Embeds {
 		e.Key = keyText(e.Member, false)

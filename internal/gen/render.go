@@ -34,9 +34,13 @@ var templateSets = map[string]func() (*template.Template, error){
 	"client": parseSet("client"),
 }
 
+// funcs are the functions templates call: naming decisions made in Go,
+// where they are unit-tested.
+var funcs = template.FuncMap{"goText": goText}
+
 func parseSet(dir string) func() (*template.Template, error) {
 	return sync.OnceValues(func() (*template.Template, error) {
-		return template.New(dir).ParseFS(templates.FS, dir+"/*.tmpl")
+		return template.New(dir).Funcs(funcs).ParseFS(templates.FS, dir+"/*.tmpl")
 	})
 }
 

@@ -70,27 +70,13 @@ func (in *billOfMaterialsLineItemInput) GivenID() (string, bool) { return in.ID.
 // stamps the server fills; updating, the members given (null clears) and
 // the update stamps not given.
 func (in *billOfMaterialsLineItemInput) Values(w *engine.Values, creating bool) {
-	if in.BillOfMaterialsNumber.Set {
-		w.Set("bill_of_materials_number", "text", engine.Val(in.BillOfMaterialsNumber.Value()))
-	}
-	if in.LineType.Set {
-		w.Set("line_type", "text", engine.Val(in.LineType.Value()))
-	}
-	if in.PartName.Set {
-		w.Set("part_name", "text", engine.Val(in.PartName.Value()))
-	}
-	if in.PartNumber.Set {
-		w.Set("part_number", "text", engine.Val(in.PartNumber.Value()))
-	}
-	if in.PurchaseSupplyType.Set {
-		w.Set("purchase_supply_type", "text", engine.Val(in.PurchaseSupplyType.Value()))
-	}
-	if in.Quantity.Set {
-		w.Set("quantity", "float8", engine.Val(in.Quantity.Value()))
-	}
-	if in.Status.Set {
-		w.Set("status", "text", engine.Val(in.Status.Value()))
-	}
+	engine.Put(w, "bill_of_materials_number", "text", &in.BillOfMaterialsNumber)
+	engine.Put(w, "line_type", "text", &in.LineType)
+	engine.Put(w, "part_name", "text", &in.PartName)
+	engine.Put(w, "part_number", "text", &in.PartNumber)
+	engine.Put(w, "purchase_supply_type", "text", &in.PurchaseSupplyType)
+	engine.Put(w, "quantity", "float8", &in.Quantity)
+	engine.Put(w, "status", "text", &in.Status)
 }
 
 // Parents implements engine.Input.
@@ -105,23 +91,23 @@ func (in *billOfMaterialsLineItemInput) Then(creating bool) ([]engine.Step, erro
 
 // appendBillOfMaterialsLineItem appends a BillOfMaterialsLineItem as JSON, every member present.
 func appendBillOfMaterialsLineItem(b []byte, e *BillOfMaterialsLineItem) []byte {
-	b = append(b, "{\"id\":"...)
+	b = append(b, `{"id":`...)
 	b = wire.AppendString(b, e.ID)
-	b = append(b, ",\"version\":"...)
+	b = append(b, `,"version":`...)
 	b = wire.AppendInt(b, int64(e.Version))
-	b = append(b, ",\"bill_of_materials_number\":"...)
+	b = append(b, `,"bill_of_materials_number":`...)
 	b = wire.AppendStringPtr(b, e.BillOfMaterialsNumber)
-	b = append(b, ",\"line_type\":"...)
+	b = append(b, `,"line_type":`...)
 	b = wire.AppendStringPtr(b, e.LineType)
-	b = append(b, ",\"part_name\":"...)
+	b = append(b, `,"part_name":`...)
 	b = wire.AppendStringPtr(b, e.PartName)
-	b = append(b, ",\"part_number\":"...)
+	b = append(b, `,"part_number":`...)
 	b = wire.AppendStringPtr(b, e.PartNumber)
-	b = append(b, ",\"purchase_supply_type\":"...)
+	b = append(b, `,"purchase_supply_type":`...)
 	b = wire.AppendStringPtr(b, e.PurchaseSupplyType)
-	b = append(b, ",\"quantity\":"...)
+	b = append(b, `,"quantity":`...)
 	b = wire.AppendFloat64Ptr(b, e.Quantity)
-	b = append(b, ",\"status\":"...)
+	b = append(b, `,"status":`...)
 	b = wire.AppendStringPtr(b, e.Status)
 	return append(b, '}')
 }
@@ -130,43 +116,29 @@ func appendBillOfMaterialsLineItem(b []byte, e *BillOfMaterialsLineItem) []byte 
 // columns that the record's pointers then point into, so a record read costs
 // one allocation.
 type billOfMaterialsLineItemRow struct {
-	e  BillOfMaterialsLineItem
-	f2 sql.NullString
-	f3 sql.NullString
-	f4 sql.NullString
-	f5 sql.NullString
-	f6 sql.NullString
-	f7 sql.NullFloat64
-	f8 sql.NullString
+	e                     BillOfMaterialsLineItem
+	BillOfMaterialsNumber sql.Null[string]
+	LineType              sql.Null[string]
+	PartName              sql.Null[string]
+	PartNumber            sql.Null[string]
+	PurchaseSupplyType    sql.Null[string]
+	Quantity              sql.Null[float64]
+	Status                sql.Null[string]
 }
 
 // scan reads one row of billOfMaterialsLineItemResource.Select into r, which is zero,
 // and answers its record (engine.ScanNew, engine.ScanReuse).
 func (r *billOfMaterialsLineItemRow) scan(rows engine.Row) (*BillOfMaterialsLineItem, error) {
-	if err := rows.Scan(&r.e.ID, &r.e.Version, &r.f2, &r.f3, &r.f4, &r.f5, &r.f6, &r.f7, &r.f8); err != nil {
+	if err := rows.Scan(&r.e.ID, &r.e.Version, &r.BillOfMaterialsNumber, &r.LineType, &r.PartName, &r.PartNumber, &r.PurchaseSupplyType, &r.Quantity, &r.Status); err != nil {
 		return nil, err
 	}
-	if r.f2.Valid {
-		r.e.BillOfMaterialsNumber = &r.f2.String
-	}
-	if r.f3.Valid {
-		r.e.LineType = &r.f3.String
-	}
-	if r.f4.Valid {
-		r.e.PartName = &r.f4.String
-	}
-	if r.f5.Valid {
-		r.e.PartNumber = &r.f5.String
-	}
-	if r.f6.Valid {
-		r.e.PurchaseSupplyType = &r.f6.String
-	}
-	if r.f7.Valid {
-		r.e.Quantity = &r.f7.Float64
-	}
-	if r.f8.Valid {
-		r.e.Status = &r.f8.String
-	}
+	r.e.BillOfMaterialsNumber = engine.Held(&r.BillOfMaterialsNumber)
+	r.e.LineType = engine.Held(&r.LineType)
+	r.e.PartName = engine.Held(&r.PartName)
+	r.e.PartNumber = engine.Held(&r.PartNumber)
+	r.e.PurchaseSupplyType = engine.Held(&r.PurchaseSupplyType)
+	r.e.Quantity = engine.Held(&r.Quantity)
+	r.e.Status = engine.Held(&r.Status)
 	return &r.e, nil
 }
 
@@ -177,106 +149,44 @@ var billOfMaterialsLineItemResource = &engine.Resource[BillOfMaterialsLineItem]{
 	Object:  "bill_of_materials_line_item",
 	Members: []string{"bill_of_materials_number", "line_type", "part_name", "part_number", "purchase_supply_type", "quantity", "status"},
 	Fields: []engine.Field[BillOfMaterialsLineItem]{
-		{
-			Member: "id", Column: "id", Type: spec.String,
+		{Member: "id", Column: "id", Type: spec.String,
 			Append: func(b []byte, e *BillOfMaterialsLineItem) []byte { return wire.AppendString(b, e.ID) },
-			Parse:  engine.Parse(wire.ID),
-			Value:  func(e *BillOfMaterialsLineItem) any { return e.ID },
-		},
-		{
-			Member: "version", Column: "version", Type: spec.Integer,
+			Parse:  engine.Parse(wire.ID), Value: func(e *BillOfMaterialsLineItem) any { return e.ID }},
+		{Member: "version", Column: "version", Type: spec.Integer,
 			Append: func(b []byte, e *BillOfMaterialsLineItem) []byte { return wire.AppendInt(b, int64(e.Version)) },
-			Parse:  engine.Parse(wire.Int64),
-			Value:  func(e *BillOfMaterialsLineItem) any { return e.Version },
-		},
-		{
-			Member: "bill_of_materials_number", Column: "bill_of_materials_number", Type: spec.String,
+			Parse:  engine.Parse(wire.Int64), Value: func(e *BillOfMaterialsLineItem) any { return e.Version }},
+		{Member: "bill_of_materials_number", Column: "bill_of_materials_number", Type: spec.String,
 			Append: func(b []byte, e *BillOfMaterialsLineItem) []byte {
 				return wire.AppendStringPtr(b, e.BillOfMaterialsNumber)
 			},
-			Parse: engine.Parse(wire.String),
-			Value: func(e *BillOfMaterialsLineItem) any {
-				if e.BillOfMaterialsNumber == nil {
-					return nil
-				}
-				return *e.BillOfMaterialsNumber
-			},
-		},
-		{
-			Member: "line_type", Column: "line_type", Type: spec.String,
+			Parse: engine.Parse(wire.String), Value: func(e *BillOfMaterialsLineItem) any { return engine.Val(e.BillOfMaterialsNumber) }},
+		{Member: "line_type", Column: "line_type", Type: spec.String,
 			Append: func(b []byte, e *BillOfMaterialsLineItem) []byte { return wire.AppendStringPtr(b, e.LineType) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *BillOfMaterialsLineItem) any {
-				if e.LineType == nil {
-					return nil
-				}
-				return *e.LineType
-			},
-		},
-		{
-			Member: "part_name", Column: "part_name", Type: spec.String,
+			Parse:  engine.Parse(wire.String), Value: func(e *BillOfMaterialsLineItem) any { return engine.Val(e.LineType) }},
+		{Member: "part_name", Column: "part_name", Type: spec.String,
 			Append: func(b []byte, e *BillOfMaterialsLineItem) []byte { return wire.AppendStringPtr(b, e.PartName) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *BillOfMaterialsLineItem) any {
-				if e.PartName == nil {
-					return nil
-				}
-				return *e.PartName
-			},
-		},
-		{
-			Member: "part_number", Column: "part_number", Type: spec.String,
+			Parse:  engine.Parse(wire.String), Value: func(e *BillOfMaterialsLineItem) any { return engine.Val(e.PartName) }},
+		{Member: "part_number", Column: "part_number", Type: spec.String,
 			Append: func(b []byte, e *BillOfMaterialsLineItem) []byte { return wire.AppendStringPtr(b, e.PartNumber) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *BillOfMaterialsLineItem) any {
-				if e.PartNumber == nil {
-					return nil
-				}
-				return *e.PartNumber
-			},
-		},
-		{
-			Member: "purchase_supply_type", Column: "purchase_supply_type", Type: spec.String,
+			Parse:  engine.Parse(wire.String), Value: func(e *BillOfMaterialsLineItem) any { return engine.Val(e.PartNumber) }},
+		{Member: "purchase_supply_type", Column: "purchase_supply_type", Type: spec.String,
 			Append: func(b []byte, e *BillOfMaterialsLineItem) []byte {
 				return wire.AppendStringPtr(b, e.PurchaseSupplyType)
 			},
-			Parse: engine.Parse(wire.String),
-			Value: func(e *BillOfMaterialsLineItem) any {
-				if e.PurchaseSupplyType == nil {
-					return nil
-				}
-				return *e.PurchaseSupplyType
-			},
-		},
-		{
-			Member: "quantity", Column: "quantity", Type: spec.Number,
+			Parse: engine.Parse(wire.String), Value: func(e *BillOfMaterialsLineItem) any { return engine.Val(e.PurchaseSupplyType) }},
+		{Member: "quantity", Column: "quantity", Type: spec.Number,
 			Append: func(b []byte, e *BillOfMaterialsLineItem) []byte { return wire.AppendFloat64Ptr(b, e.Quantity) },
-			Parse:  engine.Parse(wire.Float64),
-			Value: func(e *BillOfMaterialsLineItem) any {
-				if e.Quantity == nil {
-					return nil
-				}
-				return *e.Quantity
-			},
-		},
-		{
-			Member: "status", Column: "status", Type: spec.String, Sortable: true,
+			Parse:  engine.Parse(wire.Float64), Value: func(e *BillOfMaterialsLineItem) any { return engine.Val(e.Quantity) }},
+		{Member: "status", Column: "status", Type: spec.String, Sortable: true,
 			Append: func(b []byte, e *BillOfMaterialsLineItem) []byte { return wire.AppendStringPtr(b, e.Status) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *BillOfMaterialsLineItem) any {
-				if e.Status == nil {
-					return nil
-				}
-				return *e.Status
-			},
-		},
+			Parse:  engine.Parse(wire.String), Value: func(e *BillOfMaterialsLineItem) any { return engine.Val(e.Status) }},
 	},
 	Unique:   map[string]string{"id": "id"},
 	NewInput: func() engine.Input[BillOfMaterialsLineItem] { return new(billOfMaterialsLineItemInput) },
 	Encode:   appendBillOfMaterialsLineItem,
 	ID:       func(e *BillOfMaterialsLineItem) string { return e.ID },
 	Table:    "bill_of_materials_line_items",
-	Select:   "SELECT \"id\", \"version\", \"bill_of_materials_number\", \"line_type\", \"part_name\", \"part_number\", \"purchase_supply_type\", \"quantity\", \"status\" FROM \"bill_of_materials_line_items\"",
+	Select:   `SELECT "id", "version", "bill_of_materials_number", "line_type", "part_name", "part_number", "purchase_supply_type", "quantity", "status" FROM "bill_of_materials_line_items"`,
 	Columns:  []string{"id", "version", "bill_of_materials_number", "line_type", "part_name", "part_number", "purchase_supply_type", "quantity", "status"},
 	Scan:     engine.ScanNew((*billOfMaterialsLineItemRow).scan),
 	Scanner:  engine.ScanReuse((*billOfMaterialsLineItemRow).scan),

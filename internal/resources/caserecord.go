@@ -79,27 +79,13 @@ func (in *caseRecordInput) GivenID() (string, bool) { return in.ID.V, in.ID.Set 
 // stamps the server fills; updating, the members given (null clears) and
 // the update stamps not given.
 func (in *caseRecordInput) Values(w *engine.Values, creating bool) {
-	if in.CaseName.Set {
-		w.Set("case_name", "text", engine.Val(in.CaseName.Value()))
-	}
-	if in.Description.Set {
-		w.Set("description", "text", engine.Val(in.Description.Value()))
-	}
-	if in.CaseNumber.Set {
-		w.Set("case_number", "text", engine.Val(in.CaseNumber.Value()))
-	}
-	if in.CaseStatus.Set {
-		w.Set("case_status", "text", engine.Val(in.CaseStatus.Value()))
-	}
-	if in.Priority.Set {
-		w.Set("priority", "text", engine.Val(in.Priority.Value()))
-	}
-	if in.Submitter.Set {
-		w.Set("submitter", "text", engine.Val(in.Submitter.Value()))
-	}
-	if in.Resolver.Set {
-		w.Set("resolver", "text", engine.Val(in.Resolver.Value()))
-	}
+	engine.Put(w, "case_name", "text", &in.CaseName)
+	engine.Put(w, "description", "text", &in.Description)
+	engine.Put(w, "case_number", "text", &in.CaseNumber)
+	engine.Put(w, "case_status", "text", &in.CaseStatus)
+	engine.Put(w, "priority", "text", &in.Priority)
+	engine.Put(w, "submitter", "text", &in.Submitter)
+	engine.Put(w, "resolver", "text", &in.Resolver)
 	switch {
 	case in.CreatedDate.Set && !in.CreatedDate.Null:
 		w.Set("created_date", "text", in.CreatedDate.V)
@@ -130,27 +116,27 @@ func (in *caseRecordInput) Then(creating bool) ([]engine.Step, error) {
 
 // appendCaseRecord appends a Case as JSON, every member present.
 func appendCaseRecord(b []byte, e *CaseRecord) []byte {
-	b = append(b, "{\"id\":"...)
+	b = append(b, `{"id":`...)
 	b = wire.AppendString(b, e.ID)
-	b = append(b, ",\"version\":"...)
+	b = append(b, `,"version":`...)
 	b = wire.AppendInt(b, int64(e.Version))
-	b = append(b, ",\"caseName\":"...)
+	b = append(b, `,"caseName":`...)
 	b = wire.AppendStringPtr(b, e.CaseName)
-	b = append(b, ",\"description\":"...)
+	b = append(b, `,"description":`...)
 	b = wire.AppendStringPtr(b, e.Description)
-	b = append(b, ",\"caseNumber\":"...)
+	b = append(b, `,"caseNumber":`...)
 	b = wire.AppendStringPtr(b, e.CaseNumber)
-	b = append(b, ",\"caseStatus\":"...)
+	b = append(b, `,"caseStatus":`...)
 	b = wire.AppendStringPtr(b, e.CaseStatus)
-	b = append(b, ",\"priority\":"...)
+	b = append(b, `,"priority":`...)
 	b = wire.AppendStringPtr(b, e.Priority)
-	b = append(b, ",\"submitter\":"...)
+	b = append(b, `,"submitter":`...)
 	b = wire.AppendStringPtr(b, e.Submitter)
-	b = append(b, ",\"resolver\":"...)
+	b = append(b, `,"resolver":`...)
 	b = wire.AppendStringPtr(b, e.Resolver)
-	b = append(b, ",\"createdDate\":"...)
+	b = append(b, `,"createdDate":`...)
 	b = wire.AppendStringPtr(b, e.CreatedDate)
-	b = append(b, ",\"updatedDate\":"...)
+	b = append(b, `,"updatedDate":`...)
 	b = wire.AppendStringPtr(b, e.UpdatedDate)
 	return append(b, '}')
 }
@@ -159,51 +145,33 @@ func appendCaseRecord(b []byte, e *CaseRecord) []byte {
 // columns that the record's pointers then point into, so a record read costs
 // one allocation.
 type caseRecordRow struct {
-	e   CaseRecord
-	f2  sql.NullString
-	f3  sql.NullString
-	f4  sql.NullString
-	f5  sql.NullString
-	f6  sql.NullString
-	f7  sql.NullString
-	f8  sql.NullString
-	f9  sql.NullString
-	f10 sql.NullString
+	e           CaseRecord
+	CaseName    sql.Null[string]
+	Description sql.Null[string]
+	CaseNumber  sql.Null[string]
+	CaseStatus  sql.Null[string]
+	Priority    sql.Null[string]
+	Submitter   sql.Null[string]
+	Resolver    sql.Null[string]
+	CreatedDate sql.Null[string]
+	UpdatedDate sql.Null[string]
 }
 
 // scan reads one row of caseRecordResource.Select into r, which is zero,
 // and answers its record (engine.ScanNew, engine.ScanReuse).
 func (r *caseRecordRow) scan(rows engine.Row) (*CaseRecord, error) {
-	if err := rows.Scan(&r.e.ID, &r.e.Version, &r.f2, &r.f3, &r.f4, &r.f5, &r.f6, &r.f7, &r.f8, &r.f9, &r.f10); err != nil {
+	if err := rows.Scan(&r.e.ID, &r.e.Version, &r.CaseName, &r.Description, &r.CaseNumber, &r.CaseStatus, &r.Priority, &r.Submitter, &r.Resolver, &r.CreatedDate, &r.UpdatedDate); err != nil {
 		return nil, err
 	}
-	if r.f2.Valid {
-		r.e.CaseName = &r.f2.String
-	}
-	if r.f3.Valid {
-		r.e.Description = &r.f3.String
-	}
-	if r.f4.Valid {
-		r.e.CaseNumber = &r.f4.String
-	}
-	if r.f5.Valid {
-		r.e.CaseStatus = &r.f5.String
-	}
-	if r.f6.Valid {
-		r.e.Priority = &r.f6.String
-	}
-	if r.f7.Valid {
-		r.e.Submitter = &r.f7.String
-	}
-	if r.f8.Valid {
-		r.e.Resolver = &r.f8.String
-	}
-	if r.f9.Valid {
-		r.e.CreatedDate = &r.f9.String
-	}
-	if r.f10.Valid {
-		r.e.UpdatedDate = &r.f10.String
-	}
+	r.e.CaseName = engine.Held(&r.CaseName)
+	r.e.Description = engine.Held(&r.Description)
+	r.e.CaseNumber = engine.Held(&r.CaseNumber)
+	r.e.CaseStatus = engine.Held(&r.CaseStatus)
+	r.e.Priority = engine.Held(&r.Priority)
+	r.e.Submitter = engine.Held(&r.Submitter)
+	r.e.Resolver = engine.Held(&r.Resolver)
+	r.e.CreatedDate = engine.Held(&r.CreatedDate)
+	r.e.UpdatedDate = engine.Held(&r.UpdatedDate)
 	return &r.e, nil
 }
 
@@ -214,124 +182,46 @@ var caseRecordResource = &engine.Resource[CaseRecord]{
 	Object:  "case",
 	Members: []string{"caseName", "caseNumber", "caseStatus", "createdDate", "description", "priority", "resolver", "submitter", "updatedDate"},
 	Fields: []engine.Field[CaseRecord]{
-		{
-			Member: "id", Column: "id", Type: spec.String,
+		{Member: "id", Column: "id", Type: spec.String,
 			Append: func(b []byte, e *CaseRecord) []byte { return wire.AppendString(b, e.ID) },
-			Parse:  engine.Parse(wire.ID),
-			Value:  func(e *CaseRecord) any { return e.ID },
-		},
-		{
-			Member: "version", Column: "version", Type: spec.Integer,
+			Parse:  engine.Parse(wire.ID), Value: func(e *CaseRecord) any { return e.ID }},
+		{Member: "version", Column: "version", Type: spec.Integer,
 			Append: func(b []byte, e *CaseRecord) []byte { return wire.AppendInt(b, int64(e.Version)) },
-			Parse:  engine.Parse(wire.Int64),
-			Value:  func(e *CaseRecord) any { return e.Version },
-		},
-		{
-			Member: "caseName", Column: "case_name", Type: spec.String,
+			Parse:  engine.Parse(wire.Int64), Value: func(e *CaseRecord) any { return e.Version }},
+		{Member: "caseName", Column: "case_name", Type: spec.String,
 			Append: func(b []byte, e *CaseRecord) []byte { return wire.AppendStringPtr(b, e.CaseName) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *CaseRecord) any {
-				if e.CaseName == nil {
-					return nil
-				}
-				return *e.CaseName
-			},
-		},
-		{
-			Member: "description", Column: "description", Type: spec.String,
+			Parse:  engine.Parse(wire.String), Value: func(e *CaseRecord) any { return engine.Val(e.CaseName) }},
+		{Member: "description", Column: "description", Type: spec.String,
 			Append: func(b []byte, e *CaseRecord) []byte { return wire.AppendStringPtr(b, e.Description) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *CaseRecord) any {
-				if e.Description == nil {
-					return nil
-				}
-				return *e.Description
-			},
-		},
-		{
-			Member: "caseNumber", Column: "case_number", Type: spec.String,
+			Parse:  engine.Parse(wire.String), Value: func(e *CaseRecord) any { return engine.Val(e.Description) }},
+		{Member: "caseNumber", Column: "case_number", Type: spec.String,
 			Append: func(b []byte, e *CaseRecord) []byte { return wire.AppendStringPtr(b, e.CaseNumber) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *CaseRecord) any {
-				if e.CaseNumber == nil {
-					return nil
-				}
-				return *e.CaseNumber
-			},
-		},
-		{
-			Member: "caseStatus", Column: "case_status", Type: spec.String, Sortable: true,
+			Parse:  engine.Parse(wire.String), Value: func(e *CaseRecord) any { return engine.Val(e.CaseNumber) }},
+		{Member: "caseStatus", Column: "case_status", Type: spec.String, Sortable: true,
 			Append: func(b []byte, e *CaseRecord) []byte { return wire.AppendStringPtr(b, e.CaseStatus) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *CaseRecord) any {
-				if e.CaseStatus == nil {
-					return nil
-				}
-				return *e.CaseStatus
-			},
-		},
-		{
-			Member: "priority", Column: "priority", Type: spec.String,
+			Parse:  engine.Parse(wire.String), Value: func(e *CaseRecord) any { return engine.Val(e.CaseStatus) }},
+		{Member: "priority", Column: "priority", Type: spec.String,
 			Append: func(b []byte, e *CaseRecord) []byte { return wire.AppendStringPtr(b, e.Priority) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *CaseRecord) any {
-				if e.Priority == nil {
-					return nil
-				}
-				return *e.Priority
-			},
-		},
-		{
-			Member: "submitter", Column: "submitter", Type: spec.String,
+			Parse:  engine.Parse(wire.String), Value: func(e *CaseRecord) any { return engine.Val(e.Priority) }},
+		{Member: "submitter", Column: "submitter", Type: spec.String,
 			Append: func(b []byte, e *CaseRecord) []byte { return wire.AppendStringPtr(b, e.Submitter) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *CaseRecord) any {
-				if e.Submitter == nil {
-					return nil
-				}
-				return *e.Submitter
-			},
-		},
-		{
-			Member: "resolver", Column: "resolver", Type: spec.String,
+			Parse:  engine.Parse(wire.String), Value: func(e *CaseRecord) any { return engine.Val(e.Submitter) }},
+		{Member: "resolver", Column: "resolver", Type: spec.String,
 			Append: func(b []byte, e *CaseRecord) []byte { return wire.AppendStringPtr(b, e.Resolver) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *CaseRecord) any {
-				if e.Resolver == nil {
-					return nil
-				}
-				return *e.Resolver
-			},
-		},
-		{
-			Member: "createdDate", Column: "created_date", Type: spec.String, Sortable: true,
+			Parse:  engine.Parse(wire.String), Value: func(e *CaseRecord) any { return engine.Val(e.Resolver) }},
+		{Member: "createdDate", Column: "created_date", Type: spec.String, Sortable: true,
 			Append: func(b []byte, e *CaseRecord) []byte { return wire.AppendStringPtr(b, e.CreatedDate) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *CaseRecord) any {
-				if e.CreatedDate == nil {
-					return nil
-				}
-				return *e.CreatedDate
-			},
-		},
-		{
-			Member: "updatedDate", Column: "updated_date", Type: spec.String,
+			Parse:  engine.Parse(wire.String), Value: func(e *CaseRecord) any { return engine.Val(e.CreatedDate) }},
+		{Member: "updatedDate", Column: "updated_date", Type: spec.String,
 			Append: func(b []byte, e *CaseRecord) []byte { return wire.AppendStringPtr(b, e.UpdatedDate) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *CaseRecord) any {
-				if e.UpdatedDate == nil {
-					return nil
-				}
-				return *e.UpdatedDate
-			},
-		},
+			Parse:  engine.Parse(wire.String), Value: func(e *CaseRecord) any { return engine.Val(e.UpdatedDate) }},
 	},
 	Unique:   map[string]string{"id": "id"},
 	NewInput: func() engine.Input[CaseRecord] { return new(caseRecordInput) },
 	Encode:   appendCaseRecord,
 	ID:       func(e *CaseRecord) string { return e.ID },
 	Table:    "cases",
-	Select:   "SELECT \"id\", \"version\", \"case_name\", \"description\", \"case_number\", \"case_status\", \"priority\", \"submitter\", \"resolver\", \"created_date\", \"updated_date\" FROM \"cases\"",
+	Select:   `SELECT "id", "version", "case_name", "description", "case_number", "case_status", "priority", "submitter", "resolver", "created_date", "updated_date" FROM "cases"`,
 	Columns:  []string{"id", "version", "case_name", "description", "case_number", "case_status", "priority", "submitter", "resolver", "created_date", "updated_date"},
 	Scan:     engine.ScanNew((*caseRecordRow).scan),
 	Scanner:  engine.ScanReuse((*caseRecordRow).scan),

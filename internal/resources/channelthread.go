@@ -56,9 +56,7 @@ func (in *channelThreadInput) GivenID() (string, bool) { return in.ID.V, in.ID.S
 // stamps the server fills; updating, the members given (null clears) and
 // the update stamps not given.
 func (in *channelThreadInput) Values(w *engine.Values, creating bool) {
-	if in.CaseID.Set {
-		w.Set("case_id", "text", engine.Val(in.CaseID.Value()))
-	}
+	engine.Put(w, "case_id", "text", &in.CaseID)
 	switch {
 	case in.CreatedAt.Set && !in.CreatedAt.Null:
 		w.Set("created_at", "timestamptz", in.CreatedAt.V)
@@ -93,15 +91,15 @@ func (in *channelThreadInput) Then(creating bool) ([]engine.Step, error) {
 
 // appendChannelThread appends a ChannelThread as JSON, every member present.
 func appendChannelThread(b []byte, e *ChannelThread) []byte {
-	b = append(b, "{\"id\":"...)
+	b = append(b, `{"id":`...)
 	b = wire.AppendString(b, e.ID)
-	b = append(b, ",\"version\":"...)
+	b = append(b, `,"version":`...)
 	b = wire.AppendInt(b, int64(e.Version))
-	b = append(b, ",\"case_id\":"...)
+	b = append(b, `,"case_id":`...)
 	b = wire.AppendStringPtr(b, e.CaseID)
-	b = append(b, ",\"created_at\":"...)
+	b = append(b, `,"created_at":`...)
 	b = wire.AppendTimePtr(b, e.CreatedAt)
-	b = append(b, ",\"updated_at\":"...)
+	b = append(b, `,"updated_at":`...)
 	b = wire.AppendTimePtr(b, e.UpdatedAt)
 	return append(b, '}')
 }
@@ -110,27 +108,21 @@ func appendChannelThread(b []byte, e *ChannelThread) []byte {
 // columns that the record's pointers then point into, so a record read costs
 // one allocation.
 type channelThreadRow struct {
-	e  ChannelThread
-	f2 sql.NullString
-	f3 sql.NullTime
-	f4 sql.NullTime
+	e         ChannelThread
+	CaseID    sql.Null[string]
+	CreatedAt sql.Null[time.Time]
+	UpdatedAt sql.Null[time.Time]
 }
 
 // scan reads one row of channelThreadResource.Select into r, which is zero,
 // and answers its record (engine.ScanNew, engine.ScanReuse).
 func (r *channelThreadRow) scan(rows engine.Row) (*ChannelThread, error) {
-	if err := rows.Scan(&r.e.ID, &r.e.Version, &r.f2, &r.f3, &r.f4); err != nil {
+	if err := rows.Scan(&r.e.ID, &r.e.Version, &r.CaseID, &r.CreatedAt, &r.UpdatedAt); err != nil {
 		return nil, err
 	}
-	if r.f2.Valid {
-		r.e.CaseID = &r.f2.String
-	}
-	if r.f3.Valid {
-		r.e.CreatedAt = &r.f3.Time
-	}
-	if r.f4.Valid {
-		r.e.UpdatedAt = &r.f4.Time
-	}
+	r.e.CaseID = engine.Held(&r.CaseID)
+	r.e.CreatedAt = engine.Held(&r.CreatedAt)
+	r.e.UpdatedAt = engine.Held(&r.UpdatedAt)
 	return &r.e, nil
 }
 
@@ -141,58 +133,28 @@ var channelThreadResource = &engine.Resource[ChannelThread]{
 	Object:  "channel_thread",
 	Members: []string{"case_id", "created_at", "updated_at"},
 	Fields: []engine.Field[ChannelThread]{
-		{
-			Member: "id", Column: "id", Type: spec.String,
+		{Member: "id", Column: "id", Type: spec.String,
 			Append: func(b []byte, e *ChannelThread) []byte { return wire.AppendString(b, e.ID) },
-			Parse:  engine.Parse(wire.ID),
-			Value:  func(e *ChannelThread) any { return e.ID },
-		},
-		{
-			Member: "version", Column: "version", Type: spec.Integer,
+			Parse:  engine.Parse(wire.ID), Value: func(e *ChannelThread) any { return e.ID }},
+		{Member: "version", Column: "version", Type: spec.Integer,
 			Append: func(b []byte, e *ChannelThread) []byte { return wire.AppendInt(b, int64(e.Version)) },
-			Parse:  engine.Parse(wire.Int64),
-			Value:  func(e *ChannelThread) any { return e.Version },
-		},
-		{
-			Member: "case_id", Column: "case_id", Type: spec.String,
+			Parse:  engine.Parse(wire.Int64), Value: func(e *ChannelThread) any { return e.Version }},
+		{Member: "case_id", Column: "case_id", Type: spec.String,
 			Append: func(b []byte, e *ChannelThread) []byte { return wire.AppendStringPtr(b, e.CaseID) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *ChannelThread) any {
-				if e.CaseID == nil {
-					return nil
-				}
-				return *e.CaseID
-			},
-		},
-		{
-			Member: "created_at", Column: "created_at", Type: spec.DateTime, Sortable: true,
+			Parse:  engine.Parse(wire.String), Value: func(e *ChannelThread) any { return engine.Val(e.CaseID) }},
+		{Member: "created_at", Column: "created_at", Type: spec.DateTime, Sortable: true,
 			Append: func(b []byte, e *ChannelThread) []byte { return wire.AppendTimePtr(b, e.CreatedAt) },
-			Parse:  engine.Parse(wire.DateTime),
-			Value: func(e *ChannelThread) any {
-				if e.CreatedAt == nil {
-					return nil
-				}
-				return *e.CreatedAt
-			},
-		},
-		{
-			Member: "updated_at", Column: "updated_at", Type: spec.DateTime,
+			Parse:  engine.Parse(wire.DateTime), Value: func(e *ChannelThread) any { return engine.Val(e.CreatedAt) }},
+		{Member: "updated_at", Column: "updated_at", Type: spec.DateTime,
 			Append: func(b []byte, e *ChannelThread) []byte { return wire.AppendTimePtr(b, e.UpdatedAt) },
-			Parse:  engine.Parse(wire.DateTime),
-			Value: func(e *ChannelThread) any {
-				if e.UpdatedAt == nil {
-					return nil
-				}
-				return *e.UpdatedAt
-			},
-		},
+			Parse:  engine.Parse(wire.DateTime), Value: func(e *ChannelThread) any { return engine.Val(e.UpdatedAt) }},
 	},
 	Unique:   map[string]string{"id": "id"},
 	NewInput: func() engine.Input[ChannelThread] { return new(channelThreadInput) },
 	Encode:   appendChannelThread,
 	ID:       func(e *ChannelThread) string { return e.ID },
 	Table:    "channel_threads",
-	Select:   "SELECT \"id\", \"version\", \"case_id\", \"created_at\", \"updated_at\" FROM \"channel_threads\"",
+	Select:   `SELECT "id", "version", "case_id", "created_at", "updated_at" FROM "channel_threads"`,
 	Columns:  []string{"id", "version", "case_id", "created_at", "updated_at"},
 	Scan:     engine.ScanNew((*channelThreadRow).scan),
 	Scanner:  engine.ScanReuse((*channelThreadRow).scan),

@@ -167,21 +167,11 @@ func (in *contactInput) GivenID() (string, bool) { return in.ID.V, in.ID.Set }
 // stamps the server fills; updating, the members given (null clears) and
 // the update stamps not given.
 func (in *contactInput) Values(w *engine.Values, creating bool) {
-	if in.Assistant.Set {
-		w.Set("assistant", "text", engine.Val(in.Assistant.Value()))
-	}
-	if in.AssistantPhone.Set {
-		w.Set("assistant_phone", "text", engine.Val(in.AssistantPhone.Value()))
-	}
-	if in.Avatar.Set {
-		w.Set("avatar", "text", engine.Val(in.Avatar.Value()))
-	}
-	if in.Birthdate.Set {
-		w.Set("birthdate", "text", engine.Val(in.Birthdate.Value()))
-	}
-	if in.Controller.Set {
-		w.Set("controller", "text", engine.Val(in.Controller.Value()))
-	}
+	engine.Put(w, "assistant", "text", &in.Assistant)
+	engine.Put(w, "assistant_phone", "text", &in.AssistantPhone)
+	engine.Put(w, "avatar", "text", &in.Avatar)
+	engine.Put(w, "birthdate", "text", &in.Birthdate)
+	engine.Put(w, "controller", "text", &in.Controller)
 	switch {
 	case in.CreatedAt.Set && !in.CreatedAt.Null:
 		w.Set("created_at", "text", in.CreatedAt.V)
@@ -190,81 +180,31 @@ func (in *contactInput) Values(w *engine.Values, creating bool) {
 	case in.CreatedAt.Set:
 		w.Set("created_at", "text", nil)
 	}
-	if in.CreatedBy.Set {
-		w.Set("created_by", "text", engine.Val(in.CreatedBy.Value()))
-	}
-	if in.Department.Set {
-		w.Set("department", "text", engine.Val(in.Department.Value()))
-	}
-	if in.Description.Set {
-		w.Set("description", "text", engine.Val(in.Description.Value()))
-	}
-	if in.DoNotCall.Set {
-		w.Set("do_not_call", "boolean", engine.Val(in.DoNotCall.Value()))
-	}
-	if in.Email.Set {
-		w.Set("email", "text", engine.Val(in.Email.Value()))
-	}
-	if in.EmailOptOut.Set {
-		w.Set("email_opt_out", "boolean", engine.Val(in.EmailOptOut.Value()))
-	}
-	if in.Fax.Set {
-		w.Set("fax", "text", engine.Val(in.Fax.Value()))
-	}
-	if in.FaxOptOut.Set {
-		w.Set("fax_opt_out", "boolean", engine.Val(in.FaxOptOut.Value()))
-	}
-	if in.FirstName.Set {
-		w.Set("first_name", "text", engine.Val(in.FirstName.Value()))
-	}
-	if in.Handle.Set {
-		w.Set("handle", "text", engine.Val(in.Handle.Value()))
-	}
-	if in.IsInvalid.Set {
-		w.Set("is_invalid", "boolean", engine.Val(in.IsInvalid.Value()))
-	}
-	if in.Languages.Set {
-		w.Set("languages", "text", engine.Val(in.Languages.Value()))
-	}
-	if in.LastName.Set {
-		w.Set("last_name", "text", engine.Val(in.LastName.Value()))
-	}
-	if in.LastModifiedBy.Set {
-		w.Set("last_modified_by", "text", engine.Val(in.LastModifiedBy.Value()))
-	}
-	if in.LeadSource.Set {
-		w.Set("lead_source", "text", engine.Val(in.LeadSource.Value()))
-	}
-	if in.MailingCity.Set {
-		w.Set("mailing_city", "text", engine.Val(in.MailingCity.Value()))
-	}
-	if in.MailingCountry.Set {
-		w.Set("mailing_country", "text", engine.Val(in.MailingCountry.Value()))
-	}
-	if in.MailingGeocodeAccuracy.Set {
-		w.Set("mailing_geocode_accuracy", "text", engine.Val(in.MailingGeocodeAccuracy.Value()))
-	}
-	if in.MailingState.Set {
-		w.Set("mailing_state", "text", engine.Val(in.MailingState.Value()))
-	}
-	if in.MailingStreet.Set {
-		w.Set("mailing_street", "text", engine.Val(in.MailingStreet.Value()))
-	}
-	if in.Owner.Set {
-		w.Set("owner", "text", engine.Val(in.Owner.Value()))
-	}
-	if in.Phone.Set {
-		w.Set("phone", "text", engine.Val(in.Phone.Value()))
-	}
-	if in.PhotoURL.Set {
-		w.Set("photo_url", "text", engine.Val(in.PhotoURL.Value()))
-	}
-	if in.Processor.Set {
-		w.Set("processor", "text", engine.Val(in.Processor.Value()))
-	}
-	if in.Title.Set {
-		w.Set("title", "text", engine.Val(in.Title.Value()))
-	}
+	engine.Put(w, "created_by", "text", &in.CreatedBy)
+	engine.Put(w, "department", "text", &in.Department)
+	engine.Put(w, "description", "text", &in.Description)
+	engine.Put(w, "do_not_call", "boolean", &in.DoNotCall)
+	engine.Put(w, "email", "text", &in.Email)
+	engine.Put(w, "email_opt_out", "boolean", &in.EmailOptOut)
+	engine.Put(w, "fax", "text", &in.Fax)
+	engine.Put(w, "fax_opt_out", "boolean", &in.FaxOptOut)
+	engine.Put(w, "first_name", "text", &in.FirstName)
+	engine.Put(w, "handle", "text", &in.Handle)
+	engine.Put(w, "is_invalid", "boolean", &in.IsInvalid)
+	engine.Put(w, "languages", "text", &in.Languages)
+	engine.Put(w, "last_name", "text", &in.LastName)
+	engine.Put(w, "last_modified_by", "text", &in.LastModifiedBy)
+	engine.Put(w, "lead_source", "text", &in.LeadSource)
+	engine.Put(w, "mailing_city", "text", &in.MailingCity)
+	engine.Put(w, "mailing_country", "text", &in.MailingCountry)
+	engine.Put(w, "mailing_geocode_accuracy", "text", &in.MailingGeocodeAccuracy)
+	engine.Put(w, "mailing_state", "text", &in.MailingState)
+	engine.Put(w, "mailing_street", "text", &in.MailingStreet)
+	engine.Put(w, "owner", "text", &in.Owner)
+	engine.Put(w, "phone", "text", &in.Phone)
+	engine.Put(w, "photo_url", "text", &in.PhotoURL)
+	engine.Put(w, "processor", "text", &in.Processor)
+	engine.Put(w, "title", "text", &in.Title)
 }
 
 // Parents implements engine.Input.
@@ -279,71 +219,71 @@ func (in *contactInput) Then(creating bool) ([]engine.Step, error) {
 
 // appendContact appends a Contact as JSON, every member present.
 func appendContact(b []byte, e *Contact) []byte {
-	b = append(b, "{\"id\":"...)
+	b = append(b, `{"id":`...)
 	b = wire.AppendString(b, e.ID)
-	b = append(b, ",\"version\":"...)
+	b = append(b, `,"version":`...)
 	b = wire.AppendInt(b, int64(e.Version))
-	b = append(b, ",\"assistant\":"...)
+	b = append(b, `,"assistant":`...)
 	b = wire.AppendStringPtr(b, e.Assistant)
-	b = append(b, ",\"assistant_phone\":"...)
+	b = append(b, `,"assistant_phone":`...)
 	b = wire.AppendStringPtr(b, e.AssistantPhone)
-	b = append(b, ",\"avatar\":"...)
+	b = append(b, `,"avatar":`...)
 	b = wire.AppendStringPtr(b, e.Avatar)
-	b = append(b, ",\"birthdate\":"...)
+	b = append(b, `,"birthdate":`...)
 	b = wire.AppendStringPtr(b, e.Birthdate)
-	b = append(b, ",\"controller\":"...)
+	b = append(b, `,"controller":`...)
 	b = wire.AppendStringPtr(b, e.Controller)
-	b = append(b, ",\"created_at\":"...)
+	b = append(b, `,"created_at":`...)
 	b = wire.AppendStringPtr(b, e.CreatedAt)
-	b = append(b, ",\"created_by\":"...)
+	b = append(b, `,"created_by":`...)
 	b = wire.AppendStringPtr(b, e.CreatedBy)
-	b = append(b, ",\"department\":"...)
+	b = append(b, `,"department":`...)
 	b = wire.AppendStringPtr(b, e.Department)
-	b = append(b, ",\"description\":"...)
+	b = append(b, `,"description":`...)
 	b = wire.AppendStringPtr(b, e.Description)
-	b = append(b, ",\"do_not_call\":"...)
+	b = append(b, `,"do_not_call":`...)
 	b = wire.AppendBoolPtr(b, e.DoNotCall)
-	b = append(b, ",\"email\":"...)
+	b = append(b, `,"email":`...)
 	b = wire.AppendStringPtr(b, e.Email)
-	b = append(b, ",\"email_opt_out\":"...)
+	b = append(b, `,"email_opt_out":`...)
 	b = wire.AppendBoolPtr(b, e.EmailOptOut)
-	b = append(b, ",\"fax\":"...)
+	b = append(b, `,"fax":`...)
 	b = wire.AppendStringPtr(b, e.Fax)
-	b = append(b, ",\"fax_opt_out\":"...)
+	b = append(b, `,"fax_opt_out":`...)
 	b = wire.AppendBoolPtr(b, e.FaxOptOut)
-	b = append(b, ",\"first_name\":"...)
+	b = append(b, `,"first_name":`...)
 	b = wire.AppendStringPtr(b, e.FirstName)
-	b = append(b, ",\"handle\":"...)
+	b = append(b, `,"handle":`...)
 	b = wire.AppendStringPtr(b, e.Handle)
-	b = append(b, ",\"is_invalid\":"...)
+	b = append(b, `,"is_invalid":`...)
 	b = wire.AppendBoolPtr(b, e.IsInvalid)
-	b = append(b, ",\"languages\":"...)
+	b = append(b, `,"languages":`...)
 	b = wire.AppendStringPtr(b, e.Languages)
-	b = append(b, ",\"last_name\":"...)
+	b = append(b, `,"last_name":`...)
 	b = wire.AppendStringPtr(b, e.LastName)
-	b = append(b, ",\"last_modified_by\":"...)
+	b = append(b, `,"last_modified_by":`...)
 	b = wire.AppendStringPtr(b, e.LastModifiedBy)
-	b = append(b, ",\"lead_source\":"...)
+	b = append(b, `,"lead_source":`...)
 	b = wire.AppendStringPtr(b, e.LeadSource)
-	b = append(b, ",\"mailing_city\":"...)
+	b = append(b, `,"mailing_city":`...)
 	b = wire.AppendStringPtr(b, e.MailingCity)
-	b = append(b, ",\"mailing_country\":"...)
+	b = append(b, `,"mailing_country":`...)
 	b = wire.AppendStringPtr(b, e.MailingCountry)
-	b = append(b, ",\"mailing_geocode_accuracy\":"...)
+	b = append(b, `,"mailing_geocode_accuracy":`...)
 	b = wire.AppendStringPtr(b, e.MailingGeocodeAccuracy)
-	b = append(b, ",\"mailing_state\":"...)
+	b = append(b, `,"mailing_state":`...)
 	b = wire.AppendStringPtr(b, e.MailingState)
-	b = append(b, ",\"mailing_street\":"...)
+	b = append(b, `,"mailing_street":`...)
 	b = wire.AppendStringPtr(b, e.MailingStreet)
-	b = append(b, ",\"owner\":"...)
+	b = append(b, `,"owner":`...)
 	b = wire.AppendStringPtr(b, e.Owner)
-	b = append(b, ",\"phone\":"...)
+	b = append(b, `,"phone":`...)
 	b = wire.AppendStringPtr(b, e.Phone)
-	b = append(b, ",\"photo_url\":"...)
+	b = append(b, `,"photo_url":`...)
 	b = wire.AppendStringPtr(b, e.PhotoURL)
-	b = append(b, ",\"processor\":"...)
+	b = append(b, `,"processor":`...)
 	b = wire.AppendStringPtr(b, e.Processor)
-	b = append(b, ",\"title\":"...)
+	b = append(b, `,"title":`...)
 	b = wire.AppendStringPtr(b, e.Title)
 	return append(b, '}')
 }
@@ -352,139 +292,77 @@ func appendContact(b []byte, e *Contact) []byte {
 // columns that the record's pointers then point into, so a record read costs
 // one allocation.
 type contactRow struct {
-	e   Contact
-	f2  sql.NullString
-	f3  sql.NullString
-	f4  sql.NullString
-	f5  sql.NullString
-	f6  sql.NullString
-	f7  sql.NullString
-	f8  sql.NullString
-	f9  sql.NullString
-	f10 sql.NullString
-	f11 sql.NullBool
-	f12 sql.NullString
-	f13 sql.NullBool
-	f14 sql.NullString
-	f15 sql.NullBool
-	f16 sql.NullString
-	f17 sql.NullString
-	f18 sql.NullBool
-	f19 sql.NullString
-	f20 sql.NullString
-	f21 sql.NullString
-	f22 sql.NullString
-	f23 sql.NullString
-	f24 sql.NullString
-	f25 sql.NullString
-	f26 sql.NullString
-	f27 sql.NullString
-	f28 sql.NullString
-	f29 sql.NullString
-	f30 sql.NullString
-	f31 sql.NullString
-	f32 sql.NullString
+	e                      Contact
+	Assistant              sql.Null[string]
+	AssistantPhone         sql.Null[string]
+	Avatar                 sql.Null[string]
+	Birthdate              sql.Null[string]
+	Controller             sql.Null[string]
+	CreatedAt              sql.Null[string]
+	CreatedBy              sql.Null[string]
+	Department             sql.Null[string]
+	Description            sql.Null[string]
+	DoNotCall              sql.Null[bool]
+	Email                  sql.Null[string]
+	EmailOptOut            sql.Null[bool]
+	Fax                    sql.Null[string]
+	FaxOptOut              sql.Null[bool]
+	FirstName              sql.Null[string]
+	Handle                 sql.Null[string]
+	IsInvalid              sql.Null[bool]
+	Languages              sql.Null[string]
+	LastName               sql.Null[string]
+	LastModifiedBy         sql.Null[string]
+	LeadSource             sql.Null[string]
+	MailingCity            sql.Null[string]
+	MailingCountry         sql.Null[string]
+	MailingGeocodeAccuracy sql.Null[string]
+	MailingState           sql.Null[string]
+	MailingStreet          sql.Null[string]
+	Owner                  sql.Null[string]
+	Phone                  sql.Null[string]
+	PhotoURL               sql.Null[string]
+	Processor              sql.Null[string]
+	Title                  sql.Null[string]
 }
 
 // scan reads one row of contactResource.Select into r, which is zero,
 // and answers its record (engine.ScanNew, engine.ScanReuse).
 func (r *contactRow) scan(rows engine.Row) (*Contact, error) {
-	if err := rows.Scan(&r.e.ID, &r.e.Version, &r.f2, &r.f3, &r.f4, &r.f5, &r.f6, &r.f7, &r.f8, &r.f9, &r.f10, &r.f11, &r.f12, &r.f13, &r.f14, &r.f15, &r.f16, &r.f17, &r.f18, &r.f19, &r.f20, &r.f21, &r.f22, &r.f23, &r.f24, &r.f25, &r.f26, &r.f27, &r.f28, &r.f29, &r.f30, &r.f31, &r.f32); err != nil {
+	if err := rows.Scan(&r.e.ID, &r.e.Version, &r.Assistant, &r.AssistantPhone, &r.Avatar, &r.Birthdate, &r.Controller, &r.CreatedAt, &r.CreatedBy, &r.Department, &r.Description, &r.DoNotCall, &r.Email, &r.EmailOptOut, &r.Fax, &r.FaxOptOut, &r.FirstName, &r.Handle, &r.IsInvalid, &r.Languages, &r.LastName, &r.LastModifiedBy, &r.LeadSource, &r.MailingCity, &r.MailingCountry, &r.MailingGeocodeAccuracy, &r.MailingState, &r.MailingStreet, &r.Owner, &r.Phone, &r.PhotoURL, &r.Processor, &r.Title); err != nil {
 		return nil, err
 	}
-	if r.f2.Valid {
-		r.e.Assistant = &r.f2.String
-	}
-	if r.f3.Valid {
-		r.e.AssistantPhone = &r.f3.String
-	}
-	if r.f4.Valid {
-		r.e.Avatar = &r.f4.String
-	}
-	if r.f5.Valid {
-		r.e.Birthdate = &r.f5.String
-	}
-	if r.f6.Valid {
-		r.e.Controller = &r.f6.String
-	}
-	if r.f7.Valid {
-		r.e.CreatedAt = &r.f7.String
-	}
-	if r.f8.Valid {
-		r.e.CreatedBy = &r.f8.String
-	}
-	if r.f9.Valid {
-		r.e.Department = &r.f9.String
-	}
-	if r.f10.Valid {
-		r.e.Description = &r.f10.String
-	}
-	if r.f11.Valid {
-		r.e.DoNotCall = &r.f11.Bool
-	}
-	if r.f12.Valid {
-		r.e.Email = &r.f12.String
-	}
-	if r.f13.Valid {
-		r.e.EmailOptOut = &r.f13.Bool
-	}
-	if r.f14.Valid {
-		r.e.Fax = &r.f14.String
-	}
-	if r.f15.Valid {
-		r.e.FaxOptOut = &r.f15.Bool
-	}
-	if r.f16.Valid {
-		r.e.FirstName = &r.f16.String
-	}
-	if r.f17.Valid {
-		r.e.Handle = &r.f17.String
-	}
-	if r.f18.Valid {
-		r.e.IsInvalid = &r.f18.Bool
-	}
-	if r.f19.Valid {
-		r.e.Languages = &r.f19.String
-	}
-	if r.f20.Valid {
-		r.e.LastName = &r.f20.String
-	}
-	if r.f21.Valid {
-		r.e.LastModifiedBy = &r.f21.String
-	}
-	if r.f22.Valid {
-		r.e.LeadSource = &r.f22.String
-	}
-	if r.f23.Valid {
-		r.e.MailingCity = &r.f23.String
-	}
-	if r.f24.Valid {
-		r.e.MailingCountry = &r.f24.String
-	}
-	if r.f25.Valid {
-		r.e.MailingGeocodeAccuracy = &r.f25.String
-	}
-	if r.f26.Valid {
-		r.e.MailingState = &r.f26.String
-	}
-	if r.f27.Valid {
-		r.e.MailingStreet = &r.f27.String
-	}
-	if r.f28.Valid {
-		r.e.Owner = &r.f28.String
-	}
-	if r.f29.Valid {
-		r.e.Phone = &r.f29.String
-	}
-	if r.f30.Valid {
-		r.e.PhotoURL = &r.f30.String
-	}
-	if r.f31.Valid {
-		r.e.Processor = &r.f31.String
-	}
-	if r.f32.Valid {
-		r.e.Title = &r.f32.String
-	}
+	r.e.Assistant = engine.Held(&r.Assistant)
+	r.e.AssistantPhone = engine.Held(&r.AssistantPhone)
+	r.e.Avatar = engine.Held(&r.Avatar)
+	r.e.Birthdate = engine.Held(&r.Birthdate)
+	r.e.Controller = engine.Held(&r.Controller)
+	r.e.CreatedAt = engine.Held(&r.CreatedAt)
+	r.e.CreatedBy = engine.Held(&r.CreatedBy)
+	r.e.Department = engine.Held(&r.Department)
+	r.e.Description = engine.Held(&r.Description)
+	r.e.DoNotCall = engine.Held(&r.DoNotCall)
+	r.e.Email = engine.Held(&r.Email)
+	r.e.EmailOptOut = engine.Held(&r.EmailOptOut)
+	r.e.Fax = engine.Held(&r.Fax)
+	r.e.FaxOptOut = engine.Held(&r.FaxOptOut)
+	r.e.FirstName = engine.Held(&r.FirstName)
+	r.e.Handle = engine.Held(&r.Handle)
+	r.e.IsInvalid = engine.Held(&r.IsInvalid)
+	r.e.Languages = engine.Held(&r.Languages)
+	r.e.LastName = engine.Held(&r.LastName)
+	r.e.LastModifiedBy = engine.Held(&r.LastModifiedBy)
+	r.e.LeadSource = engine.Held(&r.LeadSource)
+	r.e.MailingCity = engine.Held(&r.MailingCity)
+	r.e.MailingCountry = engine.Held(&r.MailingCountry)
+	r.e.MailingGeocodeAccuracy = engine.Held(&r.MailingGeocodeAccuracy)
+	r.e.MailingState = engine.Held(&r.MailingState)
+	r.e.MailingStreet = engine.Held(&r.MailingStreet)
+	r.e.Owner = engine.Held(&r.Owner)
+	r.e.Phone = engine.Held(&r.Phone)
+	r.e.PhotoURL = engine.Held(&r.PhotoURL)
+	r.e.Processor = engine.Held(&r.Processor)
+	r.e.Title = engine.Held(&r.Title)
 	return &r.e, nil
 }
 
@@ -495,366 +373,112 @@ var contactResource = &engine.Resource[Contact]{
 	Object:  "contact",
 	Members: []string{"assistant", "assistant_phone", "avatar", "birthdate", "controller", "created_at", "created_by", "department", "description", "do_not_call", "email", "email_opt_out", "fax", "fax_opt_out", "first_name", "handle", "is_invalid", "languages", "last_modified_by", "last_name", "lead_source", "mailing_city", "mailing_country", "mailing_geocode_accuracy", "mailing_state", "mailing_street", "owner", "phone", "photo_url", "processor", "title"},
 	Fields: []engine.Field[Contact]{
-		{
-			Member: "id", Column: "id", Type: spec.String,
+		{Member: "id", Column: "id", Type: spec.String,
 			Append: func(b []byte, e *Contact) []byte { return wire.AppendString(b, e.ID) },
-			Parse:  engine.Parse(wire.ID),
-			Value:  func(e *Contact) any { return e.ID },
-		},
-		{
-			Member: "version", Column: "version", Type: spec.Integer,
+			Parse:  engine.Parse(wire.ID), Value: func(e *Contact) any { return e.ID }},
+		{Member: "version", Column: "version", Type: spec.Integer,
 			Append: func(b []byte, e *Contact) []byte { return wire.AppendInt(b, int64(e.Version)) },
-			Parse:  engine.Parse(wire.Int64),
-			Value:  func(e *Contact) any { return e.Version },
-		},
-		{
-			Member: "assistant", Column: "assistant", Type: spec.String,
+			Parse:  engine.Parse(wire.Int64), Value: func(e *Contact) any { return e.Version }},
+		{Member: "assistant", Column: "assistant", Type: spec.String,
 			Append: func(b []byte, e *Contact) []byte { return wire.AppendStringPtr(b, e.Assistant) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *Contact) any {
-				if e.Assistant == nil {
-					return nil
-				}
-				return *e.Assistant
-			},
-		},
-		{
-			Member: "assistant_phone", Column: "assistant_phone", Type: spec.String,
+			Parse:  engine.Parse(wire.String), Value: func(e *Contact) any { return engine.Val(e.Assistant) }},
+		{Member: "assistant_phone", Column: "assistant_phone", Type: spec.String,
 			Append: func(b []byte, e *Contact) []byte { return wire.AppendStringPtr(b, e.AssistantPhone) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *Contact) any {
-				if e.AssistantPhone == nil {
-					return nil
-				}
-				return *e.AssistantPhone
-			},
-		},
-		{
-			Member: "avatar", Column: "avatar", Type: spec.String,
+			Parse:  engine.Parse(wire.String), Value: func(e *Contact) any { return engine.Val(e.AssistantPhone) }},
+		{Member: "avatar", Column: "avatar", Type: spec.String,
 			Append: func(b []byte, e *Contact) []byte { return wire.AppendStringPtr(b, e.Avatar) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *Contact) any {
-				if e.Avatar == nil {
-					return nil
-				}
-				return *e.Avatar
-			},
-		},
-		{
-			Member: "birthdate", Column: "birthdate", Type: spec.String,
+			Parse:  engine.Parse(wire.String), Value: func(e *Contact) any { return engine.Val(e.Avatar) }},
+		{Member: "birthdate", Column: "birthdate", Type: spec.String,
 			Append: func(b []byte, e *Contact) []byte { return wire.AppendStringPtr(b, e.Birthdate) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *Contact) any {
-				if e.Birthdate == nil {
-					return nil
-				}
-				return *e.Birthdate
-			},
-		},
-		{
-			Member: "controller", Column: "controller", Type: spec.String,
+			Parse:  engine.Parse(wire.String), Value: func(e *Contact) any { return engine.Val(e.Birthdate) }},
+		{Member: "controller", Column: "controller", Type: spec.String,
 			Append: func(b []byte, e *Contact) []byte { return wire.AppendStringPtr(b, e.Controller) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *Contact) any {
-				if e.Controller == nil {
-					return nil
-				}
-				return *e.Controller
-			},
-		},
-		{
-			Member: "created_at", Column: "created_at", Type: spec.String, Sortable: true,
+			Parse:  engine.Parse(wire.String), Value: func(e *Contact) any { return engine.Val(e.Controller) }},
+		{Member: "created_at", Column: "created_at", Type: spec.String, Sortable: true,
 			Append: func(b []byte, e *Contact) []byte { return wire.AppendStringPtr(b, e.CreatedAt) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *Contact) any {
-				if e.CreatedAt == nil {
-					return nil
-				}
-				return *e.CreatedAt
-			},
-		},
-		{
-			Member: "created_by", Column: "created_by", Type: spec.String,
+			Parse:  engine.Parse(wire.String), Value: func(e *Contact) any { return engine.Val(e.CreatedAt) }},
+		{Member: "created_by", Column: "created_by", Type: spec.String,
 			Append: func(b []byte, e *Contact) []byte { return wire.AppendStringPtr(b, e.CreatedBy) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *Contact) any {
-				if e.CreatedBy == nil {
-					return nil
-				}
-				return *e.CreatedBy
-			},
-		},
-		{
-			Member: "department", Column: "department", Type: spec.String,
+			Parse:  engine.Parse(wire.String), Value: func(e *Contact) any { return engine.Val(e.CreatedBy) }},
+		{Member: "department", Column: "department", Type: spec.String,
 			Append: func(b []byte, e *Contact) []byte { return wire.AppendStringPtr(b, e.Department) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *Contact) any {
-				if e.Department == nil {
-					return nil
-				}
-				return *e.Department
-			},
-		},
-		{
-			Member: "description", Column: "description", Type: spec.String,
+			Parse:  engine.Parse(wire.String), Value: func(e *Contact) any { return engine.Val(e.Department) }},
+		{Member: "description", Column: "description", Type: spec.String,
 			Append: func(b []byte, e *Contact) []byte { return wire.AppendStringPtr(b, e.Description) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *Contact) any {
-				if e.Description == nil {
-					return nil
-				}
-				return *e.Description
-			},
-		},
-		{
-			Member: "do_not_call", Column: "do_not_call", Type: spec.Boolean,
+			Parse:  engine.Parse(wire.String), Value: func(e *Contact) any { return engine.Val(e.Description) }},
+		{Member: "do_not_call", Column: "do_not_call", Type: spec.Boolean,
 			Append: func(b []byte, e *Contact) []byte { return wire.AppendBoolPtr(b, e.DoNotCall) },
-			Parse:  engine.Parse(wire.Bool),
-			Value: func(e *Contact) any {
-				if e.DoNotCall == nil {
-					return nil
-				}
-				return *e.DoNotCall
-			},
-		},
-		{
-			Member: "email", Column: "email", Type: spec.String,
+			Parse:  engine.Parse(wire.Bool), Value: func(e *Contact) any { return engine.Val(e.DoNotCall) }},
+		{Member: "email", Column: "email", Type: spec.String,
 			Append: func(b []byte, e *Contact) []byte { return wire.AppendStringPtr(b, e.Email) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *Contact) any {
-				if e.Email == nil {
-					return nil
-				}
-				return *e.Email
-			},
-		},
-		{
-			Member: "email_opt_out", Column: "email_opt_out", Type: spec.Boolean,
+			Parse:  engine.Parse(wire.String), Value: func(e *Contact) any { return engine.Val(e.Email) }},
+		{Member: "email_opt_out", Column: "email_opt_out", Type: spec.Boolean,
 			Append: func(b []byte, e *Contact) []byte { return wire.AppendBoolPtr(b, e.EmailOptOut) },
-			Parse:  engine.Parse(wire.Bool),
-			Value: func(e *Contact) any {
-				if e.EmailOptOut == nil {
-					return nil
-				}
-				return *e.EmailOptOut
-			},
-		},
-		{
-			Member: "fax", Column: "fax", Type: spec.String,
+			Parse:  engine.Parse(wire.Bool), Value: func(e *Contact) any { return engine.Val(e.EmailOptOut) }},
+		{Member: "fax", Column: "fax", Type: spec.String,
 			Append: func(b []byte, e *Contact) []byte { return wire.AppendStringPtr(b, e.Fax) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *Contact) any {
-				if e.Fax == nil {
-					return nil
-				}
-				return *e.Fax
-			},
-		},
-		{
-			Member: "fax_opt_out", Column: "fax_opt_out", Type: spec.Boolean,
+			Parse:  engine.Parse(wire.String), Value: func(e *Contact) any { return engine.Val(e.Fax) }},
+		{Member: "fax_opt_out", Column: "fax_opt_out", Type: spec.Boolean,
 			Append: func(b []byte, e *Contact) []byte { return wire.AppendBoolPtr(b, e.FaxOptOut) },
-			Parse:  engine.Parse(wire.Bool),
-			Value: func(e *Contact) any {
-				if e.FaxOptOut == nil {
-					return nil
-				}
-				return *e.FaxOptOut
-			},
-		},
-		{
-			Member: "first_name", Column: "first_name", Type: spec.String,
+			Parse:  engine.Parse(wire.Bool), Value: func(e *Contact) any { return engine.Val(e.FaxOptOut) }},
+		{Member: "first_name", Column: "first_name", Type: spec.String,
 			Append: func(b []byte, e *Contact) []byte { return wire.AppendStringPtr(b, e.FirstName) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *Contact) any {
-				if e.FirstName == nil {
-					return nil
-				}
-				return *e.FirstName
-			},
-		},
-		{
-			Member: "handle", Column: "handle", Type: spec.String,
+			Parse:  engine.Parse(wire.String), Value: func(e *Contact) any { return engine.Val(e.FirstName) }},
+		{Member: "handle", Column: "handle", Type: spec.String,
 			Append: func(b []byte, e *Contact) []byte { return wire.AppendStringPtr(b, e.Handle) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *Contact) any {
-				if e.Handle == nil {
-					return nil
-				}
-				return *e.Handle
-			},
-		},
-		{
-			Member: "is_invalid", Column: "is_invalid", Type: spec.Boolean,
+			Parse:  engine.Parse(wire.String), Value: func(e *Contact) any { return engine.Val(e.Handle) }},
+		{Member: "is_invalid", Column: "is_invalid", Type: spec.Boolean,
 			Append: func(b []byte, e *Contact) []byte { return wire.AppendBoolPtr(b, e.IsInvalid) },
-			Parse:  engine.Parse(wire.Bool),
-			Value: func(e *Contact) any {
-				if e.IsInvalid == nil {
-					return nil
-				}
-				return *e.IsInvalid
-			},
-		},
-		{
-			Member: "languages", Column: "languages", Type: spec.String,
+			Parse:  engine.Parse(wire.Bool), Value: func(e *Contact) any { return engine.Val(e.IsInvalid) }},
+		{Member: "languages", Column: "languages", Type: spec.String,
 			Append: func(b []byte, e *Contact) []byte { return wire.AppendStringPtr(b, e.Languages) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *Contact) any {
-				if e.Languages == nil {
-					return nil
-				}
-				return *e.Languages
-			},
-		},
-		{
-			Member: "last_name", Column: "last_name", Type: spec.String,
+			Parse:  engine.Parse(wire.String), Value: func(e *Contact) any { return engine.Val(e.Languages) }},
+		{Member: "last_name", Column: "last_name", Type: spec.String,
 			Append: func(b []byte, e *Contact) []byte { return wire.AppendStringPtr(b, e.LastName) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *Contact) any {
-				if e.LastName == nil {
-					return nil
-				}
-				return *e.LastName
-			},
-		},
-		{
-			Member: "last_modified_by", Column: "last_modified_by", Type: spec.String,
+			Parse:  engine.Parse(wire.String), Value: func(e *Contact) any { return engine.Val(e.LastName) }},
+		{Member: "last_modified_by", Column: "last_modified_by", Type: spec.String,
 			Append: func(b []byte, e *Contact) []byte { return wire.AppendStringPtr(b, e.LastModifiedBy) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *Contact) any {
-				if e.LastModifiedBy == nil {
-					return nil
-				}
-				return *e.LastModifiedBy
-			},
-		},
-		{
-			Member: "lead_source", Column: "lead_source", Type: spec.String,
+			Parse:  engine.Parse(wire.String), Value: func(e *Contact) any { return engine.Val(e.LastModifiedBy) }},
+		{Member: "lead_source", Column: "lead_source", Type: spec.String,
 			Append: func(b []byte, e *Contact) []byte { return wire.AppendStringPtr(b, e.LeadSource) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *Contact) any {
-				if e.LeadSource == nil {
-					return nil
-				}
-				return *e.LeadSource
-			},
-		},
-		{
-			Member: "mailing_city", Column: "mailing_city", Type: spec.String,
+			Parse:  engine.Parse(wire.String), Value: func(e *Contact) any { return engine.Val(e.LeadSource) }},
+		{Member: "mailing_city", Column: "mailing_city", Type: spec.String,
 			Append: func(b []byte, e *Contact) []byte { return wire.AppendStringPtr(b, e.MailingCity) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *Contact) any {
-				if e.MailingCity == nil {
-					return nil
-				}
-				return *e.MailingCity
-			},
-		},
-		{
-			Member: "mailing_country", Column: "mailing_country", Type: spec.String,
+			Parse:  engine.Parse(wire.String), Value: func(e *Contact) any { return engine.Val(e.MailingCity) }},
+		{Member: "mailing_country", Column: "mailing_country", Type: spec.String,
 			Append: func(b []byte, e *Contact) []byte { return wire.AppendStringPtr(b, e.MailingCountry) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *Contact) any {
-				if e.MailingCountry == nil {
-					return nil
-				}
-				return *e.MailingCountry
-			},
-		},
-		{
-			Member: "mailing_geocode_accuracy", Column: "mailing_geocode_accuracy", Type: spec.String,
+			Parse:  engine.Parse(wire.String), Value: func(e *Contact) any { return engine.Val(e.MailingCountry) }},
+		{Member: "mailing_geocode_accuracy", Column: "mailing_geocode_accuracy", Type: spec.String,
 			Append: func(b []byte, e *Contact) []byte { return wire.AppendStringPtr(b, e.MailingGeocodeAccuracy) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *Contact) any {
-				if e.MailingGeocodeAccuracy == nil {
-					return nil
-				}
-				return *e.MailingGeocodeAccuracy
-			},
-		},
-		{
-			Member: "mailing_state", Column: "mailing_state", Type: spec.String,
+			Parse:  engine.Parse(wire.String), Value: func(e *Contact) any { return engine.Val(e.MailingGeocodeAccuracy) }},
+		{Member: "mailing_state", Column: "mailing_state", Type: spec.String,
 			Append: func(b []byte, e *Contact) []byte { return wire.AppendStringPtr(b, e.MailingState) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *Contact) any {
-				if e.MailingState == nil {
-					return nil
-				}
-				return *e.MailingState
-			},
-		},
-		{
-			Member: "mailing_street", Column: "mailing_street", Type: spec.String,
+			Parse:  engine.Parse(wire.String), Value: func(e *Contact) any { return engine.Val(e.MailingState) }},
+		{Member: "mailing_street", Column: "mailing_street", Type: spec.String,
 			Append: func(b []byte, e *Contact) []byte { return wire.AppendStringPtr(b, e.MailingStreet) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *Contact) any {
-				if e.MailingStreet == nil {
-					return nil
-				}
-				return *e.MailingStreet
-			},
-		},
-		{
-			Member: "owner", Column: "owner", Type: spec.String,
+			Parse:  engine.Parse(wire.String), Value: func(e *Contact) any { return engine.Val(e.MailingStreet) }},
+		{Member: "owner", Column: "owner", Type: spec.String,
 			Append: func(b []byte, e *Contact) []byte { return wire.AppendStringPtr(b, e.Owner) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *Contact) any {
-				if e.Owner == nil {
-					return nil
-				}
-				return *e.Owner
-			},
-		},
-		{
-			Member: "phone", Column: "phone", Type: spec.String,
+			Parse:  engine.Parse(wire.String), Value: func(e *Contact) any { return engine.Val(e.Owner) }},
+		{Member: "phone", Column: "phone", Type: spec.String,
 			Append: func(b []byte, e *Contact) []byte { return wire.AppendStringPtr(b, e.Phone) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *Contact) any {
-				if e.Phone == nil {
-					return nil
-				}
-				return *e.Phone
-			},
-		},
-		{
-			Member: "photo_url", Column: "photo_url", Type: spec.String,
+			Parse:  engine.Parse(wire.String), Value: func(e *Contact) any { return engine.Val(e.Phone) }},
+		{Member: "photo_url", Column: "photo_url", Type: spec.String,
 			Append: func(b []byte, e *Contact) []byte { return wire.AppendStringPtr(b, e.PhotoURL) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *Contact) any {
-				if e.PhotoURL == nil {
-					return nil
-				}
-				return *e.PhotoURL
-			},
-		},
-		{
-			Member: "processor", Column: "processor", Type: spec.String,
+			Parse:  engine.Parse(wire.String), Value: func(e *Contact) any { return engine.Val(e.PhotoURL) }},
+		{Member: "processor", Column: "processor", Type: spec.String,
 			Append: func(b []byte, e *Contact) []byte { return wire.AppendStringPtr(b, e.Processor) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *Contact) any {
-				if e.Processor == nil {
-					return nil
-				}
-				return *e.Processor
-			},
-		},
-		{
-			Member: "title", Column: "title", Type: spec.String,
+			Parse:  engine.Parse(wire.String), Value: func(e *Contact) any { return engine.Val(e.Processor) }},
+		{Member: "title", Column: "title", Type: spec.String,
 			Append: func(b []byte, e *Contact) []byte { return wire.AppendStringPtr(b, e.Title) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *Contact) any {
-				if e.Title == nil {
-					return nil
-				}
-				return *e.Title
-			},
-		},
+			Parse:  engine.Parse(wire.String), Value: func(e *Contact) any { return engine.Val(e.Title) }},
 	},
 	Unique:   map[string]string{"id": "id"},
 	NewInput: func() engine.Input[Contact] { return new(contactInput) },
 	Encode:   appendContact,
 	ID:       func(e *Contact) string { return e.ID },
 	Table:    "contacts",
-	Select:   "SELECT \"id\", \"version\", \"assistant\", \"assistant_phone\", \"avatar\", \"birthdate\", \"controller\", \"created_at\", \"created_by\", \"department\", \"description\", \"do_not_call\", \"email\", \"email_opt_out\", \"fax\", \"fax_opt_out\", \"first_name\", \"handle\", \"is_invalid\", \"languages\", \"last_name\", \"last_modified_by\", \"lead_source\", \"mailing_city\", \"mailing_country\", \"mailing_geocode_accuracy\", \"mailing_state\", \"mailing_street\", \"owner\", \"phone\", \"photo_url\", \"processor\", \"title\" FROM \"contacts\"",
+	Select:   `SELECT "id", "version", "assistant", "assistant_phone", "avatar", "birthdate", "controller", "created_at", "created_by", "department", "description", "do_not_call", "email", "email_opt_out", "fax", "fax_opt_out", "first_name", "handle", "is_invalid", "languages", "last_name", "last_modified_by", "lead_source", "mailing_city", "mailing_country", "mailing_geocode_accuracy", "mailing_state", "mailing_street", "owner", "phone", "photo_url", "processor", "title" FROM "contacts"`,
 	Columns:  []string{"id", "version", "assistant", "assistant_phone", "avatar", "birthdate", "controller", "created_at", "created_by", "department", "description", "do_not_call", "email", "email_opt_out", "fax", "fax_opt_out", "first_name", "handle", "is_invalid", "languages", "last_name", "last_modified_by", "lead_source", "mailing_city", "mailing_country", "mailing_geocode_accuracy", "mailing_state", "mailing_street", "owner", "phone", "photo_url", "processor", "title"},
 	Scan:     engine.ScanNew((*contactRow).scan),
 	Scanner:  engine.ScanReuse((*contactRow).scan),

@@ -74,30 +74,14 @@ func (in *customerInput) GivenID() (string, bool) { return in.ID.V, in.ID.Set }
 // stamps the server fills; updating, the members given (null clears) and
 // the update stamps not given.
 func (in *customerInput) Values(w *engine.Values, creating bool) {
-	if in.SSOID.Set {
-		w.Set("sso_id", "text", engine.Val(in.SSOID.Value()))
-	}
-	if in.Email.Set {
-		w.Set("email", "text", engine.Val(in.Email.Value()))
-	}
-	if in.FirstName.Set {
-		w.Set("first_name", "text", engine.Val(in.FirstName.Value()))
-	}
-	if in.LastName.Set {
-		w.Set("last_name", "text", engine.Val(in.LastName.Value()))
-	}
-	if in.Phone.Set {
-		w.Set("phone", "text", engine.Val(in.Phone.Value()))
-	}
-	if in.PaymentCustomerID.Set {
-		w.Set("payment_customer_id", "text", engine.Val(in.PaymentCustomerID.Value()))
-	}
-	if in.Timestamp.Set {
-		w.Set("timestamp", "text", engine.Val(in.Timestamp.Value()))
-	}
-	if in.ActivationDate.Set {
-		w.Set("activation_date", "text", engine.Val(in.ActivationDate.Value()))
-	}
+	engine.Put(w, "sso_id", "text", &in.SSOID)
+	engine.Put(w, "email", "text", &in.Email)
+	engine.Put(w, "first_name", "text", &in.FirstName)
+	engine.Put(w, "last_name", "text", &in.LastName)
+	engine.Put(w, "phone", "text", &in.Phone)
+	engine.Put(w, "payment_customer_id", "text", &in.PaymentCustomerID)
+	engine.Put(w, "timestamp", "text", &in.Timestamp)
+	engine.Put(w, "activation_date", "text", &in.ActivationDate)
 }
 
 // Parents implements engine.Input.
@@ -112,25 +96,25 @@ func (in *customerInput) Then(creating bool) ([]engine.Step, error) {
 
 // appendCustomer appends a Customer as JSON, every member present.
 func appendCustomer(b []byte, e *Customer) []byte {
-	b = append(b, "{\"id\":"...)
+	b = append(b, `{"id":`...)
 	b = wire.AppendString(b, e.ID)
-	b = append(b, ",\"version\":"...)
+	b = append(b, `,"version":`...)
 	b = wire.AppendInt(b, int64(e.Version))
-	b = append(b, ",\"sso_id\":"...)
+	b = append(b, `,"sso_id":`...)
 	b = wire.AppendStringPtr(b, e.SSOID)
-	b = append(b, ",\"email\":"...)
+	b = append(b, `,"email":`...)
 	b = wire.AppendStringPtr(b, e.Email)
-	b = append(b, ",\"firstName\":"...)
+	b = append(b, `,"firstName":`...)
 	b = wire.AppendStringPtr(b, e.FirstName)
-	b = append(b, ",\"lastName\":"...)
+	b = append(b, `,"lastName":`...)
 	b = wire.AppendStringPtr(b, e.LastName)
-	b = append(b, ",\"phone\":"...)
+	b = append(b, `,"phone":`...)
 	b = wire.AppendStringPtr(b, e.Phone)
-	b = append(b, ",\"payment_customer_id\":"...)
+	b = append(b, `,"payment_customer_id":`...)
 	b = wire.AppendStringPtr(b, e.PaymentCustomerID)
-	b = append(b, ",\"timestamp\":"...)
+	b = append(b, `,"timestamp":`...)
 	b = wire.AppendStringPtr(b, e.Timestamp)
-	b = append(b, ",\"activationDate\":"...)
+	b = append(b, `,"activationDate":`...)
 	b = wire.AppendStringPtr(b, e.ActivationDate)
 	return append(b, '}')
 }
@@ -139,47 +123,31 @@ func appendCustomer(b []byte, e *Customer) []byte {
 // columns that the record's pointers then point into, so a record read costs
 // one allocation.
 type customerRow struct {
-	e  Customer
-	f2 sql.NullString
-	f3 sql.NullString
-	f4 sql.NullString
-	f5 sql.NullString
-	f6 sql.NullString
-	f7 sql.NullString
-	f8 sql.NullString
-	f9 sql.NullString
+	e                 Customer
+	SSOID             sql.Null[string]
+	Email             sql.Null[string]
+	FirstName         sql.Null[string]
+	LastName          sql.Null[string]
+	Phone             sql.Null[string]
+	PaymentCustomerID sql.Null[string]
+	Timestamp         sql.Null[string]
+	ActivationDate    sql.Null[string]
 }
 
 // scan reads one row of customerResource.Select into r, which is zero,
 // and answers its record (engine.ScanNew, engine.ScanReuse).
 func (r *customerRow) scan(rows engine.Row) (*Customer, error) {
-	if err := rows.Scan(&r.e.ID, &r.e.Version, &r.f2, &r.f3, &r.f4, &r.f5, &r.f6, &r.f7, &r.f8, &r.f9); err != nil {
+	if err := rows.Scan(&r.e.ID, &r.e.Version, &r.SSOID, &r.Email, &r.FirstName, &r.LastName, &r.Phone, &r.PaymentCustomerID, &r.Timestamp, &r.ActivationDate); err != nil {
 		return nil, err
 	}
-	if r.f2.Valid {
-		r.e.SSOID = &r.f2.String
-	}
-	if r.f3.Valid {
-		r.e.Email = &r.f3.String
-	}
-	if r.f4.Valid {
-		r.e.FirstName = &r.f4.String
-	}
-	if r.f5.Valid {
-		r.e.LastName = &r.f5.String
-	}
-	if r.f6.Valid {
-		r.e.Phone = &r.f6.String
-	}
-	if r.f7.Valid {
-		r.e.PaymentCustomerID = &r.f7.String
-	}
-	if r.f8.Valid {
-		r.e.Timestamp = &r.f8.String
-	}
-	if r.f9.Valid {
-		r.e.ActivationDate = &r.f9.String
-	}
+	r.e.SSOID = engine.Held(&r.SSOID)
+	r.e.Email = engine.Held(&r.Email)
+	r.e.FirstName = engine.Held(&r.FirstName)
+	r.e.LastName = engine.Held(&r.LastName)
+	r.e.Phone = engine.Held(&r.Phone)
+	r.e.PaymentCustomerID = engine.Held(&r.PaymentCustomerID)
+	r.e.Timestamp = engine.Held(&r.Timestamp)
+	r.e.ActivationDate = engine.Held(&r.ActivationDate)
 	return &r.e, nil
 }
 
@@ -190,113 +158,43 @@ var customerResource = &engine.Resource[Customer]{
 	Object:  "customer",
 	Members: []string{"activationDate", "email", "firstName", "lastName", "payment_customer_id", "phone", "sso_id", "timestamp"},
 	Fields: []engine.Field[Customer]{
-		{
-			Member: "id", Column: "id", Type: spec.String,
+		{Member: "id", Column: "id", Type: spec.String,
 			Append: func(b []byte, e *Customer) []byte { return wire.AppendString(b, e.ID) },
-			Parse:  engine.Parse(wire.ID),
-			Value:  func(e *Customer) any { return e.ID },
-		},
-		{
-			Member: "version", Column: "version", Type: spec.Integer,
+			Parse:  engine.Parse(wire.ID), Value: func(e *Customer) any { return e.ID }},
+		{Member: "version", Column: "version", Type: spec.Integer,
 			Append: func(b []byte, e *Customer) []byte { return wire.AppendInt(b, int64(e.Version)) },
-			Parse:  engine.Parse(wire.Int64),
-			Value:  func(e *Customer) any { return e.Version },
-		},
-		{
-			Member: "sso_id", Column: "sso_id", Type: spec.String,
+			Parse:  engine.Parse(wire.Int64), Value: func(e *Customer) any { return e.Version }},
+		{Member: "sso_id", Column: "sso_id", Type: spec.String,
 			Append: func(b []byte, e *Customer) []byte { return wire.AppendStringPtr(b, e.SSOID) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *Customer) any {
-				if e.SSOID == nil {
-					return nil
-				}
-				return *e.SSOID
-			},
-		},
-		{
-			Member: "email", Column: "email", Type: spec.String,
+			Parse:  engine.Parse(wire.String), Value: func(e *Customer) any { return engine.Val(e.SSOID) }},
+		{Member: "email", Column: "email", Type: spec.String,
 			Append: func(b []byte, e *Customer) []byte { return wire.AppendStringPtr(b, e.Email) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *Customer) any {
-				if e.Email == nil {
-					return nil
-				}
-				return *e.Email
-			},
-		},
-		{
-			Member: "firstName", Column: "first_name", Type: spec.String,
+			Parse:  engine.Parse(wire.String), Value: func(e *Customer) any { return engine.Val(e.Email) }},
+		{Member: "firstName", Column: "first_name", Type: spec.String,
 			Append: func(b []byte, e *Customer) []byte { return wire.AppendStringPtr(b, e.FirstName) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *Customer) any {
-				if e.FirstName == nil {
-					return nil
-				}
-				return *e.FirstName
-			},
-		},
-		{
-			Member: "lastName", Column: "last_name", Type: spec.String,
+			Parse:  engine.Parse(wire.String), Value: func(e *Customer) any { return engine.Val(e.FirstName) }},
+		{Member: "lastName", Column: "last_name", Type: spec.String,
 			Append: func(b []byte, e *Customer) []byte { return wire.AppendStringPtr(b, e.LastName) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *Customer) any {
-				if e.LastName == nil {
-					return nil
-				}
-				return *e.LastName
-			},
-		},
-		{
-			Member: "phone", Column: "phone", Type: spec.String,
+			Parse:  engine.Parse(wire.String), Value: func(e *Customer) any { return engine.Val(e.LastName) }},
+		{Member: "phone", Column: "phone", Type: spec.String,
 			Append: func(b []byte, e *Customer) []byte { return wire.AppendStringPtr(b, e.Phone) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *Customer) any {
-				if e.Phone == nil {
-					return nil
-				}
-				return *e.Phone
-			},
-		},
-		{
-			Member: "payment_customer_id", Column: "payment_customer_id", Type: spec.String,
+			Parse:  engine.Parse(wire.String), Value: func(e *Customer) any { return engine.Val(e.Phone) }},
+		{Member: "payment_customer_id", Column: "payment_customer_id", Type: spec.String,
 			Append: func(b []byte, e *Customer) []byte { return wire.AppendStringPtr(b, e.PaymentCustomerID) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *Customer) any {
-				if e.PaymentCustomerID == nil {
-					return nil
-				}
-				return *e.PaymentCustomerID
-			},
-		},
-		{
-			Member: "timestamp", Column: "timestamp", Type: spec.String,
+			Parse:  engine.Parse(wire.String), Value: func(e *Customer) any { return engine.Val(e.PaymentCustomerID) }},
+		{Member: "timestamp", Column: "timestamp", Type: spec.String,
 			Append: func(b []byte, e *Customer) []byte { return wire.AppendStringPtr(b, e.Timestamp) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *Customer) any {
-				if e.Timestamp == nil {
-					return nil
-				}
-				return *e.Timestamp
-			},
-		},
-		{
-			Member: "activationDate", Column: "activation_date", Type: spec.String,
+			Parse:  engine.Parse(wire.String), Value: func(e *Customer) any { return engine.Val(e.Timestamp) }},
+		{Member: "activationDate", Column: "activation_date", Type: spec.String,
 			Append: func(b []byte, e *Customer) []byte { return wire.AppendStringPtr(b, e.ActivationDate) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *Customer) any {
-				if e.ActivationDate == nil {
-					return nil
-				}
-				return *e.ActivationDate
-			},
-		},
+			Parse:  engine.Parse(wire.String), Value: func(e *Customer) any { return engine.Val(e.ActivationDate) }},
 	},
 	Unique:   map[string]string{"id": "id"},
 	NewInput: func() engine.Input[Customer] { return new(customerInput) },
 	Encode:   appendCustomer,
 	ID:       func(e *Customer) string { return e.ID },
 	Table:    "customers",
-	Select:   "SELECT \"id\", \"version\", \"sso_id\", \"email\", \"first_name\", \"last_name\", \"phone\", \"payment_customer_id\", \"timestamp\", \"activation_date\" FROM \"customers\"",
+	Select:   `SELECT "id", "version", "sso_id", "email", "first_name", "last_name", "phone", "payment_customer_id", "timestamp", "activation_date" FROM "customers"`,
 	Columns:  []string{"id", "version", "sso_id", "email", "first_name", "last_name", "phone", "payment_customer_id", "timestamp", "activation_date"},
 	Scan:     engine.ScanNew((*customerRow).scan),
 	Scanner:  engine.ScanReuse((*customerRow).scan),

@@ -71,27 +71,13 @@ func (in *packingListInput) GivenID() (string, bool) { return in.ID.V, in.ID.Set
 // stamps the server fills; updating, the members given (null clears) and
 // the update stamps not given.
 func (in *packingListInput) Values(w *engine.Values, creating bool) {
-	if in.Number.Set {
-		w.Set("number", "text", engine.Val(in.Number.Value()))
-	}
-	if in.DeliveryDate.Set {
-		w.Set("delivery_date", "date", engine.Val(in.DeliveryDate.Value()))
-	}
-	if in.InvoiceNumber.Set {
-		w.Set("invoice_number", "text", engine.Val(in.InvoiceNumber.Value()))
-	}
-	if in.ArrivalDate.Set {
-		w.Set("arrival_date", "date", engine.Val(in.ArrivalDate.Value()))
-	}
-	if in.PurchaseOrderNumber.Set {
-		w.Set("purchase_order_number", "text", engine.Val(in.PurchaseOrderNumber.Value()))
-	}
-	if in.ShipPer.Set {
-		w.Set("ship_per", "text", engine.Val(in.ShipPer.Value()))
-	}
-	if in.TrackingNumber.Set {
-		w.Set("tracking_number", "text", engine.Val(in.TrackingNumber.Value()))
-	}
+	engine.Put(w, "number", "text", &in.Number)
+	engine.Put(w, "delivery_date", "date", &in.DeliveryDate)
+	engine.Put(w, "invoice_number", "text", &in.InvoiceNumber)
+	engine.Put(w, "arrival_date", "date", &in.ArrivalDate)
+	engine.Put(w, "purchase_order_number", "text", &in.PurchaseOrderNumber)
+	engine.Put(w, "ship_per", "text", &in.ShipPer)
+	engine.Put(w, "tracking_number", "text", &in.TrackingNumber)
 }
 
 // Parents implements engine.Input.
@@ -106,23 +92,23 @@ func (in *packingListInput) Then(creating bool) ([]engine.Step, error) {
 
 // appendPackingList appends a PackingList as JSON, every member present.
 func appendPackingList(b []byte, e *PackingList) []byte {
-	b = append(b, "{\"id\":"...)
+	b = append(b, `{"id":`...)
 	b = wire.AppendString(b, e.ID)
-	b = append(b, ",\"version\":"...)
+	b = append(b, `,"version":`...)
 	b = wire.AppendInt(b, int64(e.Version))
-	b = append(b, ",\"number\":"...)
+	b = append(b, `,"number":`...)
 	b = wire.AppendStringPtr(b, e.Number)
-	b = append(b, ",\"deliveryDate\":"...)
+	b = append(b, `,"deliveryDate":`...)
 	b = wire.AppendDatePtr(b, e.DeliveryDate)
-	b = append(b, ",\"invoice_number\":"...)
+	b = append(b, `,"invoice_number":`...)
 	b = wire.AppendStringPtr(b, e.InvoiceNumber)
-	b = append(b, ",\"arrivalDate\":"...)
+	b = append(b, `,"arrivalDate":`...)
 	b = wire.AppendDatePtr(b, e.ArrivalDate)
-	b = append(b, ",\"purchase_order_number\":"...)
+	b = append(b, `,"purchase_order_number":`...)
 	b = wire.AppendStringPtr(b, e.PurchaseOrderNumber)
-	b = append(b, ",\"ship_per\":"...)
+	b = append(b, `,"ship_per":`...)
 	b = wire.AppendStringPtr(b, e.ShipPer)
-	b = append(b, ",\"tracking_number\":"...)
+	b = append(b, `,"tracking_number":`...)
 	b = wire.AppendStringPtr(b, e.TrackingNumber)
 	return append(b, '}')
 }
@@ -131,43 +117,29 @@ func appendPackingList(b []byte, e *PackingList) []byte {
 // columns that the record's pointers then point into, so a record read costs
 // one allocation.
 type packingListRow struct {
-	e  PackingList
-	f2 sql.NullString
-	f3 sql.NullTime
-	f4 sql.NullString
-	f5 sql.NullTime
-	f6 sql.NullString
-	f7 sql.NullString
-	f8 sql.NullString
+	e                   PackingList
+	Number              sql.Null[string]
+	DeliveryDate        sql.Null[time.Time]
+	InvoiceNumber       sql.Null[string]
+	ArrivalDate         sql.Null[time.Time]
+	PurchaseOrderNumber sql.Null[string]
+	ShipPer             sql.Null[string]
+	TrackingNumber      sql.Null[string]
 }
 
 // scan reads one row of packingListResource.Select into r, which is zero,
 // and answers its record (engine.ScanNew, engine.ScanReuse).
 func (r *packingListRow) scan(rows engine.Row) (*PackingList, error) {
-	if err := rows.Scan(&r.e.ID, &r.e.Version, &r.f2, &r.f3, &r.f4, &r.f5, &r.f6, &r.f7, &r.f8); err != nil {
+	if err := rows.Scan(&r.e.ID, &r.e.Version, &r.Number, &r.DeliveryDate, &r.InvoiceNumber, &r.ArrivalDate, &r.PurchaseOrderNumber, &r.ShipPer, &r.TrackingNumber); err != nil {
 		return nil, err
 	}
-	if r.f2.Valid {
-		r.e.Number = &r.f2.String
-	}
-	if r.f3.Valid {
-		r.e.DeliveryDate = &r.f3.Time
-	}
-	if r.f4.Valid {
-		r.e.InvoiceNumber = &r.f4.String
-	}
-	if r.f5.Valid {
-		r.e.ArrivalDate = &r.f5.Time
-	}
-	if r.f6.Valid {
-		r.e.PurchaseOrderNumber = &r.f6.String
-	}
-	if r.f7.Valid {
-		r.e.ShipPer = &r.f7.String
-	}
-	if r.f8.Valid {
-		r.e.TrackingNumber = &r.f8.String
-	}
+	r.e.Number = engine.Held(&r.Number)
+	r.e.DeliveryDate = engine.Held(&r.DeliveryDate)
+	r.e.InvoiceNumber = engine.Held(&r.InvoiceNumber)
+	r.e.ArrivalDate = engine.Held(&r.ArrivalDate)
+	r.e.PurchaseOrderNumber = engine.Held(&r.PurchaseOrderNumber)
+	r.e.ShipPer = engine.Held(&r.ShipPer)
+	r.e.TrackingNumber = engine.Held(&r.TrackingNumber)
 	return &r.e, nil
 }
 
@@ -178,102 +150,40 @@ var packingListResource = &engine.Resource[PackingList]{
 	Object:  "packing_list",
 	Members: []string{"arrivalDate", "deliveryDate", "invoice_number", "number", "purchase_order_number", "ship_per", "tracking_number"},
 	Fields: []engine.Field[PackingList]{
-		{
-			Member: "id", Column: "id", Type: spec.String,
+		{Member: "id", Column: "id", Type: spec.String,
 			Append: func(b []byte, e *PackingList) []byte { return wire.AppendString(b, e.ID) },
-			Parse:  engine.Parse(wire.ID),
-			Value:  func(e *PackingList) any { return e.ID },
-		},
-		{
-			Member: "version", Column: "version", Type: spec.Integer,
+			Parse:  engine.Parse(wire.ID), Value: func(e *PackingList) any { return e.ID }},
+		{Member: "version", Column: "version", Type: spec.Integer,
 			Append: func(b []byte, e *PackingList) []byte { return wire.AppendInt(b, int64(e.Version)) },
-			Parse:  engine.Parse(wire.Int64),
-			Value:  func(e *PackingList) any { return e.Version },
-		},
-		{
-			Member: "number", Column: "number", Type: spec.String,
+			Parse:  engine.Parse(wire.Int64), Value: func(e *PackingList) any { return e.Version }},
+		{Member: "number", Column: "number", Type: spec.String,
 			Append: func(b []byte, e *PackingList) []byte { return wire.AppendStringPtr(b, e.Number) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *PackingList) any {
-				if e.Number == nil {
-					return nil
-				}
-				return *e.Number
-			},
-		},
-		{
-			Member: "deliveryDate", Column: "delivery_date", Type: spec.Date,
+			Parse:  engine.Parse(wire.String), Value: func(e *PackingList) any { return engine.Val(e.Number) }},
+		{Member: "deliveryDate", Column: "delivery_date", Type: spec.Date,
 			Append: func(b []byte, e *PackingList) []byte { return wire.AppendDatePtr(b, e.DeliveryDate) },
-			Parse:  engine.Parse(wire.Date),
-			Value: func(e *PackingList) any {
-				if e.DeliveryDate == nil {
-					return nil
-				}
-				return *e.DeliveryDate
-			},
-		},
-		{
-			Member: "invoice_number", Column: "invoice_number", Type: spec.String,
+			Parse:  engine.Parse(wire.Date), Value: func(e *PackingList) any { return engine.Val(e.DeliveryDate) }},
+		{Member: "invoice_number", Column: "invoice_number", Type: spec.String,
 			Append: func(b []byte, e *PackingList) []byte { return wire.AppendStringPtr(b, e.InvoiceNumber) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *PackingList) any {
-				if e.InvoiceNumber == nil {
-					return nil
-				}
-				return *e.InvoiceNumber
-			},
-		},
-		{
-			Member: "arrivalDate", Column: "arrival_date", Type: spec.Date,
+			Parse:  engine.Parse(wire.String), Value: func(e *PackingList) any { return engine.Val(e.InvoiceNumber) }},
+		{Member: "arrivalDate", Column: "arrival_date", Type: spec.Date,
 			Append: func(b []byte, e *PackingList) []byte { return wire.AppendDatePtr(b, e.ArrivalDate) },
-			Parse:  engine.Parse(wire.Date),
-			Value: func(e *PackingList) any {
-				if e.ArrivalDate == nil {
-					return nil
-				}
-				return *e.ArrivalDate
-			},
-		},
-		{
-			Member: "purchase_order_number", Column: "purchase_order_number", Type: spec.String,
+			Parse:  engine.Parse(wire.Date), Value: func(e *PackingList) any { return engine.Val(e.ArrivalDate) }},
+		{Member: "purchase_order_number", Column: "purchase_order_number", Type: spec.String,
 			Append: func(b []byte, e *PackingList) []byte { return wire.AppendStringPtr(b, e.PurchaseOrderNumber) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *PackingList) any {
-				if e.PurchaseOrderNumber == nil {
-					return nil
-				}
-				return *e.PurchaseOrderNumber
-			},
-		},
-		{
-			Member: "ship_per", Column: "ship_per", Type: spec.String,
+			Parse:  engine.Parse(wire.String), Value: func(e *PackingList) any { return engine.Val(e.PurchaseOrderNumber) }},
+		{Member: "ship_per", Column: "ship_per", Type: spec.String,
 			Append: func(b []byte, e *PackingList) []byte { return wire.AppendStringPtr(b, e.ShipPer) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *PackingList) any {
-				if e.ShipPer == nil {
-					return nil
-				}
-				return *e.ShipPer
-			},
-		},
-		{
-			Member: "tracking_number", Column: "tracking_number", Type: spec.String,
+			Parse:  engine.Parse(wire.String), Value: func(e *PackingList) any { return engine.Val(e.ShipPer) }},
+		{Member: "tracking_number", Column: "tracking_number", Type: spec.String,
 			Append: func(b []byte, e *PackingList) []byte { return wire.AppendStringPtr(b, e.TrackingNumber) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *PackingList) any {
-				if e.TrackingNumber == nil {
-					return nil
-				}
-				return *e.TrackingNumber
-			},
-		},
+			Parse:  engine.Parse(wire.String), Value: func(e *PackingList) any { return engine.Val(e.TrackingNumber) }},
 	},
 	Unique:   map[string]string{"id": "id"},
 	NewInput: func() engine.Input[PackingList] { return new(packingListInput) },
 	Encode:   appendPackingList,
 	ID:       func(e *PackingList) string { return e.ID },
 	Table:    "packing_lists",
-	Select:   "SELECT \"id\", \"version\", \"number\", \"delivery_date\", \"invoice_number\", \"arrival_date\", \"purchase_order_number\", \"ship_per\", \"tracking_number\" FROM \"packing_lists\"",
+	Select:   `SELECT "id", "version", "number", "delivery_date", "invoice_number", "arrival_date", "purchase_order_number", "ship_per", "tracking_number" FROM "packing_lists"`,
 	Columns:  []string{"id", "version", "number", "delivery_date", "invoice_number", "arrival_date", "purchase_order_number", "ship_per", "tracking_number"},
 	Scan:     engine.ScanNew((*packingListRow).scan),
 	Scanner:  engine.ScanReuse((*packingListRow).scan),

@@ -62,21 +62,11 @@ func (in *packingListItemInput) GivenID() (string, bool) { return in.ID.V, in.ID
 // stamps the server fills; updating, the members given (null clears) and
 // the update stamps not given.
 func (in *packingListItemInput) Values(w *engine.Values, creating bool) {
-	if in.Sku.Set {
-		w.Set("sku", "text", engine.Val(in.Sku.Value()))
-	}
-	if in.Description.Set {
-		w.Set("description", "text", engine.Val(in.Description.Value()))
-	}
-	if in.Quantity.Set {
-		w.Set("quantity", "int8", engine.Val(in.Quantity.Value()))
-	}
-	if in.PackingList.Set {
-		w.Set("packing_list", "text", engine.Val(in.PackingList.Value()))
-	}
-	if in.Arrived.Set {
-		w.Set("arrived", "boolean", engine.Val(in.Arrived.Value()))
-	}
+	engine.Put(w, "sku", "text", &in.Sku)
+	engine.Put(w, "description", "text", &in.Description)
+	engine.Put(w, "quantity", "int8", &in.Quantity)
+	engine.Put(w, "packing_list", "text", &in.PackingList)
+	engine.Put(w, "arrived", "boolean", &in.Arrived)
 }
 
 // Parents implements engine.Input.
@@ -95,19 +85,19 @@ func (in *packingListItemInput) Then(creating bool) ([]engine.Step, error) {
 
 // appendPackingListItem appends a PackingListItem as JSON, every member present.
 func appendPackingListItem(b []byte, e *PackingListItem) []byte {
-	b = append(b, "{\"id\":"...)
+	b = append(b, `{"id":`...)
 	b = wire.AppendString(b, e.ID)
-	b = append(b, ",\"version\":"...)
+	b = append(b, `,"version":`...)
 	b = wire.AppendInt(b, int64(e.Version))
-	b = append(b, ",\"sku\":"...)
+	b = append(b, `,"sku":`...)
 	b = wire.AppendStringPtr(b, e.Sku)
-	b = append(b, ",\"description\":"...)
+	b = append(b, `,"description":`...)
 	b = wire.AppendStringPtr(b, e.Description)
-	b = append(b, ",\"quantity\":"...)
+	b = append(b, `,"quantity":`...)
 	b = wire.AppendInt64Ptr(b, e.Quantity)
-	b = append(b, ",\"packing_list\":"...)
+	b = append(b, `,"packing_list":`...)
 	b = wire.AppendStringPtr(b, e.PackingList)
-	b = append(b, ",\"arrived\":"...)
+	b = append(b, `,"arrived":`...)
 	b = wire.AppendBoolPtr(b, e.Arrived)
 	return append(b, '}')
 }
@@ -116,35 +106,25 @@ func appendPackingListItem(b []byte, e *PackingListItem) []byte {
 // columns that the record's pointers then point into, so a record read costs
 // one allocation.
 type packingListItemRow struct {
-	e  PackingListItem
-	f2 sql.NullString
-	f3 sql.NullString
-	f4 sql.NullInt64
-	f5 sql.NullString
-	f6 sql.NullBool
+	e           PackingListItem
+	Sku         sql.Null[string]
+	Description sql.Null[string]
+	Quantity    sql.Null[int64]
+	PackingList sql.Null[string]
+	Arrived     sql.Null[bool]
 }
 
 // scan reads one row of packingListItemResource.Select into r, which is zero,
 // and answers its record (engine.ScanNew, engine.ScanReuse).
 func (r *packingListItemRow) scan(rows engine.Row) (*PackingListItem, error) {
-	if err := rows.Scan(&r.e.ID, &r.e.Version, &r.f2, &r.f3, &r.f4, &r.f5, &r.f6); err != nil {
+	if err := rows.Scan(&r.e.ID, &r.e.Version, &r.Sku, &r.Description, &r.Quantity, &r.PackingList, &r.Arrived); err != nil {
 		return nil, err
 	}
-	if r.f2.Valid {
-		r.e.Sku = &r.f2.String
-	}
-	if r.f3.Valid {
-		r.e.Description = &r.f3.String
-	}
-	if r.f4.Valid {
-		r.e.Quantity = &r.f4.Int64
-	}
-	if r.f5.Valid {
-		r.e.PackingList = &r.f5.String
-	}
-	if r.f6.Valid {
-		r.e.Arrived = &r.f6.Bool
-	}
+	r.e.Sku = engine.Held(&r.Sku)
+	r.e.Description = engine.Held(&r.Description)
+	r.e.Quantity = engine.Held(&r.Quantity)
+	r.e.PackingList = engine.Held(&r.PackingList)
+	r.e.Arrived = engine.Held(&r.Arrived)
 	return &r.e, nil
 }
 
@@ -155,80 +135,34 @@ var packingListItemResource = &engine.Resource[PackingListItem]{
 	Object:  "packing_list_item",
 	Members: []string{"arrived", "description", "packing_list", "quantity", "sku"},
 	Fields: []engine.Field[PackingListItem]{
-		{
-			Member: "id", Column: "id", Type: spec.String,
+		{Member: "id", Column: "id", Type: spec.String,
 			Append: func(b []byte, e *PackingListItem) []byte { return wire.AppendString(b, e.ID) },
-			Parse:  engine.Parse(wire.ID),
-			Value:  func(e *PackingListItem) any { return e.ID },
-		},
-		{
-			Member: "version", Column: "version", Type: spec.Integer,
+			Parse:  engine.Parse(wire.ID), Value: func(e *PackingListItem) any { return e.ID }},
+		{Member: "version", Column: "version", Type: spec.Integer,
 			Append: func(b []byte, e *PackingListItem) []byte { return wire.AppendInt(b, int64(e.Version)) },
-			Parse:  engine.Parse(wire.Int64),
-			Value:  func(e *PackingListItem) any { return e.Version },
-		},
-		{
-			Member: "sku", Column: "sku", Type: spec.String,
+			Parse:  engine.Parse(wire.Int64), Value: func(e *PackingListItem) any { return e.Version }},
+		{Member: "sku", Column: "sku", Type: spec.String,
 			Append: func(b []byte, e *PackingListItem) []byte { return wire.AppendStringPtr(b, e.Sku) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *PackingListItem) any {
-				if e.Sku == nil {
-					return nil
-				}
-				return *e.Sku
-			},
-		},
-		{
-			Member: "description", Column: "description", Type: spec.String,
+			Parse:  engine.Parse(wire.String), Value: func(e *PackingListItem) any { return engine.Val(e.Sku) }},
+		{Member: "description", Column: "description", Type: spec.String,
 			Append: func(b []byte, e *PackingListItem) []byte { return wire.AppendStringPtr(b, e.Description) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *PackingListItem) any {
-				if e.Description == nil {
-					return nil
-				}
-				return *e.Description
-			},
-		},
-		{
-			Member: "quantity", Column: "quantity", Type: spec.Integer,
+			Parse:  engine.Parse(wire.String), Value: func(e *PackingListItem) any { return engine.Val(e.Description) }},
+		{Member: "quantity", Column: "quantity", Type: spec.Integer,
 			Append: func(b []byte, e *PackingListItem) []byte { return wire.AppendInt64Ptr(b, e.Quantity) },
-			Parse:  engine.Parse(wire.Int64),
-			Value: func(e *PackingListItem) any {
-				if e.Quantity == nil {
-					return nil
-				}
-				return *e.Quantity
-			},
-		},
-		{
-			Member: "packing_list", Column: "packing_list", Type: spec.String,
+			Parse:  engine.Parse(wire.Int64), Value: func(e *PackingListItem) any { return engine.Val(e.Quantity) }},
+		{Member: "packing_list", Column: "packing_list", Type: spec.String,
 			Append: func(b []byte, e *PackingListItem) []byte { return wire.AppendStringPtr(b, e.PackingList) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *PackingListItem) any {
-				if e.PackingList == nil {
-					return nil
-				}
-				return *e.PackingList
-			},
-		},
-		{
-			Member: "arrived", Column: "arrived", Type: spec.Boolean,
+			Parse:  engine.Parse(wire.String), Value: func(e *PackingListItem) any { return engine.Val(e.PackingList) }},
+		{Member: "arrived", Column: "arrived", Type: spec.Boolean,
 			Append: func(b []byte, e *PackingListItem) []byte { return wire.AppendBoolPtr(b, e.Arrived) },
-			Parse:  engine.Parse(wire.Bool),
-			Value: func(e *PackingListItem) any {
-				if e.Arrived == nil {
-					return nil
-				}
-				return *e.Arrived
-			},
-		},
+			Parse:  engine.Parse(wire.Bool), Value: func(e *PackingListItem) any { return engine.Val(e.Arrived) }},
 	},
 	Unique:   map[string]string{"id": "id"},
 	NewInput: func() engine.Input[PackingListItem] { return new(packingListItemInput) },
 	Encode:   appendPackingListItem,
 	ID:       func(e *PackingListItem) string { return e.ID },
 	Table:    "packing_list_items",
-	Select:   "SELECT \"id\", \"version\", \"sku\", \"description\", \"quantity\", \"packing_list\", \"arrived\" FROM \"packing_list_items\"",
+	Select:   `SELECT "id", "version", "sku", "description", "quantity", "packing_list", "arrived" FROM "packing_list_items"`,
 	Columns:  []string{"id", "version", "sku", "description", "quantity", "packing_list", "arrived"},
 	Scan:     engine.ScanNew((*packingListItemRow).scan),
 	Scanner:  engine.ScanReuse((*packingListItemRow).scan),

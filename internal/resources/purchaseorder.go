@@ -119,21 +119,11 @@ func (in *purchaseOrderInput) Values(w *engine.Values, creating bool) {
 	case in.Createdat.Set:
 		w.Set("createdat", "text", nil)
 	}
-	if in.DeliveryDate.Set {
-		w.Set("delivery_date", "text", engine.Val(in.DeliveryDate.Value()))
-	}
-	if in.Description.Set {
-		w.Set("description", "text", engine.Val(in.Description.Value()))
-	}
-	if in.ExternalID.Set {
-		w.Set("external_id", "text", engine.Val(in.ExternalID.Value()))
-	}
-	if in.Financer.Set {
-		w.Set("financer", "text", engine.Val(in.Financer.Value()))
-	}
-	if in.Fulfiller.Set {
-		w.Set("fulfiller", "text", engine.Val(in.Fulfiller.Value()))
-	}
+	engine.Put(w, "delivery_date", "text", &in.DeliveryDate)
+	engine.Put(w, "description", "text", &in.Description)
+	engine.Put(w, "external_id", "text", &in.ExternalID)
+	engine.Put(w, "financer", "text", &in.Financer)
+	engine.Put(w, "fulfiller", "text", &in.Fulfiller)
 	switch {
 	case in.Lastupdated.Set && !in.Lastupdated.Null:
 		w.Set("lastupdated", "text", in.Lastupdated.V)
@@ -142,36 +132,16 @@ func (in *purchaseOrderInput) Values(w *engine.Values, creating bool) {
 	default:
 		w.Set("lastupdated", "text", nil)
 	}
-	if in.PurchaseDate.Set {
-		w.Set("purchase_date", "text", engine.Val(in.PurchaseDate.Value()))
-	}
-	if in.PurchaseOrderHash.Set {
-		w.Set("purchase_order_hash", "text", engine.Val(in.PurchaseOrderHash.Value()))
-	}
-	if in.PurchaseOrderName.Set {
-		w.Set("purchase_order_name", "text", engine.Val(in.PurchaseOrderName.Value()))
-	}
-	if in.PurchaseOrderNumber.Set {
-		w.Set("purchase_order_number", "text", engine.Val(in.PurchaseOrderNumber.Value()))
-	}
-	if in.PurchaseOrderStatus.Set {
-		w.Set("purchase_order_status", "text", engine.Val(in.PurchaseOrderStatus.Value()))
-	}
-	if in.Purchaser.Set {
-		w.Set("purchaser", "text", engine.Val(in.Purchaser.Value()))
-	}
-	if in.Subtotal.Set {
-		w.Set("subtotal", "text", engine.Val(in.Subtotal.Value()))
-	}
-	if in.Total.Set {
-		w.Set("total", "text", engine.Val(in.Total.Value()))
-	}
-	if in.Vendor.Set {
-		w.Set("vendor", "text", engine.Val(in.Vendor.Value()))
-	}
-	if in.TransactionID.Set {
-		w.Set("transaction_id", "text", engine.Val(in.TransactionID.Value()))
-	}
+	engine.Put(w, "purchase_date", "text", &in.PurchaseDate)
+	engine.Put(w, "purchase_order_hash", "text", &in.PurchaseOrderHash)
+	engine.Put(w, "purchase_order_name", "text", &in.PurchaseOrderName)
+	engine.Put(w, "purchase_order_number", "text", &in.PurchaseOrderNumber)
+	engine.Put(w, "purchase_order_status", "text", &in.PurchaseOrderStatus)
+	engine.Put(w, "purchaser", "text", &in.Purchaser)
+	engine.Put(w, "subtotal", "text", &in.Subtotal)
+	engine.Put(w, "total", "text", &in.Total)
+	engine.Put(w, "vendor", "text", &in.Vendor)
+	engine.Put(w, "transaction_id", "text", &in.TransactionID)
 }
 
 // Parents implements engine.Input.
@@ -186,43 +156,43 @@ func (in *purchaseOrderInput) Then(creating bool) ([]engine.Step, error) {
 
 // appendPurchaseOrder appends a PurchaseOrder as JSON, every member present.
 func appendPurchaseOrder(b []byte, e *PurchaseOrder) []byte {
-	b = append(b, "{\"id\":"...)
+	b = append(b, `{"id":`...)
 	b = wire.AppendString(b, e.ID)
-	b = append(b, ",\"version\":"...)
+	b = append(b, `,"version":`...)
 	b = wire.AppendInt(b, int64(e.Version))
-	b = append(b, ",\"createdat\":"...)
+	b = append(b, `,"createdat":`...)
 	b = wire.AppendStringPtr(b, e.Createdat)
-	b = append(b, ",\"delivery_date\":"...)
+	b = append(b, `,"delivery_date":`...)
 	b = wire.AppendStringPtr(b, e.DeliveryDate)
-	b = append(b, ",\"description\":"...)
+	b = append(b, `,"description":`...)
 	b = wire.AppendStringPtr(b, e.Description)
-	b = append(b, ",\"external_id\":"...)
+	b = append(b, `,"external_id":`...)
 	b = wire.AppendStringPtr(b, e.ExternalID)
-	b = append(b, ",\"financer\":"...)
+	b = append(b, `,"financer":`...)
 	b = wire.AppendStringPtr(b, e.Financer)
-	b = append(b, ",\"fulfiller\":"...)
+	b = append(b, `,"fulfiller":`...)
 	b = wire.AppendStringPtr(b, e.Fulfiller)
-	b = append(b, ",\"lastupdated\":"...)
+	b = append(b, `,"lastupdated":`...)
 	b = wire.AppendStringPtr(b, e.Lastupdated)
-	b = append(b, ",\"purchase_date\":"...)
+	b = append(b, `,"purchase_date":`...)
 	b = wire.AppendStringPtr(b, e.PurchaseDate)
-	b = append(b, ",\"purchase_order_hash\":"...)
+	b = append(b, `,"purchase_order_hash":`...)
 	b = wire.AppendStringPtr(b, e.PurchaseOrderHash)
-	b = append(b, ",\"purchase_order_name\":"...)
+	b = append(b, `,"purchase_order_name":`...)
 	b = wire.AppendStringPtr(b, e.PurchaseOrderName)
-	b = append(b, ",\"purchase_order_number\":"...)
+	b = append(b, `,"purchase_order_number":`...)
 	b = wire.AppendStringPtr(b, e.PurchaseOrderNumber)
-	b = append(b, ",\"purchase_order_status\":"...)
+	b = append(b, `,"purchase_order_status":`...)
 	b = wire.AppendStringPtr(b, e.PurchaseOrderStatus)
-	b = append(b, ",\"purchaser\":"...)
+	b = append(b, `,"purchaser":`...)
 	b = wire.AppendStringPtr(b, e.Purchaser)
-	b = append(b, ",\"subtotal\":"...)
+	b = append(b, `,"subtotal":`...)
 	b = wire.AppendStringPtr(b, e.Subtotal)
-	b = append(b, ",\"total\":"...)
+	b = append(b, `,"total":`...)
 	b = wire.AppendStringPtr(b, e.Total)
-	b = append(b, ",\"vendor\":"...)
+	b = append(b, `,"vendor":`...)
 	b = wire.AppendStringPtr(b, e.Vendor)
-	b = append(b, ",\"transaction_id\":"...)
+	b = append(b, `,"transaction_id":`...)
 	b = wire.AppendStringPtr(b, e.TransactionID)
 	return append(b, '}')
 }
@@ -231,83 +201,49 @@ func appendPurchaseOrder(b []byte, e *PurchaseOrder) []byte {
 // columns that the record's pointers then point into, so a record read costs
 // one allocation.
 type purchaseOrderRow struct {
-	e   PurchaseOrder
-	f2  sql.NullString
-	f3  sql.NullString
-	f4  sql.NullString
-	f5  sql.NullString
-	f6  sql.NullString
-	f7  sql.NullString
-	f8  sql.NullString
-	f9  sql.NullString
-	f10 sql.NullString
-	f11 sql.NullString
-	f12 sql.NullString
-	f13 sql.NullString
-	f14 sql.NullString
-	f15 sql.NullString
-	f16 sql.NullString
-	f17 sql.NullString
-	f18 sql.NullString
+	e                   PurchaseOrder
+	Createdat           sql.Null[string]
+	DeliveryDate        sql.Null[string]
+	Description         sql.Null[string]
+	ExternalID          sql.Null[string]
+	Financer            sql.Null[string]
+	Fulfiller           sql.Null[string]
+	Lastupdated         sql.Null[string]
+	PurchaseDate        sql.Null[string]
+	PurchaseOrderHash   sql.Null[string]
+	PurchaseOrderName   sql.Null[string]
+	PurchaseOrderNumber sql.Null[string]
+	PurchaseOrderStatus sql.Null[string]
+	Purchaser           sql.Null[string]
+	Subtotal            sql.Null[string]
+	Total               sql.Null[string]
+	Vendor              sql.Null[string]
+	TransactionID       sql.Null[string]
 }
 
 // scan reads one row of purchaseOrderResource.Select into r, which is zero,
 // and answers its record (engine.ScanNew, engine.ScanReuse).
 func (r *purchaseOrderRow) scan(rows engine.Row) (*PurchaseOrder, error) {
-	if err := rows.Scan(&r.e.ID, &r.e.Version, &r.f2, &r.f3, &r.f4, &r.f5, &r.f6, &r.f7, &r.f8, &r.f9, &r.f10, &r.f11, &r.f12, &r.f13, &r.f14, &r.f15, &r.f16, &r.f17, &r.f18); err != nil {
+	if err := rows.Scan(&r.e.ID, &r.e.Version, &r.Createdat, &r.DeliveryDate, &r.Description, &r.ExternalID, &r.Financer, &r.Fulfiller, &r.Lastupdated, &r.PurchaseDate, &r.PurchaseOrderHash, &r.PurchaseOrderName, &r.PurchaseOrderNumber, &r.PurchaseOrderStatus, &r.Purchaser, &r.Subtotal, &r.Total, &r.Vendor, &r.TransactionID); err != nil {
 		return nil, err
 	}
-	if r.f2.Valid {
-		r.e.Createdat = &r.f2.String
-	}
-	if r.f3.Valid {
-		r.e.DeliveryDate = &r.f3.String
-	}
-	if r.f4.Valid {
-		r.e.Description = &r.f4.String
-	}
-	if r.f5.Valid {
-		r.e.ExternalID = &r.f5.String
-	}
-	if r.f6.Valid {
-		r.e.Financer = &r.f6.String
-	}
-	if r.f7.Valid {
-		r.e.Fulfiller = &r.f7.String
-	}
-	if r.f8.Valid {
-		r.e.Lastupdated = &r.f8.String
-	}
-	if r.f9.Valid {
-		r.e.PurchaseDate = &r.f9.String
-	}
-	if r.f10.Valid {
-		r.e.PurchaseOrderHash = &r.f10.String
-	}
-	if r.f11.Valid {
-		r.e.PurchaseOrderName = &r.f11.String
-	}
-	if r.f12.Valid {
-		r.e.PurchaseOrderNumber = &r.f12.String
-	}
-	if r.f13.Valid {
-		r.e.PurchaseOrderStatus = &r.f13.String
-	}
-	if r.f14.Valid {
-		r.e.Purchaser = &r.f14.String
-	}
-	if r.f15.Valid {
-		r.e.Subtotal = &r.f15.String
-	}
-	if r.f16.Valid {
-		r.e.Total = &r.f16.String
-	}
-	if r.f17.Valid {
-		r.e.Vendor = &r.f17.String
-	}
-	if r.f18.Valid {
-		r.e.TransactionID = &r.f18.String
-	}
+	r.e.Createdat = engine.Held(&r.Createdat)
+	r.e.DeliveryDate = engine.Held(&r.DeliveryDate)
+	r.e.Description = engine.Held(&r.Description)
+	r.e.ExternalID = engine.Held(&r.ExternalID)
+	r.e.Financer = engine.Held(&r.Financer)
+	r.e.Fulfiller = engine.Held(&r.Fulfiller)
+	r.e.Lastupdated = engine.Held(&r.Lastupdated)
+	r.e.PurchaseDate = engine.Held(&r.PurchaseDate)
+	r.e.PurchaseOrderHash = engine.Held(&r.PurchaseOrderHash)
+	r.e.PurchaseOrderName = engine.Held(&r.PurchaseOrderName)
+	r.e.PurchaseOrderNumber = engine.Held(&r.PurchaseOrderNumber)
+	r.e.PurchaseOrderStatus = engine.Held(&r.PurchaseOrderStatus)
+	r.e.Purchaser = engine.Held(&r.Purchaser)
+	r.e.Subtotal = engine.Held(&r.Subtotal)
+	r.e.Total = engine.Held(&r.Total)
+	r.e.Vendor = engine.Held(&r.Vendor)
+	r.e.TransactionID = engine.Held(&r.TransactionID)
 	return &r.e, nil
 }
 
@@ -318,212 +254,70 @@ var purchaseOrderResource = &engine.Resource[PurchaseOrder]{
 	Object:  "purchase_order",
 	Members: []string{"createdat", "delivery_date", "description", "external_id", "financer", "fulfiller", "lastupdated", "purchase_date", "purchase_order_hash", "purchase_order_name", "purchase_order_number", "purchase_order_status", "purchaser", "subtotal", "total", "transaction_id", "vendor"},
 	Fields: []engine.Field[PurchaseOrder]{
-		{
-			Member: "id", Column: "id", Type: spec.String,
+		{Member: "id", Column: "id", Type: spec.String,
 			Append: func(b []byte, e *PurchaseOrder) []byte { return wire.AppendString(b, e.ID) },
-			Parse:  engine.Parse(wire.ID),
-			Value:  func(e *PurchaseOrder) any { return e.ID },
-		},
-		{
-			Member: "version", Column: "version", Type: spec.Integer,
+			Parse:  engine.Parse(wire.ID), Value: func(e *PurchaseOrder) any { return e.ID }},
+		{Member: "version", Column: "version", Type: spec.Integer,
 			Append: func(b []byte, e *PurchaseOrder) []byte { return wire.AppendInt(b, int64(e.Version)) },
-			Parse:  engine.Parse(wire.Int64),
-			Value:  func(e *PurchaseOrder) any { return e.Version },
-		},
-		{
-			Member: "createdat", Column: "createdat", Type: spec.String, Sortable: true,
+			Parse:  engine.Parse(wire.Int64), Value: func(e *PurchaseOrder) any { return e.Version }},
+		{Member: "createdat", Column: "createdat", Type: spec.String, Sortable: true,
 			Append: func(b []byte, e *PurchaseOrder) []byte { return wire.AppendStringPtr(b, e.Createdat) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *PurchaseOrder) any {
-				if e.Createdat == nil {
-					return nil
-				}
-				return *e.Createdat
-			},
-		},
-		{
-			Member: "delivery_date", Column: "delivery_date", Type: spec.String,
+			Parse:  engine.Parse(wire.String), Value: func(e *PurchaseOrder) any { return engine.Val(e.Createdat) }},
+		{Member: "delivery_date", Column: "delivery_date", Type: spec.String,
 			Append: func(b []byte, e *PurchaseOrder) []byte { return wire.AppendStringPtr(b, e.DeliveryDate) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *PurchaseOrder) any {
-				if e.DeliveryDate == nil {
-					return nil
-				}
-				return *e.DeliveryDate
-			},
-		},
-		{
-			Member: "description", Column: "description", Type: spec.String,
+			Parse:  engine.Parse(wire.String), Value: func(e *PurchaseOrder) any { return engine.Val(e.DeliveryDate) }},
+		{Member: "description", Column: "description", Type: spec.String,
 			Append: func(b []byte, e *PurchaseOrder) []byte { return wire.AppendStringPtr(b, e.Description) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *PurchaseOrder) any {
-				if e.Description == nil {
-					return nil
-				}
-				return *e.Description
-			},
-		},
-		{
-			Member: "external_id", Column: "external_id", Type: spec.String,
+			Parse:  engine.Parse(wire.String), Value: func(e *PurchaseOrder) any { return engine.Val(e.Description) }},
+		{Member: "external_id", Column: "external_id", Type: spec.String,
 			Append: func(b []byte, e *PurchaseOrder) []byte { return wire.AppendStringPtr(b, e.ExternalID) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *PurchaseOrder) any {
-				if e.ExternalID == nil {
-					return nil
-				}
-				return *e.ExternalID
-			},
-		},
-		{
-			Member: "financer", Column: "financer", Type: spec.String,
+			Parse:  engine.Parse(wire.String), Value: func(e *PurchaseOrder) any { return engine.Val(e.ExternalID) }},
+		{Member: "financer", Column: "financer", Type: spec.String,
 			Append: func(b []byte, e *PurchaseOrder) []byte { return wire.AppendStringPtr(b, e.Financer) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *PurchaseOrder) any {
-				if e.Financer == nil {
-					return nil
-				}
-				return *e.Financer
-			},
-		},
-		{
-			Member: "fulfiller", Column: "fulfiller", Type: spec.String,
+			Parse:  engine.Parse(wire.String), Value: func(e *PurchaseOrder) any { return engine.Val(e.Financer) }},
+		{Member: "fulfiller", Column: "fulfiller", Type: spec.String,
 			Append: func(b []byte, e *PurchaseOrder) []byte { return wire.AppendStringPtr(b, e.Fulfiller) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *PurchaseOrder) any {
-				if e.Fulfiller == nil {
-					return nil
-				}
-				return *e.Fulfiller
-			},
-		},
-		{
-			Member: "lastupdated", Column: "lastupdated", Type: spec.String,
+			Parse:  engine.Parse(wire.String), Value: func(e *PurchaseOrder) any { return engine.Val(e.Fulfiller) }},
+		{Member: "lastupdated", Column: "lastupdated", Type: spec.String,
 			Append: func(b []byte, e *PurchaseOrder) []byte { return wire.AppendStringPtr(b, e.Lastupdated) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *PurchaseOrder) any {
-				if e.Lastupdated == nil {
-					return nil
-				}
-				return *e.Lastupdated
-			},
-		},
-		{
-			Member: "purchase_date", Column: "purchase_date", Type: spec.String,
+			Parse:  engine.Parse(wire.String), Value: func(e *PurchaseOrder) any { return engine.Val(e.Lastupdated) }},
+		{Member: "purchase_date", Column: "purchase_date", Type: spec.String,
 			Append: func(b []byte, e *PurchaseOrder) []byte { return wire.AppendStringPtr(b, e.PurchaseDate) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *PurchaseOrder) any {
-				if e.PurchaseDate == nil {
-					return nil
-				}
-				return *e.PurchaseDate
-			},
-		},
-		{
-			Member: "purchase_order_hash", Column: "purchase_order_hash", Type: spec.String,
+			Parse:  engine.Parse(wire.String), Value: func(e *PurchaseOrder) any { return engine.Val(e.PurchaseDate) }},
+		{Member: "purchase_order_hash", Column: "purchase_order_hash", Type: spec.String,
 			Append: func(b []byte, e *PurchaseOrder) []byte { return wire.AppendStringPtr(b, e.PurchaseOrderHash) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *PurchaseOrder) any {
-				if e.PurchaseOrderHash == nil {
-					return nil
-				}
-				return *e.PurchaseOrderHash
-			},
-		},
-		{
-			Member: "purchase_order_name", Column: "purchase_order_name", Type: spec.String,
+			Parse:  engine.Parse(wire.String), Value: func(e *PurchaseOrder) any { return engine.Val(e.PurchaseOrderHash) }},
+		{Member: "purchase_order_name", Column: "purchase_order_name", Type: spec.String,
 			Append: func(b []byte, e *PurchaseOrder) []byte { return wire.AppendStringPtr(b, e.PurchaseOrderName) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *PurchaseOrder) any {
-				if e.PurchaseOrderName == nil {
-					return nil
-				}
-				return *e.PurchaseOrderName
-			},
-		},
-		{
-			Member: "purchase_order_number", Column: "purchase_order_number", Type: spec.String,
+			Parse:  engine.Parse(wire.String), Value: func(e *PurchaseOrder) any { return engine.Val(e.PurchaseOrderName) }},
+		{Member: "purchase_order_number", Column: "purchase_order_number", Type: spec.String,
 			Append: func(b []byte, e *PurchaseOrder) []byte { return wire.AppendStringPtr(b, e.PurchaseOrderNumber) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *PurchaseOrder) any {
-				if e.PurchaseOrderNumber == nil {
-					return nil
-				}
-				return *e.PurchaseOrderNumber
-			},
-		},
-		{
-			Member: "purchase_order_status", Column: "purchase_order_status", Type: spec.String, Sortable: true,
+			Parse:  engine.Parse(wire.String), Value: func(e *PurchaseOrder) any { return engine.Val(e.PurchaseOrderNumber) }},
+		{Member: "purchase_order_status", Column: "purchase_order_status", Type: spec.String, Sortable: true,
 			Append: func(b []byte, e *PurchaseOrder) []byte { return wire.AppendStringPtr(b, e.PurchaseOrderStatus) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *PurchaseOrder) any {
-				if e.PurchaseOrderStatus == nil {
-					return nil
-				}
-				return *e.PurchaseOrderStatus
-			},
-		},
-		{
-			Member: "purchaser", Column: "purchaser", Type: spec.String,
+			Parse:  engine.Parse(wire.String), Value: func(e *PurchaseOrder) any { return engine.Val(e.PurchaseOrderStatus) }},
+		{Member: "purchaser", Column: "purchaser", Type: spec.String,
 			Append: func(b []byte, e *PurchaseOrder) []byte { return wire.AppendStringPtr(b, e.Purchaser) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *PurchaseOrder) any {
-				if e.Purchaser == nil {
-					return nil
-				}
-				return *e.Purchaser
-			},
-		},
-		{
-			Member: "subtotal", Column: "subtotal", Type: spec.String,
+			Parse:  engine.Parse(wire.String), Value: func(e *PurchaseOrder) any { return engine.Val(e.Purchaser) }},
+		{Member: "subtotal", Column: "subtotal", Type: spec.String,
 			Append: func(b []byte, e *PurchaseOrder) []byte { return wire.AppendStringPtr(b, e.Subtotal) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *PurchaseOrder) any {
-				if e.Subtotal == nil {
-					return nil
-				}
-				return *e.Subtotal
-			},
-		},
-		{
-			Member: "total", Column: "total", Type: spec.String,
+			Parse:  engine.Parse(wire.String), Value: func(e *PurchaseOrder) any { return engine.Val(e.Subtotal) }},
+		{Member: "total", Column: "total", Type: spec.String,
 			Append: func(b []byte, e *PurchaseOrder) []byte { return wire.AppendStringPtr(b, e.Total) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *PurchaseOrder) any {
-				if e.Total == nil {
-					return nil
-				}
-				return *e.Total
-			},
-		},
-		{
-			Member: "vendor", Column: "vendor", Type: spec.String,
+			Parse:  engine.Parse(wire.String), Value: func(e *PurchaseOrder) any { return engine.Val(e.Total) }},
+		{Member: "vendor", Column: "vendor", Type: spec.String,
 			Append: func(b []byte, e *PurchaseOrder) []byte { return wire.AppendStringPtr(b, e.Vendor) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *PurchaseOrder) any {
-				if e.Vendor == nil {
-					return nil
-				}
-				return *e.Vendor
-			},
-		},
-		{
-			Member: "transaction_id", Column: "transaction_id", Type: spec.String,
+			Parse:  engine.Parse(wire.String), Value: func(e *PurchaseOrder) any { return engine.Val(e.Vendor) }},
+		{Member: "transaction_id", Column: "transaction_id", Type: spec.String,
 			Append: func(b []byte, e *PurchaseOrder) []byte { return wire.AppendStringPtr(b, e.TransactionID) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *PurchaseOrder) any {
-				if e.TransactionID == nil {
-					return nil
-				}
-				return *e.TransactionID
-			},
-		},
+			Parse:  engine.Parse(wire.String), Value: func(e *PurchaseOrder) any { return engine.Val(e.TransactionID) }},
 	},
 	Unique:   map[string]string{"id": "id"},
 	NewInput: func() engine.Input[PurchaseOrder] { return new(purchaseOrderInput) },
 	Encode:   appendPurchaseOrder,
 	ID:       func(e *PurchaseOrder) string { return e.ID },
 	Table:    "purchase_orders",
-	Select:   "SELECT \"id\", \"version\", \"createdat\", \"delivery_date\", \"description\", \"external_id\", \"financer\", \"fulfiller\", \"lastupdated\", \"purchase_date\", \"purchase_order_hash\", \"purchase_order_name\", \"purchase_order_number\", \"purchase_order_status\", \"purchaser\", \"subtotal\", \"total\", \"vendor\", \"transaction_id\" FROM \"purchase_orders\"",
+	Select:   `SELECT "id", "version", "createdat", "delivery_date", "description", "external_id", "financer", "fulfiller", "lastupdated", "purchase_date", "purchase_order_hash", "purchase_order_name", "purchase_order_number", "purchase_order_status", "purchaser", "subtotal", "total", "vendor", "transaction_id" FROM "purchase_orders"`,
 	Columns:  []string{"id", "version", "createdat", "delivery_date", "description", "external_id", "financer", "fulfiller", "lastupdated", "purchase_date", "purchase_order_hash", "purchase_order_name", "purchase_order_number", "purchase_order_status", "purchaser", "subtotal", "total", "vendor", "transaction_id"},
 	Scan:     engine.ScanNew((*purchaseOrderRow).scan),
 	Scanner:  engine.ScanReuse((*purchaseOrderRow).scan),

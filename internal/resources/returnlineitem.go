@@ -78,33 +78,15 @@ func (in *returnLineItemInput) GivenID() (string, bool) { return in.ID.V, in.ID.
 // stamps the server fills; updating, the members given (null clears) and
 // the update stamps not given.
 func (in *returnLineItemInput) Values(w *engine.Values, creating bool) {
-	if in.Amount.Set {
-		w.Set("amount", "text", engine.Val(in.Amount.Value()))
-	}
-	if in.Condition.Set {
-		w.Set("condition", "text", engine.Val(in.Condition.Value()))
-	}
-	if in.FlatRateShipping.Set {
-		w.Set("flat_rate_shipping", "text", engine.Val(in.FlatRateShipping.Value()))
-	}
-	if in.Name.Set {
-		w.Set("name", "text", engine.Val(in.Name.Value()))
-	}
-	if in.Price.Set {
-		w.Set("price", "text", engine.Val(in.Price.Value()))
-	}
-	if in.ReturnID.Set {
-		w.Set("return_id", "text", engine.Val(in.ReturnID.Value()))
-	}
-	if in.SerialNumber.Set {
-		w.Set("serial_number", "text", engine.Val(in.SerialNumber.Value()))
-	}
-	if in.Sku.Set {
-		w.Set("sku", "text", engine.Val(in.Sku.Value()))
-	}
-	if in.TaxRefunded.Set {
-		w.Set("tax_refunded", "text", engine.Val(in.TaxRefunded.Value()))
-	}
+	engine.Put(w, "amount", "text", &in.Amount)
+	engine.Put(w, "condition", "text", &in.Condition)
+	engine.Put(w, "flat_rate_shipping", "text", &in.FlatRateShipping)
+	engine.Put(w, "name", "text", &in.Name)
+	engine.Put(w, "price", "text", &in.Price)
+	engine.Put(w, "return_id", "text", &in.ReturnID)
+	engine.Put(w, "serial_number", "text", &in.SerialNumber)
+	engine.Put(w, "sku", "text", &in.Sku)
+	engine.Put(w, "tax_refunded", "text", &in.TaxRefunded)
 }
 
 // Parents implements engine.Input.
@@ -123,27 +105,27 @@ func (in *returnLineItemInput) Then(creating bool) ([]engine.Step, error) {
 
 // appendReturnLineItem appends a ReturnLineItem as JSON, every member present.
 func appendReturnLineItem(b []byte, e *ReturnLineItem) []byte {
-	b = append(b, "{\"id\":"...)
+	b = append(b, `{"id":`...)
 	b = wire.AppendString(b, e.ID)
-	b = append(b, ",\"version\":"...)
+	b = append(b, `,"version":`...)
 	b = wire.AppendInt(b, int64(e.Version))
-	b = append(b, ",\"amount\":"...)
+	b = append(b, `,"amount":`...)
 	b = wire.AppendStringPtr(b, e.Amount)
-	b = append(b, ",\"condition\":"...)
+	b = append(b, `,"condition":`...)
 	b = wire.AppendStringPtr(b, e.Condition)
-	b = append(b, ",\"flat_rate_shipping\":"...)
+	b = append(b, `,"flat_rate_shipping":`...)
 	b = wire.AppendStringPtr(b, e.FlatRateShipping)
-	b = append(b, ",\"name\":"...)
+	b = append(b, `,"name":`...)
 	b = wire.AppendStringPtr(b, e.Name)
-	b = append(b, ",\"price\":"...)
+	b = append(b, `,"price":`...)
 	b = wire.AppendStringPtr(b, e.Price)
-	b = append(b, ",\"return_id\":"...)
+	b = append(b, `,"return_id":`...)
 	b = wire.AppendStringPtr(b, e.ReturnID)
-	b = append(b, ",\"serial_number\":"...)
+	b = append(b, `,"serial_number":`...)
 	b = wire.AppendStringPtr(b, e.SerialNumber)
-	b = append(b, ",\"sku\":"...)
+	b = append(b, `,"sku":`...)
 	b = wire.AppendStringPtr(b, e.Sku)
-	b = append(b, ",\"tax_refunded\":"...)
+	b = append(b, `,"tax_refunded":`...)
 	b = wire.AppendStringPtr(b, e.TaxRefunded)
 	return append(b, '}')
 }
@@ -152,51 +134,33 @@ func appendReturnLineItem(b []byte, e *ReturnLineItem) []byte {
 // columns that the record's pointers then point into, so a record read costs
 // one allocation.
 type returnLineItemRow struct {
-	e   ReturnLineItem
-	f2  sql.NullString
-	f3  sql.NullString
-	f4  sql.NullString
-	f5  sql.NullString
-	f6  sql.NullString
-	f7  sql.NullString
-	f8  sql.NullString
-	f9  sql.NullString
-	f10 sql.NullString
+	e                ReturnLineItem
+	Amount           sql.Null[string]
+	Condition        sql.Null[string]
+	FlatRateShipping sql.Null[string]
+	Name             sql.Null[string]
+	Price            sql.Null[string]
+	ReturnID         sql.Null[string]
+	SerialNumber     sql.Null[string]
+	Sku              sql.Null[string]
+	TaxRefunded      sql.Null[string]
 }
 
 // scan reads one row of returnLineItemResource.Select into r, which is zero,
 // and answers its record (engine.ScanNew, engine.ScanReuse).
 func (r *returnLineItemRow) scan(rows engine.Row) (*ReturnLineItem, error) {
-	if err := rows.Scan(&r.e.ID, &r.e.Version, &r.f2, &r.f3, &r.f4, &r.f5, &r.f6, &r.f7, &r.f8, &r.f9, &r.f10); err != nil {
+	if err := rows.Scan(&r.e.ID, &r.e.Version, &r.Amount, &r.Condition, &r.FlatRateShipping, &r.Name, &r.Price, &r.ReturnID, &r.SerialNumber, &r.Sku, &r.TaxRefunded); err != nil {
 		return nil, err
 	}
-	if r.f2.Valid {
-		r.e.Amount = &r.f2.String
-	}
-	if r.f3.Valid {
-		r.e.Condition = &r.f3.String
-	}
-	if r.f4.Valid {
-		r.e.FlatRateShipping = &r.f4.String
-	}
-	if r.f5.Valid {
-		r.e.Name = &r.f5.String
-	}
-	if r.f6.Valid {
-		r.e.Price = &r.f6.String
-	}
-	if r.f7.Valid {
-		r.e.ReturnID = &r.f7.String
-	}
-	if r.f8.Valid {
-		r.e.SerialNumber = &r.f8.String
-	}
-	if r.f9.Valid {
-		r.e.Sku = &r.f9.String
-	}
-	if r.f10.Valid {
-		r.e.TaxRefunded = &r.f10.String
-	}
+	r.e.Amount = engine.Held(&r.Amount)
+	r.e.Condition = engine.Held(&r.Condition)
+	r.e.FlatRateShipping = engine.Held(&r.FlatRateShipping)
+	r.e.Name = engine.Held(&r.Name)
+	r.e.Price = engine.Held(&r.Price)
+	r.e.ReturnID = engine.Held(&r.ReturnID)
+	r.e.SerialNumber = engine.Held(&r.SerialNumber)
+	r.e.Sku = engine.Held(&r.Sku)
+	r.e.TaxRefunded = engine.Held(&r.TaxRefunded)
 	return &r.e, nil
 }
 
@@ -207,124 +171,46 @@ var returnLineItemResource = &engine.Resource[ReturnLineItem]{
 	Object:  "return_line_item",
 	Members: []string{"amount", "condition", "flat_rate_shipping", "name", "price", "return_id", "serial_number", "sku", "tax_refunded"},
 	Fields: []engine.Field[ReturnLineItem]{
-		{
-			Member: "id", Column: "id", Type: spec.String,
+		{Member: "id", Column: "id", Type: spec.String,
 			Append: func(b []byte, e *ReturnLineItem) []byte { return wire.AppendString(b, e.ID) },
-			Parse:  engine.Parse(wire.ID),
-			Value:  func(e *ReturnLineItem) any { return e.ID },
-		},
-		{
-			Member: "version", Column: "version", Type: spec.Integer,
+			Parse:  engine.Parse(wire.ID), Value: func(e *ReturnLineItem) any { return e.ID }},
+		{Member: "version", Column: "version", Type: spec.Integer,
 			Append: func(b []byte, e *ReturnLineItem) []byte { return wire.AppendInt(b, int64(e.Version)) },
-			Parse:  engine.Parse(wire.Int64),
-			Value:  func(e *ReturnLineItem) any { return e.Version },
-		},
-		{
-			Member: "amount", Column: "amount", Type: spec.String,
+			Parse:  engine.Parse(wire.Int64), Value: func(e *ReturnLineItem) any { return e.Version }},
+		{Member: "amount", Column: "amount", Type: spec.String,
 			Append: func(b []byte, e *ReturnLineItem) []byte { return wire.AppendStringPtr(b, e.Amount) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *ReturnLineItem) any {
-				if e.Amount == nil {
-					return nil
-				}
-				return *e.Amount
-			},
-		},
-		{
-			Member: "condition", Column: "condition", Type: spec.String,
+			Parse:  engine.Parse(wire.String), Value: func(e *ReturnLineItem) any { return engine.Val(e.Amount) }},
+		{Member: "condition", Column: "condition", Type: spec.String,
 			Append: func(b []byte, e *ReturnLineItem) []byte { return wire.AppendStringPtr(b, e.Condition) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *ReturnLineItem) any {
-				if e.Condition == nil {
-					return nil
-				}
-				return *e.Condition
-			},
-		},
-		{
-			Member: "flat_rate_shipping", Column: "flat_rate_shipping", Type: spec.String,
+			Parse:  engine.Parse(wire.String), Value: func(e *ReturnLineItem) any { return engine.Val(e.Condition) }},
+		{Member: "flat_rate_shipping", Column: "flat_rate_shipping", Type: spec.String,
 			Append: func(b []byte, e *ReturnLineItem) []byte { return wire.AppendStringPtr(b, e.FlatRateShipping) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *ReturnLineItem) any {
-				if e.FlatRateShipping == nil {
-					return nil
-				}
-				return *e.FlatRateShipping
-			},
-		},
-		{
-			Member: "name", Column: "name", Type: spec.String,
+			Parse:  engine.Parse(wire.String), Value: func(e *ReturnLineItem) any { return engine.Val(e.FlatRateShipping) }},
+		{Member: "name", Column: "name", Type: spec.String,
 			Append: func(b []byte, e *ReturnLineItem) []byte { return wire.AppendStringPtr(b, e.Name) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *ReturnLineItem) any {
-				if e.Name == nil {
-					return nil
-				}
-				return *e.Name
-			},
-		},
-		{
-			Member: "price", Column: "price", Type: spec.String,
+			Parse:  engine.Parse(wire.String), Value: func(e *ReturnLineItem) any { return engine.Val(e.Name) }},
+		{Member: "price", Column: "price", Type: spec.String,
 			Append: func(b []byte, e *ReturnLineItem) []byte { return wire.AppendStringPtr(b, e.Price) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *ReturnLineItem) any {
-				if e.Price == nil {
-					return nil
-				}
-				return *e.Price
-			},
-		},
-		{
-			Member: "return_id", Column: "return_id", Type: spec.String,
+			Parse:  engine.Parse(wire.String), Value: func(e *ReturnLineItem) any { return engine.Val(e.Price) }},
+		{Member: "return_id", Column: "return_id", Type: spec.String,
 			Append: func(b []byte, e *ReturnLineItem) []byte { return wire.AppendStringPtr(b, e.ReturnID) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *ReturnLineItem) any {
-				if e.ReturnID == nil {
-					return nil
-				}
-				return *e.ReturnID
-			},
-		},
-		{
-			Member: "serial_number", Column: "serial_number", Type: spec.String,
+			Parse:  engine.Parse(wire.String), Value: func(e *ReturnLineItem) any { return engine.Val(e.ReturnID) }},
+		{Member: "serial_number", Column: "serial_number", Type: spec.String,
 			Append: func(b []byte, e *ReturnLineItem) []byte { return wire.AppendStringPtr(b, e.SerialNumber) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *ReturnLineItem) any {
-				if e.SerialNumber == nil {
-					return nil
-				}
-				return *e.SerialNumber
-			},
-		},
-		{
-			Member: "sku", Column: "sku", Type: spec.String,
+			Parse:  engine.Parse(wire.String), Value: func(e *ReturnLineItem) any { return engine.Val(e.SerialNumber) }},
+		{Member: "sku", Column: "sku", Type: spec.String,
 			Append: func(b []byte, e *ReturnLineItem) []byte { return wire.AppendStringPtr(b, e.Sku) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *ReturnLineItem) any {
-				if e.Sku == nil {
-					return nil
-				}
-				return *e.Sku
-			},
-		},
-		{
-			Member: "tax_refunded", Column: "tax_refunded", Type: spec.String,
+			Parse:  engine.Parse(wire.String), Value: func(e *ReturnLineItem) any { return engine.Val(e.Sku) }},
+		{Member: "tax_refunded", Column: "tax_refunded", Type: spec.String,
 			Append: func(b []byte, e *ReturnLineItem) []byte { return wire.AppendStringPtr(b, e.TaxRefunded) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *ReturnLineItem) any {
-				if e.TaxRefunded == nil {
-					return nil
-				}
-				return *e.TaxRefunded
-			},
-		},
+			Parse:  engine.Parse(wire.String), Value: func(e *ReturnLineItem) any { return engine.Val(e.TaxRefunded) }},
 	},
 	Unique:   map[string]string{"id": "id"},
 	NewInput: func() engine.Input[ReturnLineItem] { return new(returnLineItemInput) },
 	Encode:   appendReturnLineItem,
 	ID:       func(e *ReturnLineItem) string { return e.ID },
 	Table:    "return_line_items",
-	Select:   "SELECT \"id\", \"version\", \"amount\", \"condition\", \"flat_rate_shipping\", \"name\", \"price\", \"return_id\", \"serial_number\", \"sku\", \"tax_refunded\" FROM \"return_line_items\"",
+	Select:   `SELECT "id", "version", "amount", "condition", "flat_rate_shipping", "name", "price", "return_id", "serial_number", "sku", "tax_refunded" FROM "return_line_items"`,
 	Columns:  []string{"id", "version", "amount", "condition", "flat_rate_shipping", "name", "price", "return_id", "serial_number", "sku", "tax_refunded"},
 	Scan:     engine.ScanNew((*returnLineItemRow).scan),
 	Scanner:  engine.ScanReuse((*returnLineItemRow).scan),

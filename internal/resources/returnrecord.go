@@ -139,57 +139,23 @@ func (in *returnRecordInput) GivenID() (string, bool) { return in.ID.V, in.ID.Se
 // stamps the server fills; updating, the members given (null clears) and
 // the update stamps not given.
 func (in *returnRecordInput) Values(w *engine.Values, creating bool) {
-	if in.OrderID.Set {
-		w.Set("order_id", "text", engine.Val(in.OrderID.Value()))
-	}
-	if in.Description.Set {
-		w.Set("description", "text", engine.Val(in.Description.Value()))
-	}
-	if in.Issue.Set {
-		w.Set("issue", "text", engine.Val(in.Issue.Value()))
-	}
-	if in.Status.Set {
-		w.Set("status", "text", engine.Val(in.Status.Value()))
-	}
-	if in.TrackingNumber.Set {
-		w.Set("tracking_number", "text", engine.Val(in.TrackingNumber.Value()))
-	}
-	if in.ActionNeeded.Set {
-		w.Set("action_needed", "text", engine.Val(in.ActionNeeded.Value()))
-	}
-	if in.CustomerEmail.Set {
-		w.Set("customer_email", "text", engine.Val(in.CustomerEmail.Value()))
-	}
-	if in.Rma.Set {
-		w.Set("rma", "text", engine.Val(in.Rma.Value()))
-	}
-	if in.SerialNumber.Set {
-		w.Set("serial_number", "text", engine.Val(in.SerialNumber.Value()))
-	}
-	if in.ScannedSerialNumber.Set {
-		w.Set("scanned_serial_number", "text", engine.Val(in.ScannedSerialNumber.Value()))
-	}
-	if in.HelpdeskNumber.Set {
-		w.Set("helpdesk_number", "text", engine.Val(in.HelpdeskNumber.Value()))
-	}
-	if in.EnteredBy.Set {
-		w.Set("entered_by", "text", engine.Val(in.EnteredBy.Value()))
-	}
-	if in.OrderDate.Set {
-		w.Set("order_date", "text", engine.Val(in.OrderDate.Value()))
-	}
-	if in.ShippedDate.Set {
-		w.Set("shipped_date", "text", engine.Val(in.ShippedDate.Value()))
-	}
-	if in.RequestedDate.Set {
-		w.Set("requested_date", "text", engine.Val(in.RequestedDate.Value()))
-	}
-	if in.Condition.Set {
-		w.Set("condition", "text", engine.Val(in.Condition.Value()))
-	}
-	if in.ReportedCondition.Set {
-		w.Set("reported_condition", "text", engine.Val(in.ReportedCondition.Value()))
-	}
+	engine.Put(w, "order_id", "text", &in.OrderID)
+	engine.Put(w, "description", "text", &in.Description)
+	engine.Put(w, "issue", "text", &in.Issue)
+	engine.Put(w, "status", "text", &in.Status)
+	engine.Put(w, "tracking_number", "text", &in.TrackingNumber)
+	engine.Put(w, "action_needed", "text", &in.ActionNeeded)
+	engine.Put(w, "customer_email", "text", &in.CustomerEmail)
+	engine.Put(w, "rma", "text", &in.Rma)
+	engine.Put(w, "serial_number", "text", &in.SerialNumber)
+	engine.Put(w, "scanned_serial_number", "text", &in.ScannedSerialNumber)
+	engine.Put(w, "helpdesk_number", "text", &in.HelpdeskNumber)
+	engine.Put(w, "entered_by", "text", &in.EnteredBy)
+	engine.Put(w, "order_date", "text", &in.OrderDate)
+	engine.Put(w, "shipped_date", "text", &in.ShippedDate)
+	engine.Put(w, "requested_date", "text", &in.RequestedDate)
+	engine.Put(w, "condition", "text", &in.Condition)
+	engine.Put(w, "reported_condition", "text", &in.ReportedCondition)
 	switch {
 	case in.CreatedDate.Set && !in.CreatedDate.Null:
 		w.Set("created_date", "text", in.CreatedDate.V)
@@ -198,24 +164,12 @@ func (in *returnRecordInput) Values(w *engine.Values, creating bool) {
 	case in.CreatedDate.Set:
 		w.Set("created_date", "text", nil)
 	}
-	if in.Amount.Set {
-		w.Set("amount", "text", engine.Val(in.Amount.Value()))
-	}
-	if in.FlatRateShipping.Set {
-		w.Set("flat_rate_shipping", "text", engine.Val(in.FlatRateShipping.Value()))
-	}
-	if in.CustomerID.Set {
-		w.Set("customer_id", "text", engine.Val(in.CustomerID.Value()))
-	}
-	if in.ReasonCategory.Set {
-		w.Set("reason_category", "text", engine.Val(in.ReasonCategory.Value()))
-	}
-	if in.TaxRefunded.Set {
-		w.Set("tax_refunded", "text", engine.Val(in.TaxRefunded.Value()))
-	}
-	if in.TotalRefunded.Set {
-		w.Set("total_refunded", "text", engine.Val(in.TotalRefunded.Value()))
-	}
+	engine.Put(w, "amount", "text", &in.Amount)
+	engine.Put(w, "flat_rate_shipping", "text", &in.FlatRateShipping)
+	engine.Put(w, "customer_id", "text", &in.CustomerID)
+	engine.Put(w, "reason_category", "text", &in.ReasonCategory)
+	engine.Put(w, "tax_refunded", "text", &in.TaxRefunded)
+	engine.Put(w, "total_refunded", "text", &in.TotalRefunded)
 }
 
 // Parents implements engine.Input.
@@ -230,57 +184,57 @@ func (in *returnRecordInput) Then(creating bool) ([]engine.Step, error) {
 
 // appendReturnRecord appends a Return as JSON, every member present.
 func appendReturnRecord(b []byte, e *ReturnRecord) []byte {
-	b = append(b, "{\"id\":"...)
+	b = append(b, `{"id":`...)
 	b = wire.AppendString(b, e.ID)
-	b = append(b, ",\"version\":"...)
+	b = append(b, `,"version":`...)
 	b = wire.AppendInt(b, int64(e.Version))
-	b = append(b, ",\"order_id\":"...)
+	b = append(b, `,"order_id":`...)
 	b = wire.AppendStringPtr(b, e.OrderID)
-	b = append(b, ",\"description\":"...)
+	b = append(b, `,"description":`...)
 	b = wire.AppendStringPtr(b, e.Description)
-	b = append(b, ",\"issue\":"...)
+	b = append(b, `,"issue":`...)
 	b = wire.AppendStringPtr(b, e.Issue)
-	b = append(b, ",\"status\":"...)
+	b = append(b, `,"status":`...)
 	b = wire.AppendStringPtr(b, e.Status)
-	b = append(b, ",\"tracking_number\":"...)
+	b = append(b, `,"tracking_number":`...)
 	b = wire.AppendStringPtr(b, e.TrackingNumber)
-	b = append(b, ",\"action_needed\":"...)
+	b = append(b, `,"action_needed":`...)
 	b = wire.AppendStringPtr(b, e.ActionNeeded)
-	b = append(b, ",\"customerEmail\":"...)
+	b = append(b, `,"customerEmail":`...)
 	b = wire.AppendStringPtr(b, e.CustomerEmail)
-	b = append(b, ",\"rma\":"...)
+	b = append(b, `,"rma":`...)
 	b = wire.AppendStringPtr(b, e.Rma)
-	b = append(b, ",\"serial_number\":"...)
+	b = append(b, `,"serial_number":`...)
 	b = wire.AppendStringPtr(b, e.SerialNumber)
-	b = append(b, ",\"scanned_serial_number\":"...)
+	b = append(b, `,"scanned_serial_number":`...)
 	b = wire.AppendStringPtr(b, e.ScannedSerialNumber)
-	b = append(b, ",\"helpdesk_number\":"...)
+	b = append(b, `,"helpdesk_number":`...)
 	b = wire.AppendStringPtr(b, e.HelpdeskNumber)
-	b = append(b, ",\"enteredBy\":"...)
+	b = append(b, `,"enteredBy":`...)
 	b = wire.AppendStringPtr(b, e.EnteredBy)
-	b = append(b, ",\"order_date\":"...)
+	b = append(b, `,"order_date":`...)
 	b = wire.AppendStringPtr(b, e.OrderDate)
-	b = append(b, ",\"shipped_date\":"...)
+	b = append(b, `,"shipped_date":`...)
 	b = wire.AppendStringPtr(b, e.ShippedDate)
-	b = append(b, ",\"requested_date\":"...)
+	b = append(b, `,"requested_date":`...)
 	b = wire.AppendStringPtr(b, e.RequestedDate)
-	b = append(b, ",\"condition\":"...)
+	b = append(b, `,"condition":`...)
 	b = wire.AppendStringPtr(b, e.Condition)
-	b = append(b, ",\"reported_condition\":"...)
+	b = append(b, `,"reported_condition":`...)
 	b = wire.AppendStringPtr(b, e.ReportedCondition)
-	b = append(b, ",\"created_date\":"...)
+	b = append(b, `,"created_date":`...)
 	b = wire.AppendStringPtr(b, e.CreatedDate)
-	b = append(b, ",\"amount\":"...)
+	b = append(b, `,"amount":`...)
 	b = wire.AppendStringPtr(b, e.Amount)
-	b = append(b, ",\"flat_rate_shipping\":"...)
+	b = append(b, `,"flat_rate_shipping":`...)
 	b = wire.AppendStringPtr(b, e.FlatRateShipping)
-	b = append(b, ",\"customer_id\":"...)
+	b = append(b, `,"customer_id":`...)
 	b = wire.AppendStringPtr(b, e.CustomerID)
-	b = append(b, ",\"reason_category\":"...)
+	b = append(b, `,"reason_category":`...)
 	b = wire.AppendStringPtr(b, e.ReasonCategory)
-	b = append(b, ",\"tax_refunded\":"...)
+	b = append(b, `,"tax_refunded":`...)
 	b = wire.AppendStringPtr(b, e.TaxRefunded)
-	b = append(b, ",\"total_refunded\":"...)
+	b = append(b, `,"total_refunded":`...)
 	b = wire.AppendStringPtr(b, e.TotalRefunded)
 	return append(b, '}')
 }
@@ -289,111 +243,63 @@ func appendReturnRecord(b []byte, e *ReturnRecord) []byte {
 // columns that the record's pointers then point into, so a record read costs
 // one allocation.
 type returnRecordRow struct {
-	e   ReturnRecord
-	f2  sql.NullString
-	f3  sql.NullString
-	f4  sql.NullString
-	f5  sql.NullString
-	f6  sql.NullString
-	f7  sql.NullString
-	f8  sql.NullString
-	f9  sql.NullString
-	f10 sql.NullString
-	f11 sql.NullString
-	f12 sql.NullString
-	f13 sql.NullString
-	f14 sql.NullString
-	f15 sql.NullString
-	f16 sql.NullString
-	f17 sql.NullString
-	f18 sql.NullString
-	f19 sql.NullString
-	f20 sql.NullString
-	f21 sql.NullString
-	f22 sql.NullString
-	f23 sql.NullString
-	f24 sql.NullString
-	f25 sql.NullString
+	e                   ReturnRecord
+	OrderID             sql.Null[string]
+	Description         sql.Null[string]
+	Issue               sql.Null[string]
+	Status              sql.Null[string]
+	TrackingNumber      sql.Null[string]
+	ActionNeeded        sql.Null[string]
+	CustomerEmail       sql.Null[string]
+	Rma                 sql.Null[string]
+	SerialNumber        sql.Null[string]
+	ScannedSerialNumber sql.Null[string]
+	HelpdeskNumber      sql.Null[string]
+	EnteredBy           sql.Null[string]
+	OrderDate           sql.Null[string]
+	ShippedDate         sql.Null[string]
+	RequestedDate       sql.Null[string]
+	Condition           sql.Null[string]
+	ReportedCondition   sql.Null[string]
+	CreatedDate         sql.Null[string]
+	Amount              sql.Null[string]
+	FlatRateShipping    sql.Null[string]
+	CustomerID          sql.Null[string]
+	ReasonCategory      sql.Null[string]
+	TaxRefunded         sql.Null[string]
+	TotalRefunded       sql.Null[string]
 }
 
 // scan reads one row of returnRecordResource.Select into r, which is zero,
 // and answers its record (engine.ScanNew, engine.ScanReuse).
 func (r *returnRecordRow) scan(rows engine.Row) (*ReturnRecord, error) {
-	if err := rows.Scan(&r.e.ID, &r.e.Version, &r.f2, &r.f3, &r.f4, &r.f5, &r.f6, &r.f7, &r.f8, &r.f9, &r.f10, &r.f11, &r.f12, &r.f13, &r.f14, &r.f15, &r.f16, &r.f17, &r.f18, &r.f19, &r.f20, &r.f21, &r.f22, &r.f23, &r.f24, &r.f25); err != nil {
+	if err := rows.Scan(&r.e.ID, &r.e.Version, &r.OrderID, &r.Description, &r.Issue, &r.Status, &r.TrackingNumber, &r.ActionNeeded, &r.CustomerEmail, &r.Rma, &r.SerialNumber, &r.ScannedSerialNumber, &r.HelpdeskNumber, &r.EnteredBy, &r.OrderDate, &r.ShippedDate, &r.RequestedDate, &r.Condition, &r.ReportedCondition, &r.CreatedDate, &r.Amount, &r.FlatRateShipping, &r.CustomerID, &r.ReasonCategory, &r.TaxRefunded, &r.TotalRefunded); err != nil {
 		return nil, err
 	}
-	if r.f2.Valid {
-		r.e.OrderID = &r.f2.String
-	}
-	if r.f3.Valid {
-		r.e.Description = &r.f3.String
-	}
-	if r.f4.Valid {
-		r.e.Issue = &r.f4.String
-	}
-	if r.f5.Valid {
-		r.e.Status = &r.f5.String
-	}
-	if r.f6.Valid {
-		r.e.TrackingNumber = &r.f6.String
-	}
-	if r.f7.Valid {
-		r.e.ActionNeeded = &r.f7.String
-	}
-	if r.f8.Valid {
-		r.e.CustomerEmail = &r.f8.String
-	}
-	if r.f9.Valid {
-		r.e.Rma = &r.f9.String
-	}
-	if r.f10.Valid {
-		r.e.SerialNumber = &r.f10.String
-	}
-	if r.f11.Valid {
-		r.e.ScannedSerialNumber = &r.f11.String
-	}
-	if r.f12.Valid {
-		r.e.HelpdeskNumber = &r.f12.String
-	}
-	if r.f13.Valid {
-		r.e.EnteredBy = &r.f13.String
-	}
-	if r.f14.Valid {
-		r.e.OrderDate = &r.f14.String
-	}
-	if r.f15.Valid {
-		r.e.ShippedDate = &r.f15.String
-	}
-	if r.f16.Valid {
-		r.e.RequestedDate = &r.f16.String
-	}
-	if r.f17.Valid {
-		r.e.Condition = &r.f17.String
-	}
-	if r.f18.Valid {
-		r.e.ReportedCondition = &r.f18.String
-	}
-	if r.f19.Valid {
-		r.e.CreatedDate = &r.f19.String
-	}
-	if r.f20.Valid {
-		r.e.Amount = &r.f20.String
-	}
-	if r.f21.Valid {
-		r.e.FlatRateShipping = &r.f21.String
-	}
-	if r.f22.Valid {
-		r.e.CustomerID = &r.f22.String
-	}
-	if r.f23.Valid {
-		r.e.ReasonCategory = &r.f23.String
-	}
-	if r.f24.Valid {
-		r.e.TaxRefunded = &r.f24.String
-	}
-	if r.f25.Valid {
-		r.e.TotalRefunded = &r.f25.String
-	}
+	r.e.OrderID = engine.Held(&r.OrderID)
+	r.e.Description = engine.Held(&r.Description)
+	r.e.Issue = engine.Held(&r.Issue)
+	r.e.Status = engine.Held(&r.Status)
+	r.e.TrackingNumber = engine.Held(&r.TrackingNumber)
+	r.e.ActionNeeded = engine.Held(&r.ActionNeeded)
+	r.e.CustomerEmail = engine.Held(&r.CustomerEmail)
+	r.e.Rma = engine.Held(&r.Rma)
+	r.e.SerialNumber = engine.Held(&r.SerialNumber)
+	r.e.ScannedSerialNumber = engine.Held(&r.ScannedSerialNumber)
+	r.e.HelpdeskNumber = engine.Held(&r.HelpdeskNumber)
+	r.e.EnteredBy = engine.Held(&r.EnteredBy)
+	r.e.OrderDate = engine.Held(&r.OrderDate)
+	r.e.ShippedDate = engine.Held(&r.ShippedDate)
+	r.e.RequestedDate = engine.Held(&r.RequestedDate)
+	r.e.Condition = engine.Held(&r.Condition)
+	r.e.ReportedCondition = engine.Held(&r.ReportedCondition)
+	r.e.CreatedDate = engine.Held(&r.CreatedDate)
+	r.e.Amount = engine.Held(&r.Amount)
+	r.e.FlatRateShipping = engine.Held(&r.FlatRateShipping)
+	r.e.CustomerID = engine.Held(&r.CustomerID)
+	r.e.ReasonCategory = engine.Held(&r.ReasonCategory)
+	r.e.TaxRefunded = engine.Held(&r.TaxRefunded)
+	r.e.TotalRefunded = engine.Held(&r.TotalRefunded)
 	return &r.e, nil
 }
 
@@ -404,289 +310,91 @@ var returnRecordResource = &engine.Resource[ReturnRecord]{
 	Object:  "return",
 	Members: []string{"action_needed", "amount", "condition", "created_date", "customerEmail", "customer_id", "description", "enteredBy", "flat_rate_shipping", "helpdesk_number", "issue", "order_date", "order_id", "reason_category", "reported_condition", "requested_date", "rma", "scanned_serial_number", "serial_number", "shipped_date", "status", "tax_refunded", "total_refunded", "tracking_number"},
 	Fields: []engine.Field[ReturnRecord]{
-		{
-			Member: "id", Column: "id", Type: spec.String,
+		{Member: "id", Column: "id", Type: spec.String,
 			Append: func(b []byte, e *ReturnRecord) []byte { return wire.AppendString(b, e.ID) },
-			Parse:  engine.Parse(wire.ID),
-			Value:  func(e *ReturnRecord) any { return e.ID },
-		},
-		{
-			Member: "version", Column: "version", Type: spec.Integer,
+			Parse:  engine.Parse(wire.ID), Value: func(e *ReturnRecord) any { return e.ID }},
+		{Member: "version", Column: "version", Type: spec.Integer,
 			Append: func(b []byte, e *ReturnRecord) []byte { return wire.AppendInt(b, int64(e.Version)) },
-			Parse:  engine.Parse(wire.Int64),
-			Value:  func(e *ReturnRecord) any { return e.Version },
-		},
-		{
-			Member: "order_id", Column: "order_id", Type: spec.String,
+			Parse:  engine.Parse(wire.Int64), Value: func(e *ReturnRecord) any { return e.Version }},
+		{Member: "order_id", Column: "order_id", Type: spec.String,
 			Append: func(b []byte, e *ReturnRecord) []byte { return wire.AppendStringPtr(b, e.OrderID) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *ReturnRecord) any {
-				if e.OrderID == nil {
-					return nil
-				}
-				return *e.OrderID
-			},
-		},
-		{
-			Member: "description", Column: "description", Type: spec.String,
+			Parse:  engine.Parse(wire.String), Value: func(e *ReturnRecord) any { return engine.Val(e.OrderID) }},
+		{Member: "description", Column: "description", Type: spec.String,
 			Append: func(b []byte, e *ReturnRecord) []byte { return wire.AppendStringPtr(b, e.Description) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *ReturnRecord) any {
-				if e.Description == nil {
-					return nil
-				}
-				return *e.Description
-			},
-		},
-		{
-			Member: "issue", Column: "issue", Type: spec.String,
+			Parse:  engine.Parse(wire.String), Value: func(e *ReturnRecord) any { return engine.Val(e.Description) }},
+		{Member: "issue", Column: "issue", Type: spec.String,
 			Append: func(b []byte, e *ReturnRecord) []byte { return wire.AppendStringPtr(b, e.Issue) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *ReturnRecord) any {
-				if e.Issue == nil {
-					return nil
-				}
-				return *e.Issue
-			},
-		},
-		{
-			Member: "status", Column: "status", Type: spec.String, Sortable: true,
+			Parse:  engine.Parse(wire.String), Value: func(e *ReturnRecord) any { return engine.Val(e.Issue) }},
+		{Member: "status", Column: "status", Type: spec.String, Sortable: true,
 			Append: func(b []byte, e *ReturnRecord) []byte { return wire.AppendStringPtr(b, e.Status) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *ReturnRecord) any {
-				if e.Status == nil {
-					return nil
-				}
-				return *e.Status
-			},
-		},
-		{
-			Member: "tracking_number", Column: "tracking_number", Type: spec.String,
+			Parse:  engine.Parse(wire.String), Value: func(e *ReturnRecord) any { return engine.Val(e.Status) }},
+		{Member: "tracking_number", Column: "tracking_number", Type: spec.String,
 			Append: func(b []byte, e *ReturnRecord) []byte { return wire.AppendStringPtr(b, e.TrackingNumber) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *ReturnRecord) any {
-				if e.TrackingNumber == nil {
-					return nil
-				}
-				return *e.TrackingNumber
-			},
-		},
-		{
-			Member: "action_needed", Column: "action_needed", Type: spec.String,
+			Parse:  engine.Parse(wire.String), Value: func(e *ReturnRecord) any { return engine.Val(e.TrackingNumber) }},
+		{Member: "action_needed", Column: "action_needed", Type: spec.String,
 			Append: func(b []byte, e *ReturnRecord) []byte { return wire.AppendStringPtr(b, e.ActionNeeded) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *ReturnRecord) any {
-				if e.ActionNeeded == nil {
-					return nil
-				}
-				return *e.ActionNeeded
-			},
-		},
-		{
-			Member: "customerEmail", Column: "customer_email", Type: spec.String,
+			Parse:  engine.Parse(wire.String), Value: func(e *ReturnRecord) any { return engine.Val(e.ActionNeeded) }},
+		{Member: "customerEmail", Column: "customer_email", Type: spec.String,
 			Append: func(b []byte, e *ReturnRecord) []byte { return wire.AppendStringPtr(b, e.CustomerEmail) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *ReturnRecord) any {
-				if e.CustomerEmail == nil {
-					return nil
-				}
-				return *e.CustomerEmail
-			},
-		},
-		{
-			Member: "rma", Column: "rma", Type: spec.String,
+			Parse:  engine.Parse(wire.String), Value: func(e *ReturnRecord) any { return engine.Val(e.CustomerEmail) }},
+		{Member: "rma", Column: "rma", Type: spec.String,
 			Append: func(b []byte, e *ReturnRecord) []byte { return wire.AppendStringPtr(b, e.Rma) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *ReturnRecord) any {
-				if e.Rma == nil {
-					return nil
-				}
-				return *e.Rma
-			},
-		},
-		{
-			Member: "serial_number", Column: "serial_number", Type: spec.String,
+			Parse:  engine.Parse(wire.String), Value: func(e *ReturnRecord) any { return engine.Val(e.Rma) }},
+		{Member: "serial_number", Column: "serial_number", Type: spec.String,
 			Append: func(b []byte, e *ReturnRecord) []byte { return wire.AppendStringPtr(b, e.SerialNumber) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *ReturnRecord) any {
-				if e.SerialNumber == nil {
-					return nil
-				}
-				return *e.SerialNumber
-			},
-		},
-		{
-			Member: "scanned_serial_number", Column: "scanned_serial_number", Type: spec.String,
+			Parse:  engine.Parse(wire.String), Value: func(e *ReturnRecord) any { return engine.Val(e.SerialNumber) }},
+		{Member: "scanned_serial_number", Column: "scanned_serial_number", Type: spec.String,
 			Append: func(b []byte, e *ReturnRecord) []byte { return wire.AppendStringPtr(b, e.ScannedSerialNumber) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *ReturnRecord) any {
-				if e.ScannedSerialNumber == nil {
-					return nil
-				}
-				return *e.ScannedSerialNumber
-			},
-		},
-		{
-			Member: "helpdesk_number", Column: "helpdesk_number", Type: spec.String,
+			Parse:  engine.Parse(wire.String), Value: func(e *ReturnRecord) any { return engine.Val(e.ScannedSerialNumber) }},
+		{Member: "helpdesk_number", Column: "helpdesk_number", Type: spec.String,
 			Append: func(b []byte, e *ReturnRecord) []byte { return wire.AppendStringPtr(b, e.HelpdeskNumber) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *ReturnRecord) any {
-				if e.HelpdeskNumber == nil {
-					return nil
-				}
-				return *e.HelpdeskNumber
-			},
-		},
-		{
-			Member: "enteredBy", Column: "entered_by", Type: spec.String,
+			Parse:  engine.Parse(wire.String), Value: func(e *ReturnRecord) any { return engine.Val(e.HelpdeskNumber) }},
+		{Member: "enteredBy", Column: "entered_by", Type: spec.String,
 			Append: func(b []byte, e *ReturnRecord) []byte { return wire.AppendStringPtr(b, e.EnteredBy) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *ReturnRecord) any {
-				if e.EnteredBy == nil {
-					return nil
-				}
-				return *e.EnteredBy
-			},
-		},
-		{
-			Member: "order_date", Column: "order_date", Type: spec.String,
+			Parse:  engine.Parse(wire.String), Value: func(e *ReturnRecord) any { return engine.Val(e.EnteredBy) }},
+		{Member: "order_date", Column: "order_date", Type: spec.String,
 			Append: func(b []byte, e *ReturnRecord) []byte { return wire.AppendStringPtr(b, e.OrderDate) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *ReturnRecord) any {
-				if e.OrderDate == nil {
-					return nil
-				}
-				return *e.OrderDate
-			},
-		},
-		{
-			Member: "shipped_date", Column: "shipped_date", Type: spec.String,
+			Parse:  engine.Parse(wire.String), Value: func(e *ReturnRecord) any { return engine.Val(e.OrderDate) }},
+		{Member: "shipped_date", Column: "shipped_date", Type: spec.String,
 			Append: func(b []byte, e *ReturnRecord) []byte { return wire.AppendStringPtr(b, e.ShippedDate) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *ReturnRecord) any {
-				if e.ShippedDate == nil {
-					return nil
-				}
-				return *e.ShippedDate
-			},
-		},
-		{
-			Member: "requested_date", Column: "requested_date", Type: spec.String,
+			Parse:  engine.Parse(wire.String), Value: func(e *ReturnRecord) any { return engine.Val(e.ShippedDate) }},
+		{Member: "requested_date", Column: "requested_date", Type: spec.String,
 			Append: func(b []byte, e *ReturnRecord) []byte { return wire.AppendStringPtr(b, e.RequestedDate) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *ReturnRecord) any {
-				if e.RequestedDate == nil {
-					return nil
-				}
-				return *e.RequestedDate
-			},
-		},
-		{
-			Member: "condition", Column: "condition", Type: spec.String,
+			Parse:  engine.Parse(wire.String), Value: func(e *ReturnRecord) any { return engine.Val(e.RequestedDate) }},
+		{Member: "condition", Column: "condition", Type: spec.String,
 			Append: func(b []byte, e *ReturnRecord) []byte { return wire.AppendStringPtr(b, e.Condition) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *ReturnRecord) any {
-				if e.Condition == nil {
-					return nil
-				}
-				return *e.Condition
-			},
-		},
-		{
-			Member: "reported_condition", Column: "reported_condition", Type: spec.String,
+			Parse:  engine.Parse(wire.String), Value: func(e *ReturnRecord) any { return engine.Val(e.Condition) }},
+		{Member: "reported_condition", Column: "reported_condition", Type: spec.String,
 			Append: func(b []byte, e *ReturnRecord) []byte { return wire.AppendStringPtr(b, e.ReportedCondition) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *ReturnRecord) any {
-				if e.ReportedCondition == nil {
-					return nil
-				}
-				return *e.ReportedCondition
-			},
-		},
-		{
-			Member: "created_date", Column: "created_date", Type: spec.String, Sortable: true,
+			Parse:  engine.Parse(wire.String), Value: func(e *ReturnRecord) any { return engine.Val(e.ReportedCondition) }},
+		{Member: "created_date", Column: "created_date", Type: spec.String, Sortable: true,
 			Append: func(b []byte, e *ReturnRecord) []byte { return wire.AppendStringPtr(b, e.CreatedDate) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *ReturnRecord) any {
-				if e.CreatedDate == nil {
-					return nil
-				}
-				return *e.CreatedDate
-			},
-		},
-		{
-			Member: "amount", Column: "amount", Type: spec.String,
+			Parse:  engine.Parse(wire.String), Value: func(e *ReturnRecord) any { return engine.Val(e.CreatedDate) }},
+		{Member: "amount", Column: "amount", Type: spec.String,
 			Append: func(b []byte, e *ReturnRecord) []byte { return wire.AppendStringPtr(b, e.Amount) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *ReturnRecord) any {
-				if e.Amount == nil {
-					return nil
-				}
-				return *e.Amount
-			},
-		},
-		{
-			Member: "flat_rate_shipping", Column: "flat_rate_shipping", Type: spec.String,
+			Parse:  engine.Parse(wire.String), Value: func(e *ReturnRecord) any { return engine.Val(e.Amount) }},
+		{Member: "flat_rate_shipping", Column: "flat_rate_shipping", Type: spec.String,
 			Append: func(b []byte, e *ReturnRecord) []byte { return wire.AppendStringPtr(b, e.FlatRateShipping) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *ReturnRecord) any {
-				if e.FlatRateShipping == nil {
-					return nil
-				}
-				return *e.FlatRateShipping
-			},
-		},
-		{
-			Member: "customer_id", Column: "customer_id", Type: spec.String,
+			Parse:  engine.Parse(wire.String), Value: func(e *ReturnRecord) any { return engine.Val(e.FlatRateShipping) }},
+		{Member: "customer_id", Column: "customer_id", Type: spec.String,
 			Append: func(b []byte, e *ReturnRecord) []byte { return wire.AppendStringPtr(b, e.CustomerID) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *ReturnRecord) any {
-				if e.CustomerID == nil {
-					return nil
-				}
-				return *e.CustomerID
-			},
-		},
-		{
-			Member: "reason_category", Column: "reason_category", Type: spec.String,
+			Parse:  engine.Parse(wire.String), Value: func(e *ReturnRecord) any { return engine.Val(e.CustomerID) }},
+		{Member: "reason_category", Column: "reason_category", Type: spec.String,
 			Append: func(b []byte, e *ReturnRecord) []byte { return wire.AppendStringPtr(b, e.ReasonCategory) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *ReturnRecord) any {
-				if e.ReasonCategory == nil {
-					return nil
-				}
-				return *e.ReasonCategory
-			},
-		},
-		{
-			Member: "tax_refunded", Column: "tax_refunded", Type: spec.String,
+			Parse:  engine.Parse(wire.String), Value: func(e *ReturnRecord) any { return engine.Val(e.ReasonCategory) }},
+		{Member: "tax_refunded", Column: "tax_refunded", Type: spec.String,
 			Append: func(b []byte, e *ReturnRecord) []byte { return wire.AppendStringPtr(b, e.TaxRefunded) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *ReturnRecord) any {
-				if e.TaxRefunded == nil {
-					return nil
-				}
-				return *e.TaxRefunded
-			},
-		},
-		{
-			Member: "total_refunded", Column: "total_refunded", Type: spec.String,
+			Parse:  engine.Parse(wire.String), Value: func(e *ReturnRecord) any { return engine.Val(e.TaxRefunded) }},
+		{Member: "total_refunded", Column: "total_refunded", Type: spec.String,
 			Append: func(b []byte, e *ReturnRecord) []byte { return wire.AppendStringPtr(b, e.TotalRefunded) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *ReturnRecord) any {
-				if e.TotalRefunded == nil {
-					return nil
-				}
-				return *e.TotalRefunded
-			},
-		},
+			Parse:  engine.Parse(wire.String), Value: func(e *ReturnRecord) any { return engine.Val(e.TotalRefunded) }},
 	},
 	Unique:   map[string]string{"id": "id"},
 	NewInput: func() engine.Input[ReturnRecord] { return new(returnRecordInput) },
 	Encode:   appendReturnRecord,
 	ID:       func(e *ReturnRecord) string { return e.ID },
 	Table:    "returns",
-	Select:   "SELECT \"id\", \"version\", \"order_id\", \"description\", \"issue\", \"status\", \"tracking_number\", \"action_needed\", \"customer_email\", \"rma\", \"serial_number\", \"scanned_serial_number\", \"helpdesk_number\", \"entered_by\", \"order_date\", \"shipped_date\", \"requested_date\", \"condition\", \"reported_condition\", \"created_date\", \"amount\", \"flat_rate_shipping\", \"customer_id\", \"reason_category\", \"tax_refunded\", \"total_refunded\" FROM \"returns\"",
+	Select:   `SELECT "id", "version", "order_id", "description", "issue", "status", "tracking_number", "action_needed", "customer_email", "rma", "serial_number", "scanned_serial_number", "helpdesk_number", "entered_by", "order_date", "shipped_date", "requested_date", "condition", "reported_condition", "created_date", "amount", "flat_rate_shipping", "customer_id", "reason_category", "tax_refunded", "total_refunded" FROM "returns"`,
 	Columns:  []string{"id", "version", "order_id", "description", "issue", "status", "tracking_number", "action_needed", "customer_email", "rma", "serial_number", "scanned_serial_number", "helpdesk_number", "entered_by", "order_date", "shipped_date", "requested_date", "condition", "reported_condition", "created_date", "amount", "flat_rate_shipping", "customer_id", "reason_category", "tax_refunded", "total_refunded"},
 	Scan:     engine.ScanNew((*returnRecordRow).scan),
 	Scanner:  engine.ScanReuse((*returnRecordRow).scan),

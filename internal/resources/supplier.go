@@ -73,12 +73,8 @@ func (in *supplierInput) GivenID() (string, bool) { return in.ID.V, in.ID.Set }
 // stamps the server fills; updating, the members given (null clears) and
 // the update stamps not given.
 func (in *supplierInput) Values(w *engine.Values, creating bool) {
-	if in.Name.Set {
-		w.Set("name", "text", engine.Val(in.Name.Value()))
-	}
-	if in.ProvidedID.Set {
-		w.Set("provided_id", "text", engine.Val(in.ProvidedID.Value()))
-	}
+	engine.Put(w, "name", "text", &in.Name)
+	engine.Put(w, "provided_id", "text", &in.ProvidedID)
 	if in.Mapping.Set {
 		w.Set("mapping", "json", engine.JSONMap(in.Mapping.Value()))
 	}
@@ -118,23 +114,23 @@ func (in *supplierInput) Then(creating bool) ([]engine.Step, error) {
 
 // appendSupplier appends a Supplier as JSON, every member present.
 func appendSupplier(b []byte, e *Supplier) []byte {
-	b = append(b, "{\"id\":"...)
+	b = append(b, `{"id":`...)
 	b = wire.AppendString(b, e.ID)
-	b = append(b, ",\"team_id\":"...)
+	b = append(b, `,"team_id":`...)
 	b = wire.AppendInt(b, int64(e.TeamID))
-	b = append(b, ",\"version\":"...)
+	b = append(b, `,"version":`...)
 	b = wire.AppendInt(b, int64(e.Version))
-	b = append(b, ",\"name\":"...)
+	b = append(b, `,"name":`...)
 	b = wire.AppendStringPtr(b, e.Name)
-	b = append(b, ",\"provided_id\":"...)
+	b = append(b, `,"provided_id":`...)
 	b = wire.AppendStringPtr(b, e.ProvidedID)
-	b = append(b, ",\"mapping\":"...)
+	b = append(b, `,"mapping":`...)
 	b = wire.AppendStringMap(b, e.Mapping)
-	b = append(b, ",\"properties\":"...)
+	b = append(b, `,"properties":`...)
 	b = wire.AppendRaw(b, e.Properties)
-	b = append(b, ",\"created_at\":"...)
+	b = append(b, `,"created_at":`...)
 	b = wire.AppendTimePtr(b, e.CreatedAt)
-	b = append(b, ",\"updated_at\":"...)
+	b = append(b, `,"updated_at":`...)
 	b = wire.AppendTimePtr(b, e.UpdatedAt)
 	return append(b, '}')
 }
@@ -143,39 +139,31 @@ func appendSupplier(b []byte, e *Supplier) []byte {
 // columns that the record's pointers then point into, so a record read costs
 // one allocation.
 type supplierRow struct {
-	e  Supplier
-	f3 sql.NullString
-	f4 sql.NullString
-	f5 []byte
-	f6 []byte
-	f7 sql.NullTime
-	f8 sql.NullTime
+	e          Supplier
+	Name       sql.Null[string]
+	ProvidedID sql.Null[string]
+	Mapping    []byte
+	Properties []byte
+	CreatedAt  sql.Null[time.Time]
+	UpdatedAt  sql.Null[time.Time]
 }
 
 // scan reads one row of supplierResource.Select into r, which is zero,
 // and answers its record (engine.ScanNew, engine.ScanReuse).
 func (r *supplierRow) scan(rows engine.Row) (*Supplier, error) {
-	if err := rows.Scan(&r.e.ID, &r.e.TeamID, &r.e.Version, &r.f3, &r.f4, &r.f5, &r.f6, &r.f7, &r.f8); err != nil {
+	if err := rows.Scan(&r.e.ID, &r.e.TeamID, &r.e.Version, &r.Name, &r.ProvidedID, &r.Mapping, &r.Properties, &r.CreatedAt, &r.UpdatedAt); err != nil {
 		return nil, err
 	}
-	if r.f3.Valid {
-		r.e.Name = &r.f3.String
-	}
-	if r.f4.Valid {
-		r.e.ProvidedID = &r.f4.String
-	}
-	if len(r.f5) > 0 {
-		if err := json.Unmarshal(r.f5, &r.e.Mapping); err != nil {
+	r.e.Name = engine.Held(&r.Name)
+	r.e.ProvidedID = engine.Held(&r.ProvidedID)
+	if len(r.Mapping) > 0 {
+		if err := json.Unmarshal(r.Mapping, &r.e.Mapping); err != nil {
 			return nil, err
 		}
 	}
-	r.e.Properties = json.RawMessage(r.f6)
-	if r.f7.Valid {
-		r.e.CreatedAt = &r.f7.Time
-	}
-	if r.f8.Valid {
-		r.e.UpdatedAt = &r.f8.Time
-	}
+	r.e.Properties = json.RawMessage(r.Properties)
+	r.e.CreatedAt = engine.Held(&r.CreatedAt)
+	r.e.UpdatedAt = engine.Held(&r.UpdatedAt)
 	return &r.e, nil
 }
 
@@ -186,83 +174,38 @@ var supplierResource = &engine.Resource[Supplier]{
 	Object:  "supplier",
 	Members: []string{"created_at", "mapping", "name", "properties", "provided_id", "updated_at"},
 	Fields: []engine.Field[Supplier]{
-		{
-			Member: "id", Column: "id", Type: spec.String,
+		{Member: "id", Column: "id", Type: spec.String,
 			Append: func(b []byte, e *Supplier) []byte { return wire.AppendString(b, e.ID) },
-			Parse:  engine.Parse(wire.ID),
-			Value:  func(e *Supplier) any { return e.ID },
-		},
-		{
-			Member: "team_id", Column: "team_id", Type: spec.Integer,
+			Parse:  engine.Parse(wire.ID), Value: func(e *Supplier) any { return e.ID }},
+		{Member: "team_id", Column: "team_id", Type: spec.Integer,
 			Append: func(b []byte, e *Supplier) []byte { return wire.AppendInt(b, int64(e.TeamID)) },
-			Parse:  engine.Parse(wire.Int64),
-			Value:  func(e *Supplier) any { return int64(e.TeamID) },
-		},
-		{
-			Member: "version", Column: "version", Type: spec.Integer,
+			Parse:  engine.Parse(wire.Int64), Value: func(e *Supplier) any { return int64(e.TeamID) }},
+		{Member: "version", Column: "version", Type: spec.Integer,
 			Append: func(b []byte, e *Supplier) []byte { return wire.AppendInt(b, int64(e.Version)) },
-			Parse:  engine.Parse(wire.Int64),
-			Value:  func(e *Supplier) any { return e.Version },
-		},
-		{
-			Member: "name", Column: "name", Type: spec.String,
+			Parse:  engine.Parse(wire.Int64), Value: func(e *Supplier) any { return e.Version }},
+		{Member: "name", Column: "name", Type: spec.String,
 			Append: func(b []byte, e *Supplier) []byte { return wire.AppendStringPtr(b, e.Name) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *Supplier) any {
-				if e.Name == nil {
-					return nil
-				}
-				return *e.Name
-			},
-		},
-		{
-			Member: "provided_id", Column: "provided_id", Type: spec.String,
+			Parse:  engine.Parse(wire.String), Value: func(e *Supplier) any { return engine.Val(e.Name) }},
+		{Member: "provided_id", Column: "provided_id", Type: spec.String,
 			Append: func(b []byte, e *Supplier) []byte { return wire.AppendStringPtr(b, e.ProvidedID) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *Supplier) any {
-				if e.ProvidedID == nil {
-					return nil
-				}
-				return *e.ProvidedID
-			},
-		},
-		{
-			Member: "mapping", Column: "mapping", Type: spec.StringMap,
-			Append: func(b []byte, e *Supplier) []byte { return wire.AppendStringMap(b, e.Mapping) },
-		},
-		{
-			Member: "properties", Column: "properties", Type: spec.Object,
-			Append: func(b []byte, e *Supplier) []byte { return wire.AppendRaw(b, e.Properties) },
-		},
-		{
-			Member: "created_at", Column: "created_at", Type: spec.DateTime, Sortable: true,
+			Parse:  engine.Parse(wire.String), Value: func(e *Supplier) any { return engine.Val(e.ProvidedID) }},
+		{Member: "mapping", Column: "mapping", Type: spec.StringMap,
+			Append: func(b []byte, e *Supplier) []byte { return wire.AppendStringMap(b, e.Mapping) }},
+		{Member: "properties", Column: "properties", Type: spec.Object,
+			Append: func(b []byte, e *Supplier) []byte { return wire.AppendRaw(b, e.Properties) }},
+		{Member: "created_at", Column: "created_at", Type: spec.DateTime, Sortable: true,
 			Append: func(b []byte, e *Supplier) []byte { return wire.AppendTimePtr(b, e.CreatedAt) },
-			Parse:  engine.Parse(wire.DateTime),
-			Value: func(e *Supplier) any {
-				if e.CreatedAt == nil {
-					return nil
-				}
-				return *e.CreatedAt
-			},
-		},
-		{
-			Member: "updated_at", Column: "updated_at", Type: spec.DateTime,
+			Parse:  engine.Parse(wire.DateTime), Value: func(e *Supplier) any { return engine.Val(e.CreatedAt) }},
+		{Member: "updated_at", Column: "updated_at", Type: spec.DateTime,
 			Append: func(b []byte, e *Supplier) []byte { return wire.AppendTimePtr(b, e.UpdatedAt) },
-			Parse:  engine.Parse(wire.DateTime),
-			Value: func(e *Supplier) any {
-				if e.UpdatedAt == nil {
-					return nil
-				}
-				return *e.UpdatedAt
-			},
-		},
+			Parse:  engine.Parse(wire.DateTime), Value: func(e *Supplier) any { return engine.Val(e.UpdatedAt) }},
 	},
 	Unique:    map[string]string{"id": "id"},
 	NewInput:  func() engine.Input[Supplier] { return new(supplierInput) },
 	Encode:    appendSupplier,
 	ID:        func(e *Supplier) string { return e.ID },
 	Table:     "suppliers",
-	Select:    "SELECT \"id\", \"team_id\", \"version\", \"name\", \"provided_id\", \"mapping\", \"properties\", \"created_at\", \"updated_at\" FROM \"suppliers\"",
+	Select:    `SELECT "id", "team_id", "version", "name", "provided_id", "mapping", "properties", "created_at", "updated_at" FROM "suppliers"`,
 	Columns:   []string{"id", "team_id", "version", "name", "provided_id", "mapping", "properties", "created_at", "updated_at"},
 	Scan:      engine.ScanNew((*supplierRow).scan),
 	Scanner:   engine.ScanReuse((*supplierRow).scan),

@@ -111,57 +111,23 @@ func (in *userInput) GivenID() (string, bool) { return in.ID.V, in.ID.Set }
 // stamps the server fills; updating, the members given (null clears) and
 // the update stamps not given.
 func (in *userInput) Values(w *engine.Values, creating bool) {
-	if in.Active.Set {
-		w.Set("active", "boolean", engine.Val(in.Active.Value()))
-	}
-	if in.Avatar.Set {
-		w.Set("avatar", "text", engine.Val(in.Avatar.Value()))
-	}
-	if in.Bio.Set {
-		w.Set("bio", "text", engine.Val(in.Bio.Value()))
-	}
-	if in.Birthday.Set {
-		w.Set("birthday", "date", engine.Val(in.Birthday.Value()))
-	}
-	if in.Country.Set {
-		w.Set("country", "text", engine.Val(in.Country.Value()))
-	}
-	if in.Email.Set {
-		w.Set("email", "text", engine.Val(in.Email.Value()))
-	}
-	if in.FirstName.Set {
-		w.Set("first_name", "text", engine.Val(in.FirstName.Value()))
-	}
-	if in.LastName.Set {
-		w.Set("last_name", "text", engine.Val(in.LastName.Value()))
-	}
-	if in.LastSeen.Set {
-		w.Set("last_seen", "timestamptz", engine.Val(in.LastSeen.Value()))
-	}
-	if in.LastTyped.Set {
-		w.Set("last_typed", "timestamptz", engine.Val(in.LastTyped.Value()))
-	}
-	if in.Location.Set {
-		w.Set("location", "text", engine.Val(in.Location.Value()))
-	}
-	if in.Organization.Set {
-		w.Set("organization", "text", engine.Val(in.Organization.Value()))
-	}
-	if in.Phone.Set {
-		w.Set("phone", "text", engine.Val(in.Phone.Value()))
-	}
-	if in.Regions.Set {
-		w.Set("regions", "text", engine.Val(in.Regions.Value()))
-	}
-	if in.Title.Set {
-		w.Set("title", "text", engine.Val(in.Title.Value()))
-	}
-	if in.SocialHandle.Set {
-		w.Set("social_handle", "text", engine.Val(in.SocialHandle.Value()))
-	}
-	if in.Username.Set {
-		w.Set("username", "text", engine.Val(in.Username.Value()))
-	}
+	engine.Put(w, "active", "boolean", &in.Active)
+	engine.Put(w, "avatar", "text", &in.Avatar)
+	engine.Put(w, "bio", "text", &in.Bio)
+	engine.Put(w, "birthday", "date", &in.Birthday)
+	engine.Put(w, "country", "text", &in.Country)
+	engine.Put(w, "email", "text", &in.Email)
+	engine.Put(w, "first_name", "text", &in.FirstName)
+	engine.Put(w, "last_name", "text", &in.LastName)
+	engine.Put(w, "last_seen", "timestamptz", &in.LastSeen)
+	engine.Put(w, "last_typed", "timestamptz", &in.LastTyped)
+	engine.Put(w, "location", "text", &in.Location)
+	engine.Put(w, "organization", "text", &in.Organization)
+	engine.Put(w, "phone", "text", &in.Phone)
+	engine.Put(w, "regions", "text", &in.Regions)
+	engine.Put(w, "title", "text", &in.Title)
+	engine.Put(w, "social_handle", "text", &in.SocialHandle)
+	engine.Put(w, "username", "text", &in.Username)
 }
 
 // Parents implements engine.Input.
@@ -176,43 +142,43 @@ func (in *userInput) Then(creating bool) ([]engine.Step, error) {
 
 // appendUser appends a User as JSON, every member present.
 func appendUser(b []byte, e *User) []byte {
-	b = append(b, "{\"id\":"...)
+	b = append(b, `{"id":`...)
 	b = wire.AppendString(b, e.ID)
-	b = append(b, ",\"version\":"...)
+	b = append(b, `,"version":`...)
 	b = wire.AppendInt(b, int64(e.Version))
-	b = append(b, ",\"active\":"...)
+	b = append(b, `,"active":`...)
 	b = wire.AppendBoolPtr(b, e.Active)
-	b = append(b, ",\"avatar\":"...)
+	b = append(b, `,"avatar":`...)
 	b = wire.AppendStringPtr(b, e.Avatar)
-	b = append(b, ",\"bio\":"...)
+	b = append(b, `,"bio":`...)
 	b = wire.AppendStringPtr(b, e.Bio)
-	b = append(b, ",\"birthday\":"...)
+	b = append(b, `,"birthday":`...)
 	b = wire.AppendDatePtr(b, e.Birthday)
-	b = append(b, ",\"country\":"...)
+	b = append(b, `,"country":`...)
 	b = wire.AppendStringPtr(b, e.Country)
-	b = append(b, ",\"email\":"...)
+	b = append(b, `,"email":`...)
 	b = wire.AppendStringPtr(b, e.Email)
-	b = append(b, ",\"firstName\":"...)
+	b = append(b, `,"firstName":`...)
 	b = wire.AppendStringPtr(b, e.FirstName)
-	b = append(b, ",\"lastName\":"...)
+	b = append(b, `,"lastName":`...)
 	b = wire.AppendStringPtr(b, e.LastName)
-	b = append(b, ",\"last_seen\":"...)
+	b = append(b, `,"last_seen":`...)
 	b = wire.AppendTimePtr(b, e.LastSeen)
-	b = append(b, ",\"last_typed\":"...)
+	b = append(b, `,"last_typed":`...)
 	b = wire.AppendTimePtr(b, e.LastTyped)
-	b = append(b, ",\"location\":"...)
+	b = append(b, `,"location":`...)
 	b = wire.AppendStringPtr(b, e.Location)
-	b = append(b, ",\"organization\":"...)
+	b = append(b, `,"organization":`...)
 	b = wire.AppendStringPtr(b, e.Organization)
-	b = append(b, ",\"phone\":"...)
+	b = append(b, `,"phone":`...)
 	b = wire.AppendStringPtr(b, e.Phone)
-	b = append(b, ",\"regions\":"...)
+	b = append(b, `,"regions":`...)
 	b = wire.AppendStringPtr(b, e.Regions)
-	b = append(b, ",\"title\":"...)
+	b = append(b, `,"title":`...)
 	b = wire.AppendStringPtr(b, e.Title)
-	b = append(b, ",\"social_handle\":"...)
+	b = append(b, `,"social_handle":`...)
 	b = wire.AppendStringPtr(b, e.SocialHandle)
-	b = append(b, ",\"username\":"...)
+	b = append(b, `,"username":`...)
 	b = wire.AppendStringPtr(b, e.Username)
 	return append(b, '}')
 }
@@ -221,83 +187,49 @@ func appendUser(b []byte, e *User) []byte {
 // columns that the record's pointers then point into, so a record read costs
 // one allocation.
 type userRow struct {
-	e   User
-	f2  sql.NullBool
-	f3  sql.NullString
-	f4  sql.NullString
-	f5  sql.NullTime
-	f6  sql.NullString
-	f7  sql.NullString
-	f8  sql.NullString
-	f9  sql.NullString
-	f10 sql.NullTime
-	f11 sql.NullTime
-	f12 sql.NullString
-	f13 sql.NullString
-	f14 sql.NullString
-	f15 sql.NullString
-	f16 sql.NullString
-	f17 sql.NullString
-	f18 sql.NullString
+	e            User
+	Active       sql.Null[bool]
+	Avatar       sql.Null[string]
+	Bio          sql.Null[string]
+	Birthday     sql.Null[time.Time]
+	Country      sql.Null[string]
+	Email        sql.Null[string]
+	FirstName    sql.Null[string]
+	LastName     sql.Null[string]
+	LastSeen     sql.Null[time.Time]
+	LastTyped    sql.Null[time.Time]
+	Location     sql.Null[string]
+	Organization sql.Null[string]
+	Phone        sql.Null[string]
+	Regions      sql.Null[string]
+	Title        sql.Null[string]
+	SocialHandle sql.Null[string]
+	Username     sql.Null[string]
 }
 
 // scan reads one row of userResource.Select into r, which is zero,
 // and answers its record (engine.ScanNew, engine.ScanReuse).
 func (r *userRow) scan(rows engine.Row) (*User, error) {
-	if err := rows.Scan(&r.e.ID, &r.e.Version, &r.f2, &r.f3, &r.f4, &r.f5, &r.f6, &r.f7, &r.f8, &r.f9, &r.f10, &r.f11, &r.f12, &r.f13, &r.f14, &r.f15, &r.f16, &r.f17, &r.f18); err != nil {
+	if err := rows.Scan(&r.e.ID, &r.e.Version, &r.Active, &r.Avatar, &r.Bio, &r.Birthday, &r.Country, &r.Email, &r.FirstName, &r.LastName, &r.LastSeen, &r.LastTyped, &r.Location, &r.Organization, &r.Phone, &r.Regions, &r.Title, &r.SocialHandle, &r.Username); err != nil {
 		return nil, err
 	}
-	if r.f2.Valid {
-		r.e.Active = &r.f2.Bool
-	}
-	if r.f3.Valid {
-		r.e.Avatar = &r.f3.String
-	}
-	if r.f4.Valid {
-		r.e.Bio = &r.f4.String
-	}
-	if r.f5.Valid {
-		r.e.Birthday = &r.f5.Time
-	}
-	if r.f6.Valid {
-		r.e.Country = &r.f6.String
-	}
-	if r.f7.Valid {
-		r.e.Email = &r.f7.String
-	}
-	if r.f8.Valid {
-		r.e.FirstName = &r.f8.String
-	}
-	if r.f9.Valid {
-		r.e.LastName = &r.f9.String
-	}
-	if r.f10.Valid {
-		r.e.LastSeen = &r.f10.Time
-	}
-	if r.f11.Valid {
-		r.e.LastTyped = &r.f11.Time
-	}
-	if r.f12.Valid {
-		r.e.Location = &r.f12.String
-	}
-	if r.f13.Valid {
-		r.e.Organization = &r.f13.String
-	}
-	if r.f14.Valid {
-		r.e.Phone = &r.f14.String
-	}
-	if r.f15.Valid {
-		r.e.Regions = &r.f15.String
-	}
-	if r.f16.Valid {
-		r.e.Title = &r.f16.String
-	}
-	if r.f17.Valid {
-		r.e.SocialHandle = &r.f17.String
-	}
-	if r.f18.Valid {
-		r.e.Username = &r.f18.String
-	}
+	r.e.Active = engine.Held(&r.Active)
+	r.e.Avatar = engine.Held(&r.Avatar)
+	r.e.Bio = engine.Held(&r.Bio)
+	r.e.Birthday = engine.Held(&r.Birthday)
+	r.e.Country = engine.Held(&r.Country)
+	r.e.Email = engine.Held(&r.Email)
+	r.e.FirstName = engine.Held(&r.FirstName)
+	r.e.LastName = engine.Held(&r.LastName)
+	r.e.LastSeen = engine.Held(&r.LastSeen)
+	r.e.LastTyped = engine.Held(&r.LastTyped)
+	r.e.Location = engine.Held(&r.Location)
+	r.e.Organization = engine.Held(&r.Organization)
+	r.e.Phone = engine.Held(&r.Phone)
+	r.e.Regions = engine.Held(&r.Regions)
+	r.e.Title = engine.Held(&r.Title)
+	r.e.SocialHandle = engine.Held(&r.SocialHandle)
+	r.e.Username = engine.Held(&r.Username)
 	return &r.e, nil
 }
 
@@ -308,212 +240,70 @@ var userResource = &engine.Resource[User]{
 	Object:  "user",
 	Members: []string{"active", "avatar", "bio", "birthday", "country", "email", "firstName", "lastName", "last_seen", "last_typed", "location", "organization", "phone", "regions", "social_handle", "title", "username"},
 	Fields: []engine.Field[User]{
-		{
-			Member: "id", Column: "id", Type: spec.String,
+		{Member: "id", Column: "id", Type: spec.String,
 			Append: func(b []byte, e *User) []byte { return wire.AppendString(b, e.ID) },
-			Parse:  engine.Parse(wire.ID),
-			Value:  func(e *User) any { return e.ID },
-		},
-		{
-			Member: "version", Column: "version", Type: spec.Integer,
+			Parse:  engine.Parse(wire.ID), Value: func(e *User) any { return e.ID }},
+		{Member: "version", Column: "version", Type: spec.Integer,
 			Append: func(b []byte, e *User) []byte { return wire.AppendInt(b, int64(e.Version)) },
-			Parse:  engine.Parse(wire.Int64),
-			Value:  func(e *User) any { return e.Version },
-		},
-		{
-			Member: "active", Column: "active", Type: spec.Boolean,
+			Parse:  engine.Parse(wire.Int64), Value: func(e *User) any { return e.Version }},
+		{Member: "active", Column: "active", Type: spec.Boolean,
 			Append: func(b []byte, e *User) []byte { return wire.AppendBoolPtr(b, e.Active) },
-			Parse:  engine.Parse(wire.Bool),
-			Value: func(e *User) any {
-				if e.Active == nil {
-					return nil
-				}
-				return *e.Active
-			},
-		},
-		{
-			Member: "avatar", Column: "avatar", Type: spec.String,
+			Parse:  engine.Parse(wire.Bool), Value: func(e *User) any { return engine.Val(e.Active) }},
+		{Member: "avatar", Column: "avatar", Type: spec.String,
 			Append: func(b []byte, e *User) []byte { return wire.AppendStringPtr(b, e.Avatar) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *User) any {
-				if e.Avatar == nil {
-					return nil
-				}
-				return *e.Avatar
-			},
-		},
-		{
-			Member: "bio", Column: "bio", Type: spec.String,
+			Parse:  engine.Parse(wire.String), Value: func(e *User) any { return engine.Val(e.Avatar) }},
+		{Member: "bio", Column: "bio", Type: spec.String,
 			Append: func(b []byte, e *User) []byte { return wire.AppendStringPtr(b, e.Bio) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *User) any {
-				if e.Bio == nil {
-					return nil
-				}
-				return *e.Bio
-			},
-		},
-		{
-			Member: "birthday", Column: "birthday", Type: spec.Date,
+			Parse:  engine.Parse(wire.String), Value: func(e *User) any { return engine.Val(e.Bio) }},
+		{Member: "birthday", Column: "birthday", Type: spec.Date,
 			Append: func(b []byte, e *User) []byte { return wire.AppendDatePtr(b, e.Birthday) },
-			Parse:  engine.Parse(wire.Date),
-			Value: func(e *User) any {
-				if e.Birthday == nil {
-					return nil
-				}
-				return *e.Birthday
-			},
-		},
-		{
-			Member: "country", Column: "country", Type: spec.String,
+			Parse:  engine.Parse(wire.Date), Value: func(e *User) any { return engine.Val(e.Birthday) }},
+		{Member: "country", Column: "country", Type: spec.String,
 			Append: func(b []byte, e *User) []byte { return wire.AppendStringPtr(b, e.Country) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *User) any {
-				if e.Country == nil {
-					return nil
-				}
-				return *e.Country
-			},
-		},
-		{
-			Member: "email", Column: "email", Type: spec.String,
+			Parse:  engine.Parse(wire.String), Value: func(e *User) any { return engine.Val(e.Country) }},
+		{Member: "email", Column: "email", Type: spec.String,
 			Append: func(b []byte, e *User) []byte { return wire.AppendStringPtr(b, e.Email) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *User) any {
-				if e.Email == nil {
-					return nil
-				}
-				return *e.Email
-			},
-		},
-		{
-			Member: "firstName", Column: "first_name", Type: spec.String,
+			Parse:  engine.Parse(wire.String), Value: func(e *User) any { return engine.Val(e.Email) }},
+		{Member: "firstName", Column: "first_name", Type: spec.String,
 			Append: func(b []byte, e *User) []byte { return wire.AppendStringPtr(b, e.FirstName) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *User) any {
-				if e.FirstName == nil {
-					return nil
-				}
-				return *e.FirstName
-			},
-		},
-		{
-			Member: "lastName", Column: "last_name", Type: spec.String,
+			Parse:  engine.Parse(wire.String), Value: func(e *User) any { return engine.Val(e.FirstName) }},
+		{Member: "lastName", Column: "last_name", Type: spec.String,
 			Append: func(b []byte, e *User) []byte { return wire.AppendStringPtr(b, e.LastName) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *User) any {
-				if e.LastName == nil {
-					return nil
-				}
-				return *e.LastName
-			},
-		},
-		{
-			Member: "last_seen", Column: "last_seen", Type: spec.DateTime,
+			Parse:  engine.Parse(wire.String), Value: func(e *User) any { return engine.Val(e.LastName) }},
+		{Member: "last_seen", Column: "last_seen", Type: spec.DateTime,
 			Append: func(b []byte, e *User) []byte { return wire.AppendTimePtr(b, e.LastSeen) },
-			Parse:  engine.Parse(wire.DateTime),
-			Value: func(e *User) any {
-				if e.LastSeen == nil {
-					return nil
-				}
-				return *e.LastSeen
-			},
-		},
-		{
-			Member: "last_typed", Column: "last_typed", Type: spec.DateTime,
+			Parse:  engine.Parse(wire.DateTime), Value: func(e *User) any { return engine.Val(e.LastSeen) }},
+		{Member: "last_typed", Column: "last_typed", Type: spec.DateTime,
 			Append: func(b []byte, e *User) []byte { return wire.AppendTimePtr(b, e.LastTyped) },
-			Parse:  engine.Parse(wire.DateTime),
-			Value: func(e *User) any {
-				if e.LastTyped == nil {
-					return nil
-				}
-				return *e.LastTyped
-			},
-		},
-		{
-			Member: "location", Column: "location", Type: spec.String,
+			Parse:  engine.Parse(wire.DateTime), Value: func(e *User) any { return engine.Val(e.LastTyped) }},
+		{Member: "location", Column: "location", Type: spec.String,
 			Append: func(b []byte, e *User) []byte { return wire.AppendStringPtr(b, e.Location) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *User) any {
-				if e.Location == nil {
-					return nil
-				}
-				return *e.Location
-			},
-		},
-		{
-			Member: "organization", Column: "organization", Type: spec.String,
+			Parse:  engine.Parse(wire.String), Value: func(e *User) any { return engine.Val(e.Location) }},
+		{Member: "organization", Column: "organization", Type: spec.String,
 			Append: func(b []byte, e *User) []byte { return wire.AppendStringPtr(b, e.Organization) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *User) any {
-				if e.Organization == nil {
-					return nil
-				}
-				return *e.Organization
-			},
-		},
-		{
-			Member: "phone", Column: "phone", Type: spec.String,
+			Parse:  engine.Parse(wire.String), Value: func(e *User) any { return engine.Val(e.Organization) }},
+		{Member: "phone", Column: "phone", Type: spec.String,
 			Append: func(b []byte, e *User) []byte { return wire.AppendStringPtr(b, e.Phone) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *User) any {
-				if e.Phone == nil {
-					return nil
-				}
-				return *e.Phone
-			},
-		},
-		{
-			Member: "regions", Column: "regions", Type: spec.String,
+			Parse:  engine.Parse(wire.String), Value: func(e *User) any { return engine.Val(e.Phone) }},
+		{Member: "regions", Column: "regions", Type: spec.String,
 			Append: func(b []byte, e *User) []byte { return wire.AppendStringPtr(b, e.Regions) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *User) any {
-				if e.Regions == nil {
-					return nil
-				}
-				return *e.Regions
-			},
-		},
-		{
-			Member: "title", Column: "title", Type: spec.String,
+			Parse:  engine.Parse(wire.String), Value: func(e *User) any { return engine.Val(e.Regions) }},
+		{Member: "title", Column: "title", Type: spec.String,
 			Append: func(b []byte, e *User) []byte { return wire.AppendStringPtr(b, e.Title) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *User) any {
-				if e.Title == nil {
-					return nil
-				}
-				return *e.Title
-			},
-		},
-		{
-			Member: "social_handle", Column: "social_handle", Type: spec.String,
+			Parse:  engine.Parse(wire.String), Value: func(e *User) any { return engine.Val(e.Title) }},
+		{Member: "social_handle", Column: "social_handle", Type: spec.String,
 			Append: func(b []byte, e *User) []byte { return wire.AppendStringPtr(b, e.SocialHandle) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *User) any {
-				if e.SocialHandle == nil {
-					return nil
-				}
-				return *e.SocialHandle
-			},
-		},
-		{
-			Member: "username", Column: "username", Type: spec.String,
+			Parse:  engine.Parse(wire.String), Value: func(e *User) any { return engine.Val(e.SocialHandle) }},
+		{Member: "username", Column: "username", Type: spec.String,
 			Append: func(b []byte, e *User) []byte { return wire.AppendStringPtr(b, e.Username) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *User) any {
-				if e.Username == nil {
-					return nil
-				}
-				return *e.Username
-			},
-		},
+			Parse:  engine.Parse(wire.String), Value: func(e *User) any { return engine.Val(e.Username) }},
 	},
 	Unique:   map[string]string{"id": "id", "username": "username"},
 	NewInput: func() engine.Input[User] { return new(userInput) },
 	Encode:   appendUser,
 	ID:       func(e *User) string { return e.ID },
 	Table:    "users",
-	Select:   "SELECT \"id\", \"version\", \"active\", \"avatar\", \"bio\", \"birthday\", \"country\", \"email\", \"first_name\", \"last_name\", \"last_seen\", \"last_typed\", \"location\", \"organization\", \"phone\", \"regions\", \"title\", \"social_handle\", \"username\" FROM \"users\"",
+	Select:   `SELECT "id", "version", "active", "avatar", "bio", "birthday", "country", "email", "first_name", "last_name", "last_seen", "last_typed", "location", "organization", "phone", "regions", "title", "social_handle", "username" FROM "users"`,
 	Columns:  []string{"id", "version", "active", "avatar", "bio", "birthday", "country", "email", "first_name", "last_name", "last_seen", "last_typed", "location", "organization", "phone", "regions", "title", "social_handle", "username"},
 	Scan:     engine.ScanNew((*userRow).scan),
 	Scanner:  engine.ScanReuse((*userRow).scan),

@@ -188,102 +188,38 @@ func (in *vendorInput) GivenID() (string, bool) { return in.ID.V, in.ID.Set }
 // stamps the server fills; updating, the members given (null clears) and
 // the update stamps not given.
 func (in *vendorInput) Values(w *engine.Values, creating bool) {
-	if in.VendorName.Set {
-		w.Set("vendor_name", "text", engine.Val(in.VendorName.Value()))
-	}
-	if in.VendorNotes.Set {
-		w.Set("vendor_notes", "text", engine.Val(in.VendorNotes.Value()))
-	}
-	if in.VendorSubtype.Set {
-		w.Set("vendor_subtype", "text", engine.Val(in.VendorSubtype.Value()))
-	}
-	if in.VendorType.Set {
-		w.Set("vendor_type", "text", engine.Val(in.VendorType.Value()))
-	}
-	if in.VendorOwner.Set {
-		w.Set("vendor_owner", "text", engine.Val(in.VendorOwner.Value()))
-	}
-	if in.VendorSource.Set {
-		w.Set("vendor_source", "text", engine.Val(in.VendorSource.Value()))
-	}
-	if in.Description.Set {
-		w.Set("description", "text", engine.Val(in.Description.Value()))
-	}
-	if in.Industry.Set {
-		w.Set("industry", "text", engine.Val(in.Industry.Value()))
-	}
-	if in.Ownership.Set {
-		w.Set("ownership", "text", engine.Val(in.Ownership.Value()))
-	}
-	if in.ParentVendor.Set {
-		w.Set("parent_vendor", "text", engine.Val(in.ParentVendor.Value()))
-	}
-	if in.Rating.Set {
-		w.Set("rating", "text", engine.Val(in.Rating.Value()))
-	}
-	if in.StockTicker.Set {
-		w.Set("stock_ticker", "text", engine.Val(in.StockTicker.Value()))
-	}
-	if in.Website.Set {
-		w.Set("website", "text", engine.Val(in.Website.Value()))
-	}
-	if in.YearStarted.Set {
-		w.Set("year_started", "text", engine.Val(in.YearStarted.Value()))
-	}
-	if in.Avatar.Set {
-		w.Set("avatar", "text", engine.Val(in.Avatar.Value()))
-	}
-	if in.AnnualRevenue.Set {
-		w.Set("annual_revenue", "text", engine.Val(in.AnnualRevenue.Value()))
-	}
-	if in.Employees.Set {
-		w.Set("employees", "text", engine.Val(in.Employees.Value()))
-	}
-	if in.NumberOfEmployees.Set {
-		w.Set("number_of_employees", "text", engine.Val(in.NumberOfEmployees.Value()))
-	}
-	if in.Fax.Set {
-		w.Set("fax", "text", engine.Val(in.Fax.Value()))
-	}
-	if in.Phone.Set {
-		w.Set("phone", "text", engine.Val(in.Phone.Value()))
-	}
-	if in.BillingCity.Set {
-		w.Set("billing_city", "text", engine.Val(in.BillingCity.Value()))
-	}
-	if in.BillingCountry.Set {
-		w.Set("billing_country", "text", engine.Val(in.BillingCountry.Value()))
-	}
-	if in.BillingLatitude.Set {
-		w.Set("billing_latitude", "text", engine.Val(in.BillingLatitude.Value()))
-	}
-	if in.BillingLongitude.Set {
-		w.Set("billing_longitude", "text", engine.Val(in.BillingLongitude.Value()))
-	}
-	if in.BillingState.Set {
-		w.Set("billing_state", "text", engine.Val(in.BillingState.Value()))
-	}
-	if in.BillingStreet.Set {
-		w.Set("billing_street", "text", engine.Val(in.BillingStreet.Value()))
-	}
-	if in.ShippingCity.Set {
-		w.Set("shipping_city", "text", engine.Val(in.ShippingCity.Value()))
-	}
-	if in.ShippingCountry.Set {
-		w.Set("shipping_country", "text", engine.Val(in.ShippingCountry.Value()))
-	}
-	if in.ShippingLatitude.Set {
-		w.Set("shipping_latitude", "text", engine.Val(in.ShippingLatitude.Value()))
-	}
-	if in.ShippingLongitude.Set {
-		w.Set("shipping_longitude", "text", engine.Val(in.ShippingLongitude.Value()))
-	}
-	if in.ShippingState.Set {
-		w.Set("shipping_state", "text", engine.Val(in.ShippingState.Value()))
-	}
-	if in.ShippingStreet.Set {
-		w.Set("shipping_street", "text", engine.Val(in.ShippingStreet.Value()))
-	}
+	engine.Put(w, "vendor_name", "text", &in.VendorName)
+	engine.Put(w, "vendor_notes", "text", &in.VendorNotes)
+	engine.Put(w, "vendor_subtype", "text", &in.VendorSubtype)
+	engine.Put(w, "vendor_type", "text", &in.VendorType)
+	engine.Put(w, "vendor_owner", "text", &in.VendorOwner)
+	engine.Put(w, "vendor_source", "text", &in.VendorSource)
+	engine.Put(w, "description", "text", &in.Description)
+	engine.Put(w, "industry", "text", &in.Industry)
+	engine.Put(w, "ownership", "text", &in.Ownership)
+	engine.Put(w, "parent_vendor", "text", &in.ParentVendor)
+	engine.Put(w, "rating", "text", &in.Rating)
+	engine.Put(w, "stock_ticker", "text", &in.StockTicker)
+	engine.Put(w, "website", "text", &in.Website)
+	engine.Put(w, "year_started", "text", &in.YearStarted)
+	engine.Put(w, "avatar", "text", &in.Avatar)
+	engine.Put(w, "annual_revenue", "text", &in.AnnualRevenue)
+	engine.Put(w, "employees", "text", &in.Employees)
+	engine.Put(w, "number_of_employees", "text", &in.NumberOfEmployees)
+	engine.Put(w, "fax", "text", &in.Fax)
+	engine.Put(w, "phone", "text", &in.Phone)
+	engine.Put(w, "billing_city", "text", &in.BillingCity)
+	engine.Put(w, "billing_country", "text", &in.BillingCountry)
+	engine.Put(w, "billing_latitude", "text", &in.BillingLatitude)
+	engine.Put(w, "billing_longitude", "text", &in.BillingLongitude)
+	engine.Put(w, "billing_state", "text", &in.BillingState)
+	engine.Put(w, "billing_street", "text", &in.BillingStreet)
+	engine.Put(w, "shipping_city", "text", &in.ShippingCity)
+	engine.Put(w, "shipping_country", "text", &in.ShippingCountry)
+	engine.Put(w, "shipping_latitude", "text", &in.ShippingLatitude)
+	engine.Put(w, "shipping_longitude", "text", &in.ShippingLongitude)
+	engine.Put(w, "shipping_state", "text", &in.ShippingState)
+	engine.Put(w, "shipping_street", "text", &in.ShippingStreet)
 	switch {
 	case in.CreatedAt.Set && !in.CreatedAt.Null:
 		w.Set("created_at", "timestamptz", in.CreatedAt.V)
@@ -292,15 +228,9 @@ func (in *vendorInput) Values(w *engine.Values, creating bool) {
 	case in.CreatedAt.Set:
 		w.Set("created_at", "timestamptz", nil)
 	}
-	if in.LastModifiedBy.Set {
-		w.Set("last_modified_by", "text", engine.Val(in.LastModifiedBy.Value()))
-	}
-	if in.IsActive.Set {
-		w.Set("is_active", "boolean", engine.Val(in.IsActive.Value()))
-	}
-	if in.IsPublic.Set {
-		w.Set("is_public", "boolean", engine.Val(in.IsPublic.Value()))
-	}
+	engine.Put(w, "last_modified_by", "text", &in.LastModifiedBy)
+	engine.Put(w, "is_active", "boolean", &in.IsActive)
+	engine.Put(w, "is_public", "boolean", &in.IsPublic)
 }
 
 // Parents implements engine.Input.
@@ -315,81 +245,81 @@ func (in *vendorInput) Then(creating bool) ([]engine.Step, error) {
 
 // appendVendor appends a Vendor as JSON, every member present.
 func appendVendor(b []byte, e *Vendor) []byte {
-	b = append(b, "{\"id\":"...)
+	b = append(b, `{"id":`...)
 	b = wire.AppendString(b, e.ID)
-	b = append(b, ",\"version\":"...)
+	b = append(b, `,"version":`...)
 	b = wire.AppendInt(b, int64(e.Version))
-	b = append(b, ",\"vendorName\":"...)
+	b = append(b, `,"vendorName":`...)
 	b = wire.AppendStringPtr(b, e.VendorName)
-	b = append(b, ",\"vendorNotes\":"...)
+	b = append(b, `,"vendorNotes":`...)
 	b = wire.AppendStringPtr(b, e.VendorNotes)
-	b = append(b, ",\"vendorSubtype\":"...)
+	b = append(b, `,"vendorSubtype":`...)
 	b = wire.AppendStringPtr(b, e.VendorSubtype)
-	b = append(b, ",\"vendorType\":"...)
+	b = append(b, `,"vendorType":`...)
 	b = wire.AppendStringPtr(b, e.VendorType)
-	b = append(b, ",\"vendor_owner\":"...)
+	b = append(b, `,"vendor_owner":`...)
 	b = wire.AppendStringPtr(b, e.VendorOwner)
-	b = append(b, ",\"vendor_source\":"...)
+	b = append(b, `,"vendor_source":`...)
 	b = wire.AppendStringPtr(b, e.VendorSource)
-	b = append(b, ",\"description\":"...)
+	b = append(b, `,"description":`...)
 	b = wire.AppendStringPtr(b, e.Description)
-	b = append(b, ",\"industry\":"...)
+	b = append(b, `,"industry":`...)
 	b = wire.AppendStringPtr(b, e.Industry)
-	b = append(b, ",\"ownership\":"...)
+	b = append(b, `,"ownership":`...)
 	b = wire.AppendStringPtr(b, e.Ownership)
-	b = append(b, ",\"parentVendor\":"...)
+	b = append(b, `,"parentVendor":`...)
 	b = wire.AppendStringPtr(b, e.ParentVendor)
-	b = append(b, ",\"rating\":"...)
+	b = append(b, `,"rating":`...)
 	b = wire.AppendStringPtr(b, e.Rating)
-	b = append(b, ",\"stockTicker\":"...)
+	b = append(b, `,"stockTicker":`...)
 	b = wire.AppendStringPtr(b, e.StockTicker)
-	b = append(b, ",\"website\":"...)
+	b = append(b, `,"website":`...)
 	b = wire.AppendStringPtr(b, e.Website)
-	b = append(b, ",\"yearStarted\":"...)
+	b = append(b, `,"yearStarted":`...)
 	b = wire.AppendStringPtr(b, e.YearStarted)
-	b = append(b, ",\"avatar\":"...)
+	b = append(b, `,"avatar":`...)
 	b = wire.AppendStringPtr(b, e.Avatar)
-	b = append(b, ",\"annualRevenue\":"...)
+	b = append(b, `,"annualRevenue":`...)
 	b = wire.AppendStringPtr(b, e.AnnualRevenue)
-	b = append(b, ",\"employees\":"...)
+	b = append(b, `,"employees":`...)
 	b = wire.AppendStringPtr(b, e.Employees)
-	b = append(b, ",\"numberOfEmployees\":"...)
+	b = append(b, `,"numberOfEmployees":`...)
 	b = wire.AppendStringPtr(b, e.NumberOfEmployees)
-	b = append(b, ",\"fax\":"...)
+	b = append(b, `,"fax":`...)
 	b = wire.AppendStringPtr(b, e.Fax)
-	b = append(b, ",\"phone\":"...)
+	b = append(b, `,"phone":`...)
 	b = wire.AppendStringPtr(b, e.Phone)
-	b = append(b, ",\"billingCity\":"...)
+	b = append(b, `,"billingCity":`...)
 	b = wire.AppendStringPtr(b, e.BillingCity)
-	b = append(b, ",\"billingCountry\":"...)
+	b = append(b, `,"billingCountry":`...)
 	b = wire.AppendStringPtr(b, e.BillingCountry)
-	b = append(b, ",\"billingLatitude\":"...)
+	b = append(b, `,"billingLatitude":`...)
 	b = wire.AppendStringPtr(b, e.BillingLatitude)
-	b = append(b, ",\"billingLongitude\":"...)
+	b = append(b, `,"billingLongitude":`...)
 	b = wire.AppendStringPtr(b, e.BillingLongitude)
-	b = append(b, ",\"billingState\":"...)
+	b = append(b, `,"billingState":`...)
 	b = wire.AppendStringPtr(b, e.BillingState)
-	b = append(b, ",\"billingStreet\":"...)
+	b = append(b, `,"billingStreet":`...)
 	b = wire.AppendStringPtr(b, e.BillingStreet)
-	b = append(b, ",\"shippingCity\":"...)
+	b = append(b, `,"shippingCity":`...)
 	b = wire.AppendStringPtr(b, e.ShippingCity)
-	b = append(b, ",\"shippingCountry\":"...)
+	b = append(b, `,"shippingCountry":`...)
 	b = wire.AppendStringPtr(b, e.ShippingCountry)
-	b = append(b, ",\"shippingLatitude\":"...)
+	b = append(b, `,"shippingLatitude":`...)
 	b = wire.AppendStringPtr(b, e.ShippingLatitude)
-	b = append(b, ",\"shippingLongitude\":"...)
+	b = append(b, `,"shippingLongitude":`...)
 	b = wire.AppendStringPtr(b, e.ShippingLongitude)
-	b = append(b, ",\"shippingState\":"...)
+	b = append(b, `,"shippingState":`...)
 	b = wire.AppendStringPtr(b, e.ShippingState)
-	b = append(b, ",\"shippingStreet\":"...)
+	b = append(b, `,"shippingStreet":`...)
 	b = wire.AppendStringPtr(b, e.ShippingStreet)
-	b = append(b, ",\"created_at\":"...)
+	b = append(b, `,"created_at":`...)
 	b = wire.AppendTimePtr(b, e.CreatedAt)
-	b = append(b, ",\"last_modified_by\":"...)
+	b = append(b, `,"last_modified_by":`...)
 	b = wire.AppendStringPtr(b, e.LastModifiedBy)
-	b = append(b, ",\"is_active\":"...)
+	b = append(b, `,"is_active":`...)
 	b = wire.AppendBoolPtr(b, e.IsActive)
-	b = append(b, ",\"is_public\":"...)
+	b = append(b, `,"is_public":`...)
 	b = wire.AppendBoolPtr(b, e.IsPublic)
 	return append(b, '}')
 }
@@ -398,159 +328,87 @@ func appendVendor(b []byte, e *Vendor) []byte {
 // columns that the record's pointers then point into, so a record read costs
 // one allocation.
 type vendorRow struct {
-	e   Vendor
-	f2  sql.NullString
-	f3  sql.NullString
-	f4  sql.NullString
-	f5  sql.NullString
-	f6  sql.NullString
-	f7  sql.NullString
-	f8  sql.NullString
-	f9  sql.NullString
-	f10 sql.NullString
-	f11 sql.NullString
-	f12 sql.NullString
-	f13 sql.NullString
-	f14 sql.NullString
-	f15 sql.NullString
-	f16 sql.NullString
-	f17 sql.NullString
-	f18 sql.NullString
-	f19 sql.NullString
-	f20 sql.NullString
-	f21 sql.NullString
-	f22 sql.NullString
-	f23 sql.NullString
-	f24 sql.NullString
-	f25 sql.NullString
-	f26 sql.NullString
-	f27 sql.NullString
-	f28 sql.NullString
-	f29 sql.NullString
-	f30 sql.NullString
-	f31 sql.NullString
-	f32 sql.NullString
-	f33 sql.NullString
-	f34 sql.NullTime
-	f35 sql.NullString
-	f36 sql.NullBool
-	f37 sql.NullBool
+	e                 Vendor
+	VendorName        sql.Null[string]
+	VendorNotes       sql.Null[string]
+	VendorSubtype     sql.Null[string]
+	VendorType        sql.Null[string]
+	VendorOwner       sql.Null[string]
+	VendorSource      sql.Null[string]
+	Description       sql.Null[string]
+	Industry          sql.Null[string]
+	Ownership         sql.Null[string]
+	ParentVendor      sql.Null[string]
+	Rating            sql.Null[string]
+	StockTicker       sql.Null[string]
+	Website           sql.Null[string]
+	YearStarted       sql.Null[string]
+	Avatar            sql.Null[string]
+	AnnualRevenue     sql.Null[string]
+	Employees         sql.Null[string]
+	NumberOfEmployees sql.Null[string]
+	Fax               sql.Null[string]
+	Phone             sql.Null[string]
+	BillingCity       sql.Null[string]
+	BillingCountry    sql.Null[string]
+	BillingLatitude   sql.Null[string]
+	BillingLongitude  sql.Null[string]
+	BillingState      sql.Null[string]
+	BillingStreet     sql.Null[string]
+	ShippingCity      sql.Null[string]
+	ShippingCountry   sql.Null[string]
+	ShippingLatitude  sql.Null[string]
+	ShippingLongitude sql.Null[string]
+	ShippingState     sql.Null[string]
+	ShippingStreet    sql.Null[string]
+	CreatedAt         sql.Null[time.Time]
+	LastModifiedBy    sql.Null[string]
+	IsActive          sql.Null[bool]
+	IsPublic          sql.Null[bool]
 }
 
 // scan reads one row of vendorResource.Select into r, which is zero,
 // and answers its record (engine.ScanNew, engine.ScanReuse).
 func (r *vendorRow) scan(rows engine.Row) (*Vendor, error) {
-	if err := rows.Scan(&r.e.ID, &r.e.Version, &r.f2, &r.f3, &r.f4, &r.f5, &r.f6, &r.f7, &r.f8, &r.f9, &r.f10, &r.f11, &r.f12, &r.f13, &r.f14, &r.f15, &r.f16, &r.f17, &r.f18, &r.f19, &r.f20, &r.f21, &r.f22, &r.f23, &r.f24, &r.f25, &r.f26, &r.f27, &r.f28, &r.f29, &r.f30, &r.f31, &r.f32, &r.f33, &r.f34, &r.f35, &r.f36, &r.f37); err != nil {
+	if err := rows.Scan(&r.e.ID, &r.e.Version, &r.VendorName, &r.VendorNotes, &r.VendorSubtype, &r.VendorType, &r.VendorOwner, &r.VendorSource, &r.Description, &r.Industry, &r.Ownership, &r.ParentVendor, &r.Rating, &r.StockTicker, &r.Website, &r.YearStarted, &r.Avatar, &r.AnnualRevenue, &r.Employees, &r.NumberOfEmployees, &r.Fax, &r.Phone, &r.BillingCity, &r.BillingCountry, &r.BillingLatitude, &r.BillingLongitude, &r.BillingState, &r.BillingStreet, &r.ShippingCity, &r.ShippingCountry, &r.ShippingLatitude, &r.ShippingLongitude, &r.ShippingState, &r.ShippingStreet, &r.CreatedAt, &r.LastModifiedBy, &r.IsActive, &r.IsPublic); err != nil {
 		return nil, err
 	}
-	if r.f2.Valid {
-		r.e.VendorName = &r.f2.String
-	}
-	if r.f3.Valid {
-		r.e.VendorNotes = &r.f3.String
-	}
-	if r.f4.Valid {
-		r.e.VendorSubtype = &r.f4.String
-	}
-	if r.f5.Valid {
-		r.e.VendorType = &r.f5.String
-	}
-	if r.f6.Valid {
-		r.e.VendorOwner = &r.f6.String
-	}
-	if r.f7.Valid {
-		r.e.VendorSource = &r.f7.String
-	}
-	if r.f8.Valid {
-		r.e.Description = &r.f8.String
-	}
-	if r.f9.Valid {
-		r.e.Industry = &r.f9.String
-	}
-	if r.f10.Valid {
-		r.e.Ownership = &r.f10.String
-	}
-	if r.f11.Valid {
-		r.e.ParentVendor = &r.f11.String
-	}
-	if r.f12.Valid {
-		r.e.Rating = &r.f12.String
-	}
-	if r.f13.Valid {
-		r.e.StockTicker = &r.f13.String
-	}
-	if r.f14.Valid {
-		r.e.Website = &r.f14.String
-	}
-	if r.f15.Valid {
-		r.e.YearStarted = &r.f15.String
-	}
-	if r.f16.Valid {
-		r.e.Avatar = &r.f16.String
-	}
-	if r.f17.Valid {
-		r.e.AnnualRevenue = &r.f17.String
-	}
-	if r.f18.Valid {
-		r.e.Employees = &r.f18.String
-	}
-	if r.f19.Valid {
-		r.e.NumberOfEmployees = &r.f19.String
-	}
-	if r.f20.Valid {
-		r.e.Fax = &r.f20.String
-	}
-	if r.f21.Valid {
-		r.e.Phone = &r.f21.String
-	}
-	if r.f22.Valid {
-		r.e.BillingCity = &r.f22.String
-	}
-	if r.f23.Valid {
-		r.e.BillingCountry = &r.f23.String
-	}
-	if r.f24.Valid {
-		r.e.BillingLatitude = &r.f24.String
-	}
-	if r.f25.Valid {
-		r.e.BillingLongitude = &r.f25.String
-	}
-	if r.f26.Valid {
-		r.e.BillingState = &r.f26.String
-	}
-	if r.f27.Valid {
-		r.e.BillingStreet = &r.f27.String
-	}
-	if r.f28.Valid {
-		r.e.ShippingCity = &r.f28.String
-	}
-	if r.f29.Valid {
-		r.e.ShippingCountry = &r.f29.String
-	}
-	if r.f30.Valid {
-		r.e.ShippingLatitude = &r.f30.String
-	}
-	if r.f31.Valid {
-		r.e.ShippingLongitude = &r.f31.String
-	}
-	if r.f32.Valid {
-		r.e.ShippingState = &r.f32.String
-	}
-	if r.f33.Valid {
-		r.e.ShippingStreet = &r.f33.String
-	}
-	if r.f34.Valid {
-		r.e.CreatedAt = &r.f34.Time
-	}
-	if r.f35.Valid {
-		r.e.LastModifiedBy = &r.f35.String
-	}
-	if r.f36.Valid {
-		r.e.IsActive = &r.f36.Bool
-	}
-	if r.f37.Valid {
-		r.e.IsPublic = &r.f37.Bool
-	}
+	r.e.VendorName = engine.Held(&r.VendorName)
+	r.e.VendorNotes = engine.Held(&r.VendorNotes)
+	r.e.VendorSubtype = engine.Held(&r.VendorSubtype)
+	r.e.VendorType = engine.Held(&r.VendorType)
+	r.e.VendorOwner = engine.Held(&r.VendorOwner)
+	r.e.VendorSource = engine.Held(&r.VendorSource)
+	r.e.Description = engine.Held(&r.Description)
+	r.e.Industry = engine.Held(&r.Industry)
+	r.e.Ownership = engine.Held(&r.Ownership)
+	r.e.ParentVendor = engine.Held(&r.ParentVendor)
+	r.e.Rating = engine.Held(&r.Rating)
+	r.e.StockTicker = engine.Held(&r.StockTicker)
+	r.e.Website = engine.Held(&r.Website)
+	r.e.YearStarted = engine.Held(&r.YearStarted)
+	r.e.Avatar = engine.Held(&r.Avatar)
+	r.e.AnnualRevenue = engine.Held(&r.AnnualRevenue)
+	r.e.Employees = engine.Held(&r.Employees)
+	r.e.NumberOfEmployees = engine.Held(&r.NumberOfEmployees)
+	r.e.Fax = engine.Held(&r.Fax)
+	r.e.Phone = engine.Held(&r.Phone)
+	r.e.BillingCity = engine.Held(&r.BillingCity)
+	r.e.BillingCountry = engine.Held(&r.BillingCountry)
+	r.e.BillingLatitude = engine.Held(&r.BillingLatitude)
+	r.e.BillingLongitude = engine.Held(&r.BillingLongitude)
+	r.e.BillingState = engine.Held(&r.BillingState)
+	r.e.BillingStreet = engine.Held(&r.BillingStreet)
+	r.e.ShippingCity = engine.Held(&r.ShippingCity)
+	r.e.ShippingCountry = engine.Held(&r.ShippingCountry)
+	r.e.ShippingLatitude = engine.Held(&r.ShippingLatitude)
+	r.e.ShippingLongitude = engine.Held(&r.ShippingLongitude)
+	r.e.ShippingState = engine.Held(&r.ShippingState)
+	r.e.ShippingStreet = engine.Held(&r.ShippingStreet)
+	r.e.CreatedAt = engine.Held(&r.CreatedAt)
+	r.e.LastModifiedBy = engine.Held(&r.LastModifiedBy)
+	r.e.IsActive = engine.Held(&r.IsActive)
+	r.e.IsPublic = engine.Held(&r.IsPublic)
 	return &r.e, nil
 }
 
@@ -561,421 +419,127 @@ var vendorResource = &engine.Resource[Vendor]{
 	Object:  "vendor",
 	Members: []string{"annualRevenue", "avatar", "billingCity", "billingCountry", "billingLatitude", "billingLongitude", "billingState", "billingStreet", "created_at", "description", "employees", "fax", "industry", "is_active", "is_public", "last_modified_by", "numberOfEmployees", "ownership", "parentVendor", "phone", "rating", "shippingCity", "shippingCountry", "shippingLatitude", "shippingLongitude", "shippingState", "shippingStreet", "stockTicker", "vendorName", "vendorNotes", "vendorSubtype", "vendorType", "vendor_owner", "vendor_source", "website", "yearStarted"},
 	Fields: []engine.Field[Vendor]{
-		{
-			Member: "id", Column: "id", Type: spec.String,
+		{Member: "id", Column: "id", Type: spec.String,
 			Append: func(b []byte, e *Vendor) []byte { return wire.AppendString(b, e.ID) },
-			Parse:  engine.Parse(wire.ID),
-			Value:  func(e *Vendor) any { return e.ID },
-		},
-		{
-			Member: "version", Column: "version", Type: spec.Integer,
+			Parse:  engine.Parse(wire.ID), Value: func(e *Vendor) any { return e.ID }},
+		{Member: "version", Column: "version", Type: spec.Integer,
 			Append: func(b []byte, e *Vendor) []byte { return wire.AppendInt(b, int64(e.Version)) },
-			Parse:  engine.Parse(wire.Int64),
-			Value:  func(e *Vendor) any { return e.Version },
-		},
-		{
-			Member: "vendorName", Column: "vendor_name", Type: spec.String,
+			Parse:  engine.Parse(wire.Int64), Value: func(e *Vendor) any { return e.Version }},
+		{Member: "vendorName", Column: "vendor_name", Type: spec.String,
 			Append: func(b []byte, e *Vendor) []byte { return wire.AppendStringPtr(b, e.VendorName) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *Vendor) any {
-				if e.VendorName == nil {
-					return nil
-				}
-				return *e.VendorName
-			},
-		},
-		{
-			Member: "vendorNotes", Column: "vendor_notes", Type: spec.String,
+			Parse:  engine.Parse(wire.String), Value: func(e *Vendor) any { return engine.Val(e.VendorName) }},
+		{Member: "vendorNotes", Column: "vendor_notes", Type: spec.String,
 			Append: func(b []byte, e *Vendor) []byte { return wire.AppendStringPtr(b, e.VendorNotes) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *Vendor) any {
-				if e.VendorNotes == nil {
-					return nil
-				}
-				return *e.VendorNotes
-			},
-		},
-		{
-			Member: "vendorSubtype", Column: "vendor_subtype", Type: spec.String,
+			Parse:  engine.Parse(wire.String), Value: func(e *Vendor) any { return engine.Val(e.VendorNotes) }},
+		{Member: "vendorSubtype", Column: "vendor_subtype", Type: spec.String,
 			Append: func(b []byte, e *Vendor) []byte { return wire.AppendStringPtr(b, e.VendorSubtype) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *Vendor) any {
-				if e.VendorSubtype == nil {
-					return nil
-				}
-				return *e.VendorSubtype
-			},
-		},
-		{
-			Member: "vendorType", Column: "vendor_type", Type: spec.String,
+			Parse:  engine.Parse(wire.String), Value: func(e *Vendor) any { return engine.Val(e.VendorSubtype) }},
+		{Member: "vendorType", Column: "vendor_type", Type: spec.String,
 			Append: func(b []byte, e *Vendor) []byte { return wire.AppendStringPtr(b, e.VendorType) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *Vendor) any {
-				if e.VendorType == nil {
-					return nil
-				}
-				return *e.VendorType
-			},
-		},
-		{
-			Member: "vendor_owner", Column: "vendor_owner", Type: spec.String,
+			Parse:  engine.Parse(wire.String), Value: func(e *Vendor) any { return engine.Val(e.VendorType) }},
+		{Member: "vendor_owner", Column: "vendor_owner", Type: spec.String,
 			Append: func(b []byte, e *Vendor) []byte { return wire.AppendStringPtr(b, e.VendorOwner) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *Vendor) any {
-				if e.VendorOwner == nil {
-					return nil
-				}
-				return *e.VendorOwner
-			},
-		},
-		{
-			Member: "vendor_source", Column: "vendor_source", Type: spec.String,
+			Parse:  engine.Parse(wire.String), Value: func(e *Vendor) any { return engine.Val(e.VendorOwner) }},
+		{Member: "vendor_source", Column: "vendor_source", Type: spec.String,
 			Append: func(b []byte, e *Vendor) []byte { return wire.AppendStringPtr(b, e.VendorSource) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *Vendor) any {
-				if e.VendorSource == nil {
-					return nil
-				}
-				return *e.VendorSource
-			},
-		},
-		{
-			Member: "description", Column: "description", Type: spec.String,
+			Parse:  engine.Parse(wire.String), Value: func(e *Vendor) any { return engine.Val(e.VendorSource) }},
+		{Member: "description", Column: "description", Type: spec.String,
 			Append: func(b []byte, e *Vendor) []byte { return wire.AppendStringPtr(b, e.Description) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *Vendor) any {
-				if e.Description == nil {
-					return nil
-				}
-				return *e.Description
-			},
-		},
-		{
-			Member: "industry", Column: "industry", Type: spec.String,
+			Parse:  engine.Parse(wire.String), Value: func(e *Vendor) any { return engine.Val(e.Description) }},
+		{Member: "industry", Column: "industry", Type: spec.String,
 			Append: func(b []byte, e *Vendor) []byte { return wire.AppendStringPtr(b, e.Industry) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *Vendor) any {
-				if e.Industry == nil {
-					return nil
-				}
-				return *e.Industry
-			},
-		},
-		{
-			Member: "ownership", Column: "ownership", Type: spec.String,
+			Parse:  engine.Parse(wire.String), Value: func(e *Vendor) any { return engine.Val(e.Industry) }},
+		{Member: "ownership", Column: "ownership", Type: spec.String,
 			Append: func(b []byte, e *Vendor) []byte { return wire.AppendStringPtr(b, e.Ownership) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *Vendor) any {
-				if e.Ownership == nil {
-					return nil
-				}
-				return *e.Ownership
-			},
-		},
-		{
-			Member: "parentVendor", Column: "parent_vendor", Type: spec.String,
+			Parse:  engine.Parse(wire.String), Value: func(e *Vendor) any { return engine.Val(e.Ownership) }},
+		{Member: "parentVendor", Column: "parent_vendor", Type: spec.String,
 			Append: func(b []byte, e *Vendor) []byte { return wire.AppendStringPtr(b, e.ParentVendor) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *Vendor) any {
-				if e.ParentVendor == nil {
-					return nil
-				}
-				return *e.ParentVendor
-			},
-		},
-		{
-			Member: "rating", Column: "rating", Type: spec.String,
+			Parse:  engine.Parse(wire.String), Value: func(e *Vendor) any { return engine.Val(e.ParentVendor) }},
+		{Member: "rating", Column: "rating", Type: spec.String,
 			Append: func(b []byte, e *Vendor) []byte { return wire.AppendStringPtr(b, e.Rating) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *Vendor) any {
-				if e.Rating == nil {
-					return nil
-				}
-				return *e.Rating
-			},
-		},
-		{
-			Member: "stockTicker", Column: "stock_ticker", Type: spec.String,
+			Parse:  engine.Parse(wire.String), Value: func(e *Vendor) any { return engine.Val(e.Rating) }},
+		{Member: "stockTicker", Column: "stock_ticker", Type: spec.String,
 			Append: func(b []byte, e *Vendor) []byte { return wire.AppendStringPtr(b, e.StockTicker) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *Vendor) any {
-				if e.StockTicker == nil {
-					return nil
-				}
-				return *e.StockTicker
-			},
-		},
-		{
-			Member: "website", Column: "website", Type: spec.String,
+			Parse:  engine.Parse(wire.String), Value: func(e *Vendor) any { return engine.Val(e.StockTicker) }},
+		{Member: "website", Column: "website", Type: spec.String,
 			Append: func(b []byte, e *Vendor) []byte { return wire.AppendStringPtr(b, e.Website) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *Vendor) any {
-				if e.Website == nil {
-					return nil
-				}
-				return *e.Website
-			},
-		},
-		{
-			Member: "yearStarted", Column: "year_started", Type: spec.String,
+			Parse:  engine.Parse(wire.String), Value: func(e *Vendor) any { return engine.Val(e.Website) }},
+		{Member: "yearStarted", Column: "year_started", Type: spec.String,
 			Append: func(b []byte, e *Vendor) []byte { return wire.AppendStringPtr(b, e.YearStarted) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *Vendor) any {
-				if e.YearStarted == nil {
-					return nil
-				}
-				return *e.YearStarted
-			},
-		},
-		{
-			Member: "avatar", Column: "avatar", Type: spec.String,
+			Parse:  engine.Parse(wire.String), Value: func(e *Vendor) any { return engine.Val(e.YearStarted) }},
+		{Member: "avatar", Column: "avatar", Type: spec.String,
 			Append: func(b []byte, e *Vendor) []byte { return wire.AppendStringPtr(b, e.Avatar) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *Vendor) any {
-				if e.Avatar == nil {
-					return nil
-				}
-				return *e.Avatar
-			},
-		},
-		{
-			Member: "annualRevenue", Column: "annual_revenue", Type: spec.String,
+			Parse:  engine.Parse(wire.String), Value: func(e *Vendor) any { return engine.Val(e.Avatar) }},
+		{Member: "annualRevenue", Column: "annual_revenue", Type: spec.String,
 			Append: func(b []byte, e *Vendor) []byte { return wire.AppendStringPtr(b, e.AnnualRevenue) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *Vendor) any {
-				if e.AnnualRevenue == nil {
-					return nil
-				}
-				return *e.AnnualRevenue
-			},
-		},
-		{
-			Member: "employees", Column: "employees", Type: spec.String,
+			Parse:  engine.Parse(wire.String), Value: func(e *Vendor) any { return engine.Val(e.AnnualRevenue) }},
+		{Member: "employees", Column: "employees", Type: spec.String,
 			Append: func(b []byte, e *Vendor) []byte { return wire.AppendStringPtr(b, e.Employees) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *Vendor) any {
-				if e.Employees == nil {
-					return nil
-				}
-				return *e.Employees
-			},
-		},
-		{
-			Member: "numberOfEmployees", Column: "number_of_employees", Type: spec.String,
+			Parse:  engine.Parse(wire.String), Value: func(e *Vendor) any { return engine.Val(e.Employees) }},
+		{Member: "numberOfEmployees", Column: "number_of_employees", Type: spec.String,
 			Append: func(b []byte, e *Vendor) []byte { return wire.AppendStringPtr(b, e.NumberOfEmployees) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *Vendor) any {
-				if e.NumberOfEmployees == nil {
-					return nil
-				}
-				return *e.NumberOfEmployees
-			},
-		},
-		{
-			Member: "fax", Column: "fax", Type: spec.String,
+			Parse:  engine.Parse(wire.String), Value: func(e *Vendor) any { return engine.Val(e.NumberOfEmployees) }},
+		{Member: "fax", Column: "fax", Type: spec.String,
 			Append: func(b []byte, e *Vendor) []byte { return wire.AppendStringPtr(b, e.Fax) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *Vendor) any {
-				if e.Fax == nil {
-					return nil
-				}
-				return *e.Fax
-			},
-		},
-		{
-			Member: "phone", Column: "phone", Type: spec.String,
+			Parse:  engine.Parse(wire.String), Value: func(e *Vendor) any { return engine.Val(e.Fax) }},
+		{Member: "phone", Column: "phone", Type: spec.String,
 			Append: func(b []byte, e *Vendor) []byte { return wire.AppendStringPtr(b, e.Phone) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *Vendor) any {
-				if e.Phone == nil {
-					return nil
-				}
-				return *e.Phone
-			},
-		},
-		{
-			Member: "billingCity", Column: "billing_city", Type: spec.String,
+			Parse:  engine.Parse(wire.String), Value: func(e *Vendor) any { return engine.Val(e.Phone) }},
+		{Member: "billingCity", Column: "billing_city", Type: spec.String,
 			Append: func(b []byte, e *Vendor) []byte { return wire.AppendStringPtr(b, e.BillingCity) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *Vendor) any {
-				if e.BillingCity == nil {
-					return nil
-				}
-				return *e.BillingCity
-			},
-		},
-		{
-			Member: "billingCountry", Column: "billing_country", Type: spec.String,
+			Parse:  engine.Parse(wire.String), Value: func(e *Vendor) any { return engine.Val(e.BillingCity) }},
+		{Member: "billingCountry", Column: "billing_country", Type: spec.String,
 			Append: func(b []byte, e *Vendor) []byte { return wire.AppendStringPtr(b, e.BillingCountry) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *Vendor) any {
-				if e.BillingCountry == nil {
-					return nil
-				}
-				return *e.BillingCountry
-			},
-		},
-		{
-			Member: "billingLatitude", Column: "billing_latitude", Type: spec.String,
+			Parse:  engine.Parse(wire.String), Value: func(e *Vendor) any { return engine.Val(e.BillingCountry) }},
+		{Member: "billingLatitude", Column: "billing_latitude", Type: spec.String,
 			Append: func(b []byte, e *Vendor) []byte { return wire.AppendStringPtr(b, e.BillingLatitude) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *Vendor) any {
-				if e.BillingLatitude == nil {
-					return nil
-				}
-				return *e.BillingLatitude
-			},
-		},
-		{
-			Member: "billingLongitude", Column: "billing_longitude", Type: spec.String,
+			Parse:  engine.Parse(wire.String), Value: func(e *Vendor) any { return engine.Val(e.BillingLatitude) }},
+		{Member: "billingLongitude", Column: "billing_longitude", Type: spec.String,
 			Append: func(b []byte, e *Vendor) []byte { return wire.AppendStringPtr(b, e.BillingLongitude) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *Vendor) any {
-				if e.BillingLongitude == nil {
-					return nil
-				}
-				return *e.BillingLongitude
-			},
-		},
-		{
-			Member: "billingState", Column: "billing_state", Type: spec.String,
+			Parse:  engine.Parse(wire.String), Value: func(e *Vendor) any { return engine.Val(e.BillingLongitude) }},
+		{Member: "billingState", Column: "billing_state", Type: spec.String,
 			Append: func(b []byte, e *Vendor) []byte { return wire.AppendStringPtr(b, e.BillingState) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *Vendor) any {
-				if e.BillingState == nil {
-					return nil
-				}
-				return *e.BillingState
-			},
-		},
-		{
-			Member: "billingStreet", Column: "billing_street", Type: spec.String,
+			Parse:  engine.Parse(wire.String), Value: func(e *Vendor) any { return engine.Val(e.BillingState) }},
+		{Member: "billingStreet", Column: "billing_street", Type: spec.String,
 			Append: func(b []byte, e *Vendor) []byte { return wire.AppendStringPtr(b, e.BillingStreet) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *Vendor) any {
-				if e.BillingStreet == nil {
-					return nil
-				}
-				return *e.BillingStreet
-			},
-		},
-		{
-			Member: "shippingCity", Column: "shipping_city", Type: spec.String,
+			Parse:  engine.Parse(wire.String), Value: func(e *Vendor) any { return engine.Val(e.BillingStreet) }},
+		{Member: "shippingCity", Column: "shipping_city", Type: spec.String,
 			Append: func(b []byte, e *Vendor) []byte { return wire.AppendStringPtr(b, e.ShippingCity) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *Vendor) any {
-				if e.ShippingCity == nil {
-					return nil
-				}
-				return *e.ShippingCity
-			},
-		},
-		{
-			Member: "shippingCountry", Column: "shipping_country", Type: spec.String,
+			Parse:  engine.Parse(wire.String), Value: func(e *Vendor) any { return engine.Val(e.ShippingCity) }},
+		{Member: "shippingCountry", Column: "shipping_country", Type: spec.String,
 			Append: func(b []byte, e *Vendor) []byte { return wire.AppendStringPtr(b, e.ShippingCountry) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *Vendor) any {
-				if e.ShippingCountry == nil {
-					return nil
-				}
-				return *e.ShippingCountry
-			},
-		},
-		{
-			Member: "shippingLatitude", Column: "shipping_latitude", Type: spec.String,
+			Parse:  engine.Parse(wire.String), Value: func(e *Vendor) any { return engine.Val(e.ShippingCountry) }},
+		{Member: "shippingLatitude", Column: "shipping_latitude", Type: spec.String,
 			Append: func(b []byte, e *Vendor) []byte { return wire.AppendStringPtr(b, e.ShippingLatitude) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *Vendor) any {
-				if e.ShippingLatitude == nil {
-					return nil
-				}
-				return *e.ShippingLatitude
-			},
-		},
-		{
-			Member: "shippingLongitude", Column: "shipping_longitude", Type: spec.String,
+			Parse:  engine.Parse(wire.String), Value: func(e *Vendor) any { return engine.Val(e.ShippingLatitude) }},
+		{Member: "shippingLongitude", Column: "shipping_longitude", Type: spec.String,
 			Append: func(b []byte, e *Vendor) []byte { return wire.AppendStringPtr(b, e.ShippingLongitude) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *Vendor) any {
-				if e.ShippingLongitude == nil {
-					return nil
-				}
-				return *e.ShippingLongitude
-			},
-		},
-		{
-			Member: "shippingState", Column: "shipping_state", Type: spec.String,
+			Parse:  engine.Parse(wire.String), Value: func(e *Vendor) any { return engine.Val(e.ShippingLongitude) }},
+		{Member: "shippingState", Column: "shipping_state", Type: spec.String,
 			Append: func(b []byte, e *Vendor) []byte { return wire.AppendStringPtr(b, e.ShippingState) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *Vendor) any {
-				if e.ShippingState == nil {
-					return nil
-				}
-				return *e.ShippingState
-			},
-		},
-		{
-			Member: "shippingStreet", Column: "shipping_street", Type: spec.String,
+			Parse:  engine.Parse(wire.String), Value: func(e *Vendor) any { return engine.Val(e.ShippingState) }},
+		{Member: "shippingStreet", Column: "shipping_street", Type: spec.String,
 			Append: func(b []byte, e *Vendor) []byte { return wire.AppendStringPtr(b, e.ShippingStreet) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *Vendor) any {
-				if e.ShippingStreet == nil {
-					return nil
-				}
-				return *e.ShippingStreet
-			},
-		},
-		{
-			Member: "created_at", Column: "created_at", Type: spec.DateTime, Sortable: true,
+			Parse:  engine.Parse(wire.String), Value: func(e *Vendor) any { return engine.Val(e.ShippingStreet) }},
+		{Member: "created_at", Column: "created_at", Type: spec.DateTime, Sortable: true,
 			Append: func(b []byte, e *Vendor) []byte { return wire.AppendTimePtr(b, e.CreatedAt) },
-			Parse:  engine.Parse(wire.DateTime),
-			Value: func(e *Vendor) any {
-				if e.CreatedAt == nil {
-					return nil
-				}
-				return *e.CreatedAt
-			},
-		},
-		{
-			Member: "last_modified_by", Column: "last_modified_by", Type: spec.String,
+			Parse:  engine.Parse(wire.DateTime), Value: func(e *Vendor) any { return engine.Val(e.CreatedAt) }},
+		{Member: "last_modified_by", Column: "last_modified_by", Type: spec.String,
 			Append: func(b []byte, e *Vendor) []byte { return wire.AppendStringPtr(b, e.LastModifiedBy) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *Vendor) any {
-				if e.LastModifiedBy == nil {
-					return nil
-				}
-				return *e.LastModifiedBy
-			},
-		},
-		{
-			Member: "is_active", Column: "is_active", Type: spec.Boolean,
+			Parse:  engine.Parse(wire.String), Value: func(e *Vendor) any { return engine.Val(e.LastModifiedBy) }},
+		{Member: "is_active", Column: "is_active", Type: spec.Boolean,
 			Append: func(b []byte, e *Vendor) []byte { return wire.AppendBoolPtr(b, e.IsActive) },
-			Parse:  engine.Parse(wire.Bool),
-			Value: func(e *Vendor) any {
-				if e.IsActive == nil {
-					return nil
-				}
-				return *e.IsActive
-			},
-		},
-		{
-			Member: "is_public", Column: "is_public", Type: spec.Boolean,
+			Parse:  engine.Parse(wire.Bool), Value: func(e *Vendor) any { return engine.Val(e.IsActive) }},
+		{Member: "is_public", Column: "is_public", Type: spec.Boolean,
 			Append: func(b []byte, e *Vendor) []byte { return wire.AppendBoolPtr(b, e.IsPublic) },
-			Parse:  engine.Parse(wire.Bool),
-			Value: func(e *Vendor) any {
-				if e.IsPublic == nil {
-					return nil
-				}
-				return *e.IsPublic
-			},
-		},
+			Parse:  engine.Parse(wire.Bool), Value: func(e *Vendor) any { return engine.Val(e.IsPublic) }},
 	},
 	Unique:   map[string]string{"id": "id"},
 	NewInput: func() engine.Input[Vendor] { return new(vendorInput) },
 	Encode:   appendVendor,
 	ID:       func(e *Vendor) string { return e.ID },
 	Table:    "vendors",
-	Select:   "SELECT \"id\", \"version\", \"vendor_name\", \"vendor_notes\", \"vendor_subtype\", \"vendor_type\", \"vendor_owner\", \"vendor_source\", \"description\", \"industry\", \"ownership\", \"parent_vendor\", \"rating\", \"stock_ticker\", \"website\", \"year_started\", \"avatar\", \"annual_revenue\", \"employees\", \"number_of_employees\", \"fax\", \"phone\", \"billing_city\", \"billing_country\", \"billing_latitude\", \"billing_longitude\", \"billing_state\", \"billing_street\", \"shipping_city\", \"shipping_country\", \"shipping_latitude\", \"shipping_longitude\", \"shipping_state\", \"shipping_street\", \"created_at\", \"last_modified_by\", \"is_active\", \"is_public\" FROM \"vendors\"",
+	Select:   `SELECT "id", "version", "vendor_name", "vendor_notes", "vendor_subtype", "vendor_type", "vendor_owner", "vendor_source", "description", "industry", "ownership", "parent_vendor", "rating", "stock_ticker", "website", "year_started", "avatar", "annual_revenue", "employees", "number_of_employees", "fax", "phone", "billing_city", "billing_country", "billing_latitude", "billing_longitude", "billing_state", "billing_street", "shipping_city", "shipping_country", "shipping_latitude", "shipping_longitude", "shipping_state", "shipping_street", "created_at", "last_modified_by", "is_active", "is_public" FROM "vendors"`,
 	Columns:  []string{"id", "version", "vendor_name", "vendor_notes", "vendor_subtype", "vendor_type", "vendor_owner", "vendor_source", "description", "industry", "ownership", "parent_vendor", "rating", "stock_ticker", "website", "year_started", "avatar", "annual_revenue", "employees", "number_of_employees", "fax", "phone", "billing_city", "billing_country", "billing_latitude", "billing_longitude", "billing_state", "billing_street", "shipping_city", "shipping_country", "shipping_latitude", "shipping_longitude", "shipping_state", "shipping_street", "created_at", "last_modified_by", "is_active", "is_public"},
 	Scan:     engine.ScanNew((*vendorRow).scan),
 	Scanner:  engine.ScanReuse((*vendorRow).scan),

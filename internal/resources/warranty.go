@@ -82,13 +82,13 @@ func (in *warrantyInput) Then(creating bool) ([]engine.Step, error) {
 
 // appendWarranty appends a Warranty as JSON, every member present.
 func appendWarranty(b []byte, e *Warranty) []byte {
-	b = append(b, "{\"id\":"...)
+	b = append(b, `{"id":`...)
 	b = wire.AppendString(b, e.ID)
-	b = append(b, ",\"version\":"...)
+	b = append(b, `,"version":`...)
 	b = wire.AppendInt(b, int64(e.Version))
-	b = append(b, ",\"created_at\":"...)
+	b = append(b, `,"created_at":`...)
 	b = wire.AppendTimePtr(b, e.CreatedAt)
-	b = append(b, ",\"updated_at\":"...)
+	b = append(b, `,"updated_at":`...)
 	b = wire.AppendTimePtr(b, e.UpdatedAt)
 	return append(b, '}')
 }
@@ -97,23 +97,19 @@ func appendWarranty(b []byte, e *Warranty) []byte {
 // columns that the record's pointers then point into, so a record read costs
 // one allocation.
 type warrantyRow struct {
-	e  Warranty
-	f2 sql.NullTime
-	f3 sql.NullTime
+	e         Warranty
+	CreatedAt sql.Null[time.Time]
+	UpdatedAt sql.Null[time.Time]
 }
 
 // scan reads one row of warrantyResource.Select into r, which is zero,
 // and answers its record (engine.ScanNew, engine.ScanReuse).
 func (r *warrantyRow) scan(rows engine.Row) (*Warranty, error) {
-	if err := rows.Scan(&r.e.ID, &r.e.Version, &r.f2, &r.f3); err != nil {
+	if err := rows.Scan(&r.e.ID, &r.e.Version, &r.CreatedAt, &r.UpdatedAt); err != nil {
 		return nil, err
 	}
-	if r.f2.Valid {
-		r.e.CreatedAt = &r.f2.Time
-	}
-	if r.f3.Valid {
-		r.e.UpdatedAt = &r.f3.Time
-	}
+	r.e.CreatedAt = engine.Held(&r.CreatedAt)
+	r.e.UpdatedAt = engine.Held(&r.UpdatedAt)
 	return &r.e, nil
 }
 
@@ -124,47 +120,25 @@ var warrantyResource = &engine.Resource[Warranty]{
 	Object:  "warranty",
 	Members: []string{"created_at", "updated_at"},
 	Fields: []engine.Field[Warranty]{
-		{
-			Member: "id", Column: "id", Type: spec.String,
+		{Member: "id", Column: "id", Type: spec.String,
 			Append: func(b []byte, e *Warranty) []byte { return wire.AppendString(b, e.ID) },
-			Parse:  engine.Parse(wire.ID),
-			Value:  func(e *Warranty) any { return e.ID },
-		},
-		{
-			Member: "version", Column: "version", Type: spec.Integer,
+			Parse:  engine.Parse(wire.ID), Value: func(e *Warranty) any { return e.ID }},
+		{Member: "version", Column: "version", Type: spec.Integer,
 			Append: func(b []byte, e *Warranty) []byte { return wire.AppendInt(b, int64(e.Version)) },
-			Parse:  engine.Parse(wire.Int64),
-			Value:  func(e *Warranty) any { return e.Version },
-		},
-		{
-			Member: "created_at", Column: "created_at", Type: spec.DateTime, Sortable: true,
+			Parse:  engine.Parse(wire.Int64), Value: func(e *Warranty) any { return e.Version }},
+		{Member: "created_at", Column: "created_at", Type: spec.DateTime, Sortable: true,
 			Append: func(b []byte, e *Warranty) []byte { return wire.AppendTimePtr(b, e.CreatedAt) },
-			Parse:  engine.Parse(wire.DateTime),
-			Value: func(e *Warranty) any {
-				if e.CreatedAt == nil {
-					return nil
-				}
-				return *e.CreatedAt
-			},
-		},
-		{
-			Member: "updated_at", Column: "updated_at", Type: spec.DateTime,
+			Parse:  engine.Parse(wire.DateTime), Value: func(e *Warranty) any { return engine.Val(e.CreatedAt) }},
+		{Member: "updated_at", Column: "updated_at", Type: spec.DateTime,
 			Append: func(b []byte, e *Warranty) []byte { return wire.AppendTimePtr(b, e.UpdatedAt) },
-			Parse:  engine.Parse(wire.DateTime),
-			Value: func(e *Warranty) any {
-				if e.UpdatedAt == nil {
-					return nil
-				}
-				return *e.UpdatedAt
-			},
-		},
+			Parse:  engine.Parse(wire.DateTime), Value: func(e *Warranty) any { return engine.Val(e.UpdatedAt) }},
 	},
 	Unique:   map[string]string{"id": "id"},
 	NewInput: func() engine.Input[Warranty] { return new(warrantyInput) },
 	Encode:   appendWarranty,
 	ID:       func(e *Warranty) string { return e.ID },
 	Table:    "warranties",
-	Select:   "SELECT \"id\", \"version\", \"created_at\", \"updated_at\" FROM \"warranties\"",
+	Select:   `SELECT "id", "version", "created_at", "updated_at" FROM "warranties"`,
 	Columns:  []string{"id", "version", "created_at", "updated_at"},
 	Scan:     engine.ScanNew((*warrantyRow).scan),
 	Scanner:  engine.ScanReuse((*warrantyRow).scan),

@@ -103,27 +103,13 @@ func (in *warrantyLineItemInput) GivenID() (string, bool) { return in.ID.V, in.I
 // stamps the server fills; updating, the members given (null clears) and
 // the update stamps not given.
 func (in *warrantyLineItemInput) Values(w *engine.Values, creating bool) {
-	if in.Sku.Set {
-		w.Set("sku", "text", engine.Val(in.Sku.Value()))
-	}
-	if in.Name.Set {
-		w.Set("name", "text", engine.Val(in.Name.Value()))
-	}
-	if in.Price.Set {
-		w.Set("price", "text", engine.Val(in.Price.Value()))
-	}
-	if in.Condition.Set {
-		w.Set("condition", "text", engine.Val(in.Condition.Value()))
-	}
-	if in.SerialNumber.Set {
-		w.Set("serial_number", "text", engine.Val(in.SerialNumber.Value()))
-	}
-	if in.Amount.Set {
-		w.Set("amount", "text", engine.Val(in.Amount.Value()))
-	}
-	if in.WarrantyID.Set {
-		w.Set("warranty_id", "text", engine.Val(in.WarrantyID.Value()))
-	}
+	engine.Put(w, "sku", "text", &in.Sku)
+	engine.Put(w, "name", "text", &in.Name)
+	engine.Put(w, "price", "text", &in.Price)
+	engine.Put(w, "condition", "text", &in.Condition)
+	engine.Put(w, "serial_number", "text", &in.SerialNumber)
+	engine.Put(w, "amount", "text", &in.Amount)
+	engine.Put(w, "warranty_id", "text", &in.WarrantyID)
 	switch {
 	case in.CreatedAt.Set && !in.CreatedAt.Null:
 		w.Set("created_at", "text", in.CreatedAt.V)
@@ -140,24 +126,12 @@ func (in *warrantyLineItemInput) Values(w *engine.Values, creating bool) {
 	default:
 		w.Set("updated_at", "text", nil)
 	}
-	if in.FlatRateShipping.Set {
-		w.Set("flat_rate_shipping", "text", engine.Val(in.FlatRateShipping.Value()))
-	}
-	if in.TaxRefunded.Set {
-		w.Set("tax_refunded", "boolean", engine.Val(in.TaxRefunded.Value()))
-	}
-	if in.Image1.Set {
-		w.Set("image_1", "text", engine.Val(in.Image1.Value()))
-	}
-	if in.Image2.Set {
-		w.Set("image_2", "text", engine.Val(in.Image2.Value()))
-	}
-	if in.Image3.Set {
-		w.Set("image_3", "text", engine.Val(in.Image3.Value()))
-	}
-	if in.Match.Set {
-		w.Set("match", "text", engine.Val(in.Match.Value()))
-	}
+	engine.Put(w, "flat_rate_shipping", "text", &in.FlatRateShipping)
+	engine.Put(w, "tax_refunded", "boolean", &in.TaxRefunded)
+	engine.Put(w, "image_1", "text", &in.Image1)
+	engine.Put(w, "image_2", "text", &in.Image2)
+	engine.Put(w, "image_3", "text", &in.Image3)
+	engine.Put(w, "match", "text", &in.Match)
 }
 
 // Parents implements engine.Input.
@@ -176,39 +150,39 @@ func (in *warrantyLineItemInput) Then(creating bool) ([]engine.Step, error) {
 
 // appendWarrantyLineItem appends a WarrantyLineItem as JSON, every member present.
 func appendWarrantyLineItem(b []byte, e *WarrantyLineItem) []byte {
-	b = append(b, "{\"id\":"...)
+	b = append(b, `{"id":`...)
 	b = wire.AppendString(b, e.ID)
-	b = append(b, ",\"version\":"...)
+	b = append(b, `,"version":`...)
 	b = wire.AppendInt(b, int64(e.Version))
-	b = append(b, ",\"sku\":"...)
+	b = append(b, `,"sku":`...)
 	b = wire.AppendStringPtr(b, e.Sku)
-	b = append(b, ",\"name\":"...)
+	b = append(b, `,"name":`...)
 	b = wire.AppendStringPtr(b, e.Name)
-	b = append(b, ",\"price\":"...)
+	b = append(b, `,"price":`...)
 	b = wire.AppendStringPtr(b, e.Price)
-	b = append(b, ",\"condition\":"...)
+	b = append(b, `,"condition":`...)
 	b = wire.AppendStringPtr(b, e.Condition)
-	b = append(b, ",\"serial_number\":"...)
+	b = append(b, `,"serial_number":`...)
 	b = wire.AppendStringPtr(b, e.SerialNumber)
-	b = append(b, ",\"amount\":"...)
+	b = append(b, `,"amount":`...)
 	b = wire.AppendStringPtr(b, e.Amount)
-	b = append(b, ",\"warranty_id\":"...)
+	b = append(b, `,"warranty_id":`...)
 	b = wire.AppendStringPtr(b, e.WarrantyID)
-	b = append(b, ",\"created_at\":"...)
+	b = append(b, `,"created_at":`...)
 	b = wire.AppendStringPtr(b, e.CreatedAt)
-	b = append(b, ",\"updated_at\":"...)
+	b = append(b, `,"updated_at":`...)
 	b = wire.AppendStringPtr(b, e.UpdatedAt)
-	b = append(b, ",\"flat_rate_shipping\":"...)
+	b = append(b, `,"flat_rate_shipping":`...)
 	b = wire.AppendStringPtr(b, e.FlatRateShipping)
-	b = append(b, ",\"tax_refunded\":"...)
+	b = append(b, `,"tax_refunded":`...)
 	b = wire.AppendBoolPtr(b, e.TaxRefunded)
-	b = append(b, ",\"image_1\":"...)
+	b = append(b, `,"image_1":`...)
 	b = wire.AppendStringPtr(b, e.Image1)
-	b = append(b, ",\"image_2\":"...)
+	b = append(b, `,"image_2":`...)
 	b = wire.AppendStringPtr(b, e.Image2)
-	b = append(b, ",\"image_3\":"...)
+	b = append(b, `,"image_3":`...)
 	b = wire.AppendStringPtr(b, e.Image3)
-	b = append(b, ",\"match\":"...)
+	b = append(b, `,"match":`...)
 	b = wire.AppendStringPtr(b, e.Match)
 	return append(b, '}')
 }
@@ -217,75 +191,45 @@ func appendWarrantyLineItem(b []byte, e *WarrantyLineItem) []byte {
 // columns that the record's pointers then point into, so a record read costs
 // one allocation.
 type warrantyLineItemRow struct {
-	e   WarrantyLineItem
-	f2  sql.NullString
-	f3  sql.NullString
-	f4  sql.NullString
-	f5  sql.NullString
-	f6  sql.NullString
-	f7  sql.NullString
-	f8  sql.NullString
-	f9  sql.NullString
-	f10 sql.NullString
-	f11 sql.NullString
-	f12 sql.NullBool
-	f13 sql.NullString
-	f14 sql.NullString
-	f15 sql.NullString
-	f16 sql.NullString
+	e                WarrantyLineItem
+	Sku              sql.Null[string]
+	Name             sql.Null[string]
+	Price            sql.Null[string]
+	Condition        sql.Null[string]
+	SerialNumber     sql.Null[string]
+	Amount           sql.Null[string]
+	WarrantyID       sql.Null[string]
+	CreatedAt        sql.Null[string]
+	UpdatedAt        sql.Null[string]
+	FlatRateShipping sql.Null[string]
+	TaxRefunded      sql.Null[bool]
+	Image1           sql.Null[string]
+	Image2           sql.Null[string]
+	Image3           sql.Null[string]
+	Match            sql.Null[string]
 }
 
 // scan reads one row of warrantyLineItemResource.Select into r, which is zero,
 // and answers its record (engine.ScanNew, engine.ScanReuse).
 func (r *warrantyLineItemRow) scan(rows engine.Row) (*WarrantyLineItem, error) {
-	if err := rows.Scan(&r.e.ID, &r.e.Version, &r.f2, &r.f3, &r.f4, &r.f5, &r.f6, &r.f7, &r.f8, &r.f9, &r.f10, &r.f11, &r.f12, &r.f13, &r.f14, &r.f15, &r.f16); err != nil {
+	if err := rows.Scan(&r.e.ID, &r.e.Version, &r.Sku, &r.Name, &r.Price, &r.Condition, &r.SerialNumber, &r.Amount, &r.WarrantyID, &r.CreatedAt, &r.UpdatedAt, &r.FlatRateShipping, &r.TaxRefunded, &r.Image1, &r.Image2, &r.Image3, &r.Match); err != nil {
 		return nil, err
 	}
-	if r.f2.Valid {
-		r.e.Sku = &r.f2.String
-	}
-	if r.f3.Valid {
-		r.e.Name = &r.f3.String
-	}
-	if r.f4.Valid {
-		r.e.Price = &r.f4.String
-	}
-	if r.f5.Valid {
-		r.e.Condition = &r.f5.String
-	}
-	if r.f6.Valid {
-		r.e.SerialNumber = &r.f6.String
-	}
-	if r.f7.Valid {
-		r.e.Amount = &r.f7.String
-	}
-	if r.f8.Valid {
-		r.e.WarrantyID = &r.f8.String
-	}
-	if r.f9.Valid {
-		r.e.CreatedAt = &r.f9.String
-	}
-	if r.f10.Valid {
-		r.e.UpdatedAt = &r.f10.String
-	}
-	if r.f11.Valid {
-		r.e.FlatRateShipping = &r.f11.String
-	}
-	if r.f12.Valid {
-		r.e.TaxRefunded = &r.f12.Bool
-	}
-	if r.f13.Valid {
-		r.e.Image1 = &r.f13.String
-	}
-	if r.f14.Valid {
-		r.e.Image2 = &r.f14.String
-	}
-	if r.f15.Valid {
-		r.e.Image3 = &r.f15.String
-	}
-	if r.f16.Valid {
-		r.e.Match = &r.f16.String
-	}
+	r.e.Sku = engine.Held(&r.Sku)
+	r.e.Name = engine.Held(&r.Name)
+	r.e.Price = engine.Held(&r.Price)
+	r.e.Condition = engine.Held(&r.Condition)
+	r.e.SerialNumber = engine.Held(&r.SerialNumber)
+	r.e.Amount = engine.Held(&r.Amount)
+	r.e.WarrantyID = engine.Held(&r.WarrantyID)
+	r.e.CreatedAt = engine.Held(&r.CreatedAt)
+	r.e.UpdatedAt = engine.Held(&r.UpdatedAt)
+	r.e.FlatRateShipping = engine.Held(&r.FlatRateShipping)
+	r.e.TaxRefunded = engine.Held(&r.TaxRefunded)
+	r.e.Image1 = engine.Held(&r.Image1)
+	r.e.Image2 = engine.Held(&r.Image2)
+	r.e.Image3 = engine.Held(&r.Image3)
+	r.e.Match = engine.Held(&r.Match)
 	return &r.e, nil
 }
 
@@ -296,190 +240,64 @@ var warrantyLineItemResource = &engine.Resource[WarrantyLineItem]{
 	Object:  "warranty_line_item",
 	Members: []string{"amount", "condition", "created_at", "flat_rate_shipping", "image_1", "image_2", "image_3", "match", "name", "price", "serial_number", "sku", "tax_refunded", "updated_at", "warranty_id"},
 	Fields: []engine.Field[WarrantyLineItem]{
-		{
-			Member: "id", Column: "id", Type: spec.String,
+		{Member: "id", Column: "id", Type: spec.String,
 			Append: func(b []byte, e *WarrantyLineItem) []byte { return wire.AppendString(b, e.ID) },
-			Parse:  engine.Parse(wire.ID),
-			Value:  func(e *WarrantyLineItem) any { return e.ID },
-		},
-		{
-			Member: "version", Column: "version", Type: spec.Integer,
+			Parse:  engine.Parse(wire.ID), Value: func(e *WarrantyLineItem) any { return e.ID }},
+		{Member: "version", Column: "version", Type: spec.Integer,
 			Append: func(b []byte, e *WarrantyLineItem) []byte { return wire.AppendInt(b, int64(e.Version)) },
-			Parse:  engine.Parse(wire.Int64),
-			Value:  func(e *WarrantyLineItem) any { return e.Version },
-		},
-		{
-			Member: "sku", Column: "sku", Type: spec.String,
+			Parse:  engine.Parse(wire.Int64), Value: func(e *WarrantyLineItem) any { return e.Version }},
+		{Member: "sku", Column: "sku", Type: spec.String,
 			Append: func(b []byte, e *WarrantyLineItem) []byte { return wire.AppendStringPtr(b, e.Sku) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *WarrantyLineItem) any {
-				if e.Sku == nil {
-					return nil
-				}
-				return *e.Sku
-			},
-		},
-		{
-			Member: "name", Column: "name", Type: spec.String,
+			Parse:  engine.Parse(wire.String), Value: func(e *WarrantyLineItem) any { return engine.Val(e.Sku) }},
+		{Member: "name", Column: "name", Type: spec.String,
 			Append: func(b []byte, e *WarrantyLineItem) []byte { return wire.AppendStringPtr(b, e.Name) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *WarrantyLineItem) any {
-				if e.Name == nil {
-					return nil
-				}
-				return *e.Name
-			},
-		},
-		{
-			Member: "price", Column: "price", Type: spec.String,
+			Parse:  engine.Parse(wire.String), Value: func(e *WarrantyLineItem) any { return engine.Val(e.Name) }},
+		{Member: "price", Column: "price", Type: spec.String,
 			Append: func(b []byte, e *WarrantyLineItem) []byte { return wire.AppendStringPtr(b, e.Price) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *WarrantyLineItem) any {
-				if e.Price == nil {
-					return nil
-				}
-				return *e.Price
-			},
-		},
-		{
-			Member: "condition", Column: "condition", Type: spec.String,
+			Parse:  engine.Parse(wire.String), Value: func(e *WarrantyLineItem) any { return engine.Val(e.Price) }},
+		{Member: "condition", Column: "condition", Type: spec.String,
 			Append: func(b []byte, e *WarrantyLineItem) []byte { return wire.AppendStringPtr(b, e.Condition) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *WarrantyLineItem) any {
-				if e.Condition == nil {
-					return nil
-				}
-				return *e.Condition
-			},
-		},
-		{
-			Member: "serial_number", Column: "serial_number", Type: spec.String,
+			Parse:  engine.Parse(wire.String), Value: func(e *WarrantyLineItem) any { return engine.Val(e.Condition) }},
+		{Member: "serial_number", Column: "serial_number", Type: spec.String,
 			Append: func(b []byte, e *WarrantyLineItem) []byte { return wire.AppendStringPtr(b, e.SerialNumber) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *WarrantyLineItem) any {
-				if e.SerialNumber == nil {
-					return nil
-				}
-				return *e.SerialNumber
-			},
-		},
-		{
-			Member: "amount", Column: "amount", Type: spec.String,
+			Parse:  engine.Parse(wire.String), Value: func(e *WarrantyLineItem) any { return engine.Val(e.SerialNumber) }},
+		{Member: "amount", Column: "amount", Type: spec.String,
 			Append: func(b []byte, e *WarrantyLineItem) []byte { return wire.AppendStringPtr(b, e.Amount) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *WarrantyLineItem) any {
-				if e.Amount == nil {
-					return nil
-				}
-				return *e.Amount
-			},
-		},
-		{
-			Member: "warranty_id", Column: "warranty_id", Type: spec.String,
+			Parse:  engine.Parse(wire.String), Value: func(e *WarrantyLineItem) any { return engine.Val(e.Amount) }},
+		{Member: "warranty_id", Column: "warranty_id", Type: spec.String,
 			Append: func(b []byte, e *WarrantyLineItem) []byte { return wire.AppendStringPtr(b, e.WarrantyID) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *WarrantyLineItem) any {
-				if e.WarrantyID == nil {
-					return nil
-				}
-				return *e.WarrantyID
-			},
-		},
-		{
-			Member: "created_at", Column: "created_at", Type: spec.String, Sortable: true,
+			Parse:  engine.Parse(wire.String), Value: func(e *WarrantyLineItem) any { return engine.Val(e.WarrantyID) }},
+		{Member: "created_at", Column: "created_at", Type: spec.String, Sortable: true,
 			Append: func(b []byte, e *WarrantyLineItem) []byte { return wire.AppendStringPtr(b, e.CreatedAt) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *WarrantyLineItem) any {
-				if e.CreatedAt == nil {
-					return nil
-				}
-				return *e.CreatedAt
-			},
-		},
-		{
-			Member: "updated_at", Column: "updated_at", Type: spec.String,
+			Parse:  engine.Parse(wire.String), Value: func(e *WarrantyLineItem) any { return engine.Val(e.CreatedAt) }},
+		{Member: "updated_at", Column: "updated_at", Type: spec.String,
 			Append: func(b []byte, e *WarrantyLineItem) []byte { return wire.AppendStringPtr(b, e.UpdatedAt) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *WarrantyLineItem) any {
-				if e.UpdatedAt == nil {
-					return nil
-				}
-				return *e.UpdatedAt
-			},
-		},
-		{
-			Member: "flat_rate_shipping", Column: "flat_rate_shipping", Type: spec.String,
+			Parse:  engine.Parse(wire.String), Value: func(e *WarrantyLineItem) any { return engine.Val(e.UpdatedAt) }},
+		{Member: "flat_rate_shipping", Column: "flat_rate_shipping", Type: spec.String,
 			Append: func(b []byte, e *WarrantyLineItem) []byte { return wire.AppendStringPtr(b, e.FlatRateShipping) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *WarrantyLineItem) any {
-				if e.FlatRateShipping == nil {
-					return nil
-				}
-				return *e.FlatRateShipping
-			},
-		},
-		{
-			Member: "tax_refunded", Column: "tax_refunded", Type: spec.Boolean,
+			Parse:  engine.Parse(wire.String), Value: func(e *WarrantyLineItem) any { return engine.Val(e.FlatRateShipping) }},
+		{Member: "tax_refunded", Column: "tax_refunded", Type: spec.Boolean,
 			Append: func(b []byte, e *WarrantyLineItem) []byte { return wire.AppendBoolPtr(b, e.TaxRefunded) },
-			Parse:  engine.Parse(wire.Bool),
-			Value: func(e *WarrantyLineItem) any {
-				if e.TaxRefunded == nil {
-					return nil
-				}
-				return *e.TaxRefunded
-			},
-		},
-		{
-			Member: "image_1", Column: "image_1", Type: spec.String,
+			Parse:  engine.Parse(wire.Bool), Value: func(e *WarrantyLineItem) any { return engine.Val(e.TaxRefunded) }},
+		{Member: "image_1", Column: "image_1", Type: spec.String,
 			Append: func(b []byte, e *WarrantyLineItem) []byte { return wire.AppendStringPtr(b, e.Image1) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *WarrantyLineItem) any {
-				if e.Image1 == nil {
-					return nil
-				}
-				return *e.Image1
-			},
-		},
-		{
-			Member: "image_2", Column: "image_2", Type: spec.String,
+			Parse:  engine.Parse(wire.String), Value: func(e *WarrantyLineItem) any { return engine.Val(e.Image1) }},
+		{Member: "image_2", Column: "image_2", Type: spec.String,
 			Append: func(b []byte, e *WarrantyLineItem) []byte { return wire.AppendStringPtr(b, e.Image2) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *WarrantyLineItem) any {
-				if e.Image2 == nil {
-					return nil
-				}
-				return *e.Image2
-			},
-		},
-		{
-			Member: "image_3", Column: "image_3", Type: spec.String,
+			Parse:  engine.Parse(wire.String), Value: func(e *WarrantyLineItem) any { return engine.Val(e.Image2) }},
+		{Member: "image_3", Column: "image_3", Type: spec.String,
 			Append: func(b []byte, e *WarrantyLineItem) []byte { return wire.AppendStringPtr(b, e.Image3) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *WarrantyLineItem) any {
-				if e.Image3 == nil {
-					return nil
-				}
-				return *e.Image3
-			},
-		},
-		{
-			Member: "match", Column: "match", Type: spec.String,
+			Parse:  engine.Parse(wire.String), Value: func(e *WarrantyLineItem) any { return engine.Val(e.Image3) }},
+		{Member: "match", Column: "match", Type: spec.String,
 			Append: func(b []byte, e *WarrantyLineItem) []byte { return wire.AppendStringPtr(b, e.Match) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *WarrantyLineItem) any {
-				if e.Match == nil {
-					return nil
-				}
-				return *e.Match
-			},
-		},
+			Parse:  engine.Parse(wire.String), Value: func(e *WarrantyLineItem) any { return engine.Val(e.Match) }},
 	},
 	Unique:   map[string]string{"id": "id"},
 	NewInput: func() engine.Input[WarrantyLineItem] { return new(warrantyLineItemInput) },
 	Encode:   appendWarrantyLineItem,
 	ID:       func(e *WarrantyLineItem) string { return e.ID },
 	Table:    "warranty_line_items",
-	Select:   "SELECT \"id\", \"version\", \"sku\", \"name\", \"price\", \"condition\", \"serial_number\", \"amount\", \"warranty_id\", \"created_at\", \"updated_at\", \"flat_rate_shipping\", \"tax_refunded\", \"image_1\", \"image_2\", \"image_3\", \"match\" FROM \"warranty_line_items\"",
+	Select:   `SELECT "id", "version", "sku", "name", "price", "condition", "serial_number", "amount", "warranty_id", "created_at", "updated_at", "flat_rate_shipping", "tax_refunded", "image_1", "image_2", "image_3", "match" FROM "warranty_line_items"`,
 	Columns:  []string{"id", "version", "sku", "name", "price", "condition", "serial_number", "amount", "warranty_id", "created_at", "updated_at", "flat_rate_shipping", "tax_refunded", "image_1", "image_2", "image_3", "match"},
 	Scan:     engine.ScanNew((*warrantyLineItemRow).scan),
 	Scanner:  engine.ScanReuse((*warrantyLineItemRow).scan),

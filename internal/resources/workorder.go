@@ -118,9 +118,7 @@ func (in *workOrderInput) GivenID() (string, bool) { return in.ID.V, in.ID.Set }
 // stamps the server fills; updating, the members given (null clears) and
 // the update stamps not given.
 func (in *workOrderInput) Values(w *engine.Values, creating bool) {
-	if in.BillOfMaterialsNumber.Set {
-		w.Set("bill_of_materials_number", "text", engine.Val(in.BillOfMaterialsNumber.Value()))
-	}
+	engine.Put(w, "bill_of_materials_number", "text", &in.BillOfMaterialsNumber)
 	switch {
 	case in.CreatedAt.Set && !in.CreatedAt.Null:
 		w.Set("created_at", "timestamptz", in.CreatedAt.V)
@@ -129,42 +127,18 @@ func (in *workOrderInput) Values(w *engine.Values, creating bool) {
 	case in.CreatedAt.Set:
 		w.Set("created_at", "timestamptz", nil)
 	}
-	if in.CreatedBy.Set {
-		w.Set("created_by", "text", engine.Val(in.CreatedBy.Value()))
-	}
-	if in.ExpectedCompletionDate.Set {
-		w.Set("expected_completion_date", "date", engine.Val(in.ExpectedCompletionDate.Value()))
-	}
-	if in.IssueDate.Set {
-		w.Set("issue_date", "date", engine.Val(in.IssueDate.Value()))
-	}
-	if in.Location.Set {
-		w.Set("location", "text", engine.Val(in.Location.Value()))
-	}
-	if in.ManufactureOrder.Set {
-		w.Set("manufacture_order", "text", engine.Val(in.ManufactureOrder.Value()))
-	}
-	if in.Memo.Set {
-		w.Set("memo", "text", engine.Val(in.Memo.Value()))
-	}
-	if in.Number.Set {
-		w.Set("number", "text", engine.Val(in.Number.Value()))
-	}
-	if in.OrderNumber.Set {
-		w.Set("order_number", "text", engine.Val(in.OrderNumber.Value()))
-	}
-	if in.Part.Set {
-		w.Set("part", "text", engine.Val(in.Part.Value()))
-	}
-	if in.Priority.Set {
-		w.Set("priority", "text", engine.Val(in.Priority.Value()))
-	}
-	if in.Site.Set {
-		w.Set("site", "text", engine.Val(in.Site.Value()))
-	}
-	if in.Status.Set {
-		w.Set("status", "text", engine.Val(in.Status.Value()))
-	}
+	engine.Put(w, "created_by", "text", &in.CreatedBy)
+	engine.Put(w, "expected_completion_date", "date", &in.ExpectedCompletionDate)
+	engine.Put(w, "issue_date", "date", &in.IssueDate)
+	engine.Put(w, "location", "text", &in.Location)
+	engine.Put(w, "manufacture_order", "text", &in.ManufactureOrder)
+	engine.Put(w, "memo", "text", &in.Memo)
+	engine.Put(w, "number", "text", &in.Number)
+	engine.Put(w, "order_number", "text", &in.OrderNumber)
+	engine.Put(w, "part", "text", &in.Part)
+	engine.Put(w, "priority", "text", &in.Priority)
+	engine.Put(w, "site", "text", &in.Site)
+	engine.Put(w, "status", "text", &in.Status)
 	switch {
 	case in.UpdatedAt.Set && !in.UpdatedAt.Null:
 		w.Set("updated_at", "timestamptz", in.UpdatedAt.V)
@@ -195,41 +169,41 @@ func (in *workOrderInput) Then(creating bool) ([]engine.Step, error) {
 
 // appendWorkOrder appends a WorkOrder as JSON, every member present.
 func appendWorkOrder(b []byte, e *WorkOrder) []byte {
-	b = append(b, "{\"id\":"...)
+	b = append(b, `{"id":`...)
 	b = wire.AppendString(b, e.ID)
-	b = append(b, ",\"version\":"...)
+	b = append(b, `,"version":`...)
 	b = wire.AppendInt(b, int64(e.Version))
-	b = append(b, ",\"bill_of_materials_number\":"...)
+	b = append(b, `,"bill_of_materials_number":`...)
 	b = wire.AppendStringPtr(b, e.BillOfMaterialsNumber)
-	b = append(b, ",\"created_at\":"...)
+	b = append(b, `,"created_at":`...)
 	b = wire.AppendTimePtr(b, e.CreatedAt)
-	b = append(b, ",\"created_by\":"...)
+	b = append(b, `,"created_by":`...)
 	b = wire.AppendStringPtr(b, e.CreatedBy)
-	b = append(b, ",\"expected_completion_date\":"...)
+	b = append(b, `,"expected_completion_date":`...)
 	b = wire.AppendDatePtr(b, e.ExpectedCompletionDate)
-	b = append(b, ",\"issue_date\":"...)
+	b = append(b, `,"issue_date":`...)
 	b = wire.AppendDatePtr(b, e.IssueDate)
-	b = append(b, ",\"location\":"...)
+	b = append(b, `,"location":`...)
 	b = wire.AppendStringPtr(b, e.Location)
-	b = append(b, ",\"manufacture_order\":"...)
+	b = append(b, `,"manufacture_order":`...)
 	b = wire.AppendStringPtr(b, e.ManufactureOrder)
-	b = append(b, ",\"memo\":"...)
+	b = append(b, `,"memo":`...)
 	b = wire.AppendStringPtr(b, e.Memo)
-	b = append(b, ",\"number\":"...)
+	b = append(b, `,"number":`...)
 	b = wire.AppendStringPtr(b, e.Number)
-	b = append(b, ",\"order_number\":"...)
+	b = append(b, `,"order_number":`...)
 	b = wire.AppendStringPtr(b, e.OrderNumber)
-	b = append(b, ",\"part\":"...)
+	b = append(b, `,"part":`...)
 	b = wire.AppendStringPtr(b, e.Part)
-	b = append(b, ",\"priority\":"...)
+	b = append(b, `,"priority":`...)
 	b = wire.AppendStringPtr(b, e.Priority)
-	b = append(b, ",\"site\":"...)
+	b = append(b, `,"site":`...)
 	b = wire.AppendStringPtr(b, e.Site)
-	b = append(b, ",\"status\":"...)
+	b = append(b, `,"status":`...)
 	b = wire.AppendStringPtr(b, e.Status)
-	b = append(b, ",\"updated_at\":"...)
+	b = append(b, `,"updated_at":`...)
 	b = wire.AppendTimePtr(b, e.UpdatedAt)
-	b = append(b, ",\"work_order_line_items\":"...)
+	b = append(b, `,"work_order_line_items":`...)
 	b = engine.AppendEach(b, e.Edges.WorkOrderLineItems, appendWorkOrderLineItem)
 	return append(b, '}')
 }
@@ -238,75 +212,45 @@ func appendWorkOrder(b []byte, e *WorkOrder) []byte {
 // columns that the record's pointers then point into, so a record read costs
 // one allocation.
 type workOrderRow struct {
-	e   WorkOrder
-	f2  sql.NullString
-	f3  sql.NullTime
-	f4  sql.NullString
-	f5  sql.NullTime
-	f6  sql.NullTime
-	f7  sql.NullString
-	f8  sql.NullString
-	f9  sql.NullString
-	f10 sql.NullString
-	f11 sql.NullString
-	f12 sql.NullString
-	f13 sql.NullString
-	f14 sql.NullString
-	f15 sql.NullString
-	f16 sql.NullTime
+	e                      WorkOrder
+	BillOfMaterialsNumber  sql.Null[string]
+	CreatedAt              sql.Null[time.Time]
+	CreatedBy              sql.Null[string]
+	ExpectedCompletionDate sql.Null[time.Time]
+	IssueDate              sql.Null[time.Time]
+	Location               sql.Null[string]
+	ManufactureOrder       sql.Null[string]
+	Memo                   sql.Null[string]
+	Number                 sql.Null[string]
+	OrderNumber            sql.Null[string]
+	Part                   sql.Null[string]
+	Priority               sql.Null[string]
+	Site                   sql.Null[string]
+	Status                 sql.Null[string]
+	UpdatedAt              sql.Null[time.Time]
 }
 
 // scan reads one row of workOrderResource.Select into r, which is zero,
 // and answers its record (engine.ScanNew, engine.ScanReuse).
 func (r *workOrderRow) scan(rows engine.Row) (*WorkOrder, error) {
-	if err := rows.Scan(&r.e.ID, &r.e.Version, &r.f2, &r.f3, &r.f4, &r.f5, &r.f6, &r.f7, &r.f8, &r.f9, &r.f10, &r.f11, &r.f12, &r.f13, &r.f14, &r.f15, &r.f16); err != nil {
+	if err := rows.Scan(&r.e.ID, &r.e.Version, &r.BillOfMaterialsNumber, &r.CreatedAt, &r.CreatedBy, &r.ExpectedCompletionDate, &r.IssueDate, &r.Location, &r.ManufactureOrder, &r.Memo, &r.Number, &r.OrderNumber, &r.Part, &r.Priority, &r.Site, &r.Status, &r.UpdatedAt); err != nil {
 		return nil, err
 	}
-	if r.f2.Valid {
-		r.e.BillOfMaterialsNumber = &r.f2.String
-	}
-	if r.f3.Valid {
-		r.e.CreatedAt = &r.f3.Time
-	}
-	if r.f4.Valid {
-		r.e.CreatedBy = &r.f4.String
-	}
-	if r.f5.Valid {
-		r.e.ExpectedCompletionDate = &r.f5.Time
-	}
-	if r.f6.Valid {
-		r.e.IssueDate = &r.f6.Time
-	}
-	if r.f7.Valid {
-		r.e.Location = &r.f7.String
-	}
-	if r.f8.Valid {
-		r.e.ManufactureOrder = &r.f8.String
-	}
-	if r.f9.Valid {
-		r.e.Memo = &r.f9.String
-	}
-	if r.f10.Valid {
-		r.e.Number = &r.f10.String
-	}
-	if r.f11.Valid {
-		r.e.OrderNumber = &r.f11.String
-	}
-	if r.f12.Valid {
-		r.e.Part = &r.f12.String
-	}
-	if r.f13.Valid {
-		r.e.Priority = &r.f13.String
-	}
-	if r.f14.Valid {
-		r.e.Site = &r.f14.String
-	}
-	if r.f15.Valid {
-		r.e.Status = &r.f15.String
-	}
-	if r.f16.Valid {
-		r.e.UpdatedAt = &r.f16.Time
-	}
+	r.e.BillOfMaterialsNumber = engine.Held(&r.BillOfMaterialsNumber)
+	r.e.CreatedAt = engine.Held(&r.CreatedAt)
+	r.e.CreatedBy = engine.Held(&r.CreatedBy)
+	r.e.ExpectedCompletionDate = engine.Held(&r.ExpectedCompletionDate)
+	r.e.IssueDate = engine.Held(&r.IssueDate)
+	r.e.Location = engine.Held(&r.Location)
+	r.e.ManufactureOrder = engine.Held(&r.ManufactureOrder)
+	r.e.Memo = engine.Held(&r.Memo)
+	r.e.Number = engine.Held(&r.Number)
+	r.e.OrderNumber = engine.Held(&r.OrderNumber)
+	r.e.Part = engine.Held(&r.Part)
+	r.e.Priority = engine.Held(&r.Priority)
+	r.e.Site = engine.Held(&r.Site)
+	r.e.Status = engine.Held(&r.Status)
+	r.e.UpdatedAt = engine.Held(&r.UpdatedAt)
 	return &r.e, nil
 }
 
@@ -317,183 +261,57 @@ var workOrderResource = &engine.Resource[WorkOrder]{
 	Object:  "work_order",
 	Members: []string{"bill_of_materials_number", "created_at", "created_by", "expected_completion_date", "issue_date", "location", "manufacture_order", "memo", "number", "order_number", "part", "priority", "site", "status", "updated_at", "work_order_line_items"},
 	Fields: []engine.Field[WorkOrder]{
-		{
-			Member: "id", Column: "id", Type: spec.String,
+		{Member: "id", Column: "id", Type: spec.String,
 			Append: func(b []byte, e *WorkOrder) []byte { return wire.AppendString(b, e.ID) },
-			Parse:  engine.Parse(wire.ID),
-			Value:  func(e *WorkOrder) any { return e.ID },
-		},
-		{
-			Member: "version", Column: "version", Type: spec.Integer,
+			Parse:  engine.Parse(wire.ID), Value: func(e *WorkOrder) any { return e.ID }},
+		{Member: "version", Column: "version", Type: spec.Integer,
 			Append: func(b []byte, e *WorkOrder) []byte { return wire.AppendInt(b, int64(e.Version)) },
-			Parse:  engine.Parse(wire.Int64),
-			Value:  func(e *WorkOrder) any { return e.Version },
-		},
-		{
-			Member: "bill_of_materials_number", Column: "bill_of_materials_number", Type: spec.String,
+			Parse:  engine.Parse(wire.Int64), Value: func(e *WorkOrder) any { return e.Version }},
+		{Member: "bill_of_materials_number", Column: "bill_of_materials_number", Type: spec.String,
 			Append: func(b []byte, e *WorkOrder) []byte { return wire.AppendStringPtr(b, e.BillOfMaterialsNumber) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *WorkOrder) any {
-				if e.BillOfMaterialsNumber == nil {
-					return nil
-				}
-				return *e.BillOfMaterialsNumber
-			},
-		},
-		{
-			Member: "created_at", Column: "created_at", Type: spec.DateTime, Sortable: true,
+			Parse:  engine.Parse(wire.String), Value: func(e *WorkOrder) any { return engine.Val(e.BillOfMaterialsNumber) }},
+		{Member: "created_at", Column: "created_at", Type: spec.DateTime, Sortable: true,
 			Append: func(b []byte, e *WorkOrder) []byte { return wire.AppendTimePtr(b, e.CreatedAt) },
-			Parse:  engine.Parse(wire.DateTime),
-			Value: func(e *WorkOrder) any {
-				if e.CreatedAt == nil {
-					return nil
-				}
-				return *e.CreatedAt
-			},
-		},
-		{
-			Member: "created_by", Column: "created_by", Type: spec.String,
+			Parse:  engine.Parse(wire.DateTime), Value: func(e *WorkOrder) any { return engine.Val(e.CreatedAt) }},
+		{Member: "created_by", Column: "created_by", Type: spec.String,
 			Append: func(b []byte, e *WorkOrder) []byte { return wire.AppendStringPtr(b, e.CreatedBy) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *WorkOrder) any {
-				if e.CreatedBy == nil {
-					return nil
-				}
-				return *e.CreatedBy
-			},
-		},
-		{
-			Member: "expected_completion_date", Column: "expected_completion_date", Type: spec.Date,
+			Parse:  engine.Parse(wire.String), Value: func(e *WorkOrder) any { return engine.Val(e.CreatedBy) }},
+		{Member: "expected_completion_date", Column: "expected_completion_date", Type: spec.Date,
 			Append: func(b []byte, e *WorkOrder) []byte { return wire.AppendDatePtr(b, e.ExpectedCompletionDate) },
-			Parse:  engine.Parse(wire.Date),
-			Value: func(e *WorkOrder) any {
-				if e.ExpectedCompletionDate == nil {
-					return nil
-				}
-				return *e.ExpectedCompletionDate
-			},
-		},
-		{
-			Member: "issue_date", Column: "issue_date", Type: spec.Date,
+			Parse:  engine.Parse(wire.Date), Value: func(e *WorkOrder) any { return engine.Val(e.ExpectedCompletionDate) }},
+		{Member: "issue_date", Column: "issue_date", Type: spec.Date,
 			Append: func(b []byte, e *WorkOrder) []byte { return wire.AppendDatePtr(b, e.IssueDate) },
-			Parse:  engine.Parse(wire.Date),
-			Value: func(e *WorkOrder) any {
-				if e.IssueDate == nil {
-					return nil
-				}
-				return *e.IssueDate
-			},
-		},
-		{
-			Member: "location", Column: "location", Type: spec.String,
+			Parse:  engine.Parse(wire.Date), Value: func(e *WorkOrder) any { return engine.Val(e.IssueDate) }},
+		{Member: "location", Column: "location", Type: spec.String,
 			Append: func(b []byte, e *WorkOrder) []byte { return wire.AppendStringPtr(b, e.Location) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *WorkOrder) any {
-				if e.Location == nil {
-					return nil
-				}
-				return *e.Location
-			},
-		},
-		{
-			Member: "manufacture_order", Column: "manufacture_order", Type: spec.String,
+			Parse:  engine.Parse(wire.String), Value: func(e *WorkOrder) any { return engine.Val(e.Location) }},
+		{Member: "manufacture_order", Column: "manufacture_order", Type: spec.String,
 			Append: func(b []byte, e *WorkOrder) []byte { return wire.AppendStringPtr(b, e.ManufactureOrder) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *WorkOrder) any {
-				if e.ManufactureOrder == nil {
-					return nil
-				}
-				return *e.ManufactureOrder
-			},
-		},
-		{
-			Member: "memo", Column: "memo", Type: spec.String,
+			Parse:  engine.Parse(wire.String), Value: func(e *WorkOrder) any { return engine.Val(e.ManufactureOrder) }},
+		{Member: "memo", Column: "memo", Type: spec.String,
 			Append: func(b []byte, e *WorkOrder) []byte { return wire.AppendStringPtr(b, e.Memo) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *WorkOrder) any {
-				if e.Memo == nil {
-					return nil
-				}
-				return *e.Memo
-			},
-		},
-		{
-			Member: "number", Column: "number", Type: spec.String,
+			Parse:  engine.Parse(wire.String), Value: func(e *WorkOrder) any { return engine.Val(e.Memo) }},
+		{Member: "number", Column: "number", Type: spec.String,
 			Append: func(b []byte, e *WorkOrder) []byte { return wire.AppendStringPtr(b, e.Number) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *WorkOrder) any {
-				if e.Number == nil {
-					return nil
-				}
-				return *e.Number
-			},
-		},
-		{
-			Member: "order_number", Column: "order_number", Type: spec.String,
+			Parse:  engine.Parse(wire.String), Value: func(e *WorkOrder) any { return engine.Val(e.Number) }},
+		{Member: "order_number", Column: "order_number", Type: spec.String,
 			Append: func(b []byte, e *WorkOrder) []byte { return wire.AppendStringPtr(b, e.OrderNumber) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *WorkOrder) any {
-				if e.OrderNumber == nil {
-					return nil
-				}
-				return *e.OrderNumber
-			},
-		},
-		{
-			Member: "part", Column: "part", Type: spec.String,
+			Parse:  engine.Parse(wire.String), Value: func(e *WorkOrder) any { return engine.Val(e.OrderNumber) }},
+		{Member: "part", Column: "part", Type: spec.String,
 			Append: func(b []byte, e *WorkOrder) []byte { return wire.AppendStringPtr(b, e.Part) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *WorkOrder) any {
-				if e.Part == nil {
-					return nil
-				}
-				return *e.Part
-			},
-		},
-		{
-			Member: "priority", Column: "priority", Type: spec.String,
+			Parse:  engine.Parse(wire.String), Value: func(e *WorkOrder) any { return engine.Val(e.Part) }},
+		{Member: "priority", Column: "priority", Type: spec.String,
 			Append: func(b []byte, e *WorkOrder) []byte { return wire.AppendStringPtr(b, e.Priority) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *WorkOrder) any {
-				if e.Priority == nil {
-					return nil
-				}
-				return *e.Priority
-			},
-		},
-		{
-			Member: "site", Column: "site", Type: spec.String,
+			Parse:  engine.Parse(wire.String), Value: func(e *WorkOrder) any { return engine.Val(e.Priority) }},
+		{Member: "site", Column: "site", Type: spec.String,
 			Append: func(b []byte, e *WorkOrder) []byte { return wire.AppendStringPtr(b, e.Site) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *WorkOrder) any {
-				if e.Site == nil {
-					return nil
-				}
-				return *e.Site
-			},
-		},
-		{
-			Member: "status", Column: "status", Type: spec.String, Sortable: true,
+			Parse:  engine.Parse(wire.String), Value: func(e *WorkOrder) any { return engine.Val(e.Site) }},
+		{Member: "status", Column: "status", Type: spec.String, Sortable: true,
 			Append: func(b []byte, e *WorkOrder) []byte { return wire.AppendStringPtr(b, e.Status) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *WorkOrder) any {
-				if e.Status == nil {
-					return nil
-				}
-				return *e.Status
-			},
-		},
-		{
-			Member: "updated_at", Column: "updated_at", Type: spec.DateTime,
+			Parse:  engine.Parse(wire.String), Value: func(e *WorkOrder) any { return engine.Val(e.Status) }},
+		{Member: "updated_at", Column: "updated_at", Type: spec.DateTime,
 			Append: func(b []byte, e *WorkOrder) []byte { return wire.AppendTimePtr(b, e.UpdatedAt) },
-			Parse:  engine.Parse(wire.DateTime),
-			Value: func(e *WorkOrder) any {
-				if e.UpdatedAt == nil {
-					return nil
-				}
-				return *e.UpdatedAt
-			},
-		},
+			Parse:  engine.Parse(wire.DateTime), Value: func(e *WorkOrder) any { return engine.Val(e.UpdatedAt) }},
 		{Member: "work_order_line_items", Append: func(b []byte, e *WorkOrder) []byte {
 			return engine.AppendEach(b, e.Edges.WorkOrderLineItems, appendWorkOrderLineItem)
 		}},
@@ -503,7 +321,7 @@ var workOrderResource = &engine.Resource[WorkOrder]{
 	Encode:   appendWorkOrder,
 	ID:       func(e *WorkOrder) string { return e.ID },
 	Table:    "work_orders",
-	Select:   "SELECT \"id\", \"version\", \"bill_of_materials_number\", \"created_at\", \"created_by\", \"expected_completion_date\", \"issue_date\", \"location\", \"manufacture_order\", \"memo\", \"number\", \"order_number\", \"part\", \"priority\", \"site\", \"status\", \"updated_at\" FROM \"work_orders\"",
+	Select:   `SELECT "id", "version", "bill_of_materials_number", "created_at", "created_by", "expected_completion_date", "issue_date", "location", "manufacture_order", "memo", "number", "order_number", "part", "priority", "site", "status", "updated_at" FROM "work_orders"`,
 	Columns:  []string{"id", "version", "bill_of_materials_number", "created_at", "created_by", "expected_completion_date", "issue_date", "location", "manufacture_order", "memo", "number", "order_number", "part", "priority", "site", "status", "updated_at"},
 	Scan:     engine.ScanNew((*workOrderRow).scan),
 	Scanner:  engine.ScanReuse((*workOrderRow).scan),

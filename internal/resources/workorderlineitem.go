@@ -70,27 +70,13 @@ func (in *workOrderLineItemInput) GivenID() (string, bool) { return in.ID.V, in.
 // stamps the server fills; updating, the members given (null clears) and
 // the update stamps not given.
 func (in *workOrderLineItemInput) Values(w *engine.Values, creating bool) {
-	if in.LineStatus.Set {
-		w.Set("line_status", "text", engine.Val(in.LineStatus.Value()))
-	}
-	if in.LineType.Set {
-		w.Set("line_type", "text", engine.Val(in.LineType.Value()))
-	}
-	if in.PartName.Set {
-		w.Set("part_name", "text", engine.Val(in.PartName.Value()))
-	}
-	if in.PartNumber.Set {
-		w.Set("part_number", "text", engine.Val(in.PartNumber.Value()))
-	}
-	if in.TotalQuantity.Set {
-		w.Set("total_quantity", "numeric", engine.Val(in.TotalQuantity.Value()))
-	}
-	if in.UnitQuantity.Set {
-		w.Set("unit_quantity", "numeric", engine.Val(in.UnitQuantity.Value()))
-	}
-	if in.WorkOrderNumber.Set {
-		w.Set("work_order_number", "text", engine.Val(in.WorkOrderNumber.Value()))
-	}
+	engine.Put(w, "line_status", "text", &in.LineStatus)
+	engine.Put(w, "line_type", "text", &in.LineType)
+	engine.Put(w, "part_name", "text", &in.PartName)
+	engine.Put(w, "part_number", "text", &in.PartNumber)
+	engine.Put(w, "total_quantity", "numeric", &in.TotalQuantity)
+	engine.Put(w, "unit_quantity", "numeric", &in.UnitQuantity)
+	engine.Put(w, "work_order_number", "text", &in.WorkOrderNumber)
 }
 
 // Parents implements engine.Input.
@@ -109,23 +95,23 @@ func (in *workOrderLineItemInput) Then(creating bool) ([]engine.Step, error) {
 
 // appendWorkOrderLineItem appends a WorkOrderLineItem as JSON, every member present.
 func appendWorkOrderLineItem(b []byte, e *WorkOrderLineItem) []byte {
-	b = append(b, "{\"id\":"...)
+	b = append(b, `{"id":`...)
 	b = wire.AppendString(b, e.ID)
-	b = append(b, ",\"version\":"...)
+	b = append(b, `,"version":`...)
 	b = wire.AppendInt(b, int64(e.Version))
-	b = append(b, ",\"line_status\":"...)
+	b = append(b, `,"line_status":`...)
 	b = wire.AppendStringPtr(b, e.LineStatus)
-	b = append(b, ",\"line_type\":"...)
+	b = append(b, `,"line_type":`...)
 	b = wire.AppendStringPtr(b, e.LineType)
-	b = append(b, ",\"part_name\":"...)
+	b = append(b, `,"part_name":`...)
 	b = wire.AppendStringPtr(b, e.PartName)
-	b = append(b, ",\"part_number\":"...)
+	b = append(b, `,"part_number":`...)
 	b = wire.AppendStringPtr(b, e.PartNumber)
-	b = append(b, ",\"total_quantity\":"...)
+	b = append(b, `,"total_quantity":`...)
 	b = wire.AppendFloat64Ptr(b, e.TotalQuantity)
-	b = append(b, ",\"unit_quantity\":"...)
+	b = append(b, `,"unit_quantity":`...)
 	b = wire.AppendFloat64Ptr(b, e.UnitQuantity)
-	b = append(b, ",\"work_order_number\":"...)
+	b = append(b, `,"work_order_number":`...)
 	b = wire.AppendStringPtr(b, e.WorkOrderNumber)
 	return append(b, '}')
 }
@@ -134,43 +120,29 @@ func appendWorkOrderLineItem(b []byte, e *WorkOrderLineItem) []byte {
 // columns that the record's pointers then point into, so a record read costs
 // one allocation.
 type workOrderLineItemRow struct {
-	e  WorkOrderLineItem
-	f2 sql.NullString
-	f3 sql.NullString
-	f4 sql.NullString
-	f5 sql.NullString
-	f6 sql.NullFloat64
-	f7 sql.NullFloat64
-	f8 sql.NullString
+	e               WorkOrderLineItem
+	LineStatus      sql.Null[string]
+	LineType        sql.Null[string]
+	PartName        sql.Null[string]
+	PartNumber      sql.Null[string]
+	TotalQuantity   sql.Null[float64]
+	UnitQuantity    sql.Null[float64]
+	WorkOrderNumber sql.Null[string]
 }
 
 // scan reads one row of workOrderLineItemResource.Select into r, which is zero,
 // and answers its record (engine.ScanNew, engine.ScanReuse).
 func (r *workOrderLineItemRow) scan(rows engine.Row) (*WorkOrderLineItem, error) {
-	if err := rows.Scan(&r.e.ID, &r.e.Version, &r.f2, &r.f3, &r.f4, &r.f5, &r.f6, &r.f7, &r.f8); err != nil {
+	if err := rows.Scan(&r.e.ID, &r.e.Version, &r.LineStatus, &r.LineType, &r.PartName, &r.PartNumber, &r.TotalQuantity, &r.UnitQuantity, &r.WorkOrderNumber); err != nil {
 		return nil, err
 	}
-	if r.f2.Valid {
-		r.e.LineStatus = &r.f2.String
-	}
-	if r.f3.Valid {
-		r.e.LineType = &r.f3.String
-	}
-	if r.f4.Valid {
-		r.e.PartName = &r.f4.String
-	}
-	if r.f5.Valid {
-		r.e.PartNumber = &r.f5.String
-	}
-	if r.f6.Valid {
-		r.e.TotalQuantity = &r.f6.Float64
-	}
-	if r.f7.Valid {
-		r.e.UnitQuantity = &r.f7.Float64
-	}
-	if r.f8.Valid {
-		r.e.WorkOrderNumber = &r.f8.String
-	}
+	r.e.LineStatus = engine.Held(&r.LineStatus)
+	r.e.LineType = engine.Held(&r.LineType)
+	r.e.PartName = engine.Held(&r.PartName)
+	r.e.PartNumber = engine.Held(&r.PartNumber)
+	r.e.TotalQuantity = engine.Held(&r.TotalQuantity)
+	r.e.UnitQuantity = engine.Held(&r.UnitQuantity)
+	r.e.WorkOrderNumber = engine.Held(&r.WorkOrderNumber)
 	return &r.e, nil
 }
 
@@ -181,102 +153,40 @@ var workOrderLineItemResource = &engine.Resource[WorkOrderLineItem]{
 	Object:  "work_order_line_item",
 	Members: []string{"line_status", "line_type", "part_name", "part_number", "total_quantity", "unit_quantity", "work_order_number"},
 	Fields: []engine.Field[WorkOrderLineItem]{
-		{
-			Member: "id", Column: "id", Type: spec.String,
+		{Member: "id", Column: "id", Type: spec.String,
 			Append: func(b []byte, e *WorkOrderLineItem) []byte { return wire.AppendString(b, e.ID) },
-			Parse:  engine.Parse(wire.ID),
-			Value:  func(e *WorkOrderLineItem) any { return e.ID },
-		},
-		{
-			Member: "version", Column: "version", Type: spec.Integer,
+			Parse:  engine.Parse(wire.ID), Value: func(e *WorkOrderLineItem) any { return e.ID }},
+		{Member: "version", Column: "version", Type: spec.Integer,
 			Append: func(b []byte, e *WorkOrderLineItem) []byte { return wire.AppendInt(b, int64(e.Version)) },
-			Parse:  engine.Parse(wire.Int64),
-			Value:  func(e *WorkOrderLineItem) any { return e.Version },
-		},
-		{
-			Member: "line_status", Column: "line_status", Type: spec.String, Sortable: true,
+			Parse:  engine.Parse(wire.Int64), Value: func(e *WorkOrderLineItem) any { return e.Version }},
+		{Member: "line_status", Column: "line_status", Type: spec.String, Sortable: true,
 			Append: func(b []byte, e *WorkOrderLineItem) []byte { return wire.AppendStringPtr(b, e.LineStatus) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *WorkOrderLineItem) any {
-				if e.LineStatus == nil {
-					return nil
-				}
-				return *e.LineStatus
-			},
-		},
-		{
-			Member: "line_type", Column: "line_type", Type: spec.String,
+			Parse:  engine.Parse(wire.String), Value: func(e *WorkOrderLineItem) any { return engine.Val(e.LineStatus) }},
+		{Member: "line_type", Column: "line_type", Type: spec.String,
 			Append: func(b []byte, e *WorkOrderLineItem) []byte { return wire.AppendStringPtr(b, e.LineType) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *WorkOrderLineItem) any {
-				if e.LineType == nil {
-					return nil
-				}
-				return *e.LineType
-			},
-		},
-		{
-			Member: "part_name", Column: "part_name", Type: spec.String,
+			Parse:  engine.Parse(wire.String), Value: func(e *WorkOrderLineItem) any { return engine.Val(e.LineType) }},
+		{Member: "part_name", Column: "part_name", Type: spec.String,
 			Append: func(b []byte, e *WorkOrderLineItem) []byte { return wire.AppendStringPtr(b, e.PartName) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *WorkOrderLineItem) any {
-				if e.PartName == nil {
-					return nil
-				}
-				return *e.PartName
-			},
-		},
-		{
-			Member: "part_number", Column: "part_number", Type: spec.String,
+			Parse:  engine.Parse(wire.String), Value: func(e *WorkOrderLineItem) any { return engine.Val(e.PartName) }},
+		{Member: "part_number", Column: "part_number", Type: spec.String,
 			Append: func(b []byte, e *WorkOrderLineItem) []byte { return wire.AppendStringPtr(b, e.PartNumber) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *WorkOrderLineItem) any {
-				if e.PartNumber == nil {
-					return nil
-				}
-				return *e.PartNumber
-			},
-		},
-		{
-			Member: "total_quantity", Column: "total_quantity", Type: spec.Number,
+			Parse:  engine.Parse(wire.String), Value: func(e *WorkOrderLineItem) any { return engine.Val(e.PartNumber) }},
+		{Member: "total_quantity", Column: "total_quantity", Type: spec.Number,
 			Append: func(b []byte, e *WorkOrderLineItem) []byte { return wire.AppendFloat64Ptr(b, e.TotalQuantity) },
-			Parse:  engine.Parse(wire.Float64),
-			Value: func(e *WorkOrderLineItem) any {
-				if e.TotalQuantity == nil {
-					return nil
-				}
-				return *e.TotalQuantity
-			},
-		},
-		{
-			Member: "unit_quantity", Column: "unit_quantity", Type: spec.Number,
+			Parse:  engine.Parse(wire.Float64), Value: func(e *WorkOrderLineItem) any { return engine.Val(e.TotalQuantity) }},
+		{Member: "unit_quantity", Column: "unit_quantity", Type: spec.Number,
 			Append: func(b []byte, e *WorkOrderLineItem) []byte { return wire.AppendFloat64Ptr(b, e.UnitQuantity) },
-			Parse:  engine.Parse(wire.Float64),
-			Value: func(e *WorkOrderLineItem) any {
-				if e.UnitQuantity == nil {
-					return nil
-				}
-				return *e.UnitQuantity
-			},
-		},
-		{
-			Member: "work_order_number", Column: "work_order_number", Type: spec.String,
+			Parse:  engine.Parse(wire.Float64), Value: func(e *WorkOrderLineItem) any { return engine.Val(e.UnitQuantity) }},
+		{Member: "work_order_number", Column: "work_order_number", Type: spec.String,
 			Append: func(b []byte, e *WorkOrderLineItem) []byte { return wire.AppendStringPtr(b, e.WorkOrderNumber) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *WorkOrderLineItem) any {
-				if e.WorkOrderNumber == nil {
-					return nil
-				}
-				return *e.WorkOrderNumber
-			},
-		},
+			Parse:  engine.Parse(wire.String), Value: func(e *WorkOrderLineItem) any { return engine.Val(e.WorkOrderNumber) }},
 	},
 	Unique:   map[string]string{"id": "id"},
 	NewInput: func() engine.Input[WorkOrderLineItem] { return new(workOrderLineItemInput) },
 	Encode:   appendWorkOrderLineItem,
 	ID:       func(e *WorkOrderLineItem) string { return e.ID },
 	Table:    "work_order_line_items",
-	Select:   "SELECT \"id\", \"version\", \"line_status\", \"line_type\", \"part_name\", \"part_number\", \"total_quantity\", \"unit_quantity\", \"work_order_number\" FROM \"work_order_line_items\"",
+	Select:   `SELECT "id", "version", "line_status", "line_type", "part_name", "part_number", "total_quantity", "unit_quantity", "work_order_number" FROM "work_order_line_items"`,
 	Columns:  []string{"id", "version", "line_status", "line_type", "part_name", "part_number", "total_quantity", "unit_quantity", "work_order_number"},
 	Scan:     engine.ScanNew((*workOrderLineItemRow).scan),
 	Scanner:  engine.ScanReuse((*workOrderLineItemRow).scan),

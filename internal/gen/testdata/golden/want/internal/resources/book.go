@@ -50,12 +50,8 @@ func (in *bookInput) GivenID() (string, bool) { return in.ID.V, in.ID.Set }
 // stamps the server fills; updating, the members given (null clears) and
 // the update stamps not given.
 func (in *bookInput) Values(w *engine.Values, creating bool) {
-	if in.Title.Set {
-		w.Set("title", "text", engine.Val(in.Title.Value()))
-	}
-	if in.ShelfID.Set {
-		w.Set("shelf_id", "text", engine.Val(in.ShelfID.Value()))
-	}
+	engine.Put(w, "title", "text", &in.Title)
+	engine.Put(w, "shelf_id", "text", &in.ShelfID)
 }
 
 // Parents implements engine.Input.
@@ -74,13 +70,13 @@ func (in *bookInput) Then(creating bool) ([]engine.Step, error) {
 
 // appendBook appends a Book as JSON, every member present.
 func appendBook(b []byte, e *Book) []byte {
-	b = append(b, "{\"id\":"...)
+	b = append(b, `{"id":`...)
 	b = wire.AppendString(b, e.ID)
-	b = append(b, ",\"version\":"...)
+	b = append(b, `,"version":`...)
 	b = wire.AppendInt(b, int64(e.Version))
-	b = append(b, ",\"title\":"...)
+	b = append(b, `,"title":`...)
 	b = wire.AppendStringPtr(b, e.Title)
-	b = append(b, ",\"shelf_id\":"...)
+	b = append(b, `,"shelf_id":`...)
 	b = wire.AppendStringPtr(b, e.ShelfID)
 	return append(b, '}')
 }
@@ -89,23 +85,19 @@ func appendBook(b []byte, e *Book) []byte {
 // columns that the record's pointers then point into, so a record read costs
 // one allocation.
 type bookRow struct {
-	e  Book
-	f2 sql.NullString
-	f3 sql.NullString
+	e       Book
+	Title   sql.Null[string]
+	ShelfID sql.Null[string]
 }
 
 // scan reads one row of bookResource.Select into r, which is zero,
 // and answers its record (engine.ScanNew, engine.ScanReuse).
 func (r *bookRow) scan(rows engine.Row) (*Book, error) {
-	if err := rows.Scan(&r.e.ID, &r.e.Version, &r.f2, &r.f3); err != nil {
+	if err := rows.Scan(&r.e.ID, &r.e.Version, &r.Title, &r.ShelfID); err != nil {
 		return nil, err
 	}
-	if r.f2.Valid {
-		r.e.Title = &r.f2.String
-	}
-	if r.f3.Valid {
-		r.e.ShelfID = &r.f3.String
-	}
+	r.e.Title = engine.Held(&r.Title)
+	r.e.ShelfID = engine.Held(&r.ShelfID)
 	return &r.e, nil
 }
 
@@ -116,47 +108,25 @@ var bookResource = &engine.Resource[Book]{
 	Object:  "book",
 	Members: []string{"shelf_id", "title"},
 	Fields: []engine.Field[Book]{
-		{
-			Member: "id", Column: "id", Type: spec.String,
+		{Member: "id", Column: "id", Type: spec.String,
 			Append: func(b []byte, e *Book) []byte { return wire.AppendString(b, e.ID) },
-			Parse:  engine.Parse(wire.ID),
-			Value:  func(e *Book) any { return e.ID },
-		},
-		{
-			Member: "version", Column: "version", Type: spec.Integer,
+			Parse:  engine.Parse(wire.ID), Value: func(e *Book) any { return e.ID }},
+		{Member: "version", Column: "version", Type: spec.Integer,
 			Append: func(b []byte, e *Book) []byte { return wire.AppendInt(b, int64(e.Version)) },
-			Parse:  engine.Parse(wire.Int64),
-			Value:  func(e *Book) any { return e.Version },
-		},
-		{
-			Member: "title", Column: "title", Type: spec.String,
+			Parse:  engine.Parse(wire.Int64), Value: func(e *Book) any { return e.Version }},
+		{Member: "title", Column: "title", Type: spec.String,
 			Append: func(b []byte, e *Book) []byte { return wire.AppendStringPtr(b, e.Title) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *Book) any {
-				if e.Title == nil {
-					return nil
-				}
-				return *e.Title
-			},
-		},
-		{
-			Member: "shelf_id", Column: "shelf_id", Type: spec.String,
+			Parse:  engine.Parse(wire.String), Value: func(e *Book) any { return engine.Val(e.Title) }},
+		{Member: "shelf_id", Column: "shelf_id", Type: spec.String,
 			Append: func(b []byte, e *Book) []byte { return wire.AppendStringPtr(b, e.ShelfID) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *Book) any {
-				if e.ShelfID == nil {
-					return nil
-				}
-				return *e.ShelfID
-			},
-		},
+			Parse:  engine.Parse(wire.String), Value: func(e *Book) any { return engine.Val(e.ShelfID) }},
 	},
 	Unique:   map[string]string{"id": "id"},
 	NewInput: func() engine.Input[Book] { return new(bookInput) },
 	Encode:   appendBook,
 	ID:       func(e *Book) string { return e.ID },
 	Table:    "books",
-	Select:   "SELECT \"id\", \"version\", \"title\", \"shelf_id\" FROM \"books\"",
+	Select:   `SELECT "id", "version", "title", "shelf_id" FROM "books"`,
 	Columns:  []string{"id", "version", "title", "shelf_id"},
 	Scan:     engine.ScanNew((*bookRow).scan),
 	Scanner:  engine.ScanReuse((*bookRow).scan),

@@ -91,24 +91,12 @@ func (in *shelfInput) GivenID() (string, bool) { return in.ID.V, in.ID.Set }
 // stamps the server fills; updating, the members given (null clears) and
 // the update stamps not given.
 func (in *shelfInput) Values(w *engine.Values, creating bool) {
-	if in.Label.Set {
-		w.Set("label", "text", engine.Val(in.Label.Value()))
-	}
-	if in.Capacity.Set {
-		w.Set("capacity", "int8", engine.Val(in.Capacity.Value()))
-	}
-	if in.Width.Set {
-		w.Set("width", "float8", engine.Val(in.Width.Value()))
-	}
-	if in.Sealed.Set {
-		w.Set("sealed", "boolean", engine.Val(in.Sealed.Value()))
-	}
-	if in.Opened.Set {
-		w.Set("opened", "date", engine.Val(in.Opened.Value()))
-	}
-	if in.CheckedAt.Set {
-		w.Set("checked_at", "timestamptz", engine.Val(in.CheckedAt.Value()))
-	}
+	engine.Put(w, "label", "text", &in.Label)
+	engine.Put(w, "capacity", "int8", &in.Capacity)
+	engine.Put(w, "width", "float8", &in.Width)
+	engine.Put(w, "sealed", "boolean", &in.Sealed)
+	engine.Put(w, "opened", "date", &in.Opened)
+	engine.Put(w, "checked_at", "timestamptz", &in.CheckedAt)
 	if in.Tags.Set {
 		w.Set("tags", "jsonb", engine.JSONMap(in.Tags.Value()))
 	}
@@ -140,27 +128,27 @@ func (in *shelfInput) Then(creating bool) ([]engine.Step, error) {
 
 // appendShelf appends a Shelf as JSON, every member present.
 func appendShelf(b []byte, e *Shelf) []byte {
-	b = append(b, "{\"id\":"...)
+	b = append(b, `{"id":`...)
 	b = wire.AppendString(b, e.ID)
-	b = append(b, ",\"version\":"...)
+	b = append(b, `,"version":`...)
 	b = wire.AppendInt(b, int64(e.Version))
-	b = append(b, ",\"label\":"...)
+	b = append(b, `,"label":`...)
 	b = wire.AppendStringPtr(b, e.Label)
-	b = append(b, ",\"capacity\":"...)
+	b = append(b, `,"capacity":`...)
 	b = wire.AppendInt64Ptr(b, e.Capacity)
-	b = append(b, ",\"width\":"...)
+	b = append(b, `,"width":`...)
 	b = wire.AppendFloat64Ptr(b, e.Width)
-	b = append(b, ",\"sealed\":"...)
+	b = append(b, `,"sealed":`...)
 	b = wire.AppendBoolPtr(b, e.Sealed)
-	b = append(b, ",\"opened\":"...)
+	b = append(b, `,"opened":`...)
 	b = wire.AppendDatePtr(b, e.Opened)
-	b = append(b, ",\"checked_at\":"...)
+	b = append(b, `,"checked_at":`...)
 	b = wire.AppendTimePtr(b, e.CheckedAt)
-	b = append(b, ",\"tags\":"...)
+	b = append(b, `,"tags":`...)
 	b = wire.AppendStringMap(b, e.Tags)
-	b = append(b, ",\"extra\":"...)
+	b = append(b, `,"extra":`...)
 	b = wire.AppendRaw(b, e.Extra)
-	b = append(b, ",\"books\":"...)
+	b = append(b, `,"books":`...)
 	b = engine.AppendEach(b, e.Edges.Books, appendBook)
 	return append(b, '}')
 }
@@ -169,47 +157,35 @@ func appendShelf(b []byte, e *Shelf) []byte {
 // columns that the record's pointers then point into, so a record read costs
 // one allocation.
 type shelfRow struct {
-	e  Shelf
-	f2 sql.NullString
-	f3 sql.NullInt64
-	f4 sql.NullFloat64
-	f5 sql.NullBool
-	f6 sql.NullTime
-	f7 sql.NullTime
-	f8 []byte
-	f9 []byte
+	e         Shelf
+	Label     sql.Null[string]
+	Capacity  sql.Null[int64]
+	Width     sql.Null[float64]
+	Sealed    sql.Null[bool]
+	Opened    sql.Null[time.Time]
+	CheckedAt sql.Null[time.Time]
+	Tags      []byte
+	Extra     []byte
 }
 
 // scan reads one row of shelfResource.Select into r, which is zero,
 // and answers its record (engine.ScanNew, engine.ScanReuse).
 func (r *shelfRow) scan(rows engine.Row) (*Shelf, error) {
-	if err := rows.Scan(&r.e.ID, &r.e.Version, &r.f2, &r.f3, &r.f4, &r.f5, &r.f6, &r.f7, &r.f8, &r.f9); err != nil {
+	if err := rows.Scan(&r.e.ID, &r.e.Version, &r.Label, &r.Capacity, &r.Width, &r.Sealed, &r.Opened, &r.CheckedAt, &r.Tags, &r.Extra); err != nil {
 		return nil, err
 	}
-	if r.f2.Valid {
-		r.e.Label = &r.f2.String
-	}
-	if r.f3.Valid {
-		r.e.Capacity = &r.f3.Int64
-	}
-	if r.f4.Valid {
-		r.e.Width = &r.f4.Float64
-	}
-	if r.f5.Valid {
-		r.e.Sealed = &r.f5.Bool
-	}
-	if r.f6.Valid {
-		r.e.Opened = &r.f6.Time
-	}
-	if r.f7.Valid {
-		r.e.CheckedAt = &r.f7.Time
-	}
-	if len(r.f8) > 0 {
-		if err := json.Unmarshal(r.f8, &r.e.Tags); err != nil {
+	r.e.Label = engine.Held(&r.Label)
+	r.e.Capacity = engine.Held(&r.Capacity)
+	r.e.Width = engine.Held(&r.Width)
+	r.e.Sealed = engine.Held(&r.Sealed)
+	r.e.Opened = engine.Held(&r.Opened)
+	r.e.CheckedAt = engine.Held(&r.CheckedAt)
+	if len(r.Tags) > 0 {
+		if err := json.Unmarshal(r.Tags, &r.e.Tags); err != nil {
 			return nil, err
 		}
 	}
-	r.e.Extra = json.RawMessage(r.f9)
+	r.e.Extra = json.RawMessage(r.Extra)
 	return &r.e, nil
 }
 
@@ -220,92 +196,34 @@ var shelfResource = &engine.Resource[Shelf]{
 	Object:  "shelf",
 	Members: []string{"books", "capacity", "checked_at", "extra", "label", "opened", "sealed", "tags", "width"},
 	Fields: []engine.Field[Shelf]{
-		{
-			Member: "id", Column: "id", Type: spec.String,
+		{Member: "id", Column: "id", Type: spec.String,
 			Append: func(b []byte, e *Shelf) []byte { return wire.AppendString(b, e.ID) },
-			Parse:  engine.Parse(wire.ID),
-			Value:  func(e *Shelf) any { return e.ID },
-		},
-		{
-			Member: "version", Column: "version", Type: spec.Integer,
+			Parse:  engine.Parse(wire.ID), Value: func(e *Shelf) any { return e.ID }},
+		{Member: "version", Column: "version", Type: spec.Integer,
 			Append: func(b []byte, e *Shelf) []byte { return wire.AppendInt(b, int64(e.Version)) },
-			Parse:  engine.Parse(wire.Int64),
-			Value:  func(e *Shelf) any { return e.Version },
-		},
-		{
-			Member: "label", Column: "label", Type: spec.String,
+			Parse:  engine.Parse(wire.Int64), Value: func(e *Shelf) any { return e.Version }},
+		{Member: "label", Column: "label", Type: spec.String,
 			Append: func(b []byte, e *Shelf) []byte { return wire.AppendStringPtr(b, e.Label) },
-			Parse:  engine.Parse(wire.String),
-			Value: func(e *Shelf) any {
-				if e.Label == nil {
-					return nil
-				}
-				return *e.Label
-			},
-		},
-		{
-			Member: "capacity", Column: "capacity", Type: spec.Integer, Sortable: true,
+			Parse:  engine.Parse(wire.String), Value: func(e *Shelf) any { return engine.Val(e.Label) }},
+		{Member: "capacity", Column: "capacity", Type: spec.Integer, Sortable: true,
 			Append: func(b []byte, e *Shelf) []byte { return wire.AppendInt64Ptr(b, e.Capacity) },
-			Parse:  engine.Parse(wire.Int64),
-			Value: func(e *Shelf) any {
-				if e.Capacity == nil {
-					return nil
-				}
-				return *e.Capacity
-			},
-		},
-		{
-			Member: "width", Column: "width", Type: spec.Number,
+			Parse:  engine.Parse(wire.Int64), Value: func(e *Shelf) any { return engine.Val(e.Capacity) }},
+		{Member: "width", Column: "width", Type: spec.Number,
 			Append: func(b []byte, e *Shelf) []byte { return wire.AppendFloat64Ptr(b, e.Width) },
-			Parse:  engine.Parse(wire.Float64),
-			Value: func(e *Shelf) any {
-				if e.Width == nil {
-					return nil
-				}
-				return *e.Width
-			},
-		},
-		{
-			Member: "sealed", Column: "sealed", Type: spec.Boolean,
+			Parse:  engine.Parse(wire.Float64), Value: func(e *Shelf) any { return engine.Val(e.Width) }},
+		{Member: "sealed", Column: "sealed", Type: spec.Boolean,
 			Append: func(b []byte, e *Shelf) []byte { return wire.AppendBoolPtr(b, e.Sealed) },
-			Parse:  engine.Parse(wire.Bool),
-			Value: func(e *Shelf) any {
-				if e.Sealed == nil {
-					return nil
-				}
-				return *e.Sealed
-			},
-		},
-		{
-			Member: "opened", Column: "opened", Type: spec.Date,
+			Parse:  engine.Parse(wire.Bool), Value: func(e *Shelf) any { return engine.Val(e.Sealed) }},
+		{Member: "opened", Column: "opened", Type: spec.Date,
 			Append: func(b []byte, e *Shelf) []byte { return wire.AppendDatePtr(b, e.Opened) },
-			Parse:  engine.Parse(wire.Date),
-			Value: func(e *Shelf) any {
-				if e.Opened == nil {
-					return nil
-				}
-				return *e.Opened
-			},
-		},
-		{
-			Member: "checked_at", Column: "checked_at", Type: spec.DateTime,
+			Parse:  engine.Parse(wire.Date), Value: func(e *Shelf) any { return engine.Val(e.Opened) }},
+		{Member: "checked_at", Column: "checked_at", Type: spec.DateTime,
 			Append: func(b []byte, e *Shelf) []byte { return wire.AppendTimePtr(b, e.CheckedAt) },
-			Parse:  engine.Parse(wire.DateTime),
-			Value: func(e *Shelf) any {
-				if e.CheckedAt == nil {
-					return nil
-				}
-				return *e.CheckedAt
-			},
-		},
-		{
-			Member: "tags", Column: "tags", Type: spec.StringMap,
-			Append: func(b []byte, e *Shelf) []byte { return wire.AppendStringMap(b, e.Tags) },
-		},
-		{
-			Member: "extra", Column: "extra", Type: spec.Object,
-			Append: func(b []byte, e *Shelf) []byte { return wire.AppendRaw(b, e.Extra) },
-		},
+			Parse:  engine.Parse(wire.DateTime), Value: func(e *Shelf) any { return engine.Val(e.CheckedAt) }},
+		{Member: "tags", Column: "tags", Type: spec.StringMap,
+			Append: func(b []byte, e *Shelf) []byte { return wire.AppendStringMap(b, e.Tags) }},
+		{Member: "extra", Column: "extra", Type: spec.Object,
+			Append: func(b []byte, e *Shelf) []byte { return wire.AppendRaw(b, e.Extra) }},
 		{Member: "books", Append: func(b []byte, e *Shelf) []byte { return engine.AppendEach(b, e.Edges.Books, appendBook) }},
 	},
 	Unique:   map[string]string{"id": "id"},
@@ -313,7 +231,7 @@ var shelfResource = &engine.Resource[Shelf]{
 	Encode:   appendShelf,
 	ID:       func(e *Shelf) string { return e.ID },
 	Table:    "shelves",
-	Select:   "SELECT \"id\", \"version\", \"label\", \"capacity\", \"width\", \"sealed\", \"opened\", \"checked_at\", \"tags\", \"extra\" FROM \"shelves\"",
+	Select:   `SELECT "id", "version", "label", "capacity", "width", "sealed", "opened", "checked_at", "tags", "extra" FROM "shelves"`,
 	Columns:  []string{"id", "version", "label", "capacity", "width", "sealed", "opened", "checked_at", "tags", "extra"},
 	Scan:     engine.ScanNew((*shelfRow).scan),
 	Scanner:  engine.ScanReuse((*shelfRow).scan),
