@@ -20,16 +20,20 @@ type envBuilder struct {
 }
 
 // genericNames are the methods of the generic routes, by kind.
-var genericNames = map[string]string{"list": "List", "create": "Create", "get": "Get", "patch": "Patch", "delete": "Delete"}
+var genericNames = map[spec.Kind]string{spec.List: "List", spec.Create: "Create", spec.Get: "Get", spec.Patch: "Patch", spec.Delete: "Delete"}
 
 // seed makes the shared answers: <Type>Page per resource and Deleted.
 func (b *envBuilder) seed(resources []*resourceView) {
 	b.seeded = map[string]*clientStruct{}
 	b.pages = map[*clientResource]*clientStruct{}
 	for _, r := range resources {
-		for _, s := range []struct{ name, envelope, kind, doc string }{
-			{goName(r.Type) + "Page", "list", "list", "is a page of " + r.Plural + "."},
-			{"Deleted", "deleted", "delete", "answers a delete."},
+		for _, s := range []struct {
+			name, envelope string
+			kind           spec.Kind
+			doc            string
+		}{
+			{goName(r.Type) + "Page", "list", spec.List, "is a page of " + r.Plural + "."},
+			{"Deleted", "deleted", spec.Delete, "answers a delete."},
 		} {
 			op := &opView{Kind: s.kind, Resource: r}
 			shape, err := namedEnvelope(s.envelope, op)
@@ -117,8 +121,8 @@ func (b *envBuilder) calls(op *opView, routes []*routeView) ([]*clientCall, erro
 	switch {
 	case strings.Contains(c.Path, ":id"):
 		c.IDIn, c.IDName = "path", "id"
-	case op.Kind == "list" || op.Kind == "create":
-	case op.Kind == "get" || op.Kind == "get_or_create":
+	case op.Kind == spec.List || op.Kind == spec.Create:
+	case op.Kind == spec.Get || op.Kind == spec.GetOrCreate:
 		c.IDIn, c.IDName = "query", idMember
 	default:
 		c.IDIn, c.IDName = "body", idMember
@@ -126,11 +130,11 @@ func (b *envBuilder) calls(op *opView, routes []*routeView) ([]*clientCall, erro
 	if c.IDIn != "" {
 		c.IDParam = "id"
 	}
-	c.Input = map[string]string{"list": "list", "get": "read", "get_or_create": "read",
-		"create": "record", "patch": "record", "upsert": "record"}[op.Kind]
+	c.Input = map[spec.Kind]string{spec.List: "list", spec.Get: "read", spec.GetOrCreate: "read",
+		spec.Create: "record", spec.Patch: "record", spec.Upsert: "record"}[op.Kind]
 	out := []*clientCall{c}
 	switch {
-	case op.Kind == "list":
+	case op.Kind == spec.List:
 		if alt != nil {
 			c.Alt = alt.Path
 		}
@@ -141,14 +145,14 @@ func (b *envBuilder) calls(op *opView, routes []*routeView) ([]*clientCall, erro
 		if op.Generic {
 			c.IterName, c.TSIterName = "All", "all"
 		}
-	case op.Kind == "create" && op.Generic:
+	case op.Kind == spec.Create && op.Generic:
 		many := *c
 		many.Name, many.TSName, many.Input, many.Result = "CreateMany", "createMany", "records", cr.Type+"Page"
 		many.Summary = fmt.Sprintf("sends %s %s with an array: a bulk create.", c.Method, c.Path)
 		many.Doc = []string{fmt.Sprintf("Creates 1 to %d records in one transaction, or none; faults name the element, e.g. [3].email.", spec.MaxBulk)}
 		many.Unwrap = b.pages[cr].Members[0]
 		out = append(out, &many)
-	case op.Kind == "get_or_create" && (c.IDIn == "query" || alt != nil):
+	case op.Kind == spec.GetOrCreate && (c.IDIn == "query" || alt != nil):
 		create := *c
 		create.Name, create.TSName, create.IDIn, create.IDName, create.IDParam, create.Input = c.Name+"OrCreate", "", "", "", "", "record"
 		if alt != nil {
@@ -157,7 +161,7 @@ func (b *envBuilder) calls(op *opView, routes []*routeView) ([]*clientCall, erro
 		create.Summary = fmt.Sprintf("sends %s %s with a body (%s).", create.Method, create.Path, op.Name)
 		create.Doc = []string{"With an id in the record, answers that record (the record may hold nothing else); without one, creates it (201)."}
 		out = append(out, &create)
-	case op.Kind == "delete" && op.By != "":
+	case op.Kind == spec.Delete && op.By != "":
 		by := *c
 		f := op.Resource.field(op.By)
 		by.Name, by.TSName, by.IDIn, by.IDName, by.IDParam = c.Name+"By"+f.GoName, c.TSName+"By"+f.GoName, "body", op.By, lowerFirst(f.GoName)
@@ -268,7 +272,7 @@ func (w *envWalk) finish(top *clientStruct) error {
 		guard, expr := goPath(w.record)
 		top.Record = &clientAccess{Type: w.res.Type, Guard: guard, Expr: "&" + expr}
 	}
-	if w.op.Kind != "list" {
+	if w.op.Kind != spec.List {
 		return nil
 	}
 	guard, records := goPath(w.records)
@@ -348,7 +352,7 @@ func wrapWords(text string, width int) []string {
 
 // clientDescription says what a method's route does, for its comment.
 func clientDescription(contract, alt *routeView) string {
-	if contract.Op.Kind != "list" {
+	if contract.Op.Kind != spec.List {
 		return operationDescription(contract)
 	}
 	d := "A page of records: p's filter (and, or and not may nest), order, limit, cursor or offset, count, fields and expand apply."

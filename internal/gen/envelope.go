@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"records/internal/spec"
 )
 
 // envPart is a piece of an envelope: literal JSON text, or a placeholder's
@@ -32,13 +34,13 @@ type envNode struct {
 }
 
 // placeholders and the kinds that have them.
-var placeholders = map[string][]string{
-	"$record":  {"get", "create", "patch", "upsert", "get_or_create"},
-	"$records": {"list"},
-	"$paging":  {"list"},
-	"$id":      {"get", "create", "patch", "upsert", "get_or_create", "action", "delete"},
-	"$created": {"create", "upsert", "get_or_create"},
-	"$secret":  {"upsert"},
+var placeholders = map[string][]spec.Kind{
+	"$record":  {spec.Get, spec.Create, spec.Patch, spec.Upsert, spec.GetOrCreate},
+	"$records": {spec.List},
+	"$paging":  {spec.List},
+	"$id":      {spec.Get, spec.Create, spec.Patch, spec.Upsert, spec.GetOrCreate, spec.Action, spec.Delete},
+	"$created": {spec.Create, spec.Upsert, spec.GetOrCreate},
+	"$secret":  {spec.Upsert},
 }
 
 // placeholderNames are the placeholders, sorted, for messages.
@@ -78,10 +80,10 @@ func parseEnvelope(n *yaml.Node, op *opView) (*envNode, error) {
 	if err != nil {
 		return nil, err
 	}
-	if op.Kind == "list" && !shape.hasTop("$paging") {
+	if op.Kind == spec.List && !shape.hasTop("$paging") {
 		return nil, fmt.Errorf("a list's envelope needs paging: $paging at its top level")
 	}
-	if op.Kind == "list" && !shape.has("$records") {
+	if op.Kind == spec.List && !shape.has("$records") {
 		return nil, fmt.Errorf("a list's envelope needs $records")
 	}
 	return shape, nil
@@ -128,7 +130,7 @@ func checkPlaceholder(p string, op *opView) error {
 	case !ok:
 		return fmt.Errorf("unknown placeholder %s%s; valid: %s, $record.<member>", p, closest(p, placeholderNames), strings.Join(placeholderNames, ", "))
 	case !slices.Contains(kinds, op.Kind):
-		return fmt.Errorf("%s is not available for kind %s (only %s)", base, op.Kind, strings.Join(kinds, ", "))
+		return fmt.Errorf("%s is not available for kind %s (only %s)", base, op.Kind, kindList(kinds, ", "))
 	case base == "$secret" && !op.Secret:
 		return fmt.Errorf("$secret needs secret: true")
 	case member != "" && base != "$record":

@@ -156,8 +156,18 @@ type embedView struct {
 // the runtime implements).
 var kinds = spec.KindNames()
 
-// kindConst is a kind's constant in package spec: get_or_create → GetOrCreate.
-func kindConst(kind string) string { return goName(kind) }
+// KindConst is the operation's kind as a constant of package spec:
+// get_or_create → GetOrCreate.
+func (op *opView) KindConst() string { return goName(string(op.Kind)) }
+
+// kindList writes kinds as the route table does, joined by sep.
+func kindList(kinds []spec.Kind, sep string) string {
+	names := make([]string, len(kinds))
+	for i, k := range kinds {
+		names[i] = string(k)
+	}
+	return strings.Join(names, sep)
+}
 
 // importPaths are where generated code finds the runtime.
 type importPaths struct {

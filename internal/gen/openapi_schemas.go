@@ -43,7 +43,7 @@ func requestSchema(op *opView) *obj {
 			props.set(op.By, newObj("description", "Deletes every record of this parent.", "allOf", []any{ref("InputId")}))
 		}
 	}
-	takesRecord := map[string]bool{"create": true, "patch": true, "upsert": true, "get_or_create": true}[op.Kind]
+	takesRecord := map[string]bool{"create": true, "patch": true, "upsert": true, "get_or_create": true}[string(op.Kind)]
 	if takesRecord {
 		for _, a := range op.Aliases {
 			props.set(a.Key, memberInput(r.field(a.Value)).set("description", "Another name of "+a.Value+"."))

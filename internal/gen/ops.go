@@ -7,14 +7,15 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"records/internal/spec"
 )
 
 // opView is one operation: an entry of the route table or a generic route.
 type opView struct {
 	Var        string // Go variable, e.g. "opUpdateReturn"
 	Name       string
-	Kind       string // route-table kind, e.g. "get_or_create"
-	KindConst  string // the kind's constant in package spec, e.g. "GetOrCreate"
+	Kind       spec.Kind
 	Resource   *resourceView
 	IDMembers  []string
 	Wrapper    string
@@ -61,12 +62,12 @@ func buildAPI(table *routeTable, resources []*resourceView, paths importPaths) (
 	}
 	taken := map[string]int{} // "METHOD /path" → line
 	names := map[string]int{}
-	for _, spec := range table.Ops {
-		if line, dup := names[spec.Name]; dup {
-			errs.add(spec.Line, "operation name %q is used at line %d too", spec.Name, line)
+	for _, entry := range table.Ops {
+		if line, dup := names[entry.Name]; dup {
+			errs.add(entry.Line, "operation name %q is used at line %d too", entry.Name, line)
 		}
-		names[spec.Name] = spec.Line
-		op := buildOp(spec, byType, typeNames, errs)
+		names[entry.Name] = entry.Line
+		op := buildOp(entry, byType, typeNames, errs)
 		if op == nil {
 			continue
 		}
@@ -80,16 +81,16 @@ func buildAPI(table *routeTable, resources []*resourceView, paths importPaths) (
 			taken[key] = r.Line
 			rv := &routeView{Method: r.Method, Path: r.Path, Op: op, Deprecated: deprecated}
 			if deprecated {
-				rv.Successor = strings.ReplaceAll(spec.Route.Path, ":id", "{id}")
+				rv.Successor = strings.ReplaceAll(entry.Route.Path, ":id", "{id}")
 			}
-			rv.NoID = strings.Contains(spec.Route.Path, ":id") && !strings.Contains(r.Path, ":id")
+			rv.NoID = strings.Contains(entry.Route.Path, ":id") && !strings.Contains(r.Path, ":id")
 			m.Routes = append(m.Routes, rv)
 		}
-		add(spec.Route, false)
-		for _, r := range spec.Also {
+		add(entry.Route, false)
+		for _, r := range entry.Also {
 			add(r, false)
 		}
-		for _, r := range spec.Deprecated {
+		for _, r := range entry.Deprecated {
 			add(r, true)
 		}
 	}
@@ -113,79 +114,113 @@ func buildAPI(table *routeTable, resources []*resourceView, paths importPaths) (
 // memberName is what an id member, alias, ignored member or wrapper may be called.
 var memberName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
-func buildOp(spec *opSpec, byType map[string]*resourceView, typeNames []string, errs *tableErrors) *opView {
-	line := func(key string) int {
-		if l, ok := spec.lines[key]; ok {
-			return l
-		}
-		return spec.Line
-	}
-	if !slices.Contains(kinds, spec.Kind) {
-		errs.add(line("kind"), "unknown kind %q%s; valid: %s", spec.Kind, closest(spec.Kind, kinds), strings.Join(kinds, ", "))
+// buildOp makes the operation of one route-table entry, adding to errs what
+// is wrong with it; nil when its kind or resource is unknown.
+func buildOp(entry *opSpec, byType map[string]*resourceView, typeNames []string, errs *tableErrors) *opView {
+	kind := spec.Kind(entry.Kind)
+	if !slices.Contains(spec.Kinds, kind) {
+		errs.add(entry.line("kind"), "unknown kind %q%s; valid: %s", entry.Kind, closest(entry.Kind, kinds), strings.Join(kinds, ", "))
 		return nil
 	}
-	res := byType[spec.Resource]
+	res := byType[entry.Resource]
 	if res == nil {
-		errs.add(line("resource"), "unknown resource %q%s; valid: %s", spec.Resource, closest(spec.Resource, typeNames), strings.Join(typeNames, ", "))
+		errs.add(entry.line("resource"), "unknown resource %q%s; valid: %s", entry.Resource, closest(entry.Resource, typeNames), strings.Join(typeNames, ", "))
 		return nil
 	}
 	op := &opView{
-		Var:        "op" + goName(spec.Name),
-		Name:       spec.Name,
-		Kind:       spec.Kind,
-		KindConst:  kindConst(spec.Kind),
+		Var:        "op" + goName(entry.Name),
+		Name:       entry.Name,
+		Kind:       kind,
 		Resource:   res,
-		IDMembers:  spec.ID,
-		Wrapper:    spec.Wrapper,
-		Aliases:    spec.Aliases,
-		Ignore:     spec.Ignore,
-		Filters:    spec.Filters,
-		By:         spec.By,
-		OptionalID: spec.OptionalID,
-		Secret:     spec.Secret,
+		IDMembers:  entry.ID,
+		Wrapper:    entry.Wrapper,
+		Aliases:    entry.Aliases,
+		Ignore:     entry.Ignore,
+		Filters:    entry.Filters,
+		By:         entry.By,
+		OptionalID: entry.OptionalID,
+		Secret:     entry.Secret,
 	}
 	if len(op.IDMembers) == 0 {
 		op.IDMembers = []string{"id"}
 	}
-	members := res.Members
-	memberList := strings.Join(members, ", ")
-	unknown := func(key, name string) {
-		errs.add(line(key), "%s: %s has no writable member %q%s; valid: %s", key, res.Type, name, closest(name, members), memberList)
-	}
-	only := func(key string, allowed ...string) {
-		if _, given := spec.lines[key]; given && !slices.Contains(allowed, spec.Kind) {
-			errs.add(line(key), "%s applies only to kind %s, not %s", key, strings.Join(allowed, " or "), spec.Kind)
+	checkNames(entry, op, errs)
+	op.Set = setMembers(entry, res, errs)
+	checkOptions(entry, op, errs)
+	if entry.Envelope != nil {
+		shape, err := parseEnvelope(entry.Envelope, op)
+		if err != nil {
+			errs.add(entry.Envelope.Line, "envelope: %v", err)
+		} else {
+			op.setEnvelope(shape)
 		}
 	}
+	return op
+}
+
+// line is the line of the entry's key, or the entry's own when not given.
+func (entry *opSpec) line(key string) int {
+	if l, ok := entry.lines[key]; ok {
+		return l
+	}
+	return entry.Line
+}
+
+// unknownMember adds the error of a key naming no writable member of res.
+func unknownMember(entry *opSpec, res *resourceView, key, name string, errs *tableErrors) {
+	errs.add(entry.line(key), "%s: %s has no writable member %q%s; valid: %s",
+		key, res.Type, name, closest(name, res.Members), strings.Join(res.Members, ", "))
+}
+
+// checkNames checks what the entry names: its id members, aliases, ignored
+// members, filters, the parent it deletes by and its wrapper.
+func checkNames(entry *opSpec, op *opView, errs *tableErrors) {
+	res, members := op.Resource, op.Resource.Members
 	for _, id := range op.IDMembers {
 		if !memberName.MatchString(id) {
-			errs.add(line("id"), "id member %q is not a valid member name", id)
+			errs.add(entry.line("id"), "id member %q is not a valid member name", id)
 		} else if id != "id" && slices.Contains(members, id) {
-			errs.add(line("id"), "id member %q is a member of %s; an id member must not be", id, res.Type)
+			errs.add(entry.line("id"), "id member %q is a member of %s; an id member must not be", id, res.Type)
 		}
 	}
 	for _, a := range op.Aliases {
 		if !memberName.MatchString(a.Key) {
-			errs.add(line("aliases"), "alias %q is not a valid member name", a.Key)
+			errs.add(entry.line("aliases"), "alias %q is not a valid member name", a.Key)
 		}
 		if !slices.Contains(members, a.Value) {
-			unknown("aliases", a.Value)
+			unknownMember(entry, res, "aliases", a.Value, errs)
 		}
 	}
 	for _, name := range op.Ignore {
 		if slices.Contains(members, name) {
-			errs.add(line("ignore"), "ignore: %q is a member of %s; ignoring it would drop what clients store", name, res.Type)
+			errs.add(entry.line("ignore"), "ignore: %q is a member of %s; ignoring it would drop what clients store", name, res.Type)
 		}
 	}
 	for _, name := range op.Filters {
 		if res.field(name) == nil {
-			unknown("filters", name)
+			unknownMember(entry, res, "filters", name, errs)
 		}
 	}
-	for _, s := range spec.Set {
+	if op.By != "" {
+		f := res.field(op.By)
+		if f == nil || f.Parent == nil {
+			errs.add(entry.line("by"), "by: %q is not a member of %s that names a parent", op.By, res.Type)
+		} else {
+			op.ByColumn = f.ColumnName
+		}
+	}
+	if op.Wrapper != "" && !memberName.MatchString(op.Wrapper) {
+		errs.add(entry.line("wrapper"), "wrapper %q is not a valid member name", op.Wrapper)
+	}
+}
+
+// setMembers are the members an action writes, as JSON literals.
+func setMembers(entry *opSpec, res *resourceView, errs *tableErrors) []pair {
+	var out []pair
+	for _, s := range entry.Set {
 		f := res.field(s.Member)
 		if f == nil || f.ReadOnly || f.IsID {
-			unknown("set", s.Member)
+			unknownMember(entry, res, "set", s.Member, errs)
 			continue
 		}
 		lit, err := scalarJSON(s.Value)
@@ -193,45 +228,47 @@ func buildOp(spec *opSpec, byType map[string]*resourceView, typeNames []string, 
 			errs.add(s.Value.Line, "set: %s is %s; %q does not fit", s.Member, f.Kind, s.Value.Value)
 			continue
 		}
-		op.Set = append(op.Set, pair{s.Member, lit})
+		out = append(out, pair{s.Member, lit})
 	}
-	if op.By != "" {
-		f := res.field(op.By)
-		if f == nil || f.Parent == nil {
-			errs.add(line("by"), "by: %q is not a member of %s that names a parent", op.By, res.Type)
-		} else {
-			op.ByColumn = f.ColumnName
+	return out
+}
+
+// optionKinds are the kinds each option of an entry applies to.
+var optionKinds = []struct {
+	key   string
+	kinds []spec.Kind
+}{
+	{"filters", []spec.Kind{spec.List}},
+	{"set", []spec.Kind{spec.Action}},
+	{"by", []spec.Kind{spec.Delete}},
+	{"optional_id", []spec.Kind{spec.Upsert}},
+	{"secret", []spec.Kind{spec.Upsert}},
+	{"wrapper", []spec.Kind{spec.Create, spec.Patch, spec.Upsert, spec.GetOrCreate}},
+}
+
+// checkOptions checks that the entry's options suit its kind.
+func checkOptions(entry *opSpec, op *opView, errs *tableErrors) {
+	if op.Secret && op.Resource.Secret == nil {
+		errs.add(entry.line("secret"), "secret: %s has no field annotated annotation.Secret to keep it", op.Resource.Type)
+	}
+	for _, o := range optionKinds {
+		if _, given := entry.lines[o.key]; given && !slices.Contains(o.kinds, op.Kind) {
+			errs.add(entry.line(o.key), "%s applies only to kind %s, not %s", o.key, kindList(o.kinds, " or "), op.Kind)
 		}
 	}
-	if op.Wrapper != "" && !memberName.MatchString(op.Wrapper) {
-		errs.add(line("wrapper"), "wrapper %q is not a valid member name", op.Wrapper)
+	if op.Kind == spec.Action && len(entry.Set) == 0 {
+		errs.add(entry.Line, "an action needs set: the members it writes")
 	}
-	if op.Secret && res.Secret == nil {
-		errs.add(line("secret"), "secret: %s has no field annotated annotation.Secret to keep it", res.Type)
+	if op.Kind == spec.Create && strings.Contains(entry.Route.Path, ":id") {
+		errs.add(entry.Route.Line, "a create takes no :id in its path")
 	}
-	only("filters", "list")
-	only("set", "action")
-	only("by", "delete")
-	only("optional_id", "upsert")
-	only("secret", "upsert")
-	only("wrapper", "create", "patch", "upsert", "get_or_create")
-	if spec.Kind == "action" && len(spec.Set) == 0 {
-		errs.add(spec.Line, "an action needs set: the members it writes")
-	}
-	if strings.Contains(spec.Route.Path, ":id") && (spec.Kind == "create") {
-		errs.add(spec.Route.Line, "a create takes no :id in its path")
-	}
-	if spec.Envelope != nil {
-		shape, err := parseEnvelope(spec.Envelope, op)
-		if err != nil {
-			errs.add(spec.Envelope.Line, "envelope: %v", err)
-		} else {
-			op.shape = shape
-			op.Envelope = shape.compile(op)
-			op.ETag = shape.Placeholder == "$record"
-		}
-	}
-	return op
+}
+
+// setEnvelope makes shape the operation's success body.
+func (op *opView) setEnvelope(shape *envNode) {
+	op.shape = shape
+	op.Envelope = shape.compile(op)
+	op.ETag = shape.Placeholder == "$record"
 }
 
 // literalFits tells whether a YAML scalar suits a member of kind.
@@ -261,12 +298,11 @@ func genericOps(r *resourceView) []genericOp {
 	words := strings.ReplaceAll(r.Object, "_", " ")
 	plural := strings.ReplaceAll(r.Plural, "_", " ")
 	base := "/v1/" + r.Plural
-	mk := func(kind, name, method, path, envelope string) genericOp {
+	mk := func(kind spec.Kind, name, method, path, envelope string) genericOp {
 		op := &opView{
 			Var:       "generic" + goName(name),
 			Name:      name,
 			Kind:      kind,
-			KindConst: kindConst(kind),
 			Resource:  r,
 			IDMembers: []string{"id"},
 			Generic:   true,
@@ -275,17 +311,15 @@ func genericOps(r *resourceView) []genericOp {
 		if err != nil {
 			panic(err) // the named envelopes suit their kinds
 		}
-		op.shape = shape
-		op.Envelope = shape.compile(op)
-		op.ETag = shape.Placeholder == "$record"
+		op.setEnvelope(shape)
 		return genericOp{op, routeSpec{Method: method, Path: path}}
 	}
 	return []genericOp{
-		mk("list", "List "+plural, "GET", base, "list"),
-		mk("create", "Create "+words, "POST", base, "plain"),
-		mk("get", "Get "+words, "GET", base+"/:id", "plain"),
-		mk("patch", "Patch "+words, "PATCH", base+"/:id", "plain"),
-		mk("delete", "Delete "+words, "DELETE", base+"/:id", "deleted"),
+		mk(spec.List, "List "+plural, "GET", base, "list"),
+		mk(spec.Create, "Create "+words, "POST", base, "plain"),
+		mk(spec.Get, "Get "+words, "GET", base+"/:id", "plain"),
+		mk(spec.Patch, "Patch "+words, "PATCH", base+"/:id", "plain"),
+		mk(spec.Delete, "Delete "+words, "DELETE", base+"/:id", "deleted"),
 	}
 }
 
