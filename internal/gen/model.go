@@ -5,7 +5,6 @@ import (
 	"path"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 
 	"entgo.io/ent/entc/gen"
@@ -221,7 +220,37 @@ func buildResources(graph *gen.Graph, paths importPaths) ([]*resourceView, error
 	return out, nil
 }
 
+// fillResource reads one resource's members, embedded and expandable
+// edges and unique members from its ent type.
 func fillResource(r *resourceView, t *gen.Type, byName map[string]*resourceView) error {
+	if err := fillFields(r, t, byName); err != nil {
+		return err
+	}
+	if err := fillEmbeds(r, t, byName); err != nil {
+		return err
+	}
+	fillExpands(r, t, byName)
+	fillUnique(r, t)
+	for i, f := range r.Fields {
+		f.Key = keyText(f.Member, i == 0)
+		f.setScan()
+	}
+	for _, e := range r.Embeds {
+		e.Key = keyText(e.Member, false)
+	}
+	for _, f := range r.Writable() {
+		r.Members = append(r.Members, f.Member)
+	}
+	for _, e := range r.Embeds {
+		r.Members = append(r.Members, e.Member)
+	}
+	sort.Strings(r.Members)
+	return nil
+}
+
+// fillFields reads the members: the id, then every field that is not
+// hidden, each knowing the parent it names, if any.
+func fillFields(r *resourceView, t *gen.Type, byName map[string]*resourceView) error {
 	parents := map[string]*resourceView{}
 	for _, e := range t.Edges {
 		if f := e.Field(); f != nil && e.IsInverse() && byName[e.Type.Name] != nil {
@@ -261,6 +290,11 @@ func fillResource(r *resourceView, t *gen.Type, byName map[string]*resourceView)
 		}
 		r.Fields = append(r.Fields, fv)
 	}
+	return nil
+}
+
+// fillEmbeds reads the edges whose records are members of the record.
+func fillEmbeds(r *resourceView, t *gen.Type, byName map[string]*resourceView) error {
 	for _, e := range t.Edges {
 		ea, _, err := annotation.Decode[annotation.Edge](e.Annotations, annotation.EdgeName)
 		if err != nil {
@@ -285,6 +319,12 @@ func fillResource(r *resourceView, t *gen.Type, byName map[string]*resourceView)
 			ChildFK:   &fieldView{Member: ref.Field().Name, GoName: ref.Field().StructField(), ColumnName: ref.Field().StorageKey()},
 		})
 	}
+	return nil
+}
+
+// fillExpands reads the edges a read can expand: a parent's children and
+// a child's parent, by name.
+func fillExpands(r *resourceView, t *gen.Type, byName map[string]*resourceView) {
 	for _, e := range t.Edges {
 		other := byName[e.Type.Name]
 		if other == nil {
@@ -299,6 +339,11 @@ func fillResource(r *resourceView, t *gen.Type, byName map[string]*resourceView)
 		}
 	}
 	sort.Slice(r.Expands, func(i, j int) bool { return r.Expands[i].Name < r.Expands[j].Name })
+}
+
+// fillUnique reads the unique members, the id first, by column, so that a
+// conflict can name its member.
+func fillUnique(r *resourceView, t *gen.Type) {
 	r.Unique = append(r.Unique, pair{"id", "id"})
 	for _, idx := range t.Indexes {
 		if !idx.Unique {
@@ -312,21 +357,6 @@ func fillResource(r *resourceView, t *gen.Type, byName map[string]*resourceView)
 			}
 		}
 	}
-	for i, f := range r.Fields {
-		f.Key = keyText(f.Member, i == 0)
-		f.setScan()
-	}
-	for _, e := range r.Embeds {
-		e.Key = keyText(e.Member, false)
-	}
-	for _, f := range r.Writable() {
-		r.Members = append(r.Members, f.Member)
-	}
-	for _, e := range r.Embeds {
-		r.Members = append(r.Members, e.Member)
-	}
-	sort.Strings(r.Members)
-	return nil
 }
 
 // Select is the statement reading every field the encoder writes, in
@@ -334,9 +364,9 @@ func fillResource(r *resourceView, t *gen.Type, byName map[string]*resourceView)
 func (r *resourceView) Select() string {
 	cols := make([]string, len(r.Fields))
 	for i, f := range r.Fields {
-		cols[i] = strconv.Quote(f.ColumnName)
+		cols[i] = spec.Ident(f.ColumnName)
 	}
-	return "SELECT " + strings.Join(cols, ", ") + ` FROM "` + r.Table + `"`
+	return "SELECT " + strings.Join(cols, ", ") + " FROM " + spec.Ident(r.Table)
 }
 
 // lowerFirst lowers the leading upper-case run of a Go name: ReturnRecord →
