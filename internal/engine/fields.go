@@ -2,12 +2,12 @@ package engine
 
 import (
 	"context"
-	"strconv"
 	"strings"
 
 	"records/internal/edge"
 	"records/internal/query"
 	"records/internal/spec"
+	"records/internal/wire"
 )
 
 // Field is one member of a resource, as generated code describes it: how
@@ -47,7 +47,7 @@ type expansion struct {
 }
 
 // keyed is a field's JSON key, written before its value.
-func keyed(member string) string { return strconv.Quote(member) + ":" }
+func keyed(member string) string { return string(wire.AppendString(nil, member)) + ":" }
 
 // listing is what a resource's lists need, built once from its fields.
 type listing struct {

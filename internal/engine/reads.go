@@ -4,13 +4,13 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
-	"strconv"
 	"strings"
 	"sync"
 
 	"records/internal/edge"
 	"records/internal/problem"
 	"records/internal/query"
+	"records/internal/spec"
 	"records/internal/tenant"
 )
 
@@ -215,9 +215,9 @@ func resolveCursor[E any](ctx context.Context, r Reader, res *Resource[E], team 
 	}
 	cols := make([]string, len(digested))
 	for k, i := range digested {
-		cols[k] = strconv.Quote(p.Keys[i].Col.Name)
+		cols[k] = spec.Ident(p.Keys[i].Col.Name)
 	}
-	text := `SELECT ` + strings.Join(cols, ", ") + ` FROM "` + res.Table + `" WHERE "id" = ? AND "team_id" = ?`
+	text := `SELECT ` + strings.Join(cols, ", ") + ` FROM ` + spec.Ident(res.Table) + ` WHERE "id" = ? AND "team_id" = ?`
 	values := make([]sql.NullString, len(digested))
 	found := false
 	err := r.Each(ctx, 1, text, []any{p.After.ID, team}, func(rows *sql.Rows) error {
