@@ -1,8 +1,6 @@
 package engine
 
 import (
-	"strconv"
-
 	"records/internal/problem"
 	"records/internal/suggest"
 )
@@ -16,8 +14,8 @@ func unknownMember(path, name string, valid []string, what string) problem.Membe
 
 // didYouMean returns "; did you mean X?" for a close valid name, or "".
 func didYouMean(name string, valid []string) string {
-	if best, ok := suggest.Closest(name, valid); ok {
-		return "; did you mean " + strconv.Quote(best) + "?"
+	if hint := suggest.DidYouMean(name, valid); hint != "" {
+		return "; " + hint
 	}
 	return ""
 }

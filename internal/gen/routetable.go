@@ -273,8 +273,8 @@ func parseRoutes(n *yaml.Node, key string, errs *tableErrors) []routeSpec {
 
 // closest returns ` (did you mean "x"?)` for the choice closest to s, when close.
 func closest(s string, choices []string) string {
-	if best, ok := suggest.Closest(s, choices); ok {
-		return fmt.Sprintf(" (did you mean %q?)", best)
+	if hint := suggest.DidYouMean(s, choices); hint != "" {
+		return " (" + hint + ")"
 	}
 	return ""
 }

@@ -14,3 +14,13 @@ func TestClosest(t *testing.T) {
 		}
 	}
 }
+
+func TestDidYouMean(t *testing.T) {
+	choices := []string{"firstName", "lastName"}
+	if got := DidYouMean("first_name", choices); got != `did you mean "firstName"?` {
+		t.Errorf("DidYouMean(first_name) = %q", got)
+	}
+	if got := DidYouMean("zzz", choices); got != "" {
+		t.Errorf("DidYouMean(zzz) = %q, want none", got)
+	}
+}
