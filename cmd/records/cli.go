@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"records/internal/db"
+	"records/internal/envvar"
 	"records/internal/logging"
 )
 
@@ -40,7 +41,7 @@ type dbFlags struct {
 }
 
 func (f *dbFlags) register(cmd *cobra.Command, migrateFlag bool) {
-	cmd.Flags().StringVar(&f.url, "database-url", envOr("DATABASE_URL", db.DefaultURL),
+	cmd.Flags().StringVar(&f.url, "database-url", envvar.Or("DATABASE_URL", db.DefaultURL),
 		"database: sqlite:PATH, sqlite:///abs/path or postgres://… (env DATABASE_URL)")
 	cmd.Flags().IntVar(&f.maxConns, "db-max-conns", 0, "cap on open database connections (0: sized for this machine)")
 	if migrateFlag {
@@ -111,10 +112,3 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 // newLogger writes JSON log lines to w, unbuffered: for the short
 // commands; serve buffers its own.
 func newLogger(w io.Writer) *slog.Logger { return logging.JSON(w) }
-
-func envOr(key, fallback string) string {
-	if v, ok := os.LookupEnv(key); ok && v != "" {
-		return v
-	}
-	return fallback
-}

@@ -12,6 +12,7 @@ import (
 
 	"records/internal/auth"
 	"records/internal/db"
+	"records/internal/envvar"
 	"records/internal/guard"
 	"records/internal/logging"
 	"records/internal/server"
@@ -98,7 +99,7 @@ func newServeCmd() *cobra.Command {
 		},
 	}
 	dbf.register(cmd, true)
-	cmd.Flags().StringVar(&cfg.Addr, "addr", envOr("RECORDS_ADDR", cfg.Addr), "address to listen on (env RECORDS_ADDR)")
+	cmd.Flags().StringVar(&cfg.Addr, "addr", envvar.Or("RECORDS_ADDR", cfg.Addr), "address to listen on (env RECORDS_ADDR)")
 	cmd.Flags().DurationVar(&cfg.ReadHeaderTimeout, "header-timeout", cfg.ReadHeaderTimeout, "time a client may take to send its request headers")
 	cmd.Flags().DurationVar(&cfg.ShutdownTimeout, "shutdown-timeout", cfg.ShutdownTimeout, "time in-flight requests get to finish on SIGTERM")
 	cmd.Flags().DurationVar(&cfg.RequestTimeout, "request-timeout", cfg.RequestTimeout, "time a whole request may take")

@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"records/internal/envvar"
 	"records/internal/gen"
 )
 
@@ -38,7 +39,7 @@ func Do(args []string, stdout, stderr io.Writer) int {
 
 func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 	cfg := gen.DefaultConfig()
-	cfg.DevPostgresURL = envOr("RECORDSGEN_DEV_POSTGRES_URL", defaultDevPostgres)
+	cfg.DevPostgresURL = envvar.Or("RECORDSGEN_DEV_POSTGRES_URL", defaultDevPostgres)
 	root := &cobra.Command{
 		Use: "recordsgen",
 		Example: `  recordsgen generate                            # after editing schema/
@@ -190,13 +191,6 @@ func printNotes(w io.Writer, out *gen.Output) {
 	for _, n := range out.Notes {
 		fmt.Fprintln(w, "note:", n)
 	}
-}
-
-func envOr(key, fallback string) string {
-	if v, ok := os.LookupEnv(key); ok {
-		return v
-	}
-	return fallback
 }
 
 func newNewCmd(cfg *gen.Config) *cobra.Command {

@@ -19,6 +19,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"records/internal/devloop"
+	"records/internal/envvar"
 	"records/internal/gen"
 	"records/templates"
 )
@@ -34,7 +35,7 @@ var devBuild = devloop.Build{
 	Package: "./cmd/records",
 	Flags: []string{"-trimpath", "-buildvcs=false",
 		"-gcflags=work=-l -dwarf=false", "-ldflags=-s -w -X main.version=dev"},
-	Env: []string{"GOGC=" + envOr("GOGC", "off"), "GOMEMLIMIT=" + envOr("GOMEMLIMIT", "2GiB")},
+	Env: []string{"GOGC=" + envvar.Or("GOGC", "off"), "GOMEMLIMIT=" + envvar.Or("GOMEMLIMIT", "2GiB")},
 }
 
 func newDevCmd(cfg *gen.Config) *cobra.Command {
