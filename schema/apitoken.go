@@ -3,6 +3,8 @@ package schema
 import (
 	"time"
 
+	"records/internal/spec"
+
 	"entgo.io/ent"
 	"entgo.io/ent/dialect/entsql"
 	"entgo.io/ent/schema"
@@ -25,7 +27,7 @@ func (APIToken) Annotations() []schema.Annotation {
 // Fields of the APIToken.
 func (APIToken) Fields() []ent.Field {
 	return []ent.Field{
-		field.String("id").DefaultFunc(NewID).NotEmpty().Immutable(),
+		field.String("id").DefaultFunc(spec.NewID).NotEmpty().Immutable(),
 		field.String("name").NotEmpty(),
 		field.String("secret_hash").NotEmpty().Unique().Sensitive().Immutable(),
 		field.Enum("scope").Values("read", "write").Default("write"),

@@ -9,9 +9,9 @@ import (
 	"entgo.io/ent/schema/field"
 	"entgo.io/ent/schema/index"
 	"entgo.io/ent/schema/mixin"
-	"github.com/google/uuid"
 
 	"records/internal/annotation"
+	"records/internal/spec"
 	"records/internal/tenant"
 )
 
@@ -24,10 +24,6 @@ type RecordMixin struct {
 	ExposeTeam bool
 }
 
-// NewID makes a record id: a UUIDv7, so ids made by the server sort by
-// creation time and never collide across teams.
-func NewID() string { return uuid.Must(uuid.NewV7()).String() }
-
 // Fields of the mixin.
 func (m RecordMixin) Fields() []ent.Field {
 	team := annotation.Hidden()
@@ -36,7 +32,7 @@ func (m RecordMixin) Fields() []ent.Field {
 	}
 	return []ent.Field{
 		field.String("id").
-			DefaultFunc(NewID).
+			DefaultFunc(spec.NewID).
 			NotEmpty().
 			Immutable(),
 		field.Int("team_id").

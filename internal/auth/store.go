@@ -11,9 +11,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/google/uuid"
-
 	"records/internal/db"
+	"records/internal/spec"
 )
 
 // DefaultTeam is the team of records and tokens when none is named; it is
@@ -100,7 +99,7 @@ func (s *Store) Create(ctx context.Context, name string, scope Scope, teamName s
 	}
 	secret := NewSecret("rk_")
 	tok := Token{
-		ID: uuid.Must(uuid.NewV7()).String(), Name: name, Team: t.ID, TeamName: t.Name, Scope: scope,
+		ID: spec.NewID(), Name: name, Team: t.ID, TeamName: t.Name, Scope: scope,
 		CreatedAt: s.stamp(),
 	}
 	if ttl > 0 {

@@ -53,7 +53,7 @@ func (op *Op[E]) bulk(ctx context.Context, s *Service, body []byte) (int, *Resul
 		if ok {
 			given = append(given, id)
 		} else {
-			id = NewID()
+			id = spec.NewID()
 			in.SetID(id)
 		}
 		if j, dup := at[id]; dup {

@@ -49,7 +49,7 @@ func (op *Op[E]) upsert(ctx context.Context, s *Service, req *request) (int, *Re
 	}
 	id, given := in.GivenID()
 	if !given {
-		id = NewID()
+		id = spec.NewID()
 		in.SetID(id)
 	}
 	var secret string

@@ -186,7 +186,7 @@ func insert[E any](ctx context.Context, s *Service, w Writer, res *Resource[E], 
 func insertStatement[E any](ctx context.Context, s *Service, res *Resource[E], in Input[E], team int, check bool, more *condition) (id, text string, args []any, parents []ParentRef) {
 	id, ok := in.GivenID()
 	if !ok {
-		id = NewID()
+		id = spec.NewID()
 		in.SetID(id)
 	}
 	var v Values

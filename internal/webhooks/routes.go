@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/gin-gonic/gin"
-	"github.com/google/uuid"
 
 	"records/internal/edge"
 	"records/internal/engine"
@@ -63,7 +62,7 @@ func (s *Service) create(c *gin.Context) {
 			return nil, err
 		}
 		now := time.Now().UTC().Truncate(time.Microsecond)
-		w := &Webhook{ID: "wh_" + strings.ReplaceAll(uuid.Must(uuid.NewV7()).String(), "-", ""), Team: team, URL: *in.URL,
+		w := &Webhook{ID: "wh_" + strings.ReplaceAll(spec.NewID(), "-", ""), Team: team, URL: *in.URL,
 			Events: *in.Events, Description: desc, Version: 1, CreatedAt: now, UpdatedAt: now}
 		if w.Secret, err = s.sealer.Seal(w.ID, []byte(secret)); err != nil {
 			return nil, err

@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/gin-gonic/gin"
-	"github.com/google/uuid"
 	"github.com/prometheus/client_golang/prometheus"
 
 	"records/internal/db"
@@ -25,6 +24,7 @@ import (
 	"records/internal/metrics"
 	"records/internal/query"
 	"records/internal/seal"
+	"records/internal/spec"
 	"records/internal/wire"
 )
 
@@ -197,7 +197,7 @@ func appendDelivery(b []byte, d *Delivery) []byte {
 
 // newDeliveryID makes a delivery's id; ids sort by creation time.
 func newDeliveryID() string {
-	return "dlv_" + strings.ReplaceAll(uuid.Must(uuid.NewV7()).String(), "-", "")
+	return "dlv_" + strings.ReplaceAll(spec.NewID(), "-", "")
 }
 
 func (s *Service) deliveries(c *gin.Context) {
