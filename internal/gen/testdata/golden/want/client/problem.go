@@ -74,42 +74,6 @@ func CodeOf(err error) string {
 	return ""
 }
 
-// The codes a problem can have.
-const (
-	// CodeInvalidJSON (400): Malformed JSON.
-	CodeInvalidJSON = "invalid_json"
-	// CodeInvalidRequest (400): Invalid request.
-	CodeInvalidRequest = "invalid_request"
-	// CodeUnauthenticated (401): Authentication required.
-	CodeUnauthenticated = "unauthenticated"
-	// CodeForbidden (403): Forbidden.
-	CodeForbidden = "forbidden"
-	// CodeNotFound (404): Not found.
-	CodeNotFound = "not_found"
-	// CodeMethodNotAllowed (405): Method not allowed.
-	CodeMethodNotAllowed = "method_not_allowed"
-	// CodeRequestTimeout (408): Request timeout.
-	CodeRequestTimeout = "request_timeout"
-	// CodeConflict (409): Conflict.
-	CodeConflict = "conflict"
-	// CodeIdempotencyKeyInUse (409): Idempotency key in use.
-	CodeIdempotencyKeyInUse = "idempotency_key_in_use"
-	// CodePreconditionFailed (412): Precondition failed.
-	CodePreconditionFailed = "precondition_failed"
-	// CodePayloadTooLarge (413): Payload too large.
-	CodePayloadTooLarge = "payload_too_large"
-	// CodeUnsupportedMediaType (415): Unsupported media type.
-	CodeUnsupportedMediaType = "unsupported_media_type"
-	// CodeIdempotencyKeyReused (422): Idempotency key reused.
-	CodeIdempotencyKeyReused = "idempotency_key_reused"
-	// CodeRateLimited (429): Too many requests.
-	CodeRateLimited = "rate_limited"
-	// CodeInternal (500): Internal error.
-	CodeInternal = "internal"
-	// CodeUnavailable (503): Service unavailable.
-	CodeUnavailable = "unavailable"
-)
-
 // readProblem reads the answer of a failed request.
 func readProblem(resp *http.Response) *Problem {
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
