@@ -36,11 +36,14 @@ dev:
 test: check
 	$(GO) test -timeout 15m ./...
 
-## check: gofmt, go vet, and `recordsgen check` (generated files are fresh)
+## check: gofmt, go vet (the Go client and its quickstart are modules of their own),
+##        and `recordsgen check` (generated files are fresh)
 check:
-	@unformatted=$$(gofmt -l cmd internal schema ent); \
+	@unformatted=$$(gofmt -l cmd internal schema ent client templates examples bench); \
 	if [ -n "$$unformatted" ]; then echo "gofmt would change:"; echo "$$unformatted"; exit 1; fi
 	$(GO) vet ./...
+	cd client && $(GO) vet ./...
+	cd examples/go && $(GO) vet ./...
 	$(GO) run ./cmd/recordsgen check
 
 ## fuzz: a short fuzzing run of every decoder a client reaches (a fixed number of inputs

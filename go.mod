@@ -98,4 +98,7 @@ require (
 	modernc.org/libc v1.77.1 // indirect
 	modernc.org/mathutil v1.7.1 // indirect
 	modernc.org/memory v1.12.1 // indirect
+	records/client v0.0.0-00010101000000-000000000000
 )
+
+replace records/client => ./client

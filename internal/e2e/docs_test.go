@@ -18,6 +18,7 @@ import (
 
 	"records/client"
 	"records/internal/dbtest"
+	"records/internal/migrate"
 )
 
 // The documents whose shell examples are run, from the repository's root.
@@ -195,5 +196,66 @@ func seedDocumented(t *testing.T, e *env) {
 	}
 	if _, err := e.c.ReturnLineItems.Create(ctx, client.ReturnLineItemWrite{ID: "li-1", ReturnID: client.Set("r-1")}); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// fileMarker precedes a document's code block that is a file of the
+// repository, shown whole: the block must be that file, byte for byte.
+const fileMarker = "<!-- file: "
+
+// The files the documents show whole are shown as they are.
+func TestDocumentedFiles(t *testing.T) {
+	shown := 0
+	for _, doc := range documented {
+		b, err := os.ReadFile(filepath.Join("..", "..", filepath.FromSlash(doc)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.Split(string(b), "\n")
+		for i, line := range lines {
+			name, ok := strings.CutPrefix(strings.TrimSpace(line), fileMarker)
+			if !ok {
+				continue
+			}
+			name = strings.TrimSpace(strings.TrimSuffix(name, "-->"))
+			if i+1 >= len(lines) || !strings.HasPrefix(lines[i+1], "```") {
+				t.Errorf("%s:%d: %s is not followed by a code block", doc, i+1, line)
+				continue
+			}
+			var block strings.Builder
+			for _, l := range lines[i+2:] {
+				if strings.HasPrefix(l, "```") {
+					break
+				}
+				block.WriteString(l + "\n")
+			}
+			want, err := os.ReadFile(filepath.Join("..", "..", filepath.FromSlash(name)))
+			if err != nil {
+				t.Errorf("%s:%d: %v", doc, i+1, err)
+				continue
+			}
+			if block.String() != string(want) {
+				t.Errorf("%s:%d: the block differs from %s; show the file as it is", doc, i+1, name)
+			}
+			shown++
+		}
+	}
+	if shown < 2 {
+		t.Errorf("the documents show %d files whole; the README shows both clients' quickstarts", shown)
+	}
+}
+
+// The Go client's quickstart, a program of another module that requires
+// the client, builds and runs against a server.
+func TestGoClientQuickstart(t *testing.T) {
+	e := newEnv(t, migrate.SQLite)
+	out, err := runIn("../../examples/go", []string{"RECORDS_URL=" + e.base, "TOKEN=" + e.token}, "go", "run", ".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"created ", "refused: limit ", "open returns: 1", "to received at version 3"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the quickstart said %q, without %q", out, want)
+		}
 	}
 }

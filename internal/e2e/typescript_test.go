@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -85,5 +86,15 @@ func TestTypeScriptClientRuns(t *testing.T) {
 	}
 	if got != "ok\n" {
 		t.Fatalf("the smoke run said %q", got)
+	}
+	// The quickstart the README shows runs as shown.
+	got, err = runIn(tsDir, []string{"RECORDS_URL=" + e.base, "TOKEN=" + e.token}, "node", filepath.Join(out, "examples", "quickstart.js"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"created ", "open returns: ", "refused: 400 invalid_request", "to received"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the quickstart said %q, without %q", got, want)
+		}
 	}
 }

@@ -26,6 +26,9 @@ type clientModel struct {
 	Codes  []clientCode
 	// RecordImports are the Go imports of the records' file.
 	RecordImports []string
+	// GoModule is the Go client's module path: the repository's module
+	// and the client's folder, e.g. "records/client".
+	GoModule string
 }
 
 // clientResource is a resource: its record, write and expand types, and

@@ -81,9 +81,10 @@ func TestGolden(t *testing.T) {
 		t.Fatalf("the generated module does not build: %v\n%s", err, b)
 	}
 
-	// The Go client is for any program: it needs nothing but the standard library.
-	deps := exec.Command("go", "list", "-deps", "-f", "{{if not .Standard}}{{.ImportPath}}{{end}}", "./"+cfg.GoClientDir)
-	deps.Dir = mod
+	// The Go client is for any program: a module of its own that needs
+	// nothing but the standard library.
+	deps := exec.Command("go", "list", "-deps", "-f", "{{if not .Standard}}{{.ImportPath}}{{end}}", "./...")
+	deps.Dir = filepath.Join(mod, cfg.GoClientDir)
 	if b, err := deps.Output(); err != nil || strings.TrimSpace(string(b)) != "records/"+cfg.GoClientDir {
 		t.Errorf("the Go client depends on more than the standard library: %v\n%s", err, b)
 	}

@@ -67,6 +67,7 @@ var outputs = []output{
 	{Set: "api", Template: "routes.go.tmpl", File: "routes.go"},
 	{Set: "api", Template: "openapi.go.tmpl", File: "openapi.go"},
 	{Render: renderOpenAPI, File: "openapi.json"},
+	{Set: "client", Template: "go.mod.tmpl", File: "go.mod", Dir: goClient},
 	{Set: "client", Template: "client.go.tmpl", File: "client.go", Dir: goClient},
 	{Copy: "client/gosrc/transport.go", File: "transport.go", Dir: goClient},
 	{Copy: "client/gosrc/problem.go", File: "problem.go", Dir: goClient},
@@ -86,8 +87,15 @@ func tsClient(c Config) string { return c.TSClientDir }
 // renderAPI renders every output of the API model.
 func renderAPI(cfg Config, m *apiModel) (map[string][]byte, error) {
 	models := map[string]func() (any, error){
-		"api":    func() (any, error) { return m, nil },
-		"client": sync.OnceValues(func() (any, error) { return buildClientModel(m) }),
+		"api": func() (any, error) { return m, nil },
+		"client": sync.OnceValues(func() (any, error) {
+			cm, err := buildClientModel(m)
+			if err != nil {
+				return nil, err
+			}
+			cm.GoModule = path.Join(m.paths.module, cfg.GoClientDir)
+			return cm, nil
+		}),
 	}
 	files := map[string][]byte{}
 	for _, o := range outputs {
