@@ -110,7 +110,7 @@ func newServeCmd() *cobra.Command {
 	cmd.Flags().DurationVar(&cfg.EventRetention, "event-retention", cfg.EventRetention, "how long events are kept for the event log, histories and webhooks (0 keeps them forever; never less than --idempotency-ttl)")
 	cmd.Flags().StringVar(&cfg.RedisURL, "redis-url", os.Getenv("REDIS_URL"),
 		"Redis (redis://host:6379/0) keeping the per-token rate limit across instances (env REDIS_URL; without it, each instance limits on its own)")
-	cmd.Flags().StringVar(&level, "log-level", "info", "least level logged: debug, info, warn or error (warn drops the access lines of successful requests)")
+	cmd.Flags().StringVar(&level, "log-level", "info", "least level logged: debug, info, warn or error (warn keeps server errors and warnings: the access line of every request answered below 500 is dropped)")
 	cmd.Flags().IntVar(&cfg.LogSample, "log-sample", cfg.LogSample, "write the access line of one successful request in this many (errors are always logged)")
 	cmd.Flags().StringVar(&schedule, "webhook-retry-schedule", "",
 		"waits before each retry of a failed webhook delivery, comma-separated (default 5s,5m,30m,2h,5h,10h,10h: 8 attempts over about a day)")
