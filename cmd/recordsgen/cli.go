@@ -134,8 +134,8 @@ func generate(ctx context.Context, cfg gen.Config, opts generateOpts, stderr io.
 }
 
 // errBreaking refuses an edit that would break clients or lose data.
-var errBreaking = errors.New("refused: the edit would break clients or lose data (listed above); " +
-	"run with --dry-run to see the plan, or --allow-breaking to write it")
+var errBreaking = errors.New("refused: the edit would break clients or lose data (listed above), " +
+	"so nothing was written; run with --dry-run to see the plan, or --allow-breaking to write it")
 
 // printPlan prints what generate would change, and the SQL of the
 // migrations it would add.

@@ -46,7 +46,7 @@ func Breaking(cfg Config, out *Output) ([]string, error) {
 			continue // PostgreSQL's plan says plainly what is dropped
 		}
 		for _, d := range dataLoss(string(out.Files[p])) {
-			found = append(found, fmt.Sprintf("data: %s (%s)", d, p))
+			found = append(found, fmt.Sprintf("data: %s (by the new migration %s)", d, p))
 		}
 	}
 	return found, nil
