@@ -190,7 +190,7 @@ export function ListPage({ session, resource: r, query }: { session: Session; re
           Previous page
         </button>
         <span>
-          {state.cursor && cursors.length === 0 && trail.key !== sansCursor(state) ? "Page" : `Page ${pageNo}`}
+          {state.cursor && cursors.length === 0 ? "A later page" : `Page ${pageNo}`}
           {page.value ? ` · ${records.length} shown` : ""}
           {page.loading ? " · loading…" : ""}
         </span>
