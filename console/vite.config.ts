@@ -6,8 +6,10 @@ import { defineConfig } from "vite";
 
 export default defineConfig({
   base: "/console/",
-  // The generated client lives outside this folder.
-  server: { fs: { allow: [".."] } },
+  // `npx vite` serves the console at /console/ with reloads, its API calls
+  // sent on to a running server (RECORDS_URL); the generated client lives
+  // outside this folder.
+  server: { fs: { allow: [".."] }, proxy: { "/v1": process.env["RECORDS_URL"] ?? "http://127.0.0.1:8080" } },
   oxc: { jsx: { runtime: "automatic", importSource: "preact" } },
   build: {
     outDir: "../internal/console/dist",

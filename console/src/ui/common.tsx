@@ -170,3 +170,29 @@ export function Status({ text }: { text: string }) {
     </p>
   );
 }
+
+/**
+ * A button for something that cannot be undone here, asking first in the
+ * page (no modal dialog): label, then the question with yes and "Cancel".
+ */
+export function Confirmed({ label, question, yes, onYes }: { label: string; question: string; yes: string; onYes: () => Promise<boolean> }) {
+  const [asking, setAsking] = useState(false);
+  if (!asking) {
+    return (
+      <button type="button" class="danger" onClick={() => setAsking(true)}>
+        {label}
+      </button>
+    );
+  }
+  return (
+    <span class="confirm" role="group" aria-label="Confirm">
+      <span>{question}</span>
+      <button type="button" class="danger" onClick={() => void onYes().then((done) => done || setAsking(false))}>
+        {yes}
+      </button>
+      <button type="button" onClick={() => setAsking(false)}>
+        Cancel
+      </button>
+    </span>
+  );
+}

@@ -12,7 +12,7 @@ import type { Member, Resource } from "../document.js";
 import { go, href } from "../route.js";
 import { InputError, cell, diff, fromInput, toInput, unchanged } from "../values.js";
 import type { Rec } from "../values.js";
-import { Field, ProblemBox, Status, useLoad } from "./common.js";
+import { Confirmed, Field, ProblemBox, Status, useLoad } from "./common.js";
 
 /** The members a form shows: every member but those only the server writes. */
 function formMembers(r: Resource, creating: boolean): Member[] {
@@ -63,7 +63,6 @@ export function RecordPage({ session, resource: r, id }: { session: Session; res
   const [fieldErrors, setFieldErrors] = useState<Record<string, string>>({});
   const [error, setError] = useState<unknown>(null);
   const [note, setNote] = useState("");
-  const [confirming, setConfirming] = useState(false);
   const [historyTick, setHistoryTick] = useState(0);
   useEffect(() => {
     if (loaded.value) {
@@ -113,9 +112,10 @@ export function RecordPage({ session, resource: r, id }: { session: Session; res
     try {
       await svc.delete(id, undefined, ifMatch ? { ifMatch } : undefined);
       go({ page: "list", plural: r.plural, query: "" });
+      return true;
     } catch (x) {
-      setConfirming(false);
       setError(x);
+      return false;
     }
   };
   const restore = async () => {
@@ -184,21 +184,8 @@ export function RecordPage({ session, resource: r, id }: { session: Session; res
         </div>
         <div class="toolbar">
           {canEdit && <button type="submit">Save</button>}
-          {r.routes.delete && session.can(r.plural, "delete") && !trashed && !confirming && (
-            <button type="button" class="danger" onClick={() => setConfirming(true)}>
-              Move to trash
-            </button>
-          )}
-          {confirming && (
-            <span class="confirm" role="group" aria-label="Confirm">
-              <span>Move this record{r.edges.some((e) => e.many) ? " and its children" : ""} to the trash?</span>
-              <button type="button" class="danger" onClick={trash}>
-                Yes, move to trash
-              </button>
-              <button type="button" onClick={() => setConfirming(false)}>
-                Cancel
-              </button>
-            </span>
+          {r.routes.delete && session.can(r.plural, "delete") && !trashed && (
+            <Confirmed label="Move to trash" question={`Move this record${r.edges.some((e) => e.many) ? " and its children" : ""} to the trash?`} yes="Yes, move to trash" onYes={trash} />
           )}
         </div>
       </form>

@@ -5,7 +5,7 @@ import { useState } from "preact/hooks";
 import type { DeliveryPage, Webhook, WebhookCreated, WebhookPage } from "../../../clients/typescript/src/runtime.js";
 import type { Session } from "../api.js";
 import { go, href } from "../route.js";
-import { ProblemBox, Status, useLoad } from "./common.js";
+import { Confirmed, ProblemBox, Status, useLoad } from "./common.js";
 
 export function WebhooksPage({ session }: { session: Session }) {
   const list = useLoad<WebhookPage>(() => session.webhooks.list({ limit: 100 }), [session]);
@@ -107,7 +107,6 @@ export function WebhookPage({ session, id }: { session: Session; id: string }) {
   const deliveries = useLoad<DeliveryPage>(() => session.webhooks.deliveries(id, { limit: 100 }), [id]);
   const [error, setError] = useState<unknown>(null);
   const [note, setNote] = useState("");
-  const [confirming, setConfirming] = useState(false);
   const test = async () => {
     setError(null);
     try {
@@ -131,9 +130,10 @@ export function WebhookPage({ session, id }: { session: Session; id: string }) {
     try {
       await session.webhooks.delete(id);
       go({ page: "webhooks" });
+      return true;
     } catch (x) {
-      setConfirming(false);
       setError(x);
+      return false;
     }
   };
   const w = hook.value;
@@ -170,21 +170,7 @@ export function WebhookPage({ session, id }: { session: Session; id: string }) {
           <button type="button" onClick={() => toggle(w)}>
             {w.enabled ? "Disable" : "Enable"}
           </button>
-          {!confirming ? (
-            <button type="button" class="danger" onClick={() => setConfirming(true)}>
-              Delete webhook
-            </button>
-          ) : (
-            <span class="confirm" role="group" aria-label="Confirm">
-              <span>Delete this webhook?</span>
-              <button type="button" class="danger" onClick={remove}>
-                Yes, delete
-              </button>
-              <button type="button" onClick={() => setConfirming(false)}>
-                Cancel
-              </button>
-            </span>
-          )}
+          <Confirmed label="Delete webhook" question="Delete this webhook?" yes="Yes, delete" onYes={remove} />
         </div>
       )}
       <h3>Deliveries</h3>
