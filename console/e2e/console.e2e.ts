@@ -54,7 +54,8 @@ const browser = await chromium.launch({
 });
 const context = await browser.newContext({ viewport: { width: 1400, height: 900 }, acceptDownloads: true });
 const page = await context.newPage();
-page.setDefaultTimeout(10_000);
+// Generous: the whole suite runs beside it on two cores.
+page.setDefaultTimeout(30_000);
 const faults: string[] = [];
 page.on("pageerror", (e) => faults.push(`page error: ${e.message}`));
 page.on("console", (m) => {
