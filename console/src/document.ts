@@ -105,8 +105,6 @@ export interface Resource {
   trash: boolean;
   /** The single read takes trashed=include. */
   readTrashed: boolean;
-  /** The delete takes permanent. */
-  purge: boolean;
 }
 
 /** Everything the console offers, as the document declares it. */
@@ -237,7 +235,6 @@ function resource(
   const listOp = routes.list ? op("get", routes.list.path) : undefined;
   const listParams = new Set((listOp?.parameters ?? []).map((p) => p.name));
   const readParams = new Set((op("get", one)?.parameters ?? []).map((p) => p.name));
-  const deleteParams = new Set((op("delete", one)?.parameters ?? []).map((p) => p.name));
   const record = schemas[schema] ?? {};
   return {
     plural,
@@ -248,7 +245,6 @@ function resource(
     search: listParams.has("q"),
     trash: listParams.has("trashed"),
     readTrashed: readParams.has("trashed"),
-    purge: deleteParams.has("permanent"),
   };
 }
 

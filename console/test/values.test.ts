@@ -18,7 +18,6 @@ const res: Resource = {
   search: false,
   trash: false,
   readTrashed: false,
-  purge: false,
 };
 
 test("the builder's rows make a filter: operators per member, repeats and-ed", () => {
