@@ -4,7 +4,7 @@ GO      ?= go
 VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X main.version=$(VERSION)
 
-.PHONY: all generate build bin-records run dev test check bench docs-assets fuzz
+.PHONY: all generate build bin-records run dev test check bench docs-assets console fuzz
 
 all: build
 
@@ -75,3 +75,10 @@ docs-assets:
 	   internal/docs/npm/node_modules/swagger-ui-dist/swagger-ui.css internal/docs/assets/
 	cp internal/docs/npm/node_modules/swagger-ui-dist/LICENSE internal/docs/assets/LICENSE.swagger-ui
 	rm -rf internal/docs/npm/node_modules
+
+## console: rebuild the console from console/ into internal/console/dist (commit it); needs Node.
+##          The tests fail while the committed build is not what the sources build to.
+console:
+	cd console && if [ "$$(cat node_modules/.records-lock-sha256 2>/dev/null)" != "$$(sha256sum package-lock.json | cut -c1-64)" ]; then \
+	  npm ci --ignore-scripts --no-audit --no-fund && sha256sum package-lock.json | cut -c1-64 | tr -d '\n' > node_modules/.records-lock-sha256; fi
+	cd console && npx tsc --noEmit -p . && npx vite build

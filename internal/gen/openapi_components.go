@@ -183,7 +183,7 @@ func publicOperation(p spec.PublicRoute) *obj {
 	if p.Path == spec.PathReady {
 		resp.set("503", newObj("$ref", "#/components/responses/Unavailable"))
 	}
-	if p.Path == spec.PathDocsFile {
+	if strings.Contains(p.Path, ":file") {
 		resp.set("404", newObj("$ref", "#/components/responses/NotFound"))
 	}
 	o.set("responses", resp)

@@ -26,7 +26,7 @@ func TestEventIDsTellNothingOfOtherTeams(t *testing.T) {
 			h.callAs(other, "POST", "/v1/customers", fmt.Sprintf(`{"id":"b%d"}`, i)).want(201)
 		}
 		h.call("POST", "/v1/customers", `{"id":"a2"}`).want(201)
-		evs := h.call("GET", "/v1/events", "").want(200).list("events")
+		evs := waitEvents(t, h, "", 2).list("events")
 		if len(evs) != 2 {
 			t.Fatalf("%d events, want the team's 2", len(evs))
 		}

@@ -17,6 +17,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"records/internal/auth"
+	"records/internal/console"
 	"records/internal/db"
 	"records/internal/docs"
 	"records/internal/edge"
@@ -101,6 +102,7 @@ type Server struct {
 	engine  *gin.Engine
 	router  *edge.Router
 	docs    *docs.Docs
+	console *console.Console
 	metrics *metrics.Metrics
 	http    *http.Server
 	ln      net.Listener
@@ -129,6 +131,9 @@ func New(cfg Config, database *db.DB, logs io.Writer) (*Server, error) {
 		// The document and page are generated and embedded: a failure here
 		// is a build broken beyond running.
 		panic("server: preparing the docs: " + err.Error())
+	}
+	if s.console, err = console.New(); err != nil {
+		panic("server: preparing the console: " + err.Error())
 	}
 	// Starting is not a request: a short --request-timeout must not fail
 	// the reading of the keys on a database slow to answer at first.
@@ -264,6 +269,11 @@ func (s *Server) routes(p *parts) (*gin.Engine, *edge.Router) {
 	e.GET(spec.PathDocs+"/", func(c *gin.Context) { c.Redirect(http.StatusMovedPermanently, spec.PathDocs) })
 	r.Public(spec.PathDocsFile, func(c *gin.Context) {
 		s.docs.Asset(c, func(c *gin.Context) { edge.Fail(c, problem.New(problem.NotFound, "no such file")) })
+	})
+	r.Public(spec.PathConsole, s.console.Page)
+	e.GET(spec.PathConsole+"/", func(c *gin.Context) { c.Redirect(http.StatusMovedPermanently, spec.PathConsole) })
+	r.Public(spec.PathConsoleFile, func(c *gin.Context) {
+		s.console.Asset(c, func(c *gin.Context) { edge.Fail(c, problem.New(problem.NotFound, "no such file")) })
 	})
 	resources.Register(r, p.svc)
 	p.log.Register(r, s.stream)

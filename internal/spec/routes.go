@@ -10,7 +10,7 @@ const DeprecationDay = "2026-01-01"
 
 // PublicRoute is a route outside the generated operations that the server
 // registers itself and that needs no token: health, metrics, the OpenAPI
-// document and the docs page. All answer GET. The OpenAPI document lists
+// document, the docs page and the console. All answer GET. The OpenAPI document lists
 // them too, and a test compares the document with the server's routes.
 type PublicRoute struct {
 	Path        string // gin's pattern, e.g. /docs/assets/:file
@@ -21,12 +21,14 @@ type PublicRoute struct {
 
 // The public routes' paths.
 const (
-	PathOpenAPI  = "/v1/openapi.json"
-	PathDocs     = "/docs"
-	PathDocsFile = "/docs/assets/:file"
-	PathMetrics  = "/metrics"
-	PathHealth   = "/healthz"
-	PathReady    = "/readyz"
+	PathOpenAPI     = "/v1/openapi.json"
+	PathDocs        = "/docs"
+	PathDocsFile    = "/docs/assets/:file"
+	PathConsole     = "/console"
+	PathConsoleFile = "/console/assets/:file"
+	PathMetrics     = "/metrics"
+	PathHealth      = "/healthz"
+	PathReady       = "/readyz"
 )
 
 // PublicRoutes are the public routes, in the order the document lists them.
@@ -34,6 +36,8 @@ var PublicRoutes = []PublicRoute{
 	{PathOpenAPI, "openAPIDocument", "This OpenAPI document", "application/json"},
 	{PathDocs, "docsPage", "The documentation page, which renders this document", "text/html"},
 	{PathDocsFile, "docsAsset", "A file of the documentation page (scripts, styles)", "*/*"},
+	{PathConsole, "consolePage", "The console: a web application to browse, search and edit records, and watch events", "text/html"},
+	{PathConsoleFile, "consoleAsset", "A file of the console (scripts, styles), named by the hash of its content", "*/*"},
 	{PathMetrics, "metrics", "Prometheus metrics: requests and latency by route, the database pool, the Go runtime", "text/plain"},
 	{PathHealth, "health", "200 while the process is up", "application/json"},
 	{PathReady, "readiness", "200 while the database answers, 503 when it does not", "application/json"},

@@ -534,3 +534,142 @@ export class WebhookService {
     return (await this.#t.send<{ delivery: Delivery }>({ method: "POST", path: "/v1/webhooks/:id/test", id, idIn: "path" }, opts)).delivery;
   }
 }
+
+/**
+ * A route of a resource as a generic client finds it in the OpenAPI
+ * document, and where its answer holds what it answers: the members and
+ * indexes leading to the record, or to a list's records — [] for a plain
+ * record, ["users", 0] for the first of a list's, ["data", "case"].
+ */
+export interface ResourceRoute {
+  /** The route; :id is the id. */
+  path: string;
+  at: (string | number)[];
+}
+
+/**
+ * The routes of one resource's generic calls. The generated services know
+ * theirs; a client that learns the resources at run time from the OpenAPI
+ * document (the console) finds them there, so that a resource added by a
+ * spec edit needs no new client code. A call whose route is absent throws.
+ */
+export interface ResourceRoutes {
+  list?: ResourceRoute;
+  get?: ResourceRoute;
+  create?: ResourceRoute;
+  patch?: ResourceRoute;
+  delete?: ResourceRoute;
+  history?: ResourceRoute;
+  restore?: ResourceRoute;
+  revert?: ResourceRoute;
+}
+
+/** A generic call of a resource. */
+export type ResourceCall = keyof ResourceRoutes;
+
+/** A page of a resource's records. */
+export interface ResourcePage<T> {
+  records: T[];
+  paging: Paging;
+}
+
+/** Query parameters a route declares beyond those of ListParams and ReadParams (q, trashed), by name. */
+export type ExtraParams = Record<string, string>;
+
+function withExtra(q: URLSearchParams, extra?: ExtraParams): URLSearchParams {
+  for (const [k, v] of Object.entries(extra ?? {})) q.set(k, v);
+  return q;
+}
+
+/** The value at the members and indexes of at in an answer; a missing one is a 404 Problem. */
+function dig(answer: unknown, at: (string | number)[], what: string): unknown {
+  let v = answer;
+  for (const k of at) {
+    v = v !== null && typeof v === "object" ? (v as Record<string | number, unknown>)[k] : undefined;
+    if (v === undefined) throw new Problem(404, { code: "not_found", title: "Not found", detail: `no ${what}` }, "");
+  }
+  return v;
+}
+
+/** Calls a resource's generic routes by the routes given, answering its records of type T. */
+export class ResourceService<T extends object = Record<string, unknown>> {
+  readonly #t: Transport;
+  readonly #routes: ResourceRoutes;
+  /** The resource's plural, e.g. "returns". */
+  readonly plural: string;
+
+  constructor(t: Transport, plural: string, routes: ResourceRoutes) {
+    this.#t = t;
+    this.plural = plural;
+    this.#routes = routes;
+  }
+
+  /** Whether the resource has a route for the call. */
+  has(call: ResourceCall): boolean {
+    return this.#routes[call] !== undefined;
+  }
+
+  #route(call: ResourceCall): ResourceRoute {
+    const r = this.#routes[call];
+    if (!r) throw new Error(`records: ${this.plural} has no ${call} route`);
+    return r;
+  }
+
+  /** A page of records: p's filter, order, limit, cursor or offset, count, fields and expand apply. */
+  async list(p?: ListParams, extra?: ExtraParams, opts?: RequestOptions): Promise<ResourcePage<T>> {
+    const r = this.#route("list");
+    const answer = await this.#t.send<{ paging: Paging }>({ method: "GET", path: r.path, query: withExtra(listQuery(p), extra) }, opts);
+    return { records: dig(answer, r.at, `${this.plural} in the answer`) as T[], paging: answer.paging };
+  }
+
+  /** Iterates over the records of every page, following paging.next_cursor to the last page. */
+  all(p?: ListParams, extra?: ExtraParams, opts?: RequestOptions): AsyncGenerator<T, void, undefined> {
+    return walk(p, (p) => this.list(p, extra, opts), (r) => [r.records, r.paging.next_cursor]);
+  }
+
+  /** Every record the list would walk, streamed as accept says (text/csv, application/x-ndjson). */
+  export(p: ListParams | undefined, accept: string, extra?: ExtraParams, opts?: RequestOptions): Promise<Response> {
+    return this.#t.open({ method: "GET", path: this.#route("list").path, query: withExtra(listQuery(p), extra) }, accept, opts);
+  }
+
+  /** One record by id; fields and expand shape it. */
+  async get(id: string, p?: ReadParams, extra?: ExtraParams, opts?: RequestOptions): Promise<T> {
+    const r = this.#route("get");
+    const answer = await this.#t.send<unknown>({ method: "GET", path: r.path, id, idIn: "path", query: withExtra(readQuery(p), extra) }, opts);
+    return dig(answer, r.at, `${this.plural} record ${id}`) as T;
+  }
+
+  /** Creates a record (201); without an id the server makes one. */
+  async create(rec: object, opts?: RequestOptions): Promise<T> {
+    const r = this.#route("create");
+    return dig(await this.#t.send<unknown>({ method: "POST", path: r.path, body: rec }, opts), r.at, "record in the answer") as T;
+  }
+
+  /** Merges the members given into the record: null clears, absent members stay. */
+  async patch(id: string, rec: object, opts?: RequestOptions): Promise<T> {
+    const r = this.#route("patch");
+    return dig(await this.#t.send<unknown>({ method: "PATCH", path: r.path, id, idIn: "path", body: rec }, opts), r.at, "record in the answer") as T;
+  }
+
+  /** Deletes the record and its children; extra may say how (permanent). */
+  delete(id: string, extra?: ExtraParams, opts?: RequestOptions): Promise<Record<string, unknown>> {
+    return this.#t.send<Record<string, unknown>>({ method: "DELETE", path: this.#route("delete").path, id, idIn: "path", query: withExtra(new URLSearchParams(), extra) }, opts);
+  }
+
+  /** The record's events, oldest first: what it looked like after each change, who made it and when. */
+  history(id: string, p?: PageParams, opts?: RequestOptions): Promise<EventPage> {
+    return this.#t.send<EventPage>({ method: "GET", path: this.#route("history").path, id, idIn: "path", query: pageQuery(p) }, opts);
+  }
+
+  /** Brings the record back from the trash. */
+  async restore(id: string, opts?: RequestOptions): Promise<T> {
+    const r = this.#route("restore");
+    return dig(await this.#t.send<unknown>({ method: "POST", path: r.path, id, idIn: "path" }, opts), r.at, "record in the answer") as T;
+  }
+
+  /** Writes a new version whose members equal those the record had at version. */
+  async revert(id: string, version: number, opts?: RequestOptions): Promise<T> {
+    const r = this.#route("revert");
+    return dig(await this.#t.send<unknown>({ method: "POST", path: r.path, id, idIn: "path", body: { version } }, opts), r.at, "record in the answer") as T;
+  }
+}

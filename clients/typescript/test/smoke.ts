@@ -2,7 +2,7 @@
 // write it: internal/e2e compiles this with the client and runs it with
 // RECORDS_URL and RECORDS_TOKEN set. It exits non-zero on the first failure.
 
-import { Problem, RecordsClient } from "../src/records.js";
+import { Problem, RecordsClient, ResourceService, Transport } from "../src/records.js";
 import type { Customer } from "../src/records.js";
 
 declare const process: { env: Record<string, string | undefined>; exitCode: number };
@@ -85,6 +85,33 @@ async function main(): Promise<void> {
   const streamed = await stream.next();
   check(!streamed.done && streamed.value.event.type === "vendors.created" && streamed.value.event.data.object["id"] === vendor.id, "stream");
   await stream.return();
+
+  // The generic service, given the routes a client reading the OpenAPI document finds:
+  // a get answered in a list's envelope, a create in an operation's.
+  const t = new Transport({ baseURL: process.env["RECORDS_URL"] ?? "", token: process.env["RECORDS_TOKEN"] });
+  const generic = new ResourceService(t, "users", {
+    list: { path: "/v1/users", at: ["users"] },
+    get: { path: "/v1/users/:id", at: ["users", 0] },
+    create: { path: "/v1/users", at: [] },
+    patch: { path: "/v1/users/:id", at: [] },
+    delete: { path: "/v1/users/:id", at: [] },
+    history: { path: "/v1/users/:id/history", at: [] },
+  });
+  const madeUser = await generic.create({ id: "ts-g", username: "generic" });
+  check(madeUser["id"] === "ts-g" && madeUser["version"] === 1, "generic create");
+  const changed = await generic.patch("ts-g", { title: "Dr" }, { ifMatch: '"1"' });
+  check(changed["title"] === "Dr" && changed["version"] === 2, "generic patch");
+  check((await generic.get("ts-g"))["title"] === "Dr", "generic get through a list's envelope");
+  const gpage = await generic.list({ filter: { id: "ts-g" }, count: "exact" });
+  check(gpage.records.length === 1 && gpage.paging.total === 1, "generic list");
+  const csv = await (await generic.export({ filter: { id: "ts-g" }, fields: ["username"] }, "text/csv")).text();
+  check(csv.startsWith("id,version,username") && csv.includes("ts-g,2,generic"), `generic export: ${csv}`);
+  check((await generic.history("ts-g")).events.length === 2, "generic history");
+  await generic.delete("ts-g");
+  check((await problemOf(generic.get("ts-g"))).status === 404, "generic get of a deleted record");
+  check(!generic.has("restore"), "generic has");
+  const genericCases = new ResourceService(t, "cases", { create: { path: "/v1/cases", at: ["data", "update_cases", "returning", 0] } });
+  check(typeof (await genericCases.create({ caseName: "generic" }))["id"] === "string", "generic create through an operation's envelope");
 
   // Webhooks.
   const hook = await client.webhooks.create({ url: process.env["RECORDS_URL"] + "/hook", events: ["*"] });

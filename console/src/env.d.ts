@@ -1,0 +1,2 @@
+// Vite bundles the stylesheet that main.tsx imports.
+declare module "*.css";

@@ -1,0 +1,198 @@
+// Pieces every page uses: problems said plainly, a member's input of its
+// type, and a hook that loads something and says how it went.
+
+import type { ComponentChildren } from "preact";
+import { useEffect, useState } from "preact/hooks";
+import { Problem } from "../../../clients/typescript/src/runtime.js";
+import type { Member } from "../document.js";
+
+/** Says what went wrong, in words for a person; a 403 says the token may not. */
+export function ProblemBox({ error, children }: { error: unknown; children?: ComponentChildren }) {
+  if (!error) return null;
+  let text: string;
+  let id = "";
+  if (error instanceof Problem) {
+    id = error.requestId;
+    switch (error.status) {
+      case 401:
+        text = "The API token was refused (401): it may have been revoked or have expired. Sign out and sign in again.";
+        break;
+      case 403:
+        text = `Not allowed (403): this token may not do this.${error.detail ? " " + error.detail : ""}`;
+        break;
+      case 404:
+        text = `Not found (404)${error.detail ? ": " + error.detail : ""}.`;
+        break;
+      case 412:
+        text = "This record was changed by someone else since you opened it (412). Nothing was written.";
+        break;
+      case 429:
+        text = `Too many requests (429); try again${error.retryAfter ? ` in ${error.retryAfter} s` : ""}.`;
+        break;
+      default:
+        text = `${error.status} ${error.title || "Error"}${error.detail ? ": " + error.detail : ""}`;
+    }
+  } else {
+    text = error instanceof Error ? error.message : String(error);
+  }
+  const members = error instanceof Problem ? error.errors : [];
+  return (
+    <div class="problem" role="alert">
+      <p>{text}</p>
+      {members.length > 0 && (
+        <ul>
+          {members.map((e) => (
+            <li key={e.member}>
+              <code>{e.member}</code>: {e.problem}
+            </li>
+          ))}
+        </ul>
+      )}
+      {id && <p class="request-id">Request id: {id}</p>}
+      {children}
+    </div>
+  );
+}
+
+/** The result of a load: its value, its error, and whether it is under way. */
+export interface Loaded<T> {
+  value: T | undefined;
+  error: unknown;
+  loading: boolean;
+  reload: () => void;
+}
+
+/** useLoad runs load when a key changes, and again on reload. */
+export function useLoad<T>(load: () => Promise<T>, keys: unknown[]): Loaded<T> {
+  const [state, setState] = useState<{ value: T | undefined; error: unknown; loading: boolean }>({ value: undefined, error: null, loading: true });
+  const [tick, setTick] = useState(0);
+  useEffect(() => {
+    let live = true;
+    setState((s) => ({ ...s, loading: true }));
+    load().then(
+      (value) => live && setState({ value, error: null, loading: false }),
+      (error: unknown) => live && setState({ value: undefined, error, loading: false }),
+    );
+    return () => {
+      live = false;
+    };
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [...keys, tick]);
+  return { ...state, reload: () => setTick((t) => t + 1) };
+}
+
+/** The id of the element for a member's input. */
+export function fieldId(prefix: string, name: string): string {
+  return `${prefix}-${name.replace(/[^A-Za-z0-9_-]/g, "_")}`;
+}
+
+/** The input type of each kind of member (objects have a textarea). */
+export const inputTypes = { integer: "number", number: "number", date: "date", "date-time": "datetime-local", text: "text", boolean: "text", object: "text" } as const;
+
+/** One member of a form: its name as the label, an input of its type, and its problem beside it. */
+export function Field(props: { prefix: string; m: Member; text: string; onChange: (text: string) => void; error?: string | undefined; disabled?: boolean; creating?: boolean }) {
+  const { prefix, m, text, onChange, error, disabled } = props;
+  const id = fieldId(prefix, m.name);
+  const errId = id + "-error";
+  const hintId = id + "-hint";
+  const required = m.required && props.creating === true;
+  const common = {
+    id,
+    name: m.name,
+    disabled,
+    required,
+    "aria-invalid": error ? true : undefined,
+    "aria-describedby": [error ? errId : "", m.kind === "date-time" || m.description ? hintId : ""].filter(Boolean).join(" ") || undefined,
+  };
+  let input;
+  if (m.values || m.kind === "boolean") {
+    const values = m.values ?? ["true", "false"];
+    input = (
+      <select {...common} value={text} onChange={(e) => onChange(e.currentTarget.value)}>
+        <option value="">{m.required ? "— choose —" : "(empty)"}</option>
+        {text !== "" && !values.includes(text) && <option value={text}>{text}</option>}
+        {values.map((v) => (
+          <option key={v} value={v}>
+            {v}
+          </option>
+        ))}
+      </select>
+    );
+  } else if (m.kind === "object") {
+    input = <textarea {...common} rows={4} value={text} onInput={(e) => onChange(e.currentTarget.value)} />;
+  } else {
+    const type = inputTypes[m.kind];
+    input = (
+      <input
+        {...common}
+        // Preact's types tie some attributes to some types; these are all valid HTML.
+        type={type as "text"}
+        step={m.kind === "integer" ? 1 : m.kind === "number" ? "any" : m.kind === "date-time" ? 1 : undefined}
+        min={m.min}
+        max={m.max}
+        maxLength={m.maxLength}
+        value={text}
+        onInput={(e) => onChange(e.currentTarget.value)}
+      />
+    );
+  }
+  return (
+    <div class={"field" + (error ? " has-error" : "")}>
+      <label htmlFor={id}>
+        {m.name}
+        {required && (
+          <span class="required" aria-hidden="true">
+            {" "}
+            *
+          </span>
+        )}
+      </label>
+      {input}
+      {(m.kind === "date-time" || m.description) && (
+        <small id={hintId} class="hint">
+          {[m.kind === "date-time" ? "UTC" : "", m.description ?? ""].filter(Boolean).join(" — ")}
+        </small>
+      )}
+      {error && (
+        <p id={errId} class="field-error">
+          {error}
+        </p>
+      )}
+    </div>
+  );
+}
+
+/** A short status line read out by screen readers. */
+export function Status({ text }: { text: string }) {
+  return (
+    <p class="status" role="status">
+      {text}
+    </p>
+  );
+}
+
+/**
+ * A button for something that cannot be undone here, asking first in the
+ * page (no modal dialog): label, then the question with yes and "Cancel".
+ */
+export function Confirmed({ label, question, yes, onYes }: { label: string; question: string; yes: string; onYes: () => Promise<boolean> }) {
+  const [asking, setAsking] = useState(false);
+  if (!asking) {
+    return (
+      <button type="button" class="danger" onClick={() => setAsking(true)}>
+        {label}
+      </button>
+    );
+  }
+  return (
+    <span class="confirm" role="group" aria-label="Confirm">
+      <span>{question}</span>
+      <button type="button" class="danger" onClick={() => void onYes().then((done) => done || setAsking(false))}>
+        {yes}
+      </button>
+      <button type="button" onClick={() => setAsking(false)}>
+        Cancel
+      </button>
+    </span>
+  );
+}

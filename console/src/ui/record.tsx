@@ -1,0 +1,404 @@
+// One record: every member in an input of its type, saved with If-Match
+// (a 412 is said as a change by someone else, with a reload, never
+// overwritten), problems beside their fields, its children and parent by
+// expand, its history with what changed at each version, the trash, and
+// the form that creates a record.
+
+import { useEffect, useRef, useState } from "preact/hooks";
+import { Problem } from "../../../clients/typescript/src/runtime.js";
+import type { Event } from "../../../clients/typescript/src/runtime.js";
+import type { Session } from "../api.js";
+import type { Member, Resource } from "../document.js";
+import { go, href } from "../route.js";
+import { InputError, cell, diff, fromInput, toInput, unchanged } from "../values.js";
+import type { Rec } from "../values.js";
+import { Confirmed, Field, ProblemBox, Status, useLoad } from "./common.js";
+
+/** The members a form shows: every member but those only the server writes. */
+function formMembers(r: Resource, creating: boolean): Member[] {
+  return r.members.filter((m) => (creating ? m.writable || m.name === "id" : true));
+}
+
+/** Reads what the form holds into a body; problems of the typing go beside their fields. */
+function readForm(members: Member[], texts: Record<string, string>, before: Rec | undefined): { body: Rec; errors: Record<string, string> } {
+  const body: Rec = {};
+  const errors: Record<string, string> = {};
+  for (const m of members) {
+    if (!m.writable && m.name !== "id") continue;
+    const text = texts[m.name] ?? "";
+    if (before ? unchanged(m, before[m.name], text) : text.trim() === "") continue;
+    if (before && m.name === "id") continue;
+    try {
+      body[m.name] = fromInput(m, text);
+    } catch (e) {
+      if (!(e instanceof InputError)) throw e;
+      errors[m.name] = e.message;
+    }
+  }
+  return { body, errors };
+}
+
+/** The problems of a 400 that name a member of the form, by member. */
+function memberErrors(e: unknown, members: Member[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (!(e instanceof Problem)) return out;
+  for (const x of e.errors) {
+    const name = x.member.replace(/^\[\d+\]\./, "");
+    if (members.some((m) => m.name === name)) out[name] = out[name] ? `${out[name]}; ${x.problem}` : x.problem;
+  }
+  return out;
+}
+
+function textsOf(members: Member[], rec: Rec | undefined): Record<string, string> {
+  return Object.fromEntries(members.map((m) => [m.name, rec ? toInput(m, rec[m.name]) : ""]));
+}
+
+export function RecordPage({ session, resource: r, id }: { session: Session; resource: Resource; id: string }) {
+  const svc = session.service(r);
+  const expand = r.edges.map((e) => e.name);
+  const loaded = useLoad<Rec>(() => svc.get(id, expand.length ? { expand } : undefined, r.readTrashed ? { trashed: "include" } : undefined), [r.plural, id]);
+  const [rec, setRec] = useState<Rec | undefined>(undefined);
+  const members = formMembers(r, false);
+  const [texts, setTexts] = useState<Record<string, string>>({});
+  const [fieldErrors, setFieldErrors] = useState<Record<string, string>>({});
+  const [error, setError] = useState<unknown>(null);
+  const [note, setNote] = useState("");
+  const [historyTick, setHistoryTick] = useState(0);
+  useEffect(() => {
+    if (loaded.value) {
+      setRec(loaded.value);
+      setTexts(textsOf(members, loaded.value));
+      setFieldErrors({});
+    }
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [loaded.value]);
+
+  const trashed = rec !== undefined && rec["deleted_at"] !== undefined && rec["deleted_at"] !== null;
+  const canEdit = r.routes.patch !== undefined && session.can(r.plural, "update") && !trashed;
+  const version = rec?.["version"];
+  const ifMatch = typeof version === "number" ? `"${version}"` : undefined;
+
+  const reload = () => {
+    setError(null);
+    setNote("");
+    loaded.reload();
+    setHistoryTick((t) => t + 1);
+  };
+  const save = async (e: SubmitEvent) => {
+    e.preventDefault();
+    setError(null);
+    setNote("");
+    const { body, errors } = readForm(members, texts, rec);
+    setFieldErrors(errors);
+    if (Object.keys(errors).length) return;
+    if (Object.keys(body).length === 0) {
+      setNote("Nothing changed.");
+      return;
+    }
+    try {
+      const saved = await svc.patch(id, body, ifMatch ? { ifMatch } : undefined);
+      const merged = { ...saved, expand: rec?.["expand"] };
+      setRec(merged);
+      setTexts(textsOf(members, merged));
+      setNote(`Saved: version ${String(saved["version"])}.`);
+      setHistoryTick((t) => t + 1);
+    } catch (x) {
+      setFieldErrors(memberErrors(x, members));
+      setError(x);
+    }
+  };
+  const trash = async () => {
+    setError(null);
+    try {
+      await svc.delete(id, undefined, ifMatch ? { ifMatch } : undefined);
+      go({ page: "list", plural: r.plural, query: "" });
+      return true;
+    } catch (x) {
+      setError(x);
+      return false;
+    }
+  };
+  const restore = async () => {
+    setError(null);
+    try {
+      const back = await svc.restore(id);
+      setNote(`Restored: version ${String(back["version"])}.`);
+      reload();
+    } catch (x) {
+      setError(x);
+    }
+  };
+
+  if (loaded.error && !rec) return <ProblemBox error={loaded.error} />;
+  if (!rec) return <Status text="Loading…" />;
+  const conflict = error instanceof Problem && error.status === 412;
+  return (
+    <section aria-labelledby="record-title">
+      <p class="crumbs">
+        <a href={href({ page: "list", plural: r.plural, query: "" })}>{r.plural}</a>
+      </p>
+      <h2 id="record-title" tabIndex={-1}>
+        {r.plural} / {id}
+      </h2>
+      <p class="meta">Version {String(version ?? "")}{trashed ? " · in the trash" : ""}</p>
+      {trashed && (
+        <div class="notice">
+          <p>This record is in the trash.</p>
+          {r.routes.restore && session.can(r.plural, "restore") && (
+            <button type="button" onClick={restore}>
+              Restore
+            </button>
+          )}
+        </div>
+      )}
+      <ProblemBox error={error}>
+        {conflict && (
+          <button type="button" onClick={reload}>
+            Reload
+          </button>
+        )}
+      </ProblemBox>
+      {note && <Status text={note} />}
+      <form class="record-form" onSubmit={save} aria-label={`Edit ${id}`} noValidate>
+        <div class="fields">
+          {members.map((m) =>
+            m.readOnly || m.name === "id" ? (
+              <div class="field" key={m.name}>
+                <span class="label" id={`ro-${m.name}`}>
+                  {m.name}
+                </span>
+                <output aria-labelledby={`ro-${m.name}`}>{cell(rec[m.name])}</output>
+              </div>
+            ) : (
+              <Field
+                key={m.name}
+                prefix="edit"
+                m={m}
+                text={texts[m.name] ?? ""}
+                disabled={!canEdit}
+                error={fieldErrors[m.name]}
+                onChange={(t) => setTexts((s) => ({ ...s, [m.name]: t }))}
+              />
+            ),
+          )}
+        </div>
+        <div class="toolbar">
+          {canEdit && <button type="submit">Save</button>}
+          {r.routes.delete && session.can(r.plural, "delete") && !trashed && (
+            <Confirmed label="Move to trash" question={`Move this record${r.edges.some((e) => e.many) ? " and its children" : ""} to the trash?`} yes="Yes, move to trash" onYes={trash} />
+          )}
+        </div>
+      </form>
+      <Related session={session} resource={r} rec={rec} />
+      {r.routes.history && <History key={historyTick} session={session} resource={r} id={id} current={typeof version === "number" ? version : 0} canRevert={canEdit && r.routes.revert !== undefined} onReverted={reload} />}
+    </section>
+  );
+}
+
+/** The records related by expand: children in tables, the parent as a link. */
+function Related({ session, resource: r, rec }: { session: Session; resource: Resource; rec: Rec }) {
+  const expanded = (rec["expand"] ?? {}) as Record<string, unknown>;
+  if (r.edges.length === 0) return null;
+  return (
+    <section aria-labelledby="related-title">
+      <h3 id="related-title">Related</h3>
+      {r.edges.map((e) => {
+        const target = session.catalog.bySchema.get(e.schema);
+        const v = expanded[e.name];
+        if (!e.many) {
+          const parent = v as Rec | null | undefined;
+          return (
+            <p key={e.name}>
+              {e.name}:{" "}
+              {parent && target ? <a href={href({ page: "record", plural: target.plural, id: String(parent["id"]) })}>{String(parent["id"])}</a> : "none"}
+            </p>
+          );
+        }
+        const kids = (Array.isArray(v) ? v : []) as Rec[];
+        const cols = (target?.members ?? []).slice(0, 6);
+        return (
+          <div key={e.name} class="children">
+            <h4>
+              {e.name} ({kids.length})
+            </h4>
+            {kids.length > 0 && (
+              <div class="table-wrap" tabIndex={0} role="region" aria-label={e.name}>
+                <table>
+                  <thead>
+                    <tr>
+                      {cols.map((m) => (
+                        <th scope="col" key={m.name}>
+                          {m.name}
+                        </th>
+                      ))}
+                    </tr>
+                  </thead>
+                  <tbody>
+                    {kids.map((k) => (
+                      <tr key={String(k["id"])}>
+                        {cols.map((m) =>
+                          m.name === "id" && target ? (
+                            <td key="id">
+                              <a href={href({ page: "record", plural: target.plural, id: String(k["id"]) })}>{String(k["id"])}</a>
+                            </td>
+                          ) : (
+                            <td key={m.name}>{cell(k[m.name])}</td>
+                          ),
+                        )}
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              </div>
+            )}
+            {target?.routes.create && session.can(target.plural, "create") && <a href={href({ page: "new", plural: target.plural })}>New {target.plural} record</a>}
+          </div>
+        );
+      })}
+    </section>
+  );
+}
+
+/** The record's versions, newest first, each with what changed from the one before. */
+function History(props: { session: Session; resource: Resource; id: string; current: number; canRevert: boolean; onReverted: () => void }) {
+  const { session, resource: r, id, current } = props;
+  const svc = session.service(r);
+  const [events, setEvents] = useState<Event[]>([]);
+  const [cursor, setCursor] = useState<string | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const [loading, setLoading] = useState(true);
+  const more = useRef<(c?: string) => Promise<void>>(async () => undefined);
+  more.current = async (c?: string) => {
+    setLoading(true);
+    try {
+      const page = await svc.history(id, c ? { cursor: c, limit: 100 } : { limit: 100 });
+      setEvents((prev) => (c ? [...prev, ...page.events] : page.events));
+      setCursor(page.paging.has_more ? page.paging.next_cursor : null);
+    } catch (e) {
+      setError(e);
+    }
+    setLoading(false);
+  };
+  useEffect(() => {
+    void more.current();
+  }, [id]);
+  const revert = async (version: number) => {
+    setError(null);
+    try {
+      await svc.revert(id, version, { ifMatch: `"${current}"` });
+      props.onReverted();
+    } catch (e) {
+      setError(e);
+    }
+  };
+  const rows = events.map((e, i) => {
+    const after = e.data.object;
+    const deleted = e.type.endsWith(".deleted") || e.type.endsWith(".purged");
+    const before = events.slice(0, i).reverse().find((x) => !x.type.endsWith(".deleted"))?.data.object;
+    return { e, after, deleted, changes: deleted ? [] : diff(before, after) };
+  });
+  return (
+    <section aria-labelledby="history-title">
+      <h3 id="history-title">History</h3>
+      <ProblemBox error={error} />
+      <ol class="history" reversed>
+        {rows
+          .slice()
+          .reverse()
+          .map(({ e, after, deleted, changes }) => {
+            const v = typeof after["version"] === "number" ? after["version"] : undefined;
+            return (
+              <li key={e.id}>
+                <p class="event-head">
+                  <strong>{deleted ? e.type.split(".").pop() : v !== undefined ? `Version ${v}` : e.type}</strong> · {e.type} · <time dateTime={e.occurred_at}>{e.occurred_at}</time>
+                  {e.actor?.token_name ? ` · by ${e.actor.token_name}` : ""}
+                </p>
+                {changes.length > 0 && (
+                  <table class="diff">
+                    <caption class="visually-hidden">Changes in {v !== undefined ? `version ${v}` : e.type}</caption>
+                    <thead>
+                      <tr>
+                        <th scope="col">member</th>
+                        <th scope="col">before</th>
+                        <th scope="col">after</th>
+                      </tr>
+                    </thead>
+                    <tbody>
+                      {changes.map((c) => (
+                        <tr key={c.member}>
+                          <th scope="row">{c.member}</th>
+                          <td class="before">{cell(c.before)}</td>
+                          <td class="after">{cell(c.after)}</td>
+                        </tr>
+                      ))}
+                    </tbody>
+                  </table>
+                )}
+                {props.canRevert && !deleted && v !== undefined && v < current && (
+                  <button type="button" onClick={() => revert(v)} aria-label={`Revert to version ${v}`}>
+                    Revert to this version
+                  </button>
+                )}
+              </li>
+            );
+          })}
+      </ol>
+      {loading && <Status text="Loading history…" />}
+      {cursor && (
+        <button type="button" onClick={() => void more.current(cursor)}>
+          More history
+        </button>
+      )}
+    </section>
+  );
+}
+
+export function CreatePage({ session, resource: r }: { session: Session; resource: Resource }) {
+  const svc = session.service(r);
+  const members = formMembers(r, true);
+  const [texts, setTexts] = useState<Record<string, string>>(() => textsOf(members, undefined));
+  const [fieldErrors, setFieldErrors] = useState<Record<string, string>>({});
+  const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+  const create = async (e: SubmitEvent) => {
+    e.preventDefault();
+    setError(null);
+    const { body, errors } = readForm(members, texts, undefined);
+    for (const m of members) if (m.required && body[m.name] === undefined) errors[m.name] = errors[m.name] ?? "required";
+    setFieldErrors(errors);
+    if (Object.keys(errors).length) return;
+    setBusy(true);
+    try {
+      const made = await svc.create(body);
+      go({ page: "record", plural: r.plural, id: String(made["id"]) });
+    } catch (x) {
+      setFieldErrors(memberErrors(x, members));
+      setError(x);
+    }
+    setBusy(false);
+  };
+  return (
+    <section aria-labelledby="create-title">
+      <p class="crumbs">
+        <a href={href({ page: "list", plural: r.plural, query: "" })}>{r.plural}</a>
+      </p>
+      <h2 id="create-title" tabIndex={-1}>
+        New {r.plural} record
+      </h2>
+      <ProblemBox error={error} />
+      <form class="record-form" onSubmit={create} aria-label={`New ${r.plural} record`} noValidate>
+        <div class="fields">
+          {members.map((m) => (
+            <Field key={m.name} prefix="new" m={m} creating text={texts[m.name] ?? ""} error={fieldErrors[m.name]} onChange={(t) => setTexts((s) => ({ ...s, [m.name]: t }))} />
+          ))}
+        </div>
+        <div class="toolbar">
+          <button type="submit" disabled={busy}>
+            Create
+          </button>
+          <a href={href({ page: "list", plural: r.plural, query: "" })}>Cancel</a>
+        </div>
+      </form>
+    </section>
+  );
+}
