@@ -120,27 +120,36 @@ func AppendFloat64Ptr(b []byte, f *float64) []byte {
 	return AppendFloat(b, *f)
 }
 
-// AppendBoolPtr appends a nullable boolean.
-func AppendBoolPtr(b []byte, v *bool) []byte {
-	switch {
-	case v == nil:
-		return append(b, "null"...)
-	case *v:
+// AppendBool appends a boolean.
+func AppendBool(b []byte, v bool) []byte {
+	if v {
 		return append(b, "true"...)
-	default:
-		return append(b, "false"...)
 	}
+	return append(b, "false"...)
 }
 
-// AppendDatePtr appends a nullable Date as "YYYY-MM-DD". The calendar day is
-// read as stored, without converting zones.
+// AppendBoolPtr appends a nullable boolean.
+func AppendBoolPtr(b []byte, v *bool) []byte {
+	if v == nil {
+		return append(b, "null"...)
+	}
+	return AppendBool(b, *v)
+}
+
+// AppendDate appends a Date as "YYYY-MM-DD". The calendar day is read as
+// stored, without converting zones.
+func AppendDate(b []byte, t time.Time) []byte {
+	b = append(b, '"')
+	b = t.AppendFormat(b, time.DateOnly)
+	return append(b, '"')
+}
+
+// AppendDatePtr appends a nullable Date.
 func AppendDatePtr(b []byte, t *time.Time) []byte {
 	if t == nil {
 		return append(b, "null"...)
 	}
-	b = append(b, '"')
-	b = t.AppendFormat(b, time.DateOnly)
-	return append(b, '"')
+	return AppendDate(b, *t)
 }
 
 // AppendTime appends a Date/Time in RFC 3339, in UTC.
