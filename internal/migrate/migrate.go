@@ -273,15 +273,20 @@ func applyOne(ctx context.Context, conn *sql.Conn, dialect string, m Migration) 
 	if !m.Transactional() {
 		return applyEach(ctx, conn, dialect, m)
 	}
-	return inTx(ctx, conn, dialect, m, func(tx *sql.Tx) error {
+	err := inTx(ctx, conn, dialect, m, func(tx *sql.Tx) error {
 		if _, err := tx.ExecContext(ctx, m.SQL); err != nil {
-			return err
+			return explain(m, err)
 		}
 		if dialect == SQLite {
 			return foreignKeyCheck(ctx, tx)
 		}
 		return nil
 	})
+	var de *DataError
+	if errors.As(err, &de) {
+		return de // its words name the migration, and nothing was applied
+	}
+	return err
 }
 
 // applyEach runs the statements of a NoTransaction file one at a time, then
@@ -293,7 +298,12 @@ func applyEach(ctx context.Context, conn *sql.Conn, dialect string, m Migration)
 		if _, err := conn.ExecContext(ctx, stmt); err != nil {
 			if name, ok := ConcurrentIndex(stmt); ok {
 				_, derr := conn.ExecContext(context.WithoutCancel(ctx), `DROP INDEX CONCURRENTLY IF EXISTS `+name)
-				err = errors.Join(err, derr)
+				if derr != nil {
+					return fmt.Errorf("migration %s: %w", m.Name, errors.Join(err, derr))
+				}
+			}
+			if de, ok := explain(m, err).(*DataError); ok {
+				return de
 			}
 			return fmt.Errorf("migration %s: %w", m.Name, err)
 		}

@@ -336,3 +336,80 @@ func TestEventsSurviveTheStatementTriggers(t *testing.T) {
 		}
 	})
 }
+
+// A member made unique over records that share a value, or required over
+// records holding null, fails its migration with words naming the table and
+// the member; nothing of it is applied, in a transaction or built
+// concurrently (PostgreSQL), and it is not recorded.
+func TestMigrationTheDataCannotTake(t *testing.T) {
+	forEachDialect(t, func(t *testing.T, dialect string) {
+		ctx := context.Background()
+		database := dbtest.OpenEmpty(t, dialect)
+		m := func(version int, name, sql string) migrate.Migration {
+			return migrate.Migration{Version: version, Name: fmt.Sprintf("%04d_%s", version, name), SQL: sql, Checksum: name}
+		}
+		base := []migrate.Migration{m(1, "books", `CREATE TABLE "books" ("id" text PRIMARY KEY, "isbn" text);
+INSERT INTO "books" ("id", "isbn") VALUES ('a', '978'), ('b', '978'), ('c', NULL);`)}
+		if _, err := migrate.Apply(ctx, database.SQL, dialect, base); err != nil {
+			t.Fatal(err)
+		}
+		cases := []struct {
+			migration migrate.Migration
+			says      string
+		}{
+			{m(2, "unique", `ALTER TABLE "books" ADD COLUMN "title" text;
+CREATE UNIQUE INDEX "books_isbn_key" ON "books" ("isbn");`), "hold the same value of isbn more than once, so it cannot be made unique"},
+			{m(2, "required", `ALTER TABLE "books" ADD COLUMN "title" text;
+UPDATE "books" SET "isbn" = NULL WHERE "isbn" IS NULL AND "id" = 'c';
+`+notNull(dialect)), "hold null in isbn, so it cannot be made required"},
+		}
+		if dialect == migrate.Postgres {
+			cases = append(cases, struct {
+				migration migrate.Migration
+				says      string
+			}{m(2, "unique_build", migrate.NoTransaction+"\nCREATE UNIQUE INDEX CONCURRENTLY \"books_isbn_key\" ON \"books\" (\"isbn\");"),
+				"hold the same value of isbn more than once"})
+		}
+		for _, c := range cases {
+			_, err := migrate.Apply(ctx, database.SQL, dialect, append(base, c.migration))
+			var de *migrate.DataError
+			if !errors.As(err, &de) || de.Table != "books" || de.Column != "isbn" || !strings.Contains(err.Error(), c.says) ||
+				!strings.Contains(err.Error(), c.migration.Name) {
+				t.Fatalf("%s: want the data named, got %v", c.migration.Name, err)
+			}
+			var title, indexes int
+			database.SQL.QueryRow(columnCount(dialect, "books", "title")).Scan(&title)
+			database.SQL.QueryRow(indexCount(dialect, "books_isbn_key")).Scan(&indexes)
+			pending, _ := migrate.Pending(ctx, database.SQL, dialect, append(base, c.migration))
+			if title != 0 || indexes != 0 || len(pending) != 1 {
+				t.Fatalf("%s: half applied: column %d, index %d, pending %d", c.migration.Name, title, indexes, len(pending))
+			}
+		}
+	})
+}
+
+func notNull(dialect string) string {
+	if dialect == migrate.Postgres {
+		return `ALTER TABLE "books" ALTER COLUMN "isbn" SET NOT NULL;`
+	}
+	// SQLite alters a column by rebuilding the table, as the generated
+	// migrations do.
+	return `CREATE TABLE "new_books" ("id" text PRIMARY KEY, "isbn" text NOT NULL, "title" text);
+INSERT INTO "new_books" ("id", "isbn", "title") SELECT "id", "isbn", "title" FROM "books";
+DROP TABLE "books";
+ALTER TABLE "new_books" RENAME TO "books";`
+}
+
+func columnCount(dialect, table, column string) string {
+	if dialect == migrate.Postgres {
+		return fmt.Sprintf(`SELECT count(*) FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = '%s' AND column_name = '%s'`, table, column)
+	}
+	return fmt.Sprintf(`SELECT count(*) FROM pragma_table_info('%s') WHERE name = '%s'`, table, column)
+}
+
+func indexCount(dialect, name string) string {
+	if dialect == migrate.Postgres {
+		return fmt.Sprintf(`SELECT count(*) FROM pg_indexes WHERE schemaname = current_schema() AND indexname = '%s'`, name)
+	}
+	return fmt.Sprintf(`SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name = '%s'`, name)
+}
