@@ -20,6 +20,9 @@ type sseEvent struct{ id, data string }
 func openStream(t *testing.T, url, token string, headers ...string) (<-chan sseEvent, func()) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
+	// Hung up before the server closes (cleanups run last first), so that
+	// a test failing with the stream open does not leave Close waiting.
+	t.Cleanup(cancel)
 	req, _ := http.NewRequestWithContext(ctx, "GET", url+"/v1/events/stream", nil)
 	req.Header.Set("Authorization", "Bearer "+token)
 	for i := 0; i+1 < len(headers); i += 2 {
