@@ -30,6 +30,8 @@ const (
 	CodeUnsupportedMediaType = "unsupported_media_type"
 	// CodeIdempotencyKeyReused (422): Idempotency key reused.
 	CodeIdempotencyKeyReused = "idempotency_key_reused"
+	// CodeRuleFailed (422): Rule failed.
+	CodeRuleFailed = "rule_failed"
 	// CodeRateLimited (429): Too many requests.
 	CodeRateLimited = "rate_limited"
 	// CodeInternal (500): Internal error.

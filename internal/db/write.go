@@ -43,6 +43,14 @@ func (db *DB) Write(ctx context.Context, inTx bool, fn func(w *Writer) error) er
 		return Classify(ctx, err)
 	}
 	w.tx = tx
+	defer func() {
+		// A panic in fn (a business rule's, say) writes nothing: the
+		// transaction ends now, not when the request's context does.
+		if p := recover(); p != nil {
+			_ = tx.Rollback()
+			panic(p)
+		}
+	}()
 	err = fn(w)
 	if err == nil {
 		err = Classify(ctx, tx.Commit())

@@ -71,8 +71,28 @@ func (op *Op[E]) bulk(ctx context.Context, s *Service, body []byte) (int, *Resul
 	if err != nil {
 		return 0, nil, err
 	}
+	rules := rulesOf(s, op.Res)
+	changes := make([]*change[E], len(items))
+	if rules != nil {
+		for i, in := range inputs {
+			changes[i] = &change[E]{kind: op.Kind, creating: true, id: ids[i], team: team, in: in}
+			if err := rules.runValidate(ctx, changes[i]); err != nil {
+				errs = append(errs, underIndex(err, i)...)
+			}
+		}
+		if len(errs) > 0 {
+			return 0, nil, problem.Members(errs)
+		}
+	}
 	records := make([]*E, len(items))
 	err = s.Write(ctx, true, func(ctx context.Context, w Writer) error {
+		if rules != nil && rules.hasBeforeWrite() {
+			for i, c := range changes {
+				if err := rules.runBeforeWrite(ctx, w, c); err != nil {
+					return problem.Prefix(err, fmt.Sprintf("[%d]", i))
+				}
+			}
+		}
 		if err := op.bulkChecks(ctx, w, team, inputs, ids, given); err != nil {
 			return err
 		}
@@ -103,6 +123,9 @@ func (op *Op[E]) bulk(ctx context.Context, s *Service, body []byte) (int, *Resul
 	if err := loadEmbeds(ctx, s.reader(ctx), op.Res, team, records); err != nil {
 		return 0, nil, err
 	}
+	for i, id := range ids {
+		committed(ctx, s, op.Res, team, id, records[i])
+	}
 	return http.StatusCreated, &Result[E]{Records: records, Created: true, bulk: true}, nil
 }
 
@@ -131,6 +154,9 @@ func (op *Op[E]) bulkItem(item []byte) (Input[E], error) {
 	}
 	in, err := op.input(&req)
 	if err != nil {
+		return nil, err
+	}
+	if err := requireMembers(in, ""); err != nil {
 		return nil, err
 	}
 	if _, err := in.Then(true); err != nil {

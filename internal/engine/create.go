@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"records/internal/guard"
+	"records/internal/spec"
 )
 
 // create makes a record — one statement, or one transaction with what it
@@ -12,6 +13,9 @@ import (
 func (op *Op[E]) create(ctx context.Context, s *Service, req *request) (int, *Result[E], error) {
 	in, err := op.input(req)
 	if err != nil {
+		return 0, nil, err
+	}
+	if err := requireMembers(in, ""); err != nil {
 		return 0, nil, err
 	}
 	if err := guard.MayWrite(ctx); err != nil {
@@ -25,15 +29,37 @@ func (op *Op[E]) create(ctx context.Context, s *Service, req *request) (int, *Re
 	if err != nil {
 		return 0, nil, err
 	}
+	rules := rulesOf(s, op.Res)
+	var c *change[E]
+	if rules != nil {
+		id, given := in.GivenID()
+		if !given {
+			id = spec.NewID()
+			in.SetID(id)
+		}
+		c = &change[E]{kind: op.Kind, creating: true, id: id, team: team, in: in}
+		if err := rules.runValidate(ctx, c); err != nil {
+			return 0, nil, err
+		}
+	}
+	inTx := len(steps) > 0 || (rules != nil && rules.hasBeforeWrite())
 	if k := keyedFrom(ctx); k != nil {
-		if len(steps) > 0 {
+		if inTx {
 			return 0, nil, errTakeTransaction
 		}
 		r, err := op.createKeyed(ctx, s, k, in, team)
+		if err == nil {
+			committed(ctx, s, op.Res, team, r.ID, r.Record)
+		}
 		return http.StatusCreated, r, err
 	}
 	var rec *E
-	err = s.Write(ctx, len(steps) > 0, func(ctx context.Context, w Writer) (err error) {
+	err = s.Write(ctx, inTx, func(ctx context.Context, w Writer) (err error) {
+		if c != nil && rules.hasBeforeWrite() {
+			if err := rules.runBeforeWrite(ctx, w, c); err != nil {
+				return err
+			}
+		}
 		rec, err = insert(ctx, s, w, op.Res, in, team, true)
 		return err
 	})
@@ -41,6 +67,9 @@ func (op *Op[E]) create(ctx context.Context, s *Service, req *request) (int, *Re
 		return 0, nil, op.writeError(err)
 	}
 	r, err := op.written(ctx, s, team, rec, true)
+	if err == nil {
+		committed(ctx, s, op.Res, team, r.ID, r.Record)
+	}
 	return http.StatusCreated, r, err
 }
 

@@ -37,15 +37,28 @@ func (op *Op[E]) delete(ctx context.Context, s *Service, req *request) (int, *Re
 	if err != nil {
 		return 0, nil, err
 	}
+	rules := rulesOf(s, op.Res)
+	c := &change[E]{kind: op.Kind, id: req.id, team: team, in: op.Res.NewInput()}
+	if rules != nil {
+		if err := rules.runValidate(ctx, c); err != nil {
+			return 0, nil, err
+		}
+	}
+	before := rules != nil && rules.hasBeforeWrite()
 	var b strings.Builder
 	b.WriteString(`DELETE FROM ` + spec.Ident(op.Res.Table) + ` WHERE "id" = ? AND "team_id" = ?`)
 	args := versionCondition(&b, req.ifMatch, []any{req.id, team})
 	args = metaCondition(&b, eventMeta(ctx), args)
 	err = op.retryRecreated(req.id, func() error {
-		return s.Write(ctx, false, func(ctx context.Context, w Writer) error {
+		return s.Write(ctx, before, func(ctx context.Context, w Writer) error {
+			if before {
+				if err := rules.runBeforeWrite(ctx, w, c); err != nil {
+					return err
+				}
+			}
 			n, err := w.Exec(ctx, b.String(), args...)
 			if err == nil && n == 0 {
-				err = op.unwritten(ctx, w, team, req.id, req.ifMatch, nil)
+				err = op.unwritten(ctx, w, team, req.id, req.ifMatch, nil, nil)
 			}
 			return err
 		})
@@ -53,6 +66,7 @@ func (op *Op[E]) delete(ctx context.Context, s *Service, req *request) (int, *Re
 	if err != nil {
 		return 0, nil, op.writeError(err)
 	}
+	committed[E](ctx, s, op.Res, team, req.id, nil)
 	return http.StatusOK, &Result[E]{ID: req.id}, nil
 }
 

@@ -12,6 +12,7 @@ package engine
 import (
 	"context"
 	"database/sql"
+	"log/slog"
 	"time"
 
 	"records/internal/db"
@@ -41,7 +42,14 @@ type Service struct {
 	// Sealer seals the kept answers that hold a secret (Answer.Secret).
 	Sealer *seal.Sealer
 
+	// Events reads a committed change's event, for after-commit rules.
+	Events CommittedEvents
+	// Logger hears of what goes wrong apart from a request (an
+	// after-commit rule's panic).
+	Logger *slog.Logger
+
 	resources map[string]Imager // by plural: what Describe was told
+	rules     map[string]any    // by plural: a *Rules of the resource
 }
 
 // Imager is a resource as its events need it.

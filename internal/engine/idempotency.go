@@ -162,6 +162,8 @@ func (s *Service) serveKeyed(c *gin.Context, key string, body []byte, k keyedRun
 	bounded, cancel := edge.Bounded(ctx)
 	defer cancel()
 	meta := eventMeta(ctx)
+	later := &afterCommits{}
+	bounded = context.WithValue(bounded, afterCommitsKey{}, later)
 	err = s.DB.Write(bounded, true, func(w Writer) error {
 		prior, err := takeKey(bounded, w, id, meta, s.idempotencyTTL())
 		switch {
@@ -202,6 +204,7 @@ VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT ("id") DO UPDATE SET "fingerprint" = ex
 		edge.Fail(c, err)
 		return
 	}
+	later.run()
 	WriteAnswer(c, answer, replayed)
 }
 

@@ -26,9 +26,16 @@ type Input[E any] interface {
 	SetID(id string)
 	GivenID() (string, bool)
 	// Values sets the columns a write of the input sets: creating, every
-	// member given and the stamps the server fills; updating, the members
-	// given (null clears) and the update stamps not given.
+	// member given, the defaults of those not given and the stamps the
+	// server fills; updating, the members given (null clears) and the
+	// update stamps not given.
 	Values(w *Values, creating bool)
+	// Missing appends to out the required members not given that no
+	// default fills: a create must give them.
+	Missing(out []string) []string
+	// Fixed sets the columns of the immutable members given: an update
+	// writes only if each keeps its value.
+	Fixed(w *Values)
 	// Parents are the parent records the input names.
 	Parents() []ParentRef
 	// Then are the records to create with this one (embedded children);

@@ -30,15 +30,30 @@ func (op *Op[E]) update(ctx context.Context, s *Service, req *request, in Input[
 	if err != nil {
 		return nil, 0, err
 	}
-	var v Values
-	in.Values(&v, false)
-	parents := in.Parents()
-	text, args := updateSQL(op.Res, req.id, team, &v, req.ifMatch, parents, eventMeta(ctx))
+	rules := rulesOf(s, op.Res)
+	c := &change[E]{kind: op.Kind, id: req.id, team: team, in: in}
+	if rules != nil {
+		if err := rules.runValidate(ctx, c); err != nil {
+			return nil, 0, err
+		}
+	}
+	before := rules != nil && rules.hasBeforeWrite()
 	var rec *E
 	err = op.retryRecreated(req.id, func() error {
-		return s.Write(ctx, false, func(ctx context.Context, w Writer) (err error) {
+		return s.Write(ctx, before, func(ctx context.Context, w Writer) (err error) {
+			if before {
+				if err := rules.runBeforeWrite(ctx, w, c); err != nil {
+					return err
+				}
+			}
+			// The statement is made once the rules have set what they set.
+			var v, fixed Values
+			in.Values(&v, false)
+			in.Fixed(&fixed)
+			parents := in.Parents()
+			text, args := updateSQL(op.Res, req.id, team, &v, req.ifMatch, parents, eventMeta(ctx), &fixed)
 			if rec, err = writeRecord(ctx, w, op.Res, text, args); err == nil && rec == nil {
-				err = op.unwritten(ctx, w, team, req.id, req.ifMatch, parents)
+				err = op.unwritten(ctx, w, team, req.id, req.ifMatch, parents, &fixed)
 			}
 			return err
 		})
@@ -46,5 +61,6 @@ func (op *Op[E]) update(ctx context.Context, s *Service, req *request, in Input[
 	if err != nil {
 		return nil, 0, op.writeError(err)
 	}
+	committed(ctx, s, op.Res, team, req.id, rec)
 	return rec, team, nil
 }

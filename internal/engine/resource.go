@@ -13,6 +13,9 @@ type Resource[E any] struct {
 	Object string // e.g. "customer"
 	// Members are the member names a body may write, for suggestions.
 	Members []string
+	// Written maps each member a body may write to its column, the
+	// sensitive ones (never answered) included.
+	Written map[string]string
 	// Fields are every member answered, in order, the id first.
 	Fields []Field[E]
 	// Edges are the related records a read can expand.
@@ -75,4 +78,26 @@ func ScanReuse[H, E any](scan func(h *H, rows Row) (*E, error)) func() func(Row)
 // Row is a row to scan: a *sql.Rows, or an event's image of one (image.go).
 type Row interface {
 	Scan(dest ...any) error
+}
+
+// memberOf is the member a body writes to the column.
+func (res *Resource[E]) memberOf(column string) string {
+	for m, c := range res.Written {
+		if c == column {
+			return m
+		}
+	}
+	return column
+}
+
+// columnsOf are the columns of the members a body writes.
+func (res *Resource[E]) columnsOf(members []string) []string {
+	if len(members) == 0 {
+		return nil
+	}
+	out := make([]string, len(members))
+	for i, m := range members {
+		out[i] = res.Written[m]
+	}
+	return out
 }

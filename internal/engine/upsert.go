@@ -57,25 +57,54 @@ func (op *Op[E]) upsert(ctx context.Context, s *Service, req *request) (int, *Re
 		secret = auth.NewSecret("sk_")
 		op.Res.SetSecret(in, auth.HashSecret(secret))
 	}
-	var create, change Values
-	in.Values(&create, true)
-	in.Values(&change, false)
-	parents := in.Parents()
-	onConflict := &change
-	if createOnly {
-		onConflict = nil // a plain INSERT: a taken id fails it
+	if createOnly || !given {
+		// Only a create: it must give every required member.
+		if err := requireMembers(in, ""); err != nil {
+			return 0, nil, err
+		}
 	}
-	text, args := insertSQL(s.Dialect, op.Res, id, team, &create, parents, onConflict, eventMeta(ctx), nil)
+	rules := rulesOf(s, op.Res)
+	c := &change[E]{kind: op.Kind, creating: !given || createOnly, id: id, team: team, in: in}
+	if rules != nil {
+		if err := rules.runValidate(ctx, c); err != nil {
+			return 0, nil, err
+		}
+	}
+	before := rules != nil && rules.hasBeforeWrite()
 	var rec *E
-	err = s.Write(ctx, len(steps) > 0, func(ctx context.Context, w Writer) (err error) {
+	var fixed Values
+	var parents []ParentRef
+	err = s.Write(ctx, len(steps) > 0 || before, func(ctx context.Context, w Writer) (err error) {
+		if before {
+			// The rules learn whether the record is made, and may set
+			// members before the statement is.
+			_, found, err := current(ctx, w, op.Res, team, id)
+			if err != nil {
+				return err
+			}
+			c.creating = !found
+			if err := rules.runBeforeWrite(ctx, w, c); err != nil {
+				return err
+			}
+		}
+		var create, change Values
+		in.Values(&create, true)
+		in.Values(&change, false)
+		in.Fixed(&fixed)
+		parents = in.Parents()
+		onConflict := &upsertSQL{change: &change, fixed: &fixed, current: op.Res.columnsOf(in.Missing(nil))}
+		if createOnly {
+			onConflict = nil // a plain INSERT: a taken id fails it
+		}
+		text, args := insertSQL(s.Dialect, op.Res, id, team, &create, parents, onConflict, eventMeta(ctx), nil)
 		if rec, err = writeRecord(ctx, w, op.Res, text, args); err != nil {
 			return err
 		}
-		if rec == nil { // a parent is not the team's, or the id is another team's
-			if err := missingParent(ctx, w, team, parents); err != nil {
-				return err
-			}
-			return conflict(nil, nil)
+		if rec == nil {
+			// A parent is not the team's, a required member is missing
+			// from a create, an immutable one changes, or the id is
+			// another team's.
+			return op.unupserted(ctx, w, team, id, in, parents, &fixed)
 		}
 		if op.Res.Version(rec) > 1 {
 			_, err := in.Then(false)
@@ -99,8 +128,30 @@ func (op *Op[E]) upsert(ctx context.Context, s *Service, req *request) (int, *Re
 	if err == nil && r.Created {
 		r.Secret = secret
 	}
+	if err == nil {
+		committed(ctx, s, op.Res, team, id, rec)
+	}
 	if err != nil {
 		return 0, nil, err
 	}
 	return statusOf(r), r, nil
+}
+
+// unupserted says why an upsert wrote nothing.
+func (op *Op[E]) unupserted(ctx context.Context, w Writer, team int, id string, in Input[E], parents []ParentRef, fixed *Values) error {
+	if err := missingParent(ctx, w, team, parents); err != nil {
+		return err
+	}
+	_, found, err := current(ctx, w, op.Res, team, id)
+	switch {
+	case err != nil:
+		return err
+	case !found && len(in.Missing(nil)) > 0:
+		return requireMembers(in, "")
+	case found:
+		if err := op.fixedChanged(ctx, w, team, id, fixed); err != nil {
+			return err
+		}
+	}
+	return conflict(nil, nil)
 }

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"fmt"
 
 	"records/internal/db"
 	"records/internal/problem"
@@ -98,6 +99,24 @@ func Child[C any](res *Resource[C], in Input[C], fk *wire.Field[string], at, fkM
 		}
 		return problem.Prefix(err, at)
 	}
+}
+
+// ChildrenComplete refuses embedded children that leave out a required
+// member (but fk, which the parent fills), naming each at member[i].name:
+// before the database, as a create's own members are.
+func ChildrenComplete[C any](items []Input[C], member, fk string) error {
+	var errs []problem.MemberError
+	for i, in := range items {
+		for _, m := range in.Missing(nil) {
+			if m != fk {
+				errs = append(errs, problem.MemberError{Member: fmt.Sprintf("%s[%d].%s", member, i, m), Problem: "is required"})
+			}
+		}
+	}
+	if len(errs) > 0 {
+		return problem.Members(errs)
+	}
+	return nil
 }
 
 // Held points into a row's holder of a nullable column: nil when the

@@ -2,13 +2,16 @@ package engine
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"records/internal/db"
 	"records/internal/edge"
 	"records/internal/problem"
+	"records/internal/spec"
 )
 
 // Write runs fn, the statements of a write, within the request's deadline:
@@ -69,7 +72,7 @@ func conflictMember(err error, unique map[string]string) string {
 // again between the write and this look (on PostgreSQL the write's
 // statement saw neither the record nor its successor): errRecreated, and
 // the write is tried again (see retryRecreated).
-func (op *Op[E]) unwritten(ctx context.Context, w Writer, team int, id string, pre *precondition, parents []ParentRef) error {
+func (op *Op[E]) unwritten(ctx context.Context, w Writer, team int, id string, pre *precondition, parents []ParentRef, fixed *Values) error {
 	version, found, err := current(ctx, w, op.Res, team, id)
 	switch {
 	case err != nil:
@@ -84,7 +87,55 @@ func (op *Op[E]) unwritten(ctx context.Context, w Writer, team int, id string, p
 	if err := missingParent(ctx, w, team, parents); err != nil {
 		return err
 	}
+	if err := op.fixedChanged(ctx, w, team, id, fixed); err != nil {
+		return err
+	}
 	return errRecreated
+}
+
+// fixedChanged names the immutable members given whose values differ from
+// the record's: set on create, then fixed.
+func (op *Op[E]) fixedChanged(ctx context.Context, w Writer, team int, id string, fixed *Values) error {
+	if fixed == nil || len(fixed.cols) == 0 {
+		return nil
+	}
+	var b strings.Builder
+	b.WriteString("SELECT ")
+	args := make([]any, 0, len(fixed.cols)+2)
+	for i, c := range fixed.cols {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		spec.WriteIdent(&b, c)
+		b.WriteString(" IS NOT DISTINCT FROM ?")
+		args = append(args, fixed.args[i])
+	}
+	b.WriteString(" FROM ")
+	spec.WriteIdent(&b, op.Res.Table)
+	b.WriteString(` WHERE "id" = ? AND "team_id" = ?`)
+	args = append(args, id, team)
+	same := make([]bool, len(fixed.cols))
+	_, err := w.Query(ctx, 1, b.String(), args, func(rows *sql.Rows) error {
+		dest := make([]any, len(same))
+		for i := range same {
+			dest[i] = &same[i]
+		}
+		return rows.Scan(dest...)
+	})
+	if err != nil {
+		return err
+	}
+	var errs []problem.MemberError
+	for i, ok := range same {
+		if !ok {
+			errs = append(errs, problem.MemberError{Member: op.Res.memberOf(fixed.cols[i]),
+				Problem: "is set on create, then fixed: it cannot change (the same value passes)"})
+		}
+	}
+	if len(errs) > 0 {
+		return problem.Members(errs)
+	}
+	return nil
 }
 
 // errRecreated: a record was deleted and made again while written.

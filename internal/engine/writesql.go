@@ -31,9 +31,12 @@ const statementRoom = 1024
 // the team. (PostgreSQL needs the SELECT's values typed, having no column
 // to take a type from.)
 // upsert, when not nil, makes it update the record with the id instead if
-// it exists in the team: the statement's ON CONFLICT clause. more, when
-// not nil, is one more condition.
-func insertSQL[E any](d query.Dialect, res *Resource[E], id string, team int, v *Values, parents []ParentRef, upsert *Values, meta string, more *condition) (string, []any) {
+// it exists in the team: the statement's ON CONFLICT clause, which writes
+// only if each of fixed's columns (immutable members) keeps its value, and
+// whose row takes the columns of current (required members the body left
+// out) from the existing record, inserting nothing when there is none.
+// more, when not nil, is one more condition.
+func insertSQL[E any](d query.Dialect, res *Resource[E], id string, team int, v *Values, parents []ParentRef, upsert *upsertSQL, meta string, more *condition) (string, []any) {
 	var b strings.Builder
 	b.Grow(statementRoom)
 	args := make([]any, 0, len(v.args)+3+2*len(parents))
@@ -41,6 +44,14 @@ func insertSQL[E any](d query.Dialect, res *Resource[E], id string, team int, v 
 	spec.WriteIdent(&b, res.Table)
 	b.WriteString(` ("id", "team_id"`)
 	for _, c := range v.cols {
+		b.WriteString(", ")
+		spec.WriteIdent(&b, c)
+	}
+	var current []string
+	if upsert != nil {
+		current = upsert.current
+	}
+	for _, c := range current {
 		b.WriteString(", ")
 		spec.WriteIdent(&b, c)
 	}
@@ -57,7 +68,23 @@ func insertSQL[E any](d query.Dialect, res *Resource[E], id string, team int, v 
 	for _, t := range v.types {
 		b.WriteString(", " + cast(t))
 	}
+	for _, c := range current {
+		// The existing record's value: a required member the body left
+		// out keeps it, and the row is inserted only where there is one.
+		b.WriteString(", (SELECT ")
+		spec.WriteIdent(&b, c)
+		b.WriteString(" FROM ")
+		spec.WriteIdent(&b, res.Table)
+		b.WriteString(` WHERE "id" = ? AND "team_id" = ?)`)
+		args = append(args, id, team)
+	}
 	b.WriteString(" WHERE 1 = 1")
+	if len(current) > 0 {
+		b.WriteString(" AND EXISTS (SELECT 1 FROM ")
+		spec.WriteIdent(&b, res.Table)
+		b.WriteString(` WHERE "id" = ? AND "team_id" = ?)`)
+		args = append(args, id, team)
+	}
 	if more != nil {
 		b.WriteString(more.text)
 		args = append(args, more.args...)
@@ -66,24 +93,41 @@ func insertSQL[E any](d query.Dialect, res *Resource[E], id string, team int, v 
 	args = parentConditions(&b, parents, team, args)
 	if upsert != nil {
 		b.WriteString(` ON CONFLICT ("id") DO UPDATE SET `)
-		for _, c := range upsert.cols {
+		for _, c := range upsert.change.cols {
 			spec.WriteIdent(&b, c)
 			b.WriteString(" = ?, ")
 		}
-		args = append(args, upsert.args...)
+		args = append(args, upsert.change.args...)
 		b.WriteString(`"version" = `)
 		spec.WriteIdent(&b, res.Table)
 		b.WriteString(`."version" + 1 WHERE `)
 		spec.WriteIdent(&b, res.Table)
 		b.WriteString(`."team_id" = excluded."team_id"`)
+		for _, c := range upsert.fixed.cols {
+			b.WriteString(" AND ")
+			spec.WriteIdent(&b, res.Table)
+			b.WriteString(".")
+			spec.WriteIdent(&b, c)
+			b.WriteString(" IS NOT DISTINCT FROM excluded.")
+			spec.WriteIdent(&b, c)
+		}
 	}
 	res.writeReturning(&b)
 	return b.String(), args
 }
 
+// upsertSQL is what an upsert's ON CONFLICT clause writes: the members
+// given (change), if the immutable ones given keep their values (fixed);
+// current are the columns of the required members the body left out.
+type upsertSQL struct {
+	change, fixed *Values
+	current       []string
+}
+
 // updateSQL is the statement writing v to the record with id in team, when
-// it is at a version pre lists and every parent it names is the team's.
-func updateSQL[E any](res *Resource[E], id string, team int, v *Values, pre *precondition, parents []ParentRef, meta string) (string, []any) {
+// it is at a version pre lists, every parent it names is the team's and
+// each of fixed's columns (immutable members given) keeps its value.
+func updateSQL[E any](res *Resource[E], id string, team int, v *Values, pre *precondition, parents []ParentRef, meta string, fixed *Values) (string, []any) {
 	var b strings.Builder
 	b.Grow(statementRoom)
 	args := make([]any, 0, len(v.args)+3+len(parents)*2)
@@ -100,8 +144,21 @@ func updateSQL[E any](res *Resource[E], id string, team int, v *Values, pre *pre
 	args = versionCondition(&b, pre, args)
 	args = metaCondition(&b, meta, args)
 	args = parentConditions(&b, parents, team, args)
+	args = fixedConditions(&b, fixed, args)
 	res.writeReturning(&b)
 	return b.String(), args
+}
+
+// fixedConditions hold an update back unless each immutable member given
+// keeps its value.
+func fixedConditions(b *strings.Builder, fixed *Values, args []any) []any {
+	for i, c := range fixed.cols {
+		b.WriteString(" AND ")
+		spec.WriteIdent(b, c)
+		b.WriteString(" IS NOT DISTINCT FROM ?")
+		args = append(args, fixed.args[i])
+	}
+	return args
 }
 
 // condition is more of a statement's WHERE clause (" AND …") and its arguments.

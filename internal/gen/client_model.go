@@ -42,6 +42,30 @@ type clientResource struct {
 	Writes    []*clientMember // the members of <Type>Write
 	Expands   []*clientMember // the related records under expand
 	Calls     []*clientCall   // the generic routes it has, and its history
+	Enums     []*clientEnum   // the types of its members with enum values
+}
+
+// clientEnum is the type of a member whose values the schema lists: a
+// string type with a constant per value in Go, a union in TypeScript.
+type clientEnum struct {
+	Name   string // e.g. "BookStatus"
+	Member string
+	Values []clientEnumValue
+}
+
+type clientEnumValue struct {
+	GoName string // e.g. "BookStatusDraft"
+	Value  string
+	JSON   string // the value as a string literal
+}
+
+// TSUnion is the enum's values as a TypeScript union.
+func (e *clientEnum) TSUnion() string {
+	parts := make([]string, len(e.Values))
+	for i, v := range e.Values {
+		parts[i] = v.JSON
+	}
+	return strings.Join(parts, " | ")
 }
 
 // clientMember is a member of a record, a write or an envelope.
@@ -202,8 +226,13 @@ func buildClientModel(m *apiModel) (*clientModel, error) {
 
 func newClientResource(r *resourceView) *clientResource {
 	cr := &clientResource{Type: goName(r.Type), Plural: r.Plural, Service: goName(r.Plural), TSService: lowerFirst(goName(r.Plural))}
+	for _, f := range r.Writable() {
+		if f.Enum != nil {
+			cr.Enums = append(cr.Enums, newClientEnum(cr.Type, f))
+		}
+	}
 	for _, f := range r.Fields {
-		cr.Members = append(cr.Members, answeredMember(f))
+		cr.Members = append(cr.Members, answeredMember(cr.Type, f))
 	}
 	for _, e := range r.Embeds {
 		child := goName(e.Child.Type)
@@ -219,7 +248,7 @@ func newClientResource(r *resourceView) *clientResource {
 	id.GoTag = `json:"id,omitempty"`
 	cr.Writes = append(cr.Writes, id)
 	for _, f := range r.Writable() {
-		cr.Writes = append(cr.Writes, writeMember(f))
+		cr.Writes = append(cr.Writes, writeMember(cr.Type, f))
 	}
 	for _, e := range r.Embeds {
 		child := goName(e.Child.Type)

@@ -3,6 +3,7 @@ package gen
 import (
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"records/internal/spec"
@@ -63,11 +64,31 @@ var clientScalars = map[spec.Type][2]string{
 	spec.Object: {"map[string]any", "Record<string, unknown>"}, spec.StringMap: {"map[string]string", "Record<string, string>"},
 }
 
+// memberTypes are a member's types in Go and TypeScript: its scalar's, or
+// its enum type's, named after the record's type (typ) and the member.
+func memberTypes(typ string, f *fieldView) (string, string) {
+	if f.Enum != nil {
+		name := typ + goField(f.Member)
+		return name, name
+	}
+	t := clientScalars[spec.Type(f.Kind)]
+	return t[0], t[1]
+}
+
+// newClientEnum is the type of the member's values.
+func newClientEnum(typ string, f *fieldView) *clientEnum {
+	name, _ := memberTypes(typ, f)
+	e := &clientEnum{Name: name, Member: f.Member}
+	for _, v := range f.Enum {
+		e.Values = append(e.Values, clientEnumValue{GoName: name + goField(v), Value: v, JSON: strconv.Quote(v)})
+	}
+	return e
+}
+
 // answeredMember is a member as a record answers it: nullable ones as
 // pointers (maps are nil when null).
-func answeredMember(f *fieldView) *clientMember {
-	t := clientScalars[spec.Type(f.Kind)]
-	goType, tsType := t[0], t[1]
+func answeredMember(typ string, f *fieldView) *clientMember {
+	goType, tsType := memberTypes(typ, f)
 	if f.Nullable() {
 		if !strings.HasPrefix(goType, "map[") {
 			goType = "*" + goType
@@ -77,10 +98,14 @@ func answeredMember(f *fieldView) *clientMember {
 	return newClientMember(f.Member, f.GoName, goType, tsType, false, memberDescription(f))
 }
 
-// writeMember is a member of a write: absent, a value or null.
-func writeMember(f *fieldView) *clientMember {
-	t := clientScalars[spec.Type(f.Kind)]
-	m := newClientMember(f.Member, f.GoName, "Optional["+t[0]+"]", t[1]+" | null", true, memberDescription(f))
+// writeMember is a member of a write: absent, a value or, unless it is
+// required, null.
+func writeMember(typ string, f *fieldView) *clientMember {
+	goType, tsType := memberTypes(typ, f)
+	if !f.Required {
+		tsType += " | null"
+	}
+	m := newClientMember(f.Member, f.GoName, "Optional["+goType+"]", tsType, true, memberDescription(f))
 	m.GoTag = fmt.Sprintf(`json:"%s,omitzero"`, f.Member)
 	return m
 }

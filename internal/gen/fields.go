@@ -98,6 +98,24 @@ type fieldView struct {
 	// plain ints that a cursor's value widens to int64.
 	Pointer  bool
 	IntField bool
+	// What the schema's options say of the member (DESIGN §14): Required
+	// (not Optional: given on create, never null), the rule its values
+	// keep (RuleVar, declared as RuleDecl), its Default for a create that
+	// leaves it out (a Go literal), Immutable (set on create, then fixed),
+	// Sensitive (written, never answered), its Comment and Unique.
+	Required  bool
+	MinLen    int      // characters; 0: none
+	MaxLen    int      // characters; 0: none
+	Patterns  []string // regular expressions (RE2) the text matches
+	Enum      []string // the values it may take
+	Min, Max  string   // bounds of a number, decimal; "": none
+	Default   string   // Go literal of the default; "": none
+	DefaultJS string   // JSON literal of the default, for documents
+	Immutable bool
+	Sensitive bool
+	Comment   string
+	Unique    bool
+	RuleVar   string
 	// PGType is the column's PostgreSQL type, for the casts a write that
 	// inserts by SELECT needs.
 	PGType string
@@ -133,8 +151,13 @@ type appendCall struct {
 // On is the field of entity e, for the "append" template.
 func (f *fieldView) On(e string) appendCall { return appendCall{f, e} }
 
-// newField decides how one ent field is decoded, encoded and written.
+// newField decides how one ent field is decoded, encoded and written. A
+// member is nullable (Optional().Nillable(): a pointer in the record) or
+// required (neither: a value, never null); read-only counters and JSON
+// documents are values too.
 func newField(f *gen.Field, fa annotation.Field) (*fieldView, error) {
+	required := !f.Optional && !fa.ReadOnly
+	pointer := f.Nillable && !required
 	v := &fieldView{
 		Member:     f.Name,
 		GoName:     f.StructField(),
@@ -143,33 +166,35 @@ func newField(f *gen.Field, fa annotation.Field) (*fieldView, error) {
 		ReadOnly:   fa.ReadOnly,
 		Sortable:   fa.Sortable,
 		PGType:     pgType(f, fa),
-		Pointer:    f.Nillable,
-		IntField:   !f.Nillable && f.Type.Type == field.TypeInt,
-	}
-	if f.Nillable {
-		v.StructType = "*" + v.StructType
+		Pointer:    pointer,
+		IntField:   !pointer && f.Type.Type == field.TypeInt,
+		Required:   required,
 	}
 	v.Stamp = fa.Stamp
 	ptr := "Ptr"
-	if !f.Nillable {
+	if !pointer {
 		ptr = ""
 	}
 	switch t := f.Type.Type; {
-	case t == field.TypeString:
+	case t == field.TypeString || t == field.TypeEnum:
 		v.Kind, v.GoType, v.Convert, v.Appender = "string", "string", "String", "AppendString"+ptr
+		v.StructType = "string"
 	case t == field.TypeInt64 || t == field.TypeInt:
 		v.Kind, v.GoType, v.Convert, v.Appender = "integer", "int64", "Int64", "AppendInt64Ptr"
-		if !f.Nillable {
+		if !pointer {
 			v.Appender, v.Widen = "AppendInt", true
 		}
 	case t == field.TypeFloat64:
-		v.Kind, v.GoType, v.Convert, v.Appender = "number", "float64", "Float64", "AppendFloat64Ptr"
+		v.Kind, v.GoType, v.Convert, v.Appender = "number", "float64", "Float64", "AppendFloat"+ptr
+		if ptr != "" {
+			v.Appender = "AppendFloat64Ptr"
+		}
 	case t == field.TypeBool:
-		v.Kind, v.GoType, v.Convert, v.Appender = "boolean", "bool", "Bool", "AppendBoolPtr"
+		v.Kind, v.GoType, v.Convert, v.Appender = "boolean", "bool", "Bool", "AppendBool"+ptr
 	case t == field.TypeTime && fa.Date:
-		v.Kind, v.GoType, v.Convert, v.Appender = "date", "time.Time", "Date", "AppendDatePtr"
+		v.Kind, v.GoType, v.Convert, v.Appender = "date", "time.Time", "Date", "AppendDate"+ptr
 	case t == field.TypeTime:
-		v.Kind, v.GoType, v.Convert, v.Appender = "datetime", "time.Time", "DateTime", "AppendTimePtr"
+		v.Kind, v.GoType, v.Convert, v.Appender = "datetime", "time.Time", "DateTime", "AppendTime"+ptr
 	case t == field.TypeJSON && f.Type.Ident == "map[string]string":
 		v.Kind, v.GoType, v.Convert, v.Appender = "string_map", "map[string]string", "StringMap", "AppendStringMap"
 	case t == field.TypeJSON && f.Type.Ident == "json.RawMessage":
@@ -177,9 +202,13 @@ func newField(f *gen.Field, fa annotation.Field) (*fieldView, error) {
 	default:
 		return nil, fmt.Errorf("field %s: type %s is not supported by the API generator", f.Name, f.Type)
 	}
+	if pointer {
+		v.StructType = "*" + v.StructType
+	}
 	v.Input = v.Convert
-	if !f.Nillable && f.Type.Type != field.TypeJSON && !fa.ReadOnly {
-		return nil, fmt.Errorf("field %s must be Optional().Nillable(): every member but the id can be null", f.Name)
+	if f.Optional && !f.Nillable && f.Type.Type != field.TypeJSON && !fa.ReadOnly {
+		return nil, fmt.Errorf("field %s must be Optional().Nillable() (a member that can be null) "+
+			"or neither (a required member): Optional() alone keeps null out of the record", f.Name)
 	}
 	return v, nil
 }
@@ -230,4 +259,6 @@ func (f *fieldView) setScan() {
 // read-only counters (version, an exposed team_id). Reads scan the others
 // straight into the entity, the document declares them non-null, and the
 // clients type them as plain values.
-func (f *fieldView) Nullable() bool { return !f.IsID && !(f.ReadOnly && f.Kind == "integer") }
+func (f *fieldView) Nullable() bool {
+	return !f.IsID && !(f.ReadOnly && f.Kind == "integer") && !f.Required
+}

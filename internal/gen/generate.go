@@ -12,6 +12,8 @@ import (
 	"encoding/hex"
 	"maps"
 	"path/filepath"
+
+	"entgo.io/ent/entc/gen"
 )
 
 // Config locates the inputs and outputs of a generation. Paths are relative
@@ -70,7 +72,12 @@ func Generate(ctx context.Context, cfg Config) (*Output, error) {
 		return nil, err
 	}
 	paths := newImportPaths(cfg.EntPackage)
-	resources, err := buildResources(graph, paths)
+	vals, err := readValidators(cfg, graph)
+	if err != nil {
+		return nil, err
+	}
+	pos := func(t *gen.Type, field string) string { return fieldPos(cfg, t, field) }
+	resources, err := buildResources(graph, paths, vals, pos)
 	if err != nil {
 		return nil, err
 	}

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"entgo.io/ent/entc/gen"
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/google/go-cmp/cmp"
 )
@@ -41,9 +42,21 @@ func TestGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	served, err := filepath.Abs("testdata/golden/tests")
+	if err != nil {
+		t.Fatal(err)
+	}
+	goldenRules, err := os.ReadFile("testdata/golden/rules/rules.go")
+	if err != nil {
+		t.Fatal(err)
+	}
 	cfg := DefaultConfig()
 	cfg.DevPostgresURL = devURL
 	mod := goldenModule(t, repo, cfg)
+	// The golden module's business rules: hand-written, never generated.
+	if err := os.WriteFile(filepath.Join(mod, "rules", "rules.go"), goldenRules, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	t.Chdir(mod)
 
 	out, err := Generate(context.Background(), cfg)
@@ -75,6 +88,15 @@ func TestGolden(t *testing.T) {
 	if _, err := out.Write(mod); err != nil {
 		t.Fatal(err)
 	}
+	// Generating writes nothing in package rules: it survives byte for byte.
+	for p := range out.Files {
+		if strings.HasPrefix(p, "rules/") {
+			t.Errorf("generate writes %s, in the hand-written package rules", p)
+		}
+	}
+	if b, err := os.ReadFile(filepath.Join(mod, "rules", "rules.go")); err != nil || !bytes.Equal(b, goldenRules) {
+		t.Errorf("package rules changed in a generate: %v", err)
+	}
 	build := exec.Command("go", "build", "./...")
 	build.Dir = mod
 	if b, err := build.CombinedOutput(); err != nil {
@@ -90,6 +112,8 @@ func TestGolden(t *testing.T) {
 	}
 
 	t.Run("route table mistakes", func(t *testing.T) { routeTableMistakes(t, cfg, errCases) })
+	t.Run("serves", func(t *testing.T) { goldenServes(t, repo, mod, served) })
+	t.Run("clients compile", func(t *testing.T) { goldenClientsCompile(t, repo, mod, cfg) })
 }
 
 // devPostgresURL is the PostgreSQL where the PostgreSQL migrations are
@@ -198,7 +222,12 @@ func routeTableMistakes(t *testing.T, cfg Config, dir string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	resources, err := buildResources(graph, newImportPaths(cfg.EntPackage))
+	vals, err := readValidators(cfg, graph)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resources, err := buildResources(graph, newImportPaths(cfg.EntPackage), vals,
+		func(t *gen.Type, field string) string { return fieldPos(cfg, t, field) })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -253,5 +282,64 @@ func TestGoldenDocumentIsValid(t *testing.T) {
 		if doc.Paths.Find(p) == nil {
 			t.Errorf("no path %s", p)
 		}
+	}
+}
+
+// goldenServes runs, in the golden module, the tests of
+// testdata/golden/tests beside the service's test harness: the golden
+// resources served over HTTP on both databases — among them Book, whose
+// members carry every field option the API honours.
+func goldenServes(t *testing.T, repo, mod, dir string) {
+	tests, _ := filepath.Glob(filepath.Join(dir, "*_test.go"))
+	harness := []string{"harness_test.go", "contract_test.go"}
+	for _, h := range harness {
+		tests = append(tests, filepath.Join(repo, "internal", "server", h))
+	}
+	for _, p := range tests {
+		if err := copyFile(p, filepath.Join(mod, "internal", "server", filepath.Base(p))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cmd := exec.Command("go", "test", "-count=1", "-run", "^(TestSchemaOptions|TestRules)", "-v", "./internal/server")
+	cmd.Dir = mod
+	b, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("the golden module's tests failed: %v\n%s", err, b)
+	}
+	if n := strings.Count(string(b), "--- PASS: TestSchemaOptions") + strings.Count(string(b), "--- PASS: TestRules"); n < 12 {
+		t.Fatalf("%d of the golden module's tests passed, want 12:\n%s", n, b)
+	}
+}
+
+// goldenClientsCompile vets the golden module's Go client (a module of its
+// own, outside the build of ./...) and type-checks its TypeScript client
+// under strict, with the repository's pinned TypeScript.
+func goldenClientsCompile(t *testing.T, repo, mod string, cfg Config) {
+	vet := exec.Command("go", "vet", "./...")
+	vet.Dir = filepath.Join(mod, cfg.GoClientDir)
+	if b, err := vet.CombinedOutput(); err != nil {
+		t.Fatalf("the golden Go client: %v\n%s", err, b)
+	}
+	ts := filepath.Join(repo, "clients", "typescript")
+	tsc := filepath.Join(ts, "node_modules", ".bin", "tsc")
+	if _, err := os.Stat(tsc); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("the TypeScript compiler is not installed (%v); internal/e2e installs it with npm ci", err)
+		}
+		t.Skip("the TypeScript compiler is not installed: run npm ci in clients/typescript")
+	}
+	dir := filepath.Join(mod, filepath.Dir(cfg.TSClientDir))
+	for _, own := range []string{"test", "examples"} { // the service's, not the golden resources'
+		if err := os.RemoveAll(filepath.Join(dir, own)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(filepath.Join(ts, "node_modules"), filepath.Join(dir, "node_modules")); err != nil {
+		t.Fatal(err)
+	}
+	check := exec.Command(tsc, "--noEmit", "-p", ".")
+	check.Dir = dir
+	if b, err := check.CombinedOutput(); err != nil {
+		t.Fatalf("the golden TypeScript client: %v\n%s", err, b)
 	}
 }

@@ -34,9 +34,12 @@ type resourceView struct {
 	Table  string // the SQL table
 	File   string // generated file, relative to the resources folder
 	ID     *fieldView
-	// Fields are the members in order, the id first; hidden fields excluded.
+	// Fields are the members answered, in order, the id first; hidden and
+	// sensitive fields excluded.
 	Fields []*fieldView
-	Embeds []*embedView
+	// WriteOnly are the sensitive members: written, never answered.
+	WriteOnly []*fieldView
+	Embeds    []*embedView
 	// Expands are the related records a read can expand, by name.
 	Expands []*expandView
 	// Secret is the hidden field holding a secret's hash, if any.
@@ -47,7 +50,8 @@ type resourceView struct {
 	Members []string
 }
 
-// Writable are the fields a client may write (not the id, not read-only).
+// Writable are the fields a client may write (not the id, not read-only),
+// the sensitive ones last.
 func (r *resourceView) Writable() []*fieldView {
 	var out []*fieldView
 	for _, f := range r.Fields {
@@ -55,7 +59,7 @@ func (r *resourceView) Writable() []*fieldView {
 			out = append(out, f)
 		}
 	}
-	return out
+	return append(out, r.WriteOnly...)
 }
 
 // Parents are the fields that name a parent record.
@@ -116,6 +120,11 @@ func (r *resourceView) Imports() []string {
 	if len(r.Embeds) > 0 {
 		std = append(std, "context", "fmt")
 	}
+	for _, f := range r.Writable() {
+		if f.UsesRegexp() {
+			std = append(std, "regexp")
+		}
+	}
 	p := r.paths
 	own := []string{p.runtime("engine"), p.runtime("spec"), p.runtime("wire")}
 	for _, f := range r.Writable() {
@@ -129,6 +138,24 @@ func (r *resourceView) Imports() []string {
 	slices.Sort(std)
 	slices.Sort(own)
 	return slices.Concat(slices.Compact(std), []string{""}, slices.Compact(own))
+}
+
+// RulesField is the resource's member of the generated Rules: its plural
+// as a Go name, e.g. "Returns".
+func (r *resourceView) RulesField() string { return goName(r.Plural) }
+
+// RuntimePath is the import path of a runtime package, for templates.
+func (m *apiModel) RuntimePath(pkg string) string { return m.paths.runtime(pkg) }
+
+// Rules are the members whose values keep a rule beyond their type.
+func (r *resourceView) Rules() []*fieldView {
+	var out []*fieldView
+	for _, f := range r.Writable() {
+		if f.RuleVar != "" {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 // field returns the member named name.
@@ -181,8 +208,12 @@ func newImportPaths(entPackage string) importPaths {
 // runtime is the import path of a runtime package, e.g. "records/internal/api".
 func (p importPaths) runtime(pkg string) string { return p.module + "/internal/" + pkg }
 
-// buildResources reads the resources from ent's graph.
-func buildResources(graph *gen.Graph, paths importPaths) ([]*resourceView, error) {
+// positions tell where the schema declares a field: file:line.
+type positions func(t *gen.Type, field string) string
+
+// buildResources reads the resources from ent's graph, with what the
+// fields' validators enforce (vals) and where each field is declared (pos).
+func buildResources(graph *gen.Graph, paths importPaths, vals validators, pos positions) ([]*resourceView, error) {
 	byName := map[string]*resourceView{}
 	var out []*resourceView
 	for _, t := range graph.Nodes {
@@ -213,7 +244,7 @@ func buildResources(graph *gen.Graph, paths importPaths) ([]*resourceView, error
 		if r == nil {
 			continue
 		}
-		if err := fillResource(r, t, byName); err != nil {
+		if err := fillResource(r, t, byName, vals, pos); err != nil {
 			return nil, fmt.Errorf("resource %s: %w", r.Type, err)
 		}
 	}
@@ -222,8 +253,8 @@ func buildResources(graph *gen.Graph, paths importPaths) ([]*resourceView, error
 
 // fillResource reads one resource's members, embedded and expandable
 // edges and unique members from its ent type.
-func fillResource(r *resourceView, t *gen.Type, byName map[string]*resourceView) error {
-	if err := fillFields(r, t, byName); err != nil {
+func fillResource(r *resourceView, t *gen.Type, byName map[string]*resourceView, vals validators, pos positions) error {
+	if err := fillFields(r, t, byName, vals, pos); err != nil {
 		return err
 	}
 	if err := fillEmbeds(r, t, byName); err != nil {
@@ -249,8 +280,10 @@ func fillResource(r *resourceView, t *gen.Type, byName map[string]*resourceView)
 }
 
 // fillFields reads the members: the id, then every field that is not
-// hidden, each knowing the parent it names, if any.
-func fillFields(r *resourceView, t *gen.Type, byName map[string]*resourceView) error {
+// hidden, each knowing the parent it names, if any, and what the schema's
+// options say of it. A field the API cannot serve is an error at its
+// position in the schema.
+func fillFields(r *resourceView, t *gen.Type, byName map[string]*resourceView, vals validators, pos positions) error {
 	parents := map[string]*resourceView{}
 	for _, e := range t.Edges {
 		if f := e.Field(); f != nil && e.IsInverse() && byName[e.Type.Name] != nil {
@@ -280,13 +313,24 @@ func fillFields(r *resourceView, t *gen.Type, byName map[string]*resourceView) e
 			continue
 		}
 		fv, err := newField(f, fa)
+		if err == nil {
+			bounds, _ := vals.field(t.Name, f.Name)
+			err = applyOptions(fv, f, bounds)
+		}
 		if err != nil {
-			return err
+			return fmt.Errorf("%s: %w", pos(t, f.Name), err)
 		}
 		fv.Parent = parents[f.Name]
 		if fv.Kind == "string" && fv.Parent == nil && (fa.Sortable || f.Unique || indexed[f.StorageKey()]) {
 			// A parent's id is checked against the parent's rows instead.
 			fv.Input = "IndexedString"
+		}
+		if fv.RuleDecl() != "" {
+			fv.RuleVar = r.Var + fv.GoName + "Rule"
+		}
+		if fv.Sensitive {
+			r.WriteOnly = append(r.WriteOnly, fv)
+			continue
 		}
 		r.Fields = append(r.Fields, fv)
 	}
@@ -342,9 +386,15 @@ func fillExpands(r *resourceView, t *gen.Type, byName map[string]*resourceView) 
 }
 
 // fillUnique reads the unique members, the id first, by column, so that a
-// conflict can name its member.
+// conflict can name its member: those ent's Unique marks, then those of
+// unique indexes.
 func fillUnique(r *resourceView, t *gen.Type) {
 	r.Unique = append(r.Unique, pair{"id", "id"})
+	for _, f := range t.Fields {
+		if f.Unique {
+			r.Unique = append(r.Unique, pair{f.StorageKey(), f.Name})
+		}
+	}
 	for _, idx := range t.Indexes {
 		if !idx.Unique {
 			continue

@@ -106,11 +106,15 @@ func components(m *apiModel) *obj {
 			"description", "The members a client may write; operations add their id members."))
 		schemas.set(r.Type+"Write", newObj("type", "object", "allOf", []any{ref(r.Type + "Members")},
 			"properties", newObj("id", ref("InputId")), "unevaluatedProperties", false))
+		if req := r.requiredMembers(); len(req) > 0 {
+			schemas.set(r.Type+"Create", newObj("allOf", []any{ref(r.Type + "Write")}, "required", req,
+				"description", "The members of a new record: those listed are required."))
+		}
 
 		filter := newObj()
 		query := newObj()
 		for _, f := range r.Filterable() {
-			exact := inputSchema(f)
+			exact := filterValue(f)
 			if f.IsID {
 				exact = ref("InputId")
 			}

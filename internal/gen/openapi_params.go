@@ -110,7 +110,7 @@ func namesSchema(names []any, desc string) *obj {
 // operatorsSchema is the object of operators a member's filter may hold:
 // those that fit its type. In a query string (text) every value is a string.
 func operatorsSchema(f *fieldView, text bool) *obj {
-	value, list := inputSchema(f), newObj("type", "array", "items", inputSchema(f))
+	value, list := filterValue(f), newObj("type", "array", "items", filterValue(f))
 	if f.IsID {
 		value, list = ref("InputId"), newObj("type", "array", "items", ref("InputId"))
 	}

@@ -30,7 +30,7 @@ func requestSchema(op *opView) *obj {
 			props.set("expand", ref(r.Type+"Expand"))
 		}
 		for _, f := range op.Filters {
-			props.set(f, inputSchema(r.field(f)))
+			props.set(f, filterValue(r.field(f)))
 		}
 		return newObj("type", "object", "properties", props, "additionalProperties", false)
 	case "get", "get_or_create":
@@ -64,7 +64,11 @@ func requestSchema(op *opView) *obj {
 	}
 	if op.Wrapper == "" && takesRecord && len(flat.keys) == 1 && flat.keys[0] == "id" {
 		// The resource's own body: the named schema, so that clients
-		// generated from the document share one type for it.
+		// generated from the document share one type for it; a create's
+		// names the members it must give.
+		if op.Kind == spec.Create && len(r.requiredMembers()) > 0 {
+			return ref(r.Type + "Create")
+		}
 		return ref(r.Type + "Write")
 	}
 	if op.Wrapper == "" {
@@ -100,40 +104,77 @@ func numberOrString(typ string, min, max int) *obj {
 	return newObj("oneOf", []any{n, newObj("type", "string", "pattern", pattern)})
 }
 
-// inputSchema is what a client may send for a member: its type, null, and
-// the other JSON type the reference's samples use where one exists.
-func inputSchema(f *fieldView) *obj {
-	null := newObj("type", "null")
+// inputSchema is what a client may write to a member: its type with the
+// keywords of its rule, null unless it is required, and the other JSON
+// type the reference's samples use where one exists.
+func inputSchema(f *fieldView) *obj { return valueSchema(f, true) }
+
+// filterValue is a value a filter compares a member with: of its type, or
+// null, whatever its rule (a prefix or a bound need not be a whole value).
+func filterValue(f *fieldView) *obj { return valueSchema(f, false) }
+
+func valueSchema(f *fieldView, written bool) *obj {
+	alts := func(own *obj, others ...*obj) *obj {
+		all := []any{own}
+		if written {
+			f.valueKeywords(own)
+			if f.Kind == "string" && (f.Enum != nil || len(f.Patterns) > 0 || f.MinLen > 0 || f.MaxLen > 0) {
+				others = nil // a number's text would have to meet the rule too
+			}
+		}
+		nullable := f.Nullable() || !written
+		if len(others) == 0 {
+			// One type: null joins it ("type": ["string", "null"]).
+			if nullable {
+				own.set("type", []any{own.vals["type"], "null"})
+				if e, ok := own.vals["enum"].([]any); ok {
+					own.set("enum", append(e, nil))
+				}
+			}
+			return own
+		}
+		for _, o := range others {
+			all = append(all, o)
+		}
+		if nullable {
+			all = append(all, newObj("type", "null"))
+		}
+		if len(all) == 1 {
+			return own
+		}
+		return newObj("oneOf", all)
+	}
 	numeric := newObj("type", "string", "pattern", "^\\s*-?(0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?\\s*$")
 	switch f.Kind {
 	case "string":
 		if f.Input == "IndexedString" {
-			return newObj("oneOf", []any{newObj("type", "string", "maxLength", spec.MaxIndexedText,
+			return alts(newObj("type", "string", "maxLength", spec.MaxIndexedText,
 				"description", fmt.Sprintf("At most %d bytes of UTF-8: the member is indexed.", spec.MaxIndexedText)),
-				newObj("type", "number", "description", "taken as its text"), null})
+				newObj("type", "number", "description", "taken as its text"))
 		}
-		return newObj("oneOf", []any{newObj("type", "string"), newObj("type", "number", "description", "taken as its text"), null})
+		return alts(newObj("type", "string"), newObj("type", "number", "description", "taken as its text"))
 	case "integer":
-		return newObj("oneOf", []any{newObj("type", "integer"), numeric, null})
+		return alts(newObj("type", "integer"), numeric)
 	case "number":
-		return newObj("oneOf", []any{newObj("type", "number"), numeric, null})
+		return alts(newObj("type", "number"), numeric)
 	case "boolean":
-		return newObj("oneOf", []any{newObj("type", "boolean"), newObj("type", "string", "enum", []any{"true", "false"}), null})
+		return alts(newObj("type", "boolean"), newObj("type", "string", "enum", []any{"true", "false"}))
 	case "date":
-		return newObj("type", []any{"string", "null"}, "format", "date")
+		return alts(newObj("type", "string", "format", "date"))
 	case "datetime":
-		return newObj("type", []any{"string", "null"}, "format", "date-time")
+		return alts(newObj("type", "string", "format", "date-time"))
 	case "object":
-		return newObj("type", []any{"object", "null"})
+		return alts(newObj("type", "object"))
 	case "string_map":
-		return newObj("type", []any{"object", "null"}, "additionalProperties", newObj("type", "string"))
+		return alts(newObj("type", "object", "additionalProperties", newObj("type", "string")))
 	}
 	panic("no input schema for kind " + f.Kind)
 }
 
-// memberInput is a member's input schema with its description.
+// memberInput is a member's input schema with its default, whether it is
+// ever answered, and its description.
 func memberInput(f *fieldView) *obj {
-	s := inputSchema(f)
+	s := f.optionKeywords(inputSchema(f))
 	if d := memberDescription(f); d != "" {
 		s.set("description", d)
 	}
@@ -152,7 +193,7 @@ func outputSchema(f *fieldView) *obj {
 	switch {
 	case f.IsID:
 		s = ref("Id")
-	case !f.Nullable():
+	case f.ReadOnly && !f.Nullable():
 		s = newObj("type", "integer", "readOnly", true)
 	case f.Kind == "string_map":
 		s = newObj("type", []any{"object", "null"}, "additionalProperties", newObj("type", "string"))
@@ -161,11 +202,21 @@ func outputSchema(f *fieldView) *obj {
 	default:
 		typ := map[string]string{"string": "string", "integer": "integer", "number": "number", "boolean": "boolean", "date": "string", "datetime": "string"}[f.Kind]
 		s = newObj("type", []any{typ, "null"})
+		if !f.Nullable() {
+			s.set("type", typ)
+		}
 		if f.Kind == "date" {
 			s.set("format", "date")
 		}
 		if f.Kind == "datetime" {
 			s.set("format", "date-time")
+		}
+		if f.Enum != nil {
+			enum := stringsAny(f.Enum)
+			if f.Nullable() {
+				enum = append(enum, nil)
+			}
+			s.set("enum", enum)
 		}
 	}
 	if d := memberDescription(f); d != "" && !f.IsID {
@@ -175,7 +226,7 @@ func outputSchema(f *fieldView) *obj {
 }
 
 func memberDescription(f *fieldView) string {
-	var parts []string
+	parts := f.optionWords()
 	if f.Parent != nil {
 		parts = append(parts, fmt.Sprintf("The id of the %s this belongs to.", strings.ReplaceAll(f.Parent.Object, "_", " ")))
 	}

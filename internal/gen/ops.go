@@ -228,6 +228,10 @@ func setMembers(entry *opSpec, res *resourceView, errs *tableErrors) []pair {
 			errs.add(s.Value.Line, "set: %s is %s; %q does not fit", s.Member, f.Kind, s.Value.Value)
 			continue
 		}
+		if problem := f.refuses(lit); problem != "" {
+			errs.add(s.Value.Line, "set: %s %s %s", s.Member, lit, problem)
+			continue
+		}
 		out = append(out, pair{s.Member, lit})
 	}
 	return out

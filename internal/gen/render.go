@@ -66,6 +66,7 @@ var outputs = []output{
 	{Set: "api", Template: "resource.go.tmpl", PerResource: true, Name: func(r *resourceView) string { return r.File }},
 	{Set: "api", Template: "routes.go.tmpl", File: "routes.go"},
 	{Set: "api", Template: "openapi.go.tmpl", File: "openapi.go"},
+	{Set: "api", Template: "rules.go.tmpl", File: "rules.go"},
 	{Render: renderOpenAPI, File: "openapi.json"},
 	{Set: "client", Template: "go.mod.tmpl", File: "go.mod", Dir: goClient},
 	{Set: "client", Template: "client.go.tmpl", File: "client.go", Dir: goClient},

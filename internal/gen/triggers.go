@@ -26,7 +26,13 @@ import (
 type eventTable struct {
 	table  *schema.Table
 	plural string
+	// sensitive are the columns of sensitive fields (ent's Sensitive):
+	// written, never answered, so never kept in an event's image either.
+	sensitive []string
 }
+
+// kept tells whether an event's image keeps the column.
+func (e eventTable) kept(column string) bool { return !slices.Contains(e.sensitive, column) }
 
 // eventTables are the tables of the graph's resources.
 func eventTables(graph *gen.Graph, tables []*schema.Table) ([]eventTable, error) {
@@ -43,7 +49,13 @@ func eventTables(graph *gen.Graph, tables []*schema.Table) ([]eventTable, error)
 		if i < 0 {
 			return nil, fmt.Errorf("%s: no table %s", n.Name, n.Table())
 		}
-		out = append(out, eventTable{table: tables[i], plural: ra.Plural})
+		e := eventTable{table: tables[i], plural: ra.Plural}
+		for _, f := range n.Fields {
+			if f.Sensitive() {
+				e.sensitive = append(e.sensitive, f.StorageKey())
+			}
+		}
+		out = append(out, e)
 	}
 	slices.SortFunc(out, func(a, b eventTable) int { return strings.Compare(a.table.Name, b.table.Name) })
 	return out, nil
@@ -56,7 +68,9 @@ func eventTables(graph *gen.Graph, tables []*schema.Table) ([]eventTable, error)
 // changed (a bulk create of 1,000 records writes its 1,000 events in one
 // statement, where a trigger per row ran 1,000). The row is kept as
 // row_to_json makes it, typed as its table is, and read back the same way.
-// TG_ARGV[0] is the resource's plural. The transaction's id is read in
+// TG_ARGV[0] is the resource's plural; the arguments after it name the
+// sensitive columns, which the image leaves out (as json_each gives the
+// other values, unchanged). The transaction's id is read in
 // the SELECT, so that a statement that changed no row (an UPDATE whose
 // If-Match failed) does not take one. records.meta is the request's id and
 // token, set by the statement that writes (see package engine).
@@ -71,7 +85,8 @@ BEGIN
   ELSE
     INSERT INTO "events" ("txid", "team_id", "type", "record_id", "meta", "image", "occurred_at")
     SELECT pg_current_xact_id()::text::bigint, n."team_id", TG_ARGV[0] || CASE TG_OP WHEN 'INSERT' THEN '.created' ELSE '.updated' END,
-      n."id", meta, row_to_json(n)::text, at FROM "new_rows" n;
+      n."id", meta, CASE WHEN TG_NARGS = 1 THEN row_to_json(n)::text ELSE (SELECT json_object_agg(c.key, c.value)
+        FROM json_each(row_to_json(n)) c WHERE c.key <> ALL (TG_ARGV[1:TG_NARGS - 1]))::text END, at FROM "new_rows" n;
   END IF;
   RETURN NULL;
 END
@@ -138,8 +153,12 @@ WHERE NOT t.tgisinternal AND t.tgname LIKE 'events%' AND n.nspname = current_sch
 			k := named{e.table.Name, tr.name}
 			def, ok := have[k]
 			delete(have, k)
+			args := "'" + e.plural + "'"
+			for _, c := range e.sensitive {
+				args += ", '" + c + "'"
+			}
 			want := `CREATE TRIGGER ` + tr.name + ` AFTER ` + tr.event + ` ON ` + t + ` REFERENCING ` + tr.rows +
-				` FOR EACH STATEMENT EXECUTE FUNCTION "records_event"('` + e.plural + `')`
+				` FOR EACH STATEMENT EXECUTE FUNCTION "records_event"(` + args + `)`
 			if ok && sameTrigger(def, want) {
 				continue
 			}
@@ -226,10 +245,15 @@ func sqliteTriggers(e eventTable) []sqliteTrigger {
 	image := func(row string) string {
 		var b strings.Builder
 		b.WriteString("json_object(")
-		for i, c := range e.table.Columns {
-			if i > 0 {
+		first := true
+		for _, c := range e.table.Columns {
+			if !e.kept(c.Name) {
+				continue
+			}
+			if !first {
 				b.WriteString(", ")
 			}
+			first = false
 			v := row + "." + spec.Ident(c.Name)
 			if c.Type == field.TypeJSON {
 				v = "json(" + v + ")"

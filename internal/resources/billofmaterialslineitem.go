@@ -24,9 +24,10 @@ type BillOfMaterialsLineItem struct {
 	Status                *string
 }
 
-// billOfMaterialsLineItemInput is a decoded BillOfMaterialsLineItem body: for each member, whether it
-// was given and whether it was null.
-type billOfMaterialsLineItemInput struct {
+// BillOfMaterialsLineItemInput is a decoded BillOfMaterialsLineItem body: for each member, whether it
+// was given and whether it was null. Business rules (package rules) read
+// it; a before-write rule may Put its members.
+type BillOfMaterialsLineItemInput struct {
 	ID                    wire.Field[string]
 	BillOfMaterialsNumber wire.Field[string]
 	LineType              wire.Field[string]
@@ -38,7 +39,7 @@ type billOfMaterialsLineItemInput struct {
 }
 
 // Decode implements engine.Input.
-func (in *billOfMaterialsLineItemInput) Decode(name string, v []byte) error {
+func (in *BillOfMaterialsLineItemInput) Decode(name string, v []byte) error {
 	switch name {
 	case "bill_of_materials_number":
 		return in.BillOfMaterialsNumber.Decode(v, wire.String)
@@ -61,15 +62,15 @@ func (in *billOfMaterialsLineItemInput) Decode(name string, v []byte) error {
 }
 
 // SetID implements engine.Input.
-func (in *billOfMaterialsLineItemInput) SetID(id string) { in.ID.Put(id) }
+func (in *BillOfMaterialsLineItemInput) SetID(id string) { in.ID.Put(id) }
 
 // GivenID implements engine.Input.
-func (in *billOfMaterialsLineItemInput) GivenID() (string, bool) { return in.ID.V, in.ID.Set }
+func (in *BillOfMaterialsLineItemInput) GivenID() (string, bool) { return in.ID.V, in.ID.Set }
 
-// Values implements engine.Input: creating, every member given and the
-// stamps the server fills; updating, the members given (null clears) and
-// the update stamps not given.
-func (in *billOfMaterialsLineItemInput) Values(w *engine.Values, creating bool) {
+// Values implements engine.Input: creating, every member given, the
+// defaults of those not given and the stamps the server fills; updating,
+// the members given (null clears) and the update stamps not given.
+func (in *BillOfMaterialsLineItemInput) Values(w *engine.Values, creating bool) {
 	engine.Put(w, "bill_of_materials_number", "text", &in.BillOfMaterialsNumber)
 	engine.Put(w, "line_type", "text", &in.LineType)
 	engine.Put(w, "part_name", "text", &in.PartName)
@@ -79,13 +80,24 @@ func (in *billOfMaterialsLineItemInput) Values(w *engine.Values, creating bool) 
 	engine.Put(w, "status", "text", &in.Status)
 }
 
+// Missing implements engine.Input: the required members the body leaves
+// out that no default fills.
+func (in *BillOfMaterialsLineItemInput) Missing(out []string) []string {
+	return out
+}
+
+// Fixed implements engine.Input: the immutable members the body gives,
+// which an update leaves as they are, or refuses.
+func (in *BillOfMaterialsLineItemInput) Fixed(w *engine.Values) {
+}
+
 // Parents implements engine.Input.
-func (in *billOfMaterialsLineItemInput) Parents() []engine.ParentRef {
+func (in *BillOfMaterialsLineItemInput) Parents() []engine.ParentRef {
 	return nil
 }
 
 // Then implements engine.Input: the records created with this one.
-func (in *billOfMaterialsLineItemInput) Then(creating bool) ([]engine.Step, error) {
+func (in *BillOfMaterialsLineItemInput) Then(creating bool) ([]engine.Step, error) {
 	return nil, nil
 }
 
@@ -148,6 +160,7 @@ var billOfMaterialsLineItemResource = &engine.Resource[BillOfMaterialsLineItem]{
 	Plural:  "bill_of_materials_line_items",
 	Object:  "bill_of_materials_line_item",
 	Members: []string{"bill_of_materials_number", "line_type", "part_name", "part_number", "purchase_supply_type", "quantity", "status"},
+	Written: map[string]string{"bill_of_materials_number": "bill_of_materials_number", "line_type": "line_type", "part_name": "part_name", "part_number": "part_number", "purchase_supply_type": "purchase_supply_type", "quantity": "quantity", "status": "status"},
 	Fields: []engine.Field[BillOfMaterialsLineItem]{
 		{Member: "id", Column: "id", Type: spec.String,
 			Append: func(b []byte, e *BillOfMaterialsLineItem) []byte { return wire.AppendString(b, e.ID) },
@@ -182,7 +195,7 @@ var billOfMaterialsLineItemResource = &engine.Resource[BillOfMaterialsLineItem]{
 			Parse:  engine.Parse(wire.String), Value: func(e *BillOfMaterialsLineItem) any { return engine.Val(e.Status) }},
 	},
 	Unique:   map[string]string{"id": "id"},
-	NewInput: func() engine.Input[BillOfMaterialsLineItem] { return new(billOfMaterialsLineItemInput) },
+	NewInput: func() engine.Input[BillOfMaterialsLineItem] { return new(BillOfMaterialsLineItemInput) },
 	Encode:   appendBillOfMaterialsLineItem,
 	ID:       func(e *BillOfMaterialsLineItem) string { return e.ID },
 	Table:    "bill_of_materials_line_items",

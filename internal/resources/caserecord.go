@@ -27,9 +27,10 @@ type CaseRecord struct {
 	UpdatedDate *string
 }
 
-// caseRecordInput is a decoded Case body: for each member, whether it
-// was given and whether it was null.
-type caseRecordInput struct {
+// CaseRecordInput is a decoded Case body: for each member, whether it
+// was given and whether it was null. Business rules (package rules) read
+// it; a before-write rule may Put its members.
+type CaseRecordInput struct {
 	ID          wire.Field[string]
 	CaseName    wire.Field[string]
 	Description wire.Field[string]
@@ -43,7 +44,7 @@ type caseRecordInput struct {
 }
 
 // Decode implements engine.Input.
-func (in *caseRecordInput) Decode(name string, v []byte) error {
+func (in *CaseRecordInput) Decode(name string, v []byte) error {
 	switch name {
 	case "caseName":
 		return in.CaseName.Decode(v, wire.String)
@@ -70,15 +71,15 @@ func (in *caseRecordInput) Decode(name string, v []byte) error {
 }
 
 // SetID implements engine.Input.
-func (in *caseRecordInput) SetID(id string) { in.ID.Put(id) }
+func (in *CaseRecordInput) SetID(id string) { in.ID.Put(id) }
 
 // GivenID implements engine.Input.
-func (in *caseRecordInput) GivenID() (string, bool) { return in.ID.V, in.ID.Set }
+func (in *CaseRecordInput) GivenID() (string, bool) { return in.ID.V, in.ID.Set }
 
-// Values implements engine.Input: creating, every member given and the
-// stamps the server fills; updating, the members given (null clears) and
-// the update stamps not given.
-func (in *caseRecordInput) Values(w *engine.Values, creating bool) {
+// Values implements engine.Input: creating, every member given, the
+// defaults of those not given and the stamps the server fills; updating,
+// the members given (null clears) and the update stamps not given.
+func (in *CaseRecordInput) Values(w *engine.Values, creating bool) {
 	engine.Put(w, "case_name", "text", &in.CaseName)
 	engine.Put(w, "description", "text", &in.Description)
 	engine.Put(w, "case_number", "text", &in.CaseNumber)
@@ -104,13 +105,24 @@ func (in *caseRecordInput) Values(w *engine.Values, creating bool) {
 	}
 }
 
+// Missing implements engine.Input: the required members the body leaves
+// out that no default fills.
+func (in *CaseRecordInput) Missing(out []string) []string {
+	return out
+}
+
+// Fixed implements engine.Input: the immutable members the body gives,
+// which an update leaves as they are, or refuses.
+func (in *CaseRecordInput) Fixed(w *engine.Values) {
+}
+
 // Parents implements engine.Input.
-func (in *caseRecordInput) Parents() []engine.ParentRef {
+func (in *CaseRecordInput) Parents() []engine.ParentRef {
 	return nil
 }
 
 // Then implements engine.Input: the records created with this one.
-func (in *caseRecordInput) Then(creating bool) ([]engine.Step, error) {
+func (in *CaseRecordInput) Then(creating bool) ([]engine.Step, error) {
 	return nil, nil
 }
 
@@ -181,6 +193,7 @@ var caseRecordResource = &engine.Resource[CaseRecord]{
 	Plural:  "cases",
 	Object:  "case",
 	Members: []string{"caseName", "caseNumber", "caseStatus", "createdDate", "description", "priority", "resolver", "submitter", "updatedDate"},
+	Written: map[string]string{"caseName": "case_name", "description": "description", "caseNumber": "case_number", "caseStatus": "case_status", "priority": "priority", "submitter": "submitter", "resolver": "resolver", "createdDate": "created_date", "updatedDate": "updated_date"},
 	Fields: []engine.Field[CaseRecord]{
 		{Member: "id", Column: "id", Type: spec.String,
 			Append: func(b []byte, e *CaseRecord) []byte { return wire.AppendString(b, e.ID) },
@@ -217,7 +230,7 @@ var caseRecordResource = &engine.Resource[CaseRecord]{
 			Parse:  engine.Parse(wire.String), Value: func(e *CaseRecord) any { return engine.Val(e.UpdatedDate) }},
 	},
 	Unique:   map[string]string{"id": "id"},
-	NewInput: func() engine.Input[CaseRecord] { return new(caseRecordInput) },
+	NewInput: func() engine.Input[CaseRecord] { return new(CaseRecordInput) },
 	Encode:   appendCaseRecord,
 	ID:       func(e *CaseRecord) string { return e.ID },
 	Table:    "cases",

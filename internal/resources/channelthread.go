@@ -22,9 +22,10 @@ type ChannelThread struct {
 	UpdatedAt *time.Time
 }
 
-// channelThreadInput is a decoded ChannelThread body: for each member, whether it
-// was given and whether it was null.
-type channelThreadInput struct {
+// ChannelThreadInput is a decoded ChannelThread body: for each member, whether it
+// was given and whether it was null. Business rules (package rules) read
+// it; a before-write rule may Put its members.
+type ChannelThreadInput struct {
 	ID        wire.Field[string]
 	CaseID    wire.Field[string]
 	CreatedAt wire.Field[time.Time]
@@ -32,7 +33,7 @@ type channelThreadInput struct {
 }
 
 // Decode implements engine.Input.
-func (in *channelThreadInput) Decode(name string, v []byte) error {
+func (in *ChannelThreadInput) Decode(name string, v []byte) error {
 	switch name {
 	case "case_id":
 		return in.CaseID.Decode(v, wire.String)
@@ -47,15 +48,15 @@ func (in *channelThreadInput) Decode(name string, v []byte) error {
 }
 
 // SetID implements engine.Input.
-func (in *channelThreadInput) SetID(id string) { in.ID.Put(id) }
+func (in *ChannelThreadInput) SetID(id string) { in.ID.Put(id) }
 
 // GivenID implements engine.Input.
-func (in *channelThreadInput) GivenID() (string, bool) { return in.ID.V, in.ID.Set }
+func (in *ChannelThreadInput) GivenID() (string, bool) { return in.ID.V, in.ID.Set }
 
-// Values implements engine.Input: creating, every member given and the
-// stamps the server fills; updating, the members given (null clears) and
-// the update stamps not given.
-func (in *channelThreadInput) Values(w *engine.Values, creating bool) {
+// Values implements engine.Input: creating, every member given, the
+// defaults of those not given and the stamps the server fills; updating,
+// the members given (null clears) and the update stamps not given.
+func (in *ChannelThreadInput) Values(w *engine.Values, creating bool) {
 	engine.Put(w, "case_id", "text", &in.CaseID)
 	switch {
 	case in.CreatedAt.Set && !in.CreatedAt.Null:
@@ -75,8 +76,19 @@ func (in *channelThreadInput) Values(w *engine.Values, creating bool) {
 	}
 }
 
+// Missing implements engine.Input: the required members the body leaves
+// out that no default fills.
+func (in *ChannelThreadInput) Missing(out []string) []string {
+	return out
+}
+
+// Fixed implements engine.Input: the immutable members the body gives,
+// which an update leaves as they are, or refuses.
+func (in *ChannelThreadInput) Fixed(w *engine.Values) {
+}
+
 // Parents implements engine.Input.
-func (in *channelThreadInput) Parents() []engine.ParentRef {
+func (in *ChannelThreadInput) Parents() []engine.ParentRef {
 	var out []engine.ParentRef
 	if v := in.CaseID.Value(); v != nil {
 		out = append(out, engine.ParentRef{Member: "case_id", Object: "case", Table: "cases", ID: *v})
@@ -85,7 +97,7 @@ func (in *channelThreadInput) Parents() []engine.ParentRef {
 }
 
 // Then implements engine.Input: the records created with this one.
-func (in *channelThreadInput) Then(creating bool) ([]engine.Step, error) {
+func (in *ChannelThreadInput) Then(creating bool) ([]engine.Step, error) {
 	return nil, nil
 }
 
@@ -132,6 +144,7 @@ var channelThreadResource = &engine.Resource[ChannelThread]{
 	Plural:  "channel_threads",
 	Object:  "channel_thread",
 	Members: []string{"case_id", "created_at", "updated_at"},
+	Written: map[string]string{"case_id": "case_id", "created_at": "created_at", "updated_at": "updated_at"},
 	Fields: []engine.Field[ChannelThread]{
 		{Member: "id", Column: "id", Type: spec.String,
 			Append: func(b []byte, e *ChannelThread) []byte { return wire.AppendString(b, e.ID) },
@@ -150,7 +163,7 @@ var channelThreadResource = &engine.Resource[ChannelThread]{
 			Parse:  engine.Parse(wire.DateTime), Value: func(e *ChannelThread) any { return engine.Val(e.UpdatedAt) }},
 	},
 	Unique:   map[string]string{"id": "id"},
-	NewInput: func() engine.Input[ChannelThread] { return new(channelThreadInput) },
+	NewInput: func() engine.Input[ChannelThread] { return new(ChannelThreadInput) },
 	Encode:   appendChannelThread,
 	ID:       func(e *ChannelThread) string { return e.ID },
 	Table:    "channel_threads",

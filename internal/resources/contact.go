@@ -49,9 +49,10 @@ type Contact struct {
 	Title                  *string
 }
 
-// contactInput is a decoded Contact body: for each member, whether it
-// was given and whether it was null.
-type contactInput struct {
+// ContactInput is a decoded Contact body: for each member, whether it
+// was given and whether it was null. Business rules (package rules) read
+// it; a before-write rule may Put its members.
+type ContactInput struct {
 	ID                     wire.Field[string]
 	Assistant              wire.Field[string]
 	AssistantPhone         wire.Field[string]
@@ -87,7 +88,7 @@ type contactInput struct {
 }
 
 // Decode implements engine.Input.
-func (in *contactInput) Decode(name string, v []byte) error {
+func (in *ContactInput) Decode(name string, v []byte) error {
 	switch name {
 	case "assistant":
 		return in.Assistant.Decode(v, wire.String)
@@ -158,15 +159,15 @@ func (in *contactInput) Decode(name string, v []byte) error {
 }
 
 // SetID implements engine.Input.
-func (in *contactInput) SetID(id string) { in.ID.Put(id) }
+func (in *ContactInput) SetID(id string) { in.ID.Put(id) }
 
 // GivenID implements engine.Input.
-func (in *contactInput) GivenID() (string, bool) { return in.ID.V, in.ID.Set }
+func (in *ContactInput) GivenID() (string, bool) { return in.ID.V, in.ID.Set }
 
-// Values implements engine.Input: creating, every member given and the
-// stamps the server fills; updating, the members given (null clears) and
-// the update stamps not given.
-func (in *contactInput) Values(w *engine.Values, creating bool) {
+// Values implements engine.Input: creating, every member given, the
+// defaults of those not given and the stamps the server fills; updating,
+// the members given (null clears) and the update stamps not given.
+func (in *ContactInput) Values(w *engine.Values, creating bool) {
 	engine.Put(w, "assistant", "text", &in.Assistant)
 	engine.Put(w, "assistant_phone", "text", &in.AssistantPhone)
 	engine.Put(w, "avatar", "text", &in.Avatar)
@@ -207,13 +208,24 @@ func (in *contactInput) Values(w *engine.Values, creating bool) {
 	engine.Put(w, "title", "text", &in.Title)
 }
 
+// Missing implements engine.Input: the required members the body leaves
+// out that no default fills.
+func (in *ContactInput) Missing(out []string) []string {
+	return out
+}
+
+// Fixed implements engine.Input: the immutable members the body gives,
+// which an update leaves as they are, or refuses.
+func (in *ContactInput) Fixed(w *engine.Values) {
+}
+
 // Parents implements engine.Input.
-func (in *contactInput) Parents() []engine.ParentRef {
+func (in *ContactInput) Parents() []engine.ParentRef {
 	return nil
 }
 
 // Then implements engine.Input: the records created with this one.
-func (in *contactInput) Then(creating bool) ([]engine.Step, error) {
+func (in *ContactInput) Then(creating bool) ([]engine.Step, error) {
 	return nil, nil
 }
 
@@ -372,6 +384,7 @@ var contactResource = &engine.Resource[Contact]{
 	Plural:  "contacts",
 	Object:  "contact",
 	Members: []string{"assistant", "assistant_phone", "avatar", "birthdate", "controller", "created_at", "created_by", "department", "description", "do_not_call", "email", "email_opt_out", "fax", "fax_opt_out", "first_name", "handle", "is_invalid", "languages", "last_modified_by", "last_name", "lead_source", "mailing_city", "mailing_country", "mailing_geocode_accuracy", "mailing_state", "mailing_street", "owner", "phone", "photo_url", "processor", "title"},
+	Written: map[string]string{"assistant": "assistant", "assistant_phone": "assistant_phone", "avatar": "avatar", "birthdate": "birthdate", "controller": "controller", "created_at": "created_at", "created_by": "created_by", "department": "department", "description": "description", "do_not_call": "do_not_call", "email": "email", "email_opt_out": "email_opt_out", "fax": "fax", "fax_opt_out": "fax_opt_out", "first_name": "first_name", "handle": "handle", "is_invalid": "is_invalid", "languages": "languages", "last_name": "last_name", "last_modified_by": "last_modified_by", "lead_source": "lead_source", "mailing_city": "mailing_city", "mailing_country": "mailing_country", "mailing_geocode_accuracy": "mailing_geocode_accuracy", "mailing_state": "mailing_state", "mailing_street": "mailing_street", "owner": "owner", "phone": "phone", "photo_url": "photo_url", "processor": "processor", "title": "title"},
 	Fields: []engine.Field[Contact]{
 		{Member: "id", Column: "id", Type: spec.String,
 			Append: func(b []byte, e *Contact) []byte { return wire.AppendString(b, e.ID) },
@@ -474,7 +487,7 @@ var contactResource = &engine.Resource[Contact]{
 			Parse:  engine.Parse(wire.String), Value: func(e *Contact) any { return engine.Val(e.Title) }},
 	},
 	Unique:   map[string]string{"id": "id"},
-	NewInput: func() engine.Input[Contact] { return new(contactInput) },
+	NewInput: func() engine.Input[Contact] { return new(ContactInput) },
 	Encode:   appendContact,
 	ID:       func(e *Contact) string { return e.ID },
 	Table:    "contacts",

@@ -25,9 +25,10 @@ type Customer struct {
 	ActivationDate    *string
 }
 
-// customerInput is a decoded Customer body: for each member, whether it
-// was given and whether it was null.
-type customerInput struct {
+// CustomerInput is a decoded Customer body: for each member, whether it
+// was given and whether it was null. Business rules (package rules) read
+// it; a before-write rule may Put its members.
+type CustomerInput struct {
 	ID                wire.Field[string]
 	SSOID             wire.Field[string]
 	Email             wire.Field[string]
@@ -40,7 +41,7 @@ type customerInput struct {
 }
 
 // Decode implements engine.Input.
-func (in *customerInput) Decode(name string, v []byte) error {
+func (in *CustomerInput) Decode(name string, v []byte) error {
 	switch name {
 	case "sso_id":
 		return in.SSOID.Decode(v, wire.String)
@@ -65,15 +66,15 @@ func (in *customerInput) Decode(name string, v []byte) error {
 }
 
 // SetID implements engine.Input.
-func (in *customerInput) SetID(id string) { in.ID.Put(id) }
+func (in *CustomerInput) SetID(id string) { in.ID.Put(id) }
 
 // GivenID implements engine.Input.
-func (in *customerInput) GivenID() (string, bool) { return in.ID.V, in.ID.Set }
+func (in *CustomerInput) GivenID() (string, bool) { return in.ID.V, in.ID.Set }
 
-// Values implements engine.Input: creating, every member given and the
-// stamps the server fills; updating, the members given (null clears) and
-// the update stamps not given.
-func (in *customerInput) Values(w *engine.Values, creating bool) {
+// Values implements engine.Input: creating, every member given, the
+// defaults of those not given and the stamps the server fills; updating,
+// the members given (null clears) and the update stamps not given.
+func (in *CustomerInput) Values(w *engine.Values, creating bool) {
 	engine.Put(w, "sso_id", "text", &in.SSOID)
 	engine.Put(w, "email", "text", &in.Email)
 	engine.Put(w, "first_name", "text", &in.FirstName)
@@ -84,13 +85,24 @@ func (in *customerInput) Values(w *engine.Values, creating bool) {
 	engine.Put(w, "activation_date", "text", &in.ActivationDate)
 }
 
+// Missing implements engine.Input: the required members the body leaves
+// out that no default fills.
+func (in *CustomerInput) Missing(out []string) []string {
+	return out
+}
+
+// Fixed implements engine.Input: the immutable members the body gives,
+// which an update leaves as they are, or refuses.
+func (in *CustomerInput) Fixed(w *engine.Values) {
+}
+
 // Parents implements engine.Input.
-func (in *customerInput) Parents() []engine.ParentRef {
+func (in *CustomerInput) Parents() []engine.ParentRef {
 	return nil
 }
 
 // Then implements engine.Input: the records created with this one.
-func (in *customerInput) Then(creating bool) ([]engine.Step, error) {
+func (in *CustomerInput) Then(creating bool) ([]engine.Step, error) {
 	return nil, nil
 }
 
@@ -157,6 +169,7 @@ var customerResource = &engine.Resource[Customer]{
 	Plural:  "customers",
 	Object:  "customer",
 	Members: []string{"activationDate", "email", "firstName", "lastName", "payment_customer_id", "phone", "sso_id", "timestamp"},
+	Written: map[string]string{"sso_id": "sso_id", "email": "email", "firstName": "first_name", "lastName": "last_name", "phone": "phone", "payment_customer_id": "payment_customer_id", "timestamp": "timestamp", "activationDate": "activation_date"},
 	Fields: []engine.Field[Customer]{
 		{Member: "id", Column: "id", Type: spec.String,
 			Append: func(b []byte, e *Customer) []byte { return wire.AppendString(b, e.ID) },
@@ -190,7 +203,7 @@ var customerResource = &engine.Resource[Customer]{
 			Parse:  engine.Parse(wire.String), Value: func(e *Customer) any { return engine.Val(e.ActivationDate) }},
 	},
 	Unique:   map[string]string{"id": "id"},
-	NewInput: func() engine.Input[Customer] { return new(customerInput) },
+	NewInput: func() engine.Input[Customer] { return new(CustomerInput) },
 	Encode:   appendCustomer,
 	ID:       func(e *Customer) string { return e.ID },
 	Table:    "customers",

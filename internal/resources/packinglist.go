@@ -25,9 +25,10 @@ type PackingList struct {
 	TrackingNumber      *string
 }
 
-// packingListInput is a decoded PackingList body: for each member, whether it
-// was given and whether it was null.
-type packingListInput struct {
+// PackingListInput is a decoded PackingList body: for each member, whether it
+// was given and whether it was null. Business rules (package rules) read
+// it; a before-write rule may Put its members.
+type PackingListInput struct {
 	ID                  wire.Field[string]
 	Number              wire.Field[string]
 	DeliveryDate        wire.Field[time.Time]
@@ -39,7 +40,7 @@ type packingListInput struct {
 }
 
 // Decode implements engine.Input.
-func (in *packingListInput) Decode(name string, v []byte) error {
+func (in *PackingListInput) Decode(name string, v []byte) error {
 	switch name {
 	case "number":
 		return in.Number.Decode(v, wire.String)
@@ -62,15 +63,15 @@ func (in *packingListInput) Decode(name string, v []byte) error {
 }
 
 // SetID implements engine.Input.
-func (in *packingListInput) SetID(id string) { in.ID.Put(id) }
+func (in *PackingListInput) SetID(id string) { in.ID.Put(id) }
 
 // GivenID implements engine.Input.
-func (in *packingListInput) GivenID() (string, bool) { return in.ID.V, in.ID.Set }
+func (in *PackingListInput) GivenID() (string, bool) { return in.ID.V, in.ID.Set }
 
-// Values implements engine.Input: creating, every member given and the
-// stamps the server fills; updating, the members given (null clears) and
-// the update stamps not given.
-func (in *packingListInput) Values(w *engine.Values, creating bool) {
+// Values implements engine.Input: creating, every member given, the
+// defaults of those not given and the stamps the server fills; updating,
+// the members given (null clears) and the update stamps not given.
+func (in *PackingListInput) Values(w *engine.Values, creating bool) {
 	engine.Put(w, "number", "text", &in.Number)
 	engine.Put(w, "delivery_date", "date", &in.DeliveryDate)
 	engine.Put(w, "invoice_number", "text", &in.InvoiceNumber)
@@ -80,13 +81,24 @@ func (in *packingListInput) Values(w *engine.Values, creating bool) {
 	engine.Put(w, "tracking_number", "text", &in.TrackingNumber)
 }
 
+// Missing implements engine.Input: the required members the body leaves
+// out that no default fills.
+func (in *PackingListInput) Missing(out []string) []string {
+	return out
+}
+
+// Fixed implements engine.Input: the immutable members the body gives,
+// which an update leaves as they are, or refuses.
+func (in *PackingListInput) Fixed(w *engine.Values) {
+}
+
 // Parents implements engine.Input.
-func (in *packingListInput) Parents() []engine.ParentRef {
+func (in *PackingListInput) Parents() []engine.ParentRef {
 	return nil
 }
 
 // Then implements engine.Input: the records created with this one.
-func (in *packingListInput) Then(creating bool) ([]engine.Step, error) {
+func (in *PackingListInput) Then(creating bool) ([]engine.Step, error) {
 	return nil, nil
 }
 
@@ -149,6 +161,7 @@ var packingListResource = &engine.Resource[PackingList]{
 	Plural:  "packing_lists",
 	Object:  "packing_list",
 	Members: []string{"arrivalDate", "deliveryDate", "invoice_number", "number", "purchase_order_number", "ship_per", "tracking_number"},
+	Written: map[string]string{"number": "number", "deliveryDate": "delivery_date", "invoice_number": "invoice_number", "arrivalDate": "arrival_date", "purchase_order_number": "purchase_order_number", "ship_per": "ship_per", "tracking_number": "tracking_number"},
 	Fields: []engine.Field[PackingList]{
 		{Member: "id", Column: "id", Type: spec.String,
 			Append: func(b []byte, e *PackingList) []byte { return wire.AppendString(b, e.ID) },
@@ -179,7 +192,7 @@ var packingListResource = &engine.Resource[PackingList]{
 			Parse:  engine.Parse(wire.String), Value: func(e *PackingList) any { return engine.Val(e.TrackingNumber) }},
 	},
 	Unique:   map[string]string{"id": "id"},
-	NewInput: func() engine.Input[PackingList] { return new(packingListInput) },
+	NewInput: func() engine.Input[PackingList] { return new(PackingListInput) },
 	Encode:   appendPackingList,
 	ID:       func(e *PackingList) string { return e.ID },
 	Table:    "packing_lists",

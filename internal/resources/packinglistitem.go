@@ -22,9 +22,10 @@ type PackingListItem struct {
 	Arrived     *bool
 }
 
-// packingListItemInput is a decoded PackingListItem body: for each member, whether it
-// was given and whether it was null.
-type packingListItemInput struct {
+// PackingListItemInput is a decoded PackingListItem body: for each member, whether it
+// was given and whether it was null. Business rules (package rules) read
+// it; a before-write rule may Put its members.
+type PackingListItemInput struct {
 	ID          wire.Field[string]
 	Sku         wire.Field[string]
 	Description wire.Field[string]
@@ -34,7 +35,7 @@ type packingListItemInput struct {
 }
 
 // Decode implements engine.Input.
-func (in *packingListItemInput) Decode(name string, v []byte) error {
+func (in *PackingListItemInput) Decode(name string, v []byte) error {
 	switch name {
 	case "sku":
 		return in.Sku.Decode(v, wire.String)
@@ -53,15 +54,15 @@ func (in *packingListItemInput) Decode(name string, v []byte) error {
 }
 
 // SetID implements engine.Input.
-func (in *packingListItemInput) SetID(id string) { in.ID.Put(id) }
+func (in *PackingListItemInput) SetID(id string) { in.ID.Put(id) }
 
 // GivenID implements engine.Input.
-func (in *packingListItemInput) GivenID() (string, bool) { return in.ID.V, in.ID.Set }
+func (in *PackingListItemInput) GivenID() (string, bool) { return in.ID.V, in.ID.Set }
 
-// Values implements engine.Input: creating, every member given and the
-// stamps the server fills; updating, the members given (null clears) and
-// the update stamps not given.
-func (in *packingListItemInput) Values(w *engine.Values, creating bool) {
+// Values implements engine.Input: creating, every member given, the
+// defaults of those not given and the stamps the server fills; updating,
+// the members given (null clears) and the update stamps not given.
+func (in *PackingListItemInput) Values(w *engine.Values, creating bool) {
 	engine.Put(w, "sku", "text", &in.Sku)
 	engine.Put(w, "description", "text", &in.Description)
 	engine.Put(w, "quantity", "int8", &in.Quantity)
@@ -69,8 +70,19 @@ func (in *packingListItemInput) Values(w *engine.Values, creating bool) {
 	engine.Put(w, "arrived", "boolean", &in.Arrived)
 }
 
+// Missing implements engine.Input: the required members the body leaves
+// out that no default fills.
+func (in *PackingListItemInput) Missing(out []string) []string {
+	return out
+}
+
+// Fixed implements engine.Input: the immutable members the body gives,
+// which an update leaves as they are, or refuses.
+func (in *PackingListItemInput) Fixed(w *engine.Values) {
+}
+
 // Parents implements engine.Input.
-func (in *packingListItemInput) Parents() []engine.ParentRef {
+func (in *PackingListItemInput) Parents() []engine.ParentRef {
 	var out []engine.ParentRef
 	if v := in.PackingList.Value(); v != nil {
 		out = append(out, engine.ParentRef{Member: "packing_list", Object: "packing_list", Table: "packing_lists", ID: *v})
@@ -79,7 +91,7 @@ func (in *packingListItemInput) Parents() []engine.ParentRef {
 }
 
 // Then implements engine.Input: the records created with this one.
-func (in *packingListItemInput) Then(creating bool) ([]engine.Step, error) {
+func (in *PackingListItemInput) Then(creating bool) ([]engine.Step, error) {
 	return nil, nil
 }
 
@@ -134,6 +146,7 @@ var packingListItemResource = &engine.Resource[PackingListItem]{
 	Plural:  "packing_list_items",
 	Object:  "packing_list_item",
 	Members: []string{"arrived", "description", "packing_list", "quantity", "sku"},
+	Written: map[string]string{"sku": "sku", "description": "description", "quantity": "quantity", "packing_list": "packing_list", "arrived": "arrived"},
 	Fields: []engine.Field[PackingListItem]{
 		{Member: "id", Column: "id", Type: spec.String,
 			Append: func(b []byte, e *PackingListItem) []byte { return wire.AppendString(b, e.ID) },
@@ -158,7 +171,7 @@ var packingListItemResource = &engine.Resource[PackingListItem]{
 			Parse:  engine.Parse(wire.Bool), Value: func(e *PackingListItem) any { return engine.Val(e.Arrived) }},
 	},
 	Unique:   map[string]string{"id": "id"},
-	NewInput: func() engine.Input[PackingListItem] { return new(packingListItemInput) },
+	NewInput: func() engine.Input[PackingListItem] { return new(PackingListItemInput) },
 	Encode:   appendPackingListItem,
 	ID:       func(e *PackingListItem) string { return e.ID },
 	Table:    "packing_list_items",

@@ -35,9 +35,10 @@ type PurchaseOrder struct {
 	TransactionID       *string
 }
 
-// purchaseOrderInput is a decoded PurchaseOrder body: for each member, whether it
-// was given and whether it was null.
-type purchaseOrderInput struct {
+// PurchaseOrderInput is a decoded PurchaseOrder body: for each member, whether it
+// was given and whether it was null. Business rules (package rules) read
+// it; a before-write rule may Put its members.
+type PurchaseOrderInput struct {
 	ID                  wire.Field[string]
 	Createdat           wire.Field[string]
 	DeliveryDate        wire.Field[string]
@@ -59,7 +60,7 @@ type purchaseOrderInput struct {
 }
 
 // Decode implements engine.Input.
-func (in *purchaseOrderInput) Decode(name string, v []byte) error {
+func (in *PurchaseOrderInput) Decode(name string, v []byte) error {
 	switch name {
 	case "createdat":
 		return in.Createdat.Decode(v, wire.IndexedString)
@@ -102,15 +103,15 @@ func (in *purchaseOrderInput) Decode(name string, v []byte) error {
 }
 
 // SetID implements engine.Input.
-func (in *purchaseOrderInput) SetID(id string) { in.ID.Put(id) }
+func (in *PurchaseOrderInput) SetID(id string) { in.ID.Put(id) }
 
 // GivenID implements engine.Input.
-func (in *purchaseOrderInput) GivenID() (string, bool) { return in.ID.V, in.ID.Set }
+func (in *PurchaseOrderInput) GivenID() (string, bool) { return in.ID.V, in.ID.Set }
 
-// Values implements engine.Input: creating, every member given and the
-// stamps the server fills; updating, the members given (null clears) and
-// the update stamps not given.
-func (in *purchaseOrderInput) Values(w *engine.Values, creating bool) {
+// Values implements engine.Input: creating, every member given, the
+// defaults of those not given and the stamps the server fills; updating,
+// the members given (null clears) and the update stamps not given.
+func (in *PurchaseOrderInput) Values(w *engine.Values, creating bool) {
 	switch {
 	case in.Createdat.Set && !in.Createdat.Null:
 		w.Set("createdat", "text", in.Createdat.V)
@@ -144,13 +145,24 @@ func (in *purchaseOrderInput) Values(w *engine.Values, creating bool) {
 	engine.Put(w, "transaction_id", "text", &in.TransactionID)
 }
 
+// Missing implements engine.Input: the required members the body leaves
+// out that no default fills.
+func (in *PurchaseOrderInput) Missing(out []string) []string {
+	return out
+}
+
+// Fixed implements engine.Input: the immutable members the body gives,
+// which an update leaves as they are, or refuses.
+func (in *PurchaseOrderInput) Fixed(w *engine.Values) {
+}
+
 // Parents implements engine.Input.
-func (in *purchaseOrderInput) Parents() []engine.ParentRef {
+func (in *PurchaseOrderInput) Parents() []engine.ParentRef {
 	return nil
 }
 
 // Then implements engine.Input: the records created with this one.
-func (in *purchaseOrderInput) Then(creating bool) ([]engine.Step, error) {
+func (in *PurchaseOrderInput) Then(creating bool) ([]engine.Step, error) {
 	return nil, nil
 }
 
@@ -253,6 +265,7 @@ var purchaseOrderResource = &engine.Resource[PurchaseOrder]{
 	Plural:  "purchase_orders",
 	Object:  "purchase_order",
 	Members: []string{"createdat", "delivery_date", "description", "external_id", "financer", "fulfiller", "lastupdated", "purchase_date", "purchase_order_hash", "purchase_order_name", "purchase_order_number", "purchase_order_status", "purchaser", "subtotal", "total", "transaction_id", "vendor"},
+	Written: map[string]string{"createdat": "createdat", "delivery_date": "delivery_date", "description": "description", "external_id": "external_id", "financer": "financer", "fulfiller": "fulfiller", "lastupdated": "lastupdated", "purchase_date": "purchase_date", "purchase_order_hash": "purchase_order_hash", "purchase_order_name": "purchase_order_name", "purchase_order_number": "purchase_order_number", "purchase_order_status": "purchase_order_status", "purchaser": "purchaser", "subtotal": "subtotal", "total": "total", "vendor": "vendor", "transaction_id": "transaction_id"},
 	Fields: []engine.Field[PurchaseOrder]{
 		{Member: "id", Column: "id", Type: spec.String,
 			Append: func(b []byte, e *PurchaseOrder) []byte { return wire.AppendString(b, e.ID) },
@@ -313,7 +326,7 @@ var purchaseOrderResource = &engine.Resource[PurchaseOrder]{
 			Parse:  engine.Parse(wire.String), Value: func(e *PurchaseOrder) any { return engine.Val(e.TransactionID) }},
 	},
 	Unique:   map[string]string{"id": "id"},
-	NewInput: func() engine.Input[PurchaseOrder] { return new(purchaseOrderInput) },
+	NewInput: func() engine.Input[PurchaseOrder] { return new(PurchaseOrderInput) },
 	Encode:   appendPurchaseOrder,
 	ID:       func(e *PurchaseOrder) string { return e.ID },
 	Table:    "purchase_orders",

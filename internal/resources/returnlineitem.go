@@ -26,9 +26,10 @@ type ReturnLineItem struct {
 	TaxRefunded      *string
 }
 
-// returnLineItemInput is a decoded ReturnLineItem body: for each member, whether it
-// was given and whether it was null.
-type returnLineItemInput struct {
+// ReturnLineItemInput is a decoded ReturnLineItem body: for each member, whether it
+// was given and whether it was null. Business rules (package rules) read
+// it; a before-write rule may Put its members.
+type ReturnLineItemInput struct {
 	ID               wire.Field[string]
 	Amount           wire.Field[string]
 	Condition        wire.Field[string]
@@ -42,7 +43,7 @@ type returnLineItemInput struct {
 }
 
 // Decode implements engine.Input.
-func (in *returnLineItemInput) Decode(name string, v []byte) error {
+func (in *ReturnLineItemInput) Decode(name string, v []byte) error {
 	switch name {
 	case "amount":
 		return in.Amount.Decode(v, wire.String)
@@ -69,15 +70,15 @@ func (in *returnLineItemInput) Decode(name string, v []byte) error {
 }
 
 // SetID implements engine.Input.
-func (in *returnLineItemInput) SetID(id string) { in.ID.Put(id) }
+func (in *ReturnLineItemInput) SetID(id string) { in.ID.Put(id) }
 
 // GivenID implements engine.Input.
-func (in *returnLineItemInput) GivenID() (string, bool) { return in.ID.V, in.ID.Set }
+func (in *ReturnLineItemInput) GivenID() (string, bool) { return in.ID.V, in.ID.Set }
 
-// Values implements engine.Input: creating, every member given and the
-// stamps the server fills; updating, the members given (null clears) and
-// the update stamps not given.
-func (in *returnLineItemInput) Values(w *engine.Values, creating bool) {
+// Values implements engine.Input: creating, every member given, the
+// defaults of those not given and the stamps the server fills; updating,
+// the members given (null clears) and the update stamps not given.
+func (in *ReturnLineItemInput) Values(w *engine.Values, creating bool) {
 	engine.Put(w, "amount", "text", &in.Amount)
 	engine.Put(w, "condition", "text", &in.Condition)
 	engine.Put(w, "flat_rate_shipping", "text", &in.FlatRateShipping)
@@ -89,8 +90,19 @@ func (in *returnLineItemInput) Values(w *engine.Values, creating bool) {
 	engine.Put(w, "tax_refunded", "text", &in.TaxRefunded)
 }
 
+// Missing implements engine.Input: the required members the body leaves
+// out that no default fills.
+func (in *ReturnLineItemInput) Missing(out []string) []string {
+	return out
+}
+
+// Fixed implements engine.Input: the immutable members the body gives,
+// which an update leaves as they are, or refuses.
+func (in *ReturnLineItemInput) Fixed(w *engine.Values) {
+}
+
 // Parents implements engine.Input.
-func (in *returnLineItemInput) Parents() []engine.ParentRef {
+func (in *ReturnLineItemInput) Parents() []engine.ParentRef {
 	var out []engine.ParentRef
 	if v := in.ReturnID.Value(); v != nil {
 		out = append(out, engine.ParentRef{Member: "return_id", Object: "return", Table: "returns", ID: *v})
@@ -99,7 +111,7 @@ func (in *returnLineItemInput) Parents() []engine.ParentRef {
 }
 
 // Then implements engine.Input: the records created with this one.
-func (in *returnLineItemInput) Then(creating bool) ([]engine.Step, error) {
+func (in *ReturnLineItemInput) Then(creating bool) ([]engine.Step, error) {
 	return nil, nil
 }
 
@@ -170,6 +182,7 @@ var returnLineItemResource = &engine.Resource[ReturnLineItem]{
 	Plural:  "return_line_items",
 	Object:  "return_line_item",
 	Members: []string{"amount", "condition", "flat_rate_shipping", "name", "price", "return_id", "serial_number", "sku", "tax_refunded"},
+	Written: map[string]string{"amount": "amount", "condition": "condition", "flat_rate_shipping": "flat_rate_shipping", "name": "name", "price": "price", "return_id": "return_id", "serial_number": "serial_number", "sku": "sku", "tax_refunded": "tax_refunded"},
 	Fields: []engine.Field[ReturnLineItem]{
 		{Member: "id", Column: "id", Type: spec.String,
 			Append: func(b []byte, e *ReturnLineItem) []byte { return wire.AppendString(b, e.ID) },
@@ -206,7 +219,7 @@ var returnLineItemResource = &engine.Resource[ReturnLineItem]{
 			Parse:  engine.Parse(wire.String), Value: func(e *ReturnLineItem) any { return engine.Val(e.TaxRefunded) }},
 	},
 	Unique:   map[string]string{"id": "id"},
-	NewInput: func() engine.Input[ReturnLineItem] { return new(returnLineItemInput) },
+	NewInput: func() engine.Input[ReturnLineItem] { return new(ReturnLineItemInput) },
 	Encode:   appendReturnLineItem,
 	ID:       func(e *ReturnLineItem) string { return e.ID },
 	Table:    "return_line_items",

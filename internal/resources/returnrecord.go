@@ -42,9 +42,10 @@ type ReturnRecord struct {
 	TotalRefunded       *string
 }
 
-// returnRecordInput is a decoded Return body: for each member, whether it
-// was given and whether it was null.
-type returnRecordInput struct {
+// ReturnRecordInput is a decoded Return body: for each member, whether it
+// was given and whether it was null. Business rules (package rules) read
+// it; a before-write rule may Put its members.
+type ReturnRecordInput struct {
 	ID                  wire.Field[string]
 	OrderID             wire.Field[string]
 	Description         wire.Field[string]
@@ -73,7 +74,7 @@ type returnRecordInput struct {
 }
 
 // Decode implements engine.Input.
-func (in *returnRecordInput) Decode(name string, v []byte) error {
+func (in *ReturnRecordInput) Decode(name string, v []byte) error {
 	switch name {
 	case "order_id":
 		return in.OrderID.Decode(v, wire.String)
@@ -130,15 +131,15 @@ func (in *returnRecordInput) Decode(name string, v []byte) error {
 }
 
 // SetID implements engine.Input.
-func (in *returnRecordInput) SetID(id string) { in.ID.Put(id) }
+func (in *ReturnRecordInput) SetID(id string) { in.ID.Put(id) }
 
 // GivenID implements engine.Input.
-func (in *returnRecordInput) GivenID() (string, bool) { return in.ID.V, in.ID.Set }
+func (in *ReturnRecordInput) GivenID() (string, bool) { return in.ID.V, in.ID.Set }
 
-// Values implements engine.Input: creating, every member given and the
-// stamps the server fills; updating, the members given (null clears) and
-// the update stamps not given.
-func (in *returnRecordInput) Values(w *engine.Values, creating bool) {
+// Values implements engine.Input: creating, every member given, the
+// defaults of those not given and the stamps the server fills; updating,
+// the members given (null clears) and the update stamps not given.
+func (in *ReturnRecordInput) Values(w *engine.Values, creating bool) {
 	engine.Put(w, "order_id", "text", &in.OrderID)
 	engine.Put(w, "description", "text", &in.Description)
 	engine.Put(w, "issue", "text", &in.Issue)
@@ -172,13 +173,24 @@ func (in *returnRecordInput) Values(w *engine.Values, creating bool) {
 	engine.Put(w, "total_refunded", "text", &in.TotalRefunded)
 }
 
+// Missing implements engine.Input: the required members the body leaves
+// out that no default fills.
+func (in *ReturnRecordInput) Missing(out []string) []string {
+	return out
+}
+
+// Fixed implements engine.Input: the immutable members the body gives,
+// which an update leaves as they are, or refuses.
+func (in *ReturnRecordInput) Fixed(w *engine.Values) {
+}
+
 // Parents implements engine.Input.
-func (in *returnRecordInput) Parents() []engine.ParentRef {
+func (in *ReturnRecordInput) Parents() []engine.ParentRef {
 	return nil
 }
 
 // Then implements engine.Input: the records created with this one.
-func (in *returnRecordInput) Then(creating bool) ([]engine.Step, error) {
+func (in *ReturnRecordInput) Then(creating bool) ([]engine.Step, error) {
 	return nil, nil
 }
 
@@ -309,6 +321,7 @@ var returnRecordResource = &engine.Resource[ReturnRecord]{
 	Plural:  "returns",
 	Object:  "return",
 	Members: []string{"action_needed", "amount", "condition", "created_date", "customerEmail", "customer_id", "description", "enteredBy", "flat_rate_shipping", "helpdesk_number", "issue", "order_date", "order_id", "reason_category", "reported_condition", "requested_date", "rma", "scanned_serial_number", "serial_number", "shipped_date", "status", "tax_refunded", "total_refunded", "tracking_number"},
+	Written: map[string]string{"order_id": "order_id", "description": "description", "issue": "issue", "status": "status", "tracking_number": "tracking_number", "action_needed": "action_needed", "customerEmail": "customer_email", "rma": "rma", "serial_number": "serial_number", "scanned_serial_number": "scanned_serial_number", "helpdesk_number": "helpdesk_number", "enteredBy": "entered_by", "order_date": "order_date", "shipped_date": "shipped_date", "requested_date": "requested_date", "condition": "condition", "reported_condition": "reported_condition", "created_date": "created_date", "amount": "amount", "flat_rate_shipping": "flat_rate_shipping", "customer_id": "customer_id", "reason_category": "reason_category", "tax_refunded": "tax_refunded", "total_refunded": "total_refunded"},
 	Fields: []engine.Field[ReturnRecord]{
 		{Member: "id", Column: "id", Type: spec.String,
 			Append: func(b []byte, e *ReturnRecord) []byte { return wire.AppendString(b, e.ID) },
@@ -390,7 +403,7 @@ var returnRecordResource = &engine.Resource[ReturnRecord]{
 			Parse:  engine.Parse(wire.String), Value: func(e *ReturnRecord) any { return engine.Val(e.TotalRefunded) }},
 	},
 	Unique:   map[string]string{"id": "id"},
-	NewInput: func() engine.Input[ReturnRecord] { return new(returnRecordInput) },
+	NewInput: func() engine.Input[ReturnRecord] { return new(ReturnRecordInput) },
 	Encode:   appendReturnRecord,
 	ID:       func(e *ReturnRecord) string { return e.ID },
 	Table:    "returns",

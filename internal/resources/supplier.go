@@ -27,9 +27,10 @@ type Supplier struct {
 	UpdatedAt  *time.Time
 }
 
-// supplierInput is a decoded Supplier body: for each member, whether it
-// was given and whether it was null.
-type supplierInput struct {
+// SupplierInput is a decoded Supplier body: for each member, whether it
+// was given and whether it was null. Business rules (package rules) read
+// it; a before-write rule may Put its members.
+type SupplierInput struct {
 	ID         wire.Field[string]
 	Name       wire.Field[string]
 	ProvidedID wire.Field[string]
@@ -41,7 +42,7 @@ type supplierInput struct {
 }
 
 // Decode implements engine.Input.
-func (in *supplierInput) Decode(name string, v []byte) error {
+func (in *SupplierInput) Decode(name string, v []byte) error {
 	switch name {
 	case "name":
 		return in.Name.Decode(v, wire.String)
@@ -64,15 +65,15 @@ func (in *supplierInput) Decode(name string, v []byte) error {
 }
 
 // SetID implements engine.Input.
-func (in *supplierInput) SetID(id string) { in.ID.Put(id) }
+func (in *SupplierInput) SetID(id string) { in.ID.Put(id) }
 
 // GivenID implements engine.Input.
-func (in *supplierInput) GivenID() (string, bool) { return in.ID.V, in.ID.Set }
+func (in *SupplierInput) GivenID() (string, bool) { return in.ID.V, in.ID.Set }
 
-// Values implements engine.Input: creating, every member given and the
-// stamps the server fills; updating, the members given (null clears) and
-// the update stamps not given.
-func (in *supplierInput) Values(w *engine.Values, creating bool) {
+// Values implements engine.Input: creating, every member given, the
+// defaults of those not given and the stamps the server fills; updating,
+// the members given (null clears) and the update stamps not given.
+func (in *SupplierInput) Values(w *engine.Values, creating bool) {
 	engine.Put(w, "name", "text", &in.Name)
 	engine.Put(w, "provided_id", "text", &in.ProvidedID)
 	if in.Mapping.Set {
@@ -102,13 +103,24 @@ func (in *supplierInput) Values(w *engine.Values, creating bool) {
 	}
 }
 
+// Missing implements engine.Input: the required members the body leaves
+// out that no default fills.
+func (in *SupplierInput) Missing(out []string) []string {
+	return out
+}
+
+// Fixed implements engine.Input: the immutable members the body gives,
+// which an update leaves as they are, or refuses.
+func (in *SupplierInput) Fixed(w *engine.Values) {
+}
+
 // Parents implements engine.Input.
-func (in *supplierInput) Parents() []engine.ParentRef {
+func (in *SupplierInput) Parents() []engine.ParentRef {
 	return nil
 }
 
 // Then implements engine.Input: the records created with this one.
-func (in *supplierInput) Then(creating bool) ([]engine.Step, error) {
+func (in *SupplierInput) Then(creating bool) ([]engine.Step, error) {
 	return nil, nil
 }
 
@@ -173,6 +185,7 @@ var supplierResource = &engine.Resource[Supplier]{
 	Plural:  "suppliers",
 	Object:  "supplier",
 	Members: []string{"created_at", "mapping", "name", "properties", "provided_id", "updated_at"},
+	Written: map[string]string{"name": "name", "provided_id": "provided_id", "mapping": "mapping", "properties": "properties", "created_at": "created_at", "updated_at": "updated_at"},
 	Fields: []engine.Field[Supplier]{
 		{Member: "id", Column: "id", Type: spec.String,
 			Append: func(b []byte, e *Supplier) []byte { return wire.AppendString(b, e.ID) },
@@ -201,7 +214,7 @@ var supplierResource = &engine.Resource[Supplier]{
 			Parse:  engine.Parse(wire.DateTime), Value: func(e *Supplier) any { return engine.Val(e.UpdatedAt) }},
 	},
 	Unique:    map[string]string{"id": "id"},
-	NewInput:  func() engine.Input[Supplier] { return new(supplierInput) },
+	NewInput:  func() engine.Input[Supplier] { return new(SupplierInput) },
 	Encode:    appendSupplier,
 	ID:        func(e *Supplier) string { return e.ID },
 	Table:     "suppliers",
@@ -210,5 +223,5 @@ var supplierResource = &engine.Resource[Supplier]{
 	Scan:      engine.ScanNew((*supplierRow).scan),
 	Scanner:   engine.ScanReuse((*supplierRow).scan),
 	Version:   func(e *Supplier) int64 { return e.Version },
-	SetSecret: func(in engine.Input[Supplier], hash string) { in.(*supplierInput).secretHash = hash },
+	SetSecret: func(in engine.Input[Supplier], hash string) { in.(*SupplierInput).secretHash = hash },
 }

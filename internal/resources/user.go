@@ -35,9 +35,10 @@ type User struct {
 	Username     *string
 }
 
-// userInput is a decoded User body: for each member, whether it
-// was given and whether it was null.
-type userInput struct {
+// UserInput is a decoded User body: for each member, whether it
+// was given and whether it was null. Business rules (package rules) read
+// it; a before-write rule may Put its members.
+type UserInput struct {
 	ID           wire.Field[string]
 	Active       wire.Field[bool]
 	Avatar       wire.Field[string]
@@ -59,7 +60,7 @@ type userInput struct {
 }
 
 // Decode implements engine.Input.
-func (in *userInput) Decode(name string, v []byte) error {
+func (in *UserInput) Decode(name string, v []byte) error {
 	switch name {
 	case "active":
 		return in.Active.Decode(v, wire.Bool)
@@ -102,15 +103,15 @@ func (in *userInput) Decode(name string, v []byte) error {
 }
 
 // SetID implements engine.Input.
-func (in *userInput) SetID(id string) { in.ID.Put(id) }
+func (in *UserInput) SetID(id string) { in.ID.Put(id) }
 
 // GivenID implements engine.Input.
-func (in *userInput) GivenID() (string, bool) { return in.ID.V, in.ID.Set }
+func (in *UserInput) GivenID() (string, bool) { return in.ID.V, in.ID.Set }
 
-// Values implements engine.Input: creating, every member given and the
-// stamps the server fills; updating, the members given (null clears) and
-// the update stamps not given.
-func (in *userInput) Values(w *engine.Values, creating bool) {
+// Values implements engine.Input: creating, every member given, the
+// defaults of those not given and the stamps the server fills; updating,
+// the members given (null clears) and the update stamps not given.
+func (in *UserInput) Values(w *engine.Values, creating bool) {
 	engine.Put(w, "active", "boolean", &in.Active)
 	engine.Put(w, "avatar", "text", &in.Avatar)
 	engine.Put(w, "bio", "text", &in.Bio)
@@ -130,13 +131,24 @@ func (in *userInput) Values(w *engine.Values, creating bool) {
 	engine.Put(w, "username", "text", &in.Username)
 }
 
+// Missing implements engine.Input: the required members the body leaves
+// out that no default fills.
+func (in *UserInput) Missing(out []string) []string {
+	return out
+}
+
+// Fixed implements engine.Input: the immutable members the body gives,
+// which an update leaves as they are, or refuses.
+func (in *UserInput) Fixed(w *engine.Values) {
+}
+
 // Parents implements engine.Input.
-func (in *userInput) Parents() []engine.ParentRef {
+func (in *UserInput) Parents() []engine.ParentRef {
 	return nil
 }
 
 // Then implements engine.Input: the records created with this one.
-func (in *userInput) Then(creating bool) ([]engine.Step, error) {
+func (in *UserInput) Then(creating bool) ([]engine.Step, error) {
 	return nil, nil
 }
 
@@ -239,6 +251,7 @@ var userResource = &engine.Resource[User]{
 	Plural:  "users",
 	Object:  "user",
 	Members: []string{"active", "avatar", "bio", "birthday", "country", "email", "firstName", "lastName", "last_seen", "last_typed", "location", "organization", "phone", "regions", "social_handle", "title", "username"},
+	Written: map[string]string{"active": "active", "avatar": "avatar", "bio": "bio", "birthday": "birthday", "country": "country", "email": "email", "firstName": "first_name", "lastName": "last_name", "last_seen": "last_seen", "last_typed": "last_typed", "location": "location", "organization": "organization", "phone": "phone", "regions": "regions", "title": "title", "social_handle": "social_handle", "username": "username"},
 	Fields: []engine.Field[User]{
 		{Member: "id", Column: "id", Type: spec.String,
 			Append: func(b []byte, e *User) []byte { return wire.AppendString(b, e.ID) },
@@ -299,7 +312,7 @@ var userResource = &engine.Resource[User]{
 			Parse:  engine.Parse(wire.String), Value: func(e *User) any { return engine.Val(e.Username) }},
 	},
 	Unique:   map[string]string{"id": "id", "username": "username"},
-	NewInput: func() engine.Input[User] { return new(userInput) },
+	NewInput: func() engine.Input[User] { return new(UserInput) },
 	Encode:   appendUser,
 	ID:       func(e *User) string { return e.ID },
 	Table:    "users",

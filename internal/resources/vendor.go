@@ -55,9 +55,10 @@ type Vendor struct {
 	IsPublic          *bool
 }
 
-// vendorInput is a decoded Vendor body: for each member, whether it
-// was given and whether it was null.
-type vendorInput struct {
+// VendorInput is a decoded Vendor body: for each member, whether it
+// was given and whether it was null. Business rules (package rules) read
+// it; a before-write rule may Put its members.
+type VendorInput struct {
 	ID                wire.Field[string]
 	VendorName        wire.Field[string]
 	VendorNotes       wire.Field[string]
@@ -98,7 +99,7 @@ type vendorInput struct {
 }
 
 // Decode implements engine.Input.
-func (in *vendorInput) Decode(name string, v []byte) error {
+func (in *VendorInput) Decode(name string, v []byte) error {
 	switch name {
 	case "vendorName":
 		return in.VendorName.Decode(v, wire.String)
@@ -179,15 +180,15 @@ func (in *vendorInput) Decode(name string, v []byte) error {
 }
 
 // SetID implements engine.Input.
-func (in *vendorInput) SetID(id string) { in.ID.Put(id) }
+func (in *VendorInput) SetID(id string) { in.ID.Put(id) }
 
 // GivenID implements engine.Input.
-func (in *vendorInput) GivenID() (string, bool) { return in.ID.V, in.ID.Set }
+func (in *VendorInput) GivenID() (string, bool) { return in.ID.V, in.ID.Set }
 
-// Values implements engine.Input: creating, every member given and the
-// stamps the server fills; updating, the members given (null clears) and
-// the update stamps not given.
-func (in *vendorInput) Values(w *engine.Values, creating bool) {
+// Values implements engine.Input: creating, every member given, the
+// defaults of those not given and the stamps the server fills; updating,
+// the members given (null clears) and the update stamps not given.
+func (in *VendorInput) Values(w *engine.Values, creating bool) {
 	engine.Put(w, "vendor_name", "text", &in.VendorName)
 	engine.Put(w, "vendor_notes", "text", &in.VendorNotes)
 	engine.Put(w, "vendor_subtype", "text", &in.VendorSubtype)
@@ -233,13 +234,24 @@ func (in *vendorInput) Values(w *engine.Values, creating bool) {
 	engine.Put(w, "is_public", "boolean", &in.IsPublic)
 }
 
+// Missing implements engine.Input: the required members the body leaves
+// out that no default fills.
+func (in *VendorInput) Missing(out []string) []string {
+	return out
+}
+
+// Fixed implements engine.Input: the immutable members the body gives,
+// which an update leaves as they are, or refuses.
+func (in *VendorInput) Fixed(w *engine.Values) {
+}
+
 // Parents implements engine.Input.
-func (in *vendorInput) Parents() []engine.ParentRef {
+func (in *VendorInput) Parents() []engine.ParentRef {
 	return nil
 }
 
 // Then implements engine.Input: the records created with this one.
-func (in *vendorInput) Then(creating bool) ([]engine.Step, error) {
+func (in *VendorInput) Then(creating bool) ([]engine.Step, error) {
 	return nil, nil
 }
 
@@ -418,6 +430,7 @@ var vendorResource = &engine.Resource[Vendor]{
 	Plural:  "vendors",
 	Object:  "vendor",
 	Members: []string{"annualRevenue", "avatar", "billingCity", "billingCountry", "billingLatitude", "billingLongitude", "billingState", "billingStreet", "created_at", "description", "employees", "fax", "industry", "is_active", "is_public", "last_modified_by", "numberOfEmployees", "ownership", "parentVendor", "phone", "rating", "shippingCity", "shippingCountry", "shippingLatitude", "shippingLongitude", "shippingState", "shippingStreet", "stockTicker", "vendorName", "vendorNotes", "vendorSubtype", "vendorType", "vendor_owner", "vendor_source", "website", "yearStarted"},
+	Written: map[string]string{"vendorName": "vendor_name", "vendorNotes": "vendor_notes", "vendorSubtype": "vendor_subtype", "vendorType": "vendor_type", "vendor_owner": "vendor_owner", "vendor_source": "vendor_source", "description": "description", "industry": "industry", "ownership": "ownership", "parentVendor": "parent_vendor", "rating": "rating", "stockTicker": "stock_ticker", "website": "website", "yearStarted": "year_started", "avatar": "avatar", "annualRevenue": "annual_revenue", "employees": "employees", "numberOfEmployees": "number_of_employees", "fax": "fax", "phone": "phone", "billingCity": "billing_city", "billingCountry": "billing_country", "billingLatitude": "billing_latitude", "billingLongitude": "billing_longitude", "billingState": "billing_state", "billingStreet": "billing_street", "shippingCity": "shipping_city", "shippingCountry": "shipping_country", "shippingLatitude": "shipping_latitude", "shippingLongitude": "shipping_longitude", "shippingState": "shipping_state", "shippingStreet": "shipping_street", "created_at": "created_at", "last_modified_by": "last_modified_by", "is_active": "is_active", "is_public": "is_public"},
 	Fields: []engine.Field[Vendor]{
 		{Member: "id", Column: "id", Type: spec.String,
 			Append: func(b []byte, e *Vendor) []byte { return wire.AppendString(b, e.ID) },
@@ -535,7 +548,7 @@ var vendorResource = &engine.Resource[Vendor]{
 			Parse:  engine.Parse(wire.Bool), Value: func(e *Vendor) any { return engine.Val(e.IsPublic) }},
 	},
 	Unique:   map[string]string{"id": "id"},
-	NewInput: func() engine.Input[Vendor] { return new(vendorInput) },
+	NewInput: func() engine.Input[Vendor] { return new(VendorInput) },
 	Encode:   appendVendor,
 	ID:       func(e *Vendor) string { return e.ID },
 	Table:    "vendors",

@@ -21,16 +21,17 @@ type Warranty struct {
 	UpdatedAt *time.Time
 }
 
-// warrantyInput is a decoded Warranty body: for each member, whether it
-// was given and whether it was null.
-type warrantyInput struct {
+// WarrantyInput is a decoded Warranty body: for each member, whether it
+// was given and whether it was null. Business rules (package rules) read
+// it; a before-write rule may Put its members.
+type WarrantyInput struct {
 	ID        wire.Field[string]
 	CreatedAt wire.Field[time.Time]
 	UpdatedAt wire.Field[time.Time]
 }
 
 // Decode implements engine.Input.
-func (in *warrantyInput) Decode(name string, v []byte) error {
+func (in *WarrantyInput) Decode(name string, v []byte) error {
 	switch name {
 	case "created_at":
 		return in.CreatedAt.Decode(v, wire.DateTime)
@@ -43,15 +44,15 @@ func (in *warrantyInput) Decode(name string, v []byte) error {
 }
 
 // SetID implements engine.Input.
-func (in *warrantyInput) SetID(id string) { in.ID.Put(id) }
+func (in *WarrantyInput) SetID(id string) { in.ID.Put(id) }
 
 // GivenID implements engine.Input.
-func (in *warrantyInput) GivenID() (string, bool) { return in.ID.V, in.ID.Set }
+func (in *WarrantyInput) GivenID() (string, bool) { return in.ID.V, in.ID.Set }
 
-// Values implements engine.Input: creating, every member given and the
-// stamps the server fills; updating, the members given (null clears) and
-// the update stamps not given.
-func (in *warrantyInput) Values(w *engine.Values, creating bool) {
+// Values implements engine.Input: creating, every member given, the
+// defaults of those not given and the stamps the server fills; updating,
+// the members given (null clears) and the update stamps not given.
+func (in *WarrantyInput) Values(w *engine.Values, creating bool) {
 	switch {
 	case in.CreatedAt.Set && !in.CreatedAt.Null:
 		w.Set("created_at", "timestamptz", in.CreatedAt.V)
@@ -70,13 +71,24 @@ func (in *warrantyInput) Values(w *engine.Values, creating bool) {
 	}
 }
 
+// Missing implements engine.Input: the required members the body leaves
+// out that no default fills.
+func (in *WarrantyInput) Missing(out []string) []string {
+	return out
+}
+
+// Fixed implements engine.Input: the immutable members the body gives,
+// which an update leaves as they are, or refuses.
+func (in *WarrantyInput) Fixed(w *engine.Values) {
+}
+
 // Parents implements engine.Input.
-func (in *warrantyInput) Parents() []engine.ParentRef {
+func (in *WarrantyInput) Parents() []engine.ParentRef {
 	return nil
 }
 
 // Then implements engine.Input: the records created with this one.
-func (in *warrantyInput) Then(creating bool) ([]engine.Step, error) {
+func (in *WarrantyInput) Then(creating bool) ([]engine.Step, error) {
 	return nil, nil
 }
 
@@ -119,6 +131,7 @@ var warrantyResource = &engine.Resource[Warranty]{
 	Plural:  "warranties",
 	Object:  "warranty",
 	Members: []string{"created_at", "updated_at"},
+	Written: map[string]string{"created_at": "created_at", "updated_at": "updated_at"},
 	Fields: []engine.Field[Warranty]{
 		{Member: "id", Column: "id", Type: spec.String,
 			Append: func(b []byte, e *Warranty) []byte { return wire.AppendString(b, e.ID) },
@@ -134,7 +147,7 @@ var warrantyResource = &engine.Resource[Warranty]{
 			Parse:  engine.Parse(wire.DateTime), Value: func(e *Warranty) any { return engine.Val(e.UpdatedAt) }},
 	},
 	Unique:   map[string]string{"id": "id"},
-	NewInput: func() engine.Input[Warranty] { return new(warrantyInput) },
+	NewInput: func() engine.Input[Warranty] { return new(WarrantyInput) },
 	Encode:   appendWarranty,
 	ID:       func(e *Warranty) string { return e.ID },
 	Table:    "warranties",

@@ -33,9 +33,10 @@ type WarrantyLineItem struct {
 	Match            *string
 }
 
-// warrantyLineItemInput is a decoded WarrantyLineItem body: for each member, whether it
-// was given and whether it was null.
-type warrantyLineItemInput struct {
+// WarrantyLineItemInput is a decoded WarrantyLineItem body: for each member, whether it
+// was given and whether it was null. Business rules (package rules) read
+// it; a before-write rule may Put its members.
+type WarrantyLineItemInput struct {
 	ID               wire.Field[string]
 	Sku              wire.Field[string]
 	Name             wire.Field[string]
@@ -55,7 +56,7 @@ type warrantyLineItemInput struct {
 }
 
 // Decode implements engine.Input.
-func (in *warrantyLineItemInput) Decode(name string, v []byte) error {
+func (in *WarrantyLineItemInput) Decode(name string, v []byte) error {
 	switch name {
 	case "sku":
 		return in.Sku.Decode(v, wire.String)
@@ -94,15 +95,15 @@ func (in *warrantyLineItemInput) Decode(name string, v []byte) error {
 }
 
 // SetID implements engine.Input.
-func (in *warrantyLineItemInput) SetID(id string) { in.ID.Put(id) }
+func (in *WarrantyLineItemInput) SetID(id string) { in.ID.Put(id) }
 
 // GivenID implements engine.Input.
-func (in *warrantyLineItemInput) GivenID() (string, bool) { return in.ID.V, in.ID.Set }
+func (in *WarrantyLineItemInput) GivenID() (string, bool) { return in.ID.V, in.ID.Set }
 
-// Values implements engine.Input: creating, every member given and the
-// stamps the server fills; updating, the members given (null clears) and
-// the update stamps not given.
-func (in *warrantyLineItemInput) Values(w *engine.Values, creating bool) {
+// Values implements engine.Input: creating, every member given, the
+// defaults of those not given and the stamps the server fills; updating,
+// the members given (null clears) and the update stamps not given.
+func (in *WarrantyLineItemInput) Values(w *engine.Values, creating bool) {
 	engine.Put(w, "sku", "text", &in.Sku)
 	engine.Put(w, "name", "text", &in.Name)
 	engine.Put(w, "price", "text", &in.Price)
@@ -134,8 +135,19 @@ func (in *warrantyLineItemInput) Values(w *engine.Values, creating bool) {
 	engine.Put(w, "match", "text", &in.Match)
 }
 
+// Missing implements engine.Input: the required members the body leaves
+// out that no default fills.
+func (in *WarrantyLineItemInput) Missing(out []string) []string {
+	return out
+}
+
+// Fixed implements engine.Input: the immutable members the body gives,
+// which an update leaves as they are, or refuses.
+func (in *WarrantyLineItemInput) Fixed(w *engine.Values) {
+}
+
 // Parents implements engine.Input.
-func (in *warrantyLineItemInput) Parents() []engine.ParentRef {
+func (in *WarrantyLineItemInput) Parents() []engine.ParentRef {
 	var out []engine.ParentRef
 	if v := in.WarrantyID.Value(); v != nil {
 		out = append(out, engine.ParentRef{Member: "warranty_id", Object: "warranty", Table: "warranties", ID: *v})
@@ -144,7 +156,7 @@ func (in *warrantyLineItemInput) Parents() []engine.ParentRef {
 }
 
 // Then implements engine.Input: the records created with this one.
-func (in *warrantyLineItemInput) Then(creating bool) ([]engine.Step, error) {
+func (in *WarrantyLineItemInput) Then(creating bool) ([]engine.Step, error) {
 	return nil, nil
 }
 
@@ -239,6 +251,7 @@ var warrantyLineItemResource = &engine.Resource[WarrantyLineItem]{
 	Plural:  "warranty_line_items",
 	Object:  "warranty_line_item",
 	Members: []string{"amount", "condition", "created_at", "flat_rate_shipping", "image_1", "image_2", "image_3", "match", "name", "price", "serial_number", "sku", "tax_refunded", "updated_at", "warranty_id"},
+	Written: map[string]string{"sku": "sku", "name": "name", "price": "price", "condition": "condition", "serial_number": "serial_number", "amount": "amount", "warranty_id": "warranty_id", "created_at": "created_at", "updated_at": "updated_at", "flat_rate_shipping": "flat_rate_shipping", "tax_refunded": "tax_refunded", "image_1": "image_1", "image_2": "image_2", "image_3": "image_3", "match": "match"},
 	Fields: []engine.Field[WarrantyLineItem]{
 		{Member: "id", Column: "id", Type: spec.String,
 			Append: func(b []byte, e *WarrantyLineItem) []byte { return wire.AppendString(b, e.ID) },
@@ -293,7 +306,7 @@ var warrantyLineItemResource = &engine.Resource[WarrantyLineItem]{
 			Parse:  engine.Parse(wire.String), Value: func(e *WarrantyLineItem) any { return engine.Val(e.Match) }},
 	},
 	Unique:   map[string]string{"id": "id"},
-	NewInput: func() engine.Input[WarrantyLineItem] { return new(warrantyLineItemInput) },
+	NewInput: func() engine.Input[WarrantyLineItem] { return new(WarrantyLineItemInput) },
 	Encode:   appendWarrantyLineItem,
 	ID:       func(e *WarrantyLineItem) string { return e.ID },
 	Table:    "warranty_line_items",

@@ -40,9 +40,10 @@ type WorkOrder struct {
 	}
 }
 
-// workOrderInput is a decoded WorkOrder body: for each member, whether it
-// was given and whether it was null.
-type workOrderInput struct {
+// WorkOrderInput is a decoded WorkOrder body: for each member, whether it
+// was given and whether it was null. Business rules (package rules) read
+// it; a before-write rule may Put its members.
+type WorkOrderInput struct {
 	ID                     wire.Field[string]
 	BillOfMaterialsNumber  wire.Field[string]
 	CreatedAt              wire.Field[time.Time]
@@ -63,7 +64,7 @@ type workOrderInput struct {
 }
 
 // Decode implements engine.Input.
-func (in *workOrderInput) Decode(name string, v []byte) error {
+func (in *WorkOrderInput) Decode(name string, v []byte) error {
 	switch name {
 	case "bill_of_materials_number":
 		return in.BillOfMaterialsNumber.Decode(v, wire.String)
@@ -109,15 +110,15 @@ func (in *workOrderInput) Decode(name string, v []byte) error {
 }
 
 // SetID implements engine.Input.
-func (in *workOrderInput) SetID(id string) { in.ID.Put(id) }
+func (in *WorkOrderInput) SetID(id string) { in.ID.Put(id) }
 
 // GivenID implements engine.Input.
-func (in *workOrderInput) GivenID() (string, bool) { return in.ID.V, in.ID.Set }
+func (in *WorkOrderInput) GivenID() (string, bool) { return in.ID.V, in.ID.Set }
 
-// Values implements engine.Input: creating, every member given and the
-// stamps the server fills; updating, the members given (null clears) and
-// the update stamps not given.
-func (in *workOrderInput) Values(w *engine.Values, creating bool) {
+// Values implements engine.Input: creating, every member given, the
+// defaults of those not given and the stamps the server fills; updating,
+// the members given (null clears) and the update stamps not given.
+func (in *WorkOrderInput) Values(w *engine.Values, creating bool) {
 	engine.Put(w, "bill_of_materials_number", "text", &in.BillOfMaterialsNumber)
 	switch {
 	case in.CreatedAt.Set && !in.CreatedAt.Null:
@@ -149,19 +150,33 @@ func (in *workOrderInput) Values(w *engine.Values, creating bool) {
 	}
 }
 
+// Missing implements engine.Input: the required members the body leaves
+// out that no default fills.
+func (in *WorkOrderInput) Missing(out []string) []string {
+	return out
+}
+
+// Fixed implements engine.Input: the immutable members the body gives,
+// which an update leaves as they are, or refuses.
+func (in *WorkOrderInput) Fixed(w *engine.Values) {
+}
+
 // Parents implements engine.Input.
-func (in *workOrderInput) Parents() []engine.ParentRef {
+func (in *WorkOrderInput) Parents() []engine.ParentRef {
 	return nil
 }
 
 // Then implements engine.Input: the records created with this one.
-func (in *workOrderInput) Then(creating bool) ([]engine.Step, error) {
+func (in *WorkOrderInput) Then(creating bool) ([]engine.Step, error) {
 	var steps []engine.Step
 	if in.WorkOrderLineItems.Set && !creating {
 		return nil, problem.Member("work_order_line_items", "can be given only when creating; change them through /v1/work_order_line_items")
 	}
+	if err := engine.ChildrenComplete(in.WorkOrderLineItems.V, "work_order_line_items", "work_order_number"); err != nil {
+		return nil, err
+	}
 	for i, item := range in.WorkOrderLineItems.V {
-		child := item.(*workOrderLineItemInput)
+		child := item.(*WorkOrderLineItemInput)
 		steps = append(steps, engine.Child(workOrderLineItemResource, item, &child.WorkOrderNumber, fmt.Sprintf("work_order_line_items[%d]", i), "work_order_number"))
 	}
 	return steps, nil
@@ -260,6 +275,7 @@ var workOrderResource = &engine.Resource[WorkOrder]{
 	Plural:  "work_orders",
 	Object:  "work_order",
 	Members: []string{"bill_of_materials_number", "created_at", "created_by", "expected_completion_date", "issue_date", "location", "manufacture_order", "memo", "number", "order_number", "part", "priority", "site", "status", "updated_at", "work_order_line_items"},
+	Written: map[string]string{"bill_of_materials_number": "bill_of_materials_number", "created_at": "created_at", "created_by": "created_by", "expected_completion_date": "expected_completion_date", "issue_date": "issue_date", "location": "location", "manufacture_order": "manufacture_order", "memo": "memo", "number": "number", "order_number": "order_number", "part": "part", "priority": "priority", "site": "site", "status": "status", "updated_at": "updated_at"},
 	Fields: []engine.Field[WorkOrder]{
 		{Member: "id", Column: "id", Type: spec.String,
 			Append: func(b []byte, e *WorkOrder) []byte { return wire.AppendString(b, e.ID) },
@@ -317,7 +333,7 @@ var workOrderResource = &engine.Resource[WorkOrder]{
 		}},
 	},
 	Unique:   map[string]string{"id": "id"},
-	NewInput: func() engine.Input[WorkOrder] { return new(workOrderInput) },
+	NewInput: func() engine.Input[WorkOrder] { return new(WorkOrderInput) },
 	Encode:   appendWorkOrder,
 	ID:       func(e *WorkOrder) string { return e.ID },
 	Table:    "work_orders",

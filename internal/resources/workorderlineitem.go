@@ -24,9 +24,10 @@ type WorkOrderLineItem struct {
 	WorkOrderNumber *string
 }
 
-// workOrderLineItemInput is a decoded WorkOrderLineItem body: for each member, whether it
-// was given and whether it was null.
-type workOrderLineItemInput struct {
+// WorkOrderLineItemInput is a decoded WorkOrderLineItem body: for each member, whether it
+// was given and whether it was null. Business rules (package rules) read
+// it; a before-write rule may Put its members.
+type WorkOrderLineItemInput struct {
 	ID              wire.Field[string]
 	LineStatus      wire.Field[string]
 	LineType        wire.Field[string]
@@ -38,7 +39,7 @@ type workOrderLineItemInput struct {
 }
 
 // Decode implements engine.Input.
-func (in *workOrderLineItemInput) Decode(name string, v []byte) error {
+func (in *WorkOrderLineItemInput) Decode(name string, v []byte) error {
 	switch name {
 	case "line_status":
 		return in.LineStatus.Decode(v, wire.IndexedString)
@@ -61,15 +62,15 @@ func (in *workOrderLineItemInput) Decode(name string, v []byte) error {
 }
 
 // SetID implements engine.Input.
-func (in *workOrderLineItemInput) SetID(id string) { in.ID.Put(id) }
+func (in *WorkOrderLineItemInput) SetID(id string) { in.ID.Put(id) }
 
 // GivenID implements engine.Input.
-func (in *workOrderLineItemInput) GivenID() (string, bool) { return in.ID.V, in.ID.Set }
+func (in *WorkOrderLineItemInput) GivenID() (string, bool) { return in.ID.V, in.ID.Set }
 
-// Values implements engine.Input: creating, every member given and the
-// stamps the server fills; updating, the members given (null clears) and
-// the update stamps not given.
-func (in *workOrderLineItemInput) Values(w *engine.Values, creating bool) {
+// Values implements engine.Input: creating, every member given, the
+// defaults of those not given and the stamps the server fills; updating,
+// the members given (null clears) and the update stamps not given.
+func (in *WorkOrderLineItemInput) Values(w *engine.Values, creating bool) {
 	engine.Put(w, "line_status", "text", &in.LineStatus)
 	engine.Put(w, "line_type", "text", &in.LineType)
 	engine.Put(w, "part_name", "text", &in.PartName)
@@ -79,8 +80,19 @@ func (in *workOrderLineItemInput) Values(w *engine.Values, creating bool) {
 	engine.Put(w, "work_order_number", "text", &in.WorkOrderNumber)
 }
 
+// Missing implements engine.Input: the required members the body leaves
+// out that no default fills.
+func (in *WorkOrderLineItemInput) Missing(out []string) []string {
+	return out
+}
+
+// Fixed implements engine.Input: the immutable members the body gives,
+// which an update leaves as they are, or refuses.
+func (in *WorkOrderLineItemInput) Fixed(w *engine.Values) {
+}
+
 // Parents implements engine.Input.
-func (in *workOrderLineItemInput) Parents() []engine.ParentRef {
+func (in *WorkOrderLineItemInput) Parents() []engine.ParentRef {
 	var out []engine.ParentRef
 	if v := in.WorkOrderNumber.Value(); v != nil {
 		out = append(out, engine.ParentRef{Member: "work_order_number", Object: "work_order", Table: "work_orders", ID: *v})
@@ -89,7 +101,7 @@ func (in *workOrderLineItemInput) Parents() []engine.ParentRef {
 }
 
 // Then implements engine.Input: the records created with this one.
-func (in *workOrderLineItemInput) Then(creating bool) ([]engine.Step, error) {
+func (in *WorkOrderLineItemInput) Then(creating bool) ([]engine.Step, error) {
 	return nil, nil
 }
 
@@ -152,6 +164,7 @@ var workOrderLineItemResource = &engine.Resource[WorkOrderLineItem]{
 	Plural:  "work_order_line_items",
 	Object:  "work_order_line_item",
 	Members: []string{"line_status", "line_type", "part_name", "part_number", "total_quantity", "unit_quantity", "work_order_number"},
+	Written: map[string]string{"line_status": "line_status", "line_type": "line_type", "part_name": "part_name", "part_number": "part_number", "total_quantity": "total_quantity", "unit_quantity": "unit_quantity", "work_order_number": "work_order_number"},
 	Fields: []engine.Field[WorkOrderLineItem]{
 		{Member: "id", Column: "id", Type: spec.String,
 			Append: func(b []byte, e *WorkOrderLineItem) []byte { return wire.AppendString(b, e.ID) },
@@ -182,7 +195,7 @@ var workOrderLineItemResource = &engine.Resource[WorkOrderLineItem]{
 			Parse:  engine.Parse(wire.String), Value: func(e *WorkOrderLineItem) any { return engine.Val(e.WorkOrderNumber) }},
 	},
 	Unique:   map[string]string{"id": "id"},
-	NewInput: func() engine.Input[WorkOrderLineItem] { return new(workOrderLineItemInput) },
+	NewInput: func() engine.Input[WorkOrderLineItem] { return new(WorkOrderLineItemInput) },
 	Encode:   appendWorkOrderLineItem,
 	ID:       func(e *WorkOrderLineItem) string { return e.ID },
 	Table:    "work_order_line_items",

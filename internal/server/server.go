@@ -34,6 +34,7 @@ import (
 	"records/internal/spec"
 	"records/internal/tracing"
 	"records/internal/webhooks"
+	"records/rules"
 )
 
 // Config is everything the server needs to know, filled in by cmd/records.
@@ -179,6 +180,7 @@ type parts struct {
 	tokens *auth.Store
 	svc    *engine.Service
 	log    *events.Log
+	extra  *engine.Routes // the business rules' own routes
 }
 
 // wire builds the service from the configuration, top to bottom: the rate
@@ -220,6 +222,10 @@ func (s *Server) wire(ctx context.Context, cursors *query.Cursors) (*parts, erro
 		Sealer:         sealer,
 	}
 	resources.Describe(p.svc)
+	businessRules := resources.NewRules()
+	p.extra = &engine.Routes{}
+	rules.Register(businessRules, p.extra)
+	businessRules.Install(p.svc)
 	idsKey, err := s.db.Key(ctx, "event-ids", events.IDKeySize)
 	if err != nil {
 		return nil, err
@@ -230,6 +236,7 @@ func (s *Server) wire(ctx context.Context, cursors *query.Cursors) (*parts, erro
 	}
 	p.log = events.NewLog(s.db, cursors, p.svc, ids)
 	p.log.Logger = s.log
+	p.svc.Events, p.svc.Logger = p.log, s.log
 	s.stream = events.DefaultStream(p.log, s.log)
 	s.stream.Tokens = p.tokens
 	s.metrics.Register(p.log.Collectors()...)
@@ -276,6 +283,7 @@ func (s *Server) routes(p *parts) (*gin.Engine, *edge.Router) {
 		s.console.Asset(c, func(c *gin.Context) { edge.Fail(c, problem.New(problem.NotFound, "no such file")) })
 	})
 	resources.Register(r, p.svc)
+	p.extra.Register(r)
 	p.log.Register(r, s.stream)
 	s.hooks.Register(r)
 	return e, r

@@ -22,6 +22,7 @@ const (
 	PayloadTooLarge      Code = "payload_too_large"      // 413
 	UnsupportedMediaType Code = "unsupported_media_type" // 415
 	KeyReused            Code = "idempotency_key_reused" // 422
+	RuleFailed           Code = "rule_failed"            // 422
 	RateLimited          Code = "rate_limited"           // 429
 	Internal             Code = "internal"               // 500
 	Unavailable          Code = "unavailable"            // 503
@@ -65,6 +66,8 @@ var Codes = []CodeInfo{
 		"A body was sent without Content-Type: application/json."},
 	{KeyReused, http.StatusUnprocessableEntity, "Idempotency key reused",
 		"This Idempotency-Key was used with another request (method, path or body) within its lifetime."},
+	{RuleFailed, http.StatusUnprocessableEntity, "Rule failed",
+		"A business rule of the service (package rules) refused the write; the detail says why, errors names the members it concerns. Nothing was written."},
 	{RateLimited, http.StatusTooManyRequests, "Too many requests",
 		"The token's rate is exhausted (or its address failed to authenticate too often); Retry-After says when to retry."},
 	{Internal, http.StatusInternalServerError, "Internal error",

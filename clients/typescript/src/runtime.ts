@@ -19,6 +19,7 @@ export const problemCodes = [
   "payload_too_large", // 413: Payload too large
   "unsupported_media_type", // 415: Unsupported media type
   "idempotency_key_reused", // 422: Idempotency key reused
+  "rule_failed", // 422: Rule failed
   "rate_limited", // 429: Too many requests
   "internal", // 500: Internal error
   "unavailable", // 503: Service unavailable

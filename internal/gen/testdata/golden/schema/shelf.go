@@ -7,6 +7,7 @@ package schema
 
 import (
 	"encoding/json"
+	"regexp"
 
 	"entgo.io/ent"
 	"entgo.io/ent/dialect/entsql"
@@ -68,7 +69,20 @@ func (Book) Mixin() []ent.Mixin {
 	}
 }
 
-// Fields of the Book.
+// Fields of the Book: the options of ent's fields the API honours (DESIGN
+// §14), one or more on each member after the shelf's.
 func (Book) Fields() []ent.Field {
-	return []ent.Field{text("title"), text("shelf_id")}
+	return []ent.Field{
+		text("title"),
+		text("shelf_id"),
+		field.String("isbn").Match(regexp.MustCompile(`^[0-9]{13}$`)).Unique().
+			Comment("The book's ISBN-13: thirteen digits."),
+		field.String("code").NotEmpty().MaxLen(12).Immutable().
+			Comment("The library's code, given when the book is catalogued."),
+		field.Enum("status").Values("draft", "published", "withdrawn").Default("draft"),
+		field.Int64("pages").Positive().Max(10000).Optional().Nillable(),
+		field.Float("price").Min(0).Optional().Nillable(),
+		field.String("note").MinLen(2).Optional().Nillable().Sensitive().
+			Comment("A note for the library's staff: written, never answered."),
+	}
 }

@@ -175,3 +175,15 @@ func (c *Client) ClearShelf(ctx context.Context, id string, opts ...RequestOptio
 func (c *Client) ClearShelfByShelfID(ctx context.Context, shelfID string, opts ...RequestOption) (*Deleted, error) {
 	return send[Deleted](ctx, c, call{method: "DELETE", path: "/v1/shelf_books", id: shelfID, idIn: inBody, idName: "shelf_id"}, opts)
 }
+
+// PublishBook sends POST /v1/books/:id/publish (Publish Book).
+// Sets fixed members of the record.
+func (c *Client) PublishBook(ctx context.Context, id string, opts ...RequestOption) (*PublishBookResult, error) {
+	return send[PublishBookResult](ctx, c, call{method: "POST", path: "/v1/books/:id/publish", id: id, idIn: inPath, idName: "id"}, opts)
+}
+
+// CatalogueBook sends PUT /v1/catalogue/:id (Catalogue Book).
+// Updates the record with the id (200, merging), or creates it (201).
+func (c *Client) CatalogueBook(ctx context.Context, id string, rec BookWrite, opts ...RequestOption) (*Book, error) {
+	return send[Book](ctx, c, call{method: "PUT", path: "/v1/catalogue/:id", id: id, idIn: inPath, idName: "id", body: rec}, opts)
+}

@@ -6,6 +6,16 @@ import (
 	"time"
 )
 
+// BookStatus is a value of the member status: one of the constants below.
+type BookStatus string
+
+// The values of BookStatus.
+const (
+	BookStatusDraft     BookStatus = "draft"
+	BookStatusPublished BookStatus = "published"
+	BookStatusWithdrawn BookStatus = "withdrawn"
+)
+
 // Book is a record of books as the API answers it.
 // Null members are nil (and so are those a read's fields left out).
 type Book struct {
@@ -15,6 +25,14 @@ type Book struct {
 	Title   *string `json:"title"`
 	// The id of the shelf this belongs to.
 	ShelfID *string `json:"shelf_id"`
+	// The book's ISBN-13: thirteen digits. Required: a create gives it (unless it has a default), and it is never null. Unique: no two records have the same value.
+	Isbn string `json:"isbn"`
+	// The library's code, given when the book is catalogued. Required: a create gives it (unless it has a default), and it is never null. Set on create, then fixed: an update may send the same value, never another. Lengths count characters.
+	Code string `json:"code"`
+	// Required: a create gives it (unless it has a default), and it is never null.
+	Status BookStatus `json:"status"`
+	Pages  *int64     `json:"pages"`
+	Price  *float64   `json:"price"`
 	// Related records, present only when the request named them in expand.
 	Expand *BookExpand `json:"expand,omitempty"`
 }
@@ -27,6 +45,16 @@ type BookWrite struct {
 	Title Optional[string] `json:"title,omitzero"`
 	// The id of the shelf this belongs to.
 	ShelfID Optional[string] `json:"shelf_id,omitzero"`
+	// The book's ISBN-13: thirteen digits. Required: a create gives it (unless it has a default), and it is never null. Unique: no two records have the same value.
+	Isbn Optional[string] `json:"isbn,omitzero"`
+	// The library's code, given when the book is catalogued. Required: a create gives it (unless it has a default), and it is never null. Set on create, then fixed: an update may send the same value, never another. Lengths count characters.
+	Code Optional[string] `json:"code,omitzero"`
+	// Required: a create gives it (unless it has a default), and it is never null.
+	Status Optional[BookStatus] `json:"status,omitzero"`
+	Pages  Optional[int64]      `json:"pages,omitzero"`
+	Price  Optional[float64]    `json:"price,omitzero"`
+	// A note for the library's staff: written, never answered. Sensitive: written, never answered. Lengths count characters.
+	Note Optional[string] `json:"note,omitzero"`
 }
 
 // BookExpand holds the related records a read named in expand.
@@ -146,4 +174,10 @@ func (r *FetchBookResult) Record() *Book {
 		return nil
 	}
 	return &r.Book[0]
+}
+
+// PublishBookResult is the answer of PublishBook.
+type PublishBookResult struct {
+	ID        string `json:"id"`
+	Published bool   `json:"published"`
 }

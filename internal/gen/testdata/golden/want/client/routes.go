@@ -23,6 +23,8 @@ var Routes = []Route{
 	{"POST", "/v1/shelves/{id}/seal", "SealShelf", true, false},
 	{"GET", "/v1/book", "FetchBook", true, false},
 	{"DELETE", "/v1/shelf_books", "ClearShelf", true, false},
+	{"POST", "/v1/books/{id}/publish", "PublishBook", true, false},
+	{"PUT", "/v1/catalogue/{id}", "CatalogueBook", true, false},
 	{"GET", "/v1/books", "Books.List", true, false},
 	{"POST", "/v1/books", "Books.Create", true, false},
 	{"DELETE", "/v1/books/{id}", "Books.Delete", true, false},

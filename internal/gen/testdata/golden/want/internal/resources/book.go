@@ -4,6 +4,7 @@ package resources
 
 import (
 	"database/sql"
+	"regexp"
 
 	"records/internal/engine"
 	"records/internal/spec"
@@ -17,23 +18,75 @@ type Book struct {
 	Version int64
 	Title   *string
 	ShelfID *string
+	Isbn    string
+	Code    string
+	Status  string
+	Pages   *int64
+	Price   *float64
 }
 
-// bookInput is a decoded Book body: for each member, whether it
-// was given and whether it was null.
-type bookInput struct {
+// BookInput is a decoded Book body: for each member, whether it
+// was given and whether it was null. Business rules (package rules) read
+// it; a before-write rule may Put its members.
+type BookInput struct {
 	ID      wire.Field[string]
 	Title   wire.Field[string]
 	ShelfID wire.Field[string]
+	Isbn    wire.Field[string]
+	Code    wire.Field[string]
+	Status  wire.Field[string]
+	Pages   wire.Field[int64]
+	Price   wire.Field[float64]
+	Note    wire.Field[string]
 }
 
+// The rules of Book's members the schema states, checked as a body is read.
+var (
+	bookIsbnRule   = engine.Text{Required: true, Patterns: []*regexp.Regexp{regexp.MustCompile(`^[0-9]{13}$`)}}
+	bookCodeRule   = engine.Text{Required: true, MinLen: 1, MaxLen: 12}
+	bookStatusRule = engine.Text{Required: true, Enum: []string{"draft", "published", "withdrawn"}}
+	bookPagesRule  = engine.Number[int64]{Min: 1, HasMin: true, Max: 10000, HasMax: true}
+	bookPriceRule  = engine.Number[float64]{Min: 0, HasMin: true}
+	bookNoteRule   = engine.Text{MinLen: 2}
+)
+
 // Decode implements engine.Input.
-func (in *bookInput) Decode(name string, v []byte) error {
+func (in *BookInput) Decode(name string, v []byte) error {
 	switch name {
 	case "title":
 		return in.Title.Decode(v, wire.String)
 	case "shelf_id":
 		return in.ShelfID.Decode(v, wire.String)
+	case "isbn":
+		if err := in.Isbn.Decode(v, wire.IndexedString); err != nil {
+			return err
+		}
+		return bookIsbnRule.Check(&in.Isbn)
+	case "code":
+		if err := in.Code.Decode(v, wire.String); err != nil {
+			return err
+		}
+		return bookCodeRule.Check(&in.Code)
+	case "status":
+		if err := in.Status.Decode(v, wire.String); err != nil {
+			return err
+		}
+		return bookStatusRule.Check(&in.Status)
+	case "pages":
+		if err := in.Pages.Decode(v, wire.Int64); err != nil {
+			return err
+		}
+		return bookPagesRule.Check(&in.Pages)
+	case "price":
+		if err := in.Price.Decode(v, wire.Float64); err != nil {
+			return err
+		}
+		return bookPriceRule.Check(&in.Price)
+	case "note":
+		if err := in.Note.Decode(v, wire.String); err != nil {
+			return err
+		}
+		return bookNoteRule.Check(&in.Note)
 	case "version":
 		return engine.ErrReadOnly
 	}
@@ -41,21 +94,52 @@ func (in *bookInput) Decode(name string, v []byte) error {
 }
 
 // SetID implements engine.Input.
-func (in *bookInput) SetID(id string) { in.ID.Put(id) }
+func (in *BookInput) SetID(id string) { in.ID.Put(id) }
 
 // GivenID implements engine.Input.
-func (in *bookInput) GivenID() (string, bool) { return in.ID.V, in.ID.Set }
+func (in *BookInput) GivenID() (string, bool) { return in.ID.V, in.ID.Set }
 
-// Values implements engine.Input: creating, every member given and the
-// stamps the server fills; updating, the members given (null clears) and
-// the update stamps not given.
-func (in *bookInput) Values(w *engine.Values, creating bool) {
+// Values implements engine.Input: creating, every member given, the
+// defaults of those not given and the stamps the server fills; updating,
+// the members given (null clears) and the update stamps not given.
+func (in *BookInput) Values(w *engine.Values, creating bool) {
 	engine.Put(w, "title", "text", &in.Title)
 	engine.Put(w, "shelf_id", "text", &in.ShelfID)
+	engine.Put(w, "isbn", "text", &in.Isbn)
+	engine.Put(w, "code", "text", &in.Code)
+	switch {
+	case in.Status.Set:
+		w.Set("status", "text", engine.Val(in.Status.Value()))
+	case creating:
+		w.Set("status", "text", "draft")
+	}
+	engine.Put(w, "pages", "int8", &in.Pages)
+	engine.Put(w, "price", "float8", &in.Price)
+	engine.Put(w, "note", "text", &in.Note)
+}
+
+// Missing implements engine.Input: the required members the body leaves
+// out that no default fills.
+func (in *BookInput) Missing(out []string) []string {
+	if !in.Isbn.Set {
+		out = append(out, "isbn")
+	}
+	if !in.Code.Set {
+		out = append(out, "code")
+	}
+	return out
+}
+
+// Fixed implements engine.Input: the immutable members the body gives,
+// which an update leaves as they are, or refuses.
+func (in *BookInput) Fixed(w *engine.Values) {
+	if in.Code.Set {
+		w.Set("code", "text", engine.Val(in.Code.Value()))
+	}
 }
 
 // Parents implements engine.Input.
-func (in *bookInput) Parents() []engine.ParentRef {
+func (in *BookInput) Parents() []engine.ParentRef {
 	var out []engine.ParentRef
 	if v := in.ShelfID.Value(); v != nil {
 		out = append(out, engine.ParentRef{Member: "shelf_id", Object: "shelf", Table: "shelves", ID: *v})
@@ -64,7 +148,7 @@ func (in *bookInput) Parents() []engine.ParentRef {
 }
 
 // Then implements engine.Input: the records created with this one.
-func (in *bookInput) Then(creating bool) ([]engine.Step, error) {
+func (in *BookInput) Then(creating bool) ([]engine.Step, error) {
 	return nil, nil
 }
 
@@ -78,6 +162,16 @@ func appendBook(b []byte, e *Book) []byte {
 	b = wire.AppendStringPtr(b, e.Title)
 	b = append(b, `,"shelf_id":`...)
 	b = wire.AppendStringPtr(b, e.ShelfID)
+	b = append(b, `,"isbn":`...)
+	b = wire.AppendString(b, e.Isbn)
+	b = append(b, `,"code":`...)
+	b = wire.AppendString(b, e.Code)
+	b = append(b, `,"status":`...)
+	b = wire.AppendString(b, e.Status)
+	b = append(b, `,"pages":`...)
+	b = wire.AppendInt64Ptr(b, e.Pages)
+	b = append(b, `,"price":`...)
+	b = wire.AppendFloat64Ptr(b, e.Price)
 	return append(b, '}')
 }
 
@@ -88,16 +182,20 @@ type bookRow struct {
 	e       Book
 	Title   sql.Null[string]
 	ShelfID sql.Null[string]
+	Pages   sql.Null[int64]
+	Price   sql.Null[float64]
 }
 
 // scan reads one row of bookResource.Select into r, which is zero,
 // and answers its record (engine.ScanNew, engine.ScanReuse).
 func (r *bookRow) scan(rows engine.Row) (*Book, error) {
-	if err := rows.Scan(&r.e.ID, &r.e.Version, &r.Title, &r.ShelfID); err != nil {
+	if err := rows.Scan(&r.e.ID, &r.e.Version, &r.Title, &r.ShelfID, &r.e.Isbn, &r.e.Code, &r.e.Status, &r.Pages, &r.Price); err != nil {
 		return nil, err
 	}
 	r.e.Title = engine.Held(&r.Title)
 	r.e.ShelfID = engine.Held(&r.ShelfID)
+	r.e.Pages = engine.Held(&r.Pages)
+	r.e.Price = engine.Held(&r.Price)
 	return &r.e, nil
 }
 
@@ -106,7 +204,8 @@ var bookResource = &engine.Resource[Book]{
 	Type:    "Book",
 	Plural:  "books",
 	Object:  "book",
-	Members: []string{"shelf_id", "title"},
+	Members: []string{"code", "isbn", "note", "pages", "price", "shelf_id", "status", "title"},
+	Written: map[string]string{"title": "title", "shelf_id": "shelf_id", "isbn": "isbn", "code": "code", "status": "status", "pages": "pages", "price": "price", "note": "note"},
 	Fields: []engine.Field[Book]{
 		{Member: "id", Column: "id", Type: spec.String,
 			Append: func(b []byte, e *Book) []byte { return wire.AppendString(b, e.ID) },
@@ -120,14 +219,29 @@ var bookResource = &engine.Resource[Book]{
 		{Member: "shelf_id", Column: "shelf_id", Type: spec.String,
 			Append: func(b []byte, e *Book) []byte { return wire.AppendStringPtr(b, e.ShelfID) },
 			Parse:  engine.Parse(wire.String), Value: func(e *Book) any { return engine.Val(e.ShelfID) }},
+		{Member: "isbn", Column: "isbn", Type: spec.String,
+			Append: func(b []byte, e *Book) []byte { return wire.AppendString(b, e.Isbn) },
+			Parse:  engine.Parse(wire.String), Value: func(e *Book) any { return e.Isbn }},
+		{Member: "code", Column: "code", Type: spec.String,
+			Append: func(b []byte, e *Book) []byte { return wire.AppendString(b, e.Code) },
+			Parse:  engine.Parse(wire.String), Value: func(e *Book) any { return e.Code }},
+		{Member: "status", Column: "status", Type: spec.String,
+			Append: func(b []byte, e *Book) []byte { return wire.AppendString(b, e.Status) },
+			Parse:  engine.Parse(wire.String), Value: func(e *Book) any { return e.Status }},
+		{Member: "pages", Column: "pages", Type: spec.Integer,
+			Append: func(b []byte, e *Book) []byte { return wire.AppendInt64Ptr(b, e.Pages) },
+			Parse:  engine.Parse(wire.Int64), Value: func(e *Book) any { return engine.Val(e.Pages) }},
+		{Member: "price", Column: "price", Type: spec.Number,
+			Append: func(b []byte, e *Book) []byte { return wire.AppendFloat64Ptr(b, e.Price) },
+			Parse:  engine.Parse(wire.Float64), Value: func(e *Book) any { return engine.Val(e.Price) }},
 	},
-	Unique:   map[string]string{"id": "id"},
-	NewInput: func() engine.Input[Book] { return new(bookInput) },
+	Unique:   map[string]string{"id": "id", "isbn": "isbn"},
+	NewInput: func() engine.Input[Book] { return new(BookInput) },
 	Encode:   appendBook,
 	ID:       func(e *Book) string { return e.ID },
 	Table:    "books",
-	Select:   `SELECT "id", "version", "title", "shelf_id" FROM "books"`,
-	Columns:  []string{"id", "version", "title", "shelf_id"},
+	Select:   `SELECT "id", "version", "title", "shelf_id", "isbn", "code", "status", "pages", "price" FROM "books"`,
+	Columns:  []string{"id", "version", "title", "shelf_id", "isbn", "code", "status", "pages", "price"},
 	Scan:     engine.ScanNew((*bookRow).scan),
 	Scanner:  engine.ScanReuse((*bookRow).scan),
 	Version:  func(e *Book) int64 { return e.Version },

@@ -101,6 +101,34 @@ var opClearShelf = &engine.Op[Book]{
 	},
 }
 
+// opPublishBook is the operation "Publish Book".
+var opPublishBook = &engine.Op[Book]{
+	Name:      "Publish Book",
+	Kind:      spec.Action,
+	Res:       bookResource,
+	IDMembers: []string{"id"},
+	Set:       []wire.Member{{Name: "status", Value: []byte("\"published\"")}},
+	Envelope: func(b []byte, r *engine.Result[Book]) []byte {
+		b = append(b, "{\"id\":"...)
+		b = wire.AppendString(b, r.ID)
+		b = append(b, ",\"published\":true}"...)
+		return b
+	},
+}
+
+// opCatalogueBook is the operation "Catalogue Book".
+var opCatalogueBook = &engine.Op[Book]{
+	Name:      "Catalogue Book",
+	Kind:      spec.Upsert,
+	Res:       bookResource,
+	IDMembers: []string{"id"},
+	ETag:      true,
+	Envelope: func(b []byte, r *engine.Result[Book]) []byte {
+		b = r.AppendRecord(b)
+		return b
+	},
+}
+
 // genericListBooks is the operation "List books".
 var genericListBooks = &engine.Op[Book]{
 	Name:      "List books",
@@ -257,6 +285,8 @@ func Register(r *edge.Router, s *engine.Service) {
 	r.Handle(edge.Route{Method: "POST", Path: "/v1/shelves/:id/seal", Operation: "Seal Shelf", Kind: spec.Action, Resource: "Shelf"}, opSealShelf.Handler(s))
 	r.Handle(edge.Route{Method: "GET", Path: "/v1/book", Operation: "Fetch Book", Kind: spec.GetOrCreate, Resource: "Book"}, opFetchBook.Handler(s))
 	r.Handle(edge.Route{Method: "DELETE", Path: "/v1/shelf_books", Operation: "Clear Shelf", Kind: spec.Delete, Resource: "Book"}, opClearShelf.Handler(s))
+	r.Handle(edge.Route{Method: "POST", Path: "/v1/books/:id/publish", Operation: "Publish Book", Kind: spec.Action, Resource: "Book"}, opPublishBook.Handler(s))
+	r.Handle(edge.Route{Method: "PUT", Path: "/v1/catalogue/:id", Operation: "Catalogue Book", Kind: spec.Upsert, Resource: "Book"}, opCatalogueBook.Handler(s))
 	r.Handle(edge.Route{Method: "GET", Path: "/v1/books", Operation: "List books", Kind: spec.List, Resource: "Book"}, genericListBooks.Handler(s))
 	r.Handle(edge.Route{Method: "POST", Path: "/v1/books", Operation: "Create book", Kind: spec.Create, Resource: "Book"}, genericCreateBook.Handler(s))
 	r.Handle(edge.Route{Method: "DELETE", Path: "/v1/books/:id", Operation: "Delete book", Kind: spec.Delete, Resource: "Book"}, genericDeleteBook.Handler(s))

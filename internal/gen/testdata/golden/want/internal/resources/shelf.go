@@ -33,9 +33,10 @@ type Shelf struct {
 	}
 }
 
-// shelfInput is a decoded Shelf body: for each member, whether it
-// was given and whether it was null.
-type shelfInput struct {
+// ShelfInput is a decoded Shelf body: for each member, whether it
+// was given and whether it was null. Business rules (package rules) read
+// it; a before-write rule may Put its members.
+type ShelfInput struct {
 	ID         wire.Field[string]
 	Label      wire.Field[string]
 	Capacity   wire.Field[int64]
@@ -50,7 +51,7 @@ type shelfInput struct {
 }
 
 // Decode implements engine.Input.
-func (in *shelfInput) Decode(name string, v []byte) error {
+func (in *ShelfInput) Decode(name string, v []byte) error {
 	switch name {
 	case "label":
 		return in.Label.Decode(v, wire.String)
@@ -82,15 +83,15 @@ func (in *shelfInput) Decode(name string, v []byte) error {
 }
 
 // SetID implements engine.Input.
-func (in *shelfInput) SetID(id string) { in.ID.Put(id) }
+func (in *ShelfInput) SetID(id string) { in.ID.Put(id) }
 
 // GivenID implements engine.Input.
-func (in *shelfInput) GivenID() (string, bool) { return in.ID.V, in.ID.Set }
+func (in *ShelfInput) GivenID() (string, bool) { return in.ID.V, in.ID.Set }
 
-// Values implements engine.Input: creating, every member given and the
-// stamps the server fills; updating, the members given (null clears) and
-// the update stamps not given.
-func (in *shelfInput) Values(w *engine.Values, creating bool) {
+// Values implements engine.Input: creating, every member given, the
+// defaults of those not given and the stamps the server fills; updating,
+// the members given (null clears) and the update stamps not given.
+func (in *ShelfInput) Values(w *engine.Values, creating bool) {
 	engine.Put(w, "label", "text", &in.Label)
 	engine.Put(w, "capacity", "int8", &in.Capacity)
 	engine.Put(w, "width", "float8", &in.Width)
@@ -108,19 +109,33 @@ func (in *shelfInput) Values(w *engine.Values, creating bool) {
 	}
 }
 
+// Missing implements engine.Input: the required members the body leaves
+// out that no default fills.
+func (in *ShelfInput) Missing(out []string) []string {
+	return out
+}
+
+// Fixed implements engine.Input: the immutable members the body gives,
+// which an update leaves as they are, or refuses.
+func (in *ShelfInput) Fixed(w *engine.Values) {
+}
+
 // Parents implements engine.Input.
-func (in *shelfInput) Parents() []engine.ParentRef {
+func (in *ShelfInput) Parents() []engine.ParentRef {
 	return nil
 }
 
 // Then implements engine.Input: the records created with this one.
-func (in *shelfInput) Then(creating bool) ([]engine.Step, error) {
+func (in *ShelfInput) Then(creating bool) ([]engine.Step, error) {
 	var steps []engine.Step
 	if in.Books.Set && !creating {
 		return nil, problem.Member("books", "can be given only when creating; change them through /v1/books")
 	}
+	if err := engine.ChildrenComplete(in.Books.V, "books", "shelf_id"); err != nil {
+		return nil, err
+	}
 	for i, item := range in.Books.V {
-		child := item.(*bookInput)
+		child := item.(*BookInput)
 		steps = append(steps, engine.Child(bookResource, item, &child.ShelfID, fmt.Sprintf("books[%d]", i), "shelf_id"))
 	}
 	return steps, nil
@@ -195,6 +210,7 @@ var shelfResource = &engine.Resource[Shelf]{
 	Plural:  "shelves",
 	Object:  "shelf",
 	Members: []string{"books", "capacity", "checked_at", "extra", "label", "opened", "sealed", "tags", "width"},
+	Written: map[string]string{"label": "label", "capacity": "capacity", "width": "width", "sealed": "sealed", "opened": "opened", "checked_at": "checked_at", "tags": "tags", "extra": "extra"},
 	Fields: []engine.Field[Shelf]{
 		{Member: "id", Column: "id", Type: spec.String,
 			Append: func(b []byte, e *Shelf) []byte { return wire.AppendString(b, e.ID) },
@@ -227,7 +243,7 @@ var shelfResource = &engine.Resource[Shelf]{
 		{Member: "books", Append: func(b []byte, e *Shelf) []byte { return engine.AppendEach(b, e.Edges.Books, appendBook) }},
 	},
 	Unique:   map[string]string{"id": "id"},
-	NewInput: func() engine.Input[Shelf] { return new(shelfInput) },
+	NewInput: func() engine.Input[Shelf] { return new(ShelfInput) },
 	Encode:   appendShelf,
 	ID:       func(e *Shelf) string { return e.ID },
 	Table:    "shelves",
@@ -246,7 +262,7 @@ var shelfResource = &engine.Resource[Shelf]{
 		return nil
 	},
 	Version:   func(e *Shelf) int64 { return e.Version },
-	SetSecret: func(in engine.Input[Shelf], hash string) { in.(*shelfInput).secretHash = hash },
+	SetSecret: func(in engine.Input[Shelf], hash string) { in.(*ShelfInput).secretHash = hash },
 }
 
 // The related records a read of Shelf can expand; set at init, as the

@@ -12,6 +12,10 @@ import type { ClientOptions, Event, EventPage, ListParams, PageParams, Paging, R
 
 export * from "./runtime.js";
 
+/** A value of the member status. */
+export type BookStatus = "draft" | "published" | "withdrawn";
+
+
 /** A record of books as the API answers it; null members are null. */
 export interface Book {
   id: string;
@@ -20,6 +24,14 @@ export interface Book {
   title: string | null;
   /** The id of the shelf this belongs to. */
   shelf_id: string | null;
+  /** The book's ISBN-13: thirteen digits. Required: a create gives it (unless it has a default), and it is never null. Unique: no two records have the same value. */
+  isbn: string;
+  /** The library's code, given when the book is catalogued. Required: a create gives it (unless it has a default), and it is never null. Set on create, then fixed: an update may send the same value, never another. Lengths count characters. */
+  code: string;
+  /** Required: a create gives it (unless it has a default), and it is never null. */
+  status: BookStatus;
+  pages: number | null;
+  price: number | null;
   /** Related records, present only when the request named them in expand. */
   expand?: BookExpand;
 }
@@ -31,6 +43,16 @@ export interface BookWrite {
   title?: string | null;
   /** The id of the shelf this belongs to. */
   shelf_id?: string | null;
+  /** The book's ISBN-13: thirteen digits. Required: a create gives it (unless it has a default), and it is never null. Unique: no two records have the same value. */
+  isbn?: string;
+  /** The library's code, given when the book is catalogued. Required: a create gives it (unless it has a default), and it is never null. Set on create, then fixed: an update may send the same value, never another. Lengths count characters. */
+  code?: string;
+  /** Required: a create gives it (unless it has a default), and it is never null. */
+  status?: BookStatus;
+  pages?: number | null;
+  price?: number | null;
+  /** A note for the library's staff: written, never answered. Sensitive: written, never answered. Lengths count characters. */
+  note?: string | null;
 }
 
 /** The related records a read named in expand. */
@@ -134,6 +156,12 @@ export interface SealShelfResult {
 /** FetchBookResult is the answer of FetchBook. */
 export interface FetchBookResult {
   book: Book[];
+}
+
+/** PublishBookResult is the answer of PublishBook. */
+export interface PublishBookResult {
+  id: string;
+  published: boolean;
 }
 
 /** Calls the generic routes of books, and their history. */
@@ -362,5 +390,21 @@ export class RecordsClient {
    */
   clearShelfByShelfID(shelfID: string, opts?: RequestOptions): Promise<Deleted> {
     return this.#t.send<Deleted>({ method: "DELETE", path: "/v1/shelf_books", id: shelfID, idIn: "body", idName: "shelf_id" }, opts);
+  }
+
+  /**
+   * publishBook sends POST /v1/books/:id/publish (Publish Book).
+   * Sets fixed members of the record.
+   */
+  publishBook(id: string, opts?: RequestOptions): Promise<PublishBookResult> {
+    return this.#t.send<PublishBookResult>({ method: "POST", path: "/v1/books/:id/publish", id: id, idIn: "path", idName: "id" }, opts);
+  }
+
+  /**
+   * catalogueBook sends PUT /v1/catalogue/:id (Catalogue Book).
+   * Updates the record with the id (200, merging), or creates it (201).
+   */
+  catalogueBook(id: string, rec: BookWrite, opts?: RequestOptions): Promise<Book> {
+    return this.#t.send<Book>({ method: "PUT", path: "/v1/catalogue/:id", id: id, idIn: "path", idName: "id", body: rec }, opts);
   }
 }

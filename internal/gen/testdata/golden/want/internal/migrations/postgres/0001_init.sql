@@ -42,7 +42,9 @@ CREATE INDEX "shelf_team_id_id" ON "shelves" ("team_id", "id");
 -- Create index "shelf_team_id_capacity_id" to table: "shelves"
 CREATE INDEX "shelf_team_id_capacity_id" ON "shelves" ("team_id", "capacity", "id");
 -- Create "books" table
-CREATE TABLE "books" ("id" character varying NOT NULL, "version" bigint NOT NULL DEFAULT 1, "title" character varying NULL, "team_id" bigint NOT NULL, "shelf_id" character varying NULL, PRIMARY KEY ("id"), CONSTRAINT "books_teams_team" FOREIGN KEY ("team_id") REFERENCES "teams" ("id") ON DELETE NO ACTION, CONSTRAINT "books_shelves_books" FOREIGN KEY ("shelf_id") REFERENCES "shelves" ("id") ON DELETE CASCADE);
+CREATE TABLE "books" ("id" character varying NOT NULL, "version" bigint NOT NULL DEFAULT 1, "title" character varying NULL, "isbn" character varying NOT NULL, "code" character varying NOT NULL, "status" character varying NOT NULL DEFAULT 'draft', "pages" bigint NULL, "price" double precision NULL, "note" character varying NULL, "team_id" bigint NOT NULL, "shelf_id" character varying NULL, PRIMARY KEY ("id"), CONSTRAINT "books_teams_team" FOREIGN KEY ("team_id") REFERENCES "teams" ("id") ON DELETE NO ACTION, CONSTRAINT "books_shelves_books" FOREIGN KEY ("shelf_id") REFERENCES "shelves" ("id") ON DELETE CASCADE);
+-- Create index "books_isbn_key" to table: "books"
+CREATE UNIQUE INDEX "books_isbn_key" ON "books" ("isbn");
 -- Create index "book_team_id_id" to table: "books"
 CREATE INDEX "book_team_id_id" ON "books" ("team_id", "id");
 -- Create index "book_shelf_id" to table: "books"
@@ -61,16 +63,17 @@ BEGIN
   ELSE
     INSERT INTO "events" ("txid", "team_id", "type", "record_id", "meta", "image", "occurred_at")
     SELECT pg_current_xact_id()::text::bigint, n."team_id", TG_ARGV[0] || CASE TG_OP WHEN 'INSERT' THEN '.created' ELSE '.updated' END,
-      n."id", meta, row_to_json(n)::text, at FROM "new_rows" n;
+      n."id", meta, CASE WHEN TG_NARGS = 1 THEN row_to_json(n)::text ELSE (SELECT json_object_agg(c.key, c.value)
+        FROM json_each(row_to_json(n)) c WHERE c.key <> ALL (TG_ARGV[1:TG_NARGS - 1]))::text END, at FROM "new_rows" n;
   END IF;
   RETURN NULL;
 END
 $records$;
 -- Record the changes of books as events
-CREATE TRIGGER events_insert AFTER INSERT ON "books" REFERENCING NEW TABLE AS "new_rows" FOR EACH STATEMENT EXECUTE FUNCTION "records_event"('books');
-CREATE TRIGGER events_update AFTER UPDATE ON "books" REFERENCING NEW TABLE AS "new_rows" FOR EACH STATEMENT EXECUTE FUNCTION "records_event"('books');
-CREATE TRIGGER events_delete AFTER DELETE ON "books" REFERENCING OLD TABLE AS "old_rows" FOR EACH STATEMENT EXECUTE FUNCTION "records_event"('books');
+CREATE TRIGGER events_insert AFTER INSERT ON "books" REFERENCING NEW TABLE AS "new_rows" FOR EACH STATEMENT EXECUTE FUNCTION "records_event"('books', 'note');
+CREATE TRIGGER events_update AFTER UPDATE ON "books" REFERENCING NEW TABLE AS "new_rows" FOR EACH STATEMENT EXECUTE FUNCTION "records_event"('books', 'note');
+CREATE TRIGGER events_delete AFTER DELETE ON "books" REFERENCING OLD TABLE AS "old_rows" FOR EACH STATEMENT EXECUTE FUNCTION "records_event"('books', 'note');
 -- Record the changes of shelves as events
-CREATE TRIGGER events_insert AFTER INSERT ON "shelves" REFERENCING NEW TABLE AS "new_rows" FOR EACH STATEMENT EXECUTE FUNCTION "records_event"('shelves');
-CREATE TRIGGER events_update AFTER UPDATE ON "shelves" REFERENCING NEW TABLE AS "new_rows" FOR EACH STATEMENT EXECUTE FUNCTION "records_event"('shelves');
-CREATE TRIGGER events_delete AFTER DELETE ON "shelves" REFERENCING OLD TABLE AS "old_rows" FOR EACH STATEMENT EXECUTE FUNCTION "records_event"('shelves');
+CREATE TRIGGER events_insert AFTER INSERT ON "shelves" REFERENCING NEW TABLE AS "new_rows" FOR EACH STATEMENT EXECUTE FUNCTION "records_event"('shelves', 'key_hash');
+CREATE TRIGGER events_update AFTER UPDATE ON "shelves" REFERENCING NEW TABLE AS "new_rows" FOR EACH STATEMENT EXECUTE FUNCTION "records_event"('shelves', 'key_hash');
+CREATE TRIGGER events_delete AFTER DELETE ON "shelves" REFERENCING OLD TABLE AS "old_rows" FOR EACH STATEMENT EXECUTE FUNCTION "records_event"('shelves', 'key_hash');
