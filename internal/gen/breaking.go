@@ -91,6 +91,7 @@ type apiDoc struct {
 	Components struct {
 		Schemas map[string]struct {
 			Properties map[string]json.RawMessage `json:"properties"`
+			Required   []string                   `json:"required"`
 		} `json:"schemas"`
 	} `json:"components"`
 }
@@ -136,8 +137,133 @@ func apiBreaks(oldDoc, newDoc []byte) ([]string, error) {
 				out = append(out, fmt.Sprintf("clients: the member %s of %s changes type, from %s to %s", m, name, typeOf(before.Properties[m]), typeOf(nv)))
 			}
 		}
+		out = append(out, tightenings(name, a, b)...)
 	}
 	return out, nil
+}
+
+// tightenings are what the resource's writes accept no more (DESIGN §14):
+// a member a create must give that it need not before, an enum value
+// removed, a greater least or smaller greatest length or value, a new
+// pattern, a member that becomes immutable. Members new to the resource
+// count too, but for being required only.
+func tightenings(name string, a, b apiDoc) []string {
+	var out []string
+	before, after := a.Components.Schemas[name+"Members"], b.Components.Schemas[name+"Members"]
+	required := a.Components.Schemas[name+"Create"].Required
+	for _, m := range b.Components.Schemas[name+"Create"].Required {
+		if !slices.Contains(required, m) {
+			out = append(out, fmt.Sprintf("clients: the member %s of %s is required now: a create that leaves it out is refused", m, name))
+		}
+	}
+	for _, m := range slices.Sorted(maps.Keys(before.Properties)) {
+		raw, ok := after.Properties[m]
+		if !ok {
+			continue
+		}
+		was, is := rulesOf(before.Properties[m]), rulesOf(raw)
+		say := func(format string, args ...any) {
+			out = append(out, fmt.Sprintf("clients: the member %s of %s ", m, name)+fmt.Sprintf(format, args...))
+		}
+		if was.enum != nil {
+			for _, v := range was.enum {
+				if is.enum != nil && !slices.Contains(is.enum, v) {
+					say("no longer takes %q", v)
+				}
+			}
+		} else if is.enum != nil {
+			say("takes only %s now", strings.Join(is.enum, ", "))
+		}
+		if tighter(was.minLength, is.minLength, true) {
+			say("needs at least %v characters now", *is.minLength)
+		}
+		if tighter(was.maxLength, is.maxLength, false) {
+			say("takes at most %v characters now", *is.maxLength)
+		}
+		if tighter(was.minimum, is.minimum, true) {
+			say("needs at least %v now", *is.minimum)
+		}
+		if tighter(was.maximum, is.maximum, false) {
+			say("takes at most %v now", *is.maximum)
+		}
+		for _, p := range is.patterns {
+			if !slices.Contains(was.patterns, p) {
+				say("must match %s now", p)
+			}
+		}
+		if is.immutable && !was.immutable {
+			say("is immutable now: an update may no longer change it")
+		}
+	}
+	return out
+}
+
+// tighter tells whether the bound is tighter than before (a least one
+// greater, a greatest one smaller, or one where there was none).
+func tighter(before, after *float64, least bool) bool {
+	switch {
+	case after == nil:
+		return false
+	case before == nil:
+		return true
+	case least:
+		return *after > *before
+	}
+	return *after < *before
+}
+
+// memberRules are the keywords of a member's input schema that say which
+// values it takes, gathered from the schema and its alternatives.
+type memberRules struct {
+	enum                 []string
+	patterns             []string
+	minLength, maxLength *float64
+	minimum, maximum     *float64
+	immutable            bool
+}
+
+func rulesOf(raw json.RawMessage) memberRules {
+	var r memberRules
+	var walk func(raw json.RawMessage)
+	walk = func(raw json.RawMessage) {
+		var s struct {
+			Enum        []any             `json:"enum"`
+			Pattern     string            `json:"pattern"`
+			MinLength   *float64          `json:"minLength"`
+			MaxLength   *float64          `json:"maxLength"`
+			Minimum     *float64          `json:"minimum"`
+			Maximum     *float64          `json:"maximum"`
+			Description string            `json:"description"`
+			OneOf       []json.RawMessage `json:"oneOf"`
+			AllOf       []json.RawMessage `json:"allOf"`
+		}
+		if json.Unmarshal(raw, &s) != nil {
+			return
+		}
+		for _, v := range s.Enum {
+			if str, ok := v.(string); ok && !slices.Contains([]string{"true", "false"}, str) {
+				r.enum = append(r.enum, str)
+			}
+		}
+		if s.Pattern != "" && !strings.HasPrefix(s.Pattern, "^\\s*-?") { // not a number's text
+			r.patterns = append(r.patterns, s.Pattern)
+		}
+		pick := func(dst **float64, v *float64) {
+			if v != nil && *dst == nil {
+				*dst = v
+			}
+		}
+		pick(&r.minLength, s.MinLength)
+		pick(&r.maxLength, s.MaxLength)
+		pick(&r.minimum, s.Minimum)
+		pick(&r.maximum, s.Maximum)
+		r.immutable = r.immutable || strings.Contains(s.Description, "Set on create, then fixed")
+		for _, sub := range append(s.OneOf, s.AllOf...) {
+			walk(sub)
+		}
+	}
+	walk(raw)
+	return r
 }
 
 // isRecordSchema tells whether name is a resource's record: it has a
