@@ -339,3 +339,25 @@ func TestDataLoss(t *testing.T) {
 		t.Fatalf("%v", got)
 	}
 }
+
+// A required member added to a table that exists needs a default, or
+// generate refuses it, naming where the schema declares it.
+func TestANewRequiredMemberNeedsADefault(t *testing.T) {
+	graph := repoGraph(t)
+	cfg := DefaultConfig()
+	cfg.Root = "../.."
+	err := requiredNeedsDefault(cfg, graph, `ALTER TABLE "customers" ADD COLUMN "email" character varying NOT NULL, ADD COLUMN "x" bigint NULL;`)
+	if err == nil || !strings.Contains(err.Error(), "schema/customer.go:") ||
+		!strings.Contains(err.Error(), "the new required member email of Customer needs a Default") {
+		t.Fatalf("want the member refused where it is declared, got %v", err)
+	}
+	for _, fine := range []string{
+		`ALTER TABLE "customers" ADD COLUMN "email" character varying NOT NULL DEFAULT 'none';`,
+		`ALTER TABLE "customers" ADD COLUMN "email" character varying NULL;`,
+		`CREATE TABLE "shipments" ("id" character varying NOT NULL, "carrier" character varying NOT NULL);`,
+	} {
+		if err := requiredNeedsDefault(cfg, graph, fine); err != nil {
+			t.Errorf("%s: %v", fine, err)
+		}
+	}
+}

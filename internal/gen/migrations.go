@@ -82,6 +82,9 @@ func migrationFiles(ctx context.Context, cfg Config, graph *gen.Graph) (_ map[st
 	if changes[migrate.SQLite].empty() && changes[migrate.Postgres].empty() {
 		return nil, notes, nil
 	}
+	if err := requiredNeedsDefault(cfg, graph, changes[migrate.Postgres].sql); err != nil {
+		return nil, nil, err
+	}
 
 	name := cfg.MigrationName
 	if name == "" {
