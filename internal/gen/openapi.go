@@ -105,6 +105,9 @@ func renderOpenAPI(m *apiModel) ([]byte, error) {
 			"title", "Records API",
 			"version", "1.0.0",
 			"description", intro,
+			// No licence is granted: the API is its owner's. An SPDX
+			// expression names that with a LicenseRef.
+			"license", newObj("name", "Proprietary", "identifier", "LicenseRef-Proprietary"),
 		),
 		"servers", []any{newObj("url", "/", "description", "The server this document is served by.")},
 		"security", []any{newObj("bearer", []any{}), newObj("token", []any{})},

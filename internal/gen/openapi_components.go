@@ -157,6 +157,10 @@ func components(m *apiModel) *obj {
 			"TooManyRequests", respond("The token's rate limit is exhausted.", retry),
 			"InternalError", respond("A fault of the server; the request id finds it in the log.", plain),
 			"Unavailable", respond("The database is unreachable or too slow.", retry),
+			// Public routes answer no problem of their own but this one.
+			"MalformedRequest", newObj("description", "The request is not well-formed HTTP (a bad request line or header): "+
+				"the HTTP server answers it itself, before any route, as plain text.",
+				"content", newObj("text/plain", newObj("schema", newObj("type", "string")))),
 		),
 		"headers", newObj("X-Request-Id", newObj("description", "The request's id: the client's own when sensible, else one the server made.",
 			"schema", newObj("type", "string"))),
@@ -179,7 +183,8 @@ func publicOperation(p spec.PublicRoute) *obj {
 	if p.ContentType == "application/json" {
 		media.set("schema", newObj("type", "object"))
 	}
-	resp := newObj("200", newObj("description", "OK.", "content", newObj(p.ContentType, media)))
+	resp := newObj("200", newObj("description", "OK.", "content", newObj(p.ContentType, media)),
+		"400", newObj("$ref", "#/components/responses/MalformedRequest"))
 	if p.Path == spec.PathReady {
 		resp.set("503", newObj("$ref", "#/components/responses/Unavailable"))
 	}

@@ -126,7 +126,7 @@ func addEventSchemas(m *apiModel, schemas *obj) {
 			"occurred_at", newObj("type", "string", "format", "date-time"),
 			"team_id", newObj("type", "integer"),
 			"data", newObj("type", "object", "properties", newObj(
-				"object", newObj("type", "object", "required", []any{"id"},
+				"object", newObj("type", "object", "properties", newObj("id", newObj("type", "string")), "required", []any{"id"},
 					"description", "The record after the change, as a read answered it then (embedded lists empty: their records have events of their own); {id} for a delete."),
 			), "required", []any{"object"}, "additionalProperties", false),
 			"request_id", newObj("type", []any{"string", "null"}, "description", "The X-Request-Id of the request that made the change."),
