@@ -171,20 +171,34 @@ func components(m *apiModel) *obj {
 	)
 }
 
+// withETag are the public routes answered with an ETag, and 304 when
+// If-None-Match lists it: the document, the docs page and its files
+// (package docs), which a client fetches once.
+var withETag = map[string]bool{spec.PathOpenAPI: true, spec.PathDocs: true, spec.PathDocsFile: true}
+
 // publicOperation documents a route outside the generated operations that
 // the server registers itself (a test compares the document with the
 // server's routes).
 func publicOperation(p spec.PublicRoute) *obj {
 	o := newObj("operationId", p.OperationID, "summary", p.Summary, "tags", []any{"Service"}, "security", []any{})
+	var params []any
 	if strings.Contains(p.Path, ":file") {
-		o.set("parameters", []any{newObj("name", "file", "in", "path", "required", true, "schema", newObj("type", "string"))})
+		params = append(params, newObj("name", "file", "in", "path", "required", true, "schema", newObj("type", "string")))
 	}
 	media := newObj()
 	if p.ContentType == "application/json" {
 		media.set("schema", newObj("type", "object"))
 	}
-	resp := newObj("200", newObj("description", "OK.", "content", newObj(p.ContentType, media)),
-		"400", newObj("$ref", "#/components/responses/MalformedRequest"))
+	ok := newObj("description", "OK.", "content", newObj(p.ContentType, media))
+	resp := newObj("200", ok, "400", newObj("$ref", "#/components/responses/MalformedRequest"))
+	if withETag[p.Path] {
+		params = append(params, ifNoneMatchParam())
+		ok.set("headers", newObj("ETag", newObj("description", "The content's entity tag.", "schema", newObj("type", "string"))))
+		resp.set("304", notModified())
+	}
+	if len(params) > 0 {
+		o.set("parameters", params)
+	}
 	if p.Path == spec.PathReady {
 		resp.set("503", newObj("$ref", "#/components/responses/Unavailable"))
 	}

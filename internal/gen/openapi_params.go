@@ -195,7 +195,7 @@ func etagHeader() *obj {
 
 // notModified is the 304 of a read whose If-None-Match lists the ETag.
 func notModified() *obj {
-	return newObj("description", "Not modified: the record's ETag is one If-None-Match lists.",
+	return newObj("description", "Not modified: the answer's ETag is one If-None-Match lists.",
 		"headers", newObj("ETag", newObj("schema", newObj("type", "string")),
 			"X-Request-Id", newObj("$ref", "#/components/headers/X-Request-Id")))
 }
