@@ -9,30 +9,56 @@ import (
 	"records/internal/spec"
 )
 
+// opSchema names one of an operation's schemas: a generic route's after
+// its resource and kind (ReturnList…), any other's after the operation
+// (UpdateReturn…), which ranks after a generic route's name.
+func opSchema(op *opView, suffix string) schemaName {
+	if op.Generic {
+		return schemaName{op.Resource.Type + genericStems[op.Kind] + suffix, resourceName, op.Resource.Type}
+	}
+	return schemaName{strings.TrimPrefix(op.Var, "op") + suffix, operationName, op.Resource.Type}
+}
+
+// resourceSchema names a schema of the resource r.
+func resourceSchema(r *resourceView, suffix string) schemaName {
+	return schemaName{r.Type + suffix, resourceName, r.Type}
+}
+
+var genericStems = map[string]string{"list": "List", "get": "Read", "create": "Create", "patch": "Patch", "delete": "Delete"}
+
+// requestBody is the body a route takes: its operation's, or, where the
+// route takes a bulk create, that or an array of them.
+func (d *openAPIDoc) requestBody(rt *routeView) *obj {
+	op := rt.Op
+	body := d.requestSchema(op)
+	if !isBulk(rt) {
+		return d.schemas.nameUnlessRef(opSchema(op, "Request"), body)
+	}
+	batch := opSchema(op, "Batch")
+	if isRef(body, op.Resource.Type+"Write") {
+		batch = resourceSchema(op.Resource, "WriteBatch")
+	}
+	body = d.schemas.nameUnlessRef(opSchema(op, "Single"), body)
+	bulk := d.schemas.name(batch, newObj("type", "array", "items", body, "minItems", 1, "maxItems", spec.MaxBulk,
+		"description", fmt.Sprintf("A bulk create: 1 to %d records, created in one transaction or none; faults name the element, e.g. [3].email.", spec.MaxBulk)))
+	return d.schemas.name(opSchema(op, "Request"), newObj("oneOf", []any{body, bulk}))
+}
+
+// isRef tells whether s is exactly a reference to the schema name.
+func isRef(s *obj, name string) bool {
+	return len(s.keys) == 1 && s.vals["$ref"] == "#/components/schemas/"+name
+}
+
 // requestSchema is the body an operation takes. Record members come from
 // the resource's <Type>Members schema; the operation adds its id members,
 // aliases and ignored members, and nothing else passes
 // (unevaluatedProperties: false).
-func requestSchema(op *opView) *obj {
+func (d *openAPIDoc) requestSchema(op *opView) *obj {
 	r := op.Resource
 	props := newObj()
 	switch op.Kind {
 	case "list":
-		props.set("limit", ref("Limit"))
-		props.set("offset", ref("Offset"))
-		props.set("order_direction", ref("Direction"))
-		props.set("order_by", ref(r.Type+"OrderBy"))
-		props.set("filter", ref(r.Type+"Filter"))
-		props.set("cursor", ref("Cursor"))
-		props.set("count", ref("Count"))
-		props.set("fields", ref(r.Type+"Fields"))
-		if len(r.Expands) > 0 {
-			props.set("expand", ref(r.Type+"Expand"))
-		}
-		for _, f := range op.Filters {
-			props.set(f, inputSchema(r.field(f)))
-		}
-		return newObj("type", "object", "properties", props, "additionalProperties", false)
+		return d.listRequestSchema(op)
 	case "get", "get_or_create":
 		props.set("fields", ref(r.Type+"Fields"))
 		if len(r.Expands) > 0 {
@@ -46,7 +72,7 @@ func requestSchema(op *opView) *obj {
 	takesRecord := map[string]bool{"create": true, "patch": true, "upsert": true, "get_or_create": true}[op.Kind]
 	if takesRecord {
 		for _, a := range op.Aliases {
-			props.set(a.Key, memberInput(r.field(a.Value)).set("description", "Another name of "+a.Value+"."))
+			props.set(a.Key, withDescription(d.member(r.field(a.Value)).input, "Another name of "+a.Value+"."))
 		}
 	}
 	for _, name := range op.Ignore {
@@ -80,64 +106,34 @@ func requestSchema(op *opView) *obj {
 			wrapped.set(id, ref("InputId"))
 		}
 	}
-	wrapped.set(op.Wrapper, closed(inner))
+	wrapped.set(op.Wrapper, d.schemas.name(opSchema(op, "Record"), closed(inner)))
 	return newObj("oneOf", []any{
-		closed(flat),
-		newObj("type", "object", "properties", wrapped, "required", []any{op.Wrapper}, "additionalProperties", false),
+		d.schemas.name(opSchema(op, "Flat"), closed(flat)),
+		d.schemas.name(opSchema(op, "Wrapped"), newObj("type", "object", "properties", wrapped, "required", []any{op.Wrapper}, "additionalProperties", false)),
 	})
 }
 
-// numberOrString is a number a client may also send as a numeric string.
-func numberOrString(typ string, min, max int) *obj {
-	n := newObj("type", typ)
-	if min >= 0 {
-		n.set("minimum", min)
+// listRequestSchema is the body of a list: its parameters, and the
+// operation's exact filters.
+func (d *openAPIDoc) listRequestSchema(op *opView) *obj {
+	r := op.Resource
+	props := newObj(
+		"limit", ref("Limit"),
+		"offset", ref("Offset"),
+		"order_direction", ref("Direction"),
+		"order_by", ref(r.Type+"OrderBy"),
+		"filter", ref(r.Type+"Filter"),
+		"cursor", ref("Cursor"),
+		"count", ref("Count"),
+		"fields", ref(r.Type+"Fields"),
+	)
+	if len(r.Expands) > 0 {
+		props.set("expand", ref(r.Type+"Expand"))
 	}
-	if max >= 0 {
-		n.set("maximum", max)
+	for _, f := range op.Filters {
+		props.set(f, d.member(r.field(f)).input)
 	}
-	pattern := "^\\s*-?[0-9]+(\\.[0-9]+)?([eE][+-]?[0-9]+)?\\s*$"
-	return newObj("oneOf", []any{n, newObj("type", "string", "pattern", pattern)})
-}
-
-// inputSchema is what a client may send for a member: its type, null, and
-// the other JSON type the reference's samples use where one exists.
-func inputSchema(f *fieldView) *obj {
-	null := newObj("type", "null")
-	numeric := newObj("type", "string", "pattern", "^\\s*-?(0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?\\s*$")
-	switch f.Kind {
-	case "string":
-		if f.Input == "IndexedString" {
-			return newObj("oneOf", []any{newObj("type", "string", "maxLength", spec.MaxIndexedText,
-				"description", fmt.Sprintf("At most %d bytes of UTF-8: the member is indexed.", spec.MaxIndexedText)),
-				newObj("type", "number", "description", "taken as its text"), null})
-		}
-		return newObj("oneOf", []any{newObj("type", "string"), newObj("type", "number", "description", "taken as its text"), null})
-	case "integer":
-		return newObj("oneOf", []any{newObj("type", "integer"), numeric, null})
-	case "number":
-		return newObj("oneOf", []any{newObj("type", "number"), numeric, null})
-	case "boolean":
-		return newObj("oneOf", []any{newObj("type", "boolean"), newObj("type", "string", "enum", []any{"true", "false"}), null})
-	case "date":
-		return newObj("type", []any{"string", "null"}, "format", "date")
-	case "datetime":
-		return newObj("type", []any{"string", "null"}, "format", "date-time")
-	case "object":
-		return newObj("type", []any{"object", "null"})
-	case "string_map":
-		return newObj("type", []any{"object", "null"}, "additionalProperties", newObj("type", "string"))
-	}
-	panic("no input schema for kind " + f.Kind)
-}
-
-// memberInput is a member's input schema with its description.
-func memberInput(f *fieldView) *obj {
-	s := inputSchema(f)
-	if d := memberDescription(f); d != "" {
-		s.set("description", d)
-	}
-	return s
+	return newObj("type", "object", "properties", props, "additionalProperties", false)
 }
 
 // embedInput is the input schema of embedded records.
@@ -146,69 +142,46 @@ func embedInput(e *embedView) *obj {
 		"description", "Created with the record, in one transaction; only when creating.")
 }
 
-// outputSchema is how a member is answered.
-func outputSchema(f *fieldView) *obj {
-	var s *obj
-	switch {
-	case f.IsID:
-		s = ref("Id")
-	case !f.Nullable():
-		s = newObj("type", "integer", "readOnly", true)
-	case f.Kind == "string_map":
-		s = newObj("type", []any{"object", "null"}, "additionalProperties", newObj("type", "string"))
-	case f.Kind == "object":
-		s = newObj("type", []any{"object", "null"})
-	default:
-		typ := map[string]string{"string": "string", "integer": "integer", "number": "number", "boolean": "boolean", "date": "string", "datetime": "string"}[f.Kind]
-		s = newObj("type", []any{typ, "null"})
-		if f.Kind == "date" {
-			s.set("format", "date")
-		}
-		if f.Kind == "datetime" {
-			s.set("format", "date-time")
-		}
+// answerSchema is what a route answers on success: its operation's
+// envelope, or, where the route takes a bulk create, that or the
+// records created.
+func (d *openAPIDoc) answerSchema(rt *routeView) *obj {
+	op := rt.Op
+	answer := d.envelopeSchema(op.shape, op)
+	if !isBulk(rt) {
+		return d.schemas.nameUnlessRef(opSchema(op, "Answer"), answer)
 	}
-	if d := memberDescription(f); d != "" && !f.IsID {
-		s.set("description", d)
+	name := opSchema(op, "Answer")
+	if !isRef(answer, op.Resource.Type) {
+		answer = d.schemas.name(name, answer)
+		name = opSchema(op, "BulkAnswer")
 	}
-	return s
-}
-
-func memberDescription(f *fieldView) string {
-	var parts []string
-	if f.Parent != nil {
-		parts = append(parts, fmt.Sprintf("The id of the %s this belongs to.", strings.ReplaceAll(f.Parent.Object, "_", " ")))
-	}
-	switch f.Stamp {
-	case "create":
-		parts = append(parts, "Filled by the server on create when absent.")
-	case "update":
-		parts = append(parts, "Filled by the server on every write that leaves it absent.")
-	}
-	if f.ReadOnly {
-		parts = append(parts, "Read-only.")
-	}
-	return strings.Join(parts, " ")
+	r := op.Resource
+	batch := d.schemas.name(resourceSchema(r, "Batch"), newObj("type", "object", "properties",
+		newObj(r.Plural, newObj("type", "array", "items", ref(r.Type))),
+		"required", []any{r.Plural}, "additionalProperties", false,
+		"description", "A bulk create's records, in the order given."))
+	return d.schemas.name(name, newObj("oneOf", []any{answer, batch}))
 }
 
 // envelopeSchema describes the JSON an envelope writes.
-func envelopeSchema(n *envNode, op *opView) *obj {
+func (d *openAPIDoc) envelopeSchema(n *envNode, op *opView) *obj {
 	switch {
 	case n.IsObject:
 		props := newObj()
 		var req []any
 		for i, k := range n.Keys {
-			props.set(k, envelopeSchema(n.Values[i], op))
+			props.set(k, d.envelopeSchema(n.Values[i], op))
 			req = append(req, k)
 		}
 		return newObj("type", "object", "properties", props, "required", req, "additionalProperties", false)
 	case n.IsArray:
 		if len(n.Items) == 1 {
-			return newObj("type", "array", "items", envelopeSchema(n.Items[0], op), "minItems", 1, "maxItems", 1)
+			return newObj("type", "array", "items", d.envelopeSchema(n.Items[0], op), "minItems", 1, "maxItems", 1)
 		}
 		var items []any
 		for _, it := range n.Items {
-			items = append(items, envelopeSchema(it, op))
+			items = append(items, d.envelopeSchema(it, op))
 		}
 		return newObj("type", "array", "prefixItems", items, "items", false)
 	case n.Placeholder != "":
@@ -216,11 +189,11 @@ func envelopeSchema(n *envNode, op *opView) *obj {
 		switch base {
 		case "$record":
 			if member != "" {
-				return outputSchema(op.Resource.field(member))
+				return d.member(op.Resource.field(member)).output
 			}
-			return recordSchema(op)
+			return d.recordSchema(op)
 		case "$records":
-			return newObj("type", "array", "items", recordSchema(op))
+			return newObj("type", "array", "items", d.recordSchema(op))
 		case "$paging":
 			return ref("Paging")
 		case "$id":
@@ -241,10 +214,10 @@ func envelopeSchema(n *envNode, op *opView) *obj {
 // recordSchema is a record as an operation answers it: every member after
 // a write; after a read, every member or, when the request named fields,
 // those and the id, with related records under expand when asked.
-func recordSchema(op *opView) *obj {
+func (d *openAPIDoc) recordSchema(op *opView) *obj {
 	switch op.Kind {
 	case "list", "get", "get_or_create":
-		return newObj("anyOf", []any{ref(op.Resource.Type), ref(op.Resource.Type + "Sparse")})
+		return ref(op.Resource.Type + "Read")
 	}
 	return ref(op.Resource.Type)
 }
