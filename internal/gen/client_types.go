@@ -64,9 +64,9 @@ var clientScalars = map[spec.Type][2]string{
 	spec.Object: {"map[string]any", "Record<string, unknown>"}, spec.StringMap: {"map[string]string", "Record<string, string>"},
 }
 
-// memberTypes are a member's types in Go and TypeScript: its scalar's, or
+// clientMemberTypes are a member's types in Go and TypeScript: its scalar's, or
 // its enum type's, named after the record's type (typ) and the member.
-func memberTypes(typ string, f *fieldView) (string, string) {
+func clientMemberTypes(typ string, f *fieldView) (string, string) {
 	if f.Enum != nil {
 		name := typ + goField(f.Member)
 		return name, name
@@ -77,7 +77,7 @@ func memberTypes(typ string, f *fieldView) (string, string) {
 
 // newClientEnum is the type of the member's values.
 func newClientEnum(typ string, f *fieldView) *clientEnum {
-	name, _ := memberTypes(typ, f)
+	name, _ := clientMemberTypes(typ, f)
 	e := &clientEnum{Name: name, Member: f.Member}
 	for _, v := range f.Enum {
 		e.Values = append(e.Values, clientEnumValue{GoName: name + goField(v), Value: v, JSON: strconv.Quote(v)})
@@ -88,7 +88,7 @@ func newClientEnum(typ string, f *fieldView) *clientEnum {
 // answeredMember is a member as a record answers it: nullable ones as
 // pointers (maps are nil when null).
 func answeredMember(typ string, f *fieldView) *clientMember {
-	goType, tsType := memberTypes(typ, f)
+	goType, tsType := clientMemberTypes(typ, f)
 	if f.Nullable() {
 		if !strings.HasPrefix(goType, "map[") {
 			goType = "*" + goType
@@ -101,7 +101,7 @@ func answeredMember(typ string, f *fieldView) *clientMember {
 // writeMember is a member of a write: absent, a value or, unless it is
 // required, null.
 func writeMember(typ string, f *fieldView) *clientMember {
-	goType, tsType := memberTypes(typ, f)
+	goType, tsType := clientMemberTypes(typ, f)
 	if !f.Required {
 		tsType += " | null"
 	}

@@ -116,6 +116,8 @@ type fieldView struct {
 	Comment   string
 	Unique    bool
 	RuleVar   string
+	// Owner is the type of the resource the member is of, e.g. "Book".
+	Owner string
 	// PGType is the column's PostgreSQL type, for the casts a write that
 	// inserts by SELECT needs.
 	PGType string

@@ -321,6 +321,7 @@ func fillFields(r *resourceView, t *gen.Type, byName map[string]*resourceView, v
 			return fmt.Errorf("%s: %w", pos(t, f.Name), err)
 		}
 		fv.Parent = parents[f.Name]
+		fv.Owner = r.Type
 		if fv.Kind == "string" && fv.Parent == nil && (fa.Sortable || f.Unique || indexed[f.StorageKey()]) {
 			// A parent's id is checked against the parent's rows instead.
 			fv.Input = "IndexedString"

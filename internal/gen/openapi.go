@@ -62,7 +62,11 @@ func (o *obj) copy() *obj {
 	return out
 }
 
-func ref(name string) *obj { return newObj("$ref", "#/components/schemas/"+name) }
+// ref, paramRef, headerRef and responseRef refer to components by name.
+func ref(name string) *obj         { return newObj("$ref", "#/components/schemas/"+name) }
+func paramRef(name string) *obj    { return newObj("$ref", "#/components/parameters/"+name+"Parameter") }
+func headerRef(name string) *obj   { return newObj("$ref", "#/components/headers/"+name) }
+func responseRef(name string) *obj { return newObj("$ref", "#/components/responses/"+name) }
 
 // ProblemCodes lists the problem codes the generated document describes.
 func ProblemCodes() []string {
@@ -97,21 +101,59 @@ var intro = func() string {
 // its route in gin's pattern (/v1/returns/:id), written as OpenAPI's.
 type putOperation func(method, route string, op *obj)
 
+// openAPIDoc is the document being built: the paths, and the schemas
+// they name in passing, which become its components.
+type openAPIDoc struct {
+	m       *apiModel
+	schemas *catalog
+	// members are every member's schemas, built once each.
+	members map[*fieldView]memberSchemas
+}
+
 // renderOpenAPI builds the OpenAPI 3.1 document of the API.
 func renderOpenAPI(m *apiModel) ([]byte, error) {
+	d := &openAPIDoc{m: m, schemas: newCatalog(), members: map[*fieldView]memberSchemas{}}
 	doc := newObj(
 		"openapi", "3.1.0",
 		"info", newObj(
 			"title", "Records API",
 			"version", "1.0.0",
 			"description", intro,
+			// No licence is granted: the API is its owner's. An SPDX
+			// expression names that with a LicenseRef.
+			"license", newObj("name", "Proprietary", "identifier", "LicenseRef-Proprietary"),
 		),
 		"servers", []any{newObj("url", "/", "description", "The server this document is served by.")},
 		"security", []any{newObj("bearer", []any{}), newObj("token", []any{})},
 	)
+	d.sharedSchemas()
+	for _, r := range m.Resources {
+		d.resourceSchemas(r)
+	}
+	paths := d.paths()
+	doc.set("paths", paths)
+	components, err := d.components(paths)
+	if err != nil {
+		return nil, err
+	}
+	doc.set("components", components)
+	b, err := json.Marshal(doc)
+	if err != nil {
+		return nil, err
+	}
+	var out bytes.Buffer
+	if err := json.Indent(&out, b, "", "  "); err != nil {
+		return nil, err
+	}
+	out.WriteByte('\n')
+	return out.Bytes(), nil
+}
+
+// paths are the document's paths, in a stable order: the table's routes
+// as listed, then the generic ones, then the service's and the public
+// routes.
+func (d *openAPIDoc) paths() *obj {
 	paths := newObj()
-	// Paths in a stable order: the table's routes as listed, then the
-	// generic ones, then the public routes.
 	byPath := map[string]*obj{}
 	var put putOperation = func(method, route string, op *obj) {
 		p := openAPIPath(route)
@@ -124,25 +166,14 @@ func renderOpenAPI(m *apiModel) ([]byte, error) {
 		it.set(strings.ToLower(method), op)
 	}
 	seen := map[string]int{}
-	for _, rt := range m.Routes {
-		put(rt.Method, rt.Path, operation(rt, seen))
+	for _, rt := range d.m.Routes {
+		put(rt.Method, rt.Path, d.operation(rt, seen))
 	}
-	addEventPaths(m, put)
+	addEventPaths(d.m, put)
 	for _, pr := range spec.PublicRoutes {
 		put("GET", pr.Path, publicOperation(pr))
 	}
-	doc.set("paths", paths)
-	doc.set("components", components(m))
-	b, err := json.Marshal(doc)
-	if err != nil {
-		return nil, err
-	}
-	var out bytes.Buffer
-	if err := json.Indent(&out, b, "", "  "); err != nil {
-		return nil, err
-	}
-	out.WriteByte('\n')
-	return out.Bytes(), nil
+	return paths
 }
 
 // openAPIPath writes a gin pattern as an OpenAPI path: :id → {id}.
@@ -157,7 +188,7 @@ func openAPIPath(p string) string {
 }
 
 // operation is the OpenAPI operation of one route.
-func operation(rt *routeView, seen map[string]int) *obj {
+func (d *openAPIDoc) operation(rt *routeView, seen map[string]int) *obj {
 	op := rt.Op
 	// updateReturn, genericListCustomers; an operation's other routes
 	// are numbered: updateReturn_2.
@@ -176,31 +207,24 @@ func operation(rt *routeView, seen map[string]int) *obj {
 		o.set("deprecated", true)
 	}
 	var params []any
-	if strings.Contains(rt.Path, ":id") {
-		id := newObj("name", "id", "in", "path", "required", true, "description", "The record's id.", "schema", ref("Id"))
-		if op.Kind == "list" {
-			// A list narrowed to an id no record could have is empty.
-			id = newObj("name", "id", "in", "path", "required", true, "schema", newObj("type", "string"),
-				"description", "Narrows the list to the record of this id: an empty list if there is none.")
-		}
-		params = append(params, id)
+	switch {
+	case strings.Contains(rt.Path, ":id") && op.Kind == spec.List:
+		// A list narrowed to an id no record could have is empty.
+		params = append(params, paramRef("ListId"))
+	case strings.Contains(rt.Path, ":id"):
+		params = append(params, paramRef("Id"))
 	}
-	params = append(params, queryParameters(op)...)
+	params = append(params, d.queryParameters(op)...)
 	params = append(params, headerParameters(rt)...)
 	if len(params) > 0 {
 		o.set("parameters", params)
 	}
-	body := requestSchema(op)
-	if isBulk(rt) {
-		body = newObj("oneOf", []any{body, newObj("type", "array", "items", body, "minItems", 1, "maxItems", spec.MaxBulk,
-			"description", fmt.Sprintf("A bulk create: 1 to %d records, created in one transaction or none; faults name the element, e.g. [3].email.", spec.MaxBulk))})
-	}
 	o.set("requestBody", newObj(
 		"required", false,
 		"description", "May be empty, which counts as {}.",
-		"content", newObj("application/json", newObj("schema", body)),
+		"content", newObj("application/json", newObj("schema", d.requestBody(rt))),
 	))
-	o.set("responses", responses(rt))
+	o.set("responses", d.responses(rt))
 	return o
 }
 
@@ -208,29 +232,30 @@ func operationDescription(rt *routeView) string {
 	op := rt.Op
 	var b strings.Builder
 	switch op.Kind {
-	case "list":
-		b.WriteString("A page of records, from the body or the query string: `filter` (exact values or operators, and/or/not), " +
-			"`order_by` (keys separated by commas, `-` for descending), `limit`, a `cursor` from `paging.next_cursor` (or an `offset`), " +
-			"`count`, `fields` and `expand`. With `Accept: application/x-ndjson` or `text/csv`, streams every matching record instead.")
+	case spec.List:
+		// The parameters describe themselves (the filter's the query
+		// language): each list says it once, not again here.
+		b.WriteString("A page of records, filtered, ordered and shaped by the parameters, from the query string or the body. " +
+			"With `Accept: application/x-ndjson` or `text/csv`, streams every matching record instead.")
 		if strings.Contains(rt.Path, ":id") {
 			b.WriteString(" Narrowed to the record of the path's id: an empty list when there is none.")
 		}
-	case "get":
+	case spec.Get:
 		b.WriteString("One record by id; `fields` and `expand` shape it.")
-	case "create":
+	case spec.Create:
 		b.WriteString("Creates a record (201); without an id the server makes a UUIDv7.")
-	case "patch":
+	case spec.Patch:
 		b.WriteString("Merges the members given into the record: null clears, absent members stay.")
-	case "upsert":
+	case spec.Upsert:
 		b.WriteString("Updates the record with the id (200, merging), or creates it (201).")
 		if op.OptionalID {
 			b.WriteString(" Without an id, creates one with a new id.")
 		}
-	case "get_or_create":
+	case spec.GetOrCreate:
 		b.WriteString("With an id, answers the record (the body may hold nothing else); without one, creates it from the body (201).")
-	case "action":
+	case spec.Action:
 		b.WriteString("Sets fixed members of the record.")
-	case "delete":
+	case spec.Delete:
 		b.WriteString("Deletes the record and its children.")
 		if op.By != "" {
 			fmt.Fprintf(&b, " Given `%s` instead, deletes every %s of it.", op.By, strings.ReplaceAll(op.Resource.Object, "_", " "))
@@ -247,66 +272,55 @@ func operationDescription(rt *routeView) string {
 
 // responses are an operation's answers: its success (from its envelope)
 // and every problem it can answer.
-func responses(rt *routeView) *obj {
+func (d *openAPIDoc) responses(rt *routeView) *obj {
 	op := rt.Op
 	out := newObj()
+	schema := d.answerSchema(rt)
 	success := func(desc string) *obj {
-		schema := envelopeSchema(op.shape, op)
-		if isBulk(rt) {
-			schema = newObj("oneOf", []any{schema, newObj("type", "object", "properties",
-				newObj(op.Resource.Plural, newObj("type", "array", "items", ref(op.Resource.Type))),
-				"required", []any{op.Resource.Plural}, "additionalProperties", false,
-				"description", "A bulk create's records, in the order given.")})
-		}
 		content := newObj("application/json", newObj("schema", schema))
-		if op.Kind == "list" {
-			content.set("application/x-ndjson", newObj("schema", newObj("type", "string",
-				"description", "With Accept: application/x-ndjson: every matching record, one JSON object a line. "+
-					"A failure midway ends the stream with a line {\"error\": problem} and cuts it off unterminated.")))
-			content.set("text/csv", newObj("schema", newObj("type", "string",
-				"description", "With Accept: text/csv: every matching record, after a header row of member names (RFC 4180). "+
-					"A failure midway cuts the stream off unterminated.")))
+		if op.Kind == spec.List {
+			content.set("application/x-ndjson", newObj("schema", ref("NDJSONExport")))
+			content.set("text/csv", newObj("schema", ref("CSVExport")))
 		}
 		headers := successHeaders(rt)
 		if op.ETag {
-			headers.set("ETag", etagHeader())
+			headers.set("ETag", headerRef("ETag"))
 		}
 		if writeMethods[rt.Method] {
-			headers.set("Idempotent-Replayed", newObj("description", "true when the answer is the stored one of an earlier request with the same Idempotency-Key.",
-				"schema", newObj("type", "string", "enum", []any{"true"})))
+			headers.set("Idempotent-Replayed", headerRef("Idempotent-Replayed"))
 		}
 		return newObj("description", desc, "headers", headers, "content", content)
 	}
 	switch op.Kind {
-	case "create":
+	case spec.Create:
 		out.set("201", success("Success."))
-	case "upsert", "get_or_create":
+	case spec.Upsert, spec.GetOrCreate:
 		out.set("200", success("Success."))
 		out.set("201", success("Created."))
 	default:
 		out.set("200", success("Success."))
 	}
-	if (op.Kind == "get" || op.Kind == "get_or_create") && op.ETag {
-		out.set("304", notModified())
+	if (op.Kind == spec.Get || op.Kind == spec.GetOrCreate) && op.ETag {
+		out.set("304", responseRef("NotModified"))
 	}
 	statuses := []int{400, 401}
-	if op.Kind != "list" && op.Kind != "get" {
+	if op.Kind != spec.List && op.Kind != spec.Get {
 		statuses = append(statuses, 403)
 	}
 	statuses = append(statuses, 404)
-	if op.Kind == "get_or_create" && rt.Method == "GET" {
+	if op.Kind == spec.GetOrCreate && rt.Method == "GET" {
 		statuses = append(statuses, 405) // a HEAD that would create
 	}
 	statuses = append(statuses, 408)
 	switch op.Kind {
-	case "create", "upsert", "get_or_create", "patch":
+	case spec.Create, spec.Upsert, spec.GetOrCreate, spec.Patch:
 		statuses = append(statuses, 409)
 	}
-	if writeMethods[rt.Method] && op.Kind != "create" && op.Kind != "upsert" && op.Kind != "get_or_create" && op.Kind != "patch" {
+	if writeMethods[rt.Method] && op.Kind != spec.Create && op.Kind != spec.Upsert && op.Kind != spec.GetOrCreate && op.Kind != spec.Patch {
 		statuses = append(statuses, 409)
 	}
 	switch op.Kind {
-	case "patch", "upsert", "delete", "action":
+	case spec.Patch, spec.Upsert, spec.Delete, spec.Action:
 		statuses = append(statuses, 412)
 	}
 	statuses = append(statuses, 413, 415)
@@ -314,14 +328,11 @@ func responses(rt *routeView) *obj {
 		statuses = append(statuses, 422)
 	}
 	statuses = append(statuses, 429, 500, 503)
-	for _, s := range statuses {
-		out.set(fmt.Sprint(s), newObj("$ref", "#/components/responses/"+errorResponses[s]))
-	}
-	return out
+	return withErrors(out, statuses...)
 }
 
 func successHeaders(rt *routeView) *obj {
-	h := newObj("X-Request-Id", newObj("$ref", "#/components/headers/X-Request-Id"))
+	h := newObj("X-Request-Id", headerRef("X-Request-Id"))
 	if rt.Deprecated {
 		h.set("Deprecation", newObj("description", spec.DeprecationDate+": deprecated since "+spec.DeprecationDay+" (RFC 9745).", "schema", newObj("type", "string")))
 		h.set("Link", newObj("description", fmt.Sprintf(`<%s>; rel="successor-version"`, rt.Successor), "schema", newObj("type", "string")))

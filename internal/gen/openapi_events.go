@@ -1,7 +1,6 @@
 package gen
 
 import (
-	"fmt"
 	"records/internal/spec"
 	"slices"
 	"strconv"
@@ -37,16 +36,12 @@ func withErrors(responses *obj, statuses ...int) *obj {
 
 func jsonAnswer(desc string, schema *obj) *obj {
 	return newObj("description", desc,
-		"headers", newObj("X-Request-Id", newObj("$ref", "#/components/headers/X-Request-Id")),
+		"headers", newObj("X-Request-Id", headerRef("X-Request-Id")),
 		"content", newObj("application/json", newObj("schema", schema)))
 }
 
 func queryParam(name, desc string, schema *obj) *obj {
 	return newObj("name", name, "in", "query", "description", desc, "schema", schema)
-}
-
-func pathID(desc string) *obj {
-	return newObj("name", "id", "in", "path", "required", true, "description", desc, "schema", ref("Id"))
 }
 
 // readBody is the optional JSON body of a read, whose parameters it may
@@ -66,18 +61,15 @@ func withReadErrors(responses *obj, more ...int) *obj {
 	return withErrors(responses, statuses...)
 }
 
-var eventPageParams = func() []any {
-	return []any{
-		queryParam("limit", fmt.Sprintf("Events per page: 1 to %d, default %d.", spec.MaxLimit, spec.DefaultLimit), ref("Limit")),
-		queryParam("cursor", "paging.next_cursor of the page before, or an event stream's id: line.", ref("Cursor")),
-	}
-}
+// eventPageParams are the parameters of a page of events, webhooks or
+// deliveries.
+func eventPageParams() []any { return []any{paramRef("PageLimit"), paramRef("PageCursor")} }
 
 // addEventPaths puts the event log, the stream, every resource's history
 // and the webhook routes in paths.
 func addEventPaths(m *apiModel, put putOperation) {
 	logParams := append(eventPageParams(),
-		queryParam("filter[type]", "Only events of this type.", newObj("type", "string", "enum", eventTypes(m))),
+		queryParam("filter[type]", "Only events of this type.", ref("EventType")),
 		queryParam("filter[type][in]", "Only events of these types, comma-separated.", newObj("type", "string")),
 		queryParam("since", "Only events that occurred at or after this time (RFC 3339).", newObj("type", "string", "format", "date-time")),
 	)
@@ -97,7 +89,7 @@ func addEventPaths(m *apiModel, put putOperation) {
 			"An idle stream sends a comment line every 15 seconds.",
 		"parameters", []any{
 			queryParam("cursor", "Resume after this cursor.", ref("Cursor")),
-			queryParam("filter[type]", "Only events of this type.", newObj("type", "string", "enum", eventTypes(m))),
+			queryParam("filter[type]", "Only events of this type.", ref("EventType")),
 			queryParam("filter[type][in]", "Only events of these types, comma-separated.", newObj("type", "string")),
 			newObj("name", "Last-Event-ID", "in", "header", "description", "The id: of the last event received; wins over cursor.", "schema", newObj("type", "string")),
 		},
@@ -109,7 +101,7 @@ func addEventPaths(m *apiModel, put putOperation) {
 		put("GET", "/v1/"+r.Plural+"/:id/history", newObj(
 			"operationId", "history"+r.Name, "tags", []any{r.Type}, "summary", "History of a "+r.Object,
 			"description", "The record's events, oldest first: what it looked like after each change, who made it (the token) and when.",
-			"parameters", append([]any{pathID("The record's id.")}, eventPageParams()...),
+			"parameters", append([]any{paramRef("Id")}, eventPageParams()...),
 			"requestBody", readBody("PageRequest"),
 			"responses", withReadErrors(newObj("200", jsonAnswer("A page of the record's events.", ref("EventPage"))), 404),
 		))
@@ -117,56 +109,56 @@ func addEventPaths(m *apiModel, put putOperation) {
 	addWebhookPaths(m, put)
 }
 
-// addEventSchemas puts the schemas of events and webhooks in schemas.
-func addEventSchemas(m *apiModel, schemas *obj) {
-	schemas.set("Event", newObj("type", "object",
+// addEventSchemas puts the schemas of events and webhooks in c.
+func addEventSchemas(m *apiModel, c *catalog) {
+	c.define("EventType", newObj("type", "string", "enum", eventTypes(m), "description", "<plural>.created, .updated or .deleted."))
+	c.define("Actor", newObj("type", "object", "properties", newObj(
+		"token_id", newObj("type", []any{"string", "null"}),
+		"token_name", newObj("type", []any{"string", "null"}),
+	), "required", []any{"token_id", "token_name"}, "additionalProperties", false))
+	c.define("ActorOrNull", newObj("oneOf", []any{newObj("type", "null"), ref("Actor")}, "description", "The token that made the change."))
+	c.define("EventData", newObj("type", "object", "properties", newObj(
+		"object", newObj("type", "object", "properties", newObj("id", newObj("type", "string")), "required", []any{"id"},
+			"description", "The record after the change, as a read answered it then (embedded lists empty: their records have events of their own); {id} for a delete."),
+	), "required", []any{"object"}, "additionalProperties", false))
+	c.define("Event", newObj("type", "object",
 		"properties", newObj(
 			"id", newObj("type", "string", "description", "evt_ and 26 characters: opaque, the same wherever the event is answered (the log, the stream, a history, a webhook's delivery and its webhook-id)."),
-			"type", newObj("type", "string", "enum", eventTypes(m), "description", "<plural>.created, .updated or .deleted."),
+			"type", ref("EventType"),
 			"occurred_at", newObj("type", "string", "format", "date-time"),
 			"team_id", newObj("type", "integer"),
-			"data", newObj("type", "object", "properties", newObj(
-				"object", newObj("type", "object", "required", []any{"id"},
-					"description", "The record after the change, as a read answered it then (embedded lists empty: their records have events of their own); {id} for a delete."),
-			), "required", []any{"object"}, "additionalProperties", false),
+			"data", ref("EventData"),
 			"request_id", newObj("type", []any{"string", "null"}, "description", "The X-Request-Id of the request that made the change."),
-			"actor", newObj("oneOf", []any{
-				newObj("type", "null"),
-				newObj("type", "object", "properties", newObj(
-					"token_id", newObj("type", []any{"string", "null"}),
-					"token_name", newObj("type", []any{"string", "null"}),
-				), "required", []any{"token_id", "token_name"}, "additionalProperties", false),
-			}, "description", "The token that made the change."),
+			"actor", ref("ActorOrNull"),
 		),
 		"required", []any{"id", "type", "occurred_at", "team_id", "data", "request_id", "actor"}, "additionalProperties", false))
-	schemas.set("PageRequest", newObj("type", "object",
+	c.define("PageRequest", newObj("type", "object",
 		"properties", newObj("limit", ref("Limit"), "cursor", ref("Cursor")),
 		"additionalProperties", false, "description", "A page's parameters in a body."))
-	typeFilter := newObj("type", "object",
-		"properties", newObj("type", newObj("oneOf", []any{
-			newObj("type", "string", "enum", eventTypes(m)),
-			newObj("type", "object", "properties", newObj("eq", newObj("type", "string", "enum", eventTypes(m))),
-				"required", []any{"eq"}, "additionalProperties", false),
-			newObj("type", "object", "properties", newObj("in", newObj("type", "array", "minItems", 1, "items", newObj("type", "string", "enum", eventTypes(m)))),
-				"required", []any{"in"}, "additionalProperties", false),
-		})),
-		"additionalProperties", false, "description", `Only events of a type: {"type": T}, {"type": {"eq": T}} or {"type": {"in": [T, …]}}.`)
-	schemas.set("EventLogRequest", newObj("type", "object",
-		"properties", newObj("limit", ref("Limit"), "cursor", ref("Cursor"), "filter", typeFilter,
+	c.define("EventTypeEquals", newObj("type", "object", "properties", newObj("eq", ref("EventType")),
+		"required", []any{"eq"}, "additionalProperties", false))
+	c.define("EventTypeIn", newObj("type", "object", "properties", newObj("in", newObj("type", "array", "minItems", 1, "items", ref("EventType"))),
+		"required", []any{"in"}, "additionalProperties", false))
+	c.define("EventTypeCondition", newObj("oneOf", []any{ref("EventType"), ref("EventTypeEquals"), ref("EventTypeIn")}))
+	c.define("EventFilter", newObj("type", "object",
+		"properties", newObj("type", ref("EventTypeCondition")),
+		"additionalProperties", false, "description", `Only events of a type: {"type": T}, {"type": {"eq": T}} or {"type": {"in": [T, …]}}.`))
+	c.define("EventLogRequest", newObj("type", "object",
+		"properties", newObj("limit", ref("Limit"), "cursor", ref("Cursor"), "filter", ref("EventFilter"),
 			"since", newObj("type", "string", "format", "date-time", "description", "Only events that occurred at or after this time (RFC 3339).")),
 		"additionalProperties", false, "description", "The event log's parameters in a body."))
-	schemas.set("EventStreamRequest", newObj("type", "object",
-		"properties", newObj("cursor", ref("Cursor"), "filter", typeFilter),
+	c.define("EventStreamRequest", newObj("type", "object",
+		"properties", newObj("cursor", ref("Cursor"), "filter", ref("EventFilter")),
 		"additionalProperties", false, "description", "The stream's parameters in a body."))
-	schemas.set("CursorPaging", newObj("type", "object",
+	c.define("CursorPaging", newObj("type", "object",
 		"properties", newObj(
 			"limit", newObj("type", "integer"),
 			"has_more", newObj("type", "boolean"),
 			"next_cursor", newObj("type", []any{"string", "null"}, "description", "Send as cursor for the next page; null on the last page."),
 		),
 		"required", []any{"limit", "has_more", "next_cursor"}, "additionalProperties", false))
-	schemas.set("EventPage", newObj("type", "object",
+	c.define("EventPage", newObj("type", "object",
 		"properties", newObj("events", newObj("type", "array", "items", ref("Event")), "paging", ref("CursorPaging")),
 		"required", []any{"events", "paging"}, "additionalProperties", false))
-	addWebhookSchemas(m, schemas)
+	addWebhookSchemas(m, c)
 }

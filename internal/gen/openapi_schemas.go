@@ -9,44 +9,70 @@ import (
 	"records/internal/spec"
 )
 
+// opSchema names one of an operation's schemas: a generic route's after
+// its resource and kind (ReturnList…), any other's after the operation
+// (UpdateReturn…), which ranks after a generic route's name.
+func opSchema(op *opView, suffix string) schemaName {
+	if op.Generic {
+		return schemaName{op.Resource.Type + genericStems[op.Kind] + suffix, resourceName, op.Resource.Type}
+	}
+	return schemaName{strings.TrimPrefix(op.Var, "op") + suffix, operationName, op.Resource.Type}
+}
+
+// resourceSchema names a schema of the resource r.
+func resourceSchema(r *resourceView, suffix string) schemaName {
+	return schemaName{r.Type + suffix, resourceName, r.Type}
+}
+
+var genericStems = map[spec.Kind]string{spec.List: "List", spec.Get: "Read", spec.Create: "Create", spec.Patch: "Patch", spec.Delete: "Delete"}
+
+// requestBody is the body a route takes: its operation's, or, where the
+// route takes a bulk create, that or an array of them.
+func (d *openAPIDoc) requestBody(rt *routeView) *obj {
+	op := rt.Op
+	body := d.requestSchema(op)
+	if !isBulk(rt) {
+		return d.schemas.nameUnlessRef(opSchema(op, "Request"), body)
+	}
+	batch := opSchema(op, "Batch")
+	if isRef(body, op.Resource.Type+"Write") {
+		batch = resourceSchema(op.Resource, "WriteBatch")
+	}
+	body = d.schemas.nameUnlessRef(opSchema(op, "Single"), body)
+	bulk := d.schemas.name(batch, newObj("type", "array", "items", body, "minItems", 1, "maxItems", spec.MaxBulk,
+		"description", fmt.Sprintf("A bulk create: 1 to %d records, created in one transaction or none; faults name the element, e.g. [3].email.", spec.MaxBulk)))
+	return d.schemas.name(opSchema(op, "Request"), newObj("oneOf", []any{body, bulk}))
+}
+
+// isRef tells whether s is exactly a reference to the schema name.
+func isRef(s *obj, name string) bool {
+	return len(s.keys) == 1 && s.vals["$ref"] == "#/components/schemas/"+name
+}
+
 // requestSchema is the body an operation takes. Record members come from
 // the resource's <Type>Members schema; the operation adds its id members,
 // aliases and ignored members, and nothing else passes
 // (unevaluatedProperties: false).
-func requestSchema(op *opView) *obj {
+func (d *openAPIDoc) requestSchema(op *opView) *obj {
 	r := op.Resource
 	props := newObj()
 	switch op.Kind {
-	case "list":
-		props.set("limit", ref("Limit"))
-		props.set("offset", ref("Offset"))
-		props.set("order_direction", ref("Direction"))
-		props.set("order_by", ref(r.Type+"OrderBy"))
-		props.set("filter", ref(r.Type+"Filter"))
-		props.set("cursor", ref("Cursor"))
-		props.set("count", ref("Count"))
+	case spec.List:
+		return d.listRequestSchema(op)
+	case spec.Get, spec.GetOrCreate:
 		props.set("fields", ref(r.Type+"Fields"))
 		if len(r.Expands) > 0 {
 			props.set("expand", ref(r.Type+"Expand"))
 		}
-		for _, f := range op.Filters {
-			props.set(f, filterValue(r.field(f)))
-		}
-		return newObj("type", "object", "properties", props, "additionalProperties", false)
-	case "get", "get_or_create":
-		props.set("fields", ref(r.Type+"Fields"))
-		if len(r.Expands) > 0 {
-			props.set("expand", ref(r.Type+"Expand"))
-		}
-	case "delete":
+	case spec.Delete:
 		if op.By != "" {
 			props.set(op.By, newObj("description", "Deletes every record of this parent.", "allOf", []any{ref("InputId")}))
 		}
 	}
-	takesRecord := map[string]bool{"create": true, "patch": true, "upsert": true, "get_or_create": true}[string(op.Kind)]
+	takesRecord := map[spec.Kind]bool{spec.Create: true, spec.Patch: true, spec.Upsert: true, spec.GetOrCreate: true}[op.Kind]
 	if takesRecord {
 		for _, a := range op.Aliases {
-			props.set(a.Key, memberInput(r.field(a.Value)).set("description", "Another name of "+a.Value+"."))
+			props.set(a.Key, withDescription(d.member(r.field(a.Value)).input, "Another name of "+a.Value+"."))
 		}
 	}
 	for _, name := range op.Ignore {
@@ -84,101 +110,34 @@ func requestSchema(op *opView) *obj {
 			wrapped.set(id, ref("InputId"))
 		}
 	}
-	wrapped.set(op.Wrapper, closed(inner))
+	wrapped.set(op.Wrapper, d.schemas.name(opSchema(op, "Record"), closed(inner)))
 	return newObj("oneOf", []any{
-		closed(flat),
-		newObj("type", "object", "properties", wrapped, "required", []any{op.Wrapper}, "additionalProperties", false),
+		d.schemas.name(opSchema(op, "Flat"), closed(flat)),
+		d.schemas.name(opSchema(op, "Wrapped"), newObj("type", "object", "properties", wrapped, "required", []any{op.Wrapper}, "additionalProperties", false)),
 	})
 }
 
-// numberOrString is a number a client may also send as a numeric string.
-func numberOrString(typ string, min, max int) *obj {
-	n := newObj("type", typ)
-	if min >= 0 {
-		n.set("minimum", min)
+// listRequestSchema is the body of a list: its parameters, and the
+// operation's exact filters.
+func (d *openAPIDoc) listRequestSchema(op *opView) *obj {
+	r := op.Resource
+	props := newObj(
+		"limit", ref("Limit"),
+		"offset", ref("Offset"),
+		"order_direction", ref("Direction"),
+		"order_by", ref(r.Type+"OrderBy"),
+		"filter", ref(r.Type+"Filter"),
+		"cursor", ref("Cursor"),
+		"count", ref("Count"),
+		"fields", ref(r.Type+"Fields"),
+	)
+	if len(r.Expands) > 0 {
+		props.set("expand", ref(r.Type+"Expand"))
 	}
-	if max >= 0 {
-		n.set("maximum", max)
+	for _, f := range op.Filters {
+		props.set(f, d.member(r.field(f)).input)
 	}
-	pattern := "^\\s*-?[0-9]+(\\.[0-9]+)?([eE][+-]?[0-9]+)?\\s*$"
-	return newObj("oneOf", []any{n, newObj("type", "string", "pattern", pattern)})
-}
-
-// inputSchema is what a client may write to a member: its type with the
-// keywords of its rule, null unless it is required, and the other JSON
-// type the reference's samples use where one exists.
-func inputSchema(f *fieldView) *obj { return valueSchema(f, true) }
-
-// filterValue is a value a filter compares a member with: of its type, or
-// null, whatever its rule (a prefix or a bound need not be a whole value).
-func filterValue(f *fieldView) *obj { return valueSchema(f, false) }
-
-func valueSchema(f *fieldView, written bool) *obj {
-	alts := func(own *obj, others ...*obj) *obj {
-		all := []any{own}
-		if written {
-			f.valueKeywords(own)
-			if f.Kind == "string" && (f.Enum != nil || len(f.Patterns) > 0 || f.MinLen > 0 || f.MaxLen > 0) {
-				others = nil // a number's text would have to meet the rule too
-			}
-		}
-		nullable := f.Nullable() || !written
-		if len(others) == 0 {
-			// One type: null joins it ("type": ["string", "null"]).
-			if nullable {
-				own.set("type", []any{own.vals["type"], "null"})
-				if e, ok := own.vals["enum"].([]any); ok {
-					own.set("enum", append(e, nil))
-				}
-			}
-			return own
-		}
-		for _, o := range others {
-			all = append(all, o)
-		}
-		if nullable {
-			all = append(all, newObj("type", "null"))
-		}
-		if len(all) == 1 {
-			return own
-		}
-		return newObj("oneOf", all)
-	}
-	numeric := newObj("type", "string", "pattern", "^\\s*-?(0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?\\s*$")
-	switch f.Kind {
-	case "string":
-		if f.Input == "IndexedString" {
-			return alts(newObj("type", "string", "maxLength", spec.MaxIndexedText,
-				"description", fmt.Sprintf("At most %d bytes of UTF-8: the member is indexed.", spec.MaxIndexedText)),
-				newObj("type", "number", "description", "taken as its text"))
-		}
-		return alts(newObj("type", "string"), newObj("type", "number", "description", "taken as its text"))
-	case "integer":
-		return alts(newObj("type", "integer"), numeric)
-	case "number":
-		return alts(newObj("type", "number"), numeric)
-	case "boolean":
-		return alts(newObj("type", "boolean"), newObj("type", "string", "enum", []any{"true", "false"}))
-	case "date":
-		return alts(newObj("type", "string", "format", "date"))
-	case "datetime":
-		return alts(newObj("type", "string", "format", "date-time"))
-	case "object":
-		return alts(newObj("type", "object"))
-	case "string_map":
-		return alts(newObj("type", "object", "additionalProperties", newObj("type", "string")))
-	}
-	panic("no input schema for kind " + f.Kind)
-}
-
-// memberInput is a member's input schema with its default, whether it is
-// ever answered, and its description.
-func memberInput(f *fieldView) *obj {
-	s := f.optionKeywords(inputSchema(f))
-	if d := memberDescription(f); d != "" {
-		s.set("description", d)
-	}
-	return s
+	return newObj("type", "object", "properties", props, "additionalProperties", false)
 }
 
 // embedInput is the input schema of embedded records.
@@ -187,79 +146,46 @@ func embedInput(e *embedView) *obj {
 		"description", "Created with the record, in one transaction; only when creating.")
 }
 
-// outputSchema is how a member is answered.
-func outputSchema(f *fieldView) *obj {
-	var s *obj
-	switch {
-	case f.IsID:
-		s = ref("Id")
-	case f.ReadOnly && !f.Nullable():
-		s = newObj("type", "integer", "readOnly", true)
-	case f.Kind == "string_map":
-		s = newObj("type", []any{"object", "null"}, "additionalProperties", newObj("type", "string"))
-	case f.Kind == "object":
-		s = newObj("type", []any{"object", "null"})
-	default:
-		typ := map[string]string{"string": "string", "integer": "integer", "number": "number", "boolean": "boolean", "date": "string", "datetime": "string"}[f.Kind]
-		s = newObj("type", []any{typ, "null"})
-		if !f.Nullable() {
-			s.set("type", typ)
-		}
-		if f.Kind == "date" {
-			s.set("format", "date")
-		}
-		if f.Kind == "datetime" {
-			s.set("format", "date-time")
-		}
-		if f.Enum != nil {
-			enum := stringsAny(f.Enum)
-			if f.Nullable() {
-				enum = append(enum, nil)
-			}
-			s.set("enum", enum)
-		}
+// answerSchema is what a route answers on success: its operation's
+// envelope, or, where the route takes a bulk create, that or the
+// records created.
+func (d *openAPIDoc) answerSchema(rt *routeView) *obj {
+	op := rt.Op
+	answer := d.envelopeSchema(op.shape, op)
+	if !isBulk(rt) {
+		return d.schemas.nameUnlessRef(opSchema(op, "Answer"), answer)
 	}
-	if d := memberDescription(f); d != "" && !f.IsID {
-		s.set("description", d)
+	name := opSchema(op, "Answer")
+	if !isRef(answer, op.Resource.Type) {
+		answer = d.schemas.name(name, answer)
+		name = opSchema(op, "BulkAnswer")
 	}
-	return s
-}
-
-func memberDescription(f *fieldView) string {
-	parts := f.optionWords()
-	if f.Parent != nil {
-		parts = append(parts, fmt.Sprintf("The id of the %s this belongs to.", strings.ReplaceAll(f.Parent.Object, "_", " ")))
-	}
-	switch f.Stamp {
-	case "create":
-		parts = append(parts, "Filled by the server on create when absent.")
-	case "update":
-		parts = append(parts, "Filled by the server on every write that leaves it absent.")
-	}
-	if f.ReadOnly {
-		parts = append(parts, "Read-only.")
-	}
-	return strings.Join(parts, " ")
+	r := op.Resource
+	batch := d.schemas.name(resourceSchema(r, "Batch"), newObj("type", "object", "properties",
+		newObj(r.Plural, newObj("type", "array", "items", ref(r.Type))),
+		"required", []any{r.Plural}, "additionalProperties", false,
+		"description", "A bulk create's records, in the order given."))
+	return d.schemas.name(name, newObj("oneOf", []any{answer, batch}))
 }
 
 // envelopeSchema describes the JSON an envelope writes.
-func envelopeSchema(n *envNode, op *opView) *obj {
+func (d *openAPIDoc) envelopeSchema(n *envNode, op *opView) *obj {
 	switch {
 	case n.IsObject:
 		props := newObj()
 		var req []any
 		for i, k := range n.Keys {
-			props.set(k, envelopeSchema(n.Values[i], op))
+			props.set(k, d.envelopeSchema(n.Values[i], op))
 			req = append(req, k)
 		}
 		return newObj("type", "object", "properties", props, "required", req, "additionalProperties", false)
 	case n.IsArray:
 		if len(n.Items) == 1 {
-			return newObj("type", "array", "items", envelopeSchema(n.Items[0], op), "minItems", 1, "maxItems", 1)
+			return newObj("type", "array", "items", d.envelopeSchema(n.Items[0], op), "minItems", 1, "maxItems", 1)
 		}
 		var items []any
 		for _, it := range n.Items {
-			items = append(items, envelopeSchema(it, op))
+			items = append(items, d.envelopeSchema(it, op))
 		}
 		return newObj("type", "array", "prefixItems", items, "items", false)
 	case n.Placeholder != "":
@@ -267,11 +193,11 @@ func envelopeSchema(n *envNode, op *opView) *obj {
 		switch base {
 		case "$record":
 			if member != "" {
-				return outputSchema(op.Resource.field(member))
+				return d.member(op.Resource.field(member)).output
 			}
-			return recordSchema(op)
+			return d.recordSchema(op)
 		case "$records":
-			return newObj("type", "array", "items", recordSchema(op))
+			return newObj("type", "array", "items", d.recordSchema(op))
 		case "$paging":
 			return ref("Paging")
 		case "$id":
@@ -292,10 +218,10 @@ func envelopeSchema(n *envNode, op *opView) *obj {
 // recordSchema is a record as an operation answers it: every member after
 // a write; after a read, every member or, when the request named fields,
 // those and the id, with related records under expand when asked.
-func recordSchema(op *opView) *obj {
+func (d *openAPIDoc) recordSchema(op *opView) *obj {
 	switch op.Kind {
-	case "list", "get", "get_or_create":
-		return newObj("anyOf", []any{ref(op.Resource.Type), ref(op.Resource.Type + "Sparse")})
+	case spec.List, spec.Get, spec.GetOrCreate:
+		return ref(op.Resource.Type + "Read")
 	}
 	return ref(op.Resource.Type)
 }

@@ -15,9 +15,10 @@ func addWebhookPaths(m *apiModel, put putOperation) {
 	// A webhook has a version, as a record does: its ETag, If-None-Match
 	// on a read, If-Match on a write.
 	withETag := func(answer *obj) *obj {
-		answer.vals["headers"].(*obj).set("ETag", etagHeader())
+		answer.vals["headers"].(*obj).set("ETag", headerRef("ETag"))
 		return answer
 	}
+	webhookID := paramRef("WebhookId")
 	service(put, spec.OpCreateWebhook, write(newObj(
 		"operationId", "createWebhook", "tags", []any{"Webhooks"}, "summary", "Create a webhook",
 		"description", "Events of the listed types (\"*\": all) are delivered to the URL by POST, signed as Standard Webhooks specifies. "+
@@ -29,45 +30,38 @@ func addWebhookPaths(m *apiModel, put putOperation) {
 		"operationId", "listWebhooks", "tags", []any{"Webhooks"}, "summary", "List webhooks",
 		"parameters", eventPageParams(),
 		"requestBody", readBody("PageRequest"),
-		"responses", withReadErrors(newObj("200", jsonAnswer("A page of webhooks.", newObj("type", "object",
-			"properties", newObj("webhooks", newObj("type", "array", "items", ref("Webhook")), "paging", ref("CursorPaging")),
-			"required", []any{"webhooks", "paging"}, "additionalProperties", false)))),
+		"responses", withReadErrors(newObj("200", jsonAnswer("A page of webhooks.", ref("WebhookPage")))),
 	))
 	service(put, spec.OpGetWebhook, newObj(
 		"operationId", "getWebhook", "tags", []any{"Webhooks"}, "summary", "Get a webhook",
-		"parameters", []any{pathID("The webhook's id."), ifNoneMatchParam()},
-		"responses", withErrors(newObj("200", withETag(jsonAnswer("The webhook.", ref("Webhook"))), "304", notModified()), 400, 401, 404, 429, 500, 503),
+		"parameters", []any{webhookID, paramRef("IfNoneMatch")},
+		"responses", withErrors(newObj("200", withETag(jsonAnswer("The webhook.", ref("Webhook"))), "304", responseRef("NotModified")), 400, 401, 404, 429, 500, 503),
 	))
 	service(put, spec.OpUpdateWebhook, write(newObj(
 		"operationId", "updateWebhook", "tags", []any{"Webhooks"}, "summary", "Update a webhook",
 		"description", "Changes the members given; enabled: true turns a disabled webhook back on.",
-		"parameters", []any{pathID("The webhook's id."), ifMatchParam()},
+		"parameters", []any{webhookID, paramRef("IfMatch")},
 		"requestBody", body("WebhookPatch"),
 		"responses", withErrors(newObj("200", withETag(jsonAnswer("The webhook.", ref("Webhook")))), 400, 401, 403, 404, 408, 409, 412, 413, 415, 422, 429, 500, 503),
 	)))
 	service(put, spec.OpDeleteWebhook, write(newObj(
 		"operationId", "deleteWebhook", "tags", []any{"Webhooks"}, "summary", "Delete a webhook",
 		"description", "Deletes the webhook and its pending deliveries.",
-		"parameters", []any{pathID("The webhook's id."), ifMatchParam()},
-		"responses", withErrors(newObj("200", jsonAnswer("Deleted.", newObj("type", "object",
-			"properties", newObj("id", newObj("type", "string"), "object", newObj("const", "webhook"), "deleted", newObj("const", true)),
-			"required", []any{"id", "object", "deleted"}, "additionalProperties", false))), 400, 401, 403, 404, 409, 412, 422, 429, 500, 503),
+		"parameters", []any{webhookID, paramRef("IfMatch")},
+		"responses", withErrors(newObj("200", jsonAnswer("Deleted.", ref("WebhookDeleted"))), 400, 401, 403, 404, 409, 412, 422, 429, 500, 503),
 	)))
 	service(put, spec.OpListWebhookDeliveries, newObj(
 		"operationId", "listWebhookDeliveries", "tags", []any{"Webhooks"}, "summary", "List a webhook's deliveries",
 		"description", "Every attempt to deliver an event to the webhook, newest first.",
-		"parameters", append([]any{pathID("The webhook's id.")}, eventPageParams()...),
+		"parameters", append([]any{webhookID}, eventPageParams()...),
 		"requestBody", readBody("PageRequest"),
-		"responses", withReadErrors(newObj("200", jsonAnswer("A page of attempts.", newObj("type", "object",
-			"properties", newObj("deliveries", newObj("type", "array", "items", ref("Delivery")), "paging", ref("CursorPaging")),
-			"required", []any{"deliveries", "paging"}, "additionalProperties", false))), 404),
+		"responses", withReadErrors(newObj("200", jsonAnswer("A page of attempts.", ref("DeliveryPage"))), 404),
 	))
 	service(put, spec.OpTestWebhook, write(newObj(
 		"operationId", "testWebhook", "tags", []any{"Webhooks"}, "summary", "Send a test event",
 		"description", "Queues a delivery of an event of type webhook.test to the webhook, and answers it.",
-		"parameters", []any{pathID("The webhook's id.")},
-		"responses", withErrors(newObj("202", jsonAnswer("The delivery, queued.", newObj("type", "object",
-			"properties", newObj("delivery", ref("Delivery")), "required", []any{"delivery"}, "additionalProperties", false))),
+		"parameters", []any{webhookID},
+		"responses", withErrors(newObj("202", jsonAnswer("The delivery, queued.", ref("DeliveryQueued"))),
 			400, 401, 403, 404, 409, 422, 429, 500, 503),
 	)))
 }
@@ -83,11 +77,11 @@ func anyList(v any) []any {
 	return l
 }
 
-// addWebhookSchemas puts the webhook schemas in schemas.
-func addWebhookSchemas(m *apiModel, schemas *obj) {
-	types := append([]any{"*"}, eventTypes(m)...)
+// addWebhookSchemas puts the webhook schemas in c.
+func addWebhookSchemas(m *apiModel, c *catalog) {
+	c.define("WebhookEventType", newObj("type", "string", "enum", append([]any{"*"}, eventTypes(m)...)))
 	events := newObj("type", "array", "minItems", 1, "maxItems", 100, "uniqueItems", true,
-		"items", newObj("type", "string", "enum", types), "description", "The event types delivered; \"*\" is every type.")
+		"items", ref("WebhookEventType"), "description", "The event types delivered; \"*\" is every type.")
 	url := newObj("type", "string", "format", "uri", "maxLength", 2048,
 		"description", "An http or https URL. Addresses of loopback, private, link-local and metadata networks are refused unless the server allows them.")
 	props := func() *obj {
@@ -104,18 +98,18 @@ func addWebhookSchemas(m *apiModel, schemas *obj) {
 		)
 	}
 	required := []any{"id", "url", "events", "description", "enabled", "disabled_at", "version", "created_at", "updated_at"}
-	schemas.set("Webhook", newObj("type", "object", "properties", props(), "required", required, "additionalProperties", false))
-	schemas.set("WebhookCreated", newObj("type", "object",
+	c.define("Webhook", newObj("type", "object", "properties", props(), "required", required, "additionalProperties", false))
+	c.define("WebhookCreated", newObj("type", "object",
 		"properties", props().set("secret", newObj("type", "string", "description", "whsec_ and the base64 key that signs deliveries: shown only here.")),
 		"required", append(append([]any{}, required...), "secret"), "additionalProperties", false))
-	schemas.set("WebhookInput", newObj("type", "object",
+	c.define("WebhookInput", newObj("type", "object",
 		"properties", newObj("url", url, "events", events, "description", newObj("type", []any{"string", "null"}, "maxLength", spec.MaxWebhookDescription)),
 		"required", []any{"url", "events"}, "additionalProperties", false))
-	schemas.set("WebhookPatch", newObj("type", "object",
+	c.define("WebhookPatch", newObj("type", "object",
 		"properties", newObj("url", url.copy(), "events", events.copy(), "description", newObj("type", []any{"string", "null"}, "maxLength", spec.MaxWebhookDescription),
 			"enabled", newObj("type", "boolean")),
 		"additionalProperties", false))
-	schemas.set("Delivery", newObj("type", "object",
+	c.define("Delivery", newObj("type", "object",
 		"properties", newObj(
 			"id", newObj("type", "string"),
 			"event_id", newObj("type", "string"),
@@ -129,4 +123,15 @@ func addWebhookSchemas(m *apiModel, schemas *obj) {
 		),
 		"required", []any{"id", "event_id", "attempt", "status", "status_code", "error", "next_attempt_at", "delivered_at", "created_at"},
 		"additionalProperties", false))
+	c.define("WebhookPage", newObj("type", "object",
+		"properties", newObj("webhooks", newObj("type", "array", "items", ref("Webhook")), "paging", ref("CursorPaging")),
+		"required", []any{"webhooks", "paging"}, "additionalProperties", false))
+	c.define("WebhookDeleted", newObj("type", "object",
+		"properties", newObj("id", newObj("type", "string"), "object", newObj("const", "webhook"), "deleted", newObj("const", true)),
+		"required", []any{"id", "object", "deleted"}, "additionalProperties", false))
+	c.define("DeliveryPage", newObj("type", "object",
+		"properties", newObj("deliveries", newObj("type", "array", "items", ref("Delivery")), "paging", ref("CursorPaging")),
+		"required", []any{"deliveries", "paging"}, "additionalProperties", false))
+	c.define("DeliveryQueued", newObj("type", "object",
+		"properties", newObj("delivery", ref("Delivery")), "required", []any{"delivery"}, "additionalProperties", false))
 }

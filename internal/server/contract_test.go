@@ -2,7 +2,9 @@ package server_test
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"sort"
@@ -200,6 +202,25 @@ func TestDocsPageLoadsTheDocument(t *testing.T) {
 	tag := doc.Header.Get("ETag")
 	if h.callAs("", "GET", "/v1/openapi.json", "", "If-None-Match", tag).Status != http.StatusNotModified {
 		t.Fatal("a known ETag must answer 304")
+	}
+	// Through the whole edge, a client that accepts gzip gets the same
+	// document compressed, whose tag answers 304 too.
+	req := httptest.NewRequest("GET", "/v1/openapi.json", nil)
+	req.Header.Set("Accept-Encoding", "gzip")
+	w := httptest.NewRecorder()
+	h.srv.Handler().ServeHTTP(w, req)
+	if w.Code != http.StatusOK || w.Header().Get("Content-Encoding") != "gzip" {
+		t.Fatalf("with Accept-Encoding: gzip: %d %v", w.Code, w.Header())
+	}
+	z, err := gzip.NewReader(w.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if plain, err := io.ReadAll(z); err != nil || !bytes.Equal(plain, doc.Body) {
+		t.Fatalf("the gzipped document differs (%v)", err)
+	}
+	if h.callAs("", "GET", "/v1/openapi.json", "", "If-None-Match", w.Header().Get("ETag")).Status != http.StatusNotModified {
+		t.Fatal("the gzipped document's ETag must answer 304")
 	}
 	// Every problem code has its anchor on the page.
 	for _, c := range gen.ProblemCodes() {
