@@ -7,10 +7,16 @@ package server_test
 
 import (
 	"fmt"
+	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
+
+	"records/internal/dbtest"
 )
 
 // isbns makes each book's ISBN, so that books differ in their unique member.
@@ -207,4 +213,51 @@ func TestSchemaOptionsCountCharacters(t *testing.T) {
 		h.call("POST", "/v1/books", book("b-1", "code", `"ÄÖÜäöüßéèêëïî"`)).problem(http.StatusBadRequest, "invalid_request", "code")
 		h.call("POST", "/v1/books", book("b-1", "code", `"ÄÖÜäöüßéèêëï"`)).want(http.StatusCreated) // 12 characters, 24 bytes
 	})
+}
+
+// Nor do webhooks deliver a sensitive member, nor the log write it.
+func TestSchemaOptionsSensitiveDeliveries(t *testing.T) {
+	const secret = "kept-in-the-back-office"
+	cfg := testConfig()
+	cfg.Webhooks.AllowPrivate = true
+	cfg.Webhooks.Poll = 20 * time.Millisecond
+	for _, d := range dbtest.Dialects {
+		t.Run(dbtest.Name(d), func(t *testing.T) {
+			t.Parallel()
+			var mu sync.Mutex
+			var bodies []string
+			rcv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				b, _ := io.ReadAll(r.Body)
+				mu.Lock()
+				bodies = append(bodies, string(b))
+				mu.Unlock()
+			}))
+			t.Cleanup(rcv.Close)
+			h := newHarness(t, d, cfg)
+			h.srv.Start()
+			t.Cleanup(func() { h.srv.Close() })
+			h.call("POST", "/v1/webhooks", `{"url":"`+rcv.URL+`","events":["books.created","books.updated"]}`).want(http.StatusCreated)
+			h.call("POST", "/v1/books", book("b-1", "note", `"`+secret+`"`)).want(http.StatusCreated)
+			h.call("PATCH", "/v1/books/b-1", `{"note":"`+secret+`"}`).want(http.StatusOK)
+			deadline := time.Now().Add(30 * time.Second)
+			for {
+				mu.Lock()
+				n, all := len(bodies), strings.Join(bodies, "\n")
+				mu.Unlock()
+				if strings.Contains(all, secret) || strings.Contains(all, `"note"`) {
+					t.Fatalf("a delivery holds the sensitive member: %s", all)
+				}
+				if n >= 2 && strings.Contains(all, "books.updated") {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("%d deliveries within 30 s: %s", n, all)
+				}
+				time.Sleep(50 * time.Millisecond)
+			}
+			if strings.Contains(h.logs.String(), secret) {
+				t.Fatalf("the log holds the sensitive member")
+			}
+		})
+	}
 }
