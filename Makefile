@@ -32,8 +32,11 @@ run: bin-records
 
 ## dev: serve the API, and on every edit of schema/ or templates/ regenerate, rebuild and
 ##      restart it (ARGS='--addr 127.0.0.1:9090' are records serve's flags)
+# The generator is built and run, not `go run`: on Ctrl-C the go command
+# exits 1 whatever its program did, and make would report an error.
 dev:
-	$(GO) run ./cmd/recordsgen dev $(if $(ARGS),-- $(ARGS))
+	@$(GO) build -o bin/recordsgen ./cmd/recordsgen
+	./bin/recordsgen dev $(if $(ARGS),-- $(ARGS))
 
 ## test: the whole suite: format, vet, generated files fresh, then every test on SQLite and PostgreSQL
 test: check
