@@ -10,12 +10,11 @@ import (
 	"strings"
 	"syscall"
 
-	entschema "entgo.io/ent/dialect/sql/schema"
 	"github.com/lib/pq"
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 
-	entmigrate "records/ent/migrate"
+	"records/internal/migrations"
 )
 
 // The kinds of database failure the rest of the service acts on. Errors
@@ -169,7 +168,7 @@ func conflictColumns(err error) (string, []string) {
 	var pqErr *pq.Error
 	if errors.As(err, &pqErr) {
 		if c, ok := constraints[pqErr.Constraint]; ok {
-			return c.table, c.columns
+			return c.Table, c.Columns
 		}
 		return pqErr.Table, nil
 	}
@@ -196,36 +195,6 @@ func conflictColumns(err error) (string, []string) {
 	return table, cols
 }
 
-// constraint is a unique constraint of the schema.
-type constraint struct {
-	table   string
-	columns []string
-}
-
-// constraints maps PostgreSQL's names of the schema's unique constraints —
-// primary keys (<table>_pkey), unique columns (<table>_<column>_key) and
-// unique indexes (by their name) — to their columns.
-var constraints = func() map[string]constraint {
-	out := map[string]constraint{}
-	names := func(cols []*entschema.Column) []string {
-		s := make([]string, len(cols))
-		for i, c := range cols {
-			s[i] = c.Name
-		}
-		return s
-	}
-	for _, t := range entmigrate.Tables {
-		out[t.Name+"_pkey"] = constraint{t.Name, names(t.PrimaryKey)}
-		for _, c := range t.Columns {
-			if c.Unique {
-				out[t.Name+"_"+c.Name+"_key"] = constraint{t.Name, []string{c.Name}}
-			}
-		}
-		for _, idx := range t.Indexes {
-			if idx.Unique {
-				out[idx.Name] = constraint{t.Name, names(idx.Columns)}
-			}
-		}
-	}
-	return out
-}()
+// constraints are the schema's unique constraints by PostgreSQL's names for
+// them (generated beside the migrations).
+var constraints = migrations.Constraints

@@ -100,6 +100,11 @@ func Generate(ctx context.Context, cfg Config) (*Output, error) {
 	if err != nil {
 		return nil, err
 	}
+	name, constraints, err := constraintsFile(cfg, graph)
+	if err != nil {
+		return nil, err
+	}
+	out.Files[name] = constraints
 	maps.Copy(out.Files, migrations)
 	out.Notes = append(out.Notes, notes...)
 	return out, nil
