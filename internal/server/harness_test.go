@@ -52,6 +52,19 @@ func each(t *testing.T, fn func(t *testing.T, h *harness)) {
 	}
 }
 
+// eachCollation is each, and once more on PostgreSQL in a database whose
+// default collation is ICU's en-US (dbtest.PostgresICU): for the cases of
+// text order and comparison, whose answers must not depend on it.
+func eachCollation(t *testing.T, fn func(t *testing.T, h *harness)) {
+	t.Helper()
+	for _, d := range dbtest.Collations {
+		t.Run(dbtest.Name(d), func(t *testing.T) {
+			t.Parallel()
+			fn(t, newHarness(t, d, testConfig()))
+		})
+	}
+}
+
 func newHarness(t testing.TB, dialect string, cfg server.Config) *harness {
 	t.Helper()
 	logs := &bytes.Buffer{}
