@@ -181,6 +181,15 @@ func icuURL(tb testing.TB) string {
 	return icuBase
 }
 
+// OtherDatabaseURL is the URL of a database other than PostgresURL's on
+// the same server (PostgresICU's), for tests of what the service must not
+// notice of its neighbours.
+func OtherDatabaseURL(tb testing.TB) string {
+	tb.Helper()
+	RequirePostgres(tb)
+	return icuURL(tb)
+}
+
 func makeICUDatabase(ctx context.Context) (string, error) {
 	u, err := url.Parse(PostgresURL())
 	if err != nil {

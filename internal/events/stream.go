@@ -19,7 +19,7 @@ import (
 
 // Stream serves the live tail of the log as Server-Sent Events. One
 // goroutine per process watches the log's head (its newest event and, on
-// PostgreSQL, the oldest transaction in flight) and wakes the streams when
+// PostgreSQL, the horizon of horizon.go) and wakes the streams when
 // it moves; each stream then reads its team's events after its position, a
 // page at a time. A stream holds one page at most: a client that does not
 // read blocks only its own stream, and one that has not read for
@@ -79,7 +79,7 @@ func (s *Stream) Watch(stop <-chan struct{}) {
 	var last [2]int64
 	text := `SELECT COALESCE(MAX("id"), 0), 0 FROM "events"`
 	if s.Log.DB.Postgres() {
-		text = `SELECT COALESCE(MAX("id"), 0), pg_snapshot_xmin(pg_current_snapshot())::text::bigint FROM "events"`
+		text = `SELECT COALESCE(MAX("id"), 0), ` + horizonSQL + ` FROM "events"`
 	}
 	for {
 		select {
@@ -92,7 +92,14 @@ func (s *Stream) Watch(stop <-chan struct{}) {
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 5*s.Poll+time.Second)
 		var head [2]int64
-		err := s.Log.DB.Each(ctx, 1, text, nil, func(rows *sql.Rows) error { return rows.Scan(&head[0], &head[1]) })
+		others, err := s.Log.others(ctx, s.Log.DB)
+		var args []any
+		if s.Log.DB.Postgres() {
+			args = []any{others}
+		}
+		if err == nil {
+			err = s.Log.DB.Each(ctx, 1, text, args, func(rows *sql.Rows) error { return rows.Scan(&head[0], &head[1]) })
+		}
 		cancel()
 		if err != nil {
 			s.Logger.Warn("events: reading the log's head", "error", err)

@@ -91,7 +91,7 @@ func (c *Cluster) run(name string, args ...string) error {
 
 // Start starts the server and waits until it accepts connections.
 func (c *Cluster) Start() error {
-	opts := fmt.Sprintf("-p %d -c listen_addresses=127.0.0.1 -c unix_socket_directories='' -c fsync=off -c max_connections=200", c.port)
+	opts := fmt.Sprintf("-p %d -c listen_addresses=127.0.0.1 -c unix_socket_directories='' -c fsync=off -c max_connections=200 -c max_prepared_transactions=10", c.port)
 	return c.run("pg_ctl", "-D", c.dir, "-o", opts, "-l", filepath.Join(c.root, "log"), "-w", "start")
 }
 

@@ -56,7 +56,7 @@ func TestEventCursorsTellNothingOfOtherTeams(t *testing.T) {
 	each(t, func(t *testing.T, h *harness) {
 		h.call("POST", "/v1/customers", `{"id":"a1"}`).want(201)
 		h.call("PATCH", "/v1/customers/a1", `{"email":"a@example.com"}`).want(200)
-		h.follow().pollFor(2) // a transaction anywhere on PostgreSQL holds the log back
+		h.follow().pollFor(2) // a transaction of the database (another test's) may hold the log back
 		clear := regexp.MustCompile(`^[0-9.]*$`)
 		for _, path := range []string{"/v1/events?limit=1", "/v1/customers/a1/history?limit=1"} {
 			cursor := h.call("GET", path, "").want(200).obj("paging")["next_cursor"].(string)
@@ -90,7 +90,7 @@ func TestEventsSinceAChangeIncludeIt(t *testing.T) {
 			rec := h.call("POST", "/v1/vendors", "{}").want(201).obj()
 			at := rec["created_at"].(string)
 			var evs []any
-			// A transaction anywhere on PostgreSQL holds the log back: a
+			// A transaction of the database (another test's) may hold the log back: a
 			// while, then the event is there.
 			for wait := time.Now().Add(10 * time.Second); len(evs) == 0 && time.Now().Before(wait); time.Sleep(10 * time.Millisecond) {
 				evs = h.call("GET", "/v1/events?filter[type]=vendors.created&since="+at, "").want(200).list("events")

@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"reflect"
@@ -8,6 +9,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"records/internal/dbtest"
 )
 
 // follower reads the event log as a client following it does: page after
@@ -26,7 +29,7 @@ type follower struct {
 func (h *harness) follow() *follower { return &follower{h: h, token: h.token, seen: map[string]bool{}} }
 
 // pollFor polls until n events have come (or 10 s have passed: a
-// transaction anywhere on the PostgreSQL server holds the log back until
+// transaction of the database — another test's — holds the log back until
 // it ends), and returns them with any more that came.
 func (f *follower) pollFor(n int) []map[string]any {
 	f.h.t.Helper()
@@ -224,19 +227,28 @@ func TestEventRecordsAreTheRecordsRead(t *testing.T) {
 	})
 }
 
-// A follower reading by cursor while 16 writers commit sees every
+// A follower reading by cursor while 32 writers commit sees every
 // committed event once: none skipped, none twice, whatever order the
-// writers' transactions commit in.
+// writers' transactions commit in. On PostgreSQL, transactions of another
+// database of the server commit among theirs meanwhile, and one stays open
+// throughout: they hold the log back not at all, and put no gap in it.
 func TestFollowerSeesEveryEventOnce(t *testing.T) {
 	each(t, func(t *testing.T, h *harness) {
 		h.unchecked = true
 		rounds := 1
 		if h.db.Postgres() {
 			rounds = 3
+			elsewhere := openPool(t, dbtest.OtherDatabaseURL(t))
+			defer holdTransaction(t, elsewhere).Rollback()
+			stop := make(chan struct{})
+			defer close(stop)
+			for range 3 {
+				go churn(elsewhere, stop)
+			}
 		}
 		f := h.follow()
 		for round := range rounds {
-			const writers, each = 16, 25
+			const writers, each = 32, 13
 			var wg sync.WaitGroup
 			acked := make(chan string, writers*each)
 			for w := range writers {
@@ -267,9 +279,9 @@ func TestFollowerSeesEveryEventOnce(t *testing.T) {
 				got = append(got, f.poll()...)
 			}
 			close(acked)
-			// Every committed event shows once no older transaction is in
-			// flight — on the whole PostgreSQL server, other tests' included —
-			// so the follower keeps asking until it has them all.
+			// Every committed event shows once no older transaction of the
+			// database is in flight — other tests' included — so the
+			// follower keeps asking until it has them all.
 			records := map[string]bool{}
 			for _, e := range got {
 				records[dig(t, e, "data", "object", "id").(string)] = true
@@ -294,4 +306,26 @@ func TestFollowerSeesEveryEventOnce(t *testing.T) {
 			}
 		}
 	})
+}
+
+// churn runs transactions in pool, each taking an id and ending a moment
+// later, until stop closes.
+func churn(pool *sql.DB, stop <-chan struct{}) {
+	for i := 0; ; i++ {
+		select {
+		case <-stop:
+			return
+		default:
+		}
+		tx, err := pool.Begin()
+		if err != nil {
+			return
+		}
+		_, err = tx.Exec(`SELECT pg_current_xact_id(), pg_sleep($1)`, float64(i%7)/1000)
+		if err != nil || i%3 == 0 {
+			_ = tx.Rollback()
+		} else {
+			_ = tx.Commit()
+		}
+	}
 }

@@ -73,7 +73,12 @@ func newHarness(t testing.TB, dialect string, cfg server.Config) *harness {
 
 func newHarnessLogging(t testing.TB, dialect string, cfg server.Config, w io.Writer, logs *bytes.Buffer) *harness {
 	t.Helper()
-	database := dbtest.Open(t, dialect)
+	return newHarnessOn(t, dbtest.Open(t, dialect), cfg, w, logs)
+}
+
+// newHarnessOn is a harness serving database, migrated.
+func newHarnessOn(t testing.TB, database *db.DB, cfg server.Config, w io.Writer, logs *bytes.Buffer) *harness {
+	t.Helper()
 	h := &harness{t: t, db: database, logs: logs}
 	srv, err := server.New(cfg, database, w)
 	if err != nil {

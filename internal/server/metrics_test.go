@@ -40,7 +40,7 @@ func TestMetrics(t *testing.T) {
 	}
 }
 
-// A transaction left open on the PostgreSQL server holds the event log
+// A transaction left open in the service's database holds the event log
 // back; the metrics say by how many transactions and for how long. (Other
 // tests share the server, so only lower bounds are certain.)
 func TestEventLogHeldBackMetrics(t *testing.T) {

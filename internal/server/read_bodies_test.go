@@ -11,7 +11,8 @@ import (
 )
 
 // waitEvents polls the log until the filter (a body) answers n events: on
-// PostgreSQL a transaction anywhere holds the log back until it ends.
+// PostgreSQL a transaction of the database (another test's) holds the log
+// back until it ends.
 func waitEvents(t *testing.T, h *harness, body string, n int) *response {
 	t.Helper()
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
