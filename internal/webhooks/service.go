@@ -220,7 +220,7 @@ func (s *Service) deliveries(c *gin.Context) {
 		text += ` AND "id" < ?`
 		args = append(args, before)
 	}
-	answerPage(c, s, binding, limit, "deliveries", text+` ORDER BY "id" DESC LIMIT ?`, append(args, limit),
+	answerPage(c, s, binding, limit, before, "deliveries", text+` ORDER BY "id" DESC LIMIT ?`, append(args, limit),
 		scanDelivery, func(d *Delivery) string { return d.ID }, appendDelivery)
 }
 
