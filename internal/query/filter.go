@@ -270,7 +270,9 @@ func (p *filterParser) leaf(col *Column, op Op, raw []byte, n node, path string)
 // exactTime compares a date-time finer than the microseconds records hold
 // as it is, not as it was truncated to v: no record equals it, and the
 // bounds gte and lt move up to the next microsecond, where gt and lte
-// already fall right.
+// already fall right. In the last microsecond a member holds the next one
+// is past them all: gte matches no record, lt every one not null (moved,
+// the bound would be a five-digit year, which SQLite compares as text).
 func exactTime(f *Filter) *Filter {
 	switch f.Op {
 	case Eq:
@@ -278,7 +280,15 @@ func exactTime(f *Filter) *Filter {
 	case Ne:
 		return &Filter{Op: Nin, Col: f.Col}
 	case Gte, Lt:
-		f.Value = f.Value.(time.Time).Add(time.Microsecond)
+		t := f.Value.(time.Time)
+		switch {
+		case t.Before(wire.LastInstant):
+			f.Value = t.Add(time.Microsecond)
+		case f.Op == Gte:
+			return &Filter{Op: In, Col: f.Col}
+		default:
+			return &Filter{Op: IsNull, Col: f.Col, Null: false}
+		}
 	}
 	return f
 }

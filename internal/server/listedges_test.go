@@ -106,6 +106,40 @@ func TestTimeBoundsFinerThanMicroseconds(t *testing.T) {
 	})
 }
 
+// The same at both ends of the range a Date/Time member holds: in its last
+// microsecond the bound moved up is past every instant (gte matches
+// nothing, lt every value) — on SQLite it was a five-digit year, compared
+// as text, and gte matched every record; in its first nothing moves out.
+func TestTimeBoundsAtTheEndsOfTheRange(t *testing.T) {
+	each(t, func(t *testing.T, h *harness) {
+		h.call("POST", "/v1/users", `{"id":"first","last_seen":"0001-01-01T00:00:00Z"}`).want(201)
+		h.call("POST", "/v1/users", `{"id":"last","last_seen":"9999-12-31T23:59:59.999999Z"}`).want(201)
+		h.call("POST", "/v1/users", `{"id":"none"}`).want(201)
+		const end, start = `"9999-12-31T23:59:59.9999995Z"`, `"0001-01-01T00:00:00.0000005Z"`
+		for filter, want := range map[string]string{
+			`{"gte":` + end + `}`: "", `{"gt":` + end + `}`: "",
+			`{"lt":` + end + `}`: "first,last", `{"lte":` + end + `}`: "first,last",
+			`{"eq":` + end + `}`: "", `{"ne":` + end + `}`: "first,last,none",
+			`{"not":{"gte":` + end + `}}`: "first,last,none", `{"not":{"lt":` + end + `}}`: "none",
+			`{"gte":` + start + `}`: "last", `{"gt":` + start + `}`: "last",
+			`{"lt":` + start + `}`: "first", `{"lte":` + start + `}`: "first",
+			`{"not":{"lt":` + start + `}}`: "last,none",
+		} {
+			f := `{"last_seen":` + filter + `}`
+			if inner, ok := strings.CutPrefix(filter, `{"not":`); ok {
+				f = `{"not":{"last_seen":` + strings.TrimSuffix(inner, "}") + `}}`
+			}
+			var ids []string
+			for _, u := range h.call("GET", "/v1/users", `{"filter":`+f+`,"order_by":"id","fields":"id"}`).want(200).list("users") {
+				ids = append(ids, u.(map[string]any)["id"].(string))
+			}
+			if got := strings.Join(ids, ","); got != want {
+				t.Errorf("%s: %s, want %s", f, got, want)
+			}
+		}
+	})
+}
+
 // An offset is 0 to 2³¹ − 1, as the OpenAPI document says; past it a 400
 // says so.
 func TestOffsetBound(t *testing.T) {

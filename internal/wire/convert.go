@@ -335,6 +335,9 @@ func Date(v []byte) (time.Time, error) {
 	return t, nil
 }
 
+// LastInstant is the latest instant a Date/Time member holds.
+var LastInstant = time.Date(9999, 12, 31, 23, 59, 59, 999999000, time.UTC)
+
 // fourDigitYear tells whether t, in UTC, falls in the years 1 to 9999.
 func fourDigitYear(t time.Time) bool {
 	y := t.UTC().Year()
