@@ -32,6 +32,11 @@ var (
 func document(t testing.TB) (*openapi3.T, routers.Router) {
 	t.Helper()
 	contractOnce.Do(func() {
+		// JSON Schema's date-time is RFC 3339's (§5.6), whose "T" and "Z"
+		// may be written in lower case; kin-openapi's pattern takes upper
+		// case only.
+		openapi3.DefineStringFormatValidator("date-time", openapi3.NewRegexpFormatValidator(
+			strings.NewReplacer(`T(`, `[Tt](`, `(Z|`, `([Zz]|`).Replace(openapi3.FormatOfStringDateTime)))
 		loader := openapi3.NewLoader()
 		contractDoc, contractErr = loader.LoadFromData(resources.OpenAPI)
 		if contractErr == nil {

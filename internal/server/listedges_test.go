@@ -140,6 +140,30 @@ func TestTimeBoundsAtTheEndsOfTheRange(t *testing.T) {
 	})
 }
 
+// RFC 3339 allows "t" and "z" in lower case: writes, filters and the event
+// log's since take them as the instants their upper-case forms are.
+func TestLowerCaseTAndZ(t *testing.T) {
+	each(t, func(t *testing.T, h *harness) {
+		u := h.call("POST", "/v1/users", `{"id":"lc","last_seen":"2026-01-02t09:01:00.5z"}`).want(201).obj()
+		if u["last_seen"] != "2026-01-02T09:01:00.5Z" {
+			t.Fatalf("stored %v", u["last_seen"])
+		}
+		h.call("PATCH", "/v1/users/lc", `{"last_seen":"2026-01-02t10:01:00.5+01:00"}`).want(200)
+		for _, q := range []string{
+			"filter[last_seen]=2026-01-02t09:01:00.5z",
+			"filter[last_seen][gte]=2026-01-02T09:01:00.5z",
+			"filter[last_seen][lte]=2026-01-02t09:01:00.5Z",
+			"filter[last_seen][in]=2026-01-02t09:01:00.5z,2027-01-01t00:00:00z",
+		} {
+			if l := h.call("GET", "/v1/users?"+q, "").want(200).list("users"); len(l) != 1 {
+				t.Errorf("%s: %d users, want 1", q, len(l))
+			}
+		}
+		h.call("GET", "/v1/events?since=2026-01-02t09:01:00z", "").want(200)
+		h.call("POST", "/v1/users", `{"last_seen":"2026-01-02x09:01:00z"}`).problem(400, "invalid_request", "last_seen")
+	})
+}
+
 // An offset is 0 to 2³¹ − 1, as the OpenAPI document says; past it a 400
 // says so.
 func TestOffsetBound(t *testing.T) {

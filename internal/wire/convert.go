@@ -345,12 +345,14 @@ func fourDigitYear(t time.Time) bool {
 }
 
 // DateTime converts a Date/Time member: an RFC 3339 timestamp, held in UTC
-// with the microsecond precision both databases keep.
+// with the microsecond precision both databases keep. RFC 3339 (§5.6)
+// allows "t" and "z" in lower case, which many clients send; Go's parser
+// takes only "T" and "Z", so they are raised first.
 func DateTime(v []byte) (time.Time, error) {
 	if Kind(v) != "a string" {
 		return time.Time{}, errDateTime
 	}
-	t, err := time.Parse(time.RFC3339Nano, decodeString(v))
+	t, err := time.Parse(time.RFC3339Nano, upperTZ(decodeString(v)))
 	if _, offset := t.Zone(); err != nil || offset <= -24*3600 || offset >= 24*3600 {
 		// RFC 3339 offsets run from -23:59 to +23:59.
 		return time.Time{}, errDateTime
@@ -359,6 +361,23 @@ func DateTime(v []byte) (time.Time, error) {
 		return time.Time{}, errDateTimeRange
 	}
 	return t.UTC().Truncate(time.Microsecond), nil
+}
+
+// upperTZ raises the separator "t" (after YYYY-MM-DD) and the zone "z" (at
+// the end) of an RFC 3339 timestamp; other text is left as it is, for the
+// parser to refuse.
+func upperTZ(s string) string {
+	if len(s) <= 10 || s[10] != 't' && s[len(s)-1] != 'z' {
+		return s
+	}
+	b := []byte(s)
+	if b[10] == 't' {
+		b[10] = 'T'
+	}
+	if b[len(b)-1] == 'z' {
+		b[len(b)-1] = 'Z'
+	}
+	return string(b)
 }
 
 // FinerThanMicroseconds tells whether v, a valid Date/Time value (see

@@ -247,7 +247,13 @@ func TestConverters(t *testing.T) {
 	if err != nil || dt.Location() != time.UTC || !dt.Equal(time.Date(2026, 2, 28, 21, 59, 58, 123456000, time.UTC)) {
 		t.Errorf("DateTime: %v %v", dt, err)
 	}
-	for _, bad := range []string{`"2026-02-28"`, `"2026-02-28 10:00:00"`, `"yesterday"`, `1700000000`,
+	// RFC 3339 allows t and z in lower case: the same instants.
+	for _, lower := range []string{`"2026-02-28t23:59:58.123456789+02:00"`, `"2026-02-28T21:59:58.123456z"`, `"2026-02-28t21:59:58.123456789z"`} {
+		if lt, err := DateTime(str(lower)); err != nil || !lt.Equal(dt) {
+			t.Errorf("DateTime(%s): %v %v, want %v", lower, lt, err, dt)
+		}
+	}
+	for _, bad := range []string{`"2026-02-28"`, `"2026-02-28 10:00:00"`, `"yesterday"`, `1700000000`, `"2026-02-28x10:00:00Z"`, `"2026-02-28T10:00:00y"`,
 		// Outside the years 1–9999 once in UTC, or an offset of a day.
 		`"9999-12-31T23:00:00-05:00"`, `"0001-01-01T00:00:00+01:00"`, `"0000-06-01T00:00:00Z"`, `"2026-01-01T00:00:00+24:00"`} {
 		if _, err := DateTime(str(bad)); err == nil {
