@@ -129,13 +129,16 @@ func CheckID(s string) error {
 }
 
 // numberText returns the text of a JSON number, or of a JSON string holding
-// a number (surrounding spaces allowed).
+// one. The one rule for numeric strings, in bodies and filters alike
+// (docs/api.md): the string holds a JSON number's text and nothing more —
+// "7", "-7", "1e3", "7.0" are the numbers 7, -7, 1e3 and 7.0 are; spaces,
+// a "+", leading zeros, hexadecimal, "NaN" and "Infinity" are refused.
 func numberText(v []byte, want error) (string, error) {
 	switch Kind(v) {
 	case "a number":
 		return string(v), nil
 	case "a string":
-		s := strings.TrimSpace(decodeString(v))
+		s := decodeString(v)
 		if !isJSONNumber(s) {
 			return "", want
 		}

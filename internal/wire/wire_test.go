@@ -170,7 +170,7 @@ func TestConverters(t *testing.T) {
 	if _, err := String(str(`true`)); err == nil {
 		t.Error("a boolean is not a string")
 	}
-	for in, want := range map[string]int64{`7`: 7, `"42"`: 42, `" 9 "`: 9, `1e3`: 1000, `12.0`: 12, `-9223372036854775808`: math.MinInt64,
+	for in, want := range map[string]int64{`7`: 7, `"42"`: 42, `"1e3"`: 1000, `1e3`: 1000, `12.0`: 12, `-9223372036854775808`: math.MinInt64,
 		`0`: 0, `-0`: 0, `-0.0e5`: 0, `0e999999999`: 0, `0.000e-999999999`: 0, `1000.000`: 1000, `1E+2`: 100, `"-1e0"`: -1,
 		// Whole numbers in other spellings are read from their digits, not
 		// through a float64 (which would give 9007199254740992 for the first).
@@ -185,7 +185,9 @@ func TestConverters(t *testing.T) {
 			t.Errorf("Int64(%s) = %d, %v; want %d", in, v, err, want)
 		}
 	}
-	for _, bad := range []string{`1.5`, `"x"`, `"1.5"`, `true`, `1e30`, `"0x10"`, `""`, `"012"`, `"1."`, `"1e"`, `"- 1"`} {
+	// A numeric string holds a JSON number's text and nothing more.
+	for _, bad := range []string{`1.5`, `"x"`, `"1.5"`, `true`, `1e30`, `"0x10"`, `""`, `"012"`, `"1."`, `"1e"`, `"- 1"`,
+		`" 9 "`, `" 9"`, `"9\n"`, `"+7"`, `"+1e3"`} {
 		if _, err := Int64(str(bad)); err == nil {
 			t.Errorf("Int64(%s) must fail", bad)
 		}
@@ -205,7 +207,12 @@ func TestConverters(t *testing.T) {
 			t.Errorf("Int64(%s) = %d, %v; want %v", in, v, err, want)
 		}
 	}
-	for in, want := range map[string]float64{`1.25`: 1.25, `"3.5"`: 3.5, `-2`: -2} {
+	for _, bad := range []string{`" 3.5"`, `"3.5 "`, `"+3.5"`, `"NaN"`, `"Infinity"`, `".5"`, `"0x1p-2"`} {
+		if _, err := Float64(str(bad)); err == nil {
+			t.Errorf("Float64(%s) must fail", bad)
+		}
+	}
+	for in, want := range map[string]float64{`1.25`: 1.25, `"3.5"`: 3.5, `-2`: -2, `"-2.5e1"`: -25} {
 		if v, err := Float64(str(in)); err != nil || v != want {
 			t.Errorf("Float64(%s) = %v, %v", in, v, err)
 		}
