@@ -121,11 +121,15 @@ func operatorsSchema(f *fieldView, text bool) *obj {
 			newObj("type", "array", "items", newObj("type", "string"), "description", "values numbered from 0: [in][0]=a&[in][1]=b")})
 	}
 	ops := newObj("eq", value, "ne", value)
+	bound := value
+	if f.IsID && !text { // a bound of an id is text, not an id
+		bound = newObj("oneOf", []any{newObj("type", "string"), newObj("type", "number", "description", "taken as its text")})
+	}
 	if spec.Type(f.Kind).Ordered() {
-		ops.set("gt", value)
-		ops.set("gte", value)
-		ops.set("lt", value)
-		ops.set("lte", value)
+		ops.set("gt", bound)
+		ops.set("gte", bound)
+		ops.set("lt", bound)
+		ops.set("lte", bound)
 	}
 	ops.set("in", list)
 	ops.set("nin", list)

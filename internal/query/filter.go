@@ -255,7 +255,14 @@ func (p *filterParser) leaf(col *Column, op Op, raw []byte, n node, path string)
 		p.fail(path, "must not be null (use is_null)")
 		return nil
 	}
-	v, err := col.Parse(raw)
+	parse := col.Parse
+	if col.Type == spec.String && op != Eq && op != Ne {
+		// A bound or a fragment of text is text, whatever a whole value
+		// must be: prefix "" or lt "a/b" of an id, whose values are 1 to
+		// 255 characters without "/", are as good as any text member's.
+		parse = func(raw []byte) (any, error) { return wire.String(raw) }
+	}
+	v, err := parse(raw)
 	if err != nil {
 		p.fail(path, "%v", err)
 		return nil

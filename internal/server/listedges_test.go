@@ -164,6 +164,46 @@ func TestLowerCaseTAndZ(t *testing.T) {
 	})
 }
 
+// Filters on an id — the record's, or a parent's — check a bound or a
+// fragment as text, as every text member's: prefix "" or lt "r/2" compare
+// (an id is 1 to 255 characters without "/", but a bound need not be one),
+// where {"id":{"prefix":""}} was a 400 "must be UTF-8 text of 1 to 255
+// characters". eq and in still take ids only.
+func TestIDBoundsAndFragmentsAreText(t *testing.T) {
+	each(t, func(t *testing.T, h *harness) {
+		ret := h.call("POST", "/v1/returns", `{"id":"r1"}`).want(201).obj()["id"].(string)
+		h.call("POST", "/v1/return_line_items", `{"id":"r1-a","return_id":"`+ret+`"}`).want(201)
+		h.call("POST", "/v1/return_line_items", `{"id":"r3"}`).want(201)
+		ids := func(filter string) string {
+			t.Helper()
+			var out []string
+			for _, u := range h.call("GET", "/v1/return_line_items", `{"filter":`+filter+`,"order_by":"id","fields":"id"}`).want(200).list("return_line_items") {
+				out = append(out, u.(map[string]any)["id"].(string))
+			}
+			return strings.Join(out, ",")
+		}
+		for filter, want := range map[string]string{
+			`{"id":{"prefix":""}}`:                              "r1-a,r3",
+			`{"id":{"lt":"r1/"}}`:                               "r1-a",
+			`{"id":{"gte":"r1/"}}`:                              "r3",
+			`{"id":{"contains":"1-"}}`:                          "r1-a",
+			`{"id":{"lte":"` + strings.Repeat("r", 300) + `"}}`: "r1-a,r3",
+			`{"return_id":{"prefix":""}}`:                       "r1-a",
+			`{"return_id":{"gt":"r1/"}}`:                        "",
+			`{"return_id":{"contains":""}}`:                     "r1-a",
+		} {
+			if got := ids(filter); got != want {
+				t.Errorf("%s: %s, want %s", filter, got, want)
+			}
+		}
+		if got := h.call("GET", "/v1/return_line_items?filter[id][prefix]=&fields=id", "").want(200).list("return_line_items"); len(got) != 2 {
+			t.Errorf("filter[id][prefix]= answered %d records, want 2", len(got))
+		}
+		h.call("GET", "/v1/return_line_items", `{"filter":{"id":{"eq":"a/b"}}}`).problem(400, "invalid_request", "filter.id.eq")
+		h.call("GET", "/v1/return_line_items", `{"filter":{"id":{"prefix":"a\u0000"}}}`).problem(400, "invalid_request", "filter.id.prefix")
+	})
+}
+
 // An offset is 0 to 2³¹ − 1, as the OpenAPI document says; past it a 400
 // says so.
 func TestOffsetBound(t *testing.T) {
