@@ -122,7 +122,7 @@ func operatorsSchema(f *fieldView, text bool) *obj {
 	}
 	ops := newObj("eq", value, "ne", value)
 	bound := value
-	if f.IsID && !text { // a bound of an id is text, not an id
+	if f.Kind == "string" && !text { // a bound of text is any text (an id's, an indexed member's too)
 		bound = newObj("oneOf", []any{newObj("type", "string"), newObj("type", "number", "description", "taken as its text")})
 	}
 	if spec.Type(f.Kind).Ordered() {

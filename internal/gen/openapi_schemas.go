@@ -104,7 +104,7 @@ func numberOrString(typ string, min, max int) *obj {
 // the other JSON type the reference's samples use where one exists.
 func inputSchema(f *fieldView) *obj {
 	null := newObj("type", "null")
-	numeric := newObj("type", "string", "pattern", "^\\s*-?(0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?\\s*$")
+	numeric := newObj("type", "string", "pattern", "^-?(0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$") // a JSON number's text
 	switch f.Kind {
 	case "string":
 		if f.Input == "IndexedString" {
