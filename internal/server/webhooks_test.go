@@ -408,3 +408,68 @@ func TestTwoInstancesDeliverEachEventOnce(t *testing.T) {
 		}
 	})
 }
+
+// An attempt in flight when its instance stops — killed, or shut down
+// before the endpoint answered — is listed as an attempt of its own
+// (failed, its outcome unknown), and the attempt made again after its
+// lease lapses is another: the deliveries list shows every request the
+// endpoint may have seen. (The attempt made again took the same row, so
+// after crashes the list showed fewer attempts than the endpoint received.)
+func TestInterruptedAttemptsAreListed(t *testing.T) {
+	cfg := webhookConfig()
+	cfg.Webhooks.Timeout = time.Second // leases of 4 s
+	for _, d := range dbtest.Dialects {
+		t.Run(dbtest.Name(d), func(t *testing.T) {
+			t.Parallel()
+			h := newHarness(t, d, cfg)
+			dying := secondServerWith(t, h, cfg)
+			dying.Start()
+			rcv := newReceiver(t)
+			reached, hold := make(chan struct{}, 1), make(chan struct{})
+			defer close(hold)
+			rcv.mu.Lock()
+			rcv.fail = func(_ string, attempt int) int {
+				if attempt == 1 { // answered only after the instance stopped
+					reached <- struct{}{}
+					<-hold
+				}
+				return 0
+			}
+			rcv.mu.Unlock()
+			hook := h.call("POST", "/v1/webhooks", `{"url":"`+rcv.URL+`","events":["customers.created"]}`).want(201).obj()["id"].(string)
+			h.call("POST", "/v1/customers", `{"id":"c1"}`).want(201)
+			select {
+			case <-reached:
+			case <-time.After(15 * time.Second):
+				t.Fatal("the first attempt never reached the endpoint")
+			}
+			if err := dying.Close(); err != nil { // mid-attempt
+				t.Fatal(err)
+			}
+			h.srv.Start()
+			t.Cleanup(func() { h.srv.Close() })
+			rcv.wait(t, "the attempt made again", func(got []delivered) bool { return len(got) >= 2 })
+			var list []any
+			for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+				list = h.call("GET", "/v1/webhooks/"+hook+"/deliveries", "").want(200).list("deliveries")
+				if len(list) > 0 && list[0].(map[string]any)["status"] == "delivered" || time.Now().After(deadline) {
+					break
+				}
+			}
+			rcv.mu.Lock()
+			received := len(rcv.got)
+			rcv.mu.Unlock()
+			if len(list) != received || len(list) != 2 {
+				t.Fatalf("the endpoint received %d requests, the list shows %d attempts: %v", received, len(list), list)
+			}
+			again, first := list[0].(map[string]any), list[1].(map[string]any)
+			if again["status"] != "delivered" || again["attempt"] != json.Number("2") {
+				t.Errorf("the attempt made again: %v", again)
+			}
+			if first["status"] != "failed" || first["attempt"] != json.Number("1") || first["delivered_at"] != nil ||
+				!strings.Contains(fmt.Sprint(first["error"]), "no outcome was recorded") {
+				t.Errorf("the interrupted attempt: %v", first)
+			}
+		})
+	}
+}

@@ -201,7 +201,12 @@ func (s *Service) dispatch(ctx context.Context) (int, error) {
 	return most, err
 }
 
-// claim leases up to n due attempts.
+// errInterrupted is the error of an attempt whose lease lapsed before its
+// outcome was recorded.
+const errInterrupted = "no outcome was recorded: the instance making the attempt stopped (or lost its lease) before it ended; the endpoint may have received it"
+
+// claim leases up to n due attempts, after recording the attempts whose
+// leases lapsed (interrupted).
 func (s *Service) claim(ctx context.Context, n int) ([]*Delivery, error) {
 	now := time.Now().UTC().Truncate(time.Microsecond)
 	until := now.Add(s.lease)
@@ -210,8 +215,13 @@ func (s *Service) claim(ctx context.Context, n int) ([]*Delivery, error) {
 		lock = " FOR UPDATE SKIP LOCKED"
 	}
 	var out []*Delivery
-	err := s.DB.Write(ctx, false, func(w engine.Writer) error {
-		_, err := w.Query(ctx, -1, `UPDATE "webhook_deliveries" SET "lease_until" = ? WHERE "id" IN (SELECT "id" FROM "webhook_deliveries"
+	interrupted := 0
+	err := s.DB.Write(ctx, true, func(w engine.Writer) error {
+		var err error
+		if interrupted, err = s.interrupted(ctx, w, now, n, lock); err != nil {
+			return err
+		}
+		_, err = w.Query(ctx, -1, `UPDATE "webhook_deliveries" SET "lease_until" = ? WHERE "id" IN (SELECT "id" FROM "webhook_deliveries"
 WHERE "status" = 'pending' AND "next_attempt_at" <= ? AND ("lease_until" IS NULL OR "lease_until" < ?) ORDER BY "next_attempt_at" LIMIT ?`+lock+`)
 RETURNING "id", "team_id", "webhook_id", "event_id", "body", "attempt", "status", "status_code", "error", "next_attempt_at", "lease_until", "delivered_at", "created_at"`,
 			[]any{until, now, now, n}, func(rows *sql.Rows) error {
@@ -221,7 +231,42 @@ RETURNING "id", "team_id", "webhook_id", "event_id", "body", "attempt", "status"
 			})
 		return err
 	})
+	if err == nil && interrupted > 0 {
+		s.outcomes.WithLabelValues("interrupted").Add(float64(interrupted))
+	}
 	return out, err
+}
+
+// interrupted records, as failed, up to n attempts whose lease lapsed with
+// the attempt pending — its instance died or stopped mid-attempt, after
+// the request may have reached the endpoint — and writes the attempt that
+// makes it again, due now: each request the endpoint may have seen is a
+// row of the deliveries list. (Made again under the same row, the list
+// showed fewer attempts than the endpoint received.) It returns how many
+// it recorded.
+func (s *Service) interrupted(ctx context.Context, w engine.Writer, now time.Time, n int, lock string) (int, error) {
+	var lapsed []*Delivery
+	// Among the attempts the claim would lease (a range of the index on
+	// status and next_attempt_at, as the claim reads it), those leased
+	// before: a lapsed lease is due by the time it lapses.
+	_, err := w.Query(ctx, -1, `UPDATE "webhook_deliveries" SET "status" = 'failed', "error" = ?, "lease_until" = NULL WHERE "id" IN (
+SELECT "id" FROM "webhook_deliveries" WHERE "status" = 'pending' AND "next_attempt_at" <= ? AND ("lease_until" IS NULL OR "lease_until" < ?)
+ORDER BY "next_attempt_at" LIMIT ?`+lock+`) AND "lease_until" IS NOT NULL
+RETURNING "id", "team_id", "webhook_id", "event_id", "body", "attempt", "status", "status_code", "error", "next_attempt_at", "lease_until", "delivered_at", "created_at"`,
+		[]any{errInterrupted, now, now, n}, func(rows *sql.Rows) error {
+			d, err := scanDelivery(rows)
+			lapsed = append(lapsed, d)
+			return err
+		})
+	if err != nil || len(lapsed) == 0 {
+		return 0, err
+	}
+	again := make([]*Delivery, len(lapsed))
+	for i, d := range lapsed {
+		again[i] = &Delivery{ID: newDeliveryID(), Team: d.Team, WebhookID: d.WebhookID, EventID: d.EventID, Body: d.Body,
+			Attempt: d.Attempt + 1, Status: "pending", NextAt: now, CreatedAt: now}
+	}
+	return len(lapsed), insertDeliveries(ctx, w, again)
 }
 
 // attempt makes a leased attempt and records its outcome.
