@@ -184,7 +184,7 @@ func (p *filterParser) column(name, path string) *Column {
 	col, ok := p.cols[name]
 	if !ok {
 		if !p.full() {
-			p.fail(path, "no member %q to filter by%s", name, didYouMean(name, p.cols.names()))
+			p.fail(path, "no member %q to filter by%s", name, suggest.Hint(name, p.cols.names()))
 		}
 		return nil
 	}
@@ -195,7 +195,7 @@ func (p *filterParser) column(name, path string) *Column {
 func (p *filterParser) operator(col *Column, name string, n node, path string) *Filter {
 	if !slices.Contains(operators, name) {
 		if !p.full() {
-			p.fail(path, "unknown operator %q%s; valid: %s", name, didYouMean(name, operators), strings.Join(operators, ", "))
+			p.fail(path, "unknown operator %q%s; valid: %s", name, suggest.Hint(name, operators), strings.Join(operators, ", "))
 		}
 		return nil
 	}
@@ -384,13 +384,6 @@ func typeName(t spec.Type) string {
 		return "a date-time"
 	}
 	return "a " + string(t)
-}
-
-func didYouMean(name string, valid []string) string {
-	if best, ok := suggest.Closest(name, valid); ok {
-		return fmt.Sprintf("; did you mean %q?", best)
-	}
-	return ""
 }
 
 // And2 is the conjunction of a and b, either of which may be nil.

@@ -14,3 +14,12 @@ func TestClosest(t *testing.T) {
 		}
 	}
 }
+
+func TestHint(t *testing.T) {
+	if got := Hint("emial", []string{"email", "phone"}); got != `; did you mean "email"?` {
+		t.Errorf("Hint: %q", got)
+	}
+	if got := Hint("zzz", []string{"email"}); got != "" {
+		t.Errorf("Hint of nothing close: %q", got)
+	}
+}
