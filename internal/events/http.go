@@ -162,7 +162,7 @@ func (l *Log) serveHistory(c *gin.Context, plural string) {
 // known tells whether a record of the resource has the id in the team.
 func (l *Log) known(ctx context.Context, team int, plural, id string) (bool, error) {
 	found := false
-	err := l.DB.Each(ctx, 1, `SELECT 1 FROM `+strconv.Quote(plural)+` WHERE "id" = ? AND "team_id" = ?`, []any{id, team},
+	err := l.DB.Each(ctx, 1, `SELECT 1 FROM `+spec.Ident(plural)+` WHERE "id" = ? AND "team_id" = ?`, []any{id, team},
 		func(*sql.Rows) error { found = true; return nil })
 	return found, err
 }
