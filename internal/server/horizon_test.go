@@ -30,7 +30,7 @@ func TestOnlyTheServicesDatabaseHoldsTheLogBack(t *testing.T) {
 		t.Fatal(err)
 	}
 	logs := &bytes.Buffer{}
-	h := newHarnessOn(t, database, testConfig(), &lockedWriter{w: logs}, logs)
+	h := newHarnessOn(t, database, testConfig(), &lockedWriter{W: logs}, logs)
 	h.srv.Start()
 	t.Cleanup(func() { h.srv.Close() })
 	ts := startServer(t, h.srv)
