@@ -119,3 +119,22 @@ func dig(t testing.TB, v any, path ...any) any { t.Helper(); return servertest.D
 
 // lockedWriter lets the server's goroutines share the log buffer.
 type lockedWriter = servertest.LockedWriter
+
+// The shared helpers of servertest, under this package's names.
+var (
+	count       = servertest.Count
+	startServer = servertest.Serve
+	send        = servertest.Send
+	gaugeValue  = servertest.GaugeValue
+	openStream  = servertest.OpenStream
+	nextEvent   = servertest.NextEvent
+)
+
+// sseEvent is one event read from a stream.
+type sseEvent = servertest.SSEEvent
+
+// secondServerWith is another instance on h's database, configured with cfg.
+func secondServerWith(t *testing.T, h *harness, cfg server.Config) *server.Server {
+	t.Helper()
+	return servertest.SecondServer(t, h.sync(), cfg)
+}

@@ -1,16 +1,16 @@
-package server_test
+package events_test
 
 import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
 	"reflect"
-	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"records/internal/dbtest"
+	"records/internal/servertest"
 )
 
 // follower reads the event log as a client following it does: page after
@@ -19,20 +19,22 @@ import (
 // it has read changes other than by growing at its end, or when an event
 // comes twice.
 type follower struct {
-	h       *harness
+	h       *servertest.Harness
 	token   string
 	cursor  string
 	partial []string // the ids of the last, partial page read
 	seen    map[string]bool
 }
 
-func (h *harness) follow() *follower { return &follower{h: h, token: h.token, seen: map[string]bool{}} }
+func follow(h *servertest.Harness) *follower {
+	return &follower{h: h, token: h.Token, seen: map[string]bool{}}
+}
 
 // pollFor polls until n events have come (or 10 s have passed: a
 // transaction of the database — another test's — holds the log back until
 // it ends), and returns them with any more that came.
 func (f *follower) pollFor(n int) []map[string]any {
-	f.h.t.Helper()
+	f.h.T.Helper()
 	var out []map[string]any
 	deadline := time.Now().Add(10 * time.Second)
 	for {
@@ -46,7 +48,7 @@ func (f *follower) pollFor(n int) []map[string]any {
 
 // poll returns the events committed since the last poll.
 func (f *follower) poll() []map[string]any {
-	t := f.h.t
+	t := f.h.T
 	t.Helper()
 	var out []map[string]any
 	for {
@@ -54,8 +56,8 @@ func (f *follower) poll() []map[string]any {
 		if f.cursor != "" {
 			path += "&cursor=" + f.cursor
 		}
-		r := f.h.callAs(f.token, "GET", path, "").want(200)
-		page := r.list("events")
+		r := f.h.CallAs(f.token, "GET", path, "").Want(200)
+		page := r.List("events")
 		var ids []string
 		for _, e := range page {
 			ids = append(ids, e.(map[string]any)["id"].(string))
@@ -76,7 +78,7 @@ func (f *follower) poll() []map[string]any {
 			f.seen[id] = true
 			out = append(out, e.(map[string]any))
 		}
-		next, _ := r.at("paging", "next_cursor").(string)
+		next, _ := r.At("paging", "next_cursor").(string)
 		if next == "" {
 			f.partial = ids
 			return out
@@ -96,8 +98,8 @@ func types(evs []map[string]any) []string {
 // Every write path records exactly its events, with the request and the
 // token that made it; a write that fails records none.
 func TestEveryWriteRecordsItsEvents(t *testing.T) {
-	each(t, func(t *testing.T, h *harness) {
-		f := h.follow()
+	servertest.Each(t, func(t *testing.T, h *servertest.Harness) {
+		f := follow(h)
 		expect := func(what string, want ...string) {
 			t.Helper()
 			got := types(f.pollFor(len(want)))
@@ -108,27 +110,27 @@ func TestEveryWriteRecordsItsEvents(t *testing.T) {
 				t.Fatalf("%s: events %q, want %q", what, got, want)
 			}
 		}
-		r := h.call("POST", "/v1/customers", `{"id":"c1","email":"a@example.com"}`).want(201)
+		r := h.Call("POST", "/v1/customers", `{"id":"c1","email":"a@example.com"}`).Want(201)
 		evs := f.pollFor(1)
 		if len(evs) != 1 || evs[0]["type"] != "customers.created" || evs[0]["request_id"] != r.Header.Get("X-Request-Id") ||
-			dig(t, evs[0], "actor", "token_name") != "tests" || dig(t, evs[0], "data", "object", "email") != "a@example.com" {
+			servertest.Dig(t, evs[0], "actor", "token_name") != "tests" || servertest.Dig(t, evs[0], "data", "object", "email") != "a@example.com" {
 			t.Fatalf("create: %v", evs)
 		}
-		h.call("PATCH", "/v1/customers/c1", `{"email":"b@example.com"}`).want(200)
+		h.Call("PATCH", "/v1/customers/c1", `{"email":"b@example.com"}`).Want(200)
 		expect("patch", "customers.updated c1")
-		h.call("PUT", "/v1/suppliers/s1", `{"name":"one"}`).want(201)
-		h.call("PUT", "/v1/suppliers/s1", `{"name":"two"}`).want(200)
+		h.Call("PUT", "/v1/suppliers/s1", `{"name":"one"}`).Want(201)
+		h.Call("PUT", "/v1/suppliers/s1", `{"name":"two"}`).Want(200)
 		expect("upserts", "suppliers.created s1", "suppliers.updated s1")
-		h.call("POST", "/v1/customers", `[{"id":"b1"},{"id":"b2"},{"id":"b3"}]`).want(201)
+		h.Call("POST", "/v1/customers", `[{"id":"b1"},{"id":"b2"},{"id":"b3"}]`).Want(201)
 		expect("bulk", "customers.created b1", "customers.created b2", "customers.created b3")
-		h.call("POST", "/v1/returns", `{"id":"r1","status":"open"}`).want(201)
-		h.call("POST", "/v1/return_line_items", `{"id":"li1","return_id":"r1"}`).want(201)
-		h.call("POST", "/v1/return/r1/reopen", "").want(200)
+		h.Call("POST", "/v1/returns", `{"id":"r1","status":"open"}`).Want(201)
+		h.Call("POST", "/v1/return_line_items", `{"id":"li1","return_id":"r1"}`).Want(201)
+		h.Call("POST", "/v1/return/r1/reopen", "").Want(200)
 		expect("action", "returns.created r1", "return_line_items.created li1", "returns.updated r1")
-		h.call("POST", "/v1/customers", `{"id":"k1"}`, "Idempotency-Key", "k-1").want(201)
-		h.call("POST", "/v1/customers", `{"id":"k1"}`, "Idempotency-Key", "k-1").want(201)
+		h.Call("POST", "/v1/customers", `{"id":"k1"}`, "Idempotency-Key", "k-1").Want(201)
+		h.Call("POST", "/v1/customers", `{"id":"k1"}`, "Idempotency-Key", "k-1").Want(201)
 		expect("keyed, and its replay", "customers.created k1")
-		h.call("DELETE", "/v1/returns/r1", "").want(200)
+		h.Call("DELETE", "/v1/returns/r1", "").Want(200)
 		// The database orders a cascade's deletes: SQLite deletes the
 		// children first.
 		if got := types(f.pollFor(2)); !reflect.DeepEqual(got, []string{"returns.deleted r1", "return_line_items.deleted li1"}) &&
@@ -137,57 +139,57 @@ func TestEveryWriteRecordsItsEvents(t *testing.T) {
 		}
 
 		// Writes that fail write no event.
-		h.call("PATCH", "/v1/customers/c1", `{"email":"x@example.com"}`, "If-Match", `"9"`).problem(412, "precondition_failed")
-		h.call("PATCH", "/v1/customers/nope", `{"email":"x@example.com"}`).problem(404, "not_found")
-		h.call("POST", "/v1/customers", `{"id":"c1"}`).problem(409, "conflict", "id")
-		h.call("POST", "/v1/customers", `{"nope":1}`).problem(400, "invalid_request", "nope")
-		h.call("POST", "/v1/customers", `[{"id":"n1"},{"id":"n2"},{"id":"c1"}]`).problem(409, "conflict")
-		h.call("POST", "/v1/return_line_items", `{"return_id":"gone"}`).problem(400, "invalid_request", "return_id")
-		h.call("DELETE", "/v1/customers/nope", "").problem(404, "not_found")
+		h.Call("PATCH", "/v1/customers/c1", `{"email":"x@example.com"}`, "If-Match", `"9"`).Problem(412, "precondition_failed")
+		h.Call("PATCH", "/v1/customers/nope", `{"email":"x@example.com"}`).Problem(404, "not_found")
+		h.Call("POST", "/v1/customers", `{"id":"c1"}`).Problem(409, "conflict", "id")
+		h.Call("POST", "/v1/customers", `{"nope":1}`).Problem(400, "invalid_request", "nope")
+		h.Call("POST", "/v1/customers", `[{"id":"n1"},{"id":"n2"},{"id":"c1"}]`).Problem(409, "conflict")
+		h.Call("POST", "/v1/return_line_items", `{"return_id":"gone"}`).Problem(400, "invalid_request", "return_id")
+		h.Call("DELETE", "/v1/customers/nope", "").Problem(404, "not_found")
 		// A write after them: its event is the next, so none came between.
-		h.call("PATCH", "/v1/customers/b1", `{"email":"marker@example.com"}`).want(200)
+		h.Call("PATCH", "/v1/customers/b1", `{"email":"marker@example.com"}`).Want(200)
 		expect("failed writes, then a write", "customers.updated b1")
 
 		// History: the record's events, oldest first, and who made them.
-		hist := h.call("GET", "/v1/customers/c1/history", "").want(200).list("events")
-		if len(hist) != 2 || dig(t, hist[0], "type") != "customers.created" || dig(t, hist[1], "data", "object", "version") != json.Number("2") {
+		hist := h.Call("GET", "/v1/customers/c1/history", "").Want(200).List("events")
+		if len(hist) != 2 || servertest.Dig(t, hist[0], "type") != "customers.created" || servertest.Dig(t, hist[1], "data", "object", "version") != json.Number("2") {
 			t.Fatalf("history: %v", hist)
 		}
-		h.call("GET", "/v1/customers/never/history", "").problem(404, "not_found")
-		deleted := h.call("GET", "/v1/returns/r1/history", "").want(200).list("events")
-		if len(deleted) != 3 || dig(t, deleted[2], "type") != "returns.deleted" {
+		h.Call("GET", "/v1/customers/never/history", "").Problem(404, "not_found")
+		deleted := h.Call("GET", "/v1/returns/r1/history", "").Want(200).List("events")
+		if len(deleted) != 3 || servertest.Dig(t, deleted[2], "type") != "returns.deleted" {
 			t.Fatalf("a deleted record's history: %v", deleted)
 		}
 		// Another team sees none of it.
-		other := h.newToken("other", "write", "other-team")
-		if r := h.callAs(other, "GET", "/v1/events", "").want(200); len(r.list("events")) != 0 {
+		other := h.NewToken("other", "write", "other-team")
+		if r := h.CallAs(other, "GET", "/v1/events", "").Want(200); len(r.List("events")) != 0 {
 			t.Fatalf("another team's events: %s", r.Body)
 		}
-		h.callAs(other, "GET", "/v1/customers/c1/history", "").problem(404, "not_found")
+		h.CallAs(other, "GET", "/v1/customers/c1/history", "").Problem(404, "not_found")
 	})
 }
 
 // Bad parameters of the event routes are 400s naming them.
 func TestEventParameters(t *testing.T) {
-	each(t, func(t *testing.T, h *harness) {
-		h.call("GET", "/v1/events?filter[type]=customers.exploded", "").problem(400, "invalid_request", "filter.type")
-		h.call("GET", "/v1/events?filter[type][in]=customers.created,nope", "").problem(400, "invalid_request", "filter.type.in")
-		h.call("GET", "/v1/events?since=yesterday", "").problem(400, "invalid_request", "since")
+	servertest.Each(t, func(t *testing.T, h *servertest.Harness) {
+		h.Call("GET", "/v1/events?filter[type]=customers.exploded", "").Problem(400, "invalid_request", "filter.type")
+		h.Call("GET", "/v1/events?filter[type][in]=customers.created,nope", "").Problem(400, "invalid_request", "filter.type.in")
+		h.Call("GET", "/v1/events?since=yesterday", "").Problem(400, "invalid_request", "since")
 		for _, bad := range []string{"0000-12-31T23:00:00Z", "2026-01-01T00:00:00%2B24:00", "9999-12-31T23:59:59-01:00"} {
-			h.call("GET", "/v1/events?since="+bad, "").problem(400, "invalid_request", "since")
+			h.Call("GET", "/v1/events?since="+bad, "").Problem(400, "invalid_request", "since")
 		}
-		h.call("GET", "/v1/events?limit=0", "").problem(400, "invalid_request", "limit")
-		h.call("GET", "/v1/events?cursor=abc", "").problem(400, "invalid_request", "cursor")
-		h.call("GET", "/v1/events?color=red", "").problem(400, "invalid_request", "color")
-		h.call("GET", "/v1/customers/x/history?cursor=abc", "").problem(400, "invalid_request", "cursor")
+		h.Call("GET", "/v1/events?limit=0", "").Problem(400, "invalid_request", "limit")
+		h.Call("GET", "/v1/events?cursor=abc", "").Problem(400, "invalid_request", "cursor")
+		h.Call("GET", "/v1/events?color=red", "").Problem(400, "invalid_request", "color")
+		h.Call("GET", "/v1/customers/x/history?cursor=abc", "").Problem(400, "invalid_request", "cursor")
 		// A list cursor is not an event cursor.
-		h.call("POST", "/v1/customers", `[{"id":"a"},{"id":"b"}]`).want(201)
-		cur := h.call("GET", "/v1/customers?limit=1", "").want(200).at("paging", "next_cursor").(string)
-		h.call("GET", "/v1/events?cursor="+cur, "").problem(400, "invalid_request", "cursor")
+		h.Call("POST", "/v1/customers", `[{"id":"a"},{"id":"b"}]`).Want(201)
+		cur := h.Call("GET", "/v1/customers?limit=1", "").Want(200).At("paging", "next_cursor").(string)
+		h.Call("GET", "/v1/events?cursor="+cur, "").Problem(400, "invalid_request", "cursor")
 		// Filters by type and time.
-		h.call("PATCH", "/v1/customers/a", `{"email":"x@example.com"}`).want(200)
+		h.Call("PATCH", "/v1/customers/a", `{"email":"x@example.com"}`).Want(200)
 		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-			l := h.call("GET", "/v1/events?filter[type]=customers.updated", "").want(200).list("events")
+			l := h.Call("GET", "/v1/events?filter[type]=customers.updated", "").Want(200).List("events")
 			if len(l) == 1 {
 				break
 			}
@@ -195,34 +197,8 @@ func TestEventParameters(t *testing.T) {
 				t.Fatalf("filter by type: %v", l)
 			}
 		}
-		if l := h.call("GET", "/v1/events?since="+time.Now().Add(time.Hour).UTC().Format(time.RFC3339), "").want(200).list("events"); len(l) != 0 {
+		if l := h.Call("GET", "/v1/events?since="+time.Now().Add(time.Hour).UTC().Format(time.RFC3339), "").Want(200).List("events"); len(l) != 0 {
 			t.Fatalf("since the future: %v", l)
-		}
-	})
-}
-
-// An event's record is the record a read answered after the change,
-// member for member, for every type of member.
-func TestEventRecordsAreTheRecordsRead(t *testing.T) {
-	each(t, func(t *testing.T, h *harness) {
-		for plural := range plurals {
-			id := "img-" + plural
-			body := sampleBody(plural)
-			rest := strings.TrimSpace(strings.TrimSuffix(strings.TrimPrefix(body, "{"), "}"))
-			body = `{"id":"` + id + `"`
-			if rest != "" {
-				body += "," + rest
-			}
-			body += "}"
-			h.call("POST", "/v1/"+plural, body).want(201)
-			want := read(plural, h.call("GET", "/v1/"+plural+"/"+id, "").want(200))
-			hist := h.call("GET", "/v1/"+plural+"/"+id+"/history", "").want(200).list("events")
-			if len(hist) != 1 {
-				t.Fatalf("%s: %d events", plural, len(hist))
-			}
-			if got := dig(t, hist[0], "data", "object"); !reflect.DeepEqual(got, want) {
-				t.Errorf("%s: the event's record\n%v\ndiffers from the read\n%v", plural, got, want)
-			}
 		}
 	})
 }
@@ -233,10 +209,10 @@ func TestEventRecordsAreTheRecordsRead(t *testing.T) {
 // database of the server commit among theirs meanwhile, and one stays open
 // throughout: they hold the log back not at all, and put no gap in it.
 func TestFollowerSeesEveryEventOnce(t *testing.T) {
-	each(t, func(t *testing.T, h *harness) {
-		h.unchecked = true
+	servertest.Each(t, func(t *testing.T, h *servertest.Harness) {
+		h.Unchecked = true
 		rounds := 1
-		if h.db.Postgres() {
+		if h.DB.Postgres() {
 			rounds = 3
 			elsewhere := openPool(t, dbtest.OtherDatabaseURL(t))
 			defer holdTransaction(t, elsewhere).Rollback()
@@ -246,7 +222,7 @@ func TestFollowerSeesEveryEventOnce(t *testing.T) {
 				go churn(elsewhere, stop)
 			}
 		}
-		f := h.follow()
+		f := follow(h)
 		for round := range rounds {
 			const writers, each = 32, 13
 			var wg sync.WaitGroup
@@ -261,7 +237,7 @@ func TestFollowerSeesEveryEventOnce(t *testing.T) {
 						if i%5 == 4 { // some writes in a transaction of several statements
 							body = `[{"id":"` + id + `"},{"id":"` + id + `-b"}]`
 						}
-						if r := h.call("POST", "/v1/customers", body); r.Status == 201 {
+						if r := h.Call("POST", "/v1/customers", body); r.Status == 201 {
 							acked <- id
 						}
 					}
@@ -284,13 +260,13 @@ func TestFollowerSeesEveryEventOnce(t *testing.T) {
 			// follower keeps asking until it has them all.
 			records := map[string]bool{}
 			for _, e := range got {
-				records[dig(t, e, "data", "object", "id").(string)] = true
+				records[servertest.Dig(t, e, "data", "object", "id").(string)] = true
 			}
 			deadline := time.Now().Add(20 * time.Second)
 			for id := range acked {
 				for !records[id] {
 					for _, e := range f.poll() {
-						records[dig(t, e, "data", "object", "id").(string)] = true
+						records[servertest.Dig(t, e, "data", "object", "id").(string)] = true
 					}
 					if records[id] {
 						break
@@ -301,7 +277,7 @@ func TestFollowerSeesEveryEventOnce(t *testing.T) {
 					time.Sleep(20 * time.Millisecond)
 				}
 			}
-			if n := count(t, h.db, "events"); n != len(f.seen) {
+			if n := servertest.Count(t, h.DB, "events"); n != len(f.seen) {
 				t.Fatalf("round %d: the follower saw %d events, the log holds %d", round, len(f.seen), n)
 			}
 		}

@@ -1,4 +1,4 @@
-package server_test
+package events_test
 
 import (
 	"bytes"
@@ -9,6 +9,7 @@ import (
 
 	"records/internal/db"
 	"records/internal/dbtest"
+	"records/internal/servertest"
 )
 
 // Only transactions of the service's own database hold the event log back:
@@ -30,10 +31,10 @@ func TestOnlyTheServicesDatabaseHoldsTheLogBack(t *testing.T) {
 		t.Fatal(err)
 	}
 	logs := &bytes.Buffer{}
-	h := newHarnessOn(t, database, testConfig(), &lockedWriter{W: logs}, logs)
-	h.srv.Start()
-	t.Cleanup(func() { h.srv.Close() })
-	ts := startServer(t, h.srv)
+	h := servertest.NewOn(t, database, servertest.Config(), &servertest.LockedWriter{W: logs}, logs)
+	h.Srv.Start()
+	t.Cleanup(func() { h.Srv.Close() })
+	ts := servertest.Serve(t, h.Srv)
 	elsewhere := openPool(t, cluster.URL("elsewhere"))
 	ctx := context.Background()
 
@@ -47,10 +48,10 @@ func TestOnlyTheServicesDatabaseHoldsTheLogBack(t *testing.T) {
 	t.Cleanup(func() { _, _ = elsewhere.ExecContext(ctx, `ROLLBACK PREPARED 'orphan'`) })
 	time.Sleep(1100 * time.Millisecond) // open a second before what follows
 
-	stream, stop := openStream(t, ts.URL, h.token)
+	stream, stop := servertest.OpenStream(t, ts.URL, h.Token)
 	defer stop()
-	f := h.follow()
-	h.call("POST", "/v1/customers", `{"id":"c1"}`).want(201)
+	f := follow(h)
+	h.Call("POST", "/v1/customers", `{"id":"c1"}`).Want(201)
 	if got := types(f.pollFor(1)); len(got) != 1 || got[0] != "customers.created c1" {
 		t.Fatalf("with transactions open in another database the log answers %v, want the create", got)
 	}
@@ -59,25 +60,25 @@ func TestOnlyTheServicesDatabaseHoldsTheLogBack(t *testing.T) {
 			t.Log(logs)
 		}
 	})
-	if e := nextEvent(t, stream); !bytes.Contains([]byte(e.data), []byte(`"id":"c1"`)) {
-		t.Fatalf("the stream answered %s, want the create of c1\n%s", e.data, logs)
+	if e := servertest.NextEvent(t, stream); !bytes.Contains([]byte(e.Data), []byte(`"id":"c1"`)) {
+		t.Fatalf("the stream answered %s, want the create of c1\n%s", e.Data, logs)
 	}
-	page := string(h.callAs("", "GET", "/metrics", "").want(200).Body)
+	page := string(h.CallAs("", "GET", "/metrics", "").Want(200).Body)
 	for _, g := range []string{"records_events_log_held_back_transactions", "records_events_log_oldest_transaction_seconds"} {
-		if v := gaugeValue(t, page, g); v != 0 {
+		if v := servertest.GaugeValue(t, page, g); v != 0 {
 			t.Errorf("%s is %v with only other databases' transactions open, want 0", g, v)
 		}
 	}
 
 	// The service's own database: held back until the transaction ends.
 	own := holdTransaction(t, database.SQL)
-	h.call("POST", "/v1/customers", `{"id":"c2"}`).want(201)
+	h.Call("POST", "/v1/customers", `{"id":"c2"}`).Want(201)
 	time.Sleep(300 * time.Millisecond)
 	if got := f.poll(); len(got) != 0 {
 		t.Fatalf("a transaction of the service's database is open, yet the log answered %v", types(got))
 	}
-	page = string(h.callAs("", "GET", "/metrics", "").want(200).Body)
-	if v := gaugeValue(t, page, "records_events_log_held_back_transactions"); v < 1 {
+	page = string(h.CallAs("", "GET", "/metrics", "").Want(200).Body)
+	if v := servertest.GaugeValue(t, page, "records_events_log_held_back_transactions"); v < 1 {
 		t.Errorf("held back by %v transactions while one of this database is open, want at least the create", v)
 	}
 	if err := own.Rollback(); err != nil {
@@ -86,8 +87,8 @@ func TestOnlyTheServicesDatabaseHoldsTheLogBack(t *testing.T) {
 	if got := types(f.pollFor(1)); len(got) != 1 || got[0] != "customers.created c2" {
 		t.Fatalf("after the transaction ended the log answers %v, want the create of c2", got)
 	}
-	if e := nextEvent(t, stream); !bytes.Contains([]byte(e.data), []byte(`"id":"c2"`)) {
-		t.Fatalf("the stream answered %s, want the create of c2", e.data)
+	if e := servertest.NextEvent(t, stream); !bytes.Contains([]byte(e.Data), []byte(`"id":"c2"`)) {
+		t.Fatalf("the stream answered %s, want the create of c2", e.Data)
 	}
 }
 
