@@ -9,7 +9,6 @@ package dbtest
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -18,14 +17,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lib/pq"
-
 	"records/ent"
 	_ "records/ent/runtime" // registers the schema's defaults and hooks
 	"records/internal/db"
 	"records/internal/migrate"
 	"records/internal/scratch"
-	"records/internal/spec"
 )
 
 // DefaultPostgresURL is used when TEST_DATABASE_URL is not set.
@@ -196,24 +192,8 @@ func makeICUDatabase(ctx context.Context) (string, error) {
 		return "", err
 	}
 	name := strings.TrimPrefix(u.Path, "/") + "_icu_en_us"
-	admin, err := sql.Open("postgres", PostgresURL())
-	if err != nil {
+	if err := scratch.EnsureDatabase(ctx, PostgresURL(), name, `TEMPLATE template0 LOCALE_PROVIDER icu ICU_LOCALE 'en-US' LOCALE 'C.UTF-8'`); err != nil {
 		return "", err
-	}
-	defer admin.Close()
-	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-	var exists bool
-	if err := admin.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)`, name).Scan(&exists); err != nil {
-		return "", err
-	}
-	if !exists {
-		_, err := admin.ExecContext(ctx, `CREATE DATABASE `+spec.Ident(name)+` TEMPLATE template0 LOCALE_PROVIDER icu ICU_LOCALE 'en-US' LOCALE 'C.UTF-8'`)
-		var pqErr *pq.Error
-		// Another test process may have made it meanwhile.
-		if err != nil && !(errors.As(err, &pqErr) && (pqErr.Code == "42P04" || pqErr.Code == "23505")) {
-			return "", err
-		}
 	}
 	u.Path = "/" + name
 	return u.String(), nil

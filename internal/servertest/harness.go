@@ -49,12 +49,7 @@ func Config() server.Config {
 // Each runs fn on a fresh server per database, in parallel.
 func Each(t *testing.T, fn func(t *testing.T, h *Harness)) {
 	t.Helper()
-	for _, d := range dbtest.Dialects {
-		t.Run(dbtest.Name(d), func(t *testing.T) {
-			t.Parallel()
-			fn(t, New(t, d, Config()))
-		})
-	}
+	eachOf(t, dbtest.Dialects, fn)
 }
 
 // EachCollation is Each, and once more on PostgreSQL in a database whose
@@ -62,7 +57,12 @@ func Each(t *testing.T, fn func(t *testing.T, h *Harness)) {
 // text order and comparison, whose answers must not depend on it.
 func EachCollation(t *testing.T, fn func(t *testing.T, h *Harness)) {
 	t.Helper()
-	for _, d := range dbtest.Collations {
+	eachOf(t, dbtest.Collations, fn)
+}
+
+func eachOf(t *testing.T, dialects []string, fn func(t *testing.T, h *Harness)) {
+	t.Helper()
+	for _, d := range dialects {
 		t.Run(dbtest.Name(d), func(t *testing.T) {
 			t.Parallel()
 			fn(t, New(t, d, Config()))
