@@ -25,6 +25,15 @@ func TestStreamResumes(t *testing.T) {
 			t.Cleanup(func() { h.Srv.Close() })
 			ts := servertest.Serve(t, h.Srv)
 			h.Call("POST", "/v1/customers", `{"id":"before"}`).Want(201)
+			// A transaction of the database (another test's) may hold the
+			// log back a moment: the stream starts after the newest event
+			// the log answers, so "before" must be answered first.
+			for deadline := time.Now().Add(10 * time.Second); len(h.Call("GET", "/v1/events", "").Want(200).List("events")) == 0; {
+				if time.Now().After(deadline) {
+					t.Fatal("the create's event never showed")
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
 			stream, hangUp := servertest.OpenStream(t, ts.URL, h.Token)
 			for i := 1; i <= 3; i++ {
 				h.Call("POST", "/v1/customers", fmt.Sprintf(`{"id":"s%d"}`, i)).Want(201)

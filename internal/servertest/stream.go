@@ -13,10 +13,12 @@ import (
 type SSEEvent struct{ ID, Data string }
 
 // OpenStream connects to the event stream of a real server at url; the
-// function it returns hangs up.
+// function it returns hangs up, as the test's end does at the latest (a
+// stream left open would keep the server's Close waiting forever).
 func OpenStream(t *testing.T, url, token string, headers ...string) (<-chan SSEEvent, func()) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
 	req, _ := http.NewRequestWithContext(ctx, "GET", url+"/v1/events/stream", nil)
 	req.Header.Set("Authorization", "Bearer "+token)
 	for i := 0; i+1 < len(headers); i += 2 {
