@@ -126,12 +126,7 @@ var (
 	startServer = servertest.Serve
 	send        = servertest.Send
 	gaugeValue  = servertest.GaugeValue
-	openStream  = servertest.OpenStream
-	nextEvent   = servertest.NextEvent
 )
-
-// sseEvent is one event read from a stream.
-type sseEvent = servertest.SSEEvent
 
 // secondServerWith is another instance on h's database, configured with cfg.
 func secondServerWith(t *testing.T, h *harness, cfg server.Config) *server.Server {
