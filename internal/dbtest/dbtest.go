@@ -9,8 +9,10 @@ package dbtest
 import (
 	"context"
 	"database/sql"
+	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -70,9 +72,13 @@ func URL(tb testing.TB, dialect string) string {
 	switch dialect {
 	case migrate.SQLite:
 		return "sqlite:" + filepath.Join(tb.TempDir(), "records.db")
-	case migrate.Postgres:
+	case migrate.Postgres, PostgresICU:
 		RequirePostgres(tb)
-		u, drop, err := scratch.PostgresSchema(context.Background(), PostgresURL(), "test")
+		base := PostgresURL()
+		if dialect == PostgresICU {
+			base = icuURL(tb)
+		}
+		u, drop, err := scratch.PostgresSchema(context.Background(), base, "test")
 		if err != nil {
 			tb.Fatalf("making a PostgreSQL schema: %v", err)
 		}
@@ -143,6 +149,54 @@ func Name(dialect string) string {
 		return "sqlite"
 	}
 	return dialect
+}
+
+// PostgresICU is PostgreSQL in a database whose default collation is ICU's
+// en-US (as on many managed servers), where "_x" sorts before "a" and "a"
+// before "B": URL and Open take it as a dialect. Answers must not depend on
+// a database's collation, so the tests of text order run here too.
+const PostgresICU = "postgres-icu"
+
+// Collations are SQLite, PostgreSQL, and PostgreSQL under PostgresICU.
+var Collations = []string{migrate.SQLite, migrate.Postgres, PostgresICU}
+
+var (
+	icuOnce sync.Once
+	icuBase string
+	icuErr  error
+)
+
+// icuURL is the URL of the database of PostgresICU on the server of
+// PostgresURL, made on first use (and kept: tests make their schemas in it).
+func icuURL(tb testing.TB) string {
+	tb.Helper()
+	icuOnce.Do(func() { icuBase, icuErr = makeICUDatabase(context.Background()) })
+	if icuErr != nil {
+		tb.Fatalf("making the ICU en-US database: %v", icuErr)
+	}
+	return icuBase
+}
+
+// OtherDatabaseURL is the URL of a database other than PostgresURL's on
+// the same server (PostgresICU's), for tests of what the service must not
+// notice of its neighbours.
+func OtherDatabaseURL(tb testing.TB) string {
+	tb.Helper()
+	RequirePostgres(tb)
+	return icuURL(tb)
+}
+
+func makeICUDatabase(ctx context.Context) (string, error) {
+	u, err := url.Parse(PostgresURL())
+	if err != nil {
+		return "", err
+	}
+	name := strings.TrimPrefix(u.Path, "/") + "_icu_en_us"
+	if err := scratch.EnsureDatabase(ctx, PostgresURL(), name, `TEMPLATE template0 LOCALE_PROVIDER icu ICU_LOCALE 'en-US' LOCALE 'C.UTF-8'`); err != nil {
+		return "", err
+	}
+	u.Path = "/" + name
+	return u.String(), nil
 }
 
 // Ent returns ent's client over database, its schema's defaults and hooks

@@ -160,7 +160,8 @@ func testEvents(t *testing.T, e *env) {
 			break
 		}
 	}
-	if len(page.Events) != 2 || page.Events[0].Type != "customers.created" || page.Paging.NextCursor == nil {
+	if len(page.Events) != 2 || page.Events[0].Type != "customers.created" || page.Paging.NextCursor == nil ||
+		page.Paging.ResumeCursor != *page.Paging.NextCursor {
 		t.Fatalf("a page of events: %+v", page)
 	}
 	var created client.Customer

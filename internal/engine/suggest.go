@@ -9,13 +9,5 @@ import (
 // path (the name, or the name under a wrapper), with the closest valid name
 // when one is close enough to be a typo.
 func unknownMember(path, name string, valid []string, what string) problem.MemberError {
-	return problem.MemberError{Member: path, Problem: "unknown " + what + didYouMean(name, valid)}
-}
-
-// didYouMean returns "; did you mean X?" for a close valid name, or "".
-func didYouMean(name string, valid []string) string {
-	if hint := suggest.DidYouMean(name, valid); hint != "" {
-		return "; " + hint
-	}
-	return ""
+	return problem.MemberError{Member: path, Problem: "unknown " + what + suggest.Hint(name, valid)}
 }

@@ -7,10 +7,11 @@
 // event's number. On PostgreSQL transactions commit out of order, so an
 // event numbered below one already committed may still be in flight; the
 // log therefore answers only events of transactions older than the oldest
-// one still running (the snapshot's xmin). Those are all finished, none can
-// join them later, and every transaction that starts later has a larger id:
-// a follower's cursor never passes an event that will later appear. SQLite
-// commits one transaction at a time, in number order (txid is 0).
+// one of the service's database still running (horizon.go). Those are all
+// finished, none can join them later, and every transaction that starts
+// later has a larger id: a follower's cursor never passes an event that
+// will later appear. SQLite commits one transaction at a time, in number
+// order (txid is 0).
 package events
 
 import (
@@ -91,15 +92,6 @@ type Filter struct {
 
 const columns = `SELECT "id", "txid", "type", "record_id", "meta", "image", "occurred_at" FROM "events"`
 
-// Visible is the condition that keeps a read of the log below the oldest
-// transaction in flight (see the package comment).
-func (l *Log) Visible() string {
-	if l.DB.Postgres() {
-		return ` AND "txid" < pg_snapshot_xmin(pg_current_snapshot())::text::bigint`
-	}
-	return ""
-}
-
 // Page reads up to limit events of team after pos.
 func (l *Log) Page(ctx context.Context, team int, after Position, f Filter, limit int) ([]Event, error) {
 	return l.PageIn(ctx, l.DB, team, after, f, limit)
@@ -107,10 +99,13 @@ func (l *Log) Page(ctx context.Context, team int, after Position, f Filter, limi
 
 // PageIn is Page read through r (a write's transaction).
 func (l *Log) PageIn(ctx context.Context, r engine.Reader, team int, after Position, f Filter, limit int) ([]Event, error) {
+	visible, horizon, err := l.visible(ctx, r)
+	if err != nil {
+		return nil, err
+	}
 	var b strings.Builder
-	b.WriteString(columns + ` WHERE "team_id" = ? AND ("txid", "id") > (?, ?)`)
-	args := []any{team, after.TxID, after.Seq}
-	b.WriteString(l.Visible())
+	b.WriteString(columns + ` WHERE "team_id" = ? AND ("txid", "id") > (?, ?)` + visible)
+	args := append([]any{team, after.TxID, after.Seq}, horizon...)
 	if len(f.Types) > 0 {
 		b.WriteString(` AND "type" IN (?` + strings.Repeat(", ?", len(f.Types)-1) + ")")
 		for _, t := range f.Types {
@@ -147,8 +142,12 @@ func (l *Log) Last(ctx context.Context, team int) (Position, error) {
 // LastIn is Last read through r.
 func (l *Log) LastIn(ctx context.Context, r engine.Reader, team int) (Position, error) {
 	var p Position
-	err := r.Each(ctx, 1, `SELECT "txid", "id" FROM "events" WHERE "team_id" = ?`+l.Visible()+` ORDER BY "txid" DESC, "id" DESC LIMIT 1`,
-		[]any{team}, func(rows *sql.Rows) error { return rows.Scan(&p.TxID, &p.Seq) })
+	visible, horizon, err := l.visible(ctx, r)
+	if err != nil {
+		return p, err
+	}
+	err = r.Each(ctx, 1, `SELECT "txid", "id" FROM "events" WHERE "team_id" = ?`+visible+` ORDER BY "txid" DESC, "id" DESC LIMIT 1`,
+		append([]any{team}, horizon...), func(rows *sql.Rows) error { return rows.Scan(&p.TxID, &p.Seq) })
 	return p, err
 }
 

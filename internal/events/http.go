@@ -93,11 +93,15 @@ func (l *Log) serveLog(c *gin.Context) {
 		edge.Fail(c, err)
 		return
 	}
-	next := ""
-	if len(page) == limit {
-		next = l.Cursor(team, page[len(page)-1].Position)
+	resume := after
+	if len(page) > 0 {
+		resume = page[len(page)-1].Position
 	}
-	l.answer(c, team, page, limit, next)
+	next, resumeCursor := "", l.Cursor(team, resume)
+	if len(page) == limit {
+		next = resumeCursor
+	}
+	l.answer(c, team, page, limit, next, resumeCursor)
 }
 
 func (l *Log) serveHistory(c *gin.Context, plural string) {
@@ -144,23 +148,29 @@ func (l *Log) serveHistory(c *gin.Context, plural string) {
 			return
 		}
 	}
-	next := ""
-	if len(page) == limit {
-		next = l.Cursors.EncodeID(binding, l.IDs.SealPosition(0, page[len(page)-1].Seq))
+	resume := after
+	if len(page) > 0 {
+		resume = page[len(page)-1].Seq
 	}
-	l.answer(c, team, page, limit, next)
+	next, resumeCursor := "", l.Cursors.EncodeID(binding, l.IDs.SealPosition(0, resume))
+	if len(page) == limit {
+		next = resumeCursor
+	}
+	l.answer(c, team, page, limit, next, resumeCursor)
 }
 
 // known tells whether a record of the resource has the id in the team.
 func (l *Log) known(ctx context.Context, team int, plural, id string) (bool, error) {
 	found := false
-	err := l.DB.Each(ctx, 1, `SELECT 1 FROM `+strconv.Quote(plural)+` WHERE "id" = ? AND "team_id" = ?`, []any{id, team},
+	err := l.DB.Each(ctx, 1, `SELECT 1 FROM `+spec.Ident(plural)+` WHERE "id" = ? AND "team_id" = ?`, []any{id, team},
 		func(*sql.Rows) error { found = true; return nil })
 	return found, err
 }
 
-// answer writes {"events":[…],"paging":{…}}.
-func (l *Log) answer(c *gin.Context, team int, page []Event, limit int, next string) {
+// answer writes {"events":[…],"paging":{…}}: next is the cursor of the
+// next page when this one is full, resume the position after its last
+// event (the request's own when it has none), for a follower to keep.
+func (l *Log) answer(c *gin.Context, team int, page []Event, limit int, next, resume string) {
 	b := make([]byte, 0, 512*len(page)+128)
 	b = append(b, `{"events":[`...)
 	for i := range page {
@@ -181,6 +191,8 @@ func (l *Log) answer(c *gin.Context, team int, page []Event, limit int, next str
 		b = append(b, next...)
 		b = append(b, '"')
 	}
-	b = append(b, "}}"...)
+	b = append(b, `,"resume_cursor":"`...)
+	b = append(b, resume...)
+	b = append(b, `"}}`...)
 	edge.WriteJSON(c, http.StatusOK, func(out []byte) []byte { return append(out, b...) })
 }

@@ -19,7 +19,7 @@ import (
 
 // Stream serves the live tail of the log as Server-Sent Events. One
 // goroutine per process watches the log's head (its newest event and, on
-// PostgreSQL, the oldest transaction in flight) and wakes the streams when
+// PostgreSQL, the horizon of horizon.go) and wakes the streams when
 // it moves; each stream then reads its team's events after its position, a
 // page at a time. A stream holds one page at most: a client that does not
 // read blocks only its own stream, and one that has not read for
@@ -79,7 +79,7 @@ func (s *Stream) Watch(stop <-chan struct{}) {
 	var last [2]int64
 	text := `SELECT COALESCE(MAX("id"), 0), 0 FROM "events"`
 	if s.Log.DB.Postgres() {
-		text = `SELECT COALESCE(MAX("id"), 0), pg_snapshot_xmin(pg_current_snapshot())::text::bigint FROM "events"`
+		text = `SELECT COALESCE(MAX("id"), 0), ` + horizonSQL + ` FROM "events"`
 	}
 	for {
 		select {
@@ -92,7 +92,14 @@ func (s *Stream) Watch(stop <-chan struct{}) {
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 5*s.Poll+time.Second)
 		var head [2]int64
-		err := s.Log.DB.Each(ctx, 1, text, nil, func(rows *sql.Rows) error { return rows.Scan(&head[0], &head[1]) })
+		others, err := s.Log.others(ctx, s.Log.DB)
+		var args []any
+		if s.Log.DB.Postgres() {
+			args = []any{others}
+		}
+		if err == nil {
+			err = s.Log.DB.Each(ctx, 1, text, args, func(rows *sql.Rows) error { return rows.Scan(&head[0], &head[1]) })
+		}
 		cancel()
 		if err != nil {
 			s.Logger.Warn("events: reading the log's head", "error", err)
@@ -106,31 +113,8 @@ func (s *Stream) Watch(stop <-chan struct{}) {
 }
 
 func (s *Stream) serve(c *gin.Context) {
-	ctx := c.Request.Context()
-	team, _ := tenant.Team(ctx)
-	r, err := readRequest(c, s.Log.Bodies, streamParams)
-	if err != nil {
-		edge.Fail(c, err)
-		return
-	}
-	cur, f := r.Cursor(), s.Log.filter(r)
-	if err := r.Err(); err != nil {
-		edge.Fail(c, err)
-		return
-	}
-	var pos Position
-	switch last := c.GetHeader("Last-Event-ID"); {
-	case last != "":
-		pos, err = s.Log.ParseCursor(team, "Last-Event-ID", last)
-	case cur != "":
-		pos, err = s.Log.ParseCursor(team, "cursor", cur)
-	default:
-		bounded, cancel := edge.Bounded(ctx)
-		pos, err = s.Log.Last(bounded, team)
-		cancel()
-	}
-	if err != nil {
-		edge.Fail(c, err)
+	team, pos, f, ok := s.position(c)
+	if !ok {
 		return
 	}
 	if c.Request.Method == http.MethodHead {
@@ -159,6 +143,47 @@ func (s *Stream) serve(c *gin.Context) {
 	if !write([]byte(": stream of events\n\n")) {
 		return
 	}
+	s.tail(c, team, pos, f, write)
+}
+
+// position reads the stream's request: the team, the position it starts
+// after (Last-Event-ID, else cursor, else the log's newest event) and its
+// filter; false when it was answered with a problem.
+func (s *Stream) position(c *gin.Context) (team int, pos Position, f Filter, ok bool) {
+	ctx := c.Request.Context()
+	team, _ = tenant.Team(ctx)
+	r, err := readRequest(c, s.Log.Bodies, streamParams)
+	if err != nil {
+		edge.Fail(c, err)
+		return 0, pos, f, false
+	}
+	cur, f := r.Cursor(), s.Log.filter(r)
+	if err := r.Err(); err != nil {
+		edge.Fail(c, err)
+		return 0, pos, f, false
+	}
+	switch last := c.GetHeader("Last-Event-ID"); {
+	case last != "":
+		pos, err = s.Log.ParseCursor(team, "Last-Event-ID", last)
+	case cur != "":
+		pos, err = s.Log.ParseCursor(team, "cursor", cur)
+	default:
+		bounded, cancel := edge.Bounded(ctx)
+		pos, err = s.Log.Last(bounded, team)
+		cancel()
+	}
+	if err != nil {
+		edge.Fail(c, err)
+		return 0, pos, f, false
+	}
+	return team, pos, f, true
+}
+
+// tail writes the team's events after pos, page after page, waiting for
+// the log's head to move when it has written them all, until the client
+// goes, a write fails or the token is no longer valid.
+func (s *Stream) tail(c *gin.Context, team int, pos Position, f Filter, write func([]byte) bool) {
+	ctx := c.Request.Context()
 	beat := time.NewTicker(s.Heartbeat)
 	defer beat.Stop()
 	recheck := time.NewTicker(s.Recheck)
@@ -189,12 +214,7 @@ func (s *Stream) serve(c *gin.Context) {
 			return
 		}
 		for i := range page {
-			buf = buf[:0]
-			buf = append(buf, "id: "...)
-			buf = append(buf, s.Log.Cursor(team, page[i].Position)...)
-			buf = append(buf, "\ndata: "...)
-			buf = s.Log.Append(buf, team, &page[i])
-			buf = append(buf, "\n\n"...)
+			buf = s.appendMessage(buf[:0], team, &page[i])
 			if !write(buf) {
 				return
 			}
@@ -207,6 +227,16 @@ func (s *Stream) serve(c *gin.Context) {
 			return
 		}
 	}
+}
+
+// appendMessage appends the event's message: its cursor as id: and its
+// JSON as data:.
+func (s *Stream) appendMessage(b []byte, team int, e *Event) []byte {
+	b = append(b, "id: "...)
+	b = append(b, s.Log.Cursor(team, e.Position)...)
+	b = append(b, "\ndata: "...)
+	b = s.Log.Append(b, team, e)
+	return append(b, "\n\n"...)
 }
 
 // await waits for the log's head to move (true), sending heartbeats and

@@ -16,6 +16,7 @@ import (
 	entsql "entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/schema"
 	"entgo.io/ent/entc/gen"
+	"entgo.io/ent/schema/field"
 
 	"records/internal/annotation"
 	"records/internal/migrate"
@@ -160,7 +161,29 @@ func schemaTables(graph *gen.Graph, dialect string) ([]*schema.Table, error) {
 	if dialect == migrate.SQLite {
 		return tables, addKeyIndex(tables)
 	}
+	inCodePointOrder(tables)
 	return tables, nil
+}
+
+// textCollation is the collation of every text column on PostgreSQL.
+const textCollation = "C"
+
+// inCodePointOrder gives every text column of tables PostgreSQL's "C"
+// collation: text is then compared, sorted and indexed by its bytes — in
+// UTF-8, the code points' order — as SQLite compares it, whatever the
+// database's default collation (an ICU one sorts "_x" before "a" and "a"
+// before "B"). Orders, cursors' keysets and gt/gte/lt/lte/prefix filters
+// follow it, and the indexes, built with the column's collation, serve
+// them; a collation given per statement instead would leave the indexes
+// unused.
+func inCodePointOrder(tables []*schema.Table) {
+	for _, t := range tables {
+		for _, c := range t.Columns {
+			if c.Type == field.TypeString || c.Type == field.TypeEnum {
+				c.Collation = textCollation
+			}
+		}
+	}
 }
 
 // addSortIndexes gives every member annotated Sortable the index (team_id,
@@ -290,7 +313,7 @@ func diff(ctx context.Context, dialect string, db *sql.DB, set []migrate.Migrati
 	case migrate.SQLite:
 		opts = append(opts, schema.WithDiffHook(addColumnsInPlace))
 	case migrate.Postgres:
-		opts = append(opts, schema.WithDiffHook(buildIndexesConcurrently))
+		opts = append(opts, schema.WithDiffHook(buildIndexesConcurrently), schema.WithDiffHook(alterCollations))
 	}
 	m, err := schema.NewMigrate(entsql.OpenDB(dialect, db), opts...)
 	if err != nil {
@@ -341,6 +364,78 @@ var buildIndexesConcurrently = eachTableChange(func(c atlasschema.Change) {
 		add.Extra = append(add.Extra, &postgres.Concurrently{})
 	}
 })
+
+// alterCollations changes the collation of a column that exists where the
+// schema gives it another (inCodePointOrder): PostgreSQL's diff compares
+// a column's type, nullability and default but not its collation.
+// ALTER COLUMN … TYPE … COLLATE rewrites no row (the type stays) but
+// rebuilds the column's indexes, holding writes to the table meanwhile.
+func alterCollations(next schema.Differ) schema.Differ {
+	return schema.DiffFunc(func(current, desired *atlasschema.Schema) ([]atlasschema.Change, error) {
+		changes, err := next.Diff(current, desired)
+		if err != nil {
+			return nil, err
+		}
+		for _, to := range desired.Tables {
+			from, ok := current.Table(to.Name)
+			if !ok {
+				continue // created with its collations
+			}
+			var modify []atlasschema.Change
+			for _, c := range to.Columns {
+				was, ok := from.Column(c.Name)
+				if !ok || collation(was.Attrs) == collation(c.Attrs) {
+					continue
+				}
+				modify = append(modify, &atlasschema.ModifyColumn{From: was, To: c, Change: atlasschema.ChangeType})
+			}
+			changes = modifyColumns(changes, to, modify)
+		}
+		return changes, nil
+	})
+}
+
+// modifyColumns adds the column changes to the table's ModifyTable in
+// changes (made when it has none), merged with one the diff made already.
+func modifyColumns(changes []atlasschema.Change, t *atlasschema.Table, modify []atlasschema.Change) []atlasschema.Change {
+	if len(modify) == 0 {
+		return changes
+	}
+	var table *atlasschema.ModifyTable
+	for _, c := range changes {
+		if m, ok := c.(*atlasschema.ModifyTable); ok && m.T.Name == t.Name {
+			table = m
+		}
+	}
+	if table == nil {
+		table = &atlasschema.ModifyTable{T: t}
+		changes = append(changes, table)
+	}
+	for _, add := range modify {
+		mc := add.(*atlasschema.ModifyColumn)
+		merged := false
+		for _, c := range table.Changes {
+			if have, ok := c.(*atlasschema.ModifyColumn); ok && have.To.Name == mc.To.Name {
+				have.Change |= atlasschema.ChangeType
+				merged = true
+			}
+		}
+		if !merged {
+			table.Changes = append(table.Changes, mc)
+		}
+	}
+	return changes
+}
+
+// collation is the collation among attrs ("" for the default).
+func collation(attrs []atlasschema.Attr) string {
+	for _, a := range attrs {
+		if c, ok := a.(*atlasschema.Collation); ok {
+			return c.V
+		}
+	}
+	return ""
+}
 
 // addColumnsInPlace keeps a column added with an index (a sortable or
 // unique member) from costing a copy of its table on SQLite: the migration

@@ -155,8 +155,10 @@ func addEventSchemas(m *apiModel, c *catalog) {
 			"limit", newObj("type", "integer"),
 			"has_more", newObj("type", "boolean"),
 			"next_cursor", newObj("type", []any{"string", "null"}, "description", "Send as cursor for the next page; null on the last page."),
+			"resume_cursor", newObj("type", "string", "description", "The position after this page's last item (the request's own when the page is empty): "+
+				"a follower keeps it, to ask later for what comes after without reading this page again."),
 		),
-		"required", []any{"limit", "has_more", "next_cursor"}, "additionalProperties", false))
+		"required", []any{"limit", "has_more", "next_cursor", "resume_cursor"}, "additionalProperties", false))
 	c.define("EventPage", newObj("type", "object",
 		"properties", newObj("events", newObj("type", "array", "items", ref("Event")), "paging", ref("CursorPaging")),
 		"required", []any{"events", "paging"}, "additionalProperties", false))

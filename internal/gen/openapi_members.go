@@ -111,8 +111,10 @@ func memberValueSchemas(c *catalog) {
 	c.define("Number", newObj("type", "number"))
 	c.define("Boolean", newObj("type", "boolean"))
 	c.define("NumberAsText", newObj("type", "number", "description", "taken as its text"))
-	c.define("NumericText", newObj("type", "string", "pattern", "^\\s*-?(0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?\\s*$",
-		"description", "A number written as text."))
+	c.define("NumericText", newObj("type", "string", "pattern", "^-?(0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$",
+		"description", "A number written as text: a JSON number's text, nothing more."))
+	c.define("TextBound", newObj("oneOf", []any{ref("Text"), ref("NumberAsText")},
+		"description", "Any text: a bound of text need not be a whole value of the member."))
 	c.define("BooleanText", newObj("type", "string", "enum", []any{"true", "false"}, "description", "true or false, as text."))
 	c.define("IndexedText", newObj("type", "string", "maxLength", spec.MaxIndexedText,
 		"description", fmt.Sprintf("At most %d bytes of UTF-8: the member is indexed.", spec.MaxIndexedText)))
@@ -207,25 +209,29 @@ func inputSchema(f *fieldView) *obj {
 // operatorsSchema is the object of operators a member's filter may hold in
 // a body: each takes the member's input.
 func operatorsSchema(f *fieldView, value *obj) *obj {
-	return operators(f, value, newObj("type", "array", "items", value), ref("IsNull"))
+	bound := value
+	if f.Kind == "string" {
+		bound = ref("TextBound") // a bound of text is any text (an id's, an indexed member's too)
+	}
+	return operators(f, value, bound, newObj("type", "array", "items", value), ref("IsNull"))
 }
 
 // queryOperatorsSchema is the object of operators a member's filter may
 // hold in a query string, where every value is text.
 func queryOperatorsSchema(f *fieldView) *obj {
-	return operators(f, ref("Text"), ref("TextList"), ref("BooleanText"))
+	return operators(f, ref("Text"), ref("Text"), ref("TextList"), ref("BooleanText"))
 }
 
-// operators are those that fit a member's type, taking one value, a list
-// of them, or is_null's boolean; the operands of contains and prefix are
-// the same in a body and a query string.
-func operators(f *fieldView, value, list, isNull *obj) *obj {
+// operators are those that fit a member's type, taking one value, a bound
+// (gt … lte), a list of values, or is_null's boolean; the operands of
+// contains and prefix are the same in a body and a query string.
+func operators(f *fieldView, value, bound, list, isNull *obj) *obj {
 	ops := newObj("eq", value, "ne", value)
 	if spec.Type(f.Kind).Ordered() {
-		ops.set("gt", value)
-		ops.set("gte", value)
-		ops.set("lt", value)
-		ops.set("lte", value)
+		ops.set("gt", bound)
+		ops.set("gte", bound)
+		ops.set("lt", bound)
+		ops.set("lte", bound)
 	}
 	ops.set("in", list)
 	ops.set("nin", list)

@@ -184,7 +184,7 @@ func (p *filterParser) column(name, path string) *Column {
 	col, ok := p.cols[name]
 	if !ok {
 		if !p.full() {
-			p.fail(path, "no member %q to filter by%s", name, didYouMean(name, p.cols.names()))
+			p.fail(path, "no member %q to filter by%s", name, suggest.Hint(name, p.cols.names()))
 		}
 		return nil
 	}
@@ -195,7 +195,7 @@ func (p *filterParser) column(name, path string) *Column {
 func (p *filterParser) operator(col *Column, name string, n node, path string) *Filter {
 	if !slices.Contains(operators, name) {
 		if !p.full() {
-			p.fail(path, "unknown operator %q%s; valid: %s", name, didYouMean(name, operators), strings.Join(operators, ", "))
+			p.fail(path, "unknown operator %q%s; valid: %s", name, suggest.Hint(name, operators), strings.Join(operators, ", "))
 		}
 		return nil
 	}
@@ -255,7 +255,14 @@ func (p *filterParser) leaf(col *Column, op Op, raw []byte, n node, path string)
 		p.fail(path, "must not be null (use is_null)")
 		return nil
 	}
-	v, err := col.Parse(raw)
+	parse := col.Parse
+	if col.Type == spec.String && op != Eq && op != Ne {
+		// A bound or a fragment of text is text, whatever a whole value
+		// must be: prefix "" or lt "a/b" of an id, whose values are 1 to
+		// 255 characters without "/", are as good as any text member's.
+		parse = func(raw []byte) (any, error) { return wire.String(raw) }
+	}
+	v, err := parse(raw)
 	if err != nil {
 		p.fail(path, "%v", err)
 		return nil
@@ -270,7 +277,9 @@ func (p *filterParser) leaf(col *Column, op Op, raw []byte, n node, path string)
 // exactTime compares a date-time finer than the microseconds records hold
 // as it is, not as it was truncated to v: no record equals it, and the
 // bounds gte and lt move up to the next microsecond, where gt and lte
-// already fall right.
+// already fall right. In the last microsecond a member holds the next one
+// is past them all: gte matches no record, lt every one not null (moved,
+// the bound would be a five-digit year, which SQLite compares as text).
 func exactTime(f *Filter) *Filter {
 	switch f.Op {
 	case Eq:
@@ -278,7 +287,15 @@ func exactTime(f *Filter) *Filter {
 	case Ne:
 		return &Filter{Op: Nin, Col: f.Col}
 	case Gte, Lt:
-		f.Value = f.Value.(time.Time).Add(time.Microsecond)
+		t := f.Value.(time.Time)
+		switch {
+		case t.Before(wire.LastInstant):
+			f.Value = t.Add(time.Microsecond)
+		case f.Op == Gte:
+			return &Filter{Op: In, Col: f.Col}
+		default:
+			return &Filter{Op: IsNull, Col: f.Col, Null: false}
+		}
 	}
 	return f
 }
@@ -367,13 +384,6 @@ func typeName(t spec.Type) string {
 		return "a date-time"
 	}
 	return "a " + string(t)
-}
-
-func didYouMean(name string, valid []string) string {
-	if best, ok := suggest.Closest(name, valid); ok {
-		return fmt.Sprintf("; did you mean %q?", best)
-	}
-	return ""
 }
 
 // And2 is the conjunction of a and b, either of which may be nil.

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"records/internal/spec"
+	"records/internal/suggest"
 )
 
 // Key is one key of an order.
@@ -42,7 +43,7 @@ func ParseOrder(text string, desc bool, cols Columns) ([]Key, error) {
 			case name == "":
 				return nil, fmt.Errorf("names an empty key; write member names separated by commas")
 			case col == nil:
-				return nil, fmt.Errorf("no member %q to order by%s", name, didYouMean(name, cols.names()))
+				return nil, fmt.Errorf("no member %q to order by%s", name, suggest.Hint(name, cols.names()))
 			case seen[name]:
 				return nil, fmt.Errorf("names %q twice", name)
 			case len(keys) == MaxKeys:

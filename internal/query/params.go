@@ -10,6 +10,7 @@ import (
 
 	"records/internal/problem"
 	"records/internal/spec"
+	"records/internal/suggest"
 	"records/internal/wire"
 )
 
@@ -136,7 +137,7 @@ func (p *Params) Cursor() string {
 
 // hint is "; did you mean X?" for a close valid name, else the valid names.
 func hint(name string, valid []string) string {
-	if s := didYouMean(name, valid); s != "" {
+	if s := suggest.Hint(name, valid); s != "" {
 		return s
 	}
 	return "; valid: " + strings.Join(valid, ", ")

@@ -11,8 +11,6 @@
 package query
 
 import (
-	"strconv"
-
 	"records/internal/spec"
 	"records/internal/wire"
 )
@@ -40,7 +38,7 @@ type Column struct {
 }
 
 // quoted is the column as SQL: a double-quoted identifier (both dialects).
-func (c *Column) quoted() string { return strconv.Quote(c.Name) }
+func (c *Column) quoted() string { return spec.Ident(c.Name) }
 
 // IDColumn is the column every record has: its id.
 var IDColumn = &Column{Member: "id", Name: "id", Type: spec.String, Sortable: true,

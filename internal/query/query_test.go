@@ -335,3 +335,17 @@ func TestShapesAreUnambiguous(t *testing.T) {
 		t.Errorf("one filter, two shapes: %s, %s", a, b)
 	}
 }
+
+// A column is written as an SQL identifier: a double quote in its name is
+// doubled, as SQL reads it (Go's quoting would write \", which SQL does
+// not undo).
+func TestColumnsAreSQLIdentifiers(t *testing.T) {
+	col := &Column{Member: "odd", Name: `a"b`, Type: spec.String}
+	text, _ := Where(Postgres, &Filter{Op: Eq, Col: col, Value: "x"})
+	if want := `"a""b" = ?`; text != want {
+		t.Errorf("Where: %s, want %s", text, want)
+	}
+	if got := orderBy([]Key{{Col: col, Desc: true}}); got != `"a""b" DESC NULLS FIRST` {
+		t.Errorf("orderBy: %s", got)
+	}
+}

@@ -8,6 +8,7 @@ import (
 
 	"records/internal/problem"
 	"records/internal/spec"
+	"records/internal/suggest"
 	"records/internal/wire"
 )
 
@@ -212,7 +213,7 @@ func Names(raw []byte, text bool, param string, valid []string) ([]string, []pro
 			if param == ParamExpand {
 				what = "nothing to expand is named %q"
 			}
-			errs = append(errs, problem.MemberError{Member: param, Problem: fmt.Sprintf(what+"%s; valid: %s", name, didYouMean(name, valid), strings.Join(valid, ", "))})
+			errs = append(errs, problem.MemberError{Member: param, Problem: fmt.Sprintf(what+"%s; valid: %s", name, suggest.Hint(name, valid), strings.Join(valid, ", "))})
 		case !slices.Contains(out, name):
 			out = append(out, name)
 		}

@@ -2,7 +2,6 @@ package scratch
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"net"
@@ -11,8 +10,6 @@ import (
 	"os/user"
 	"path/filepath"
 	"sort"
-	"strconv"
-	"time"
 )
 
 // ErrNoPostgres reports that PostgreSQL's server programs are not installed.
@@ -91,7 +88,7 @@ func (c *Cluster) run(name string, args ...string) error {
 
 // Start starts the server and waits until it accepts connections.
 func (c *Cluster) Start() error {
-	opts := fmt.Sprintf("-p %d -c listen_addresses=127.0.0.1 -c unix_socket_directories='' -c fsync=off -c max_connections=200", c.port)
+	opts := fmt.Sprintf("-p %d -c listen_addresses=127.0.0.1 -c unix_socket_directories='' -c fsync=off -c max_connections=200 -c max_prepared_transactions=10", c.port)
 	return c.run("pg_ctl", "-D", c.dir, "-o", opts, "-l", filepath.Join(c.root, "log"), "-w", "start")
 }
 
@@ -108,21 +105,9 @@ func (c *Cluster) Remove() error {
 
 // URL is the URL of a database of the cluster, made on first use.
 func (c *Cluster) URL(ctx context.Context, name string) (string, error) {
-	admin, err := sql.Open("postgres", fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres?sslmode=disable", c.port))
-	if err != nil {
+	admin := fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres?sslmode=disable", c.port)
+	if err := EnsureDatabase(ctx, admin, name, ""); err != nil {
 		return "", err
-	}
-	defer admin.Close()
-	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-	var exists bool
-	if err := admin.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)`, name).Scan(&exists); err != nil {
-		return "", err
-	}
-	if !exists {
-		if _, err := admin.ExecContext(ctx, "CREATE DATABASE "+strconv.Quote(name)); err != nil {
-			return "", err
-		}
 	}
 	return fmt.Sprintf("postgres://postgres@127.0.0.1:%d/%s?sslmode=disable&connect_timeout=2", c.port, name), nil
 }

@@ -11,7 +11,11 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"records/internal/spec"
+	"strings"
+	"time"
 
+	"github.com/lib/pq"
 	_ "github.com/lib/pq"  // registers "postgres"
 	_ "modernc.org/sqlite" // registers "sqlite"
 )
@@ -65,4 +69,28 @@ func suffix() string {
 	b := make([]byte, 6)
 	_, _ = rand.Read(b)
 	return hex.EncodeToString(b)
+}
+
+// EnsureDatabase creates the database name on the server of adminURL
+// unless it exists, with the options of CREATE DATABASE given in with
+// ("TEMPLATE template0 …", or ""). Another process creating it meanwhile
+// is no failure.
+func EnsureDatabase(ctx context.Context, adminURL, name, with string) error {
+	admin, err := sql.Open("postgres", adminURL)
+	if err != nil {
+		return err
+	}
+	defer admin.Close()
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	var exists bool
+	if err := admin.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)`, name).Scan(&exists); err != nil || exists {
+		return err
+	}
+	_, err = admin.ExecContext(ctx, strings.TrimSpace("CREATE DATABASE "+spec.Ident(name)+" "+with))
+	var pqErr *pq.Error
+	if errors.As(err, &pqErr) && (pqErr.Code == "42P04" || pqErr.Code == "23505") { // duplicate_database, or its catalog row
+		return nil
+	}
+	return err
 }

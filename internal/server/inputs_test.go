@@ -142,6 +142,40 @@ func TestIntegerMembersAreExact(t *testing.T) {
 	})
 }
 
+// One rule for numeric strings, in writes and filters alike: a string
+// holding a JSON number's text and nothing more is that number ("1e3" is
+// 1000 as 1e3 is); spaces and a "+" are refused everywhere (" 7" was read
+// as 7 while "+7" was refused).
+func TestNumericStringsFollowOneRule(t *testing.T) {
+	each(t, func(t *testing.T, h *harness) {
+		h.call("POST", "/v1/packing_list_items", `{"id":"n1","quantity":"1e3"}`).want(201)
+		h.call("POST", "/v1/packing_list_items", `{"id":"n2","quantity":"-7"}`).want(201)
+		wo := h.call("POST", "/v1/work_orders", `{}`).want(201).obj()["id"].(string)
+		h.call("POST", "/v1/work_order_line_items", `{"id":"n3","work_order_number":"`+wo+`","total_quantity":"2.5e1"}`).want(201)
+		if q := h.call("GET", "/v1/packing_list_items/n1", "").want(200).at("quantity"); q != json.Number("1000") {
+			t.Errorf(`quantity "1e3" stored as %v`, q)
+		}
+		for _, q := range []string{"filter[quantity]=1e3", "filter[quantity][in]=1e3,5", "filter[quantity][gt]=999.0"} {
+			if l := h.call("GET", "/v1/packing_list_items?"+q, "").want(200).list("packing_list_items"); len(l) != 1 {
+				t.Errorf("%s: %d records, want 1", q, len(l))
+			}
+		}
+		if l := h.call("GET", "/v1/work_order_line_items?filter[total_quantity]=25", "").want(200).list("work_order_line_items"); len(l) != 1 {
+			t.Errorf("total_quantity 25: %d records, want 1", len(l))
+		}
+		for _, bad := range []string{`" 7"`, `"7 "`, `"+7"`, `"07"`, `"0x7"`} {
+			h.call("POST", "/v1/packing_list_items", `{"quantity":`+bad+`}`).problem(400, "invalid_request", "quantity")
+			h.call("PATCH", "/v1/packing_list_items/n2", `{"quantity":`+bad+`}`).problem(400, "invalid_request", "quantity")
+			h.call("GET", "/v1/packing_list_items", `{"filter":{"quantity":{"gte":`+bad+`}}}`).problem(400, "invalid_request", "filter.quantity.gte")
+			h.call("POST", "/v1/work_order_line_items", `{"work_order_number":"`+wo+`","total_quantity":`+bad+`}`).problem(400, "invalid_request", "total_quantity")
+		}
+		for _, bad := range []string{"%207", "7%20", "%2B7"} {
+			h.call("GET", "/v1/packing_list_items?filter[quantity]="+bad, "").problem(400, "invalid_request", "filter.quantity")
+			h.call("GET", "/v1/work_order_line_items?filter[total_quantity][lt]="+bad, "").problem(400, "invalid_request", "filter.total_quantity.lt")
+		}
+	})
+}
+
 func TestDatesOutsideFourDigitYearsAre400(t *testing.T) {
 	each(t, func(t *testing.T, h *harness) {
 		h.call("POST", "/v1/users", `{"id":"u0","birthday":"0000-01-01"}`).problem(400, "invalid_request", "birthday").mentions("0001-01-01")

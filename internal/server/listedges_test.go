@@ -106,6 +106,104 @@ func TestTimeBoundsFinerThanMicroseconds(t *testing.T) {
 	})
 }
 
+// The same at both ends of the range a Date/Time member holds: in its last
+// microsecond the bound moved up is past every instant (gte matches
+// nothing, lt every value) — on SQLite it was a five-digit year, compared
+// as text, and gte matched every record; in its first nothing moves out.
+func TestTimeBoundsAtTheEndsOfTheRange(t *testing.T) {
+	each(t, func(t *testing.T, h *harness) {
+		h.call("POST", "/v1/users", `{"id":"first","last_seen":"0001-01-01T00:00:00Z"}`).want(201)
+		h.call("POST", "/v1/users", `{"id":"last","last_seen":"9999-12-31T23:59:59.999999Z"}`).want(201)
+		h.call("POST", "/v1/users", `{"id":"none"}`).want(201)
+		const end, start = `"9999-12-31T23:59:59.9999995Z"`, `"0001-01-01T00:00:00.0000005Z"`
+		for filter, want := range map[string]string{
+			`{"gte":` + end + `}`: "", `{"gt":` + end + `}`: "",
+			`{"lt":` + end + `}`: "first,last", `{"lte":` + end + `}`: "first,last",
+			`{"eq":` + end + `}`: "", `{"ne":` + end + `}`: "first,last,none",
+			`{"not":{"gte":` + end + `}}`: "first,last,none", `{"not":{"lt":` + end + `}}`: "none",
+			`{"gte":` + start + `}`: "last", `{"gt":` + start + `}`: "last",
+			`{"lt":` + start + `}`: "first", `{"lte":` + start + `}`: "first",
+			`{"not":{"lt":` + start + `}}`: "last,none",
+		} {
+			f := `{"last_seen":` + filter + `}`
+			if inner, ok := strings.CutPrefix(filter, `{"not":`); ok {
+				f = `{"not":{"last_seen":` + strings.TrimSuffix(inner, "}") + `}}`
+			}
+			var ids []string
+			for _, u := range h.call("GET", "/v1/users", `{"filter":`+f+`,"order_by":"id","fields":"id"}`).want(200).list("users") {
+				ids = append(ids, u.(map[string]any)["id"].(string))
+			}
+			if got := strings.Join(ids, ","); got != want {
+				t.Errorf("%s: %s, want %s", f, got, want)
+			}
+		}
+	})
+}
+
+// RFC 3339 allows "t" and "z" in lower case: writes, filters and the event
+// log's since take them as the instants their upper-case forms are.
+func TestLowerCaseTAndZ(t *testing.T) {
+	each(t, func(t *testing.T, h *harness) {
+		u := h.call("POST", "/v1/users", `{"id":"lc","last_seen":"2026-01-02t09:01:00.5z"}`).want(201).obj()
+		if u["last_seen"] != "2026-01-02T09:01:00.5Z" {
+			t.Fatalf("stored %v", u["last_seen"])
+		}
+		h.call("PATCH", "/v1/users/lc", `{"last_seen":"2026-01-02t10:01:00.5+01:00"}`).want(200)
+		for _, q := range []string{
+			"filter[last_seen]=2026-01-02t09:01:00.5z",
+			"filter[last_seen][gte]=2026-01-02T09:01:00.5z",
+			"filter[last_seen][lte]=2026-01-02t09:01:00.5Z",
+			"filter[last_seen][in]=2026-01-02t09:01:00.5z,2027-01-01t00:00:00z",
+		} {
+			if l := h.call("GET", "/v1/users?"+q, "").want(200).list("users"); len(l) != 1 {
+				t.Errorf("%s: %d users, want 1", q, len(l))
+			}
+		}
+		h.call("GET", "/v1/events?since=2026-01-02t09:01:00z", "").want(200)
+		h.call("POST", "/v1/users", `{"last_seen":"2026-01-02x09:01:00z"}`).problem(400, "invalid_request", "last_seen")
+	})
+}
+
+// Filters on an id — the record's, or a parent's — check a bound or a
+// fragment as text, as every text member's: prefix "" or lt "r/2" compare
+// (an id is 1 to 255 characters without "/", but a bound need not be one),
+// where {"id":{"prefix":""}} was a 400 "must be UTF-8 text of 1 to 255
+// characters". eq and in still take ids only.
+func TestIDBoundsAndFragmentsAreText(t *testing.T) {
+	each(t, func(t *testing.T, h *harness) {
+		ret := h.call("POST", "/v1/returns", `{"id":"r1"}`).want(201).obj()["id"].(string)
+		h.call("POST", "/v1/return_line_items", `{"id":"r1-a","return_id":"`+ret+`"}`).want(201)
+		h.call("POST", "/v1/return_line_items", `{"id":"r3"}`).want(201)
+		ids := func(filter string) string {
+			t.Helper()
+			var out []string
+			for _, u := range h.call("GET", "/v1/return_line_items", `{"filter":`+filter+`,"order_by":"id","fields":"id"}`).want(200).list("return_line_items") {
+				out = append(out, u.(map[string]any)["id"].(string))
+			}
+			return strings.Join(out, ",")
+		}
+		for filter, want := range map[string]string{
+			`{"id":{"prefix":""}}`:                              "r1-a,r3",
+			`{"id":{"lt":"r1/"}}`:                               "r1-a",
+			`{"id":{"gte":"r1/"}}`:                              "r3",
+			`{"id":{"contains":"1-"}}`:                          "r1-a",
+			`{"id":{"lte":"` + strings.Repeat("r", 300) + `"}}`: "r1-a,r3",
+			`{"return_id":{"prefix":""}}`:                       "r1-a",
+			`{"return_id":{"gt":"r1/"}}`:                        "",
+			`{"return_id":{"contains":""}}`:                     "r1-a",
+		} {
+			if got := ids(filter); got != want {
+				t.Errorf("%s: %s, want %s", filter, got, want)
+			}
+		}
+		if got := h.call("GET", "/v1/return_line_items?filter[id][prefix]=&fields=id", "").want(200).list("return_line_items"); len(got) != 2 {
+			t.Errorf("filter[id][prefix]= answered %d records, want 2", len(got))
+		}
+		h.call("GET", "/v1/return_line_items", `{"filter":{"id":{"eq":"a/b"}}}`).problem(400, "invalid_request", "filter.id.eq")
+		h.call("GET", "/v1/return_line_items", `{"filter":{"id":{"prefix":"a\u0000"}}}`).problem(400, "invalid_request", "filter.id.prefix")
+	})
+}
+
 // An offset is 0 to 2³¹ − 1, as the OpenAPI document says; past it a 400
 // says so.
 func TestOffsetBound(t *testing.T) {

@@ -10,21 +10,21 @@ import (
 
 // deprecated checks the headers every answer of a deprecated alias carries.
 func (r *response) deprecated(successor string) *response {
-	r.t.Helper()
+	r.T.Helper()
 	if got := r.Header.Get("Deprecation"); got != "@1767225600" {
-		r.t.Fatalf("want Deprecation: @1767225600, got %q", got)
+		r.T.Fatalf("want Deprecation: @1767225600, got %q", got)
 	}
 	if got, want := r.Header.Get("Link"), "<"+successor+`>; rel="successor-version"`; got != want {
-		r.t.Fatalf("want Link %s, got %q", want, got)
+		r.T.Fatalf("want Link %s, got %q", want, got)
 	}
 	return r
 }
 
 // current checks that an answer is not marked deprecated.
 func (r *response) current() *response {
-	r.t.Helper()
+	r.T.Helper()
 	if r.Header.Get("Deprecation") != "" {
-		r.t.Fatalf("a contract route must not be marked deprecated")
+		r.T.Fatalf("a contract route must not be marked deprecated")
 	}
 	return r
 }

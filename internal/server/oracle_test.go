@@ -59,7 +59,7 @@ var oracleResources = []oracleResource{
 func TestListsAgreeWithTheOracle(t *testing.T) {
 	for _, res := range oracleResources {
 		t.Run(res.plural, func(t *testing.T) {
-			each(t, func(t *testing.T, h *harness) {
+			eachCollation(t, func(t *testing.T, h *harness) {
 				rng := rand.New(rand.NewPCG(7, uint64(len(res.plural))))
 				records := seedOracle(t, h, rng, res)
 				for i := 0; i < 60; i++ {

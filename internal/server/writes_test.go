@@ -3,7 +3,6 @@ package server_test
 import (
 	"bytes"
 	"context"
-	"database/sql"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -15,21 +14,8 @@ import (
 	"time"
 
 	"records/internal/auth"
-	"records/internal/db"
-	"records/internal/dbtest"
 	"records/internal/server"
 )
-
-// count is how many rows of table there are.
-func count(t *testing.T, database *db.DB, table string) int {
-	t.Helper()
-	var n int
-	err := database.Each(context.Background(), 1, `SELECT COUNT(*) FROM "`+table+`"`, nil, func(rows *sql.Rows) error { return rows.Scan(&n) })
-	if err != nil {
-		t.Fatal(err)
-	}
-	return n
-}
 
 // Versions count writes; answers of one plain record carry them as ETag;
 // reads honour If-None-Match and writes If-Match.
@@ -159,36 +145,6 @@ func TestIdempotencyKeyGivenTwice(t *testing.T) {
 	})
 }
 
-// startServer serves h's server on a real listener.
-func startServer(t *testing.T, srv *server.Server) *httptest.Server {
-	t.Helper()
-	ts := httptest.NewServer(srv.Handler())
-	t.Cleanup(ts.Close)
-	return ts
-}
-
-// send makes a request to a real server and returns the status, the
-// headers and the body.
-func send(t *testing.T, ts *httptest.Server, token, method, path, body string, headers ...string) (int, http.Header, string) {
-	t.Helper()
-	req, _ := http.NewRequest(method, ts.URL+path, strings.NewReader(body))
-	req.Header.Set("Authorization", "Bearer "+token)
-	if body != "" {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	for i := 0; i+1 < len(headers); i += 2 {
-		req.Header.Set(headers[i], headers[i+1])
-	}
-	resp, err := ts.Client().Do(req)
-	if err != nil {
-		t.Error(err)
-		return 0, nil, ""
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, resp.Header, string(b)
-}
-
 // Writers racing with one If-Match: exactly one wins, on one server or two
 // on one database.
 func TestIfMatchRacersHaveOneWinner(t *testing.T) {
@@ -271,22 +227,6 @@ func TestWritesRacingARecordsReCreation(t *testing.T) {
 func secondServer(t *testing.T, h *harness) *server.Server {
 	t.Helper()
 	return secondServerWith(t, h, testConfig())
-}
-
-// secondServerWith is secondServer with a configuration.
-func secondServerWith(t *testing.T, h *harness, cfg server.Config) *server.Server {
-	t.Helper()
-	u := dbtest.URLOf(t, h.db)
-	database, err := db.Open(context.Background(), db.Config{URL: u})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { database.Close() })
-	srv, err := server.New(cfg, database, io.Discard)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return srv
 }
 
 // A write sent with an Idempotency-Key runs once; its retries are answered

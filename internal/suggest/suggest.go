@@ -2,6 +2,15 @@
 // be, for error messages of the API and of the generator alike.
 package suggest
 
+// Hint is what a message about the misspelt name adds: `; did you mean
+// "x"?` with the closest choice (Closest), or "" when none is close.
+func Hint(name string, choices []string) string {
+	if hint := DidYouMean(name, choices); hint != "" {
+		return "; " + hint
+	}
+	return ""
+}
+
 // Closest returns the choice nearest to name, when it is near enough to be a
 // typo: within a third of name's length in edits, and at least 2. Case and
 // underscores are ignored, so firstName and first_name are close.

@@ -24,3 +24,12 @@ func TestDidYouMean(t *testing.T) {
 		t.Errorf("DidYouMean(zzz) = %q, want none", got)
 	}
 }
+
+func TestHint(t *testing.T) {
+	if got := Hint("emial", []string{"email", "phone"}); got != `; did you mean "email"?` {
+		t.Errorf("Hint: %q", got)
+	}
+	if got := Hint("zzz", []string{"email"}); got != "" {
+		t.Errorf("Hint of nothing close: %q", got)
+	}
+}

@@ -183,11 +183,7 @@ func decode(body []byte, patch bool) (in *input, given map[string]bool, errs []p
 			if problem.Full(errs) {
 				continue // the problem lists no more; spare the search for a close name
 			}
-			hint := ""
-			if best, ok := suggest.Closest(m.Name, known); ok {
-				hint = fmt.Sprintf("; did you mean %q?", best)
-			}
-			fail(m.Name, "unknown member (a webhook has %s)%s", strings.Join(known, ", "), hint)
+			fail(m.Name, "unknown member (a webhook has %s)%s", strings.Join(known, ", "), suggest.Hint(m.Name, known))
 		}
 	}
 	return in, given, errs, nil

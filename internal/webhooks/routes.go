@@ -204,7 +204,10 @@ func (s *Service) page(c *gin.Context, binding query.Binding) (limit int, after 
 	return limit, after, nil
 }
 
-func appendPaging(b []byte, limit int, next string) []byte {
+// appendPaging appends a page's paging: next is the cursor of the next
+// page when this one is full, resume the position after its last item
+// (the request's own when it has none).
+func appendPaging(b []byte, limit int, next, resume string) []byte {
 	b = append(b, `,"paging":{"limit":`...)
 	b = strconv.AppendInt(b, int64(limit), 10)
 	b = append(b, `,"has_more":`...)
@@ -215,6 +218,8 @@ func appendPaging(b []byte, limit int, next string) []byte {
 	} else {
 		b = wire.AppendString(b, next)
 	}
+	b = append(b, `,"resume_cursor":`...)
+	b = wire.AppendString(b, resume)
 	return append(b, "}}"...)
 }
 
@@ -226,15 +231,15 @@ func (s *Service) list(c *gin.Context) {
 		edge.Fail(c, err)
 		return
 	}
-	answerPage(c, s, binding, limit, "webhooks", webhookColumns+` WHERE "team_id" = ? AND "id" > ? ORDER BY "id" LIMIT ?`,
+	answerPage(c, s, binding, limit, after, "webhooks", webhookColumns+` WHERE "team_id" = ? AND "id" > ? ORDER BY "id" LIMIT ?`,
 		[]any{team, after, limit}, scanWebhook, func(w *Webhook) string { return w.ID },
 		func(b []byte, w *Webhook) []byte { return appendWebhook(b, w, "") })
 }
 
 // answerPage reads up to limit rows of text and answers them as
 // {"<member>":[…],"paging":{…}}, with the cursor of the last when the
-// page is full.
-func answerPage[T any](c *gin.Context, s *Service, binding query.Binding, limit int, member, text string, args []any,
+// page is full; after is the id the request's cursor held ("" for none).
+func answerPage[T any](c *gin.Context, s *Service, binding query.Binding, limit int, after, member, text string, args []any,
 	scan func(*sql.Rows) (T, error), id func(T) string, appendItem func([]byte, T) []byte) {
 	bounded, cancel := edge.Bounded(c.Request.Context())
 	defer cancel()
@@ -248,9 +253,12 @@ func answerPage[T any](c *gin.Context, s *Service, binding query.Binding, limit 
 		edge.Fail(c, err)
 		return
 	}
-	next := ""
+	if len(list) > 0 {
+		after = id(list[len(list)-1])
+	}
+	next, resume := "", s.Cursors.EncodeID(binding, after)
 	if len(list) == limit {
-		next = s.Cursors.EncodeID(binding, id(list[len(list)-1]))
+		next = resume
 	}
 	edge.WriteJSON(c, http.StatusOK, func(b []byte) []byte {
 		b = append(b, `{"`+member+`":[`...)
@@ -261,7 +269,7 @@ func answerPage[T any](c *gin.Context, s *Service, binding query.Binding, limit 
 			b = appendItem(b, item)
 		}
 		b = append(b, ']')
-		return appendPaging(b, limit, next)
+		return appendPaging(b, limit, next, resume)
 	})
 }
 

@@ -126,7 +126,8 @@ func New(ctx context.Context, cfg Config, database *db.DB, eng *engine.Service, 
 	s.eventsRead = prometheus.NewCounter(prometheus.CounterOpts{Name: "records_events_total",
 		Help: "Events the webhook dispatcher has read from the log (each event once, across instances)."})
 	s.outcomes = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "records_webhook_deliveries_total",
-		Help: "Delivery attempts made, by outcome: delivered, failed (retried later), or gave_up (the last attempt failed)."}, []string{"outcome"})
+		Help: "Delivery attempts made, by outcome: delivered, failed (retried later), gave_up (the last attempt failed), " +
+			"or interrupted (its instance stopped mid-attempt; made again)."}, []string{"outcome"})
 	s.lag = prometheus.NewHistogram(prometheus.HistogramOpts{Name: "records_webhook_delivery_lag_seconds",
 		Help:    "From an event's commit to its delivery, for deliveries that succeed.",
 		Buckets: []float64{.01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60, 300, 3600, 86400}})
@@ -220,7 +221,7 @@ func (s *Service) deliveries(c *gin.Context) {
 		text += ` AND "id" < ?`
 		args = append(args, before)
 	}
-	answerPage(c, s, binding, limit, "deliveries", text+` ORDER BY "id" DESC LIMIT ?`, append(args, limit),
+	answerPage(c, s, binding, limit, before, "deliveries", text+` ORDER BY "id" DESC LIMIT ?`, append(args, limit),
 		scanDelivery, func(d *Delivery) string { return d.ID }, appendDelivery)
 }
 

@@ -170,7 +170,7 @@ func TestConverters(t *testing.T) {
 	if _, err := String(str(`true`)); err == nil {
 		t.Error("a boolean is not a string")
 	}
-	for in, want := range map[string]int64{`7`: 7, `"42"`: 42, `" 9 "`: 9, `1e3`: 1000, `12.0`: 12, `-9223372036854775808`: math.MinInt64,
+	for in, want := range map[string]int64{`7`: 7, `"42"`: 42, `"1e3"`: 1000, `1e3`: 1000, `12.0`: 12, `-9223372036854775808`: math.MinInt64,
 		`0`: 0, `-0`: 0, `-0.0e5`: 0, `0e999999999`: 0, `0.000e-999999999`: 0, `1000.000`: 1000, `1E+2`: 100, `"-1e0"`: -1,
 		// Whole numbers in other spellings are read from their digits, not
 		// through a float64 (which would give 9007199254740992 for the first).
@@ -185,7 +185,9 @@ func TestConverters(t *testing.T) {
 			t.Errorf("Int64(%s) = %d, %v; want %d", in, v, err, want)
 		}
 	}
-	for _, bad := range []string{`1.5`, `"x"`, `"1.5"`, `true`, `1e30`, `"0x10"`, `""`, `"012"`, `"1."`, `"1e"`, `"- 1"`} {
+	// A numeric string holds a JSON number's text and nothing more.
+	for _, bad := range []string{`1.5`, `"x"`, `"1.5"`, `true`, `1e30`, `"0x10"`, `""`, `"012"`, `"1."`, `"1e"`, `"- 1"`,
+		`" 9 "`, `" 9"`, `"9\n"`, `"+7"`, `"+1e3"`} {
 		if _, err := Int64(str(bad)); err == nil {
 			t.Errorf("Int64(%s) must fail", bad)
 		}
@@ -205,7 +207,12 @@ func TestConverters(t *testing.T) {
 			t.Errorf("Int64(%s) = %d, %v; want %v", in, v, err, want)
 		}
 	}
-	for in, want := range map[string]float64{`1.25`: 1.25, `"3.5"`: 3.5, `-2`: -2} {
+	for _, bad := range []string{`" 3.5"`, `"3.5 "`, `"+3.5"`, `"NaN"`, `"Infinity"`, `".5"`, `"0x1p-2"`} {
+		if _, err := Float64(str(bad)); err == nil {
+			t.Errorf("Float64(%s) must fail", bad)
+		}
+	}
+	for in, want := range map[string]float64{`1.25`: 1.25, `"3.5"`: 3.5, `-2`: -2, `"-2.5e1"`: -25} {
 		if v, err := Float64(str(in)); err != nil || v != want {
 			t.Errorf("Float64(%s) = %v, %v", in, v, err)
 		}
@@ -247,7 +254,13 @@ func TestConverters(t *testing.T) {
 	if err != nil || dt.Location() != time.UTC || !dt.Equal(time.Date(2026, 2, 28, 21, 59, 58, 123456000, time.UTC)) {
 		t.Errorf("DateTime: %v %v", dt, err)
 	}
-	for _, bad := range []string{`"2026-02-28"`, `"2026-02-28 10:00:00"`, `"yesterday"`, `1700000000`,
+	// RFC 3339 allows t and z in lower case: the same instants.
+	for _, lower := range []string{`"2026-02-28t23:59:58.123456789+02:00"`, `"2026-02-28T21:59:58.123456z"`, `"2026-02-28t21:59:58.123456789z"`} {
+		if lt, err := DateTime(str(lower)); err != nil || !lt.Equal(dt) {
+			t.Errorf("DateTime(%s): %v %v, want %v", lower, lt, err, dt)
+		}
+	}
+	for _, bad := range []string{`"2026-02-28"`, `"2026-02-28 10:00:00"`, `"yesterday"`, `1700000000`, `"2026-02-28x10:00:00Z"`, `"2026-02-28T10:00:00y"`,
 		// Outside the years 1–9999 once in UTC, or an offset of a day.
 		`"9999-12-31T23:00:00-05:00"`, `"0001-01-01T00:00:00+01:00"`, `"0000-06-01T00:00:00Z"`, `"2026-01-01T00:00:00+24:00"`} {
 		if _, err := DateTime(str(bad)); err == nil {

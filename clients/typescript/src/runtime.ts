@@ -120,6 +120,8 @@ export interface CursorPaging {
   limit: number;
   has_more: boolean;
   next_cursor: string | null;
+  /** The position after the page's last item (the request's own when the page is empty): keep it to ask later for what comes after without reading the page again. */
+  resume_cursor: string;
 }
 
 export type FilterValue = string | number | boolean;

@@ -101,6 +101,10 @@ type CursorPaging struct {
 	Limit      int     `json:"limit"`
 	HasMore    bool    `json:"has_more"`
 	NextCursor *string `json:"next_cursor"`
+	// ResumeCursor is the position after the page's last item (the
+	// request's own when the page is empty): keep it to ask later for what
+	// comes after without reading the page again.
+	ResumeCursor string `json:"resume_cursor"`
 }
 
 // Optional is a member of a write: absent (the zero Optional, left as it

@@ -1,4 +1,4 @@
-package server_test
+package webhooks_test
 
 import (
 	"context"
@@ -18,6 +18,7 @@ import (
 
 	"records/internal/dbtest"
 	"records/internal/server"
+	"records/internal/servertest"
 )
 
 // receiver is a webhook endpoint that records what it is sent and answers
@@ -95,7 +96,7 @@ func verify(t *testing.T, secret string, d delivered) {
 }
 
 func webhookConfig() server.Config {
-	cfg := testConfig()
+	cfg := servertest.Config()
 	cfg.Webhooks.AllowPrivate = true
 	cfg.Webhooks.Poll = 20 * time.Millisecond
 	cfg.Webhooks.Schedule = []time.Duration{300 * time.Millisecond, 300 * time.Millisecond}
@@ -103,13 +104,13 @@ func webhookConfig() server.Config {
 }
 
 // eachWithWebhooks runs fn on a fresh server delivering webhooks, per database.
-func eachWithWebhooks(t *testing.T, cfg server.Config, fn func(t *testing.T, h *harness)) {
+func eachWithWebhooks(t *testing.T, cfg server.Config, fn func(t *testing.T, h *servertest.Harness)) {
 	for _, d := range dbtest.Dialects {
 		t.Run(dbtest.Name(d), func(t *testing.T) {
 			t.Parallel()
-			h := newHarness(t, d, cfg)
-			h.srv.Start()
-			t.Cleanup(func() { h.srv.Close() })
+			h := servertest.New(t, d, cfg)
+			h.Srv.Start()
+			t.Cleanup(func() { h.Srv.Close() })
 			fn(t, h)
 		})
 	}
@@ -118,18 +119,18 @@ func eachWithWebhooks(t *testing.T, cfg server.Config, fn func(t *testing.T, h *
 // Deliveries carry the event as the log answers it, signed with the
 // webhook's secret, for the types the webhook asked for.
 func TestWebhooksDeliverSignedEvents(t *testing.T) {
-	eachWithWebhooks(t, webhookConfig(), func(t *testing.T, h *harness) {
+	eachWithWebhooks(t, webhookConfig(), func(t *testing.T, h *servertest.Harness) {
 		rcv := newReceiver(t)
-		wh := h.call("POST", "/v1/webhooks", `{"url":"`+rcv.URL+`/hook","events":["customers.created"],"description":"crm"}`).want(201).obj()
+		wh := h.Call("POST", "/v1/webhooks", `{"url":"`+rcv.URL+`/hook","events":["customers.created"],"description":"crm"}`).Want(201).Obj()
 		secret := wh["secret"].(string)
 		if !strings.HasPrefix(secret, "whsec_") || wh["enabled"] != true {
 			t.Fatalf("created: %v", wh)
 		}
 		for i := range 5 {
-			h.call("POST", "/v1/customers", fmt.Sprintf(`{"id":"c%d"}`, i)).want(201)
+			h.Call("POST", "/v1/customers", fmt.Sprintf(`{"id":"c%d"}`, i)).Want(201)
 		}
-		h.call("POST", "/v1/suppliers", `{"id":"s1"}`).want(201)
-		h.call("PATCH", "/v1/customers/c1", `{"email":"x@example.com"}`).want(200)
+		h.Call("POST", "/v1/suppliers", `{"id":"s1"}`).Want(201)
+		h.Call("PATCH", "/v1/customers/c1", `{"email":"x@example.com"}`).Want(200)
 		got := rcv.wait(t, "five creates", func(got []delivered) bool { return len(got) >= 5 })
 		time.Sleep(200 * time.Millisecond)
 		got = rcv.wait(t, "five creates", func(got []delivered) bool { return true })
@@ -137,7 +138,7 @@ func TestWebhooksDeliverSignedEvents(t *testing.T) {
 			t.Fatalf("want 5 deliveries (customers.created only), got %d", len(got))
 		}
 		logged := map[string]any{}
-		for _, e := range h.call("GET", "/v1/events", "").want(200).list("events") {
+		for _, e := range h.Call("GET", "/v1/events", "").Want(200).List("events") {
 			logged[e.(map[string]any)["id"].(string)] = e
 		}
 		for _, d := range got {
@@ -153,12 +154,12 @@ func TestWebhooksDeliverSignedEvents(t *testing.T) {
 			}
 		}
 		// Every attempt is in the webhook's deliveries, newest first.
-		dl := h.call("GET", "/v1/webhooks/"+wh["id"].(string)+"/deliveries", "").want(200).list("deliveries")
-		if len(dl) != 5 || dig(t, dl[0], "status") != "delivered" || dig(t, dl[0], "status_code") != json.Number("204") {
+		dl := h.Call("GET", "/v1/webhooks/"+wh["id"].(string)+"/deliveries", "").Want(200).List("deliveries")
+		if len(dl) != 5 || servertest.Dig(t, dl[0], "status") != "delivered" || servertest.Dig(t, dl[0], "status_code") != json.Number("204") {
 			t.Fatalf("deliveries: %v", dl)
 		}
 		// A test event.
-		h.call("POST", "/v1/webhooks/"+wh["id"].(string)+"/test", "").want(202)
+		h.Call("POST", "/v1/webhooks/"+wh["id"].(string)+"/test", "").Want(202)
 		ping := rcv.wait(t, "a test event", func(got []delivered) bool { return len(got) == 6 })[5]
 		verify(t, secret, ping)
 		if !strings.Contains(string(ping.body), `"type":"webhook.test"`) {
@@ -173,36 +174,36 @@ func TestWebhooksDeliverSignedEvents(t *testing.T) {
 // page, the stream and webhooks go on past it, for its team and every
 // other, rather than failing or stopping there forever.
 func TestAnEventThatCannotBeWrittenOutHoldsNothingBack(t *testing.T) {
-	eachWithWebhooks(t, webhookConfig(), func(t *testing.T, h *harness) {
+	eachWithWebhooks(t, webhookConfig(), func(t *testing.T, h *servertest.Harness) {
 		rcv := newReceiver(t)
-		h.call("POST", "/v1/webhooks", `{"url":"`+rcv.URL+`/hook","events":["*"]}`).want(201)
-		stream, hangUp := openStream(t, startServer(t, h.srv).URL, h.token)
+		h.Call("POST", "/v1/webhooks", `{"url":"`+rcv.URL+`/hook","events":["*"]}`).Want(201)
+		stream, hangUp := servertest.OpenStream(t, servertest.Serve(t, h.Srv).URL, h.Token)
 		defer hangUp()
 		txid := "0"
-		if h.db.Postgres() {
+		if h.DB.Postgres() {
 			txid = "txid_current()"
 		}
-		if _, err := h.db.Exec(context.Background(), `INSERT INTO events (txid, team_id, type, record_id, image, occurred_at)
+		if _, err := h.DB.Exec(context.Background(), `INSERT INTO events (txid, team_id, type, record_id, image, occurred_at)
 			VALUES (`+txid+`, 1, 'users.created', 'bad', '{"id":"bad","version":1,"birthday":"0001-01-01 BC"}', ?)`, time.Now().UnixMicro()); err != nil {
 			t.Fatal(err)
 		}
-		h.call("POST", "/v1/customers", `{"id":"after"}`).want(201)
+		h.Call("POST", "/v1/customers", `{"id":"after"}`).Want(201)
 		got := rcv.wait(t, "the events", func(got []delivered) bool { return len(got) >= 2 })
 		both := string(got[0].body) + string(got[1].body) // delivered concurrently: in either order
 		if len(got) != 2 || !strings.Contains(both, `"object":{"id":"bad"}`) || !strings.Contains(both, `"object":{"id":"after",`) {
 			t.Fatalf("want the bad event with its record's id only, and the create after it; got %d: %s", len(got), both)
 		}
 		for _, want := range []string{`"object":{"id":"bad"}`, `"object":{"id":"after",`} {
-			if e := nextEvent(t, stream); !strings.Contains(e.data, want) {
-				t.Fatalf("the stream: %s, want %s", e.data, want)
+			if e := servertest.NextEvent(t, stream); !strings.Contains(e.Data, want) {
+				t.Fatalf("the stream: %s, want %s", e.Data, want)
 			}
 		}
-		page := h.call("GET", "/v1/events", "").want(200)
-		if l := page.list("events"); len(l) != 2 || !strings.Contains(string(page.Body), `"object":{"id":"bad"}`) {
+		page := h.Call("GET", "/v1/events", "").Want(200)
+		if l := page.List("events"); len(l) != 2 || !strings.Contains(string(page.Body), `"object":{"id":"bad"}`) {
 			t.Fatalf("the log's page: %s", page.Body)
 		}
-		if !strings.Contains(h.logs.String(), "cannot be written out") {
-			t.Fatalf("the event is not logged:\n%s", h.logs)
+		if !strings.Contains(h.Logs.String(), "cannot be written out") {
+			t.Fatalf("the event is not logged:\n%s", h.Logs)
 		}
 	})
 }
@@ -210,7 +211,7 @@ func TestAnEventThatCannotBeWrittenOutHoldsNothingBack(t *testing.T) {
 // A failed attempt is retried after the schedule's wait; after the last,
 // the delivery is failed.
 func TestWebhookRetriesFollowTheSchedule(t *testing.T) {
-	eachWithWebhooks(t, webhookConfig(), func(t *testing.T, h *harness) {
+	eachWithWebhooks(t, webhookConfig(), func(t *testing.T, h *servertest.Harness) {
 		rcv := newReceiver(t)
 		rcv.fail = func(id string, attempt int) int {
 			if strings.HasPrefix(id, "evt_") && attempt < 3 && id == firstEvent(rcv) {
@@ -221,24 +222,24 @@ func TestWebhookRetriesFollowTheSchedule(t *testing.T) {
 			}
 			return 0
 		}
-		wh := h.call("POST", "/v1/webhooks", `{"url":"`+rcv.URL+`","events":["*"]}`).want(201).obj()
-		h.call("POST", "/v1/customers", `{"id":"r1"}`).want(201)
+		wh := h.Call("POST", "/v1/webhooks", `{"url":"`+rcv.URL+`","events":["*"]}`).Want(201).Obj()
+		h.Call("POST", "/v1/customers", `{"id":"r1"}`).Want(201)
 		got := rcv.wait(t, "three attempts", func(got []delivered) bool { return len(got) >= 3 })
 		for i := 1; i < 3; i++ {
 			if gap := got[i].at.Sub(got[i-1].at); gap < 270*time.Millisecond {
 				t.Fatalf("attempt %d came %v after the one before; the schedule says 300ms (±10%%)", i+1, gap)
 			}
 		}
-		h.call("POST", "/v1/customers", `{"id":"r2"}`).want(201)
+		h.Call("POST", "/v1/customers", `{"id":"r2"}`).Want(201)
 		rcv.wait(t, "three attempts at the second", func(got []delivered) bool { return len(got) >= 6 })
 		time.Sleep(500 * time.Millisecond)
-		dl := h.call("GET", "/v1/webhooks/"+wh["id"].(string)+"/deliveries", "").want(200).list("deliveries")
+		dl := h.Call("GET", "/v1/webhooks/"+wh["id"].(string)+"/deliveries", "").Want(200).List("deliveries")
 		var summary []string
 		for _, d := range dl {
-			summary = append(summary, fmt.Sprintf("%v#%v:%v", dig(t, d, "event_id"), dig(t, d, "attempt"), dig(t, d, "status")))
+			summary = append(summary, fmt.Sprintf("%v#%v:%v", servertest.Dig(t, d, "event_id"), servertest.Dig(t, d, "attempt"), servertest.Dig(t, d, "status")))
 		}
-		evs := h.call("GET", "/v1/events", "").want(200).list("events")
-		first, second := dig(t, evs[0], "id"), dig(t, evs[1], "id")
+		evs := h.Call("GET", "/v1/events", "").Want(200).List("events")
+		first, second := servertest.Dig(t, evs[0], "id"), servertest.Dig(t, evs[1], "id")
 		want := []string{second.(string) + "#3:failed", second.(string) + "#2:failed", second.(string) + "#1:failed",
 			first.(string) + "#3:delivered", first.(string) + "#2:failed", first.(string) + "#1:failed"}
 		if !reflect.DeepEqual(summary, want) {
@@ -263,13 +264,13 @@ func TestFailingWebhooksAreDisabled(t *testing.T) {
 	cfg := webhookConfig()
 	cfg.Webhooks.Schedule = []time.Duration{100 * time.Millisecond, 100 * time.Millisecond, 100 * time.Millisecond, 100 * time.Millisecond, 100 * time.Millisecond}
 	cfg.Webhooks.DisableAfter = 250 * time.Millisecond
-	eachWithWebhooks(t, cfg, func(t *testing.T, h *harness) {
+	eachWithWebhooks(t, cfg, func(t *testing.T, h *servertest.Harness) {
 		rcv := newReceiver(t)
 		rcv.fail = func(string, int) int { return 500 }
-		id := h.call("POST", "/v1/webhooks", `{"url":"`+rcv.URL+`","events":["*"]}`).want(201).obj()["id"].(string)
-		h.call("POST", "/v1/customers", `{}`).want(201)
+		id := h.Call("POST", "/v1/webhooks", `{"url":"`+rcv.URL+`","events":["*"]}`).Want(201).Obj()["id"].(string)
+		h.Call("POST", "/v1/customers", `{}`).Want(201)
 		deadline := time.Now().Add(10 * time.Second)
-		for h.call("GET", "/v1/webhooks/"+id, "").want(200).obj()["enabled"] != false {
+		for h.Call("GET", "/v1/webhooks/"+id, "").Want(200).Obj()["enabled"] != false {
 			if time.Now().After(deadline) {
 				t.Fatal("the failing webhook was not disabled")
 			}
@@ -279,13 +280,13 @@ func TestFailingWebhooksAreDisabled(t *testing.T) {
 		n := len(rcv.got)
 		rcv.fail = nil
 		rcv.mu.Unlock()
-		h.call("POST", "/v1/customers", `{}`).want(201)
+		h.Call("POST", "/v1/customers", `{}`).Want(201)
 		time.Sleep(300 * time.Millisecond)
 		if rcv.wait(t, "", func([]delivered) bool { return true }); len(rcv.got) != n {
 			t.Fatalf("a disabled webhook was delivered to")
 		}
-		h.call("PATCH", "/v1/webhooks/"+id, `{"enabled":true}`).want(200)
-		h.call("POST", "/v1/customers", `{"id":"after"}`).want(201)
+		h.Call("PATCH", "/v1/webhooks/"+id, `{"enabled":true}`).Want(200)
+		h.Call("POST", "/v1/customers", `{"id":"after"}`).Want(201)
 		rcv.wait(t, "after enabling", func(got []delivered) bool {
 			return len(got) > n && strings.Contains(string(got[len(got)-1].body), `"id":"after"`)
 		})
@@ -295,18 +296,18 @@ func TestFailingWebhooksAreDisabled(t *testing.T) {
 // Webhooks are a team's resource: made, read, listed, changed and deleted
 // as the others, with bad input a 400 naming the member.
 func TestWebhookRoutes(t *testing.T) {
-	each(t, func(t *testing.T, h *harness) {
-		h.call("POST", "/v1/webhooks", `{"events":["*"]}`).problem(400, "invalid_request", "url")
-		h.call("POST", "/v1/webhooks", `{"url":"https://93.184.215.14/x"}`).problem(400, "invalid_request", "events")
-		h.call("POST", "/v1/webhooks", `{"url":"https://93.184.215.14/x","events":[]}`).problem(400, "invalid_request", "events")
-		h.call("POST", "/v1/webhooks", `{"url":"https://93.184.215.14/x","events":["returns.made"]}`).problem(400, "invalid_request", "events[0]")
-		h.call("POST", "/v1/webhooks", `{"url":"https://93.184.215.14/x","events":["*","*"]}`).problem(400, "invalid_request", "events[1]")
-		h.call("POST", "/v1/webhooks", `{"url":"https://93.184.215.14/x","events":"*"}`).problem(400, "invalid_request", "events")
-		h.call("POST", "/v1/webhooks", `{"url":"https://93.184.215.14/x","events":["*"],"secret":"mine"}`).problem(400, "invalid_request", "secret")
-		h.call("POST", "/v1/webhooks", `{"url":"https://93.184.215.14/x","events":["*"],"enabled":false}`).problem(400, "invalid_request", "enabled")
-		h.call("POST", "/v1/webhooks", `{"url":"https://93.184.215.14/x","events":["*"],"description":"a\u0000b"}`).problem(400, "invalid_request", "description")
-		h.call("POST", "/v1/webhooks", `{"url":"https://93.184.215.14/x","events":["*"],"url":"https://93.184.215.14/y"}`).problem(400, "invalid_request", "url")
-		h.call("POST", "/v1/webhooks", `{"url":"https://93.184.215.14/x","events":["*"]`).problem(400, "invalid_json")
+	servertest.Each(t, func(t *testing.T, h *servertest.Harness) {
+		h.Call("POST", "/v1/webhooks", `{"events":["*"]}`).Problem(400, "invalid_request", "url")
+		h.Call("POST", "/v1/webhooks", `{"url":"https://93.184.215.14/x"}`).Problem(400, "invalid_request", "events")
+		h.Call("POST", "/v1/webhooks", `{"url":"https://93.184.215.14/x","events":[]}`).Problem(400, "invalid_request", "events")
+		h.Call("POST", "/v1/webhooks", `{"url":"https://93.184.215.14/x","events":["returns.made"]}`).Problem(400, "invalid_request", "events[0]")
+		h.Call("POST", "/v1/webhooks", `{"url":"https://93.184.215.14/x","events":["*","*"]}`).Problem(400, "invalid_request", "events[1]")
+		h.Call("POST", "/v1/webhooks", `{"url":"https://93.184.215.14/x","events":"*"}`).Problem(400, "invalid_request", "events")
+		h.Call("POST", "/v1/webhooks", `{"url":"https://93.184.215.14/x","events":["*"],"secret":"mine"}`).Problem(400, "invalid_request", "secret")
+		h.Call("POST", "/v1/webhooks", `{"url":"https://93.184.215.14/x","events":["*"],"enabled":false}`).Problem(400, "invalid_request", "enabled")
+		h.Call("POST", "/v1/webhooks", `{"url":"https://93.184.215.14/x","events":["*"],"description":"a\u0000b"}`).Problem(400, "invalid_request", "description")
+		h.Call("POST", "/v1/webhooks", `{"url":"https://93.184.215.14/x","events":["*"],"url":"https://93.184.215.14/y"}`).Problem(400, "invalid_request", "url")
+		h.Call("POST", "/v1/webhooks", `{"url":"https://93.184.215.14/x","events":["*"]`).Problem(400, "invalid_json")
 		for _, u := range []string{"ftp://example.com/x", "not a url", "/relative", "http://user:pw@93.184.215.14/",
 			"http://127.0.0.1:8080/x", "http://localhost/x", "http://10.1.2.3/x", "http://192.168.0.1/x", "http://169.254.169.254/latest/meta-data",
 			"http://[::1]/x", "http://[fd00:ec2::254]/x", "http://0.0.0.0/x", "http://100.64.0.1/x",
@@ -315,73 +316,73 @@ func TestWebhookRoutes(t *testing.T) {
 			"http://[fe80::1%25eth0]/x", "http://93.184.215.14:0/x", "http://93.184.215.14:99999/x",
 			"http://[2002:7f00:1::]/x", "http://[64:ff9b::7f00:1]/x", "http://[::ffff:0:7f00:1]/x", "http://[64:ff9b:1::a00:1]/x", "http://[::7f00:1]/x",
 			"http://[2001:0:4136:e378:8000:63bf:3fff:fdd2]/x"} {
-			h.call("POST", "/v1/webhooks", `{"url":"`+u+`","events":["*"]}`).problem(400, "invalid_request", "url")
+			h.Call("POST", "/v1/webhooks", `{"url":"`+u+`","events":["*"]}`).Problem(400, "invalid_request", "url")
 		}
-		wh := h.call("POST", "/v1/webhooks", `{"url":"https://93.184.215.14/hook","events":["returns.created","returns.deleted"]}`).want(201).obj()
+		wh := h.Call("POST", "/v1/webhooks", `{"url":"https://93.184.215.14/hook","events":["returns.created","returns.deleted"]}`).Want(201).Obj()
 		id := wh["id"].(string)
-		got := h.call("GET", "/v1/webhooks/"+id, "").want(200).obj()
+		got := h.Call("GET", "/v1/webhooks/"+id, "").Want(200).Obj()
 		if _, shown := got["secret"]; shown || got["url"] != "https://93.184.215.14/hook" {
 			t.Fatalf("read: %v", got)
 		}
-		if l := h.call("GET", "/v1/webhooks", "").want(200).list("webhooks"); len(l) != 1 {
+		if l := h.Call("GET", "/v1/webhooks", "").Want(200).List("webhooks"); len(l) != 1 {
 			t.Fatalf("list: %v", l)
 		}
-		up := h.call("PATCH", "/v1/webhooks/"+id, `{"events":["*"],"description":"all","enabled":false}`).want(200).obj()
+		up := h.Call("PATCH", "/v1/webhooks/"+id, `{"events":["*"],"description":"all","enabled":false}`).Want(200).Obj()
 		if up["enabled"] != false || up["description"] != "all" || up["version"] != json.Number("2") {
 			t.Fatalf("patched: %v", up)
 		}
-		h.call("PATCH", "/v1/webhooks/"+id, `{"url":"http://127.0.0.1/"}`).problem(400, "invalid_request", "url")
-		h.call("PATCH", "/v1/webhooks/"+id, `{"color":"red"}`).problem(400, "invalid_request", "color")
-		other := h.newToken("other", "write", "other-team")
-		h.callAs(other, "GET", "/v1/webhooks/"+id, "").problem(404, "not_found")
-		h.callAs(other, "DELETE", "/v1/webhooks/"+id, "").problem(404, "not_found")
-		if l := h.callAs(other, "GET", "/v1/webhooks", "").want(200).list("webhooks"); len(l) != 0 {
+		h.Call("PATCH", "/v1/webhooks/"+id, `{"url":"http://127.0.0.1/"}`).Problem(400, "invalid_request", "url")
+		h.Call("PATCH", "/v1/webhooks/"+id, `{"color":"red"}`).Problem(400, "invalid_request", "color")
+		other := h.NewToken("other", "write", "other-team")
+		h.CallAs(other, "GET", "/v1/webhooks/"+id, "").Problem(404, "not_found")
+		h.CallAs(other, "DELETE", "/v1/webhooks/"+id, "").Problem(404, "not_found")
+		if l := h.CallAs(other, "GET", "/v1/webhooks", "").Want(200).List("webhooks"); len(l) != 0 {
 			t.Fatalf("another team's list: %v", l)
 		}
-		reader := h.newToken("reader", "read", "")
-		h.callAs(reader, "POST", "/v1/webhooks", `{"url":"https://93.184.215.14/","events":["*"]}`).problem(403, "forbidden")
+		reader := h.NewToken("reader", "read", "")
+		h.CallAs(reader, "POST", "/v1/webhooks", `{"url":"https://93.184.215.14/","events":["*"]}`).Problem(403, "forbidden")
 		// Keyed, a create is made once.
 		k := []string{"Idempotency-Key", "wh-1"}
-		a := h.call("POST", "/v1/webhooks", `{"url":"https://93.184.215.14/k","events":["*"]}`, k...).want(201)
-		b := h.call("POST", "/v1/webhooks", `{"url":"https://93.184.215.14/k","events":["*"]}`, k...).want(201)
-		if a.obj()["id"] != b.obj()["id"] || b.Header.Get("Idempotent-Replayed") != "true" {
+		a := h.Call("POST", "/v1/webhooks", `{"url":"https://93.184.215.14/k","events":["*"]}`, k...).Want(201)
+		b := h.Call("POST", "/v1/webhooks", `{"url":"https://93.184.215.14/k","events":["*"]}`, k...).Want(201)
+		if a.Obj()["id"] != b.Obj()["id"] || b.Header.Get("Idempotent-Replayed") != "true" {
 			t.Fatalf("a keyed create replayed: %s / %s", a.Body, b.Body)
 		}
 		// Versions work as a record's: an ETag, 304, and If-Match checked
 		// in the write's own statement.
-		read := h.call("GET", "/v1/webhooks/"+id, "").want(200)
+		read := h.Call("GET", "/v1/webhooks/"+id, "").Want(200)
 		tag := read.Header.Get("ETag")
-		if tag != `"`+fmt.Sprint(read.obj()["version"])+`"` {
+		if tag != `"`+fmt.Sprint(read.Obj()["version"])+`"` {
 			t.Fatalf("ETag %q of %s", tag, read.Body)
 		}
-		if r := h.call("GET", "/v1/webhooks/"+id, "", "If-None-Match", tag); r.Status != 304 || len(r.Body) != 0 {
+		if r := h.Call("GET", "/v1/webhooks/"+id, "", "If-None-Match", tag); r.Status != 304 || len(r.Body) != 0 {
 			t.Fatalf("If-None-Match of the current version: %d %s", r.Status, r.Body)
 		}
-		h.call("PATCH", "/v1/webhooks/"+id, `{"description":"stale"}`, "If-Match", `"999"`).problem(412, "precondition_failed")
-		h.call("DELETE", "/v1/webhooks/"+id, "", "If-Match", `"999"`).problem(412, "precondition_failed")
-		h.call("PATCH", "/v1/webhooks/"+id, `{"description":"x"}`, "If-Match", `"1" "2"`).problem(400, "invalid_request", "If-Match")
-		h.call("DELETE", "/v1/webhooks/"+id, "", "If-Match", `W/*`).problem(400, "invalid_request", "If-Match")
-		patched := h.call("PATCH", "/v1/webhooks/"+id, `{"description":"current"}`, "If-Match", tag).want(200)
-		if next := patched.Header.Get("ETag"); next == tag || next != `"`+fmt.Sprint(patched.obj()["version"])+`"` {
+		h.Call("PATCH", "/v1/webhooks/"+id, `{"description":"stale"}`, "If-Match", `"999"`).Problem(412, "precondition_failed")
+		h.Call("DELETE", "/v1/webhooks/"+id, "", "If-Match", `"999"`).Problem(412, "precondition_failed")
+		h.Call("PATCH", "/v1/webhooks/"+id, `{"description":"x"}`, "If-Match", `"1" "2"`).Problem(400, "invalid_request", "If-Match")
+		h.Call("DELETE", "/v1/webhooks/"+id, "", "If-Match", `W/*`).Problem(400, "invalid_request", "If-Match")
+		patched := h.Call("PATCH", "/v1/webhooks/"+id, `{"description":"current"}`, "If-Match", tag).Want(200)
+		if next := patched.Header.Get("ETag"); next == tag || next != `"`+fmt.Sprint(patched.Obj()["version"])+`"` {
 			t.Fatalf("ETag after a PATCH: %q (was %q) of %s", next, tag, patched.Body)
 		}
-		h.call("DELETE", "/v1/webhooks/"+id, "", "If-Match", tag).problem(412, "precondition_failed")
-		h.call("GET", "/v1/webhooks/"+id, "").want(200)
-		h.call("DELETE", "/v1/webhooks/"+id, "", "If-Match", patched.Header.Get("ETag")).want(200)
-		h.call("GET", "/v1/webhooks/"+id, "").problem(404, "not_found")
-		h.call("GET", "/v1/webhooks/"+id+"/deliveries", "").problem(404, "not_found")
-		h.call("DELETE", "/v1/webhooks/"+id, "", "If-Match", "*").problem(412, "precondition_failed")
+		h.Call("DELETE", "/v1/webhooks/"+id, "", "If-Match", tag).Problem(412, "precondition_failed")
+		h.Call("GET", "/v1/webhooks/"+id, "").Want(200)
+		h.Call("DELETE", "/v1/webhooks/"+id, "", "If-Match", patched.Header.Get("ETag")).Want(200)
+		h.Call("GET", "/v1/webhooks/"+id, "").Problem(404, "not_found")
+		h.Call("GET", "/v1/webhooks/"+id+"/deliveries", "").Problem(404, "not_found")
+		h.Call("DELETE", "/v1/webhooks/"+id, "", "If-Match", "*").Problem(412, "precondition_failed")
 	})
 }
 
 // Two instances on one database deliver each event once.
 func TestTwoInstancesDeliverEachEventOnce(t *testing.T) {
-	eachWithWebhooks(t, webhookConfig(), func(t *testing.T, h *harness) {
-		second := secondServerWith(t, h, webhookConfig())
+	eachWithWebhooks(t, webhookConfig(), func(t *testing.T, h *servertest.Harness) {
+		second := servertest.SecondServer(t, h, webhookConfig())
 		second.Start()
 		t.Cleanup(func() { second.Close() })
 		rcv := newReceiver(t)
-		h.call("POST", "/v1/webhooks", `{"url":"`+rcv.URL+`","events":["*"]}`).want(201)
+		h.Call("POST", "/v1/webhooks", `{"url":"`+rcv.URL+`","events":["*"]}`).Want(201)
 		const n = 100
 		var wg sync.WaitGroup
 		for w := range 4 {
@@ -389,7 +390,7 @@ func TestTwoInstancesDeliverEachEventOnce(t *testing.T) {
 			go func() {
 				defer wg.Done()
 				for i := range n / 4 {
-					h.call("POST", "/v1/customers", fmt.Sprintf(`{"id":"two-%d-%d"}`, w, i))
+					h.Call("POST", "/v1/customers", fmt.Sprintf(`{"id":"two-%d-%d"}`, w, i))
 				}
 			}()
 		}
@@ -407,4 +408,69 @@ func TestTwoInstancesDeliverEachEventOnce(t *testing.T) {
 			}
 		}
 	})
+}
+
+// An attempt in flight when its instance stops — killed, or shut down
+// before the endpoint answered — is listed as an attempt of its own
+// (failed, its outcome unknown), and the attempt made again after its
+// lease lapses is another: the deliveries list shows every request the
+// endpoint may have seen. (The attempt made again took the same row, so
+// after crashes the list showed fewer attempts than the endpoint received.)
+func TestInterruptedAttemptsAreListed(t *testing.T) {
+	cfg := webhookConfig()
+	cfg.Webhooks.Timeout = time.Second // leases of 4 s
+	for _, d := range dbtest.Dialects {
+		t.Run(dbtest.Name(d), func(t *testing.T) {
+			t.Parallel()
+			h := servertest.New(t, d, cfg)
+			dying := servertest.SecondServer(t, h, cfg)
+			dying.Start()
+			rcv := newReceiver(t)
+			reached, hold := make(chan struct{}, 1), make(chan struct{})
+			defer close(hold)
+			rcv.mu.Lock()
+			rcv.fail = func(_ string, attempt int) int {
+				if attempt == 1 { // answered only after the instance stopped
+					reached <- struct{}{}
+					<-hold
+				}
+				return 0
+			}
+			rcv.mu.Unlock()
+			hook := h.Call("POST", "/v1/webhooks", `{"url":"`+rcv.URL+`","events":["customers.created"]}`).Want(201).Obj()["id"].(string)
+			h.Call("POST", "/v1/customers", `{"id":"c1"}`).Want(201)
+			select {
+			case <-reached:
+			case <-time.After(15 * time.Second):
+				t.Fatal("the first attempt never reached the endpoint")
+			}
+			if err := dying.Close(); err != nil { // mid-attempt
+				t.Fatal(err)
+			}
+			h.Srv.Start()
+			t.Cleanup(func() { h.Srv.Close() })
+			rcv.wait(t, "the attempt made again", func(got []delivered) bool { return len(got) >= 2 })
+			var list []any
+			for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+				list = h.Call("GET", "/v1/webhooks/"+hook+"/deliveries", "").Want(200).List("deliveries")
+				if len(list) > 0 && list[0].(map[string]any)["status"] == "delivered" || time.Now().After(deadline) {
+					break
+				}
+			}
+			rcv.mu.Lock()
+			received := len(rcv.got)
+			rcv.mu.Unlock()
+			if len(list) != received || len(list) != 2 {
+				t.Fatalf("the endpoint received %d requests, the list shows %d attempts: %v", received, len(list), list)
+			}
+			again, first := list[0].(map[string]any), list[1].(map[string]any)
+			if again["status"] != "delivered" || again["attempt"] != json.Number("2") {
+				t.Errorf("the attempt made again: %v", again)
+			}
+			if first["status"] != "failed" || first["attempt"] != json.Number("1") || first["delivered_at"] != nil ||
+				!strings.Contains(fmt.Sprint(first["error"]), "no outcome was recorded") {
+				t.Errorf("the interrupted attempt: %v", first)
+			}
+		})
+	}
 }
