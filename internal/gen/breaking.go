@@ -94,15 +94,34 @@ type apiDoc struct {
 			Required   []string                   `json:"required"`
 		} `json:"schemas"`
 	} `json:"components"`
+	// raw are the component schemas as written, for references.
+	raw map[string]json.RawMessage
+}
+
+// read reads a document, its component schemas as written too.
+func (d *apiDoc) read(b []byte) error {
+	if err := json.Unmarshal(b, d); err != nil {
+		return err
+	}
+	var raw struct {
+		Components struct {
+			Schemas map[string]json.RawMessage `json:"schemas"`
+		} `json:"components"`
+	}
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return err
+	}
+	d.raw = raw.Components.Schemas
+	return nil
 }
 
 // apiBreaks compares two OpenAPI documents as a client would feel it.
 func apiBreaks(oldDoc, newDoc []byte) ([]string, error) {
 	var a, b apiDoc
-	if err := json.Unmarshal(oldDoc, &a); err != nil {
+	if err := a.read(oldDoc); err != nil {
 		return nil, fmt.Errorf("reading the committed OpenAPI document: %w", err)
 	}
-	if err := json.Unmarshal(newDoc, &b); err != nil {
+	if err := b.read(newDoc); err != nil {
 		return nil, err
 	}
 	var out []string
@@ -161,7 +180,7 @@ func tightenings(name string, a, b apiDoc) []string {
 		if !ok {
 			continue
 		}
-		was, is := rulesOf(before.Properties[m]), rulesOf(raw)
+		was, is := a.rulesOf(before.Properties[m]), b.rulesOf(raw)
 		say := func(format string, args ...any) {
 			out = append(out, fmt.Sprintf("clients: the member %s of %s ", m, name)+fmt.Sprintf(format, args...))
 		}
@@ -212,6 +231,10 @@ func tighter(before, after *float64, least bool) bool {
 	return *after < *before
 }
 
+// numberText matches the patterns of a number written as text (the
+// alternative numeric members take), which are no member's rule.
+var numberText = regexp.MustCompile(`^\^(\\s\*)?-\?`)
+
 // memberRules are the keywords of a member's input schema that say which
 // values it takes, gathered from the schema and its alternatives.
 type memberRules struct {
@@ -222,11 +245,13 @@ type memberRules struct {
 	immutable            bool
 }
 
-func rulesOf(raw json.RawMessage) memberRules {
+func (d apiDoc) rulesOf(raw json.RawMessage) memberRules {
 	var r memberRules
+	seen := map[string]bool{}
 	var walk func(raw json.RawMessage)
 	walk = func(raw json.RawMessage) {
 		var s struct {
+			Ref         string            `json:"$ref"`
 			Enum        []any             `json:"enum"`
 			Pattern     string            `json:"pattern"`
 			MinLength   *float64          `json:"minLength"`
@@ -240,12 +265,16 @@ func rulesOf(raw json.RawMessage) memberRules {
 		if json.Unmarshal(raw, &s) != nil {
 			return
 		}
+		if name, ok := strings.CutPrefix(s.Ref, "#/components/schemas/"); ok && !seen[name] {
+			seen[name] = true
+			walk(d.raw[name])
+		}
 		for _, v := range s.Enum {
 			if str, ok := v.(string); ok && !slices.Contains([]string{"true", "false"}, str) {
 				r.enum = append(r.enum, str)
 			}
 		}
-		if s.Pattern != "" && !strings.HasPrefix(s.Pattern, "^\\s*-?") { // not a number's text
+		if s.Pattern != "" && !numberText.MatchString(s.Pattern) {
 			r.patterns = append(r.patterns, s.Pattern)
 		}
 		pick := func(dst **float64, v *float64) {

@@ -91,3 +91,15 @@ func TestBreakingTightenings(t *testing.T) {
 		t.Errorf("loosened numbers break: %v", breaks)
 	}
 }
+
+// The patterns of a number written as text are no member's rule.
+func TestNumberTextIsNoRule(t *testing.T) {
+	for _, p := range []string{`^\s*-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?\s*$`, `^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$`} {
+		if !numberText.MatchString(p) {
+			t.Errorf("%s is taken for a member's rule", p)
+		}
+	}
+	if numberText.MatchString(`^[0-9]{13}$`) {
+		t.Error("a member's pattern is taken for a number's text")
+	}
+}
