@@ -41,7 +41,8 @@ type DB struct {
 	generated       *stmtCache // the generated SQL's, written with ? placeholders
 	writeLock       *fifoLock  // SQLite: one writer in process; nil for PostgreSQL
 	txs             *atomic.Int64
-	stopCheckpoints func() // SQLite: stops the checkpointer
+	stopCheckpoints func()       // SQLite: stops the checkpointer
+	idle            *idleDropper // PostgreSQL: drops idle connections on a loss
 }
 
 // maxCachedStatements bounds the prepared statements kept per database.
@@ -57,13 +58,21 @@ func Open(ctx context.Context, cfg Config) (*DB, error) {
 	if err := src.ensureFolder(); err != nil {
 		return nil, fmt.Errorf("creating the database folder: %w", err)
 	}
-	pool, err := sql.Open(src.driver, src.dsn)
-	if err != nil {
-		return nil, err
-	}
 	size := cfg.MaxConns
 	if size <= 0 {
 		size = defaultPoolSize(src.dialect)
+	}
+	var pool *sql.DB
+	var idle *idleDropper
+	if src.dialect == migrate.Postgres {
+		conn, err := newConnector(src.dsn)
+		if err != nil {
+			return nil, fmt.Errorf("database URL %s: %w", redact(cfg.URL), err)
+		}
+		pool, idle = sql.OpenDB(conn), conn.idle
+		idle.pool, idle.size = pool, size
+	} else if pool, err = sql.Open(src.driver, src.dsn); err != nil {
+		return nil, err
 	}
 	// Idle connections are kept up to the pool size, so a burst of requests
 	// does not reconnect (database/sql keeps only two by default).
@@ -93,6 +102,7 @@ func Open(ctx context.Context, cfg Config) (*DB, error) {
 		generated: generated,
 		writeLock: drv.writeLock,
 		txs:       drv.txs,
+		idle:      idle,
 	}
 	if src.dialect == migrate.SQLite {
 		db.stopCheckpoints = checkpoints(pool, checkpointEvery, checkpointIdle, restartFrames, sqliteWrites)
@@ -158,22 +168,35 @@ func (db *DB) CheckSchema(ctx context.Context) error {
 // row, for at most max rows (all when max < 0; stopping at max spares the
 // step that would only discover the end). The generated read paths use it
 // instead of ent, whose query building costs as much as the query on a
-// primary-key lookup. Errors are classified (see Classify).
+// primary-key lookup. Errors are classified (see Classify). A read whose
+// connection was lost before it scanned a row is run once more, on a new
+// connection, within ctx's time: a read is safe to repeat (writes never
+// are; see lost.go).
 func (db *DB) Each(ctx context.Context, max int, query string, args []any, scan func(*sql.Rows) error) error {
+	n, err := db.each(ctx, max, query, args, scan)
+	if n == 0 && errors.Is(err, ErrConnectionLost) && ctx.Err() == nil {
+		db.idle.dropNow()
+		_, err = db.each(ctx, max, query, args, scan)
+	}
+	return err
+}
+
+// each is one try of Each: it returns how many rows it scanned.
+func (db *DB) each(ctx context.Context, max int, query string, args []any, scan func(*sql.Rows) error) (n int, err error) {
 	rows, err := dbConn{db.generated}.QueryContext(ctx, query, args...)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	defer rows.Close()
-	for n := 0; n != max && rows.Next(); n++ {
+	for ; n != max && rows.Next(); n++ {
 		if err := scan(rows); err != nil {
-			return Classify(ctx, err)
+			return n + 1, Classify(ctx, err)
 		}
 	}
 	if err := rows.Err(); err != nil {
-		return Classify(ctx, err)
+		return n, Classify(ctx, err)
 	}
-	return Classify(ctx, rows.Close())
+	return n, Classify(ctx, rows.Close())
 }
 
 // Exec runs a statement written with ? placeholders, prepared once per
