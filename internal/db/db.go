@@ -82,6 +82,15 @@ func Open(ctx context.Context, cfg Config) (*DB, error) {
 		pool.Close()
 		return nil, fmt.Errorf("connecting to %s: %w", redact(cfg.URL), Classify(ctx, err))
 	}
+	if src.dialect == migrate.Postgres {
+		if standby, err := inRecovery(ctx, pool); err != nil || standby {
+			pool.Close()
+			if err == nil {
+				err = errStandby
+			}
+			return nil, fmt.Errorf("%s: %w", redact(cfg.URL), Classify(ctx, err))
+		}
+	}
 	stmts := newStmtCache(pool, maxCachedStatements)
 	generated := newStmtCache(pool, maxCachedStatements)
 	stmts.system, generated.system = "sqlite", "sqlite"
@@ -218,6 +227,31 @@ func (db *DB) Postgres() bool { return db.Dialect == migrate.Postgres }
 
 // Ping checks that the database answers.
 func (db *DB) Ping(ctx context.Context) error { return Classify(ctx, db.SQL.PingContext(ctx)) }
+
+// errStandby: the server is a standby, which takes no writes.
+var errStandby = &classified{ErrUnavailable, errors.New("the server is a standby (in recovery), which takes no writes: " +
+	"name the primary, or every host with target_session_attrs=read-write")}
+
+// Writable checks that the database answers and takes writes: on
+// PostgreSQL, that the server is not a standby — during a failover the old
+// primary is gone and the new one not yet promoted.
+func (db *DB) Writable(ctx context.Context) error {
+	if !db.Postgres() {
+		return db.Ping(ctx)
+	}
+	standby, err := inRecovery(ctx, db.SQL)
+	if err == nil && standby {
+		err = errStandby
+	}
+	return Classify(ctx, err)
+}
+
+// inRecovery tells whether the server is a standby.
+func inRecovery(ctx context.Context, pool *sql.DB) (bool, error) {
+	var standby bool
+	err := pool.QueryRowContext(ctx, `SELECT pg_is_in_recovery()`).Scan(&standby)
+	return standby, err
+}
 
 // Close closes the cached statements and the pool.
 func (db *DB) Close() error {

@@ -276,12 +276,13 @@ func (s *Server) healthz(c *gin.Context) {
 	c.JSON(http.StatusOK, gin.H{"status": "ok"})
 }
 
-// readyz answers 200 while the database answers, 503 otherwise.
+// readyz answers 200 while the database answers and takes writes, 503
+// otherwise: while no writable primary answers, during a failover too.
 func (s *Server) readyz(c *gin.Context) {
 	ctx, cancel := context.WithTimeout(c.Request.Context(), 2*time.Second)
 	defer cancel()
-	if err := s.db.Ping(ctx); err != nil {
-		edge.Fail(c, &problem.Error{Code: problem.Unavailable, Detail: "the database does not answer", RetryAfter: 5, Cause: err})
+	if err := s.db.Writable(ctx); err != nil {
+		edge.Fail(c, &problem.Error{Code: problem.Unavailable, Detail: "no writable database answers", RetryAfter: 5, Cause: err})
 		return
 	}
 	c.JSON(http.StatusOK, gin.H{"status": "ready"})
