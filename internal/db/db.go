@@ -27,6 +27,10 @@ type Config struct {
 	URL string
 	// MaxConns caps open connections; 0 picks a size for this machine.
 	MaxConns int
+	// Replica opens a PostgreSQL read replica (a hot standby): for reads
+	// only, never migrated nor written, and not connected to until read —
+	// it may be down when the service starts.
+	Replica bool
 }
 
 // DB is an open database.
@@ -78,18 +82,9 @@ func Open(ctx context.Context, cfg Config) (*DB, error) {
 	// does not reconnect (database/sql keeps only two by default).
 	pool.SetMaxOpenConns(size)
 	pool.SetMaxIdleConns(size)
-	if err := pool.PingContext(ctx); err != nil {
+	if err := checkServer(ctx, pool, src, cfg); err != nil {
 		pool.Close()
-		return nil, fmt.Errorf("connecting to %s: %w", redact(cfg.URL), Classify(ctx, err))
-	}
-	if src.dialect == migrate.Postgres {
-		if standby, err := inRecovery(ctx, pool); err != nil || standby {
-			pool.Close()
-			if err == nil {
-				err = errStandby
-			}
-			return nil, fmt.Errorf("%s: %w", redact(cfg.URL), Classify(ctx, err))
-		}
+		return nil, err
 	}
 	stmts := newStmtCache(pool, maxCachedStatements)
 	generated := newStmtCache(pool, maxCachedStatements)
@@ -117,6 +112,32 @@ func Open(ctx context.Context, cfg Config) (*DB, error) {
 		db.stopCheckpoints = checkpoints(pool, checkpointEvery, checkpointIdle, restartFrames, sqliteWrites)
 	}
 	return db, nil
+}
+
+// checkServer checks that the database answers and, on PostgreSQL, is a
+// primary; a replica is checked to be PostgreSQL only, and is connected to
+// when read.
+func checkServer(ctx context.Context, pool *sql.DB, src source, cfg Config) error {
+	switch {
+	case cfg.Replica && src.dialect != migrate.Postgres:
+		return fmt.Errorf("replica URL %s: a read replica is a PostgreSQL standby (postgres://…)", redact(cfg.URL))
+	case cfg.Replica:
+		return nil
+	}
+	if err := pool.PingContext(ctx); err != nil {
+		return fmt.Errorf("connecting to %s: %w", redact(cfg.URL), Classify(ctx, err))
+	}
+	if src.dialect != migrate.Postgres {
+		return nil
+	}
+	standby, err := inRecovery(ctx, pool)
+	if err == nil && standby {
+		err = errStandby
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %w", redact(cfg.URL), Classify(ctx, err))
+	}
+	return nil
 }
 
 // defaultPoolSize sizes the pool for the machine. PostgreSQL overlaps network

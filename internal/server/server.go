@@ -28,6 +28,7 @@ import (
 	"records/internal/migrate"
 	"records/internal/problem"
 	"records/internal/query"
+	"records/internal/replica"
 	"records/internal/resources"
 	"records/internal/seal"
 	"records/internal/spec"
@@ -65,8 +66,12 @@ type Config struct {
 	// Webhooks configures the delivery of events to webhooks.
 	Webhooks webhooks.Config
 	// RedisURL, when set, keeps the per-token rate limit in Redis, shared
-	// by every instance using it.
+	// by every instance using it, and with read replicas each token's last
+	// write.
 	RedisURL string
+	// Replicas are the PostgreSQL read replicas reads of records may run
+	// on; none: every read runs on the primary.
+	Replicas replica.Config
 	// LogLevel is the least level logged.
 	LogLevel slog.Level
 	// LogSample writes one successful request's access line in LogSample
@@ -88,6 +93,7 @@ func DefaultConfig() Config {
 		IdempotencyTTL:    engine.DefaultIdempotencyTTL,
 		EventRetention:    events.DefaultRetention,
 		Webhooks:          webhooks.DefaultConfig(),
+		Replicas:          replica.Config{MaxLag: replica.DefaultMaxLag},
 		LogLevel:          slog.LevelInfo,
 		LogSample:         1,
 	}
@@ -111,6 +117,7 @@ type Server struct {
 	// delivering closes when the webhook worker has stopped.
 	delivering chan struct{}
 	redis      *redis.Client // nil without RedisURL
+	replicas   *replica.Set  // nil without Replicas
 }
 
 func init() { gin.SetMode(gin.ReleaseMode) }
@@ -189,6 +196,14 @@ func (s *Server) wire(ctx context.Context, cursors *query.Cursors) (*parts, erro
 		s.redis = redis.NewClient(opts)
 		p.limit = guard.SharedRateLimit(s.redis, s.cfg.RateLimit, s.cfg.RateBurst, s.log)
 	}
+	if len(s.cfg.Replicas.URLs) > 0 {
+		set, err := replica.New(s.cfg.Replicas, s.db, s.redis, s.log)
+		if err != nil {
+			return nil, err
+		}
+		s.replicas = set
+		s.metrics.Register(set.Collectors()...)
+	}
 	p.tokens = auth.NewStore(s.db, s.cfg.TokenCacheTTL)
 	dialect := query.SQLite
 	if s.db.Dialect == migrate.Postgres {
@@ -213,6 +228,9 @@ func (s *Server) wire(ctx context.Context, cursors *query.Cursors) (*parts, erro
 		RequestTimeout: s.cfg.RequestTimeout,
 		IdempotencyTTL: s.cfg.IdempotencyTTL,
 		Sealer:         sealer,
+	}
+	if s.replicas != nil {
+		p.svc.Reads = s.replicas
 	}
 	resources.Describe(p.svc)
 	idsKey, err := s.db.Key(ctx, "event-ids", events.IDKeySize)
@@ -249,12 +267,16 @@ func (s *Server) routes(p *parts) (*gin.Engine, *edge.Router) {
 		e.Use(edge.Trace)
 	}
 	e.Use(edge.AccessLog(s.log, s.metrics.Observe, s.cfg.LogSample), edge.Recover)
-	r := edge.NewRouter(e, edge.Guards{
+	guards := edge.Guards{
 		Authenticate: guard.Authenticate(p.tokens, s.cfg.RequestTimeout, s.cfg.TrustedProxies),
 		RateLimit:    p.limit,
 		RequireWrite: guard.RequireWrite,
 		Deadline:     edge.Deadline(s.cfg.RequestTimeout),
-	})
+	}
+	if s.replicas != nil {
+		guards.Written = s.replicas.AfterWrite
+	}
+	r := edge.NewRouter(e, guards)
 	r.Public(spec.PathMetrics, gin.WrapH(s.metrics.Handler()))
 	r.Public(spec.PathHealth, s.healthz)
 	r.Public(spec.PathReady, s.readyz)
@@ -314,6 +336,9 @@ func (s *Server) Start() {
 	s.stop = make(chan struct{})
 	go s.janitor(s.stop)
 	go s.stream.Watch(s.stop)
+	if s.replicas != nil {
+		go s.replicas.Run(s.stop)
+	}
 	s.delivering = make(chan struct{})
 	go func() { defer close(s.delivering); s.hooks.Run(s.stop) }()
 }
@@ -342,6 +367,9 @@ func (s *Server) Close() error {
 		case <-s.delivering:
 		case <-ctx.Done():
 		}
+	}
+	if s.replicas != nil {
+		err = errors.Join(err, s.replicas.Close())
 	}
 	if s.redis != nil {
 		err = errors.Join(err, s.redis.Close())
