@@ -34,6 +34,7 @@ func newServeCmd() *cobra.Command {
   records serve --redis-url redis://cache:6379/0 --log-sample 10
   records serve --database-url 'postgres://db1:5432,db2:5432/records?sslmode=require' \
                 --replica-url 'postgres://db2:5432/records?sslmode=require' --redis-url redis://cache:6379/0
+  records serve --nats-url nats://nats:4222 --nats-stream RECORDS
   OTEL_EXPORTER_OTLP_ENDPOINT=http://collector:4318 records serve`,
 		Short: "Serve the API",
 		Args:  cobra.NoArgs,
@@ -115,6 +116,10 @@ func newServeCmd() *cobra.Command {
 		"a PostgreSQL read replica (postgres://…, a streaming hot standby) that reads of records may run on; repeat for several")
 	cmd.Flags().DurationVar(&cfg.Replicas.MaxLag, "replica-max-lag", cfg.Replicas.MaxLag,
 		"how far behind the primary a read replica may be and still serve reads")
+	cmd.Flags().StringVar(&cfg.NATS.URL, "nats-url", os.Getenv("NATS_URL"),
+		"NATS (nats://host:4222) to publish every event of the log to, on JetStream (env NATS_URL; without it, nothing is published)")
+	cmd.Flags().StringVar(&cfg.NATS.Stream, "nats-stream", cfg.NATS.Stream,
+		"the JetStream stream events are published to (made if missing, subjects records.>)")
 	cmd.Flags().StringVar(&level, "log-level", "info", "least level logged: debug, info, warn or error (warn drops the access lines of successful requests)")
 	cmd.Flags().IntVar(&cfg.LogSample, "log-sample", cfg.LogSample, "write the access line of one successful request in this many (errors are always logged)")
 	cmd.Flags().StringVar(&schedule, "webhook-retry-schedule", "",

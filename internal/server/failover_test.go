@@ -17,6 +17,7 @@ import (
 	"records/internal/auth"
 	"records/internal/db"
 	"records/internal/dbtest"
+	"records/internal/natstest"
 	"records/internal/server"
 )
 
@@ -71,8 +72,10 @@ func waitFor(t *testing.T, limit time.Duration, what string, ok func() bool) {
 // lost, none was made twice (one customer per key, each changed once),
 // every change has exactly one event, /readyz answered 503 while no
 // primary took writes, and webhooks deliver the events written after the
-// promotion (their worker resumed). The first acknowledged write after
-// the promotion is reported.
+// promotion (their worker resumed), and the NATS publisher, whose lock
+// died with the primary, resumes on the new one: the stream holds every
+// event of the log once, in order. The first acknowledged write after the
+// promotion is reported.
 func TestFailoverUnderWriteLoad(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts two PostgreSQL clusters of its own")
@@ -94,6 +97,8 @@ func TestFailoverUnderWriteLoad(t *testing.T) {
 	cfg.RequestTimeout = 5 * time.Second
 	cfg.Webhooks.AllowPrivate = true
 	cfg.Webhooks.Schedule = []time.Duration{100 * time.Millisecond}
+	broker := natstest.Start(t)
+	cfg.NATS.URL, cfg.NATS.Stream = broker.URL(), streamName()
 	srv, err := server.New(cfg, database, io.Discard)
 	if err != nil {
 		t.Fatal(err)
@@ -315,4 +320,19 @@ func TestFailoverUnderWriteLoad(t *testing.T) {
 		_, ok := delivered.Load("after-failover")
 		return ok
 	})
+
+	// The publisher resumed: the stream holds the log.
+	var ids []string
+	var bodies [][]byte
+	var msgs []natstest.Message
+	waitFor(t, 60*time.Second, "every event in the stream", func() bool {
+		ids, bodies = readLog(t, func(path string) (int, []byte) {
+			code, _, body := send(t, ts, token, "GET", path, "")
+			return code, []byte(body)
+		})
+		msgs = natstest.Messages(t, broker.URL(), cfg.NATS.Stream)
+		return len(msgs) == len(bodies)
+	})
+	checkStream(t, msgs, map[int][][]byte{1: bodies}, map[int][]string{1: ids})
+	t.Logf("%d events in the log, %d in the stream", len(bodies), len(msgs))
 }

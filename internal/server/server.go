@@ -27,6 +27,7 @@ import (
 	"records/internal/metrics"
 	"records/internal/migrate"
 	"records/internal/problem"
+	"records/internal/publish"
 	"records/internal/query"
 	"records/internal/replica"
 	"records/internal/resources"
@@ -72,6 +73,9 @@ type Config struct {
 	// Replicas are the PostgreSQL read replicas reads of records may run
 	// on; none: every read runs on the primary.
 	Replicas replica.Config
+	// NATS, when its URL is set, publishes every event of the log to NATS
+	// JetStream.
+	NATS publish.Config
 	// LogLevel is the least level logged.
 	LogLevel slog.Level
 	// LogSample writes one successful request's access line in LogSample
@@ -94,6 +98,7 @@ func DefaultConfig() Config {
 		EventRetention:    events.DefaultRetention,
 		Webhooks:          webhooks.DefaultConfig(),
 		Replicas:          replica.Config{MaxLag: replica.DefaultMaxLag},
+		NATS:              publish.Config{Stream: publish.DefaultStream},
 		LogLevel:          slog.LevelInfo,
 		LogSample:         1,
 	}
@@ -116,8 +121,11 @@ type Server struct {
 	hooks   *webhooks.Service
 	// delivering closes when the webhook worker has stopped.
 	delivering chan struct{}
-	redis      *redis.Client // nil without RedisURL
-	replicas   *replica.Set  // nil without Replicas
+	redis      *redis.Client      // nil without RedisURL
+	replicas   *replica.Set       // nil without Replicas
+	publisher  *publish.Publisher // nil without NATS.URL
+	// publishing closes when the publisher has stopped.
+	publishing chan struct{}
 }
 
 func init() { gin.SetMode(gin.ReleaseMode) }
@@ -246,6 +254,12 @@ func (s *Server) wire(ctx context.Context, cursors *query.Cursors) (*parts, erro
 	s.stream = events.DefaultStream(p.log, s.log)
 	s.stream.Tokens = p.tokens
 	s.metrics.Register(p.log.Collectors()...)
+	if s.cfg.NATS.URL != "" {
+		if s.publisher, err = publish.New(s.cfg.NATS, s.db, p.log, s.log); err != nil {
+			return nil, err
+		}
+		s.metrics.Register(s.publisher.Collectors()...)
+	}
 	if s.hooks, err = webhooks.New(ctx, s.cfg.Webhooks, s.db, p.svc, p.log, cursors, s.log); err != nil {
 		return nil, err
 	}
@@ -339,6 +353,10 @@ func (s *Server) Start() {
 	if s.replicas != nil {
 		go s.replicas.Run(s.stop)
 	}
+	if s.publisher != nil {
+		s.publishing = make(chan struct{})
+		go func() { defer close(s.publishing); s.publisher.Run(s.stop) }()
+	}
 	s.delivering = make(chan struct{})
 	go func() { defer close(s.delivering); s.hooks.Run(s.stop) }()
 }
@@ -367,6 +385,15 @@ func (s *Server) Close() error {
 		case <-s.delivering:
 		case <-ctx.Done():
 		}
+	}
+	if s.publishing != nil {
+		select {
+		case <-s.publishing:
+		case <-ctx.Done():
+		}
+	}
+	if s.publisher != nil {
+		s.publisher.Close()
 	}
 	if s.replicas != nil {
 		err = errors.Join(err, s.replicas.Close())
