@@ -14,12 +14,12 @@
 // event before it (Nats-Expected-Last-Msg-Id): JetStream stores an event
 // only right after its predecessor, so a failure in a window can never
 // leave a later event stored before an earlier one; the session ends and
-// starts again after the last event stored. Every message also carries
-// its place in the log, sealed (Records-Position): a session starts after
-// the stream's last message when that message is an event of the log, so
-// a crash between JetStream's acknowledgement and the position's update
-// republishes nothing, whatever the stream's duplicate window; otherwise it
-// starts after the stored position, JetStream dropping the duplicates
+// starts again after the last event stored. A session starts after the
+// stream's last message when that message is an event of the log (its
+// Nats-Msg-Id is an event's id, which holds the event's number), so a
+// crash between JetStream's acknowledgement and the position's update
+// republishes nothing, whatever the stream's duplicate window; otherwise
+// it starts after the stored position, JetStream dropping the duplicates
 // within its window.
 //
 // One publisher at a time: on PostgreSQL each instance tries for an
@@ -76,12 +76,6 @@ const (
 	DefaultPoll       = 100 * time.Millisecond
 	DefaultAckTimeout = 5 * time.Second
 	DefaultRetry      = time.Second
-)
-
-// The headers of a published event beyond Nats-Msg-Id.
-const (
-	// HeaderPosition holds the event's place in the log, sealed.
-	HeaderPosition = "Records-Position"
 )
 
 // Subjects is what the stream holds: every subject the publisher sends to.
@@ -145,7 +139,10 @@ func New(cfg Config, database *db.DB, log *events.Log, lg *slog.Logger) (*Publis
 	if err != nil {
 		return nil, fmt.Errorf("--nats-url: %w", err)
 	}
-	p.js, err = jetstream.New(p.nc, jetstream.WithPublishAsyncMaxPending(cfg.Window), jetstream.WithPublishAsyncTimeout(cfg.AckTimeout))
+	// No timeout per publish (a timer each): publish awaits a window's
+	// acknowledgements under one, and a failed session drops what is left
+	// pending (CleanupPublisher).
+	p.js, err = jetstream.New(p.nc, jetstream.WithPublishAsyncMaxPending(cfg.Window))
 	if err != nil {
 		p.nc.Close()
 		return nil, err
@@ -221,6 +218,7 @@ func (p *Publisher) lead(ctx context.Context, l *lease) {
 		if ctx.Err() != nil {
 			return
 		}
+		p.js.CleanupPublisher() // acknowledgements still pending will not come
 		p.failures.Inc()
 		p.lg.Warn("publish: publishing stopped; starting again", "stream", p.cfg.Stream, "in", p.cfg.Retry.String(), "error", err)
 		p.notePending(ctx)
@@ -316,13 +314,12 @@ func (p *Publisher) publish(ctx context.Context, page []events.TeamEvent, prev s
 		e := &page[i]
 		id := p.log.ID(e.Seq)
 		msg := nats.NewMsg(Subject(e.Team, e.Type))
-		msg.Data = p.log.Append(nil, e.Team, &e.Event)
-		msg.Header.Set(HeaderPosition, p.log.IDs.SealPosition(e.TxID, e.Seq))
-		opts := []jetstream.PublishOpt{jetstream.WithMsgID(id), jetstream.WithRetryAttempts(0)}
+		msg.Data = p.log.Append(make([]byte, 0, len(e.Image.String)+len(e.Meta.String)+256), e.Team, &e.Event)
+		msg.Header[jetstream.MsgIDHeader] = []string{id}
 		if prev != "" {
-			opts = append(opts, jetstream.WithExpectLastMsgID(prev))
+			msg.Header[jetstream.ExpectedLastMsgIDHeader] = []string{prev}
 		}
-		f, err := p.js.PublishMsgAsync(msg, opts...)
+		f, err := p.js.PublishMsgAsync(msg)
 		if err != nil {
 			sendErr = err
 			break
@@ -332,6 +329,8 @@ func (p *Publisher) publish(ctx context.Context, page []events.TeamEvent, prev s
 	}
 	done := 0
 	var ackErr error
+	timeout := time.NewTimer(p.cfg.AckTimeout)
+	defer timeout.Stop()
 	for i, f := range futures {
 		select {
 		case <-f.Ok():
@@ -344,6 +343,8 @@ func (p *Publisher) publish(ctx context.Context, page []events.TeamEvent, prev s
 			if ackErr == nil {
 				ackErr = fmt.Errorf("event %s: %w", p.log.ID(page[i].Seq), err)
 			}
+		case <-timeout.C:
+			return done, errors.Join(fmt.Errorf("no acknowledgement of %d events within %v", len(futures)-i, p.cfg.AckTimeout), sendErr)
 		case <-ctx.Done():
 			return done, ctx.Err()
 		}
@@ -402,15 +403,11 @@ func (p *Publisher) start(ctx context.Context, stream jetstream.Stream) (events.
 	if err != nil {
 		return stored, fmt.Errorf("the stream %s's last message: %w", p.cfg.Stream, err)
 	}
-	tx, seq, ok := p.log.IDs.OpenPosition(last.Header.Get(HeaderPosition))
+	seq, ok := p.log.IDs.Seq(last.Header.Get(jetstream.MsgIDHeader))
 	if !ok {
 		return stored, nil // not an event of this database's log
 	}
-	at := events.Position{TxID: tx, Seq: seq}
-	if !after(at, stored) {
-		return stored, nil
-	}
-	held, err := p.holds(ctx, at)
+	at, held, err := p.position(ctx, seq)
 	if err != nil {
 		return stored, err
 	}
@@ -420,6 +417,9 @@ func (p *Publisher) start(ctx context.Context, stream jetstream.Stream) (events.
 		// than the log keeps.
 		p.lg.Error("publish: the stream's last event is not in the log; publishing from the stored position",
 			"stream", p.cfg.Stream, "event", p.log.ID(seq))
+		return stored, nil
+	}
+	if !after(at, stored) {
 		return stored, nil
 	}
 	return at, p.store(ctx, at)
@@ -450,12 +450,14 @@ WHERE ("event_followers"."txid", "event_followers"."seq") < (excluded."txid", ex
 	return err
 }
 
-// holds tells whether the log holds the event at pos.
-func (p *Publisher) holds(ctx context.Context, pos events.Position) (bool, error) {
+// position is the place in the log of the event numbered seq, if the log
+// holds it.
+func (p *Publisher) position(ctx context.Context, seq int64) (events.Position, bool, error) {
+	pos := events.Position{Seq: seq}
 	found := false
-	err := p.db.Each(ctx, 1, `SELECT 1 FROM "events" WHERE "id" = ? AND "txid" = ?`, []any{pos.Seq, pos.TxID},
-		func(*sql.Rows) error { found = true; return nil })
-	return found, err
+	err := p.db.Each(ctx, 1, `SELECT "txid" FROM "events" WHERE "id" = ?`, []any{seq},
+		func(rows *sql.Rows) error { found = true; return rows.Scan(&pos.TxID) })
+	return pos, found, err
 }
 
 // head is the newest event's number: while it stays, an idle log need not
