@@ -274,7 +274,7 @@ func secondServer(t *testing.T, h *harness) *server.Server {
 }
 
 // secondServerWith is secondServer with a configuration.
-func secondServerWith(t *testing.T, h *harness, cfg server.Config) *server.Server {
+func secondServerWith(t testing.TB, h *harness, cfg server.Config) *server.Server {
 	t.Helper()
 	u := dbtest.URLOf(t, h.db)
 	database, err := db.Open(context.Background(), db.Config{URL: u})
