@@ -5,22 +5,27 @@
 // Each event goes to subject records.<team_id>.<plural>.<action> of the
 // stream (created if missing, subjects records.>), with header
 // Nats-Msg-Id = the event's id and, as body, the event exactly as the log
-// answers it. Publishing is asynchronous within a bounded window: a page
-// of events is sent without waiting, then every acknowledgement awaited;
-// the publisher's position (a row of event_followers) moves only past
-// events JetStream acknowledged.
+// answers it.
 //
-// Order and exactly-once. Each publish but a session's first names the
-// event before it (Nats-Expected-Last-Msg-Id): JetStream stores an event
-// only right after its predecessor, so a failure in a window can never
-// leave a later event stored before an earlier one; the session ends and
-// starts again after the last event stored. A session starts after the
-// stream's last message when that message is an event of the log (its
-// Nats-Msg-Id is an event's id, which holds the event's number), so a
-// crash between JetStream's acknowledgement and the position's update
-// republishes nothing, whatever the stream's duplicate window; otherwise
-// it starts after the stored position, JetStream dropping the duplicates
-// within its window.
+// A window of events, a page of the log, is published without waiting,
+// and acknowledged as a whole. Each event but a session's first names the
+// event before it (Nats-Expected-Last-Msg-Id), and JetStream stores an
+// event only right after its predecessor: an event can never be stored
+// after a later one, and the window's last event stored means every event
+// of the window is. So only the last one asks for JetStream's
+// acknowledgement (an acknowledgement each would cost the service more CPU
+// than the rest of publishing); the publisher's position (a row of
+// event_followers) moves past the window once it is acknowledged. A window
+// that fails ends the session.
+//
+// A session starts after the newest event of the log the stream holds
+// (read back from the stream's last messages: an event's id holds its
+// number), or after the stored position if the stream holds none of them:
+// a crash between JetStream's acknowledgement and the position's update,
+// or a window that failed midway, republishes nothing, whatever the
+// stream's duplicate window. The stream's messages past that event, if
+// any, are events the log no longer has (lost in a failover that did not
+// carry their commits over).
 //
 // One publisher at a time: on PostgreSQL each instance tries for an
 // advisory lock (held by a connection of its own, which holds no
@@ -57,12 +62,12 @@ type Config struct {
 	URL string
 	// Stream is the JetStream stream published to, made if missing.
 	Stream string
-	// Window bounds the events published before their acknowledgements are
+	// Window bounds the events published before their acknowledgement is
 	// awaited.
 	Window int
 	// Poll is how often the log is read while it is idle.
 	Poll time.Duration
-	// AckTimeout bounds the wait for an acknowledgement.
+	// AckTimeout bounds the wait for a window's acknowledgement.
 	AckTimeout time.Duration
 	// Retry is the wait before trying again after a failure, and between
 	// tries for the publisher's lock.
@@ -139,16 +144,13 @@ func New(cfg Config, database *db.DB, log *events.Log, lg *slog.Logger) (*Publis
 	if err != nil {
 		return nil, fmt.Errorf("--nats-url: %w", err)
 	}
-	// No timeout per publish (a timer each): publish awaits a window's
-	// acknowledgements under one, and a failed session drops what is left
-	// pending (CleanupPublisher).
-	p.js, err = jetstream.New(p.nc, jetstream.WithPublishAsyncMaxPending(cfg.Window))
+	p.js, err = jetstream.New(p.nc)
 	if err != nil {
 		p.nc.Close()
 		return nil, err
 	}
 	p.published = prometheus.NewCounter(prometheus.CounterOpts{
-		Name: "records_nats_published_total", Help: "Events JetStream acknowledged (duplicates it dropped included).",
+		Name: "records_nats_published_total", Help: "Events published to JetStream and acknowledged (a window at a time).",
 	})
 	p.failures = prometheus.NewCounter(prometheus.CounterOpts{
 		Name: "records_nats_publish_failures_total", Help: "Publishing sessions that failed (a broker outage, a timeout, a database error) and were started again.",
@@ -218,7 +220,6 @@ func (p *Publisher) lead(ctx context.Context, l *lease) {
 		if ctx.Err() != nil {
 			return
 		}
-		p.js.CleanupPublisher() // acknowledgements still pending will not come
 		p.failures.Inc()
 		p.lg.Warn("publish: publishing stopped; starting again", "stream", p.cfg.Stream, "in", p.cfg.Retry.String(), "error", err)
 		p.notePending(ctx)
@@ -283,15 +284,12 @@ func (p *Publisher) session(ctx context.Context, l *lease) error {
 			continue
 		}
 		p.pendingSince.Store(page[0].OccurredAt)
-		done, err := p.publish(ctx, page, prev)
-		if done > 0 {
-			last := page[done-1]
-			prev, pos = p.log.ID(last.Seq), last.Position
-			if serr := p.store(ctx, pos); serr != nil && err == nil {
-				err = serr
-			}
+		if err := p.publish(ctx, page, prev); err != nil {
+			return err
 		}
-		if err != nil {
+		last := page[len(page)-1]
+		prev, pos = p.log.ID(last.Seq), last.Position
+		if err := p.store(ctx, pos); err != nil {
 			return err
 		}
 		if len(page) < p.cfg.Window {
@@ -304,12 +302,10 @@ func (p *Publisher) session(ctx context.Context, l *lease) error {
 // idleRead is how often an idle log is read although its head stays.
 const idleRead = time.Second
 
-// publish sends the page's events, each after prev, and awaits every
-// acknowledgement; it returns how many, from the first, JetStream stored
-// (or had), and the first failure.
-func (p *Publisher) publish(ctx context.Context, page []events.TeamEvent, prev string) (int, error) {
-	futures := make([]jetstream.PubAckFuture, 0, len(page))
-	var sendErr error
+// publish sends the page's events, each after prev, and awaits the
+// acknowledgement of the last (see the package's doc).
+func (p *Publisher) publish(ctx context.Context, page []events.TeamEvent, prev string) error {
+	last := len(page) - 1
 	for i := range page {
 		e := &page[i]
 		id := p.log.ID(e.Seq)
@@ -319,37 +315,26 @@ func (p *Publisher) publish(ctx context.Context, page []events.TeamEvent, prev s
 		if prev != "" {
 			msg.Header[jetstream.ExpectedLastMsgIDHeader] = []string{prev}
 		}
-		f, err := p.js.PublishMsgAsync(msg)
-		if err != nil {
-			sendErr = err
-			break
-		}
-		futures = append(futures, f)
 		prev = id
-	}
-	done := 0
-	var ackErr error
-	timeout := time.NewTimer(p.cfg.AckTimeout)
-	defer timeout.Stop()
-	for i, f := range futures {
-		select {
-		case <-f.Ok():
-			if ackErr == nil {
-				done = i + 1
-				p.published.Inc()
-				p.lag.Observe(time.Since(time.UnixMicro(page[i].OccurredAt)).Seconds())
+		if i < last {
+			if err := p.nc.PublishMsg(msg); err != nil {
+				return fmt.Errorf("event %s: %w", id, err)
 			}
-		case err := <-f.Err():
-			if ackErr == nil {
-				ackErr = fmt.Errorf("event %s: %w", p.log.ID(page[i].Seq), err)
-			}
-		case <-timeout.C:
-			return done, errors.Join(fmt.Errorf("no acknowledgement of %d events within %v", len(futures)-i, p.cfg.AckTimeout), sendErr)
-		case <-ctx.Done():
-			return done, ctx.Err()
+			continue
+		}
+		actx, cancel := context.WithTimeout(ctx, p.cfg.AckTimeout)
+		_, err := p.js.PublishMsg(actx, msg)
+		cancel()
+		if err != nil {
+			return fmt.Errorf("the window of %d events ending with %s: %w", len(page), id, err)
 		}
 	}
-	return done, errors.Join(ackErr, sendErr)
+	now := time.Now()
+	p.published.Add(float64(len(page)))
+	for i := range page {
+		p.lag.Observe(now.Sub(time.UnixMicro(page[i].OccurredAt)).Seconds())
+	}
+	return nil
 }
 
 // Subject is the subject of an event of team of type "<plural>.<action>".
@@ -380,8 +365,9 @@ func (p *Publisher) stream(ctx context.Context) (jetstream.Stream, error) {
 	return s, nil
 }
 
-// start is where a session begins: after the stream's last message when
-// it is an event the log holds, else after the stored position.
+// start is where a session begins: after the newest event of the log the
+// stream holds, among its last walkBack messages, unless the stored
+// position is further; else after the stored position.
 func (p *Publisher) start(ctx context.Context, stream jetstream.Stream) (events.Position, error) {
 	stored, err := p.stored(ctx)
 	if err != nil {
@@ -393,37 +379,38 @@ func (p *Publisher) start(ctx context.Context, stream jetstream.Stream) (events.
 	if err != nil {
 		return stored, fmt.Errorf("the stream %s: %w", p.cfg.Stream, err)
 	}
-	if info.State.LastSeq == 0 {
-		return stored, nil
+	first, last := info.State.FirstSeq, info.State.LastSeq
+	for n, seq := 0, last; n < walkBack && seq >= first && seq > 0; n, seq = n+1, seq-1 {
+		m, err := stream.GetMsg(tctx, seq)
+		if errors.Is(err, jetstream.ErrMsgNotFound) {
+			continue // deleted since
+		}
+		if err != nil {
+			return stored, fmt.Errorf("the stream %s's message %d: %w", p.cfg.Stream, seq, err)
+		}
+		num, ok := p.log.IDs.Seq(m.Header.Get(jetstream.MsgIDHeader))
+		if !ok {
+			continue // not an event of this database's log
+		}
+		at, held, err := p.position(ctx, num)
+		if err != nil {
+			return stored, err
+		}
+		if !held {
+			p.lg.Error("publish: the stream holds an event the log does not (lost in a failover?); publishing after the newest it holds",
+				"stream", p.cfg.Stream, "event", p.log.ID(num))
+			continue
+		}
+		if !after(at, stored) {
+			return stored, nil
+		}
+		return at, p.store(ctx, at)
 	}
-	last, err := stream.GetMsg(tctx, info.State.LastSeq)
-	if errors.Is(err, jetstream.ErrMsgNotFound) {
-		return stored, nil // deleted (or aged out) since
-	}
-	if err != nil {
-		return stored, fmt.Errorf("the stream %s's last message: %w", p.cfg.Stream, err)
-	}
-	seq, ok := p.log.IDs.Seq(last.Header.Get(jetstream.MsgIDHeader))
-	if !ok {
-		return stored, nil // not an event of this database's log
-	}
-	at, held, err := p.position(ctx, seq)
-	if err != nil {
-		return stored, err
-	}
-	if !held {
-		// The stream holds an event the log does not: lost with commits a
-		// failover did not carry over (asynchronous replication), or older
-		// than the log keeps.
-		p.lg.Error("publish: the stream's last event is not in the log; publishing from the stored position",
-			"stream", p.cfg.Stream, "event", p.log.ID(seq))
-		return stored, nil
-	}
-	if !after(at, stored) {
-		return stored, nil
-	}
-	return at, p.store(ctx, at)
+	return stored, nil
 }
+
+// walkBack bounds the stream's messages start reads back.
+const walkBack = 1000
 
 // after tells whether a is after b in the log.
 func after(a, b events.Position) bool {
