@@ -23,6 +23,7 @@ type Server struct {
 	tb     testing.TB
 	bin    string
 	dir    string
+	conf   string // its configuration file
 	port   int
 	cmd    *exec.Cmd
 	exited chan struct{}
@@ -31,7 +32,11 @@ type Server struct {
 // Start starts a NATS server with JetStream, stopped when tb ends. Without
 // nats-server (Debian: apt-get install nats-server) the test is skipped,
 // or under CI fails.
-func Start(tb testing.TB) *Server {
+func Start(tb testing.TB) *Server { return StartWith(tb, "") }
+
+// StartWith is Start with lines of the server's configuration file
+// (max_payload: 4096).
+func StartWith(tb testing.TB, config string) *Server {
 	tb.Helper()
 	bin, err := exec.LookPath("nats-server")
 	if err != nil {
@@ -51,6 +56,10 @@ func Start(tb testing.TB) *Server {
 	}
 	s := &Server{tb: tb, bin: bin, dir: tb.TempDir(), port: l.Addr().(*net.TCPAddr).Port}
 	l.Close()
+	s.conf = filepath.Join(s.dir, "nats.conf")
+	if err := os.WriteFile(s.conf, []byte(config+"\n"), 0o644); err != nil {
+		tb.Fatal(err)
+	}
 	s.Resume()
 	tb.Cleanup(s.Stop)
 	return s
@@ -63,7 +72,7 @@ func (s *Server) URL() string { return fmt.Sprintf("nats://127.0.0.1:%d", s.port
 // same store) and waits until it takes connections.
 func (s *Server) Resume() {
 	s.tb.Helper()
-	s.cmd = exec.Command(s.bin, "-a", "127.0.0.1", "-p", fmt.Sprint(s.port), "-js", "-sd", filepath.Join(s.dir, "store"))
+	s.cmd = exec.Command(s.bin, "-c", s.conf, "-a", "127.0.0.1", "-p", fmt.Sprint(s.port), "-js", "-sd", filepath.Join(s.dir, "store"))
 	if err := s.cmd.Start(); err != nil {
 		s.tb.Fatal(err)
 	}

@@ -311,6 +311,9 @@ func (p *Publisher) publish(ctx context.Context, page []events.TeamEvent, prev s
 		id := p.log.ID(e.Seq)
 		msg := nats.NewMsg(Subject(e.Team, e.Type))
 		msg.Data = p.log.Append(make([]byte, 0, len(e.Image.String)+len(e.Meta.String)+256), e.Team, &e.Event)
+		if limit := p.nc.MaxPayload() - headroom; limit > 0 && int64(len(msg.Data)) > limit {
+			msg.Data = p.tooLarge(e, len(msg.Data), limit)
+		}
 		msg.Header[jetstream.MsgIDHeader] = []string{id}
 		if prev != "" {
 			msg.Header[jetstream.ExpectedLastMsgIDHeader] = []string{prev}
@@ -335,6 +338,21 @@ func (p *Publisher) publish(ctx context.Context, page []events.TeamEvent, prev s
 		p.lag.Observe(now.Sub(time.UnixMicro(page[i].OccurredAt)).Seconds())
 	}
 	return nil
+}
+
+// headroom is what a message's headers may take of the broker's largest
+// message.
+const headroom = 1024
+
+// tooLarge is the body of an event larger than the broker takes
+// (max_payload): the event with its record's id only, as the log answers
+// an event whose record it cannot write out, so that publishing goes on.
+func (p *Publisher) tooLarge(e *events.TeamEvent, size int, limit int64) []byte {
+	p.lg.Error("publish: an event is larger than the NATS server takes (max_payload); published with its record's id only",
+		"event", p.log.ID(e.Seq), "bytes", size, "limit", limit)
+	bare := e.Event
+	bare.Image = sql.NullString{}
+	return p.log.Append(nil, e.Team, &bare)
 }
 
 // Subject is the subject of an event of team of type "<plural>.<action>".

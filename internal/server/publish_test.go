@@ -227,3 +227,28 @@ func TestPublishingStartsAfterTheStreamsLastEvent(t *testing.T) {
 		})
 	}
 }
+
+// An event larger than the broker takes (max_payload) is published with
+// its record's id only, as the log answers an event it cannot write out,
+// and publishing goes on.
+func TestTooLargeEventsArePublishedBare(t *testing.T) {
+	broker := natstest.StartWith(t, "max_payload: 4096")
+	cfg := testConfig()
+	cfg.NATS.URL, cfg.NATS.Stream = broker.URL(), streamName()
+	h := newHarness(t, "sqlite3", cfg)
+	h.srv.Start()
+	defer h.srv.Close()
+	h.call("POST", "/v1/customers", `{"id":"big","phone":"`+strings.Repeat("9", 6000)+`"}`).want(201)
+	h.call("POST", "/v1/customers", `{"id":"small"}`).want(201)
+	var msgs []natstest.Message
+	waitFor(t, 30*time.Second, "both events in the stream", func() bool {
+		msgs = natstest.Messages(t, broker.URL(), cfg.NATS.Stream)
+		return len(msgs) == 2
+	})
+	if !strings.Contains(string(msgs[0].Data), `"data":{"object":{"id":"big"}}`) || len(msgs[0].Data) > 4096 {
+		t.Errorf("the large event: %.300s", msgs[0].Data)
+	}
+	if !strings.Contains(string(msgs[1].Data), `"id":"small","version":1`) {
+		t.Errorf("the next event: %s", msgs[1].Data)
+	}
+}
