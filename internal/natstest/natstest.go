@@ -113,17 +113,8 @@ type Message struct {
 // (none when the stream does not exist).
 func Messages(tb testing.TB, url, stream string) []Message {
 	tb.Helper()
-	nc, err := nats.Connect(url)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer nc.Close()
-	js, err := jetstream.New(nc)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
+	js, ctx, done := jetStream(tb, url)
+	defer done()
 	s, err := js.Stream(ctx, stream)
 	if errors.Is(err, jetstream.ErrStreamNotFound) {
 		return nil
@@ -153,18 +144,25 @@ func Messages(tb testing.TB, url, stream string) []Message {
 // whose duplicate window is dup.
 func CreateStream(tb testing.TB, url, stream string, dup time.Duration) {
 	tb.Helper()
+	js, ctx, done := jetStream(tb, url)
+	defer done()
+	if _, err := js.CreateStream(ctx, jetstream.StreamConfig{Name: stream, Subjects: []string{"records.>"}, Duplicates: dup}); err != nil {
+		tb.Fatal(err)
+	}
+}
+
+// jetStream connects to the server at url, for 30 s at most; done closes
+// the connection.
+func jetStream(tb testing.TB, url string) (js jetstream.JetStream, ctx context.Context, done func()) {
+	tb.Helper()
 	nc, err := nats.Connect(url)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	defer nc.Close()
-	js, err := jetstream.New(nc)
-	if err != nil {
+	if js, err = jetstream.New(nc); err != nil {
+		nc.Close()
 		tb.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	if _, err := js.CreateStream(ctx, jetstream.StreamConfig{Name: stream, Subjects: []string{"records.>"}, Duplicates: dup}); err != nil {
-		tb.Fatal(err)
-	}
+	return js, ctx, func() { cancel(); nc.Close() }
 }

@@ -52,6 +52,20 @@ func replicatedPair(t *testing.T, name string, delay time.Duration, sync bool) (
 	return primary, standby
 }
 
+// openMigrated opens the database at url, migrated, closed when t ends.
+func openMigrated(t *testing.T, url string) *db.DB {
+	t.Helper()
+	database, err := db.Open(context.Background(), db.Config{URL: url})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { database.Close() })
+	if _, err := database.Migrate(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return database
+}
+
 // waitFor polls ok until it holds, failing the test after limit.
 func waitFor(t *testing.T, limit time.Duration, what string, ok func() bool) {
 	t.Helper()
@@ -85,20 +99,12 @@ func TestFailoverUnderWriteLoad(t *testing.T) {
 	t.Logf("clusters ready in %v", time.Since(start).Round(time.Millisecond))
 	url := fmt.Sprintf("postgres://postgres@127.0.0.1:%d,127.0.0.1:%d/failover?sslmode=disable&connect_timeout=2",
 		primary.Port(), standby.Port())
-	database, err := db.Open(context.Background(), db.Config{URL: url})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer database.Close()
-	if _, err := database.Migrate(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	cfg := testConfig()
+	database := openMigrated(t, url)
+	broker := natstest.Start(t)
+	cfg := publishing(broker)
 	cfg.RequestTimeout = 5 * time.Second
 	cfg.Webhooks.AllowPrivate = true
 	cfg.Webhooks.Schedule = []time.Duration{100 * time.Millisecond}
-	broker := natstest.Start(t)
-	cfg.NATS.URL, cfg.NATS.Stream = broker.URL(), streamName()
 	srv, err := server.New(cfg, database, io.Discard)
 	if err != nil {
 		t.Fatal(err)

@@ -26,6 +26,14 @@ func metricsOf(tb testing.TB, srv *server.Server) string {
 	return w.Body.String()
 }
 
+// publishing is the test configuration, publishing to a stream of the
+// test's own on broker.
+func publishing(broker *natstest.Server) server.Config {
+	cfg := testConfig()
+	cfg.NATS.URL, cfg.NATS.Stream = broker.URL(), streamName()
+	return cfg
+}
+
 // streamName is a stream of the test's own.
 func streamName() string {
 	b := make([]byte, 4)
@@ -117,8 +125,7 @@ func TestEventsArePublishedToNATS(t *testing.T) {
 		t.Run(dbtest.Name(d), func(t *testing.T) {
 			t.Parallel()
 			broker := natstest.Start(t)
-			cfg := testConfig()
-			cfg.NATS.URL, cfg.NATS.Stream = broker.URL(), streamName()
+			cfg := publishing(broker)
 			h := newHarness(t, d, cfg)
 			h.srv.Start()
 			defer h.srv.Close()
@@ -194,8 +201,7 @@ func TestPublishingStartsAfterTheStreamsLastEvent(t *testing.T) {
 		t.Run(dbtest.Name(d), func(t *testing.T) {
 			t.Parallel()
 			broker := natstest.Start(t)
-			cfg := testConfig()
-			cfg.NATS.URL, cfg.NATS.Stream = broker.URL(), streamName()
+			cfg := publishing(broker)
 			natstest.CreateStream(t, broker.URL(), cfg.NATS.Stream, 100*time.Millisecond)
 			h := newHarness(t, d, cfg)
 			h.srv.Start()
@@ -233,8 +239,7 @@ func TestPublishingStartsAfterTheStreamsLastEvent(t *testing.T) {
 // and publishing goes on.
 func TestTooLargeEventsArePublishedBare(t *testing.T) {
 	broker := natstest.StartWith(t, "max_payload: 4096")
-	cfg := testConfig()
-	cfg.NATS.URL, cfg.NATS.Stream = broker.URL(), streamName()
+	cfg := publishing(broker)
 	h := newHarness(t, "sqlite3", cfg)
 	h.srv.Start()
 	defer h.srv.Close()

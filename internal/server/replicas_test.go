@@ -7,52 +7,21 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/redis/go-redis/v9"
-
 	"records/internal/auth"
 	"records/internal/db"
+	"records/internal/dbtest"
 	"records/internal/server"
 )
-
-// testRedisURL is the Redis the tests use: TEST_REDIS_URL, or the local
-// one; skipped (under CI, failed) when it does not answer.
-func testRedisURL(t *testing.T) string {
-	t.Helper()
-	u := os.Getenv("TEST_REDIS_URL")
-	if u == "" {
-		u = "redis://127.0.0.1:6379/15"
-	}
-	opts, err := redis.ParseURL(u)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := redis.NewClient(opts)
-	defer c.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-	defer cancel()
-	if err := c.Ping(ctx).Err(); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("Redis at %s is unreachable, and CI requires it: %v", u, err)
-		}
-		t.Skipf("Redis unreachable (set TEST_REDIS_URL): %v", err)
-	}
-	return u
-}
 
 // replicaServer serves the primary's database with the standby as a read
 // replica, its background work (the replicas' poll) started.
 func replicaServer(t *testing.T, primaryURL, replicaURL, redisURL string) *httptest.Server {
 	t.Helper()
-	database, err := db.Open(context.Background(), db.Config{URL: primaryURL})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { database.Close() })
+	database := openMigrated(t, primaryURL) // migrated already: nothing to do
 	cfg := testConfig()
 	cfg.Replicas.URLs = []string{replicaURL}
 	cfg.RedisURL = redisURL
@@ -83,14 +52,7 @@ func TestReplicaReadsSeeTheirWrites(t *testing.T) {
 	if _, err := db.Open(context.Background(), db.Config{URL: replicaURL}); err == nil || !strings.Contains(err.Error(), "standby") {
 		t.Errorf("the standby opened as the database: %v, want it refused as a standby", err)
 	}
-	database, err := db.Open(context.Background(), db.Config{URL: primaryURL})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer database.Close()
-	if _, err := database.Migrate(context.Background()); err != nil {
-		t.Fatal(err)
-	}
+	database := openMigrated(t, primaryURL)
 	store := auth.NewStore(database, 0)
 	_, writer, err := store.Create(context.Background(), "writer", auth.Write, "", 0)
 	if err != nil {
@@ -100,7 +62,7 @@ func TestReplicaReadsSeeTheirWrites(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	redisURL := testRedisURL(t)
+	redisURL := dbtest.RedisURL(t)
 	one := replicaServer(t, primaryURL, replicaURL, redisURL)
 	two := replicaServer(t, primaryURL, replicaURL, redisURL)
 
