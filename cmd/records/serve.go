@@ -33,6 +33,9 @@ func newServeCmd() *cobra.Command {
 		Example: `  records serve
   records serve --addr 0.0.0.0:8080 --database-url postgres://user@db:5432/records?sslmode=require
   records serve --redis-url redis://cache:6379/0 --log-sample 10
+  records serve --database-url 'postgres://db1:5432,db2:5432/records?sslmode=require' \
+                --replica-url 'postgres://db2:5432/records?sslmode=require' --redis-url redis://cache:6379/0
+  records serve --nats-url nats://nats:4222 --nats-stream RECORDS
   OTEL_EXPORTER_OTLP_ENDPOINT=http://collector:4318 records serve`,
 		Short: "Serve the API",
 		Args:  cobra.NoArgs,
@@ -109,7 +112,15 @@ func newServeCmd() *cobra.Command {
 	cmd.Flags().DurationVar(&cfg.IdempotencyTTL, "idempotency-ttl", cfg.IdempotencyTTL, "how long the answer to a write sent with an Idempotency-Key replays")
 	cmd.Flags().DurationVar(&cfg.EventRetention, "event-retention", cfg.EventRetention, "how long events are kept for the event log, histories and webhooks (0 keeps them forever; never less than --idempotency-ttl)")
 	cmd.Flags().StringVar(&cfg.RedisURL, "redis-url", os.Getenv("REDIS_URL"),
-		"Redis (redis://host:6379/0) keeping the per-token rate limit across instances (env REDIS_URL; without it, each instance limits on its own)")
+		"Redis (redis://host:6379/0) keeping the per-token rate limit, and with read replicas each token's last write, across instances (env REDIS_URL; without it, each instance keeps its own)")
+	cmd.Flags().StringArrayVar(&cfg.Replicas.URLs, "replica-url", nil,
+		"a PostgreSQL read replica (postgres://…, a streaming hot standby) that reads of records may run on; repeat for several")
+	cmd.Flags().DurationVar(&cfg.Replicas.MaxLag, "replica-max-lag", cfg.Replicas.MaxLag,
+		"how far behind the primary a read replica may be and still serve reads")
+	cmd.Flags().StringVar(&cfg.NATS.URL, "nats-url", envvar.Or("NATS_URL", ""),
+		"NATS (nats://host:4222) to publish every event of the log to, on JetStream (env NATS_URL; without it, nothing is published)")
+	cmd.Flags().StringVar(&cfg.NATS.Stream, "nats-stream", cfg.NATS.Stream,
+		"the JetStream stream events are published to (made if missing, subjects records.>)")
 	cmd.Flags().StringVar(&level, "log-level", "info", "least level logged: debug, info, warn or error (warn keeps server errors and warnings: the access line of every request answered below 500 is dropped)")
 	cmd.Flags().IntVar(&cfg.LogSample, "log-sample", cfg.LogSample, "write the access line of one successful request in this many (errors are always logged)")
 	cmd.Flags().StringVar(&schedule, "webhook-retry-schedule", "",

@@ -27,6 +27,10 @@ type Config struct {
 	URL string
 	// MaxConns caps open connections; 0 picks a size for this machine.
 	MaxConns int
+	// Replica opens a PostgreSQL read replica (a hot standby): for reads
+	// only, never migrated nor written, and not connected to until read —
+	// it may be down when the service starts.
+	Replica bool
 }
 
 // DB is an open database.
@@ -41,7 +45,8 @@ type DB struct {
 	generated       *stmtCache // the generated SQL's, written with ? placeholders
 	writeLock       *fifoLock  // SQLite: one writer in process; nil for PostgreSQL
 	txs             *atomic.Int64
-	stopCheckpoints func() // SQLite: stops the checkpointer
+	stopCheckpoints func()       // SQLite: stops the checkpointer
+	idle            *idleDropper // PostgreSQL: drops idle connections on a loss
 }
 
 // maxCachedStatements bounds the prepared statements kept per database.
@@ -57,21 +62,29 @@ func Open(ctx context.Context, cfg Config) (*DB, error) {
 	if err := src.ensureFolder(); err != nil {
 		return nil, fmt.Errorf("creating the database folder: %w", err)
 	}
-	pool, err := sql.Open(src.driver, src.dsn)
-	if err != nil {
-		return nil, err
-	}
 	size := cfg.MaxConns
 	if size <= 0 {
 		size = defaultPoolSize(src.dialect)
+	}
+	var pool *sql.DB
+	var idle *idleDropper
+	if src.dialect == migrate.Postgres {
+		conn, err := newConnector(src.dsn)
+		if err != nil {
+			return nil, fmt.Errorf("database URL %s: %w", redact(cfg.URL), err)
+		}
+		pool, idle = sql.OpenDB(conn), conn.idle
+		idle.pool, idle.size = pool, size
+	} else if pool, err = sql.Open(src.driver, src.dsn); err != nil {
+		return nil, err
 	}
 	// Idle connections are kept up to the pool size, so a burst of requests
 	// does not reconnect (database/sql keeps only two by default).
 	pool.SetMaxOpenConns(size)
 	pool.SetMaxIdleConns(size)
-	if err := pool.PingContext(ctx); err != nil {
+	if err := checkServer(ctx, pool, src, cfg); err != nil {
 		pool.Close()
-		return nil, fmt.Errorf("connecting to %s: %w", redact(cfg.URL), Classify(ctx, err))
+		return nil, err
 	}
 	stmts := newStmtCache(pool, maxCachedStatements)
 	generated := newStmtCache(pool, maxCachedStatements)
@@ -93,11 +106,38 @@ func Open(ctx context.Context, cfg Config) (*DB, error) {
 		generated: generated,
 		writeLock: drv.writeLock,
 		txs:       drv.txs,
+		idle:      idle,
 	}
 	if src.dialect == migrate.SQLite {
 		db.stopCheckpoints = checkpoints(pool, checkpointEvery, checkpointIdle, restartFrames, sqliteWrites)
 	}
 	return db, nil
+}
+
+// checkServer checks that the database answers and, on PostgreSQL, is a
+// primary; a replica is checked to be PostgreSQL only, and is connected to
+// when read.
+func checkServer(ctx context.Context, pool *sql.DB, src source, cfg Config) error {
+	switch {
+	case cfg.Replica && src.dialect != migrate.Postgres:
+		return fmt.Errorf("replica URL %s: a read replica is a PostgreSQL standby (postgres://…)", redact(cfg.URL))
+	case cfg.Replica:
+		return nil
+	}
+	if err := pool.PingContext(ctx); err != nil {
+		return fmt.Errorf("connecting to %s: %w", redact(cfg.URL), Classify(ctx, err))
+	}
+	if src.dialect != migrate.Postgres {
+		return nil
+	}
+	standby, err := inRecovery(ctx, pool)
+	if err == nil && standby {
+		err = errStandby
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %w", redact(cfg.URL), Classify(ctx, err))
+	}
+	return nil
 }
 
 // defaultPoolSize sizes the pool for the machine. PostgreSQL overlaps network
@@ -158,22 +198,35 @@ func (db *DB) CheckSchema(ctx context.Context) error {
 // row, for at most max rows (all when max < 0; stopping at max spares the
 // step that would only discover the end). The generated read paths use it
 // instead of ent, whose query building costs as much as the query on a
-// primary-key lookup. Errors are classified (see Classify).
+// primary-key lookup. Errors are classified (see Classify). A read whose
+// connection was lost before it scanned a row is run once more, on a new
+// connection, within ctx's time: a read is safe to repeat (writes never
+// are; see lost.go).
 func (db *DB) Each(ctx context.Context, max int, query string, args []any, scan func(*sql.Rows) error) error {
+	n, err := db.each(ctx, max, query, args, scan)
+	if n == 0 && errors.Is(err, ErrConnectionLost) && ctx.Err() == nil {
+		db.idle.dropNow()
+		_, err = db.each(ctx, max, query, args, scan)
+	}
+	return err
+}
+
+// each is one try of Each: it returns how many rows it scanned.
+func (db *DB) each(ctx context.Context, max int, query string, args []any, scan func(*sql.Rows) error) (n int, err error) {
 	rows, err := dbConn{db.generated}.QueryContext(ctx, query, args...)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	defer rows.Close()
-	for n := 0; n != max && rows.Next(); n++ {
+	for ; n != max && rows.Next(); n++ {
 		if err := scan(rows); err != nil {
-			return Classify(ctx, err)
+			return n + 1, Classify(ctx, err)
 		}
 	}
 	if err := rows.Err(); err != nil {
-		return Classify(ctx, err)
+		return n, Classify(ctx, err)
 	}
-	return Classify(ctx, rows.Close())
+	return n, Classify(ctx, rows.Close())
 }
 
 // Exec runs a statement written with ? placeholders, prepared once per
@@ -195,6 +248,31 @@ func (db *DB) Postgres() bool { return db.Dialect == migrate.Postgres }
 
 // Ping checks that the database answers.
 func (db *DB) Ping(ctx context.Context) error { return Classify(ctx, db.SQL.PingContext(ctx)) }
+
+// errStandby: the server is a standby, which takes no writes.
+var errStandby = &classified{ErrUnavailable, errors.New("the server is a standby (in recovery), which takes no writes: " +
+	"name the primary, or every host with target_session_attrs=read-write")}
+
+// Writable checks that the database answers and takes writes: on
+// PostgreSQL, that the server is not a standby — during a failover the old
+// primary is gone and the new one not yet promoted.
+func (db *DB) Writable(ctx context.Context) error {
+	if !db.Postgres() {
+		return db.Ping(ctx)
+	}
+	standby, err := inRecovery(ctx, db.SQL)
+	if err == nil && standby {
+		err = errStandby
+	}
+	return Classify(ctx, err)
+}
+
+// inRecovery tells whether the server is a standby.
+func inRecovery(ctx context.Context, pool *sql.DB) (bool, error) {
+	var standby bool
+	err := pool.QueryRowContext(ctx, `SELECT pg_is_in_recovery()`).Scan(&standby)
+	return standby, err
+}
 
 // Close closes the cached statements and the pool.
 func (db *DB) Close() error {

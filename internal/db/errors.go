@@ -25,6 +25,14 @@ var (
 	// out of resources, is busy (SQLite's lock), or did not answer within the
 	// request's deadline. Retrying later may succeed.
 	ErrUnavailable = errors.New("the database is unavailable")
+	// ErrConnectionLost: the connection broke or its server stopped being
+	// the primary — SQLSTATE class 08 (connection exception), 57P01–57P03
+	// (shut down, crashed, not accepting connections now), 25006 (a
+	// read-only transaction: a demoted primary) — or the network or the
+	// driver found it broken. A statement in flight may or may not have
+	// been applied. It is also ErrUnavailable; the connection is dropped
+	// (see lost.go).
+	ErrConnectionLost = errors.New("the connection to the database was lost")
 	// ErrCanceled: the caller gave up (a client that hung up); the statement
 	// was stopped and its transaction rolled back.
 	ErrCanceled = errors.New("the request was canceled")
@@ -57,9 +65,11 @@ type classified struct {
 	err  error
 }
 
-func (e *classified) Error() string        { return e.err.Error() }
-func (e *classified) Unwrap() error        { return e.err }
-func (e *classified) Is(target error) bool { return target == e.kind }
+func (e *classified) Error() string { return e.err.Error() }
+func (e *classified) Unwrap() error { return e.err }
+func (e *classified) Is(target error) bool {
+	return target == e.kind || e.kind == ErrConnectionLost && target == ErrUnavailable
+}
 
 // Classify types err by the driver's own codes: lib/pq's SQLSTATE, SQLite's
 // extended result codes, the network's and context's errors. ctx is the
@@ -108,10 +118,14 @@ func kindOf(err error) error {
 		return sqliteKind(liteErr.Code())
 	case errors.Is(err, context.Canceled):
 		return ErrCanceled
+	case errors.Is(err, ErrConnectionLost), errors.Is(err, sqldriver.ErrBadConn), errors.Is(err, sql.ErrConnDone),
+		errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE),
+		errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
+		return ErrConnectionLost
+	case errors.As(err, &netErr) && netErr.Op != "dial":
+		return ErrConnectionLost // a connection's read or write failed
 	case errors.Is(err, context.DeadlineExceeded),
-		errors.Is(err, sqldriver.ErrBadConn), errors.Is(err, sql.ErrConnDone),
-		errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE),
-		errors.Is(err, io.ErrUnexpectedEOF),
+		errors.Is(err, syscall.ECONNREFUSED),
 		errors.As(err, &netErr):
 		return ErrUnavailable
 	}
@@ -133,7 +147,10 @@ func pqKind(e *pq.Error) error {
 		code == "54000": // program limit exceeded: a value too large for an index entry
 		return ErrBadValue
 	case strings.HasPrefix(code, "08"), // connection exception
-		strings.HasPrefix(code, "57P"),   // operator intervention: shutdown, cannot connect now
+		code == "57P01", code == "57P02", code == "57P03", // admin or crash shutdown, cannot connect now
+		code == "25006": // read-only transaction: the server is no longer the primary
+		return ErrConnectionLost
+	case strings.HasPrefix(code, "57P"), // operator intervention: a database dropped, …
 		strings.HasPrefix(code, "53"),    // insufficient resources
 		code == "40001", code == "40P01": // serialization failure, deadlock: retryable
 		return ErrUnavailable

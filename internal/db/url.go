@@ -3,7 +3,6 @@ package db
 import (
 	"errors"
 	"fmt"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -61,10 +60,11 @@ func parseURL(raw string) (source, error) {
 		}
 		return source{dialect: migrate.SQLite, driver: "sqlite", dsn: "file:" + p + "?" + SQLitePragmas + noAutoCheckpoint, path: p}, nil
 	case strings.HasPrefix(raw, "postgres://"), strings.HasPrefix(raw, "postgresql://"):
-		if _, err := url.Parse(raw); err != nil {
-			return source{}, fmt.Errorf("database URL: %w", err)
+		dsn, err := postgresDSN(raw)
+		if err != nil {
+			return source{}, fmt.Errorf("database URL %s: %w", redact(raw), err)
 		}
-		return source{dialect: migrate.Postgres, driver: "postgres", dsn: raw}, nil
+		return source{dialect: migrate.Postgres, driver: "postgres", dsn: dsn}, nil
 	default:
 		return source{}, fmt.Errorf("database URL %q: want sqlite:PATH or postgres://…", redact(raw))
 	}
@@ -82,13 +82,18 @@ func (s source) ensureFolder() error {
 	return os.MkdirAll(dir, 0o755)
 }
 
-// redact hides a password in a URL, for messages.
+// redact hides a password in a URL, for messages: a URL of several hosts
+// too, which net/url may not parse.
 func redact(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil || u.User == nil {
+	a, ok := splitAuthority(raw)
+	if !ok || a.userinfo == "" {
 		return raw
 	}
-	return u.Redacted()
+	user, _, hasPassword := strings.Cut(a.userinfo, ":")
+	if !hasPassword {
+		return raw
+	}
+	return a.scheme + user + ":xxxxx@" + a.hosts + a.rest
 }
 
 // IsPostgres tells whether a database URL names PostgreSQL.

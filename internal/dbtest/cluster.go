@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"testing"
+	"time"
 
 	"records/internal/scratch"
 )
@@ -46,6 +47,29 @@ func (c *Cluster) Stop(mode string) {
 		c.tb.Fatal(err)
 	}
 }
+
+// Standby makes and starts a streaming standby of the cluster (see
+// scratch.Cluster.Standby), removed when tb ends.
+func (c *Cluster) Standby(delay time.Duration) *Cluster {
+	c.tb.Helper()
+	s, err := c.c.Standby(delay)
+	if err != nil {
+		c.tb.Fatal(err)
+	}
+	c.tb.Cleanup(func() { s.Remove() })
+	return &Cluster{tb: c.tb, c: s}
+}
+
+// Promote makes a standby the primary.
+func (c *Cluster) Promote() {
+	c.tb.Helper()
+	if err := c.c.Promote(); err != nil {
+		c.tb.Fatal(err)
+	}
+}
+
+// Port is the port the server listens on, at 127.0.0.1.
+func (c *Cluster) Port() int { return c.c.Port() }
 
 // URL is the URL of a database of the cluster, made on first use.
 func (c *Cluster) URL(name string) string {

@@ -19,6 +19,10 @@ const KeyProblem = "records.problem"
 // retryAfterUnavailable is the Retry-After of a 503, in seconds.
 const retryAfterUnavailable = 5
 
+// retryAfterLost is the Retry-After of a 503 for a lost connection: a
+// failover promotes a standby within seconds.
+const retryAfterLost = 2
+
 // Fail answers the request with err as problem+json and stops the chain.
 // It is the one place that turns errors into responses; the access log
 // reads the problem back (with its cause, for internal ones).
@@ -72,6 +76,13 @@ func ToProblem(err error) *problem.Error {
 		return problem.New(problem.InvalidRequest, "a record this one names does not exist")
 	case errors.Is(err, db.ErrBadValue):
 		return &problem.Error{Code: problem.InvalidRequest, Detail: "a value sent cannot be stored: text must be valid Unicode without NUL characters, numbers within range", Cause: err}
+	case errors.Is(err, db.ErrConnectionLost):
+		// The server went away or stopped being the primary (a failover):
+		// a write in flight may or may not have been made, and is never
+		// sent again by the server; the client resends it with its
+		// Idempotency-Key, which answers it once either way.
+		return &problem.Error{Code: problem.Unavailable, RetryAfter: retryAfterLost, Cause: err,
+			Detail: "the connection to the database was lost; a write may or may not have been made: send it again with the same Idempotency-Key"}
 	case errors.Is(err, db.ErrUnavailable), errors.Is(err, db.ErrCanceled):
 		return &problem.Error{Code: problem.Unavailable, Detail: "the database is unavailable; try again shortly", RetryAfter: retryAfterUnavailable, Cause: err}
 	}

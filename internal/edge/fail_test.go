@@ -38,6 +38,8 @@ func TestToProblemClassifies(t *testing.T) {
 		{"a missing parent not yet typed", &pq.Error{Code: "23503"}, problem.InvalidRequest},
 		{"the database refused the connection", syscall.ECONNREFUSED, problem.Unavailable},
 		{"the database shutting down", &pq.Error{Code: "57P01"}, problem.Unavailable},
+		{"a demoted primary", &pq.Error{Code: "25006"}, problem.Unavailable},
+		{"a connection lost", db.Classify(nil, syscall.ECONNRESET), problem.Unavailable},
 		{"a deadline", context.DeadlineExceeded, problem.Unavailable},
 		{"a cancellation", context.Canceled, problem.Unavailable},
 		{"anything else", errors.New("boom"), problem.Internal},
@@ -66,6 +68,7 @@ func TestFailRendersTheProblem(t *testing.T) {
 		{&problem.Error{Code: problem.RateLimited, RetryAfter: 3}, 429, map[string]string{"Retry-After": "3"}},
 		{&problem.Error{Code: problem.MethodNotAllowed, Allow: []string{"GET", "PUT"}}, 405, map[string]string{"Allow": "GET, PUT"}},
 		{problem.Wrap(errors.New("secret cause")), 500, nil},
+		{db.Classify(nil, &pq.Error{Code: "08006"}), 503, map[string]string{"Retry-After": "2"}},
 	}
 	for _, c := range cases {
 		w := httptest.NewRecorder()

@@ -31,12 +31,14 @@ type Route struct {
 // Guards are the middleware the router puts before a route's handler, in
 // the order the contract ranks competing errors: 401, then 429, then 403
 // for a route that always writes. Authenticate also sets the request's
-// deadline; public routes get Deadline instead. Each may be nil.
+// deadline; public routes get Deadline instead. Written wraps every route
+// that may write (read replicas' consistency tokens). Each may be nil.
 type Guards struct {
 	Authenticate gin.HandlerFunc
 	RateLimit    gin.HandlerFunc
 	RequireWrite gin.HandlerFunc
 	Deadline     gin.HandlerFunc
+	Written      gin.HandlerFunc
 }
 
 // Router registers routes on a gin engine with the guards their metadata
@@ -77,6 +79,9 @@ func (r *Router) Handle(rt Route, h gin.HandlerFunc) {
 		guards = []gin.HandlerFunc{r.guards.Authenticate, r.guards.RateLimit}
 		if rt.Kind.Writes() == spec.Always {
 			guards = append(guards, r.guards.RequireWrite)
+		}
+		if rt.Kind.Writes() != spec.Never {
+			guards = append(guards, r.guards.Written)
 		}
 	}
 	for _, g := range guards {

@@ -15,6 +15,8 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/gin-gonic/gin"
+
 	"records/internal/db"
 	"records/internal/query"
 	"records/internal/seal"
@@ -41,6 +43,9 @@ type Service struct {
 	IdempotencyTTL time.Duration
 	// Sealer seals the kept answers that hold a secret (Answer.Secret).
 	Sealer *seal.Sealer
+	// Reads, when set, picks where the reads of records run (read
+	// replicas); without it every read runs on DB.
+	Reads ReadRouter
 
 	// Events reads a committed change's event, for after-commit rules.
 	Events CommittedEvents
@@ -88,16 +93,46 @@ type Reader interface {
 	Postgres() bool
 }
 
+// ReadRouter picks where the read of a request runs: a read replica that
+// holds what the caller must see, or DB (package replica). An error is the
+// request's fault.
+type ReadRouter interface {
+	Reader(c *gin.Context) (Reader, error)
+}
+
 // writerKey holds, in a context, the write a request runs in whole (one
 // with an Idempotency-Key): its statements join that transaction.
 type writerKey struct{}
 
-// reader is what the request reads through: its write, if it runs in one.
+// readerKey holds, in a context, the Reader ReadRouter picked for a read.
+type readerKey struct{}
+
+// reader is what the request reads through: its write, if it runs in one,
+// else where its read was sent (see routeRead).
 func (s *Service) reader(ctx context.Context) Reader {
 	if w, ok := ctx.Value(writerKey{}).(Writer); ok {
 		return w
 	}
+	if s.Reads != nil {
+		if r, ok := ctx.Value(readerKey{}).(Reader); ok {
+			return r
+		}
+	}
 	return s.DB
+}
+
+// routeRead sends the request's reads where Reads picks; nothing to do
+// without Reads (the primary-only service pays nothing for it).
+func (s *Service) routeRead(c *gin.Context) error {
+	if s.Reads == nil {
+		return nil
+	}
+	r, err := s.Reads.Reader(c)
+	if err != nil {
+		return err
+	}
+	c.Request = c.Request.WithContext(context.WithValue(c.Request.Context(), readerKey{}, r))
+	return nil
 }
 
 // Result is what an operation hands its envelope to encode.

@@ -14,6 +14,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"records/internal/db"
 	"records/internal/edge"
 	"records/internal/problem"
 	"records/internal/spec"
@@ -153,8 +154,12 @@ func (s *Service) serveKeyed(c *gin.Context, key string, body []byte, k keyedRun
 		one := &keyedCreate{lock: keyLock(id), id: id, fp: fp, now: now, expires: now.Add(ttl), since: now.Add(-ttl).UnixMicro()}
 		answer, err := k.run(context.WithValue(ctx, keyedKey{}, one))
 		c.Request = c.Request.WithContext(ctx)
-		if err == nil {
+		switch {
+		case err == nil:
 			WriteAnswer(c, answer, false)
+			return
+		case errors.Is(err, db.ErrConnectionLost):
+			edge.Fail(c, err) // see createKeyed
 			return
 		}
 	}

@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"time"
+
+	"records/internal/wire"
 )
 
 // An event keeps the record as its row was after the change: a JSON object
@@ -27,10 +30,15 @@ func (res *Resource[E]) AppendImage(b []byte, image []byte) ([]byte, error) {
 	return res.Encode(b, e), nil
 }
 
-// scanImage reads the record of an image.
+// scanImage reads the record of an image. Every event answered (the log,
+// the stream, webhooks, NATS) reads one, so the image is split by the
+// service's own JSON reader (package wire), not encoding/json's map.
 func (res *Resource[E]) scanImage(image []byte) (*E, error) {
-	var cols map[string]json.RawMessage
-	if err := json.Unmarshal(image, &cols); err != nil {
+	cols, err := wire.ParseObject(image)
+	if err == nil && wire.Kind(image) != "an object" {
+		err = errors.New("not an object")
+	}
+	if err != nil {
 		return nil, fmt.Errorf("reading the image of a %s: %w", res.Object, err)
 	}
 	e, err := res.Scan(imageRow{cols: cols, names: res.Columns})
@@ -42,7 +50,7 @@ func (res *Resource[E]) scanImage(image []byte) (*E, error) {
 
 // imageRow is an image read as a row of the columns names.
 type imageRow struct {
-	cols  map[string]json.RawMessage
+	cols  []wire.Member
 	names []string
 }
 
@@ -53,8 +61,24 @@ func (r imageRow) Scan(dest ...any) error {
 		return fmt.Errorf("scanning an image: %d destinations for %d columns", len(dest), len(r.names))
 	}
 	for i, d := range dest {
-		if err := scanImageValue(r.cols[r.names[i]], d); err != nil {
+		if err := scanImageValue(r.column(i), d); err != nil {
 			return fmt.Errorf("column %s: %w", r.names[i], err)
+		}
+	}
+	return nil
+}
+
+// column is the value of the column names[i], nil when the image lacks
+// it; the image's members come in the columns' order, so it looks there
+// first.
+func (r imageRow) column(i int) []byte {
+	name := r.names[i]
+	if i < len(r.cols) && r.cols[i].Name == name {
+		return r.cols[i].Value
+	}
+	for _, c := range r.cols {
+		if c.Name == name {
+			return c.Value
 		}
 	}
 	return nil
@@ -81,16 +105,22 @@ func parseImageTime(s string) (time.Time, error) {
 	return time.Time{}, fmt.Errorf("%q is not a time", s)
 }
 
-func scanImageValue(raw json.RawMessage, dest any) error {
+func scanImageValue(raw []byte, dest any) error {
 	raw = bytes.TrimSpace(raw)
 	null := len(raw) == 0 || string(raw) == "null"
 	var text string
 	isString := len(raw) > 0 && raw[0] == '"'
 	if isString {
-		if err := json.Unmarshal(raw, &text); err != nil {
-			return err
+		var err error
+		if text, err = wire.Text(raw); err != nil {
+			// Text refuses what the service never stores (\u0000, a lone
+			// surrogate); a row written by hand may hold it: read it as
+			// encoding/json does.
+			if err := json.Unmarshal(raw, &text); err != nil {
+				return err
+			}
 		}
-	} else {
+	} else if !null {
 		text = string(raw)
 	}
 	switch d := dest.(type) {

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"records/internal/db"
 	"records/internal/query"
 )
 
@@ -96,7 +97,12 @@ func (op *Op[E]) createKeyed(ctx context.Context, s *Service, k *keyedCreate, in
 		rec, err = writeRecord(ctx, w, op.Res, text, args)
 		return err
 	})
-	if err != nil || rec == nil {
+	switch {
+	case errors.Is(err, db.ErrConnectionLost):
+		// The statement may have been made: answered 503, for the client
+		// to resend (the key then answers it once), never run again here.
+		return nil, err
+	case err != nil || rec == nil:
 		return nil, errTakeTransaction
 	}
 	return op.written(ctx, s, team, rec, true)

@@ -61,6 +61,11 @@ func (op *Op[E]) Handler(s *Service) gin.HandlerFunc {
 			return
 		}
 		key, keyed, err := IdempotencyKey(c.Request)
+		if err == nil && !keyed && (op.Kind == spec.Get || op.Kind == spec.List) {
+			// Reads of records may run on a replica; get-or-create and
+			// every write use the primary.
+			err = s.routeRead(c)
+		}
 		switch {
 		case err != nil:
 			edge.Fail(c, err)

@@ -43,6 +43,20 @@ func (x *IDs) Append(b []byte, seq int64) []byte {
 // ID is the id of the event numbered seq.
 func (x *IDs) ID(seq int64) string { return string(x.Append(nil, seq)) }
 
+// Seq is the number of the event whose id is id; ok is false when id is
+// not one these IDs made.
+func (x *IDs) Seq(id string) (seq int64, ok bool) {
+	b, err := idText.DecodeString(id[min(len(id), len("evt_")):])
+	if err != nil || len(b) != aes.BlockSize || id[:min(len(id), len("evt_"))] != "evt_" {
+		return 0, false
+	}
+	x.block.Decrypt(b, b)
+	if binary.BigEndian.Uint64(b[8:]) != 0 {
+		return 0, false
+	}
+	return int64(binary.BigEndian.Uint64(b[:8])), true
+}
+
 // SealPosition writes an event's place in the log — its transaction and
 // its number — enciphered as one AES block, for cursors: a cursor is
 // signed, not enciphered, and the numbers in it would tell what the ids

@@ -2,10 +2,8 @@ package guard
 
 import (
 	"bytes"
-	"context"
 	"log/slog"
 	"net/http/httptest"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -14,31 +12,9 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"records/internal/auth"
+	"records/internal/dbtest"
 	"records/internal/edge"
 )
-
-// redisURL is the Redis the tests use: TEST_REDIS_URL, or the local one.
-func redisURL(t *testing.T) string {
-	u := os.Getenv("TEST_REDIS_URL")
-	if u == "" {
-		u = "redis://127.0.0.1:6379/15"
-	}
-	opts, err := redis.ParseURL(u)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := redis.NewClient(opts)
-	defer c.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-	defer cancel()
-	if err := c.Ping(ctx).Err(); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("Redis at %s is unreachable, and CI requires it: %v", u, err)
-		}
-		t.Skipf("Redis unreachable (set TEST_REDIS_URL): %v", err)
-	}
-	return u
-}
 
 // instance is one server's chain: the principal, then the shared limit.
 func instance(rdb *redis.Client, perSecond float64, burst int, logs *bytes.Buffer, token string) *gin.Engine {
@@ -53,7 +29,7 @@ func instance(rdb *redis.Client, perSecond float64, burst int, logs *bytes.Buffe
 // Two instances on one Redis share a token's limit: together they let
 // through the burst, not twice it.
 func TestSharedRateLimitHoldsAcrossInstances(t *testing.T) {
-	u := redisURL(t)
+	u := dbtest.RedisURL(t)
 	opts, _ := redis.ParseURL(u)
 	token := "shared-" + time.Now().Format("150405.000000000")
 	var logs bytes.Buffer

@@ -10,6 +10,8 @@ import (
 	"os/user"
 	"path/filepath"
 	"sort"
+	"strconv"
+	"time"
 )
 
 // ErrNoPostgres reports that PostgreSQL's server programs are not installed.
@@ -45,34 +47,82 @@ func NewCluster() (*Cluster, error) {
 	if u, err := user.Current(); err == nil && u.Uid == "0" {
 		c.asUser = "postgres"
 	}
+	if err := c.place(); err != nil {
+		return nil, err
+	}
+	if err := c.run("initdb", "-D", c.dir, "-U", "postgres", "--auth=trust", "--no-sync", "-E", "UTF8", "--locale=C"); err != nil {
+		os.RemoveAll(c.root)
+		return nil, err
+	}
+	if err := c.Start(); err != nil {
+		os.RemoveAll(c.root)
+		return nil, err
+	}
+	return c, nil
+}
+
+// place gives the cluster a temporary folder, which the server's user
+// owns, and a free port.
+func (c *Cluster) place() error {
 	root, err := os.MkdirTemp("", "records-postgres-")
 	if err != nil {
-		return nil, err
+		return err
 	}
 	c.root, c.dir = root, filepath.Join(root, "data")
 	if c.asUser != "" {
 		if out, err := exec.Command("chown", c.asUser, root).CombinedOutput(); err != nil {
 			os.RemoveAll(root)
-			return nil, fmt.Errorf("chown: %v: %s", err, out)
+			return fmt.Errorf("chown: %v: %s", err, out)
 		}
 	}
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		os.RemoveAll(root)
-		return nil, err
+		return err
 	}
 	c.port = l.Addr().(*net.TCPAddr).Port
 	l.Close()
-	if err := c.run("initdb", "-D", c.dir, "-U", "postgres", "--auth=trust", "--no-sync", "-E", "UTF8", "--locale=C"); err != nil {
-		os.RemoveAll(root)
-		return nil, err
-	}
-	if err := c.Start(); err != nil {
-		os.RemoveAll(root)
-		return nil, err
-	}
-	return c, nil
+	return nil
 }
+
+// Standby makes and starts a streaming standby of c, a hot standby that
+// answers reads: a base backup of c (pg_basebackup -R, which configures
+// the streaming), applying what it receives delay late (0: at once).
+// Remove stops it and deletes it; Promote makes it a primary.
+func (c *Cluster) Standby(delay time.Duration) (*Cluster, error) {
+	s := &Cluster{bin: c.bin, asUser: c.asUser}
+	if err := s.place(); err != nil {
+		return nil, err
+	}
+	if err := s.run("pg_basebackup", "-h", "127.0.0.1", "-p", strconv.Itoa(c.port), "-U", "postgres",
+		"-D", s.dir, "-R", "-X", "stream", "--no-sync", "--checkpoint=fast"); err != nil {
+		os.RemoveAll(s.root)
+		return nil, err
+	}
+	if delay > 0 {
+		conf := fmt.Sprintf("recovery_min_apply_delay = '%dms'\n", delay.Milliseconds())
+		f, err := os.OpenFile(filepath.Join(s.dir, "postgresql.auto.conf"), os.O_APPEND|os.O_WRONLY, 0)
+		if err == nil {
+			_, err = f.WriteString(conf)
+			err = errors.Join(err, f.Close())
+		}
+		if err != nil {
+			os.RemoveAll(s.root)
+			return nil, err
+		}
+	}
+	if err := s.Start(); err != nil {
+		os.RemoveAll(s.root)
+		return nil, err
+	}
+	return s, nil
+}
+
+// Promote makes a standby the primary, and waits until it takes writes.
+func (c *Cluster) Promote() error { return c.run("pg_ctl", "-D", c.dir, "-w", "promote") }
+
+// Port is the port the server listens on, at 127.0.0.1.
+func (c *Cluster) Port() int { return c.port }
 
 func (c *Cluster) run(name string, args ...string) error {
 	prog := filepath.Join(c.bin, name)

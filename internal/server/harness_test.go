@@ -129,7 +129,7 @@ var (
 )
 
 // secondServerWith is another instance on h's database, configured with cfg.
-func secondServerWith(t *testing.T, h *harness, cfg server.Config) *server.Server {
+func secondServerWith(t testing.TB, h *harness, cfg server.Config) *server.Server {
 	t.Helper()
 	return servertest.SecondServer(t, h.sync(), cfg)
 }

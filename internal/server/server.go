@@ -28,7 +28,9 @@ import (
 	"records/internal/metrics"
 	"records/internal/migrate"
 	"records/internal/problem"
+	"records/internal/publish"
 	"records/internal/query"
+	"records/internal/replica"
 	"records/internal/resources"
 	"records/internal/seal"
 	"records/internal/spec"
@@ -67,8 +69,15 @@ type Config struct {
 	// Webhooks configures the delivery of events to webhooks.
 	Webhooks webhooks.Config
 	// RedisURL, when set, keeps the per-token rate limit in Redis, shared
-	// by every instance using it.
+	// by every instance using it, and with read replicas each token's last
+	// write.
 	RedisURL string
+	// Replicas are the PostgreSQL read replicas reads of records may run
+	// on; none: every read runs on the primary.
+	Replicas replica.Config
+	// NATS, when its URL is set, publishes every event of the log to NATS
+	// JetStream.
+	NATS publish.Config
 	// LogLevel is the least level logged.
 	LogLevel slog.Level
 	// LogSample writes one successful request's access line in LogSample
@@ -90,6 +99,8 @@ func DefaultConfig() Config {
 		IdempotencyTTL:    engine.DefaultIdempotencyTTL,
 		EventRetention:    events.DefaultRetention,
 		Webhooks:          webhooks.DefaultConfig(),
+		Replicas:          replica.Config{MaxLag: replica.DefaultMaxLag},
+		NATS:              publish.Config{Stream: publish.DefaultStream},
 		LogLevel:          slog.LevelInfo,
 		LogSample:         1,
 	}
@@ -113,7 +124,11 @@ type Server struct {
 	hooks   *webhooks.Service
 	// delivering closes when the webhook worker has stopped.
 	delivering chan struct{}
-	redis      *redis.Client // nil without RedisURL
+	redis      *redis.Client      // nil without RedisURL
+	replicas   *replica.Set       // nil without Replicas
+	publisher  *publish.Publisher // nil without NATS.URL
+	// publishing closes when the publisher has stopped.
+	publishing chan struct{}
 }
 
 func init() { gin.SetMode(gin.ReleaseMode) }
@@ -196,6 +211,14 @@ func (s *Server) wire(ctx context.Context, cursors *query.Cursors) (*parts, erro
 		s.redis = redis.NewClient(opts)
 		p.limit = guard.SharedRateLimit(s.redis, s.cfg.RateLimit, s.cfg.RateBurst, s.log)
 	}
+	if len(s.cfg.Replicas.URLs) > 0 {
+		set, err := replica.New(s.cfg.Replicas, s.db, s.redis, s.log)
+		if err != nil {
+			return nil, err
+		}
+		s.replicas = set
+		s.metrics.Register(set.Collectors()...)
+	}
 	p.tokens = auth.NewStore(s.db, s.cfg.TokenCacheTTL)
 	dialect := query.SQLite
 	if s.db.Dialect == migrate.Postgres {
@@ -221,6 +244,9 @@ func (s *Server) wire(ctx context.Context, cursors *query.Cursors) (*parts, erro
 		IdempotencyTTL: s.cfg.IdempotencyTTL,
 		Sealer:         sealer,
 	}
+	if s.replicas != nil {
+		p.svc.Reads = s.replicas
+	}
 	resources.Describe(p.svc)
 	businessRules := resources.NewRules()
 	p.extra = &engine.Routes{}
@@ -240,6 +266,12 @@ func (s *Server) wire(ctx context.Context, cursors *query.Cursors) (*parts, erro
 	s.stream = events.DefaultStream(p.log, s.log)
 	s.stream.Tokens = p.tokens
 	s.metrics.Register(p.log.Collectors()...)
+	if s.cfg.NATS.URL != "" {
+		if s.publisher, err = publish.New(s.cfg.NATS, s.db, p.log, s.log); err != nil {
+			return nil, err
+		}
+		s.metrics.Register(s.publisher.Collectors()...)
+	}
 	if s.hooks, err = webhooks.New(ctx, s.cfg.Webhooks, s.db, p.svc, p.log, cursors, s.log); err != nil {
 		return nil, err
 	}
@@ -261,12 +293,16 @@ func (s *Server) routes(p *parts) (*gin.Engine, *edge.Router) {
 		e.Use(edge.Trace)
 	}
 	e.Use(edge.AccessLog(s.log, s.metrics.Observe, s.cfg.LogSample), edge.Recover)
-	r := edge.NewRouter(e, edge.Guards{
+	guards := edge.Guards{
 		Authenticate: guard.Authenticate(p.tokens, s.cfg.RequestTimeout, s.cfg.TrustedProxies),
 		RateLimit:    p.limit,
 		RequireWrite: guard.RequireWrite,
 		Deadline:     edge.Deadline(s.cfg.RequestTimeout),
-	})
+	}
+	if s.replicas != nil {
+		guards.Written = s.replicas.AfterWrite
+	}
+	r := edge.NewRouter(e, guards)
 	r.Public(spec.PathMetrics, gin.WrapH(s.metrics.Handler()))
 	r.Public(spec.PathHealth, s.healthz)
 	r.Public(spec.PathReady, s.readyz)
@@ -294,12 +330,13 @@ func (s *Server) healthz(c *gin.Context) {
 	c.JSON(http.StatusOK, gin.H{"status": "ok"})
 }
 
-// readyz answers 200 while the database answers, 503 otherwise.
+// readyz answers 200 while the database answers and takes writes, 503
+// otherwise: while no writable primary answers, during a failover too.
 func (s *Server) readyz(c *gin.Context) {
 	ctx, cancel := context.WithTimeout(c.Request.Context(), 2*time.Second)
 	defer cancel()
-	if err := s.db.Ping(ctx); err != nil {
-		edge.Fail(c, &problem.Error{Code: problem.Unavailable, Detail: "the database does not answer", RetryAfter: 5, Cause: err})
+	if err := s.db.Writable(ctx); err != nil {
+		edge.Fail(c, &problem.Error{Code: problem.Unavailable, Detail: "no writable database answers", RetryAfter: 5, Cause: err})
 		return
 	}
 	c.JSON(http.StatusOK, gin.H{"status": "ready"})
@@ -331,6 +368,13 @@ func (s *Server) Start() {
 	s.stop = make(chan struct{})
 	go s.janitor(s.stop)
 	go s.stream.Watch(s.stop)
+	if s.replicas != nil {
+		go s.replicas.Run(s.stop)
+	}
+	if s.publisher != nil {
+		s.publishing = make(chan struct{})
+		go func() { defer close(s.publishing); s.publisher.Run(s.stop) }()
+	}
 	s.delivering = make(chan struct{})
 	go func() { defer close(s.delivering); s.hooks.Run(s.stop) }()
 }
@@ -359,6 +403,18 @@ func (s *Server) Close() error {
 		case <-s.delivering:
 		case <-ctx.Done():
 		}
+	}
+	if s.publishing != nil {
+		select {
+		case <-s.publishing:
+		case <-ctx.Done():
+		}
+	}
+	if s.publisher != nil {
+		s.publisher.Close()
+	}
+	if s.replicas != nil {
+		err = errors.Join(err, s.replicas.Close())
 	}
 	if s.redis != nil {
 		err = errors.Join(err, s.redis.Close())

@@ -57,7 +57,7 @@ func Send(t *testing.T, ts *httptest.Server, token, method, path, body string, h
 
 // SecondServer is another instance on h's database, as another process
 // would be (its own pool, its own caches), configured with cfg.
-func SecondServer(t *testing.T, h *Harness, cfg server.Config) *server.Server {
+func SecondServer(t testing.TB, h *Harness, cfg server.Config) *server.Server {
 	t.Helper()
 	u := dbtest.URLOf(t, h.DB)
 	database, err := db.Open(context.Background(), db.Config{URL: u})
