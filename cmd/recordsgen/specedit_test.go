@@ -271,7 +271,7 @@ func TestBreakingEditsAreRefused(t *testing.T) {
 	env := []string{"RECORDSGEN_DEV_POSTGRES_URL=" + dbtest.PostgresURL()}
 	edit(t, filepath.Join(dir, "schema", "customer.go"), `text("phone"),`, ``)
 	out, err := run(t, dir, env, "go", "run", "./cmd/recordsgen", "generate")
-	for _, want := range []string{"clients: the member phone of Customer is gone", "data: drops the column customers.phone (by the new migration internal/migrations/", "refused", "nothing was written"} {
+	for _, want := range []string{"clients: the member phone of Customer is gone", "data: drops the column customers.phone and its values (by the new migration internal/migrations/", "refused", "nothing was written"} {
 		if err == nil || !strings.Contains(out, want) {
 			t.Fatalf("generate must refuse naming %q: %v\n%s", want, err, out)
 		}

@@ -6,14 +6,15 @@ import (
 	"time"
 )
 
-// imageCustomer is a record of the shape of a customer, for images.
+// imageCustomer is a record of the shape of a customer, for images: its
+// nullable members in the sql.Null holders the generated rows use.
 type imageCustomer struct {
 	ID, Team, Version                                  int64
 	Key                                                string
-	SSO, Email, First, Last, Phone, Pay, Stamp, Active sql.NullString
+	SSO, Email, First, Last, Phone, Pay, Stamp, Active sql.Null[string]
 	Created, Updated                                   time.Time
-	Score                                              sql.NullFloat64
-	Flag                                               sql.NullBool
+	Score                                              sql.Null[float64]
+	Flag                                               sql.Null[bool]
 }
 
 var imageCustomers = &Resource[imageCustomer]{
@@ -42,17 +43,17 @@ func TestScanImage(t *testing.T) {
 	created, _ := time.Parse(time.RFC3339Nano, "2026-11-25T21:22:06.123456Z")
 	updated, _ := time.Parse(time.RFC3339Nano, "2026-11-25T21:22:07.5+01:00")
 	want := imageCustomer{ID: 17, Team: 1, Version: 2, Key: "c-é\"1",
-		Email: sql.NullString{String: "new@example.com", Valid: true}, First: sql.NullString{String: "New", Valid: true},
-		Last: sql.NullString{String: `Cust\omer`, Valid: true}, Phone: sql.NullString{String: "+1 555 0100", Valid: true},
-		Active: sql.NullString{String: "2026-01-01", Valid: true}, Created: created, Updated: updated,
-		Score: sql.NullFloat64{Float64: 1.5, Valid: true}, Flag: sql.NullBool{Bool: true, Valid: true}}
+		Email: sql.Null[string]{V: "new@example.com", Valid: true}, First: sql.Null[string]{V: "New", Valid: true},
+		Last: sql.Null[string]{V: `Cust\omer`, Valid: true}, Phone: sql.Null[string]{V: "+1 555 0100", Valid: true},
+		Active: sql.Null[string]{V: "2026-01-01", Valid: true}, Created: created, Updated: updated,
+		Score: sql.Null[float64]{V: 1.5, Valid: true}, Flag: sql.Null[bool]{V: true, Valid: true}}
 	if !c.Created.Equal(want.Created) || !c.Updated.Equal(want.Updated) {
 		t.Fatalf("times %v %v, want %v %v", c.Created, c.Updated, want.Created, want.Updated)
 	}
 	c.Created, c.Updated = want.Created, want.Updated
-	for _, n := range []*sql.NullString{&c.SSO, &c.Email, &c.First, &c.Last, &c.Phone, &c.Pay, &c.Stamp, &c.Active} {
+	for _, n := range []*sql.Null[string]{&c.SSO, &c.Email, &c.First, &c.Last, &c.Phone, &c.Pay, &c.Stamp, &c.Active} {
 		if !n.Valid {
-			n.String = "" // what a null holds besides does not matter
+			n.V = "" // what a null holds besides does not matter
 		}
 	}
 	if *c != want {
