@@ -95,7 +95,7 @@ func Parse(file string, data []byte) (*Policies, error) {
 			case name.Value == Admin:
 				e.add(name.Line, "admin is built in and may do everything; it takes no policies")
 				continue
-			case !validName(name.Value):
+			case !ValidName(name.Value):
 				e.add(name.Line, "role %q: a role's name is letters, digits, _ and - (at most 64)", name.Value)
 				continue
 			case p.Roles[name.Value] != nil:
@@ -111,8 +111,9 @@ func Parse(file string, data []byte) (*Policies, error) {
 	return p, nil
 }
 
-// validName tells whether s may name a role: what a header can carry.
-func validName(s string) bool {
+// ValidName tells whether s may name a role: letters, digits, _, - and .,
+// at most 64 (what a Records-Role header can carry).
+func ValidName(s string) bool {
 	if s == "" || len(s) > 64 {
 		return false
 	}
