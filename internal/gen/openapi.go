@@ -107,7 +107,7 @@ func renderOpenAPI(m *apiModel) ([]byte, error) {
 			"description", intro,
 		),
 		"servers", []any{newObj("url", "/", "description", "The server this document is served by.")},
-		"security", []any{newObj("bearer", []any{}), newObj("token", []any{})},
+		"security", security,
 	)
 	paths := newObj()
 	// Paths in a stable order: the table's routes as listed, then the
@@ -128,6 +128,7 @@ func renderOpenAPI(m *apiModel) ([]byte, error) {
 		put(rt.Method, rt.Path, operation(rt, seen))
 	}
 	addEventPaths(m, put)
+	addMePath(put)
 	for _, pr := range spec.PublicRoutes {
 		put("GET", pr.Path, publicOperation(pr))
 	}
@@ -289,11 +290,9 @@ func responses(rt *routeView) *obj {
 	if (op.Kind == "get" || op.Kind == "get_or_create") && op.ETag {
 		out.set("304", notModified())
 	}
-	statuses := []int{400, 401}
-	if op.Kind != "list" && op.Kind != "get" {
-		statuses = append(statuses, 403)
-	}
-	statuses = append(statuses, 404)
+	// 403: a read-scoped token's write, or an operation the caller's role
+	// may not run (a list or get included).
+	statuses := []int{400, 401, 403, 404}
 	if op.Kind == "get_or_create" && rt.Method == "GET" {
 		statuses = append(statuses, 405) // a HEAD that would create
 	}

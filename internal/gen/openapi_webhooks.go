@@ -36,7 +36,7 @@ func addWebhookPaths(m *apiModel, put putOperation) {
 	service(put, spec.OpGetWebhook, newObj(
 		"operationId", "getWebhook", "tags", []any{"Webhooks"}, "summary", "Get a webhook",
 		"parameters", []any{pathID("The webhook's id."), ifNoneMatchParam()},
-		"responses", withErrors(newObj("200", withETag(jsonAnswer("The webhook.", ref("Webhook"))), "304", notModified()), 400, 401, 404, 429, 500, 503),
+		"responses", withErrors(newObj("200", withETag(jsonAnswer("The webhook.", ref("Webhook"))), "304", notModified()), 400, 401, 403, 404, 429, 500, 503),
 	))
 	service(put, spec.OpUpdateWebhook, write(newObj(
 		"operationId", "updateWebhook", "tags", []any{"Webhooks"}, "summary", "Update a webhook",
