@@ -250,7 +250,9 @@ func (s *Store) Verify(ctx context.Context, secret string) (Principal, error) {
 	found := false
 	err := s.db.Each(ctx, 1, `SELECT `+tokenColumns+`, m.name FROM api_tokens t JOIN teams m ON m.id = t.team_id WHERE t.secret_hash = ?`, []any{hash}, func(r *sql.Rows) error {
 		var err error
-		tok, stored, err = scanToken(r, &tok.TeamName)
+		var team string
+		tok, stored, err = scanToken(r, &team)
+		tok.TeamName = team
 		found = err == nil
 		return err
 	})

@@ -5,11 +5,15 @@ import (
 	"net/http"
 
 	"records/internal/guard"
+	"records/internal/policy"
 )
 
 // create makes a record — one statement, or one transaction with what it
 // embeds — and answers it as stored.
 func (op *Op[E]) create(ctx context.Context, s *Service, req *request) (int, *Result[E], error) {
+	if err := op.guardWrite(ctx, req, policy.Create); err != nil {
+		return 0, nil, err
+	}
 	in, err := op.input(req)
 	if err != nil {
 		return 0, nil, err
@@ -25,17 +29,20 @@ func (op *Op[E]) create(ctx context.Context, s *Service, req *request) (int, *Re
 	if err != nil {
 		return 0, nil, err
 	}
+	check := mustCheck(ctx, op.Res, policy.Create)
 	if k := keyedFrom(ctx); k != nil {
-		if len(steps) > 0 {
+		if len(steps) > 0 || check {
 			return 0, nil, errTakeTransaction
 		}
 		r, err := op.createKeyed(ctx, s, k, in, team)
 		return http.StatusCreated, r, err
 	}
 	var rec *E
-	err = s.Write(ctx, len(steps) > 0, func(ctx context.Context, w Writer) (err error) {
-		rec, err = insert(ctx, s, w, op.Res, in, team, true)
-		return err
+	err = s.Write(ctx, len(steps) > 0 || check, func(ctx context.Context, w Writer) (err error) {
+		if rec, err = insert(ctx, s, w, op.Res, in, team, true); err != nil {
+			return err
+		}
+		return checkWritten(ctx, w, op.Res, team, []string{op.Res.ID(rec)}, policy.Create)
 	})
 	if err != nil {
 		return 0, nil, op.writeError(err)

@@ -3,12 +3,17 @@ package engine
 import (
 	"context"
 	"net/http"
+
+	"records/internal/policy"
 )
 
 // patch merges the body into the record with the id — members given are
 // written (null clears), absent ones stay — in one statement that also
 // checks If-Match and the parents the body names.
 func (op *Op[E]) patch(ctx context.Context, s *Service, req *request) (int, *Result[E], error) {
+	if err := op.guardWrite(ctx, req, policy.Update); err != nil {
+		return 0, nil, err
+	}
 	in, err := op.input(req)
 	if err != nil {
 		return 0, nil, err
@@ -33,12 +38,16 @@ func (op *Op[E]) update(ctx context.Context, s *Service, req *request, in Input[
 	var v Values
 	in.Values(&v, false)
 	parents := in.Parents()
-	text, args := updateSQL(op.Res, req.id, team, &v, req.ifMatch, parents, eventMeta(ctx))
+	text, args := updateSQL(ctx, op.Res, req.id, team, &v, req.ifMatch, parents, eventMeta(ctx))
+	check := mustCheck(ctx, op.Res, policy.Update)
 	var rec *E
 	err = op.retryRecreated(req.id, func() error {
-		return s.Write(ctx, false, func(ctx context.Context, w Writer) (err error) {
+		return s.Write(ctx, check, func(ctx context.Context, w Writer) (err error) {
 			if rec, err = writeRecord(ctx, w, op.Res, text, args); err == nil && rec == nil {
 				err = op.unwritten(ctx, w, team, req.id, req.ifMatch, parents)
+			}
+			if err == nil {
+				err = checkWritten(ctx, w, op.Res, team, []string{req.id}, policy.Update)
 			}
 			return err
 		})

@@ -7,6 +7,7 @@ import (
 
 	"records/internal/auth"
 	"records/internal/db"
+	"records/internal/policy"
 	"records/internal/problem"
 	"records/internal/spec"
 )
@@ -27,11 +28,29 @@ func (op *Op[E]) upsert(ctx context.Context, s *Service, req *request) (int, *Re
 			return 0, nil, err
 		}
 	}
+	// A role other than admin updates under its update policy, or creates
+	// under its create policy: which, the record's existence says.
+	update := req.ifMatch != nil
+	if accessOf(ctx) != nil {
+		var err error
+		if !update && !createOnly && req.hasID {
+			if update, err = op.exists(ctx, s, req.id); err != nil {
+				return 0, nil, err
+			}
+		}
+		pop := policy.Create
+		if update {
+			pop = policy.Update
+		}
+		if err := op.guardWrite(ctx, req, pop); err != nil {
+			return 0, nil, err
+		}
+	}
 	in, err := op.input(req)
 	if err != nil {
 		return 0, nil, err
 	}
-	if req.ifMatch != nil {
+	if update {
 		rec, team, err := op.update(ctx, s, req, in)
 		if err != nil {
 			return 0, nil, err
@@ -62,14 +81,20 @@ func (op *Op[E]) upsert(ctx context.Context, s *Service, req *request) (int, *Re
 	in.Values(&change, false)
 	parents := in.Parents()
 	onConflict := &change
-	if createOnly {
+	if createOnly || accessOf(ctx) != nil {
 		onConflict = nil // a plain INSERT: a taken id fails it
 	}
+	check := mustCheck(ctx, op.Res, policy.Create)
 	text, args := insertSQL(s.Dialect, op.Res, id, team, &create, parents, onConflict, eventMeta(ctx), nil)
 	var rec *E
-	err = s.Write(ctx, len(steps) > 0, func(ctx context.Context, w Writer) (err error) {
+	err = s.Write(ctx, len(steps) > 0 || check, func(ctx context.Context, w Writer) (err error) {
 		if rec, err = writeRecord(ctx, w, op.Res, text, args); err != nil {
 			return err
+		}
+		if rec != nil {
+			if err := checkWritten(ctx, w, op.Res, team, []string{id}, policy.Create); err != nil {
+				return err
+			}
 		}
 		if rec == nil { // a parent is not the team's, or the id is another team's
 			if err := missingParent(ctx, w, team, parents); err != nil {

@@ -130,6 +130,15 @@ func (l *Log) serveHistory(c *gin.Context, plural string) {
 	}
 	bounded, cancel := edge.Bounded(ctx)
 	defer cancel()
+	var imager engine.Imager
+	if l.Access != nil {
+		// A role sees the history of a record it may read, without the
+		// members it may not.
+		if imager, err = l.Access.History(bounded, plural, id); err != nil {
+			edge.Fail(c, err)
+			return
+		}
+	}
 	page, err := l.History(bounded, team, plural, id, after, limit)
 	if err != nil {
 		edge.Fail(c, err)
@@ -148,7 +157,7 @@ func (l *Log) serveHistory(c *gin.Context, plural string) {
 	if len(page) == limit {
 		next = l.Cursors.EncodeID(binding, l.IDs.SealPosition(0, page[len(page)-1].Seq))
 	}
-	l.answer(c, team, page, limit, next)
+	l.answerWith(c, team, page, limit, next, imager)
 }
 
 // known tells whether a record of the resource has the id in the team.
@@ -161,13 +170,19 @@ func (l *Log) known(ctx context.Context, team int, plural, id string) (bool, err
 
 // answer writes {"events":[…],"paging":{…}}.
 func (l *Log) answer(c *gin.Context, team int, page []Event, limit int, next string) {
+	l.answerWith(c, team, page, limit, next, nil)
+}
+
+// answerWith writes the page as answer does, the records of its events
+// written by imager when it is not nil.
+func (l *Log) answerWith(c *gin.Context, team int, page []Event, limit int, next string, imager engine.Imager) {
 	b := make([]byte, 0, 512*len(page)+128)
 	b = append(b, `{"events":[`...)
 	for i := range page {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = l.Append(b, team, &page[i])
+		b = l.appendWith(b, team, &page[i], imager)
 	}
 	b = append(b, `],"paging":{"limit":`...)
 	b = strconv.AppendInt(b, int64(limit), 10)

@@ -154,3 +154,11 @@ func isVariable(s string) bool {
 	name, ok := strings.CutPrefix(s, claimsPrefix)
 	return ok && name != "" && !strings.ContainsAny(name, " \t\n")
 }
+
+// Role is the role named name; nil when the policies do not declare it.
+func (p *Policies) Role(name string) *Role {
+	if p == nil {
+		return nil
+	}
+	return p.Roles[name]
+}
