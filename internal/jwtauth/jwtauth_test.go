@@ -13,9 +13,10 @@ import (
 	"github.com/go-jose/go-jose/v4"
 
 	"records/internal/auth"
+	"records/internal/jwtauth/jwttest"
 )
 
-func newVerifier(t *testing.T, p *Provider, c *clock) *Verifier {
+func newVerifier(t *testing.T, p *jwttest.Provider, c *jwttest.Clock) *Verifier {
 	t.Helper()
 	v, err := New(context.Background(), Config{Issuer: p.URL, Audience: "records", Now: c.Now}, teams)
 	if err != nil {
@@ -27,8 +28,8 @@ func newVerifier(t *testing.T, p *Provider, c *clock) *Verifier {
 // Tokens signed with RSA, EC and Ed25519 keys verify, found by discovery,
 // and say who the caller is.
 func TestKeysOfEveryKind(t *testing.T) {
-	p := NewProvider(t)
-	c := &clock{t: time.Now()}
+	p := jwttest.NewProvider(t)
+	c := &jwttest.Clock{T: time.Now()}
 	for _, alg := range []jose.SignatureAlgorithm{jose.RS256, jose.ES256, jose.EdDSA} {
 		p.AddKey(t, string(alg), alg)
 	}
@@ -50,8 +51,8 @@ func TestKeysOfEveryKind(t *testing.T) {
 
 // Every failed check is an *Error naming the check, never the token.
 func TestChecks(t *testing.T) {
-	p := NewProvider(t)
-	c := &clock{t: time.Now()}
+	p := jwttest.NewProvider(t)
+	c := &jwttest.Clock{T: time.Now()}
 	p.AddKey(t, "k1", jose.RS256)
 	p.AddKey(t, "other", jose.RS256)
 	v := newVerifier(t, p, c)
@@ -77,7 +78,7 @@ func TestChecks(t *testing.T) {
 		{"bad role", with(func(m map[string]any) { m["records_role"] = "a b" }), "role"},
 		{"no subject", with(func(m map[string]any) { delete(m, "sub") }), "sub"},
 		{"signature", mixed, "signature"},
-		{"unknown key", signWith(t, signingKey{jose.RS256, mustKey(t)}, "nobody", p.Claims(now)), "unknown key"},
+		{"unknown key", jwttest.SignWith(t, jwttest.SigningKey{Alg: jose.RS256, Priv: jwttest.NewRSA(t)}, "nobody", p.Claims(now)), "unknown key"},
 		{"alg none", unsigned(p.Claims(now)), "algorithm"},
 		{"HMAC", hmacSigned(p.Claims(now)), "algorithm"},
 		{"malformed", "a.b.c", "malformed"},
@@ -108,8 +109,8 @@ func TestChecks(t *testing.T) {
 // A token verified once is kept until it expires: it then fails as
 // expired, without asking the provider again.
 func TestCachedUntilExpiry(t *testing.T) {
-	p := NewProvider(t)
-	c := &clock{t: time.Now()}
+	p := jwttest.NewProvider(t)
+	c := &jwttest.Clock{T: time.Now()}
 	p.AddKey(t, "k1", jose.ES256)
 	v := newVerifier(t, p, c)
 	tok := p.Sign(t, "k1", p.Claims(c.Now()))
@@ -132,8 +133,8 @@ func TestCachedUntilExpiry(t *testing.T) {
 // id fetches the set at most once per 10 s; the keys held keep working
 // while the provider is down.
 func TestRotationAndOutage(t *testing.T) {
-	p := NewProvider(t)
-	c := &clock{t: time.Now()}
+	p := jwttest.NewProvider(t)
+	c := &jwttest.Clock{T: time.Now()}
 	p.AddKey(t, "old", jose.RS256)
 	v := newVerifier(t, p, c)
 	ctx := context.Background()
@@ -152,7 +153,7 @@ func TestRotationAndOutage(t *testing.T) {
 	// Unknown key ids: one fetch in 10 s however many tokens name them.
 	fetched = p.Fetches.Load()
 	for i := range 5 {
-		tok := signWith(t, signingKey{jose.RS256, mustKey(t)}, "made-up-"+string(rune('a'+i)), p.Claims(c.Now()))
+		tok := jwttest.SignWith(t, jwttest.SigningKey{Alg: jose.RS256, Priv: jwttest.NewRSA(t)}, "made-up-"+string(rune('a'+i)), p.Claims(c.Now()))
 		if _, err := v.Verify(ctx, tok); err == nil {
 			t.Fatal("a token of an unknown key verified")
 		}
@@ -184,8 +185,8 @@ func TestRotationAndOutage(t *testing.T) {
 
 // --jwks-url names the key set without discovery; iss is then not checked.
 func TestJWKSURL(t *testing.T) {
-	p := NewProvider(t)
-	c := &clock{t: time.Now()}
+	p := jwttest.NewProvider(t)
+	c := &jwttest.Clock{T: time.Now()}
 	p.AddKey(t, "k", jose.ES256)
 	v, err := New(context.Background(), Config{JWKSURL: p.URL + "/jwks", Audience: "records", Now: c.Now}, teams)
 	if err != nil {
@@ -215,16 +216,20 @@ func TestLooksLikeJWT(t *testing.T) {
 
 // unsigned is a token with alg none.
 func unsigned(claims map[string]any) string {
-	return b64(`{"alg":"none","typ":"JWT"}`) + "." + b64(jsonOf(claims)) + "."
+	return b64(`{"alg":"none","typ":"JWT"}`) + "." + b64(jwttest.JSON(claims)) + "."
 }
 
 // hmacSigned is a token signed with HS256 (a key a verifier must never
 // accept: with a public key as its secret, anyone could sign).
 func hmacSigned(claims map[string]any) string {
-	head := b64(`{"alg":"HS256","typ":"JWT","kid":"k1"}`) + "." + b64(jsonOf(claims))
+	head := b64(`{"alg":"HS256","typ":"JWT","kid":"k1"}`) + "." + b64(jwttest.JSON(claims))
 	m := hmac.New(sha256.New, []byte("secret"))
 	m.Write([]byte(head))
 	return head + "." + base64.RawURLEncoding.EncodeToString(m.Sum(nil))
 }
 
 func b64(s string) string { return base64.RawURLEncoding.EncodeToString([]byte(s)) }
+
+func teams(ctx context.Context, name string) (int, error) {
+	return map[string]int{"acme": 7}[name] + 100, nil
+}

@@ -1,7 +1,9 @@
-package jwtauth
+// Package jwttest is an in-process identity provider for tests: OpenID
+// Connect discovery and a key set of RSA, EC and Ed25519 keys that can be
+// rotated, and an outage; it signs the tokens tests send.
+package jwttest
 
 import (
-	"context"
 	"crypto"
 	"crypto/ecdsa"
 	"crypto/ed25519"
@@ -28,19 +30,20 @@ type Provider struct {
 	server *httptest.Server
 
 	mu      sync.Mutex
-	keys    map[string]signingKey // by kid, served
+	keys    map[string]SigningKey // by kid, served
 	Down    atomic.Bool
 	Fetches atomic.Int64 // of the key set
 }
 
-type signingKey struct {
-	alg  jose.SignatureAlgorithm
-	priv crypto.Signer
+// SigningKey is a private key and its algorithm.
+type SigningKey struct {
+	Alg  jose.SignatureAlgorithm
+	Priv crypto.Signer
 }
 
 // NewProvider starts a provider; it stops with the test.
 func NewProvider(t testing.TB) *Provider {
-	p := &Provider{keys: map[string]signingKey{}}
+	p := &Provider{keys: map[string]SigningKey{}}
 	mux := http.NewServeMux()
 	mux.HandleFunc("/.well-known/openid-configuration", func(w http.ResponseWriter, r *http.Request) {
 		if p.Down.Load() {
@@ -84,12 +87,12 @@ func (p *Provider) AddKey(t testing.TB, kid string, alg jose.SignatureAlgorithm)
 		t.Fatal(err)
 	}
 	p.mu.Lock()
-	p.keys[kid] = signingKey{alg, priv}
+	p.keys[kid] = SigningKey{alg, priv}
 	p.mu.Unlock()
 }
 
 // RemoveKey stops serving kid (rotation), keeping it to sign with.
-func (p *Provider) RemoveKey(kid string) (signingKey, bool) {
+func (p *Provider) RemoveKey(kid string) (SigningKey, bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	k, ok := p.keys[kid]
@@ -102,7 +105,7 @@ func (p *Provider) publicSet() jose.JSONWebKeySet {
 	defer p.mu.Unlock()
 	var set jose.JSONWebKeySet
 	for kid, k := range p.keys {
-		set.Keys = append(set.Keys, jose.JSONWebKey{Key: k.priv.Public(), KeyID: kid, Algorithm: string(k.alg), Use: "sig"})
+		set.Keys = append(set.Keys, jose.JSONWebKey{Key: k.Priv.Public(), KeyID: kid, Algorithm: string(k.Alg), Use: "sig"})
 	}
 	return set
 }
@@ -115,11 +118,12 @@ func (p *Provider) Sign(t testing.TB, kid string, claims map[string]any) string 
 	if !ok {
 		t.Fatalf("no key %s", kid)
 	}
-	return signWith(t, k, kid, claims)
+	return SignWith(t, k, kid, claims)
 }
 
-func signWith(t testing.TB, k signingKey, kid string, claims map[string]any) string {
-	s, err := jose.NewSigner(jose.SigningKey{Algorithm: k.alg, Key: jose.JSONWebKey{Key: k.priv, KeyID: kid}}, (&jose.SignerOptions{}).WithType("JWT"))
+// SignWith signs claims with k, naming kid in the header.
+func SignWith(t testing.TB, k SigningKey, kid string, claims map[string]any) string {
+	s, err := jose.NewSigner(jose.SigningKey{Algorithm: k.Alg, Key: jose.JSONWebKey{Key: k.Priv, KeyID: kid}}, (&jose.SignerOptions{}).WithType("JWT"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,27 +143,23 @@ func (p *Provider) Claims(now time.Time) map[string]any {
 	}
 }
 
-// clock is a settable time.
-type clock struct {
+// Clock is a settable time.
+type Clock struct {
 	mu sync.Mutex
-	t  time.Time
+	T  time.Time
 }
 
-func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
-func (c *clock) Add(d time.Duration) {
+// Now is the clock's time.
+func (c *Clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.T }
+// Add moves the clock.
+func (c *Clock) Add(d time.Duration) {
 	c.mu.Lock()
-	c.t = c.t.Add(d)
+	c.T = c.T.Add(d)
 	c.mu.Unlock()
 }
 
-func teams(ctx context.Context, name string) (int, error) {
-	return map[string]int{"acme": 7}[name] + 100, nil
-}
-
-var _ = context.Background
-
-// mustKey is a new RSA key no provider serves.
-func mustKey(t testing.TB) crypto.Signer {
+// NewRSA is a new RSA key no provider serves.
+func NewRSA(t testing.TB) crypto.Signer {
 	k, err := rsa.GenerateKey(rand.Reader, 2048)
 	if err != nil {
 		t.Fatal(err)
@@ -167,7 +167,8 @@ func mustKey(t testing.TB) crypto.Signer {
 	return k
 }
 
-func jsonOf(v any) string {
+// JSON is v as JSON text.
+func JSON(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
 }
