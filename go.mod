@@ -24,6 +24,7 @@ require (
 	golang.org/x/tools v0.50.0
 	gopkg.in/yaml.v3 v3.0.1
 	modernc.org/sqlite v1.60.1
+	pgregory.net/rapid v1.3.0
 )
 
 require golang.org/x/oauth2 v0.36.0 // indirect

@@ -69,7 +69,7 @@ func (h *harness) uncheckedAs(token, method, path, body string, headers ...strin
 	return h.callAs(token, method, path, body, headers...)
 }
 
-func ids(t testing.TB, list []any) []string {
+func ids(t interface{ Helper() }, list []any) []string {
 	t.Helper()
 	var out []string
 	for _, r := range list {
