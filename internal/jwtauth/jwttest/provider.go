@@ -151,6 +151,7 @@ type Clock struct {
 
 // Now is the clock's time.
 func (c *Clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.T }
+
 // Add moves the clock.
 func (c *Clock) Add(d time.Duration) {
 	c.mu.Lock()
