@@ -139,21 +139,21 @@ func invalid(format string, args ...any) error { return &Error{Check: fmt.Sprint
 // LooksLikeJWT tells whether a credential is a JWT: three base64url parts
 // separated by dots (an API token has none).
 func LooksLikeJWT(s string) bool {
-	if strings.Count(s, ".") != 2 {
-		return false
-	}
-	for _, part := range strings.Split(s, ".") {
-		if part == "" {
-			return false
-		}
-		for i := 0; i < len(part); i++ {
-			c := part[i]
-			if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
+	parts, size := 1, 0 // the parts so far, and the current one's length
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '.':
+			if size == 0 {
 				return false
 			}
+			parts, size = parts+1, 0
+		case c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_':
+			size++
+		default:
+			return false
 		}
 	}
-	return true
+	return parts == 3 && size > 0
 }
 
 // Verify answers the principal of a token, or an *Error.
