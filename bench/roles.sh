@@ -20,6 +20,7 @@ cd "$(dirname "$0")/.."
 DURATION=${DURATION:-5s}
 CONNS=${CONNS:-32}
 RUNS=${RUNS:-3}
+PORT=${PORT:-18181}     # the service's; the identity provider's is PORT+18
 PG_URL=${PG_URL:-postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable}
 dbs=("$@")
 [ ${#dbs[@]} -gt 0 ] || dbs=(sqlite postgres)
@@ -60,9 +61,9 @@ pairs() {
     "$(echo "$sa / $sb" | bc -l)" "${ratios[*]}"
 }
 
-"$work/idp" --addr 127.0.0.1:18099 admin agent >"$work/jwts" 2>/dev/null &
+"$work/idp" --addr 127.0.0.1:$((PORT + 18)) admin agent >"$work/jwts" 2>/dev/null &
 pids+=($!)
-wait_http http://127.0.0.1:18099/jwks
+wait_http http://127.0.0.1:$((PORT + 18))/jwks
 admin_jwt=$(sed -n 1p "$work/jwts")
 agent_jwt=$(sed -n 2p "$work/jwts")
 
@@ -80,19 +81,19 @@ for db in "${dbs[@]}"; do
   esac
   "$work/records" migrate --database-url "$url" >/dev/null
   token=$("$work/records" token create --name load --database-url "$url" | tail -1)
-  "${server[@]}" "$work/records" serve --addr 127.0.0.1:18081 --database-url "$url" --rate-limit 1e9 --rate-burst 1000000000 \
-    --jwks-url http://127.0.0.1:18099/jwks --jwt-audience records >/dev/null 2>"$work/serve-$db.log" &
+  "${server[@]}" "$work/records" serve --addr 127.0.0.1:$PORT --database-url "$url" --rate-limit 1e9 --rate-burst 1000000000 \
+    --jwks-url http://127.0.0.1:$((PORT + 18))/jwks --jwt-audience records >/dev/null 2>"$work/serve-$db.log" &
   svc=$!; pids+=("$svc")
-  wait_http http://127.0.0.1:18081/healthz
+  wait_http http://127.0.0.1:$PORT/healthz
   # 1,000 cases: 900 resolved by alice (the agent's subject), 100 by bob.
   for b in 0 1 2 3 4 5 6 7 8 9; do
     body=$(for i in $(seq 0 99); do n=$((b * 100 + i)); r=alice; [ $((n % 10)) = 9 ] && r=bob
       printf '{"id":"case-%d","caseName":"Case %d","description":"A customer writes about order %d","priority":"normal","caseStatus":"open","submitter":"s%d","resolver":"%s"}\n' "$n" "$n" "$n" "$n" "$r"
     done | paste -sd, -)
-    curl -sf -o /dev/null -X POST http://127.0.0.1:18081/v1/cases -H "Authorization: Bearer $token" -H 'Content-Type: application/json' -d "[$body]"
+    curl -sf -o /dev/null -X POST http://127.0.0.1:$PORT/v1/cases -H "Authorization: Bearer $token" -H 'Content-Type: application/json' -d "[$body]"
   done
-  pairs "$db" get "http://127.0.0.1:18081/v1/cases/case-500" "$admin_jwt" "http://127.0.0.1:18081/v1/cases/case-500" "$token"
-  pairs "$db" list "http://127.0.0.1:18081/v1/cases?limit=100" "$agent_jwt" "http://127.0.0.1:18081/v1/cases?limit=100" "$token"
+  pairs "$db" get "http://127.0.0.1:$PORT/v1/cases/case-500" "$admin_jwt" "http://127.0.0.1:$PORT/v1/cases/case-500" "$token"
+  pairs "$db" list "http://127.0.0.1:$PORT/v1/cases?limit=100" "$agent_jwt" "http://127.0.0.1:$PORT/v1/cases?limit=100" "$token"
   kill "$svc" 2>/dev/null || true; wait "$svc" 2>/dev/null || true
   if [ "$db" = postgres ]; then psql "$PG_URL" -qc "DROP SCHEMA IF EXISTS $schema CASCADE" >/dev/null 2>&1; fi
 done
