@@ -65,6 +65,7 @@ fuzz:
 	$(call fuzzing,FuzzParseRequest,150000x,./internal/query)
 	$(call fuzzing,FuzzCursorDecode,40000x,./internal/query)
 	$(call fuzzing,FuzzRequests,6000x,./internal/server)
+	$(call fuzzing,FuzzParse,30000x,./internal/policy)
 
 ## bench: the benchmarks (see README, Performance)
 bench:

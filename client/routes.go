@@ -157,4 +157,5 @@ var Routes = []Route{
 	{"DELETE", "/v1/webhooks/{id}", "Webhooks.Delete", true, false},
 	{"GET", "/v1/webhooks/{id}/deliveries", "Webhooks.Deliveries", true, false},
 	{"POST", "/v1/webhooks/{id}/test", "Webhooks.Test", true, false},
+	{"GET", "/v1/me", "Me", true, false},
 }

@@ -53,6 +53,34 @@ func (_c *APITokenCreate) SetTeamID(v int) *APITokenCreate {
 	return _c
 }
 
+// SetRole sets the "role" field.
+func (_c *APITokenCreate) SetRole(v string) *APITokenCreate {
+	_c.mutation.SetRole(v)
+	return _c
+}
+
+// SetNillableRole sets the "role" field if the given value is not nil.
+func (_c *APITokenCreate) SetNillableRole(v *string) *APITokenCreate {
+	if v != nil {
+		_c.SetRole(*v)
+	}
+	return _c
+}
+
+// SetSubject sets the "subject" field.
+func (_c *APITokenCreate) SetSubject(v string) *APITokenCreate {
+	_c.mutation.SetSubject(v)
+	return _c
+}
+
+// SetNillableSubject sets the "subject" field if the given value is not nil.
+func (_c *APITokenCreate) SetNillableSubject(v *string) *APITokenCreate {
+	if v != nil {
+		_c.SetSubject(*v)
+	}
+	return _c
+}
+
 // SetCreatedAt sets the "created_at" field.
 func (_c *APITokenCreate) SetCreatedAt(v time.Time) *APITokenCreate {
 	_c.mutation.SetCreatedAt(v)
@@ -153,6 +181,14 @@ func (_c *APITokenCreate) defaults() {
 		v := apitoken.DefaultScope
 		_c.mutation.SetScope(v)
 	}
+	if _, ok := _c.mutation.Role(); !ok {
+		v := apitoken.DefaultRole
+		_c.mutation.SetRole(v)
+	}
+	if _, ok := _c.mutation.Subject(); !ok {
+		v := apitoken.DefaultSubject
+		_c.mutation.SetSubject(v)
+	}
 	if _, ok := _c.mutation.CreatedAt(); !ok {
 		v := apitoken.DefaultCreatedAt()
 		_c.mutation.SetCreatedAt(v)
@@ -191,6 +227,12 @@ func (_c *APITokenCreate) check() error {
 	}
 	if _, ok := _c.mutation.TeamID(); !ok {
 		return &ValidationError{Name: "team_id", err: errors.New(`ent: missing required field "APIToken.team_id"`)}
+	}
+	if _, ok := _c.mutation.Role(); !ok {
+		return &ValidationError{Name: "role", err: errors.New(`ent: missing required field "APIToken.role"`)}
+	}
+	if _, ok := _c.mutation.Subject(); !ok {
+		return &ValidationError{Name: "subject", err: errors.New(`ent: missing required field "APIToken.subject"`)}
 	}
 	if _, ok := _c.mutation.CreatedAt(); !ok {
 		return &ValidationError{Name: "created_at", err: errors.New(`ent: missing required field "APIToken.created_at"`)}
@@ -249,6 +291,14 @@ func (_c *APITokenCreate) createSpec() (*APIToken, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.Scope(); ok {
 		_spec.SetField(apitoken.FieldScope, field.TypeEnum, value)
 		_node.Scope = value
+	}
+	if value, ok := _c.mutation.Role(); ok {
+		_spec.SetField(apitoken.FieldRole, field.TypeString, value)
+		_node.Role = value
+	}
+	if value, ok := _c.mutation.Subject(); ok {
+		_spec.SetField(apitoken.FieldSubject, field.TypeString, value)
+		_node.Subject = value
 	}
 	if value, ok := _c.mutation.CreatedAt(); ok {
 		_spec.SetField(apitoken.FieldCreatedAt, field.TypeTime, value)

@@ -56,6 +56,34 @@ func (_u *APITokenUpdate) SetNillableScope(v *apitoken.Scope) *APITokenUpdate {
 	return _u
 }
 
+// SetRole sets the "role" field.
+func (_u *APITokenUpdate) SetRole(v string) *APITokenUpdate {
+	_u.mutation.SetRole(v)
+	return _u
+}
+
+// SetNillableRole sets the "role" field if the given value is not nil.
+func (_u *APITokenUpdate) SetNillableRole(v *string) *APITokenUpdate {
+	if v != nil {
+		_u.SetRole(*v)
+	}
+	return _u
+}
+
+// SetSubject sets the "subject" field.
+func (_u *APITokenUpdate) SetSubject(v string) *APITokenUpdate {
+	_u.mutation.SetSubject(v)
+	return _u
+}
+
+// SetNillableSubject sets the "subject" field if the given value is not nil.
+func (_u *APITokenUpdate) SetNillableSubject(v *string) *APITokenUpdate {
+	if v != nil {
+		_u.SetSubject(*v)
+	}
+	return _u
+}
+
 // SetExpiresAt sets the "expires_at" field.
 func (_u *APITokenUpdate) SetExpiresAt(v time.Time) *APITokenUpdate {
 	_u.mutation.SetExpiresAt(v)
@@ -164,6 +192,12 @@ func (_u *APITokenUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	if value, ok := _u.mutation.Scope(); ok {
 		_spec.SetField(apitoken.FieldScope, field.TypeEnum, value)
 	}
+	if value, ok := _u.mutation.Role(); ok {
+		_spec.SetField(apitoken.FieldRole, field.TypeString, value)
+	}
+	if value, ok := _u.mutation.Subject(); ok {
+		_spec.SetField(apitoken.FieldSubject, field.TypeString, value)
+	}
 	if value, ok := _u.mutation.ExpiresAt(); ok {
 		_spec.SetField(apitoken.FieldExpiresAt, field.TypeTime, value)
 	}
@@ -220,6 +254,34 @@ func (_u *APITokenUpdateOne) SetScope(v apitoken.Scope) *APITokenUpdateOne {
 func (_u *APITokenUpdateOne) SetNillableScope(v *apitoken.Scope) *APITokenUpdateOne {
 	if v != nil {
 		_u.SetScope(*v)
+	}
+	return _u
+}
+
+// SetRole sets the "role" field.
+func (_u *APITokenUpdateOne) SetRole(v string) *APITokenUpdateOne {
+	_u.mutation.SetRole(v)
+	return _u
+}
+
+// SetNillableRole sets the "role" field if the given value is not nil.
+func (_u *APITokenUpdateOne) SetNillableRole(v *string) *APITokenUpdateOne {
+	if v != nil {
+		_u.SetRole(*v)
+	}
+	return _u
+}
+
+// SetSubject sets the "subject" field.
+func (_u *APITokenUpdateOne) SetSubject(v string) *APITokenUpdateOne {
+	_u.mutation.SetSubject(v)
+	return _u
+}
+
+// SetNillableSubject sets the "subject" field if the given value is not nil.
+func (_u *APITokenUpdateOne) SetNillableSubject(v *string) *APITokenUpdateOne {
+	if v != nil {
+		_u.SetSubject(*v)
 	}
 	return _u
 }
@@ -361,6 +423,12 @@ func (_u *APITokenUpdateOne) sqlSave(ctx context.Context) (_node *APIToken, err 
 	}
 	if value, ok := _u.mutation.Scope(); ok {
 		_spec.SetField(apitoken.FieldScope, field.TypeEnum, value)
+	}
+	if value, ok := _u.mutation.Role(); ok {
+		_spec.SetField(apitoken.FieldRole, field.TypeString, value)
+	}
+	if value, ok := _u.mutation.Subject(); ok {
+		_spec.SetField(apitoken.FieldSubject, field.TypeString, value)
 	}
 	if value, ok := _u.mutation.ExpiresAt(); ok {
 		_spec.SetField(apitoken.FieldExpiresAt, field.TypeTime, value)

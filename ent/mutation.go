@@ -85,6 +85,8 @@ type APITokenMutation struct {
 	name          *string
 	secret_hash   *string
 	scope         *apitoken.Scope
+	role          *string
+	subject       *string
 	created_at    *time.Time
 	expires_at    *time.Time
 	revoked_at    *time.Time
@@ -344,6 +346,78 @@ func (m *APITokenMutation) ResetTeamID() {
 	m.team = nil
 }
 
+// SetRole sets the "role" field.
+func (m *APITokenMutation) SetRole(s string) {
+	m.role = &s
+}
+
+// Role returns the value of the "role" field in the mutation.
+func (m *APITokenMutation) Role() (r string, exists bool) {
+	v := m.role
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldRole returns the old "role" field's value of the APIToken entity.
+// If the APIToken object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *APITokenMutation) OldRole(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldRole is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldRole requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldRole: %w", err)
+	}
+	return oldValue.Role, nil
+}
+
+// ResetRole resets all changes to the "role" field.
+func (m *APITokenMutation) ResetRole() {
+	m.role = nil
+}
+
+// SetSubject sets the "subject" field.
+func (m *APITokenMutation) SetSubject(s string) {
+	m.subject = &s
+}
+
+// Subject returns the value of the "subject" field in the mutation.
+func (m *APITokenMutation) Subject() (r string, exists bool) {
+	v := m.subject
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSubject returns the old "subject" field's value of the APIToken entity.
+// If the APIToken object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *APITokenMutation) OldSubject(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSubject is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSubject requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSubject: %w", err)
+	}
+	return oldValue.Subject, nil
+}
+
+// ResetSubject resets all changes to the "subject" field.
+func (m *APITokenMutation) ResetSubject() {
+	m.subject = nil
+}
+
 // SetCreatedAt sets the "created_at" field.
 func (m *APITokenMutation) SetCreatedAt(t time.Time) {
 	m.created_at = &t
@@ -539,7 +613,7 @@ func (m *APITokenMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *APITokenMutation) Fields() []string {
-	fields := make([]string, 0, 7)
+	fields := make([]string, 0, 9)
 	if m.name != nil {
 		fields = append(fields, apitoken.FieldName)
 	}
@@ -551,6 +625,12 @@ func (m *APITokenMutation) Fields() []string {
 	}
 	if m.team != nil {
 		fields = append(fields, apitoken.FieldTeamID)
+	}
+	if m.role != nil {
+		fields = append(fields, apitoken.FieldRole)
+	}
+	if m.subject != nil {
+		fields = append(fields, apitoken.FieldSubject)
 	}
 	if m.created_at != nil {
 		fields = append(fields, apitoken.FieldCreatedAt)
@@ -577,6 +657,10 @@ func (m *APITokenMutation) Field(name string) (ent.Value, bool) {
 		return m.Scope()
 	case apitoken.FieldTeamID:
 		return m.TeamID()
+	case apitoken.FieldRole:
+		return m.Role()
+	case apitoken.FieldSubject:
+		return m.Subject()
 	case apitoken.FieldCreatedAt:
 		return m.CreatedAt()
 	case apitoken.FieldExpiresAt:
@@ -600,6 +684,10 @@ func (m *APITokenMutation) OldField(ctx context.Context, name string) (ent.Value
 		return m.OldScope(ctx)
 	case apitoken.FieldTeamID:
 		return m.OldTeamID(ctx)
+	case apitoken.FieldRole:
+		return m.OldRole(ctx)
+	case apitoken.FieldSubject:
+		return m.OldSubject(ctx)
 	case apitoken.FieldCreatedAt:
 		return m.OldCreatedAt(ctx)
 	case apitoken.FieldExpiresAt:
@@ -642,6 +730,20 @@ func (m *APITokenMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetTeamID(v)
+		return nil
+	case apitoken.FieldRole:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetRole(v)
+		return nil
+	case apitoken.FieldSubject:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSubject(v)
 		return nil
 	case apitoken.FieldCreatedAt:
 		v, ok := value.(time.Time)
@@ -742,6 +844,12 @@ func (m *APITokenMutation) ResetField(name string) error {
 		return nil
 	case apitoken.FieldTeamID:
 		m.ResetTeamID()
+		return nil
+	case apitoken.FieldRole:
+		m.ResetRole()
+		return nil
+	case apitoken.FieldSubject:
+		m.ResetSubject()
 		return nil
 	case apitoken.FieldCreatedAt:
 		m.ResetCreatedAt()

@@ -32,6 +32,11 @@ func (APIToken) Fields() []ent.Field {
 		field.String("secret_hash").NotEmpty().Unique().Sensitive().Immutable(),
 		field.Enum("scope").Values("read", "write").Default("write"),
 		field.Int("team_id").Immutable(),
+		// role names the token's policies (DESIGN §15): admin, built in,
+		// may do everything; another must be declared in the policies.
+		field.String("role").Default("admin"),
+		// subject is who the policies see as $auth.sub; empty: the id.
+		field.String("subject").Default(""),
 		field.Time("created_at").Default(time.Now).Immutable(),
 		field.Time("expires_at").Optional().Nillable(),
 		field.Time("revoked_at").Optional().Nillable(),

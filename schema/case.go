@@ -39,7 +39,9 @@ func (CaseRecord) Fields() []ent.Field {
 		sortable(text("caseStatus")),
 		text("priority"),
 		text("submitter"),
-		text("resolver"),
+		// Sortable: the index (team, resolver, id) serves the agent role's
+		// filter on it (schema/policies.yaml), and orders by it.
+		sortable(text("resolver")),
 		sortable(createdText("createdDate")),
 		updatedText("updatedDate"),
 	}

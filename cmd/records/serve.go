@@ -14,7 +14,9 @@ import (
 	"records/internal/db"
 	"records/internal/envvar"
 	"records/internal/guard"
+	"records/internal/jwtauth"
 	"records/internal/logging"
+	"records/internal/policy"
 	"records/internal/server"
 	"records/internal/tracing"
 	"records/internal/webhooks"
@@ -27,6 +29,7 @@ func newServeCmd() *cobra.Command {
 		schedule string
 		level    string
 		proxies  string
+		policies string
 	)
 	cmd := &cobra.Command{
 		Use: "serve",
@@ -36,6 +39,7 @@ func newServeCmd() *cobra.Command {
   records serve --database-url 'postgres://db1:5432,db2:5432/records?sslmode=require' \
                 --replica-url 'postgres://db2:5432/records?sslmode=require' --redis-url redis://cache:6379/0
   records serve --nats-url nats://nats:4222 --nats-stream RECORDS
+  records serve --oidc-issuer https://login.example.com/realms/acme --jwt-audience records --policies roles.yaml
   OTEL_EXPORTER_OTLP_ENDPOINT=http://collector:4318 records serve`,
 		Short: "Serve the API",
 		Args:  cobra.NoArgs,
@@ -56,6 +60,16 @@ func newServeCmd() *cobra.Command {
 			var err error
 			if cfg.TrustedProxies, err = guard.ParseProxies(proxies); err != nil {
 				return fmt.Errorf("--trusted-proxies: %w", err)
+			}
+			if policies != "" {
+				// A bad file stops the start, naming its line; server.New
+				// checks it against the resources.
+				if cfg.Policies, err = policy.Load(policies); err != nil {
+					return fmt.Errorf("--policies:\n%w", err)
+				}
+			}
+			if (cfg.JWT.Issuer != "" || cfg.JWT.JWKSURL != "") && cfg.JWT.Audience == "" {
+				return fmt.Errorf("--jwt-audience is required with --oidc-issuer or --jwks-url")
 			}
 			tuneGC()
 			logs := logging.NewBuffered(cmd.ErrOrStderr(), 200*time.Millisecond)
@@ -130,6 +144,17 @@ func newServeCmd() *cobra.Command {
 	cmd.Flags().BoolVar(&cfg.Webhooks.AllowPrivate, "webhook-allow-private", false,
 		"let webhooks reach loopback, private and link-local addresses (local development; never on a shared host)")
 	cmd.Flags().DurationVar(&cfg.TokenCacheTTL, "token-cache", cfg.TokenCacheTTL, "how long a verified token is trusted before the database is asked again (a revocation takes effect within it)")
+	cmd.Flags().StringVar(&policies, "policies", os.Getenv("RECORDS_POLICIES"),
+		"the roles' policies file (env RECORDS_POLICIES; default: the specification's schema/policies.yaml, built in)")
+	cmd.Flags().StringVar(&cfg.JWT.Issuer, "oidc-issuer", os.Getenv("RECORDS_OIDC_ISSUER"),
+		"accept JWTs of this OpenID Connect issuer (its key set found by discovery; iss must equal it) (env RECORDS_OIDC_ISSUER)")
+	cmd.Flags().StringVar(&cfg.JWT.JWKSURL, "jwks-url", os.Getenv("RECORDS_JWKS_URL"),
+		"accept JWTs signed by the keys of this key set (JWKS), instead of --oidc-issuer (env RECORDS_JWKS_URL)")
+	cmd.Flags().StringVar(&cfg.JWT.Audience, "jwt-audience", os.Getenv("RECORDS_JWT_AUDIENCE"),
+		"the audience a JWT's aud must contain; required with --oidc-issuer or --jwks-url (env RECORDS_JWT_AUDIENCE)")
+	cmd.Flags().StringVar(&cfg.JWT.TeamClaim, "jwt-team-claim", jwtauth.DefaultTeamClaim, "the JWT claim naming the caller's team (created on first use)")
+	cmd.Flags().StringVar(&cfg.JWT.RoleClaim, "jwt-role-claim", jwtauth.DefaultRoleClaim,
+		"the JWT claim naming the caller's role, or roles (the header Records-Role picks one; else the first)")
 	cmd.Flags().StringVar(&proxies, "trusted-proxies", os.Getenv("RECORDS_TRUSTED_PROXIES"),
 		"reverse proxies (addresses or networks, comma-separated) whose X-Forwarded-For names the client, for the brake on failed authentications (env RECORDS_TRUSTED_PROXIES)")
 	return cmd

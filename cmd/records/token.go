@@ -31,11 +31,14 @@ func newTokenCreateCmd() *cobra.Command {
 		name    string
 		scope   string
 		team    string
+		role    string
+		subject string
 		expires time.Duration
 	)
 	cmd := &cobra.Command{
 		Use: "create",
 		Example: `  records token create --name ci --scope read --expires 720h
+  records token create --name desk --role agent --subject alice@example.com
   TOKEN=$(records token create --name me | tail -1)`,
 		Short: "Create a token and print its secret, once, as the last line",
 		Args:  cobra.NoArgs,
@@ -46,13 +49,14 @@ func newTokenCreateCmd() *cobra.Command {
 				return fmt.Errorf("--expires must be a lifetime above 0, e.g. 720h, not %s (leave it out for a token that never expires)", expires)
 			}
 			return dbf.with(cmd, func(ctx context.Context, database *db.DB) error {
-				tok, secret, err := auth.NewStore(database, 0).Create(ctx, name, auth.Scope(scope), team, expires)
+				tok, secret, err := auth.NewStore(database, 0).CreateWith(ctx, auth.NewToken{
+					Name: name, Scope: auth.Scope(scope), Team: team, TTL: expires, Role: role, Subject: subject})
 				if err != nil {
 					return err
 				}
 				w := cmd.OutOrStdout()
-				fmt.Fprintf(w, "created token %s (%s) for team %s (number %d), scope %s%s\n",
-					tok.ID, tok.Name, tok.TeamName, tok.Team, tok.Scope, expiry(tok))
+				fmt.Fprintf(w, "created token %s (%s) for team %s (number %d), scope %s, role %s%s%s\n",
+					tok.ID, tok.Name, tok.TeamName, tok.Team, tok.Scope, tok.Role, subjectOf(tok), expiry(tok))
 				fmt.Fprintln(w, "the secret is shown only now; send it as Authorization: Bearer <secret>")
 				fmt.Fprintln(w, secret)
 				return nil
@@ -63,9 +67,18 @@ func newTokenCreateCmd() *cobra.Command {
 	cmd.Flags().StringVar(&name, "name", "", "what the token is for (required)")
 	cmd.Flags().StringVar(&scope, "scope", string(auth.Write), "read (reads only) or write")
 	cmd.Flags().StringVar(&team, "team", auth.DefaultTeam, "the token's team, created on first use")
+	cmd.Flags().StringVar(&role, "role", auth.AdminRole, "the token's role: admin (may do everything) or one the policies declare")
+	cmd.Flags().StringVar(&subject, "subject", "", "who the role's policies see as $auth.sub (default: the token's id)")
 	cmd.Flags().DurationVar(&expires, "expires", 0, "lifetime above 0, e.g. 720h (without it the token never expires)")
 	_ = cmd.MarkFlagRequired("name")
 	return cmd
+}
+
+func subjectOf(t auth.Token) string {
+	if t.Subject == "" {
+		return ""
+	}
+	return ", subject " + t.Subject
 }
 
 func expiry(t auth.Token) string {
@@ -99,7 +112,7 @@ func newTokenListCmd() *cobra.Command {
 
 func printTokens(out io.Writer, toks []auth.Token, now time.Time) {
 	w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(w, "ID\tNAME\tTEAM\tSCOPE\tCREATED\tEXPIRES\tSTATUS")
+	fmt.Fprintln(w, "ID\tNAME\tTEAM\tSCOPE\tROLE\tCREATED\tEXPIRES\tSTATUS")
 	for _, t := range toks {
 		expires, status := "never", "active"
 		if t.ExpiresAt != nil {
@@ -111,7 +124,7 @@ func printTokens(out io.Writer, toks []auth.Token, now time.Time) {
 		if t.RevokedAt != nil {
 			status = "revoked"
 		}
-		fmt.Fprintf(w, "%s\t%s\t%s (%d)\t%s\t%s\t%s\t%s\n", t.ID, t.Name, t.TeamName, t.Team, t.Scope,
+		fmt.Fprintf(w, "%s\t%s\t%s (%d)\t%s\t%s\t%s\t%s\t%s\n", t.ID, t.Name, t.TeamName, t.Team, t.Scope, t.Role+subjectOf(t),
 			t.CreatedAt.UTC().Format(time.RFC3339), expires, status)
 	}
 	w.Flush()

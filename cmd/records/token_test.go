@@ -23,7 +23,7 @@ func TestTokenCommands(t *testing.T) {
 	id := strings.Fields(lines[0])[2]
 
 	code, out, _ = run(t, "token", "create", "--name", "reports", "--scope", "read", "--team", "analytics", "--expires", "720h", "--database-url", url)
-	if code != 0 || !strings.Contains(out, "team analytics (number 2), scope read, expires ") {
+	if code != 0 || !strings.Contains(out, "team analytics (number 2), scope read, role admin, expires ") {
 		t.Fatalf("create in a new team: %d %s", code, out)
 	}
 
@@ -43,6 +43,16 @@ func TestTokenCommands(t *testing.T) {
 	}
 	if code, _, errOut = run(t, "token", "create", "--name", "x", "--scope", "admin", "--database-url", url); code == 0 || !strings.Contains(errOut, "read or write") {
 		t.Fatalf("an unknown scope: %d %s", code, errOut)
+	}
+	code, out, _ = run(t, "token", "create", "--name", "desk", "--role", "agent", "--subject", "alice", "--database-url", url)
+	if code != 0 || !strings.Contains(out, "scope write, role agent, subject alice") {
+		t.Fatalf("create with a role: %d %s", code, out)
+	}
+	if _, out, _ = run(t, "token", "list", "--database-url", url); !strings.Contains(out, "agent, subject alice") {
+		t.Fatalf("the list shows the role: %s", out)
+	}
+	if code, _, errOut = run(t, "token", "create", "--name", "x", "--role", "no role", "--database-url", url); code == 0 || !strings.Contains(errOut, "role") {
+		t.Fatalf("a role that is no name: %d %s", code, errOut)
 	}
 	if code, _, errOut = run(t, "token", "create", "--database-url", url); code == 0 || !strings.Contains(errOut, "name") {
 		t.Fatalf("a token needs a name: %d %s", code, errOut)

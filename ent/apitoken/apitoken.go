@@ -23,6 +23,10 @@ const (
 	FieldScope = "scope"
 	// FieldTeamID holds the string denoting the team_id field in the database.
 	FieldTeamID = "team_id"
+	// FieldRole holds the string denoting the role field in the database.
+	FieldRole = "role"
+	// FieldSubject holds the string denoting the subject field in the database.
+	FieldSubject = "subject"
 	// FieldCreatedAt holds the string denoting the created_at field in the database.
 	FieldCreatedAt = "created_at"
 	// FieldExpiresAt holds the string denoting the expires_at field in the database.
@@ -49,6 +53,8 @@ var Columns = []string{
 	FieldSecretHash,
 	FieldScope,
 	FieldTeamID,
+	FieldRole,
+	FieldSubject,
 	FieldCreatedAt,
 	FieldExpiresAt,
 	FieldRevokedAt,
@@ -69,6 +75,10 @@ var (
 	NameValidator func(string) error
 	// SecretHashValidator is a validator for the "secret_hash" field. It is called by the builders before save.
 	SecretHashValidator func(string) error
+	// DefaultRole holds the default value on creation for the "role" field.
+	DefaultRole string
+	// DefaultSubject holds the default value on creation for the "subject" field.
+	DefaultSubject string
 	// DefaultCreatedAt holds the default value on creation for the "created_at" field.
 	DefaultCreatedAt func() time.Time
 	// DefaultID holds the default value on creation for the "id" field.
@@ -129,6 +139,16 @@ func ByScope(opts ...sql.OrderTermOption) OrderOption {
 // ByTeamID orders the results by the team_id field.
 func ByTeamID(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldTeamID, opts...).ToFunc()
+}
+
+// ByRole orders the results by the role field.
+func ByRole(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldRole, opts...).ToFunc()
+}
+
+// BySubject orders the results by the subject field.
+func BySubject(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldSubject, opts...).ToFunc()
 }
 
 // ByCreatedAt orders the results by the created_at field.

@@ -15,6 +15,8 @@ var (
 		{Name: "name", Type: field.TypeString},
 		{Name: "secret_hash", Type: field.TypeString, Unique: true},
 		{Name: "scope", Type: field.TypeEnum, Enums: []string{"read", "write"}, Default: "write"},
+		{Name: "role", Type: field.TypeString, Default: "admin"},
+		{Name: "subject", Type: field.TypeString, Default: ""},
 		{Name: "created_at", Type: field.TypeTime},
 		{Name: "expires_at", Type: field.TypeTime, Nullable: true},
 		{Name: "revoked_at", Type: field.TypeTime, Nullable: true},
@@ -28,7 +30,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "api_tokens_teams_tokens",
-				Columns:    []*schema.Column{APITokensColumns[7]},
+				Columns:    []*schema.Column{APITokensColumns[9]},
 				RefColumns: []*schema.Column{TeamsColumns[0]},
 				OnDelete:   schema.Cascade,
 			},
@@ -37,7 +39,7 @@ var (
 			{
 				Name:    "apitoken_team_id",
 				Unique:  false,
-				Columns: []*schema.Column{APITokensColumns[7]},
+				Columns: []*schema.Column{APITokensColumns[9]},
 			},
 		},
 	}

@@ -45,8 +45,16 @@ func init() {
 	apitokenDescSecretHash := apitokenFields[2].Descriptor()
 	// apitoken.SecretHashValidator is a validator for the "secret_hash" field. It is called by the builders before save.
 	apitoken.SecretHashValidator = apitokenDescSecretHash.Validators[0].(func(string) error)
+	// apitokenDescRole is the schema descriptor for role field.
+	apitokenDescRole := apitokenFields[5].Descriptor()
+	// apitoken.DefaultRole holds the default value on creation for the role field.
+	apitoken.DefaultRole = apitokenDescRole.Default.(string)
+	// apitokenDescSubject is the schema descriptor for subject field.
+	apitokenDescSubject := apitokenFields[6].Descriptor()
+	// apitoken.DefaultSubject holds the default value on creation for the subject field.
+	apitoken.DefaultSubject = apitokenDescSubject.Default.(string)
 	// apitokenDescCreatedAt is the schema descriptor for created_at field.
-	apitokenDescCreatedAt := apitokenFields[5].Descriptor()
+	apitokenDescCreatedAt := apitokenFields[7].Descriptor()
 	// apitoken.DefaultCreatedAt holds the default value on creation for the created_at field.
 	apitoken.DefaultCreatedAt = apitokenDescCreatedAt.Default.(func() time.Time)
 	// apitokenDescID is the schema descriptor for id field.

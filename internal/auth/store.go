@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"records/internal/db"
+	"records/internal/policy"
 	"records/internal/spec"
 )
 
@@ -26,6 +27,8 @@ type Token struct {
 	Team      int
 	TeamName  string
 	Scope     Scope
+	Role      string
+	Subject   string // "" when the policies see the token's id
 	CreatedAt time.Time
 	ExpiresAt *time.Time
 	RevokedAt *time.Time
@@ -84,6 +87,29 @@ type Team struct {
 // use; "" is the default team) and returns it with its secret, which is not
 // stored and cannot be shown again.
 func (s *Store) Create(ctx context.Context, name string, scope Scope, teamName string, ttl time.Duration) (Token, string, error) {
+	return s.CreateWith(ctx, NewToken{Name: name, Scope: scope, Team: teamName, TTL: ttl})
+}
+
+// NewToken is what a token is created with.
+type NewToken struct {
+	Name  string
+	Scope Scope
+	Team  string // the team's name; "" is the default team
+	TTL   time.Duration
+	// Role is the token's role ("" is admin); Subject what its policies
+	// see as $auth.sub ("" is the token's id).
+	Role, Subject string
+}
+
+// CreateWith issues a token as Create does, with a role and subject.
+func (s *Store) CreateWith(ctx context.Context, n NewToken) (Token, string, error) {
+	name, scope, teamName, ttl := n.Name, n.Scope, n.Team, n.TTL
+	if n.Role == "" {
+		n.Role = AdminRole
+	}
+	if !policy.ValidName(n.Role) {
+		return Token{}, "", fmt.Errorf("role %q: a role's name is letters, digits, _, - and . (at most 64)", n.Role)
+	}
 	if scope != Read && scope != Write {
 		return Token{}, "", fmt.Errorf("scope %q: want read or write", scope)
 	}
@@ -100,14 +126,14 @@ func (s *Store) Create(ctx context.Context, name string, scope Scope, teamName s
 	secret := NewSecret("rk_")
 	tok := Token{
 		ID: spec.NewID(), Name: name, Team: t.ID, TeamName: t.Name, Scope: scope,
-		CreatedAt: s.stamp(),
+		Role: n.Role, Subject: n.Subject, CreatedAt: s.stamp(),
 	}
 	if ttl > 0 {
 		at := s.now().Add(ttl).UTC().Truncate(time.Second)
 		tok.ExpiresAt = &at
 	}
-	_, err = s.db.Exec(ctx, `INSERT INTO api_tokens (id, name, secret_hash, scope, team_id, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-		tok.ID, tok.Name, HashSecret(secret), string(scope), tok.Team, tok.CreatedAt, tok.ExpiresAt)
+	_, err = s.db.Exec(ctx, `INSERT INTO api_tokens (id, name, secret_hash, scope, role, subject, team_id, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		tok.ID, tok.Name, HashSecret(secret), string(scope), tok.Role, tok.Subject, tok.Team, tok.CreatedAt, tok.ExpiresAt)
 	if err != nil {
 		return Token{}, "", err
 	}
@@ -144,14 +170,14 @@ func (s *Store) Team(ctx context.Context, name string) (Team, error) {
 }
 
 // tokenColumns are the columns of a token that scanToken reads, in order.
-const tokenColumns = `t.id, t.name, t.secret_hash, t.scope, t.team_id, t.created_at, t.expires_at, t.revoked_at`
+const tokenColumns = `t.id, t.name, t.secret_hash, t.scope, t.role, t.subject, t.team_id, t.created_at, t.expires_at, t.revoked_at`
 
 // scanToken reads a row of tokenColumns, then into more, returning the
 // token and its secret's hash.
 func scanToken(r *sql.Rows, more ...any) (tok Token, hash string, err error) {
 	var scope string
 	var expires, revoked sql.NullTime
-	dest := append([]any{&tok.ID, &tok.Name, &hash, &scope, &tok.Team, &tok.CreatedAt, &expires, &revoked}, more...)
+	dest := append([]any{&tok.ID, &tok.Name, &hash, &scope, &tok.Role, &tok.Subject, &tok.Team, &tok.CreatedAt, &expires, &revoked}, more...)
 	if err := r.Scan(dest...); err != nil {
 		return Token{}, "", err
 	}
@@ -222,9 +248,11 @@ func (s *Store) Verify(ctx context.Context, secret string) (Principal, error) {
 	var tok Token
 	var stored string
 	found := false
-	err := s.db.Each(ctx, 1, `SELECT `+tokenColumns+` FROM api_tokens t WHERE t.secret_hash = ?`, []any{hash}, func(r *sql.Rows) error {
+	err := s.db.Each(ctx, 1, `SELECT `+tokenColumns+`, m.name FROM api_tokens t JOIN teams m ON m.id = t.team_id WHERE t.secret_hash = ?`, []any{hash}, func(r *sql.Rows) error {
 		var err error
-		tok, stored, err = scanToken(r)
+		var team string
+		tok, stored, err = scanToken(r, &team)
+		tok.TeamName = team
 		found = err == nil
 		return err
 	})
@@ -237,7 +265,14 @@ func (s *Store) Verify(ctx context.Context, secret string) (Principal, error) {
 		s.cache.Delete(key)
 		return Principal{}, ErrInvalidToken
 	}
-	p := Principal{TokenID: tok.ID, TokenName: tok.Name, Team: tok.Team, Scope: tok.Scope}
+	p := Principal{TokenID: tok.ID, TokenName: tok.Name, Team: tok.Team, TeamName: tok.TeamName, Scope: tok.Scope,
+		Role: tok.Role, Subject: tok.Subject, Via: ViaToken}
+	if p.Subject == "" {
+		p.Subject = tok.ID
+	}
+	if p.Role != AdminRole {
+		p.Roles = []string{p.Role}
+	}
 	if s.ttl > 0 {
 		if s.cacheLen.Load() >= maxCached {
 			s.cache.Clear()

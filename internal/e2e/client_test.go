@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"testing"
@@ -226,4 +227,18 @@ func testWebhooks(t *testing.T, e *env) {
 	}
 	_, err := c.Webhooks.Get(ctx, w.ID)
 	problem(t, err, 404, client.CodeNotFound)
+}
+
+// testMe: the client says who it signed in as, and what it may do.
+func testMe(t *testing.T, e *env) {
+	me := must(e.c.Me(context.Background()))
+	if me.Role != "admin" || me.Via != "token" || me.Team != "default" || me.Scope != "write" || len(me.Can["returns"]) != 5 {
+		t.Fatalf("me: %+v", me)
+	}
+	// WithRole names a role the token does not grant: 403, as the server says.
+	other := client.New(e.base, client.WithToken(e.token), client.WithRole("viewer"))
+	var p *client.Problem
+	if _, err := other.Me(context.Background()); !errors.As(err, &p) || p.Status != 403 || p.Code != client.CodePermissionDenied {
+		t.Fatalf("a role the token does not grant: %v", err)
+	}
 }

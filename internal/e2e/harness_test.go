@@ -135,6 +135,7 @@ var parts = []struct {
 	{"preconditions", testPreconditions},
 	{"events", testEvents},
 	{"webhooks", testWebhooks},
+	{"me", testMe},
 }
 
 func TestGoClient(t *testing.T) {

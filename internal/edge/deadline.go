@@ -80,8 +80,19 @@ func Unbounded(ctx context.Context) (context.Context, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	return context.WithoutCancel(ctx), nil
+	return &detached{ctx}, nil
 }
+
+// detached is a context without its parent's cancellation, as
+// context.WithoutCancel makes one, but a pointer: the standard one is a
+// value, boxed anew by each of its Value lookups — an allocation per
+// lookup on every SQLite read (the team, the role's access).
+type detached struct{ parent context.Context }
+
+func (d *detached) Deadline() (time.Time, bool) { return time.Time{}, false }
+func (d *detached) Done() <-chan struct{}       { return nil }
+func (d *detached) Err() error                  { return nil }
+func (d *detached) Value(key any) any           { return d.parent.Value(key) }
 
 // Deadline bounds the time a public request may take; authenticated
 // requests carry theirs in their context instead (see requestCtx).

@@ -52,7 +52,11 @@ func Fail(c *gin.Context, err error) {
 		h.Set("Allow", strings.Join(p.Allow, ", "))
 	}
 	if p.Code == problem.Unauthenticated {
-		h.Set("WWW-Authenticate", `Bearer realm="records"`)
+		if p.InvalidToken {
+			h.Set("WWW-Authenticate", `Bearer realm="records", error="invalid_token"`)
+		} else {
+			h.Set("WWW-Authenticate", `Bearer realm="records"`)
+		}
 	}
 	buf := GetBuffer()
 	buf.B = problem.Append(buf.B, p, RequestIDOf(c))

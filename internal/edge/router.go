@@ -26,6 +26,9 @@ type Route struct {
 	Successor  string
 	// Public routes need no token.
 	Public bool
+	// AdminOnly routes answer only the admin role (DESIGN §15: events,
+	// the stream, webhooks and deliveries).
+	AdminOnly bool
 }
 
 // Guards are the middleware the router puts before a route's handler, in
@@ -39,6 +42,8 @@ type Guards struct {
 	RequireWrite gin.HandlerFunc
 	Deadline     gin.HandlerFunc
 	Written      gin.HandlerFunc
+	// Admin refuses a caller whose role is not admin (AdminOnly routes).
+	Admin gin.HandlerFunc
 }
 
 // Router registers routes on a gin engine with the guards their metadata
@@ -77,6 +82,9 @@ func (r *Router) Handle(rt Route, h gin.HandlerFunc) {
 	guards := []gin.HandlerFunc{r.guards.Deadline}
 	if !rt.Public {
 		guards = []gin.HandlerFunc{r.guards.Authenticate, r.guards.RateLimit}
+		if rt.AdminOnly {
+			guards = append(guards, r.guards.Admin)
+		}
 		if rt.Kind.Writes() == spec.Always {
 			guards = append(guards, r.guards.RequireWrite)
 		}
@@ -111,7 +119,8 @@ func (r *Router) HandleServices(resource string, handlers map[string]gin.Handler
 		if h == nil {
 			panic("edge: no handler of " + rt.Operation)
 		}
-		r.Handle(Route{Method: rt.Method, Path: rt.Path, Operation: rt.Operation, Kind: rt.Kind, Resource: rt.Resource}, h)
+		// Every service route is the event log's or the webhooks': admin's.
+		r.Handle(Route{Method: rt.Method, Path: rt.Path, Operation: rt.Operation, Kind: rt.Kind, Resource: rt.Resource, AdminOnly: true}, h)
 	}
 }
 

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+
+	"records/internal/policy"
 )
 
 // action writes the operation's fixed members to the record with the id.
@@ -12,6 +14,13 @@ func (op *Op[E]) action(ctx context.Context, s *Service, req *request) (int, *Re
 		return 0, nil, err
 	}
 	if err := op.onlyID(req, "this operation takes no member but the id"); err != nil {
+		return 0, nil, err
+	}
+	set := &request{}
+	for _, m := range op.Set {
+		set.record = append(set.record, namedMember{written: m.Name, name: m.Name, value: m.Value})
+	}
+	if err := op.guardWrite(ctx, set, policy.Update); err != nil {
 		return 0, nil, err
 	}
 	in := op.Res.NewInput()

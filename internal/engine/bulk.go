@@ -13,6 +13,7 @@ import (
 
 	"records/internal/db"
 	"records/internal/guard"
+	"records/internal/policy"
 	"records/internal/problem"
 	"records/internal/spec"
 	"records/internal/wire"
@@ -44,7 +45,7 @@ func (op *Op[E]) bulk(ctx context.Context, s *Service, body []byte) (int, *Resul
 		if problem.Full(errs) {
 			break // the request fails; more of its faults would not be listed
 		}
-		in, err := op.bulkItem(item)
+		in, err := op.bulkItem(ctx, item)
 		if err != nil {
 			errs = append(errs, underIndex(err, i)...)
 			continue
@@ -99,6 +100,9 @@ func (op *Op[E]) bulk(ctx context.Context, s *Service, body []byte) (int, *Resul
 		if err := bulkInsert(ctx, w, op.Res, team, inputs, ids, at, records); err != nil {
 			return err
 		}
+		if err := checkWritten(ctx, w, op.Res, team, ids, policy.Create); err != nil {
+			return err
+		}
 		for i, in := range inputs {
 			steps, err := in.Then(true)
 			for _, step := range steps {
@@ -143,13 +147,16 @@ func underIndex(err error, i int) []problem.MemberError {
 }
 
 // bulkItem reads one element of a bulk create as a create's body.
-func (op *Op[E]) bulkItem(item []byte) (Input[E], error) {
+func (op *Op[E]) bulkItem(ctx context.Context, item []byte) (Input[E], error) {
 	members, err := ParseBody(item)
 	if err != nil {
 		return nil, err
 	}
 	req, err := op.parse("", members)
 	if err != nil {
+		return nil, err
+	}
+	if err := op.guardWrite(ctx, &req, policy.Create); err != nil {
 		return nil, err
 	}
 	in, err := op.input(&req)

@@ -5,12 +5,16 @@ import (
 	"net/http"
 
 	"records/internal/guard"
+	"records/internal/policy"
 	"records/internal/spec"
 )
 
 // create makes a record — one statement, or one transaction with what it
 // embeds — and answers it as stored.
 func (op *Op[E]) create(ctx context.Context, s *Service, req *request) (int, *Result[E], error) {
+	if err := op.guardWrite(ctx, req, policy.Create); err != nil {
+		return 0, nil, err
+	}
 	in, err := op.input(req)
 	if err != nil {
 		return 0, nil, err
@@ -42,7 +46,8 @@ func (op *Op[E]) create(ctx context.Context, s *Service, req *request) (int, *Re
 			return 0, nil, err
 		}
 	}
-	inTx := len(steps) > 0 || (rules != nil && rules.hasBeforeWrite())
+	check := mustCheck(ctx, op.Res, policy.Create)
+	inTx := len(steps) > 0 || check || (rules != nil && rules.hasBeforeWrite())
 	if k := keyedFrom(ctx); k != nil {
 		if inTx {
 			return 0, nil, errTakeTransaction
@@ -60,8 +65,10 @@ func (op *Op[E]) create(ctx context.Context, s *Service, req *request) (int, *Re
 				return err
 			}
 		}
-		rec, err = insert(ctx, s, w, op.Res, in, team, true)
-		return err
+		if rec, err = insert(ctx, s, w, op.Res, in, team, true); err != nil {
+			return err
+		}
+		return checkWritten(ctx, w, op.Res, team, []string{op.Res.ID(rec)}, policy.Create)
 	})
 	if err != nil {
 		return 0, nil, op.writeError(err)

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strings"
 
+	"records/internal/policy"
 	"records/internal/problem"
 	"records/internal/spec"
 )
@@ -46,8 +47,9 @@ func (op *Op[E]) delete(ctx context.Context, s *Service, req *request) (int, *Re
 	}
 	before := rules != nil && rules.hasBeforeWrite()
 	var b strings.Builder
-	b.WriteString(`DELETE FROM ` + spec.Ident(op.Res.Table) + ` WHERE "id" = ? AND "team_id" = ?`)
-	args := versionCondition(&b, req.ifMatch, []any{req.id, team})
+	cond, args := rowScope(ctx, op.Res, policy.Delete, team, []any{req.id})
+	b.WriteString(`DELETE FROM ` + spec.Ident(op.Res.Table) + ` WHERE "id" = ? AND ` + cond)
+	args = versionCondition(&b, req.ifMatch, args)
 	args = metaCondition(&b, eventMeta(ctx), args)
 	err = op.retryRecreated(req.id, func() error {
 		return s.Write(ctx, before, func(ctx context.Context, w Writer) error {
@@ -82,8 +84,9 @@ func (op *Op[E]) deleteBy(ctx context.Context, s *Service, req *request) (int, *
 	var n int64
 	err = s.Write(ctx, false, func(ctx context.Context, w Writer) (err error) {
 		var b strings.Builder
-		b.WriteString(`DELETE FROM ` + spec.Ident(op.Res.Table) + ` WHERE "team_id" = ? AND ` + spec.Ident(op.ByColumn) + ` = ?`)
-		args := metaCondition(&b, eventMeta(ctx), []any{team, req.by})
+		cond, args := rowScope(ctx, op.Res, policy.Delete, team, nil)
+		b.WriteString(`DELETE FROM ` + spec.Ident(op.Res.Table) + ` WHERE ` + cond + ` AND ` + spec.Ident(op.ByColumn) + ` = ?`)
+		args = metaCondition(&b, eventMeta(ctx), append(args, req.by))
 		n, err = w.Exec(ctx, b.String(), args...)
 		return err
 	})

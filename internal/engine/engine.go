@@ -18,6 +18,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"records/internal/db"
+	"records/internal/policy"
 	"records/internal/query"
 	"records/internal/seal"
 )
@@ -53,9 +54,19 @@ type Service struct {
 	// after-commit rule's panic).
 	Logger *slog.Logger
 
+	// Policies are the roles' policies (DESIGN §15); nil: no role but
+	// admin, which may do everything.
+	Policies *policy.Policies
+
 	resources map[string]Imager // by plural: what Describe was told
 	rules     map[string]any    // by plural: a *Rules of the resource
+	objects   map[string]string // plural by object name
+	catalog   policy.Catalog
 }
+
+// Catalog is every resource Describe was told, with its members, for
+// checking a policies file against them.
+func (s *Service) Catalog() policy.Catalog { return s.catalog }
 
 // Imager is a resource as its events need it.
 type Imager interface {
@@ -67,6 +78,11 @@ type Imager interface {
 type Described interface {
 	Imager
 	plural() string
+	object() string
+	members() []policy.Member
+	listing() *listing
+	visible(ctx context.Context, r Reader, team int, id string) (bool, error)
+	masked(readable []bool) Imager
 }
 
 // Describe tells s the resources its operations serve. The generated
@@ -74,10 +90,12 @@ type Described interface {
 // built on s (the event log, webhooks) read Resources.
 func (s *Service) Describe(rs ...Described) {
 	if s.resources == nil {
-		s.resources = map[string]Imager{}
+		s.resources, s.objects, s.catalog = map[string]Imager{}, map[string]string{}, policy.Catalog{}
 	}
 	for _, r := range rs {
 		s.resources[r.plural()] = r
+		s.objects[r.object()] = r.plural()
+		s.catalog[r.plural()] = r.members()
 	}
 }
 

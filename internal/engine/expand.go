@@ -10,6 +10,7 @@ import (
 	"github.com/lib/pq"
 
 	"records/internal/edge"
+	"records/internal/policy"
 	"records/internal/spec"
 )
 
@@ -45,9 +46,10 @@ func inIDs(r Reader, column string, ids []string) (string, []any) {
 // naming their parent in column fk) of the parents ids of team, with its
 // arguments: in the order of the index (team_id, fk, id), which SQLite
 // walks without sorting, so each parent's children come together and by id.
-func childrenOf[C any](r Reader, child *Resource[C], fk string, team int, ids []string) (string, []any) {
-	in, args := inIDs(r, fk, ids)
-	return child.Select + ` WHERE "team_id" = ? AND ` + in + ` ORDER BY "` + fk + `", "id"`, append([]any{team}, args...)
+func childrenOf[C any](ctx context.Context, r Reader, child *Resource[C], fk string, team int, ids []string) (string, []any) {
+	in, inArgs := inIDs(r, fk, ids)
+	cond, args := rowScope(ctx, child, policy.Read, team, make([]any, 0, 1+len(inArgs)))
+	return child.Select + ` WHERE ` + cond + ` AND ` + in + ` ORDER BY "` + fk + `", "id"`, append(args, inArgs...)
 }
 
 // ExpandChildren is the Load of an edge from parents of type P to their children
@@ -66,9 +68,9 @@ func ExpandChildren[P, C any](child *Resource[C], fk string, id func(*P) string,
 			// join's nested loop answers them so, and readChildren checks
 			// that it did, rather than PostgreSQL sorting them again. Were
 			// they not, they are read again in an order asked for.
+			cond, args := rowScope(ctx, child, policy.Read, team, []any{pq.StringArray(ids)})
 			text := `SELECT ` + child.qualifiedSelectList(`"c"`) + ` FROM unnest(?::text[]) WITH ORDINALITY AS "p"("id", "n") CROSS JOIN LATERAL (SELECT * FROM "` +
-				child.Table + `" WHERE "team_id" = ? AND "` + fk + `" = "p"."id" ORDER BY "id" LIMIT ` + strconv.Itoa(spec.MaxChildren) + `) AS "c"`
-			args := []any{pq.StringArray(ids), team}
+				child.Table + `" WHERE ` + cond + ` AND "` + fk + `" = "p"."id" ORDER BY "id" LIMIT ` + strconv.Itoa(spec.MaxChildren) + `) AS "c"`
 			x, _, err := readChildren(ctx, r, child, text, args, parents, id, parentOf)
 			if errors.Is(err, errScattered) {
 				x, _, err = readChildren(ctx, r, child, text+` ORDER BY "p"."n", "c"."id"`, args, parents, id, parentOf)
@@ -80,7 +82,7 @@ func ExpandChildren[P, C any](child *Resource[C], fk string, id func(*P) string,
 		// are read and dropped, and the statement stops at as many rows as
 		// the parents may have in all, and one more.
 		limit := len(ids)*spec.MaxChildren + 1
-		text, args := childrenOf(r, child, fk, team, ids)
+		text, args := childrenOf(ctx, r, child, fk, team, ids)
 		x, n, err := readChildren(ctx, r, child, text+` LIMIT ?`, append(args, limit), parents, id, parentOf)
 		if err != nil || n < limit {
 			return x, err
@@ -90,10 +92,11 @@ func ExpandChildren[P, C any](child *Resource[C], fk string, id func(*P) string,
 		// children instead (reading all of them).
 		x.release()
 		in, inArgs := inIDs(r, fk, ids)
+		cond, args := rowScope(ctx, child, policy.Read, team, make([]any, 0, 1+len(inArgs)))
 		text = `SELECT ` + child.selectList() + ` FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY "` + fk + `" ORDER BY "id") AS "n" FROM "` +
-			child.Table + `" WHERE "team_id" = ? AND ` + in + `) AS "` + child.Table + `" WHERE "n" <= ` +
+			child.Table + `" WHERE ` + cond + ` AND ` + in + `) AS "` + child.Table + `" WHERE "n" <= ` +
 			strconv.Itoa(spec.MaxChildren) + ` ORDER BY "` + fk + `", "id"`
-		x, _, err = readChildren(ctx, r, child, text, append([]any{team}, inArgs...), parents, id, parentOf)
+		x, _, err = readChildren(ctx, r, child, text, append(args, inArgs...), parents, id, parentOf)
 		return x, err
 	}
 }
@@ -117,6 +120,7 @@ func readChildren[P, C any](ctx context.Context, r Reader, child *Resource[C], t
 	if child.Scanner != nil {
 		scan = child.Scanner()
 	}
+	encode := encoder(ctx, child)
 	open, count, rows := "", 0, 0 // the parent whose list buf ends with, and its children so far
 	closeOpen := func() {
 		if open != "" {
@@ -149,7 +153,7 @@ func readChildren[P, C any](ctx context.Context, r Reader, child *Resource[C], t
 			buf = append(buf, '[')
 		}
 		count++
-		buf = child.Encode(buf, c)
+		buf = encode(buf, c)
 		return nil
 	})
 	if err != nil {
@@ -193,17 +197,19 @@ func ExpandParent[C, P any](parent *Resource[P], parentOf func(*C) *string) func
 		out := make([][]byte, len(children))
 		byID := map[string][]byte{}
 		if len(ids) > 0 {
-			in, args := inIDs(r, "id", ids)
-			text := parent.Select + ` WHERE "team_id" = ? AND ` + in
-			parents, err := readAll(ctx, r, parent, -1, text, append([]any{team}, args...))
+			in, inArgs := inIDs(r, "id", ids)
+			cond, args := rowScope(ctx, parent, policy.Read, team, make([]any, 0, 1+len(inArgs)))
+			text := parent.Select + ` WHERE ` + cond + ` AND ` + in
+			parents, err := readAll(ctx, r, parent, -1, text, append(args, inArgs...))
 			if err != nil {
 				return expansion{}, err
 			}
 			if err := loadEmbeds(ctx, r, parent, team, parents); err != nil {
 				return expansion{}, err
 			}
+			encode := encoder(ctx, parent)
 			for _, p := range parents {
-				byID[parent.ID(p)] = parent.Encode(nil, p)
+				byID[parent.ID(p)] = encode(nil, p)
 			}
 		}
 		for i, c := range children {

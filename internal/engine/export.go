@@ -183,7 +183,9 @@ func newExportEncoder[E any](format string, res *Resource[E], fields []string, v
 	enc := &exportEncoder[E]{format: format, res: res, v: v}
 	if format == CSV {
 		for i, f := range res.Fields {
-			if fields == nil || f.Member == "id" || f.Member == "version" {
+			// Without fields, every member the view answers (a role's
+			// view leaves out what it may not read).
+			if fields == nil && (v == nil || v.fields == nil || v.fields[i]) || f.Member == "id" || f.Member == "version" {
 				enc.cols = append(enc.cols, i)
 			}
 		}

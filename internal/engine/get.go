@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 
+	"records/internal/policy"
 	"records/internal/problem"
 	"records/internal/query"
 )
@@ -13,7 +14,7 @@ func (op *Op[E]) get(ctx context.Context, s *Service, req *request) (int, *Resul
 	if err := op.requireID(req); err != nil {
 		return 0, nil, err
 	}
-	v, err := op.readView(req)
+	v, err := op.readView(ctx, req)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -27,7 +28,10 @@ func (op *Op[E]) get(ctx context.Context, s *Service, req *request) (int, *Resul
 // when no id is given.
 func (op *Op[E]) getOrCreate(ctx context.Context, s *Service, req *request) (int, *Result[E], error) {
 	if req.hasID {
-		v, err := op.readView(req)
+		if err := accessOf(ctx).may(op.Res, policy.Read); err != nil {
+			return 0, nil, err
+		}
+		v, err := op.readView(ctx, req)
 		if err != nil {
 			return 0, nil, err
 		}
@@ -40,8 +44,8 @@ func (op *Op[E]) getOrCreate(ctx context.Context, s *Service, req *request) (int
 }
 
 // readView takes a read's fields and expand out of the request's members.
-func (op *Op[E]) readView(req *request) (*view[E], error) {
-	l := op.Res.listing()
+func (op *Op[E]) readView(ctx context.Context, req *request) (*view[E], error) {
+	l := listOf(ctx, op.Res)
 	var fields, expand []string
 	var errs []problem.MemberError
 	rest := req.record[:0]
@@ -49,11 +53,11 @@ func (op *Op[E]) readView(req *request) (*view[E], error) {
 		switch m.name {
 		case query.ParamFields:
 			var e []problem.MemberError
-			fields, e = query.Names(m.value, false, m.written, l.list.Members)
+			fields, e = query.Names(m.value, false, m.written, l.Members)
 			errs = append(errs, e...)
 		case query.ParamExpand:
 			var e []problem.MemberError
-			expand, e = query.Names(m.value, false, m.written, l.list.Edges)
+			expand, e = query.Names(m.value, false, m.written, l.Edges)
 			errs = append(errs, e...)
 		default:
 			rest = append(rest, m)
@@ -63,7 +67,7 @@ func (op *Op[E]) readView(req *request) (*view[E], error) {
 	if len(errs) > 0 {
 		return nil, problem.Members(errs)
 	}
-	return newView(op.Res, fields, expand), nil
+	return newView(ctx, op.Res, fields, expand), nil
 }
 
 func (op *Op[E]) read(ctx context.Context, s *Service, req *request, v *view[E]) (int, *Result[E], error) {

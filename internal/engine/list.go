@@ -24,7 +24,7 @@ func (op *Op[E]) list(ctx context.Context, s *Service, c *gin.Context, members [
 			return 0, nil, problem.New(problem.InvalidRequest, "the query string is malformed: %v", err)
 		}
 	}
-	l := op.Res.listing().list
+	l := listOf(ctx, op.Res)
 	l.Extra = op.Filters
 	req, err := query.ParseRequest(members, q, &l)
 	if err != nil {
@@ -53,7 +53,7 @@ func (op *Op[E]) list(ctx context.Context, s *Service, c *gin.Context, members [
 			return 0, nil, err
 		}
 	}
-	v := newView(op.Res, req.Fields, req.Expand)
+	v := newView(ctx, op.Res, req.Fields, req.Expand)
 	if format := exportFormat(c.GetHeader("Accept")); format != "" {
 		return 0, nil, op.export(c, s, format, p, team, req.Fields, v)
 	}

@@ -55,6 +55,16 @@ type Op[E any] struct {
 // storing of its answer (see serveKeyed).
 func (op *Op[E]) Handler(s *Service) gin.HandlerFunc {
 	return func(c *gin.Context) {
+		// A role other than admin: its access rides in the request's
+		// context, and an operation it lacks is refused before the body
+		// is read.
+		if ctx := s.withAccess(c.Request.Context()); ctx != c.Request.Context() {
+			c.Request = c.Request.WithContext(ctx)
+			if err := op.permitted(ctx); err != nil {
+				edge.Fail(c, err)
+				return
+			}
+		}
 		body, err := s.ReadBody(c)
 		if err != nil {
 			edge.Fail(c, err)
@@ -163,7 +173,19 @@ func (op *Op[E]) bulkAt(c *gin.Context) bool {
 		op.Kind == spec.Upsert && spec.UpdateTakesBulk(op.IDOptional, c.Request.Method, c.FullPath(), op.Res.Plural)
 }
 
+// serve runs the operation; what it answers of records, a role other than
+// admin sees without the members it may not read.
 func (op *Op[E]) serve(s *Service, c *gin.Context, body []byte) (int, *Result[E], error) {
+	status, r, err := op.run(s, c, body)
+	if r != nil && r.view == nil {
+		if a := accessOf(c.Request.Context()); a != nil {
+			r.view = &view[E]{fields: a.view(op.Res).readable}
+		}
+	}
+	return status, r, err
+}
+
+func (op *Op[E]) run(s *Service, c *gin.Context, body []byte) (int, *Result[E], error) {
 	if op.bulkAt(c) && isArray(body) {
 		if c.Request.URL.RawQuery != "" {
 			return 0, nil, problem.New(problem.InvalidRequest, "this operation takes no query parameters; send the members in a JSON body")

@@ -3,12 +3,17 @@ package engine
 import (
 	"context"
 	"net/http"
+
+	"records/internal/policy"
 )
 
 // patch merges the body into the record with the id — members given are
 // written (null clears), absent ones stay — in one statement that also
 // checks If-Match and the parents the body names.
 func (op *Op[E]) patch(ctx context.Context, s *Service, req *request) (int, *Result[E], error) {
+	if err := op.guardWrite(ctx, req, policy.Update); err != nil {
+		return 0, nil, err
+	}
 	in, err := op.input(req)
 	if err != nil {
 		return 0, nil, err
@@ -38,9 +43,10 @@ func (op *Op[E]) update(ctx context.Context, s *Service, req *request, in Input[
 		}
 	}
 	before := rules != nil && rules.hasBeforeWrite()
+	check := mustCheck(ctx, op.Res, policy.Update)
 	var rec *E
 	err = op.retryRecreated(req.id, func() error {
-		return s.Write(ctx, before, func(ctx context.Context, w Writer) (err error) {
+		return s.Write(ctx, before || check, func(ctx context.Context, w Writer) (err error) {
 			if before {
 				if err := rules.runBeforeWrite(ctx, w, c); err != nil {
 					return err
@@ -51,9 +57,12 @@ func (op *Op[E]) update(ctx context.Context, s *Service, req *request, in Input[
 			in.Values(&v, false)
 			in.Fixed(&fixed)
 			parents := in.Parents()
-			text, args := updateSQL(op.Res, req.id, team, &v, req.ifMatch, parents, eventMeta(ctx), &fixed)
+			text, args := updateSQL(ctx, op.Res, req.id, team, &v, req.ifMatch, parents, eventMeta(ctx), &fixed)
 			if rec, err = writeRecord(ctx, w, op.Res, text, args); err == nil && rec == nil {
 				err = op.unwritten(ctx, w, team, req.id, req.ifMatch, parents, &fixed)
+			}
+			if err == nil {
+				err = checkWritten(ctx, w, op.Res, team, []string{req.id}, policy.Update)
 			}
 			return err
 		})

@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"records/internal/edge"
+	"records/internal/policy"
 	"records/internal/problem"
 	"records/internal/query"
 	"records/internal/spec"
@@ -48,10 +49,17 @@ func find[E any](ctx context.Context, r Reader, res *Resource[E], id string) (*E
 		return nil, false, err
 	}
 	res.reads.once.Do(func() {
-		res.reads.byID = res.Select + ` WHERE "id" = ? AND "team_id" = ?`
+		res.reads.byID = res.Select + ` WHERE "id" = ? AND ` + teamOnly
 	})
+	args := make([]any, 1, 2)
+	args[0] = id
+	cond, args := rowScope(ctx, res, policy.Read, team, args)
+	text := res.reads.byID
+	if cond != teamOnly {
+		text = res.Select + ` WHERE "id" = ? AND ` + cond
+	}
 	var e *E
-	err = r.Each(ctx, 1, res.reads.byID, []any{id, team}, func(rows *sql.Rows) (err error) {
+	err = r.Each(ctx, 1, text, args, func(rows *sql.Rows) (err error) {
 		e, err = res.Scan(rows)
 		return err
 	})
@@ -70,7 +78,7 @@ func readPage[E any](ctx context.Context, r Reader, res *Resource[E], team int, 
 	want := p.Limit + 1
 	out := make([]*E, 0, want)
 	for _, ph := range p.Phases() {
-		text, args := res.pageSQL(p, ph, team, want-len(out))
+		text, args := res.pageSQL(ctx, p, ph, team, want-len(out))
 		err := r.Each(ctx, want-len(out), text, args, func(rows *sql.Rows) error {
 			e, err := res.Scan(rows)
 			if err == nil {
@@ -89,13 +97,13 @@ func readPage[E any](ctx context.Context, r Reader, res *Resource[E], team int, 
 }
 
 // pageSQL is the statement of one phase of a page, reading at most n records.
-func (res *Resource[E]) pageSQL(p *query.Page, ph query.Phase, team, n int) (string, []any) {
-	args := make([]any, 0, 3+len(p.Args)+len(ph.Args))
-	args = append(args, team)
+func (res *Resource[E]) pageSQL(ctx context.Context, p *query.Page, ph query.Phase, team, n int) (string, []any) {
+	cond, args := rowScope(ctx, res, policy.Read, team, make([]any, 0, 3+len(p.Args)+len(ph.Args)))
 	var b strings.Builder
-	b.Grow(len(res.Select) + len(p.Where) + len(ph.Cond) + len(ph.OrderBy) + 64)
+	b.Grow(len(res.Select) + len(cond) + len(p.Where) + len(ph.Cond) + len(ph.OrderBy) + 64)
 	b.WriteString(res.Select)
-	b.WriteString(` WHERE "team_id" = ?`)
+	b.WriteString(` WHERE `)
+	b.WriteString(cond)
 	if p.Where != "" {
 		b.WriteString(" AND ")
 		b.WriteString(p.Where)
@@ -125,8 +133,8 @@ const estimateFloor = 10000
 // or, when asked for an estimate on PostgreSQL, from the planner's
 // statistics if they say more than estimateFloor. It tells which it did.
 func count[E any](ctx context.Context, s *Service, res *Resource[E], team int, p *query.Page, how query.Count) (int64, bool, error) {
-	where := ` FROM "` + res.Table + `" WHERE "team_id" = ?`
-	args := []any{team}
+	cond, args := rowScope(ctx, res, policy.Read, team, make([]any, 0, 1+len(p.Args)))
+	where := ` FROM "` + res.Table + `" WHERE ` + cond
 	if p.Where != "" {
 		where += " AND " + p.Where
 		args = append(args, p.Args...)
@@ -189,7 +197,7 @@ func LoadChildren[P, C any](ctx context.Context, r Reader, team int, child *Reso
 		ids[i] = id(p)
 		byID[ids[i]] = []*C{}
 	}
-	text, args := childrenOf(r, child, fk, team, ids)
+	text, args := childrenOf(ctx, r, child, fk, team, ids)
 	children, err := readAll(ctx, r, child, -1, text, args)
 	if err != nil {
 		return err
@@ -217,10 +225,11 @@ func resolveCursor[E any](ctx context.Context, r Reader, res *Resource[E], team 
 	for k, i := range digested {
 		cols[k] = spec.Ident(p.Keys[i].Col.Name)
 	}
-	text := `SELECT ` + strings.Join(cols, ", ") + ` FROM ` + spec.Ident(res.Table) + ` WHERE "id" = ? AND "team_id" = ?`
+	cond, args := rowScope(ctx, res, policy.Read, team, []any{p.After.ID})
+	text := `SELECT ` + strings.Join(cols, ", ") + ` FROM ` + spec.Ident(res.Table) + ` WHERE "id" = ? AND ` + cond
 	values := make([]sql.NullString, len(digested))
 	found := false
-	err := r.Each(ctx, 1, text, []any{p.After.ID, team}, func(rows *sql.Rows) error {
+	err := r.Each(ctx, 1, text, args, func(rows *sql.Rows) error {
 		found = true
 		dest := make([]any, len(values))
 		for k := range values {

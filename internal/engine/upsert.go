@@ -7,6 +7,7 @@ import (
 
 	"records/internal/auth"
 	"records/internal/db"
+	"records/internal/policy"
 	"records/internal/problem"
 	"records/internal/spec"
 )
@@ -27,11 +28,29 @@ func (op *Op[E]) upsert(ctx context.Context, s *Service, req *request) (int, *Re
 			return 0, nil, err
 		}
 	}
+	// A role other than admin updates under its update policy, or creates
+	// under its create policy: which, the record's existence says.
+	update := req.ifMatch != nil
+	if accessOf(ctx) != nil {
+		var err error
+		if !update && !createOnly && req.hasID {
+			if update, err = op.exists(ctx, s, req.id); err != nil {
+				return 0, nil, err
+			}
+		}
+		pop := policy.Create
+		if update {
+			pop = policy.Update
+		}
+		if err := op.guardWrite(ctx, req, pop); err != nil {
+			return 0, nil, err
+		}
+	}
 	in, err := op.input(req)
 	if err != nil {
 		return 0, nil, err
 	}
-	if req.ifMatch != nil {
+	if update {
 		rec, team, err := op.update(ctx, s, req, in)
 		if err != nil {
 			return 0, nil, err
@@ -71,14 +90,15 @@ func (op *Op[E]) upsert(ctx context.Context, s *Service, req *request) (int, *Re
 		}
 	}
 	before := rules != nil && rules.hasBeforeWrite()
+	check := mustCheck(ctx, op.Res, policy.Create)
 	var rec *E
 	var fixed Values
 	var parents []ParentRef
-	err = s.Write(ctx, len(steps) > 0 || before, func(ctx context.Context, w Writer) (err error) {
+	err = s.Write(ctx, len(steps) > 0 || before || check, func(ctx context.Context, w Writer) (err error) {
 		if before {
 			// The rules learn whether the record is made, and may set
 			// members before the statement is.
-			_, found, err := current(ctx, w, op.Res, team, id)
+			_, found, err := current(ctx, w, op.Res, team, id, policy.Update)
 			if err != nil {
 				return err
 			}
@@ -93,8 +113,10 @@ func (op *Op[E]) upsert(ctx context.Context, s *Service, req *request) (int, *Re
 		in.Fixed(&fixed)
 		parents = in.Parents()
 		onConflict := &upsertSQL{change: &change, fixed: &fixed, current: op.Res.columnsOf(in.Missing(nil))}
-		if createOnly {
-			onConflict = nil // a plain INSERT: a taken id fails it
+		if createOnly || accessOf(ctx) != nil {
+			// A plain INSERT: a taken id fails it. A role's upsert of a
+			// record that exists went to update above.
+			onConflict = nil
 		}
 		text, args := insertSQL(s.Dialect, op.Res, id, team, &create, parents, onConflict, eventMeta(ctx), nil)
 		if rec, err = writeRecord(ctx, w, op.Res, text, args); err != nil {
@@ -105,6 +127,9 @@ func (op *Op[E]) upsert(ctx context.Context, s *Service, req *request) (int, *Re
 			// from a create, an immutable one changes, or the id is
 			// another team's.
 			return op.unupserted(ctx, w, team, id, in, parents, &fixed)
+		}
+		if err := checkWritten(ctx, w, op.Res, team, []string{id}, policy.Create); err != nil {
+			return err
 		}
 		if op.Res.Version(rec) > 1 {
 			_, err := in.Then(false)
@@ -142,7 +167,7 @@ func (op *Op[E]) unupserted(ctx context.Context, w Writer, team int, id string, 
 	if err := missingParent(ctx, w, team, parents); err != nil {
 		return err
 	}
-	_, found, err := current(ctx, w, op.Res, team, id)
+	_, found, err := current(ctx, w, op.Res, team, id, policy.Update)
 	switch {
 	case err != nil:
 		return err

@@ -18,16 +18,22 @@ type view[E any] struct {
 	expanded []expansion // per expanded edge: per record, its JSON
 }
 
-// newView makes the view of fields and expand (nil when both are empty).
-func newView[E any](res *Resource[E], fields, expand []string) *view[E] {
-	if fields == nil && len(expand) == 0 {
+// newView makes the view of fields and expand (nil when both are empty
+// and the request's role may read every member).
+func newView[E any](ctx context.Context, res *Resource[E], fields, expand []string) *view[E] {
+	var readable []bool
+	if a := accessOf(ctx); a != nil {
+		readable = a.view(res).readable
+	}
+	if fields == nil && len(expand) == 0 && readable == nil {
 		return nil
 	}
-	v := &view[E]{}
+	v := &view[E]{fields: readable}
 	if fields != nil {
 		v.fields = make([]bool, len(res.Fields))
 		for i, f := range res.Fields {
-			// The id (and the version) are always answered.
+			// The id (and the version) are always answered; fields names
+			// only members the role may read (listOf).
 			v.fields[i] = f.Member == "id" || f.Member == "version" || slices.Contains(fields, f.Member)
 		}
 	}

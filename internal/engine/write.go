@@ -10,6 +10,7 @@ import (
 
 	"records/internal/db"
 	"records/internal/edge"
+	"records/internal/policy"
 	"records/internal/problem"
 	"records/internal/spec"
 )
@@ -73,7 +74,11 @@ func conflictMember(err error, unique map[string]string) string {
 // statement saw neither the record nor its successor): errRecreated, and
 // the write is tried again (see retryRecreated).
 func (op *Op[E]) unwritten(ctx context.Context, w Writer, team int, id string, pre *precondition, parents []ParentRef, fixed *Values) error {
-	version, found, err := current(ctx, w, op.Res, team, id)
+	pop := policy.Update
+	if op.Kind == spec.Delete {
+		pop = policy.Delete
+	}
+	version, found, err := current(ctx, w, op.Res, team, id, pop)
 	switch {
 	case err != nil:
 		return err

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"records/internal/db"
+	"records/internal/policy"
 	"records/internal/query"
 	"records/internal/spec"
 )
@@ -126,8 +127,9 @@ type upsertSQL struct {
 
 // updateSQL is the statement writing v to the record with id in team, when
 // it is at a version pre lists, every parent it names is the team's and
-// each of fixed's columns (immutable members given) keeps its value.
-func updateSQL[E any](res *Resource[E], id string, team int, v *Values, pre *precondition, parents []ParentRef, meta string, fixed *Values) (string, []any) {
+// each of fixed's columns (immutable members given) keeps its value; the
+// caller's role narrows it to the records it may update (rowScope).
+func updateSQL[E any](ctx context.Context, res *Resource[E], id string, team int, v *Values, pre *precondition, parents []ParentRef, meta string, fixed *Values) (string, []any) {
 	var b strings.Builder
 	b.Grow(statementRoom)
 	args := make([]any, 0, len(v.args)+3+len(parents)*2)
@@ -139,8 +141,9 @@ func updateSQL[E any](res *Resource[E], id string, team int, v *Values, pre *pre
 		b.WriteString(" = ?, ")
 	}
 	args = append(args, v.args...)
-	b.WriteString(`"version" = "version" + 1 WHERE "id" = ? AND "team_id" = ?`)
-	args = append(args, id, team)
+	b.WriteString(`"version" = "version" + 1 WHERE "id" = ? AND `)
+	cond, args := rowScope(ctx, res, policy.Update, team, append(args, id))
+	b.WriteString(cond)
 	args = versionCondition(&b, pre, args)
 	args = metaCondition(&b, meta, args)
 	args = parentConditions(&b, parents, team, args)
@@ -271,10 +274,12 @@ func missingParent(ctx context.Context, w Writer, team int, parents []ParentRef)
 	return nil
 }
 
-// current reads the version of the record with id in team, if it exists.
-func current[E any](ctx context.Context, w Writer, res *Resource[E], team int, id string) (int64, bool, error) {
+// current reads the version of the record with id in team, if it exists
+// (and a role's filter for pop lets it be seen).
+func current[E any](ctx context.Context, w Writer, res *Resource[E], team int, id string, pop policy.Op) (int64, bool, error) {
 	var v int64
-	n, err := w.Query(ctx, 1, `SELECT "version" FROM `+spec.Ident(res.Table)+` WHERE "id" = ? AND "team_id" = ?`, []any{id, team},
+	cond, args := rowScope(ctx, res, pop, team, []any{id})
+	n, err := w.Query(ctx, 1, `SELECT "version" FROM `+spec.Ident(res.Table)+` WHERE "id" = ? AND `+cond, args,
 		func(rows *sql.Rows) error { return rows.Scan(&v) })
 	return v, n > 0, err
 }

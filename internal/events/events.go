@@ -38,6 +38,11 @@ type Log struct {
 	DB        *db.DB
 	Cursors   *query.Cursors
 	Resources map[string]engine.Imager // by plural
+	// Access, when set, says what a request's role may see of a record's
+	// history (engine.Service.History).
+	Access interface {
+		History(ctx context.Context, plural, id string) (engine.Imager, error)
+	}
 	// Logger hears of events whose record cannot be written out (Append).
 	Logger *slog.Logger
 	// Bodies reads the JSON bodies of the log's reads, as the engine reads
@@ -172,7 +177,11 @@ func (l *Log) ID(seq int64) string { return l.IDs.ID(seq) }
 // reader parses, a resource this binary does not serve) is answered all
 // the same, its object carrying the record's id only, as a deletion's
 // does, and logged as an error: no follower, page or webhook stops at it.
-func (l *Log) Append(b []byte, team int, e *Event) []byte {
+func (l *Log) Append(b []byte, team int, e *Event) []byte { return l.appendWith(b, team, e, nil) }
+
+// appendWith appends the event as Append does, its record written by res
+// when it is not nil (a role's view of it), else by its resource.
+func (l *Log) appendWith(b []byte, team int, e *Event, res engine.Imager) []byte {
 	plural, action, _ := strings.Cut(e.Type, ".")
 	b = append(b, `{"id":"`...)
 	b = l.IDs.Append(b, e.Seq)
@@ -183,7 +192,9 @@ func (l *Log) Append(b []byte, team int, e *Event) []byte {
 	b = append(b, `","team_id":`...)
 	b = strconv.AppendInt(b, int64(team), 10)
 	b = append(b, `,"data":{"object":`...)
-	res := l.Resources[plural]
+	if res == nil {
+		res = l.Resources[plural]
+	}
 	var failed error
 	switch {
 	case action == "deleted" || !e.Image.Valid:

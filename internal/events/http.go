@@ -134,6 +134,15 @@ func (l *Log) serveHistory(c *gin.Context, plural string) {
 	}
 	bounded, cancel := edge.Bounded(ctx)
 	defer cancel()
+	var imager engine.Imager
+	if l.Access != nil {
+		// A role sees the history of a record it may read, without the
+		// members it may not.
+		if imager, err = l.Access.History(bounded, plural, id); err != nil {
+			edge.Fail(c, err)
+			return
+		}
+	}
 	page, err := l.History(bounded, team, plural, id, after, limit)
 	if err != nil {
 		edge.Fail(c, err)
@@ -156,7 +165,7 @@ func (l *Log) serveHistory(c *gin.Context, plural string) {
 	if len(page) == limit {
 		next = resumeCursor
 	}
-	l.answer(c, team, page, limit, next, resumeCursor)
+	l.answerWith(c, team, page, limit, next, resumeCursor, imager)
 }
 
 // known tells whether a record of the resource has the id in the team.
@@ -171,13 +180,20 @@ func (l *Log) known(ctx context.Context, team int, plural, id string) (bool, err
 // next page when this one is full, resume the position after its last
 // event (the request's own when it has none), for a follower to keep.
 func (l *Log) answer(c *gin.Context, team int, page []Event, limit int, next, resume string) {
+	l.answerWith(c, team, page, limit, next, resume, nil)
+}
+
+// answerWith writes the page as answer does, the records of its events
+// written by imager when it is not nil (a role's, without the members it
+// may not read).
+func (l *Log) answerWith(c *gin.Context, team int, page []Event, limit int, next, resume string, imager engine.Imager) {
 	b := make([]byte, 0, 512*len(page)+128)
 	b = append(b, `{"events":[`...)
 	for i := range page {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = l.Append(b, team, &page[i])
+		b = l.appendWith(b, team, &page[i], imager)
 	}
 	b = append(b, `],"paging":{"limit":`...)
 	b = strconv.AppendInt(b, int64(limit), 10)

@@ -162,7 +162,7 @@ var clientFixed = []string{"Client", "Option", "RequestOption", "Response", "Pro
 	"Delivery", "DeliveryPage", "EventService", "WebhookService"}
 
 // clientFixedMembers are the client's own members (its services).
-var clientFixedMembers = []string{"Events", "Webhooks"}
+var clientFixedMembers = []string{"Events", "Webhooks", "Me"}
 
 // clientFixedRoutes are the routes of the runtime's services
 // (spec.ServiceRoutes); histories are per resource.
@@ -171,7 +171,7 @@ func clientFixedRoutes() []*clientRoute {
 	for _, rt := range spec.ServiceRoutes {
 		out = append(out, &clientRoute{Method: rt.Method, Path: openAPIPath(rt.Path), Call: rt.Call, Sends: true})
 	}
-	return out
+	return append(out, &clientRoute{Method: "GET", Path: spec.PathMe, Call: "Me", Sends: true})
 }
 
 // buildClientModel makes the clients' view model from the API's.

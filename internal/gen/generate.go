@@ -25,6 +25,7 @@ type Config struct {
 	EntPackage    string // import path of EntDir, e.g. "records/ent"
 	MigrationsDir string // migration files, e.g. "internal/migrations"
 	RouteTable    string // the route table, e.g. "schema/routes.yaml"
+	Policies      string // the roles' policies, e.g. "schema/policies.yaml"
 	ResourcesDir  string // the generated resources package, e.g. "internal/resources"
 	// MigrationName names a new migration file; empty picks "init" or "schema".
 	MigrationName string
@@ -46,6 +47,7 @@ func DefaultConfig() Config {
 		EntPackage:    "records/ent",
 		MigrationsDir: "internal/migrations",
 		RouteTable:    "schema/routes.yaml",
+		Policies:      "schema/policies.yaml",
 		ResourcesDir:  "internal/resources",
 		GoClientDir:   "client",
 		TSClientDir:   "clients/typescript/src",
@@ -85,6 +87,10 @@ func Generate(ctx context.Context, cfg Config) (*Output, error) {
 	if err != nil {
 		return nil, err
 	}
+	if model.Policies, err = readPolicies(cfg, resources); err != nil {
+		return nil, err
+	}
+	model.PoliciesFile = cfg.Policies
 	out := &Output{Files: map[string][]byte{}, Owned: cfg.Owned()}
 	handlers, err := renderAPI(cfg, model)
 	if err != nil {

@@ -20,6 +20,9 @@ type apiModel struct {
 	Resources []*resourceView
 	Ops       []*opView
 	Routes    []*routeView
+	// Policies is the text of the policies file, checked; PoliciesFile
+	// its name.
+	Policies, PoliciesFile string
 }
 
 // resourceView is one resource: an ent type with annotation.Resource.

@@ -124,7 +124,7 @@ func renderOpenAPI(m *apiModel) ([]byte, error) {
 			"license", newObj("name", "Proprietary", "identifier", "LicenseRef-Proprietary"),
 		),
 		"servers", []any{newObj("url", "/", "description", "The server this document is served by.")},
-		"security", []any{newObj("bearer", []any{}), newObj("token", []any{})},
+		"security", security,
 	)
 	d.sharedSchemas()
 	for _, r := range m.Resources {
@@ -170,6 +170,7 @@ func (d *openAPIDoc) paths() *obj {
 		put(rt.Method, rt.Path, d.operation(rt, seen))
 	}
 	addEventPaths(d.m, put)
+	addMePath(put)
 	for _, pr := range spec.PublicRoutes {
 		put("GET", pr.Path, publicOperation(pr))
 	}
@@ -303,11 +304,9 @@ func (d *openAPIDoc) responses(rt *routeView) *obj {
 	if (op.Kind == spec.Get || op.Kind == spec.GetOrCreate) && op.ETag {
 		out.set("304", responseRef("NotModified"))
 	}
-	statuses := []int{400, 401}
-	if op.Kind != spec.List && op.Kind != spec.Get {
-		statuses = append(statuses, 403)
-	}
-	statuses = append(statuses, 404)
+	// 403: a read-scoped token's write, or an operation the caller's role
+	// may not run (a list or get included).
+	statuses := []int{400, 401, 403, 404}
 	if op.Kind == spec.GetOrCreate && rt.Method == "GET" {
 		statuses = append(statuses, 405) // a HEAD that would create
 	}

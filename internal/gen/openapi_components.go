@@ -21,10 +21,7 @@ func (d *openAPIDoc) components(paths *obj) (*obj, error) {
 		"parameters", params,
 		"responses", responses,
 		"headers", headers,
-		"securitySchemes", newObj(
-			"bearer", newObj("type", "http", "scheme", "bearer", "description", "Authorization: Bearer <key>"),
-			"token", newObj("type", "apiKey", "in", "header", "name", "Authorization", "description", "Authorization: Token <key>"),
-		),
+		"securitySchemes", securitySchemes(),
 	), nil
 }
 
@@ -70,6 +67,7 @@ func (d *openAPIDoc) sharedSchemas() {
 		"required", []any{"limit", "offset", "has_more", "next_cursor"}, "additionalProperties", false))
 	c.define("Cursor", newObj("type", "string", "minLength", 1,
 		"description", "An opaque cursor from paging.next_cursor; valid only with the filter and order it was made with, and never with an offset."))
+	addMeSchemas(c)
 	c.define("Count", newObj("type", "string", "enum", []any{"exact", "estimated"},
 		"description", "Adds paging.total: exact counts; estimated uses the planner's statistics above 10,000 rows (PostgreSQL)."))
 	c.define("NDJSONExport", newObj("type", "string",
@@ -227,9 +225,10 @@ func responseComponents() *obj {
 	return newObj(
 		"BadRequest", respond("The body or a parameter is wrong; errors names the members at fault.", plain),
 		"Unauthorized", respond("No token, a malformed Authorization header, or an unknown, revoked or expired token.",
-			newObj("WWW-Authenticate", newObj("schema", newObj("type", "string", "const", `Bearer realm="records"`)),
+			newObj("WWW-Authenticate", newObj("schema", unauthorizedChallenge),
 				"X-Request-Id", headerRef("X-Request-Id"))),
-		"Forbidden", respond("The token may only read.", plain),
+		"Forbidden", respond("The token may only read (forbidden), or the caller's role may not do this (permission_denied): "+
+			"an operation its policies do not grant, a member it may not write, a preset changed, a check failed; errors names the members.", plain),
 		"NotFound", respond("No such record in the caller's team.", plain),
 		"MethodNotAllowed", respond("HEAD of a request that would create a record (HEAD never creates); Allow names GET.",
 			newObj("Allow", newObj("schema", newObj("type", "string")), "X-Request-Id", headerRef("X-Request-Id"))),

@@ -53,7 +53,7 @@ func readBody(schema string) *obj {
 }
 
 // readErrors are the error statuses of a read that takes a body.
-var readErrors = []int{400, 401, 408, 413, 415, 429, 500, 503}
+var readErrors = []int{400, 401, 403, 408, 413, 415, 429, 500, 503}
 
 // withReadErrors adds readErrors and the further statuses to responses.
 func withReadErrors(responses *obj, more ...int) *obj {

@@ -35,7 +35,7 @@ func addWebhookPaths(m *apiModel, put putOperation) {
 	service(put, spec.OpGetWebhook, newObj(
 		"operationId", "getWebhook", "tags", []any{"Webhooks"}, "summary", "Get a webhook",
 		"parameters", []any{webhookID, paramRef("IfNoneMatch")},
-		"responses", withErrors(newObj("200", withETag(jsonAnswer("The webhook.", ref("Webhook"))), "304", responseRef("NotModified")), 400, 401, 404, 429, 500, 503),
+		"responses", withErrors(newObj("200", withETag(jsonAnswer("The webhook.", ref("Webhook"))), "304", responseRef("NotModified")), 400, 401, 403, 404, 429, 500, 503),
 	))
 	service(put, spec.OpUpdateWebhook, write(newObj(
 		"operationId", "updateWebhook", "tags", []any{"Webhooks"}, "summary", "Update a webhook",

@@ -8,6 +8,7 @@ import (
 	"records/internal/auth"
 	"records/internal/edge"
 	"records/internal/problem"
+	"records/internal/spec"
 )
 
 // RequireWrite answers 403 to a token that may only read. The router puts
@@ -25,4 +26,13 @@ func MayWrite(ctx context.Context) error {
 		return problem.New(problem.Forbidden, "this token may only read; this request would write")
 	}
 	return nil
+}
+
+// RequireAdmin answers 403 permission_denied to a caller whose role is
+// not admin: the router puts it before the routes of events, the event
+// stream, webhooks and deliveries, which are admin's (DESIGN §15).
+func RequireAdmin(c *gin.Context) {
+	if p := auth.PrincipalOf(c.Request.Context()); p != nil && !p.Admin() {
+		edge.Fail(c, problem.New(spec.PermissionDenied, "events, the event stream, webhooks and deliveries belong to the admin role; this caller's role is %s", p.Role))
+	}
 }

@@ -142,7 +142,7 @@ func Apply(ctx context.Context, db *sql.DB, dialect string, set []Migration) (ap
 	switch dialect {
 	case Postgres:
 		// The key is arbitrary but fixed: it names this program's migration lock.
-		if _, err := conn.ExecContext(ctx, `SELECT pg_advisory_lock(7305512046021)`); err != nil {
+		if err := lockPostgres(ctx, conn); err != nil {
 			return nil, err
 		}
 		defer func() {
@@ -179,6 +179,31 @@ func Apply(ctx context.Context, db *sql.DB, dialect string, set []Migration) (ap
 	}
 	return applied, nil
 }
+
+// lockPostgres takes the migrations' advisory lock, polling for it rather
+// than waiting inside pg_advisory_lock: a session waiting in a statement
+// holds a snapshot, which a CREATE INDEX CONCURRENTLY of the migrator that
+// holds the lock waits for — a deadlock PostgreSQL ends by failing one of
+// them (instances starting together, tests migrating side by side).
+func lockPostgres(ctx context.Context, conn *sql.Conn) error {
+	for {
+		var got bool
+		if err := conn.QueryRowContext(ctx, `SELECT pg_try_advisory_lock(7305512046021)`).Scan(&got); err != nil {
+			return err
+		}
+		if got {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(lockPoll):
+		}
+	}
+}
+
+// lockPoll is how often a migrator asks for the lock another holds.
+const lockPoll = 50 * time.Millisecond
 
 func ensureTable(ctx context.Context, conn *sql.Conn) error {
 	_, err := conn.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS `+Table+` (

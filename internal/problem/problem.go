@@ -53,6 +53,9 @@ type Error struct {
 	RetryAfter int
 	// Allow lists the methods of a 405.
 	Allow []string
+	// InvalidToken marks a 401 for a bearer token that failed a check
+	// (a JWT): its WWW-Authenticate says error="invalid_token" (RFC 6750).
+	InvalidToken bool
 	// Cause is the underlying error of an internal problem; logged, never sent.
 	Cause error
 }

@@ -59,7 +59,7 @@ func (in *CaseRecordInput) Decode(name string, v []byte) error {
 	case "submitter":
 		return in.Submitter.Decode(v, wire.String)
 	case "resolver":
-		return in.Resolver.Decode(v, wire.String)
+		return in.Resolver.Decode(v, wire.IndexedString)
 	case "createdDate":
 		return in.CreatedDate.Decode(v, wire.IndexedString)
 	case "updatedDate":
@@ -219,7 +219,7 @@ var caseRecordResource = &engine.Resource[CaseRecord]{
 		{Member: "submitter", Column: "submitter", Type: spec.String,
 			Append: func(b []byte, e *CaseRecord) []byte { return wire.AppendStringPtr(b, e.Submitter) },
 			Parse:  engine.Parse(wire.String), Value: func(e *CaseRecord) any { return engine.Val(e.Submitter) }},
-		{Member: "resolver", Column: "resolver", Type: spec.String,
+		{Member: "resolver", Column: "resolver", Type: spec.String, Sortable: true,
 			Append: func(b []byte, e *CaseRecord) []byte { return wire.AppendStringPtr(b, e.Resolver) },
 			Parse:  engine.Parse(wire.String), Value: func(e *CaseRecord) any { return engine.Val(e.Resolver) }},
 		{Member: "createdDate", Column: "created_date", Type: spec.String, Sortable: true,

@@ -24,9 +24,11 @@ import (
 	"records/internal/engine"
 	"records/internal/events"
 	"records/internal/guard"
+	"records/internal/jwtauth"
 	"records/internal/logging"
 	"records/internal/metrics"
 	"records/internal/migrate"
+	"records/internal/policy"
 	"records/internal/problem"
 	"records/internal/publish"
 	"records/internal/query"
@@ -83,6 +85,25 @@ type Config struct {
 	// LogSample writes one successful request's access line in LogSample
 	// (1: every request); errors are always logged.
 	LogSample int
+	// Policies are the roles' policies (DESIGN §15): the specification's
+	// (schema/policies.yaml, SpecPolicies) unless --policies names a file.
+	// New checks them against the resources and refuses to start on a
+	// mistake, naming its file and line.
+	Policies *policy.Policies
+	// JWT, when it names a provider, admits the JWTs it signs beside API
+	// tokens.
+	JWT jwtauth.Config
+}
+
+// SpecPolicies are the policies of the specification, as the generator
+// checked them into the resources package.
+func SpecPolicies() *policy.Policies {
+	p, err := policy.Parse(resources.PoliciesFile, []byte(resources.Policies))
+	if err != nil {
+		// The generator checked them: a failure is a build broken beyond running.
+		panic("server: the specification's policies: " + err.Error())
+	}
+	return p
 }
 
 // DefaultConfig holds the documented defaults.
@@ -103,6 +124,7 @@ func DefaultConfig() Config {
 		NATS:              publish.Config{Stream: publish.DefaultStream},
 		LogLevel:          slog.LevelInfo,
 		LogSample:         1,
+		Policies:          SpecPolicies(),
 	}
 }
 
@@ -193,6 +215,7 @@ func (s *Server) Routes() []edge.Route { return s.router.Routes() }
 type parts struct {
 	limit  gin.HandlerFunc // the per-token rate limit
 	tokens *auth.Store
+	creds  guard.Credentials // API tokens, and JWTs when a provider is configured
 	svc    *engine.Service
 	log    *events.Log
 	extra  *engine.Routes // the business rules' own routes
@@ -220,6 +243,17 @@ func (s *Server) wire(ctx context.Context, cursors *query.Cursors) (*parts, erro
 		s.metrics.Register(set.Collectors()...)
 	}
 	p.tokens = auth.NewStore(s.db, s.cfg.TokenCacheTTL)
+	p.creds = guard.Credentials{Tokens: p.tokens}
+	if s.cfg.JWT.Enabled() {
+		teams := func(ctx context.Context, name string) (int, error) {
+			t, err := p.tokens.Team(ctx, name)
+			return t.ID, err
+		}
+		var err error
+		if p.creds.JWT, err = jwtauth.New(ctx, s.cfg.JWT, teams); err != nil {
+			return nil, err
+		}
+	}
 	dialect := query.SQLite
 	if s.db.Dialect == migrate.Postgres {
 		dialect = query.Postgres
@@ -252,6 +286,10 @@ func (s *Server) wire(ctx context.Context, cursors *query.Cursors) (*parts, erro
 	p.extra = &engine.Routes{}
 	rules.Register(businessRules, p.extra)
 	businessRules.Install(p.svc)
+	if err := s.cfg.Policies.Check(p.svc.Catalog()); err != nil {
+		return nil, fmt.Errorf("policies:\n%w", err)
+	}
+	p.svc.Policies = s.cfg.Policies
 	idsKey, err := s.db.Key(ctx, "event-ids", events.IDKeySize)
 	if err != nil {
 		return nil, err
@@ -263,8 +301,9 @@ func (s *Server) wire(ctx context.Context, cursors *query.Cursors) (*parts, erro
 	p.log = events.NewLog(s.db, cursors, p.svc, ids)
 	p.log.Logger = s.log
 	p.svc.Events, p.svc.Logger = p.log, s.log
+	p.log.Access = p.svc
 	s.stream = events.DefaultStream(p.log, s.log)
-	s.stream.Tokens = p.tokens
+	s.stream.Tokens = p.creds
 	s.metrics.Register(p.log.Collectors()...)
 	if s.cfg.NATS.URL != "" {
 		if s.publisher, err = publish.New(s.cfg.NATS, s.db, p.log, s.log); err != nil {
@@ -294,9 +333,10 @@ func (s *Server) routes(p *parts) (*gin.Engine, *edge.Router) {
 	}
 	e.Use(edge.AccessLog(s.log, s.metrics.Observe, s.cfg.LogSample), edge.Recover)
 	guards := edge.Guards{
-		Authenticate: guard.Authenticate(p.tokens, s.cfg.RequestTimeout, s.cfg.TrustedProxies),
+		Authenticate: guard.Authenticate(p.creds, s.cfg.RequestTimeout, s.cfg.TrustedProxies),
 		RateLimit:    p.limit,
 		RequireWrite: guard.RequireWrite,
+		Admin:        guard.RequireAdmin,
 		Deadline:     edge.Deadline(s.cfg.RequestTimeout),
 	}
 	if s.replicas != nil {
@@ -320,6 +360,7 @@ func (s *Server) routes(p *parts) (*gin.Engine, *edge.Router) {
 	})
 	resources.Register(r, p.svc)
 	p.extra.Register(r)
+	r.Handle(edge.Route{Method: http.MethodGet, Path: spec.PathMe, Operation: "Me", Kind: spec.Get, Resource: "Me"}, p.svc.Me)
 	p.log.Register(r, s.stream)
 	s.hooks.Register(r)
 	return e, r

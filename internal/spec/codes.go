@@ -13,6 +13,7 @@ const (
 	InvalidRequest       Code = "invalid_request"        // 400: anything else wrong with the request
 	Unauthenticated      Code = "unauthenticated"        // 401
 	Forbidden            Code = "forbidden"              // 403
+	PermissionDenied     Code = "permission_denied"      // 403
 	NotFound             Code = "not_found"              // 404
 	MethodNotAllowed     Code = "method_not_allowed"     // 405
 	RequestTimeout       Code = "request_timeout"        // 408
@@ -48,6 +49,8 @@ var Codes = []CodeInfo{
 		"No Authorization header, a malformed one, or an unknown, revoked or expired token."},
 	{Forbidden, http.StatusForbidden, "Forbidden",
 		"The token's scope is read, and the request would write."},
+	{PermissionDenied, http.StatusForbidden, "Permission denied",
+		"The caller's role may not do this: an operation its policies do not grant (the detail names the role, the operation and the resource), a member it may not write, a preset member given another value, or a record that fails the role's check (errors names the members)."},
 	{NotFound, http.StatusNotFound, "Not found",
 		"No such route, or no record with that id in the caller's team."},
 	{MethodNotAllowed, http.StatusMethodNotAllowed, "Method not allowed",

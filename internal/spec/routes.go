@@ -29,6 +29,9 @@ const (
 	PathMetrics     = "/metrics"
 	PathHealth      = "/healthz"
 	PathReady       = "/readyz"
+	// PathMe answers who the caller is and what its role may do (DESIGN
+	// §15); it needs a credential, as every /v1 route but the document.
+	PathMe = "/v1/me"
 )
 
 // PublicRoutes are the public routes, in the order the document lists them.

@@ -8,7 +8,7 @@
 //   for await (const r of client.returns.all({ filter: { status: "open" } })) { … }
 
 import { EventService, Transport, WebhookService, listQuery, pageQuery, readQuery, walk } from "./runtime.js";
-import type { ClientOptions, Event, EventPage, ListParams, PageParams, Paging, ReadParams, RequestOptions } from "./runtime.js";
+import type { ClientOptions, Event, EventPage, ListParams, Me, PageParams, Paging, ReadParams, RequestOptions } from "./runtime.js";
 
 export * from "./runtime.js";
 
@@ -2288,6 +2288,11 @@ export class RecordsClient {
     this.workOrders = new WorkOrderService(this.#t);
     this.events = new EventService(this.#t);
     this.webhooks = new WebhookService(this.#t);
+  }
+
+  /** me sends GET /v1/me: who the caller is, and what its role may do on each resource. */
+  me(opts?: RequestOptions): Promise<Me> {
+    return this.#t.send<Me>({ method: "GET", path: "/v1/me" }, opts);
   }
 
   /**

@@ -10,6 +10,7 @@ export const problemCodes = [
   "invalid_request", // 400: Invalid request
   "unauthenticated", // 401: Authentication required
   "forbidden", // 403: Forbidden
+  "permission_denied", // 403: Permission denied
   "not_found", // 404: Not found
   "method_not_allowed", // 405: Method not allowed
   "request_timeout", // 408: Request timeout
@@ -85,7 +86,7 @@ export class Problem extends Error {
 export interface ClientOptions {
   /** The API's address, e.g. "https://records.example.com". */
   baseURL: string;
-  /** Sent as a bearer token with every request. */
+  /** Sent as a bearer token with every request: an API token, or a JWT of the identity provider the server trusts. */
   token?: string;
   /** The fetch to send with; the global one by default. */
   fetch?: typeof fetch;
@@ -329,6 +330,18 @@ export async function* walk<P extends { cursor?: string }, R, T>(
     if (!next || records.length === 0) return;
     params = { ...params, cursor: next, offset: undefined };
   }
+}
+
+/** Who the caller is and what its role may do (GET /v1/me). */
+export interface Me {
+  subject: string;
+  team: string;
+  role: string;
+  roles: string[];
+  via: "token" | "jwt";
+  scope: "read" | "write";
+  /** Per resource (by plural), the operations the caller may run. */
+  can: Record<string, Array<"read" | "create" | "update" | "delete" | "restore">>;
 }
 
 /** A committed change of a record. */

@@ -74,6 +74,10 @@ async function main(): Promise<void> {
   const stale = await problemOf(client.customers.patch("ts-0", { phone: "1" }, { ifMatch: '"1"' }));
   check(stale.status === 412 && stale.code === "precondition_failed", "If-Match");
 
+  // Who the client signed in as, and what it may do.
+  const me = await client.me();
+  check(me.role === "admin" && me.via === "token" && (me.can["returns"] ?? []).includes("delete"), "me");
+
   // Events: a page, and the stream.
   const events = await client.events.list({ types: ["customers.created"], limit: 2 });
   const object = events.events[0]?.data.object as Partial<Customer> | undefined;

@@ -45,7 +45,8 @@ type ShelfService struct{ c *Client }
 // Option configures a Client.
 type Option func(*Client)
 
-// WithToken authenticates every request with the token, as a bearer token.
+// WithToken authenticates every request with the token, as a bearer token:
+// an API token, or a JWT of the identity provider the server trusts.
 func WithToken(token string) Option { return func(c *Client) { c.token = token } }
 
 // WithHTTPClient sends requests with hc instead of http.DefaultClient.
@@ -53,6 +54,10 @@ func WithHTTPClient(hc *http.Client) Option { return func(c *Client) { c.http = 
 
 // WithHeader sends the header with every request.
 func WithHeader(name, value string) Option { return func(c *Client) { c.header.Set(name, value) } }
+
+// WithRole sends the header Records-Role with every request: of the roles
+// the credential grants, the one in force.
+func WithRole(role string) Option { return WithHeader("Records-Role", role) }
 
 // New makes a client of the API at baseURL, e.g. "https://records.example.com".
 func New(baseURL string, opts ...Option) *Client {

@@ -12,6 +12,8 @@ const (
 	CodeUnauthenticated = "unauthenticated"
 	// CodeForbidden (403): Forbidden.
 	CodeForbidden = "forbidden"
+	// CodePermissionDenied (403): Permission denied.
+	CodePermissionDenied = "permission_denied"
 	// CodeNotFound (404): Not found.
 	CodeNotFound = "not_found"
 	// CodeMethodNotAllowed (405): Method not allowed.

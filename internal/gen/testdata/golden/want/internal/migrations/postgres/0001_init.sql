@@ -30,7 +30,7 @@ CREATE INDEX "webhookdelivery_team_id_webhook_id_id" ON "webhook_deliveries" ("t
 -- Create index "webhookdelivery_created_at" to table: "webhook_deliveries"
 CREATE INDEX "webhookdelivery_created_at" ON "webhook_deliveries" ("created_at");
 -- Create "api_tokens" table
-CREATE TABLE "api_tokens" ("id" character varying NOT NULL COLLATE "C", "name" character varying NOT NULL COLLATE "C", "secret_hash" character varying NOT NULL COLLATE "C", "scope" character varying NOT NULL DEFAULT 'write' COLLATE "C", "created_at" timestamptz NOT NULL, "expires_at" timestamptz NULL, "revoked_at" timestamptz NULL, "team_id" bigint NOT NULL, PRIMARY KEY ("id"), CONSTRAINT "api_tokens_teams_tokens" FOREIGN KEY ("team_id") REFERENCES "teams" ("id") ON DELETE CASCADE);
+CREATE TABLE "api_tokens" ("id" character varying NOT NULL COLLATE "C", "name" character varying NOT NULL COLLATE "C", "secret_hash" character varying NOT NULL COLLATE "C", "scope" character varying NOT NULL DEFAULT 'write' COLLATE "C", "role" character varying NOT NULL DEFAULT 'admin' COLLATE "C", "subject" character varying NOT NULL DEFAULT '' COLLATE "C", "created_at" timestamptz NOT NULL, "expires_at" timestamptz NULL, "revoked_at" timestamptz NULL, "team_id" bigint NOT NULL, PRIMARY KEY ("id"), CONSTRAINT "api_tokens_teams_tokens" FOREIGN KEY ("team_id") REFERENCES "teams" ("id") ON DELETE CASCADE);
 -- Create index "api_tokens_secret_hash_key" to table: "api_tokens"
 CREATE UNIQUE INDEX "api_tokens_secret_hash_key" ON "api_tokens" ("secret_hash");
 -- Create index "apitoken_team_id" to table: "api_tokens"
