@@ -80,6 +80,14 @@ type answers struct {
 	failures []string // 5xx answers, "METHOD /path: status"
 }
 
+// fail notes a server error. It runs as the status line is written, before
+// the client can have its answer and end the example.
+func (a *answers) fail(r *http.Request, status int) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.failures = append(a.failures, fmt.Sprintf("%s %s: %d", r.Method, r.URL.Path, status))
+}
+
 func (a *answers) take() (int, []string) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -88,12 +96,19 @@ func (a *answers) take() (int, []string) {
 	return n, f
 }
 
+// statusWriter notes a server error in seen as its status line is written.
 type statusWriter struct {
 	http.ResponseWriter
-	status int
+	r    *http.Request
+	seen *answers
 }
 
-func (w *statusWriter) WriteHeader(code int) { w.status = code; w.ResponseWriter.WriteHeader(code) }
+func (w *statusWriter) WriteHeader(code int) {
+	if code >= 500 {
+		w.seen.fail(w.r, code)
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
 
 // Flush passes the stream's flushes on.
 func (w *statusWriter) Flush() {
@@ -137,14 +152,12 @@ func runExamples(t *testing.T, e *env, all []example) {
 		forward := httputil.NewSingleHostReverseProxy(inner)
 		forward.FlushInterval = -1 // streams as they come
 		proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
-			forward.ServeHTTP(sw, r)
+			// Counted before the answer: curl may end the example as soon
+			// as it has it.
 			seen.mu.Lock()
 			seen.requests++
-			if sw.status >= 500 {
-				seen.failures = append(seen.failures, fmt.Sprintf("%s %s: %d", r.Method, r.URL.Path, sw.status))
-			}
 			seen.mu.Unlock()
+			forward.ServeHTTP(&statusWriter{ResponseWriter: w, r: r, seen: seen}, r)
 		}))
 		t.Cleanup(proxy.Close)
 		addr := strings.TrimPrefix(proxy.URL, "http://")
