@@ -251,7 +251,7 @@ await step("create a record", async () => {
   check((await returns.get("r-new"))["description"] === "made in the console", "created on the server");
 });
 
-const capped = returnsRes.members.find((m) => m.name !== "id" && m.writable && m.maxLength !== undefined && m.kind === "text");
+const capped = returnsRes.members.find((m) => m.name !== "id" && m.writable && m.rules.maxLength !== undefined && m.kind === "text");
 await step("a problem beside its field", async () => {
   check(capped !== undefined, "returns has a member with a maximum length");
   const field = page.getByLabel(capped.name, { exact: true });

@@ -128,9 +128,9 @@ export function Field(props: { prefix: string; m: Member; text: string; onChange
         // Preact's types tie some attributes to some types; these are all valid HTML.
         type={type as "text"}
         step={m.kind === "integer" ? 1 : m.kind === "number" ? "any" : m.kind === "date-time" ? 1 : undefined}
-        min={m.min}
-        max={m.max}
-        maxLength={m.maxLength}
+        min={m.rules.minimum}
+        max={m.rules.maximum}
+        maxLength={m.rules.maxLength}
         value={text}
         onInput={(e) => onChange(e.currentTarget.value)}
       />
