@@ -10,6 +10,7 @@ import type { Event } from "../../../clients/typescript/src/runtime.js";
 import type { Session } from "../api.js";
 import type { Member, Resource } from "../document.js";
 import { go, href } from "../route.js";
+import { refusal } from "../rules.js";
 import { InputError, cell, diff, fromInput, toInput, unchanged } from "../values.js";
 import type { Rec } from "../values.js";
 import { Confirmed, Field, ProblemBox, Status, useLoad } from "./common.js";
@@ -30,8 +31,8 @@ function sent(m: Member, creating: boolean): boolean {
 
 /**
  * Reads what the form holds into a body: on create the members typed, on
- * a record those changed. What the typing refuses, or a required member
- * left out, goes beside its field, and then nothing is sent.
+ * a record those changed. What the typing or the document's rules refuse
+ * goes beside its field, and then nothing is sent.
  */
 function readForm(members: Member[], texts: Record<string, string>, before: Rec | undefined): { body: Rec; errors: Record<string, string> } {
   const creating = before === undefined;
@@ -45,7 +46,10 @@ function readForm(members: Member[], texts: Record<string, string>, before: Rec 
       continue;
     }
     try {
-      body[m.name] = fromInput(m, text);
+      const v = fromInput(m, text);
+      const refused = refusal(m, v);
+      if (refused) errors[m.name] = refused;
+      else body[m.name] = v;
     } catch (e) {
       if (!(e instanceof InputError)) throw e;
       errors[m.name] = e.message;
