@@ -178,28 +178,34 @@ function recordOf(doc: Doc, answers: (Schema | undefined)[]): Schema | undefined
  * where finds the record (or, with many, the array of records) in an
  * answer's schema: the members and indexes leading to it.
  */
-export function where(doc: Doc, s: Schema | undefined, record: Schema, many: boolean, depth = 0): (string | number)[] | undefined {
-  const b = doc.base(s);
-  if (!b || depth > 8) return undefined;
+export function where(doc: Doc, answer: Schema | undefined, record: Schema, many: boolean): (string | number)[] | undefined {
   const isRecord = (x: Schema | undefined): boolean => {
     const xb = doc.base(x);
     return xb === record || doc.variants(xb).some((v) => doc.base(v) === record);
   };
-  if (!many && isRecord(b)) return [];
-  if (doc.isArray(b) && isRecord(doc.keyword(b, "items"))) return many ? [] : [0];
-  const variants = doc.variants(b);
-  if (variants.length > 1 || variants[0] !== b) {
-    for (const v of variants) {
-      const at = where(doc, v, record, many, depth + 1);
-      if (at) return at;
+  // A schema already searched held no record (else the search had ended).
+  const searched = new Set<Schema>();
+  const search = (s: Schema | undefined, depth: number): (string | number)[] | undefined => {
+    const b = doc.base(s);
+    if (!b || depth > 8 || searched.has(b)) return undefined;
+    searched.add(b);
+    if (!many && isRecord(b)) return [];
+    if (doc.isArray(b) && isRecord(doc.keyword(b, "items"))) return many ? [] : [0];
+    const variants = doc.variants(b);
+    if (variants.length > 1 || variants[0] !== b) {
+      for (const v of variants) {
+        const at = search(v, depth + 1);
+        if (at) return at;
+      }
     }
-  }
-  for (const [k, v] of Object.entries(doc.properties(b))) {
-    if (envelopeOnly.has(k)) continue;
-    const at = where(doc, v, record, many, depth + 1);
-    if (at) return [k, ...at];
-  }
-  return undefined;
+    for (const [k, v] of Object.entries(doc.properties(b))) {
+      if (envelopeOnly.has(k)) continue;
+      const at = search(v, depth + 1);
+      if (at) return [k, ...at];
+    }
+    return undefined;
+  };
+  return search(answer, 0);
 }
 
 function resource(doc: Doc, plural: string, record: Schema): Resource {

@@ -80,6 +80,9 @@ const isJSON = (mediaType: string): boolean => /^application\/(.+\+)?json$/.test
 export class Doc {
   readonly raw: OpenAPIDocument;
   #names: Map<object, string> | undefined;
+  // The document is read many times over while the catalog is built; it does not change meanwhile.
+  readonly #pointees = new Map<string, unknown>();
+  readonly #nodes = new WeakMap<Schema, Schema[]>();
 
   constructor(raw: OpenAPIDocument) {
     this.raw = raw;
@@ -87,13 +90,17 @@ export class Doc {
 
   /** What a local reference ("#/components/schemas/Return") points at; undefined when nothing. */
   pointee(ref: string): unknown {
-    if (!ref.startsWith("#")) return undefined;
-    let at: unknown = this.raw;
-    for (const raw of ref.slice(1).split("/").slice(1)) {
+    if (this.#pointees.has(ref)) return this.#pointees.get(ref);
+    let at: unknown = ref.startsWith("#") ? this.raw : undefined;
+    for (const raw of ref.startsWith("#") ? ref.slice(1).split("/").slice(1) : []) {
       const key = decodeURIComponent(raw).replace(/~1/g, "/").replace(/~0/g, "~");
-      if (at === null || typeof at !== "object" || !Object.hasOwn(at, key)) return undefined;
+      if (at === null || typeof at !== "object" || !Object.hasOwn(at, key)) {
+        at = undefined;
+        break;
+      }
       at = (at as Record<string, unknown>)[key];
     }
+    this.#pointees.set(ref, at);
     return at;
   }
 
@@ -110,8 +117,11 @@ export class Doc {
   deref<T extends { $ref?: string }>(x: T | undefined): T | undefined {
     const b = this.base(x);
     if (!x || !b || x === b) return b;
-    const { $ref: _, ...own } = x;
-    return Object.keys(own).length ? { ...b, ...own } : b;
+    let own = false;
+    for (const k in x) if (k !== "$ref") own = true;
+    if (!own) return b;
+    const { $ref: _, ...siblings } = x;
+    return { ...b, ...siblings };
   }
 
   /** The component name a schema has ("Return"), or undefined for one written in place. */
@@ -178,11 +188,22 @@ export class Doc {
    * The schemas whose keywords all hold of s: s itself (the keywords beside
    * its $ref first), what its $ref points at, and its allOf's, in turn.
    */
-  nodes(s: Schema | undefined, depth = 0): Schema[] {
-    if (!s || depth > maxDepth) return [];
-    const out = [s];
-    if (s.$ref !== undefined) out.push(...this.nodes(this.pointee(s.$ref) as Schema | undefined, depth + 1));
-    for (const part of s.allOf ?? []) out.push(...this.nodes(part, depth + 1));
+  nodes(s: Schema | undefined): Schema[] {
+    if (!s) return [];
+    const known = this.#nodes.get(s);
+    if (known) return known;
+    // Each schema once: a cycle stops, and a part twice holds no more than once.
+    const out: Schema[] = [];
+    const seen = new Set<Schema>();
+    const visit = (x: Schema | undefined, depth: number): void => {
+      if (!x || depth > maxDepth || seen.has(x)) return;
+      seen.add(x);
+      out.push(x);
+      if (x.$ref !== undefined) visit(this.pointee(x.$ref) as Schema | undefined, depth + 1);
+      for (const part of x.allOf ?? []) visit(part, depth + 1);
+    };
+    visit(s, 0);
+    this.#nodes.set(s, out);
     return out;
   }
 
@@ -190,11 +211,18 @@ export class Doc {
    * The schemas s may be: through oneOf and anyOf (nested, and behind
    * references), each alternative once; s itself when it has none.
    */
-  variants(s: Schema | undefined, depth = 0): Schema[] {
-    if (!s || depth > maxDepth) return [];
-    const union = this.nodes(s).find((n) => n.oneOf || n.anyOf);
-    if (!union) return [s];
-    return [...(union.oneOf ?? []), ...(union.anyOf ?? [])].flatMap((a) => this.variants(a, depth + 1));
+  variants(s: Schema | undefined): Schema[] {
+    const out: Schema[] = [];
+    const seen = new Set<Schema>();
+    const visit = (x: Schema | undefined, depth: number): void => {
+      if (!x || depth > maxDepth || seen.has(x)) return;
+      seen.add(x);
+      const union = this.nodes(x).find((n) => n.oneOf || n.anyOf);
+      if (!union) out.push(x);
+      else for (const a of [...(union.oneOf ?? []), ...(union.anyOf ?? [])]) visit(a, depth + 1);
+    };
+    visit(s, 0);
+    return out;
   }
 
   /** A keyword's value: the first of the schemas that hold of s to state it. */
