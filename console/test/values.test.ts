@@ -8,10 +8,23 @@ import { decodeList, encodeList, nextOrder, toFilter } from "../src/filters.js";
 import { parseRoute, href } from "../src/route.js";
 import { diff, fromInput, toInput, InputError } from "../src/values.js";
 
-const member = (name: string, kind: Member["kind"]): Member => ({ name, kind, readOnly: false, writable: true, required: false, ops: [], sortable: true });
+const member = (name: string, kind: Member["kind"]): Member => ({
+  name,
+  kind,
+  readOnly: false,
+  writable: true,
+  creatable: true,
+  writeOnly: false,
+  required: false,
+  nullable: true,
+  rules: { patterns: [] },
+  ops: [],
+  sortable: true,
+});
 const res: Resource = {
   plural: "things",
   schema: "Thing",
+  record: { type: "object" },
   members: [member("status", "text"), member("price", "number"), member("at", "date-time"), member("ok", "boolean")],
   edges: [],
   routes: {},

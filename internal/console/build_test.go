@@ -58,7 +58,8 @@ func TestBundleIsSmall(t *testing.T) {
 	}
 }
 
-// The console type-checks under strict, and its unit tests pass.
+// The console type-checks under strict, and its unit tests pass: against
+// the service's document and the generator's golden one.
 func TestUnits(t *testing.T) {
 	compile(t)
 	tests, err := filepath.Glob(filepath.Join(srcDir, "build", "console", "test", "*.test.js"))
@@ -68,7 +69,12 @@ func TestUnits(t *testing.T) {
 	for i := range tests {
 		tests[i], _ = filepath.Rel(srcDir, tests[i])
 	}
-	out, err := run(t.Context(), srcDir, []string{"RECORDS_OPENAPI=" + abs(t, "../resources/openapi.json")}, "node", append([]string{"--test", "--test-reporter=spec"}, tests...)...)
+	env := []string{
+		"RECORDS_OPENAPI=" + abs(t, "../resources/openapi.json"),
+		// The golden project's document: resources whose members have rules.
+		"RECORDS_GOLDEN_OPENAPI=" + abs(t, "../gen/testdata/golden/want/internal/resources/openapi.json"),
+	}
+	out, err := run(t.Context(), srcDir, env, "node", append([]string{"--test", "--test-reporter=spec"}, tests...)...)
 	t.Log(out)
 	if err != nil {
 		t.Fatal(err)

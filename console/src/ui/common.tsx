@@ -5,6 +5,7 @@ import type { ComponentChildren } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import { Problem } from "../../../clients/typescript/src/runtime.js";
 import type { Member } from "../document.js";
+import { ruleHints } from "../rules.js";
 
 /** Says what went wrong, in words for a person; a 403 says the token may not. */
 export function ProblemBox({ error, children }: { error: unknown; children?: ComponentChildren }) {
@@ -89,27 +90,44 @@ export function fieldId(prefix: string, name: string): string {
 /** The input type of each kind of member (objects have a textarea). */
 export const inputTypes = { integer: "number", number: "number", date: "date", "date-time": "datetime-local", text: "text", boolean: "text", object: "text" } as const;
 
-/** One member of a form: its name as the label, an input of its type, and its problem beside it. */
+/** The first option of a member's select: what choosing nothing means. */
+function emptyChoice(m: Member, creating: boolean): string | undefined {
+  if (creating) {
+    if (m.default !== undefined && m.default !== null) return `(default: ${String(m.default)})`;
+    return m.required ? "— choose —" : "(empty)";
+  }
+  return m.nullable ? "(empty)" : undefined;
+}
+
+/**
+ * One member of a form: its name as the label (marked when a create must
+ * give it), an input of its type (a select where the document lists its
+ * values), what the document says of it and its rules beside it, and its
+ * problem — found before sending, or said by the server — below.
+ */
 export function Field(props: { prefix: string; m: Member; text: string; onChange: (text: string) => void; error?: string | undefined; disabled?: boolean; creating?: boolean }) {
   const { prefix, m, text, onChange, error, disabled } = props;
+  const creating = props.creating === true;
   const id = fieldId(prefix, m.name);
   const errId = id + "-error";
   const hintId = id + "-hint";
-  const required = m.required && props.creating === true;
+  const required = m.required && creating;
+  const hint = [m.kind === "date-time" ? "UTC" : "", m.description ?? "", ruleHints(m, creating).join("; ")].filter(Boolean).join(" — ");
   const common = {
     id,
     name: m.name,
     disabled,
     required,
     "aria-invalid": error ? true : undefined,
-    "aria-describedby": [error ? errId : "", m.kind === "date-time" || m.description ? hintId : ""].filter(Boolean).join(" ") || undefined,
+    "aria-describedby": [error ? errId : "", hint ? hintId : ""].filter(Boolean).join(" ") || undefined,
   };
   let input;
   if (m.values || m.kind === "boolean") {
     const values = m.values ?? ["true", "false"];
+    const empty = emptyChoice(m, creating);
     input = (
       <select {...common} value={text} onChange={(e) => onChange(e.currentTarget.value)}>
-        <option value="">{m.required ? "— choose —" : "(empty)"}</option>
+        {(empty !== undefined || text === "") && <option value="">{empty ?? "— choose —"}</option>}
         {text !== "" && !values.includes(text) && <option value={text}>{text}</option>}
         {values.map((v) => (
           <option key={v} value={v}>
@@ -122,15 +140,16 @@ export function Field(props: { prefix: string; m: Member; text: string; onChange
     input = <textarea {...common} rows={4} value={text} onInput={(e) => onChange(e.currentTarget.value)} />;
   } else {
     const type = inputTypes[m.kind];
+    const numeric = m.kind === "integer" || m.kind === "number";
     input = (
       <input
         {...common}
         // Preact's types tie some attributes to some types; these are all valid HTML.
         type={type as "text"}
+        autoComplete={m.writeOnly ? "off" : undefined}
         step={m.kind === "integer" ? 1 : m.kind === "number" ? "any" : m.kind === "date-time" ? 1 : undefined}
-        min={m.min}
-        max={m.max}
-        maxLength={m.maxLength}
+        min={numeric ? (m.rules.minimum ?? m.rules.exclusiveMinimum) : undefined}
+        max={numeric ? (m.rules.maximum ?? m.rules.exclusiveMaximum) : undefined}
         value={text}
         onInput={(e) => onChange(e.currentTarget.value)}
       />
@@ -138,19 +157,19 @@ export function Field(props: { prefix: string; m: Member; text: string; onChange
   }
   return (
     <div class={"field" + (error ? " has-error" : "")}>
-      <label htmlFor={id}>
-        {m.name}
+      {/* The mark is beside the label, not in it: the label is the member's name alone, and the input's required says the rest. */}
+      <span class="field-head">
+        <label htmlFor={id}>{m.name}</label>
         {required && (
-          <span class="required" aria-hidden="true">
-            {" "}
+          <span class="required" aria-hidden="true" title="required">
             *
           </span>
         )}
-      </label>
+      </span>
       {input}
-      {(m.kind === "date-time" || m.description) && (
+      {hint && (
         <small id={hintId} class="hint">
-          {[m.kind === "date-time" ? "UTC" : "", m.description ?? ""].filter(Boolean).join(" — ")}
+          {hint}
         </small>
       )}
       {error && (

@@ -4,7 +4,7 @@
 // the trash where the list takes trashed.
 
 import { Component } from "preact";
-import { useEffect, useRef, useState } from "preact/hooks";
+import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import type { ListParams, ResourcePage } from "../../../clients/typescript/src/runtime.js";
 import type { Session } from "../api.js";
 import type { Member, Operator, Resource } from "../document.js";
@@ -105,7 +105,9 @@ export function ListPage({ session, resource: r, query }: { session: Session; re
     }
   };
 
-  const columns = r.members;
+  // A member written and never answered has no column. One array per
+  // resource: the rows render again only when their columns change.
+  const columns = useMemo(() => r.members.filter((m) => !m.writeOnly), [r]);
   const records = page.value?.records ?? [];
   const pageNo = cursors.length + 1;
   const canRestore = r.routes.restore !== undefined && session.can(r.plural, "restore");

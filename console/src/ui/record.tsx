@@ -10,26 +10,46 @@ import type { Event } from "../../../clients/typescript/src/runtime.js";
 import type { Session } from "../api.js";
 import type { Member, Resource } from "../document.js";
 import { go, href } from "../route.js";
+import { refusal } from "../rules.js";
 import { InputError, cell, diff, fromInput, toInput, unchanged } from "../values.js";
 import type { Rec } from "../values.js";
 import { Confirmed, Field, ProblemBox, Status, useLoad } from "./common.js";
 
-/** The members a form shows: every member but those only the server writes. */
+/**
+ * The members a form shows: on create, those a create may set (and the
+ * id); on a record, every member but those written only by a create.
+ */
 function formMembers(r: Resource, creating: boolean): Member[] {
-  return r.members.filter((m) => (creating ? m.writable || m.name === "id" : true));
+  return r.members.filter((m) => (creating ? m.creatable || m.name === "id" : !m.writeOnly || m.writable));
 }
 
-/** Reads what the form holds into a body; problems of the typing go beside their fields. */
+/** Whether the form sends a member: the id only on create, else what the write may set. */
+function sent(m: Member, creating: boolean): boolean {
+  if (m.name === "id") return creating;
+  return creating ? m.creatable : m.writable && !m.readOnly;
+}
+
+/**
+ * Reads what the form holds into a body: on create the members typed, on
+ * a record those changed. What the typing or the document's rules refuse
+ * goes beside its field, and then nothing is sent.
+ */
 function readForm(members: Member[], texts: Record<string, string>, before: Rec | undefined): { body: Rec; errors: Record<string, string> } {
+  const creating = before === undefined;
   const body: Rec = {};
   const errors: Record<string, string> = {};
   for (const m of members) {
-    if (!m.writable && m.name !== "id") continue;
+    if (!sent(m, creating)) continue;
     const text = texts[m.name] ?? "";
-    if (before ? unchanged(m, before[m.name], text) : text.trim() === "") continue;
-    if (before && m.name === "id") continue;
+    if (before ? unchanged(m, before[m.name], text) : text.trim() === "") {
+      if (creating && m.required) errors[m.name] = "is required";
+      continue;
+    }
     try {
-      body[m.name] = fromInput(m, text);
+      const v = fromInput(m, text);
+      const refused = refusal(m, v);
+      if (refused) errors[m.name] = refused;
+      else body[m.name] = v;
     } catch (e) {
       if (!(e instanceof InputError)) throw e;
       errors[m.name] = e.message;
@@ -162,7 +182,7 @@ export function RecordPage({ session, resource: r, id }: { session: Session; res
       <form class="record-form" onSubmit={save} aria-label={`Edit ${id}`} noValidate>
         <div class="fields">
           {members.map((m) =>
-            m.readOnly || m.name === "id" ? (
+            !sent(m, false) ? (
               <div class="field" key={m.name}>
                 <span class="label" id={`ro-${m.name}`}>
                   {m.name}
@@ -203,7 +223,7 @@ function Related({ session, resource: r, rec }: { session: Session; resource: Re
     <section aria-labelledby="related-title">
       <h3 id="related-title">Related</h3>
       {r.edges.map((e) => {
-        const target = session.catalog.bySchema.get(e.schema);
+        const target = session.catalog.resourceOf(e.record);
         const v = expanded[e.name];
         if (!e.many) {
           const parent = v as Rec | null | undefined;
@@ -215,7 +235,7 @@ function Related({ session, resource: r, rec }: { session: Session; resource: Re
           );
         }
         const kids = (Array.isArray(v) ? v : []) as Rec[];
-        const cols = (target?.members ?? []).slice(0, 6);
+        const cols = (target?.members ?? []).filter((m) => !m.writeOnly).slice(0, 6);
         return (
           <div key={e.name} class="children">
             <h4>
@@ -364,7 +384,6 @@ export function CreatePage({ session, resource: r }: { session: Session; resourc
     e.preventDefault();
     setError(null);
     const { body, errors } = readForm(members, texts, undefined);
-    for (const m of members) if (m.required && body[m.name] === undefined) errors[m.name] = errors[m.name] ?? "required";
     setFieldErrors(errors);
     if (Object.keys(errors).length) return;
     setBusy(true);
