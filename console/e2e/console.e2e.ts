@@ -367,7 +367,7 @@ await step("the trash and Restore, where the document declares them", async () =
   await shot("trash");
 });
 
-await step("a read-scoped token: writes answer 403, said plainly", async () => {
+await step("a read-scoped token: no writes offered, or a 403 said plainly", async () => {
   await signOut();
   await signIn(readToken);
   await page.goto(`${base}/console#/r/returns/r-0001`);

@@ -38,7 +38,7 @@ test("every resource is found by its plural, with its routes", () => {
   }
   assert.equal(c.byPlural.get("returns")!.schema, "Return");
   assert.ok(c.stream && c.events && c.webhooks);
-  assert.equal(c.me, false);
+  assert.equal(c.me, true);
 });
 
 test("routes an operation holds are found with where their answer holds the record", () => {
