@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // Count is how many rows of table there are.
@@ -86,4 +87,23 @@ func GaugeValue(t *testing.T, page, name string) float64 {
 	}
 	t.Fatalf("the metrics lack %s", name)
 	return 0
+}
+
+// Events reads the caller's event log (GET path, a /v1/events address)
+// until it answers at least want events, and returns that answer. On
+// PostgreSQL the log holds back events while a transaction of the same
+// database that began before them is running (the horizon, see
+// internal/events/horizon.go), and the tests of other packages share the
+// test database: a read right after a write may answer fewer events for
+// a moment, never lose one. Giving up after a minute fails the test.
+func (h *Harness) Events(path string, want int) *Response {
+	h.T.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for {
+		r := h.Call("GET", path, "").Want(200)
+		if len(r.List("events")) >= want || time.Now().After(deadline) {
+			return r
+		}
+		time.Sleep(25 * time.Millisecond)
+	}
 }
