@@ -33,14 +33,34 @@ type parts struct {
 }
 
 // wire builds the service from the configuration, top to bottom: the rate
-// limit, the token store, the keys, the operation engine, the event log and
-// its stream, and the webhooks. It registers nothing.
+// limit and the replicas, who may call, the operation engine and the
+// business rules, then the event log, its stream, the publisher and the
+// webhooks. It registers nothing.
 func (s *Server) wire(ctx context.Context, cursors *query.Cursors) (*parts, error) {
-	p := &parts{limit: guard.RateLimit(s.cfg.RateLimit, s.cfg.RateBurst)}
+	p := &parts{}
+	if err := s.wireLimits(p); err != nil {
+		return nil, err
+	}
+	if err := s.wireCallers(ctx, p); err != nil {
+		return nil, err
+	}
+	if err := s.wireEngine(ctx, p, cursors); err != nil {
+		return nil, err
+	}
+	if err := s.wireEvents(ctx, p, cursors); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// wireLimits sets the per-token rate limit, in Redis when one is
+// configured, and the read replicas.
+func (s *Server) wireLimits(p *parts) error {
+	p.limit = guard.RateLimit(s.cfg.RateLimit, s.cfg.RateBurst)
 	if s.cfg.RedisURL != "" {
 		opts, err := redis.ParseURL(s.cfg.RedisURL)
 		if err != nil {
-			return nil, fmt.Errorf("--redis-url: %w", err)
+			return fmt.Errorf("--redis-url: %w", err)
 		}
 		s.redis = redis.NewClient(opts)
 		p.limit = guard.SharedRateLimit(s.redis, s.cfg.RateLimit, s.cfg.RateBurst, s.log)
@@ -48,11 +68,17 @@ func (s *Server) wire(ctx context.Context, cursors *query.Cursors) (*parts, erro
 	if len(s.cfg.Replicas.URLs) > 0 {
 		set, err := replica.New(s.cfg.Replicas, s.db, s.redis, s.log)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		s.replicas = set
 		s.metrics.Register(set.Collectors()...)
 	}
+	return nil
+}
+
+// wireCallers sets the token store and the credentials a caller may show:
+// API tokens, and JWTs when a provider is configured.
+func (s *Server) wireCallers(ctx context.Context, p *parts) error {
 	p.tokens = auth.NewStore(s.db, s.cfg.TokenCacheTTL)
 	p.creds = guard.Credentials{Tokens: p.tokens}
 	if s.cfg.JWT.Enabled() {
@@ -62,20 +88,27 @@ func (s *Server) wire(ctx context.Context, cursors *query.Cursors) (*parts, erro
 		}
 		var err error
 		if p.creds.JWT, err = jwtauth.New(ctx, s.cfg.JWT, teams); err != nil {
-			return nil, err
+			return err
 		}
 	}
+	return nil
+}
+
+// wireEngine builds the operation engine, describes the resources to it,
+// installs the business rules and their routes, and checks the roles'
+// policies against what it serves.
+func (s *Server) wireEngine(ctx context.Context, p *parts, cursors *query.Cursors) error {
 	dialect := query.SQLite
 	if s.db.Dialect == migrate.Postgres {
 		dialect = query.Postgres
 	}
 	answersKey, err := s.db.Key(ctx, "idempotency-answers", 32)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	sealer, err := seal.New(answersKey)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	p.svc = &engine.Service{
 		DB:      s.db,
@@ -98,16 +131,22 @@ func (s *Server) wire(ctx context.Context, cursors *query.Cursors) (*parts, erro
 	rules.Register(businessRules, p.extra)
 	businessRules.Install(p.svc)
 	if err := s.cfg.Policies.Check(p.svc.Catalog()); err != nil {
-		return nil, fmt.Errorf("policies:\n%w", err)
+		return fmt.Errorf("policies:\n%w", err)
 	}
 	p.svc.Policies = s.cfg.Policies
+	return nil
+}
+
+// wireEvents builds the event log (its ids keyed by the database), the
+// live stream, the publisher to NATS when configured, and the webhooks.
+func (s *Server) wireEvents(ctx context.Context, p *parts, cursors *query.Cursors) error {
 	idsKey, err := s.db.Key(ctx, "event-ids", events.IDKeySize)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	ids, err := events.NewIDs(idsKey)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	p.log = events.NewLog(s.db, cursors, p.svc, ids)
 	p.log.Logger = s.log
@@ -118,13 +157,13 @@ func (s *Server) wire(ctx context.Context, cursors *query.Cursors) (*parts, erro
 	s.metrics.Register(p.log.Collectors()...)
 	if s.cfg.NATS.URL != "" {
 		if s.publisher, err = publish.New(s.cfg.NATS, s.db, p.log, s.log); err != nil {
-			return nil, err
+			return err
 		}
 		s.metrics.Register(s.publisher.Collectors()...)
 	}
 	if s.hooks, err = webhooks.New(ctx, s.cfg.Webhooks, s.db, p.svc, p.log, cursors, s.log); err != nil {
-		return nil, err
+		return err
 	}
 	s.metrics.Register(s.hooks.Collectors()...)
-	return p, nil
+	return nil
 }
