@@ -32,10 +32,56 @@ func (op *Op[E]) bulk(ctx context.Context, s *Service, body []byte) (int, *Resul
 	if len(items) == 0 || len(items) > spec.MaxBulk {
 		return 0, nil, problem.New(problem.InvalidRequest, "a bulk create takes 1 to %d records, not %d", spec.MaxBulk, len(items))
 	}
-	inputs := make([]Input[E], len(items))
-	ids := make([]string, len(items))
-	var given []string // the ids the client chose
-	at := map[string]int{}
+	b, err := op.bulkRead(ctx, items)
+	if err != nil {
+		return 0, nil, err
+	}
+	if err := guard.MayWrite(ctx); err != nil {
+		return 0, nil, err
+	}
+	team, err := teamOf(ctx)
+	if err != nil {
+		return 0, nil, err
+	}
+	rules := rulesOf(s, op.Res)
+	changes, err := op.bulkValidate(ctx, rules, team, b)
+	if err != nil {
+		return 0, nil, err
+	}
+	records := make([]*E, len(items))
+	err = s.Write(ctx, true, func(ctx context.Context, w Writer) error {
+		return op.bulkWrite(ctx, s, w, team, rules, changes, b, records)
+	})
+	if err != nil {
+		if errors.Is(err, db.ErrConflict) {
+			if named := op.bulkConflict(ctx, s, err, b.inputs, b.ids); named != nil {
+				return 0, nil, named
+			}
+		}
+		return 0, nil, op.writeError(err)
+	}
+	if err := loadEmbeds(ctx, s.reader(ctx), op.Res, team, records); err != nil {
+		return 0, nil, err
+	}
+	for i, id := range b.ids {
+		committed(ctx, s, op.Res, team, id, records[i])
+	}
+	return http.StatusCreated, &Result[E]{Records: records, Created: true, bulk: true}, nil
+}
+
+// bulkBatch is a bulk create's elements, read.
+type bulkBatch[E any] struct {
+	inputs []Input[E]
+	ids    []string       // each element's id, given or made
+	given  []string       // the ids the client chose
+	at     map[string]int // each id's index
+}
+
+// bulkRead reads every element of a bulk create, giving each without an id
+// a new one; the faults of all of them (up to the most a problem lists)
+// are answered at once.
+func (op *Op[E]) bulkRead(ctx context.Context, items [][]byte) (*bulkBatch[E], error) {
+	b := &bulkBatch[E]{inputs: make([]Input[E], len(items)), ids: make([]string, len(items)), at: map[string]int{}}
 	var errs []problem.MemberError
 	for i, item := range items {
 		if problem.Full(errs) {
@@ -48,85 +94,75 @@ func (op *Op[E]) bulk(ctx context.Context, s *Service, body []byte) (int, *Resul
 		}
 		id, ok := in.GivenID()
 		if ok {
-			given = append(given, id)
+			b.given = append(b.given, id)
 		} else {
 			id = spec.NewID()
 			in.SetID(id)
 		}
-		if j, dup := at[id]; dup {
+		if j, dup := b.at[id]; dup {
 			errs = append(errs, problem.MemberError{Member: fmt.Sprintf("[%d].id", i), Problem: fmt.Sprintf("repeats [%d].id", j)})
 		}
-		at[id], inputs[i], ids[i] = i, in, id
+		b.at[id], b.inputs[i], b.ids[i] = i, in, id
 	}
 	if len(errs) > 0 {
-		return 0, nil, problem.Members(errs)
+		return nil, problem.Members(errs)
 	}
-	if err := guard.MayWrite(ctx); err != nil {
-		return 0, nil, err
+	return b, nil
+}
+
+// bulkValidate runs the business rules' validations of every element,
+// answering the faults of all of them at once; it returns each element's
+// change for the rules' later steps (nil without rules).
+func (op *Op[E]) bulkValidate(ctx context.Context, rules ruleRunner[E], team int, b *bulkBatch[E]) ([]*change[E], error) {
+	changes := make([]*change[E], len(b.inputs))
+	if rules == nil {
+		return changes, nil
 	}
-	team, err := teamOf(ctx)
-	if err != nil {
-		return 0, nil, err
-	}
-	rules := rulesOf(s, op.Res)
-	changes := make([]*change[E], len(items))
-	if rules != nil {
-		for i, in := range inputs {
-			changes[i] = &change[E]{kind: op.Kind, creating: true, id: ids[i], team: team, in: in}
-			if err := rules.runValidate(ctx, changes[i]); err != nil {
-				errs = append(errs, underIndex(err, i)...)
-			}
-		}
-		if len(errs) > 0 {
-			return 0, nil, problem.Members(errs)
+	var errs []problem.MemberError
+	for i, in := range b.inputs {
+		changes[i] = &change[E]{kind: op.Kind, creating: true, id: b.ids[i], team: team, in: in}
+		if err := rules.runValidate(ctx, changes[i]); err != nil {
+			errs = append(errs, underIndex(err, i)...)
 		}
 	}
-	records := make([]*E, len(items))
-	err = s.Write(ctx, true, func(ctx context.Context, w Writer) error {
-		if rules != nil && rules.hasBeforeWrite() {
-			for i, c := range changes {
-				if err := rules.runBeforeWrite(ctx, w, c); err != nil {
-					return problem.Prefix(err, fmt.Sprintf("[%d]", i))
-				}
-			}
-		}
-		if err := op.bulkChecks(ctx, w, team, inputs, ids, given); err != nil {
-			return err
-		}
-		if err := bulkInsert(ctx, w, op.Res, team, inputs, ids, at, records); err != nil {
-			return err
-		}
-		if err := checkWritten(ctx, w, op.Res, team, ids, policy.Create); err != nil {
-			return err
-		}
-		for i, in := range inputs {
-			steps, err := in.Then(true)
-			for _, step := range steps {
-				if err == nil {
-					err = step(ctx, s, w, team, ids[i])
-				}
-			}
-			if err != nil {
+	if len(errs) > 0 {
+		return nil, problem.Members(errs)
+	}
+	return changes, nil
+}
+
+// bulkWrite is a bulk create's transaction: the rules' before-write steps,
+// the checks, the insert answering into records, the role's check of what
+// was written, and each element's further steps.
+func (op *Op[E]) bulkWrite(ctx context.Context, s *Service, w Writer, team int, rules ruleRunner[E], changes []*change[E], b *bulkBatch[E], records []*E) error {
+	if rules != nil && rules.hasBeforeWrite() {
+		for i, c := range changes {
+			if err := rules.runBeforeWrite(ctx, w, c); err != nil {
 				return problem.Prefix(err, fmt.Sprintf("[%d]", i))
 			}
 		}
-		return nil
-	})
-	if err != nil {
-		if errors.Is(err, db.ErrConflict) {
-			if named := op.bulkConflict(ctx, s, err, inputs, ids); named != nil {
-				return 0, nil, named
+	}
+	if err := op.bulkChecks(ctx, w, team, b.inputs, b.ids, b.given); err != nil {
+		return err
+	}
+	if err := bulkInsert(ctx, w, op.Res, team, b.inputs, b.ids, b.at, records); err != nil {
+		return err
+	}
+	if err := checkWritten(ctx, w, op.Res, team, b.ids, policy.Create); err != nil {
+		return err
+	}
+	for i, in := range b.inputs {
+		steps, err := in.Then(true)
+		for _, step := range steps {
+			if err == nil {
+				err = step(ctx, s, w, team, b.ids[i])
 			}
 		}
-		return 0, nil, op.writeError(err)
+		if err != nil {
+			return problem.Prefix(err, fmt.Sprintf("[%d]", i))
+		}
 	}
-	if err := loadEmbeds(ctx, s.reader(ctx), op.Res, team, records); err != nil {
-		return 0, nil, err
-	}
-	for i, id := range ids {
-		committed(ctx, s, op.Res, team, id, records[i])
-	}
-	return http.StatusCreated, &Result[E]{Records: records, Created: true, bulk: true}, nil
+	return nil
 }
 
 // underIndex names the faults of the i-th element of a bulk create.
