@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"time"
 
-	"records/internal/policy"
 	"records/internal/wire"
 )
 
@@ -19,18 +18,6 @@ import (
 // scanning that image as a row of the table is scanned and encoding the
 // record as every answer does, so an event's record is the record a read
 // answered at that moment, member for member.
-
-func (res *Resource[E]) plural() string { return res.Plural }
-
-func (res *Resource[E]) object() string { return res.Object }
-
-func (res *Resource[E]) members() []policy.Member {
-	out := make([]policy.Member, len(res.Fields))
-	for i, f := range res.Fields {
-		out[i] = policy.Member{Name: f.Member, Type: f.Type}
-	}
-	return out
-}
 
 // AppendImage appends the record of an event's image as JSON.
 func (res *Resource[E]) AppendImage(b []byte, image []byte) ([]byte, error) {
