@@ -11,7 +11,8 @@ import (
 	"unicode/utf8"
 )
 
-func TestConverters(t *testing.T) {
+// String reads a string, and a number's text; nothing else.
+func TestConvertString(t *testing.T) {
 	str := func(s string) []byte { return []byte(s) }
 	if v, err := String(str(`"a\tb"`)); err != nil || v != "a\tb" {
 		t.Errorf("String: %q %v", v, err)
@@ -22,6 +23,12 @@ func TestConverters(t *testing.T) {
 	if _, err := String(str(`true`)); err == nil {
 		t.Error("a boolean is not a string")
 	}
+}
+
+// Int64 reads whole numbers in every spelling exactly, and refuses a
+// fraction or a value out of range by name.
+func TestConvertInt64(t *testing.T) {
+	str := func(s string) []byte { return []byte(s) }
 	for in, want := range map[string]int64{`7`: 7, `"42"`: 42, `"1e3"`: 1000, `1e3`: 1000, `12.0`: 12, `-9223372036854775808`: math.MinInt64,
 		`0`: 0, `-0`: 0, `-0.0e5`: 0, `0e999999999`: 0, `0.000e-999999999`: 0, `1000.000`: 1000, `1E+2`: 100, `"-1e0"`: -1,
 		// Whole numbers in other spellings are read from their digits, not
@@ -59,6 +66,11 @@ func TestConverters(t *testing.T) {
 			t.Errorf("Int64(%s) = %d, %v; want %v", in, v, err, want)
 		}
 	}
+}
+
+// Float64 and Bool read their JSON values or a numeric string; -0 is 0.
+func TestConvertFloat64AndBool(t *testing.T) {
+	str := func(s string) []byte { return []byte(s) }
 	for _, bad := range []string{`" 3.5"`, `"3.5 "`, `"+3.5"`, `"NaN"`, `"Infinity"`, `".5"`, `"0x1p-2"`} {
 		if _, err := Float64(str(bad)); err == nil {
 			t.Errorf("Float64(%s) must fail", bad)
@@ -89,6 +101,11 @@ func TestConverters(t *testing.T) {
 			t.Errorf("Bool(%s) must fail", bad)
 		}
 	}
+}
+
+// Date and DateTime read RFC 3339 in the years 1–9999, in UTC.
+func TestConvertDates(t *testing.T) {
+	str := func(s string) []byte { return []byte(s) }
 	if d, err := Date(str(`"2026-02-28"`)); err != nil || !d.Equal(time.Date(2026, 2, 28, 0, 0, 0, 0, time.UTC)) {
 		t.Errorf("Date: %v %v", d, err)
 	}
@@ -124,6 +141,11 @@ func TestConverters(t *testing.T) {
 			t.Errorf("DateTime(%s): %v", edge, err)
 		}
 	}
+}
+
+// StringMap, Object and ID.
+func TestConvertMapsObjectsAndIDs(t *testing.T) {
+	str := func(s string) []byte { return []byte(s) }
 	if m, err := StringMap(str(`{"a":"b"}`)); err != nil || m["a"] != "b" {
 		t.Errorf("StringMap: %v %v", m, err)
 	}
