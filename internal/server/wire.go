@@ -12,7 +12,6 @@ import (
 	"records/internal/events"
 	"records/internal/guard"
 	"records/internal/jwtauth"
-	"records/internal/migrate"
 	"records/internal/publish"
 	"records/internal/query"
 	"records/internal/replica"
@@ -98,10 +97,6 @@ func (s *Server) wireCallers(ctx context.Context, p *parts) error {
 // installs the business rules and their routes, and checks the roles'
 // policies against what it serves.
 func (s *Server) wireEngine(ctx context.Context, p *parts, cursors *query.Cursors) error {
-	dialect := query.SQLite
-	if s.db.Dialect == migrate.Postgres {
-		dialect = query.Postgres
-	}
 	answersKey, err := s.db.Key(ctx, "idempotency-answers", 32)
 	if err != nil {
 		return err
@@ -115,8 +110,8 @@ func (s *Server) wireEngine(ctx context.Context, p *parts, cursors *query.Cursor
 		MaxBody: s.cfg.MaxBody,
 		// PostgreSQL interrupts reads at the request's deadline; SQLite
 		// reads run to their end (see edge.Unbounded).
-		InterruptReads: s.db.Dialect == migrate.Postgres,
-		Dialect:        dialect,
+		InterruptReads: s.db.Postgres(),
+		Dialect:        query.Dialect(s.db.Dialect),
 		Cursors:        cursors,
 		RequestTimeout: s.cfg.RequestTimeout,
 		IdempotencyTTL: s.cfg.IdempotencyTTL,
