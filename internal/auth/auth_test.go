@@ -84,37 +84,7 @@ func TestStore(t *testing.T) {
 			t.Fatalf("an expired token verified: %v", err)
 		}
 
-		// Revoked here: effective at once in this store. Revoked by another
-		// store (another process, the CLI): within the cache's second.
-		if err := s.Revoke(ctx, tok.ID); err != nil {
-			t.Fatal(err)
-		}
-		if err := s.Revoke(ctx, tok.ID); err != nil {
-			t.Fatalf("revoking twice: %v", err)
-		}
-		if _, err := s.Verify(ctx, secret); !errors.Is(err, ErrInvalidToken) {
-			t.Fatalf("a revoked token verified: %v", err)
-		}
-		if err := s.Revoke(ctx, "no-such-token"); !errors.Is(err, ErrNoSuchToken) {
-			t.Fatalf("revoking a missing token: %v", err)
-		}
-		third, thirdSecret, err := s.Create(ctx, "ci", Write, "", 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := s.Verify(ctx, thirdSecret); err != nil {
-			t.Fatal(err)
-		}
-		if err := NewStore(database, 0).Revoke(ctx, third.ID); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := s.Verify(ctx, thirdSecret); err != nil {
-			t.Fatalf("within the cache's second the revocation elsewhere is not yet seen: %v", err)
-		}
-		clock = clock.Add(time.Second)
-		if _, err := s.Verify(ctx, thirdSecret); !errors.Is(err, ErrInvalidToken) {
-			t.Fatalf("a second later the revocation elsewhere must hold: %v", err)
-		}
+		checkRevocation(t, database, s, tok.ID, secret, func(d time.Duration) { clock = clock.Add(d) })
 
 		toks, err := s.List(ctx)
 		if err != nil || len(toks) != 3 || toks[0].RevokedAt == nil || toks[1].RevokedAt != nil || toks[2].RevokedAt == nil {
@@ -124,4 +94,43 @@ func TestStore(t *testing.T) {
 			t.Fatalf("count: %d, %v", n, err)
 		}
 	})
+}
+
+// checkRevocation revokes the token id (whose secret verifies) in s, and
+// another in a second store on database: the first is refused at once,
+// the second once s's cache's second has passed (advance moves s's clock).
+func checkRevocation(t *testing.T, database *db.DB, s *Store, id, secret string, advance func(time.Duration)) {
+	t.Helper()
+	ctx := context.Background()
+	// Revoked here: effective at once in this store. Revoked by another
+	// store (another process, the CLI): within the cache's second.
+	if err := s.Revoke(ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Revoke(ctx, id); err != nil {
+		t.Fatalf("revoking twice: %v", err)
+	}
+	if _, err := s.Verify(ctx, secret); !errors.Is(err, ErrInvalidToken) {
+		t.Fatalf("a revoked token verified: %v", err)
+	}
+	if err := s.Revoke(ctx, "no-such-token"); !errors.Is(err, ErrNoSuchToken) {
+		t.Fatalf("revoking a missing token: %v", err)
+	}
+	third, thirdSecret, err := s.Create(ctx, "ci", Write, "", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Verify(ctx, thirdSecret); err != nil {
+		t.Fatal(err)
+	}
+	if err := NewStore(database, 0).Revoke(ctx, third.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Verify(ctx, thirdSecret); err != nil {
+		t.Fatalf("within the cache's second the revocation elsewhere is not yet seen: %v", err)
+	}
+	advance(time.Second)
+	if _, err := s.Verify(ctx, thirdSecret); !errors.Is(err, ErrInvalidToken) {
+		t.Fatalf("a second later the revocation elsewhere must hold: %v", err)
+	}
 }

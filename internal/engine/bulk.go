@@ -3,13 +3,9 @@ package engine
 import (
 	"bytes"
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"net/http"
-	"slices"
-	"strconv"
-	"strings"
 
 	"records/internal/db"
 	"records/internal/guard"
@@ -36,10 +32,56 @@ func (op *Op[E]) bulk(ctx context.Context, s *Service, body []byte) (int, *Resul
 	if len(items) == 0 || len(items) > spec.MaxBulk {
 		return 0, nil, problem.New(problem.InvalidRequest, "a bulk create takes 1 to %d records, not %d", spec.MaxBulk, len(items))
 	}
-	inputs := make([]Input[E], len(items))
-	ids := make([]string, len(items))
-	var given []string // the ids the client chose
-	at := map[string]int{}
+	b, err := op.bulkRead(ctx, items)
+	if err != nil {
+		return 0, nil, err
+	}
+	if err := guard.MayWrite(ctx); err != nil {
+		return 0, nil, err
+	}
+	team, err := teamOf(ctx)
+	if err != nil {
+		return 0, nil, err
+	}
+	rules := rulesOf(s, op.Res)
+	changes, err := op.bulkValidate(ctx, rules, team, b)
+	if err != nil {
+		return 0, nil, err
+	}
+	records := make([]*E, len(items))
+	err = s.Write(ctx, true, func(ctx context.Context, w Writer) error {
+		return op.bulkWrite(ctx, s, w, team, rules, changes, b, records)
+	})
+	if err != nil {
+		if errors.Is(err, db.ErrConflict) {
+			if named := op.bulkConflict(ctx, s, err, b.inputs, b.ids); named != nil {
+				return 0, nil, named
+			}
+		}
+		return 0, nil, op.writeError(err)
+	}
+	if err := loadEmbeds(ctx, s.reader(ctx), op.Res, team, records); err != nil {
+		return 0, nil, err
+	}
+	for i, id := range b.ids {
+		committed(ctx, s, op.Res, team, id, records[i])
+	}
+	return http.StatusCreated, &Result[E]{Records: records, Created: true, bulk: true}, nil
+}
+
+// bulkBatch is a bulk create's elements, read.
+type bulkBatch[E any] struct {
+	inputs []Input[E]
+	ids    []string       // each element's id, given or made
+	given  []string       // the ids the client chose
+	at     map[string]int // each id's index
+}
+
+// bulkRead reads every element of a bulk create, giving each without an id
+// a new one; the faults of all of them (up to the most a problem lists)
+// are answered at once.
+func (op *Op[E]) bulkRead(ctx context.Context, items [][]byte) (*bulkBatch[E], error) {
+	b := &bulkBatch[E]{inputs: make([]Input[E], len(items)), ids: make([]string, len(items)), at: map[string]int{}}
 	var errs []problem.MemberError
 	for i, item := range items {
 		if problem.Full(errs) {
@@ -52,85 +94,75 @@ func (op *Op[E]) bulk(ctx context.Context, s *Service, body []byte) (int, *Resul
 		}
 		id, ok := in.GivenID()
 		if ok {
-			given = append(given, id)
+			b.given = append(b.given, id)
 		} else {
 			id = spec.NewID()
 			in.SetID(id)
 		}
-		if j, dup := at[id]; dup {
+		if j, dup := b.at[id]; dup {
 			errs = append(errs, problem.MemberError{Member: fmt.Sprintf("[%d].id", i), Problem: fmt.Sprintf("repeats [%d].id", j)})
 		}
-		at[id], inputs[i], ids[i] = i, in, id
+		b.at[id], b.inputs[i], b.ids[i] = i, in, id
 	}
 	if len(errs) > 0 {
-		return 0, nil, problem.Members(errs)
+		return nil, problem.Members(errs)
 	}
-	if err := guard.MayWrite(ctx); err != nil {
-		return 0, nil, err
+	return b, nil
+}
+
+// bulkValidate runs the business rules' validations of every element,
+// answering the faults of all of them at once; it returns each element's
+// change for the rules' later steps (nil without rules).
+func (op *Op[E]) bulkValidate(ctx context.Context, rules ruleRunner[E], team int, b *bulkBatch[E]) ([]*change[E], error) {
+	changes := make([]*change[E], len(b.inputs))
+	if rules == nil {
+		return changes, nil
 	}
-	team, err := teamOf(ctx)
-	if err != nil {
-		return 0, nil, err
-	}
-	rules := rulesOf(s, op.Res)
-	changes := make([]*change[E], len(items))
-	if rules != nil {
-		for i, in := range inputs {
-			changes[i] = &change[E]{kind: op.Kind, creating: true, id: ids[i], team: team, in: in}
-			if err := rules.runValidate(ctx, changes[i]); err != nil {
-				errs = append(errs, underIndex(err, i)...)
-			}
-		}
-		if len(errs) > 0 {
-			return 0, nil, problem.Members(errs)
+	var errs []problem.MemberError
+	for i, in := range b.inputs {
+		changes[i] = &change[E]{kind: op.Kind, creating: true, id: b.ids[i], team: team, in: in}
+		if err := rules.runValidate(ctx, changes[i]); err != nil {
+			errs = append(errs, underIndex(err, i)...)
 		}
 	}
-	records := make([]*E, len(items))
-	err = s.Write(ctx, true, func(ctx context.Context, w Writer) error {
-		if rules != nil && rules.hasBeforeWrite() {
-			for i, c := range changes {
-				if err := rules.runBeforeWrite(ctx, w, c); err != nil {
-					return problem.Prefix(err, fmt.Sprintf("[%d]", i))
-				}
-			}
-		}
-		if err := op.bulkChecks(ctx, w, team, inputs, ids, given); err != nil {
-			return err
-		}
-		if err := bulkInsert(ctx, w, op.Res, team, inputs, ids, at, records); err != nil {
-			return err
-		}
-		if err := checkWritten(ctx, w, op.Res, team, ids, policy.Create); err != nil {
-			return err
-		}
-		for i, in := range inputs {
-			steps, err := in.Then(true)
-			for _, step := range steps {
-				if err == nil {
-					err = step(ctx, s, w, team, ids[i])
-				}
-			}
-			if err != nil {
+	if len(errs) > 0 {
+		return nil, problem.Members(errs)
+	}
+	return changes, nil
+}
+
+// bulkWrite is a bulk create's transaction: the rules' before-write steps,
+// the checks, the insert answering into records, the role's check of what
+// was written, and each element's further steps.
+func (op *Op[E]) bulkWrite(ctx context.Context, s *Service, w Writer, team int, rules ruleRunner[E], changes []*change[E], b *bulkBatch[E], records []*E) error {
+	if rules != nil && rules.hasBeforeWrite() {
+		for i, c := range changes {
+			if err := rules.runBeforeWrite(ctx, w, c); err != nil {
 				return problem.Prefix(err, fmt.Sprintf("[%d]", i))
 			}
 		}
-		return nil
-	})
-	if err != nil {
-		if errors.Is(err, db.ErrConflict) {
-			if named := op.bulkConflict(ctx, s, err, inputs, ids); named != nil {
-				return 0, nil, named
+	}
+	if err := op.bulkChecks(ctx, w, team, b.inputs, b.ids, b.given); err != nil {
+		return err
+	}
+	if err := bulkInsert(ctx, w, op.Res, team, b.inputs, b.ids, b.at, records); err != nil {
+		return err
+	}
+	if err := checkWritten(ctx, w, op.Res, team, b.ids, policy.Create); err != nil {
+		return err
+	}
+	for i, in := range b.inputs {
+		steps, err := in.Then(true)
+		for _, step := range steps {
+			if err == nil {
+				err = step(ctx, s, w, team, b.ids[i])
 			}
 		}
-		return 0, nil, op.writeError(err)
+		if err != nil {
+			return problem.Prefix(err, fmt.Sprintf("[%d]", i))
+		}
 	}
-	if err := loadEmbeds(ctx, s.reader(ctx), op.Res, team, records); err != nil {
-		return 0, nil, err
-	}
-	for i, id := range ids {
-		committed(ctx, s, op.Res, team, id, records[i])
-	}
-	return http.StatusCreated, &Result[E]{Records: records, Created: true, bulk: true}, nil
+	return nil
 }
 
 // underIndex names the faults of the i-th element of a bulk create.
@@ -170,208 +202,4 @@ func (op *Op[E]) bulkItem(ctx context.Context, item []byte) (Input[E], error) {
 		return nil, err
 	}
 	return in, nil
-}
-
-// bulkChecks finds, before inserting, the ids given that are already taken
-// (in any team: ids are unique across teams) and the parents that are not
-// the team's, so that each fault names its element. The ids the service
-// chose are new: they are not looked up.
-func (op *Op[E]) bulkChecks(ctx context.Context, w Writer, team int, inputs []Input[E], ids, given []string) error {
-	var errs []problem.MemberError
-	taken, err := existing(ctx, w, op.Res.Table, given, 0)
-	if err != nil {
-		return err
-	}
-	for i, id := range ids {
-		if taken[id] {
-			errs = append(errs, problem.MemberError{Member: fmt.Sprintf("[%d].id", i), Problem: "is already taken"})
-		}
-	}
-	if len(errs) > 0 {
-		return &problem.Error{Code: problem.Conflict, Detail: fmt.Sprintf("%d ids are already taken", len(errs)), Members: errs}
-	}
-	byTable := map[string][]string{}
-	for _, in := range inputs {
-		for _, p := range in.Parents() {
-			byTable[p.Table] = append(byTable[p.Table], p.ID)
-		}
-	}
-	found := map[string]map[string]bool{}
-	for table, pids := range byTable {
-		if found[table], err = existing(ctx, w, table, pids, team); err != nil {
-			return err
-		}
-	}
-	for i, in := range inputs {
-		for _, p := range in.Parents() {
-			if !found[p.Table][p.ID] {
-				errs = append(errs, problem.MemberError{Member: fmt.Sprintf("[%d].%s", i, p.Member), Problem: fmt.Sprintf("no %s has id %q", p.Object, p.ID)})
-			}
-		}
-	}
-	if len(errs) > 0 {
-		return problem.Members(errs)
-	}
-	return nil
-}
-
-// bulkConflict names the elements of a bulk create whose unique value (the
-// member of the conflict err reports) is taken: by an element before it,
-// or by a record (of any team: unique values are the table's). It is read
-// after the write failed, outside it; nil when it finds no element (a
-// record that took the value meanwhile has gone again), and the conflict
-// is then answered unnamed.
-func (op *Op[E]) bulkConflict(ctx context.Context, s *Service, err error, inputs []Input[E], ids []string) error {
-	member := conflictMember(err, op.Res.Unique)
-	column := ""
-	for col, m := range op.Res.Unique {
-		if m == member {
-			column = col
-		}
-	}
-	if column == "" {
-		return nil
-	}
-	values := make([]string, len(inputs)) // each element's value, "" when none
-	for i, in := range inputs {
-		if column == "id" {
-			values[i] = ids[i]
-			continue
-		}
-		var v Values
-		in.Values(&v, true)
-		for k, c := range v.cols {
-			if s, ok := v.args[k].(string); ok && c == column {
-				values[i] = s
-			}
-		}
-	}
-	var errs []problem.MemberError
-	first := map[string]int{}
-	var asked []string
-	for i, v := range values {
-		if v == "" {
-			continue
-		}
-		if j, dup := first[v]; dup {
-			errs = append(errs, problem.MemberError{Member: fmt.Sprintf("[%d].%s", i, member), Problem: fmt.Sprintf("repeats [%d].%s", j, member)})
-			continue
-		}
-		first[v] = i
-		asked = append(asked, v)
-	}
-	if len(asked) > 0 {
-		taken, err := existingValues(ctx, s.DB, op.Res.Table, column, asked, 0)
-		if err != nil {
-			return nil
-		}
-		for i, v := range values {
-			if v != "" && taken[v] && first[v] == i {
-				errs = append(errs, problem.MemberError{Member: fmt.Sprintf("[%d].%s", i, member), Problem: "is already taken"})
-			}
-		}
-	}
-	if len(errs) == 0 {
-		return nil
-	}
-	slices.SortStableFunc(errs, func(a, b problem.MemberError) int { return compareIndexed(a.Member, b.Member) })
-	return &problem.Error{Code: problem.Conflict, Detail: fmt.Sprintf("%s: %d values are already taken", member, len(errs)), Members: errs}
-}
-
-// compareIndexed orders member paths "[i].name" by their index.
-func compareIndexed(a, b string) int {
-	index := func(p string) int {
-		n, _ := strconv.Atoi(strings.TrimPrefix(p[:strings.IndexByte(p, ']')], "["))
-		return n
-	}
-	return index(a) - index(b)
-}
-
-// existing returns which of ids are records of table: of team, or of any
-// team when team is 0. No ids, no query.
-func existing(ctx context.Context, r Reader, table string, ids []string, team int) (map[string]bool, error) {
-	return existingValues(ctx, r, table, "id", ids, team)
-}
-
-// existingValues returns which of values the column of table holds: in
-// team's records, or in any team's when team is 0. No values, no query.
-func existingValues(ctx context.Context, r Reader, table, column string, values []string, team int) (map[string]bool, error) {
-	out := map[string]bool{}
-	if len(values) == 0 {
-		return out, nil
-	}
-	in, args := inIDs(r, column, values)
-	text := `SELECT ` + spec.Ident(column) + ` FROM ` + spec.Ident(table) + ` WHERE ` + in
-	if team != 0 {
-		text += ` AND "team_id" = ?`
-		args = append(args, team)
-	}
-	err := r.Each(ctx, -1, text, args, func(rows *sql.Rows) error {
-		var v string
-		err := rows.Scan(&v)
-		out[v] = true
-		return err
-	})
-	return out, err
-}
-
-// maxParams bounds the parameters of one statement (SQLite's limit is
-// 32766, PostgreSQL's 65535).
-const maxParams = 30000
-
-// bulkInsert inserts every input in statements of many rows, answering the
-// records into records in input order (at maps ids to positions).
-func bulkInsert[E any](ctx context.Context, w Writer, res *Resource[E], team int, inputs []Input[E], ids []string, at map[string]int, records []*E) error {
-	values := make([]Values, len(inputs))
-	colIndex := map[string]int{}
-	var cols []string
-	for i, in := range inputs {
-		in.Values(&values[i], true)
-		for _, c := range values[i].cols {
-			if _, ok := colIndex[c]; !ok {
-				colIndex[c] = len(cols)
-				cols = append(cols, c)
-			}
-		}
-	}
-	width := len(cols) + 2
-	per := max(1, maxParams/width)
-	for from := 0; from < len(inputs); from += per {
-		to := min(from+per, len(inputs))
-		var b strings.Builder
-		b.WriteString(`INSERT INTO `)
-		spec.WriteIdent(&b, res.Table)
-		b.WriteString(` ("id", "team_id"`)
-		for _, c := range cols {
-			b.WriteString(", ")
-			spec.WriteIdent(&b, c)
-		}
-		b.WriteString(") VALUES ")
-		row := "(?, ?" + strings.Repeat(", ?", len(cols)) + ")"
-		args := make([]any, 0, (to-from)*width)
-		for i := from; i < to; i++ {
-			if i > from {
-				b.WriteString(", ")
-			}
-			b.WriteString(row)
-			vals := make([]any, len(cols))
-			for k, c := range values[i].cols {
-				vals[colIndex[c]] = values[i].args[k]
-			}
-			args = append(args, ids[i], team)
-			args = append(args, vals...)
-		}
-		res.writeReturning(&b)
-		_, err := w.Query(ctx, -1, b.String(), args, func(rows *sql.Rows) error {
-			rec, err := res.Scan(rows)
-			if err == nil {
-				records[at[res.ID(rec)]] = rec
-			}
-			return err
-		})
-		if err != nil {
-			return err
-		}
-	}
-	return nil
 }

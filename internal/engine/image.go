@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"time"
 
-	"records/internal/policy"
 	"records/internal/wire"
 )
 
@@ -19,18 +18,6 @@ import (
 // scanning that image as a row of the table is scanned and encoding the
 // record as every answer does, so an event's record is the record a read
 // answered at that moment, member for member.
-
-func (res *Resource[E]) plural() string { return res.Plural }
-
-func (res *Resource[E]) object() string { return res.Object }
-
-func (res *Resource[E]) members() []policy.Member {
-	out := make([]policy.Member, len(res.Fields))
-	for i, f := range res.Fields {
-		out[i] = policy.Member{Name: f.Member, Type: f.Type}
-	}
-	return out
-}
 
 // AppendImage appends the record of an event's image as JSON.
 func (res *Resource[E]) AppendImage(b []byte, image []byte) ([]byte, error) {
@@ -116,6 +103,8 @@ func parseImageTime(s string) (time.Time, error) {
 	return time.Time{}, fmt.Errorf("%q is not a time", s)
 }
 
+// scanImageValue converts a column's JSON value to dest, a pointer to a
+// column's Go type or to its sql.Null.
 func scanImageValue(raw []byte, dest any) error {
 	raw = bytes.TrimSpace(raw)
 	null := len(raw) == 0 || string(raw) == "null"
@@ -134,73 +123,58 @@ func scanImageValue(raw []byte, dest any) error {
 	} else if !null {
 		text = string(raw)
 	}
-	switch d := dest.(type) {
-	case *string:
-		*d = text
-	case *sql.Null[string]:
-		*d = sql.Null[string]{V: text, Valid: !null}
-	case *int, *int64, *sql.Null[int64]:
-		var n int64
-		if !null {
-			var err error
-			if n, err = strconv.ParseInt(text, 10, 64); err != nil {
-				return err
-			}
-		}
-		switch d := d.(type) {
-		case *int:
-			*d = int(n)
-		case *int64:
-			*d = n
-		case *sql.Null[int64]:
-			*d = sql.Null[int64]{V: n, Valid: !null}
-		}
-	case *float64, *sql.Null[float64]:
-		var f float64
-		if !null {
-			var err error
-			if f, err = strconv.ParseFloat(text, 64); err != nil {
-				return err
-			}
-		}
-		switch d := d.(type) {
-		case *float64:
-			*d = f
-		case *sql.Null[float64]:
-			*d = sql.Null[float64]{V: f, Valid: !null}
-		}
-	case *bool, *sql.Null[bool]:
-		// PostgreSQL's true and false; SQLite's 1 and 0.
-		v := text == "true" || text == "1"
-		switch d := d.(type) {
-		case *bool:
-			*d = v
-		case *sql.Null[bool]:
-			*d = sql.Null[bool]{V: v, Valid: !null}
-		}
-	case *time.Time, *sql.Null[time.Time]:
-		var t time.Time
-		if !null {
-			var err error
-			if t, err = parseImageTime(text); err != nil {
-				return err
-			}
-		}
-		switch d := d.(type) {
-		case *time.Time:
-			*d = t
-		case *sql.Null[time.Time]:
-			*d = sql.Null[time.Time]{V: t, Valid: !null}
-		}
-	case *[]byte:
+	if d, ok := dest.(*[]byte); ok {
 		// A JSON column: the document itself.
 		if null {
 			*d = nil
 		} else {
 			*d = append([]byte(nil), raw...)
 		}
-	default:
-		return fmt.Errorf("cannot scan an image into %T", dest)
+		return nil
 	}
-	return nil
+	for _, scan := range imageScanners {
+		if ok, err := scan(dest, text, null); ok {
+			return err
+		}
+	}
+	return fmt.Errorf("cannot scan an image into %T", dest)
+}
+
+// imageScanners store a column's text in each type a row holder has: they
+// answer false for another type.
+var imageScanners = []func(dest any, text string, null bool) (bool, error){
+	scanInto[string](func(s string) (string, error) { return s, nil }),
+	scanInto[int64](parseImageInt),
+	scanInto[int](func(s string) (int, error) { n, err := parseImageInt(s); return int(n), err }),
+	scanInto[float64](func(s string) (float64, error) { return strconv.ParseFloat(s, 64) }),
+	// PostgreSQL's true and false; SQLite's 1 and 0.
+	scanInto[bool](func(s string) (bool, error) { return s == "true" || s == "1", nil }),
+	scanInto[time.Time](parseImageTime),
+}
+
+func parseImageInt(s string) (int64, error) { return strconv.ParseInt(s, 10, 64) }
+
+// scanInto is the scanner of a *T or a *sql.Null[T]: the value parsed
+// from the text, or T's zero (and for sql.Null not Valid) when null.
+func scanInto[T any](parse func(string) (T, error)) func(dest any, text string, null bool) (bool, error) {
+	return func(dest any, text string, null bool) (bool, error) {
+		p, isValue := dest.(*T)
+		n, isNull := dest.(*sql.Null[T])
+		if !isValue && !isNull {
+			return false, nil
+		}
+		var v T
+		if !null {
+			var err error
+			if v, err = parse(text); err != nil {
+				return true, err
+			}
+		}
+		if isValue {
+			*p = v
+		} else {
+			*n = sql.Null[T]{V: v, Valid: !null}
+		}
+		return true, nil
+	}
 }

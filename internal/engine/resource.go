@@ -3,6 +3,8 @@ package engine
 import (
 	"context"
 	"sync"
+
+	"records/internal/policy"
 )
 
 // Resource is what generated code tells the runtime about one resource. E
@@ -98,6 +100,18 @@ func (res *Resource[E]) columnsOf(members []string) []string {
 	out := make([]string, len(members))
 	for i, m := range members {
 		out[i] = res.Written[m]
+	}
+	return out
+}
+
+func (res *Resource[E]) plural() string { return res.Plural }
+
+func (res *Resource[E]) object() string { return res.Object }
+
+func (res *Resource[E]) members() []policy.Member {
+	out := make([]policy.Member, len(res.Fields))
+	for i, f := range res.Fields {
+		out[i] = policy.Member{Name: f.Member, Type: f.Type}
 	}
 	return out
 }

@@ -21,30 +21,9 @@ import (
 // under a new one).
 func (op *Op[E]) upsert(ctx context.Context, s *Service, req *request) (int, *Result[E], error) {
 	createOnly := req.ifNoneMatch != nil
-	// Without an id (where one is optional) the record is created under a
-	// new one, which If-None-Match: * cannot fail.
-	if !op.IDOptional || req.ifMatch != nil {
-		if err := op.requireID(req); err != nil {
-			return 0, nil, err
-		}
-	}
-	// A role other than admin updates under its update policy, or creates
-	// under its create policy: which, the record's existence says.
-	update := req.ifMatch != nil
-	if accessOf(ctx) != nil {
-		var err error
-		if !update && !createOnly && req.hasID {
-			if update, err = op.exists(ctx, s, req.id); err != nil {
-				return 0, nil, err
-			}
-		}
-		pop := policy.Create
-		if update {
-			pop = policy.Update
-		}
-		if err := op.guardWrite(ctx, req, pop); err != nil {
-			return 0, nil, err
-		}
+	update, err := op.upsertUpdates(ctx, s, req, createOnly)
+	if err != nil {
+		return 0, nil, err
 	}
 	in, err := op.input(req)
 	if err != nil {
@@ -58,6 +37,45 @@ func (op *Op[E]) upsert(ctx context.Context, s *Service, req *request) (int, *Re
 		r, err := op.written(ctx, s, team, rec, false)
 		return statusOf(r), r, err
 	}
+	return op.upsertStatement(ctx, s, in, createOnly)
+}
+
+// upsertUpdates checks the request's id and tells whether the upsert is
+// an update: under If-Match; for a role other than admin, also when the
+// record exists, and it is then checked under the update policy (else
+// the create policy).
+func (op *Op[E]) upsertUpdates(ctx context.Context, s *Service, req *request, createOnly bool) (bool, error) {
+	// Without an id (where one is optional) the record is created under a
+	// new one, which If-None-Match: * cannot fail.
+	if !op.IDOptional || req.ifMatch != nil {
+		if err := op.requireID(req); err != nil {
+			return false, err
+		}
+	}
+	// A role other than admin updates under its update policy, or creates
+	// under its create policy: which, the record's existence says.
+	update := req.ifMatch != nil
+	if accessOf(ctx) != nil {
+		var err error
+		if !update && !createOnly && req.hasID {
+			if update, err = op.exists(ctx, s, req.id); err != nil {
+				return false, err
+			}
+		}
+		pop := policy.Create
+		if update {
+			pop = policy.Update
+		}
+		if err := op.guardWrite(ctx, req, pop); err != nil {
+			return false, err
+		}
+	}
+	return update, nil
+}
+
+// upsertStatement creates the record, or updates it, in one INSERT … ON
+// CONFLICT (a plain INSERT when createOnly or for a role other than admin).
+func (op *Op[E]) upsertStatement(ctx context.Context, s *Service, in Input[E], createOnly bool) (int, *Result[E], error) {
 	team, err := teamOf(ctx)
 	if err != nil {
 		return 0, nil, err
@@ -92,8 +110,6 @@ func (op *Op[E]) upsert(ctx context.Context, s *Service, req *request) (int, *Re
 	before := rules != nil && rules.hasBeforeWrite()
 	check := mustCheck(ctx, op.Res, policy.Create)
 	var rec *E
-	var fixed Values
-	var parents []ParentRef
 	err = s.Write(ctx, len(steps) > 0 || before || check, func(ctx context.Context, w Writer) (err error) {
 		if before {
 			// The rules learn whether the record is made, and may set
@@ -107,40 +123,8 @@ func (op *Op[E]) upsert(ctx context.Context, s *Service, req *request) (int, *Re
 				return err
 			}
 		}
-		var create, change Values
-		in.Values(&create, true)
-		in.Values(&change, false)
-		in.Fixed(&fixed)
-		parents = in.Parents()
-		onConflict := &upsertSQL{change: &change, fixed: &fixed, current: op.Res.columnsOf(in.Missing(nil))}
-		if createOnly || accessOf(ctx) != nil {
-			// A plain INSERT: a taken id fails it. A role's upsert of a
-			// record that exists went to update above.
-			onConflict = nil
-		}
-		text, args := insertSQL(s.Dialect, op.Res, id, team, &create, parents, onConflict, eventMeta(ctx), nil)
-		if rec, err = writeRecord(ctx, w, op.Res, text, args); err != nil {
-			return err
-		}
-		if rec == nil {
-			// A parent is not the team's, a required member is missing
-			// from a create, an immutable one changes, or the id is
-			// another team's.
-			return op.unupserted(ctx, w, team, id, in, parents, &fixed)
-		}
-		if err := checkWritten(ctx, w, op.Res, team, []string{id}, policy.Create); err != nil {
-			return err
-		}
-		if op.Res.Version(rec) > 1 {
-			_, err := in.Then(false)
-			return err
-		}
-		for _, step := range steps {
-			if err := step(ctx, s, w, team, id); err != nil {
-				return err
-			}
-		}
-		return nil
+		rec, err = op.upsertRow(ctx, s, w, c, steps, createOnly)
+		return err
 	})
 	if createOnly && errors.Is(err, db.ErrConflict) && conflictMember(err, op.Res.Unique) == "id" {
 		return 0, nil, &problem.Error{Code: spec.PreconditionFailed,
@@ -160,6 +144,46 @@ func (op *Op[E]) upsert(ctx context.Context, s *Service, req *request) (int, *Re
 		return 0, nil, err
 	}
 	return statusOf(r), r, nil
+}
+
+// upsertRow runs an upsert's statement in w, and a create's further steps;
+// it returns the record written.
+func (op *Op[E]) upsertRow(ctx context.Context, s *Service, w Writer, c *change[E], steps []Step, createOnly bool) (*E, error) {
+	in, team, id := c.in, c.team, c.id
+	var create, change, fixed Values
+	in.Values(&create, true)
+	in.Values(&change, false)
+	in.Fixed(&fixed)
+	parents := in.Parents()
+	onConflict := &upsertSQL{change: &change, fixed: &fixed, current: op.Res.columnsOf(in.Missing(nil))}
+	if createOnly || accessOf(ctx) != nil {
+		// A plain INSERT: a taken id fails it. A role's upsert of a
+		// record that exists went to update above.
+		onConflict = nil
+	}
+	text, args := insertSQL(s.Dialect, op.Res, id, team, &create, parents, onConflict, eventMeta(ctx), nil)
+	rec, err := writeRecord(ctx, w, op.Res, text, args)
+	if err != nil {
+		return nil, err
+	}
+	if rec == nil {
+		// A parent is not the team's, a required member is missing from a
+		// create, an immutable one changes, or the id is another team's.
+		return nil, op.unupserted(ctx, w, team, id, in, parents, &fixed)
+	}
+	if err := checkWritten(ctx, w, op.Res, team, []string{id}, policy.Create); err != nil {
+		return nil, err
+	}
+	if op.Res.Version(rec) > 1 {
+		_, err := in.Then(false)
+		return rec, err
+	}
+	for _, step := range steps {
+		if err := step(ctx, s, w, team, id); err != nil {
+			return nil, err
+		}
+	}
+	return rec, nil
 }
 
 // unupserted says why an upsert wrote nothing.

@@ -91,16 +91,7 @@ func (b *envBuilder) result(op *opView, name string) (*clientStruct, string, err
 // parent have a method of their own.
 func (b *envBuilder) calls(op *opView, routes []*routeView) ([]*clientCall, error) {
 	cr := b.byRes[op.Resource]
-	var contract, alt *routeView
-	for _, rt := range routes {
-		switch {
-		case rt.Op != op || rt.Deprecated:
-		case contract == nil:
-			contract = rt
-		case alt == nil && rt.NoID:
-			alt = rt
-		}
-	}
+	contract, alt := callRoutes(op, routes)
 	c := &clientCall{Method: contract.Method, Path: contract.Path, Name: goName(op.Name), Resource: cr}
 	resultName := c.Name + "Result"
 	if op.Generic {
@@ -114,22 +105,7 @@ func (b *envBuilder) calls(op *opView, routes []*routeView) ([]*clientCall, erro
 		return nil, err
 	}
 	c.Result = result
-	idMember := op.IDMembers[0]
-	if slices.Contains(op.IDMembers, "id") {
-		idMember = "id"
-	}
-	switch {
-	case strings.Contains(c.Path, ":id"):
-		c.IDIn, c.IDName = "path", "id"
-	case op.Kind == spec.List || op.Kind == spec.Create:
-	case op.Kind == spec.Get || op.Kind == spec.GetOrCreate:
-		c.IDIn, c.IDName = "query", idMember
-	default:
-		c.IDIn, c.IDName = "body", idMember
-	}
-	if c.IDIn != "" {
-		c.IDParam = "id"
-	}
+	c.placeID(op)
 	c.Input = map[spec.Kind]string{spec.List: "list", spec.Get: "read", spec.GetOrCreate: "read",
 		spec.Create: "record", spec.Patch: "record", spec.Upsert: "record"}[op.Kind]
 	out := []*clientCall{c}
@@ -170,6 +146,42 @@ func (b *envBuilder) calls(op *opView, routes []*routeView) ([]*clientCall, erro
 		out = append(out, &by)
 	}
 	return out, nil
+}
+
+// callRoutes are an operation's contract route (its first not
+// deprecated) and the route without an id that goes with it, if any.
+func callRoutes(op *opView, routes []*routeView) (contract, alt *routeView) {
+	for _, rt := range routes {
+		switch {
+		case rt.Op != op || rt.Deprecated:
+		case contract == nil:
+			contract = rt
+		case alt == nil && rt.NoID:
+			alt = rt
+		}
+	}
+	return contract, alt
+}
+
+// placeID says where the call sends the record's id: in the path, the
+// query (a read), the body, or nowhere (a list, a create).
+func (c *clientCall) placeID(op *opView) {
+	idMember := op.IDMembers[0]
+	if slices.Contains(op.IDMembers, "id") {
+		idMember = "id"
+	}
+	switch {
+	case strings.Contains(c.Path, ":id"):
+		c.IDIn, c.IDName = "path", "id"
+	case op.Kind == spec.List || op.Kind == spec.Create:
+	case op.Kind == spec.Get || op.Kind == spec.GetOrCreate:
+		c.IDIn, c.IDName = "query", idMember
+	default:
+		c.IDIn, c.IDName = "body", idMember
+	}
+	if c.IDIn != "" {
+		c.IDParam = "id"
+	}
 }
 
 // envWalk turns one envelope into types.

@@ -27,12 +27,14 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"records/internal/spec"
 )
 
-// Dialect names, as ent spells them.
+// Dialect names, as ent spells them (package spec names them once).
 const (
-	SQLite   = "sqlite3"
-	Postgres = "postgres"
+	SQLite   = spec.SQLite
+	Postgres = spec.Postgres
 )
 
 // Dirs maps each dialect to the folder of its migration files, relative to

@@ -40,11 +40,9 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"log/slog"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -360,119 +358,6 @@ func Subject(team int, typ string) string {
 	return "records." + strconv.Itoa(team) + "." + typ
 }
 
-// stream returns the stream, making it if missing.
-func (p *Publisher) stream(ctx context.Context) (jetstream.Stream, error) {
-	ctx, cancel := context.WithTimeout(ctx, p.cfg.AckTimeout)
-	defer cancel()
-	s, err := p.js.Stream(ctx, p.cfg.Stream)
-	if errors.Is(err, jetstream.ErrStreamNotFound) {
-		s, err = p.js.CreateStream(ctx, jetstream.StreamConfig{
-			Name:        p.cfg.Stream,
-			Description: "Every event of the records service's log, in order (records.<team_id>.<plural>.<action>).",
-			Subjects:    []string{Subjects},
-			Storage:     jetstream.FileStorage,
-			Duplicates:  2 * time.Minute,
-		})
-		if err == nil {
-			p.lg.Info("publish: made the stream", "stream", p.cfg.Stream, "subjects", Subjects)
-		}
-	}
-	if err != nil {
-		return nil, fmt.Errorf("the stream %s: %w", p.cfg.Stream, err)
-	}
-	return s, nil
-}
-
-// start is where a session begins: after the newest event of the log the
-// stream holds, among its last walkBack messages, unless the stored
-// position is further; else after the stored position.
-func (p *Publisher) start(ctx context.Context, stream jetstream.Stream) (events.Position, error) {
-	stored, err := p.stored(ctx)
-	if err != nil {
-		return stored, err
-	}
-	tctx, cancel := context.WithTimeout(ctx, p.cfg.AckTimeout)
-	defer cancel()
-	info, err := stream.Info(tctx)
-	if err != nil {
-		return stored, fmt.Errorf("the stream %s: %w", p.cfg.Stream, err)
-	}
-	first, last := info.State.FirstSeq, info.State.LastSeq
-	for n, seq := 0, last; n < walkBack && seq >= first && seq > 0; n, seq = n+1, seq-1 {
-		m, err := stream.GetMsg(tctx, seq)
-		if errors.Is(err, jetstream.ErrMsgNotFound) {
-			continue // deleted since
-		}
-		if err != nil {
-			return stored, fmt.Errorf("the stream %s's message %d: %w", p.cfg.Stream, seq, err)
-		}
-		num, ok := p.log.IDs.Seq(m.Header.Get(jetstream.MsgIDHeader))
-		if !ok {
-			continue // not an event of this database's log
-		}
-		at, held, err := p.position(ctx, num)
-		if err != nil {
-			return stored, err
-		}
-		if !held {
-			p.lg.Error("publish: the stream holds an event the log does not (lost in a failover?); publishing after the newest it holds",
-				"stream", p.cfg.Stream, "event", p.log.ID(num))
-			continue
-		}
-		if !after(at, stored) {
-			return stored, nil
-		}
-		return at, p.store(ctx, at)
-	}
-	return stored, nil
-}
-
-// walkBack bounds the stream's messages start reads back.
-const walkBack = 1000
-
-// after tells whether a is after b in the log.
-func after(a, b events.Position) bool {
-	return a.TxID > b.TxID || a.TxID == b.TxID && a.Seq > b.Seq
-}
-
-// follower names the publisher's position in event_followers.
-func (p *Publisher) follower() string { return "nats:" + p.cfg.Stream }
-
-// stored reads the publisher's position (the log's start when none).
-func (p *Publisher) stored(ctx context.Context) (events.Position, error) {
-	var pos events.Position
-	err := p.db.Each(ctx, 1, `SELECT "txid", "seq" FROM "event_followers" WHERE "id" = ?`, []any{p.follower()},
-		func(rows *sql.Rows) error { return rows.Scan(&pos.TxID, &pos.Seq) })
-	return pos, err
-}
-
-// store moves the publisher's position forward to pos (never back: an
-// instance that lost the lock unknowingly cannot undo its successor's).
-func (p *Publisher) store(ctx context.Context, pos events.Position) error {
-	_, err := p.db.Exec(ctx, `INSERT INTO "event_followers" ("id", "txid", "seq") VALUES (?, ?, ?)
-ON CONFLICT ("id") DO UPDATE SET "txid" = excluded."txid", "seq" = excluded."seq"
-WHERE ("event_followers"."txid", "event_followers"."seq") < (excluded."txid", excluded."seq")`, p.follower(), pos.TxID, pos.Seq)
-	return err
-}
-
-// position is the place in the log of the event numbered seq, if the log
-// holds it.
-func (p *Publisher) position(ctx context.Context, seq int64) (events.Position, bool, error) {
-	pos := events.Position{Seq: seq}
-	found := false
-	err := p.db.Each(ctx, 1, `SELECT "txid" FROM "events" WHERE "id" = ?`, []any{seq},
-		func(rows *sql.Rows) error { found = true; return rows.Scan(&pos.TxID) })
-	return pos, found, err
-}
-
-// head is the newest event's number: while it stays, an idle log need not
-// be read again.
-func (p *Publisher) head(ctx context.Context) (int64, error) {
-	var n int64
-	err := p.db.Each(ctx, 1, `SELECT COALESCE(MAX("id"), 0) FROM "events"`, nil, func(rows *sql.Rows) error { return rows.Scan(&n) })
-	return n, err
-}
-
 // sleep waits d or until ctx ends.
 func sleep(ctx context.Context, d time.Duration) {
 	t := time.NewTimer(d)
@@ -481,72 +366,4 @@ func sleep(ctx context.Context, d time.Duration) {
 	case <-ctx.Done():
 	case <-t.C:
 	}
-}
-
-// lease is the publisher's lock while held.
-type lease struct {
-	conn    *sql.Conn // PostgreSQL: the connection holding the advisory lock
-	key     int64
-	unlock  func()
-	checked time.Time
-}
-
-// processLocks are the publishers' locks on SQLite, by stream: one
-// publisher per process.
-var processLocks sync.Map // stream → *sync.Mutex
-
-// lock takes the publisher's lock, or returns nil when another instance
-// holds it.
-func (p *Publisher) lock(ctx context.Context) (*lease, error) {
-	if !p.db.Postgres() {
-		v, _ := processLocks.LoadOrStore(p.cfg.Stream, &sync.Mutex{})
-		mu := v.(*sync.Mutex)
-		if !mu.TryLock() {
-			return nil, nil
-		}
-		return &lease{unlock: mu.Unlock}, nil
-	}
-	h := fnv.New64a()
-	h.Write([]byte("records:publish:" + p.cfg.Stream))
-	key := int64(h.Sum64())
-	conn, err := p.db.SQL.Conn(ctx)
-	if err != nil {
-		return nil, db.Classify(ctx, err)
-	}
-	got := false
-	if err := conn.QueryRowContext(ctx, `SELECT pg_try_advisory_lock($1)`, key).Scan(&got); err != nil || !got {
-		conn.Close()
-		return nil, db.Classify(ctx, err)
-	}
-	return &lease{conn: conn, key: key, checked: time.Now()}, nil
-}
-
-// leaseCheck is how often the lock's connection is checked to be alive.
-const leaseCheck = time.Second
-
-// held tells whether the lock is still held: on PostgreSQL, whether the
-// connection holding it still answers (checked every leaseCheck).
-func (l *lease) held(ctx context.Context) bool {
-	if l.conn == nil || time.Since(l.checked) < leaseCheck {
-		return true
-	}
-	cctx, cancel := context.WithTimeout(ctx, leaseCheck)
-	defer cancel()
-	if err := l.conn.PingContext(cctx); err != nil {
-		return false
-	}
-	l.checked = time.Now()
-	return true
-}
-
-// release gives the lock up.
-func (l *lease) release() {
-	if l.unlock != nil {
-		l.unlock()
-		return
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-	defer cancel()
-	_, _ = l.conn.ExecContext(ctx, `SELECT pg_advisory_unlock($1)`, l.key)
-	l.conn.Close()
 }

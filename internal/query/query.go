@@ -15,13 +15,14 @@ import (
 	"records/internal/wire"
 )
 
-// Dialect is the database a query is compiled for.
-type Dialect int
+// Dialect is the database a query is compiled for: its name as package
+// spec gives it (an open database's Dialect converts as it is).
+type Dialect string
 
 // The dialects.
 const (
-	SQLite Dialect = iota
-	Postgres
+	SQLite   Dialect = spec.SQLite
+	Postgres Dialect = spec.Postgres
 )
 
 // Column is a member a list may filter and order by.

@@ -6,7 +6,6 @@ package server
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -16,117 +15,23 @@ import (
 	"github.com/gin-gonic/gin"
 	"github.com/redis/go-redis/v9"
 
-	"records/internal/auth"
 	"records/internal/console"
 	"records/internal/db"
 	"records/internal/docs"
 	"records/internal/edge"
-	"records/internal/engine"
 	"records/internal/events"
 	"records/internal/guard"
-	"records/internal/jwtauth"
 	"records/internal/logging"
 	"records/internal/metrics"
-	"records/internal/migrate"
-	"records/internal/policy"
 	"records/internal/problem"
 	"records/internal/publish"
 	"records/internal/query"
 	"records/internal/replica"
 	"records/internal/resources"
-	"records/internal/seal"
 	"records/internal/spec"
 	"records/internal/tracing"
 	"records/internal/webhooks"
-	"records/rules"
 )
-
-// Config is everything the server needs to know, filled in by cmd/records.
-type Config struct {
-	// Addr is the host:port to listen on; port 0 picks a free port.
-	Addr string
-	// ReadHeaderTimeout bounds how long a client may take to send headers.
-	ReadHeaderTimeout time.Duration
-	// RequestTimeout bounds a whole request, body and database work included.
-	RequestTimeout time.Duration
-	// ShutdownTimeout bounds how long Close waits for in-flight requests.
-	ShutdownTimeout time.Duration
-	// MaxBody caps request bodies, in bytes.
-	MaxBody int64
-	// RateLimit is each token's sustained requests per second; RateBurst
-	// the burst above it.
-	RateLimit float64
-	RateBurst int
-	// TokenCacheTTL is how long a verified token is trusted without asking
-	// the database again (and so how long a revocation takes to bite).
-	TokenCacheTTL time.Duration
-	// TrustedProxies are the reverse proxies whose X-Forwarded-For names
-	// the client, for the brake on failed authentications.
-	TrustedProxies guard.Proxies
-	// IdempotencyTTL is how long the answer to a write sent with an
-	// Idempotency-Key replays.
-	IdempotencyTTL time.Duration
-	// EventRetention is how long events are kept; 0 keeps them forever.
-	EventRetention time.Duration
-	// Webhooks configures the delivery of events to webhooks.
-	Webhooks webhooks.Config
-	// RedisURL, when set, keeps the per-token rate limit in Redis, shared
-	// by every instance using it, and with read replicas each token's last
-	// write.
-	RedisURL string
-	// Replicas are the PostgreSQL read replicas reads of records may run
-	// on; none: every read runs on the primary.
-	Replicas replica.Config
-	// NATS, when its URL is set, publishes every event of the log to NATS
-	// JetStream.
-	NATS publish.Config
-	// LogLevel is the least level logged.
-	LogLevel slog.Level
-	// LogSample writes one successful request's access line in LogSample
-	// (1: every request); errors are always logged.
-	LogSample int
-	// Policies are the roles' policies (DESIGN §15): the specification's
-	// (schema/policies.yaml, SpecPolicies) unless --policies names a file.
-	// New checks them against the resources and refuses to start on a
-	// mistake, naming its file and line.
-	Policies *policy.Policies
-	// JWT, when it names a provider, admits the JWTs it signs beside API
-	// tokens.
-	JWT jwtauth.Config
-}
-
-// SpecPolicies are the policies of the specification, as the generator
-// checked them into the resources package.
-func SpecPolicies() *policy.Policies {
-	p, err := policy.Parse(resources.PoliciesFile, []byte(resources.Policies))
-	if err != nil {
-		// The generator checked them: a failure is a build broken beyond running.
-		panic("server: the specification's policies: " + err.Error())
-	}
-	return p
-}
-
-// DefaultConfig holds the documented defaults.
-func DefaultConfig() Config {
-	return Config{
-		Addr:              "127.0.0.1:8080",
-		ReadHeaderTimeout: 5 * time.Second,
-		RequestTimeout:    30 * time.Second,
-		ShutdownTimeout:   30 * time.Second,
-		MaxBody:           1 << 20,
-		RateLimit:         50,
-		RateBurst:         100,
-		TokenCacheTTL:     time.Second,
-		IdempotencyTTL:    engine.DefaultIdempotencyTTL,
-		EventRetention:    events.DefaultRetention,
-		Webhooks:          webhooks.DefaultConfig(),
-		Replicas:          replica.Config{MaxLag: replica.DefaultMaxLag},
-		NATS:              publish.Config{Stream: publish.DefaultStream},
-		LogLevel:          slog.LevelInfo,
-		LogSample:         1,
-		Policies:          SpecPolicies(),
-	}
-}
 
 // Server serves the API over one database.
 type Server struct {
@@ -210,113 +115,6 @@ func (s *Server) Handler() http.Handler { return s.engine }
 
 // Routes lists every route the server answers, for tests and documents.
 func (s *Server) Routes() []edge.Route { return s.router.Routes() }
-
-// parts are the services the routes serve, built by wire.
-type parts struct {
-	limit  gin.HandlerFunc // the per-token rate limit
-	tokens *auth.Store
-	creds  guard.Credentials // API tokens, and JWTs when a provider is configured
-	svc    *engine.Service
-	log    *events.Log
-	extra  *engine.Routes // the business rules' own routes
-}
-
-// wire builds the service from the configuration, top to bottom: the rate
-// limit, the token store, the keys, the operation engine, the event log and
-// its stream, and the webhooks. It registers nothing.
-func (s *Server) wire(ctx context.Context, cursors *query.Cursors) (*parts, error) {
-	p := &parts{limit: guard.RateLimit(s.cfg.RateLimit, s.cfg.RateBurst)}
-	if s.cfg.RedisURL != "" {
-		opts, err := redis.ParseURL(s.cfg.RedisURL)
-		if err != nil {
-			return nil, fmt.Errorf("--redis-url: %w", err)
-		}
-		s.redis = redis.NewClient(opts)
-		p.limit = guard.SharedRateLimit(s.redis, s.cfg.RateLimit, s.cfg.RateBurst, s.log)
-	}
-	if len(s.cfg.Replicas.URLs) > 0 {
-		set, err := replica.New(s.cfg.Replicas, s.db, s.redis, s.log)
-		if err != nil {
-			return nil, err
-		}
-		s.replicas = set
-		s.metrics.Register(set.Collectors()...)
-	}
-	p.tokens = auth.NewStore(s.db, s.cfg.TokenCacheTTL)
-	p.creds = guard.Credentials{Tokens: p.tokens}
-	if s.cfg.JWT.Enabled() {
-		teams := func(ctx context.Context, name string) (int, error) {
-			t, err := p.tokens.Team(ctx, name)
-			return t.ID, err
-		}
-		var err error
-		if p.creds.JWT, err = jwtauth.New(ctx, s.cfg.JWT, teams); err != nil {
-			return nil, err
-		}
-	}
-	dialect := query.SQLite
-	if s.db.Dialect == migrate.Postgres {
-		dialect = query.Postgres
-	}
-	answersKey, err := s.db.Key(ctx, "idempotency-answers", 32)
-	if err != nil {
-		return nil, err
-	}
-	sealer, err := seal.New(answersKey)
-	if err != nil {
-		return nil, err
-	}
-	p.svc = &engine.Service{
-		DB:      s.db,
-		MaxBody: s.cfg.MaxBody,
-		// PostgreSQL interrupts reads at the request's deadline; SQLite
-		// reads run to their end (see edge.Unbounded).
-		InterruptReads: s.db.Dialect == migrate.Postgres,
-		Dialect:        dialect,
-		Cursors:        cursors,
-		RequestTimeout: s.cfg.RequestTimeout,
-		IdempotencyTTL: s.cfg.IdempotencyTTL,
-		Sealer:         sealer,
-	}
-	if s.replicas != nil {
-		p.svc.Reads = s.replicas
-	}
-	resources.Describe(p.svc)
-	businessRules := resources.NewRules()
-	p.extra = &engine.Routes{}
-	rules.Register(businessRules, p.extra)
-	businessRules.Install(p.svc)
-	if err := s.cfg.Policies.Check(p.svc.Catalog()); err != nil {
-		return nil, fmt.Errorf("policies:\n%w", err)
-	}
-	p.svc.Policies = s.cfg.Policies
-	idsKey, err := s.db.Key(ctx, "event-ids", events.IDKeySize)
-	if err != nil {
-		return nil, err
-	}
-	ids, err := events.NewIDs(idsKey)
-	if err != nil {
-		return nil, err
-	}
-	p.log = events.NewLog(s.db, cursors, p.svc, ids)
-	p.log.Logger = s.log
-	p.svc.Events, p.svc.Logger = p.log, s.log
-	p.log.Access = p.svc
-	s.stream = events.DefaultStream(p.log, s.log)
-	s.stream.Tokens = p.creds
-	s.metrics.Register(p.log.Collectors()...)
-	if s.cfg.NATS.URL != "" {
-		if s.publisher, err = publish.New(s.cfg.NATS, s.db, p.log, s.log); err != nil {
-			return nil, err
-		}
-		s.metrics.Register(s.publisher.Collectors()...)
-	}
-	if s.hooks, err = webhooks.New(ctx, s.cfg.Webhooks, s.db, p.svc, p.log, cursors, s.log); err != nil {
-		return nil, err
-	}
-	s.metrics.Register(s.hooks.Collectors()...)
-	return p, nil
-}
 
 // routes puts every route on a new gin engine: the middleware every request
 // passes, the public routes, the resources' operations, the event log and

@@ -2,6 +2,16 @@ package spec
 
 import "strings"
 
+// The databases, named as ent names their dialects. One name serves every
+// notion of which database this is: the migration set applied
+// (migrate.SQLite, migrate.Postgres), the open database's Dialect (package
+// db, whose Postgres() asks it), and the SQL a list's filter compiles to
+// (query.Dialect).
+const (
+	SQLite   = "sqlite3"
+	Postgres = "postgres"
+)
+
 // WriteIdent writes name to b as an SQL identifier: in double quotes, any
 // double quote in it doubled, as both databases read identifiers.
 func WriteIdent(b *strings.Builder, name string) {

@@ -45,14 +45,8 @@ ON CONFLICT ("id") DO UPDATE SET "txid" = excluded."txid", "seq" = excluded."seq
 func (s *Service) dispatch(ctx context.Context) (int, error) {
 	most, read := 0, 0
 	err := s.DB.Write(ctx, true, func(w engine.Writer) error {
-		if w.Postgres() {
-			h := fnv.New64a()
-			h.Write([]byte("records:webhooks:dispatch"))
-			got := false
-			if err := w.Each(ctx, 1, `SELECT pg_try_advisory_xact_lock(?)`, []any{int64(h.Sum64())},
-				func(rows *sql.Rows) error { return rows.Scan(&got) }); err != nil || !got {
-				return err
-			}
+		if got, err := dispatchLock(ctx, w); err != nil || !got {
+			return err
 		}
 		var teams []int
 		if err := w.Each(ctx, -1, `SELECT DISTINCT "team_id" FROM "webhooks"`, nil, func(rows *sql.Rows) error {
@@ -65,57 +59,11 @@ func (s *Service) dispatch(ctx context.Context) (int, error) {
 		}
 		now := time.Now().UTC().Truncate(time.Microsecond)
 		for _, team := range teams {
-			var pos events.Position
-			found := false
-			if err := w.Each(ctx, 1, `SELECT "txid", "seq" FROM "event_followers" WHERE "id" = ?`, []any{followerOf(team)},
-				func(rows *sql.Rows) error { found = true; return rows.Scan(&pos.TxID, &pos.Seq) }); err != nil {
-				return err
-			}
-			if !found {
-				continue
-			}
-			page, err := s.Log.PageIn(ctx, w, team, pos, events.Filter{}, dispatchPage)
+			n, err := s.dispatchTeam(ctx, w, team, now)
 			if err != nil {
 				return err
 			}
-			if len(page) == 0 {
-				continue
-			}
-			// The team's webhooks are read after its events: a webhook
-			// enabled (or made) before an event was committed is seen
-			// enabled here even on PostgreSQL, where each statement of
-			// this transaction sees what committed before it began.
-			var list []*Webhook
-			if err := w.Each(ctx, -1, webhookColumns+` WHERE "team_id" = ?`, []any{team}, func(rows *sql.Rows) error {
-				h, err := scanWebhook(rows)
-				list = append(list, h)
-				return err
-			}); err != nil {
-				return err
-			}
-			most, read = max(most, len(page)), read+len(page)
-			var out []*Delivery
-			for i := range page {
-				e := &page[i]
-				var body []byte
-				for _, h := range list {
-					if h.DisabledAt.Valid || !slices.Contains(h.Events, "*") && !slices.Contains(h.Events, e.Type) {
-						continue
-					}
-					if body == nil {
-						body = s.Log.Append(nil, team, e)
-					}
-					out = append(out, &Delivery{ID: newDeliveryID(), Team: team, WebhookID: h.ID, EventID: s.Log.ID(e.Seq),
-						Body: string(body), Attempt: 1, Status: "pending", NextAt: now, CreatedAt: now})
-				}
-			}
-			if err := insertDeliveries(ctx, w, out); err != nil {
-				return err
-			}
-			last := page[len(page)-1].Position
-			if _, err := w.Exec(ctx, `UPDATE "event_followers" SET "txid" = ?, "seq" = ? WHERE "id" = ?`, last.TxID, last.Seq, followerOf(team)); err != nil {
-				return err
-			}
+			most, read = max(most, n), read+n
 		}
 		return nil
 	})
@@ -123,4 +71,71 @@ func (s *Service) dispatch(ctx context.Context) (int, error) {
 		s.eventsRead.Add(float64(read))
 	}
 	return most, err
+}
+
+// dispatchLock takes the dispatcher's lock for the transaction: on
+// PostgreSQL an advisory lock, false when another instance holds it; on
+// SQLite the write transaction is lock enough.
+func dispatchLock(ctx context.Context, w engine.Writer) (bool, error) {
+	if !w.Postgres() {
+		return true, nil
+	}
+	h := fnv.New64a()
+	h.Write([]byte("records:webhooks:dispatch"))
+	got := false
+	err := w.Each(ctx, 1, `SELECT pg_try_advisory_xact_lock(?)`, []any{int64(h.Sum64())},
+		func(rows *sql.Rows) error { return rows.Scan(&got) })
+	return got, err
+}
+
+// dispatchTeam writes the first attempts of a page of team's events after
+// its position, made at now, and moves the position past them; it returns
+// how many events it read (0 for a team not followed).
+func (s *Service) dispatchTeam(ctx context.Context, w engine.Writer, team int, now time.Time) (int, error) {
+	var pos events.Position
+	found := false
+	if err := w.Each(ctx, 1, `SELECT "txid", "seq" FROM "event_followers" WHERE "id" = ?`, []any{followerOf(team)},
+		func(rows *sql.Rows) error { found = true; return rows.Scan(&pos.TxID, &pos.Seq) }); err != nil {
+		return 0, err
+	}
+	if !found {
+		return 0, nil
+	}
+	page, err := s.Log.PageIn(ctx, w, team, pos, events.Filter{}, dispatchPage)
+	if err != nil || len(page) == 0 {
+		return 0, err
+	}
+	// The team's webhooks are read after its events: a webhook enabled (or
+	// made) before an event was committed is seen enabled here even on
+	// PostgreSQL, where each statement of this transaction sees what
+	// committed before it began.
+	var list []*Webhook
+	if err := w.Each(ctx, -1, webhookColumns+` WHERE "team_id" = ?`, []any{team}, func(rows *sql.Rows) error {
+		h, err := scanWebhook(rows)
+		list = append(list, h)
+		return err
+	}); err != nil {
+		return 0, err
+	}
+	var out []*Delivery
+	for i := range page {
+		e := &page[i]
+		var body []byte
+		for _, h := range list {
+			if h.DisabledAt.Valid || !slices.Contains(h.Events, "*") && !slices.Contains(h.Events, e.Type) {
+				continue
+			}
+			if body == nil {
+				body = s.Log.Append(nil, team, e)
+			}
+			out = append(out, &Delivery{ID: newDeliveryID(), Team: team, WebhookID: h.ID, EventID: s.Log.ID(e.Seq),
+				Body: string(body), Attempt: 1, Status: "pending", NextAt: now, CreatedAt: now})
+		}
+	}
+	if err := insertDeliveries(ctx, w, out); err != nil {
+		return 0, err
+	}
+	last := page[len(page)-1].Position
+	_, err = w.Exec(ctx, `UPDATE "event_followers" SET "txid" = ?, "seq" = ? WHERE "id" = ?`, last.TxID, last.Seq, followerOf(team))
+	return len(page), err
 }

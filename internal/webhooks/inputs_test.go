@@ -98,3 +98,23 @@ func TestWebhookDeleteAndTestTakeAnEmptyObject(t *testing.T) {
 		}
 	})
 }
+
+// A URL refused as private names the flag that allows it, in the member's
+// problem and the detail, when a webhook is made and when it is changed:
+// a developer whose endpoint is local learns the way on.
+func TestAPrivateWebhookURLNamesTheFlag(t *testing.T) {
+	servertest.Each(t, func(t *testing.T, h *servertest.Harness) {
+		wh := h.Call("POST", "/v1/webhooks", `{"url":"https://93.184.215.14/hook","events":["*"]}`).Want(201).Obj()
+		for _, r := range []*servertest.Response{
+			h.Call("POST", "/v1/webhooks", `{"url":"http://127.0.0.1:9000/hook","events":["*"]}`),
+			h.Call("PATCH", "/v1/webhooks/"+wh["id"].(string), `{"url":"http://localhost:9000/hook"}`),
+		} {
+			r.Problem(400, "invalid_request", "url")
+			for _, at := range [][]any{{"detail"}, {"errors", 0, "problem"}} {
+				if s := r.At(at...).(string); !strings.Contains(s, "--webhook-allow-private") {
+					t.Errorf("%v does not name --webhook-allow-private: %q", at, s)
+				}
+			}
+		}
+	})
+}

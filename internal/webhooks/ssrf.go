@@ -52,6 +52,10 @@ func refused(ip netip.Addr) bool {
 
 var errPrivate = errors.New("resolves to a loopback, private, link-local or metadata address")
 
+// errPrivateURL refuses such a URL when a webhook is made or changed, and
+// names the flag that allows it, for a developer whose endpoint is local.
+var errPrivateURL = fmt.Errorf("%w; a server started with --webhook-allow-private accepts one (local development only)", errPrivate)
+
 // checkURL validates a webhook URL: absolute http(s), a host, no user
 // information, and — unless allowPrivate — no address delivery may not reach.
 func checkURL(ctx context.Context, raw string, allowPrivate bool) error {
@@ -81,12 +85,12 @@ func checkURL(ctx context.Context, raw string, allowPrivate bool) error {
 	host := u.Hostname()
 	if ip, err := netip.ParseAddr(host); err == nil {
 		if refused(ip) {
-			return errPrivate
+			return errPrivateURL
 		}
 		return nil
 	}
 	if strings.EqualFold(host, "localhost") || strings.HasSuffix(strings.ToLower(host), ".localhost") {
-		return errPrivate
+		return errPrivateURL
 	}
 	addrs, err := net.DefaultResolver.LookupNetIP(ctx, "ip", host)
 	if err != nil {
@@ -100,7 +104,7 @@ func checkURL(ctx context.Context, raw string, allowPrivate bool) error {
 	}
 	for _, a := range addrs {
 		if refused(a) {
-			return errPrivate
+			return errPrivateURL
 		}
 	}
 	return nil

@@ -2,8 +2,6 @@ package wire
 
 import (
 	"encoding/json"
-	"errors"
-	"fmt"
 	"math"
 	"math/big"
 	"strconv"
@@ -13,153 +11,8 @@ import (
 	"unicode/utf8"
 )
 
-func TestParseObject(t *testing.T) {
-	members, err := ParseObject([]byte(` {"a": 1, "b\u00e9": {"x": [true, null, "s"]}, "c": "q\"\n"} `))
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := []Member{{"a", []byte("1")}, {"bé", []byte(`{"x": [true, null, "s"]}`)}, {"c", []byte(`"q\"\n"`)}}
-	if len(members) != len(want) {
-		t.Fatalf("got %d members", len(members))
-	}
-	for i := range want {
-		if members[i].Name != want[i].Name || string(members[i].Value) != string(want[i].Value) {
-			t.Errorf("member %d: got %q=%s, want %q=%s", i, members[i].Name, members[i].Value, want[i].Name, want[i].Value)
-		}
-	}
-	for _, empty := range []string{"", "  \n", "{}", " { } "} {
-		if m, err := ParseObject([]byte(empty)); err != nil || len(m) != 0 {
-			t.Errorf("%q: want no members, got %v %v", empty, m, err)
-		}
-	}
-}
-
-func TestParseObjectErrors(t *testing.T) {
-	cases := []struct {
-		in     string
-		offset int // -1: not a syntax error
-		kind   string
-	}{
-		{`{"a": 1,}`, 8, ""},
-		{`{"a" 1}`, 5, ""},
-		{`{"a": tru}`, 6, ""},
-		{`{"a": 01}`, 7, ""},
-		{`{"a": 1.}`, 8, ""},
-		{`{"a": "x`, 8, ""},
-		{"{\"a\": \"\x01\"}", 7, ""},
-		{"{\"a\": \"\xff\"}", 7, ""},
-		{`{"a": "\x"}`, 7, ""},
-		{`{"a": 1} x`, 9, ""},
-		{`{a: 1}`, 1, ""},
-		{`[1, 2]`, -1, "an array"},
-		{`"text"`, -1, "a string"},
-		{`42`, -1, "a number"},
-		{`{"a": 1, "a": 2}`, -1, "duplicate"},
-	}
-	for _, tc := range cases {
-		_, err := ParseObject([]byte(tc.in))
-		var se *SyntaxError
-		var ne *NotObjectError
-		var de *DuplicateError
-		switch {
-		case tc.offset >= 0:
-			if !errors.As(err, &se) || se.Offset != tc.offset {
-				t.Errorf("%q: want a syntax error at byte %d, got %v", tc.in, tc.offset, err)
-			}
-		case tc.kind == "duplicate":
-			if !errors.As(err, &de) || de.Name != "a" {
-				t.Errorf("%q: want a duplicate error, got %v", tc.in, err)
-			}
-		default:
-			if !errors.As(err, &ne) || ne.Kind != tc.kind {
-				t.Errorf("%q: want not-an-object (%s), got %v", tc.in, tc.kind, err)
-			}
-		}
-	}
-	// A repeat is found however many members come before it: among the
-	// first few, and past them (where names are kept in a map).
-	for _, n := range []int{3, scanNames, scanNames + 1, 5000} {
-		var b strings.Builder
-		b.WriteString("{")
-		for i := range n {
-			fmt.Fprintf(&b, `"m%d":%d,`, i, i)
-		}
-		fmt.Fprintf(&b, `"m%d":0}`, n/2)
-		var de *DuplicateError
-		if _, err := ParseObject([]byte(b.String())); !errors.As(err, &de) || de.Name != fmt.Sprintf("m%d", n/2) {
-			t.Errorf("%d members then a repeat: want a duplicate error, got %v", n, err)
-		}
-	}
-	deep := strings.Repeat("[", 100) + strings.Repeat("]", 100)
-	var de *DepthError
-	if _, err := ParseObject([]byte(`{"a":` + deep + `}`)); !errors.As(err, &de) {
-		t.Errorf("nesting beyond the limit must fail as too deep, not as malformed: %v", err)
-	}
-}
-
-// An object member refuses a name given twice in any object within it, as
-// a body does; the same name in two objects is fine.
-func TestObjectMembersNameEachMemberOnce(t *testing.T) {
-	for _, bad := range []string{`{"a":1,"a":2}`, `{"x":{"a":1,"b":2,"a":3}}`, `{"x":[1,{"y":{"a":1,"a":1}}]}`, `{"\u0061":1,"a":2}`} {
-		if _, err := Object([]byte(bad)); err == nil || !strings.Contains(err.Error(), `"a" twice`) {
-			t.Errorf("Object(%s) = %v, want the repeat named", bad, err)
-		}
-	}
-	for _, good := range []string{`{"x":[{"a":1},{"a":2}],"a":{"a":{"a":null}}}`, `{}`} {
-		if _, err := Object([]byte(good)); err != nil {
-			t.Errorf("Object(%s): %v", good, err)
-		}
-	}
-	if _, err := StringMap([]byte(`{"k":"a","k":"b"}`)); err == nil || !strings.Contains(err.Error(), `"k" twice`) {
-		t.Errorf("StringMap with a repeated key: %v", err)
-	}
-}
-
-func TestUnicodeEscapes(t *testing.T) {
-	m, err := ParseObject([]byte(`{"\ud83d\ude00 \u00fc \ud800": 1}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if m[0].Name != "😀 ü \ufffd" {
-		t.Errorf("got %q", m[0].Name)
-	}
-}
-
-func FuzzParseObject(f *testing.F) {
-	for _, s := range []string{`{}`, `{"a":1}`, `{"a":{"b":[1,"x",null]}}`, `{"\u00e9":"\n"}`, `[1]`, `{"a":1,"a":2}`, `{"a":-0.5e-3}`} {
-		f.Add([]byte(s))
-	}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		members, err := ParseObject(data)
-		var dup *DuplicateError
-		var notObj *NotObjectError
-		var deep *DepthError
-		valid := json.Valid(data)
-		if err == nil && len(strings.TrimSpace(string(data))) > 0 && !valid {
-			t.Fatalf("accepted invalid JSON %q", data)
-		}
-		if err != nil && !errors.As(err, &dup) && !errors.As(err, &notObj) && !errors.As(err, &deep) && valid {
-			// Only invalid UTF-8 inside strings is stricter than encoding/json.
-			var se *SyntaxError
-			if !errors.As(err, &se) || !strings.Contains(se.Msg, "UTF-8") {
-				t.Fatalf("rejected valid JSON %q: %v", data, err)
-			}
-		}
-		if err == nil && len(members) > 0 {
-			var m map[string]json.RawMessage
-			if err := json.Unmarshal(data, &m); err != nil {
-				t.Fatalf("encoding/json cannot read what was accepted: %v", err)
-			}
-			for _, mem := range members {
-				if _, ok := m[mem.Name]; !ok {
-					t.Fatalf("member name %q decoded differently from encoding/json", mem.Name)
-				}
-			}
-		}
-	})
-}
-
-func TestConverters(t *testing.T) {
+// String reads a string, and a number's text; nothing else.
+func TestConvertString(t *testing.T) {
 	str := func(s string) []byte { return []byte(s) }
 	if v, err := String(str(`"a\tb"`)); err != nil || v != "a\tb" {
 		t.Errorf("String: %q %v", v, err)
@@ -170,6 +23,12 @@ func TestConverters(t *testing.T) {
 	if _, err := String(str(`true`)); err == nil {
 		t.Error("a boolean is not a string")
 	}
+}
+
+// Int64 reads whole numbers in every spelling exactly, and refuses a
+// fraction or a value out of range by name.
+func TestConvertInt64(t *testing.T) {
+	str := func(s string) []byte { return []byte(s) }
 	for in, want := range map[string]int64{`7`: 7, `"42"`: 42, `"1e3"`: 1000, `1e3`: 1000, `12.0`: 12, `-9223372036854775808`: math.MinInt64,
 		`0`: 0, `-0`: 0, `-0.0e5`: 0, `0e999999999`: 0, `0.000e-999999999`: 0, `1000.000`: 1000, `1E+2`: 100, `"-1e0"`: -1,
 		// Whole numbers in other spellings are read from their digits, not
@@ -207,6 +66,11 @@ func TestConverters(t *testing.T) {
 			t.Errorf("Int64(%s) = %d, %v; want %v", in, v, err, want)
 		}
 	}
+}
+
+// Float64 and Bool read their JSON values or a numeric string; -0 is 0.
+func TestConvertFloat64AndBool(t *testing.T) {
+	str := func(s string) []byte { return []byte(s) }
 	for _, bad := range []string{`" 3.5"`, `"3.5 "`, `"+3.5"`, `"NaN"`, `"Infinity"`, `".5"`, `"0x1p-2"`} {
 		if _, err := Float64(str(bad)); err == nil {
 			t.Errorf("Float64(%s) must fail", bad)
@@ -237,6 +101,11 @@ func TestConverters(t *testing.T) {
 			t.Errorf("Bool(%s) must fail", bad)
 		}
 	}
+}
+
+// Date and DateTime read RFC 3339 in the years 1–9999, in UTC.
+func TestConvertDates(t *testing.T) {
+	str := func(s string) []byte { return []byte(s) }
 	if d, err := Date(str(`"2026-02-28"`)); err != nil || !d.Equal(time.Date(2026, 2, 28, 0, 0, 0, 0, time.UTC)) {
 		t.Errorf("Date: %v %v", d, err)
 	}
@@ -272,6 +141,11 @@ func TestConverters(t *testing.T) {
 			t.Errorf("DateTime(%s): %v", edge, err)
 		}
 	}
+}
+
+// StringMap, Object and ID.
+func TestConvertMapsObjectsAndIDs(t *testing.T) {
+	str := func(s string) []byte { return []byte(s) }
 	if m, err := StringMap(str(`{"a":"b"}`)); err != nil || m["a"] != "b" {
 		t.Errorf("StringMap: %v %v", m, err)
 	}
