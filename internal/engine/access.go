@@ -59,24 +59,31 @@ type scoped interface {
 	listing() *listing
 }
 
-// teamOnly is the condition of an admin's statements: the team's rows.
-const teamOnly = `"team_id" = ?`
+// teamOnly is the condition of an admin's statements: the team's rows
+// that are not in the trash.
+const teamOnly = `"team_id" = ?` + liveOnly
 
 // rowScope is the one place where a statement learns which rows of the
-// resource's table it may touch: the team's, and of those, for a role other
-// than admin, the ones its filter for op lets through. It answers the
+// resource's table it may touch: the team's, those not in the trash unless
+// the request asked for the trash (trash.go), and of those, for a role
+// other than admin, the ones its filter for op lets through. It answers the
 // condition, and args with its parameters appended. Every read and write
-// of a record goes through it, so a role's filter is part of the statement
-// itself — a list, a count, a cursor's page, an export, an expansion, an
-// update's or delete's WHERE — never applied by reading and discarding.
+// of a record goes through it, so a role's filter and the trash are part
+// of the statement itself — a list, a count, a cursor's page, an export,
+// an expansion, an update's or delete's WHERE — never applied by reading
+// and discarding.
 func rowScope(ctx context.Context, res scoped, op policy.Op, team int, args []any) (string, []any) {
 	args = append(args, team)
+	scope := teamOnly
+	if t := trashOf(ctx); t != Live {
+		scope = `"team_id" = ?` + t.cond()
+	}
 	a := accessOf(ctx)
 	if a == nil {
-		return teamOnly, args
+		return scope, args
 	}
 	c := a.cond(res, op)
-	return teamOnly + c.text, append(args, c.args...)
+	return scope + c.text, append(args, c.args...)
 }
 
 // denied is the condition of an operation the role lacks, or whose filter

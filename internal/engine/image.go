@@ -24,6 +24,10 @@ func (res *Resource[E]) plural() string { return res.Plural }
 
 func (res *Resource[E]) object() string { return res.Object }
 
+func (res *Resource[E]) table() string { return res.Table }
+
+func (res *Resource[E]) cascades() []Cascade { return res.Cascades }
+
 func (res *Resource[E]) members() []policy.Member {
 	out := make([]policy.Member, len(res.Fields))
 	for i, f := range res.Fields {

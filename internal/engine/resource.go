@@ -20,6 +20,9 @@ type Resource[E any] struct {
 	Fields []Field[E]
 	// Edges are the related records a read can expand.
 	Edges []Edge[E]
+	// Cascades are the tables of the records that name this one as their
+	// parent: its trash, restore and purge are theirs too (DESIGN §17).
+	Cascades []Cascade
 	// Unique maps the column of each unique member to the member, so a
 	// conflict can name it.
 	Unique map[string]string
