@@ -68,6 +68,9 @@ type Config struct {
 	IdempotencyTTL time.Duration
 	// EventRetention is how long events are kept; 0 keeps them forever.
 	EventRetention time.Duration
+	// TrashRetention is how long a record stays in the trash before the
+	// janitor erases it (DESIGN §17); 0 keeps the trash forever.
+	TrashRetention time.Duration
 	// Webhooks configures the delivery of events to webhooks.
 	Webhooks webhooks.Config
 	// RedisURL, when set, keeps the per-token rate limit in Redis, shared
@@ -119,6 +122,7 @@ func DefaultConfig() Config {
 		TokenCacheTTL:     time.Second,
 		IdempotencyTTL:    engine.DefaultIdempotencyTTL,
 		EventRetention:    events.DefaultRetention,
+		TrashRetention:    DefaultTrashRetention,
 		Webhooks:          webhooks.DefaultConfig(),
 		Replicas:          replica.Config{MaxLag: replica.DefaultMaxLag},
 		NATS:              publish.Config{Stream: publish.DefaultStream},
@@ -142,8 +146,11 @@ type Server struct {
 	ln      net.Listener
 	done    chan error
 	stop    chan struct{} // stops the janitor and the stream's watch
-	stream  *events.Stream
-	hooks   *webhooks.Service
+	// trash are the record tables, each parent before its children: the
+	// order in which the janitor empties the trash.
+	trash  []string
+	stream *events.Stream
+	hooks  *webhooks.Service
 	// delivering closes when the webhook worker has stopped.
 	delivering chan struct{}
 	redis      *redis.Client      // nil without RedisURL
@@ -282,6 +289,7 @@ func (s *Server) wire(ctx context.Context, cursors *query.Cursors) (*parts, erro
 		p.svc.Reads = s.replicas
 	}
 	resources.Describe(p.svc)
+	s.trash = p.svc.TrashTables()
 	businessRules := resources.NewRules()
 	p.extra = &engine.Routes{}
 	rules.Register(businessRules, p.extra)
