@@ -32,7 +32,7 @@ func (op *Op[E]) revert(ctx context.Context, s *Service, req *request) (int, *Re
 		return 0, nil, err
 	}
 	var rec *E
-	err = s.Write(ctx, false, func(ctx context.Context, w Writer) error {
+	err = s.Write(ctx, mustCheck(ctx, op.Res, policy.Update), func(ctx context.Context, w Writer) error {
 		image, found, err := versionImage(ctx, w, op.Res.Plural, team, req.id, version)
 		switch {
 		case err != nil:
@@ -46,6 +46,9 @@ func (op *Op[E]) revert(ctx context.Context, s *Service, req *request) (int, *Re
 		text, args := op.revertSQL(ctx, s.Dialect, team, req, image, version)
 		if rec, err = writeRecord(ctx, w, op.Res, text, args); err == nil && rec == nil {
 			err = op.unwritten(ctx, w, team, req.id, req.ifMatch, nil, nil)
+		}
+		if err == nil {
+			err = checkWritten(ctx, w, op.Res, team, []string{req.id}, policy.Update)
 		}
 		return err
 	})
@@ -126,9 +129,22 @@ func imageVersion(image []byte) (int64, bool) {
 	return 0, false
 }
 
+// revertable tells, by index in Resource.Columns, the members a revert
+// writes: every one for admin; for a role, those its update may write
+// (the others stay as they are).
+func (op *Op[E]) revertable(ctx context.Context) func(int) bool {
+	a := accessOf(ctx)
+	if a == nil {
+		return func(int) bool { return true }
+	}
+	rule, ok := a.role.Rule(op.Res.Plural, policy.Update)
+	return func(i int) bool { return ok && rule.Allows(op.Res.Fields[i].Member) }
+}
+
 // revertSQL is the UPDATE writing image's values of the record's columns
-// (but its id and version) to the record with req's id, as an update: the
-// role's scope, If-Match, and the event's meta with reverted_from.
+// (but its id and version, and those a role may not write) to the record
+// with req's id, as an update: the role's scope, If-Match, and the
+// event's meta with reverted_from.
 func (op *Op[E]) revertSQL(ctx context.Context, d query.Dialect, team int, req *request, image []byte, version int64) (string, []any) {
 	var b strings.Builder
 	b.Grow(statementRoom)
@@ -136,8 +152,9 @@ func (op *Op[E]) revertSQL(ctx context.Context, d query.Dialect, team int, req *
 	spec.WriteIdent(&b, op.Res.Table)
 	b.WriteString(` SET `)
 	var args []any
-	for _, c := range op.Res.Columns {
-		if c == "id" || c == "version" {
+	writable := op.revertable(ctx)
+	for i, c := range op.Res.Columns {
+		if c == "id" || c == "version" || !writable(i) {
 			continue
 		}
 		spec.WriteIdent(&b, c)

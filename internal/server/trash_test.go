@@ -210,6 +210,10 @@ const trashPolicies = `roles:
       read: {}
       delete: {}
       restore: {filter: {firstName: {prefix: keep}}}
+  editor:
+    customers:
+      read: {}
+      update: {members: [lastName]}
 `
 
 func TestTrashByRole(t *testing.T) {
@@ -240,6 +244,14 @@ func TestTrashByRole(t *testing.T) {
 			h.callAs(keeper, "POST", "/v1/customers/keep-1/restore", "").want(200)
 			h.call("POST", "/v1/customers/other-1/restore", "").want(200)
 			h.call("DELETE", "/v1/customers/purge-1?permanent=true", "").want(200)
+			// A role's revert writes back only the members it may write.
+			editor := h.roleToken("editor", "e", auth.Write)
+			h.call("PATCH", "/v1/customers/keep-1", `{"firstName":"keep-2","lastName":"Two"}`).want(200)
+			h.callAs(remover, "POST", "/v1/customers/keep-1/revert", `{"version":1}`).problem(403, "permission_denied")
+			r := h.callAs(editor, "POST", "/v1/customers/keep-1/revert", `{"version":1}`).want(200).obj()
+			if r["firstName"] != "keep-2" || r["lastName"] != nil {
+				t.Fatalf("the editor's revert wrote %v", r)
+			}
 		})
 	}
 }
