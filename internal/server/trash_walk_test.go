@@ -45,7 +45,7 @@ func TestTrashedRecordsAreMissingOnEveryReadRoute(t *testing.T) {
 			if r.Status != 200 && r.Status != 201 && r.Status != 404 {
 				t.Fatalf("%s: status %d: %s", what, r.Status, r.Body)
 			}
-			if strings.Contains(string(r.Body), "walk-gone") {
+			if r.Status != 404 && strings.Contains(string(r.Body), "walk-gone") {
 				t.Fatalf("%s answers a record in the trash: %s", what, r.Body)
 			}
 		}
@@ -91,17 +91,24 @@ func TestTrashedRecordsAreMissingOnEveryReadRoute(t *testing.T) {
 			}
 			all := h.call("GET", base+"?limit=1000&count=exact", "").want(200)
 			missing("a list of "+plural, all)
-			if total := fmt.Sprint(all.at("paging", "total")); total != fmt.Sprint(len(all.list(plural))) {
-				t.Fatalf("%s: count=exact says %s for %d records", plural, total, len(all.list(plural)))
+			live := len(listed(plural, all)) // /v1/cases/list answers List Cases' envelope
+			if total := fmt.Sprint(all.at("paging", "total")); total != fmt.Sprint(live) {
+				t.Fatalf("%s: count=exact says %s for %d records", plural, total, live)
 			}
 			missing("a filter of "+plural, h.call("GET", base+"?filter[id]=walk-gone-"+plural, ""))
+			h.unchecked = true // the document's checker reads no export
 			for _, accept := range []string{"application/x-ndjson", "text/csv"} {
 				missing(accept+" of "+plural, h.call("GET", base, "", "Accept", accept))
 			}
+			h.unchecked = false
 			// A cursor walks the live records only.
 			cursor, pages := "", 0
 			for {
-				r := h.call("GET", base+"?limit=1&cursor="+url.QueryEscape(cursor), "").want(200)
+				page := base + "?limit=1"
+				if cursor != "" {
+					page += "&cursor=" + url.QueryEscape(cursor)
+				}
+				r := h.call("GET", page, "").want(200)
 				missing("a page of "+plural, r)
 				pages++
 				next, _ := r.at("paging", "next_cursor").(string)
@@ -110,8 +117,8 @@ func TestTrashedRecordsAreMissingOnEveryReadRoute(t *testing.T) {
 				}
 				cursor = next
 			}
-			if pages != len(all.list(plural)) {
-				t.Fatalf("%s: a cursor walked %d pages of one record, for %d records", plural, pages, len(all.list(plural)))
+			if pages != live {
+				t.Fatalf("%s: a cursor walked %d pages of one record, for %d records", plural, pages, live)
 			}
 		}
 		for _, c := range children {
