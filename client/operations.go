@@ -43,9 +43,34 @@ func (s *BillOfMaterialsLineItemService) Patch(ctx context.Context, id string, r
 }
 
 // Delete sends DELETE /v1/bill_of_materials_line_items/:id (Delete bill of materials line item).
-// Deletes the record and its children.
+// Moves the record and its children to the trash, as one batch: from then on they are
+// answered as missing ones, their ids stay taken, and a restore brings them back. With
+// `permanent=true` (admin only), erases them for good instead.
 func (s *BillOfMaterialsLineItemService) Delete(ctx context.Context, id string, opts ...RequestOption) (*Deleted, error) {
 	return send[Deleted](ctx, s.c, call{method: "DELETE", path: "/v1/bill_of_materials_line_items/:id", id: id, idIn: inPath, idName: "id"}, opts)
+}
+
+// Purge sends DELETE /v1/bill_of_materials_line_items/:id?permanent=true (Delete bill of materials line item, for good).
+// Erases the record and its children for good, from the trash or not (admin only).
+func (s *BillOfMaterialsLineItemService) Purge(ctx context.Context, id string, opts ...RequestOption) (*Deleted, error) {
+	return send[Deleted](ctx, s.c, call{method: "DELETE", path: "/v1/bill_of_materials_line_items/:id", id: id, idIn: inPath, idName: "id", query: purgeQuery()}, opts)
+}
+
+// Restore sends POST /v1/bill_of_materials_line_items/:id/restore (Restore bill of materials line item).
+// Takes the record out of the trash, with the records of its batch (the children its delete
+// moved there, or the parent whose delete did), answering it at its next version. 404 when
+// it is not in the trash; 409 naming the member when a unique value was taken meanwhile
+// (nothing is restored).
+func (s *BillOfMaterialsLineItemService) Restore(ctx context.Context, id string, opts ...RequestOption) (*BillOfMaterialsLineItem, error) {
+	return send[BillOfMaterialsLineItem](ctx, s.c, call{method: "POST", path: "/v1/bill_of_materials_line_items/:id/restore", id: id, idIn: inPath, idName: "id"}, opts)
+}
+
+// Revert sends POST /v1/bill_of_materials_line_items/:id/revert (Revert bill of materials line item).
+// Writes a new version of the record whose members equal those it had at `version`, read
+// from that version's event; the event of the change is an update carrying `reverted_from`.
+// 409 `version_unavailable` once that event is gone.
+func (s *BillOfMaterialsLineItemService) Revert(ctx context.Context, id string, version int64, opts ...RequestOption) (*BillOfMaterialsLineItem, error) {
+	return send[BillOfMaterialsLineItem](ctx, s.c, call{method: "POST", path: "/v1/bill_of_materials_line_items/:id/revert", id: id, idIn: inPath, idName: "id", body: map[string]int64{"version": version}}, opts)
 }
 
 // History sends GET /v1/bill_of_materials_line_items/:id/history: the record's events, oldest first.
@@ -73,9 +98,34 @@ func (s *CaseService) Patch(ctx context.Context, id string, rec CaseWrite, opts 
 }
 
 // Delete sends DELETE /v1/cases/:id (Delete case).
-// Deletes the record and its children.
+// Moves the record and its children to the trash, as one batch: from then on they are
+// answered as missing ones, their ids stay taken, and a restore brings them back. With
+// `permanent=true` (admin only), erases them for good instead.
 func (s *CaseService) Delete(ctx context.Context, id string, opts ...RequestOption) (*Deleted, error) {
 	return send[Deleted](ctx, s.c, call{method: "DELETE", path: "/v1/cases/:id", id: id, idIn: inPath, idName: "id"}, opts)
+}
+
+// Purge sends DELETE /v1/cases/:id?permanent=true (Delete case, for good).
+// Erases the record and its children for good, from the trash or not (admin only).
+func (s *CaseService) Purge(ctx context.Context, id string, opts ...RequestOption) (*Deleted, error) {
+	return send[Deleted](ctx, s.c, call{method: "DELETE", path: "/v1/cases/:id", id: id, idIn: inPath, idName: "id", query: purgeQuery()}, opts)
+}
+
+// Restore sends POST /v1/cases/:id/restore (Restore case).
+// Takes the record out of the trash, with the records of its batch (the children its delete
+// moved there, or the parent whose delete did), answering it at its next version. 404 when
+// it is not in the trash; 409 naming the member when a unique value was taken meanwhile
+// (nothing is restored).
+func (s *CaseService) Restore(ctx context.Context, id string, opts ...RequestOption) (*Case, error) {
+	return send[Case](ctx, s.c, call{method: "POST", path: "/v1/cases/:id/restore", id: id, idIn: inPath, idName: "id"}, opts)
+}
+
+// Revert sends POST /v1/cases/:id/revert (Revert case).
+// Writes a new version of the record whose members equal those it had at `version`, read
+// from that version's event; the event of the change is an update carrying `reverted_from`.
+// 409 `version_unavailable` once that event is gone.
+func (s *CaseService) Revert(ctx context.Context, id string, version int64, opts ...RequestOption) (*Case, error) {
+	return send[Case](ctx, s.c, call{method: "POST", path: "/v1/cases/:id/revert", id: id, idIn: inPath, idName: "id", body: map[string]int64{"version": version}}, opts)
 }
 
 // History sends GET /v1/cases/:id/history: the record's events, oldest first.
@@ -132,9 +182,34 @@ func (s *ChannelThreadService) Patch(ctx context.Context, id string, rec Channel
 }
 
 // Delete sends DELETE /v1/channel_threads/:id (Delete channel thread).
-// Deletes the record and its children.
+// Moves the record and its children to the trash, as one batch: from then on they are
+// answered as missing ones, their ids stay taken, and a restore brings them back. With
+// `permanent=true` (admin only), erases them for good instead.
 func (s *ChannelThreadService) Delete(ctx context.Context, id string, opts ...RequestOption) (*Deleted, error) {
 	return send[Deleted](ctx, s.c, call{method: "DELETE", path: "/v1/channel_threads/:id", id: id, idIn: inPath, idName: "id"}, opts)
+}
+
+// Purge sends DELETE /v1/channel_threads/:id?permanent=true (Delete channel thread, for good).
+// Erases the record and its children for good, from the trash or not (admin only).
+func (s *ChannelThreadService) Purge(ctx context.Context, id string, opts ...RequestOption) (*Deleted, error) {
+	return send[Deleted](ctx, s.c, call{method: "DELETE", path: "/v1/channel_threads/:id", id: id, idIn: inPath, idName: "id", query: purgeQuery()}, opts)
+}
+
+// Restore sends POST /v1/channel_threads/:id/restore (Restore channel thread).
+// Takes the record out of the trash, with the records of its batch (the children its delete
+// moved there, or the parent whose delete did), answering it at its next version. 404 when
+// it is not in the trash; 409 naming the member when a unique value was taken meanwhile
+// (nothing is restored).
+func (s *ChannelThreadService) Restore(ctx context.Context, id string, opts ...RequestOption) (*ChannelThread, error) {
+	return send[ChannelThread](ctx, s.c, call{method: "POST", path: "/v1/channel_threads/:id/restore", id: id, idIn: inPath, idName: "id"}, opts)
+}
+
+// Revert sends POST /v1/channel_threads/:id/revert (Revert channel thread).
+// Writes a new version of the record whose members equal those it had at `version`, read
+// from that version's event; the event of the change is an update carrying `reverted_from`.
+// 409 `version_unavailable` once that event is gone.
+func (s *ChannelThreadService) Revert(ctx context.Context, id string, version int64, opts ...RequestOption) (*ChannelThread, error) {
+	return send[ChannelThread](ctx, s.c, call{method: "POST", path: "/v1/channel_threads/:id/revert", id: id, idIn: inPath, idName: "id", body: map[string]int64{"version": version}}, opts)
 }
 
 // History sends GET /v1/channel_threads/:id/history: the record's events, oldest first.
@@ -191,9 +266,34 @@ func (s *ContactService) Patch(ctx context.Context, id string, rec ContactWrite,
 }
 
 // Delete sends DELETE /v1/contacts/:id (Delete contact).
-// Deletes the record and its children.
+// Moves the record and its children to the trash, as one batch: from then on they are
+// answered as missing ones, their ids stay taken, and a restore brings them back. With
+// `permanent=true` (admin only), erases them for good instead.
 func (s *ContactService) Delete(ctx context.Context, id string, opts ...RequestOption) (*Deleted, error) {
 	return send[Deleted](ctx, s.c, call{method: "DELETE", path: "/v1/contacts/:id", id: id, idIn: inPath, idName: "id"}, opts)
+}
+
+// Purge sends DELETE /v1/contacts/:id?permanent=true (Delete contact, for good).
+// Erases the record and its children for good, from the trash or not (admin only).
+func (s *ContactService) Purge(ctx context.Context, id string, opts ...RequestOption) (*Deleted, error) {
+	return send[Deleted](ctx, s.c, call{method: "DELETE", path: "/v1/contacts/:id", id: id, idIn: inPath, idName: "id", query: purgeQuery()}, opts)
+}
+
+// Restore sends POST /v1/contacts/:id/restore (Restore contact).
+// Takes the record out of the trash, with the records of its batch (the children its delete
+// moved there, or the parent whose delete did), answering it at its next version. 404 when
+// it is not in the trash; 409 naming the member when a unique value was taken meanwhile
+// (nothing is restored).
+func (s *ContactService) Restore(ctx context.Context, id string, opts ...RequestOption) (*Contact, error) {
+	return send[Contact](ctx, s.c, call{method: "POST", path: "/v1/contacts/:id/restore", id: id, idIn: inPath, idName: "id"}, opts)
+}
+
+// Revert sends POST /v1/contacts/:id/revert (Revert contact).
+// Writes a new version of the record whose members equal those it had at `version`, read
+// from that version's event; the event of the change is an update carrying `reverted_from`.
+// 409 `version_unavailable` once that event is gone.
+func (s *ContactService) Revert(ctx context.Context, id string, version int64, opts ...RequestOption) (*Contact, error) {
+	return send[Contact](ctx, s.c, call{method: "POST", path: "/v1/contacts/:id/revert", id: id, idIn: inPath, idName: "id", body: map[string]int64{"version": version}}, opts)
 }
 
 // History sends GET /v1/contacts/:id/history: the record's events, oldest first.
@@ -247,6 +347,23 @@ func (s *CustomerService) Get(ctx context.Context, id string, p *ReadParams, opt
 // Merges the members given into the record: null clears, absent members stay.
 func (s *CustomerService) Patch(ctx context.Context, id string, rec CustomerWrite, opts ...RequestOption) (*Customer, error) {
 	return send[Customer](ctx, s.c, call{method: "PATCH", path: "/v1/customers/:id", id: id, idIn: inPath, idName: "id", body: rec}, opts)
+}
+
+// Restore sends POST /v1/customers/:id/restore (Restore customer).
+// Takes the record out of the trash, with the records of its batch (the children its delete
+// moved there, or the parent whose delete did), answering it at its next version. 404 when
+// it is not in the trash; 409 naming the member when a unique value was taken meanwhile
+// (nothing is restored).
+func (s *CustomerService) Restore(ctx context.Context, id string, opts ...RequestOption) (*Customer, error) {
+	return send[Customer](ctx, s.c, call{method: "POST", path: "/v1/customers/:id/restore", id: id, idIn: inPath, idName: "id"}, opts)
+}
+
+// Revert sends POST /v1/customers/:id/revert (Revert customer).
+// Writes a new version of the record whose members equal those it had at `version`, read
+// from that version's event; the event of the change is an update carrying `reverted_from`.
+// 409 `version_unavailable` once that event is gone.
+func (s *CustomerService) Revert(ctx context.Context, id string, version int64, opts ...RequestOption) (*Customer, error) {
+	return send[Customer](ctx, s.c, call{method: "POST", path: "/v1/customers/:id/revert", id: id, idIn: inPath, idName: "id", body: map[string]int64{"version": version}}, opts)
 }
 
 // History sends GET /v1/customers/:id/history: the record's events, oldest first.
@@ -303,9 +420,34 @@ func (s *PackingListItemService) Patch(ctx context.Context, id string, rec Packi
 }
 
 // Delete sends DELETE /v1/packing_list_items/:id (Delete packing list item).
-// Deletes the record and its children.
+// Moves the record and its children to the trash, as one batch: from then on they are
+// answered as missing ones, their ids stay taken, and a restore brings them back. With
+// `permanent=true` (admin only), erases them for good instead.
 func (s *PackingListItemService) Delete(ctx context.Context, id string, opts ...RequestOption) (*Deleted, error) {
 	return send[Deleted](ctx, s.c, call{method: "DELETE", path: "/v1/packing_list_items/:id", id: id, idIn: inPath, idName: "id"}, opts)
+}
+
+// Purge sends DELETE /v1/packing_list_items/:id?permanent=true (Delete packing list item, for good).
+// Erases the record and its children for good, from the trash or not (admin only).
+func (s *PackingListItemService) Purge(ctx context.Context, id string, opts ...RequestOption) (*Deleted, error) {
+	return send[Deleted](ctx, s.c, call{method: "DELETE", path: "/v1/packing_list_items/:id", id: id, idIn: inPath, idName: "id", query: purgeQuery()}, opts)
+}
+
+// Restore sends POST /v1/packing_list_items/:id/restore (Restore packing list item).
+// Takes the record out of the trash, with the records of its batch (the children its delete
+// moved there, or the parent whose delete did), answering it at its next version. 404 when
+// it is not in the trash; 409 naming the member when a unique value was taken meanwhile
+// (nothing is restored).
+func (s *PackingListItemService) Restore(ctx context.Context, id string, opts ...RequestOption) (*PackingListItem, error) {
+	return send[PackingListItem](ctx, s.c, call{method: "POST", path: "/v1/packing_list_items/:id/restore", id: id, idIn: inPath, idName: "id"}, opts)
+}
+
+// Revert sends POST /v1/packing_list_items/:id/revert (Revert packing list item).
+// Writes a new version of the record whose members equal those it had at `version`, read
+// from that version's event; the event of the change is an update carrying `reverted_from`.
+// 409 `version_unavailable` once that event is gone.
+func (s *PackingListItemService) Revert(ctx context.Context, id string, version int64, opts ...RequestOption) (*PackingListItem, error) {
+	return send[PackingListItem](ctx, s.c, call{method: "POST", path: "/v1/packing_list_items/:id/revert", id: id, idIn: inPath, idName: "id", body: map[string]int64{"version": version}}, opts)
 }
 
 // History sends GET /v1/packing_list_items/:id/history: the record's events, oldest first.
@@ -356,9 +498,34 @@ func (s *PackingListService) Patch(ctx context.Context, id string, rec PackingLi
 }
 
 // Delete sends DELETE /v1/packing_lists/:id (Delete packing list).
-// Deletes the record and its children.
+// Moves the record and its children to the trash, as one batch: from then on they are
+// answered as missing ones, their ids stay taken, and a restore brings them back. With
+// `permanent=true` (admin only), erases them for good instead.
 func (s *PackingListService) Delete(ctx context.Context, id string, opts ...RequestOption) (*Deleted, error) {
 	return send[Deleted](ctx, s.c, call{method: "DELETE", path: "/v1/packing_lists/:id", id: id, idIn: inPath, idName: "id"}, opts)
+}
+
+// Purge sends DELETE /v1/packing_lists/:id?permanent=true (Delete packing list, for good).
+// Erases the record and its children for good, from the trash or not (admin only).
+func (s *PackingListService) Purge(ctx context.Context, id string, opts ...RequestOption) (*Deleted, error) {
+	return send[Deleted](ctx, s.c, call{method: "DELETE", path: "/v1/packing_lists/:id", id: id, idIn: inPath, idName: "id", query: purgeQuery()}, opts)
+}
+
+// Restore sends POST /v1/packing_lists/:id/restore (Restore packing list).
+// Takes the record out of the trash, with the records of its batch (the children its delete
+// moved there, or the parent whose delete did), answering it at its next version. 404 when
+// it is not in the trash; 409 naming the member when a unique value was taken meanwhile
+// (nothing is restored).
+func (s *PackingListService) Restore(ctx context.Context, id string, opts ...RequestOption) (*PackingList, error) {
+	return send[PackingList](ctx, s.c, call{method: "POST", path: "/v1/packing_lists/:id/restore", id: id, idIn: inPath, idName: "id"}, opts)
+}
+
+// Revert sends POST /v1/packing_lists/:id/revert (Revert packing list).
+// Writes a new version of the record whose members equal those it had at `version`, read
+// from that version's event; the event of the change is an update carrying `reverted_from`.
+// 409 `version_unavailable` once that event is gone.
+func (s *PackingListService) Revert(ctx context.Context, id string, version int64, opts ...RequestOption) (*PackingList, error) {
+	return send[PackingList](ctx, s.c, call{method: "POST", path: "/v1/packing_lists/:id/revert", id: id, idIn: inPath, idName: "id", body: map[string]int64{"version": version}}, opts)
 }
 
 // History sends GET /v1/packing_lists/:id/history: the record's events, oldest first.
@@ -415,9 +582,34 @@ func (s *PurchaseOrderService) Patch(ctx context.Context, id string, rec Purchas
 }
 
 // Delete sends DELETE /v1/purchase_orders/:id (Delete purchase order).
-// Deletes the record and its children.
+// Moves the record and its children to the trash, as one batch: from then on they are
+// answered as missing ones, their ids stay taken, and a restore brings them back. With
+// `permanent=true` (admin only), erases them for good instead.
 func (s *PurchaseOrderService) Delete(ctx context.Context, id string, opts ...RequestOption) (*Deleted, error) {
 	return send[Deleted](ctx, s.c, call{method: "DELETE", path: "/v1/purchase_orders/:id", id: id, idIn: inPath, idName: "id"}, opts)
+}
+
+// Purge sends DELETE /v1/purchase_orders/:id?permanent=true (Delete purchase order, for good).
+// Erases the record and its children for good, from the trash or not (admin only).
+func (s *PurchaseOrderService) Purge(ctx context.Context, id string, opts ...RequestOption) (*Deleted, error) {
+	return send[Deleted](ctx, s.c, call{method: "DELETE", path: "/v1/purchase_orders/:id", id: id, idIn: inPath, idName: "id", query: purgeQuery()}, opts)
+}
+
+// Restore sends POST /v1/purchase_orders/:id/restore (Restore purchase order).
+// Takes the record out of the trash, with the records of its batch (the children its delete
+// moved there, or the parent whose delete did), answering it at its next version. 404 when
+// it is not in the trash; 409 naming the member when a unique value was taken meanwhile
+// (nothing is restored).
+func (s *PurchaseOrderService) Restore(ctx context.Context, id string, opts ...RequestOption) (*PurchaseOrder, error) {
+	return send[PurchaseOrder](ctx, s.c, call{method: "POST", path: "/v1/purchase_orders/:id/restore", id: id, idIn: inPath, idName: "id"}, opts)
+}
+
+// Revert sends POST /v1/purchase_orders/:id/revert (Revert purchase order).
+// Writes a new version of the record whose members equal those it had at `version`, read
+// from that version's event; the event of the change is an update carrying `reverted_from`.
+// 409 `version_unavailable` once that event is gone.
+func (s *PurchaseOrderService) Revert(ctx context.Context, id string, version int64, opts ...RequestOption) (*PurchaseOrder, error) {
+	return send[PurchaseOrder](ctx, s.c, call{method: "POST", path: "/v1/purchase_orders/:id/revert", id: id, idIn: inPath, idName: "id", body: map[string]int64{"version": version}}, opts)
 }
 
 // History sends GET /v1/purchase_orders/:id/history: the record's events, oldest first.
@@ -474,9 +666,34 @@ func (s *ReturnLineItemService) Patch(ctx context.Context, id string, rec Return
 }
 
 // Delete sends DELETE /v1/return_line_items/:id (Delete return line item).
-// Deletes the record and its children.
+// Moves the record and its children to the trash, as one batch: from then on they are
+// answered as missing ones, their ids stay taken, and a restore brings them back. With
+// `permanent=true` (admin only), erases them for good instead.
 func (s *ReturnLineItemService) Delete(ctx context.Context, id string, opts ...RequestOption) (*Deleted, error) {
 	return send[Deleted](ctx, s.c, call{method: "DELETE", path: "/v1/return_line_items/:id", id: id, idIn: inPath, idName: "id"}, opts)
+}
+
+// Purge sends DELETE /v1/return_line_items/:id?permanent=true (Delete return line item, for good).
+// Erases the record and its children for good, from the trash or not (admin only).
+func (s *ReturnLineItemService) Purge(ctx context.Context, id string, opts ...RequestOption) (*Deleted, error) {
+	return send[Deleted](ctx, s.c, call{method: "DELETE", path: "/v1/return_line_items/:id", id: id, idIn: inPath, idName: "id", query: purgeQuery()}, opts)
+}
+
+// Restore sends POST /v1/return_line_items/:id/restore (Restore return line item).
+// Takes the record out of the trash, with the records of its batch (the children its delete
+// moved there, or the parent whose delete did), answering it at its next version. 404 when
+// it is not in the trash; 409 naming the member when a unique value was taken meanwhile
+// (nothing is restored).
+func (s *ReturnLineItemService) Restore(ctx context.Context, id string, opts ...RequestOption) (*ReturnLineItem, error) {
+	return send[ReturnLineItem](ctx, s.c, call{method: "POST", path: "/v1/return_line_items/:id/restore", id: id, idIn: inPath, idName: "id"}, opts)
+}
+
+// Revert sends POST /v1/return_line_items/:id/revert (Revert return line item).
+// Writes a new version of the record whose members equal those it had at `version`, read
+// from that version's event; the event of the change is an update carrying `reverted_from`.
+// 409 `version_unavailable` once that event is gone.
+func (s *ReturnLineItemService) Revert(ctx context.Context, id string, version int64, opts ...RequestOption) (*ReturnLineItem, error) {
+	return send[ReturnLineItem](ctx, s.c, call{method: "POST", path: "/v1/return_line_items/:id/revert", id: id, idIn: inPath, idName: "id", body: map[string]int64{"version": version}}, opts)
 }
 
 // History sends GET /v1/return_line_items/:id/history: the record's events, oldest first.
@@ -533,9 +750,34 @@ func (s *ReturnService) Patch(ctx context.Context, id string, rec ReturnWrite, o
 }
 
 // Delete sends DELETE /v1/returns/:id (Delete return).
-// Deletes the record and its children.
+// Moves the record and its children to the trash, as one batch: from then on they are
+// answered as missing ones, their ids stay taken, and a restore brings them back. With
+// `permanent=true` (admin only), erases them for good instead.
 func (s *ReturnService) Delete(ctx context.Context, id string, opts ...RequestOption) (*Deleted, error) {
 	return send[Deleted](ctx, s.c, call{method: "DELETE", path: "/v1/returns/:id", id: id, idIn: inPath, idName: "id"}, opts)
+}
+
+// Purge sends DELETE /v1/returns/:id?permanent=true (Delete return, for good).
+// Erases the record and its children for good, from the trash or not (admin only).
+func (s *ReturnService) Purge(ctx context.Context, id string, opts ...RequestOption) (*Deleted, error) {
+	return send[Deleted](ctx, s.c, call{method: "DELETE", path: "/v1/returns/:id", id: id, idIn: inPath, idName: "id", query: purgeQuery()}, opts)
+}
+
+// Restore sends POST /v1/returns/:id/restore (Restore return).
+// Takes the record out of the trash, with the records of its batch (the children its delete
+// moved there, or the parent whose delete did), answering it at its next version. 404 when
+// it is not in the trash; 409 naming the member when a unique value was taken meanwhile
+// (nothing is restored).
+func (s *ReturnService) Restore(ctx context.Context, id string, opts ...RequestOption) (*Return, error) {
+	return send[Return](ctx, s.c, call{method: "POST", path: "/v1/returns/:id/restore", id: id, idIn: inPath, idName: "id"}, opts)
+}
+
+// Revert sends POST /v1/returns/:id/revert (Revert return).
+// Writes a new version of the record whose members equal those it had at `version`, read
+// from that version's event; the event of the change is an update carrying `reverted_from`.
+// 409 `version_unavailable` once that event is gone.
+func (s *ReturnService) Revert(ctx context.Context, id string, version int64, opts ...RequestOption) (*Return, error) {
+	return send[Return](ctx, s.c, call{method: "POST", path: "/v1/returns/:id/revert", id: id, idIn: inPath, idName: "id", body: map[string]int64{"version": version}}, opts)
 }
 
 // History sends GET /v1/returns/:id/history: the record's events, oldest first.
@@ -592,9 +834,34 @@ func (s *SupplierService) Patch(ctx context.Context, id string, rec SupplierWrit
 }
 
 // Delete sends DELETE /v1/suppliers/:id (Delete supplier).
-// Deletes the record and its children.
+// Moves the record and its children to the trash, as one batch: from then on they are
+// answered as missing ones, their ids stay taken, and a restore brings them back. With
+// `permanent=true` (admin only), erases them for good instead.
 func (s *SupplierService) Delete(ctx context.Context, id string, opts ...RequestOption) (*Deleted, error) {
 	return send[Deleted](ctx, s.c, call{method: "DELETE", path: "/v1/suppliers/:id", id: id, idIn: inPath, idName: "id"}, opts)
+}
+
+// Purge sends DELETE /v1/suppliers/:id?permanent=true (Delete supplier, for good).
+// Erases the record and its children for good, from the trash or not (admin only).
+func (s *SupplierService) Purge(ctx context.Context, id string, opts ...RequestOption) (*Deleted, error) {
+	return send[Deleted](ctx, s.c, call{method: "DELETE", path: "/v1/suppliers/:id", id: id, idIn: inPath, idName: "id", query: purgeQuery()}, opts)
+}
+
+// Restore sends POST /v1/suppliers/:id/restore (Restore supplier).
+// Takes the record out of the trash, with the records of its batch (the children its delete
+// moved there, or the parent whose delete did), answering it at its next version. 404 when
+// it is not in the trash; 409 naming the member when a unique value was taken meanwhile
+// (nothing is restored).
+func (s *SupplierService) Restore(ctx context.Context, id string, opts ...RequestOption) (*Supplier, error) {
+	return send[Supplier](ctx, s.c, call{method: "POST", path: "/v1/suppliers/:id/restore", id: id, idIn: inPath, idName: "id"}, opts)
+}
+
+// Revert sends POST /v1/suppliers/:id/revert (Revert supplier).
+// Writes a new version of the record whose members equal those it had at `version`, read
+// from that version's event; the event of the change is an update carrying `reverted_from`.
+// 409 `version_unavailable` once that event is gone.
+func (s *SupplierService) Revert(ctx context.Context, id string, version int64, opts ...RequestOption) (*Supplier, error) {
+	return send[Supplier](ctx, s.c, call{method: "POST", path: "/v1/suppliers/:id/revert", id: id, idIn: inPath, idName: "id", body: map[string]int64{"version": version}}, opts)
 }
 
 // History sends GET /v1/suppliers/:id/history: the record's events, oldest first.
@@ -645,9 +912,34 @@ func (s *UserService) Patch(ctx context.Context, id string, rec UserWrite, opts 
 }
 
 // Delete sends DELETE /v1/users/:id (Delete user).
-// Deletes the record and its children.
+// Moves the record and its children to the trash, as one batch: from then on they are
+// answered as missing ones, their ids stay taken, and a restore brings them back. With
+// `permanent=true` (admin only), erases them for good instead.
 func (s *UserService) Delete(ctx context.Context, id string, opts ...RequestOption) (*Deleted, error) {
 	return send[Deleted](ctx, s.c, call{method: "DELETE", path: "/v1/users/:id", id: id, idIn: inPath, idName: "id"}, opts)
+}
+
+// Purge sends DELETE /v1/users/:id?permanent=true (Delete user, for good).
+// Erases the record and its children for good, from the trash or not (admin only).
+func (s *UserService) Purge(ctx context.Context, id string, opts ...RequestOption) (*Deleted, error) {
+	return send[Deleted](ctx, s.c, call{method: "DELETE", path: "/v1/users/:id", id: id, idIn: inPath, idName: "id", query: purgeQuery()}, opts)
+}
+
+// Restore sends POST /v1/users/:id/restore (Restore user).
+// Takes the record out of the trash, with the records of its batch (the children its delete
+// moved there, or the parent whose delete did), answering it at its next version. 404 when
+// it is not in the trash; 409 naming the member when a unique value was taken meanwhile
+// (nothing is restored).
+func (s *UserService) Restore(ctx context.Context, id string, opts ...RequestOption) (*User, error) {
+	return send[User](ctx, s.c, call{method: "POST", path: "/v1/users/:id/restore", id: id, idIn: inPath, idName: "id"}, opts)
+}
+
+// Revert sends POST /v1/users/:id/revert (Revert user).
+// Writes a new version of the record whose members equal those it had at `version`, read
+// from that version's event; the event of the change is an update carrying `reverted_from`.
+// 409 `version_unavailable` once that event is gone.
+func (s *UserService) Revert(ctx context.Context, id string, version int64, opts ...RequestOption) (*User, error) {
+	return send[User](ctx, s.c, call{method: "POST", path: "/v1/users/:id/revert", id: id, idIn: inPath, idName: "id", body: map[string]int64{"version": version}}, opts)
 }
 
 // History sends GET /v1/users/:id/history: the record's events, oldest first.
@@ -704,9 +996,34 @@ func (s *VendorService) Patch(ctx context.Context, id string, rec VendorWrite, o
 }
 
 // Delete sends DELETE /v1/vendors/:id (Delete vendor).
-// Deletes the record and its children.
+// Moves the record and its children to the trash, as one batch: from then on they are
+// answered as missing ones, their ids stay taken, and a restore brings them back. With
+// `permanent=true` (admin only), erases them for good instead.
 func (s *VendorService) Delete(ctx context.Context, id string, opts ...RequestOption) (*Deleted, error) {
 	return send[Deleted](ctx, s.c, call{method: "DELETE", path: "/v1/vendors/:id", id: id, idIn: inPath, idName: "id"}, opts)
+}
+
+// Purge sends DELETE /v1/vendors/:id?permanent=true (Delete vendor, for good).
+// Erases the record and its children for good, from the trash or not (admin only).
+func (s *VendorService) Purge(ctx context.Context, id string, opts ...RequestOption) (*Deleted, error) {
+	return send[Deleted](ctx, s.c, call{method: "DELETE", path: "/v1/vendors/:id", id: id, idIn: inPath, idName: "id", query: purgeQuery()}, opts)
+}
+
+// Restore sends POST /v1/vendors/:id/restore (Restore vendor).
+// Takes the record out of the trash, with the records of its batch (the children its delete
+// moved there, or the parent whose delete did), answering it at its next version. 404 when
+// it is not in the trash; 409 naming the member when a unique value was taken meanwhile
+// (nothing is restored).
+func (s *VendorService) Restore(ctx context.Context, id string, opts ...RequestOption) (*Vendor, error) {
+	return send[Vendor](ctx, s.c, call{method: "POST", path: "/v1/vendors/:id/restore", id: id, idIn: inPath, idName: "id"}, opts)
+}
+
+// Revert sends POST /v1/vendors/:id/revert (Revert vendor).
+// Writes a new version of the record whose members equal those it had at `version`, read
+// from that version's event; the event of the change is an update carrying `reverted_from`.
+// 409 `version_unavailable` once that event is gone.
+func (s *VendorService) Revert(ctx context.Context, id string, version int64, opts ...RequestOption) (*Vendor, error) {
+	return send[Vendor](ctx, s.c, call{method: "POST", path: "/v1/vendors/:id/revert", id: id, idIn: inPath, idName: "id", body: map[string]int64{"version": version}}, opts)
 }
 
 // History sends GET /v1/vendors/:id/history: the record's events, oldest first.
@@ -763,9 +1080,34 @@ func (s *WarrantyService) Patch(ctx context.Context, id string, rec WarrantyWrit
 }
 
 // Delete sends DELETE /v1/warranties/:id (Delete warranty).
-// Deletes the record and its children.
+// Moves the record and its children to the trash, as one batch: from then on they are
+// answered as missing ones, their ids stay taken, and a restore brings them back. With
+// `permanent=true` (admin only), erases them for good instead.
 func (s *WarrantyService) Delete(ctx context.Context, id string, opts ...RequestOption) (*Deleted, error) {
 	return send[Deleted](ctx, s.c, call{method: "DELETE", path: "/v1/warranties/:id", id: id, idIn: inPath, idName: "id"}, opts)
+}
+
+// Purge sends DELETE /v1/warranties/:id?permanent=true (Delete warranty, for good).
+// Erases the record and its children for good, from the trash or not (admin only).
+func (s *WarrantyService) Purge(ctx context.Context, id string, opts ...RequestOption) (*Deleted, error) {
+	return send[Deleted](ctx, s.c, call{method: "DELETE", path: "/v1/warranties/:id", id: id, idIn: inPath, idName: "id", query: purgeQuery()}, opts)
+}
+
+// Restore sends POST /v1/warranties/:id/restore (Restore warranty).
+// Takes the record out of the trash, with the records of its batch (the children its delete
+// moved there, or the parent whose delete did), answering it at its next version. 404 when
+// it is not in the trash; 409 naming the member when a unique value was taken meanwhile
+// (nothing is restored).
+func (s *WarrantyService) Restore(ctx context.Context, id string, opts ...RequestOption) (*Warranty, error) {
+	return send[Warranty](ctx, s.c, call{method: "POST", path: "/v1/warranties/:id/restore", id: id, idIn: inPath, idName: "id"}, opts)
+}
+
+// Revert sends POST /v1/warranties/:id/revert (Revert warranty).
+// Writes a new version of the record whose members equal those it had at `version`, read
+// from that version's event; the event of the change is an update carrying `reverted_from`.
+// 409 `version_unavailable` once that event is gone.
+func (s *WarrantyService) Revert(ctx context.Context, id string, version int64, opts ...RequestOption) (*Warranty, error) {
+	return send[Warranty](ctx, s.c, call{method: "POST", path: "/v1/warranties/:id/revert", id: id, idIn: inPath, idName: "id", body: map[string]int64{"version": version}}, opts)
 }
 
 // History sends GET /v1/warranties/:id/history: the record's events, oldest first.
@@ -822,9 +1164,34 @@ func (s *WarrantyLineItemService) Patch(ctx context.Context, id string, rec Warr
 }
 
 // Delete sends DELETE /v1/warranty_line_items/:id (Delete warranty line item).
-// Deletes the record and its children.
+// Moves the record and its children to the trash, as one batch: from then on they are
+// answered as missing ones, their ids stay taken, and a restore brings them back. With
+// `permanent=true` (admin only), erases them for good instead.
 func (s *WarrantyLineItemService) Delete(ctx context.Context, id string, opts ...RequestOption) (*Deleted, error) {
 	return send[Deleted](ctx, s.c, call{method: "DELETE", path: "/v1/warranty_line_items/:id", id: id, idIn: inPath, idName: "id"}, opts)
+}
+
+// Purge sends DELETE /v1/warranty_line_items/:id?permanent=true (Delete warranty line item, for good).
+// Erases the record and its children for good, from the trash or not (admin only).
+func (s *WarrantyLineItemService) Purge(ctx context.Context, id string, opts ...RequestOption) (*Deleted, error) {
+	return send[Deleted](ctx, s.c, call{method: "DELETE", path: "/v1/warranty_line_items/:id", id: id, idIn: inPath, idName: "id", query: purgeQuery()}, opts)
+}
+
+// Restore sends POST /v1/warranty_line_items/:id/restore (Restore warranty line item).
+// Takes the record out of the trash, with the records of its batch (the children its delete
+// moved there, or the parent whose delete did), answering it at its next version. 404 when
+// it is not in the trash; 409 naming the member when a unique value was taken meanwhile
+// (nothing is restored).
+func (s *WarrantyLineItemService) Restore(ctx context.Context, id string, opts ...RequestOption) (*WarrantyLineItem, error) {
+	return send[WarrantyLineItem](ctx, s.c, call{method: "POST", path: "/v1/warranty_line_items/:id/restore", id: id, idIn: inPath, idName: "id"}, opts)
+}
+
+// Revert sends POST /v1/warranty_line_items/:id/revert (Revert warranty line item).
+// Writes a new version of the record whose members equal those it had at `version`, read
+// from that version's event; the event of the change is an update carrying `reverted_from`.
+// 409 `version_unavailable` once that event is gone.
+func (s *WarrantyLineItemService) Revert(ctx context.Context, id string, version int64, opts ...RequestOption) (*WarrantyLineItem, error) {
+	return send[WarrantyLineItem](ctx, s.c, call{method: "POST", path: "/v1/warranty_line_items/:id/revert", id: id, idIn: inPath, idName: "id", body: map[string]int64{"version": version}}, opts)
 }
 
 // History sends GET /v1/warranty_line_items/:id/history: the record's events, oldest first.
@@ -881,9 +1248,34 @@ func (s *WorkOrderLineItemService) Patch(ctx context.Context, id string, rec Wor
 }
 
 // Delete sends DELETE /v1/work_order_line_items/:id (Delete work order line item).
-// Deletes the record and its children.
+// Moves the record and its children to the trash, as one batch: from then on they are
+// answered as missing ones, their ids stay taken, and a restore brings them back. With
+// `permanent=true` (admin only), erases them for good instead.
 func (s *WorkOrderLineItemService) Delete(ctx context.Context, id string, opts ...RequestOption) (*Deleted, error) {
 	return send[Deleted](ctx, s.c, call{method: "DELETE", path: "/v1/work_order_line_items/:id", id: id, idIn: inPath, idName: "id"}, opts)
+}
+
+// Purge sends DELETE /v1/work_order_line_items/:id?permanent=true (Delete work order line item, for good).
+// Erases the record and its children for good, from the trash or not (admin only).
+func (s *WorkOrderLineItemService) Purge(ctx context.Context, id string, opts ...RequestOption) (*Deleted, error) {
+	return send[Deleted](ctx, s.c, call{method: "DELETE", path: "/v1/work_order_line_items/:id", id: id, idIn: inPath, idName: "id", query: purgeQuery()}, opts)
+}
+
+// Restore sends POST /v1/work_order_line_items/:id/restore (Restore work order line item).
+// Takes the record out of the trash, with the records of its batch (the children its delete
+// moved there, or the parent whose delete did), answering it at its next version. 404 when
+// it is not in the trash; 409 naming the member when a unique value was taken meanwhile
+// (nothing is restored).
+func (s *WorkOrderLineItemService) Restore(ctx context.Context, id string, opts ...RequestOption) (*WorkOrderLineItem, error) {
+	return send[WorkOrderLineItem](ctx, s.c, call{method: "POST", path: "/v1/work_order_line_items/:id/restore", id: id, idIn: inPath, idName: "id"}, opts)
+}
+
+// Revert sends POST /v1/work_order_line_items/:id/revert (Revert work order line item).
+// Writes a new version of the record whose members equal those it had at `version`, read
+// from that version's event; the event of the change is an update carrying `reverted_from`.
+// 409 `version_unavailable` once that event is gone.
+func (s *WorkOrderLineItemService) Revert(ctx context.Context, id string, version int64, opts ...RequestOption) (*WorkOrderLineItem, error) {
+	return send[WorkOrderLineItem](ctx, s.c, call{method: "POST", path: "/v1/work_order_line_items/:id/revert", id: id, idIn: inPath, idName: "id", body: map[string]int64{"version": version}}, opts)
 }
 
 // History sends GET /v1/work_order_line_items/:id/history: the record's events, oldest first.
@@ -934,9 +1326,34 @@ func (s *WorkOrderService) Patch(ctx context.Context, id string, rec WorkOrderWr
 }
 
 // Delete sends DELETE /v1/work_orders/:id (Delete work order).
-// Deletes the record and its children.
+// Moves the record and its children to the trash, as one batch: from then on they are
+// answered as missing ones, their ids stay taken, and a restore brings them back. With
+// `permanent=true` (admin only), erases them for good instead.
 func (s *WorkOrderService) Delete(ctx context.Context, id string, opts ...RequestOption) (*Deleted, error) {
 	return send[Deleted](ctx, s.c, call{method: "DELETE", path: "/v1/work_orders/:id", id: id, idIn: inPath, idName: "id"}, opts)
+}
+
+// Purge sends DELETE /v1/work_orders/:id?permanent=true (Delete work order, for good).
+// Erases the record and its children for good, from the trash or not (admin only).
+func (s *WorkOrderService) Purge(ctx context.Context, id string, opts ...RequestOption) (*Deleted, error) {
+	return send[Deleted](ctx, s.c, call{method: "DELETE", path: "/v1/work_orders/:id", id: id, idIn: inPath, idName: "id", query: purgeQuery()}, opts)
+}
+
+// Restore sends POST /v1/work_orders/:id/restore (Restore work order).
+// Takes the record out of the trash, with the records of its batch (the children its delete
+// moved there, or the parent whose delete did), answering it at its next version. 404 when
+// it is not in the trash; 409 naming the member when a unique value was taken meanwhile
+// (nothing is restored).
+func (s *WorkOrderService) Restore(ctx context.Context, id string, opts ...RequestOption) (*WorkOrder, error) {
+	return send[WorkOrder](ctx, s.c, call{method: "POST", path: "/v1/work_orders/:id/restore", id: id, idIn: inPath, idName: "id"}, opts)
+}
+
+// Revert sends POST /v1/work_orders/:id/revert (Revert work order).
+// Writes a new version of the record whose members equal those it had at `version`, read
+// from that version's event; the event of the change is an update carrying `reverted_from`.
+// 409 `version_unavailable` once that event is gone.
+func (s *WorkOrderService) Revert(ctx context.Context, id string, version int64, opts ...RequestOption) (*WorkOrder, error) {
+	return send[WorkOrder](ctx, s.c, call{method: "POST", path: "/v1/work_orders/:id/revert", id: id, idIn: inPath, idName: "id", body: map[string]int64{"version": version}}, opts)
 }
 
 // History sends GET /v1/work_orders/:id/history: the record's events, oldest first.
@@ -1030,7 +1447,9 @@ func (c *Client) ListCustomersAll(ctx context.Context, p *ListParams, opts ...Re
 }
 
 // DeleteCustomer sends DELETE /v1/customers/:id (Delete Customer).
-// Deletes the record and its children.
+// Moves the record and its children to the trash, as one batch: from then on they are
+// answered as missing ones, their ids stay taken, and a restore brings them back. With
+// `permanent=true` (admin only), erases them for good instead.
 func (c *Client) DeleteCustomer(ctx context.Context, id string, opts ...RequestOption) (*Deleted, error) {
 	return send[Deleted](ctx, c, call{method: "DELETE", path: "/v1/customers/:id", id: id, idIn: inPath, idName: "id"}, opts)
 }
@@ -1127,7 +1546,9 @@ func (c *Client) UpdatePurchaseOrder(ctx context.Context, id string, rec Purchas
 }
 
 // DeleteWarranty sends DELETE /v1/warranty (Delete Warranty).
-// Deletes the record and its children.
+// Moves the record and its children to the trash, as one batch: from then on they are
+// answered as missing ones, their ids stay taken, and a restore brings them back. With
+// `permanent=true` (admin only), erases them for good instead.
 func (c *Client) DeleteWarranty(ctx context.Context, id string, opts ...RequestOption) (*Deleted, error) {
 	return send[Deleted](ctx, c, call{method: "DELETE", path: "/v1/warranty", id: id, idIn: inBody, idName: "id"}, opts)
 }
@@ -1139,8 +1560,10 @@ func (c *Client) UpdateWarrantyLineItem(ctx context.Context, id string, rec Warr
 }
 
 // DeleteChannelThread sends DELETE /v1/channel_thread (Delete Channel Thread).
-// Deletes the record and its children. Given `case_id` instead, deletes every channel thread
-// of it.
+// Moves the record and its children to the trash, as one batch: from then on they are
+// answered as missing ones, their ids stay taken, and a restore brings them back. With
+// `permanent=true` (admin only), erases them for good instead. Given `case_id` instead,
+// deletes every channel thread of it.
 func (c *Client) DeleteChannelThread(ctx context.Context, id string, opts ...RequestOption) (*Deleted, error) {
 	return send[Deleted](ctx, c, call{method: "DELETE", path: "/v1/channel_thread", id: id, idIn: inBody, idName: "id"}, opts)
 }

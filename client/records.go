@@ -19,6 +19,10 @@ type BillOfMaterialsLineItem struct {
 	PurchaseSupplyType    *string  `json:"purchase_supply_type"`
 	Quantity              *float64 `json:"quantity"`
 	Status                *string  `json:"status"`
+	// When the record went to the trash: only on records in the trash.
+	DeletedAt *time.Time `json:"deleted_at,omitempty"`
+	// Who moved the record to the trash: only on records in the trash.
+	DeletedBy *string `json:"deleted_by,omitempty"`
 }
 
 // BillOfMaterialsLineItemWrite is what a client may write of a record of bill_of_materials_line_items.
@@ -52,6 +56,10 @@ type Case struct {
 	CreatedDate *string `json:"createdDate"`
 	// Filled by the server on every write that leaves it absent.
 	UpdatedDate *string `json:"updatedDate"`
+	// When the record went to the trash: only on records in the trash.
+	DeletedAt *time.Time `json:"deleted_at,omitempty"`
+	// Who moved the record to the trash: only on records in the trash.
+	DeletedBy *string `json:"deleted_by,omitempty"`
 	// Related records, present only when the request named them in expand.
 	Expand *CaseExpand `json:"expand,omitempty"`
 }
@@ -92,6 +100,10 @@ type ChannelThread struct {
 	CreatedAt *time.Time `json:"created_at"`
 	// Filled by the server on every write that leaves it absent.
 	UpdatedAt *time.Time `json:"updated_at"`
+	// When the record went to the trash: only on records in the trash.
+	DeletedAt *time.Time `json:"deleted_at,omitempty"`
+	// Who moved the record to the trash: only on records in the trash.
+	DeletedBy *string `json:"deleted_by,omitempty"`
 	// Related records, present only when the request named them in expand.
 	Expand *ChannelThreadExpand `json:"expand,omitempty"`
 }
@@ -153,6 +165,10 @@ type Contact struct {
 	PhotoURL               *string `json:"photo_url"`
 	Processor              *string `json:"processor"`
 	Title                  *string `json:"title"`
+	// When the record went to the trash: only on records in the trash.
+	DeletedAt *time.Time `json:"deleted_at,omitempty"`
+	// Who moved the record to the trash: only on records in the trash.
+	DeletedBy *string `json:"deleted_by,omitempty"`
 }
 
 // ContactWrite is what a client may write of a record of contacts.
@@ -208,6 +224,10 @@ type Customer struct {
 	PaymentCustomerID *string `json:"payment_customer_id"`
 	Timestamp         *string `json:"timestamp"`
 	ActivationDate    *string `json:"activationDate"`
+	// When the record went to the trash: only on records in the trash.
+	DeletedAt *time.Time `json:"deleted_at,omitempty"`
+	// Who moved the record to the trash: only on records in the trash.
+	DeletedBy *string `json:"deleted_by,omitempty"`
 }
 
 // CustomerWrite is what a client may write of a record of customers.
@@ -237,6 +257,10 @@ type PackingListItem struct {
 	// The id of the packing list this belongs to.
 	PackingList *string `json:"packing_list"`
 	Arrived     *bool   `json:"arrived"`
+	// When the record went to the trash: only on records in the trash.
+	DeletedAt *time.Time `json:"deleted_at,omitempty"`
+	// Who moved the record to the trash: only on records in the trash.
+	DeletedBy *string `json:"deleted_by,omitempty"`
 	// Related records, present only when the request named them in expand.
 	Expand *PackingListItemExpand `json:"expand,omitempty"`
 }
@@ -273,6 +297,10 @@ type PackingList struct {
 	PurchaseOrderNumber *string `json:"purchase_order_number"`
 	ShipPer             *string `json:"ship_per"`
 	TrackingNumber      *string `json:"tracking_number"`
+	// When the record went to the trash: only on records in the trash.
+	DeletedAt *time.Time `json:"deleted_at,omitempty"`
+	// Who moved the record to the trash: only on records in the trash.
+	DeletedBy *string `json:"deleted_by,omitempty"`
 	// Related records, present only when the request named them in expand.
 	Expand *PackingListExpand `json:"expand,omitempty"`
 }
@@ -322,6 +350,10 @@ type PurchaseOrder struct {
 	Total               *string `json:"total"`
 	Vendor              *string `json:"vendor"`
 	TransactionID       *string `json:"transaction_id"`
+	// When the record went to the trash: only on records in the trash.
+	DeletedAt *time.Time `json:"deleted_at,omitempty"`
+	// Who moved the record to the trash: only on records in the trash.
+	DeletedBy *string `json:"deleted_by,omitempty"`
 }
 
 // PurchaseOrderWrite is what a client may write of a record of purchase_orders.
@@ -366,6 +398,10 @@ type ReturnLineItem struct {
 	SerialNumber *string `json:"serial_number"`
 	Sku          *string `json:"sku"`
 	TaxRefunded  *string `json:"tax_refunded"`
+	// When the record went to the trash: only on records in the trash.
+	DeletedAt *time.Time `json:"deleted_at,omitempty"`
+	// Who moved the record to the trash: only on records in the trash.
+	DeletedBy *string `json:"deleted_by,omitempty"`
 	// Related records, present only when the request named them in expand.
 	Expand *ReturnLineItemExpand `json:"expand,omitempty"`
 }
@@ -424,6 +460,10 @@ type Return struct {
 	ReasonCategory   *string `json:"reason_category"`
 	TaxRefunded      *string `json:"tax_refunded"`
 	TotalRefunded    *string `json:"total_refunded"`
+	// When the record went to the trash: only on records in the trash.
+	DeletedAt *time.Time `json:"deleted_at,omitempty"`
+	// Who moved the record to the trash: only on records in the trash.
+	DeletedBy *string `json:"deleted_by,omitempty"`
 	// Related records, present only when the request named them in expand.
 	Expand *ReturnExpand `json:"expand,omitempty"`
 }
@@ -482,6 +522,10 @@ type Supplier struct {
 	CreatedAt *time.Time `json:"created_at"`
 	// Filled by the server on every write that leaves it absent.
 	UpdatedAt *time.Time `json:"updated_at"`
+	// When the record went to the trash: only on records in the trash.
+	DeletedAt *time.Time `json:"deleted_at,omitempty"`
+	// Who moved the record to the trash: only on records in the trash.
+	DeletedBy *string `json:"deleted_by,omitempty"`
 }
 
 // SupplierWrite is what a client may write of a record of suppliers.
@@ -522,6 +566,10 @@ type User struct {
 	Title        *string    `json:"title"`
 	SocialHandle *string    `json:"social_handle"`
 	Username     *string    `json:"username"`
+	// When the record went to the trash: only on records in the trash.
+	DeletedAt *time.Time `json:"deleted_at,omitempty"`
+	// Who moved the record to the trash: only on records in the trash.
+	DeletedBy *string `json:"deleted_by,omitempty"`
 }
 
 // UserWrite is what a client may write of a record of users.
@@ -591,6 +639,10 @@ type Vendor struct {
 	LastModifiedBy *string    `json:"last_modified_by"`
 	IsActive       *bool      `json:"is_active"`
 	IsPublic       *bool      `json:"is_public"`
+	// When the record went to the trash: only on records in the trash.
+	DeletedAt *time.Time `json:"deleted_at,omitempty"`
+	// Who moved the record to the trash: only on records in the trash.
+	DeletedBy *string `json:"deleted_by,omitempty"`
 }
 
 // VendorWrite is what a client may write of a record of vendors.
@@ -647,6 +699,10 @@ type Warranty struct {
 	CreatedAt *time.Time `json:"created_at"`
 	// Filled by the server on every write that leaves it absent.
 	UpdatedAt *time.Time `json:"updated_at"`
+	// When the record went to the trash: only on records in the trash.
+	DeletedAt *time.Time `json:"deleted_at,omitempty"`
+	// Who moved the record to the trash: only on records in the trash.
+	DeletedBy *string `json:"deleted_by,omitempty"`
 	// Related records, present only when the request named them in expand.
 	Expand *WarrantyExpand `json:"expand,omitempty"`
 }
@@ -692,6 +748,10 @@ type WarrantyLineItem struct {
 	Image2           *string `json:"image_2"`
 	Image3           *string `json:"image_3"`
 	Match            *string `json:"match"`
+	// When the record went to the trash: only on records in the trash.
+	DeletedAt *time.Time `json:"deleted_at,omitempty"`
+	// Who moved the record to the trash: only on records in the trash.
+	DeletedBy *string `json:"deleted_by,omitempty"`
 	// Related records, present only when the request named them in expand.
 	Expand *WarrantyLineItemExpand `json:"expand,omitempty"`
 }
@@ -741,6 +801,10 @@ type WorkOrderLineItem struct {
 	UnitQuantity  *float64 `json:"unit_quantity"`
 	// The id of the work order this belongs to.
 	WorkOrderNumber *string `json:"work_order_number"`
+	// When the record went to the trash: only on records in the trash.
+	DeletedAt *time.Time `json:"deleted_at,omitempty"`
+	// Who moved the record to the trash: only on records in the trash.
+	DeletedBy *string `json:"deleted_by,omitempty"`
 	// Related records, present only when the request named them in expand.
 	Expand *WorkOrderLineItemExpand `json:"expand,omitempty"`
 }
@@ -791,6 +855,10 @@ type WorkOrder struct {
 	UpdatedAt *time.Time `json:"updated_at"`
 	// Ordered by id.
 	WorkOrderLineItems []WorkOrderLineItem `json:"work_order_line_items"`
+	// When the record went to the trash: only on records in the trash.
+	DeletedAt *time.Time `json:"deleted_at,omitempty"`
+	// Who moved the record to the trash: only on records in the trash.
+	DeletedBy *string `json:"deleted_by,omitempty"`
 	// Related records, present only when the request named them in expand.
 	Expand *WorkOrderExpand `json:"expand,omitempty"`
 }

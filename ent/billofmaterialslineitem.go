@@ -21,6 +21,12 @@ type BillOfMaterialsLineItem struct {
 	TeamID int `json:"team_id,omitempty"`
 	// Version holds the value of the "version" field.
 	Version int64 `json:"version,omitempty"`
+	// DeletedAt holds the value of the "deleted_at" field.
+	DeletedAt *int64 `json:"deleted_at,omitempty"`
+	// DeletedBy holds the value of the "deleted_by" field.
+	DeletedBy *string `json:"deleted_by,omitempty"`
+	// TrashBatch holds the value of the "trash_batch" field.
+	TrashBatch *string `json:"trash_batch,omitempty"`
 	// BillOfMaterialsNumber holds the value of the "bill_of_materials_number" field.
 	BillOfMaterialsNumber *string `json:"bill_of_materials_number,omitempty"`
 	// LineType holds the value of the "line_type" field.
@@ -68,9 +74,9 @@ func (*BillOfMaterialsLineItem) scanValues(columns []string) ([]any, error) {
 		switch columns[i] {
 		case billofmaterialslineitem.FieldQuantity:
 			values[i] = new(sql.NullFloat64)
-		case billofmaterialslineitem.FieldTeamID, billofmaterialslineitem.FieldVersion:
+		case billofmaterialslineitem.FieldTeamID, billofmaterialslineitem.FieldVersion, billofmaterialslineitem.FieldDeletedAt:
 			values[i] = new(sql.NullInt64)
-		case billofmaterialslineitem.FieldID, billofmaterialslineitem.FieldBillOfMaterialsNumber, billofmaterialslineitem.FieldLineType, billofmaterialslineitem.FieldPartName, billofmaterialslineitem.FieldPartNumber, billofmaterialslineitem.FieldPurchaseSupplyType, billofmaterialslineitem.FieldStatus:
+		case billofmaterialslineitem.FieldID, billofmaterialslineitem.FieldDeletedBy, billofmaterialslineitem.FieldTrashBatch, billofmaterialslineitem.FieldBillOfMaterialsNumber, billofmaterialslineitem.FieldLineType, billofmaterialslineitem.FieldPartName, billofmaterialslineitem.FieldPartNumber, billofmaterialslineitem.FieldPurchaseSupplyType, billofmaterialslineitem.FieldStatus:
 			values[i] = new(sql.NullString)
 		default:
 			values[i] = new(sql.UnknownType)
@@ -104,6 +110,27 @@ func (_m *BillOfMaterialsLineItem) assignValues(columns []string, values []any) 
 				return fmt.Errorf("unexpected type %T for field version", values[i])
 			} else if value.Valid {
 				_m.Version = value.Int64
+			}
+		case billofmaterialslineitem.FieldDeletedAt:
+			if value, ok := values[i].(*sql.NullInt64); !ok {
+				return fmt.Errorf("unexpected type %T for field deleted_at", values[i])
+			} else if value.Valid {
+				_m.DeletedAt = new(int64)
+				*_m.DeletedAt = value.Int64
+			}
+		case billofmaterialslineitem.FieldDeletedBy:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field deleted_by", values[i])
+			} else if value.Valid {
+				_m.DeletedBy = new(string)
+				*_m.DeletedBy = value.String
+			}
+		case billofmaterialslineitem.FieldTrashBatch:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field trash_batch", values[i])
+			} else if value.Valid {
+				_m.TrashBatch = new(string)
+				*_m.TrashBatch = value.String
 			}
 		case billofmaterialslineitem.FieldBillOfMaterialsNumber:
 			if value, ok := values[i].(*sql.NullString); !ok {
@@ -200,6 +227,21 @@ func (_m *BillOfMaterialsLineItem) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("version=")
 	builder.WriteString(fmt.Sprintf("%v", _m.Version))
+	builder.WriteString(", ")
+	if v := _m.DeletedAt; v != nil {
+		builder.WriteString("deleted_at=")
+		builder.WriteString(fmt.Sprintf("%v", *v))
+	}
+	builder.WriteString(", ")
+	if v := _m.DeletedBy; v != nil {
+		builder.WriteString("deleted_by=")
+		builder.WriteString(*v)
+	}
+	builder.WriteString(", ")
+	if v := _m.TrashBatch; v != nil {
+		builder.WriteString("trash_batch=")
+		builder.WriteString(*v)
+	}
 	builder.WriteString(", ")
 	if v := _m.BillOfMaterialsNumber; v != nil {
 		builder.WriteString("bill_of_materials_number=")

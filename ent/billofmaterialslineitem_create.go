@@ -40,6 +40,48 @@ func (_c *BillOfMaterialsLineItemCreate) SetNillableVersion(v *int64) *BillOfMat
 	return _c
 }
 
+// SetDeletedAt sets the "deleted_at" field.
+func (_c *BillOfMaterialsLineItemCreate) SetDeletedAt(v int64) *BillOfMaterialsLineItemCreate {
+	_c.mutation.SetDeletedAt(v)
+	return _c
+}
+
+// SetNillableDeletedAt sets the "deleted_at" field if the given value is not nil.
+func (_c *BillOfMaterialsLineItemCreate) SetNillableDeletedAt(v *int64) *BillOfMaterialsLineItemCreate {
+	if v != nil {
+		_c.SetDeletedAt(*v)
+	}
+	return _c
+}
+
+// SetDeletedBy sets the "deleted_by" field.
+func (_c *BillOfMaterialsLineItemCreate) SetDeletedBy(v string) *BillOfMaterialsLineItemCreate {
+	_c.mutation.SetDeletedBy(v)
+	return _c
+}
+
+// SetNillableDeletedBy sets the "deleted_by" field if the given value is not nil.
+func (_c *BillOfMaterialsLineItemCreate) SetNillableDeletedBy(v *string) *BillOfMaterialsLineItemCreate {
+	if v != nil {
+		_c.SetDeletedBy(*v)
+	}
+	return _c
+}
+
+// SetTrashBatch sets the "trash_batch" field.
+func (_c *BillOfMaterialsLineItemCreate) SetTrashBatch(v string) *BillOfMaterialsLineItemCreate {
+	_c.mutation.SetTrashBatch(v)
+	return _c
+}
+
+// SetNillableTrashBatch sets the "trash_batch" field if the given value is not nil.
+func (_c *BillOfMaterialsLineItemCreate) SetNillableTrashBatch(v *string) *BillOfMaterialsLineItemCreate {
+	if v != nil {
+		_c.SetTrashBatch(*v)
+	}
+	return _c
+}
+
 // SetBillOfMaterialsNumber sets the "bill_of_materials_number" field.
 func (_c *BillOfMaterialsLineItemCreate) SetBillOfMaterialsNumber(v string) *BillOfMaterialsLineItemCreate {
 	_c.mutation.SetBillOfMaterialsNumber(v)
@@ -262,6 +304,18 @@ func (_c *BillOfMaterialsLineItemCreate) createSpec() (*BillOfMaterialsLineItem,
 	if value, ok := _c.mutation.Version(); ok {
 		_spec.SetField(billofmaterialslineitem.FieldVersion, field.TypeInt64, value)
 		_node.Version = value
+	}
+	if value, ok := _c.mutation.DeletedAt(); ok {
+		_spec.SetField(billofmaterialslineitem.FieldDeletedAt, field.TypeInt64, value)
+		_node.DeletedAt = &value
+	}
+	if value, ok := _c.mutation.DeletedBy(); ok {
+		_spec.SetField(billofmaterialslineitem.FieldDeletedBy, field.TypeString, value)
+		_node.DeletedBy = &value
+	}
+	if value, ok := _c.mutation.TrashBatch(); ok {
+		_spec.SetField(billofmaterialslineitem.FieldTrashBatch, field.TypeString, value)
+		_node.TrashBatch = &value
 	}
 	if value, ok := _c.mutation.BillOfMaterialsNumber(); ok {
 		_spec.SetField(billofmaterialslineitem.FieldBillOfMaterialsNumber, field.TypeString, value)

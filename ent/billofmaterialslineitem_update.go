@@ -48,6 +48,73 @@ func (_u *BillOfMaterialsLineItemUpdate) AddVersion(v int64) *BillOfMaterialsLin
 	return _u
 }
 
+// SetDeletedAt sets the "deleted_at" field.
+func (_u *BillOfMaterialsLineItemUpdate) SetDeletedAt(v int64) *BillOfMaterialsLineItemUpdate {
+	_u.mutation.ResetDeletedAt()
+	_u.mutation.SetDeletedAt(v)
+	return _u
+}
+
+// SetNillableDeletedAt sets the "deleted_at" field if the given value is not nil.
+func (_u *BillOfMaterialsLineItemUpdate) SetNillableDeletedAt(v *int64) *BillOfMaterialsLineItemUpdate {
+	if v != nil {
+		_u.SetDeletedAt(*v)
+	}
+	return _u
+}
+
+// AddDeletedAt adds value to the "deleted_at" field.
+func (_u *BillOfMaterialsLineItemUpdate) AddDeletedAt(v int64) *BillOfMaterialsLineItemUpdate {
+	_u.mutation.AddDeletedAt(v)
+	return _u
+}
+
+// ClearDeletedAt clears the value of the "deleted_at" field.
+func (_u *BillOfMaterialsLineItemUpdate) ClearDeletedAt() *BillOfMaterialsLineItemUpdate {
+	_u.mutation.ClearDeletedAt()
+	return _u
+}
+
+// SetDeletedBy sets the "deleted_by" field.
+func (_u *BillOfMaterialsLineItemUpdate) SetDeletedBy(v string) *BillOfMaterialsLineItemUpdate {
+	_u.mutation.SetDeletedBy(v)
+	return _u
+}
+
+// SetNillableDeletedBy sets the "deleted_by" field if the given value is not nil.
+func (_u *BillOfMaterialsLineItemUpdate) SetNillableDeletedBy(v *string) *BillOfMaterialsLineItemUpdate {
+	if v != nil {
+		_u.SetDeletedBy(*v)
+	}
+	return _u
+}
+
+// ClearDeletedBy clears the value of the "deleted_by" field.
+func (_u *BillOfMaterialsLineItemUpdate) ClearDeletedBy() *BillOfMaterialsLineItemUpdate {
+	_u.mutation.ClearDeletedBy()
+	return _u
+}
+
+// SetTrashBatch sets the "trash_batch" field.
+func (_u *BillOfMaterialsLineItemUpdate) SetTrashBatch(v string) *BillOfMaterialsLineItemUpdate {
+	_u.mutation.SetTrashBatch(v)
+	return _u
+}
+
+// SetNillableTrashBatch sets the "trash_batch" field if the given value is not nil.
+func (_u *BillOfMaterialsLineItemUpdate) SetNillableTrashBatch(v *string) *BillOfMaterialsLineItemUpdate {
+	if v != nil {
+		_u.SetTrashBatch(*v)
+	}
+	return _u
+}
+
+// ClearTrashBatch clears the value of the "trash_batch" field.
+func (_u *BillOfMaterialsLineItemUpdate) ClearTrashBatch() *BillOfMaterialsLineItemUpdate {
+	_u.mutation.ClearTrashBatch()
+	return _u
+}
+
 // SetBillOfMaterialsNumber sets the "bill_of_materials_number" field.
 func (_u *BillOfMaterialsLineItemUpdate) SetBillOfMaterialsNumber(v string) *BillOfMaterialsLineItemUpdate {
 	_u.mutation.SetBillOfMaterialsNumber(v)
@@ -253,6 +320,27 @@ func (_u *BillOfMaterialsLineItemUpdate) sqlSave(ctx context.Context) (_node int
 	if value, ok := _u.mutation.AddedVersion(); ok {
 		_spec.AddField(billofmaterialslineitem.FieldVersion, field.TypeInt64, value)
 	}
+	if value, ok := _u.mutation.DeletedAt(); ok {
+		_spec.SetField(billofmaterialslineitem.FieldDeletedAt, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.AddedDeletedAt(); ok {
+		_spec.AddField(billofmaterialslineitem.FieldDeletedAt, field.TypeInt64, value)
+	}
+	if _u.mutation.DeletedAtCleared() {
+		_spec.ClearField(billofmaterialslineitem.FieldDeletedAt, field.TypeInt64)
+	}
+	if value, ok := _u.mutation.DeletedBy(); ok {
+		_spec.SetField(billofmaterialslineitem.FieldDeletedBy, field.TypeString, value)
+	}
+	if _u.mutation.DeletedByCleared() {
+		_spec.ClearField(billofmaterialslineitem.FieldDeletedBy, field.TypeString)
+	}
+	if value, ok := _u.mutation.TrashBatch(); ok {
+		_spec.SetField(billofmaterialslineitem.FieldTrashBatch, field.TypeString, value)
+	}
+	if _u.mutation.TrashBatchCleared() {
+		_spec.ClearField(billofmaterialslineitem.FieldTrashBatch, field.TypeString)
+	}
 	if value, ok := _u.mutation.BillOfMaterialsNumber(); ok {
 		_spec.SetField(billofmaterialslineitem.FieldBillOfMaterialsNumber, field.TypeString, value)
 	}
@@ -336,6 +424,73 @@ func (_u *BillOfMaterialsLineItemUpdateOne) SetNillableVersion(v *int64) *BillOf
 // AddVersion adds value to the "version" field.
 func (_u *BillOfMaterialsLineItemUpdateOne) AddVersion(v int64) *BillOfMaterialsLineItemUpdateOne {
 	_u.mutation.AddVersion(v)
+	return _u
+}
+
+// SetDeletedAt sets the "deleted_at" field.
+func (_u *BillOfMaterialsLineItemUpdateOne) SetDeletedAt(v int64) *BillOfMaterialsLineItemUpdateOne {
+	_u.mutation.ResetDeletedAt()
+	_u.mutation.SetDeletedAt(v)
+	return _u
+}
+
+// SetNillableDeletedAt sets the "deleted_at" field if the given value is not nil.
+func (_u *BillOfMaterialsLineItemUpdateOne) SetNillableDeletedAt(v *int64) *BillOfMaterialsLineItemUpdateOne {
+	if v != nil {
+		_u.SetDeletedAt(*v)
+	}
+	return _u
+}
+
+// AddDeletedAt adds value to the "deleted_at" field.
+func (_u *BillOfMaterialsLineItemUpdateOne) AddDeletedAt(v int64) *BillOfMaterialsLineItemUpdateOne {
+	_u.mutation.AddDeletedAt(v)
+	return _u
+}
+
+// ClearDeletedAt clears the value of the "deleted_at" field.
+func (_u *BillOfMaterialsLineItemUpdateOne) ClearDeletedAt() *BillOfMaterialsLineItemUpdateOne {
+	_u.mutation.ClearDeletedAt()
+	return _u
+}
+
+// SetDeletedBy sets the "deleted_by" field.
+func (_u *BillOfMaterialsLineItemUpdateOne) SetDeletedBy(v string) *BillOfMaterialsLineItemUpdateOne {
+	_u.mutation.SetDeletedBy(v)
+	return _u
+}
+
+// SetNillableDeletedBy sets the "deleted_by" field if the given value is not nil.
+func (_u *BillOfMaterialsLineItemUpdateOne) SetNillableDeletedBy(v *string) *BillOfMaterialsLineItemUpdateOne {
+	if v != nil {
+		_u.SetDeletedBy(*v)
+	}
+	return _u
+}
+
+// ClearDeletedBy clears the value of the "deleted_by" field.
+func (_u *BillOfMaterialsLineItemUpdateOne) ClearDeletedBy() *BillOfMaterialsLineItemUpdateOne {
+	_u.mutation.ClearDeletedBy()
+	return _u
+}
+
+// SetTrashBatch sets the "trash_batch" field.
+func (_u *BillOfMaterialsLineItemUpdateOne) SetTrashBatch(v string) *BillOfMaterialsLineItemUpdateOne {
+	_u.mutation.SetTrashBatch(v)
+	return _u
+}
+
+// SetNillableTrashBatch sets the "trash_batch" field if the given value is not nil.
+func (_u *BillOfMaterialsLineItemUpdateOne) SetNillableTrashBatch(v *string) *BillOfMaterialsLineItemUpdateOne {
+	if v != nil {
+		_u.SetTrashBatch(*v)
+	}
+	return _u
+}
+
+// ClearTrashBatch clears the value of the "trash_batch" field.
+func (_u *BillOfMaterialsLineItemUpdateOne) ClearTrashBatch() *BillOfMaterialsLineItemUpdateOne {
+	_u.mutation.ClearTrashBatch()
 	return _u
 }
 
@@ -573,6 +728,27 @@ func (_u *BillOfMaterialsLineItemUpdateOne) sqlSave(ctx context.Context) (_node 
 	}
 	if value, ok := _u.mutation.AddedVersion(); ok {
 		_spec.AddField(billofmaterialslineitem.FieldVersion, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.DeletedAt(); ok {
+		_spec.SetField(billofmaterialslineitem.FieldDeletedAt, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.AddedDeletedAt(); ok {
+		_spec.AddField(billofmaterialslineitem.FieldDeletedAt, field.TypeInt64, value)
+	}
+	if _u.mutation.DeletedAtCleared() {
+		_spec.ClearField(billofmaterialslineitem.FieldDeletedAt, field.TypeInt64)
+	}
+	if value, ok := _u.mutation.DeletedBy(); ok {
+		_spec.SetField(billofmaterialslineitem.FieldDeletedBy, field.TypeString, value)
+	}
+	if _u.mutation.DeletedByCleared() {
+		_spec.ClearField(billofmaterialslineitem.FieldDeletedBy, field.TypeString)
+	}
+	if value, ok := _u.mutation.TrashBatch(); ok {
+		_spec.SetField(billofmaterialslineitem.FieldTrashBatch, field.TypeString, value)
+	}
+	if _u.mutation.TrashBatchCleared() {
+		_spec.ClearField(billofmaterialslineitem.FieldTrashBatch, field.TypeString)
 	}
 	if value, ok := _u.mutation.BillOfMaterialsNumber(); ok {
 		_spec.SetField(billofmaterialslineitem.FieldBillOfMaterialsNumber, field.TypeString, value)

@@ -21,6 +21,12 @@ type CaseRecord struct {
 	TeamID int `json:"team_id,omitempty"`
 	// Version holds the value of the "version" field.
 	Version int64 `json:"version,omitempty"`
+	// DeletedAt holds the value of the "deleted_at" field.
+	DeletedAt *int64 `json:"deleted_at,omitempty"`
+	// DeletedBy holds the value of the "deleted_by" field.
+	DeletedBy *string `json:"deleted_by,omitempty"`
+	// TrashBatch holds the value of the "trash_batch" field.
+	TrashBatch *string `json:"trash_batch,omitempty"`
 	// CaseName holds the value of the "caseName" field.
 	CaseName *string `json:"caseName,omitempty"`
 	// Description holds the value of the "description" field.
@@ -81,9 +87,9 @@ func (*CaseRecord) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
 	for i := range columns {
 		switch columns[i] {
-		case caserecord.FieldTeamID, caserecord.FieldVersion:
+		case caserecord.FieldTeamID, caserecord.FieldVersion, caserecord.FieldDeletedAt:
 			values[i] = new(sql.NullInt64)
-		case caserecord.FieldID, caserecord.FieldCaseName, caserecord.FieldDescription, caserecord.FieldCaseNumber, caserecord.FieldCaseStatus, caserecord.FieldPriority, caserecord.FieldSubmitter, caserecord.FieldResolver, caserecord.FieldCreatedDate, caserecord.FieldUpdatedDate:
+		case caserecord.FieldID, caserecord.FieldDeletedBy, caserecord.FieldTrashBatch, caserecord.FieldCaseName, caserecord.FieldDescription, caserecord.FieldCaseNumber, caserecord.FieldCaseStatus, caserecord.FieldPriority, caserecord.FieldSubmitter, caserecord.FieldResolver, caserecord.FieldCreatedDate, caserecord.FieldUpdatedDate:
 			values[i] = new(sql.NullString)
 		default:
 			values[i] = new(sql.UnknownType)
@@ -117,6 +123,27 @@ func (_m *CaseRecord) assignValues(columns []string, values []any) error {
 				return fmt.Errorf("unexpected type %T for field version", values[i])
 			} else if value.Valid {
 				_m.Version = value.Int64
+			}
+		case caserecord.FieldDeletedAt:
+			if value, ok := values[i].(*sql.NullInt64); !ok {
+				return fmt.Errorf("unexpected type %T for field deleted_at", values[i])
+			} else if value.Valid {
+				_m.DeletedAt = new(int64)
+				*_m.DeletedAt = value.Int64
+			}
+		case caserecord.FieldDeletedBy:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field deleted_by", values[i])
+			} else if value.Valid {
+				_m.DeletedBy = new(string)
+				*_m.DeletedBy = value.String
+			}
+		case caserecord.FieldTrashBatch:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field trash_batch", values[i])
+			} else if value.Valid {
+				_m.TrashBatch = new(string)
+				*_m.TrashBatch = value.String
 			}
 		case caserecord.FieldCaseName:
 			if value, ok := values[i].(*sql.NullString); !ok {
@@ -232,6 +259,21 @@ func (_m *CaseRecord) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("version=")
 	builder.WriteString(fmt.Sprintf("%v", _m.Version))
+	builder.WriteString(", ")
+	if v := _m.DeletedAt; v != nil {
+		builder.WriteString("deleted_at=")
+		builder.WriteString(fmt.Sprintf("%v", *v))
+	}
+	builder.WriteString(", ")
+	if v := _m.DeletedBy; v != nil {
+		builder.WriteString("deleted_by=")
+		builder.WriteString(*v)
+	}
+	builder.WriteString(", ")
+	if v := _m.TrashBatch; v != nil {
+		builder.WriteString("trash_batch=")
+		builder.WriteString(*v)
+	}
 	builder.WriteString(", ")
 	if v := _m.CaseName; v != nil {
 		builder.WriteString("caseName=")

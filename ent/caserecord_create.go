@@ -41,6 +41,48 @@ func (_c *CaseRecordCreate) SetNillableVersion(v *int64) *CaseRecordCreate {
 	return _c
 }
 
+// SetDeletedAt sets the "deleted_at" field.
+func (_c *CaseRecordCreate) SetDeletedAt(v int64) *CaseRecordCreate {
+	_c.mutation.SetDeletedAt(v)
+	return _c
+}
+
+// SetNillableDeletedAt sets the "deleted_at" field if the given value is not nil.
+func (_c *CaseRecordCreate) SetNillableDeletedAt(v *int64) *CaseRecordCreate {
+	if v != nil {
+		_c.SetDeletedAt(*v)
+	}
+	return _c
+}
+
+// SetDeletedBy sets the "deleted_by" field.
+func (_c *CaseRecordCreate) SetDeletedBy(v string) *CaseRecordCreate {
+	_c.mutation.SetDeletedBy(v)
+	return _c
+}
+
+// SetNillableDeletedBy sets the "deleted_by" field if the given value is not nil.
+func (_c *CaseRecordCreate) SetNillableDeletedBy(v *string) *CaseRecordCreate {
+	if v != nil {
+		_c.SetDeletedBy(*v)
+	}
+	return _c
+}
+
+// SetTrashBatch sets the "trash_batch" field.
+func (_c *CaseRecordCreate) SetTrashBatch(v string) *CaseRecordCreate {
+	_c.mutation.SetTrashBatch(v)
+	return _c
+}
+
+// SetNillableTrashBatch sets the "trash_batch" field if the given value is not nil.
+func (_c *CaseRecordCreate) SetNillableTrashBatch(v *string) *CaseRecordCreate {
+	if v != nil {
+		_c.SetTrashBatch(*v)
+	}
+	return _c
+}
+
 // SetCaseName sets the "caseName" field.
 func (_c *CaseRecordCreate) SetCaseName(v string) *CaseRecordCreate {
 	_c.mutation.SetCaseName(v)
@@ -320,6 +362,18 @@ func (_c *CaseRecordCreate) createSpec() (*CaseRecord, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.Version(); ok {
 		_spec.SetField(caserecord.FieldVersion, field.TypeInt64, value)
 		_node.Version = value
+	}
+	if value, ok := _c.mutation.DeletedAt(); ok {
+		_spec.SetField(caserecord.FieldDeletedAt, field.TypeInt64, value)
+		_node.DeletedAt = &value
+	}
+	if value, ok := _c.mutation.DeletedBy(); ok {
+		_spec.SetField(caserecord.FieldDeletedBy, field.TypeString, value)
+		_node.DeletedBy = &value
+	}
+	if value, ok := _c.mutation.TrashBatch(); ok {
+		_spec.SetField(caserecord.FieldTrashBatch, field.TypeString, value)
+		_node.TrashBatch = &value
 	}
 	if value, ok := _c.mutation.CaseName(); ok {
 		_spec.SetField(caserecord.FieldCaseName, field.TypeString, value)

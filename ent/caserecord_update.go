@@ -49,6 +49,73 @@ func (_u *CaseRecordUpdate) AddVersion(v int64) *CaseRecordUpdate {
 	return _u
 }
 
+// SetDeletedAt sets the "deleted_at" field.
+func (_u *CaseRecordUpdate) SetDeletedAt(v int64) *CaseRecordUpdate {
+	_u.mutation.ResetDeletedAt()
+	_u.mutation.SetDeletedAt(v)
+	return _u
+}
+
+// SetNillableDeletedAt sets the "deleted_at" field if the given value is not nil.
+func (_u *CaseRecordUpdate) SetNillableDeletedAt(v *int64) *CaseRecordUpdate {
+	if v != nil {
+		_u.SetDeletedAt(*v)
+	}
+	return _u
+}
+
+// AddDeletedAt adds value to the "deleted_at" field.
+func (_u *CaseRecordUpdate) AddDeletedAt(v int64) *CaseRecordUpdate {
+	_u.mutation.AddDeletedAt(v)
+	return _u
+}
+
+// ClearDeletedAt clears the value of the "deleted_at" field.
+func (_u *CaseRecordUpdate) ClearDeletedAt() *CaseRecordUpdate {
+	_u.mutation.ClearDeletedAt()
+	return _u
+}
+
+// SetDeletedBy sets the "deleted_by" field.
+func (_u *CaseRecordUpdate) SetDeletedBy(v string) *CaseRecordUpdate {
+	_u.mutation.SetDeletedBy(v)
+	return _u
+}
+
+// SetNillableDeletedBy sets the "deleted_by" field if the given value is not nil.
+func (_u *CaseRecordUpdate) SetNillableDeletedBy(v *string) *CaseRecordUpdate {
+	if v != nil {
+		_u.SetDeletedBy(*v)
+	}
+	return _u
+}
+
+// ClearDeletedBy clears the value of the "deleted_by" field.
+func (_u *CaseRecordUpdate) ClearDeletedBy() *CaseRecordUpdate {
+	_u.mutation.ClearDeletedBy()
+	return _u
+}
+
+// SetTrashBatch sets the "trash_batch" field.
+func (_u *CaseRecordUpdate) SetTrashBatch(v string) *CaseRecordUpdate {
+	_u.mutation.SetTrashBatch(v)
+	return _u
+}
+
+// SetNillableTrashBatch sets the "trash_batch" field if the given value is not nil.
+func (_u *CaseRecordUpdate) SetNillableTrashBatch(v *string) *CaseRecordUpdate {
+	if v != nil {
+		_u.SetTrashBatch(*v)
+	}
+	return _u
+}
+
+// ClearTrashBatch clears the value of the "trash_batch" field.
+func (_u *CaseRecordUpdate) ClearTrashBatch() *CaseRecordUpdate {
+	_u.mutation.ClearTrashBatch()
+	return _u
+}
+
 // SetCaseName sets the "caseName" field.
 func (_u *CaseRecordUpdate) SetCaseName(v string) *CaseRecordUpdate {
 	_u.mutation.SetCaseName(v)
@@ -323,6 +390,27 @@ func (_u *CaseRecordUpdate) sqlSave(ctx context.Context) (_node int, err error) 
 	if value, ok := _u.mutation.AddedVersion(); ok {
 		_spec.AddField(caserecord.FieldVersion, field.TypeInt64, value)
 	}
+	if value, ok := _u.mutation.DeletedAt(); ok {
+		_spec.SetField(caserecord.FieldDeletedAt, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.AddedDeletedAt(); ok {
+		_spec.AddField(caserecord.FieldDeletedAt, field.TypeInt64, value)
+	}
+	if _u.mutation.DeletedAtCleared() {
+		_spec.ClearField(caserecord.FieldDeletedAt, field.TypeInt64)
+	}
+	if value, ok := _u.mutation.DeletedBy(); ok {
+		_spec.SetField(caserecord.FieldDeletedBy, field.TypeString, value)
+	}
+	if _u.mutation.DeletedByCleared() {
+		_spec.ClearField(caserecord.FieldDeletedBy, field.TypeString)
+	}
+	if value, ok := _u.mutation.TrashBatch(); ok {
+		_spec.SetField(caserecord.FieldTrashBatch, field.TypeString, value)
+	}
+	if _u.mutation.TrashBatchCleared() {
+		_spec.ClearField(caserecord.FieldTrashBatch, field.TypeString)
+	}
 	if value, ok := _u.mutation.CaseName(); ok {
 		_spec.SetField(caserecord.FieldCaseName, field.TypeString, value)
 	}
@@ -460,6 +548,73 @@ func (_u *CaseRecordUpdateOne) SetNillableVersion(v *int64) *CaseRecordUpdateOne
 // AddVersion adds value to the "version" field.
 func (_u *CaseRecordUpdateOne) AddVersion(v int64) *CaseRecordUpdateOne {
 	_u.mutation.AddVersion(v)
+	return _u
+}
+
+// SetDeletedAt sets the "deleted_at" field.
+func (_u *CaseRecordUpdateOne) SetDeletedAt(v int64) *CaseRecordUpdateOne {
+	_u.mutation.ResetDeletedAt()
+	_u.mutation.SetDeletedAt(v)
+	return _u
+}
+
+// SetNillableDeletedAt sets the "deleted_at" field if the given value is not nil.
+func (_u *CaseRecordUpdateOne) SetNillableDeletedAt(v *int64) *CaseRecordUpdateOne {
+	if v != nil {
+		_u.SetDeletedAt(*v)
+	}
+	return _u
+}
+
+// AddDeletedAt adds value to the "deleted_at" field.
+func (_u *CaseRecordUpdateOne) AddDeletedAt(v int64) *CaseRecordUpdateOne {
+	_u.mutation.AddDeletedAt(v)
+	return _u
+}
+
+// ClearDeletedAt clears the value of the "deleted_at" field.
+func (_u *CaseRecordUpdateOne) ClearDeletedAt() *CaseRecordUpdateOne {
+	_u.mutation.ClearDeletedAt()
+	return _u
+}
+
+// SetDeletedBy sets the "deleted_by" field.
+func (_u *CaseRecordUpdateOne) SetDeletedBy(v string) *CaseRecordUpdateOne {
+	_u.mutation.SetDeletedBy(v)
+	return _u
+}
+
+// SetNillableDeletedBy sets the "deleted_by" field if the given value is not nil.
+func (_u *CaseRecordUpdateOne) SetNillableDeletedBy(v *string) *CaseRecordUpdateOne {
+	if v != nil {
+		_u.SetDeletedBy(*v)
+	}
+	return _u
+}
+
+// ClearDeletedBy clears the value of the "deleted_by" field.
+func (_u *CaseRecordUpdateOne) ClearDeletedBy() *CaseRecordUpdateOne {
+	_u.mutation.ClearDeletedBy()
+	return _u
+}
+
+// SetTrashBatch sets the "trash_batch" field.
+func (_u *CaseRecordUpdateOne) SetTrashBatch(v string) *CaseRecordUpdateOne {
+	_u.mutation.SetTrashBatch(v)
+	return _u
+}
+
+// SetNillableTrashBatch sets the "trash_batch" field if the given value is not nil.
+func (_u *CaseRecordUpdateOne) SetNillableTrashBatch(v *string) *CaseRecordUpdateOne {
+	if v != nil {
+		_u.SetTrashBatch(*v)
+	}
+	return _u
+}
+
+// ClearTrashBatch clears the value of the "trash_batch" field.
+func (_u *CaseRecordUpdateOne) ClearTrashBatch() *CaseRecordUpdateOne {
+	_u.mutation.ClearTrashBatch()
 	return _u
 }
 
@@ -766,6 +921,27 @@ func (_u *CaseRecordUpdateOne) sqlSave(ctx context.Context) (_node *CaseRecord, 
 	}
 	if value, ok := _u.mutation.AddedVersion(); ok {
 		_spec.AddField(caserecord.FieldVersion, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.DeletedAt(); ok {
+		_spec.SetField(caserecord.FieldDeletedAt, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.AddedDeletedAt(); ok {
+		_spec.AddField(caserecord.FieldDeletedAt, field.TypeInt64, value)
+	}
+	if _u.mutation.DeletedAtCleared() {
+		_spec.ClearField(caserecord.FieldDeletedAt, field.TypeInt64)
+	}
+	if value, ok := _u.mutation.DeletedBy(); ok {
+		_spec.SetField(caserecord.FieldDeletedBy, field.TypeString, value)
+	}
+	if _u.mutation.DeletedByCleared() {
+		_spec.ClearField(caserecord.FieldDeletedBy, field.TypeString)
+	}
+	if value, ok := _u.mutation.TrashBatch(); ok {
+		_spec.SetField(caserecord.FieldTrashBatch, field.TypeString, value)
+	}
+	if _u.mutation.TrashBatchCleared() {
+		_spec.ClearField(caserecord.FieldTrashBatch, field.TypeString)
 	}
 	if value, ok := _u.mutation.CaseName(); ok {
 		_spec.SetField(caserecord.FieldCaseName, field.TypeString, value)

@@ -23,6 +23,12 @@ type ChannelThread struct {
 	TeamID int `json:"team_id,omitempty"`
 	// Version holds the value of the "version" field.
 	Version int64 `json:"version,omitempty"`
+	// DeletedAt holds the value of the "deleted_at" field.
+	DeletedAt *int64 `json:"deleted_at,omitempty"`
+	// DeletedBy holds the value of the "deleted_by" field.
+	DeletedBy *string `json:"deleted_by,omitempty"`
+	// TrashBatch holds the value of the "trash_batch" field.
+	TrashBatch *string `json:"trash_batch,omitempty"`
 	// CaseID holds the value of the "case_id" field.
 	CaseID *string `json:"case_id,omitempty"`
 	// CreatedAt holds the value of the "created_at" field.
@@ -73,9 +79,9 @@ func (*ChannelThread) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
 	for i := range columns {
 		switch columns[i] {
-		case channelthread.FieldTeamID, channelthread.FieldVersion:
+		case channelthread.FieldTeamID, channelthread.FieldVersion, channelthread.FieldDeletedAt:
 			values[i] = new(sql.NullInt64)
-		case channelthread.FieldID, channelthread.FieldCaseID:
+		case channelthread.FieldID, channelthread.FieldDeletedBy, channelthread.FieldTrashBatch, channelthread.FieldCaseID:
 			values[i] = new(sql.NullString)
 		case channelthread.FieldCreatedAt, channelthread.FieldUpdatedAt:
 			values[i] = new(sql.NullTime)
@@ -111,6 +117,27 @@ func (_m *ChannelThread) assignValues(columns []string, values []any) error {
 				return fmt.Errorf("unexpected type %T for field version", values[i])
 			} else if value.Valid {
 				_m.Version = value.Int64
+			}
+		case channelthread.FieldDeletedAt:
+			if value, ok := values[i].(*sql.NullInt64); !ok {
+				return fmt.Errorf("unexpected type %T for field deleted_at", values[i])
+			} else if value.Valid {
+				_m.DeletedAt = new(int64)
+				*_m.DeletedAt = value.Int64
+			}
+		case channelthread.FieldDeletedBy:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field deleted_by", values[i])
+			} else if value.Valid {
+				_m.DeletedBy = new(string)
+				*_m.DeletedBy = value.String
+			}
+		case channelthread.FieldTrashBatch:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field trash_batch", values[i])
+			} else if value.Valid {
+				_m.TrashBatch = new(string)
+				*_m.TrashBatch = value.String
 			}
 		case channelthread.FieldCaseID:
 			if value, ok := values[i].(*sql.NullString); !ok {
@@ -184,6 +211,21 @@ func (_m *ChannelThread) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("version=")
 	builder.WriteString(fmt.Sprintf("%v", _m.Version))
+	builder.WriteString(", ")
+	if v := _m.DeletedAt; v != nil {
+		builder.WriteString("deleted_at=")
+		builder.WriteString(fmt.Sprintf("%v", *v))
+	}
+	builder.WriteString(", ")
+	if v := _m.DeletedBy; v != nil {
+		builder.WriteString("deleted_by=")
+		builder.WriteString(*v)
+	}
+	builder.WriteString(", ")
+	if v := _m.TrashBatch; v != nil {
+		builder.WriteString("trash_batch=")
+		builder.WriteString(*v)
+	}
 	builder.WriteString(", ")
 	if v := _m.CaseID; v != nil {
 		builder.WriteString("case_id=")

@@ -42,6 +42,48 @@ func (_c *ChannelThreadCreate) SetNillableVersion(v *int64) *ChannelThreadCreate
 	return _c
 }
 
+// SetDeletedAt sets the "deleted_at" field.
+func (_c *ChannelThreadCreate) SetDeletedAt(v int64) *ChannelThreadCreate {
+	_c.mutation.SetDeletedAt(v)
+	return _c
+}
+
+// SetNillableDeletedAt sets the "deleted_at" field if the given value is not nil.
+func (_c *ChannelThreadCreate) SetNillableDeletedAt(v *int64) *ChannelThreadCreate {
+	if v != nil {
+		_c.SetDeletedAt(*v)
+	}
+	return _c
+}
+
+// SetDeletedBy sets the "deleted_by" field.
+func (_c *ChannelThreadCreate) SetDeletedBy(v string) *ChannelThreadCreate {
+	_c.mutation.SetDeletedBy(v)
+	return _c
+}
+
+// SetNillableDeletedBy sets the "deleted_by" field if the given value is not nil.
+func (_c *ChannelThreadCreate) SetNillableDeletedBy(v *string) *ChannelThreadCreate {
+	if v != nil {
+		_c.SetDeletedBy(*v)
+	}
+	return _c
+}
+
+// SetTrashBatch sets the "trash_batch" field.
+func (_c *ChannelThreadCreate) SetTrashBatch(v string) *ChannelThreadCreate {
+	_c.mutation.SetTrashBatch(v)
+	return _c
+}
+
+// SetNillableTrashBatch sets the "trash_batch" field if the given value is not nil.
+func (_c *ChannelThreadCreate) SetNillableTrashBatch(v *string) *ChannelThreadCreate {
+	if v != nil {
+		_c.SetTrashBatch(*v)
+	}
+	return _c
+}
+
 // SetCaseID sets the "case_id" field.
 func (_c *ChannelThreadCreate) SetCaseID(v string) *ChannelThreadCreate {
 	_c.mutation.SetCaseID(v)
@@ -241,6 +283,18 @@ func (_c *ChannelThreadCreate) createSpec() (*ChannelThread, *sqlgraph.CreateSpe
 	if value, ok := _c.mutation.Version(); ok {
 		_spec.SetField(channelthread.FieldVersion, field.TypeInt64, value)
 		_node.Version = value
+	}
+	if value, ok := _c.mutation.DeletedAt(); ok {
+		_spec.SetField(channelthread.FieldDeletedAt, field.TypeInt64, value)
+		_node.DeletedAt = &value
+	}
+	if value, ok := _c.mutation.DeletedBy(); ok {
+		_spec.SetField(channelthread.FieldDeletedBy, field.TypeString, value)
+		_node.DeletedBy = &value
+	}
+	if value, ok := _c.mutation.TrashBatch(); ok {
+		_spec.SetField(channelthread.FieldTrashBatch, field.TypeString, value)
+		_node.TrashBatch = &value
 	}
 	if value, ok := _c.mutation.CreatedAt(); ok {
 		_spec.SetField(channelthread.FieldCreatedAt, field.TypeTime, value)

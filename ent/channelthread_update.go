@@ -50,6 +50,73 @@ func (_u *ChannelThreadUpdate) AddVersion(v int64) *ChannelThreadUpdate {
 	return _u
 }
 
+// SetDeletedAt sets the "deleted_at" field.
+func (_u *ChannelThreadUpdate) SetDeletedAt(v int64) *ChannelThreadUpdate {
+	_u.mutation.ResetDeletedAt()
+	_u.mutation.SetDeletedAt(v)
+	return _u
+}
+
+// SetNillableDeletedAt sets the "deleted_at" field if the given value is not nil.
+func (_u *ChannelThreadUpdate) SetNillableDeletedAt(v *int64) *ChannelThreadUpdate {
+	if v != nil {
+		_u.SetDeletedAt(*v)
+	}
+	return _u
+}
+
+// AddDeletedAt adds value to the "deleted_at" field.
+func (_u *ChannelThreadUpdate) AddDeletedAt(v int64) *ChannelThreadUpdate {
+	_u.mutation.AddDeletedAt(v)
+	return _u
+}
+
+// ClearDeletedAt clears the value of the "deleted_at" field.
+func (_u *ChannelThreadUpdate) ClearDeletedAt() *ChannelThreadUpdate {
+	_u.mutation.ClearDeletedAt()
+	return _u
+}
+
+// SetDeletedBy sets the "deleted_by" field.
+func (_u *ChannelThreadUpdate) SetDeletedBy(v string) *ChannelThreadUpdate {
+	_u.mutation.SetDeletedBy(v)
+	return _u
+}
+
+// SetNillableDeletedBy sets the "deleted_by" field if the given value is not nil.
+func (_u *ChannelThreadUpdate) SetNillableDeletedBy(v *string) *ChannelThreadUpdate {
+	if v != nil {
+		_u.SetDeletedBy(*v)
+	}
+	return _u
+}
+
+// ClearDeletedBy clears the value of the "deleted_by" field.
+func (_u *ChannelThreadUpdate) ClearDeletedBy() *ChannelThreadUpdate {
+	_u.mutation.ClearDeletedBy()
+	return _u
+}
+
+// SetTrashBatch sets the "trash_batch" field.
+func (_u *ChannelThreadUpdate) SetTrashBatch(v string) *ChannelThreadUpdate {
+	_u.mutation.SetTrashBatch(v)
+	return _u
+}
+
+// SetNillableTrashBatch sets the "trash_batch" field if the given value is not nil.
+func (_u *ChannelThreadUpdate) SetNillableTrashBatch(v *string) *ChannelThreadUpdate {
+	if v != nil {
+		_u.SetTrashBatch(*v)
+	}
+	return _u
+}
+
+// ClearTrashBatch clears the value of the "trash_batch" field.
+func (_u *ChannelThreadUpdate) ClearTrashBatch() *ChannelThreadUpdate {
+	_u.mutation.ClearTrashBatch()
+	return _u
+}
+
 // SetCaseID sets the "case_id" field.
 func (_u *ChannelThreadUpdate) SetCaseID(v string) *ChannelThreadUpdate {
 	_u.mutation.SetCaseID(v)
@@ -200,6 +267,27 @@ func (_u *ChannelThreadUpdate) sqlSave(ctx context.Context) (_node int, err erro
 	if value, ok := _u.mutation.AddedVersion(); ok {
 		_spec.AddField(channelthread.FieldVersion, field.TypeInt64, value)
 	}
+	if value, ok := _u.mutation.DeletedAt(); ok {
+		_spec.SetField(channelthread.FieldDeletedAt, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.AddedDeletedAt(); ok {
+		_spec.AddField(channelthread.FieldDeletedAt, field.TypeInt64, value)
+	}
+	if _u.mutation.DeletedAtCleared() {
+		_spec.ClearField(channelthread.FieldDeletedAt, field.TypeInt64)
+	}
+	if value, ok := _u.mutation.DeletedBy(); ok {
+		_spec.SetField(channelthread.FieldDeletedBy, field.TypeString, value)
+	}
+	if _u.mutation.DeletedByCleared() {
+		_spec.ClearField(channelthread.FieldDeletedBy, field.TypeString)
+	}
+	if value, ok := _u.mutation.TrashBatch(); ok {
+		_spec.SetField(channelthread.FieldTrashBatch, field.TypeString, value)
+	}
+	if _u.mutation.TrashBatchCleared() {
+		_spec.ClearField(channelthread.FieldTrashBatch, field.TypeString)
+	}
 	if value, ok := _u.mutation.CreatedAt(); ok {
 		_spec.SetField(channelthread.FieldCreatedAt, field.TypeTime, value)
 	}
@@ -279,6 +367,73 @@ func (_u *ChannelThreadUpdateOne) SetNillableVersion(v *int64) *ChannelThreadUpd
 // AddVersion adds value to the "version" field.
 func (_u *ChannelThreadUpdateOne) AddVersion(v int64) *ChannelThreadUpdateOne {
 	_u.mutation.AddVersion(v)
+	return _u
+}
+
+// SetDeletedAt sets the "deleted_at" field.
+func (_u *ChannelThreadUpdateOne) SetDeletedAt(v int64) *ChannelThreadUpdateOne {
+	_u.mutation.ResetDeletedAt()
+	_u.mutation.SetDeletedAt(v)
+	return _u
+}
+
+// SetNillableDeletedAt sets the "deleted_at" field if the given value is not nil.
+func (_u *ChannelThreadUpdateOne) SetNillableDeletedAt(v *int64) *ChannelThreadUpdateOne {
+	if v != nil {
+		_u.SetDeletedAt(*v)
+	}
+	return _u
+}
+
+// AddDeletedAt adds value to the "deleted_at" field.
+func (_u *ChannelThreadUpdateOne) AddDeletedAt(v int64) *ChannelThreadUpdateOne {
+	_u.mutation.AddDeletedAt(v)
+	return _u
+}
+
+// ClearDeletedAt clears the value of the "deleted_at" field.
+func (_u *ChannelThreadUpdateOne) ClearDeletedAt() *ChannelThreadUpdateOne {
+	_u.mutation.ClearDeletedAt()
+	return _u
+}
+
+// SetDeletedBy sets the "deleted_by" field.
+func (_u *ChannelThreadUpdateOne) SetDeletedBy(v string) *ChannelThreadUpdateOne {
+	_u.mutation.SetDeletedBy(v)
+	return _u
+}
+
+// SetNillableDeletedBy sets the "deleted_by" field if the given value is not nil.
+func (_u *ChannelThreadUpdateOne) SetNillableDeletedBy(v *string) *ChannelThreadUpdateOne {
+	if v != nil {
+		_u.SetDeletedBy(*v)
+	}
+	return _u
+}
+
+// ClearDeletedBy clears the value of the "deleted_by" field.
+func (_u *ChannelThreadUpdateOne) ClearDeletedBy() *ChannelThreadUpdateOne {
+	_u.mutation.ClearDeletedBy()
+	return _u
+}
+
+// SetTrashBatch sets the "trash_batch" field.
+func (_u *ChannelThreadUpdateOne) SetTrashBatch(v string) *ChannelThreadUpdateOne {
+	_u.mutation.SetTrashBatch(v)
+	return _u
+}
+
+// SetNillableTrashBatch sets the "trash_batch" field if the given value is not nil.
+func (_u *ChannelThreadUpdateOne) SetNillableTrashBatch(v *string) *ChannelThreadUpdateOne {
+	if v != nil {
+		_u.SetTrashBatch(*v)
+	}
+	return _u
+}
+
+// ClearTrashBatch clears the value of the "trash_batch" field.
+func (_u *ChannelThreadUpdateOne) ClearTrashBatch() *ChannelThreadUpdateOne {
+	_u.mutation.ClearTrashBatch()
 	return _u
 }
 
@@ -461,6 +616,27 @@ func (_u *ChannelThreadUpdateOne) sqlSave(ctx context.Context) (_node *ChannelTh
 	}
 	if value, ok := _u.mutation.AddedVersion(); ok {
 		_spec.AddField(channelthread.FieldVersion, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.DeletedAt(); ok {
+		_spec.SetField(channelthread.FieldDeletedAt, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.AddedDeletedAt(); ok {
+		_spec.AddField(channelthread.FieldDeletedAt, field.TypeInt64, value)
+	}
+	if _u.mutation.DeletedAtCleared() {
+		_spec.ClearField(channelthread.FieldDeletedAt, field.TypeInt64)
+	}
+	if value, ok := _u.mutation.DeletedBy(); ok {
+		_spec.SetField(channelthread.FieldDeletedBy, field.TypeString, value)
+	}
+	if _u.mutation.DeletedByCleared() {
+		_spec.ClearField(channelthread.FieldDeletedBy, field.TypeString)
+	}
+	if value, ok := _u.mutation.TrashBatch(); ok {
+		_spec.SetField(channelthread.FieldTrashBatch, field.TypeString, value)
+	}
+	if _u.mutation.TrashBatchCleared() {
+		_spec.ClearField(channelthread.FieldTrashBatch, field.TypeString)
 	}
 	if value, ok := _u.mutation.CreatedAt(); ok {
 		_spec.SetField(channelthread.FieldCreatedAt, field.TypeTime, value)

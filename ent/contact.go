@@ -21,6 +21,12 @@ type Contact struct {
 	TeamID int `json:"team_id,omitempty"`
 	// Version holds the value of the "version" field.
 	Version int64 `json:"version,omitempty"`
+	// DeletedAt holds the value of the "deleted_at" field.
+	DeletedAt *int64 `json:"deleted_at,omitempty"`
+	// DeletedBy holds the value of the "deleted_by" field.
+	DeletedBy *string `json:"deleted_by,omitempty"`
+	// TrashBatch holds the value of the "trash_batch" field.
+	TrashBatch *string `json:"trash_batch,omitempty"`
 	// Assistant holds the value of the "assistant" field.
 	Assistant *string `json:"assistant,omitempty"`
 	// AssistantPhone holds the value of the "assistant_phone" field.
@@ -116,9 +122,9 @@ func (*Contact) scanValues(columns []string) ([]any, error) {
 		switch columns[i] {
 		case contact.FieldDoNotCall, contact.FieldEmailOptOut, contact.FieldFaxOptOut, contact.FieldIsInvalid:
 			values[i] = new(sql.NullBool)
-		case contact.FieldTeamID, contact.FieldVersion:
+		case contact.FieldTeamID, contact.FieldVersion, contact.FieldDeletedAt:
 			values[i] = new(sql.NullInt64)
-		case contact.FieldID, contact.FieldAssistant, contact.FieldAssistantPhone, contact.FieldAvatar, contact.FieldBirthdate, contact.FieldController, contact.FieldCreatedAt, contact.FieldCreatedBy, contact.FieldDepartment, contact.FieldDescription, contact.FieldEmail, contact.FieldFax, contact.FieldFirstName, contact.FieldHandle, contact.FieldLanguages, contact.FieldLastName, contact.FieldLastModifiedBy, contact.FieldLeadSource, contact.FieldMailingCity, contact.FieldMailingCountry, contact.FieldMailingGeocodeAccuracy, contact.FieldMailingState, contact.FieldMailingStreet, contact.FieldOwner, contact.FieldPhone, contact.FieldPhotoURL, contact.FieldProcessor, contact.FieldTitle:
+		case contact.FieldID, contact.FieldDeletedBy, contact.FieldTrashBatch, contact.FieldAssistant, contact.FieldAssistantPhone, contact.FieldAvatar, contact.FieldBirthdate, contact.FieldController, contact.FieldCreatedAt, contact.FieldCreatedBy, contact.FieldDepartment, contact.FieldDescription, contact.FieldEmail, contact.FieldFax, contact.FieldFirstName, contact.FieldHandle, contact.FieldLanguages, contact.FieldLastName, contact.FieldLastModifiedBy, contact.FieldLeadSource, contact.FieldMailingCity, contact.FieldMailingCountry, contact.FieldMailingGeocodeAccuracy, contact.FieldMailingState, contact.FieldMailingStreet, contact.FieldOwner, contact.FieldPhone, contact.FieldPhotoURL, contact.FieldProcessor, contact.FieldTitle:
 			values[i] = new(sql.NullString)
 		default:
 			values[i] = new(sql.UnknownType)
@@ -152,6 +158,27 @@ func (_m *Contact) assignValues(columns []string, values []any) error {
 				return fmt.Errorf("unexpected type %T for field version", values[i])
 			} else if value.Valid {
 				_m.Version = value.Int64
+			}
+		case contact.FieldDeletedAt:
+			if value, ok := values[i].(*sql.NullInt64); !ok {
+				return fmt.Errorf("unexpected type %T for field deleted_at", values[i])
+			} else if value.Valid {
+				_m.DeletedAt = new(int64)
+				*_m.DeletedAt = value.Int64
+			}
+		case contact.FieldDeletedBy:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field deleted_by", values[i])
+			} else if value.Valid {
+				_m.DeletedBy = new(string)
+				*_m.DeletedBy = value.String
+			}
+		case contact.FieldTrashBatch:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field trash_batch", values[i])
+			} else if value.Valid {
+				_m.TrashBatch = new(string)
+				*_m.TrashBatch = value.String
 			}
 		case contact.FieldAssistant:
 			if value, ok := values[i].(*sql.NullString); !ok {
@@ -416,6 +443,21 @@ func (_m *Contact) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("version=")
 	builder.WriteString(fmt.Sprintf("%v", _m.Version))
+	builder.WriteString(", ")
+	if v := _m.DeletedAt; v != nil {
+		builder.WriteString("deleted_at=")
+		builder.WriteString(fmt.Sprintf("%v", *v))
+	}
+	builder.WriteString(", ")
+	if v := _m.DeletedBy; v != nil {
+		builder.WriteString("deleted_by=")
+		builder.WriteString(*v)
+	}
+	builder.WriteString(", ")
+	if v := _m.TrashBatch; v != nil {
+		builder.WriteString("trash_batch=")
+		builder.WriteString(*v)
+	}
 	builder.WriteString(", ")
 	if v := _m.Assistant; v != nil {
 		builder.WriteString("assistant=")

@@ -40,6 +40,48 @@ func (_c *ContactCreate) SetNillableVersion(v *int64) *ContactCreate {
 	return _c
 }
 
+// SetDeletedAt sets the "deleted_at" field.
+func (_c *ContactCreate) SetDeletedAt(v int64) *ContactCreate {
+	_c.mutation.SetDeletedAt(v)
+	return _c
+}
+
+// SetNillableDeletedAt sets the "deleted_at" field if the given value is not nil.
+func (_c *ContactCreate) SetNillableDeletedAt(v *int64) *ContactCreate {
+	if v != nil {
+		_c.SetDeletedAt(*v)
+	}
+	return _c
+}
+
+// SetDeletedBy sets the "deleted_by" field.
+func (_c *ContactCreate) SetDeletedBy(v string) *ContactCreate {
+	_c.mutation.SetDeletedBy(v)
+	return _c
+}
+
+// SetNillableDeletedBy sets the "deleted_by" field if the given value is not nil.
+func (_c *ContactCreate) SetNillableDeletedBy(v *string) *ContactCreate {
+	if v != nil {
+		_c.SetDeletedBy(*v)
+	}
+	return _c
+}
+
+// SetTrashBatch sets the "trash_batch" field.
+func (_c *ContactCreate) SetTrashBatch(v string) *ContactCreate {
+	_c.mutation.SetTrashBatch(v)
+	return _c
+}
+
+// SetNillableTrashBatch sets the "trash_batch" field if the given value is not nil.
+func (_c *ContactCreate) SetNillableTrashBatch(v *string) *ContactCreate {
+	if v != nil {
+		_c.SetTrashBatch(*v)
+	}
+	return _c
+}
+
 // SetAssistant sets the "assistant" field.
 func (_c *ContactCreate) SetAssistant(v string) *ContactCreate {
 	_c.mutation.SetAssistant(v)
@@ -605,6 +647,18 @@ func (_c *ContactCreate) createSpec() (*Contact, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.Version(); ok {
 		_spec.SetField(contact.FieldVersion, field.TypeInt64, value)
 		_node.Version = value
+	}
+	if value, ok := _c.mutation.DeletedAt(); ok {
+		_spec.SetField(contact.FieldDeletedAt, field.TypeInt64, value)
+		_node.DeletedAt = &value
+	}
+	if value, ok := _c.mutation.DeletedBy(); ok {
+		_spec.SetField(contact.FieldDeletedBy, field.TypeString, value)
+		_node.DeletedBy = &value
+	}
+	if value, ok := _c.mutation.TrashBatch(); ok {
+		_spec.SetField(contact.FieldTrashBatch, field.TypeString, value)
+		_node.TrashBatch = &value
 	}
 	if value, ok := _c.mutation.Assistant(); ok {
 		_spec.SetField(contact.FieldAssistant, field.TypeString, value)

@@ -48,6 +48,73 @@ func (_u *ContactUpdate) AddVersion(v int64) *ContactUpdate {
 	return _u
 }
 
+// SetDeletedAt sets the "deleted_at" field.
+func (_u *ContactUpdate) SetDeletedAt(v int64) *ContactUpdate {
+	_u.mutation.ResetDeletedAt()
+	_u.mutation.SetDeletedAt(v)
+	return _u
+}
+
+// SetNillableDeletedAt sets the "deleted_at" field if the given value is not nil.
+func (_u *ContactUpdate) SetNillableDeletedAt(v *int64) *ContactUpdate {
+	if v != nil {
+		_u.SetDeletedAt(*v)
+	}
+	return _u
+}
+
+// AddDeletedAt adds value to the "deleted_at" field.
+func (_u *ContactUpdate) AddDeletedAt(v int64) *ContactUpdate {
+	_u.mutation.AddDeletedAt(v)
+	return _u
+}
+
+// ClearDeletedAt clears the value of the "deleted_at" field.
+func (_u *ContactUpdate) ClearDeletedAt() *ContactUpdate {
+	_u.mutation.ClearDeletedAt()
+	return _u
+}
+
+// SetDeletedBy sets the "deleted_by" field.
+func (_u *ContactUpdate) SetDeletedBy(v string) *ContactUpdate {
+	_u.mutation.SetDeletedBy(v)
+	return _u
+}
+
+// SetNillableDeletedBy sets the "deleted_by" field if the given value is not nil.
+func (_u *ContactUpdate) SetNillableDeletedBy(v *string) *ContactUpdate {
+	if v != nil {
+		_u.SetDeletedBy(*v)
+	}
+	return _u
+}
+
+// ClearDeletedBy clears the value of the "deleted_by" field.
+func (_u *ContactUpdate) ClearDeletedBy() *ContactUpdate {
+	_u.mutation.ClearDeletedBy()
+	return _u
+}
+
+// SetTrashBatch sets the "trash_batch" field.
+func (_u *ContactUpdate) SetTrashBatch(v string) *ContactUpdate {
+	_u.mutation.SetTrashBatch(v)
+	return _u
+}
+
+// SetNillableTrashBatch sets the "trash_batch" field if the given value is not nil.
+func (_u *ContactUpdate) SetNillableTrashBatch(v *string) *ContactUpdate {
+	if v != nil {
+		_u.SetTrashBatch(*v)
+	}
+	return _u
+}
+
+// ClearTrashBatch clears the value of the "trash_batch" field.
+func (_u *ContactUpdate) ClearTrashBatch() *ContactUpdate {
+	_u.mutation.ClearTrashBatch()
+	return _u
+}
+
 // SetAssistant sets the "assistant" field.
 func (_u *ContactUpdate) SetAssistant(v string) *ContactUpdate {
 	_u.mutation.SetAssistant(v)
@@ -726,6 +793,27 @@ func (_u *ContactUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	if value, ok := _u.mutation.AddedVersion(); ok {
 		_spec.AddField(contact.FieldVersion, field.TypeInt64, value)
 	}
+	if value, ok := _u.mutation.DeletedAt(); ok {
+		_spec.SetField(contact.FieldDeletedAt, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.AddedDeletedAt(); ok {
+		_spec.AddField(contact.FieldDeletedAt, field.TypeInt64, value)
+	}
+	if _u.mutation.DeletedAtCleared() {
+		_spec.ClearField(contact.FieldDeletedAt, field.TypeInt64)
+	}
+	if value, ok := _u.mutation.DeletedBy(); ok {
+		_spec.SetField(contact.FieldDeletedBy, field.TypeString, value)
+	}
+	if _u.mutation.DeletedByCleared() {
+		_spec.ClearField(contact.FieldDeletedBy, field.TypeString)
+	}
+	if value, ok := _u.mutation.TrashBatch(); ok {
+		_spec.SetField(contact.FieldTrashBatch, field.TypeString, value)
+	}
+	if _u.mutation.TrashBatchCleared() {
+		_spec.ClearField(contact.FieldTrashBatch, field.TypeString)
+	}
 	if value, ok := _u.mutation.Assistant(); ok {
 		_spec.SetField(contact.FieldAssistant, field.TypeString, value)
 	}
@@ -950,6 +1038,73 @@ func (_u *ContactUpdateOne) SetNillableVersion(v *int64) *ContactUpdateOne {
 // AddVersion adds value to the "version" field.
 func (_u *ContactUpdateOne) AddVersion(v int64) *ContactUpdateOne {
 	_u.mutation.AddVersion(v)
+	return _u
+}
+
+// SetDeletedAt sets the "deleted_at" field.
+func (_u *ContactUpdateOne) SetDeletedAt(v int64) *ContactUpdateOne {
+	_u.mutation.ResetDeletedAt()
+	_u.mutation.SetDeletedAt(v)
+	return _u
+}
+
+// SetNillableDeletedAt sets the "deleted_at" field if the given value is not nil.
+func (_u *ContactUpdateOne) SetNillableDeletedAt(v *int64) *ContactUpdateOne {
+	if v != nil {
+		_u.SetDeletedAt(*v)
+	}
+	return _u
+}
+
+// AddDeletedAt adds value to the "deleted_at" field.
+func (_u *ContactUpdateOne) AddDeletedAt(v int64) *ContactUpdateOne {
+	_u.mutation.AddDeletedAt(v)
+	return _u
+}
+
+// ClearDeletedAt clears the value of the "deleted_at" field.
+func (_u *ContactUpdateOne) ClearDeletedAt() *ContactUpdateOne {
+	_u.mutation.ClearDeletedAt()
+	return _u
+}
+
+// SetDeletedBy sets the "deleted_by" field.
+func (_u *ContactUpdateOne) SetDeletedBy(v string) *ContactUpdateOne {
+	_u.mutation.SetDeletedBy(v)
+	return _u
+}
+
+// SetNillableDeletedBy sets the "deleted_by" field if the given value is not nil.
+func (_u *ContactUpdateOne) SetNillableDeletedBy(v *string) *ContactUpdateOne {
+	if v != nil {
+		_u.SetDeletedBy(*v)
+	}
+	return _u
+}
+
+// ClearDeletedBy clears the value of the "deleted_by" field.
+func (_u *ContactUpdateOne) ClearDeletedBy() *ContactUpdateOne {
+	_u.mutation.ClearDeletedBy()
+	return _u
+}
+
+// SetTrashBatch sets the "trash_batch" field.
+func (_u *ContactUpdateOne) SetTrashBatch(v string) *ContactUpdateOne {
+	_u.mutation.SetTrashBatch(v)
+	return _u
+}
+
+// SetNillableTrashBatch sets the "trash_batch" field if the given value is not nil.
+func (_u *ContactUpdateOne) SetNillableTrashBatch(v *string) *ContactUpdateOne {
+	if v != nil {
+		_u.SetTrashBatch(*v)
+	}
+	return _u
+}
+
+// ClearTrashBatch clears the value of the "trash_batch" field.
+func (_u *ContactUpdateOne) ClearTrashBatch() *ContactUpdateOne {
+	_u.mutation.ClearTrashBatch()
 	return _u
 }
 
@@ -1660,6 +1815,27 @@ func (_u *ContactUpdateOne) sqlSave(ctx context.Context) (_node *Contact, err er
 	}
 	if value, ok := _u.mutation.AddedVersion(); ok {
 		_spec.AddField(contact.FieldVersion, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.DeletedAt(); ok {
+		_spec.SetField(contact.FieldDeletedAt, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.AddedDeletedAt(); ok {
+		_spec.AddField(contact.FieldDeletedAt, field.TypeInt64, value)
+	}
+	if _u.mutation.DeletedAtCleared() {
+		_spec.ClearField(contact.FieldDeletedAt, field.TypeInt64)
+	}
+	if value, ok := _u.mutation.DeletedBy(); ok {
+		_spec.SetField(contact.FieldDeletedBy, field.TypeString, value)
+	}
+	if _u.mutation.DeletedByCleared() {
+		_spec.ClearField(contact.FieldDeletedBy, field.TypeString)
+	}
+	if value, ok := _u.mutation.TrashBatch(); ok {
+		_spec.SetField(contact.FieldTrashBatch, field.TypeString, value)
+	}
+	if _u.mutation.TrashBatchCleared() {
+		_spec.ClearField(contact.FieldTrashBatch, field.TypeString)
 	}
 	if value, ok := _u.mutation.Assistant(); ok {
 		_spec.SetField(contact.FieldAssistant, field.TypeString, value)

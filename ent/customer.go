@@ -21,6 +21,12 @@ type Customer struct {
 	TeamID int `json:"team_id,omitempty"`
 	// Version holds the value of the "version" field.
 	Version int64 `json:"version,omitempty"`
+	// DeletedAt holds the value of the "deleted_at" field.
+	DeletedAt *int64 `json:"deleted_at,omitempty"`
+	// DeletedBy holds the value of the "deleted_by" field.
+	DeletedBy *string `json:"deleted_by,omitempty"`
+	// TrashBatch holds the value of the "trash_batch" field.
+	TrashBatch *string `json:"trash_batch,omitempty"`
 	// SSOID holds the value of the "sso_id" field.
 	SSOID *string `json:"sso_id,omitempty"`
 	// Email holds the value of the "email" field.
@@ -68,9 +74,9 @@ func (*Customer) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
 	for i := range columns {
 		switch columns[i] {
-		case customer.FieldTeamID, customer.FieldVersion:
+		case customer.FieldTeamID, customer.FieldVersion, customer.FieldDeletedAt:
 			values[i] = new(sql.NullInt64)
-		case customer.FieldID, customer.FieldSSOID, customer.FieldEmail, customer.FieldFirstName, customer.FieldLastName, customer.FieldPhone, customer.FieldPaymentCustomerID, customer.FieldTimestamp, customer.FieldActivationDate:
+		case customer.FieldID, customer.FieldDeletedBy, customer.FieldTrashBatch, customer.FieldSSOID, customer.FieldEmail, customer.FieldFirstName, customer.FieldLastName, customer.FieldPhone, customer.FieldPaymentCustomerID, customer.FieldTimestamp, customer.FieldActivationDate:
 			values[i] = new(sql.NullString)
 		default:
 			values[i] = new(sql.UnknownType)
@@ -104,6 +110,27 @@ func (_m *Customer) assignValues(columns []string, values []any) error {
 				return fmt.Errorf("unexpected type %T for field version", values[i])
 			} else if value.Valid {
 				_m.Version = value.Int64
+			}
+		case customer.FieldDeletedAt:
+			if value, ok := values[i].(*sql.NullInt64); !ok {
+				return fmt.Errorf("unexpected type %T for field deleted_at", values[i])
+			} else if value.Valid {
+				_m.DeletedAt = new(int64)
+				*_m.DeletedAt = value.Int64
+			}
+		case customer.FieldDeletedBy:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field deleted_by", values[i])
+			} else if value.Valid {
+				_m.DeletedBy = new(string)
+				*_m.DeletedBy = value.String
+			}
+		case customer.FieldTrashBatch:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field trash_batch", values[i])
+			} else if value.Valid {
+				_m.TrashBatch = new(string)
+				*_m.TrashBatch = value.String
 			}
 		case customer.FieldSSOID:
 			if value, ok := values[i].(*sql.NullString); !ok {
@@ -207,6 +234,21 @@ func (_m *Customer) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("version=")
 	builder.WriteString(fmt.Sprintf("%v", _m.Version))
+	builder.WriteString(", ")
+	if v := _m.DeletedAt; v != nil {
+		builder.WriteString("deleted_at=")
+		builder.WriteString(fmt.Sprintf("%v", *v))
+	}
+	builder.WriteString(", ")
+	if v := _m.DeletedBy; v != nil {
+		builder.WriteString("deleted_by=")
+		builder.WriteString(*v)
+	}
+	builder.WriteString(", ")
+	if v := _m.TrashBatch; v != nil {
+		builder.WriteString("trash_batch=")
+		builder.WriteString(*v)
+	}
 	builder.WriteString(", ")
 	if v := _m.SSOID; v != nil {
 		builder.WriteString("sso_id=")

@@ -40,6 +40,48 @@ func (_c *CustomerCreate) SetNillableVersion(v *int64) *CustomerCreate {
 	return _c
 }
 
+// SetDeletedAt sets the "deleted_at" field.
+func (_c *CustomerCreate) SetDeletedAt(v int64) *CustomerCreate {
+	_c.mutation.SetDeletedAt(v)
+	return _c
+}
+
+// SetNillableDeletedAt sets the "deleted_at" field if the given value is not nil.
+func (_c *CustomerCreate) SetNillableDeletedAt(v *int64) *CustomerCreate {
+	if v != nil {
+		_c.SetDeletedAt(*v)
+	}
+	return _c
+}
+
+// SetDeletedBy sets the "deleted_by" field.
+func (_c *CustomerCreate) SetDeletedBy(v string) *CustomerCreate {
+	_c.mutation.SetDeletedBy(v)
+	return _c
+}
+
+// SetNillableDeletedBy sets the "deleted_by" field if the given value is not nil.
+func (_c *CustomerCreate) SetNillableDeletedBy(v *string) *CustomerCreate {
+	if v != nil {
+		_c.SetDeletedBy(*v)
+	}
+	return _c
+}
+
+// SetTrashBatch sets the "trash_batch" field.
+func (_c *CustomerCreate) SetTrashBatch(v string) *CustomerCreate {
+	_c.mutation.SetTrashBatch(v)
+	return _c
+}
+
+// SetNillableTrashBatch sets the "trash_batch" field if the given value is not nil.
+func (_c *CustomerCreate) SetNillableTrashBatch(v *string) *CustomerCreate {
+	if v != nil {
+		_c.SetTrashBatch(*v)
+	}
+	return _c
+}
+
 // SetSSOID sets the "sso_id" field.
 func (_c *CustomerCreate) SetSSOID(v string) *CustomerCreate {
 	_c.mutation.SetSSOID(v)
@@ -276,6 +318,18 @@ func (_c *CustomerCreate) createSpec() (*Customer, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.Version(); ok {
 		_spec.SetField(customer.FieldVersion, field.TypeInt64, value)
 		_node.Version = value
+	}
+	if value, ok := _c.mutation.DeletedAt(); ok {
+		_spec.SetField(customer.FieldDeletedAt, field.TypeInt64, value)
+		_node.DeletedAt = &value
+	}
+	if value, ok := _c.mutation.DeletedBy(); ok {
+		_spec.SetField(customer.FieldDeletedBy, field.TypeString, value)
+		_node.DeletedBy = &value
+	}
+	if value, ok := _c.mutation.TrashBatch(); ok {
+		_spec.SetField(customer.FieldTrashBatch, field.TypeString, value)
+		_node.TrashBatch = &value
 	}
 	if value, ok := _c.mutation.SSOID(); ok {
 		_spec.SetField(customer.FieldSSOID, field.TypeString, value)

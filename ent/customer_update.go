@@ -48,6 +48,73 @@ func (_u *CustomerUpdate) AddVersion(v int64) *CustomerUpdate {
 	return _u
 }
 
+// SetDeletedAt sets the "deleted_at" field.
+func (_u *CustomerUpdate) SetDeletedAt(v int64) *CustomerUpdate {
+	_u.mutation.ResetDeletedAt()
+	_u.mutation.SetDeletedAt(v)
+	return _u
+}
+
+// SetNillableDeletedAt sets the "deleted_at" field if the given value is not nil.
+func (_u *CustomerUpdate) SetNillableDeletedAt(v *int64) *CustomerUpdate {
+	if v != nil {
+		_u.SetDeletedAt(*v)
+	}
+	return _u
+}
+
+// AddDeletedAt adds value to the "deleted_at" field.
+func (_u *CustomerUpdate) AddDeletedAt(v int64) *CustomerUpdate {
+	_u.mutation.AddDeletedAt(v)
+	return _u
+}
+
+// ClearDeletedAt clears the value of the "deleted_at" field.
+func (_u *CustomerUpdate) ClearDeletedAt() *CustomerUpdate {
+	_u.mutation.ClearDeletedAt()
+	return _u
+}
+
+// SetDeletedBy sets the "deleted_by" field.
+func (_u *CustomerUpdate) SetDeletedBy(v string) *CustomerUpdate {
+	_u.mutation.SetDeletedBy(v)
+	return _u
+}
+
+// SetNillableDeletedBy sets the "deleted_by" field if the given value is not nil.
+func (_u *CustomerUpdate) SetNillableDeletedBy(v *string) *CustomerUpdate {
+	if v != nil {
+		_u.SetDeletedBy(*v)
+	}
+	return _u
+}
+
+// ClearDeletedBy clears the value of the "deleted_by" field.
+func (_u *CustomerUpdate) ClearDeletedBy() *CustomerUpdate {
+	_u.mutation.ClearDeletedBy()
+	return _u
+}
+
+// SetTrashBatch sets the "trash_batch" field.
+func (_u *CustomerUpdate) SetTrashBatch(v string) *CustomerUpdate {
+	_u.mutation.SetTrashBatch(v)
+	return _u
+}
+
+// SetNillableTrashBatch sets the "trash_batch" field if the given value is not nil.
+func (_u *CustomerUpdate) SetNillableTrashBatch(v *string) *CustomerUpdate {
+	if v != nil {
+		_u.SetTrashBatch(*v)
+	}
+	return _u
+}
+
+// ClearTrashBatch clears the value of the "trash_batch" field.
+func (_u *CustomerUpdate) ClearTrashBatch() *CustomerUpdate {
+	_u.mutation.ClearTrashBatch()
+	return _u
+}
+
 // SetSSOID sets the "sso_id" field.
 func (_u *CustomerUpdate) SetSSOID(v string) *CustomerUpdate {
 	_u.mutation.SetSSOID(v)
@@ -266,6 +333,27 @@ func (_u *CustomerUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	if value, ok := _u.mutation.AddedVersion(); ok {
 		_spec.AddField(customer.FieldVersion, field.TypeInt64, value)
 	}
+	if value, ok := _u.mutation.DeletedAt(); ok {
+		_spec.SetField(customer.FieldDeletedAt, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.AddedDeletedAt(); ok {
+		_spec.AddField(customer.FieldDeletedAt, field.TypeInt64, value)
+	}
+	if _u.mutation.DeletedAtCleared() {
+		_spec.ClearField(customer.FieldDeletedAt, field.TypeInt64)
+	}
+	if value, ok := _u.mutation.DeletedBy(); ok {
+		_spec.SetField(customer.FieldDeletedBy, field.TypeString, value)
+	}
+	if _u.mutation.DeletedByCleared() {
+		_spec.ClearField(customer.FieldDeletedBy, field.TypeString)
+	}
+	if value, ok := _u.mutation.TrashBatch(); ok {
+		_spec.SetField(customer.FieldTrashBatch, field.TypeString, value)
+	}
+	if _u.mutation.TrashBatchCleared() {
+		_spec.ClearField(customer.FieldTrashBatch, field.TypeString)
+	}
 	if value, ok := _u.mutation.SSOID(); ok {
 		_spec.SetField(customer.FieldSSOID, field.TypeString, value)
 	}
@@ -352,6 +440,73 @@ func (_u *CustomerUpdateOne) SetNillableVersion(v *int64) *CustomerUpdateOne {
 // AddVersion adds value to the "version" field.
 func (_u *CustomerUpdateOne) AddVersion(v int64) *CustomerUpdateOne {
 	_u.mutation.AddVersion(v)
+	return _u
+}
+
+// SetDeletedAt sets the "deleted_at" field.
+func (_u *CustomerUpdateOne) SetDeletedAt(v int64) *CustomerUpdateOne {
+	_u.mutation.ResetDeletedAt()
+	_u.mutation.SetDeletedAt(v)
+	return _u
+}
+
+// SetNillableDeletedAt sets the "deleted_at" field if the given value is not nil.
+func (_u *CustomerUpdateOne) SetNillableDeletedAt(v *int64) *CustomerUpdateOne {
+	if v != nil {
+		_u.SetDeletedAt(*v)
+	}
+	return _u
+}
+
+// AddDeletedAt adds value to the "deleted_at" field.
+func (_u *CustomerUpdateOne) AddDeletedAt(v int64) *CustomerUpdateOne {
+	_u.mutation.AddDeletedAt(v)
+	return _u
+}
+
+// ClearDeletedAt clears the value of the "deleted_at" field.
+func (_u *CustomerUpdateOne) ClearDeletedAt() *CustomerUpdateOne {
+	_u.mutation.ClearDeletedAt()
+	return _u
+}
+
+// SetDeletedBy sets the "deleted_by" field.
+func (_u *CustomerUpdateOne) SetDeletedBy(v string) *CustomerUpdateOne {
+	_u.mutation.SetDeletedBy(v)
+	return _u
+}
+
+// SetNillableDeletedBy sets the "deleted_by" field if the given value is not nil.
+func (_u *CustomerUpdateOne) SetNillableDeletedBy(v *string) *CustomerUpdateOne {
+	if v != nil {
+		_u.SetDeletedBy(*v)
+	}
+	return _u
+}
+
+// ClearDeletedBy clears the value of the "deleted_by" field.
+func (_u *CustomerUpdateOne) ClearDeletedBy() *CustomerUpdateOne {
+	_u.mutation.ClearDeletedBy()
+	return _u
+}
+
+// SetTrashBatch sets the "trash_batch" field.
+func (_u *CustomerUpdateOne) SetTrashBatch(v string) *CustomerUpdateOne {
+	_u.mutation.SetTrashBatch(v)
+	return _u
+}
+
+// SetNillableTrashBatch sets the "trash_batch" field if the given value is not nil.
+func (_u *CustomerUpdateOne) SetNillableTrashBatch(v *string) *CustomerUpdateOne {
+	if v != nil {
+		_u.SetTrashBatch(*v)
+	}
+	return _u
+}
+
+// ClearTrashBatch clears the value of the "trash_batch" field.
+func (_u *CustomerUpdateOne) ClearTrashBatch() *CustomerUpdateOne {
+	_u.mutation.ClearTrashBatch()
 	return _u
 }
 
@@ -602,6 +757,27 @@ func (_u *CustomerUpdateOne) sqlSave(ctx context.Context) (_node *Customer, err 
 	}
 	if value, ok := _u.mutation.AddedVersion(); ok {
 		_spec.AddField(customer.FieldVersion, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.DeletedAt(); ok {
+		_spec.SetField(customer.FieldDeletedAt, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.AddedDeletedAt(); ok {
+		_spec.AddField(customer.FieldDeletedAt, field.TypeInt64, value)
+	}
+	if _u.mutation.DeletedAtCleared() {
+		_spec.ClearField(customer.FieldDeletedAt, field.TypeInt64)
+	}
+	if value, ok := _u.mutation.DeletedBy(); ok {
+		_spec.SetField(customer.FieldDeletedBy, field.TypeString, value)
+	}
+	if _u.mutation.DeletedByCleared() {
+		_spec.ClearField(customer.FieldDeletedBy, field.TypeString)
+	}
+	if value, ok := _u.mutation.TrashBatch(); ok {
+		_spec.SetField(customer.FieldTrashBatch, field.TypeString, value)
+	}
+	if _u.mutation.TrashBatchCleared() {
+		_spec.ClearField(customer.FieldTrashBatch, field.TypeString)
 	}
 	if value, ok := _u.mutation.SSOID(); ok {
 		_spec.SetField(customer.FieldSSOID, field.TypeString, value)

@@ -946,6 +946,10 @@ type BillOfMaterialsLineItemMutation struct {
 	id                       *string
 	version                  *int64
 	addversion               *int64
+	deleted_at               *int64
+	adddeleted_at            *int64
+	deleted_by               *string
+	trash_batch              *string
 	bill_of_materials_number *string
 	line_type                *string
 	part_name                *string
@@ -1156,6 +1160,174 @@ func (m *BillOfMaterialsLineItemMutation) AddedVersion() (r int64, exists bool) 
 func (m *BillOfMaterialsLineItemMutation) ResetVersion() {
 	m.version = nil
 	m.addversion = nil
+}
+
+// SetDeletedAt sets the "deleted_at" field.
+func (m *BillOfMaterialsLineItemMutation) SetDeletedAt(i int64) {
+	m.deleted_at = &i
+	m.adddeleted_at = nil
+}
+
+// DeletedAt returns the value of the "deleted_at" field in the mutation.
+func (m *BillOfMaterialsLineItemMutation) DeletedAt() (r int64, exists bool) {
+	v := m.deleted_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDeletedAt returns the old "deleted_at" field's value of the BillOfMaterialsLineItem entity.
+// If the BillOfMaterialsLineItem object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *BillOfMaterialsLineItemMutation) OldDeletedAt(ctx context.Context) (v *int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDeletedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDeletedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDeletedAt: %w", err)
+	}
+	return oldValue.DeletedAt, nil
+}
+
+// AddDeletedAt adds i to the "deleted_at" field.
+func (m *BillOfMaterialsLineItemMutation) AddDeletedAt(i int64) {
+	if m.adddeleted_at != nil {
+		*m.adddeleted_at += i
+	} else {
+		m.adddeleted_at = &i
+	}
+}
+
+// AddedDeletedAt returns the value that was added to the "deleted_at" field in this mutation.
+func (m *BillOfMaterialsLineItemMutation) AddedDeletedAt() (r int64, exists bool) {
+	v := m.adddeleted_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ClearDeletedAt clears the value of the "deleted_at" field.
+func (m *BillOfMaterialsLineItemMutation) ClearDeletedAt() {
+	m.deleted_at = nil
+	m.adddeleted_at = nil
+	m.clearedFields[billofmaterialslineitem.FieldDeletedAt] = struct{}{}
+}
+
+// DeletedAtCleared returns if the "deleted_at" field was cleared in this mutation.
+func (m *BillOfMaterialsLineItemMutation) DeletedAtCleared() bool {
+	_, ok := m.clearedFields[billofmaterialslineitem.FieldDeletedAt]
+	return ok
+}
+
+// ResetDeletedAt resets all changes to the "deleted_at" field.
+func (m *BillOfMaterialsLineItemMutation) ResetDeletedAt() {
+	m.deleted_at = nil
+	m.adddeleted_at = nil
+	delete(m.clearedFields, billofmaterialslineitem.FieldDeletedAt)
+}
+
+// SetDeletedBy sets the "deleted_by" field.
+func (m *BillOfMaterialsLineItemMutation) SetDeletedBy(s string) {
+	m.deleted_by = &s
+}
+
+// DeletedBy returns the value of the "deleted_by" field in the mutation.
+func (m *BillOfMaterialsLineItemMutation) DeletedBy() (r string, exists bool) {
+	v := m.deleted_by
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDeletedBy returns the old "deleted_by" field's value of the BillOfMaterialsLineItem entity.
+// If the BillOfMaterialsLineItem object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *BillOfMaterialsLineItemMutation) OldDeletedBy(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDeletedBy is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDeletedBy requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDeletedBy: %w", err)
+	}
+	return oldValue.DeletedBy, nil
+}
+
+// ClearDeletedBy clears the value of the "deleted_by" field.
+func (m *BillOfMaterialsLineItemMutation) ClearDeletedBy() {
+	m.deleted_by = nil
+	m.clearedFields[billofmaterialslineitem.FieldDeletedBy] = struct{}{}
+}
+
+// DeletedByCleared returns if the "deleted_by" field was cleared in this mutation.
+func (m *BillOfMaterialsLineItemMutation) DeletedByCleared() bool {
+	_, ok := m.clearedFields[billofmaterialslineitem.FieldDeletedBy]
+	return ok
+}
+
+// ResetDeletedBy resets all changes to the "deleted_by" field.
+func (m *BillOfMaterialsLineItemMutation) ResetDeletedBy() {
+	m.deleted_by = nil
+	delete(m.clearedFields, billofmaterialslineitem.FieldDeletedBy)
+}
+
+// SetTrashBatch sets the "trash_batch" field.
+func (m *BillOfMaterialsLineItemMutation) SetTrashBatch(s string) {
+	m.trash_batch = &s
+}
+
+// TrashBatch returns the value of the "trash_batch" field in the mutation.
+func (m *BillOfMaterialsLineItemMutation) TrashBatch() (r string, exists bool) {
+	v := m.trash_batch
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTrashBatch returns the old "trash_batch" field's value of the BillOfMaterialsLineItem entity.
+// If the BillOfMaterialsLineItem object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *BillOfMaterialsLineItemMutation) OldTrashBatch(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTrashBatch is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTrashBatch requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTrashBatch: %w", err)
+	}
+	return oldValue.TrashBatch, nil
+}
+
+// ClearTrashBatch clears the value of the "trash_batch" field.
+func (m *BillOfMaterialsLineItemMutation) ClearTrashBatch() {
+	m.trash_batch = nil
+	m.clearedFields[billofmaterialslineitem.FieldTrashBatch] = struct{}{}
+}
+
+// TrashBatchCleared returns if the "trash_batch" field was cleared in this mutation.
+func (m *BillOfMaterialsLineItemMutation) TrashBatchCleared() bool {
+	_, ok := m.clearedFields[billofmaterialslineitem.FieldTrashBatch]
+	return ok
+}
+
+// ResetTrashBatch resets all changes to the "trash_batch" field.
+func (m *BillOfMaterialsLineItemMutation) ResetTrashBatch() {
+	m.trash_batch = nil
+	delete(m.clearedFields, billofmaterialslineitem.FieldTrashBatch)
 }
 
 // SetBillOfMaterialsNumber sets the "bill_of_materials_number" field.
@@ -1583,12 +1755,21 @@ func (m *BillOfMaterialsLineItemMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *BillOfMaterialsLineItemMutation) Fields() []string {
-	fields := make([]string, 0, 9)
+	fields := make([]string, 0, 12)
 	if m.team != nil {
 		fields = append(fields, billofmaterialslineitem.FieldTeamID)
 	}
 	if m.version != nil {
 		fields = append(fields, billofmaterialslineitem.FieldVersion)
+	}
+	if m.deleted_at != nil {
+		fields = append(fields, billofmaterialslineitem.FieldDeletedAt)
+	}
+	if m.deleted_by != nil {
+		fields = append(fields, billofmaterialslineitem.FieldDeletedBy)
+	}
+	if m.trash_batch != nil {
+		fields = append(fields, billofmaterialslineitem.FieldTrashBatch)
 	}
 	if m.bill_of_materials_number != nil {
 		fields = append(fields, billofmaterialslineitem.FieldBillOfMaterialsNumber)
@@ -1623,6 +1804,12 @@ func (m *BillOfMaterialsLineItemMutation) Field(name string) (ent.Value, bool) {
 		return m.TeamID()
 	case billofmaterialslineitem.FieldVersion:
 		return m.Version()
+	case billofmaterialslineitem.FieldDeletedAt:
+		return m.DeletedAt()
+	case billofmaterialslineitem.FieldDeletedBy:
+		return m.DeletedBy()
+	case billofmaterialslineitem.FieldTrashBatch:
+		return m.TrashBatch()
 	case billofmaterialslineitem.FieldBillOfMaterialsNumber:
 		return m.BillOfMaterialsNumber()
 	case billofmaterialslineitem.FieldLineType:
@@ -1650,6 +1837,12 @@ func (m *BillOfMaterialsLineItemMutation) OldField(ctx context.Context, name str
 		return m.OldTeamID(ctx)
 	case billofmaterialslineitem.FieldVersion:
 		return m.OldVersion(ctx)
+	case billofmaterialslineitem.FieldDeletedAt:
+		return m.OldDeletedAt(ctx)
+	case billofmaterialslineitem.FieldDeletedBy:
+		return m.OldDeletedBy(ctx)
+	case billofmaterialslineitem.FieldTrashBatch:
+		return m.OldTrashBatch(ctx)
 	case billofmaterialslineitem.FieldBillOfMaterialsNumber:
 		return m.OldBillOfMaterialsNumber(ctx)
 	case billofmaterialslineitem.FieldLineType:
@@ -1686,6 +1879,27 @@ func (m *BillOfMaterialsLineItemMutation) SetField(name string, value ent.Value)
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetVersion(v)
+		return nil
+	case billofmaterialslineitem.FieldDeletedAt:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDeletedAt(v)
+		return nil
+	case billofmaterialslineitem.FieldDeletedBy:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDeletedBy(v)
+		return nil
+	case billofmaterialslineitem.FieldTrashBatch:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTrashBatch(v)
 		return nil
 	case billofmaterialslineitem.FieldBillOfMaterialsNumber:
 		v, ok := value.(string)
@@ -1747,6 +1961,9 @@ func (m *BillOfMaterialsLineItemMutation) AddedFields() []string {
 	if m.addversion != nil {
 		fields = append(fields, billofmaterialslineitem.FieldVersion)
 	}
+	if m.adddeleted_at != nil {
+		fields = append(fields, billofmaterialslineitem.FieldDeletedAt)
+	}
 	if m.addquantity != nil {
 		fields = append(fields, billofmaterialslineitem.FieldQuantity)
 	}
@@ -1760,6 +1977,8 @@ func (m *BillOfMaterialsLineItemMutation) AddedField(name string) (ent.Value, bo
 	switch name {
 	case billofmaterialslineitem.FieldVersion:
 		return m.AddedVersion()
+	case billofmaterialslineitem.FieldDeletedAt:
+		return m.AddedDeletedAt()
 	case billofmaterialslineitem.FieldQuantity:
 		return m.AddedQuantity()
 	}
@@ -1778,6 +1997,13 @@ func (m *BillOfMaterialsLineItemMutation) AddField(name string, value ent.Value)
 		}
 		m.AddVersion(v)
 		return nil
+	case billofmaterialslineitem.FieldDeletedAt:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddDeletedAt(v)
+		return nil
 	case billofmaterialslineitem.FieldQuantity:
 		v, ok := value.(float64)
 		if !ok {
@@ -1793,6 +2019,15 @@ func (m *BillOfMaterialsLineItemMutation) AddField(name string, value ent.Value)
 // mutation.
 func (m *BillOfMaterialsLineItemMutation) ClearedFields() []string {
 	var fields []string
+	if m.FieldCleared(billofmaterialslineitem.FieldDeletedAt) {
+		fields = append(fields, billofmaterialslineitem.FieldDeletedAt)
+	}
+	if m.FieldCleared(billofmaterialslineitem.FieldDeletedBy) {
+		fields = append(fields, billofmaterialslineitem.FieldDeletedBy)
+	}
+	if m.FieldCleared(billofmaterialslineitem.FieldTrashBatch) {
+		fields = append(fields, billofmaterialslineitem.FieldTrashBatch)
+	}
 	if m.FieldCleared(billofmaterialslineitem.FieldBillOfMaterialsNumber) {
 		fields = append(fields, billofmaterialslineitem.FieldBillOfMaterialsNumber)
 	}
@@ -1828,6 +2063,15 @@ func (m *BillOfMaterialsLineItemMutation) FieldCleared(name string) bool {
 // error if the field is not defined in the schema.
 func (m *BillOfMaterialsLineItemMutation) ClearField(name string) error {
 	switch name {
+	case billofmaterialslineitem.FieldDeletedAt:
+		m.ClearDeletedAt()
+		return nil
+	case billofmaterialslineitem.FieldDeletedBy:
+		m.ClearDeletedBy()
+		return nil
+	case billofmaterialslineitem.FieldTrashBatch:
+		m.ClearTrashBatch()
+		return nil
 	case billofmaterialslineitem.FieldBillOfMaterialsNumber:
 		m.ClearBillOfMaterialsNumber()
 		return nil
@@ -1862,6 +2106,15 @@ func (m *BillOfMaterialsLineItemMutation) ResetField(name string) error {
 		return nil
 	case billofmaterialslineitem.FieldVersion:
 		m.ResetVersion()
+		return nil
+	case billofmaterialslineitem.FieldDeletedAt:
+		m.ResetDeletedAt()
+		return nil
+	case billofmaterialslineitem.FieldDeletedBy:
+		m.ResetDeletedBy()
+		return nil
+	case billofmaterialslineitem.FieldTrashBatch:
+		m.ResetTrashBatch()
 		return nil
 	case billofmaterialslineitem.FieldBillOfMaterialsNumber:
 		m.ResetBillOfMaterialsNumber()
@@ -1970,6 +2223,10 @@ type CaseRecordMutation struct {
 	id             *string
 	version        *int64
 	addversion     *int64
+	deleted_at     *int64
+	adddeleted_at  *int64
+	deleted_by     *string
+	trash_batch    *string
 	caseName       *string
 	description    *string
 	caseNumber     *string
@@ -2184,6 +2441,174 @@ func (m *CaseRecordMutation) AddedVersion() (r int64, exists bool) {
 func (m *CaseRecordMutation) ResetVersion() {
 	m.version = nil
 	m.addversion = nil
+}
+
+// SetDeletedAt sets the "deleted_at" field.
+func (m *CaseRecordMutation) SetDeletedAt(i int64) {
+	m.deleted_at = &i
+	m.adddeleted_at = nil
+}
+
+// DeletedAt returns the value of the "deleted_at" field in the mutation.
+func (m *CaseRecordMutation) DeletedAt() (r int64, exists bool) {
+	v := m.deleted_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDeletedAt returns the old "deleted_at" field's value of the CaseRecord entity.
+// If the CaseRecord object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CaseRecordMutation) OldDeletedAt(ctx context.Context) (v *int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDeletedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDeletedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDeletedAt: %w", err)
+	}
+	return oldValue.DeletedAt, nil
+}
+
+// AddDeletedAt adds i to the "deleted_at" field.
+func (m *CaseRecordMutation) AddDeletedAt(i int64) {
+	if m.adddeleted_at != nil {
+		*m.adddeleted_at += i
+	} else {
+		m.adddeleted_at = &i
+	}
+}
+
+// AddedDeletedAt returns the value that was added to the "deleted_at" field in this mutation.
+func (m *CaseRecordMutation) AddedDeletedAt() (r int64, exists bool) {
+	v := m.adddeleted_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ClearDeletedAt clears the value of the "deleted_at" field.
+func (m *CaseRecordMutation) ClearDeletedAt() {
+	m.deleted_at = nil
+	m.adddeleted_at = nil
+	m.clearedFields[caserecord.FieldDeletedAt] = struct{}{}
+}
+
+// DeletedAtCleared returns if the "deleted_at" field was cleared in this mutation.
+func (m *CaseRecordMutation) DeletedAtCleared() bool {
+	_, ok := m.clearedFields[caserecord.FieldDeletedAt]
+	return ok
+}
+
+// ResetDeletedAt resets all changes to the "deleted_at" field.
+func (m *CaseRecordMutation) ResetDeletedAt() {
+	m.deleted_at = nil
+	m.adddeleted_at = nil
+	delete(m.clearedFields, caserecord.FieldDeletedAt)
+}
+
+// SetDeletedBy sets the "deleted_by" field.
+func (m *CaseRecordMutation) SetDeletedBy(s string) {
+	m.deleted_by = &s
+}
+
+// DeletedBy returns the value of the "deleted_by" field in the mutation.
+func (m *CaseRecordMutation) DeletedBy() (r string, exists bool) {
+	v := m.deleted_by
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDeletedBy returns the old "deleted_by" field's value of the CaseRecord entity.
+// If the CaseRecord object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CaseRecordMutation) OldDeletedBy(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDeletedBy is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDeletedBy requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDeletedBy: %w", err)
+	}
+	return oldValue.DeletedBy, nil
+}
+
+// ClearDeletedBy clears the value of the "deleted_by" field.
+func (m *CaseRecordMutation) ClearDeletedBy() {
+	m.deleted_by = nil
+	m.clearedFields[caserecord.FieldDeletedBy] = struct{}{}
+}
+
+// DeletedByCleared returns if the "deleted_by" field was cleared in this mutation.
+func (m *CaseRecordMutation) DeletedByCleared() bool {
+	_, ok := m.clearedFields[caserecord.FieldDeletedBy]
+	return ok
+}
+
+// ResetDeletedBy resets all changes to the "deleted_by" field.
+func (m *CaseRecordMutation) ResetDeletedBy() {
+	m.deleted_by = nil
+	delete(m.clearedFields, caserecord.FieldDeletedBy)
+}
+
+// SetTrashBatch sets the "trash_batch" field.
+func (m *CaseRecordMutation) SetTrashBatch(s string) {
+	m.trash_batch = &s
+}
+
+// TrashBatch returns the value of the "trash_batch" field in the mutation.
+func (m *CaseRecordMutation) TrashBatch() (r string, exists bool) {
+	v := m.trash_batch
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTrashBatch returns the old "trash_batch" field's value of the CaseRecord entity.
+// If the CaseRecord object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CaseRecordMutation) OldTrashBatch(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTrashBatch is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTrashBatch requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTrashBatch: %w", err)
+	}
+	return oldValue.TrashBatch, nil
+}
+
+// ClearTrashBatch clears the value of the "trash_batch" field.
+func (m *CaseRecordMutation) ClearTrashBatch() {
+	m.trash_batch = nil
+	m.clearedFields[caserecord.FieldTrashBatch] = struct{}{}
+}
+
+// TrashBatchCleared returns if the "trash_batch" field was cleared in this mutation.
+func (m *CaseRecordMutation) TrashBatchCleared() bool {
+	_, ok := m.clearedFields[caserecord.FieldTrashBatch]
+	return ok
+}
+
+// ResetTrashBatch resets all changes to the "trash_batch" field.
+func (m *CaseRecordMutation) ResetTrashBatch() {
+	m.trash_batch = nil
+	delete(m.clearedFields, caserecord.FieldTrashBatch)
 }
 
 // SetCaseName sets the "caseName" field.
@@ -2742,12 +3167,21 @@ func (m *CaseRecordMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *CaseRecordMutation) Fields() []string {
-	fields := make([]string, 0, 11)
+	fields := make([]string, 0, 14)
 	if m.team != nil {
 		fields = append(fields, caserecord.FieldTeamID)
 	}
 	if m.version != nil {
 		fields = append(fields, caserecord.FieldVersion)
+	}
+	if m.deleted_at != nil {
+		fields = append(fields, caserecord.FieldDeletedAt)
+	}
+	if m.deleted_by != nil {
+		fields = append(fields, caserecord.FieldDeletedBy)
+	}
+	if m.trash_batch != nil {
+		fields = append(fields, caserecord.FieldTrashBatch)
 	}
 	if m.caseName != nil {
 		fields = append(fields, caserecord.FieldCaseName)
@@ -2788,6 +3222,12 @@ func (m *CaseRecordMutation) Field(name string) (ent.Value, bool) {
 		return m.TeamID()
 	case caserecord.FieldVersion:
 		return m.Version()
+	case caserecord.FieldDeletedAt:
+		return m.DeletedAt()
+	case caserecord.FieldDeletedBy:
+		return m.DeletedBy()
+	case caserecord.FieldTrashBatch:
+		return m.TrashBatch()
 	case caserecord.FieldCaseName:
 		return m.CaseName()
 	case caserecord.FieldDescription:
@@ -2819,6 +3259,12 @@ func (m *CaseRecordMutation) OldField(ctx context.Context, name string) (ent.Val
 		return m.OldTeamID(ctx)
 	case caserecord.FieldVersion:
 		return m.OldVersion(ctx)
+	case caserecord.FieldDeletedAt:
+		return m.OldDeletedAt(ctx)
+	case caserecord.FieldDeletedBy:
+		return m.OldDeletedBy(ctx)
+	case caserecord.FieldTrashBatch:
+		return m.OldTrashBatch(ctx)
 	case caserecord.FieldCaseName:
 		return m.OldCaseName(ctx)
 	case caserecord.FieldDescription:
@@ -2859,6 +3305,27 @@ func (m *CaseRecordMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetVersion(v)
+		return nil
+	case caserecord.FieldDeletedAt:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDeletedAt(v)
+		return nil
+	case caserecord.FieldDeletedBy:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDeletedBy(v)
+		return nil
+	case caserecord.FieldTrashBatch:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTrashBatch(v)
 		return nil
 	case caserecord.FieldCaseName:
 		v, ok := value.(string)
@@ -2934,6 +3401,9 @@ func (m *CaseRecordMutation) AddedFields() []string {
 	if m.addversion != nil {
 		fields = append(fields, caserecord.FieldVersion)
 	}
+	if m.adddeleted_at != nil {
+		fields = append(fields, caserecord.FieldDeletedAt)
+	}
 	return fields
 }
 
@@ -2944,6 +3414,8 @@ func (m *CaseRecordMutation) AddedField(name string) (ent.Value, bool) {
 	switch name {
 	case caserecord.FieldVersion:
 		return m.AddedVersion()
+	case caserecord.FieldDeletedAt:
+		return m.AddedDeletedAt()
 	}
 	return nil, false
 }
@@ -2960,6 +3432,13 @@ func (m *CaseRecordMutation) AddField(name string, value ent.Value) error {
 		}
 		m.AddVersion(v)
 		return nil
+	case caserecord.FieldDeletedAt:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddDeletedAt(v)
+		return nil
 	}
 	return fmt.Errorf("unknown CaseRecord numeric field %s", name)
 }
@@ -2968,6 +3447,15 @@ func (m *CaseRecordMutation) AddField(name string, value ent.Value) error {
 // mutation.
 func (m *CaseRecordMutation) ClearedFields() []string {
 	var fields []string
+	if m.FieldCleared(caserecord.FieldDeletedAt) {
+		fields = append(fields, caserecord.FieldDeletedAt)
+	}
+	if m.FieldCleared(caserecord.FieldDeletedBy) {
+		fields = append(fields, caserecord.FieldDeletedBy)
+	}
+	if m.FieldCleared(caserecord.FieldTrashBatch) {
+		fields = append(fields, caserecord.FieldTrashBatch)
+	}
 	if m.FieldCleared(caserecord.FieldCaseName) {
 		fields = append(fields, caserecord.FieldCaseName)
 	}
@@ -3009,6 +3497,15 @@ func (m *CaseRecordMutation) FieldCleared(name string) bool {
 // error if the field is not defined in the schema.
 func (m *CaseRecordMutation) ClearField(name string) error {
 	switch name {
+	case caserecord.FieldDeletedAt:
+		m.ClearDeletedAt()
+		return nil
+	case caserecord.FieldDeletedBy:
+		m.ClearDeletedBy()
+		return nil
+	case caserecord.FieldTrashBatch:
+		m.ClearTrashBatch()
+		return nil
 	case caserecord.FieldCaseName:
 		m.ClearCaseName()
 		return nil
@@ -3049,6 +3546,15 @@ func (m *CaseRecordMutation) ResetField(name string) error {
 		return nil
 	case caserecord.FieldVersion:
 		m.ResetVersion()
+		return nil
+	case caserecord.FieldDeletedAt:
+		m.ResetDeletedAt()
+		return nil
+	case caserecord.FieldDeletedBy:
+		m.ResetDeletedBy()
+		return nil
+	case caserecord.FieldTrashBatch:
+		m.ResetTrashBatch()
 		return nil
 	case caserecord.FieldCaseName:
 		m.ResetCaseName()
@@ -3191,6 +3697,10 @@ type ChannelThreadMutation struct {
 	id                 *string
 	version            *int64
 	addversion         *int64
+	deleted_at         *int64
+	adddeleted_at      *int64
+	deleted_by         *string
+	trash_batch        *string
 	created_at         *time.Time
 	updated_at         *time.Time
 	clearedFields      map[string]struct{}
@@ -3397,6 +3907,174 @@ func (m *ChannelThreadMutation) AddedVersion() (r int64, exists bool) {
 func (m *ChannelThreadMutation) ResetVersion() {
 	m.version = nil
 	m.addversion = nil
+}
+
+// SetDeletedAt sets the "deleted_at" field.
+func (m *ChannelThreadMutation) SetDeletedAt(i int64) {
+	m.deleted_at = &i
+	m.adddeleted_at = nil
+}
+
+// DeletedAt returns the value of the "deleted_at" field in the mutation.
+func (m *ChannelThreadMutation) DeletedAt() (r int64, exists bool) {
+	v := m.deleted_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDeletedAt returns the old "deleted_at" field's value of the ChannelThread entity.
+// If the ChannelThread object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ChannelThreadMutation) OldDeletedAt(ctx context.Context) (v *int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDeletedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDeletedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDeletedAt: %w", err)
+	}
+	return oldValue.DeletedAt, nil
+}
+
+// AddDeletedAt adds i to the "deleted_at" field.
+func (m *ChannelThreadMutation) AddDeletedAt(i int64) {
+	if m.adddeleted_at != nil {
+		*m.adddeleted_at += i
+	} else {
+		m.adddeleted_at = &i
+	}
+}
+
+// AddedDeletedAt returns the value that was added to the "deleted_at" field in this mutation.
+func (m *ChannelThreadMutation) AddedDeletedAt() (r int64, exists bool) {
+	v := m.adddeleted_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ClearDeletedAt clears the value of the "deleted_at" field.
+func (m *ChannelThreadMutation) ClearDeletedAt() {
+	m.deleted_at = nil
+	m.adddeleted_at = nil
+	m.clearedFields[channelthread.FieldDeletedAt] = struct{}{}
+}
+
+// DeletedAtCleared returns if the "deleted_at" field was cleared in this mutation.
+func (m *ChannelThreadMutation) DeletedAtCleared() bool {
+	_, ok := m.clearedFields[channelthread.FieldDeletedAt]
+	return ok
+}
+
+// ResetDeletedAt resets all changes to the "deleted_at" field.
+func (m *ChannelThreadMutation) ResetDeletedAt() {
+	m.deleted_at = nil
+	m.adddeleted_at = nil
+	delete(m.clearedFields, channelthread.FieldDeletedAt)
+}
+
+// SetDeletedBy sets the "deleted_by" field.
+func (m *ChannelThreadMutation) SetDeletedBy(s string) {
+	m.deleted_by = &s
+}
+
+// DeletedBy returns the value of the "deleted_by" field in the mutation.
+func (m *ChannelThreadMutation) DeletedBy() (r string, exists bool) {
+	v := m.deleted_by
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDeletedBy returns the old "deleted_by" field's value of the ChannelThread entity.
+// If the ChannelThread object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ChannelThreadMutation) OldDeletedBy(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDeletedBy is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDeletedBy requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDeletedBy: %w", err)
+	}
+	return oldValue.DeletedBy, nil
+}
+
+// ClearDeletedBy clears the value of the "deleted_by" field.
+func (m *ChannelThreadMutation) ClearDeletedBy() {
+	m.deleted_by = nil
+	m.clearedFields[channelthread.FieldDeletedBy] = struct{}{}
+}
+
+// DeletedByCleared returns if the "deleted_by" field was cleared in this mutation.
+func (m *ChannelThreadMutation) DeletedByCleared() bool {
+	_, ok := m.clearedFields[channelthread.FieldDeletedBy]
+	return ok
+}
+
+// ResetDeletedBy resets all changes to the "deleted_by" field.
+func (m *ChannelThreadMutation) ResetDeletedBy() {
+	m.deleted_by = nil
+	delete(m.clearedFields, channelthread.FieldDeletedBy)
+}
+
+// SetTrashBatch sets the "trash_batch" field.
+func (m *ChannelThreadMutation) SetTrashBatch(s string) {
+	m.trash_batch = &s
+}
+
+// TrashBatch returns the value of the "trash_batch" field in the mutation.
+func (m *ChannelThreadMutation) TrashBatch() (r string, exists bool) {
+	v := m.trash_batch
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTrashBatch returns the old "trash_batch" field's value of the ChannelThread entity.
+// If the ChannelThread object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ChannelThreadMutation) OldTrashBatch(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTrashBatch is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTrashBatch requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTrashBatch: %w", err)
+	}
+	return oldValue.TrashBatch, nil
+}
+
+// ClearTrashBatch clears the value of the "trash_batch" field.
+func (m *ChannelThreadMutation) ClearTrashBatch() {
+	m.trash_batch = nil
+	m.clearedFields[channelthread.FieldTrashBatch] = struct{}{}
+}
+
+// TrashBatchCleared returns if the "trash_batch" field was cleared in this mutation.
+func (m *ChannelThreadMutation) TrashBatchCleared() bool {
+	_, ok := m.clearedFields[channelthread.FieldTrashBatch]
+	return ok
+}
+
+// ResetTrashBatch resets all changes to the "trash_batch" field.
+func (m *ChannelThreadMutation) ResetTrashBatch() {
+	m.trash_batch = nil
+	delete(m.clearedFields, channelthread.FieldTrashBatch)
 }
 
 // SetCaseID sets the "case_id" field.
@@ -3647,12 +4325,21 @@ func (m *ChannelThreadMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *ChannelThreadMutation) Fields() []string {
-	fields := make([]string, 0, 5)
+	fields := make([]string, 0, 8)
 	if m.team != nil {
 		fields = append(fields, channelthread.FieldTeamID)
 	}
 	if m.version != nil {
 		fields = append(fields, channelthread.FieldVersion)
+	}
+	if m.deleted_at != nil {
+		fields = append(fields, channelthread.FieldDeletedAt)
+	}
+	if m.deleted_by != nil {
+		fields = append(fields, channelthread.FieldDeletedBy)
+	}
+	if m.trash_batch != nil {
+		fields = append(fields, channelthread.FieldTrashBatch)
 	}
 	if m.case_record != nil {
 		fields = append(fields, channelthread.FieldCaseID)
@@ -3675,6 +4362,12 @@ func (m *ChannelThreadMutation) Field(name string) (ent.Value, bool) {
 		return m.TeamID()
 	case channelthread.FieldVersion:
 		return m.Version()
+	case channelthread.FieldDeletedAt:
+		return m.DeletedAt()
+	case channelthread.FieldDeletedBy:
+		return m.DeletedBy()
+	case channelthread.FieldTrashBatch:
+		return m.TrashBatch()
 	case channelthread.FieldCaseID:
 		return m.CaseID()
 	case channelthread.FieldCreatedAt:
@@ -3694,6 +4387,12 @@ func (m *ChannelThreadMutation) OldField(ctx context.Context, name string) (ent.
 		return m.OldTeamID(ctx)
 	case channelthread.FieldVersion:
 		return m.OldVersion(ctx)
+	case channelthread.FieldDeletedAt:
+		return m.OldDeletedAt(ctx)
+	case channelthread.FieldDeletedBy:
+		return m.OldDeletedBy(ctx)
+	case channelthread.FieldTrashBatch:
+		return m.OldTrashBatch(ctx)
 	case channelthread.FieldCaseID:
 		return m.OldCaseID(ctx)
 	case channelthread.FieldCreatedAt:
@@ -3722,6 +4421,27 @@ func (m *ChannelThreadMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetVersion(v)
+		return nil
+	case channelthread.FieldDeletedAt:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDeletedAt(v)
+		return nil
+	case channelthread.FieldDeletedBy:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDeletedBy(v)
+		return nil
+	case channelthread.FieldTrashBatch:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTrashBatch(v)
 		return nil
 	case channelthread.FieldCaseID:
 		v, ok := value.(string)
@@ -3755,6 +4475,9 @@ func (m *ChannelThreadMutation) AddedFields() []string {
 	if m.addversion != nil {
 		fields = append(fields, channelthread.FieldVersion)
 	}
+	if m.adddeleted_at != nil {
+		fields = append(fields, channelthread.FieldDeletedAt)
+	}
 	return fields
 }
 
@@ -3765,6 +4488,8 @@ func (m *ChannelThreadMutation) AddedField(name string) (ent.Value, bool) {
 	switch name {
 	case channelthread.FieldVersion:
 		return m.AddedVersion()
+	case channelthread.FieldDeletedAt:
+		return m.AddedDeletedAt()
 	}
 	return nil, false
 }
@@ -3781,6 +4506,13 @@ func (m *ChannelThreadMutation) AddField(name string, value ent.Value) error {
 		}
 		m.AddVersion(v)
 		return nil
+	case channelthread.FieldDeletedAt:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddDeletedAt(v)
+		return nil
 	}
 	return fmt.Errorf("unknown ChannelThread numeric field %s", name)
 }
@@ -3789,6 +4521,15 @@ func (m *ChannelThreadMutation) AddField(name string, value ent.Value) error {
 // mutation.
 func (m *ChannelThreadMutation) ClearedFields() []string {
 	var fields []string
+	if m.FieldCleared(channelthread.FieldDeletedAt) {
+		fields = append(fields, channelthread.FieldDeletedAt)
+	}
+	if m.FieldCleared(channelthread.FieldDeletedBy) {
+		fields = append(fields, channelthread.FieldDeletedBy)
+	}
+	if m.FieldCleared(channelthread.FieldTrashBatch) {
+		fields = append(fields, channelthread.FieldTrashBatch)
+	}
 	if m.FieldCleared(channelthread.FieldCaseID) {
 		fields = append(fields, channelthread.FieldCaseID)
 	}
@@ -3812,6 +4553,15 @@ func (m *ChannelThreadMutation) FieldCleared(name string) bool {
 // error if the field is not defined in the schema.
 func (m *ChannelThreadMutation) ClearField(name string) error {
 	switch name {
+	case channelthread.FieldDeletedAt:
+		m.ClearDeletedAt()
+		return nil
+	case channelthread.FieldDeletedBy:
+		m.ClearDeletedBy()
+		return nil
+	case channelthread.FieldTrashBatch:
+		m.ClearTrashBatch()
+		return nil
 	case channelthread.FieldCaseID:
 		m.ClearCaseID()
 		return nil
@@ -3834,6 +4584,15 @@ func (m *ChannelThreadMutation) ResetField(name string) error {
 		return nil
 	case channelthread.FieldVersion:
 		m.ResetVersion()
+		return nil
+	case channelthread.FieldDeletedAt:
+		m.ResetDeletedAt()
+		return nil
+	case channelthread.FieldDeletedBy:
+		m.ResetDeletedBy()
+		return nil
+	case channelthread.FieldTrashBatch:
+		m.ResetTrashBatch()
 		return nil
 	case channelthread.FieldCaseID:
 		m.ResetCaseID()
@@ -3948,6 +4707,10 @@ type ContactMutation struct {
 	id                       *string
 	version                  *int64
 	addversion               *int64
+	deleted_at               *int64
+	adddeleted_at            *int64
+	deleted_by               *string
+	trash_batch              *string
 	assistant                *string
 	assistant_phone          *string
 	avatar                   *string
@@ -4181,6 +4944,174 @@ func (m *ContactMutation) AddedVersion() (r int64, exists bool) {
 func (m *ContactMutation) ResetVersion() {
 	m.version = nil
 	m.addversion = nil
+}
+
+// SetDeletedAt sets the "deleted_at" field.
+func (m *ContactMutation) SetDeletedAt(i int64) {
+	m.deleted_at = &i
+	m.adddeleted_at = nil
+}
+
+// DeletedAt returns the value of the "deleted_at" field in the mutation.
+func (m *ContactMutation) DeletedAt() (r int64, exists bool) {
+	v := m.deleted_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDeletedAt returns the old "deleted_at" field's value of the Contact entity.
+// If the Contact object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContactMutation) OldDeletedAt(ctx context.Context) (v *int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDeletedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDeletedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDeletedAt: %w", err)
+	}
+	return oldValue.DeletedAt, nil
+}
+
+// AddDeletedAt adds i to the "deleted_at" field.
+func (m *ContactMutation) AddDeletedAt(i int64) {
+	if m.adddeleted_at != nil {
+		*m.adddeleted_at += i
+	} else {
+		m.adddeleted_at = &i
+	}
+}
+
+// AddedDeletedAt returns the value that was added to the "deleted_at" field in this mutation.
+func (m *ContactMutation) AddedDeletedAt() (r int64, exists bool) {
+	v := m.adddeleted_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ClearDeletedAt clears the value of the "deleted_at" field.
+func (m *ContactMutation) ClearDeletedAt() {
+	m.deleted_at = nil
+	m.adddeleted_at = nil
+	m.clearedFields[contact.FieldDeletedAt] = struct{}{}
+}
+
+// DeletedAtCleared returns if the "deleted_at" field was cleared in this mutation.
+func (m *ContactMutation) DeletedAtCleared() bool {
+	_, ok := m.clearedFields[contact.FieldDeletedAt]
+	return ok
+}
+
+// ResetDeletedAt resets all changes to the "deleted_at" field.
+func (m *ContactMutation) ResetDeletedAt() {
+	m.deleted_at = nil
+	m.adddeleted_at = nil
+	delete(m.clearedFields, contact.FieldDeletedAt)
+}
+
+// SetDeletedBy sets the "deleted_by" field.
+func (m *ContactMutation) SetDeletedBy(s string) {
+	m.deleted_by = &s
+}
+
+// DeletedBy returns the value of the "deleted_by" field in the mutation.
+func (m *ContactMutation) DeletedBy() (r string, exists bool) {
+	v := m.deleted_by
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDeletedBy returns the old "deleted_by" field's value of the Contact entity.
+// If the Contact object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContactMutation) OldDeletedBy(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDeletedBy is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDeletedBy requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDeletedBy: %w", err)
+	}
+	return oldValue.DeletedBy, nil
+}
+
+// ClearDeletedBy clears the value of the "deleted_by" field.
+func (m *ContactMutation) ClearDeletedBy() {
+	m.deleted_by = nil
+	m.clearedFields[contact.FieldDeletedBy] = struct{}{}
+}
+
+// DeletedByCleared returns if the "deleted_by" field was cleared in this mutation.
+func (m *ContactMutation) DeletedByCleared() bool {
+	_, ok := m.clearedFields[contact.FieldDeletedBy]
+	return ok
+}
+
+// ResetDeletedBy resets all changes to the "deleted_by" field.
+func (m *ContactMutation) ResetDeletedBy() {
+	m.deleted_by = nil
+	delete(m.clearedFields, contact.FieldDeletedBy)
+}
+
+// SetTrashBatch sets the "trash_batch" field.
+func (m *ContactMutation) SetTrashBatch(s string) {
+	m.trash_batch = &s
+}
+
+// TrashBatch returns the value of the "trash_batch" field in the mutation.
+func (m *ContactMutation) TrashBatch() (r string, exists bool) {
+	v := m.trash_batch
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTrashBatch returns the old "trash_batch" field's value of the Contact entity.
+// If the Contact object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContactMutation) OldTrashBatch(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTrashBatch is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTrashBatch requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTrashBatch: %w", err)
+	}
+	return oldValue.TrashBatch, nil
+}
+
+// ClearTrashBatch clears the value of the "trash_batch" field.
+func (m *ContactMutation) ClearTrashBatch() {
+	m.trash_batch = nil
+	m.clearedFields[contact.FieldTrashBatch] = struct{}{}
+}
+
+// TrashBatchCleared returns if the "trash_batch" field was cleared in this mutation.
+func (m *ContactMutation) TrashBatchCleared() bool {
+	_, ok := m.clearedFields[contact.FieldTrashBatch]
+	return ok
+}
+
+// ResetTrashBatch resets all changes to the "trash_batch" field.
+func (m *ContactMutation) ResetTrashBatch() {
+	m.trash_batch = nil
+	delete(m.clearedFields, contact.FieldTrashBatch)
 }
 
 // SetAssistant sets the "assistant" field.
@@ -5763,12 +6694,21 @@ func (m *ContactMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *ContactMutation) Fields() []string {
-	fields := make([]string, 0, 33)
+	fields := make([]string, 0, 36)
 	if m.team != nil {
 		fields = append(fields, contact.FieldTeamID)
 	}
 	if m.version != nil {
 		fields = append(fields, contact.FieldVersion)
+	}
+	if m.deleted_at != nil {
+		fields = append(fields, contact.FieldDeletedAt)
+	}
+	if m.deleted_by != nil {
+		fields = append(fields, contact.FieldDeletedBy)
+	}
+	if m.trash_batch != nil {
+		fields = append(fields, contact.FieldTrashBatch)
 	}
 	if m.assistant != nil {
 		fields = append(fields, contact.FieldAssistant)
@@ -5875,6 +6815,12 @@ func (m *ContactMutation) Field(name string) (ent.Value, bool) {
 		return m.TeamID()
 	case contact.FieldVersion:
 		return m.Version()
+	case contact.FieldDeletedAt:
+		return m.DeletedAt()
+	case contact.FieldDeletedBy:
+		return m.DeletedBy()
+	case contact.FieldTrashBatch:
+		return m.TrashBatch()
 	case contact.FieldAssistant:
 		return m.Assistant()
 	case contact.FieldAssistantPhone:
@@ -5950,6 +6896,12 @@ func (m *ContactMutation) OldField(ctx context.Context, name string) (ent.Value,
 		return m.OldTeamID(ctx)
 	case contact.FieldVersion:
 		return m.OldVersion(ctx)
+	case contact.FieldDeletedAt:
+		return m.OldDeletedAt(ctx)
+	case contact.FieldDeletedBy:
+		return m.OldDeletedBy(ctx)
+	case contact.FieldTrashBatch:
+		return m.OldTrashBatch(ctx)
 	case contact.FieldAssistant:
 		return m.OldAssistant(ctx)
 	case contact.FieldAssistantPhone:
@@ -6034,6 +6986,27 @@ func (m *ContactMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetVersion(v)
+		return nil
+	case contact.FieldDeletedAt:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDeletedAt(v)
+		return nil
+	case contact.FieldDeletedBy:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDeletedBy(v)
+		return nil
+	case contact.FieldTrashBatch:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTrashBatch(v)
 		return nil
 	case contact.FieldAssistant:
 		v, ok := value.(string)
@@ -6263,6 +7236,9 @@ func (m *ContactMutation) AddedFields() []string {
 	if m.addversion != nil {
 		fields = append(fields, contact.FieldVersion)
 	}
+	if m.adddeleted_at != nil {
+		fields = append(fields, contact.FieldDeletedAt)
+	}
 	return fields
 }
 
@@ -6273,6 +7249,8 @@ func (m *ContactMutation) AddedField(name string) (ent.Value, bool) {
 	switch name {
 	case contact.FieldVersion:
 		return m.AddedVersion()
+	case contact.FieldDeletedAt:
+		return m.AddedDeletedAt()
 	}
 	return nil, false
 }
@@ -6289,6 +7267,13 @@ func (m *ContactMutation) AddField(name string, value ent.Value) error {
 		}
 		m.AddVersion(v)
 		return nil
+	case contact.FieldDeletedAt:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddDeletedAt(v)
+		return nil
 	}
 	return fmt.Errorf("unknown Contact numeric field %s", name)
 }
@@ -6297,6 +7282,15 @@ func (m *ContactMutation) AddField(name string, value ent.Value) error {
 // mutation.
 func (m *ContactMutation) ClearedFields() []string {
 	var fields []string
+	if m.FieldCleared(contact.FieldDeletedAt) {
+		fields = append(fields, contact.FieldDeletedAt)
+	}
+	if m.FieldCleared(contact.FieldDeletedBy) {
+		fields = append(fields, contact.FieldDeletedBy)
+	}
+	if m.FieldCleared(contact.FieldTrashBatch) {
+		fields = append(fields, contact.FieldTrashBatch)
+	}
 	if m.FieldCleared(contact.FieldAssistant) {
 		fields = append(fields, contact.FieldAssistant)
 	}
@@ -6404,6 +7398,15 @@ func (m *ContactMutation) FieldCleared(name string) bool {
 // error if the field is not defined in the schema.
 func (m *ContactMutation) ClearField(name string) error {
 	switch name {
+	case contact.FieldDeletedAt:
+		m.ClearDeletedAt()
+		return nil
+	case contact.FieldDeletedBy:
+		m.ClearDeletedBy()
+		return nil
+	case contact.FieldTrashBatch:
+		m.ClearTrashBatch()
+		return nil
 	case contact.FieldAssistant:
 		m.ClearAssistant()
 		return nil
@@ -6510,6 +7513,15 @@ func (m *ContactMutation) ResetField(name string) error {
 		return nil
 	case contact.FieldVersion:
 		m.ResetVersion()
+		return nil
+	case contact.FieldDeletedAt:
+		m.ResetDeletedAt()
+		return nil
+	case contact.FieldDeletedBy:
+		m.ResetDeletedBy()
+		return nil
+	case contact.FieldTrashBatch:
+		m.ResetTrashBatch()
 		return nil
 	case contact.FieldAssistant:
 		m.ResetAssistant()
@@ -6690,6 +7702,10 @@ type CustomerMutation struct {
 	id                  *string
 	version             *int64
 	addversion          *int64
+	deleted_at          *int64
+	adddeleted_at       *int64
+	deleted_by          *string
+	trash_batch         *string
 	sso_id              *string
 	email               *string
 	firstName           *string
@@ -6900,6 +7916,174 @@ func (m *CustomerMutation) AddedVersion() (r int64, exists bool) {
 func (m *CustomerMutation) ResetVersion() {
 	m.version = nil
 	m.addversion = nil
+}
+
+// SetDeletedAt sets the "deleted_at" field.
+func (m *CustomerMutation) SetDeletedAt(i int64) {
+	m.deleted_at = &i
+	m.adddeleted_at = nil
+}
+
+// DeletedAt returns the value of the "deleted_at" field in the mutation.
+func (m *CustomerMutation) DeletedAt() (r int64, exists bool) {
+	v := m.deleted_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDeletedAt returns the old "deleted_at" field's value of the Customer entity.
+// If the Customer object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CustomerMutation) OldDeletedAt(ctx context.Context) (v *int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDeletedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDeletedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDeletedAt: %w", err)
+	}
+	return oldValue.DeletedAt, nil
+}
+
+// AddDeletedAt adds i to the "deleted_at" field.
+func (m *CustomerMutation) AddDeletedAt(i int64) {
+	if m.adddeleted_at != nil {
+		*m.adddeleted_at += i
+	} else {
+		m.adddeleted_at = &i
+	}
+}
+
+// AddedDeletedAt returns the value that was added to the "deleted_at" field in this mutation.
+func (m *CustomerMutation) AddedDeletedAt() (r int64, exists bool) {
+	v := m.adddeleted_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ClearDeletedAt clears the value of the "deleted_at" field.
+func (m *CustomerMutation) ClearDeletedAt() {
+	m.deleted_at = nil
+	m.adddeleted_at = nil
+	m.clearedFields[customer.FieldDeletedAt] = struct{}{}
+}
+
+// DeletedAtCleared returns if the "deleted_at" field was cleared in this mutation.
+func (m *CustomerMutation) DeletedAtCleared() bool {
+	_, ok := m.clearedFields[customer.FieldDeletedAt]
+	return ok
+}
+
+// ResetDeletedAt resets all changes to the "deleted_at" field.
+func (m *CustomerMutation) ResetDeletedAt() {
+	m.deleted_at = nil
+	m.adddeleted_at = nil
+	delete(m.clearedFields, customer.FieldDeletedAt)
+}
+
+// SetDeletedBy sets the "deleted_by" field.
+func (m *CustomerMutation) SetDeletedBy(s string) {
+	m.deleted_by = &s
+}
+
+// DeletedBy returns the value of the "deleted_by" field in the mutation.
+func (m *CustomerMutation) DeletedBy() (r string, exists bool) {
+	v := m.deleted_by
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDeletedBy returns the old "deleted_by" field's value of the Customer entity.
+// If the Customer object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CustomerMutation) OldDeletedBy(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDeletedBy is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDeletedBy requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDeletedBy: %w", err)
+	}
+	return oldValue.DeletedBy, nil
+}
+
+// ClearDeletedBy clears the value of the "deleted_by" field.
+func (m *CustomerMutation) ClearDeletedBy() {
+	m.deleted_by = nil
+	m.clearedFields[customer.FieldDeletedBy] = struct{}{}
+}
+
+// DeletedByCleared returns if the "deleted_by" field was cleared in this mutation.
+func (m *CustomerMutation) DeletedByCleared() bool {
+	_, ok := m.clearedFields[customer.FieldDeletedBy]
+	return ok
+}
+
+// ResetDeletedBy resets all changes to the "deleted_by" field.
+func (m *CustomerMutation) ResetDeletedBy() {
+	m.deleted_by = nil
+	delete(m.clearedFields, customer.FieldDeletedBy)
+}
+
+// SetTrashBatch sets the "trash_batch" field.
+func (m *CustomerMutation) SetTrashBatch(s string) {
+	m.trash_batch = &s
+}
+
+// TrashBatch returns the value of the "trash_batch" field in the mutation.
+func (m *CustomerMutation) TrashBatch() (r string, exists bool) {
+	v := m.trash_batch
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTrashBatch returns the old "trash_batch" field's value of the Customer entity.
+// If the Customer object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CustomerMutation) OldTrashBatch(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTrashBatch is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTrashBatch requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTrashBatch: %w", err)
+	}
+	return oldValue.TrashBatch, nil
+}
+
+// ClearTrashBatch clears the value of the "trash_batch" field.
+func (m *CustomerMutation) ClearTrashBatch() {
+	m.trash_batch = nil
+	m.clearedFields[customer.FieldTrashBatch] = struct{}{}
+}
+
+// TrashBatchCleared returns if the "trash_batch" field was cleared in this mutation.
+func (m *CustomerMutation) TrashBatchCleared() bool {
+	_, ok := m.clearedFields[customer.FieldTrashBatch]
+	return ok
+}
+
+// ResetTrashBatch resets all changes to the "trash_batch" field.
+func (m *CustomerMutation) ResetTrashBatch() {
+	m.trash_batch = nil
+	delete(m.clearedFields, customer.FieldTrashBatch)
 }
 
 // SetSSOID sets the "sso_id" field.
@@ -7355,12 +8539,21 @@ func (m *CustomerMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *CustomerMutation) Fields() []string {
-	fields := make([]string, 0, 10)
+	fields := make([]string, 0, 13)
 	if m.team != nil {
 		fields = append(fields, customer.FieldTeamID)
 	}
 	if m.version != nil {
 		fields = append(fields, customer.FieldVersion)
+	}
+	if m.deleted_at != nil {
+		fields = append(fields, customer.FieldDeletedAt)
+	}
+	if m.deleted_by != nil {
+		fields = append(fields, customer.FieldDeletedBy)
+	}
+	if m.trash_batch != nil {
+		fields = append(fields, customer.FieldTrashBatch)
 	}
 	if m.sso_id != nil {
 		fields = append(fields, customer.FieldSSOID)
@@ -7398,6 +8591,12 @@ func (m *CustomerMutation) Field(name string) (ent.Value, bool) {
 		return m.TeamID()
 	case customer.FieldVersion:
 		return m.Version()
+	case customer.FieldDeletedAt:
+		return m.DeletedAt()
+	case customer.FieldDeletedBy:
+		return m.DeletedBy()
+	case customer.FieldTrashBatch:
+		return m.TrashBatch()
 	case customer.FieldSSOID:
 		return m.SSOID()
 	case customer.FieldEmail:
@@ -7427,6 +8626,12 @@ func (m *CustomerMutation) OldField(ctx context.Context, name string) (ent.Value
 		return m.OldTeamID(ctx)
 	case customer.FieldVersion:
 		return m.OldVersion(ctx)
+	case customer.FieldDeletedAt:
+		return m.OldDeletedAt(ctx)
+	case customer.FieldDeletedBy:
+		return m.OldDeletedBy(ctx)
+	case customer.FieldTrashBatch:
+		return m.OldTrashBatch(ctx)
 	case customer.FieldSSOID:
 		return m.OldSSOID(ctx)
 	case customer.FieldEmail:
@@ -7465,6 +8670,27 @@ func (m *CustomerMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetVersion(v)
+		return nil
+	case customer.FieldDeletedAt:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDeletedAt(v)
+		return nil
+	case customer.FieldDeletedBy:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDeletedBy(v)
+		return nil
+	case customer.FieldTrashBatch:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTrashBatch(v)
 		return nil
 	case customer.FieldSSOID:
 		v, ok := value.(string)
@@ -7533,6 +8759,9 @@ func (m *CustomerMutation) AddedFields() []string {
 	if m.addversion != nil {
 		fields = append(fields, customer.FieldVersion)
 	}
+	if m.adddeleted_at != nil {
+		fields = append(fields, customer.FieldDeletedAt)
+	}
 	return fields
 }
 
@@ -7543,6 +8772,8 @@ func (m *CustomerMutation) AddedField(name string) (ent.Value, bool) {
 	switch name {
 	case customer.FieldVersion:
 		return m.AddedVersion()
+	case customer.FieldDeletedAt:
+		return m.AddedDeletedAt()
 	}
 	return nil, false
 }
@@ -7559,6 +8790,13 @@ func (m *CustomerMutation) AddField(name string, value ent.Value) error {
 		}
 		m.AddVersion(v)
 		return nil
+	case customer.FieldDeletedAt:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddDeletedAt(v)
+		return nil
 	}
 	return fmt.Errorf("unknown Customer numeric field %s", name)
 }
@@ -7567,6 +8805,15 @@ func (m *CustomerMutation) AddField(name string, value ent.Value) error {
 // mutation.
 func (m *CustomerMutation) ClearedFields() []string {
 	var fields []string
+	if m.FieldCleared(customer.FieldDeletedAt) {
+		fields = append(fields, customer.FieldDeletedAt)
+	}
+	if m.FieldCleared(customer.FieldDeletedBy) {
+		fields = append(fields, customer.FieldDeletedBy)
+	}
+	if m.FieldCleared(customer.FieldTrashBatch) {
+		fields = append(fields, customer.FieldTrashBatch)
+	}
 	if m.FieldCleared(customer.FieldSSOID) {
 		fields = append(fields, customer.FieldSSOID)
 	}
@@ -7605,6 +8852,15 @@ func (m *CustomerMutation) FieldCleared(name string) bool {
 // error if the field is not defined in the schema.
 func (m *CustomerMutation) ClearField(name string) error {
 	switch name {
+	case customer.FieldDeletedAt:
+		m.ClearDeletedAt()
+		return nil
+	case customer.FieldDeletedBy:
+		m.ClearDeletedBy()
+		return nil
+	case customer.FieldTrashBatch:
+		m.ClearTrashBatch()
+		return nil
 	case customer.FieldSSOID:
 		m.ClearSSOID()
 		return nil
@@ -7642,6 +8898,15 @@ func (m *CustomerMutation) ResetField(name string) error {
 		return nil
 	case customer.FieldVersion:
 		m.ResetVersion()
+		return nil
+	case customer.FieldDeletedAt:
+		m.ResetDeletedAt()
+		return nil
+	case customer.FieldDeletedBy:
+		m.ResetDeletedBy()
+		return nil
+	case customer.FieldTrashBatch:
+		m.ResetTrashBatch()
 		return nil
 	case customer.FieldSSOID:
 		m.ResetSSOID()
@@ -9886,6 +11151,10 @@ type PackingListMutation struct {
 	id                    *string
 	version               *int64
 	addversion            *int64
+	deleted_at            *int64
+	adddeleted_at         *int64
+	deleted_by            *string
+	trash_batch           *string
 	number                *string
 	deliveryDate          *time.Time
 	invoice_number        *string
@@ -10098,6 +11367,174 @@ func (m *PackingListMutation) AddedVersion() (r int64, exists bool) {
 func (m *PackingListMutation) ResetVersion() {
 	m.version = nil
 	m.addversion = nil
+}
+
+// SetDeletedAt sets the "deleted_at" field.
+func (m *PackingListMutation) SetDeletedAt(i int64) {
+	m.deleted_at = &i
+	m.adddeleted_at = nil
+}
+
+// DeletedAt returns the value of the "deleted_at" field in the mutation.
+func (m *PackingListMutation) DeletedAt() (r int64, exists bool) {
+	v := m.deleted_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDeletedAt returns the old "deleted_at" field's value of the PackingList entity.
+// If the PackingList object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PackingListMutation) OldDeletedAt(ctx context.Context) (v *int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDeletedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDeletedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDeletedAt: %w", err)
+	}
+	return oldValue.DeletedAt, nil
+}
+
+// AddDeletedAt adds i to the "deleted_at" field.
+func (m *PackingListMutation) AddDeletedAt(i int64) {
+	if m.adddeleted_at != nil {
+		*m.adddeleted_at += i
+	} else {
+		m.adddeleted_at = &i
+	}
+}
+
+// AddedDeletedAt returns the value that was added to the "deleted_at" field in this mutation.
+func (m *PackingListMutation) AddedDeletedAt() (r int64, exists bool) {
+	v := m.adddeleted_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ClearDeletedAt clears the value of the "deleted_at" field.
+func (m *PackingListMutation) ClearDeletedAt() {
+	m.deleted_at = nil
+	m.adddeleted_at = nil
+	m.clearedFields[packinglist.FieldDeletedAt] = struct{}{}
+}
+
+// DeletedAtCleared returns if the "deleted_at" field was cleared in this mutation.
+func (m *PackingListMutation) DeletedAtCleared() bool {
+	_, ok := m.clearedFields[packinglist.FieldDeletedAt]
+	return ok
+}
+
+// ResetDeletedAt resets all changes to the "deleted_at" field.
+func (m *PackingListMutation) ResetDeletedAt() {
+	m.deleted_at = nil
+	m.adddeleted_at = nil
+	delete(m.clearedFields, packinglist.FieldDeletedAt)
+}
+
+// SetDeletedBy sets the "deleted_by" field.
+func (m *PackingListMutation) SetDeletedBy(s string) {
+	m.deleted_by = &s
+}
+
+// DeletedBy returns the value of the "deleted_by" field in the mutation.
+func (m *PackingListMutation) DeletedBy() (r string, exists bool) {
+	v := m.deleted_by
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDeletedBy returns the old "deleted_by" field's value of the PackingList entity.
+// If the PackingList object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PackingListMutation) OldDeletedBy(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDeletedBy is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDeletedBy requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDeletedBy: %w", err)
+	}
+	return oldValue.DeletedBy, nil
+}
+
+// ClearDeletedBy clears the value of the "deleted_by" field.
+func (m *PackingListMutation) ClearDeletedBy() {
+	m.deleted_by = nil
+	m.clearedFields[packinglist.FieldDeletedBy] = struct{}{}
+}
+
+// DeletedByCleared returns if the "deleted_by" field was cleared in this mutation.
+func (m *PackingListMutation) DeletedByCleared() bool {
+	_, ok := m.clearedFields[packinglist.FieldDeletedBy]
+	return ok
+}
+
+// ResetDeletedBy resets all changes to the "deleted_by" field.
+func (m *PackingListMutation) ResetDeletedBy() {
+	m.deleted_by = nil
+	delete(m.clearedFields, packinglist.FieldDeletedBy)
+}
+
+// SetTrashBatch sets the "trash_batch" field.
+func (m *PackingListMutation) SetTrashBatch(s string) {
+	m.trash_batch = &s
+}
+
+// TrashBatch returns the value of the "trash_batch" field in the mutation.
+func (m *PackingListMutation) TrashBatch() (r string, exists bool) {
+	v := m.trash_batch
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTrashBatch returns the old "trash_batch" field's value of the PackingList entity.
+// If the PackingList object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PackingListMutation) OldTrashBatch(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTrashBatch is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTrashBatch requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTrashBatch: %w", err)
+	}
+	return oldValue.TrashBatch, nil
+}
+
+// ClearTrashBatch clears the value of the "trash_batch" field.
+func (m *PackingListMutation) ClearTrashBatch() {
+	m.trash_batch = nil
+	m.clearedFields[packinglist.FieldTrashBatch] = struct{}{}
+}
+
+// TrashBatchCleared returns if the "trash_batch" field was cleared in this mutation.
+func (m *PackingListMutation) TrashBatchCleared() bool {
+	_, ok := m.clearedFields[packinglist.FieldTrashBatch]
+	return ok
+}
+
+// ResetTrashBatch resets all changes to the "trash_batch" field.
+func (m *PackingListMutation) ResetTrashBatch() {
+	m.trash_batch = nil
+	delete(m.clearedFields, packinglist.FieldTrashBatch)
 }
 
 // SetNumber sets the "number" field.
@@ -10558,12 +11995,21 @@ func (m *PackingListMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *PackingListMutation) Fields() []string {
-	fields := make([]string, 0, 9)
+	fields := make([]string, 0, 12)
 	if m.team != nil {
 		fields = append(fields, packinglist.FieldTeamID)
 	}
 	if m.version != nil {
 		fields = append(fields, packinglist.FieldVersion)
+	}
+	if m.deleted_at != nil {
+		fields = append(fields, packinglist.FieldDeletedAt)
+	}
+	if m.deleted_by != nil {
+		fields = append(fields, packinglist.FieldDeletedBy)
+	}
+	if m.trash_batch != nil {
+		fields = append(fields, packinglist.FieldTrashBatch)
 	}
 	if m.number != nil {
 		fields = append(fields, packinglist.FieldNumber)
@@ -10598,6 +12044,12 @@ func (m *PackingListMutation) Field(name string) (ent.Value, bool) {
 		return m.TeamID()
 	case packinglist.FieldVersion:
 		return m.Version()
+	case packinglist.FieldDeletedAt:
+		return m.DeletedAt()
+	case packinglist.FieldDeletedBy:
+		return m.DeletedBy()
+	case packinglist.FieldTrashBatch:
+		return m.TrashBatch()
 	case packinglist.FieldNumber:
 		return m.Number()
 	case packinglist.FieldDeliveryDate:
@@ -10625,6 +12077,12 @@ func (m *PackingListMutation) OldField(ctx context.Context, name string) (ent.Va
 		return m.OldTeamID(ctx)
 	case packinglist.FieldVersion:
 		return m.OldVersion(ctx)
+	case packinglist.FieldDeletedAt:
+		return m.OldDeletedAt(ctx)
+	case packinglist.FieldDeletedBy:
+		return m.OldDeletedBy(ctx)
+	case packinglist.FieldTrashBatch:
+		return m.OldTrashBatch(ctx)
 	case packinglist.FieldNumber:
 		return m.OldNumber(ctx)
 	case packinglist.FieldDeliveryDate:
@@ -10661,6 +12119,27 @@ func (m *PackingListMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetVersion(v)
+		return nil
+	case packinglist.FieldDeletedAt:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDeletedAt(v)
+		return nil
+	case packinglist.FieldDeletedBy:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDeletedBy(v)
+		return nil
+	case packinglist.FieldTrashBatch:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTrashBatch(v)
 		return nil
 	case packinglist.FieldNumber:
 		v, ok := value.(string)
@@ -10722,6 +12201,9 @@ func (m *PackingListMutation) AddedFields() []string {
 	if m.addversion != nil {
 		fields = append(fields, packinglist.FieldVersion)
 	}
+	if m.adddeleted_at != nil {
+		fields = append(fields, packinglist.FieldDeletedAt)
+	}
 	return fields
 }
 
@@ -10732,6 +12214,8 @@ func (m *PackingListMutation) AddedField(name string) (ent.Value, bool) {
 	switch name {
 	case packinglist.FieldVersion:
 		return m.AddedVersion()
+	case packinglist.FieldDeletedAt:
+		return m.AddedDeletedAt()
 	}
 	return nil, false
 }
@@ -10748,6 +12232,13 @@ func (m *PackingListMutation) AddField(name string, value ent.Value) error {
 		}
 		m.AddVersion(v)
 		return nil
+	case packinglist.FieldDeletedAt:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddDeletedAt(v)
+		return nil
 	}
 	return fmt.Errorf("unknown PackingList numeric field %s", name)
 }
@@ -10756,6 +12247,15 @@ func (m *PackingListMutation) AddField(name string, value ent.Value) error {
 // mutation.
 func (m *PackingListMutation) ClearedFields() []string {
 	var fields []string
+	if m.FieldCleared(packinglist.FieldDeletedAt) {
+		fields = append(fields, packinglist.FieldDeletedAt)
+	}
+	if m.FieldCleared(packinglist.FieldDeletedBy) {
+		fields = append(fields, packinglist.FieldDeletedBy)
+	}
+	if m.FieldCleared(packinglist.FieldTrashBatch) {
+		fields = append(fields, packinglist.FieldTrashBatch)
+	}
 	if m.FieldCleared(packinglist.FieldNumber) {
 		fields = append(fields, packinglist.FieldNumber)
 	}
@@ -10791,6 +12291,15 @@ func (m *PackingListMutation) FieldCleared(name string) bool {
 // error if the field is not defined in the schema.
 func (m *PackingListMutation) ClearField(name string) error {
 	switch name {
+	case packinglist.FieldDeletedAt:
+		m.ClearDeletedAt()
+		return nil
+	case packinglist.FieldDeletedBy:
+		m.ClearDeletedBy()
+		return nil
+	case packinglist.FieldTrashBatch:
+		m.ClearTrashBatch()
+		return nil
 	case packinglist.FieldNumber:
 		m.ClearNumber()
 		return nil
@@ -10825,6 +12334,15 @@ func (m *PackingListMutation) ResetField(name string) error {
 		return nil
 	case packinglist.FieldVersion:
 		m.ResetVersion()
+		return nil
+	case packinglist.FieldDeletedAt:
+		m.ResetDeletedAt()
+		return nil
+	case packinglist.FieldDeletedBy:
+		m.ResetDeletedBy()
+		return nil
+	case packinglist.FieldTrashBatch:
+		m.ResetTrashBatch()
 		return nil
 	case packinglist.FieldNumber:
 		m.ResetNumber()
@@ -10961,6 +12479,10 @@ type PackingListItemMutation struct {
 	id            *string
 	version       *int64
 	addversion    *int64
+	deleted_at    *int64
+	adddeleted_at *int64
+	deleted_by    *string
+	trash_batch   *string
 	sku           *string
 	description   *string
 	quantity      *int64
@@ -11170,6 +12692,174 @@ func (m *PackingListItemMutation) AddedVersion() (r int64, exists bool) {
 func (m *PackingListItemMutation) ResetVersion() {
 	m.version = nil
 	m.addversion = nil
+}
+
+// SetDeletedAt sets the "deleted_at" field.
+func (m *PackingListItemMutation) SetDeletedAt(i int64) {
+	m.deleted_at = &i
+	m.adddeleted_at = nil
+}
+
+// DeletedAt returns the value of the "deleted_at" field in the mutation.
+func (m *PackingListItemMutation) DeletedAt() (r int64, exists bool) {
+	v := m.deleted_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDeletedAt returns the old "deleted_at" field's value of the PackingListItem entity.
+// If the PackingListItem object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PackingListItemMutation) OldDeletedAt(ctx context.Context) (v *int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDeletedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDeletedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDeletedAt: %w", err)
+	}
+	return oldValue.DeletedAt, nil
+}
+
+// AddDeletedAt adds i to the "deleted_at" field.
+func (m *PackingListItemMutation) AddDeletedAt(i int64) {
+	if m.adddeleted_at != nil {
+		*m.adddeleted_at += i
+	} else {
+		m.adddeleted_at = &i
+	}
+}
+
+// AddedDeletedAt returns the value that was added to the "deleted_at" field in this mutation.
+func (m *PackingListItemMutation) AddedDeletedAt() (r int64, exists bool) {
+	v := m.adddeleted_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ClearDeletedAt clears the value of the "deleted_at" field.
+func (m *PackingListItemMutation) ClearDeletedAt() {
+	m.deleted_at = nil
+	m.adddeleted_at = nil
+	m.clearedFields[packinglistitem.FieldDeletedAt] = struct{}{}
+}
+
+// DeletedAtCleared returns if the "deleted_at" field was cleared in this mutation.
+func (m *PackingListItemMutation) DeletedAtCleared() bool {
+	_, ok := m.clearedFields[packinglistitem.FieldDeletedAt]
+	return ok
+}
+
+// ResetDeletedAt resets all changes to the "deleted_at" field.
+func (m *PackingListItemMutation) ResetDeletedAt() {
+	m.deleted_at = nil
+	m.adddeleted_at = nil
+	delete(m.clearedFields, packinglistitem.FieldDeletedAt)
+}
+
+// SetDeletedBy sets the "deleted_by" field.
+func (m *PackingListItemMutation) SetDeletedBy(s string) {
+	m.deleted_by = &s
+}
+
+// DeletedBy returns the value of the "deleted_by" field in the mutation.
+func (m *PackingListItemMutation) DeletedBy() (r string, exists bool) {
+	v := m.deleted_by
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDeletedBy returns the old "deleted_by" field's value of the PackingListItem entity.
+// If the PackingListItem object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PackingListItemMutation) OldDeletedBy(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDeletedBy is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDeletedBy requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDeletedBy: %w", err)
+	}
+	return oldValue.DeletedBy, nil
+}
+
+// ClearDeletedBy clears the value of the "deleted_by" field.
+func (m *PackingListItemMutation) ClearDeletedBy() {
+	m.deleted_by = nil
+	m.clearedFields[packinglistitem.FieldDeletedBy] = struct{}{}
+}
+
+// DeletedByCleared returns if the "deleted_by" field was cleared in this mutation.
+func (m *PackingListItemMutation) DeletedByCleared() bool {
+	_, ok := m.clearedFields[packinglistitem.FieldDeletedBy]
+	return ok
+}
+
+// ResetDeletedBy resets all changes to the "deleted_by" field.
+func (m *PackingListItemMutation) ResetDeletedBy() {
+	m.deleted_by = nil
+	delete(m.clearedFields, packinglistitem.FieldDeletedBy)
+}
+
+// SetTrashBatch sets the "trash_batch" field.
+func (m *PackingListItemMutation) SetTrashBatch(s string) {
+	m.trash_batch = &s
+}
+
+// TrashBatch returns the value of the "trash_batch" field in the mutation.
+func (m *PackingListItemMutation) TrashBatch() (r string, exists bool) {
+	v := m.trash_batch
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTrashBatch returns the old "trash_batch" field's value of the PackingListItem entity.
+// If the PackingListItem object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PackingListItemMutation) OldTrashBatch(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTrashBatch is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTrashBatch requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTrashBatch: %w", err)
+	}
+	return oldValue.TrashBatch, nil
+}
+
+// ClearTrashBatch clears the value of the "trash_batch" field.
+func (m *PackingListItemMutation) ClearTrashBatch() {
+	m.trash_batch = nil
+	m.clearedFields[packinglistitem.FieldTrashBatch] = struct{}{}
+}
+
+// TrashBatchCleared returns if the "trash_batch" field was cleared in this mutation.
+func (m *PackingListItemMutation) TrashBatchCleared() bool {
+	_, ok := m.clearedFields[packinglistitem.FieldTrashBatch]
+	return ok
+}
+
+// ResetTrashBatch resets all changes to the "trash_batch" field.
+func (m *PackingListItemMutation) ResetTrashBatch() {
+	m.trash_batch = nil
+	delete(m.clearedFields, packinglistitem.FieldTrashBatch)
 }
 
 // SetSku sets the "sku" field.
@@ -11539,12 +13229,21 @@ func (m *PackingListItemMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *PackingListItemMutation) Fields() []string {
-	fields := make([]string, 0, 7)
+	fields := make([]string, 0, 10)
 	if m.team != nil {
 		fields = append(fields, packinglistitem.FieldTeamID)
 	}
 	if m.version != nil {
 		fields = append(fields, packinglistitem.FieldVersion)
+	}
+	if m.deleted_at != nil {
+		fields = append(fields, packinglistitem.FieldDeletedAt)
+	}
+	if m.deleted_by != nil {
+		fields = append(fields, packinglistitem.FieldDeletedBy)
+	}
+	if m.trash_batch != nil {
+		fields = append(fields, packinglistitem.FieldTrashBatch)
 	}
 	if m.sku != nil {
 		fields = append(fields, packinglistitem.FieldSku)
@@ -11573,6 +13272,12 @@ func (m *PackingListItemMutation) Field(name string) (ent.Value, bool) {
 		return m.TeamID()
 	case packinglistitem.FieldVersion:
 		return m.Version()
+	case packinglistitem.FieldDeletedAt:
+		return m.DeletedAt()
+	case packinglistitem.FieldDeletedBy:
+		return m.DeletedBy()
+	case packinglistitem.FieldTrashBatch:
+		return m.TrashBatch()
 	case packinglistitem.FieldSku:
 		return m.Sku()
 	case packinglistitem.FieldDescription:
@@ -11596,6 +13301,12 @@ func (m *PackingListItemMutation) OldField(ctx context.Context, name string) (en
 		return m.OldTeamID(ctx)
 	case packinglistitem.FieldVersion:
 		return m.OldVersion(ctx)
+	case packinglistitem.FieldDeletedAt:
+		return m.OldDeletedAt(ctx)
+	case packinglistitem.FieldDeletedBy:
+		return m.OldDeletedBy(ctx)
+	case packinglistitem.FieldTrashBatch:
+		return m.OldTrashBatch(ctx)
 	case packinglistitem.FieldSku:
 		return m.OldSku(ctx)
 	case packinglistitem.FieldDescription:
@@ -11628,6 +13339,27 @@ func (m *PackingListItemMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetVersion(v)
+		return nil
+	case packinglistitem.FieldDeletedAt:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDeletedAt(v)
+		return nil
+	case packinglistitem.FieldDeletedBy:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDeletedBy(v)
+		return nil
+	case packinglistitem.FieldTrashBatch:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTrashBatch(v)
 		return nil
 	case packinglistitem.FieldSku:
 		v, ok := value.(string)
@@ -11675,6 +13407,9 @@ func (m *PackingListItemMutation) AddedFields() []string {
 	if m.addversion != nil {
 		fields = append(fields, packinglistitem.FieldVersion)
 	}
+	if m.adddeleted_at != nil {
+		fields = append(fields, packinglistitem.FieldDeletedAt)
+	}
 	if m.addquantity != nil {
 		fields = append(fields, packinglistitem.FieldQuantity)
 	}
@@ -11688,6 +13423,8 @@ func (m *PackingListItemMutation) AddedField(name string) (ent.Value, bool) {
 	switch name {
 	case packinglistitem.FieldVersion:
 		return m.AddedVersion()
+	case packinglistitem.FieldDeletedAt:
+		return m.AddedDeletedAt()
 	case packinglistitem.FieldQuantity:
 		return m.AddedQuantity()
 	}
@@ -11706,6 +13443,13 @@ func (m *PackingListItemMutation) AddField(name string, value ent.Value) error {
 		}
 		m.AddVersion(v)
 		return nil
+	case packinglistitem.FieldDeletedAt:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddDeletedAt(v)
+		return nil
 	case packinglistitem.FieldQuantity:
 		v, ok := value.(int64)
 		if !ok {
@@ -11721,6 +13465,15 @@ func (m *PackingListItemMutation) AddField(name string, value ent.Value) error {
 // mutation.
 func (m *PackingListItemMutation) ClearedFields() []string {
 	var fields []string
+	if m.FieldCleared(packinglistitem.FieldDeletedAt) {
+		fields = append(fields, packinglistitem.FieldDeletedAt)
+	}
+	if m.FieldCleared(packinglistitem.FieldDeletedBy) {
+		fields = append(fields, packinglistitem.FieldDeletedBy)
+	}
+	if m.FieldCleared(packinglistitem.FieldTrashBatch) {
+		fields = append(fields, packinglistitem.FieldTrashBatch)
+	}
 	if m.FieldCleared(packinglistitem.FieldSku) {
 		fields = append(fields, packinglistitem.FieldSku)
 	}
@@ -11750,6 +13503,15 @@ func (m *PackingListItemMutation) FieldCleared(name string) bool {
 // error if the field is not defined in the schema.
 func (m *PackingListItemMutation) ClearField(name string) error {
 	switch name {
+	case packinglistitem.FieldDeletedAt:
+		m.ClearDeletedAt()
+		return nil
+	case packinglistitem.FieldDeletedBy:
+		m.ClearDeletedBy()
+		return nil
+	case packinglistitem.FieldTrashBatch:
+		m.ClearTrashBatch()
+		return nil
 	case packinglistitem.FieldSku:
 		m.ClearSku()
 		return nil
@@ -11778,6 +13540,15 @@ func (m *PackingListItemMutation) ResetField(name string) error {
 		return nil
 	case packinglistitem.FieldVersion:
 		m.ResetVersion()
+		return nil
+	case packinglistitem.FieldDeletedAt:
+		m.ResetDeletedAt()
+		return nil
+	case packinglistitem.FieldDeletedBy:
+		m.ResetDeletedBy()
+		return nil
+	case packinglistitem.FieldTrashBatch:
+		m.ResetTrashBatch()
 		return nil
 	case packinglistitem.FieldSku:
 		m.ResetSku()
@@ -11898,6 +13669,10 @@ type PurchaseOrderMutation struct {
 	id                    *string
 	version               *int64
 	addversion            *int64
+	deleted_at            *int64
+	adddeleted_at         *int64
+	deleted_by            *string
+	trash_batch           *string
 	createdat             *string
 	delivery_date         *string
 	description           *string
@@ -12117,6 +13892,174 @@ func (m *PurchaseOrderMutation) AddedVersion() (r int64, exists bool) {
 func (m *PurchaseOrderMutation) ResetVersion() {
 	m.version = nil
 	m.addversion = nil
+}
+
+// SetDeletedAt sets the "deleted_at" field.
+func (m *PurchaseOrderMutation) SetDeletedAt(i int64) {
+	m.deleted_at = &i
+	m.adddeleted_at = nil
+}
+
+// DeletedAt returns the value of the "deleted_at" field in the mutation.
+func (m *PurchaseOrderMutation) DeletedAt() (r int64, exists bool) {
+	v := m.deleted_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDeletedAt returns the old "deleted_at" field's value of the PurchaseOrder entity.
+// If the PurchaseOrder object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PurchaseOrderMutation) OldDeletedAt(ctx context.Context) (v *int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDeletedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDeletedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDeletedAt: %w", err)
+	}
+	return oldValue.DeletedAt, nil
+}
+
+// AddDeletedAt adds i to the "deleted_at" field.
+func (m *PurchaseOrderMutation) AddDeletedAt(i int64) {
+	if m.adddeleted_at != nil {
+		*m.adddeleted_at += i
+	} else {
+		m.adddeleted_at = &i
+	}
+}
+
+// AddedDeletedAt returns the value that was added to the "deleted_at" field in this mutation.
+func (m *PurchaseOrderMutation) AddedDeletedAt() (r int64, exists bool) {
+	v := m.adddeleted_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ClearDeletedAt clears the value of the "deleted_at" field.
+func (m *PurchaseOrderMutation) ClearDeletedAt() {
+	m.deleted_at = nil
+	m.adddeleted_at = nil
+	m.clearedFields[purchaseorder.FieldDeletedAt] = struct{}{}
+}
+
+// DeletedAtCleared returns if the "deleted_at" field was cleared in this mutation.
+func (m *PurchaseOrderMutation) DeletedAtCleared() bool {
+	_, ok := m.clearedFields[purchaseorder.FieldDeletedAt]
+	return ok
+}
+
+// ResetDeletedAt resets all changes to the "deleted_at" field.
+func (m *PurchaseOrderMutation) ResetDeletedAt() {
+	m.deleted_at = nil
+	m.adddeleted_at = nil
+	delete(m.clearedFields, purchaseorder.FieldDeletedAt)
+}
+
+// SetDeletedBy sets the "deleted_by" field.
+func (m *PurchaseOrderMutation) SetDeletedBy(s string) {
+	m.deleted_by = &s
+}
+
+// DeletedBy returns the value of the "deleted_by" field in the mutation.
+func (m *PurchaseOrderMutation) DeletedBy() (r string, exists bool) {
+	v := m.deleted_by
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDeletedBy returns the old "deleted_by" field's value of the PurchaseOrder entity.
+// If the PurchaseOrder object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PurchaseOrderMutation) OldDeletedBy(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDeletedBy is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDeletedBy requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDeletedBy: %w", err)
+	}
+	return oldValue.DeletedBy, nil
+}
+
+// ClearDeletedBy clears the value of the "deleted_by" field.
+func (m *PurchaseOrderMutation) ClearDeletedBy() {
+	m.deleted_by = nil
+	m.clearedFields[purchaseorder.FieldDeletedBy] = struct{}{}
+}
+
+// DeletedByCleared returns if the "deleted_by" field was cleared in this mutation.
+func (m *PurchaseOrderMutation) DeletedByCleared() bool {
+	_, ok := m.clearedFields[purchaseorder.FieldDeletedBy]
+	return ok
+}
+
+// ResetDeletedBy resets all changes to the "deleted_by" field.
+func (m *PurchaseOrderMutation) ResetDeletedBy() {
+	m.deleted_by = nil
+	delete(m.clearedFields, purchaseorder.FieldDeletedBy)
+}
+
+// SetTrashBatch sets the "trash_batch" field.
+func (m *PurchaseOrderMutation) SetTrashBatch(s string) {
+	m.trash_batch = &s
+}
+
+// TrashBatch returns the value of the "trash_batch" field in the mutation.
+func (m *PurchaseOrderMutation) TrashBatch() (r string, exists bool) {
+	v := m.trash_batch
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTrashBatch returns the old "trash_batch" field's value of the PurchaseOrder entity.
+// If the PurchaseOrder object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PurchaseOrderMutation) OldTrashBatch(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTrashBatch is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTrashBatch requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTrashBatch: %w", err)
+	}
+	return oldValue.TrashBatch, nil
+}
+
+// ClearTrashBatch clears the value of the "trash_batch" field.
+func (m *PurchaseOrderMutation) ClearTrashBatch() {
+	m.trash_batch = nil
+	m.clearedFields[purchaseorder.FieldTrashBatch] = struct{}{}
+}
+
+// TrashBatchCleared returns if the "trash_batch" field was cleared in this mutation.
+func (m *PurchaseOrderMutation) TrashBatchCleared() bool {
+	_, ok := m.clearedFields[purchaseorder.FieldTrashBatch]
+	return ok
+}
+
+// ResetTrashBatch resets all changes to the "trash_batch" field.
+func (m *PurchaseOrderMutation) ResetTrashBatch() {
+	m.trash_batch = nil
+	delete(m.clearedFields, purchaseorder.FieldTrashBatch)
 }
 
 // SetCreatedat sets the "createdat" field.
@@ -13013,12 +14956,21 @@ func (m *PurchaseOrderMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *PurchaseOrderMutation) Fields() []string {
-	fields := make([]string, 0, 19)
+	fields := make([]string, 0, 22)
 	if m.team != nil {
 		fields = append(fields, purchaseorder.FieldTeamID)
 	}
 	if m.version != nil {
 		fields = append(fields, purchaseorder.FieldVersion)
+	}
+	if m.deleted_at != nil {
+		fields = append(fields, purchaseorder.FieldDeletedAt)
+	}
+	if m.deleted_by != nil {
+		fields = append(fields, purchaseorder.FieldDeletedBy)
+	}
+	if m.trash_batch != nil {
+		fields = append(fields, purchaseorder.FieldTrashBatch)
 	}
 	if m.createdat != nil {
 		fields = append(fields, purchaseorder.FieldCreatedat)
@@ -13083,6 +15035,12 @@ func (m *PurchaseOrderMutation) Field(name string) (ent.Value, bool) {
 		return m.TeamID()
 	case purchaseorder.FieldVersion:
 		return m.Version()
+	case purchaseorder.FieldDeletedAt:
+		return m.DeletedAt()
+	case purchaseorder.FieldDeletedBy:
+		return m.DeletedBy()
+	case purchaseorder.FieldTrashBatch:
+		return m.TrashBatch()
 	case purchaseorder.FieldCreatedat:
 		return m.Createdat()
 	case purchaseorder.FieldDeliveryDate:
@@ -13130,6 +15088,12 @@ func (m *PurchaseOrderMutation) OldField(ctx context.Context, name string) (ent.
 		return m.OldTeamID(ctx)
 	case purchaseorder.FieldVersion:
 		return m.OldVersion(ctx)
+	case purchaseorder.FieldDeletedAt:
+		return m.OldDeletedAt(ctx)
+	case purchaseorder.FieldDeletedBy:
+		return m.OldDeletedBy(ctx)
+	case purchaseorder.FieldTrashBatch:
+		return m.OldTrashBatch(ctx)
 	case purchaseorder.FieldCreatedat:
 		return m.OldCreatedat(ctx)
 	case purchaseorder.FieldDeliveryDate:
@@ -13186,6 +15150,27 @@ func (m *PurchaseOrderMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetVersion(v)
+		return nil
+	case purchaseorder.FieldDeletedAt:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDeletedAt(v)
+		return nil
+	case purchaseorder.FieldDeletedBy:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDeletedBy(v)
+		return nil
+	case purchaseorder.FieldTrashBatch:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTrashBatch(v)
 		return nil
 	case purchaseorder.FieldCreatedat:
 		v, ok := value.(string)
@@ -13317,6 +15302,9 @@ func (m *PurchaseOrderMutation) AddedFields() []string {
 	if m.addversion != nil {
 		fields = append(fields, purchaseorder.FieldVersion)
 	}
+	if m.adddeleted_at != nil {
+		fields = append(fields, purchaseorder.FieldDeletedAt)
+	}
 	return fields
 }
 
@@ -13327,6 +15315,8 @@ func (m *PurchaseOrderMutation) AddedField(name string) (ent.Value, bool) {
 	switch name {
 	case purchaseorder.FieldVersion:
 		return m.AddedVersion()
+	case purchaseorder.FieldDeletedAt:
+		return m.AddedDeletedAt()
 	}
 	return nil, false
 }
@@ -13343,6 +15333,13 @@ func (m *PurchaseOrderMutation) AddField(name string, value ent.Value) error {
 		}
 		m.AddVersion(v)
 		return nil
+	case purchaseorder.FieldDeletedAt:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddDeletedAt(v)
+		return nil
 	}
 	return fmt.Errorf("unknown PurchaseOrder numeric field %s", name)
 }
@@ -13351,6 +15348,15 @@ func (m *PurchaseOrderMutation) AddField(name string, value ent.Value) error {
 // mutation.
 func (m *PurchaseOrderMutation) ClearedFields() []string {
 	var fields []string
+	if m.FieldCleared(purchaseorder.FieldDeletedAt) {
+		fields = append(fields, purchaseorder.FieldDeletedAt)
+	}
+	if m.FieldCleared(purchaseorder.FieldDeletedBy) {
+		fields = append(fields, purchaseorder.FieldDeletedBy)
+	}
+	if m.FieldCleared(purchaseorder.FieldTrashBatch) {
+		fields = append(fields, purchaseorder.FieldTrashBatch)
+	}
 	if m.FieldCleared(purchaseorder.FieldCreatedat) {
 		fields = append(fields, purchaseorder.FieldCreatedat)
 	}
@@ -13416,6 +15422,15 @@ func (m *PurchaseOrderMutation) FieldCleared(name string) bool {
 // error if the field is not defined in the schema.
 func (m *PurchaseOrderMutation) ClearField(name string) error {
 	switch name {
+	case purchaseorder.FieldDeletedAt:
+		m.ClearDeletedAt()
+		return nil
+	case purchaseorder.FieldDeletedBy:
+		m.ClearDeletedBy()
+		return nil
+	case purchaseorder.FieldTrashBatch:
+		m.ClearTrashBatch()
+		return nil
 	case purchaseorder.FieldCreatedat:
 		m.ClearCreatedat()
 		return nil
@@ -13480,6 +15495,15 @@ func (m *PurchaseOrderMutation) ResetField(name string) error {
 		return nil
 	case purchaseorder.FieldVersion:
 		m.ResetVersion()
+		return nil
+	case purchaseorder.FieldDeletedAt:
+		m.ResetDeletedAt()
+		return nil
+	case purchaseorder.FieldDeletedBy:
+		m.ResetDeletedBy()
+		return nil
+	case purchaseorder.FieldTrashBatch:
+		m.ResetTrashBatch()
 		return nil
 	case purchaseorder.FieldCreatedat:
 		m.ResetCreatedat()
@@ -13618,6 +15642,10 @@ type ReturnLineItemMutation struct {
 	id                   *string
 	version              *int64
 	addversion           *int64
+	deleted_at           *int64
+	adddeleted_at        *int64
+	deleted_by           *string
+	trash_batch          *string
 	amount               *string
 	condition            *string
 	flat_rate_shipping   *string
@@ -13830,6 +15858,174 @@ func (m *ReturnLineItemMutation) AddedVersion() (r int64, exists bool) {
 func (m *ReturnLineItemMutation) ResetVersion() {
 	m.version = nil
 	m.addversion = nil
+}
+
+// SetDeletedAt sets the "deleted_at" field.
+func (m *ReturnLineItemMutation) SetDeletedAt(i int64) {
+	m.deleted_at = &i
+	m.adddeleted_at = nil
+}
+
+// DeletedAt returns the value of the "deleted_at" field in the mutation.
+func (m *ReturnLineItemMutation) DeletedAt() (r int64, exists bool) {
+	v := m.deleted_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDeletedAt returns the old "deleted_at" field's value of the ReturnLineItem entity.
+// If the ReturnLineItem object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ReturnLineItemMutation) OldDeletedAt(ctx context.Context) (v *int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDeletedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDeletedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDeletedAt: %w", err)
+	}
+	return oldValue.DeletedAt, nil
+}
+
+// AddDeletedAt adds i to the "deleted_at" field.
+func (m *ReturnLineItemMutation) AddDeletedAt(i int64) {
+	if m.adddeleted_at != nil {
+		*m.adddeleted_at += i
+	} else {
+		m.adddeleted_at = &i
+	}
+}
+
+// AddedDeletedAt returns the value that was added to the "deleted_at" field in this mutation.
+func (m *ReturnLineItemMutation) AddedDeletedAt() (r int64, exists bool) {
+	v := m.adddeleted_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ClearDeletedAt clears the value of the "deleted_at" field.
+func (m *ReturnLineItemMutation) ClearDeletedAt() {
+	m.deleted_at = nil
+	m.adddeleted_at = nil
+	m.clearedFields[returnlineitem.FieldDeletedAt] = struct{}{}
+}
+
+// DeletedAtCleared returns if the "deleted_at" field was cleared in this mutation.
+func (m *ReturnLineItemMutation) DeletedAtCleared() bool {
+	_, ok := m.clearedFields[returnlineitem.FieldDeletedAt]
+	return ok
+}
+
+// ResetDeletedAt resets all changes to the "deleted_at" field.
+func (m *ReturnLineItemMutation) ResetDeletedAt() {
+	m.deleted_at = nil
+	m.adddeleted_at = nil
+	delete(m.clearedFields, returnlineitem.FieldDeletedAt)
+}
+
+// SetDeletedBy sets the "deleted_by" field.
+func (m *ReturnLineItemMutation) SetDeletedBy(s string) {
+	m.deleted_by = &s
+}
+
+// DeletedBy returns the value of the "deleted_by" field in the mutation.
+func (m *ReturnLineItemMutation) DeletedBy() (r string, exists bool) {
+	v := m.deleted_by
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDeletedBy returns the old "deleted_by" field's value of the ReturnLineItem entity.
+// If the ReturnLineItem object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ReturnLineItemMutation) OldDeletedBy(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDeletedBy is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDeletedBy requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDeletedBy: %w", err)
+	}
+	return oldValue.DeletedBy, nil
+}
+
+// ClearDeletedBy clears the value of the "deleted_by" field.
+func (m *ReturnLineItemMutation) ClearDeletedBy() {
+	m.deleted_by = nil
+	m.clearedFields[returnlineitem.FieldDeletedBy] = struct{}{}
+}
+
+// DeletedByCleared returns if the "deleted_by" field was cleared in this mutation.
+func (m *ReturnLineItemMutation) DeletedByCleared() bool {
+	_, ok := m.clearedFields[returnlineitem.FieldDeletedBy]
+	return ok
+}
+
+// ResetDeletedBy resets all changes to the "deleted_by" field.
+func (m *ReturnLineItemMutation) ResetDeletedBy() {
+	m.deleted_by = nil
+	delete(m.clearedFields, returnlineitem.FieldDeletedBy)
+}
+
+// SetTrashBatch sets the "trash_batch" field.
+func (m *ReturnLineItemMutation) SetTrashBatch(s string) {
+	m.trash_batch = &s
+}
+
+// TrashBatch returns the value of the "trash_batch" field in the mutation.
+func (m *ReturnLineItemMutation) TrashBatch() (r string, exists bool) {
+	v := m.trash_batch
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTrashBatch returns the old "trash_batch" field's value of the ReturnLineItem entity.
+// If the ReturnLineItem object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ReturnLineItemMutation) OldTrashBatch(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTrashBatch is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTrashBatch requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTrashBatch: %w", err)
+	}
+	return oldValue.TrashBatch, nil
+}
+
+// ClearTrashBatch clears the value of the "trash_batch" field.
+func (m *ReturnLineItemMutation) ClearTrashBatch() {
+	m.trash_batch = nil
+	m.clearedFields[returnlineitem.FieldTrashBatch] = struct{}{}
+}
+
+// TrashBatchCleared returns if the "trash_batch" field was cleared in this mutation.
+func (m *ReturnLineItemMutation) TrashBatchCleared() bool {
+	_, ok := m.clearedFields[returnlineitem.FieldTrashBatch]
+	return ok
+}
+
+// ResetTrashBatch resets all changes to the "trash_batch" field.
+func (m *ReturnLineItemMutation) ResetTrashBatch() {
+	m.trash_batch = nil
+	delete(m.clearedFields, returnlineitem.FieldTrashBatch)
 }
 
 // SetAmount sets the "amount" field.
@@ -14374,12 +16570,21 @@ func (m *ReturnLineItemMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *ReturnLineItemMutation) Fields() []string {
-	fields := make([]string, 0, 11)
+	fields := make([]string, 0, 14)
 	if m.team != nil {
 		fields = append(fields, returnlineitem.FieldTeamID)
 	}
 	if m.version != nil {
 		fields = append(fields, returnlineitem.FieldVersion)
+	}
+	if m.deleted_at != nil {
+		fields = append(fields, returnlineitem.FieldDeletedAt)
+	}
+	if m.deleted_by != nil {
+		fields = append(fields, returnlineitem.FieldDeletedBy)
+	}
+	if m.trash_batch != nil {
+		fields = append(fields, returnlineitem.FieldTrashBatch)
 	}
 	if m.amount != nil {
 		fields = append(fields, returnlineitem.FieldAmount)
@@ -14420,6 +16625,12 @@ func (m *ReturnLineItemMutation) Field(name string) (ent.Value, bool) {
 		return m.TeamID()
 	case returnlineitem.FieldVersion:
 		return m.Version()
+	case returnlineitem.FieldDeletedAt:
+		return m.DeletedAt()
+	case returnlineitem.FieldDeletedBy:
+		return m.DeletedBy()
+	case returnlineitem.FieldTrashBatch:
+		return m.TrashBatch()
 	case returnlineitem.FieldAmount:
 		return m.Amount()
 	case returnlineitem.FieldCondition:
@@ -14451,6 +16662,12 @@ func (m *ReturnLineItemMutation) OldField(ctx context.Context, name string) (ent
 		return m.OldTeamID(ctx)
 	case returnlineitem.FieldVersion:
 		return m.OldVersion(ctx)
+	case returnlineitem.FieldDeletedAt:
+		return m.OldDeletedAt(ctx)
+	case returnlineitem.FieldDeletedBy:
+		return m.OldDeletedBy(ctx)
+	case returnlineitem.FieldTrashBatch:
+		return m.OldTrashBatch(ctx)
 	case returnlineitem.FieldAmount:
 		return m.OldAmount(ctx)
 	case returnlineitem.FieldCondition:
@@ -14491,6 +16708,27 @@ func (m *ReturnLineItemMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetVersion(v)
+		return nil
+	case returnlineitem.FieldDeletedAt:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDeletedAt(v)
+		return nil
+	case returnlineitem.FieldDeletedBy:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDeletedBy(v)
+		return nil
+	case returnlineitem.FieldTrashBatch:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTrashBatch(v)
 		return nil
 	case returnlineitem.FieldAmount:
 		v, ok := value.(string)
@@ -14566,6 +16804,9 @@ func (m *ReturnLineItemMutation) AddedFields() []string {
 	if m.addversion != nil {
 		fields = append(fields, returnlineitem.FieldVersion)
 	}
+	if m.adddeleted_at != nil {
+		fields = append(fields, returnlineitem.FieldDeletedAt)
+	}
 	return fields
 }
 
@@ -14576,6 +16817,8 @@ func (m *ReturnLineItemMutation) AddedField(name string) (ent.Value, bool) {
 	switch name {
 	case returnlineitem.FieldVersion:
 		return m.AddedVersion()
+	case returnlineitem.FieldDeletedAt:
+		return m.AddedDeletedAt()
 	}
 	return nil, false
 }
@@ -14592,6 +16835,13 @@ func (m *ReturnLineItemMutation) AddField(name string, value ent.Value) error {
 		}
 		m.AddVersion(v)
 		return nil
+	case returnlineitem.FieldDeletedAt:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddDeletedAt(v)
+		return nil
 	}
 	return fmt.Errorf("unknown ReturnLineItem numeric field %s", name)
 }
@@ -14600,6 +16850,15 @@ func (m *ReturnLineItemMutation) AddField(name string, value ent.Value) error {
 // mutation.
 func (m *ReturnLineItemMutation) ClearedFields() []string {
 	var fields []string
+	if m.FieldCleared(returnlineitem.FieldDeletedAt) {
+		fields = append(fields, returnlineitem.FieldDeletedAt)
+	}
+	if m.FieldCleared(returnlineitem.FieldDeletedBy) {
+		fields = append(fields, returnlineitem.FieldDeletedBy)
+	}
+	if m.FieldCleared(returnlineitem.FieldTrashBatch) {
+		fields = append(fields, returnlineitem.FieldTrashBatch)
+	}
 	if m.FieldCleared(returnlineitem.FieldAmount) {
 		fields = append(fields, returnlineitem.FieldAmount)
 	}
@@ -14641,6 +16900,15 @@ func (m *ReturnLineItemMutation) FieldCleared(name string) bool {
 // error if the field is not defined in the schema.
 func (m *ReturnLineItemMutation) ClearField(name string) error {
 	switch name {
+	case returnlineitem.FieldDeletedAt:
+		m.ClearDeletedAt()
+		return nil
+	case returnlineitem.FieldDeletedBy:
+		m.ClearDeletedBy()
+		return nil
+	case returnlineitem.FieldTrashBatch:
+		m.ClearTrashBatch()
+		return nil
 	case returnlineitem.FieldAmount:
 		m.ClearAmount()
 		return nil
@@ -14681,6 +16949,15 @@ func (m *ReturnLineItemMutation) ResetField(name string) error {
 		return nil
 	case returnlineitem.FieldVersion:
 		m.ResetVersion()
+		return nil
+	case returnlineitem.FieldDeletedAt:
+		m.ResetDeletedAt()
+		return nil
+	case returnlineitem.FieldDeletedBy:
+		m.ResetDeletedBy()
+		return nil
+	case returnlineitem.FieldTrashBatch:
+		m.ResetTrashBatch()
 		return nil
 	case returnlineitem.FieldAmount:
 		m.ResetAmount()
@@ -14813,6 +17090,10 @@ type ReturnRecordMutation struct {
 	id                    *string
 	version               *int64
 	addversion            *int64
+	deleted_at            *int64
+	adddeleted_at         *int64
+	deleted_by            *string
+	trash_batch           *string
 	order_id              *string
 	description           *string
 	issue                 *string
@@ -15042,6 +17323,174 @@ func (m *ReturnRecordMutation) AddedVersion() (r int64, exists bool) {
 func (m *ReturnRecordMutation) ResetVersion() {
 	m.version = nil
 	m.addversion = nil
+}
+
+// SetDeletedAt sets the "deleted_at" field.
+func (m *ReturnRecordMutation) SetDeletedAt(i int64) {
+	m.deleted_at = &i
+	m.adddeleted_at = nil
+}
+
+// DeletedAt returns the value of the "deleted_at" field in the mutation.
+func (m *ReturnRecordMutation) DeletedAt() (r int64, exists bool) {
+	v := m.deleted_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDeletedAt returns the old "deleted_at" field's value of the ReturnRecord entity.
+// If the ReturnRecord object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ReturnRecordMutation) OldDeletedAt(ctx context.Context) (v *int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDeletedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDeletedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDeletedAt: %w", err)
+	}
+	return oldValue.DeletedAt, nil
+}
+
+// AddDeletedAt adds i to the "deleted_at" field.
+func (m *ReturnRecordMutation) AddDeletedAt(i int64) {
+	if m.adddeleted_at != nil {
+		*m.adddeleted_at += i
+	} else {
+		m.adddeleted_at = &i
+	}
+}
+
+// AddedDeletedAt returns the value that was added to the "deleted_at" field in this mutation.
+func (m *ReturnRecordMutation) AddedDeletedAt() (r int64, exists bool) {
+	v := m.adddeleted_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ClearDeletedAt clears the value of the "deleted_at" field.
+func (m *ReturnRecordMutation) ClearDeletedAt() {
+	m.deleted_at = nil
+	m.adddeleted_at = nil
+	m.clearedFields[returnrecord.FieldDeletedAt] = struct{}{}
+}
+
+// DeletedAtCleared returns if the "deleted_at" field was cleared in this mutation.
+func (m *ReturnRecordMutation) DeletedAtCleared() bool {
+	_, ok := m.clearedFields[returnrecord.FieldDeletedAt]
+	return ok
+}
+
+// ResetDeletedAt resets all changes to the "deleted_at" field.
+func (m *ReturnRecordMutation) ResetDeletedAt() {
+	m.deleted_at = nil
+	m.adddeleted_at = nil
+	delete(m.clearedFields, returnrecord.FieldDeletedAt)
+}
+
+// SetDeletedBy sets the "deleted_by" field.
+func (m *ReturnRecordMutation) SetDeletedBy(s string) {
+	m.deleted_by = &s
+}
+
+// DeletedBy returns the value of the "deleted_by" field in the mutation.
+func (m *ReturnRecordMutation) DeletedBy() (r string, exists bool) {
+	v := m.deleted_by
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDeletedBy returns the old "deleted_by" field's value of the ReturnRecord entity.
+// If the ReturnRecord object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ReturnRecordMutation) OldDeletedBy(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDeletedBy is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDeletedBy requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDeletedBy: %w", err)
+	}
+	return oldValue.DeletedBy, nil
+}
+
+// ClearDeletedBy clears the value of the "deleted_by" field.
+func (m *ReturnRecordMutation) ClearDeletedBy() {
+	m.deleted_by = nil
+	m.clearedFields[returnrecord.FieldDeletedBy] = struct{}{}
+}
+
+// DeletedByCleared returns if the "deleted_by" field was cleared in this mutation.
+func (m *ReturnRecordMutation) DeletedByCleared() bool {
+	_, ok := m.clearedFields[returnrecord.FieldDeletedBy]
+	return ok
+}
+
+// ResetDeletedBy resets all changes to the "deleted_by" field.
+func (m *ReturnRecordMutation) ResetDeletedBy() {
+	m.deleted_by = nil
+	delete(m.clearedFields, returnrecord.FieldDeletedBy)
+}
+
+// SetTrashBatch sets the "trash_batch" field.
+func (m *ReturnRecordMutation) SetTrashBatch(s string) {
+	m.trash_batch = &s
+}
+
+// TrashBatch returns the value of the "trash_batch" field in the mutation.
+func (m *ReturnRecordMutation) TrashBatch() (r string, exists bool) {
+	v := m.trash_batch
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTrashBatch returns the old "trash_batch" field's value of the ReturnRecord entity.
+// If the ReturnRecord object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ReturnRecordMutation) OldTrashBatch(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTrashBatch is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTrashBatch requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTrashBatch: %w", err)
+	}
+	return oldValue.TrashBatch, nil
+}
+
+// ClearTrashBatch clears the value of the "trash_batch" field.
+func (m *ReturnRecordMutation) ClearTrashBatch() {
+	m.trash_batch = nil
+	m.clearedFields[returnrecord.FieldTrashBatch] = struct{}{}
+}
+
+// TrashBatchCleared returns if the "trash_batch" field was cleared in this mutation.
+func (m *ReturnRecordMutation) TrashBatchCleared() bool {
+	_, ok := m.clearedFields[returnrecord.FieldTrashBatch]
+	return ok
+}
+
+// ResetTrashBatch resets all changes to the "trash_batch" field.
+func (m *ReturnRecordMutation) ResetTrashBatch() {
+	m.trash_batch = nil
+	delete(m.clearedFields, returnrecord.FieldTrashBatch)
 }
 
 // SetOrderID sets the "order_id" field.
@@ -16335,12 +18784,21 @@ func (m *ReturnRecordMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *ReturnRecordMutation) Fields() []string {
-	fields := make([]string, 0, 26)
+	fields := make([]string, 0, 29)
 	if m.team != nil {
 		fields = append(fields, returnrecord.FieldTeamID)
 	}
 	if m.version != nil {
 		fields = append(fields, returnrecord.FieldVersion)
+	}
+	if m.deleted_at != nil {
+		fields = append(fields, returnrecord.FieldDeletedAt)
+	}
+	if m.deleted_by != nil {
+		fields = append(fields, returnrecord.FieldDeletedBy)
+	}
+	if m.trash_batch != nil {
+		fields = append(fields, returnrecord.FieldTrashBatch)
 	}
 	if m.order_id != nil {
 		fields = append(fields, returnrecord.FieldOrderID)
@@ -16426,6 +18884,12 @@ func (m *ReturnRecordMutation) Field(name string) (ent.Value, bool) {
 		return m.TeamID()
 	case returnrecord.FieldVersion:
 		return m.Version()
+	case returnrecord.FieldDeletedAt:
+		return m.DeletedAt()
+	case returnrecord.FieldDeletedBy:
+		return m.DeletedBy()
+	case returnrecord.FieldTrashBatch:
+		return m.TrashBatch()
 	case returnrecord.FieldOrderID:
 		return m.OrderID()
 	case returnrecord.FieldDescription:
@@ -16487,6 +18951,12 @@ func (m *ReturnRecordMutation) OldField(ctx context.Context, name string) (ent.V
 		return m.OldTeamID(ctx)
 	case returnrecord.FieldVersion:
 		return m.OldVersion(ctx)
+	case returnrecord.FieldDeletedAt:
+		return m.OldDeletedAt(ctx)
+	case returnrecord.FieldDeletedBy:
+		return m.OldDeletedBy(ctx)
+	case returnrecord.FieldTrashBatch:
+		return m.OldTrashBatch(ctx)
 	case returnrecord.FieldOrderID:
 		return m.OldOrderID(ctx)
 	case returnrecord.FieldDescription:
@@ -16557,6 +19027,27 @@ func (m *ReturnRecordMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetVersion(v)
+		return nil
+	case returnrecord.FieldDeletedAt:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDeletedAt(v)
+		return nil
+	case returnrecord.FieldDeletedBy:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDeletedBy(v)
+		return nil
+	case returnrecord.FieldTrashBatch:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTrashBatch(v)
 		return nil
 	case returnrecord.FieldOrderID:
 		v, ok := value.(string)
@@ -16737,6 +19228,9 @@ func (m *ReturnRecordMutation) AddedFields() []string {
 	if m.addversion != nil {
 		fields = append(fields, returnrecord.FieldVersion)
 	}
+	if m.adddeleted_at != nil {
+		fields = append(fields, returnrecord.FieldDeletedAt)
+	}
 	return fields
 }
 
@@ -16747,6 +19241,8 @@ func (m *ReturnRecordMutation) AddedField(name string) (ent.Value, bool) {
 	switch name {
 	case returnrecord.FieldVersion:
 		return m.AddedVersion()
+	case returnrecord.FieldDeletedAt:
+		return m.AddedDeletedAt()
 	}
 	return nil, false
 }
@@ -16763,6 +19259,13 @@ func (m *ReturnRecordMutation) AddField(name string, value ent.Value) error {
 		}
 		m.AddVersion(v)
 		return nil
+	case returnrecord.FieldDeletedAt:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddDeletedAt(v)
+		return nil
 	}
 	return fmt.Errorf("unknown ReturnRecord numeric field %s", name)
 }
@@ -16771,6 +19274,15 @@ func (m *ReturnRecordMutation) AddField(name string, value ent.Value) error {
 // mutation.
 func (m *ReturnRecordMutation) ClearedFields() []string {
 	var fields []string
+	if m.FieldCleared(returnrecord.FieldDeletedAt) {
+		fields = append(fields, returnrecord.FieldDeletedAt)
+	}
+	if m.FieldCleared(returnrecord.FieldDeletedBy) {
+		fields = append(fields, returnrecord.FieldDeletedBy)
+	}
+	if m.FieldCleared(returnrecord.FieldTrashBatch) {
+		fields = append(fields, returnrecord.FieldTrashBatch)
+	}
 	if m.FieldCleared(returnrecord.FieldOrderID) {
 		fields = append(fields, returnrecord.FieldOrderID)
 	}
@@ -16857,6 +19369,15 @@ func (m *ReturnRecordMutation) FieldCleared(name string) bool {
 // error if the field is not defined in the schema.
 func (m *ReturnRecordMutation) ClearField(name string) error {
 	switch name {
+	case returnrecord.FieldDeletedAt:
+		m.ClearDeletedAt()
+		return nil
+	case returnrecord.FieldDeletedBy:
+		m.ClearDeletedBy()
+		return nil
+	case returnrecord.FieldTrashBatch:
+		m.ClearTrashBatch()
+		return nil
 	case returnrecord.FieldOrderID:
 		m.ClearOrderID()
 		return nil
@@ -16942,6 +19463,15 @@ func (m *ReturnRecordMutation) ResetField(name string) error {
 		return nil
 	case returnrecord.FieldVersion:
 		m.ResetVersion()
+		return nil
+	case returnrecord.FieldDeletedAt:
+		m.ResetDeletedAt()
+		return nil
+	case returnrecord.FieldDeletedBy:
+		m.ResetDeletedBy()
+		return nil
+	case returnrecord.FieldTrashBatch:
+		m.ResetTrashBatch()
 		return nil
 	case returnrecord.FieldOrderID:
 		m.ResetOrderID()
@@ -17461,6 +19991,10 @@ type SupplierMutation struct {
 	id               *string
 	version          *int64
 	addversion       *int64
+	deleted_at       *int64
+	adddeleted_at    *int64
+	deleted_by       *string
+	trash_batch      *string
 	name             *string
 	provided_id      *string
 	mapping          *map[string]string
@@ -17671,6 +20205,174 @@ func (m *SupplierMutation) AddedVersion() (r int64, exists bool) {
 func (m *SupplierMutation) ResetVersion() {
 	m.version = nil
 	m.addversion = nil
+}
+
+// SetDeletedAt sets the "deleted_at" field.
+func (m *SupplierMutation) SetDeletedAt(i int64) {
+	m.deleted_at = &i
+	m.adddeleted_at = nil
+}
+
+// DeletedAt returns the value of the "deleted_at" field in the mutation.
+func (m *SupplierMutation) DeletedAt() (r int64, exists bool) {
+	v := m.deleted_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDeletedAt returns the old "deleted_at" field's value of the Supplier entity.
+// If the Supplier object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SupplierMutation) OldDeletedAt(ctx context.Context) (v *int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDeletedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDeletedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDeletedAt: %w", err)
+	}
+	return oldValue.DeletedAt, nil
+}
+
+// AddDeletedAt adds i to the "deleted_at" field.
+func (m *SupplierMutation) AddDeletedAt(i int64) {
+	if m.adddeleted_at != nil {
+		*m.adddeleted_at += i
+	} else {
+		m.adddeleted_at = &i
+	}
+}
+
+// AddedDeletedAt returns the value that was added to the "deleted_at" field in this mutation.
+func (m *SupplierMutation) AddedDeletedAt() (r int64, exists bool) {
+	v := m.adddeleted_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ClearDeletedAt clears the value of the "deleted_at" field.
+func (m *SupplierMutation) ClearDeletedAt() {
+	m.deleted_at = nil
+	m.adddeleted_at = nil
+	m.clearedFields[supplier.FieldDeletedAt] = struct{}{}
+}
+
+// DeletedAtCleared returns if the "deleted_at" field was cleared in this mutation.
+func (m *SupplierMutation) DeletedAtCleared() bool {
+	_, ok := m.clearedFields[supplier.FieldDeletedAt]
+	return ok
+}
+
+// ResetDeletedAt resets all changes to the "deleted_at" field.
+func (m *SupplierMutation) ResetDeletedAt() {
+	m.deleted_at = nil
+	m.adddeleted_at = nil
+	delete(m.clearedFields, supplier.FieldDeletedAt)
+}
+
+// SetDeletedBy sets the "deleted_by" field.
+func (m *SupplierMutation) SetDeletedBy(s string) {
+	m.deleted_by = &s
+}
+
+// DeletedBy returns the value of the "deleted_by" field in the mutation.
+func (m *SupplierMutation) DeletedBy() (r string, exists bool) {
+	v := m.deleted_by
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDeletedBy returns the old "deleted_by" field's value of the Supplier entity.
+// If the Supplier object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SupplierMutation) OldDeletedBy(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDeletedBy is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDeletedBy requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDeletedBy: %w", err)
+	}
+	return oldValue.DeletedBy, nil
+}
+
+// ClearDeletedBy clears the value of the "deleted_by" field.
+func (m *SupplierMutation) ClearDeletedBy() {
+	m.deleted_by = nil
+	m.clearedFields[supplier.FieldDeletedBy] = struct{}{}
+}
+
+// DeletedByCleared returns if the "deleted_by" field was cleared in this mutation.
+func (m *SupplierMutation) DeletedByCleared() bool {
+	_, ok := m.clearedFields[supplier.FieldDeletedBy]
+	return ok
+}
+
+// ResetDeletedBy resets all changes to the "deleted_by" field.
+func (m *SupplierMutation) ResetDeletedBy() {
+	m.deleted_by = nil
+	delete(m.clearedFields, supplier.FieldDeletedBy)
+}
+
+// SetTrashBatch sets the "trash_batch" field.
+func (m *SupplierMutation) SetTrashBatch(s string) {
+	m.trash_batch = &s
+}
+
+// TrashBatch returns the value of the "trash_batch" field in the mutation.
+func (m *SupplierMutation) TrashBatch() (r string, exists bool) {
+	v := m.trash_batch
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTrashBatch returns the old "trash_batch" field's value of the Supplier entity.
+// If the Supplier object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SupplierMutation) OldTrashBatch(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTrashBatch is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTrashBatch requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTrashBatch: %w", err)
+	}
+	return oldValue.TrashBatch, nil
+}
+
+// ClearTrashBatch clears the value of the "trash_batch" field.
+func (m *SupplierMutation) ClearTrashBatch() {
+	m.trash_batch = nil
+	m.clearedFields[supplier.FieldTrashBatch] = struct{}{}
+}
+
+// TrashBatchCleared returns if the "trash_batch" field was cleared in this mutation.
+func (m *SupplierMutation) TrashBatchCleared() bool {
+	_, ok := m.clearedFields[supplier.FieldTrashBatch]
+	return ok
+}
+
+// ResetTrashBatch resets all changes to the "trash_batch" field.
+func (m *SupplierMutation) ResetTrashBatch() {
+	m.trash_batch = nil
+	delete(m.clearedFields, supplier.FieldTrashBatch)
 }
 
 // SetName sets the "name" field.
@@ -18093,12 +20795,21 @@ func (m *SupplierMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *SupplierMutation) Fields() []string {
-	fields := make([]string, 0, 9)
+	fields := make([]string, 0, 12)
 	if m.team != nil {
 		fields = append(fields, supplier.FieldTeamID)
 	}
 	if m.version != nil {
 		fields = append(fields, supplier.FieldVersion)
+	}
+	if m.deleted_at != nil {
+		fields = append(fields, supplier.FieldDeletedAt)
+	}
+	if m.deleted_by != nil {
+		fields = append(fields, supplier.FieldDeletedBy)
+	}
+	if m.trash_batch != nil {
+		fields = append(fields, supplier.FieldTrashBatch)
 	}
 	if m.name != nil {
 		fields = append(fields, supplier.FieldName)
@@ -18133,6 +20844,12 @@ func (m *SupplierMutation) Field(name string) (ent.Value, bool) {
 		return m.TeamID()
 	case supplier.FieldVersion:
 		return m.Version()
+	case supplier.FieldDeletedAt:
+		return m.DeletedAt()
+	case supplier.FieldDeletedBy:
+		return m.DeletedBy()
+	case supplier.FieldTrashBatch:
+		return m.TrashBatch()
 	case supplier.FieldName:
 		return m.Name()
 	case supplier.FieldProvidedID:
@@ -18160,6 +20877,12 @@ func (m *SupplierMutation) OldField(ctx context.Context, name string) (ent.Value
 		return m.OldTeamID(ctx)
 	case supplier.FieldVersion:
 		return m.OldVersion(ctx)
+	case supplier.FieldDeletedAt:
+		return m.OldDeletedAt(ctx)
+	case supplier.FieldDeletedBy:
+		return m.OldDeletedBy(ctx)
+	case supplier.FieldTrashBatch:
+		return m.OldTrashBatch(ctx)
 	case supplier.FieldName:
 		return m.OldName(ctx)
 	case supplier.FieldProvidedID:
@@ -18196,6 +20919,27 @@ func (m *SupplierMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetVersion(v)
+		return nil
+	case supplier.FieldDeletedAt:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDeletedAt(v)
+		return nil
+	case supplier.FieldDeletedBy:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDeletedBy(v)
+		return nil
+	case supplier.FieldTrashBatch:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTrashBatch(v)
 		return nil
 	case supplier.FieldName:
 		v, ok := value.(string)
@@ -18257,6 +21001,9 @@ func (m *SupplierMutation) AddedFields() []string {
 	if m.addversion != nil {
 		fields = append(fields, supplier.FieldVersion)
 	}
+	if m.adddeleted_at != nil {
+		fields = append(fields, supplier.FieldDeletedAt)
+	}
 	return fields
 }
 
@@ -18267,6 +21014,8 @@ func (m *SupplierMutation) AddedField(name string) (ent.Value, bool) {
 	switch name {
 	case supplier.FieldVersion:
 		return m.AddedVersion()
+	case supplier.FieldDeletedAt:
+		return m.AddedDeletedAt()
 	}
 	return nil, false
 }
@@ -18283,6 +21032,13 @@ func (m *SupplierMutation) AddField(name string, value ent.Value) error {
 		}
 		m.AddVersion(v)
 		return nil
+	case supplier.FieldDeletedAt:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddDeletedAt(v)
+		return nil
 	}
 	return fmt.Errorf("unknown Supplier numeric field %s", name)
 }
@@ -18291,6 +21047,15 @@ func (m *SupplierMutation) AddField(name string, value ent.Value) error {
 // mutation.
 func (m *SupplierMutation) ClearedFields() []string {
 	var fields []string
+	if m.FieldCleared(supplier.FieldDeletedAt) {
+		fields = append(fields, supplier.FieldDeletedAt)
+	}
+	if m.FieldCleared(supplier.FieldDeletedBy) {
+		fields = append(fields, supplier.FieldDeletedBy)
+	}
+	if m.FieldCleared(supplier.FieldTrashBatch) {
+		fields = append(fields, supplier.FieldTrashBatch)
+	}
 	if m.FieldCleared(supplier.FieldName) {
 		fields = append(fields, supplier.FieldName)
 	}
@@ -18326,6 +21091,15 @@ func (m *SupplierMutation) FieldCleared(name string) bool {
 // error if the field is not defined in the schema.
 func (m *SupplierMutation) ClearField(name string) error {
 	switch name {
+	case supplier.FieldDeletedAt:
+		m.ClearDeletedAt()
+		return nil
+	case supplier.FieldDeletedBy:
+		m.ClearDeletedBy()
+		return nil
+	case supplier.FieldTrashBatch:
+		m.ClearTrashBatch()
+		return nil
 	case supplier.FieldName:
 		m.ClearName()
 		return nil
@@ -18360,6 +21134,15 @@ func (m *SupplierMutation) ResetField(name string) error {
 		return nil
 	case supplier.FieldVersion:
 		m.ResetVersion()
+		return nil
+	case supplier.FieldDeletedAt:
+		m.ResetDeletedAt()
+		return nil
+	case supplier.FieldDeletedBy:
+		m.ResetDeletedBy()
+		return nil
+	case supplier.FieldTrashBatch:
+		m.ResetTrashBatch()
 		return nil
 	case supplier.FieldName:
 		m.ResetName()
@@ -18947,6 +21730,10 @@ type UserMutation struct {
 	id            *string
 	version       *int64
 	addversion    *int64
+	deleted_at    *int64
+	adddeleted_at *int64
+	deleted_by    *string
+	trash_batch   *string
 	active        *bool
 	avatar        *string
 	bio           *string
@@ -19166,6 +21953,174 @@ func (m *UserMutation) AddedVersion() (r int64, exists bool) {
 func (m *UserMutation) ResetVersion() {
 	m.version = nil
 	m.addversion = nil
+}
+
+// SetDeletedAt sets the "deleted_at" field.
+func (m *UserMutation) SetDeletedAt(i int64) {
+	m.deleted_at = &i
+	m.adddeleted_at = nil
+}
+
+// DeletedAt returns the value of the "deleted_at" field in the mutation.
+func (m *UserMutation) DeletedAt() (r int64, exists bool) {
+	v := m.deleted_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDeletedAt returns the old "deleted_at" field's value of the User entity.
+// If the User object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *UserMutation) OldDeletedAt(ctx context.Context) (v *int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDeletedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDeletedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDeletedAt: %w", err)
+	}
+	return oldValue.DeletedAt, nil
+}
+
+// AddDeletedAt adds i to the "deleted_at" field.
+func (m *UserMutation) AddDeletedAt(i int64) {
+	if m.adddeleted_at != nil {
+		*m.adddeleted_at += i
+	} else {
+		m.adddeleted_at = &i
+	}
+}
+
+// AddedDeletedAt returns the value that was added to the "deleted_at" field in this mutation.
+func (m *UserMutation) AddedDeletedAt() (r int64, exists bool) {
+	v := m.adddeleted_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ClearDeletedAt clears the value of the "deleted_at" field.
+func (m *UserMutation) ClearDeletedAt() {
+	m.deleted_at = nil
+	m.adddeleted_at = nil
+	m.clearedFields[user.FieldDeletedAt] = struct{}{}
+}
+
+// DeletedAtCleared returns if the "deleted_at" field was cleared in this mutation.
+func (m *UserMutation) DeletedAtCleared() bool {
+	_, ok := m.clearedFields[user.FieldDeletedAt]
+	return ok
+}
+
+// ResetDeletedAt resets all changes to the "deleted_at" field.
+func (m *UserMutation) ResetDeletedAt() {
+	m.deleted_at = nil
+	m.adddeleted_at = nil
+	delete(m.clearedFields, user.FieldDeletedAt)
+}
+
+// SetDeletedBy sets the "deleted_by" field.
+func (m *UserMutation) SetDeletedBy(s string) {
+	m.deleted_by = &s
+}
+
+// DeletedBy returns the value of the "deleted_by" field in the mutation.
+func (m *UserMutation) DeletedBy() (r string, exists bool) {
+	v := m.deleted_by
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDeletedBy returns the old "deleted_by" field's value of the User entity.
+// If the User object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *UserMutation) OldDeletedBy(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDeletedBy is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDeletedBy requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDeletedBy: %w", err)
+	}
+	return oldValue.DeletedBy, nil
+}
+
+// ClearDeletedBy clears the value of the "deleted_by" field.
+func (m *UserMutation) ClearDeletedBy() {
+	m.deleted_by = nil
+	m.clearedFields[user.FieldDeletedBy] = struct{}{}
+}
+
+// DeletedByCleared returns if the "deleted_by" field was cleared in this mutation.
+func (m *UserMutation) DeletedByCleared() bool {
+	_, ok := m.clearedFields[user.FieldDeletedBy]
+	return ok
+}
+
+// ResetDeletedBy resets all changes to the "deleted_by" field.
+func (m *UserMutation) ResetDeletedBy() {
+	m.deleted_by = nil
+	delete(m.clearedFields, user.FieldDeletedBy)
+}
+
+// SetTrashBatch sets the "trash_batch" field.
+func (m *UserMutation) SetTrashBatch(s string) {
+	m.trash_batch = &s
+}
+
+// TrashBatch returns the value of the "trash_batch" field in the mutation.
+func (m *UserMutation) TrashBatch() (r string, exists bool) {
+	v := m.trash_batch
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTrashBatch returns the old "trash_batch" field's value of the User entity.
+// If the User object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *UserMutation) OldTrashBatch(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTrashBatch is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTrashBatch requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTrashBatch: %w", err)
+	}
+	return oldValue.TrashBatch, nil
+}
+
+// ClearTrashBatch clears the value of the "trash_batch" field.
+func (m *UserMutation) ClearTrashBatch() {
+	m.trash_batch = nil
+	m.clearedFields[user.FieldTrashBatch] = struct{}{}
+}
+
+// TrashBatchCleared returns if the "trash_batch" field was cleared in this mutation.
+func (m *UserMutation) TrashBatchCleared() bool {
+	_, ok := m.clearedFields[user.FieldTrashBatch]
+	return ok
+}
+
+// ResetTrashBatch resets all changes to the "trash_batch" field.
+func (m *UserMutation) ResetTrashBatch() {
+	m.trash_batch = nil
+	delete(m.clearedFields, user.FieldTrashBatch)
 }
 
 // SetActive sets the "active" field.
@@ -20062,12 +23017,21 @@ func (m *UserMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *UserMutation) Fields() []string {
-	fields := make([]string, 0, 19)
+	fields := make([]string, 0, 22)
 	if m.team != nil {
 		fields = append(fields, user.FieldTeamID)
 	}
 	if m.version != nil {
 		fields = append(fields, user.FieldVersion)
+	}
+	if m.deleted_at != nil {
+		fields = append(fields, user.FieldDeletedAt)
+	}
+	if m.deleted_by != nil {
+		fields = append(fields, user.FieldDeletedBy)
+	}
+	if m.trash_batch != nil {
+		fields = append(fields, user.FieldTrashBatch)
 	}
 	if m.active != nil {
 		fields = append(fields, user.FieldActive)
@@ -20132,6 +23096,12 @@ func (m *UserMutation) Field(name string) (ent.Value, bool) {
 		return m.TeamID()
 	case user.FieldVersion:
 		return m.Version()
+	case user.FieldDeletedAt:
+		return m.DeletedAt()
+	case user.FieldDeletedBy:
+		return m.DeletedBy()
+	case user.FieldTrashBatch:
+		return m.TrashBatch()
 	case user.FieldActive:
 		return m.Active()
 	case user.FieldAvatar:
@@ -20179,6 +23149,12 @@ func (m *UserMutation) OldField(ctx context.Context, name string) (ent.Value, er
 		return m.OldTeamID(ctx)
 	case user.FieldVersion:
 		return m.OldVersion(ctx)
+	case user.FieldDeletedAt:
+		return m.OldDeletedAt(ctx)
+	case user.FieldDeletedBy:
+		return m.OldDeletedBy(ctx)
+	case user.FieldTrashBatch:
+		return m.OldTrashBatch(ctx)
 	case user.FieldActive:
 		return m.OldActive(ctx)
 	case user.FieldAvatar:
@@ -20235,6 +23211,27 @@ func (m *UserMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetVersion(v)
+		return nil
+	case user.FieldDeletedAt:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDeletedAt(v)
+		return nil
+	case user.FieldDeletedBy:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDeletedBy(v)
+		return nil
+	case user.FieldTrashBatch:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTrashBatch(v)
 		return nil
 	case user.FieldActive:
 		v, ok := value.(bool)
@@ -20366,6 +23363,9 @@ func (m *UserMutation) AddedFields() []string {
 	if m.addversion != nil {
 		fields = append(fields, user.FieldVersion)
 	}
+	if m.adddeleted_at != nil {
+		fields = append(fields, user.FieldDeletedAt)
+	}
 	return fields
 }
 
@@ -20376,6 +23376,8 @@ func (m *UserMutation) AddedField(name string) (ent.Value, bool) {
 	switch name {
 	case user.FieldVersion:
 		return m.AddedVersion()
+	case user.FieldDeletedAt:
+		return m.AddedDeletedAt()
 	}
 	return nil, false
 }
@@ -20392,6 +23394,13 @@ func (m *UserMutation) AddField(name string, value ent.Value) error {
 		}
 		m.AddVersion(v)
 		return nil
+	case user.FieldDeletedAt:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddDeletedAt(v)
+		return nil
 	}
 	return fmt.Errorf("unknown User numeric field %s", name)
 }
@@ -20400,6 +23409,15 @@ func (m *UserMutation) AddField(name string, value ent.Value) error {
 // mutation.
 func (m *UserMutation) ClearedFields() []string {
 	var fields []string
+	if m.FieldCleared(user.FieldDeletedAt) {
+		fields = append(fields, user.FieldDeletedAt)
+	}
+	if m.FieldCleared(user.FieldDeletedBy) {
+		fields = append(fields, user.FieldDeletedBy)
+	}
+	if m.FieldCleared(user.FieldTrashBatch) {
+		fields = append(fields, user.FieldTrashBatch)
+	}
 	if m.FieldCleared(user.FieldActive) {
 		fields = append(fields, user.FieldActive)
 	}
@@ -20465,6 +23483,15 @@ func (m *UserMutation) FieldCleared(name string) bool {
 // error if the field is not defined in the schema.
 func (m *UserMutation) ClearField(name string) error {
 	switch name {
+	case user.FieldDeletedAt:
+		m.ClearDeletedAt()
+		return nil
+	case user.FieldDeletedBy:
+		m.ClearDeletedBy()
+		return nil
+	case user.FieldTrashBatch:
+		m.ClearTrashBatch()
+		return nil
 	case user.FieldActive:
 		m.ClearActive()
 		return nil
@@ -20529,6 +23556,15 @@ func (m *UserMutation) ResetField(name string) error {
 		return nil
 	case user.FieldVersion:
 		m.ResetVersion()
+		return nil
+	case user.FieldDeletedAt:
+		m.ResetDeletedAt()
+		return nil
+	case user.FieldDeletedBy:
+		m.ResetDeletedBy()
+		return nil
+	case user.FieldTrashBatch:
+		m.ResetTrashBatch()
 		return nil
 	case user.FieldActive:
 		m.ResetActive()
@@ -20667,6 +23703,10 @@ type VendorMutation struct {
 	id                *string
 	version           *int64
 	addversion        *int64
+	deleted_at        *int64
+	adddeleted_at     *int64
+	deleted_by        *string
+	trash_batch       *string
 	vendorName        *string
 	vendorNotes       *string
 	vendorSubtype     *string
@@ -20905,6 +23945,174 @@ func (m *VendorMutation) AddedVersion() (r int64, exists bool) {
 func (m *VendorMutation) ResetVersion() {
 	m.version = nil
 	m.addversion = nil
+}
+
+// SetDeletedAt sets the "deleted_at" field.
+func (m *VendorMutation) SetDeletedAt(i int64) {
+	m.deleted_at = &i
+	m.adddeleted_at = nil
+}
+
+// DeletedAt returns the value of the "deleted_at" field in the mutation.
+func (m *VendorMutation) DeletedAt() (r int64, exists bool) {
+	v := m.deleted_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDeletedAt returns the old "deleted_at" field's value of the Vendor entity.
+// If the Vendor object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *VendorMutation) OldDeletedAt(ctx context.Context) (v *int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDeletedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDeletedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDeletedAt: %w", err)
+	}
+	return oldValue.DeletedAt, nil
+}
+
+// AddDeletedAt adds i to the "deleted_at" field.
+func (m *VendorMutation) AddDeletedAt(i int64) {
+	if m.adddeleted_at != nil {
+		*m.adddeleted_at += i
+	} else {
+		m.adddeleted_at = &i
+	}
+}
+
+// AddedDeletedAt returns the value that was added to the "deleted_at" field in this mutation.
+func (m *VendorMutation) AddedDeletedAt() (r int64, exists bool) {
+	v := m.adddeleted_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ClearDeletedAt clears the value of the "deleted_at" field.
+func (m *VendorMutation) ClearDeletedAt() {
+	m.deleted_at = nil
+	m.adddeleted_at = nil
+	m.clearedFields[vendor.FieldDeletedAt] = struct{}{}
+}
+
+// DeletedAtCleared returns if the "deleted_at" field was cleared in this mutation.
+func (m *VendorMutation) DeletedAtCleared() bool {
+	_, ok := m.clearedFields[vendor.FieldDeletedAt]
+	return ok
+}
+
+// ResetDeletedAt resets all changes to the "deleted_at" field.
+func (m *VendorMutation) ResetDeletedAt() {
+	m.deleted_at = nil
+	m.adddeleted_at = nil
+	delete(m.clearedFields, vendor.FieldDeletedAt)
+}
+
+// SetDeletedBy sets the "deleted_by" field.
+func (m *VendorMutation) SetDeletedBy(s string) {
+	m.deleted_by = &s
+}
+
+// DeletedBy returns the value of the "deleted_by" field in the mutation.
+func (m *VendorMutation) DeletedBy() (r string, exists bool) {
+	v := m.deleted_by
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDeletedBy returns the old "deleted_by" field's value of the Vendor entity.
+// If the Vendor object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *VendorMutation) OldDeletedBy(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDeletedBy is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDeletedBy requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDeletedBy: %w", err)
+	}
+	return oldValue.DeletedBy, nil
+}
+
+// ClearDeletedBy clears the value of the "deleted_by" field.
+func (m *VendorMutation) ClearDeletedBy() {
+	m.deleted_by = nil
+	m.clearedFields[vendor.FieldDeletedBy] = struct{}{}
+}
+
+// DeletedByCleared returns if the "deleted_by" field was cleared in this mutation.
+func (m *VendorMutation) DeletedByCleared() bool {
+	_, ok := m.clearedFields[vendor.FieldDeletedBy]
+	return ok
+}
+
+// ResetDeletedBy resets all changes to the "deleted_by" field.
+func (m *VendorMutation) ResetDeletedBy() {
+	m.deleted_by = nil
+	delete(m.clearedFields, vendor.FieldDeletedBy)
+}
+
+// SetTrashBatch sets the "trash_batch" field.
+func (m *VendorMutation) SetTrashBatch(s string) {
+	m.trash_batch = &s
+}
+
+// TrashBatch returns the value of the "trash_batch" field in the mutation.
+func (m *VendorMutation) TrashBatch() (r string, exists bool) {
+	v := m.trash_batch
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTrashBatch returns the old "trash_batch" field's value of the Vendor entity.
+// If the Vendor object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *VendorMutation) OldTrashBatch(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTrashBatch is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTrashBatch requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTrashBatch: %w", err)
+	}
+	return oldValue.TrashBatch, nil
+}
+
+// ClearTrashBatch clears the value of the "trash_batch" field.
+func (m *VendorMutation) ClearTrashBatch() {
+	m.trash_batch = nil
+	m.clearedFields[vendor.FieldTrashBatch] = struct{}{}
+}
+
+// TrashBatchCleared returns if the "trash_batch" field was cleared in this mutation.
+func (m *VendorMutation) TrashBatchCleared() bool {
+	_, ok := m.clearedFields[vendor.FieldTrashBatch]
+	return ok
+}
+
+// ResetTrashBatch resets all changes to the "trash_batch" field.
+func (m *VendorMutation) ResetTrashBatch() {
+	m.trash_batch = nil
+	delete(m.clearedFields, vendor.FieldTrashBatch)
 }
 
 // SetVendorName sets the "vendorName" field.
@@ -22732,12 +25940,21 @@ func (m *VendorMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *VendorMutation) Fields() []string {
-	fields := make([]string, 0, 38)
+	fields := make([]string, 0, 41)
 	if m.team != nil {
 		fields = append(fields, vendor.FieldTeamID)
 	}
 	if m.version != nil {
 		fields = append(fields, vendor.FieldVersion)
+	}
+	if m.deleted_at != nil {
+		fields = append(fields, vendor.FieldDeletedAt)
+	}
+	if m.deleted_by != nil {
+		fields = append(fields, vendor.FieldDeletedBy)
+	}
+	if m.trash_batch != nil {
+		fields = append(fields, vendor.FieldTrashBatch)
 	}
 	if m.vendorName != nil {
 		fields = append(fields, vendor.FieldVendorName)
@@ -22859,6 +26076,12 @@ func (m *VendorMutation) Field(name string) (ent.Value, bool) {
 		return m.TeamID()
 	case vendor.FieldVersion:
 		return m.Version()
+	case vendor.FieldDeletedAt:
+		return m.DeletedAt()
+	case vendor.FieldDeletedBy:
+		return m.DeletedBy()
+	case vendor.FieldTrashBatch:
+		return m.TrashBatch()
 	case vendor.FieldVendorName:
 		return m.VendorName()
 	case vendor.FieldVendorNotes:
@@ -22944,6 +26167,12 @@ func (m *VendorMutation) OldField(ctx context.Context, name string) (ent.Value, 
 		return m.OldTeamID(ctx)
 	case vendor.FieldVersion:
 		return m.OldVersion(ctx)
+	case vendor.FieldDeletedAt:
+		return m.OldDeletedAt(ctx)
+	case vendor.FieldDeletedBy:
+		return m.OldDeletedBy(ctx)
+	case vendor.FieldTrashBatch:
+		return m.OldTrashBatch(ctx)
 	case vendor.FieldVendorName:
 		return m.OldVendorName(ctx)
 	case vendor.FieldVendorNotes:
@@ -23038,6 +26267,27 @@ func (m *VendorMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetVersion(v)
+		return nil
+	case vendor.FieldDeletedAt:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDeletedAt(v)
+		return nil
+	case vendor.FieldDeletedBy:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDeletedBy(v)
+		return nil
+	case vendor.FieldTrashBatch:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTrashBatch(v)
 		return nil
 	case vendor.FieldVendorName:
 		v, ok := value.(string)
@@ -23302,6 +26552,9 @@ func (m *VendorMutation) AddedFields() []string {
 	if m.addversion != nil {
 		fields = append(fields, vendor.FieldVersion)
 	}
+	if m.adddeleted_at != nil {
+		fields = append(fields, vendor.FieldDeletedAt)
+	}
 	return fields
 }
 
@@ -23312,6 +26565,8 @@ func (m *VendorMutation) AddedField(name string) (ent.Value, bool) {
 	switch name {
 	case vendor.FieldVersion:
 		return m.AddedVersion()
+	case vendor.FieldDeletedAt:
+		return m.AddedDeletedAt()
 	}
 	return nil, false
 }
@@ -23328,6 +26583,13 @@ func (m *VendorMutation) AddField(name string, value ent.Value) error {
 		}
 		m.AddVersion(v)
 		return nil
+	case vendor.FieldDeletedAt:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddDeletedAt(v)
+		return nil
 	}
 	return fmt.Errorf("unknown Vendor numeric field %s", name)
 }
@@ -23336,6 +26598,15 @@ func (m *VendorMutation) AddField(name string, value ent.Value) error {
 // mutation.
 func (m *VendorMutation) ClearedFields() []string {
 	var fields []string
+	if m.FieldCleared(vendor.FieldDeletedAt) {
+		fields = append(fields, vendor.FieldDeletedAt)
+	}
+	if m.FieldCleared(vendor.FieldDeletedBy) {
+		fields = append(fields, vendor.FieldDeletedBy)
+	}
+	if m.FieldCleared(vendor.FieldTrashBatch) {
+		fields = append(fields, vendor.FieldTrashBatch)
+	}
 	if m.FieldCleared(vendor.FieldVendorName) {
 		fields = append(fields, vendor.FieldVendorName)
 	}
@@ -23458,6 +26729,15 @@ func (m *VendorMutation) FieldCleared(name string) bool {
 // error if the field is not defined in the schema.
 func (m *VendorMutation) ClearField(name string) error {
 	switch name {
+	case vendor.FieldDeletedAt:
+		m.ClearDeletedAt()
+		return nil
+	case vendor.FieldDeletedBy:
+		m.ClearDeletedBy()
+		return nil
+	case vendor.FieldTrashBatch:
+		m.ClearTrashBatch()
+		return nil
 	case vendor.FieldVendorName:
 		m.ClearVendorName()
 		return nil
@@ -23579,6 +26859,15 @@ func (m *VendorMutation) ResetField(name string) error {
 		return nil
 	case vendor.FieldVersion:
 		m.ResetVersion()
+		return nil
+	case vendor.FieldDeletedAt:
+		m.ResetDeletedAt()
+		return nil
+	case vendor.FieldDeletedBy:
+		m.ResetDeletedBy()
+		return nil
+	case vendor.FieldTrashBatch:
+		m.ResetTrashBatch()
 		return nil
 	case vendor.FieldVendorName:
 		m.ResetVendorName()
@@ -23774,6 +27063,10 @@ type WarrantyMutation struct {
 	id                *string
 	version           *int64
 	addversion        *int64
+	deleted_at        *int64
+	adddeleted_at     *int64
+	deleted_by        *string
+	trash_batch       *string
 	created_at        *time.Time
 	updated_at        *time.Time
 	clearedFields     map[string]struct{}
@@ -23981,6 +27274,174 @@ func (m *WarrantyMutation) AddedVersion() (r int64, exists bool) {
 func (m *WarrantyMutation) ResetVersion() {
 	m.version = nil
 	m.addversion = nil
+}
+
+// SetDeletedAt sets the "deleted_at" field.
+func (m *WarrantyMutation) SetDeletedAt(i int64) {
+	m.deleted_at = &i
+	m.adddeleted_at = nil
+}
+
+// DeletedAt returns the value of the "deleted_at" field in the mutation.
+func (m *WarrantyMutation) DeletedAt() (r int64, exists bool) {
+	v := m.deleted_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDeletedAt returns the old "deleted_at" field's value of the Warranty entity.
+// If the Warranty object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *WarrantyMutation) OldDeletedAt(ctx context.Context) (v *int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDeletedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDeletedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDeletedAt: %w", err)
+	}
+	return oldValue.DeletedAt, nil
+}
+
+// AddDeletedAt adds i to the "deleted_at" field.
+func (m *WarrantyMutation) AddDeletedAt(i int64) {
+	if m.adddeleted_at != nil {
+		*m.adddeleted_at += i
+	} else {
+		m.adddeleted_at = &i
+	}
+}
+
+// AddedDeletedAt returns the value that was added to the "deleted_at" field in this mutation.
+func (m *WarrantyMutation) AddedDeletedAt() (r int64, exists bool) {
+	v := m.adddeleted_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ClearDeletedAt clears the value of the "deleted_at" field.
+func (m *WarrantyMutation) ClearDeletedAt() {
+	m.deleted_at = nil
+	m.adddeleted_at = nil
+	m.clearedFields[warranty.FieldDeletedAt] = struct{}{}
+}
+
+// DeletedAtCleared returns if the "deleted_at" field was cleared in this mutation.
+func (m *WarrantyMutation) DeletedAtCleared() bool {
+	_, ok := m.clearedFields[warranty.FieldDeletedAt]
+	return ok
+}
+
+// ResetDeletedAt resets all changes to the "deleted_at" field.
+func (m *WarrantyMutation) ResetDeletedAt() {
+	m.deleted_at = nil
+	m.adddeleted_at = nil
+	delete(m.clearedFields, warranty.FieldDeletedAt)
+}
+
+// SetDeletedBy sets the "deleted_by" field.
+func (m *WarrantyMutation) SetDeletedBy(s string) {
+	m.deleted_by = &s
+}
+
+// DeletedBy returns the value of the "deleted_by" field in the mutation.
+func (m *WarrantyMutation) DeletedBy() (r string, exists bool) {
+	v := m.deleted_by
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDeletedBy returns the old "deleted_by" field's value of the Warranty entity.
+// If the Warranty object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *WarrantyMutation) OldDeletedBy(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDeletedBy is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDeletedBy requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDeletedBy: %w", err)
+	}
+	return oldValue.DeletedBy, nil
+}
+
+// ClearDeletedBy clears the value of the "deleted_by" field.
+func (m *WarrantyMutation) ClearDeletedBy() {
+	m.deleted_by = nil
+	m.clearedFields[warranty.FieldDeletedBy] = struct{}{}
+}
+
+// DeletedByCleared returns if the "deleted_by" field was cleared in this mutation.
+func (m *WarrantyMutation) DeletedByCleared() bool {
+	_, ok := m.clearedFields[warranty.FieldDeletedBy]
+	return ok
+}
+
+// ResetDeletedBy resets all changes to the "deleted_by" field.
+func (m *WarrantyMutation) ResetDeletedBy() {
+	m.deleted_by = nil
+	delete(m.clearedFields, warranty.FieldDeletedBy)
+}
+
+// SetTrashBatch sets the "trash_batch" field.
+func (m *WarrantyMutation) SetTrashBatch(s string) {
+	m.trash_batch = &s
+}
+
+// TrashBatch returns the value of the "trash_batch" field in the mutation.
+func (m *WarrantyMutation) TrashBatch() (r string, exists bool) {
+	v := m.trash_batch
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTrashBatch returns the old "trash_batch" field's value of the Warranty entity.
+// If the Warranty object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *WarrantyMutation) OldTrashBatch(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTrashBatch is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTrashBatch requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTrashBatch: %w", err)
+	}
+	return oldValue.TrashBatch, nil
+}
+
+// ClearTrashBatch clears the value of the "trash_batch" field.
+func (m *WarrantyMutation) ClearTrashBatch() {
+	m.trash_batch = nil
+	m.clearedFields[warranty.FieldTrashBatch] = struct{}{}
+}
+
+// TrashBatchCleared returns if the "trash_batch" field was cleared in this mutation.
+func (m *WarrantyMutation) TrashBatchCleared() bool {
+	_, ok := m.clearedFields[warranty.FieldTrashBatch]
+	return ok
+}
+
+// ResetTrashBatch resets all changes to the "trash_batch" field.
+func (m *WarrantyMutation) ResetTrashBatch() {
+	m.trash_batch = nil
+	delete(m.clearedFields, warranty.FieldTrashBatch)
 }
 
 // SetCreatedAt sets the "created_at" field.
@@ -24196,12 +27657,21 @@ func (m *WarrantyMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *WarrantyMutation) Fields() []string {
-	fields := make([]string, 0, 4)
+	fields := make([]string, 0, 7)
 	if m.team != nil {
 		fields = append(fields, warranty.FieldTeamID)
 	}
 	if m.version != nil {
 		fields = append(fields, warranty.FieldVersion)
+	}
+	if m.deleted_at != nil {
+		fields = append(fields, warranty.FieldDeletedAt)
+	}
+	if m.deleted_by != nil {
+		fields = append(fields, warranty.FieldDeletedBy)
+	}
+	if m.trash_batch != nil {
+		fields = append(fields, warranty.FieldTrashBatch)
 	}
 	if m.created_at != nil {
 		fields = append(fields, warranty.FieldCreatedAt)
@@ -24221,6 +27691,12 @@ func (m *WarrantyMutation) Field(name string) (ent.Value, bool) {
 		return m.TeamID()
 	case warranty.FieldVersion:
 		return m.Version()
+	case warranty.FieldDeletedAt:
+		return m.DeletedAt()
+	case warranty.FieldDeletedBy:
+		return m.DeletedBy()
+	case warranty.FieldTrashBatch:
+		return m.TrashBatch()
 	case warranty.FieldCreatedAt:
 		return m.CreatedAt()
 	case warranty.FieldUpdatedAt:
@@ -24238,6 +27714,12 @@ func (m *WarrantyMutation) OldField(ctx context.Context, name string) (ent.Value
 		return m.OldTeamID(ctx)
 	case warranty.FieldVersion:
 		return m.OldVersion(ctx)
+	case warranty.FieldDeletedAt:
+		return m.OldDeletedAt(ctx)
+	case warranty.FieldDeletedBy:
+		return m.OldDeletedBy(ctx)
+	case warranty.FieldTrashBatch:
+		return m.OldTrashBatch(ctx)
 	case warranty.FieldCreatedAt:
 		return m.OldCreatedAt(ctx)
 	case warranty.FieldUpdatedAt:
@@ -24265,6 +27747,27 @@ func (m *WarrantyMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetVersion(v)
 		return nil
+	case warranty.FieldDeletedAt:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDeletedAt(v)
+		return nil
+	case warranty.FieldDeletedBy:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDeletedBy(v)
+		return nil
+	case warranty.FieldTrashBatch:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTrashBatch(v)
+		return nil
 	case warranty.FieldCreatedAt:
 		v, ok := value.(time.Time)
 		if !ok {
@@ -24290,6 +27793,9 @@ func (m *WarrantyMutation) AddedFields() []string {
 	if m.addversion != nil {
 		fields = append(fields, warranty.FieldVersion)
 	}
+	if m.adddeleted_at != nil {
+		fields = append(fields, warranty.FieldDeletedAt)
+	}
 	return fields
 }
 
@@ -24300,6 +27806,8 @@ func (m *WarrantyMutation) AddedField(name string) (ent.Value, bool) {
 	switch name {
 	case warranty.FieldVersion:
 		return m.AddedVersion()
+	case warranty.FieldDeletedAt:
+		return m.AddedDeletedAt()
 	}
 	return nil, false
 }
@@ -24316,6 +27824,13 @@ func (m *WarrantyMutation) AddField(name string, value ent.Value) error {
 		}
 		m.AddVersion(v)
 		return nil
+	case warranty.FieldDeletedAt:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddDeletedAt(v)
+		return nil
 	}
 	return fmt.Errorf("unknown Warranty numeric field %s", name)
 }
@@ -24324,6 +27839,15 @@ func (m *WarrantyMutation) AddField(name string, value ent.Value) error {
 // mutation.
 func (m *WarrantyMutation) ClearedFields() []string {
 	var fields []string
+	if m.FieldCleared(warranty.FieldDeletedAt) {
+		fields = append(fields, warranty.FieldDeletedAt)
+	}
+	if m.FieldCleared(warranty.FieldDeletedBy) {
+		fields = append(fields, warranty.FieldDeletedBy)
+	}
+	if m.FieldCleared(warranty.FieldTrashBatch) {
+		fields = append(fields, warranty.FieldTrashBatch)
+	}
 	if m.FieldCleared(warranty.FieldCreatedAt) {
 		fields = append(fields, warranty.FieldCreatedAt)
 	}
@@ -24344,6 +27868,15 @@ func (m *WarrantyMutation) FieldCleared(name string) bool {
 // error if the field is not defined in the schema.
 func (m *WarrantyMutation) ClearField(name string) error {
 	switch name {
+	case warranty.FieldDeletedAt:
+		m.ClearDeletedAt()
+		return nil
+	case warranty.FieldDeletedBy:
+		m.ClearDeletedBy()
+		return nil
+	case warranty.FieldTrashBatch:
+		m.ClearTrashBatch()
+		return nil
 	case warranty.FieldCreatedAt:
 		m.ClearCreatedAt()
 		return nil
@@ -24363,6 +27896,15 @@ func (m *WarrantyMutation) ResetField(name string) error {
 		return nil
 	case warranty.FieldVersion:
 		m.ResetVersion()
+		return nil
+	case warranty.FieldDeletedAt:
+		m.ResetDeletedAt()
+		return nil
+	case warranty.FieldDeletedBy:
+		m.ResetDeletedBy()
+		return nil
+	case warranty.FieldTrashBatch:
+		m.ResetTrashBatch()
 		return nil
 	case warranty.FieldCreatedAt:
 		m.ResetCreatedAt()
@@ -24484,6 +28026,10 @@ type WarrantyLineItemMutation struct {
 	id                 *string
 	version            *int64
 	addversion         *int64
+	deleted_at         *int64
+	adddeleted_at      *int64
+	deleted_by         *string
+	trash_batch        *string
 	sku                *string
 	name               *string
 	price              *string
@@ -24702,6 +28248,174 @@ func (m *WarrantyLineItemMutation) AddedVersion() (r int64, exists bool) {
 func (m *WarrantyLineItemMutation) ResetVersion() {
 	m.version = nil
 	m.addversion = nil
+}
+
+// SetDeletedAt sets the "deleted_at" field.
+func (m *WarrantyLineItemMutation) SetDeletedAt(i int64) {
+	m.deleted_at = &i
+	m.adddeleted_at = nil
+}
+
+// DeletedAt returns the value of the "deleted_at" field in the mutation.
+func (m *WarrantyLineItemMutation) DeletedAt() (r int64, exists bool) {
+	v := m.deleted_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDeletedAt returns the old "deleted_at" field's value of the WarrantyLineItem entity.
+// If the WarrantyLineItem object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *WarrantyLineItemMutation) OldDeletedAt(ctx context.Context) (v *int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDeletedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDeletedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDeletedAt: %w", err)
+	}
+	return oldValue.DeletedAt, nil
+}
+
+// AddDeletedAt adds i to the "deleted_at" field.
+func (m *WarrantyLineItemMutation) AddDeletedAt(i int64) {
+	if m.adddeleted_at != nil {
+		*m.adddeleted_at += i
+	} else {
+		m.adddeleted_at = &i
+	}
+}
+
+// AddedDeletedAt returns the value that was added to the "deleted_at" field in this mutation.
+func (m *WarrantyLineItemMutation) AddedDeletedAt() (r int64, exists bool) {
+	v := m.adddeleted_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ClearDeletedAt clears the value of the "deleted_at" field.
+func (m *WarrantyLineItemMutation) ClearDeletedAt() {
+	m.deleted_at = nil
+	m.adddeleted_at = nil
+	m.clearedFields[warrantylineitem.FieldDeletedAt] = struct{}{}
+}
+
+// DeletedAtCleared returns if the "deleted_at" field was cleared in this mutation.
+func (m *WarrantyLineItemMutation) DeletedAtCleared() bool {
+	_, ok := m.clearedFields[warrantylineitem.FieldDeletedAt]
+	return ok
+}
+
+// ResetDeletedAt resets all changes to the "deleted_at" field.
+func (m *WarrantyLineItemMutation) ResetDeletedAt() {
+	m.deleted_at = nil
+	m.adddeleted_at = nil
+	delete(m.clearedFields, warrantylineitem.FieldDeletedAt)
+}
+
+// SetDeletedBy sets the "deleted_by" field.
+func (m *WarrantyLineItemMutation) SetDeletedBy(s string) {
+	m.deleted_by = &s
+}
+
+// DeletedBy returns the value of the "deleted_by" field in the mutation.
+func (m *WarrantyLineItemMutation) DeletedBy() (r string, exists bool) {
+	v := m.deleted_by
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDeletedBy returns the old "deleted_by" field's value of the WarrantyLineItem entity.
+// If the WarrantyLineItem object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *WarrantyLineItemMutation) OldDeletedBy(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDeletedBy is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDeletedBy requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDeletedBy: %w", err)
+	}
+	return oldValue.DeletedBy, nil
+}
+
+// ClearDeletedBy clears the value of the "deleted_by" field.
+func (m *WarrantyLineItemMutation) ClearDeletedBy() {
+	m.deleted_by = nil
+	m.clearedFields[warrantylineitem.FieldDeletedBy] = struct{}{}
+}
+
+// DeletedByCleared returns if the "deleted_by" field was cleared in this mutation.
+func (m *WarrantyLineItemMutation) DeletedByCleared() bool {
+	_, ok := m.clearedFields[warrantylineitem.FieldDeletedBy]
+	return ok
+}
+
+// ResetDeletedBy resets all changes to the "deleted_by" field.
+func (m *WarrantyLineItemMutation) ResetDeletedBy() {
+	m.deleted_by = nil
+	delete(m.clearedFields, warrantylineitem.FieldDeletedBy)
+}
+
+// SetTrashBatch sets the "trash_batch" field.
+func (m *WarrantyLineItemMutation) SetTrashBatch(s string) {
+	m.trash_batch = &s
+}
+
+// TrashBatch returns the value of the "trash_batch" field in the mutation.
+func (m *WarrantyLineItemMutation) TrashBatch() (r string, exists bool) {
+	v := m.trash_batch
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTrashBatch returns the old "trash_batch" field's value of the WarrantyLineItem entity.
+// If the WarrantyLineItem object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *WarrantyLineItemMutation) OldTrashBatch(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTrashBatch is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTrashBatch requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTrashBatch: %w", err)
+	}
+	return oldValue.TrashBatch, nil
+}
+
+// ClearTrashBatch clears the value of the "trash_batch" field.
+func (m *WarrantyLineItemMutation) ClearTrashBatch() {
+	m.trash_batch = nil
+	m.clearedFields[warrantylineitem.FieldTrashBatch] = struct{}{}
+}
+
+// TrashBatchCleared returns if the "trash_batch" field was cleared in this mutation.
+func (m *WarrantyLineItemMutation) TrashBatchCleared() bool {
+	_, ok := m.clearedFields[warrantylineitem.FieldTrashBatch]
+	return ok
+}
+
+// ResetTrashBatch resets all changes to the "trash_batch" field.
+func (m *WarrantyLineItemMutation) ResetTrashBatch() {
+	m.trash_batch = nil
+	delete(m.clearedFields, warrantylineitem.FieldTrashBatch)
 }
 
 // SetSku sets the "sku" field.
@@ -25527,12 +29241,21 @@ func (m *WarrantyLineItemMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *WarrantyLineItemMutation) Fields() []string {
-	fields := make([]string, 0, 17)
+	fields := make([]string, 0, 20)
 	if m.team != nil {
 		fields = append(fields, warrantylineitem.FieldTeamID)
 	}
 	if m.version != nil {
 		fields = append(fields, warrantylineitem.FieldVersion)
+	}
+	if m.deleted_at != nil {
+		fields = append(fields, warrantylineitem.FieldDeletedAt)
+	}
+	if m.deleted_by != nil {
+		fields = append(fields, warrantylineitem.FieldDeletedBy)
+	}
+	if m.trash_batch != nil {
+		fields = append(fields, warrantylineitem.FieldTrashBatch)
 	}
 	if m.sku != nil {
 		fields = append(fields, warrantylineitem.FieldSku)
@@ -25591,6 +29314,12 @@ func (m *WarrantyLineItemMutation) Field(name string) (ent.Value, bool) {
 		return m.TeamID()
 	case warrantylineitem.FieldVersion:
 		return m.Version()
+	case warrantylineitem.FieldDeletedAt:
+		return m.DeletedAt()
+	case warrantylineitem.FieldDeletedBy:
+		return m.DeletedBy()
+	case warrantylineitem.FieldTrashBatch:
+		return m.TrashBatch()
 	case warrantylineitem.FieldSku:
 		return m.Sku()
 	case warrantylineitem.FieldName:
@@ -25634,6 +29363,12 @@ func (m *WarrantyLineItemMutation) OldField(ctx context.Context, name string) (e
 		return m.OldTeamID(ctx)
 	case warrantylineitem.FieldVersion:
 		return m.OldVersion(ctx)
+	case warrantylineitem.FieldDeletedAt:
+		return m.OldDeletedAt(ctx)
+	case warrantylineitem.FieldDeletedBy:
+		return m.OldDeletedBy(ctx)
+	case warrantylineitem.FieldTrashBatch:
+		return m.OldTrashBatch(ctx)
 	case warrantylineitem.FieldSku:
 		return m.OldSku(ctx)
 	case warrantylineitem.FieldName:
@@ -25686,6 +29421,27 @@ func (m *WarrantyLineItemMutation) SetField(name string, value ent.Value) error 
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetVersion(v)
+		return nil
+	case warrantylineitem.FieldDeletedAt:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDeletedAt(v)
+		return nil
+	case warrantylineitem.FieldDeletedBy:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDeletedBy(v)
+		return nil
+	case warrantylineitem.FieldTrashBatch:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTrashBatch(v)
 		return nil
 	case warrantylineitem.FieldSku:
 		v, ok := value.(string)
@@ -25803,6 +29559,9 @@ func (m *WarrantyLineItemMutation) AddedFields() []string {
 	if m.addversion != nil {
 		fields = append(fields, warrantylineitem.FieldVersion)
 	}
+	if m.adddeleted_at != nil {
+		fields = append(fields, warrantylineitem.FieldDeletedAt)
+	}
 	return fields
 }
 
@@ -25813,6 +29572,8 @@ func (m *WarrantyLineItemMutation) AddedField(name string) (ent.Value, bool) {
 	switch name {
 	case warrantylineitem.FieldVersion:
 		return m.AddedVersion()
+	case warrantylineitem.FieldDeletedAt:
+		return m.AddedDeletedAt()
 	}
 	return nil, false
 }
@@ -25829,6 +29590,13 @@ func (m *WarrantyLineItemMutation) AddField(name string, value ent.Value) error 
 		}
 		m.AddVersion(v)
 		return nil
+	case warrantylineitem.FieldDeletedAt:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddDeletedAt(v)
+		return nil
 	}
 	return fmt.Errorf("unknown WarrantyLineItem numeric field %s", name)
 }
@@ -25837,6 +29605,15 @@ func (m *WarrantyLineItemMutation) AddField(name string, value ent.Value) error 
 // mutation.
 func (m *WarrantyLineItemMutation) ClearedFields() []string {
 	var fields []string
+	if m.FieldCleared(warrantylineitem.FieldDeletedAt) {
+		fields = append(fields, warrantylineitem.FieldDeletedAt)
+	}
+	if m.FieldCleared(warrantylineitem.FieldDeletedBy) {
+		fields = append(fields, warrantylineitem.FieldDeletedBy)
+	}
+	if m.FieldCleared(warrantylineitem.FieldTrashBatch) {
+		fields = append(fields, warrantylineitem.FieldTrashBatch)
+	}
 	if m.FieldCleared(warrantylineitem.FieldSku) {
 		fields = append(fields, warrantylineitem.FieldSku)
 	}
@@ -25896,6 +29673,15 @@ func (m *WarrantyLineItemMutation) FieldCleared(name string) bool {
 // error if the field is not defined in the schema.
 func (m *WarrantyLineItemMutation) ClearField(name string) error {
 	switch name {
+	case warrantylineitem.FieldDeletedAt:
+		m.ClearDeletedAt()
+		return nil
+	case warrantylineitem.FieldDeletedBy:
+		m.ClearDeletedBy()
+		return nil
+	case warrantylineitem.FieldTrashBatch:
+		m.ClearTrashBatch()
+		return nil
 	case warrantylineitem.FieldSku:
 		m.ClearSku()
 		return nil
@@ -25954,6 +29740,15 @@ func (m *WarrantyLineItemMutation) ResetField(name string) error {
 		return nil
 	case warrantylineitem.FieldVersion:
 		m.ResetVersion()
+		return nil
+	case warrantylineitem.FieldDeletedAt:
+		m.ResetDeletedAt()
+		return nil
+	case warrantylineitem.FieldDeletedBy:
+		m.ResetDeletedBy()
+		return nil
+	case warrantylineitem.FieldTrashBatch:
+		m.ResetTrashBatch()
 		return nil
 	case warrantylineitem.FieldSku:
 		m.ResetSku()
@@ -28159,6 +31954,10 @@ type WorkOrderMutation struct {
 	id                           *string
 	version                      *int64
 	addversion                   *int64
+	deleted_at                   *int64
+	adddeleted_at                *int64
+	deleted_by                   *string
+	trash_batch                  *string
 	bill_of_materials_number     *string
 	created_at                   *time.Time
 	created_by                   *string
@@ -28379,6 +32178,174 @@ func (m *WorkOrderMutation) AddedVersion() (r int64, exists bool) {
 func (m *WorkOrderMutation) ResetVersion() {
 	m.version = nil
 	m.addversion = nil
+}
+
+// SetDeletedAt sets the "deleted_at" field.
+func (m *WorkOrderMutation) SetDeletedAt(i int64) {
+	m.deleted_at = &i
+	m.adddeleted_at = nil
+}
+
+// DeletedAt returns the value of the "deleted_at" field in the mutation.
+func (m *WorkOrderMutation) DeletedAt() (r int64, exists bool) {
+	v := m.deleted_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDeletedAt returns the old "deleted_at" field's value of the WorkOrder entity.
+// If the WorkOrder object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *WorkOrderMutation) OldDeletedAt(ctx context.Context) (v *int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDeletedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDeletedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDeletedAt: %w", err)
+	}
+	return oldValue.DeletedAt, nil
+}
+
+// AddDeletedAt adds i to the "deleted_at" field.
+func (m *WorkOrderMutation) AddDeletedAt(i int64) {
+	if m.adddeleted_at != nil {
+		*m.adddeleted_at += i
+	} else {
+		m.adddeleted_at = &i
+	}
+}
+
+// AddedDeletedAt returns the value that was added to the "deleted_at" field in this mutation.
+func (m *WorkOrderMutation) AddedDeletedAt() (r int64, exists bool) {
+	v := m.adddeleted_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ClearDeletedAt clears the value of the "deleted_at" field.
+func (m *WorkOrderMutation) ClearDeletedAt() {
+	m.deleted_at = nil
+	m.adddeleted_at = nil
+	m.clearedFields[workorder.FieldDeletedAt] = struct{}{}
+}
+
+// DeletedAtCleared returns if the "deleted_at" field was cleared in this mutation.
+func (m *WorkOrderMutation) DeletedAtCleared() bool {
+	_, ok := m.clearedFields[workorder.FieldDeletedAt]
+	return ok
+}
+
+// ResetDeletedAt resets all changes to the "deleted_at" field.
+func (m *WorkOrderMutation) ResetDeletedAt() {
+	m.deleted_at = nil
+	m.adddeleted_at = nil
+	delete(m.clearedFields, workorder.FieldDeletedAt)
+}
+
+// SetDeletedBy sets the "deleted_by" field.
+func (m *WorkOrderMutation) SetDeletedBy(s string) {
+	m.deleted_by = &s
+}
+
+// DeletedBy returns the value of the "deleted_by" field in the mutation.
+func (m *WorkOrderMutation) DeletedBy() (r string, exists bool) {
+	v := m.deleted_by
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDeletedBy returns the old "deleted_by" field's value of the WorkOrder entity.
+// If the WorkOrder object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *WorkOrderMutation) OldDeletedBy(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDeletedBy is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDeletedBy requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDeletedBy: %w", err)
+	}
+	return oldValue.DeletedBy, nil
+}
+
+// ClearDeletedBy clears the value of the "deleted_by" field.
+func (m *WorkOrderMutation) ClearDeletedBy() {
+	m.deleted_by = nil
+	m.clearedFields[workorder.FieldDeletedBy] = struct{}{}
+}
+
+// DeletedByCleared returns if the "deleted_by" field was cleared in this mutation.
+func (m *WorkOrderMutation) DeletedByCleared() bool {
+	_, ok := m.clearedFields[workorder.FieldDeletedBy]
+	return ok
+}
+
+// ResetDeletedBy resets all changes to the "deleted_by" field.
+func (m *WorkOrderMutation) ResetDeletedBy() {
+	m.deleted_by = nil
+	delete(m.clearedFields, workorder.FieldDeletedBy)
+}
+
+// SetTrashBatch sets the "trash_batch" field.
+func (m *WorkOrderMutation) SetTrashBatch(s string) {
+	m.trash_batch = &s
+}
+
+// TrashBatch returns the value of the "trash_batch" field in the mutation.
+func (m *WorkOrderMutation) TrashBatch() (r string, exists bool) {
+	v := m.trash_batch
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTrashBatch returns the old "trash_batch" field's value of the WorkOrder entity.
+// If the WorkOrder object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *WorkOrderMutation) OldTrashBatch(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTrashBatch is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTrashBatch requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTrashBatch: %w", err)
+	}
+	return oldValue.TrashBatch, nil
+}
+
+// ClearTrashBatch clears the value of the "trash_batch" field.
+func (m *WorkOrderMutation) ClearTrashBatch() {
+	m.trash_batch = nil
+	m.clearedFields[workorder.FieldTrashBatch] = struct{}{}
+}
+
+// TrashBatchCleared returns if the "trash_batch" field was cleared in this mutation.
+func (m *WorkOrderMutation) TrashBatchCleared() bool {
+	_, ok := m.clearedFields[workorder.FieldTrashBatch]
+	return ok
+}
+
+// ResetTrashBatch resets all changes to the "trash_batch" field.
+func (m *WorkOrderMutation) ResetTrashBatch() {
+	m.trash_batch = nil
+	delete(m.clearedFields, workorder.FieldTrashBatch)
 }
 
 // SetBillOfMaterialsNumber sets the "bill_of_materials_number" field.
@@ -29231,12 +33198,21 @@ func (m *WorkOrderMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *WorkOrderMutation) Fields() []string {
-	fields := make([]string, 0, 17)
+	fields := make([]string, 0, 20)
 	if m.team != nil {
 		fields = append(fields, workorder.FieldTeamID)
 	}
 	if m.version != nil {
 		fields = append(fields, workorder.FieldVersion)
+	}
+	if m.deleted_at != nil {
+		fields = append(fields, workorder.FieldDeletedAt)
+	}
+	if m.deleted_by != nil {
+		fields = append(fields, workorder.FieldDeletedBy)
+	}
+	if m.trash_batch != nil {
+		fields = append(fields, workorder.FieldTrashBatch)
 	}
 	if m.bill_of_materials_number != nil {
 		fields = append(fields, workorder.FieldBillOfMaterialsNumber)
@@ -29295,6 +33271,12 @@ func (m *WorkOrderMutation) Field(name string) (ent.Value, bool) {
 		return m.TeamID()
 	case workorder.FieldVersion:
 		return m.Version()
+	case workorder.FieldDeletedAt:
+		return m.DeletedAt()
+	case workorder.FieldDeletedBy:
+		return m.DeletedBy()
+	case workorder.FieldTrashBatch:
+		return m.TrashBatch()
 	case workorder.FieldBillOfMaterialsNumber:
 		return m.BillOfMaterialsNumber()
 	case workorder.FieldCreatedAt:
@@ -29338,6 +33320,12 @@ func (m *WorkOrderMutation) OldField(ctx context.Context, name string) (ent.Valu
 		return m.OldTeamID(ctx)
 	case workorder.FieldVersion:
 		return m.OldVersion(ctx)
+	case workorder.FieldDeletedAt:
+		return m.OldDeletedAt(ctx)
+	case workorder.FieldDeletedBy:
+		return m.OldDeletedBy(ctx)
+	case workorder.FieldTrashBatch:
+		return m.OldTrashBatch(ctx)
 	case workorder.FieldBillOfMaterialsNumber:
 		return m.OldBillOfMaterialsNumber(ctx)
 	case workorder.FieldCreatedAt:
@@ -29390,6 +33378,27 @@ func (m *WorkOrderMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetVersion(v)
+		return nil
+	case workorder.FieldDeletedAt:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDeletedAt(v)
+		return nil
+	case workorder.FieldDeletedBy:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDeletedBy(v)
+		return nil
+	case workorder.FieldTrashBatch:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTrashBatch(v)
 		return nil
 	case workorder.FieldBillOfMaterialsNumber:
 		v, ok := value.(string)
@@ -29507,6 +33516,9 @@ func (m *WorkOrderMutation) AddedFields() []string {
 	if m.addversion != nil {
 		fields = append(fields, workorder.FieldVersion)
 	}
+	if m.adddeleted_at != nil {
+		fields = append(fields, workorder.FieldDeletedAt)
+	}
 	return fields
 }
 
@@ -29517,6 +33529,8 @@ func (m *WorkOrderMutation) AddedField(name string) (ent.Value, bool) {
 	switch name {
 	case workorder.FieldVersion:
 		return m.AddedVersion()
+	case workorder.FieldDeletedAt:
+		return m.AddedDeletedAt()
 	}
 	return nil, false
 }
@@ -29533,6 +33547,13 @@ func (m *WorkOrderMutation) AddField(name string, value ent.Value) error {
 		}
 		m.AddVersion(v)
 		return nil
+	case workorder.FieldDeletedAt:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddDeletedAt(v)
+		return nil
 	}
 	return fmt.Errorf("unknown WorkOrder numeric field %s", name)
 }
@@ -29541,6 +33562,15 @@ func (m *WorkOrderMutation) AddField(name string, value ent.Value) error {
 // mutation.
 func (m *WorkOrderMutation) ClearedFields() []string {
 	var fields []string
+	if m.FieldCleared(workorder.FieldDeletedAt) {
+		fields = append(fields, workorder.FieldDeletedAt)
+	}
+	if m.FieldCleared(workorder.FieldDeletedBy) {
+		fields = append(fields, workorder.FieldDeletedBy)
+	}
+	if m.FieldCleared(workorder.FieldTrashBatch) {
+		fields = append(fields, workorder.FieldTrashBatch)
+	}
 	if m.FieldCleared(workorder.FieldBillOfMaterialsNumber) {
 		fields = append(fields, workorder.FieldBillOfMaterialsNumber)
 	}
@@ -29600,6 +33630,15 @@ func (m *WorkOrderMutation) FieldCleared(name string) bool {
 // error if the field is not defined in the schema.
 func (m *WorkOrderMutation) ClearField(name string) error {
 	switch name {
+	case workorder.FieldDeletedAt:
+		m.ClearDeletedAt()
+		return nil
+	case workorder.FieldDeletedBy:
+		m.ClearDeletedBy()
+		return nil
+	case workorder.FieldTrashBatch:
+		m.ClearTrashBatch()
+		return nil
 	case workorder.FieldBillOfMaterialsNumber:
 		m.ClearBillOfMaterialsNumber()
 		return nil
@@ -29658,6 +33697,15 @@ func (m *WorkOrderMutation) ResetField(name string) error {
 		return nil
 	case workorder.FieldVersion:
 		m.ResetVersion()
+		return nil
+	case workorder.FieldDeletedAt:
+		m.ResetDeletedAt()
+		return nil
+	case workorder.FieldDeletedBy:
+		m.ResetDeletedBy()
+		return nil
+	case workorder.FieldTrashBatch:
+		m.ResetTrashBatch()
 		return nil
 	case workorder.FieldBillOfMaterialsNumber:
 		m.ResetBillOfMaterialsNumber()
@@ -29818,6 +33866,10 @@ type WorkOrderLineItemMutation struct {
 	id                *string
 	version           *int64
 	addversion        *int64
+	deleted_at        *int64
+	adddeleted_at     *int64
+	deleted_by        *string
+	trash_batch       *string
 	line_status       *string
 	line_type         *string
 	part_name         *string
@@ -30030,6 +34082,174 @@ func (m *WorkOrderLineItemMutation) AddedVersion() (r int64, exists bool) {
 func (m *WorkOrderLineItemMutation) ResetVersion() {
 	m.version = nil
 	m.addversion = nil
+}
+
+// SetDeletedAt sets the "deleted_at" field.
+func (m *WorkOrderLineItemMutation) SetDeletedAt(i int64) {
+	m.deleted_at = &i
+	m.adddeleted_at = nil
+}
+
+// DeletedAt returns the value of the "deleted_at" field in the mutation.
+func (m *WorkOrderLineItemMutation) DeletedAt() (r int64, exists bool) {
+	v := m.deleted_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDeletedAt returns the old "deleted_at" field's value of the WorkOrderLineItem entity.
+// If the WorkOrderLineItem object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *WorkOrderLineItemMutation) OldDeletedAt(ctx context.Context) (v *int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDeletedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDeletedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDeletedAt: %w", err)
+	}
+	return oldValue.DeletedAt, nil
+}
+
+// AddDeletedAt adds i to the "deleted_at" field.
+func (m *WorkOrderLineItemMutation) AddDeletedAt(i int64) {
+	if m.adddeleted_at != nil {
+		*m.adddeleted_at += i
+	} else {
+		m.adddeleted_at = &i
+	}
+}
+
+// AddedDeletedAt returns the value that was added to the "deleted_at" field in this mutation.
+func (m *WorkOrderLineItemMutation) AddedDeletedAt() (r int64, exists bool) {
+	v := m.adddeleted_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ClearDeletedAt clears the value of the "deleted_at" field.
+func (m *WorkOrderLineItemMutation) ClearDeletedAt() {
+	m.deleted_at = nil
+	m.adddeleted_at = nil
+	m.clearedFields[workorderlineitem.FieldDeletedAt] = struct{}{}
+}
+
+// DeletedAtCleared returns if the "deleted_at" field was cleared in this mutation.
+func (m *WorkOrderLineItemMutation) DeletedAtCleared() bool {
+	_, ok := m.clearedFields[workorderlineitem.FieldDeletedAt]
+	return ok
+}
+
+// ResetDeletedAt resets all changes to the "deleted_at" field.
+func (m *WorkOrderLineItemMutation) ResetDeletedAt() {
+	m.deleted_at = nil
+	m.adddeleted_at = nil
+	delete(m.clearedFields, workorderlineitem.FieldDeletedAt)
+}
+
+// SetDeletedBy sets the "deleted_by" field.
+func (m *WorkOrderLineItemMutation) SetDeletedBy(s string) {
+	m.deleted_by = &s
+}
+
+// DeletedBy returns the value of the "deleted_by" field in the mutation.
+func (m *WorkOrderLineItemMutation) DeletedBy() (r string, exists bool) {
+	v := m.deleted_by
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDeletedBy returns the old "deleted_by" field's value of the WorkOrderLineItem entity.
+// If the WorkOrderLineItem object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *WorkOrderLineItemMutation) OldDeletedBy(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDeletedBy is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDeletedBy requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDeletedBy: %w", err)
+	}
+	return oldValue.DeletedBy, nil
+}
+
+// ClearDeletedBy clears the value of the "deleted_by" field.
+func (m *WorkOrderLineItemMutation) ClearDeletedBy() {
+	m.deleted_by = nil
+	m.clearedFields[workorderlineitem.FieldDeletedBy] = struct{}{}
+}
+
+// DeletedByCleared returns if the "deleted_by" field was cleared in this mutation.
+func (m *WorkOrderLineItemMutation) DeletedByCleared() bool {
+	_, ok := m.clearedFields[workorderlineitem.FieldDeletedBy]
+	return ok
+}
+
+// ResetDeletedBy resets all changes to the "deleted_by" field.
+func (m *WorkOrderLineItemMutation) ResetDeletedBy() {
+	m.deleted_by = nil
+	delete(m.clearedFields, workorderlineitem.FieldDeletedBy)
+}
+
+// SetTrashBatch sets the "trash_batch" field.
+func (m *WorkOrderLineItemMutation) SetTrashBatch(s string) {
+	m.trash_batch = &s
+}
+
+// TrashBatch returns the value of the "trash_batch" field in the mutation.
+func (m *WorkOrderLineItemMutation) TrashBatch() (r string, exists bool) {
+	v := m.trash_batch
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTrashBatch returns the old "trash_batch" field's value of the WorkOrderLineItem entity.
+// If the WorkOrderLineItem object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *WorkOrderLineItemMutation) OldTrashBatch(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTrashBatch is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTrashBatch requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTrashBatch: %w", err)
+	}
+	return oldValue.TrashBatch, nil
+}
+
+// ClearTrashBatch clears the value of the "trash_batch" field.
+func (m *WorkOrderLineItemMutation) ClearTrashBatch() {
+	m.trash_batch = nil
+	m.clearedFields[workorderlineitem.FieldTrashBatch] = struct{}{}
+}
+
+// TrashBatchCleared returns if the "trash_batch" field was cleared in this mutation.
+func (m *WorkOrderLineItemMutation) TrashBatchCleared() bool {
+	_, ok := m.clearedFields[workorderlineitem.FieldTrashBatch]
+	return ok
+}
+
+// ResetTrashBatch resets all changes to the "trash_batch" field.
+func (m *WorkOrderLineItemMutation) ResetTrashBatch() {
+	m.trash_batch = nil
+	delete(m.clearedFields, workorderlineitem.FieldTrashBatch)
 }
 
 // SetLineStatus sets the "line_status" field.
@@ -30518,12 +34738,21 @@ func (m *WorkOrderLineItemMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *WorkOrderLineItemMutation) Fields() []string {
-	fields := make([]string, 0, 9)
+	fields := make([]string, 0, 12)
 	if m.team != nil {
 		fields = append(fields, workorderlineitem.FieldTeamID)
 	}
 	if m.version != nil {
 		fields = append(fields, workorderlineitem.FieldVersion)
+	}
+	if m.deleted_at != nil {
+		fields = append(fields, workorderlineitem.FieldDeletedAt)
+	}
+	if m.deleted_by != nil {
+		fields = append(fields, workorderlineitem.FieldDeletedBy)
+	}
+	if m.trash_batch != nil {
+		fields = append(fields, workorderlineitem.FieldTrashBatch)
 	}
 	if m.line_status != nil {
 		fields = append(fields, workorderlineitem.FieldLineStatus)
@@ -30558,6 +34787,12 @@ func (m *WorkOrderLineItemMutation) Field(name string) (ent.Value, bool) {
 		return m.TeamID()
 	case workorderlineitem.FieldVersion:
 		return m.Version()
+	case workorderlineitem.FieldDeletedAt:
+		return m.DeletedAt()
+	case workorderlineitem.FieldDeletedBy:
+		return m.DeletedBy()
+	case workorderlineitem.FieldTrashBatch:
+		return m.TrashBatch()
 	case workorderlineitem.FieldLineStatus:
 		return m.LineStatus()
 	case workorderlineitem.FieldLineType:
@@ -30585,6 +34820,12 @@ func (m *WorkOrderLineItemMutation) OldField(ctx context.Context, name string) (
 		return m.OldTeamID(ctx)
 	case workorderlineitem.FieldVersion:
 		return m.OldVersion(ctx)
+	case workorderlineitem.FieldDeletedAt:
+		return m.OldDeletedAt(ctx)
+	case workorderlineitem.FieldDeletedBy:
+		return m.OldDeletedBy(ctx)
+	case workorderlineitem.FieldTrashBatch:
+		return m.OldTrashBatch(ctx)
 	case workorderlineitem.FieldLineStatus:
 		return m.OldLineStatus(ctx)
 	case workorderlineitem.FieldLineType:
@@ -30621,6 +34862,27 @@ func (m *WorkOrderLineItemMutation) SetField(name string, value ent.Value) error
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetVersion(v)
+		return nil
+	case workorderlineitem.FieldDeletedAt:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDeletedAt(v)
+		return nil
+	case workorderlineitem.FieldDeletedBy:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDeletedBy(v)
+		return nil
+	case workorderlineitem.FieldTrashBatch:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTrashBatch(v)
 		return nil
 	case workorderlineitem.FieldLineStatus:
 		v, ok := value.(string)
@@ -30682,6 +34944,9 @@ func (m *WorkOrderLineItemMutation) AddedFields() []string {
 	if m.addversion != nil {
 		fields = append(fields, workorderlineitem.FieldVersion)
 	}
+	if m.adddeleted_at != nil {
+		fields = append(fields, workorderlineitem.FieldDeletedAt)
+	}
 	if m.addtotal_quantity != nil {
 		fields = append(fields, workorderlineitem.FieldTotalQuantity)
 	}
@@ -30698,6 +34963,8 @@ func (m *WorkOrderLineItemMutation) AddedField(name string) (ent.Value, bool) {
 	switch name {
 	case workorderlineitem.FieldVersion:
 		return m.AddedVersion()
+	case workorderlineitem.FieldDeletedAt:
+		return m.AddedDeletedAt()
 	case workorderlineitem.FieldTotalQuantity:
 		return m.AddedTotalQuantity()
 	case workorderlineitem.FieldUnitQuantity:
@@ -30717,6 +34984,13 @@ func (m *WorkOrderLineItemMutation) AddField(name string, value ent.Value) error
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.AddVersion(v)
+		return nil
+	case workorderlineitem.FieldDeletedAt:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddDeletedAt(v)
 		return nil
 	case workorderlineitem.FieldTotalQuantity:
 		v, ok := value.(float64)
@@ -30740,6 +35014,15 @@ func (m *WorkOrderLineItemMutation) AddField(name string, value ent.Value) error
 // mutation.
 func (m *WorkOrderLineItemMutation) ClearedFields() []string {
 	var fields []string
+	if m.FieldCleared(workorderlineitem.FieldDeletedAt) {
+		fields = append(fields, workorderlineitem.FieldDeletedAt)
+	}
+	if m.FieldCleared(workorderlineitem.FieldDeletedBy) {
+		fields = append(fields, workorderlineitem.FieldDeletedBy)
+	}
+	if m.FieldCleared(workorderlineitem.FieldTrashBatch) {
+		fields = append(fields, workorderlineitem.FieldTrashBatch)
+	}
 	if m.FieldCleared(workorderlineitem.FieldLineStatus) {
 		fields = append(fields, workorderlineitem.FieldLineStatus)
 	}
@@ -30775,6 +35058,15 @@ func (m *WorkOrderLineItemMutation) FieldCleared(name string) bool {
 // error if the field is not defined in the schema.
 func (m *WorkOrderLineItemMutation) ClearField(name string) error {
 	switch name {
+	case workorderlineitem.FieldDeletedAt:
+		m.ClearDeletedAt()
+		return nil
+	case workorderlineitem.FieldDeletedBy:
+		m.ClearDeletedBy()
+		return nil
+	case workorderlineitem.FieldTrashBatch:
+		m.ClearTrashBatch()
+		return nil
 	case workorderlineitem.FieldLineStatus:
 		m.ClearLineStatus()
 		return nil
@@ -30809,6 +35101,15 @@ func (m *WorkOrderLineItemMutation) ResetField(name string) error {
 		return nil
 	case workorderlineitem.FieldVersion:
 		m.ResetVersion()
+		return nil
+	case workorderlineitem.FieldDeletedAt:
+		m.ResetDeletedAt()
+		return nil
+	case workorderlineitem.FieldDeletedBy:
+		m.ResetDeletedBy()
+		return nil
+	case workorderlineitem.FieldTrashBatch:
+		m.ResetTrashBatch()
 		return nil
 	case workorderlineitem.FieldLineStatus:
 		m.ResetLineStatus()

@@ -22,6 +22,12 @@ type PackingList struct {
 	TeamID int `json:"team_id,omitempty"`
 	// Version holds the value of the "version" field.
 	Version int64 `json:"version,omitempty"`
+	// DeletedAt holds the value of the "deleted_at" field.
+	DeletedAt *int64 `json:"deleted_at,omitempty"`
+	// DeletedBy holds the value of the "deleted_by" field.
+	DeletedBy *string `json:"deleted_by,omitempty"`
+	// TrashBatch holds the value of the "trash_batch" field.
+	TrashBatch *string `json:"trash_batch,omitempty"`
 	// Number holds the value of the "number" field.
 	Number *string `json:"number,omitempty"`
 	// DeliveryDate holds the value of the "deliveryDate" field.
@@ -78,9 +84,9 @@ func (*PackingList) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
 	for i := range columns {
 		switch columns[i] {
-		case packinglist.FieldTeamID, packinglist.FieldVersion:
+		case packinglist.FieldTeamID, packinglist.FieldVersion, packinglist.FieldDeletedAt:
 			values[i] = new(sql.NullInt64)
-		case packinglist.FieldID, packinglist.FieldNumber, packinglist.FieldInvoiceNumber, packinglist.FieldPurchaseOrderNumber, packinglist.FieldShipPer, packinglist.FieldTrackingNumber:
+		case packinglist.FieldID, packinglist.FieldDeletedBy, packinglist.FieldTrashBatch, packinglist.FieldNumber, packinglist.FieldInvoiceNumber, packinglist.FieldPurchaseOrderNumber, packinglist.FieldShipPer, packinglist.FieldTrackingNumber:
 			values[i] = new(sql.NullString)
 		case packinglist.FieldDeliveryDate, packinglist.FieldArrivalDate:
 			values[i] = new(sql.NullTime)
@@ -116,6 +122,27 @@ func (_m *PackingList) assignValues(columns []string, values []any) error {
 				return fmt.Errorf("unexpected type %T for field version", values[i])
 			} else if value.Valid {
 				_m.Version = value.Int64
+			}
+		case packinglist.FieldDeletedAt:
+			if value, ok := values[i].(*sql.NullInt64); !ok {
+				return fmt.Errorf("unexpected type %T for field deleted_at", values[i])
+			} else if value.Valid {
+				_m.DeletedAt = new(int64)
+				*_m.DeletedAt = value.Int64
+			}
+		case packinglist.FieldDeletedBy:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field deleted_by", values[i])
+			} else if value.Valid {
+				_m.DeletedBy = new(string)
+				*_m.DeletedBy = value.String
+			}
+		case packinglist.FieldTrashBatch:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field trash_batch", values[i])
+			} else if value.Valid {
+				_m.TrashBatch = new(string)
+				*_m.TrashBatch = value.String
 			}
 		case packinglist.FieldNumber:
 			if value, ok := values[i].(*sql.NullString); !ok {
@@ -217,6 +244,21 @@ func (_m *PackingList) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("version=")
 	builder.WriteString(fmt.Sprintf("%v", _m.Version))
+	builder.WriteString(", ")
+	if v := _m.DeletedAt; v != nil {
+		builder.WriteString("deleted_at=")
+		builder.WriteString(fmt.Sprintf("%v", *v))
+	}
+	builder.WriteString(", ")
+	if v := _m.DeletedBy; v != nil {
+		builder.WriteString("deleted_by=")
+		builder.WriteString(*v)
+	}
+	builder.WriteString(", ")
+	if v := _m.TrashBatch; v != nil {
+		builder.WriteString("trash_batch=")
+		builder.WriteString(*v)
+	}
 	builder.WriteString(", ")
 	if v := _m.Number; v != nil {
 		builder.WriteString("number=")

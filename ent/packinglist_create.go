@@ -42,6 +42,48 @@ func (_c *PackingListCreate) SetNillableVersion(v *int64) *PackingListCreate {
 	return _c
 }
 
+// SetDeletedAt sets the "deleted_at" field.
+func (_c *PackingListCreate) SetDeletedAt(v int64) *PackingListCreate {
+	_c.mutation.SetDeletedAt(v)
+	return _c
+}
+
+// SetNillableDeletedAt sets the "deleted_at" field if the given value is not nil.
+func (_c *PackingListCreate) SetNillableDeletedAt(v *int64) *PackingListCreate {
+	if v != nil {
+		_c.SetDeletedAt(*v)
+	}
+	return _c
+}
+
+// SetDeletedBy sets the "deleted_by" field.
+func (_c *PackingListCreate) SetDeletedBy(v string) *PackingListCreate {
+	_c.mutation.SetDeletedBy(v)
+	return _c
+}
+
+// SetNillableDeletedBy sets the "deleted_by" field if the given value is not nil.
+func (_c *PackingListCreate) SetNillableDeletedBy(v *string) *PackingListCreate {
+	if v != nil {
+		_c.SetDeletedBy(*v)
+	}
+	return _c
+}
+
+// SetTrashBatch sets the "trash_batch" field.
+func (_c *PackingListCreate) SetTrashBatch(v string) *PackingListCreate {
+	_c.mutation.SetTrashBatch(v)
+	return _c
+}
+
+// SetNillableTrashBatch sets the "trash_batch" field if the given value is not nil.
+func (_c *PackingListCreate) SetNillableTrashBatch(v *string) *PackingListCreate {
+	if v != nil {
+		_c.SetTrashBatch(*v)
+	}
+	return _c
+}
+
 // SetNumber sets the "number" field.
 func (_c *PackingListCreate) SetNumber(v string) *PackingListCreate {
 	_c.mutation.SetNumber(v)
@@ -279,6 +321,18 @@ func (_c *PackingListCreate) createSpec() (*PackingList, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.Version(); ok {
 		_spec.SetField(packinglist.FieldVersion, field.TypeInt64, value)
 		_node.Version = value
+	}
+	if value, ok := _c.mutation.DeletedAt(); ok {
+		_spec.SetField(packinglist.FieldDeletedAt, field.TypeInt64, value)
+		_node.DeletedAt = &value
+	}
+	if value, ok := _c.mutation.DeletedBy(); ok {
+		_spec.SetField(packinglist.FieldDeletedBy, field.TypeString, value)
+		_node.DeletedBy = &value
+	}
+	if value, ok := _c.mutation.TrashBatch(); ok {
+		_spec.SetField(packinglist.FieldTrashBatch, field.TypeString, value)
+		_node.TrashBatch = &value
 	}
 	if value, ok := _c.mutation.Number(); ok {
 		_spec.SetField(packinglist.FieldNumber, field.TypeString, value)

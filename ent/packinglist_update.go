@@ -50,6 +50,73 @@ func (_u *PackingListUpdate) AddVersion(v int64) *PackingListUpdate {
 	return _u
 }
 
+// SetDeletedAt sets the "deleted_at" field.
+func (_u *PackingListUpdate) SetDeletedAt(v int64) *PackingListUpdate {
+	_u.mutation.ResetDeletedAt()
+	_u.mutation.SetDeletedAt(v)
+	return _u
+}
+
+// SetNillableDeletedAt sets the "deleted_at" field if the given value is not nil.
+func (_u *PackingListUpdate) SetNillableDeletedAt(v *int64) *PackingListUpdate {
+	if v != nil {
+		_u.SetDeletedAt(*v)
+	}
+	return _u
+}
+
+// AddDeletedAt adds value to the "deleted_at" field.
+func (_u *PackingListUpdate) AddDeletedAt(v int64) *PackingListUpdate {
+	_u.mutation.AddDeletedAt(v)
+	return _u
+}
+
+// ClearDeletedAt clears the value of the "deleted_at" field.
+func (_u *PackingListUpdate) ClearDeletedAt() *PackingListUpdate {
+	_u.mutation.ClearDeletedAt()
+	return _u
+}
+
+// SetDeletedBy sets the "deleted_by" field.
+func (_u *PackingListUpdate) SetDeletedBy(v string) *PackingListUpdate {
+	_u.mutation.SetDeletedBy(v)
+	return _u
+}
+
+// SetNillableDeletedBy sets the "deleted_by" field if the given value is not nil.
+func (_u *PackingListUpdate) SetNillableDeletedBy(v *string) *PackingListUpdate {
+	if v != nil {
+		_u.SetDeletedBy(*v)
+	}
+	return _u
+}
+
+// ClearDeletedBy clears the value of the "deleted_by" field.
+func (_u *PackingListUpdate) ClearDeletedBy() *PackingListUpdate {
+	_u.mutation.ClearDeletedBy()
+	return _u
+}
+
+// SetTrashBatch sets the "trash_batch" field.
+func (_u *PackingListUpdate) SetTrashBatch(v string) *PackingListUpdate {
+	_u.mutation.SetTrashBatch(v)
+	return _u
+}
+
+// SetNillableTrashBatch sets the "trash_batch" field if the given value is not nil.
+func (_u *PackingListUpdate) SetNillableTrashBatch(v *string) *PackingListUpdate {
+	if v != nil {
+		_u.SetTrashBatch(*v)
+	}
+	return _u
+}
+
+// ClearTrashBatch clears the value of the "trash_batch" field.
+func (_u *PackingListUpdate) ClearTrashBatch() *PackingListUpdate {
+	_u.mutation.ClearTrashBatch()
+	return _u
+}
+
 // SetNumber sets the "number" field.
 func (_u *PackingListUpdate) SetNumber(v string) *PackingListUpdate {
 	_u.mutation.SetNumber(v)
@@ -284,6 +351,27 @@ func (_u *PackingListUpdate) sqlSave(ctx context.Context) (_node int, err error)
 	if value, ok := _u.mutation.AddedVersion(); ok {
 		_spec.AddField(packinglist.FieldVersion, field.TypeInt64, value)
 	}
+	if value, ok := _u.mutation.DeletedAt(); ok {
+		_spec.SetField(packinglist.FieldDeletedAt, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.AddedDeletedAt(); ok {
+		_spec.AddField(packinglist.FieldDeletedAt, field.TypeInt64, value)
+	}
+	if _u.mutation.DeletedAtCleared() {
+		_spec.ClearField(packinglist.FieldDeletedAt, field.TypeInt64)
+	}
+	if value, ok := _u.mutation.DeletedBy(); ok {
+		_spec.SetField(packinglist.FieldDeletedBy, field.TypeString, value)
+	}
+	if _u.mutation.DeletedByCleared() {
+		_spec.ClearField(packinglist.FieldDeletedBy, field.TypeString)
+	}
+	if value, ok := _u.mutation.TrashBatch(); ok {
+		_spec.SetField(packinglist.FieldTrashBatch, field.TypeString, value)
+	}
+	if _u.mutation.TrashBatchCleared() {
+		_spec.ClearField(packinglist.FieldTrashBatch, field.TypeString)
+	}
 	if value, ok := _u.mutation.Number(); ok {
 		_spec.SetField(packinglist.FieldNumber, field.TypeString, value)
 	}
@@ -409,6 +497,73 @@ func (_u *PackingListUpdateOne) SetNillableVersion(v *int64) *PackingListUpdateO
 // AddVersion adds value to the "version" field.
 func (_u *PackingListUpdateOne) AddVersion(v int64) *PackingListUpdateOne {
 	_u.mutation.AddVersion(v)
+	return _u
+}
+
+// SetDeletedAt sets the "deleted_at" field.
+func (_u *PackingListUpdateOne) SetDeletedAt(v int64) *PackingListUpdateOne {
+	_u.mutation.ResetDeletedAt()
+	_u.mutation.SetDeletedAt(v)
+	return _u
+}
+
+// SetNillableDeletedAt sets the "deleted_at" field if the given value is not nil.
+func (_u *PackingListUpdateOne) SetNillableDeletedAt(v *int64) *PackingListUpdateOne {
+	if v != nil {
+		_u.SetDeletedAt(*v)
+	}
+	return _u
+}
+
+// AddDeletedAt adds value to the "deleted_at" field.
+func (_u *PackingListUpdateOne) AddDeletedAt(v int64) *PackingListUpdateOne {
+	_u.mutation.AddDeletedAt(v)
+	return _u
+}
+
+// ClearDeletedAt clears the value of the "deleted_at" field.
+func (_u *PackingListUpdateOne) ClearDeletedAt() *PackingListUpdateOne {
+	_u.mutation.ClearDeletedAt()
+	return _u
+}
+
+// SetDeletedBy sets the "deleted_by" field.
+func (_u *PackingListUpdateOne) SetDeletedBy(v string) *PackingListUpdateOne {
+	_u.mutation.SetDeletedBy(v)
+	return _u
+}
+
+// SetNillableDeletedBy sets the "deleted_by" field if the given value is not nil.
+func (_u *PackingListUpdateOne) SetNillableDeletedBy(v *string) *PackingListUpdateOne {
+	if v != nil {
+		_u.SetDeletedBy(*v)
+	}
+	return _u
+}
+
+// ClearDeletedBy clears the value of the "deleted_by" field.
+func (_u *PackingListUpdateOne) ClearDeletedBy() *PackingListUpdateOne {
+	_u.mutation.ClearDeletedBy()
+	return _u
+}
+
+// SetTrashBatch sets the "trash_batch" field.
+func (_u *PackingListUpdateOne) SetTrashBatch(v string) *PackingListUpdateOne {
+	_u.mutation.SetTrashBatch(v)
+	return _u
+}
+
+// SetNillableTrashBatch sets the "trash_batch" field if the given value is not nil.
+func (_u *PackingListUpdateOne) SetNillableTrashBatch(v *string) *PackingListUpdateOne {
+	if v != nil {
+		_u.SetTrashBatch(*v)
+	}
+	return _u
+}
+
+// ClearTrashBatch clears the value of the "trash_batch" field.
+func (_u *PackingListUpdateOne) ClearTrashBatch() *PackingListUpdateOne {
+	_u.mutation.ClearTrashBatch()
 	return _u
 }
 
@@ -675,6 +830,27 @@ func (_u *PackingListUpdateOne) sqlSave(ctx context.Context) (_node *PackingList
 	}
 	if value, ok := _u.mutation.AddedVersion(); ok {
 		_spec.AddField(packinglist.FieldVersion, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.DeletedAt(); ok {
+		_spec.SetField(packinglist.FieldDeletedAt, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.AddedDeletedAt(); ok {
+		_spec.AddField(packinglist.FieldDeletedAt, field.TypeInt64, value)
+	}
+	if _u.mutation.DeletedAtCleared() {
+		_spec.ClearField(packinglist.FieldDeletedAt, field.TypeInt64)
+	}
+	if value, ok := _u.mutation.DeletedBy(); ok {
+		_spec.SetField(packinglist.FieldDeletedBy, field.TypeString, value)
+	}
+	if _u.mutation.DeletedByCleared() {
+		_spec.ClearField(packinglist.FieldDeletedBy, field.TypeString)
+	}
+	if value, ok := _u.mutation.TrashBatch(); ok {
+		_spec.SetField(packinglist.FieldTrashBatch, field.TypeString, value)
+	}
+	if _u.mutation.TrashBatchCleared() {
+		_spec.ClearField(packinglist.FieldTrashBatch, field.TypeString)
 	}
 	if value, ok := _u.mutation.Number(); ok {
 		_spec.SetField(packinglist.FieldNumber, field.TypeString, value)

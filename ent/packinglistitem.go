@@ -22,6 +22,12 @@ type PackingListItem struct {
 	TeamID int `json:"team_id,omitempty"`
 	// Version holds the value of the "version" field.
 	Version int64 `json:"version,omitempty"`
+	// DeletedAt holds the value of the "deleted_at" field.
+	DeletedAt *int64 `json:"deleted_at,omitempty"`
+	// DeletedBy holds the value of the "deleted_by" field.
+	DeletedBy *string `json:"deleted_by,omitempty"`
+	// TrashBatch holds the value of the "trash_batch" field.
+	TrashBatch *string `json:"trash_batch,omitempty"`
 	// Sku holds the value of the "sku" field.
 	Sku *string `json:"sku,omitempty"`
 	// Description holds the value of the "description" field.
@@ -78,9 +84,9 @@ func (*PackingListItem) scanValues(columns []string) ([]any, error) {
 		switch columns[i] {
 		case packinglistitem.FieldArrived:
 			values[i] = new(sql.NullBool)
-		case packinglistitem.FieldTeamID, packinglistitem.FieldVersion, packinglistitem.FieldQuantity:
+		case packinglistitem.FieldTeamID, packinglistitem.FieldVersion, packinglistitem.FieldDeletedAt, packinglistitem.FieldQuantity:
 			values[i] = new(sql.NullInt64)
-		case packinglistitem.FieldID, packinglistitem.FieldSku, packinglistitem.FieldDescription, packinglistitem.FieldPackingList:
+		case packinglistitem.FieldID, packinglistitem.FieldDeletedBy, packinglistitem.FieldTrashBatch, packinglistitem.FieldSku, packinglistitem.FieldDescription, packinglistitem.FieldPackingList:
 			values[i] = new(sql.NullString)
 		default:
 			values[i] = new(sql.UnknownType)
@@ -114,6 +120,27 @@ func (_m *PackingListItem) assignValues(columns []string, values []any) error {
 				return fmt.Errorf("unexpected type %T for field version", values[i])
 			} else if value.Valid {
 				_m.Version = value.Int64
+			}
+		case packinglistitem.FieldDeletedAt:
+			if value, ok := values[i].(*sql.NullInt64); !ok {
+				return fmt.Errorf("unexpected type %T for field deleted_at", values[i])
+			} else if value.Valid {
+				_m.DeletedAt = new(int64)
+				*_m.DeletedAt = value.Int64
+			}
+		case packinglistitem.FieldDeletedBy:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field deleted_by", values[i])
+			} else if value.Valid {
+				_m.DeletedBy = new(string)
+				*_m.DeletedBy = value.String
+			}
+		case packinglistitem.FieldTrashBatch:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field trash_batch", values[i])
+			} else if value.Valid {
+				_m.TrashBatch = new(string)
+				*_m.TrashBatch = value.String
 			}
 		case packinglistitem.FieldSku:
 			if value, ok := values[i].(*sql.NullString); !ok {
@@ -201,6 +228,21 @@ func (_m *PackingListItem) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("version=")
 	builder.WriteString(fmt.Sprintf("%v", _m.Version))
+	builder.WriteString(", ")
+	if v := _m.DeletedAt; v != nil {
+		builder.WriteString("deleted_at=")
+		builder.WriteString(fmt.Sprintf("%v", *v))
+	}
+	builder.WriteString(", ")
+	if v := _m.DeletedBy; v != nil {
+		builder.WriteString("deleted_by=")
+		builder.WriteString(*v)
+	}
+	builder.WriteString(", ")
+	if v := _m.TrashBatch; v != nil {
+		builder.WriteString("trash_batch=")
+		builder.WriteString(*v)
+	}
 	builder.WriteString(", ")
 	if v := _m.Sku; v != nil {
 		builder.WriteString("sku=")

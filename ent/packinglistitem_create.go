@@ -41,6 +41,48 @@ func (_c *PackingListItemCreate) SetNillableVersion(v *int64) *PackingListItemCr
 	return _c
 }
 
+// SetDeletedAt sets the "deleted_at" field.
+func (_c *PackingListItemCreate) SetDeletedAt(v int64) *PackingListItemCreate {
+	_c.mutation.SetDeletedAt(v)
+	return _c
+}
+
+// SetNillableDeletedAt sets the "deleted_at" field if the given value is not nil.
+func (_c *PackingListItemCreate) SetNillableDeletedAt(v *int64) *PackingListItemCreate {
+	if v != nil {
+		_c.SetDeletedAt(*v)
+	}
+	return _c
+}
+
+// SetDeletedBy sets the "deleted_by" field.
+func (_c *PackingListItemCreate) SetDeletedBy(v string) *PackingListItemCreate {
+	_c.mutation.SetDeletedBy(v)
+	return _c
+}
+
+// SetNillableDeletedBy sets the "deleted_by" field if the given value is not nil.
+func (_c *PackingListItemCreate) SetNillableDeletedBy(v *string) *PackingListItemCreate {
+	if v != nil {
+		_c.SetDeletedBy(*v)
+	}
+	return _c
+}
+
+// SetTrashBatch sets the "trash_batch" field.
+func (_c *PackingListItemCreate) SetTrashBatch(v string) *PackingListItemCreate {
+	_c.mutation.SetTrashBatch(v)
+	return _c
+}
+
+// SetNillableTrashBatch sets the "trash_batch" field if the given value is not nil.
+func (_c *PackingListItemCreate) SetNillableTrashBatch(v *string) *PackingListItemCreate {
+	if v != nil {
+		_c.SetTrashBatch(*v)
+	}
+	return _c
+}
+
 // SetSku sets the "sku" field.
 func (_c *PackingListItemCreate) SetSku(v string) *PackingListItemCreate {
 	_c.mutation.SetSku(v)
@@ -254,6 +296,18 @@ func (_c *PackingListItemCreate) createSpec() (*PackingListItem, *sqlgraph.Creat
 	if value, ok := _c.mutation.Version(); ok {
 		_spec.SetField(packinglistitem.FieldVersion, field.TypeInt64, value)
 		_node.Version = value
+	}
+	if value, ok := _c.mutation.DeletedAt(); ok {
+		_spec.SetField(packinglistitem.FieldDeletedAt, field.TypeInt64, value)
+		_node.DeletedAt = &value
+	}
+	if value, ok := _c.mutation.DeletedBy(); ok {
+		_spec.SetField(packinglistitem.FieldDeletedBy, field.TypeString, value)
+		_node.DeletedBy = &value
+	}
+	if value, ok := _c.mutation.TrashBatch(); ok {
+		_spec.SetField(packinglistitem.FieldTrashBatch, field.TypeString, value)
+		_node.TrashBatch = &value
 	}
 	if value, ok := _c.mutation.Sku(); ok {
 		_spec.SetField(packinglistitem.FieldSku, field.TypeString, value)

@@ -49,6 +49,73 @@ func (_u *PackingListItemUpdate) AddVersion(v int64) *PackingListItemUpdate {
 	return _u
 }
 
+// SetDeletedAt sets the "deleted_at" field.
+func (_u *PackingListItemUpdate) SetDeletedAt(v int64) *PackingListItemUpdate {
+	_u.mutation.ResetDeletedAt()
+	_u.mutation.SetDeletedAt(v)
+	return _u
+}
+
+// SetNillableDeletedAt sets the "deleted_at" field if the given value is not nil.
+func (_u *PackingListItemUpdate) SetNillableDeletedAt(v *int64) *PackingListItemUpdate {
+	if v != nil {
+		_u.SetDeletedAt(*v)
+	}
+	return _u
+}
+
+// AddDeletedAt adds value to the "deleted_at" field.
+func (_u *PackingListItemUpdate) AddDeletedAt(v int64) *PackingListItemUpdate {
+	_u.mutation.AddDeletedAt(v)
+	return _u
+}
+
+// ClearDeletedAt clears the value of the "deleted_at" field.
+func (_u *PackingListItemUpdate) ClearDeletedAt() *PackingListItemUpdate {
+	_u.mutation.ClearDeletedAt()
+	return _u
+}
+
+// SetDeletedBy sets the "deleted_by" field.
+func (_u *PackingListItemUpdate) SetDeletedBy(v string) *PackingListItemUpdate {
+	_u.mutation.SetDeletedBy(v)
+	return _u
+}
+
+// SetNillableDeletedBy sets the "deleted_by" field if the given value is not nil.
+func (_u *PackingListItemUpdate) SetNillableDeletedBy(v *string) *PackingListItemUpdate {
+	if v != nil {
+		_u.SetDeletedBy(*v)
+	}
+	return _u
+}
+
+// ClearDeletedBy clears the value of the "deleted_by" field.
+func (_u *PackingListItemUpdate) ClearDeletedBy() *PackingListItemUpdate {
+	_u.mutation.ClearDeletedBy()
+	return _u
+}
+
+// SetTrashBatch sets the "trash_batch" field.
+func (_u *PackingListItemUpdate) SetTrashBatch(v string) *PackingListItemUpdate {
+	_u.mutation.SetTrashBatch(v)
+	return _u
+}
+
+// SetNillableTrashBatch sets the "trash_batch" field if the given value is not nil.
+func (_u *PackingListItemUpdate) SetNillableTrashBatch(v *string) *PackingListItemUpdate {
+	if v != nil {
+		_u.SetTrashBatch(*v)
+	}
+	return _u
+}
+
+// ClearTrashBatch clears the value of the "trash_batch" field.
+func (_u *PackingListItemUpdate) ClearTrashBatch() *PackingListItemUpdate {
+	_u.mutation.ClearTrashBatch()
+	return _u
+}
+
 // SetSku sets the "sku" field.
 func (_u *PackingListItemUpdate) SetSku(v string) *PackingListItemUpdate {
 	_u.mutation.SetSku(v)
@@ -239,6 +306,27 @@ func (_u *PackingListItemUpdate) sqlSave(ctx context.Context) (_node int, err er
 	if value, ok := _u.mutation.AddedVersion(); ok {
 		_spec.AddField(packinglistitem.FieldVersion, field.TypeInt64, value)
 	}
+	if value, ok := _u.mutation.DeletedAt(); ok {
+		_spec.SetField(packinglistitem.FieldDeletedAt, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.AddedDeletedAt(); ok {
+		_spec.AddField(packinglistitem.FieldDeletedAt, field.TypeInt64, value)
+	}
+	if _u.mutation.DeletedAtCleared() {
+		_spec.ClearField(packinglistitem.FieldDeletedAt, field.TypeInt64)
+	}
+	if value, ok := _u.mutation.DeletedBy(); ok {
+		_spec.SetField(packinglistitem.FieldDeletedBy, field.TypeString, value)
+	}
+	if _u.mutation.DeletedByCleared() {
+		_spec.ClearField(packinglistitem.FieldDeletedBy, field.TypeString)
+	}
+	if value, ok := _u.mutation.TrashBatch(); ok {
+		_spec.SetField(packinglistitem.FieldTrashBatch, field.TypeString, value)
+	}
+	if _u.mutation.TrashBatchCleared() {
+		_spec.ClearField(packinglistitem.FieldTrashBatch, field.TypeString)
+	}
 	if value, ok := _u.mutation.Sku(); ok {
 		_spec.SetField(packinglistitem.FieldSku, field.TypeString, value)
 	}
@@ -333,6 +421,73 @@ func (_u *PackingListItemUpdateOne) SetNillableVersion(v *int64) *PackingListIte
 // AddVersion adds value to the "version" field.
 func (_u *PackingListItemUpdateOne) AddVersion(v int64) *PackingListItemUpdateOne {
 	_u.mutation.AddVersion(v)
+	return _u
+}
+
+// SetDeletedAt sets the "deleted_at" field.
+func (_u *PackingListItemUpdateOne) SetDeletedAt(v int64) *PackingListItemUpdateOne {
+	_u.mutation.ResetDeletedAt()
+	_u.mutation.SetDeletedAt(v)
+	return _u
+}
+
+// SetNillableDeletedAt sets the "deleted_at" field if the given value is not nil.
+func (_u *PackingListItemUpdateOne) SetNillableDeletedAt(v *int64) *PackingListItemUpdateOne {
+	if v != nil {
+		_u.SetDeletedAt(*v)
+	}
+	return _u
+}
+
+// AddDeletedAt adds value to the "deleted_at" field.
+func (_u *PackingListItemUpdateOne) AddDeletedAt(v int64) *PackingListItemUpdateOne {
+	_u.mutation.AddDeletedAt(v)
+	return _u
+}
+
+// ClearDeletedAt clears the value of the "deleted_at" field.
+func (_u *PackingListItemUpdateOne) ClearDeletedAt() *PackingListItemUpdateOne {
+	_u.mutation.ClearDeletedAt()
+	return _u
+}
+
+// SetDeletedBy sets the "deleted_by" field.
+func (_u *PackingListItemUpdateOne) SetDeletedBy(v string) *PackingListItemUpdateOne {
+	_u.mutation.SetDeletedBy(v)
+	return _u
+}
+
+// SetNillableDeletedBy sets the "deleted_by" field if the given value is not nil.
+func (_u *PackingListItemUpdateOne) SetNillableDeletedBy(v *string) *PackingListItemUpdateOne {
+	if v != nil {
+		_u.SetDeletedBy(*v)
+	}
+	return _u
+}
+
+// ClearDeletedBy clears the value of the "deleted_by" field.
+func (_u *PackingListItemUpdateOne) ClearDeletedBy() *PackingListItemUpdateOne {
+	_u.mutation.ClearDeletedBy()
+	return _u
+}
+
+// SetTrashBatch sets the "trash_batch" field.
+func (_u *PackingListItemUpdateOne) SetTrashBatch(v string) *PackingListItemUpdateOne {
+	_u.mutation.SetTrashBatch(v)
+	return _u
+}
+
+// SetNillableTrashBatch sets the "trash_batch" field if the given value is not nil.
+func (_u *PackingListItemUpdateOne) SetNillableTrashBatch(v *string) *PackingListItemUpdateOne {
+	if v != nil {
+		_u.SetTrashBatch(*v)
+	}
+	return _u
+}
+
+// ClearTrashBatch clears the value of the "trash_batch" field.
+func (_u *PackingListItemUpdateOne) ClearTrashBatch() *PackingListItemUpdateOne {
+	_u.mutation.ClearTrashBatch()
 	return _u
 }
 
@@ -555,6 +710,27 @@ func (_u *PackingListItemUpdateOne) sqlSave(ctx context.Context) (_node *Packing
 	}
 	if value, ok := _u.mutation.AddedVersion(); ok {
 		_spec.AddField(packinglistitem.FieldVersion, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.DeletedAt(); ok {
+		_spec.SetField(packinglistitem.FieldDeletedAt, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.AddedDeletedAt(); ok {
+		_spec.AddField(packinglistitem.FieldDeletedAt, field.TypeInt64, value)
+	}
+	if _u.mutation.DeletedAtCleared() {
+		_spec.ClearField(packinglistitem.FieldDeletedAt, field.TypeInt64)
+	}
+	if value, ok := _u.mutation.DeletedBy(); ok {
+		_spec.SetField(packinglistitem.FieldDeletedBy, field.TypeString, value)
+	}
+	if _u.mutation.DeletedByCleared() {
+		_spec.ClearField(packinglistitem.FieldDeletedBy, field.TypeString)
+	}
+	if value, ok := _u.mutation.TrashBatch(); ok {
+		_spec.SetField(packinglistitem.FieldTrashBatch, field.TypeString, value)
+	}
+	if _u.mutation.TrashBatchCleared() {
+		_spec.ClearField(packinglistitem.FieldTrashBatch, field.TypeString)
 	}
 	if value, ok := _u.mutation.Sku(); ok {
 		_spec.SetField(packinglistitem.FieldSku, field.TypeString, value)

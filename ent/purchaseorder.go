@@ -21,6 +21,12 @@ type PurchaseOrder struct {
 	TeamID int `json:"team_id,omitempty"`
 	// Version holds the value of the "version" field.
 	Version int64 `json:"version,omitempty"`
+	// DeletedAt holds the value of the "deleted_at" field.
+	DeletedAt *int64 `json:"deleted_at,omitempty"`
+	// DeletedBy holds the value of the "deleted_by" field.
+	DeletedBy *string `json:"deleted_by,omitempty"`
+	// TrashBatch holds the value of the "trash_batch" field.
+	TrashBatch *string `json:"trash_batch,omitempty"`
 	// Createdat holds the value of the "createdat" field.
 	Createdat *string `json:"createdat,omitempty"`
 	// DeliveryDate holds the value of the "delivery_date" field.
@@ -86,9 +92,9 @@ func (*PurchaseOrder) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
 	for i := range columns {
 		switch columns[i] {
-		case purchaseorder.FieldTeamID, purchaseorder.FieldVersion:
+		case purchaseorder.FieldTeamID, purchaseorder.FieldVersion, purchaseorder.FieldDeletedAt:
 			values[i] = new(sql.NullInt64)
-		case purchaseorder.FieldID, purchaseorder.FieldCreatedat, purchaseorder.FieldDeliveryDate, purchaseorder.FieldDescription, purchaseorder.FieldExternalID, purchaseorder.FieldFinancer, purchaseorder.FieldFulfiller, purchaseorder.FieldLastupdated, purchaseorder.FieldPurchaseDate, purchaseorder.FieldPurchaseOrderHash, purchaseorder.FieldPurchaseOrderName, purchaseorder.FieldPurchaseOrderNumber, purchaseorder.FieldPurchaseOrderStatus, purchaseorder.FieldPurchaser, purchaseorder.FieldSubtotal, purchaseorder.FieldTotal, purchaseorder.FieldVendor, purchaseorder.FieldTransactionID:
+		case purchaseorder.FieldID, purchaseorder.FieldDeletedBy, purchaseorder.FieldTrashBatch, purchaseorder.FieldCreatedat, purchaseorder.FieldDeliveryDate, purchaseorder.FieldDescription, purchaseorder.FieldExternalID, purchaseorder.FieldFinancer, purchaseorder.FieldFulfiller, purchaseorder.FieldLastupdated, purchaseorder.FieldPurchaseDate, purchaseorder.FieldPurchaseOrderHash, purchaseorder.FieldPurchaseOrderName, purchaseorder.FieldPurchaseOrderNumber, purchaseorder.FieldPurchaseOrderStatus, purchaseorder.FieldPurchaser, purchaseorder.FieldSubtotal, purchaseorder.FieldTotal, purchaseorder.FieldVendor, purchaseorder.FieldTransactionID:
 			values[i] = new(sql.NullString)
 		default:
 			values[i] = new(sql.UnknownType)
@@ -122,6 +128,27 @@ func (_m *PurchaseOrder) assignValues(columns []string, values []any) error {
 				return fmt.Errorf("unexpected type %T for field version", values[i])
 			} else if value.Valid {
 				_m.Version = value.Int64
+			}
+		case purchaseorder.FieldDeletedAt:
+			if value, ok := values[i].(*sql.NullInt64); !ok {
+				return fmt.Errorf("unexpected type %T for field deleted_at", values[i])
+			} else if value.Valid {
+				_m.DeletedAt = new(int64)
+				*_m.DeletedAt = value.Int64
+			}
+		case purchaseorder.FieldDeletedBy:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field deleted_by", values[i])
+			} else if value.Valid {
+				_m.DeletedBy = new(string)
+				*_m.DeletedBy = value.String
+			}
+		case purchaseorder.FieldTrashBatch:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field trash_batch", values[i])
+			} else if value.Valid {
+				_m.TrashBatch = new(string)
+				*_m.TrashBatch = value.String
 			}
 		case purchaseorder.FieldCreatedat:
 			if value, ok := values[i].(*sql.NullString); !ok {
@@ -288,6 +315,21 @@ func (_m *PurchaseOrder) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("version=")
 	builder.WriteString(fmt.Sprintf("%v", _m.Version))
+	builder.WriteString(", ")
+	if v := _m.DeletedAt; v != nil {
+		builder.WriteString("deleted_at=")
+		builder.WriteString(fmt.Sprintf("%v", *v))
+	}
+	builder.WriteString(", ")
+	if v := _m.DeletedBy; v != nil {
+		builder.WriteString("deleted_by=")
+		builder.WriteString(*v)
+	}
+	builder.WriteString(", ")
+	if v := _m.TrashBatch; v != nil {
+		builder.WriteString("trash_batch=")
+		builder.WriteString(*v)
+	}
 	builder.WriteString(", ")
 	if v := _m.Createdat; v != nil {
 		builder.WriteString("createdat=")

@@ -40,6 +40,48 @@ func (_c *PurchaseOrderCreate) SetNillableVersion(v *int64) *PurchaseOrderCreate
 	return _c
 }
 
+// SetDeletedAt sets the "deleted_at" field.
+func (_c *PurchaseOrderCreate) SetDeletedAt(v int64) *PurchaseOrderCreate {
+	_c.mutation.SetDeletedAt(v)
+	return _c
+}
+
+// SetNillableDeletedAt sets the "deleted_at" field if the given value is not nil.
+func (_c *PurchaseOrderCreate) SetNillableDeletedAt(v *int64) *PurchaseOrderCreate {
+	if v != nil {
+		_c.SetDeletedAt(*v)
+	}
+	return _c
+}
+
+// SetDeletedBy sets the "deleted_by" field.
+func (_c *PurchaseOrderCreate) SetDeletedBy(v string) *PurchaseOrderCreate {
+	_c.mutation.SetDeletedBy(v)
+	return _c
+}
+
+// SetNillableDeletedBy sets the "deleted_by" field if the given value is not nil.
+func (_c *PurchaseOrderCreate) SetNillableDeletedBy(v *string) *PurchaseOrderCreate {
+	if v != nil {
+		_c.SetDeletedBy(*v)
+	}
+	return _c
+}
+
+// SetTrashBatch sets the "trash_batch" field.
+func (_c *PurchaseOrderCreate) SetTrashBatch(v string) *PurchaseOrderCreate {
+	_c.mutation.SetTrashBatch(v)
+	return _c
+}
+
+// SetNillableTrashBatch sets the "trash_batch" field if the given value is not nil.
+func (_c *PurchaseOrderCreate) SetNillableTrashBatch(v *string) *PurchaseOrderCreate {
+	if v != nil {
+		_c.SetTrashBatch(*v)
+	}
+	return _c
+}
+
 // SetCreatedat sets the "createdat" field.
 func (_c *PurchaseOrderCreate) SetCreatedat(v string) *PurchaseOrderCreate {
 	_c.mutation.SetCreatedat(v)
@@ -416,6 +458,18 @@ func (_c *PurchaseOrderCreate) createSpec() (*PurchaseOrder, *sqlgraph.CreateSpe
 	if value, ok := _c.mutation.Version(); ok {
 		_spec.SetField(purchaseorder.FieldVersion, field.TypeInt64, value)
 		_node.Version = value
+	}
+	if value, ok := _c.mutation.DeletedAt(); ok {
+		_spec.SetField(purchaseorder.FieldDeletedAt, field.TypeInt64, value)
+		_node.DeletedAt = &value
+	}
+	if value, ok := _c.mutation.DeletedBy(); ok {
+		_spec.SetField(purchaseorder.FieldDeletedBy, field.TypeString, value)
+		_node.DeletedBy = &value
+	}
+	if value, ok := _c.mutation.TrashBatch(); ok {
+		_spec.SetField(purchaseorder.FieldTrashBatch, field.TypeString, value)
+		_node.TrashBatch = &value
 	}
 	if value, ok := _c.mutation.Createdat(); ok {
 		_spec.SetField(purchaseorder.FieldCreatedat, field.TypeString, value)

@@ -48,6 +48,73 @@ func (_u *PurchaseOrderUpdate) AddVersion(v int64) *PurchaseOrderUpdate {
 	return _u
 }
 
+// SetDeletedAt sets the "deleted_at" field.
+func (_u *PurchaseOrderUpdate) SetDeletedAt(v int64) *PurchaseOrderUpdate {
+	_u.mutation.ResetDeletedAt()
+	_u.mutation.SetDeletedAt(v)
+	return _u
+}
+
+// SetNillableDeletedAt sets the "deleted_at" field if the given value is not nil.
+func (_u *PurchaseOrderUpdate) SetNillableDeletedAt(v *int64) *PurchaseOrderUpdate {
+	if v != nil {
+		_u.SetDeletedAt(*v)
+	}
+	return _u
+}
+
+// AddDeletedAt adds value to the "deleted_at" field.
+func (_u *PurchaseOrderUpdate) AddDeletedAt(v int64) *PurchaseOrderUpdate {
+	_u.mutation.AddDeletedAt(v)
+	return _u
+}
+
+// ClearDeletedAt clears the value of the "deleted_at" field.
+func (_u *PurchaseOrderUpdate) ClearDeletedAt() *PurchaseOrderUpdate {
+	_u.mutation.ClearDeletedAt()
+	return _u
+}
+
+// SetDeletedBy sets the "deleted_by" field.
+func (_u *PurchaseOrderUpdate) SetDeletedBy(v string) *PurchaseOrderUpdate {
+	_u.mutation.SetDeletedBy(v)
+	return _u
+}
+
+// SetNillableDeletedBy sets the "deleted_by" field if the given value is not nil.
+func (_u *PurchaseOrderUpdate) SetNillableDeletedBy(v *string) *PurchaseOrderUpdate {
+	if v != nil {
+		_u.SetDeletedBy(*v)
+	}
+	return _u
+}
+
+// ClearDeletedBy clears the value of the "deleted_by" field.
+func (_u *PurchaseOrderUpdate) ClearDeletedBy() *PurchaseOrderUpdate {
+	_u.mutation.ClearDeletedBy()
+	return _u
+}
+
+// SetTrashBatch sets the "trash_batch" field.
+func (_u *PurchaseOrderUpdate) SetTrashBatch(v string) *PurchaseOrderUpdate {
+	_u.mutation.SetTrashBatch(v)
+	return _u
+}
+
+// SetNillableTrashBatch sets the "trash_batch" field if the given value is not nil.
+func (_u *PurchaseOrderUpdate) SetNillableTrashBatch(v *string) *PurchaseOrderUpdate {
+	if v != nil {
+		_u.SetTrashBatch(*v)
+	}
+	return _u
+}
+
+// ClearTrashBatch clears the value of the "trash_batch" field.
+func (_u *PurchaseOrderUpdate) ClearTrashBatch() *PurchaseOrderUpdate {
+	_u.mutation.ClearTrashBatch()
+	return _u
+}
+
 // SetCreatedat sets the "createdat" field.
 func (_u *PurchaseOrderUpdate) SetCreatedat(v string) *PurchaseOrderUpdate {
 	_u.mutation.SetCreatedat(v)
@@ -446,6 +513,27 @@ func (_u *PurchaseOrderUpdate) sqlSave(ctx context.Context) (_node int, err erro
 	if value, ok := _u.mutation.AddedVersion(); ok {
 		_spec.AddField(purchaseorder.FieldVersion, field.TypeInt64, value)
 	}
+	if value, ok := _u.mutation.DeletedAt(); ok {
+		_spec.SetField(purchaseorder.FieldDeletedAt, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.AddedDeletedAt(); ok {
+		_spec.AddField(purchaseorder.FieldDeletedAt, field.TypeInt64, value)
+	}
+	if _u.mutation.DeletedAtCleared() {
+		_spec.ClearField(purchaseorder.FieldDeletedAt, field.TypeInt64)
+	}
+	if value, ok := _u.mutation.DeletedBy(); ok {
+		_spec.SetField(purchaseorder.FieldDeletedBy, field.TypeString, value)
+	}
+	if _u.mutation.DeletedByCleared() {
+		_spec.ClearField(purchaseorder.FieldDeletedBy, field.TypeString)
+	}
+	if value, ok := _u.mutation.TrashBatch(); ok {
+		_spec.SetField(purchaseorder.FieldTrashBatch, field.TypeString, value)
+	}
+	if _u.mutation.TrashBatchCleared() {
+		_spec.ClearField(purchaseorder.FieldTrashBatch, field.TypeString)
+	}
 	if value, ok := _u.mutation.Createdat(); ok {
 		_spec.SetField(purchaseorder.FieldCreatedat, field.TypeString, value)
 	}
@@ -586,6 +674,73 @@ func (_u *PurchaseOrderUpdateOne) SetNillableVersion(v *int64) *PurchaseOrderUpd
 // AddVersion adds value to the "version" field.
 func (_u *PurchaseOrderUpdateOne) AddVersion(v int64) *PurchaseOrderUpdateOne {
 	_u.mutation.AddVersion(v)
+	return _u
+}
+
+// SetDeletedAt sets the "deleted_at" field.
+func (_u *PurchaseOrderUpdateOne) SetDeletedAt(v int64) *PurchaseOrderUpdateOne {
+	_u.mutation.ResetDeletedAt()
+	_u.mutation.SetDeletedAt(v)
+	return _u
+}
+
+// SetNillableDeletedAt sets the "deleted_at" field if the given value is not nil.
+func (_u *PurchaseOrderUpdateOne) SetNillableDeletedAt(v *int64) *PurchaseOrderUpdateOne {
+	if v != nil {
+		_u.SetDeletedAt(*v)
+	}
+	return _u
+}
+
+// AddDeletedAt adds value to the "deleted_at" field.
+func (_u *PurchaseOrderUpdateOne) AddDeletedAt(v int64) *PurchaseOrderUpdateOne {
+	_u.mutation.AddDeletedAt(v)
+	return _u
+}
+
+// ClearDeletedAt clears the value of the "deleted_at" field.
+func (_u *PurchaseOrderUpdateOne) ClearDeletedAt() *PurchaseOrderUpdateOne {
+	_u.mutation.ClearDeletedAt()
+	return _u
+}
+
+// SetDeletedBy sets the "deleted_by" field.
+func (_u *PurchaseOrderUpdateOne) SetDeletedBy(v string) *PurchaseOrderUpdateOne {
+	_u.mutation.SetDeletedBy(v)
+	return _u
+}
+
+// SetNillableDeletedBy sets the "deleted_by" field if the given value is not nil.
+func (_u *PurchaseOrderUpdateOne) SetNillableDeletedBy(v *string) *PurchaseOrderUpdateOne {
+	if v != nil {
+		_u.SetDeletedBy(*v)
+	}
+	return _u
+}
+
+// ClearDeletedBy clears the value of the "deleted_by" field.
+func (_u *PurchaseOrderUpdateOne) ClearDeletedBy() *PurchaseOrderUpdateOne {
+	_u.mutation.ClearDeletedBy()
+	return _u
+}
+
+// SetTrashBatch sets the "trash_batch" field.
+func (_u *PurchaseOrderUpdateOne) SetTrashBatch(v string) *PurchaseOrderUpdateOne {
+	_u.mutation.SetTrashBatch(v)
+	return _u
+}
+
+// SetNillableTrashBatch sets the "trash_batch" field if the given value is not nil.
+func (_u *PurchaseOrderUpdateOne) SetNillableTrashBatch(v *string) *PurchaseOrderUpdateOne {
+	if v != nil {
+		_u.SetTrashBatch(*v)
+	}
+	return _u
+}
+
+// ClearTrashBatch clears the value of the "trash_batch" field.
+func (_u *PurchaseOrderUpdateOne) ClearTrashBatch() *PurchaseOrderUpdateOne {
+	_u.mutation.ClearTrashBatch()
 	return _u
 }
 
@@ -1016,6 +1171,27 @@ func (_u *PurchaseOrderUpdateOne) sqlSave(ctx context.Context) (_node *PurchaseO
 	}
 	if value, ok := _u.mutation.AddedVersion(); ok {
 		_spec.AddField(purchaseorder.FieldVersion, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.DeletedAt(); ok {
+		_spec.SetField(purchaseorder.FieldDeletedAt, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.AddedDeletedAt(); ok {
+		_spec.AddField(purchaseorder.FieldDeletedAt, field.TypeInt64, value)
+	}
+	if _u.mutation.DeletedAtCleared() {
+		_spec.ClearField(purchaseorder.FieldDeletedAt, field.TypeInt64)
+	}
+	if value, ok := _u.mutation.DeletedBy(); ok {
+		_spec.SetField(purchaseorder.FieldDeletedBy, field.TypeString, value)
+	}
+	if _u.mutation.DeletedByCleared() {
+		_spec.ClearField(purchaseorder.FieldDeletedBy, field.TypeString)
+	}
+	if value, ok := _u.mutation.TrashBatch(); ok {
+		_spec.SetField(purchaseorder.FieldTrashBatch, field.TypeString, value)
+	}
+	if _u.mutation.TrashBatchCleared() {
+		_spec.ClearField(purchaseorder.FieldTrashBatch, field.TypeString)
 	}
 	if value, ok := _u.mutation.Createdat(); ok {
 		_spec.SetField(purchaseorder.FieldCreatedat, field.TypeString, value)

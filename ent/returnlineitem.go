@@ -22,6 +22,12 @@ type ReturnLineItem struct {
 	TeamID int `json:"team_id,omitempty"`
 	// Version holds the value of the "version" field.
 	Version int64 `json:"version,omitempty"`
+	// DeletedAt holds the value of the "deleted_at" field.
+	DeletedAt *int64 `json:"deleted_at,omitempty"`
+	// DeletedBy holds the value of the "deleted_by" field.
+	DeletedBy *string `json:"deleted_by,omitempty"`
+	// TrashBatch holds the value of the "trash_batch" field.
+	TrashBatch *string `json:"trash_batch,omitempty"`
 	// Amount holds the value of the "amount" field.
 	Amount *string `json:"amount,omitempty"`
 	// Condition holds the value of the "condition" field.
@@ -84,9 +90,9 @@ func (*ReturnLineItem) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
 	for i := range columns {
 		switch columns[i] {
-		case returnlineitem.FieldTeamID, returnlineitem.FieldVersion:
+		case returnlineitem.FieldTeamID, returnlineitem.FieldVersion, returnlineitem.FieldDeletedAt:
 			values[i] = new(sql.NullInt64)
-		case returnlineitem.FieldID, returnlineitem.FieldAmount, returnlineitem.FieldCondition, returnlineitem.FieldFlatRateShipping, returnlineitem.FieldName, returnlineitem.FieldPrice, returnlineitem.FieldReturnID, returnlineitem.FieldSerialNumber, returnlineitem.FieldSku, returnlineitem.FieldTaxRefunded:
+		case returnlineitem.FieldID, returnlineitem.FieldDeletedBy, returnlineitem.FieldTrashBatch, returnlineitem.FieldAmount, returnlineitem.FieldCondition, returnlineitem.FieldFlatRateShipping, returnlineitem.FieldName, returnlineitem.FieldPrice, returnlineitem.FieldReturnID, returnlineitem.FieldSerialNumber, returnlineitem.FieldSku, returnlineitem.FieldTaxRefunded:
 			values[i] = new(sql.NullString)
 		default:
 			values[i] = new(sql.UnknownType)
@@ -120,6 +126,27 @@ func (_m *ReturnLineItem) assignValues(columns []string, values []any) error {
 				return fmt.Errorf("unexpected type %T for field version", values[i])
 			} else if value.Valid {
 				_m.Version = value.Int64
+			}
+		case returnlineitem.FieldDeletedAt:
+			if value, ok := values[i].(*sql.NullInt64); !ok {
+				return fmt.Errorf("unexpected type %T for field deleted_at", values[i])
+			} else if value.Valid {
+				_m.DeletedAt = new(int64)
+				*_m.DeletedAt = value.Int64
+			}
+		case returnlineitem.FieldDeletedBy:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field deleted_by", values[i])
+			} else if value.Valid {
+				_m.DeletedBy = new(string)
+				*_m.DeletedBy = value.String
+			}
+		case returnlineitem.FieldTrashBatch:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field trash_batch", values[i])
+			} else if value.Valid {
+				_m.TrashBatch = new(string)
+				*_m.TrashBatch = value.String
 			}
 		case returnlineitem.FieldAmount:
 			if value, ok := values[i].(*sql.NullString); !ok {
@@ -235,6 +262,21 @@ func (_m *ReturnLineItem) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("version=")
 	builder.WriteString(fmt.Sprintf("%v", _m.Version))
+	builder.WriteString(", ")
+	if v := _m.DeletedAt; v != nil {
+		builder.WriteString("deleted_at=")
+		builder.WriteString(fmt.Sprintf("%v", *v))
+	}
+	builder.WriteString(", ")
+	if v := _m.DeletedBy; v != nil {
+		builder.WriteString("deleted_by=")
+		builder.WriteString(*v)
+	}
+	builder.WriteString(", ")
+	if v := _m.TrashBatch; v != nil {
+		builder.WriteString("trash_batch=")
+		builder.WriteString(*v)
+	}
 	builder.WriteString(", ")
 	if v := _m.Amount; v != nil {
 		builder.WriteString("amount=")

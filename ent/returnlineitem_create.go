@@ -41,6 +41,48 @@ func (_c *ReturnLineItemCreate) SetNillableVersion(v *int64) *ReturnLineItemCrea
 	return _c
 }
 
+// SetDeletedAt sets the "deleted_at" field.
+func (_c *ReturnLineItemCreate) SetDeletedAt(v int64) *ReturnLineItemCreate {
+	_c.mutation.SetDeletedAt(v)
+	return _c
+}
+
+// SetNillableDeletedAt sets the "deleted_at" field if the given value is not nil.
+func (_c *ReturnLineItemCreate) SetNillableDeletedAt(v *int64) *ReturnLineItemCreate {
+	if v != nil {
+		_c.SetDeletedAt(*v)
+	}
+	return _c
+}
+
+// SetDeletedBy sets the "deleted_by" field.
+func (_c *ReturnLineItemCreate) SetDeletedBy(v string) *ReturnLineItemCreate {
+	_c.mutation.SetDeletedBy(v)
+	return _c
+}
+
+// SetNillableDeletedBy sets the "deleted_by" field if the given value is not nil.
+func (_c *ReturnLineItemCreate) SetNillableDeletedBy(v *string) *ReturnLineItemCreate {
+	if v != nil {
+		_c.SetDeletedBy(*v)
+	}
+	return _c
+}
+
+// SetTrashBatch sets the "trash_batch" field.
+func (_c *ReturnLineItemCreate) SetTrashBatch(v string) *ReturnLineItemCreate {
+	_c.mutation.SetTrashBatch(v)
+	return _c
+}
+
+// SetNillableTrashBatch sets the "trash_batch" field if the given value is not nil.
+func (_c *ReturnLineItemCreate) SetNillableTrashBatch(v *string) *ReturnLineItemCreate {
+	if v != nil {
+		_c.SetTrashBatch(*v)
+	}
+	return _c
+}
+
 // SetAmount sets the "amount" field.
 func (_c *ReturnLineItemCreate) SetAmount(v string) *ReturnLineItemCreate {
 	_c.mutation.SetAmount(v)
@@ -310,6 +352,18 @@ func (_c *ReturnLineItemCreate) createSpec() (*ReturnLineItem, *sqlgraph.CreateS
 	if value, ok := _c.mutation.Version(); ok {
 		_spec.SetField(returnlineitem.FieldVersion, field.TypeInt64, value)
 		_node.Version = value
+	}
+	if value, ok := _c.mutation.DeletedAt(); ok {
+		_spec.SetField(returnlineitem.FieldDeletedAt, field.TypeInt64, value)
+		_node.DeletedAt = &value
+	}
+	if value, ok := _c.mutation.DeletedBy(); ok {
+		_spec.SetField(returnlineitem.FieldDeletedBy, field.TypeString, value)
+		_node.DeletedBy = &value
+	}
+	if value, ok := _c.mutation.TrashBatch(); ok {
+		_spec.SetField(returnlineitem.FieldTrashBatch, field.TypeString, value)
+		_node.TrashBatch = &value
 	}
 	if value, ok := _c.mutation.Amount(); ok {
 		_spec.SetField(returnlineitem.FieldAmount, field.TypeString, value)

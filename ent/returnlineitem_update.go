@@ -49,6 +49,73 @@ func (_u *ReturnLineItemUpdate) AddVersion(v int64) *ReturnLineItemUpdate {
 	return _u
 }
 
+// SetDeletedAt sets the "deleted_at" field.
+func (_u *ReturnLineItemUpdate) SetDeletedAt(v int64) *ReturnLineItemUpdate {
+	_u.mutation.ResetDeletedAt()
+	_u.mutation.SetDeletedAt(v)
+	return _u
+}
+
+// SetNillableDeletedAt sets the "deleted_at" field if the given value is not nil.
+func (_u *ReturnLineItemUpdate) SetNillableDeletedAt(v *int64) *ReturnLineItemUpdate {
+	if v != nil {
+		_u.SetDeletedAt(*v)
+	}
+	return _u
+}
+
+// AddDeletedAt adds value to the "deleted_at" field.
+func (_u *ReturnLineItemUpdate) AddDeletedAt(v int64) *ReturnLineItemUpdate {
+	_u.mutation.AddDeletedAt(v)
+	return _u
+}
+
+// ClearDeletedAt clears the value of the "deleted_at" field.
+func (_u *ReturnLineItemUpdate) ClearDeletedAt() *ReturnLineItemUpdate {
+	_u.mutation.ClearDeletedAt()
+	return _u
+}
+
+// SetDeletedBy sets the "deleted_by" field.
+func (_u *ReturnLineItemUpdate) SetDeletedBy(v string) *ReturnLineItemUpdate {
+	_u.mutation.SetDeletedBy(v)
+	return _u
+}
+
+// SetNillableDeletedBy sets the "deleted_by" field if the given value is not nil.
+func (_u *ReturnLineItemUpdate) SetNillableDeletedBy(v *string) *ReturnLineItemUpdate {
+	if v != nil {
+		_u.SetDeletedBy(*v)
+	}
+	return _u
+}
+
+// ClearDeletedBy clears the value of the "deleted_by" field.
+func (_u *ReturnLineItemUpdate) ClearDeletedBy() *ReturnLineItemUpdate {
+	_u.mutation.ClearDeletedBy()
+	return _u
+}
+
+// SetTrashBatch sets the "trash_batch" field.
+func (_u *ReturnLineItemUpdate) SetTrashBatch(v string) *ReturnLineItemUpdate {
+	_u.mutation.SetTrashBatch(v)
+	return _u
+}
+
+// SetNillableTrashBatch sets the "trash_batch" field if the given value is not nil.
+func (_u *ReturnLineItemUpdate) SetNillableTrashBatch(v *string) *ReturnLineItemUpdate {
+	if v != nil {
+		_u.SetTrashBatch(*v)
+	}
+	return _u
+}
+
+// ClearTrashBatch clears the value of the "trash_batch" field.
+func (_u *ReturnLineItemUpdate) ClearTrashBatch() *ReturnLineItemUpdate {
+	_u.mutation.ClearTrashBatch()
+	return _u
+}
+
 // SetAmount sets the "amount" field.
 func (_u *ReturnLineItemUpdate) SetAmount(v string) *ReturnLineItemUpdate {
 	_u.mutation.SetAmount(v)
@@ -312,6 +379,27 @@ func (_u *ReturnLineItemUpdate) sqlSave(ctx context.Context) (_node int, err err
 	if value, ok := _u.mutation.AddedVersion(); ok {
 		_spec.AddField(returnlineitem.FieldVersion, field.TypeInt64, value)
 	}
+	if value, ok := _u.mutation.DeletedAt(); ok {
+		_spec.SetField(returnlineitem.FieldDeletedAt, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.AddedDeletedAt(); ok {
+		_spec.AddField(returnlineitem.FieldDeletedAt, field.TypeInt64, value)
+	}
+	if _u.mutation.DeletedAtCleared() {
+		_spec.ClearField(returnlineitem.FieldDeletedAt, field.TypeInt64)
+	}
+	if value, ok := _u.mutation.DeletedBy(); ok {
+		_spec.SetField(returnlineitem.FieldDeletedBy, field.TypeString, value)
+	}
+	if _u.mutation.DeletedByCleared() {
+		_spec.ClearField(returnlineitem.FieldDeletedBy, field.TypeString)
+	}
+	if value, ok := _u.mutation.TrashBatch(); ok {
+		_spec.SetField(returnlineitem.FieldTrashBatch, field.TypeString, value)
+	}
+	if _u.mutation.TrashBatchCleared() {
+		_spec.ClearField(returnlineitem.FieldTrashBatch, field.TypeString)
+	}
 	if value, ok := _u.mutation.Amount(); ok {
 		_spec.SetField(returnlineitem.FieldAmount, field.TypeString, value)
 	}
@@ -427,6 +515,73 @@ func (_u *ReturnLineItemUpdateOne) SetNillableVersion(v *int64) *ReturnLineItemU
 // AddVersion adds value to the "version" field.
 func (_u *ReturnLineItemUpdateOne) AddVersion(v int64) *ReturnLineItemUpdateOne {
 	_u.mutation.AddVersion(v)
+	return _u
+}
+
+// SetDeletedAt sets the "deleted_at" field.
+func (_u *ReturnLineItemUpdateOne) SetDeletedAt(v int64) *ReturnLineItemUpdateOne {
+	_u.mutation.ResetDeletedAt()
+	_u.mutation.SetDeletedAt(v)
+	return _u
+}
+
+// SetNillableDeletedAt sets the "deleted_at" field if the given value is not nil.
+func (_u *ReturnLineItemUpdateOne) SetNillableDeletedAt(v *int64) *ReturnLineItemUpdateOne {
+	if v != nil {
+		_u.SetDeletedAt(*v)
+	}
+	return _u
+}
+
+// AddDeletedAt adds value to the "deleted_at" field.
+func (_u *ReturnLineItemUpdateOne) AddDeletedAt(v int64) *ReturnLineItemUpdateOne {
+	_u.mutation.AddDeletedAt(v)
+	return _u
+}
+
+// ClearDeletedAt clears the value of the "deleted_at" field.
+func (_u *ReturnLineItemUpdateOne) ClearDeletedAt() *ReturnLineItemUpdateOne {
+	_u.mutation.ClearDeletedAt()
+	return _u
+}
+
+// SetDeletedBy sets the "deleted_by" field.
+func (_u *ReturnLineItemUpdateOne) SetDeletedBy(v string) *ReturnLineItemUpdateOne {
+	_u.mutation.SetDeletedBy(v)
+	return _u
+}
+
+// SetNillableDeletedBy sets the "deleted_by" field if the given value is not nil.
+func (_u *ReturnLineItemUpdateOne) SetNillableDeletedBy(v *string) *ReturnLineItemUpdateOne {
+	if v != nil {
+		_u.SetDeletedBy(*v)
+	}
+	return _u
+}
+
+// ClearDeletedBy clears the value of the "deleted_by" field.
+func (_u *ReturnLineItemUpdateOne) ClearDeletedBy() *ReturnLineItemUpdateOne {
+	_u.mutation.ClearDeletedBy()
+	return _u
+}
+
+// SetTrashBatch sets the "trash_batch" field.
+func (_u *ReturnLineItemUpdateOne) SetTrashBatch(v string) *ReturnLineItemUpdateOne {
+	_u.mutation.SetTrashBatch(v)
+	return _u
+}
+
+// SetNillableTrashBatch sets the "trash_batch" field if the given value is not nil.
+func (_u *ReturnLineItemUpdateOne) SetNillableTrashBatch(v *string) *ReturnLineItemUpdateOne {
+	if v != nil {
+		_u.SetTrashBatch(*v)
+	}
+	return _u
+}
+
+// ClearTrashBatch clears the value of the "trash_batch" field.
+func (_u *ReturnLineItemUpdateOne) ClearTrashBatch() *ReturnLineItemUpdateOne {
+	_u.mutation.ClearTrashBatch()
 	return _u
 }
 
@@ -722,6 +877,27 @@ func (_u *ReturnLineItemUpdateOne) sqlSave(ctx context.Context) (_node *ReturnLi
 	}
 	if value, ok := _u.mutation.AddedVersion(); ok {
 		_spec.AddField(returnlineitem.FieldVersion, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.DeletedAt(); ok {
+		_spec.SetField(returnlineitem.FieldDeletedAt, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.AddedDeletedAt(); ok {
+		_spec.AddField(returnlineitem.FieldDeletedAt, field.TypeInt64, value)
+	}
+	if _u.mutation.DeletedAtCleared() {
+		_spec.ClearField(returnlineitem.FieldDeletedAt, field.TypeInt64)
+	}
+	if value, ok := _u.mutation.DeletedBy(); ok {
+		_spec.SetField(returnlineitem.FieldDeletedBy, field.TypeString, value)
+	}
+	if _u.mutation.DeletedByCleared() {
+		_spec.ClearField(returnlineitem.FieldDeletedBy, field.TypeString)
+	}
+	if value, ok := _u.mutation.TrashBatch(); ok {
+		_spec.SetField(returnlineitem.FieldTrashBatch, field.TypeString, value)
+	}
+	if _u.mutation.TrashBatchCleared() {
+		_spec.ClearField(returnlineitem.FieldTrashBatch, field.TypeString)
 	}
 	if value, ok := _u.mutation.Amount(); ok {
 		_spec.SetField(returnlineitem.FieldAmount, field.TypeString, value)

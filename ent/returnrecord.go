@@ -21,6 +21,12 @@ type ReturnRecord struct {
 	TeamID int `json:"team_id,omitempty"`
 	// Version holds the value of the "version" field.
 	Version int64 `json:"version,omitempty"`
+	// DeletedAt holds the value of the "deleted_at" field.
+	DeletedAt *int64 `json:"deleted_at,omitempty"`
+	// DeletedBy holds the value of the "deleted_by" field.
+	DeletedBy *string `json:"deleted_by,omitempty"`
+	// TrashBatch holds the value of the "trash_batch" field.
+	TrashBatch *string `json:"trash_batch,omitempty"`
 	// OrderID holds the value of the "order_id" field.
 	OrderID *string `json:"order_id,omitempty"`
 	// Description holds the value of the "description" field.
@@ -111,9 +117,9 @@ func (*ReturnRecord) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
 	for i := range columns {
 		switch columns[i] {
-		case returnrecord.FieldTeamID, returnrecord.FieldVersion:
+		case returnrecord.FieldTeamID, returnrecord.FieldVersion, returnrecord.FieldDeletedAt:
 			values[i] = new(sql.NullInt64)
-		case returnrecord.FieldID, returnrecord.FieldOrderID, returnrecord.FieldDescription, returnrecord.FieldIssue, returnrecord.FieldStatus, returnrecord.FieldTrackingNumber, returnrecord.FieldActionNeeded, returnrecord.FieldCustomerEmail, returnrecord.FieldRma, returnrecord.FieldSerialNumber, returnrecord.FieldScannedSerialNumber, returnrecord.FieldHelpdeskNumber, returnrecord.FieldEnteredBy, returnrecord.FieldOrderDate, returnrecord.FieldShippedDate, returnrecord.FieldRequestedDate, returnrecord.FieldCondition, returnrecord.FieldReportedCondition, returnrecord.FieldCreatedDate, returnrecord.FieldAmount, returnrecord.FieldFlatRateShipping, returnrecord.FieldCustomerID, returnrecord.FieldReasonCategory, returnrecord.FieldTaxRefunded, returnrecord.FieldTotalRefunded:
+		case returnrecord.FieldID, returnrecord.FieldDeletedBy, returnrecord.FieldTrashBatch, returnrecord.FieldOrderID, returnrecord.FieldDescription, returnrecord.FieldIssue, returnrecord.FieldStatus, returnrecord.FieldTrackingNumber, returnrecord.FieldActionNeeded, returnrecord.FieldCustomerEmail, returnrecord.FieldRma, returnrecord.FieldSerialNumber, returnrecord.FieldScannedSerialNumber, returnrecord.FieldHelpdeskNumber, returnrecord.FieldEnteredBy, returnrecord.FieldOrderDate, returnrecord.FieldShippedDate, returnrecord.FieldRequestedDate, returnrecord.FieldCondition, returnrecord.FieldReportedCondition, returnrecord.FieldCreatedDate, returnrecord.FieldAmount, returnrecord.FieldFlatRateShipping, returnrecord.FieldCustomerID, returnrecord.FieldReasonCategory, returnrecord.FieldTaxRefunded, returnrecord.FieldTotalRefunded:
 			values[i] = new(sql.NullString)
 		default:
 			values[i] = new(sql.UnknownType)
@@ -147,6 +153,27 @@ func (_m *ReturnRecord) assignValues(columns []string, values []any) error {
 				return fmt.Errorf("unexpected type %T for field version", values[i])
 			} else if value.Valid {
 				_m.Version = value.Int64
+			}
+		case returnrecord.FieldDeletedAt:
+			if value, ok := values[i].(*sql.NullInt64); !ok {
+				return fmt.Errorf("unexpected type %T for field deleted_at", values[i])
+			} else if value.Valid {
+				_m.DeletedAt = new(int64)
+				*_m.DeletedAt = value.Int64
+			}
+		case returnrecord.FieldDeletedBy:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field deleted_by", values[i])
+			} else if value.Valid {
+				_m.DeletedBy = new(string)
+				*_m.DeletedBy = value.String
+			}
+		case returnrecord.FieldTrashBatch:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field trash_batch", values[i])
+			} else if value.Valid {
+				_m.TrashBatch = new(string)
+				*_m.TrashBatch = value.String
 			}
 		case returnrecord.FieldOrderID:
 			if value, ok := values[i].(*sql.NullString); !ok {
@@ -367,6 +394,21 @@ func (_m *ReturnRecord) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("version=")
 	builder.WriteString(fmt.Sprintf("%v", _m.Version))
+	builder.WriteString(", ")
+	if v := _m.DeletedAt; v != nil {
+		builder.WriteString("deleted_at=")
+		builder.WriteString(fmt.Sprintf("%v", *v))
+	}
+	builder.WriteString(", ")
+	if v := _m.DeletedBy; v != nil {
+		builder.WriteString("deleted_by=")
+		builder.WriteString(*v)
+	}
+	builder.WriteString(", ")
+	if v := _m.TrashBatch; v != nil {
+		builder.WriteString("trash_batch=")
+		builder.WriteString(*v)
+	}
 	builder.WriteString(", ")
 	if v := _m.OrderID; v != nil {
 		builder.WriteString("order_id=")

@@ -41,6 +41,48 @@ func (_c *ReturnRecordCreate) SetNillableVersion(v *int64) *ReturnRecordCreate {
 	return _c
 }
 
+// SetDeletedAt sets the "deleted_at" field.
+func (_c *ReturnRecordCreate) SetDeletedAt(v int64) *ReturnRecordCreate {
+	_c.mutation.SetDeletedAt(v)
+	return _c
+}
+
+// SetNillableDeletedAt sets the "deleted_at" field if the given value is not nil.
+func (_c *ReturnRecordCreate) SetNillableDeletedAt(v *int64) *ReturnRecordCreate {
+	if v != nil {
+		_c.SetDeletedAt(*v)
+	}
+	return _c
+}
+
+// SetDeletedBy sets the "deleted_by" field.
+func (_c *ReturnRecordCreate) SetDeletedBy(v string) *ReturnRecordCreate {
+	_c.mutation.SetDeletedBy(v)
+	return _c
+}
+
+// SetNillableDeletedBy sets the "deleted_by" field if the given value is not nil.
+func (_c *ReturnRecordCreate) SetNillableDeletedBy(v *string) *ReturnRecordCreate {
+	if v != nil {
+		_c.SetDeletedBy(*v)
+	}
+	return _c
+}
+
+// SetTrashBatch sets the "trash_batch" field.
+func (_c *ReturnRecordCreate) SetTrashBatch(v string) *ReturnRecordCreate {
+	_c.mutation.SetTrashBatch(v)
+	return _c
+}
+
+// SetNillableTrashBatch sets the "trash_batch" field if the given value is not nil.
+func (_c *ReturnRecordCreate) SetNillableTrashBatch(v *string) *ReturnRecordCreate {
+	if v != nil {
+		_c.SetTrashBatch(*v)
+	}
+	return _c
+}
+
 // SetOrderID sets the "order_id" field.
 func (_c *ReturnRecordCreate) SetOrderID(v string) *ReturnRecordCreate {
 	_c.mutation.SetOrderID(v)
@@ -523,6 +565,18 @@ func (_c *ReturnRecordCreate) createSpec() (*ReturnRecord, *sqlgraph.CreateSpec)
 	if value, ok := _c.mutation.Version(); ok {
 		_spec.SetField(returnrecord.FieldVersion, field.TypeInt64, value)
 		_node.Version = value
+	}
+	if value, ok := _c.mutation.DeletedAt(); ok {
+		_spec.SetField(returnrecord.FieldDeletedAt, field.TypeInt64, value)
+		_node.DeletedAt = &value
+	}
+	if value, ok := _c.mutation.DeletedBy(); ok {
+		_spec.SetField(returnrecord.FieldDeletedBy, field.TypeString, value)
+		_node.DeletedBy = &value
+	}
+	if value, ok := _c.mutation.TrashBatch(); ok {
+		_spec.SetField(returnrecord.FieldTrashBatch, field.TypeString, value)
+		_node.TrashBatch = &value
 	}
 	if value, ok := _c.mutation.OrderID(); ok {
 		_spec.SetField(returnrecord.FieldOrderID, field.TypeString, value)

@@ -49,6 +49,73 @@ func (_u *ReturnRecordUpdate) AddVersion(v int64) *ReturnRecordUpdate {
 	return _u
 }
 
+// SetDeletedAt sets the "deleted_at" field.
+func (_u *ReturnRecordUpdate) SetDeletedAt(v int64) *ReturnRecordUpdate {
+	_u.mutation.ResetDeletedAt()
+	_u.mutation.SetDeletedAt(v)
+	return _u
+}
+
+// SetNillableDeletedAt sets the "deleted_at" field if the given value is not nil.
+func (_u *ReturnRecordUpdate) SetNillableDeletedAt(v *int64) *ReturnRecordUpdate {
+	if v != nil {
+		_u.SetDeletedAt(*v)
+	}
+	return _u
+}
+
+// AddDeletedAt adds value to the "deleted_at" field.
+func (_u *ReturnRecordUpdate) AddDeletedAt(v int64) *ReturnRecordUpdate {
+	_u.mutation.AddDeletedAt(v)
+	return _u
+}
+
+// ClearDeletedAt clears the value of the "deleted_at" field.
+func (_u *ReturnRecordUpdate) ClearDeletedAt() *ReturnRecordUpdate {
+	_u.mutation.ClearDeletedAt()
+	return _u
+}
+
+// SetDeletedBy sets the "deleted_by" field.
+func (_u *ReturnRecordUpdate) SetDeletedBy(v string) *ReturnRecordUpdate {
+	_u.mutation.SetDeletedBy(v)
+	return _u
+}
+
+// SetNillableDeletedBy sets the "deleted_by" field if the given value is not nil.
+func (_u *ReturnRecordUpdate) SetNillableDeletedBy(v *string) *ReturnRecordUpdate {
+	if v != nil {
+		_u.SetDeletedBy(*v)
+	}
+	return _u
+}
+
+// ClearDeletedBy clears the value of the "deleted_by" field.
+func (_u *ReturnRecordUpdate) ClearDeletedBy() *ReturnRecordUpdate {
+	_u.mutation.ClearDeletedBy()
+	return _u
+}
+
+// SetTrashBatch sets the "trash_batch" field.
+func (_u *ReturnRecordUpdate) SetTrashBatch(v string) *ReturnRecordUpdate {
+	_u.mutation.SetTrashBatch(v)
+	return _u
+}
+
+// SetNillableTrashBatch sets the "trash_batch" field if the given value is not nil.
+func (_u *ReturnRecordUpdate) SetNillableTrashBatch(v *string) *ReturnRecordUpdate {
+	if v != nil {
+		_u.SetTrashBatch(*v)
+	}
+	return _u
+}
+
+// ClearTrashBatch clears the value of the "trash_batch" field.
+func (_u *ReturnRecordUpdate) ClearTrashBatch() *ReturnRecordUpdate {
+	_u.mutation.ClearTrashBatch()
+	return _u
+}
+
 // SetOrderID sets the "order_id" field.
 func (_u *ReturnRecordUpdate) SetOrderID(v string) *ReturnRecordUpdate {
 	_u.mutation.SetOrderID(v)
@@ -623,6 +690,27 @@ func (_u *ReturnRecordUpdate) sqlSave(ctx context.Context) (_node int, err error
 	if value, ok := _u.mutation.AddedVersion(); ok {
 		_spec.AddField(returnrecord.FieldVersion, field.TypeInt64, value)
 	}
+	if value, ok := _u.mutation.DeletedAt(); ok {
+		_spec.SetField(returnrecord.FieldDeletedAt, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.AddedDeletedAt(); ok {
+		_spec.AddField(returnrecord.FieldDeletedAt, field.TypeInt64, value)
+	}
+	if _u.mutation.DeletedAtCleared() {
+		_spec.ClearField(returnrecord.FieldDeletedAt, field.TypeInt64)
+	}
+	if value, ok := _u.mutation.DeletedBy(); ok {
+		_spec.SetField(returnrecord.FieldDeletedBy, field.TypeString, value)
+	}
+	if _u.mutation.DeletedByCleared() {
+		_spec.ClearField(returnrecord.FieldDeletedBy, field.TypeString)
+	}
+	if value, ok := _u.mutation.TrashBatch(); ok {
+		_spec.SetField(returnrecord.FieldTrashBatch, field.TypeString, value)
+	}
+	if _u.mutation.TrashBatchCleared() {
+		_spec.ClearField(returnrecord.FieldTrashBatch, field.TypeString)
+	}
 	if value, ok := _u.mutation.OrderID(); ok {
 		_spec.SetField(returnrecord.FieldOrderID, field.TypeString, value)
 	}
@@ -850,6 +938,73 @@ func (_u *ReturnRecordUpdateOne) SetNillableVersion(v *int64) *ReturnRecordUpdat
 // AddVersion adds value to the "version" field.
 func (_u *ReturnRecordUpdateOne) AddVersion(v int64) *ReturnRecordUpdateOne {
 	_u.mutation.AddVersion(v)
+	return _u
+}
+
+// SetDeletedAt sets the "deleted_at" field.
+func (_u *ReturnRecordUpdateOne) SetDeletedAt(v int64) *ReturnRecordUpdateOne {
+	_u.mutation.ResetDeletedAt()
+	_u.mutation.SetDeletedAt(v)
+	return _u
+}
+
+// SetNillableDeletedAt sets the "deleted_at" field if the given value is not nil.
+func (_u *ReturnRecordUpdateOne) SetNillableDeletedAt(v *int64) *ReturnRecordUpdateOne {
+	if v != nil {
+		_u.SetDeletedAt(*v)
+	}
+	return _u
+}
+
+// AddDeletedAt adds value to the "deleted_at" field.
+func (_u *ReturnRecordUpdateOne) AddDeletedAt(v int64) *ReturnRecordUpdateOne {
+	_u.mutation.AddDeletedAt(v)
+	return _u
+}
+
+// ClearDeletedAt clears the value of the "deleted_at" field.
+func (_u *ReturnRecordUpdateOne) ClearDeletedAt() *ReturnRecordUpdateOne {
+	_u.mutation.ClearDeletedAt()
+	return _u
+}
+
+// SetDeletedBy sets the "deleted_by" field.
+func (_u *ReturnRecordUpdateOne) SetDeletedBy(v string) *ReturnRecordUpdateOne {
+	_u.mutation.SetDeletedBy(v)
+	return _u
+}
+
+// SetNillableDeletedBy sets the "deleted_by" field if the given value is not nil.
+func (_u *ReturnRecordUpdateOne) SetNillableDeletedBy(v *string) *ReturnRecordUpdateOne {
+	if v != nil {
+		_u.SetDeletedBy(*v)
+	}
+	return _u
+}
+
+// ClearDeletedBy clears the value of the "deleted_by" field.
+func (_u *ReturnRecordUpdateOne) ClearDeletedBy() *ReturnRecordUpdateOne {
+	_u.mutation.ClearDeletedBy()
+	return _u
+}
+
+// SetTrashBatch sets the "trash_batch" field.
+func (_u *ReturnRecordUpdateOne) SetTrashBatch(v string) *ReturnRecordUpdateOne {
+	_u.mutation.SetTrashBatch(v)
+	return _u
+}
+
+// SetNillableTrashBatch sets the "trash_batch" field if the given value is not nil.
+func (_u *ReturnRecordUpdateOne) SetNillableTrashBatch(v *string) *ReturnRecordUpdateOne {
+	if v != nil {
+		_u.SetTrashBatch(*v)
+	}
+	return _u
+}
+
+// ClearTrashBatch clears the value of the "trash_batch" field.
+func (_u *ReturnRecordUpdateOne) ClearTrashBatch() *ReturnRecordUpdateOne {
+	_u.mutation.ClearTrashBatch()
 	return _u
 }
 
@@ -1456,6 +1611,27 @@ func (_u *ReturnRecordUpdateOne) sqlSave(ctx context.Context) (_node *ReturnReco
 	}
 	if value, ok := _u.mutation.AddedVersion(); ok {
 		_spec.AddField(returnrecord.FieldVersion, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.DeletedAt(); ok {
+		_spec.SetField(returnrecord.FieldDeletedAt, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.AddedDeletedAt(); ok {
+		_spec.AddField(returnrecord.FieldDeletedAt, field.TypeInt64, value)
+	}
+	if _u.mutation.DeletedAtCleared() {
+		_spec.ClearField(returnrecord.FieldDeletedAt, field.TypeInt64)
+	}
+	if value, ok := _u.mutation.DeletedBy(); ok {
+		_spec.SetField(returnrecord.FieldDeletedBy, field.TypeString, value)
+	}
+	if _u.mutation.DeletedByCleared() {
+		_spec.ClearField(returnrecord.FieldDeletedBy, field.TypeString)
+	}
+	if value, ok := _u.mutation.TrashBatch(); ok {
+		_spec.SetField(returnrecord.FieldTrashBatch, field.TypeString, value)
+	}
+	if _u.mutation.TrashBatchCleared() {
+		_spec.ClearField(returnrecord.FieldTrashBatch, field.TypeString)
 	}
 	if value, ok := _u.mutation.OrderID(); ok {
 		_spec.SetField(returnrecord.FieldOrderID, field.TypeString, value)

@@ -22,6 +22,12 @@ type User struct {
 	TeamID int `json:"team_id,omitempty"`
 	// Version holds the value of the "version" field.
 	Version int64 `json:"version,omitempty"`
+	// DeletedAt holds the value of the "deleted_at" field.
+	DeletedAt *int64 `json:"deleted_at,omitempty"`
+	// DeletedBy holds the value of the "deleted_by" field.
+	DeletedBy *string `json:"deleted_by,omitempty"`
+	// TrashBatch holds the value of the "trash_batch" field.
+	TrashBatch *string `json:"trash_batch,omitempty"`
 	// Active holds the value of the "active" field.
 	Active *bool `json:"active,omitempty"`
 	// Avatar holds the value of the "avatar" field.
@@ -89,9 +95,9 @@ func (*User) scanValues(columns []string) ([]any, error) {
 		switch columns[i] {
 		case user.FieldActive:
 			values[i] = new(sql.NullBool)
-		case user.FieldTeamID, user.FieldVersion:
+		case user.FieldTeamID, user.FieldVersion, user.FieldDeletedAt:
 			values[i] = new(sql.NullInt64)
-		case user.FieldID, user.FieldAvatar, user.FieldBio, user.FieldCountry, user.FieldEmail, user.FieldFirstName, user.FieldLastName, user.FieldLocation, user.FieldOrganization, user.FieldPhone, user.FieldRegions, user.FieldTitle, user.FieldSocialHandle, user.FieldUsername:
+		case user.FieldID, user.FieldDeletedBy, user.FieldTrashBatch, user.FieldAvatar, user.FieldBio, user.FieldCountry, user.FieldEmail, user.FieldFirstName, user.FieldLastName, user.FieldLocation, user.FieldOrganization, user.FieldPhone, user.FieldRegions, user.FieldTitle, user.FieldSocialHandle, user.FieldUsername:
 			values[i] = new(sql.NullString)
 		case user.FieldBirthday, user.FieldLastSeen, user.FieldLastTyped:
 			values[i] = new(sql.NullTime)
@@ -127,6 +133,27 @@ func (_m *User) assignValues(columns []string, values []any) error {
 				return fmt.Errorf("unexpected type %T for field version", values[i])
 			} else if value.Valid {
 				_m.Version = value.Int64
+			}
+		case user.FieldDeletedAt:
+			if value, ok := values[i].(*sql.NullInt64); !ok {
+				return fmt.Errorf("unexpected type %T for field deleted_at", values[i])
+			} else if value.Valid {
+				_m.DeletedAt = new(int64)
+				*_m.DeletedAt = value.Int64
+			}
+		case user.FieldDeletedBy:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field deleted_by", values[i])
+			} else if value.Valid {
+				_m.DeletedBy = new(string)
+				*_m.DeletedBy = value.String
+			}
+		case user.FieldTrashBatch:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field trash_batch", values[i])
+			} else if value.Valid {
+				_m.TrashBatch = new(string)
+				*_m.TrashBatch = value.String
 			}
 		case user.FieldActive:
 			if value, ok := values[i].(*sql.NullBool); !ok {
@@ -293,6 +320,21 @@ func (_m *User) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("version=")
 	builder.WriteString(fmt.Sprintf("%v", _m.Version))
+	builder.WriteString(", ")
+	if v := _m.DeletedAt; v != nil {
+		builder.WriteString("deleted_at=")
+		builder.WriteString(fmt.Sprintf("%v", *v))
+	}
+	builder.WriteString(", ")
+	if v := _m.DeletedBy; v != nil {
+		builder.WriteString("deleted_by=")
+		builder.WriteString(*v)
+	}
+	builder.WriteString(", ")
+	if v := _m.TrashBatch; v != nil {
+		builder.WriteString("trash_batch=")
+		builder.WriteString(*v)
+	}
 	builder.WriteString(", ")
 	if v := _m.Active; v != nil {
 		builder.WriteString("active=")

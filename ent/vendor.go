@@ -22,6 +22,12 @@ type Vendor struct {
 	TeamID int `json:"team_id,omitempty"`
 	// Version holds the value of the "version" field.
 	Version int64 `json:"version,omitempty"`
+	// DeletedAt holds the value of the "deleted_at" field.
+	DeletedAt *int64 `json:"deleted_at,omitempty"`
+	// DeletedBy holds the value of the "deleted_by" field.
+	DeletedBy *string `json:"deleted_by,omitempty"`
+	// TrashBatch holds the value of the "trash_batch" field.
+	TrashBatch *string `json:"trash_batch,omitempty"`
 	// VendorName holds the value of the "vendorName" field.
 	VendorName *string `json:"vendorName,omitempty"`
 	// VendorNotes holds the value of the "vendorNotes" field.
@@ -127,9 +133,9 @@ func (*Vendor) scanValues(columns []string) ([]any, error) {
 		switch columns[i] {
 		case vendor.FieldIsActive, vendor.FieldIsPublic:
 			values[i] = new(sql.NullBool)
-		case vendor.FieldTeamID, vendor.FieldVersion:
+		case vendor.FieldTeamID, vendor.FieldVersion, vendor.FieldDeletedAt:
 			values[i] = new(sql.NullInt64)
-		case vendor.FieldID, vendor.FieldVendorName, vendor.FieldVendorNotes, vendor.FieldVendorSubtype, vendor.FieldVendorType, vendor.FieldVendorOwner, vendor.FieldVendorSource, vendor.FieldDescription, vendor.FieldIndustry, vendor.FieldOwnership, vendor.FieldParentVendor, vendor.FieldRating, vendor.FieldStockTicker, vendor.FieldWebsite, vendor.FieldYearStarted, vendor.FieldAvatar, vendor.FieldAnnualRevenue, vendor.FieldEmployees, vendor.FieldNumberOfEmployees, vendor.FieldFax, vendor.FieldPhone, vendor.FieldBillingCity, vendor.FieldBillingCountry, vendor.FieldBillingLatitude, vendor.FieldBillingLongitude, vendor.FieldBillingState, vendor.FieldBillingStreet, vendor.FieldShippingCity, vendor.FieldShippingCountry, vendor.FieldShippingLatitude, vendor.FieldShippingLongitude, vendor.FieldShippingState, vendor.FieldShippingStreet, vendor.FieldLastModifiedBy:
+		case vendor.FieldID, vendor.FieldDeletedBy, vendor.FieldTrashBatch, vendor.FieldVendorName, vendor.FieldVendorNotes, vendor.FieldVendorSubtype, vendor.FieldVendorType, vendor.FieldVendorOwner, vendor.FieldVendorSource, vendor.FieldDescription, vendor.FieldIndustry, vendor.FieldOwnership, vendor.FieldParentVendor, vendor.FieldRating, vendor.FieldStockTicker, vendor.FieldWebsite, vendor.FieldYearStarted, vendor.FieldAvatar, vendor.FieldAnnualRevenue, vendor.FieldEmployees, vendor.FieldNumberOfEmployees, vendor.FieldFax, vendor.FieldPhone, vendor.FieldBillingCity, vendor.FieldBillingCountry, vendor.FieldBillingLatitude, vendor.FieldBillingLongitude, vendor.FieldBillingState, vendor.FieldBillingStreet, vendor.FieldShippingCity, vendor.FieldShippingCountry, vendor.FieldShippingLatitude, vendor.FieldShippingLongitude, vendor.FieldShippingState, vendor.FieldShippingStreet, vendor.FieldLastModifiedBy:
 			values[i] = new(sql.NullString)
 		case vendor.FieldCreatedAt:
 			values[i] = new(sql.NullTime)
@@ -165,6 +171,27 @@ func (_m *Vendor) assignValues(columns []string, values []any) error {
 				return fmt.Errorf("unexpected type %T for field version", values[i])
 			} else if value.Valid {
 				_m.Version = value.Int64
+			}
+		case vendor.FieldDeletedAt:
+			if value, ok := values[i].(*sql.NullInt64); !ok {
+				return fmt.Errorf("unexpected type %T for field deleted_at", values[i])
+			} else if value.Valid {
+				_m.DeletedAt = new(int64)
+				*_m.DeletedAt = value.Int64
+			}
+		case vendor.FieldDeletedBy:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field deleted_by", values[i])
+			} else if value.Valid {
+				_m.DeletedBy = new(string)
+				*_m.DeletedBy = value.String
+			}
+		case vendor.FieldTrashBatch:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field trash_batch", values[i])
+			} else if value.Valid {
+				_m.TrashBatch = new(string)
+				*_m.TrashBatch = value.String
 			}
 		case vendor.FieldVendorName:
 			if value, ok := values[i].(*sql.NullString); !ok {
@@ -464,6 +491,21 @@ func (_m *Vendor) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("version=")
 	builder.WriteString(fmt.Sprintf("%v", _m.Version))
+	builder.WriteString(", ")
+	if v := _m.DeletedAt; v != nil {
+		builder.WriteString("deleted_at=")
+		builder.WriteString(fmt.Sprintf("%v", *v))
+	}
+	builder.WriteString(", ")
+	if v := _m.DeletedBy; v != nil {
+		builder.WriteString("deleted_by=")
+		builder.WriteString(*v)
+	}
+	builder.WriteString(", ")
+	if v := _m.TrashBatch; v != nil {
+		builder.WriteString("trash_batch=")
+		builder.WriteString(*v)
+	}
 	builder.WriteString(", ")
 	if v := _m.VendorName; v != nil {
 		builder.WriteString("vendorName=")

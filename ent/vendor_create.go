@@ -41,6 +41,48 @@ func (_c *VendorCreate) SetNillableVersion(v *int64) *VendorCreate {
 	return _c
 }
 
+// SetDeletedAt sets the "deleted_at" field.
+func (_c *VendorCreate) SetDeletedAt(v int64) *VendorCreate {
+	_c.mutation.SetDeletedAt(v)
+	return _c
+}
+
+// SetNillableDeletedAt sets the "deleted_at" field if the given value is not nil.
+func (_c *VendorCreate) SetNillableDeletedAt(v *int64) *VendorCreate {
+	if v != nil {
+		_c.SetDeletedAt(*v)
+	}
+	return _c
+}
+
+// SetDeletedBy sets the "deleted_by" field.
+func (_c *VendorCreate) SetDeletedBy(v string) *VendorCreate {
+	_c.mutation.SetDeletedBy(v)
+	return _c
+}
+
+// SetNillableDeletedBy sets the "deleted_by" field if the given value is not nil.
+func (_c *VendorCreate) SetNillableDeletedBy(v *string) *VendorCreate {
+	if v != nil {
+		_c.SetDeletedBy(*v)
+	}
+	return _c
+}
+
+// SetTrashBatch sets the "trash_batch" field.
+func (_c *VendorCreate) SetTrashBatch(v string) *VendorCreate {
+	_c.mutation.SetTrashBatch(v)
+	return _c
+}
+
+// SetNillableTrashBatch sets the "trash_batch" field if the given value is not nil.
+func (_c *VendorCreate) SetNillableTrashBatch(v *string) *VendorCreate {
+	if v != nil {
+		_c.SetTrashBatch(*v)
+	}
+	return _c
+}
+
 // SetVendorName sets the "vendorName" field.
 func (_c *VendorCreate) SetVendorName(v string) *VendorCreate {
 	_c.mutation.SetVendorName(v)
@@ -676,6 +718,18 @@ func (_c *VendorCreate) createSpec() (*Vendor, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.Version(); ok {
 		_spec.SetField(vendor.FieldVersion, field.TypeInt64, value)
 		_node.Version = value
+	}
+	if value, ok := _c.mutation.DeletedAt(); ok {
+		_spec.SetField(vendor.FieldDeletedAt, field.TypeInt64, value)
+		_node.DeletedAt = &value
+	}
+	if value, ok := _c.mutation.DeletedBy(); ok {
+		_spec.SetField(vendor.FieldDeletedBy, field.TypeString, value)
+		_node.DeletedBy = &value
+	}
+	if value, ok := _c.mutation.TrashBatch(); ok {
+		_spec.SetField(vendor.FieldTrashBatch, field.TypeString, value)
+		_node.TrashBatch = &value
 	}
 	if value, ok := _c.mutation.VendorName(); ok {
 		_spec.SetField(vendor.FieldVendorName, field.TypeString, value)

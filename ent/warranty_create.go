@@ -42,6 +42,48 @@ func (_c *WarrantyCreate) SetNillableVersion(v *int64) *WarrantyCreate {
 	return _c
 }
 
+// SetDeletedAt sets the "deleted_at" field.
+func (_c *WarrantyCreate) SetDeletedAt(v int64) *WarrantyCreate {
+	_c.mutation.SetDeletedAt(v)
+	return _c
+}
+
+// SetNillableDeletedAt sets the "deleted_at" field if the given value is not nil.
+func (_c *WarrantyCreate) SetNillableDeletedAt(v *int64) *WarrantyCreate {
+	if v != nil {
+		_c.SetDeletedAt(*v)
+	}
+	return _c
+}
+
+// SetDeletedBy sets the "deleted_by" field.
+func (_c *WarrantyCreate) SetDeletedBy(v string) *WarrantyCreate {
+	_c.mutation.SetDeletedBy(v)
+	return _c
+}
+
+// SetNillableDeletedBy sets the "deleted_by" field if the given value is not nil.
+func (_c *WarrantyCreate) SetNillableDeletedBy(v *string) *WarrantyCreate {
+	if v != nil {
+		_c.SetDeletedBy(*v)
+	}
+	return _c
+}
+
+// SetTrashBatch sets the "trash_batch" field.
+func (_c *WarrantyCreate) SetTrashBatch(v string) *WarrantyCreate {
+	_c.mutation.SetTrashBatch(v)
+	return _c
+}
+
+// SetNillableTrashBatch sets the "trash_batch" field if the given value is not nil.
+func (_c *WarrantyCreate) SetNillableTrashBatch(v *string) *WarrantyCreate {
+	if v != nil {
+		_c.SetTrashBatch(*v)
+	}
+	return _c
+}
+
 // SetCreatedAt sets the "created_at" field.
 func (_c *WarrantyCreate) SetCreatedAt(v time.Time) *WarrantyCreate {
 	_c.mutation.SetCreatedAt(v)
@@ -223,6 +265,18 @@ func (_c *WarrantyCreate) createSpec() (*Warranty, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.Version(); ok {
 		_spec.SetField(warranty.FieldVersion, field.TypeInt64, value)
 		_node.Version = value
+	}
+	if value, ok := _c.mutation.DeletedAt(); ok {
+		_spec.SetField(warranty.FieldDeletedAt, field.TypeInt64, value)
+		_node.DeletedAt = &value
+	}
+	if value, ok := _c.mutation.DeletedBy(); ok {
+		_spec.SetField(warranty.FieldDeletedBy, field.TypeString, value)
+		_node.DeletedBy = &value
+	}
+	if value, ok := _c.mutation.TrashBatch(); ok {
+		_spec.SetField(warranty.FieldTrashBatch, field.TypeString, value)
+		_node.TrashBatch = &value
 	}
 	if value, ok := _c.mutation.CreatedAt(); ok {
 		_spec.SetField(warranty.FieldCreatedAt, field.TypeTime, value)

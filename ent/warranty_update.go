@@ -50,6 +50,73 @@ func (_u *WarrantyUpdate) AddVersion(v int64) *WarrantyUpdate {
 	return _u
 }
 
+// SetDeletedAt sets the "deleted_at" field.
+func (_u *WarrantyUpdate) SetDeletedAt(v int64) *WarrantyUpdate {
+	_u.mutation.ResetDeletedAt()
+	_u.mutation.SetDeletedAt(v)
+	return _u
+}
+
+// SetNillableDeletedAt sets the "deleted_at" field if the given value is not nil.
+func (_u *WarrantyUpdate) SetNillableDeletedAt(v *int64) *WarrantyUpdate {
+	if v != nil {
+		_u.SetDeletedAt(*v)
+	}
+	return _u
+}
+
+// AddDeletedAt adds value to the "deleted_at" field.
+func (_u *WarrantyUpdate) AddDeletedAt(v int64) *WarrantyUpdate {
+	_u.mutation.AddDeletedAt(v)
+	return _u
+}
+
+// ClearDeletedAt clears the value of the "deleted_at" field.
+func (_u *WarrantyUpdate) ClearDeletedAt() *WarrantyUpdate {
+	_u.mutation.ClearDeletedAt()
+	return _u
+}
+
+// SetDeletedBy sets the "deleted_by" field.
+func (_u *WarrantyUpdate) SetDeletedBy(v string) *WarrantyUpdate {
+	_u.mutation.SetDeletedBy(v)
+	return _u
+}
+
+// SetNillableDeletedBy sets the "deleted_by" field if the given value is not nil.
+func (_u *WarrantyUpdate) SetNillableDeletedBy(v *string) *WarrantyUpdate {
+	if v != nil {
+		_u.SetDeletedBy(*v)
+	}
+	return _u
+}
+
+// ClearDeletedBy clears the value of the "deleted_by" field.
+func (_u *WarrantyUpdate) ClearDeletedBy() *WarrantyUpdate {
+	_u.mutation.ClearDeletedBy()
+	return _u
+}
+
+// SetTrashBatch sets the "trash_batch" field.
+func (_u *WarrantyUpdate) SetTrashBatch(v string) *WarrantyUpdate {
+	_u.mutation.SetTrashBatch(v)
+	return _u
+}
+
+// SetNillableTrashBatch sets the "trash_batch" field if the given value is not nil.
+func (_u *WarrantyUpdate) SetNillableTrashBatch(v *string) *WarrantyUpdate {
+	if v != nil {
+		_u.SetTrashBatch(*v)
+	}
+	return _u
+}
+
+// ClearTrashBatch clears the value of the "trash_batch" field.
+func (_u *WarrantyUpdate) ClearTrashBatch() *WarrantyUpdate {
+	_u.mutation.ClearTrashBatch()
+	return _u
+}
+
 // SetCreatedAt sets the "created_at" field.
 func (_u *WarrantyUpdate) SetCreatedAt(v time.Time) *WarrantyUpdate {
 	_u.mutation.SetCreatedAt(v)
@@ -191,6 +258,27 @@ func (_u *WarrantyUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	if value, ok := _u.mutation.AddedVersion(); ok {
 		_spec.AddField(warranty.FieldVersion, field.TypeInt64, value)
 	}
+	if value, ok := _u.mutation.DeletedAt(); ok {
+		_spec.SetField(warranty.FieldDeletedAt, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.AddedDeletedAt(); ok {
+		_spec.AddField(warranty.FieldDeletedAt, field.TypeInt64, value)
+	}
+	if _u.mutation.DeletedAtCleared() {
+		_spec.ClearField(warranty.FieldDeletedAt, field.TypeInt64)
+	}
+	if value, ok := _u.mutation.DeletedBy(); ok {
+		_spec.SetField(warranty.FieldDeletedBy, field.TypeString, value)
+	}
+	if _u.mutation.DeletedByCleared() {
+		_spec.ClearField(warranty.FieldDeletedBy, field.TypeString)
+	}
+	if value, ok := _u.mutation.TrashBatch(); ok {
+		_spec.SetField(warranty.FieldTrashBatch, field.TypeString, value)
+	}
+	if _u.mutation.TrashBatchCleared() {
+		_spec.ClearField(warranty.FieldTrashBatch, field.TypeString)
+	}
 	if value, ok := _u.mutation.CreatedAt(); ok {
 		_spec.SetField(warranty.FieldCreatedAt, field.TypeTime, value)
 	}
@@ -286,6 +374,73 @@ func (_u *WarrantyUpdateOne) SetNillableVersion(v *int64) *WarrantyUpdateOne {
 // AddVersion adds value to the "version" field.
 func (_u *WarrantyUpdateOne) AddVersion(v int64) *WarrantyUpdateOne {
 	_u.mutation.AddVersion(v)
+	return _u
+}
+
+// SetDeletedAt sets the "deleted_at" field.
+func (_u *WarrantyUpdateOne) SetDeletedAt(v int64) *WarrantyUpdateOne {
+	_u.mutation.ResetDeletedAt()
+	_u.mutation.SetDeletedAt(v)
+	return _u
+}
+
+// SetNillableDeletedAt sets the "deleted_at" field if the given value is not nil.
+func (_u *WarrantyUpdateOne) SetNillableDeletedAt(v *int64) *WarrantyUpdateOne {
+	if v != nil {
+		_u.SetDeletedAt(*v)
+	}
+	return _u
+}
+
+// AddDeletedAt adds value to the "deleted_at" field.
+func (_u *WarrantyUpdateOne) AddDeletedAt(v int64) *WarrantyUpdateOne {
+	_u.mutation.AddDeletedAt(v)
+	return _u
+}
+
+// ClearDeletedAt clears the value of the "deleted_at" field.
+func (_u *WarrantyUpdateOne) ClearDeletedAt() *WarrantyUpdateOne {
+	_u.mutation.ClearDeletedAt()
+	return _u
+}
+
+// SetDeletedBy sets the "deleted_by" field.
+func (_u *WarrantyUpdateOne) SetDeletedBy(v string) *WarrantyUpdateOne {
+	_u.mutation.SetDeletedBy(v)
+	return _u
+}
+
+// SetNillableDeletedBy sets the "deleted_by" field if the given value is not nil.
+func (_u *WarrantyUpdateOne) SetNillableDeletedBy(v *string) *WarrantyUpdateOne {
+	if v != nil {
+		_u.SetDeletedBy(*v)
+	}
+	return _u
+}
+
+// ClearDeletedBy clears the value of the "deleted_by" field.
+func (_u *WarrantyUpdateOne) ClearDeletedBy() *WarrantyUpdateOne {
+	_u.mutation.ClearDeletedBy()
+	return _u
+}
+
+// SetTrashBatch sets the "trash_batch" field.
+func (_u *WarrantyUpdateOne) SetTrashBatch(v string) *WarrantyUpdateOne {
+	_u.mutation.SetTrashBatch(v)
+	return _u
+}
+
+// SetNillableTrashBatch sets the "trash_batch" field if the given value is not nil.
+func (_u *WarrantyUpdateOne) SetNillableTrashBatch(v *string) *WarrantyUpdateOne {
+	if v != nil {
+		_u.SetTrashBatch(*v)
+	}
+	return _u
+}
+
+// ClearTrashBatch clears the value of the "trash_batch" field.
+func (_u *WarrantyUpdateOne) ClearTrashBatch() *WarrantyUpdateOne {
+	_u.mutation.ClearTrashBatch()
 	return _u
 }
 
@@ -459,6 +614,27 @@ func (_u *WarrantyUpdateOne) sqlSave(ctx context.Context) (_node *Warranty, err 
 	}
 	if value, ok := _u.mutation.AddedVersion(); ok {
 		_spec.AddField(warranty.FieldVersion, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.DeletedAt(); ok {
+		_spec.SetField(warranty.FieldDeletedAt, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.AddedDeletedAt(); ok {
+		_spec.AddField(warranty.FieldDeletedAt, field.TypeInt64, value)
+	}
+	if _u.mutation.DeletedAtCleared() {
+		_spec.ClearField(warranty.FieldDeletedAt, field.TypeInt64)
+	}
+	if value, ok := _u.mutation.DeletedBy(); ok {
+		_spec.SetField(warranty.FieldDeletedBy, field.TypeString, value)
+	}
+	if _u.mutation.DeletedByCleared() {
+		_spec.ClearField(warranty.FieldDeletedBy, field.TypeString)
+	}
+	if value, ok := _u.mutation.TrashBatch(); ok {
+		_spec.SetField(warranty.FieldTrashBatch, field.TypeString, value)
+	}
+	if _u.mutation.TrashBatchCleared() {
+		_spec.ClearField(warranty.FieldTrashBatch, field.TypeString)
 	}
 	if value, ok := _u.mutation.CreatedAt(); ok {
 		_spec.SetField(warranty.FieldCreatedAt, field.TypeTime, value)

@@ -22,6 +22,12 @@ type WarrantyLineItem struct {
 	TeamID int `json:"team_id,omitempty"`
 	// Version holds the value of the "version" field.
 	Version int64 `json:"version,omitempty"`
+	// DeletedAt holds the value of the "deleted_at" field.
+	DeletedAt *int64 `json:"deleted_at,omitempty"`
+	// DeletedBy holds the value of the "deleted_by" field.
+	DeletedBy *string `json:"deleted_by,omitempty"`
+	// TrashBatch holds the value of the "trash_batch" field.
+	TrashBatch *string `json:"trash_batch,omitempty"`
 	// Sku holds the value of the "sku" field.
 	Sku *string `json:"sku,omitempty"`
 	// Name holds the value of the "name" field.
@@ -98,9 +104,9 @@ func (*WarrantyLineItem) scanValues(columns []string) ([]any, error) {
 		switch columns[i] {
 		case warrantylineitem.FieldTaxRefunded:
 			values[i] = new(sql.NullBool)
-		case warrantylineitem.FieldTeamID, warrantylineitem.FieldVersion:
+		case warrantylineitem.FieldTeamID, warrantylineitem.FieldVersion, warrantylineitem.FieldDeletedAt:
 			values[i] = new(sql.NullInt64)
-		case warrantylineitem.FieldID, warrantylineitem.FieldSku, warrantylineitem.FieldName, warrantylineitem.FieldPrice, warrantylineitem.FieldCondition, warrantylineitem.FieldSerialNumber, warrantylineitem.FieldAmount, warrantylineitem.FieldWarrantyID, warrantylineitem.FieldCreatedAt, warrantylineitem.FieldUpdatedAt, warrantylineitem.FieldFlatRateShipping, warrantylineitem.FieldImage1, warrantylineitem.FieldImage2, warrantylineitem.FieldImage3, warrantylineitem.FieldMatch:
+		case warrantylineitem.FieldID, warrantylineitem.FieldDeletedBy, warrantylineitem.FieldTrashBatch, warrantylineitem.FieldSku, warrantylineitem.FieldName, warrantylineitem.FieldPrice, warrantylineitem.FieldCondition, warrantylineitem.FieldSerialNumber, warrantylineitem.FieldAmount, warrantylineitem.FieldWarrantyID, warrantylineitem.FieldCreatedAt, warrantylineitem.FieldUpdatedAt, warrantylineitem.FieldFlatRateShipping, warrantylineitem.FieldImage1, warrantylineitem.FieldImage2, warrantylineitem.FieldImage3, warrantylineitem.FieldMatch:
 			values[i] = new(sql.NullString)
 		default:
 			values[i] = new(sql.UnknownType)
@@ -134,6 +140,27 @@ func (_m *WarrantyLineItem) assignValues(columns []string, values []any) error {
 				return fmt.Errorf("unexpected type %T for field version", values[i])
 			} else if value.Valid {
 				_m.Version = value.Int64
+			}
+		case warrantylineitem.FieldDeletedAt:
+			if value, ok := values[i].(*sql.NullInt64); !ok {
+				return fmt.Errorf("unexpected type %T for field deleted_at", values[i])
+			} else if value.Valid {
+				_m.DeletedAt = new(int64)
+				*_m.DeletedAt = value.Int64
+			}
+		case warrantylineitem.FieldDeletedBy:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field deleted_by", values[i])
+			} else if value.Valid {
+				_m.DeletedBy = new(string)
+				*_m.DeletedBy = value.String
+			}
+		case warrantylineitem.FieldTrashBatch:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field trash_batch", values[i])
+			} else if value.Valid {
+				_m.TrashBatch = new(string)
+				*_m.TrashBatch = value.String
 			}
 		case warrantylineitem.FieldSku:
 			if value, ok := values[i].(*sql.NullString); !ok {
@@ -291,6 +318,21 @@ func (_m *WarrantyLineItem) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("version=")
 	builder.WriteString(fmt.Sprintf("%v", _m.Version))
+	builder.WriteString(", ")
+	if v := _m.DeletedAt; v != nil {
+		builder.WriteString("deleted_at=")
+		builder.WriteString(fmt.Sprintf("%v", *v))
+	}
+	builder.WriteString(", ")
+	if v := _m.DeletedBy; v != nil {
+		builder.WriteString("deleted_by=")
+		builder.WriteString(*v)
+	}
+	builder.WriteString(", ")
+	if v := _m.TrashBatch; v != nil {
+		builder.WriteString("trash_batch=")
+		builder.WriteString(*v)
+	}
 	builder.WriteString(", ")
 	if v := _m.Sku; v != nil {
 		builder.WriteString("sku=")

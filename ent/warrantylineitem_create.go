@@ -41,6 +41,48 @@ func (_c *WarrantyLineItemCreate) SetNillableVersion(v *int64) *WarrantyLineItem
 	return _c
 }
 
+// SetDeletedAt sets the "deleted_at" field.
+func (_c *WarrantyLineItemCreate) SetDeletedAt(v int64) *WarrantyLineItemCreate {
+	_c.mutation.SetDeletedAt(v)
+	return _c
+}
+
+// SetNillableDeletedAt sets the "deleted_at" field if the given value is not nil.
+func (_c *WarrantyLineItemCreate) SetNillableDeletedAt(v *int64) *WarrantyLineItemCreate {
+	if v != nil {
+		_c.SetDeletedAt(*v)
+	}
+	return _c
+}
+
+// SetDeletedBy sets the "deleted_by" field.
+func (_c *WarrantyLineItemCreate) SetDeletedBy(v string) *WarrantyLineItemCreate {
+	_c.mutation.SetDeletedBy(v)
+	return _c
+}
+
+// SetNillableDeletedBy sets the "deleted_by" field if the given value is not nil.
+func (_c *WarrantyLineItemCreate) SetNillableDeletedBy(v *string) *WarrantyLineItemCreate {
+	if v != nil {
+		_c.SetDeletedBy(*v)
+	}
+	return _c
+}
+
+// SetTrashBatch sets the "trash_batch" field.
+func (_c *WarrantyLineItemCreate) SetTrashBatch(v string) *WarrantyLineItemCreate {
+	_c.mutation.SetTrashBatch(v)
+	return _c
+}
+
+// SetNillableTrashBatch sets the "trash_batch" field if the given value is not nil.
+func (_c *WarrantyLineItemCreate) SetNillableTrashBatch(v *string) *WarrantyLineItemCreate {
+	if v != nil {
+		_c.SetTrashBatch(*v)
+	}
+	return _c
+}
+
 // SetSku sets the "sku" field.
 func (_c *WarrantyLineItemCreate) SetSku(v string) *WarrantyLineItemCreate {
 	_c.mutation.SetSku(v)
@@ -394,6 +436,18 @@ func (_c *WarrantyLineItemCreate) createSpec() (*WarrantyLineItem, *sqlgraph.Cre
 	if value, ok := _c.mutation.Version(); ok {
 		_spec.SetField(warrantylineitem.FieldVersion, field.TypeInt64, value)
 		_node.Version = value
+	}
+	if value, ok := _c.mutation.DeletedAt(); ok {
+		_spec.SetField(warrantylineitem.FieldDeletedAt, field.TypeInt64, value)
+		_node.DeletedAt = &value
+	}
+	if value, ok := _c.mutation.DeletedBy(); ok {
+		_spec.SetField(warrantylineitem.FieldDeletedBy, field.TypeString, value)
+		_node.DeletedBy = &value
+	}
+	if value, ok := _c.mutation.TrashBatch(); ok {
+		_spec.SetField(warrantylineitem.FieldTrashBatch, field.TypeString, value)
+		_node.TrashBatch = &value
 	}
 	if value, ok := _c.mutation.Sku(); ok {
 		_spec.SetField(warrantylineitem.FieldSku, field.TypeString, value)

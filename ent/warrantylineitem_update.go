@@ -49,6 +49,73 @@ func (_u *WarrantyLineItemUpdate) AddVersion(v int64) *WarrantyLineItemUpdate {
 	return _u
 }
 
+// SetDeletedAt sets the "deleted_at" field.
+func (_u *WarrantyLineItemUpdate) SetDeletedAt(v int64) *WarrantyLineItemUpdate {
+	_u.mutation.ResetDeletedAt()
+	_u.mutation.SetDeletedAt(v)
+	return _u
+}
+
+// SetNillableDeletedAt sets the "deleted_at" field if the given value is not nil.
+func (_u *WarrantyLineItemUpdate) SetNillableDeletedAt(v *int64) *WarrantyLineItemUpdate {
+	if v != nil {
+		_u.SetDeletedAt(*v)
+	}
+	return _u
+}
+
+// AddDeletedAt adds value to the "deleted_at" field.
+func (_u *WarrantyLineItemUpdate) AddDeletedAt(v int64) *WarrantyLineItemUpdate {
+	_u.mutation.AddDeletedAt(v)
+	return _u
+}
+
+// ClearDeletedAt clears the value of the "deleted_at" field.
+func (_u *WarrantyLineItemUpdate) ClearDeletedAt() *WarrantyLineItemUpdate {
+	_u.mutation.ClearDeletedAt()
+	return _u
+}
+
+// SetDeletedBy sets the "deleted_by" field.
+func (_u *WarrantyLineItemUpdate) SetDeletedBy(v string) *WarrantyLineItemUpdate {
+	_u.mutation.SetDeletedBy(v)
+	return _u
+}
+
+// SetNillableDeletedBy sets the "deleted_by" field if the given value is not nil.
+func (_u *WarrantyLineItemUpdate) SetNillableDeletedBy(v *string) *WarrantyLineItemUpdate {
+	if v != nil {
+		_u.SetDeletedBy(*v)
+	}
+	return _u
+}
+
+// ClearDeletedBy clears the value of the "deleted_by" field.
+func (_u *WarrantyLineItemUpdate) ClearDeletedBy() *WarrantyLineItemUpdate {
+	_u.mutation.ClearDeletedBy()
+	return _u
+}
+
+// SetTrashBatch sets the "trash_batch" field.
+func (_u *WarrantyLineItemUpdate) SetTrashBatch(v string) *WarrantyLineItemUpdate {
+	_u.mutation.SetTrashBatch(v)
+	return _u
+}
+
+// SetNillableTrashBatch sets the "trash_batch" field if the given value is not nil.
+func (_u *WarrantyLineItemUpdate) SetNillableTrashBatch(v *string) *WarrantyLineItemUpdate {
+	if v != nil {
+		_u.SetTrashBatch(*v)
+	}
+	return _u
+}
+
+// ClearTrashBatch clears the value of the "trash_batch" field.
+func (_u *WarrantyLineItemUpdate) ClearTrashBatch() *WarrantyLineItemUpdate {
+	_u.mutation.ClearTrashBatch()
+	return _u
+}
+
 // SetSku sets the "sku" field.
 func (_u *WarrantyLineItemUpdate) SetSku(v string) *WarrantyLineItemUpdate {
 	_u.mutation.SetSku(v)
@@ -418,6 +485,27 @@ func (_u *WarrantyLineItemUpdate) sqlSave(ctx context.Context) (_node int, err e
 	if value, ok := _u.mutation.AddedVersion(); ok {
 		_spec.AddField(warrantylineitem.FieldVersion, field.TypeInt64, value)
 	}
+	if value, ok := _u.mutation.DeletedAt(); ok {
+		_spec.SetField(warrantylineitem.FieldDeletedAt, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.AddedDeletedAt(); ok {
+		_spec.AddField(warrantylineitem.FieldDeletedAt, field.TypeInt64, value)
+	}
+	if _u.mutation.DeletedAtCleared() {
+		_spec.ClearField(warrantylineitem.FieldDeletedAt, field.TypeInt64)
+	}
+	if value, ok := _u.mutation.DeletedBy(); ok {
+		_spec.SetField(warrantylineitem.FieldDeletedBy, field.TypeString, value)
+	}
+	if _u.mutation.DeletedByCleared() {
+		_spec.ClearField(warrantylineitem.FieldDeletedBy, field.TypeString)
+	}
+	if value, ok := _u.mutation.TrashBatch(); ok {
+		_spec.SetField(warrantylineitem.FieldTrashBatch, field.TypeString, value)
+	}
+	if _u.mutation.TrashBatchCleared() {
+		_spec.ClearField(warrantylineitem.FieldTrashBatch, field.TypeString)
+	}
 	if value, ok := _u.mutation.Sku(); ok {
 		_spec.SetField(warrantylineitem.FieldSku, field.TypeString, value)
 	}
@@ -569,6 +657,73 @@ func (_u *WarrantyLineItemUpdateOne) SetNillableVersion(v *int64) *WarrantyLineI
 // AddVersion adds value to the "version" field.
 func (_u *WarrantyLineItemUpdateOne) AddVersion(v int64) *WarrantyLineItemUpdateOne {
 	_u.mutation.AddVersion(v)
+	return _u
+}
+
+// SetDeletedAt sets the "deleted_at" field.
+func (_u *WarrantyLineItemUpdateOne) SetDeletedAt(v int64) *WarrantyLineItemUpdateOne {
+	_u.mutation.ResetDeletedAt()
+	_u.mutation.SetDeletedAt(v)
+	return _u
+}
+
+// SetNillableDeletedAt sets the "deleted_at" field if the given value is not nil.
+func (_u *WarrantyLineItemUpdateOne) SetNillableDeletedAt(v *int64) *WarrantyLineItemUpdateOne {
+	if v != nil {
+		_u.SetDeletedAt(*v)
+	}
+	return _u
+}
+
+// AddDeletedAt adds value to the "deleted_at" field.
+func (_u *WarrantyLineItemUpdateOne) AddDeletedAt(v int64) *WarrantyLineItemUpdateOne {
+	_u.mutation.AddDeletedAt(v)
+	return _u
+}
+
+// ClearDeletedAt clears the value of the "deleted_at" field.
+func (_u *WarrantyLineItemUpdateOne) ClearDeletedAt() *WarrantyLineItemUpdateOne {
+	_u.mutation.ClearDeletedAt()
+	return _u
+}
+
+// SetDeletedBy sets the "deleted_by" field.
+func (_u *WarrantyLineItemUpdateOne) SetDeletedBy(v string) *WarrantyLineItemUpdateOne {
+	_u.mutation.SetDeletedBy(v)
+	return _u
+}
+
+// SetNillableDeletedBy sets the "deleted_by" field if the given value is not nil.
+func (_u *WarrantyLineItemUpdateOne) SetNillableDeletedBy(v *string) *WarrantyLineItemUpdateOne {
+	if v != nil {
+		_u.SetDeletedBy(*v)
+	}
+	return _u
+}
+
+// ClearDeletedBy clears the value of the "deleted_by" field.
+func (_u *WarrantyLineItemUpdateOne) ClearDeletedBy() *WarrantyLineItemUpdateOne {
+	_u.mutation.ClearDeletedBy()
+	return _u
+}
+
+// SetTrashBatch sets the "trash_batch" field.
+func (_u *WarrantyLineItemUpdateOne) SetTrashBatch(v string) *WarrantyLineItemUpdateOne {
+	_u.mutation.SetTrashBatch(v)
+	return _u
+}
+
+// SetNillableTrashBatch sets the "trash_batch" field if the given value is not nil.
+func (_u *WarrantyLineItemUpdateOne) SetNillableTrashBatch(v *string) *WarrantyLineItemUpdateOne {
+	if v != nil {
+		_u.SetTrashBatch(*v)
+	}
+	return _u
+}
+
+// ClearTrashBatch clears the value of the "trash_batch" field.
+func (_u *WarrantyLineItemUpdateOne) ClearTrashBatch() *WarrantyLineItemUpdateOne {
+	_u.mutation.ClearTrashBatch()
 	return _u
 }
 
@@ -970,6 +1125,27 @@ func (_u *WarrantyLineItemUpdateOne) sqlSave(ctx context.Context) (_node *Warran
 	}
 	if value, ok := _u.mutation.AddedVersion(); ok {
 		_spec.AddField(warrantylineitem.FieldVersion, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.DeletedAt(); ok {
+		_spec.SetField(warrantylineitem.FieldDeletedAt, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.AddedDeletedAt(); ok {
+		_spec.AddField(warrantylineitem.FieldDeletedAt, field.TypeInt64, value)
+	}
+	if _u.mutation.DeletedAtCleared() {
+		_spec.ClearField(warrantylineitem.FieldDeletedAt, field.TypeInt64)
+	}
+	if value, ok := _u.mutation.DeletedBy(); ok {
+		_spec.SetField(warrantylineitem.FieldDeletedBy, field.TypeString, value)
+	}
+	if _u.mutation.DeletedByCleared() {
+		_spec.ClearField(warrantylineitem.FieldDeletedBy, field.TypeString)
+	}
+	if value, ok := _u.mutation.TrashBatch(); ok {
+		_spec.SetField(warrantylineitem.FieldTrashBatch, field.TypeString, value)
+	}
+	if _u.mutation.TrashBatchCleared() {
+		_spec.ClearField(warrantylineitem.FieldTrashBatch, field.TypeString)
 	}
 	if value, ok := _u.mutation.Sku(); ok {
 		_spec.SetField(warrantylineitem.FieldSku, field.TypeString, value)

@@ -22,6 +22,12 @@ type WorkOrder struct {
 	TeamID int `json:"team_id,omitempty"`
 	// Version holds the value of the "version" field.
 	Version int64 `json:"version,omitempty"`
+	// DeletedAt holds the value of the "deleted_at" field.
+	DeletedAt *int64 `json:"deleted_at,omitempty"`
+	// DeletedBy holds the value of the "deleted_by" field.
+	DeletedBy *string `json:"deleted_by,omitempty"`
+	// TrashBatch holds the value of the "trash_batch" field.
+	TrashBatch *string `json:"trash_batch,omitempty"`
 	// BillOfMaterialsNumber holds the value of the "bill_of_materials_number" field.
 	BillOfMaterialsNumber *string `json:"bill_of_materials_number,omitempty"`
 	// CreatedAt holds the value of the "created_at" field.
@@ -94,9 +100,9 @@ func (*WorkOrder) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
 	for i := range columns {
 		switch columns[i] {
-		case workorder.FieldTeamID, workorder.FieldVersion:
+		case workorder.FieldTeamID, workorder.FieldVersion, workorder.FieldDeletedAt:
 			values[i] = new(sql.NullInt64)
-		case workorder.FieldID, workorder.FieldBillOfMaterialsNumber, workorder.FieldCreatedBy, workorder.FieldLocation, workorder.FieldManufactureOrder, workorder.FieldMemo, workorder.FieldNumber, workorder.FieldOrderNumber, workorder.FieldPart, workorder.FieldPriority, workorder.FieldSite, workorder.FieldStatus:
+		case workorder.FieldID, workorder.FieldDeletedBy, workorder.FieldTrashBatch, workorder.FieldBillOfMaterialsNumber, workorder.FieldCreatedBy, workorder.FieldLocation, workorder.FieldManufactureOrder, workorder.FieldMemo, workorder.FieldNumber, workorder.FieldOrderNumber, workorder.FieldPart, workorder.FieldPriority, workorder.FieldSite, workorder.FieldStatus:
 			values[i] = new(sql.NullString)
 		case workorder.FieldCreatedAt, workorder.FieldExpectedCompletionDate, workorder.FieldIssueDate, workorder.FieldUpdatedAt:
 			values[i] = new(sql.NullTime)
@@ -132,6 +138,27 @@ func (_m *WorkOrder) assignValues(columns []string, values []any) error {
 				return fmt.Errorf("unexpected type %T for field version", values[i])
 			} else if value.Valid {
 				_m.Version = value.Int64
+			}
+		case workorder.FieldDeletedAt:
+			if value, ok := values[i].(*sql.NullInt64); !ok {
+				return fmt.Errorf("unexpected type %T for field deleted_at", values[i])
+			} else if value.Valid {
+				_m.DeletedAt = new(int64)
+				*_m.DeletedAt = value.Int64
+			}
+		case workorder.FieldDeletedBy:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field deleted_by", values[i])
+			} else if value.Valid {
+				_m.DeletedBy = new(string)
+				*_m.DeletedBy = value.String
+			}
+		case workorder.FieldTrashBatch:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field trash_batch", values[i])
+			} else if value.Valid {
+				_m.TrashBatch = new(string)
+				*_m.TrashBatch = value.String
 			}
 		case workorder.FieldBillOfMaterialsNumber:
 			if value, ok := values[i].(*sql.NullString); !ok {
@@ -289,6 +316,21 @@ func (_m *WorkOrder) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("version=")
 	builder.WriteString(fmt.Sprintf("%v", _m.Version))
+	builder.WriteString(", ")
+	if v := _m.DeletedAt; v != nil {
+		builder.WriteString("deleted_at=")
+		builder.WriteString(fmt.Sprintf("%v", *v))
+	}
+	builder.WriteString(", ")
+	if v := _m.DeletedBy; v != nil {
+		builder.WriteString("deleted_by=")
+		builder.WriteString(*v)
+	}
+	builder.WriteString(", ")
+	if v := _m.TrashBatch; v != nil {
+		builder.WriteString("trash_batch=")
+		builder.WriteString(*v)
+	}
 	builder.WriteString(", ")
 	if v := _m.BillOfMaterialsNumber; v != nil {
 		builder.WriteString("bill_of_materials_number=")

@@ -42,6 +42,48 @@ func (_c *WorkOrderCreate) SetNillableVersion(v *int64) *WorkOrderCreate {
 	return _c
 }
 
+// SetDeletedAt sets the "deleted_at" field.
+func (_c *WorkOrderCreate) SetDeletedAt(v int64) *WorkOrderCreate {
+	_c.mutation.SetDeletedAt(v)
+	return _c
+}
+
+// SetNillableDeletedAt sets the "deleted_at" field if the given value is not nil.
+func (_c *WorkOrderCreate) SetNillableDeletedAt(v *int64) *WorkOrderCreate {
+	if v != nil {
+		_c.SetDeletedAt(*v)
+	}
+	return _c
+}
+
+// SetDeletedBy sets the "deleted_by" field.
+func (_c *WorkOrderCreate) SetDeletedBy(v string) *WorkOrderCreate {
+	_c.mutation.SetDeletedBy(v)
+	return _c
+}
+
+// SetNillableDeletedBy sets the "deleted_by" field if the given value is not nil.
+func (_c *WorkOrderCreate) SetNillableDeletedBy(v *string) *WorkOrderCreate {
+	if v != nil {
+		_c.SetDeletedBy(*v)
+	}
+	return _c
+}
+
+// SetTrashBatch sets the "trash_batch" field.
+func (_c *WorkOrderCreate) SetTrashBatch(v string) *WorkOrderCreate {
+	_c.mutation.SetTrashBatch(v)
+	return _c
+}
+
+// SetNillableTrashBatch sets the "trash_batch" field if the given value is not nil.
+func (_c *WorkOrderCreate) SetNillableTrashBatch(v *string) *WorkOrderCreate {
+	if v != nil {
+		_c.SetTrashBatch(*v)
+	}
+	return _c
+}
+
 // SetBillOfMaterialsNumber sets the "bill_of_materials_number" field.
 func (_c *WorkOrderCreate) SetBillOfMaterialsNumber(v string) *WorkOrderCreate {
 	_c.mutation.SetBillOfMaterialsNumber(v)
@@ -405,6 +447,18 @@ func (_c *WorkOrderCreate) createSpec() (*WorkOrder, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.Version(); ok {
 		_spec.SetField(workorder.FieldVersion, field.TypeInt64, value)
 		_node.Version = value
+	}
+	if value, ok := _c.mutation.DeletedAt(); ok {
+		_spec.SetField(workorder.FieldDeletedAt, field.TypeInt64, value)
+		_node.DeletedAt = &value
+	}
+	if value, ok := _c.mutation.DeletedBy(); ok {
+		_spec.SetField(workorder.FieldDeletedBy, field.TypeString, value)
+		_node.DeletedBy = &value
+	}
+	if value, ok := _c.mutation.TrashBatch(); ok {
+		_spec.SetField(workorder.FieldTrashBatch, field.TypeString, value)
+		_node.TrashBatch = &value
 	}
 	if value, ok := _c.mutation.BillOfMaterialsNumber(); ok {
 		_spec.SetField(workorder.FieldBillOfMaterialsNumber, field.TypeString, value)

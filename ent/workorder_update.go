@@ -50,6 +50,73 @@ func (_u *WorkOrderUpdate) AddVersion(v int64) *WorkOrderUpdate {
 	return _u
 }
 
+// SetDeletedAt sets the "deleted_at" field.
+func (_u *WorkOrderUpdate) SetDeletedAt(v int64) *WorkOrderUpdate {
+	_u.mutation.ResetDeletedAt()
+	_u.mutation.SetDeletedAt(v)
+	return _u
+}
+
+// SetNillableDeletedAt sets the "deleted_at" field if the given value is not nil.
+func (_u *WorkOrderUpdate) SetNillableDeletedAt(v *int64) *WorkOrderUpdate {
+	if v != nil {
+		_u.SetDeletedAt(*v)
+	}
+	return _u
+}
+
+// AddDeletedAt adds value to the "deleted_at" field.
+func (_u *WorkOrderUpdate) AddDeletedAt(v int64) *WorkOrderUpdate {
+	_u.mutation.AddDeletedAt(v)
+	return _u
+}
+
+// ClearDeletedAt clears the value of the "deleted_at" field.
+func (_u *WorkOrderUpdate) ClearDeletedAt() *WorkOrderUpdate {
+	_u.mutation.ClearDeletedAt()
+	return _u
+}
+
+// SetDeletedBy sets the "deleted_by" field.
+func (_u *WorkOrderUpdate) SetDeletedBy(v string) *WorkOrderUpdate {
+	_u.mutation.SetDeletedBy(v)
+	return _u
+}
+
+// SetNillableDeletedBy sets the "deleted_by" field if the given value is not nil.
+func (_u *WorkOrderUpdate) SetNillableDeletedBy(v *string) *WorkOrderUpdate {
+	if v != nil {
+		_u.SetDeletedBy(*v)
+	}
+	return _u
+}
+
+// ClearDeletedBy clears the value of the "deleted_by" field.
+func (_u *WorkOrderUpdate) ClearDeletedBy() *WorkOrderUpdate {
+	_u.mutation.ClearDeletedBy()
+	return _u
+}
+
+// SetTrashBatch sets the "trash_batch" field.
+func (_u *WorkOrderUpdate) SetTrashBatch(v string) *WorkOrderUpdate {
+	_u.mutation.SetTrashBatch(v)
+	return _u
+}
+
+// SetNillableTrashBatch sets the "trash_batch" field if the given value is not nil.
+func (_u *WorkOrderUpdate) SetNillableTrashBatch(v *string) *WorkOrderUpdate {
+	if v != nil {
+		_u.SetTrashBatch(*v)
+	}
+	return _u
+}
+
+// ClearTrashBatch clears the value of the "trash_batch" field.
+func (_u *WorkOrderUpdate) ClearTrashBatch() *WorkOrderUpdate {
+	_u.mutation.ClearTrashBatch()
+	return _u
+}
+
 // SetBillOfMaterialsNumber sets the "bill_of_materials_number" field.
 func (_u *WorkOrderUpdate) SetBillOfMaterialsNumber(v string) *WorkOrderUpdate {
 	_u.mutation.SetBillOfMaterialsNumber(v)
@@ -451,6 +518,27 @@ func (_u *WorkOrderUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	if value, ok := _u.mutation.AddedVersion(); ok {
 		_spec.AddField(workorder.FieldVersion, field.TypeInt64, value)
 	}
+	if value, ok := _u.mutation.DeletedAt(); ok {
+		_spec.SetField(workorder.FieldDeletedAt, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.AddedDeletedAt(); ok {
+		_spec.AddField(workorder.FieldDeletedAt, field.TypeInt64, value)
+	}
+	if _u.mutation.DeletedAtCleared() {
+		_spec.ClearField(workorder.FieldDeletedAt, field.TypeInt64)
+	}
+	if value, ok := _u.mutation.DeletedBy(); ok {
+		_spec.SetField(workorder.FieldDeletedBy, field.TypeString, value)
+	}
+	if _u.mutation.DeletedByCleared() {
+		_spec.ClearField(workorder.FieldDeletedBy, field.TypeString)
+	}
+	if value, ok := _u.mutation.TrashBatch(); ok {
+		_spec.SetField(workorder.FieldTrashBatch, field.TypeString, value)
+	}
+	if _u.mutation.TrashBatchCleared() {
+		_spec.ClearField(workorder.FieldTrashBatch, field.TypeString)
+	}
 	if value, ok := _u.mutation.BillOfMaterialsNumber(); ok {
 		_spec.SetField(workorder.FieldBillOfMaterialsNumber, field.TypeString, value)
 	}
@@ -624,6 +712,73 @@ func (_u *WorkOrderUpdateOne) SetNillableVersion(v *int64) *WorkOrderUpdateOne {
 // AddVersion adds value to the "version" field.
 func (_u *WorkOrderUpdateOne) AddVersion(v int64) *WorkOrderUpdateOne {
 	_u.mutation.AddVersion(v)
+	return _u
+}
+
+// SetDeletedAt sets the "deleted_at" field.
+func (_u *WorkOrderUpdateOne) SetDeletedAt(v int64) *WorkOrderUpdateOne {
+	_u.mutation.ResetDeletedAt()
+	_u.mutation.SetDeletedAt(v)
+	return _u
+}
+
+// SetNillableDeletedAt sets the "deleted_at" field if the given value is not nil.
+func (_u *WorkOrderUpdateOne) SetNillableDeletedAt(v *int64) *WorkOrderUpdateOne {
+	if v != nil {
+		_u.SetDeletedAt(*v)
+	}
+	return _u
+}
+
+// AddDeletedAt adds value to the "deleted_at" field.
+func (_u *WorkOrderUpdateOne) AddDeletedAt(v int64) *WorkOrderUpdateOne {
+	_u.mutation.AddDeletedAt(v)
+	return _u
+}
+
+// ClearDeletedAt clears the value of the "deleted_at" field.
+func (_u *WorkOrderUpdateOne) ClearDeletedAt() *WorkOrderUpdateOne {
+	_u.mutation.ClearDeletedAt()
+	return _u
+}
+
+// SetDeletedBy sets the "deleted_by" field.
+func (_u *WorkOrderUpdateOne) SetDeletedBy(v string) *WorkOrderUpdateOne {
+	_u.mutation.SetDeletedBy(v)
+	return _u
+}
+
+// SetNillableDeletedBy sets the "deleted_by" field if the given value is not nil.
+func (_u *WorkOrderUpdateOne) SetNillableDeletedBy(v *string) *WorkOrderUpdateOne {
+	if v != nil {
+		_u.SetDeletedBy(*v)
+	}
+	return _u
+}
+
+// ClearDeletedBy clears the value of the "deleted_by" field.
+func (_u *WorkOrderUpdateOne) ClearDeletedBy() *WorkOrderUpdateOne {
+	_u.mutation.ClearDeletedBy()
+	return _u
+}
+
+// SetTrashBatch sets the "trash_batch" field.
+func (_u *WorkOrderUpdateOne) SetTrashBatch(v string) *WorkOrderUpdateOne {
+	_u.mutation.SetTrashBatch(v)
+	return _u
+}
+
+// SetNillableTrashBatch sets the "trash_batch" field if the given value is not nil.
+func (_u *WorkOrderUpdateOne) SetNillableTrashBatch(v *string) *WorkOrderUpdateOne {
+	if v != nil {
+		_u.SetTrashBatch(*v)
+	}
+	return _u
+}
+
+// ClearTrashBatch clears the value of the "trash_batch" field.
+func (_u *WorkOrderUpdateOne) ClearTrashBatch() *WorkOrderUpdateOne {
+	_u.mutation.ClearTrashBatch()
 	return _u
 }
 
@@ -1057,6 +1212,27 @@ func (_u *WorkOrderUpdateOne) sqlSave(ctx context.Context) (_node *WorkOrder, er
 	}
 	if value, ok := _u.mutation.AddedVersion(); ok {
 		_spec.AddField(workorder.FieldVersion, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.DeletedAt(); ok {
+		_spec.SetField(workorder.FieldDeletedAt, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.AddedDeletedAt(); ok {
+		_spec.AddField(workorder.FieldDeletedAt, field.TypeInt64, value)
+	}
+	if _u.mutation.DeletedAtCleared() {
+		_spec.ClearField(workorder.FieldDeletedAt, field.TypeInt64)
+	}
+	if value, ok := _u.mutation.DeletedBy(); ok {
+		_spec.SetField(workorder.FieldDeletedBy, field.TypeString, value)
+	}
+	if _u.mutation.DeletedByCleared() {
+		_spec.ClearField(workorder.FieldDeletedBy, field.TypeString)
+	}
+	if value, ok := _u.mutation.TrashBatch(); ok {
+		_spec.SetField(workorder.FieldTrashBatch, field.TypeString, value)
+	}
+	if _u.mutation.TrashBatchCleared() {
+		_spec.ClearField(workorder.FieldTrashBatch, field.TypeString)
 	}
 	if value, ok := _u.mutation.BillOfMaterialsNumber(); ok {
 		_spec.SetField(workorder.FieldBillOfMaterialsNumber, field.TypeString, value)

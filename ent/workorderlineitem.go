@@ -22,6 +22,12 @@ type WorkOrderLineItem struct {
 	TeamID int `json:"team_id,omitempty"`
 	// Version holds the value of the "version" field.
 	Version int64 `json:"version,omitempty"`
+	// DeletedAt holds the value of the "deleted_at" field.
+	DeletedAt *int64 `json:"deleted_at,omitempty"`
+	// DeletedBy holds the value of the "deleted_by" field.
+	DeletedBy *string `json:"deleted_by,omitempty"`
+	// TrashBatch holds the value of the "trash_batch" field.
+	TrashBatch *string `json:"trash_batch,omitempty"`
 	// LineStatus holds the value of the "line_status" field.
 	LineStatus *string `json:"line_status,omitempty"`
 	// LineType holds the value of the "line_type" field.
@@ -82,9 +88,9 @@ func (*WorkOrderLineItem) scanValues(columns []string) ([]any, error) {
 		switch columns[i] {
 		case workorderlineitem.FieldTotalQuantity, workorderlineitem.FieldUnitQuantity:
 			values[i] = new(sql.NullFloat64)
-		case workorderlineitem.FieldTeamID, workorderlineitem.FieldVersion:
+		case workorderlineitem.FieldTeamID, workorderlineitem.FieldVersion, workorderlineitem.FieldDeletedAt:
 			values[i] = new(sql.NullInt64)
-		case workorderlineitem.FieldID, workorderlineitem.FieldLineStatus, workorderlineitem.FieldLineType, workorderlineitem.FieldPartName, workorderlineitem.FieldPartNumber, workorderlineitem.FieldWorkOrderNumber:
+		case workorderlineitem.FieldID, workorderlineitem.FieldDeletedBy, workorderlineitem.FieldTrashBatch, workorderlineitem.FieldLineStatus, workorderlineitem.FieldLineType, workorderlineitem.FieldPartName, workorderlineitem.FieldPartNumber, workorderlineitem.FieldWorkOrderNumber:
 			values[i] = new(sql.NullString)
 		default:
 			values[i] = new(sql.UnknownType)
@@ -118,6 +124,27 @@ func (_m *WorkOrderLineItem) assignValues(columns []string, values []any) error 
 				return fmt.Errorf("unexpected type %T for field version", values[i])
 			} else if value.Valid {
 				_m.Version = value.Int64
+			}
+		case workorderlineitem.FieldDeletedAt:
+			if value, ok := values[i].(*sql.NullInt64); !ok {
+				return fmt.Errorf("unexpected type %T for field deleted_at", values[i])
+			} else if value.Valid {
+				_m.DeletedAt = new(int64)
+				*_m.DeletedAt = value.Int64
+			}
+		case workorderlineitem.FieldDeletedBy:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field deleted_by", values[i])
+			} else if value.Valid {
+				_m.DeletedBy = new(string)
+				*_m.DeletedBy = value.String
+			}
+		case workorderlineitem.FieldTrashBatch:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field trash_batch", values[i])
+			} else if value.Valid {
+				_m.TrashBatch = new(string)
+				*_m.TrashBatch = value.String
 			}
 		case workorderlineitem.FieldLineStatus:
 			if value, ok := values[i].(*sql.NullString); !ok {
@@ -219,6 +246,21 @@ func (_m *WorkOrderLineItem) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("version=")
 	builder.WriteString(fmt.Sprintf("%v", _m.Version))
+	builder.WriteString(", ")
+	if v := _m.DeletedAt; v != nil {
+		builder.WriteString("deleted_at=")
+		builder.WriteString(fmt.Sprintf("%v", *v))
+	}
+	builder.WriteString(", ")
+	if v := _m.DeletedBy; v != nil {
+		builder.WriteString("deleted_by=")
+		builder.WriteString(*v)
+	}
+	builder.WriteString(", ")
+	if v := _m.TrashBatch; v != nil {
+		builder.WriteString("trash_batch=")
+		builder.WriteString(*v)
+	}
 	builder.WriteString(", ")
 	if v := _m.LineStatus; v != nil {
 		builder.WriteString("line_status=")

@@ -41,6 +41,48 @@ func (_c *WorkOrderLineItemCreate) SetNillableVersion(v *int64) *WorkOrderLineIt
 	return _c
 }
 
+// SetDeletedAt sets the "deleted_at" field.
+func (_c *WorkOrderLineItemCreate) SetDeletedAt(v int64) *WorkOrderLineItemCreate {
+	_c.mutation.SetDeletedAt(v)
+	return _c
+}
+
+// SetNillableDeletedAt sets the "deleted_at" field if the given value is not nil.
+func (_c *WorkOrderLineItemCreate) SetNillableDeletedAt(v *int64) *WorkOrderLineItemCreate {
+	if v != nil {
+		_c.SetDeletedAt(*v)
+	}
+	return _c
+}
+
+// SetDeletedBy sets the "deleted_by" field.
+func (_c *WorkOrderLineItemCreate) SetDeletedBy(v string) *WorkOrderLineItemCreate {
+	_c.mutation.SetDeletedBy(v)
+	return _c
+}
+
+// SetNillableDeletedBy sets the "deleted_by" field if the given value is not nil.
+func (_c *WorkOrderLineItemCreate) SetNillableDeletedBy(v *string) *WorkOrderLineItemCreate {
+	if v != nil {
+		_c.SetDeletedBy(*v)
+	}
+	return _c
+}
+
+// SetTrashBatch sets the "trash_batch" field.
+func (_c *WorkOrderLineItemCreate) SetTrashBatch(v string) *WorkOrderLineItemCreate {
+	_c.mutation.SetTrashBatch(v)
+	return _c
+}
+
+// SetNillableTrashBatch sets the "trash_batch" field if the given value is not nil.
+func (_c *WorkOrderLineItemCreate) SetNillableTrashBatch(v *string) *WorkOrderLineItemCreate {
+	if v != nil {
+		_c.SetTrashBatch(*v)
+	}
+	return _c
+}
+
 // SetLineStatus sets the "line_status" field.
 func (_c *WorkOrderLineItemCreate) SetLineStatus(v string) *WorkOrderLineItemCreate {
 	_c.mutation.SetLineStatus(v)
@@ -282,6 +324,18 @@ func (_c *WorkOrderLineItemCreate) createSpec() (*WorkOrderLineItem, *sqlgraph.C
 	if value, ok := _c.mutation.Version(); ok {
 		_spec.SetField(workorderlineitem.FieldVersion, field.TypeInt64, value)
 		_node.Version = value
+	}
+	if value, ok := _c.mutation.DeletedAt(); ok {
+		_spec.SetField(workorderlineitem.FieldDeletedAt, field.TypeInt64, value)
+		_node.DeletedAt = &value
+	}
+	if value, ok := _c.mutation.DeletedBy(); ok {
+		_spec.SetField(workorderlineitem.FieldDeletedBy, field.TypeString, value)
+		_node.DeletedBy = &value
+	}
+	if value, ok := _c.mutation.TrashBatch(); ok {
+		_spec.SetField(workorderlineitem.FieldTrashBatch, field.TypeString, value)
+		_node.TrashBatch = &value
 	}
 	if value, ok := _c.mutation.LineStatus(); ok {
 		_spec.SetField(workorderlineitem.FieldLineStatus, field.TypeString, value)

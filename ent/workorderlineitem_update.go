@@ -49,6 +49,73 @@ func (_u *WorkOrderLineItemUpdate) AddVersion(v int64) *WorkOrderLineItemUpdate 
 	return _u
 }
 
+// SetDeletedAt sets the "deleted_at" field.
+func (_u *WorkOrderLineItemUpdate) SetDeletedAt(v int64) *WorkOrderLineItemUpdate {
+	_u.mutation.ResetDeletedAt()
+	_u.mutation.SetDeletedAt(v)
+	return _u
+}
+
+// SetNillableDeletedAt sets the "deleted_at" field if the given value is not nil.
+func (_u *WorkOrderLineItemUpdate) SetNillableDeletedAt(v *int64) *WorkOrderLineItemUpdate {
+	if v != nil {
+		_u.SetDeletedAt(*v)
+	}
+	return _u
+}
+
+// AddDeletedAt adds value to the "deleted_at" field.
+func (_u *WorkOrderLineItemUpdate) AddDeletedAt(v int64) *WorkOrderLineItemUpdate {
+	_u.mutation.AddDeletedAt(v)
+	return _u
+}
+
+// ClearDeletedAt clears the value of the "deleted_at" field.
+func (_u *WorkOrderLineItemUpdate) ClearDeletedAt() *WorkOrderLineItemUpdate {
+	_u.mutation.ClearDeletedAt()
+	return _u
+}
+
+// SetDeletedBy sets the "deleted_by" field.
+func (_u *WorkOrderLineItemUpdate) SetDeletedBy(v string) *WorkOrderLineItemUpdate {
+	_u.mutation.SetDeletedBy(v)
+	return _u
+}
+
+// SetNillableDeletedBy sets the "deleted_by" field if the given value is not nil.
+func (_u *WorkOrderLineItemUpdate) SetNillableDeletedBy(v *string) *WorkOrderLineItemUpdate {
+	if v != nil {
+		_u.SetDeletedBy(*v)
+	}
+	return _u
+}
+
+// ClearDeletedBy clears the value of the "deleted_by" field.
+func (_u *WorkOrderLineItemUpdate) ClearDeletedBy() *WorkOrderLineItemUpdate {
+	_u.mutation.ClearDeletedBy()
+	return _u
+}
+
+// SetTrashBatch sets the "trash_batch" field.
+func (_u *WorkOrderLineItemUpdate) SetTrashBatch(v string) *WorkOrderLineItemUpdate {
+	_u.mutation.SetTrashBatch(v)
+	return _u
+}
+
+// SetNillableTrashBatch sets the "trash_batch" field if the given value is not nil.
+func (_u *WorkOrderLineItemUpdate) SetNillableTrashBatch(v *string) *WorkOrderLineItemUpdate {
+	if v != nil {
+		_u.SetTrashBatch(*v)
+	}
+	return _u
+}
+
+// ClearTrashBatch clears the value of the "trash_batch" field.
+func (_u *WorkOrderLineItemUpdate) ClearTrashBatch() *WorkOrderLineItemUpdate {
+	_u.mutation.ClearTrashBatch()
+	return _u
+}
+
 // SetLineStatus sets the "line_status" field.
 func (_u *WorkOrderLineItemUpdate) SetLineStatus(v string) *WorkOrderLineItemUpdate {
 	_u.mutation.SetLineStatus(v)
@@ -286,6 +353,27 @@ func (_u *WorkOrderLineItemUpdate) sqlSave(ctx context.Context) (_node int, err 
 	if value, ok := _u.mutation.AddedVersion(); ok {
 		_spec.AddField(workorderlineitem.FieldVersion, field.TypeInt64, value)
 	}
+	if value, ok := _u.mutation.DeletedAt(); ok {
+		_spec.SetField(workorderlineitem.FieldDeletedAt, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.AddedDeletedAt(); ok {
+		_spec.AddField(workorderlineitem.FieldDeletedAt, field.TypeInt64, value)
+	}
+	if _u.mutation.DeletedAtCleared() {
+		_spec.ClearField(workorderlineitem.FieldDeletedAt, field.TypeInt64)
+	}
+	if value, ok := _u.mutation.DeletedBy(); ok {
+		_spec.SetField(workorderlineitem.FieldDeletedBy, field.TypeString, value)
+	}
+	if _u.mutation.DeletedByCleared() {
+		_spec.ClearField(workorderlineitem.FieldDeletedBy, field.TypeString)
+	}
+	if value, ok := _u.mutation.TrashBatch(); ok {
+		_spec.SetField(workorderlineitem.FieldTrashBatch, field.TypeString, value)
+	}
+	if _u.mutation.TrashBatchCleared() {
+		_spec.ClearField(workorderlineitem.FieldTrashBatch, field.TypeString)
+	}
 	if value, ok := _u.mutation.LineStatus(); ok {
 		_spec.SetField(workorderlineitem.FieldLineStatus, field.TypeString, value)
 	}
@@ -395,6 +483,73 @@ func (_u *WorkOrderLineItemUpdateOne) SetNillableVersion(v *int64) *WorkOrderLin
 // AddVersion adds value to the "version" field.
 func (_u *WorkOrderLineItemUpdateOne) AddVersion(v int64) *WorkOrderLineItemUpdateOne {
 	_u.mutation.AddVersion(v)
+	return _u
+}
+
+// SetDeletedAt sets the "deleted_at" field.
+func (_u *WorkOrderLineItemUpdateOne) SetDeletedAt(v int64) *WorkOrderLineItemUpdateOne {
+	_u.mutation.ResetDeletedAt()
+	_u.mutation.SetDeletedAt(v)
+	return _u
+}
+
+// SetNillableDeletedAt sets the "deleted_at" field if the given value is not nil.
+func (_u *WorkOrderLineItemUpdateOne) SetNillableDeletedAt(v *int64) *WorkOrderLineItemUpdateOne {
+	if v != nil {
+		_u.SetDeletedAt(*v)
+	}
+	return _u
+}
+
+// AddDeletedAt adds value to the "deleted_at" field.
+func (_u *WorkOrderLineItemUpdateOne) AddDeletedAt(v int64) *WorkOrderLineItemUpdateOne {
+	_u.mutation.AddDeletedAt(v)
+	return _u
+}
+
+// ClearDeletedAt clears the value of the "deleted_at" field.
+func (_u *WorkOrderLineItemUpdateOne) ClearDeletedAt() *WorkOrderLineItemUpdateOne {
+	_u.mutation.ClearDeletedAt()
+	return _u
+}
+
+// SetDeletedBy sets the "deleted_by" field.
+func (_u *WorkOrderLineItemUpdateOne) SetDeletedBy(v string) *WorkOrderLineItemUpdateOne {
+	_u.mutation.SetDeletedBy(v)
+	return _u
+}
+
+// SetNillableDeletedBy sets the "deleted_by" field if the given value is not nil.
+func (_u *WorkOrderLineItemUpdateOne) SetNillableDeletedBy(v *string) *WorkOrderLineItemUpdateOne {
+	if v != nil {
+		_u.SetDeletedBy(*v)
+	}
+	return _u
+}
+
+// ClearDeletedBy clears the value of the "deleted_by" field.
+func (_u *WorkOrderLineItemUpdateOne) ClearDeletedBy() *WorkOrderLineItemUpdateOne {
+	_u.mutation.ClearDeletedBy()
+	return _u
+}
+
+// SetTrashBatch sets the "trash_batch" field.
+func (_u *WorkOrderLineItemUpdateOne) SetTrashBatch(v string) *WorkOrderLineItemUpdateOne {
+	_u.mutation.SetTrashBatch(v)
+	return _u
+}
+
+// SetNillableTrashBatch sets the "trash_batch" field if the given value is not nil.
+func (_u *WorkOrderLineItemUpdateOne) SetNillableTrashBatch(v *string) *WorkOrderLineItemUpdateOne {
+	if v != nil {
+		_u.SetTrashBatch(*v)
+	}
+	return _u
+}
+
+// ClearTrashBatch clears the value of the "trash_batch" field.
+func (_u *WorkOrderLineItemUpdateOne) ClearTrashBatch() *WorkOrderLineItemUpdateOne {
+	_u.mutation.ClearTrashBatch()
 	return _u
 }
 
@@ -664,6 +819,27 @@ func (_u *WorkOrderLineItemUpdateOne) sqlSave(ctx context.Context) (_node *WorkO
 	}
 	if value, ok := _u.mutation.AddedVersion(); ok {
 		_spec.AddField(workorderlineitem.FieldVersion, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.DeletedAt(); ok {
+		_spec.SetField(workorderlineitem.FieldDeletedAt, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.AddedDeletedAt(); ok {
+		_spec.AddField(workorderlineitem.FieldDeletedAt, field.TypeInt64, value)
+	}
+	if _u.mutation.DeletedAtCleared() {
+		_spec.ClearField(workorderlineitem.FieldDeletedAt, field.TypeInt64)
+	}
+	if value, ok := _u.mutation.DeletedBy(); ok {
+		_spec.SetField(workorderlineitem.FieldDeletedBy, field.TypeString, value)
+	}
+	if _u.mutation.DeletedByCleared() {
+		_spec.ClearField(workorderlineitem.FieldDeletedBy, field.TypeString)
+	}
+	if value, ok := _u.mutation.TrashBatch(); ok {
+		_spec.SetField(workorderlineitem.FieldTrashBatch, field.TypeString, value)
+	}
+	if _u.mutation.TrashBatchCleared() {
+		_spec.ClearField(workorderlineitem.FieldTrashBatch, field.TypeString)
 	}
 	if value, ok := _u.mutation.LineStatus(); ok {
 		_spec.SetField(workorderlineitem.FieldLineStatus, field.TypeString, value)

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"entgo.io/ent"
+	"entgo.io/ent/dialect/entsql"
 	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/schema/edge"
 	"entgo.io/ent/schema/field"
@@ -43,7 +44,34 @@ func (m RecordMixin) Fields() []ent.Field {
 		field.Int64("version").
 			Default(1).
 			Annotations(annotation.ReadOnly()),
+		// The trash (DESIGN §17): a trashed record has deleted_at (when,
+		// in microseconds since 1970) and deleted_by (who); trash_batch
+		// is shared by a record and the children its delete cascaded to,
+		// which come back with it. The engine answers deleted_at and
+		// deleted_by on trashed records only.
+		field.Int64("deleted_at").
+			Optional().
+			Nillable().
+			Annotations(annotation.Hidden()),
+		field.String("deleted_by").
+			Optional().
+			Nillable().
+			Annotations(annotation.Hidden()),
+		field.String("trash_batch").
+			Optional().
+			Nillable().
+			Annotations(annotation.Hidden()),
 	}
+}
+
+// Live is the condition of the records not in the trash. Every index a
+// list walks is partial on it, so that trashed rows cost live reads
+// nothing (the engine's row scope states it in every statement).
+const Live = "deleted_at IS NULL"
+
+// live makes an index partial on Live.
+func live(i *index.Builder) *index.Builder {
+	return i.Annotations(entsql.IndexWhere(Live))
 }
 
 // Edges of the mixin.
@@ -57,10 +85,15 @@ func (RecordMixin) Edges() []ent.Edge {
 	}
 }
 
-// Indexes of the mixin: every list is scoped to a team and ordered by id by default.
+// Indexes of the mixin: every list is scoped to a team and ordered by id
+// by default, the live records' (the trash's, listed with ?trashed=only,
+// has an index of its own, which the generator adds); the trash by time,
+// which the janitor empties, and by batch, which a restore brings back.
 func (RecordMixin) Indexes() []ent.Index {
 	return []ent.Index{
-		index.Fields("team_id", "id"),
+		live(index.Fields("team_id", "id")),
+		index.Fields("deleted_at").Annotations(entsql.IndexWhere("deleted_at IS NOT NULL")),
+		index.Fields("trash_batch").Annotations(entsql.IndexWhere("trash_batch IS NOT NULL")),
 	}
 }
 
@@ -137,6 +170,6 @@ func (c ChildOf) Edges() []ent.Edge {
 func (c ChildOf) Indexes() []ent.Index {
 	return []ent.Index{
 		index.Fields(c.Field),
-		index.Fields("team_id", c.Field, "id"),
+		live(index.Fields("team_id", c.Field, "id")),
 	}
 }

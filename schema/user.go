@@ -48,7 +48,8 @@ func (User) Fields() []ent.Field {
 	}
 }
 
-// Indexes of the User: a username is unique within its team.
+// Indexes of the User: a username is unique within its team, among the
+// records not in the trash (a trashed user's username is free again).
 func (User) Indexes() []ent.Index {
-	return []ent.Index{index.Fields("team_id", "username").Unique()}
+	return []ent.Index{live(index.Fields("team_id", "username").Unique())}
 }

@@ -37,6 +37,7 @@ func (f *serveFlags) register(cmd *cobra.Command) {
 	cmd.Flags().IntVar(&f.cfg.RateBurst, "rate-burst", f.cfg.RateBurst, "burst of requests per token above the rate")
 	cmd.Flags().DurationVar(&f.cfg.IdempotencyTTL, "idempotency-ttl", f.cfg.IdempotencyTTL, "how long the answer to a write sent with an Idempotency-Key replays")
 	cmd.Flags().DurationVar(&f.cfg.EventRetention, "event-retention", f.cfg.EventRetention, "how long events are kept for the event log, histories and webhooks (0 keeps them forever; never less than --idempotency-ttl)")
+	cmd.Flags().DurationVar(&f.cfg.TrashRetention, "trash-retention", f.cfg.TrashRetention, "how long a deleted record stays in the trash, restorable, before it is erased for good (0 keeps the trash forever)")
 	cmd.Flags().StringVar(&f.cfg.RedisURL, "redis-url", os.Getenv("REDIS_URL"),
 		"Redis (redis://host:6379/0) keeping the per-token rate limit, and with read replicas each token's last write, across instances (env REDIS_URL; without it, each instance keeps its own)")
 	cmd.Flags().StringArrayVar(&f.cfg.Replicas.URLs, "replica-url", nil,

@@ -75,6 +75,21 @@ func Version(v int64) predicate.ChannelThread {
 	return predicate.ChannelThread(sql.FieldEQ(FieldVersion, v))
 }
 
+// DeletedAt applies equality check predicate on the "deleted_at" field. It's identical to DeletedAtEQ.
+func DeletedAt(v int64) predicate.ChannelThread {
+	return predicate.ChannelThread(sql.FieldEQ(FieldDeletedAt, v))
+}
+
+// DeletedBy applies equality check predicate on the "deleted_by" field. It's identical to DeletedByEQ.
+func DeletedBy(v string) predicate.ChannelThread {
+	return predicate.ChannelThread(sql.FieldEQ(FieldDeletedBy, v))
+}
+
+// TrashBatch applies equality check predicate on the "trash_batch" field. It's identical to TrashBatchEQ.
+func TrashBatch(v string) predicate.ChannelThread {
+	return predicate.ChannelThread(sql.FieldEQ(FieldTrashBatch, v))
+}
+
 // CaseID applies equality check predicate on the "case_id" field. It's identical to CaseIDEQ.
 func CaseID(v string) predicate.ChannelThread {
 	return predicate.ChannelThread(sql.FieldEQ(FieldCaseID, v))
@@ -148,6 +163,206 @@ func VersionLT(v int64) predicate.ChannelThread {
 // VersionLTE applies the LTE predicate on the "version" field.
 func VersionLTE(v int64) predicate.ChannelThread {
 	return predicate.ChannelThread(sql.FieldLTE(FieldVersion, v))
+}
+
+// DeletedAtEQ applies the EQ predicate on the "deleted_at" field.
+func DeletedAtEQ(v int64) predicate.ChannelThread {
+	return predicate.ChannelThread(sql.FieldEQ(FieldDeletedAt, v))
+}
+
+// DeletedAtNEQ applies the NEQ predicate on the "deleted_at" field.
+func DeletedAtNEQ(v int64) predicate.ChannelThread {
+	return predicate.ChannelThread(sql.FieldNEQ(FieldDeletedAt, v))
+}
+
+// DeletedAtIn applies the In predicate on the "deleted_at" field.
+func DeletedAtIn(vs ...int64) predicate.ChannelThread {
+	return predicate.ChannelThread(sql.FieldIn(FieldDeletedAt, vs...))
+}
+
+// DeletedAtNotIn applies the NotIn predicate on the "deleted_at" field.
+func DeletedAtNotIn(vs ...int64) predicate.ChannelThread {
+	return predicate.ChannelThread(sql.FieldNotIn(FieldDeletedAt, vs...))
+}
+
+// DeletedAtGT applies the GT predicate on the "deleted_at" field.
+func DeletedAtGT(v int64) predicate.ChannelThread {
+	return predicate.ChannelThread(sql.FieldGT(FieldDeletedAt, v))
+}
+
+// DeletedAtGTE applies the GTE predicate on the "deleted_at" field.
+func DeletedAtGTE(v int64) predicate.ChannelThread {
+	return predicate.ChannelThread(sql.FieldGTE(FieldDeletedAt, v))
+}
+
+// DeletedAtLT applies the LT predicate on the "deleted_at" field.
+func DeletedAtLT(v int64) predicate.ChannelThread {
+	return predicate.ChannelThread(sql.FieldLT(FieldDeletedAt, v))
+}
+
+// DeletedAtLTE applies the LTE predicate on the "deleted_at" field.
+func DeletedAtLTE(v int64) predicate.ChannelThread {
+	return predicate.ChannelThread(sql.FieldLTE(FieldDeletedAt, v))
+}
+
+// DeletedAtIsNil applies the IsNil predicate on the "deleted_at" field.
+func DeletedAtIsNil() predicate.ChannelThread {
+	return predicate.ChannelThread(sql.FieldIsNull(FieldDeletedAt))
+}
+
+// DeletedAtNotNil applies the NotNil predicate on the "deleted_at" field.
+func DeletedAtNotNil() predicate.ChannelThread {
+	return predicate.ChannelThread(sql.FieldNotNull(FieldDeletedAt))
+}
+
+// DeletedByEQ applies the EQ predicate on the "deleted_by" field.
+func DeletedByEQ(v string) predicate.ChannelThread {
+	return predicate.ChannelThread(sql.FieldEQ(FieldDeletedBy, v))
+}
+
+// DeletedByNEQ applies the NEQ predicate on the "deleted_by" field.
+func DeletedByNEQ(v string) predicate.ChannelThread {
+	return predicate.ChannelThread(sql.FieldNEQ(FieldDeletedBy, v))
+}
+
+// DeletedByIn applies the In predicate on the "deleted_by" field.
+func DeletedByIn(vs ...string) predicate.ChannelThread {
+	return predicate.ChannelThread(sql.FieldIn(FieldDeletedBy, vs...))
+}
+
+// DeletedByNotIn applies the NotIn predicate on the "deleted_by" field.
+func DeletedByNotIn(vs ...string) predicate.ChannelThread {
+	return predicate.ChannelThread(sql.FieldNotIn(FieldDeletedBy, vs...))
+}
+
+// DeletedByGT applies the GT predicate on the "deleted_by" field.
+func DeletedByGT(v string) predicate.ChannelThread {
+	return predicate.ChannelThread(sql.FieldGT(FieldDeletedBy, v))
+}
+
+// DeletedByGTE applies the GTE predicate on the "deleted_by" field.
+func DeletedByGTE(v string) predicate.ChannelThread {
+	return predicate.ChannelThread(sql.FieldGTE(FieldDeletedBy, v))
+}
+
+// DeletedByLT applies the LT predicate on the "deleted_by" field.
+func DeletedByLT(v string) predicate.ChannelThread {
+	return predicate.ChannelThread(sql.FieldLT(FieldDeletedBy, v))
+}
+
+// DeletedByLTE applies the LTE predicate on the "deleted_by" field.
+func DeletedByLTE(v string) predicate.ChannelThread {
+	return predicate.ChannelThread(sql.FieldLTE(FieldDeletedBy, v))
+}
+
+// DeletedByContains applies the Contains predicate on the "deleted_by" field.
+func DeletedByContains(v string) predicate.ChannelThread {
+	return predicate.ChannelThread(sql.FieldContains(FieldDeletedBy, v))
+}
+
+// DeletedByHasPrefix applies the HasPrefix predicate on the "deleted_by" field.
+func DeletedByHasPrefix(v string) predicate.ChannelThread {
+	return predicate.ChannelThread(sql.FieldHasPrefix(FieldDeletedBy, v))
+}
+
+// DeletedByHasSuffix applies the HasSuffix predicate on the "deleted_by" field.
+func DeletedByHasSuffix(v string) predicate.ChannelThread {
+	return predicate.ChannelThread(sql.FieldHasSuffix(FieldDeletedBy, v))
+}
+
+// DeletedByIsNil applies the IsNil predicate on the "deleted_by" field.
+func DeletedByIsNil() predicate.ChannelThread {
+	return predicate.ChannelThread(sql.FieldIsNull(FieldDeletedBy))
+}
+
+// DeletedByNotNil applies the NotNil predicate on the "deleted_by" field.
+func DeletedByNotNil() predicate.ChannelThread {
+	return predicate.ChannelThread(sql.FieldNotNull(FieldDeletedBy))
+}
+
+// DeletedByEqualFold applies the EqualFold predicate on the "deleted_by" field.
+func DeletedByEqualFold(v string) predicate.ChannelThread {
+	return predicate.ChannelThread(sql.FieldEqualFold(FieldDeletedBy, v))
+}
+
+// DeletedByContainsFold applies the ContainsFold predicate on the "deleted_by" field.
+func DeletedByContainsFold(v string) predicate.ChannelThread {
+	return predicate.ChannelThread(sql.FieldContainsFold(FieldDeletedBy, v))
+}
+
+// TrashBatchEQ applies the EQ predicate on the "trash_batch" field.
+func TrashBatchEQ(v string) predicate.ChannelThread {
+	return predicate.ChannelThread(sql.FieldEQ(FieldTrashBatch, v))
+}
+
+// TrashBatchNEQ applies the NEQ predicate on the "trash_batch" field.
+func TrashBatchNEQ(v string) predicate.ChannelThread {
+	return predicate.ChannelThread(sql.FieldNEQ(FieldTrashBatch, v))
+}
+
+// TrashBatchIn applies the In predicate on the "trash_batch" field.
+func TrashBatchIn(vs ...string) predicate.ChannelThread {
+	return predicate.ChannelThread(sql.FieldIn(FieldTrashBatch, vs...))
+}
+
+// TrashBatchNotIn applies the NotIn predicate on the "trash_batch" field.
+func TrashBatchNotIn(vs ...string) predicate.ChannelThread {
+	return predicate.ChannelThread(sql.FieldNotIn(FieldTrashBatch, vs...))
+}
+
+// TrashBatchGT applies the GT predicate on the "trash_batch" field.
+func TrashBatchGT(v string) predicate.ChannelThread {
+	return predicate.ChannelThread(sql.FieldGT(FieldTrashBatch, v))
+}
+
+// TrashBatchGTE applies the GTE predicate on the "trash_batch" field.
+func TrashBatchGTE(v string) predicate.ChannelThread {
+	return predicate.ChannelThread(sql.FieldGTE(FieldTrashBatch, v))
+}
+
+// TrashBatchLT applies the LT predicate on the "trash_batch" field.
+func TrashBatchLT(v string) predicate.ChannelThread {
+	return predicate.ChannelThread(sql.FieldLT(FieldTrashBatch, v))
+}
+
+// TrashBatchLTE applies the LTE predicate on the "trash_batch" field.
+func TrashBatchLTE(v string) predicate.ChannelThread {
+	return predicate.ChannelThread(sql.FieldLTE(FieldTrashBatch, v))
+}
+
+// TrashBatchContains applies the Contains predicate on the "trash_batch" field.
+func TrashBatchContains(v string) predicate.ChannelThread {
+	return predicate.ChannelThread(sql.FieldContains(FieldTrashBatch, v))
+}
+
+// TrashBatchHasPrefix applies the HasPrefix predicate on the "trash_batch" field.
+func TrashBatchHasPrefix(v string) predicate.ChannelThread {
+	return predicate.ChannelThread(sql.FieldHasPrefix(FieldTrashBatch, v))
+}
+
+// TrashBatchHasSuffix applies the HasSuffix predicate on the "trash_batch" field.
+func TrashBatchHasSuffix(v string) predicate.ChannelThread {
+	return predicate.ChannelThread(sql.FieldHasSuffix(FieldTrashBatch, v))
+}
+
+// TrashBatchIsNil applies the IsNil predicate on the "trash_batch" field.
+func TrashBatchIsNil() predicate.ChannelThread {
+	return predicate.ChannelThread(sql.FieldIsNull(FieldTrashBatch))
+}
+
+// TrashBatchNotNil applies the NotNil predicate on the "trash_batch" field.
+func TrashBatchNotNil() predicate.ChannelThread {
+	return predicate.ChannelThread(sql.FieldNotNull(FieldTrashBatch))
+}
+
+// TrashBatchEqualFold applies the EqualFold predicate on the "trash_batch" field.
+func TrashBatchEqualFold(v string) predicate.ChannelThread {
+	return predicate.ChannelThread(sql.FieldEqualFold(FieldTrashBatch, v))
+}
+
+// TrashBatchContainsFold applies the ContainsFold predicate on the "trash_batch" field.
+func TrashBatchContainsFold(v string) predicate.ChannelThread {
+	return predicate.ChannelThread(sql.FieldContainsFold(FieldTrashBatch, v))
 }
 
 // CaseIDEQ applies the EQ predicate on the "case_id" field.

@@ -74,6 +74,21 @@ func Version(v int64) predicate.Customer {
 	return predicate.Customer(sql.FieldEQ(FieldVersion, v))
 }
 
+// DeletedAt applies equality check predicate on the "deleted_at" field. It's identical to DeletedAtEQ.
+func DeletedAt(v int64) predicate.Customer {
+	return predicate.Customer(sql.FieldEQ(FieldDeletedAt, v))
+}
+
+// DeletedBy applies equality check predicate on the "deleted_by" field. It's identical to DeletedByEQ.
+func DeletedBy(v string) predicate.Customer {
+	return predicate.Customer(sql.FieldEQ(FieldDeletedBy, v))
+}
+
+// TrashBatch applies equality check predicate on the "trash_batch" field. It's identical to TrashBatchEQ.
+func TrashBatch(v string) predicate.Customer {
+	return predicate.Customer(sql.FieldEQ(FieldTrashBatch, v))
+}
+
 // SSOID applies equality check predicate on the "sso_id" field. It's identical to SSOIDEQ.
 func SSOID(v string) predicate.Customer {
 	return predicate.Customer(sql.FieldEQ(FieldSSOID, v))
@@ -172,6 +187,206 @@ func VersionLT(v int64) predicate.Customer {
 // VersionLTE applies the LTE predicate on the "version" field.
 func VersionLTE(v int64) predicate.Customer {
 	return predicate.Customer(sql.FieldLTE(FieldVersion, v))
+}
+
+// DeletedAtEQ applies the EQ predicate on the "deleted_at" field.
+func DeletedAtEQ(v int64) predicate.Customer {
+	return predicate.Customer(sql.FieldEQ(FieldDeletedAt, v))
+}
+
+// DeletedAtNEQ applies the NEQ predicate on the "deleted_at" field.
+func DeletedAtNEQ(v int64) predicate.Customer {
+	return predicate.Customer(sql.FieldNEQ(FieldDeletedAt, v))
+}
+
+// DeletedAtIn applies the In predicate on the "deleted_at" field.
+func DeletedAtIn(vs ...int64) predicate.Customer {
+	return predicate.Customer(sql.FieldIn(FieldDeletedAt, vs...))
+}
+
+// DeletedAtNotIn applies the NotIn predicate on the "deleted_at" field.
+func DeletedAtNotIn(vs ...int64) predicate.Customer {
+	return predicate.Customer(sql.FieldNotIn(FieldDeletedAt, vs...))
+}
+
+// DeletedAtGT applies the GT predicate on the "deleted_at" field.
+func DeletedAtGT(v int64) predicate.Customer {
+	return predicate.Customer(sql.FieldGT(FieldDeletedAt, v))
+}
+
+// DeletedAtGTE applies the GTE predicate on the "deleted_at" field.
+func DeletedAtGTE(v int64) predicate.Customer {
+	return predicate.Customer(sql.FieldGTE(FieldDeletedAt, v))
+}
+
+// DeletedAtLT applies the LT predicate on the "deleted_at" field.
+func DeletedAtLT(v int64) predicate.Customer {
+	return predicate.Customer(sql.FieldLT(FieldDeletedAt, v))
+}
+
+// DeletedAtLTE applies the LTE predicate on the "deleted_at" field.
+func DeletedAtLTE(v int64) predicate.Customer {
+	return predicate.Customer(sql.FieldLTE(FieldDeletedAt, v))
+}
+
+// DeletedAtIsNil applies the IsNil predicate on the "deleted_at" field.
+func DeletedAtIsNil() predicate.Customer {
+	return predicate.Customer(sql.FieldIsNull(FieldDeletedAt))
+}
+
+// DeletedAtNotNil applies the NotNil predicate on the "deleted_at" field.
+func DeletedAtNotNil() predicate.Customer {
+	return predicate.Customer(sql.FieldNotNull(FieldDeletedAt))
+}
+
+// DeletedByEQ applies the EQ predicate on the "deleted_by" field.
+func DeletedByEQ(v string) predicate.Customer {
+	return predicate.Customer(sql.FieldEQ(FieldDeletedBy, v))
+}
+
+// DeletedByNEQ applies the NEQ predicate on the "deleted_by" field.
+func DeletedByNEQ(v string) predicate.Customer {
+	return predicate.Customer(sql.FieldNEQ(FieldDeletedBy, v))
+}
+
+// DeletedByIn applies the In predicate on the "deleted_by" field.
+func DeletedByIn(vs ...string) predicate.Customer {
+	return predicate.Customer(sql.FieldIn(FieldDeletedBy, vs...))
+}
+
+// DeletedByNotIn applies the NotIn predicate on the "deleted_by" field.
+func DeletedByNotIn(vs ...string) predicate.Customer {
+	return predicate.Customer(sql.FieldNotIn(FieldDeletedBy, vs...))
+}
+
+// DeletedByGT applies the GT predicate on the "deleted_by" field.
+func DeletedByGT(v string) predicate.Customer {
+	return predicate.Customer(sql.FieldGT(FieldDeletedBy, v))
+}
+
+// DeletedByGTE applies the GTE predicate on the "deleted_by" field.
+func DeletedByGTE(v string) predicate.Customer {
+	return predicate.Customer(sql.FieldGTE(FieldDeletedBy, v))
+}
+
+// DeletedByLT applies the LT predicate on the "deleted_by" field.
+func DeletedByLT(v string) predicate.Customer {
+	return predicate.Customer(sql.FieldLT(FieldDeletedBy, v))
+}
+
+// DeletedByLTE applies the LTE predicate on the "deleted_by" field.
+func DeletedByLTE(v string) predicate.Customer {
+	return predicate.Customer(sql.FieldLTE(FieldDeletedBy, v))
+}
+
+// DeletedByContains applies the Contains predicate on the "deleted_by" field.
+func DeletedByContains(v string) predicate.Customer {
+	return predicate.Customer(sql.FieldContains(FieldDeletedBy, v))
+}
+
+// DeletedByHasPrefix applies the HasPrefix predicate on the "deleted_by" field.
+func DeletedByHasPrefix(v string) predicate.Customer {
+	return predicate.Customer(sql.FieldHasPrefix(FieldDeletedBy, v))
+}
+
+// DeletedByHasSuffix applies the HasSuffix predicate on the "deleted_by" field.
+func DeletedByHasSuffix(v string) predicate.Customer {
+	return predicate.Customer(sql.FieldHasSuffix(FieldDeletedBy, v))
+}
+
+// DeletedByIsNil applies the IsNil predicate on the "deleted_by" field.
+func DeletedByIsNil() predicate.Customer {
+	return predicate.Customer(sql.FieldIsNull(FieldDeletedBy))
+}
+
+// DeletedByNotNil applies the NotNil predicate on the "deleted_by" field.
+func DeletedByNotNil() predicate.Customer {
+	return predicate.Customer(sql.FieldNotNull(FieldDeletedBy))
+}
+
+// DeletedByEqualFold applies the EqualFold predicate on the "deleted_by" field.
+func DeletedByEqualFold(v string) predicate.Customer {
+	return predicate.Customer(sql.FieldEqualFold(FieldDeletedBy, v))
+}
+
+// DeletedByContainsFold applies the ContainsFold predicate on the "deleted_by" field.
+func DeletedByContainsFold(v string) predicate.Customer {
+	return predicate.Customer(sql.FieldContainsFold(FieldDeletedBy, v))
+}
+
+// TrashBatchEQ applies the EQ predicate on the "trash_batch" field.
+func TrashBatchEQ(v string) predicate.Customer {
+	return predicate.Customer(sql.FieldEQ(FieldTrashBatch, v))
+}
+
+// TrashBatchNEQ applies the NEQ predicate on the "trash_batch" field.
+func TrashBatchNEQ(v string) predicate.Customer {
+	return predicate.Customer(sql.FieldNEQ(FieldTrashBatch, v))
+}
+
+// TrashBatchIn applies the In predicate on the "trash_batch" field.
+func TrashBatchIn(vs ...string) predicate.Customer {
+	return predicate.Customer(sql.FieldIn(FieldTrashBatch, vs...))
+}
+
+// TrashBatchNotIn applies the NotIn predicate on the "trash_batch" field.
+func TrashBatchNotIn(vs ...string) predicate.Customer {
+	return predicate.Customer(sql.FieldNotIn(FieldTrashBatch, vs...))
+}
+
+// TrashBatchGT applies the GT predicate on the "trash_batch" field.
+func TrashBatchGT(v string) predicate.Customer {
+	return predicate.Customer(sql.FieldGT(FieldTrashBatch, v))
+}
+
+// TrashBatchGTE applies the GTE predicate on the "trash_batch" field.
+func TrashBatchGTE(v string) predicate.Customer {
+	return predicate.Customer(sql.FieldGTE(FieldTrashBatch, v))
+}
+
+// TrashBatchLT applies the LT predicate on the "trash_batch" field.
+func TrashBatchLT(v string) predicate.Customer {
+	return predicate.Customer(sql.FieldLT(FieldTrashBatch, v))
+}
+
+// TrashBatchLTE applies the LTE predicate on the "trash_batch" field.
+func TrashBatchLTE(v string) predicate.Customer {
+	return predicate.Customer(sql.FieldLTE(FieldTrashBatch, v))
+}
+
+// TrashBatchContains applies the Contains predicate on the "trash_batch" field.
+func TrashBatchContains(v string) predicate.Customer {
+	return predicate.Customer(sql.FieldContains(FieldTrashBatch, v))
+}
+
+// TrashBatchHasPrefix applies the HasPrefix predicate on the "trash_batch" field.
+func TrashBatchHasPrefix(v string) predicate.Customer {
+	return predicate.Customer(sql.FieldHasPrefix(FieldTrashBatch, v))
+}
+
+// TrashBatchHasSuffix applies the HasSuffix predicate on the "trash_batch" field.
+func TrashBatchHasSuffix(v string) predicate.Customer {
+	return predicate.Customer(sql.FieldHasSuffix(FieldTrashBatch, v))
+}
+
+// TrashBatchIsNil applies the IsNil predicate on the "trash_batch" field.
+func TrashBatchIsNil() predicate.Customer {
+	return predicate.Customer(sql.FieldIsNull(FieldTrashBatch))
+}
+
+// TrashBatchNotNil applies the NotNil predicate on the "trash_batch" field.
+func TrashBatchNotNil() predicate.Customer {
+	return predicate.Customer(sql.FieldNotNull(FieldTrashBatch))
+}
+
+// TrashBatchEqualFold applies the EqualFold predicate on the "trash_batch" field.
+func TrashBatchEqualFold(v string) predicate.Customer {
+	return predicate.Customer(sql.FieldEqualFold(FieldTrashBatch, v))
+}
+
+// TrashBatchContainsFold applies the ContainsFold predicate on the "trash_batch" field.
+func TrashBatchContainsFold(v string) predicate.Customer {
+	return predicate.Customer(sql.FieldContainsFold(FieldTrashBatch, v))
 }
 
 // SSOIDEQ applies the EQ predicate on the "sso_id" field.

@@ -47,6 +47,9 @@ var (
 	BillOfMaterialsLineItemsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeString},
 		{Name: "version", Type: field.TypeInt64, Default: 1},
+		{Name: "deleted_at", Type: field.TypeInt64, Nullable: true},
+		{Name: "deleted_by", Type: field.TypeString, Nullable: true},
+		{Name: "trash_batch", Type: field.TypeString, Nullable: true},
 		{Name: "bill_of_materials_number", Type: field.TypeString, Nullable: true},
 		{Name: "line_type", Type: field.TypeString, Nullable: true},
 		{Name: "part_name", Type: field.TypeString, Nullable: true},
@@ -64,7 +67,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "bill_of_materials_line_items_teams_team",
-				Columns:    []*schema.Column{BillOfMaterialsLineItemsColumns[9]},
+				Columns:    []*schema.Column{BillOfMaterialsLineItemsColumns[12]},
 				RefColumns: []*schema.Column{TeamsColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -73,7 +76,26 @@ var (
 			{
 				Name:    "billofmaterialslineitem_team_id_id",
 				Unique:  false,
-				Columns: []*schema.Column{BillOfMaterialsLineItemsColumns[9], BillOfMaterialsLineItemsColumns[0]},
+				Columns: []*schema.Column{BillOfMaterialsLineItemsColumns[12], BillOfMaterialsLineItemsColumns[0]},
+				Annotation: &entsql.IndexAnnotation{
+					Where: "deleted_at IS NULL",
+				},
+			},
+			{
+				Name:    "billofmaterialslineitem_deleted_at",
+				Unique:  false,
+				Columns: []*schema.Column{BillOfMaterialsLineItemsColumns[2]},
+				Annotation: &entsql.IndexAnnotation{
+					Where: "deleted_at IS NOT NULL",
+				},
+			},
+			{
+				Name:    "billofmaterialslineitem_trash_batch",
+				Unique:  false,
+				Columns: []*schema.Column{BillOfMaterialsLineItemsColumns[4]},
+				Annotation: &entsql.IndexAnnotation{
+					Where: "trash_batch IS NOT NULL",
+				},
 			},
 		},
 	}
@@ -81,6 +103,9 @@ var (
 	CasesColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeString},
 		{Name: "version", Type: field.TypeInt64, Default: 1},
+		{Name: "deleted_at", Type: field.TypeInt64, Nullable: true},
+		{Name: "deleted_by", Type: field.TypeString, Nullable: true},
+		{Name: "trash_batch", Type: field.TypeString, Nullable: true},
 		{Name: "case_name", Type: field.TypeString, Nullable: true},
 		{Name: "description", Type: field.TypeString, Nullable: true},
 		{Name: "case_number", Type: field.TypeString, Nullable: true},
@@ -100,7 +125,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "cases_teams_team",
-				Columns:    []*schema.Column{CasesColumns[11]},
+				Columns:    []*schema.Column{CasesColumns[14]},
 				RefColumns: []*schema.Column{TeamsColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -109,7 +134,26 @@ var (
 			{
 				Name:    "caserecord_team_id_id",
 				Unique:  false,
-				Columns: []*schema.Column{CasesColumns[11], CasesColumns[0]},
+				Columns: []*schema.Column{CasesColumns[14], CasesColumns[0]},
+				Annotation: &entsql.IndexAnnotation{
+					Where: "deleted_at IS NULL",
+				},
+			},
+			{
+				Name:    "caserecord_deleted_at",
+				Unique:  false,
+				Columns: []*schema.Column{CasesColumns[2]},
+				Annotation: &entsql.IndexAnnotation{
+					Where: "deleted_at IS NOT NULL",
+				},
+			},
+			{
+				Name:    "caserecord_trash_batch",
+				Unique:  false,
+				Columns: []*schema.Column{CasesColumns[4]},
+				Annotation: &entsql.IndexAnnotation{
+					Where: "trash_batch IS NOT NULL",
+				},
 			},
 		},
 	}
@@ -117,6 +161,9 @@ var (
 	ChannelThreadsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeString},
 		{Name: "version", Type: field.TypeInt64, Default: 1},
+		{Name: "deleted_at", Type: field.TypeInt64, Nullable: true},
+		{Name: "deleted_by", Type: field.TypeString, Nullable: true},
+		{Name: "trash_batch", Type: field.TypeString, Nullable: true},
 		{Name: "created_at", Type: field.TypeTime, Nullable: true},
 		{Name: "updated_at", Type: field.TypeTime, Nullable: true},
 		{Name: "case_id", Type: field.TypeString, Nullable: true},
@@ -130,13 +177,13 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "channel_threads_cases_threads",
-				Columns:    []*schema.Column{ChannelThreadsColumns[4]},
+				Columns:    []*schema.Column{ChannelThreadsColumns[7]},
 				RefColumns: []*schema.Column{CasesColumns[0]},
 				OnDelete:   schema.Cascade,
 			},
 			{
 				Symbol:     "channel_threads_teams_team",
-				Columns:    []*schema.Column{ChannelThreadsColumns[5]},
+				Columns:    []*schema.Column{ChannelThreadsColumns[8]},
 				RefColumns: []*schema.Column{TeamsColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -145,17 +192,39 @@ var (
 			{
 				Name:    "channelthread_team_id_id",
 				Unique:  false,
-				Columns: []*schema.Column{ChannelThreadsColumns[5], ChannelThreadsColumns[0]},
+				Columns: []*schema.Column{ChannelThreadsColumns[8], ChannelThreadsColumns[0]},
+				Annotation: &entsql.IndexAnnotation{
+					Where: "deleted_at IS NULL",
+				},
+			},
+			{
+				Name:    "channelthread_deleted_at",
+				Unique:  false,
+				Columns: []*schema.Column{ChannelThreadsColumns[2]},
+				Annotation: &entsql.IndexAnnotation{
+					Where: "deleted_at IS NOT NULL",
+				},
+			},
+			{
+				Name:    "channelthread_trash_batch",
+				Unique:  false,
+				Columns: []*schema.Column{ChannelThreadsColumns[4]},
+				Annotation: &entsql.IndexAnnotation{
+					Where: "trash_batch IS NOT NULL",
+				},
 			},
 			{
 				Name:    "channelthread_case_id",
 				Unique:  false,
-				Columns: []*schema.Column{ChannelThreadsColumns[4]},
+				Columns: []*schema.Column{ChannelThreadsColumns[7]},
 			},
 			{
 				Name:    "channelthread_team_id_case_id_id",
 				Unique:  false,
-				Columns: []*schema.Column{ChannelThreadsColumns[5], ChannelThreadsColumns[4], ChannelThreadsColumns[0]},
+				Columns: []*schema.Column{ChannelThreadsColumns[8], ChannelThreadsColumns[7], ChannelThreadsColumns[0]},
+				Annotation: &entsql.IndexAnnotation{
+					Where: "deleted_at IS NULL",
+				},
 			},
 		},
 	}
@@ -163,6 +232,9 @@ var (
 	ContactsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeString},
 		{Name: "version", Type: field.TypeInt64, Default: 1},
+		{Name: "deleted_at", Type: field.TypeInt64, Nullable: true},
+		{Name: "deleted_by", Type: field.TypeString, Nullable: true},
+		{Name: "trash_batch", Type: field.TypeString, Nullable: true},
 		{Name: "assistant", Type: field.TypeString, Nullable: true},
 		{Name: "assistant_phone", Type: field.TypeString, Nullable: true},
 		{Name: "avatar", Type: field.TypeString, Nullable: true},
@@ -204,7 +276,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "contacts_teams_team",
-				Columns:    []*schema.Column{ContactsColumns[33]},
+				Columns:    []*schema.Column{ContactsColumns[36]},
 				RefColumns: []*schema.Column{TeamsColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -213,7 +285,26 @@ var (
 			{
 				Name:    "contact_team_id_id",
 				Unique:  false,
-				Columns: []*schema.Column{ContactsColumns[33], ContactsColumns[0]},
+				Columns: []*schema.Column{ContactsColumns[36], ContactsColumns[0]},
+				Annotation: &entsql.IndexAnnotation{
+					Where: "deleted_at IS NULL",
+				},
+			},
+			{
+				Name:    "contact_deleted_at",
+				Unique:  false,
+				Columns: []*schema.Column{ContactsColumns[2]},
+				Annotation: &entsql.IndexAnnotation{
+					Where: "deleted_at IS NOT NULL",
+				},
+			},
+			{
+				Name:    "contact_trash_batch",
+				Unique:  false,
+				Columns: []*schema.Column{ContactsColumns[4]},
+				Annotation: &entsql.IndexAnnotation{
+					Where: "trash_batch IS NOT NULL",
+				},
 			},
 		},
 	}
@@ -221,6 +312,9 @@ var (
 	CustomersColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeString},
 		{Name: "version", Type: field.TypeInt64, Default: 1},
+		{Name: "deleted_at", Type: field.TypeInt64, Nullable: true},
+		{Name: "deleted_by", Type: field.TypeString, Nullable: true},
+		{Name: "trash_batch", Type: field.TypeString, Nullable: true},
 		{Name: "sso_id", Type: field.TypeString, Nullable: true},
 		{Name: "email", Type: field.TypeString, Nullable: true},
 		{Name: "first_name", Type: field.TypeString, Nullable: true},
@@ -239,7 +333,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "customers_teams_team",
-				Columns:    []*schema.Column{CustomersColumns[10]},
+				Columns:    []*schema.Column{CustomersColumns[13]},
 				RefColumns: []*schema.Column{TeamsColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -248,7 +342,26 @@ var (
 			{
 				Name:    "customer_team_id_id",
 				Unique:  false,
-				Columns: []*schema.Column{CustomersColumns[10], CustomersColumns[0]},
+				Columns: []*schema.Column{CustomersColumns[13], CustomersColumns[0]},
+				Annotation: &entsql.IndexAnnotation{
+					Where: "deleted_at IS NULL",
+				},
+			},
+			{
+				Name:    "customer_deleted_at",
+				Unique:  false,
+				Columns: []*schema.Column{CustomersColumns[2]},
+				Annotation: &entsql.IndexAnnotation{
+					Where: "deleted_at IS NOT NULL",
+				},
+			},
+			{
+				Name:    "customer_trash_batch",
+				Unique:  false,
+				Columns: []*schema.Column{CustomersColumns[4]},
+				Annotation: &entsql.IndexAnnotation{
+					Where: "trash_batch IS NOT NULL",
+				},
 			},
 		},
 	}
@@ -323,6 +436,9 @@ var (
 	PackingListsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeString},
 		{Name: "version", Type: field.TypeInt64, Default: 1},
+		{Name: "deleted_at", Type: field.TypeInt64, Nullable: true},
+		{Name: "deleted_by", Type: field.TypeString, Nullable: true},
+		{Name: "trash_batch", Type: field.TypeString, Nullable: true},
 		{Name: "number", Type: field.TypeString, Nullable: true},
 		{Name: "delivery_date", Type: field.TypeTime, Nullable: true, SchemaType: map[string]string{"postgres": "date"}},
 		{Name: "invoice_number", Type: field.TypeString, Nullable: true},
@@ -340,7 +456,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "packing_lists_teams_team",
-				Columns:    []*schema.Column{PackingListsColumns[9]},
+				Columns:    []*schema.Column{PackingListsColumns[12]},
 				RefColumns: []*schema.Column{TeamsColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -349,7 +465,26 @@ var (
 			{
 				Name:    "packinglist_team_id_id",
 				Unique:  false,
-				Columns: []*schema.Column{PackingListsColumns[9], PackingListsColumns[0]},
+				Columns: []*schema.Column{PackingListsColumns[12], PackingListsColumns[0]},
+				Annotation: &entsql.IndexAnnotation{
+					Where: "deleted_at IS NULL",
+				},
+			},
+			{
+				Name:    "packinglist_deleted_at",
+				Unique:  false,
+				Columns: []*schema.Column{PackingListsColumns[2]},
+				Annotation: &entsql.IndexAnnotation{
+					Where: "deleted_at IS NOT NULL",
+				},
+			},
+			{
+				Name:    "packinglist_trash_batch",
+				Unique:  false,
+				Columns: []*schema.Column{PackingListsColumns[4]},
+				Annotation: &entsql.IndexAnnotation{
+					Where: "trash_batch IS NOT NULL",
+				},
 			},
 		},
 	}
@@ -357,6 +492,9 @@ var (
 	PackingListItemsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeString},
 		{Name: "version", Type: field.TypeInt64, Default: 1},
+		{Name: "deleted_at", Type: field.TypeInt64, Nullable: true},
+		{Name: "deleted_by", Type: field.TypeString, Nullable: true},
+		{Name: "trash_batch", Type: field.TypeString, Nullable: true},
 		{Name: "sku", Type: field.TypeString, Nullable: true},
 		{Name: "description", Type: field.TypeString, Nullable: true},
 		{Name: "quantity", Type: field.TypeInt64, Nullable: true},
@@ -372,13 +510,13 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "packing_list_items_packing_lists_items",
-				Columns:    []*schema.Column{PackingListItemsColumns[6]},
+				Columns:    []*schema.Column{PackingListItemsColumns[9]},
 				RefColumns: []*schema.Column{PackingListsColumns[0]},
 				OnDelete:   schema.Cascade,
 			},
 			{
 				Symbol:     "packing_list_items_teams_team",
-				Columns:    []*schema.Column{PackingListItemsColumns[7]},
+				Columns:    []*schema.Column{PackingListItemsColumns[10]},
 				RefColumns: []*schema.Column{TeamsColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -387,17 +525,39 @@ var (
 			{
 				Name:    "packinglistitem_team_id_id",
 				Unique:  false,
-				Columns: []*schema.Column{PackingListItemsColumns[7], PackingListItemsColumns[0]},
+				Columns: []*schema.Column{PackingListItemsColumns[10], PackingListItemsColumns[0]},
+				Annotation: &entsql.IndexAnnotation{
+					Where: "deleted_at IS NULL",
+				},
+			},
+			{
+				Name:    "packinglistitem_deleted_at",
+				Unique:  false,
+				Columns: []*schema.Column{PackingListItemsColumns[2]},
+				Annotation: &entsql.IndexAnnotation{
+					Where: "deleted_at IS NOT NULL",
+				},
+			},
+			{
+				Name:    "packinglistitem_trash_batch",
+				Unique:  false,
+				Columns: []*schema.Column{PackingListItemsColumns[4]},
+				Annotation: &entsql.IndexAnnotation{
+					Where: "trash_batch IS NOT NULL",
+				},
 			},
 			{
 				Name:    "packinglistitem_packing_list",
 				Unique:  false,
-				Columns: []*schema.Column{PackingListItemsColumns[6]},
+				Columns: []*schema.Column{PackingListItemsColumns[9]},
 			},
 			{
 				Name:    "packinglistitem_team_id_packing_list_id",
 				Unique:  false,
-				Columns: []*schema.Column{PackingListItemsColumns[7], PackingListItemsColumns[6], PackingListItemsColumns[0]},
+				Columns: []*schema.Column{PackingListItemsColumns[10], PackingListItemsColumns[9], PackingListItemsColumns[0]},
+				Annotation: &entsql.IndexAnnotation{
+					Where: "deleted_at IS NULL",
+				},
 			},
 		},
 	}
@@ -405,6 +565,9 @@ var (
 	PurchaseOrdersColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeString},
 		{Name: "version", Type: field.TypeInt64, Default: 1},
+		{Name: "deleted_at", Type: field.TypeInt64, Nullable: true},
+		{Name: "deleted_by", Type: field.TypeString, Nullable: true},
+		{Name: "trash_batch", Type: field.TypeString, Nullable: true},
 		{Name: "createdat", Type: field.TypeString, Nullable: true},
 		{Name: "delivery_date", Type: field.TypeString, Nullable: true},
 		{Name: "description", Type: field.TypeString, Nullable: true},
@@ -432,7 +595,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "purchase_orders_teams_team",
-				Columns:    []*schema.Column{PurchaseOrdersColumns[19]},
+				Columns:    []*schema.Column{PurchaseOrdersColumns[22]},
 				RefColumns: []*schema.Column{TeamsColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -441,7 +604,26 @@ var (
 			{
 				Name:    "purchaseorder_team_id_id",
 				Unique:  false,
-				Columns: []*schema.Column{PurchaseOrdersColumns[19], PurchaseOrdersColumns[0]},
+				Columns: []*schema.Column{PurchaseOrdersColumns[22], PurchaseOrdersColumns[0]},
+				Annotation: &entsql.IndexAnnotation{
+					Where: "deleted_at IS NULL",
+				},
+			},
+			{
+				Name:    "purchaseorder_deleted_at",
+				Unique:  false,
+				Columns: []*schema.Column{PurchaseOrdersColumns[2]},
+				Annotation: &entsql.IndexAnnotation{
+					Where: "deleted_at IS NOT NULL",
+				},
+			},
+			{
+				Name:    "purchaseorder_trash_batch",
+				Unique:  false,
+				Columns: []*schema.Column{PurchaseOrdersColumns[4]},
+				Annotation: &entsql.IndexAnnotation{
+					Where: "trash_batch IS NOT NULL",
+				},
 			},
 		},
 	}
@@ -449,6 +631,9 @@ var (
 	ReturnLineItemsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeString},
 		{Name: "version", Type: field.TypeInt64, Default: 1},
+		{Name: "deleted_at", Type: field.TypeInt64, Nullable: true},
+		{Name: "deleted_by", Type: field.TypeString, Nullable: true},
+		{Name: "trash_batch", Type: field.TypeString, Nullable: true},
 		{Name: "amount", Type: field.TypeString, Nullable: true},
 		{Name: "condition", Type: field.TypeString, Nullable: true},
 		{Name: "flat_rate_shipping", Type: field.TypeString, Nullable: true},
@@ -468,13 +653,13 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "return_line_items_teams_team",
-				Columns:    []*schema.Column{ReturnLineItemsColumns[10]},
+				Columns:    []*schema.Column{ReturnLineItemsColumns[13]},
 				RefColumns: []*schema.Column{TeamsColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
 			{
 				Symbol:     "return_line_items_returns_line_items",
-				Columns:    []*schema.Column{ReturnLineItemsColumns[11]},
+				Columns:    []*schema.Column{ReturnLineItemsColumns[14]},
 				RefColumns: []*schema.Column{ReturnsColumns[0]},
 				OnDelete:   schema.Cascade,
 			},
@@ -483,17 +668,39 @@ var (
 			{
 				Name:    "returnlineitem_team_id_id",
 				Unique:  false,
-				Columns: []*schema.Column{ReturnLineItemsColumns[10], ReturnLineItemsColumns[0]},
+				Columns: []*schema.Column{ReturnLineItemsColumns[13], ReturnLineItemsColumns[0]},
+				Annotation: &entsql.IndexAnnotation{
+					Where: "deleted_at IS NULL",
+				},
+			},
+			{
+				Name:    "returnlineitem_deleted_at",
+				Unique:  false,
+				Columns: []*schema.Column{ReturnLineItemsColumns[2]},
+				Annotation: &entsql.IndexAnnotation{
+					Where: "deleted_at IS NOT NULL",
+				},
+			},
+			{
+				Name:    "returnlineitem_trash_batch",
+				Unique:  false,
+				Columns: []*schema.Column{ReturnLineItemsColumns[4]},
+				Annotation: &entsql.IndexAnnotation{
+					Where: "trash_batch IS NOT NULL",
+				},
 			},
 			{
 				Name:    "returnlineitem_return_id",
 				Unique:  false,
-				Columns: []*schema.Column{ReturnLineItemsColumns[11]},
+				Columns: []*schema.Column{ReturnLineItemsColumns[14]},
 			},
 			{
 				Name:    "returnlineitem_team_id_return_id_id",
 				Unique:  false,
-				Columns: []*schema.Column{ReturnLineItemsColumns[10], ReturnLineItemsColumns[11], ReturnLineItemsColumns[0]},
+				Columns: []*schema.Column{ReturnLineItemsColumns[13], ReturnLineItemsColumns[14], ReturnLineItemsColumns[0]},
+				Annotation: &entsql.IndexAnnotation{
+					Where: "deleted_at IS NULL",
+				},
 			},
 		},
 	}
@@ -501,6 +708,9 @@ var (
 	ReturnsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeString},
 		{Name: "version", Type: field.TypeInt64, Default: 1},
+		{Name: "deleted_at", Type: field.TypeInt64, Nullable: true},
+		{Name: "deleted_by", Type: field.TypeString, Nullable: true},
+		{Name: "trash_batch", Type: field.TypeString, Nullable: true},
 		{Name: "order_id", Type: field.TypeString, Nullable: true},
 		{Name: "description", Type: field.TypeString, Nullable: true},
 		{Name: "issue", Type: field.TypeString, Nullable: true},
@@ -535,7 +745,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "returns_teams_team",
-				Columns:    []*schema.Column{ReturnsColumns[26]},
+				Columns:    []*schema.Column{ReturnsColumns[29]},
 				RefColumns: []*schema.Column{TeamsColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -544,7 +754,26 @@ var (
 			{
 				Name:    "returnrecord_team_id_id",
 				Unique:  false,
-				Columns: []*schema.Column{ReturnsColumns[26], ReturnsColumns[0]},
+				Columns: []*schema.Column{ReturnsColumns[29], ReturnsColumns[0]},
+				Annotation: &entsql.IndexAnnotation{
+					Where: "deleted_at IS NULL",
+				},
+			},
+			{
+				Name:    "returnrecord_deleted_at",
+				Unique:  false,
+				Columns: []*schema.Column{ReturnsColumns[2]},
+				Annotation: &entsql.IndexAnnotation{
+					Where: "deleted_at IS NOT NULL",
+				},
+			},
+			{
+				Name:    "returnrecord_trash_batch",
+				Unique:  false,
+				Columns: []*schema.Column{ReturnsColumns[4]},
+				Annotation: &entsql.IndexAnnotation{
+					Where: "trash_batch IS NOT NULL",
+				},
 			},
 		},
 	}
@@ -563,6 +792,9 @@ var (
 	SuppliersColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeString},
 		{Name: "version", Type: field.TypeInt64, Default: 1},
+		{Name: "deleted_at", Type: field.TypeInt64, Nullable: true},
+		{Name: "deleted_by", Type: field.TypeString, Nullable: true},
+		{Name: "trash_batch", Type: field.TypeString, Nullable: true},
 		{Name: "name", Type: field.TypeString, Nullable: true},
 		{Name: "provided_id", Type: field.TypeString, Nullable: true},
 		{Name: "mapping", Type: field.TypeJSON, Nullable: true, SchemaType: map[string]string{"postgres": "json"}},
@@ -580,7 +812,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "suppliers_teams_team",
-				Columns:    []*schema.Column{SuppliersColumns[9]},
+				Columns:    []*schema.Column{SuppliersColumns[12]},
 				RefColumns: []*schema.Column{TeamsColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -589,7 +821,26 @@ var (
 			{
 				Name:    "supplier_team_id_id",
 				Unique:  false,
-				Columns: []*schema.Column{SuppliersColumns[9], SuppliersColumns[0]},
+				Columns: []*schema.Column{SuppliersColumns[12], SuppliersColumns[0]},
+				Annotation: &entsql.IndexAnnotation{
+					Where: "deleted_at IS NULL",
+				},
+			},
+			{
+				Name:    "supplier_deleted_at",
+				Unique:  false,
+				Columns: []*schema.Column{SuppliersColumns[2]},
+				Annotation: &entsql.IndexAnnotation{
+					Where: "deleted_at IS NOT NULL",
+				},
+			},
+			{
+				Name:    "supplier_trash_batch",
+				Unique:  false,
+				Columns: []*schema.Column{SuppliersColumns[4]},
+				Annotation: &entsql.IndexAnnotation{
+					Where: "trash_batch IS NOT NULL",
+				},
 			},
 		},
 	}
@@ -609,6 +860,9 @@ var (
 	UsersColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeString},
 		{Name: "version", Type: field.TypeInt64, Default: 1},
+		{Name: "deleted_at", Type: field.TypeInt64, Nullable: true},
+		{Name: "deleted_by", Type: field.TypeString, Nullable: true},
+		{Name: "trash_batch", Type: field.TypeString, Nullable: true},
 		{Name: "active", Type: field.TypeBool, Nullable: true},
 		{Name: "avatar", Type: field.TypeString, Nullable: true},
 		{Name: "bio", Type: field.TypeString, Nullable: true},
@@ -636,7 +890,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "users_teams_team",
-				Columns:    []*schema.Column{UsersColumns[19]},
+				Columns:    []*schema.Column{UsersColumns[22]},
 				RefColumns: []*schema.Column{TeamsColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -645,12 +899,34 @@ var (
 			{
 				Name:    "user_team_id_id",
 				Unique:  false,
-				Columns: []*schema.Column{UsersColumns[19], UsersColumns[0]},
+				Columns: []*schema.Column{UsersColumns[22], UsersColumns[0]},
+				Annotation: &entsql.IndexAnnotation{
+					Where: "deleted_at IS NULL",
+				},
+			},
+			{
+				Name:    "user_deleted_at",
+				Unique:  false,
+				Columns: []*schema.Column{UsersColumns[2]},
+				Annotation: &entsql.IndexAnnotation{
+					Where: "deleted_at IS NOT NULL",
+				},
+			},
+			{
+				Name:    "user_trash_batch",
+				Unique:  false,
+				Columns: []*schema.Column{UsersColumns[4]},
+				Annotation: &entsql.IndexAnnotation{
+					Where: "trash_batch IS NOT NULL",
+				},
 			},
 			{
 				Name:    "user_team_id_username",
 				Unique:  true,
-				Columns: []*schema.Column{UsersColumns[19], UsersColumns[18]},
+				Columns: []*schema.Column{UsersColumns[22], UsersColumns[21]},
+				Annotation: &entsql.IndexAnnotation{
+					Where: "deleted_at IS NULL",
+				},
 			},
 		},
 	}
@@ -658,6 +934,9 @@ var (
 	VendorsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeString},
 		{Name: "version", Type: field.TypeInt64, Default: 1},
+		{Name: "deleted_at", Type: field.TypeInt64, Nullable: true},
+		{Name: "deleted_by", Type: field.TypeString, Nullable: true},
+		{Name: "trash_batch", Type: field.TypeString, Nullable: true},
 		{Name: "vendor_name", Type: field.TypeString, Nullable: true},
 		{Name: "vendor_notes", Type: field.TypeString, Nullable: true},
 		{Name: "vendor_subtype", Type: field.TypeString, Nullable: true},
@@ -704,7 +983,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "vendors_teams_team",
-				Columns:    []*schema.Column{VendorsColumns[38]},
+				Columns:    []*schema.Column{VendorsColumns[41]},
 				RefColumns: []*schema.Column{TeamsColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -713,7 +992,26 @@ var (
 			{
 				Name:    "vendor_team_id_id",
 				Unique:  false,
-				Columns: []*schema.Column{VendorsColumns[38], VendorsColumns[0]},
+				Columns: []*schema.Column{VendorsColumns[41], VendorsColumns[0]},
+				Annotation: &entsql.IndexAnnotation{
+					Where: "deleted_at IS NULL",
+				},
+			},
+			{
+				Name:    "vendor_deleted_at",
+				Unique:  false,
+				Columns: []*schema.Column{VendorsColumns[2]},
+				Annotation: &entsql.IndexAnnotation{
+					Where: "deleted_at IS NOT NULL",
+				},
+			},
+			{
+				Name:    "vendor_trash_batch",
+				Unique:  false,
+				Columns: []*schema.Column{VendorsColumns[4]},
+				Annotation: &entsql.IndexAnnotation{
+					Where: "trash_batch IS NOT NULL",
+				},
 			},
 		},
 	}
@@ -721,6 +1019,9 @@ var (
 	WarrantiesColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeString},
 		{Name: "version", Type: field.TypeInt64, Default: 1},
+		{Name: "deleted_at", Type: field.TypeInt64, Nullable: true},
+		{Name: "deleted_by", Type: field.TypeString, Nullable: true},
+		{Name: "trash_batch", Type: field.TypeString, Nullable: true},
 		{Name: "created_at", Type: field.TypeTime, Nullable: true},
 		{Name: "updated_at", Type: field.TypeTime, Nullable: true},
 		{Name: "team_id", Type: field.TypeInt},
@@ -733,7 +1034,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "warranties_teams_team",
-				Columns:    []*schema.Column{WarrantiesColumns[4]},
+				Columns:    []*schema.Column{WarrantiesColumns[7]},
 				RefColumns: []*schema.Column{TeamsColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -742,7 +1043,26 @@ var (
 			{
 				Name:    "warranty_team_id_id",
 				Unique:  false,
-				Columns: []*schema.Column{WarrantiesColumns[4], WarrantiesColumns[0]},
+				Columns: []*schema.Column{WarrantiesColumns[7], WarrantiesColumns[0]},
+				Annotation: &entsql.IndexAnnotation{
+					Where: "deleted_at IS NULL",
+				},
+			},
+			{
+				Name:    "warranty_deleted_at",
+				Unique:  false,
+				Columns: []*schema.Column{WarrantiesColumns[2]},
+				Annotation: &entsql.IndexAnnotation{
+					Where: "deleted_at IS NOT NULL",
+				},
+			},
+			{
+				Name:    "warranty_trash_batch",
+				Unique:  false,
+				Columns: []*schema.Column{WarrantiesColumns[4]},
+				Annotation: &entsql.IndexAnnotation{
+					Where: "trash_batch IS NOT NULL",
+				},
 			},
 		},
 	}
@@ -750,6 +1070,9 @@ var (
 	WarrantyLineItemsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeString},
 		{Name: "version", Type: field.TypeInt64, Default: 1},
+		{Name: "deleted_at", Type: field.TypeInt64, Nullable: true},
+		{Name: "deleted_by", Type: field.TypeString, Nullable: true},
+		{Name: "trash_batch", Type: field.TypeString, Nullable: true},
 		{Name: "sku", Type: field.TypeString, Nullable: true},
 		{Name: "name", Type: field.TypeString, Nullable: true},
 		{Name: "price", Type: field.TypeString, Nullable: true},
@@ -775,13 +1098,13 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "warranty_line_items_warranties_line_items",
-				Columns:    []*schema.Column{WarrantyLineItemsColumns[16]},
+				Columns:    []*schema.Column{WarrantyLineItemsColumns[19]},
 				RefColumns: []*schema.Column{WarrantiesColumns[0]},
 				OnDelete:   schema.Cascade,
 			},
 			{
 				Symbol:     "warranty_line_items_teams_team",
-				Columns:    []*schema.Column{WarrantyLineItemsColumns[17]},
+				Columns:    []*schema.Column{WarrantyLineItemsColumns[20]},
 				RefColumns: []*schema.Column{TeamsColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -790,17 +1113,39 @@ var (
 			{
 				Name:    "warrantylineitem_team_id_id",
 				Unique:  false,
-				Columns: []*schema.Column{WarrantyLineItemsColumns[17], WarrantyLineItemsColumns[0]},
+				Columns: []*schema.Column{WarrantyLineItemsColumns[20], WarrantyLineItemsColumns[0]},
+				Annotation: &entsql.IndexAnnotation{
+					Where: "deleted_at IS NULL",
+				},
+			},
+			{
+				Name:    "warrantylineitem_deleted_at",
+				Unique:  false,
+				Columns: []*schema.Column{WarrantyLineItemsColumns[2]},
+				Annotation: &entsql.IndexAnnotation{
+					Where: "deleted_at IS NOT NULL",
+				},
+			},
+			{
+				Name:    "warrantylineitem_trash_batch",
+				Unique:  false,
+				Columns: []*schema.Column{WarrantyLineItemsColumns[4]},
+				Annotation: &entsql.IndexAnnotation{
+					Where: "trash_batch IS NOT NULL",
+				},
 			},
 			{
 				Name:    "warrantylineitem_warranty_id",
 				Unique:  false,
-				Columns: []*schema.Column{WarrantyLineItemsColumns[16]},
+				Columns: []*schema.Column{WarrantyLineItemsColumns[19]},
 			},
 			{
 				Name:    "warrantylineitem_team_id_warranty_id_id",
 				Unique:  false,
-				Columns: []*schema.Column{WarrantyLineItemsColumns[17], WarrantyLineItemsColumns[16], WarrantyLineItemsColumns[0]},
+				Columns: []*schema.Column{WarrantyLineItemsColumns[20], WarrantyLineItemsColumns[19], WarrantyLineItemsColumns[0]},
+				Annotation: &entsql.IndexAnnotation{
+					Where: "deleted_at IS NULL",
+				},
 			},
 		},
 	}
@@ -874,6 +1219,9 @@ var (
 	WorkOrdersColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeString},
 		{Name: "version", Type: field.TypeInt64, Default: 1},
+		{Name: "deleted_at", Type: field.TypeInt64, Nullable: true},
+		{Name: "deleted_by", Type: field.TypeString, Nullable: true},
+		{Name: "trash_batch", Type: field.TypeString, Nullable: true},
 		{Name: "bill_of_materials_number", Type: field.TypeString, Nullable: true},
 		{Name: "created_at", Type: field.TypeTime, Nullable: true},
 		{Name: "created_by", Type: field.TypeString, Nullable: true},
@@ -899,7 +1247,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "work_orders_teams_team",
-				Columns:    []*schema.Column{WorkOrdersColumns[17]},
+				Columns:    []*schema.Column{WorkOrdersColumns[20]},
 				RefColumns: []*schema.Column{TeamsColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -908,7 +1256,26 @@ var (
 			{
 				Name:    "workorder_team_id_id",
 				Unique:  false,
-				Columns: []*schema.Column{WorkOrdersColumns[17], WorkOrdersColumns[0]},
+				Columns: []*schema.Column{WorkOrdersColumns[20], WorkOrdersColumns[0]},
+				Annotation: &entsql.IndexAnnotation{
+					Where: "deleted_at IS NULL",
+				},
+			},
+			{
+				Name:    "workorder_deleted_at",
+				Unique:  false,
+				Columns: []*schema.Column{WorkOrdersColumns[2]},
+				Annotation: &entsql.IndexAnnotation{
+					Where: "deleted_at IS NOT NULL",
+				},
+			},
+			{
+				Name:    "workorder_trash_batch",
+				Unique:  false,
+				Columns: []*schema.Column{WorkOrdersColumns[4]},
+				Annotation: &entsql.IndexAnnotation{
+					Where: "trash_batch IS NOT NULL",
+				},
 			},
 		},
 	}
@@ -916,6 +1283,9 @@ var (
 	WorkOrderLineItemsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeString},
 		{Name: "version", Type: field.TypeInt64, Default: 1},
+		{Name: "deleted_at", Type: field.TypeInt64, Nullable: true},
+		{Name: "deleted_by", Type: field.TypeString, Nullable: true},
+		{Name: "trash_batch", Type: field.TypeString, Nullable: true},
 		{Name: "line_status", Type: field.TypeString, Nullable: true},
 		{Name: "line_type", Type: field.TypeString, Nullable: true},
 		{Name: "part_name", Type: field.TypeString, Nullable: true},
@@ -933,13 +1303,13 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "work_order_line_items_work_orders_work_order_line_items",
-				Columns:    []*schema.Column{WorkOrderLineItemsColumns[8]},
+				Columns:    []*schema.Column{WorkOrderLineItemsColumns[11]},
 				RefColumns: []*schema.Column{WorkOrdersColumns[0]},
 				OnDelete:   schema.Cascade,
 			},
 			{
 				Symbol:     "work_order_line_items_teams_team",
-				Columns:    []*schema.Column{WorkOrderLineItemsColumns[9]},
+				Columns:    []*schema.Column{WorkOrderLineItemsColumns[12]},
 				RefColumns: []*schema.Column{TeamsColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -948,17 +1318,39 @@ var (
 			{
 				Name:    "workorderlineitem_team_id_id",
 				Unique:  false,
-				Columns: []*schema.Column{WorkOrderLineItemsColumns[9], WorkOrderLineItemsColumns[0]},
+				Columns: []*schema.Column{WorkOrderLineItemsColumns[12], WorkOrderLineItemsColumns[0]},
+				Annotation: &entsql.IndexAnnotation{
+					Where: "deleted_at IS NULL",
+				},
+			},
+			{
+				Name:    "workorderlineitem_deleted_at",
+				Unique:  false,
+				Columns: []*schema.Column{WorkOrderLineItemsColumns[2]},
+				Annotation: &entsql.IndexAnnotation{
+					Where: "deleted_at IS NOT NULL",
+				},
+			},
+			{
+				Name:    "workorderlineitem_trash_batch",
+				Unique:  false,
+				Columns: []*schema.Column{WorkOrderLineItemsColumns[4]},
+				Annotation: &entsql.IndexAnnotation{
+					Where: "trash_batch IS NOT NULL",
+				},
 			},
 			{
 				Name:    "workorderlineitem_work_order_number",
 				Unique:  false,
-				Columns: []*schema.Column{WorkOrderLineItemsColumns[8]},
+				Columns: []*schema.Column{WorkOrderLineItemsColumns[11]},
 			},
 			{
 				Name:    "workorderlineitem_team_id_work_order_number_id",
 				Unique:  false,
-				Columns: []*schema.Column{WorkOrderLineItemsColumns[9], WorkOrderLineItemsColumns[8], WorkOrderLineItemsColumns[0]},
+				Columns: []*schema.Column{WorkOrderLineItemsColumns[12], WorkOrderLineItemsColumns[11], WorkOrderLineItemsColumns[0]},
+				Annotation: &entsql.IndexAnnotation{
+					Where: "deleted_at IS NULL",
+				},
 			},
 		},
 	}

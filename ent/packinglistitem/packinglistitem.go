@@ -17,6 +17,12 @@ const (
 	FieldTeamID = "team_id"
 	// FieldVersion holds the string denoting the version field in the database.
 	FieldVersion = "version"
+	// FieldDeletedAt holds the string denoting the deleted_at field in the database.
+	FieldDeletedAt = "deleted_at"
+	// FieldDeletedBy holds the string denoting the deleted_by field in the database.
+	FieldDeletedBy = "deleted_by"
+	// FieldTrashBatch holds the string denoting the trash_batch field in the database.
+	FieldTrashBatch = "trash_batch"
 	// FieldSku holds the string denoting the sku field in the database.
 	FieldSku = "sku"
 	// FieldDescription holds the string denoting the description field in the database.
@@ -54,6 +60,9 @@ var Columns = []string{
 	FieldID,
 	FieldTeamID,
 	FieldVersion,
+	FieldDeletedAt,
+	FieldDeletedBy,
+	FieldTrashBatch,
 	FieldSku,
 	FieldDescription,
 	FieldQuantity,
@@ -103,6 +112,21 @@ func ByTeamID(opts ...sql.OrderTermOption) OrderOption {
 // ByVersion orders the results by the version field.
 func ByVersion(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldVersion, opts...).ToFunc()
+}
+
+// ByDeletedAt orders the results by the deleted_at field.
+func ByDeletedAt(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldDeletedAt, opts...).ToFunc()
+}
+
+// ByDeletedBy orders the results by the deleted_by field.
+func ByDeletedBy(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldDeletedBy, opts...).ToFunc()
+}
+
+// ByTrashBatch orders the results by the trash_batch field.
+func ByTrashBatch(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldTrashBatch, opts...).ToFunc()
 }
 
 // BySku orders the results by the sku field.

@@ -75,6 +75,21 @@ func Version(v int64) predicate.Supplier {
 	return predicate.Supplier(sql.FieldEQ(FieldVersion, v))
 }
 
+// DeletedAt applies equality check predicate on the "deleted_at" field. It's identical to DeletedAtEQ.
+func DeletedAt(v int64) predicate.Supplier {
+	return predicate.Supplier(sql.FieldEQ(FieldDeletedAt, v))
+}
+
+// DeletedBy applies equality check predicate on the "deleted_by" field. It's identical to DeletedByEQ.
+func DeletedBy(v string) predicate.Supplier {
+	return predicate.Supplier(sql.FieldEQ(FieldDeletedBy, v))
+}
+
+// TrashBatch applies equality check predicate on the "trash_batch" field. It's identical to TrashBatchEQ.
+func TrashBatch(v string) predicate.Supplier {
+	return predicate.Supplier(sql.FieldEQ(FieldTrashBatch, v))
+}
+
 // Name applies equality check predicate on the "name" field. It's identical to NameEQ.
 func Name(v string) predicate.Supplier {
 	return predicate.Supplier(sql.FieldEQ(FieldName, v))
@@ -158,6 +173,206 @@ func VersionLT(v int64) predicate.Supplier {
 // VersionLTE applies the LTE predicate on the "version" field.
 func VersionLTE(v int64) predicate.Supplier {
 	return predicate.Supplier(sql.FieldLTE(FieldVersion, v))
+}
+
+// DeletedAtEQ applies the EQ predicate on the "deleted_at" field.
+func DeletedAtEQ(v int64) predicate.Supplier {
+	return predicate.Supplier(sql.FieldEQ(FieldDeletedAt, v))
+}
+
+// DeletedAtNEQ applies the NEQ predicate on the "deleted_at" field.
+func DeletedAtNEQ(v int64) predicate.Supplier {
+	return predicate.Supplier(sql.FieldNEQ(FieldDeletedAt, v))
+}
+
+// DeletedAtIn applies the In predicate on the "deleted_at" field.
+func DeletedAtIn(vs ...int64) predicate.Supplier {
+	return predicate.Supplier(sql.FieldIn(FieldDeletedAt, vs...))
+}
+
+// DeletedAtNotIn applies the NotIn predicate on the "deleted_at" field.
+func DeletedAtNotIn(vs ...int64) predicate.Supplier {
+	return predicate.Supplier(sql.FieldNotIn(FieldDeletedAt, vs...))
+}
+
+// DeletedAtGT applies the GT predicate on the "deleted_at" field.
+func DeletedAtGT(v int64) predicate.Supplier {
+	return predicate.Supplier(sql.FieldGT(FieldDeletedAt, v))
+}
+
+// DeletedAtGTE applies the GTE predicate on the "deleted_at" field.
+func DeletedAtGTE(v int64) predicate.Supplier {
+	return predicate.Supplier(sql.FieldGTE(FieldDeletedAt, v))
+}
+
+// DeletedAtLT applies the LT predicate on the "deleted_at" field.
+func DeletedAtLT(v int64) predicate.Supplier {
+	return predicate.Supplier(sql.FieldLT(FieldDeletedAt, v))
+}
+
+// DeletedAtLTE applies the LTE predicate on the "deleted_at" field.
+func DeletedAtLTE(v int64) predicate.Supplier {
+	return predicate.Supplier(sql.FieldLTE(FieldDeletedAt, v))
+}
+
+// DeletedAtIsNil applies the IsNil predicate on the "deleted_at" field.
+func DeletedAtIsNil() predicate.Supplier {
+	return predicate.Supplier(sql.FieldIsNull(FieldDeletedAt))
+}
+
+// DeletedAtNotNil applies the NotNil predicate on the "deleted_at" field.
+func DeletedAtNotNil() predicate.Supplier {
+	return predicate.Supplier(sql.FieldNotNull(FieldDeletedAt))
+}
+
+// DeletedByEQ applies the EQ predicate on the "deleted_by" field.
+func DeletedByEQ(v string) predicate.Supplier {
+	return predicate.Supplier(sql.FieldEQ(FieldDeletedBy, v))
+}
+
+// DeletedByNEQ applies the NEQ predicate on the "deleted_by" field.
+func DeletedByNEQ(v string) predicate.Supplier {
+	return predicate.Supplier(sql.FieldNEQ(FieldDeletedBy, v))
+}
+
+// DeletedByIn applies the In predicate on the "deleted_by" field.
+func DeletedByIn(vs ...string) predicate.Supplier {
+	return predicate.Supplier(sql.FieldIn(FieldDeletedBy, vs...))
+}
+
+// DeletedByNotIn applies the NotIn predicate on the "deleted_by" field.
+func DeletedByNotIn(vs ...string) predicate.Supplier {
+	return predicate.Supplier(sql.FieldNotIn(FieldDeletedBy, vs...))
+}
+
+// DeletedByGT applies the GT predicate on the "deleted_by" field.
+func DeletedByGT(v string) predicate.Supplier {
+	return predicate.Supplier(sql.FieldGT(FieldDeletedBy, v))
+}
+
+// DeletedByGTE applies the GTE predicate on the "deleted_by" field.
+func DeletedByGTE(v string) predicate.Supplier {
+	return predicate.Supplier(sql.FieldGTE(FieldDeletedBy, v))
+}
+
+// DeletedByLT applies the LT predicate on the "deleted_by" field.
+func DeletedByLT(v string) predicate.Supplier {
+	return predicate.Supplier(sql.FieldLT(FieldDeletedBy, v))
+}
+
+// DeletedByLTE applies the LTE predicate on the "deleted_by" field.
+func DeletedByLTE(v string) predicate.Supplier {
+	return predicate.Supplier(sql.FieldLTE(FieldDeletedBy, v))
+}
+
+// DeletedByContains applies the Contains predicate on the "deleted_by" field.
+func DeletedByContains(v string) predicate.Supplier {
+	return predicate.Supplier(sql.FieldContains(FieldDeletedBy, v))
+}
+
+// DeletedByHasPrefix applies the HasPrefix predicate on the "deleted_by" field.
+func DeletedByHasPrefix(v string) predicate.Supplier {
+	return predicate.Supplier(sql.FieldHasPrefix(FieldDeletedBy, v))
+}
+
+// DeletedByHasSuffix applies the HasSuffix predicate on the "deleted_by" field.
+func DeletedByHasSuffix(v string) predicate.Supplier {
+	return predicate.Supplier(sql.FieldHasSuffix(FieldDeletedBy, v))
+}
+
+// DeletedByIsNil applies the IsNil predicate on the "deleted_by" field.
+func DeletedByIsNil() predicate.Supplier {
+	return predicate.Supplier(sql.FieldIsNull(FieldDeletedBy))
+}
+
+// DeletedByNotNil applies the NotNil predicate on the "deleted_by" field.
+func DeletedByNotNil() predicate.Supplier {
+	return predicate.Supplier(sql.FieldNotNull(FieldDeletedBy))
+}
+
+// DeletedByEqualFold applies the EqualFold predicate on the "deleted_by" field.
+func DeletedByEqualFold(v string) predicate.Supplier {
+	return predicate.Supplier(sql.FieldEqualFold(FieldDeletedBy, v))
+}
+
+// DeletedByContainsFold applies the ContainsFold predicate on the "deleted_by" field.
+func DeletedByContainsFold(v string) predicate.Supplier {
+	return predicate.Supplier(sql.FieldContainsFold(FieldDeletedBy, v))
+}
+
+// TrashBatchEQ applies the EQ predicate on the "trash_batch" field.
+func TrashBatchEQ(v string) predicate.Supplier {
+	return predicate.Supplier(sql.FieldEQ(FieldTrashBatch, v))
+}
+
+// TrashBatchNEQ applies the NEQ predicate on the "trash_batch" field.
+func TrashBatchNEQ(v string) predicate.Supplier {
+	return predicate.Supplier(sql.FieldNEQ(FieldTrashBatch, v))
+}
+
+// TrashBatchIn applies the In predicate on the "trash_batch" field.
+func TrashBatchIn(vs ...string) predicate.Supplier {
+	return predicate.Supplier(sql.FieldIn(FieldTrashBatch, vs...))
+}
+
+// TrashBatchNotIn applies the NotIn predicate on the "trash_batch" field.
+func TrashBatchNotIn(vs ...string) predicate.Supplier {
+	return predicate.Supplier(sql.FieldNotIn(FieldTrashBatch, vs...))
+}
+
+// TrashBatchGT applies the GT predicate on the "trash_batch" field.
+func TrashBatchGT(v string) predicate.Supplier {
+	return predicate.Supplier(sql.FieldGT(FieldTrashBatch, v))
+}
+
+// TrashBatchGTE applies the GTE predicate on the "trash_batch" field.
+func TrashBatchGTE(v string) predicate.Supplier {
+	return predicate.Supplier(sql.FieldGTE(FieldTrashBatch, v))
+}
+
+// TrashBatchLT applies the LT predicate on the "trash_batch" field.
+func TrashBatchLT(v string) predicate.Supplier {
+	return predicate.Supplier(sql.FieldLT(FieldTrashBatch, v))
+}
+
+// TrashBatchLTE applies the LTE predicate on the "trash_batch" field.
+func TrashBatchLTE(v string) predicate.Supplier {
+	return predicate.Supplier(sql.FieldLTE(FieldTrashBatch, v))
+}
+
+// TrashBatchContains applies the Contains predicate on the "trash_batch" field.
+func TrashBatchContains(v string) predicate.Supplier {
+	return predicate.Supplier(sql.FieldContains(FieldTrashBatch, v))
+}
+
+// TrashBatchHasPrefix applies the HasPrefix predicate on the "trash_batch" field.
+func TrashBatchHasPrefix(v string) predicate.Supplier {
+	return predicate.Supplier(sql.FieldHasPrefix(FieldTrashBatch, v))
+}
+
+// TrashBatchHasSuffix applies the HasSuffix predicate on the "trash_batch" field.
+func TrashBatchHasSuffix(v string) predicate.Supplier {
+	return predicate.Supplier(sql.FieldHasSuffix(FieldTrashBatch, v))
+}
+
+// TrashBatchIsNil applies the IsNil predicate on the "trash_batch" field.
+func TrashBatchIsNil() predicate.Supplier {
+	return predicate.Supplier(sql.FieldIsNull(FieldTrashBatch))
+}
+
+// TrashBatchNotNil applies the NotNil predicate on the "trash_batch" field.
+func TrashBatchNotNil() predicate.Supplier {
+	return predicate.Supplier(sql.FieldNotNull(FieldTrashBatch))
+}
+
+// TrashBatchEqualFold applies the EqualFold predicate on the "trash_batch" field.
+func TrashBatchEqualFold(v string) predicate.Supplier {
+	return predicate.Supplier(sql.FieldEqualFold(FieldTrashBatch, v))
+}
+
+// TrashBatchContainsFold applies the ContainsFold predicate on the "trash_batch" field.
+func TrashBatchContainsFold(v string) predicate.Supplier {
+	return predicate.Supplier(sql.FieldContainsFold(FieldTrashBatch, v))
 }
 
 // NameEQ applies the EQ predicate on the "name" field.

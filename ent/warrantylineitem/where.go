@@ -74,6 +74,21 @@ func Version(v int64) predicate.WarrantyLineItem {
 	return predicate.WarrantyLineItem(sql.FieldEQ(FieldVersion, v))
 }
 
+// DeletedAt applies equality check predicate on the "deleted_at" field. It's identical to DeletedAtEQ.
+func DeletedAt(v int64) predicate.WarrantyLineItem {
+	return predicate.WarrantyLineItem(sql.FieldEQ(FieldDeletedAt, v))
+}
+
+// DeletedBy applies equality check predicate on the "deleted_by" field. It's identical to DeletedByEQ.
+func DeletedBy(v string) predicate.WarrantyLineItem {
+	return predicate.WarrantyLineItem(sql.FieldEQ(FieldDeletedBy, v))
+}
+
+// TrashBatch applies equality check predicate on the "trash_batch" field. It's identical to TrashBatchEQ.
+func TrashBatch(v string) predicate.WarrantyLineItem {
+	return predicate.WarrantyLineItem(sql.FieldEQ(FieldTrashBatch, v))
+}
+
 // Sku applies equality check predicate on the "sku" field. It's identical to SkuEQ.
 func Sku(v string) predicate.WarrantyLineItem {
 	return predicate.WarrantyLineItem(sql.FieldEQ(FieldSku, v))
@@ -207,6 +222,206 @@ func VersionLT(v int64) predicate.WarrantyLineItem {
 // VersionLTE applies the LTE predicate on the "version" field.
 func VersionLTE(v int64) predicate.WarrantyLineItem {
 	return predicate.WarrantyLineItem(sql.FieldLTE(FieldVersion, v))
+}
+
+// DeletedAtEQ applies the EQ predicate on the "deleted_at" field.
+func DeletedAtEQ(v int64) predicate.WarrantyLineItem {
+	return predicate.WarrantyLineItem(sql.FieldEQ(FieldDeletedAt, v))
+}
+
+// DeletedAtNEQ applies the NEQ predicate on the "deleted_at" field.
+func DeletedAtNEQ(v int64) predicate.WarrantyLineItem {
+	return predicate.WarrantyLineItem(sql.FieldNEQ(FieldDeletedAt, v))
+}
+
+// DeletedAtIn applies the In predicate on the "deleted_at" field.
+func DeletedAtIn(vs ...int64) predicate.WarrantyLineItem {
+	return predicate.WarrantyLineItem(sql.FieldIn(FieldDeletedAt, vs...))
+}
+
+// DeletedAtNotIn applies the NotIn predicate on the "deleted_at" field.
+func DeletedAtNotIn(vs ...int64) predicate.WarrantyLineItem {
+	return predicate.WarrantyLineItem(sql.FieldNotIn(FieldDeletedAt, vs...))
+}
+
+// DeletedAtGT applies the GT predicate on the "deleted_at" field.
+func DeletedAtGT(v int64) predicate.WarrantyLineItem {
+	return predicate.WarrantyLineItem(sql.FieldGT(FieldDeletedAt, v))
+}
+
+// DeletedAtGTE applies the GTE predicate on the "deleted_at" field.
+func DeletedAtGTE(v int64) predicate.WarrantyLineItem {
+	return predicate.WarrantyLineItem(sql.FieldGTE(FieldDeletedAt, v))
+}
+
+// DeletedAtLT applies the LT predicate on the "deleted_at" field.
+func DeletedAtLT(v int64) predicate.WarrantyLineItem {
+	return predicate.WarrantyLineItem(sql.FieldLT(FieldDeletedAt, v))
+}
+
+// DeletedAtLTE applies the LTE predicate on the "deleted_at" field.
+func DeletedAtLTE(v int64) predicate.WarrantyLineItem {
+	return predicate.WarrantyLineItem(sql.FieldLTE(FieldDeletedAt, v))
+}
+
+// DeletedAtIsNil applies the IsNil predicate on the "deleted_at" field.
+func DeletedAtIsNil() predicate.WarrantyLineItem {
+	return predicate.WarrantyLineItem(sql.FieldIsNull(FieldDeletedAt))
+}
+
+// DeletedAtNotNil applies the NotNil predicate on the "deleted_at" field.
+func DeletedAtNotNil() predicate.WarrantyLineItem {
+	return predicate.WarrantyLineItem(sql.FieldNotNull(FieldDeletedAt))
+}
+
+// DeletedByEQ applies the EQ predicate on the "deleted_by" field.
+func DeletedByEQ(v string) predicate.WarrantyLineItem {
+	return predicate.WarrantyLineItem(sql.FieldEQ(FieldDeletedBy, v))
+}
+
+// DeletedByNEQ applies the NEQ predicate on the "deleted_by" field.
+func DeletedByNEQ(v string) predicate.WarrantyLineItem {
+	return predicate.WarrantyLineItem(sql.FieldNEQ(FieldDeletedBy, v))
+}
+
+// DeletedByIn applies the In predicate on the "deleted_by" field.
+func DeletedByIn(vs ...string) predicate.WarrantyLineItem {
+	return predicate.WarrantyLineItem(sql.FieldIn(FieldDeletedBy, vs...))
+}
+
+// DeletedByNotIn applies the NotIn predicate on the "deleted_by" field.
+func DeletedByNotIn(vs ...string) predicate.WarrantyLineItem {
+	return predicate.WarrantyLineItem(sql.FieldNotIn(FieldDeletedBy, vs...))
+}
+
+// DeletedByGT applies the GT predicate on the "deleted_by" field.
+func DeletedByGT(v string) predicate.WarrantyLineItem {
+	return predicate.WarrantyLineItem(sql.FieldGT(FieldDeletedBy, v))
+}
+
+// DeletedByGTE applies the GTE predicate on the "deleted_by" field.
+func DeletedByGTE(v string) predicate.WarrantyLineItem {
+	return predicate.WarrantyLineItem(sql.FieldGTE(FieldDeletedBy, v))
+}
+
+// DeletedByLT applies the LT predicate on the "deleted_by" field.
+func DeletedByLT(v string) predicate.WarrantyLineItem {
+	return predicate.WarrantyLineItem(sql.FieldLT(FieldDeletedBy, v))
+}
+
+// DeletedByLTE applies the LTE predicate on the "deleted_by" field.
+func DeletedByLTE(v string) predicate.WarrantyLineItem {
+	return predicate.WarrantyLineItem(sql.FieldLTE(FieldDeletedBy, v))
+}
+
+// DeletedByContains applies the Contains predicate on the "deleted_by" field.
+func DeletedByContains(v string) predicate.WarrantyLineItem {
+	return predicate.WarrantyLineItem(sql.FieldContains(FieldDeletedBy, v))
+}
+
+// DeletedByHasPrefix applies the HasPrefix predicate on the "deleted_by" field.
+func DeletedByHasPrefix(v string) predicate.WarrantyLineItem {
+	return predicate.WarrantyLineItem(sql.FieldHasPrefix(FieldDeletedBy, v))
+}
+
+// DeletedByHasSuffix applies the HasSuffix predicate on the "deleted_by" field.
+func DeletedByHasSuffix(v string) predicate.WarrantyLineItem {
+	return predicate.WarrantyLineItem(sql.FieldHasSuffix(FieldDeletedBy, v))
+}
+
+// DeletedByIsNil applies the IsNil predicate on the "deleted_by" field.
+func DeletedByIsNil() predicate.WarrantyLineItem {
+	return predicate.WarrantyLineItem(sql.FieldIsNull(FieldDeletedBy))
+}
+
+// DeletedByNotNil applies the NotNil predicate on the "deleted_by" field.
+func DeletedByNotNil() predicate.WarrantyLineItem {
+	return predicate.WarrantyLineItem(sql.FieldNotNull(FieldDeletedBy))
+}
+
+// DeletedByEqualFold applies the EqualFold predicate on the "deleted_by" field.
+func DeletedByEqualFold(v string) predicate.WarrantyLineItem {
+	return predicate.WarrantyLineItem(sql.FieldEqualFold(FieldDeletedBy, v))
+}
+
+// DeletedByContainsFold applies the ContainsFold predicate on the "deleted_by" field.
+func DeletedByContainsFold(v string) predicate.WarrantyLineItem {
+	return predicate.WarrantyLineItem(sql.FieldContainsFold(FieldDeletedBy, v))
+}
+
+// TrashBatchEQ applies the EQ predicate on the "trash_batch" field.
+func TrashBatchEQ(v string) predicate.WarrantyLineItem {
+	return predicate.WarrantyLineItem(sql.FieldEQ(FieldTrashBatch, v))
+}
+
+// TrashBatchNEQ applies the NEQ predicate on the "trash_batch" field.
+func TrashBatchNEQ(v string) predicate.WarrantyLineItem {
+	return predicate.WarrantyLineItem(sql.FieldNEQ(FieldTrashBatch, v))
+}
+
+// TrashBatchIn applies the In predicate on the "trash_batch" field.
+func TrashBatchIn(vs ...string) predicate.WarrantyLineItem {
+	return predicate.WarrantyLineItem(sql.FieldIn(FieldTrashBatch, vs...))
+}
+
+// TrashBatchNotIn applies the NotIn predicate on the "trash_batch" field.
+func TrashBatchNotIn(vs ...string) predicate.WarrantyLineItem {
+	return predicate.WarrantyLineItem(sql.FieldNotIn(FieldTrashBatch, vs...))
+}
+
+// TrashBatchGT applies the GT predicate on the "trash_batch" field.
+func TrashBatchGT(v string) predicate.WarrantyLineItem {
+	return predicate.WarrantyLineItem(sql.FieldGT(FieldTrashBatch, v))
+}
+
+// TrashBatchGTE applies the GTE predicate on the "trash_batch" field.
+func TrashBatchGTE(v string) predicate.WarrantyLineItem {
+	return predicate.WarrantyLineItem(sql.FieldGTE(FieldTrashBatch, v))
+}
+
+// TrashBatchLT applies the LT predicate on the "trash_batch" field.
+func TrashBatchLT(v string) predicate.WarrantyLineItem {
+	return predicate.WarrantyLineItem(sql.FieldLT(FieldTrashBatch, v))
+}
+
+// TrashBatchLTE applies the LTE predicate on the "trash_batch" field.
+func TrashBatchLTE(v string) predicate.WarrantyLineItem {
+	return predicate.WarrantyLineItem(sql.FieldLTE(FieldTrashBatch, v))
+}
+
+// TrashBatchContains applies the Contains predicate on the "trash_batch" field.
+func TrashBatchContains(v string) predicate.WarrantyLineItem {
+	return predicate.WarrantyLineItem(sql.FieldContains(FieldTrashBatch, v))
+}
+
+// TrashBatchHasPrefix applies the HasPrefix predicate on the "trash_batch" field.
+func TrashBatchHasPrefix(v string) predicate.WarrantyLineItem {
+	return predicate.WarrantyLineItem(sql.FieldHasPrefix(FieldTrashBatch, v))
+}
+
+// TrashBatchHasSuffix applies the HasSuffix predicate on the "trash_batch" field.
+func TrashBatchHasSuffix(v string) predicate.WarrantyLineItem {
+	return predicate.WarrantyLineItem(sql.FieldHasSuffix(FieldTrashBatch, v))
+}
+
+// TrashBatchIsNil applies the IsNil predicate on the "trash_batch" field.
+func TrashBatchIsNil() predicate.WarrantyLineItem {
+	return predicate.WarrantyLineItem(sql.FieldIsNull(FieldTrashBatch))
+}
+
+// TrashBatchNotNil applies the NotNil predicate on the "trash_batch" field.
+func TrashBatchNotNil() predicate.WarrantyLineItem {
+	return predicate.WarrantyLineItem(sql.FieldNotNull(FieldTrashBatch))
+}
+
+// TrashBatchEqualFold applies the EqualFold predicate on the "trash_batch" field.
+func TrashBatchEqualFold(v string) predicate.WarrantyLineItem {
+	return predicate.WarrantyLineItem(sql.FieldEqualFold(FieldTrashBatch, v))
+}
+
+// TrashBatchContainsFold applies the ContainsFold predicate on the "trash_batch" field.
+func TrashBatchContainsFold(v string) predicate.WarrantyLineItem {
+	return predicate.WarrantyLineItem(sql.FieldContainsFold(FieldTrashBatch, v))
 }
 
 // SkuEQ applies the EQ predicate on the "sku" field.

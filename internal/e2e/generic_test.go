@@ -295,7 +295,44 @@ func (s *service) lifecycle() {
 			out := get.Call([]reflect.Value{reflect.ValueOf(context.Background()), reflect.ValueOf(ids[3]), reflect.Zero(get.Type().In(2))})
 			problem(t, out[1].Interface().(error), 404, client.CodeNotFound)
 		}
+		s.trash(ids[3], updates > 0, ids[0])
+	} else if deleter := deleters[s.name]; deleter != nil {
+		must(deleter(s.e, ids[3]))
+		s.trash(ids[3], updates > 0, ids[0])
 	}
+}
+
+// deleters delete a record of a service whose delete route an operation
+// of the route table has taken (DELETE /v1/customers/:id is Delete
+// Customer).
+var deleters = map[string]func(e *env, id string) (any, error){
+	"Customers": func(e *env, id string) (any, error) { return e.c.DeleteCustomer(context.Background(), id) },
+}
+
+// trash drives the trash's methods: the trash listed, Restore, Revert (of
+// revertable, when it has been patched), Purge.
+func (s *service) trash(id string, patched bool, revertable string) {
+	t := s.t
+	if page, ok := s.call("List", &client.ListParams{Trashed: "only"}); ok {
+		if recs := reflect.Indirect(page).Field(0); recs.Len() != 1 || members(t, recs.Index(0).Interface())["deleted_at"] == nil {
+			t.Errorf("the trash: want %s with deleted_at, got %v", id, members(t, page.Interface()))
+		}
+	}
+	restored, _ := s.call("Restore", id)
+	if m := members(t, restored.Interface()); m["version"] != 3.0 || m["deleted_at"] != nil {
+		t.Errorf("Restore answered %v, want the record at version 3, out of the trash", m)
+	}
+	if patched {
+		reverted, _ := s.call("Revert", revertable, int64(1))
+		if m := members(t, reverted.Interface()); m["version"] != 3.0 {
+			t.Errorf("Revert answered %v, want version 3", m)
+		}
+	}
+	if got, ok := s.call("Purge", id); ok && !got.Interface().(*client.Deleted).Deleted {
+		t.Errorf("Purge answered %+v", got.Interface())
+	}
+	out := s.v.MethodByName("Restore").Call([]reflect.Value{reflect.ValueOf(context.Background()), reflect.ValueOf(id)})
+	problem(t, out[1].Interface().(error), 404, client.CodeNotFound)
 }
 
 // plural is the resource's plural, as event types name it.

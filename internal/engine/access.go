@@ -59,24 +59,46 @@ type scoped interface {
 	listing() *listing
 }
 
-// teamOnly is the condition of an admin's statements: the team's rows.
-const teamOnly = `"team_id" = ?`
+// teamOnly is the condition of an admin's statements: the team's rows
+// that are not in the trash.
+const teamOnly = `"team_id" = ?` + liveOnly
 
 // rowScope is the one place where a statement learns which rows of the
-// resource's table it may touch: the team's, and of those, for a role other
-// than admin, the ones its filter for op lets through. It answers the
+// resource's table it may touch: the team's, those not in the trash unless
+// the request asked for the trash (trash.go), and of those, for a role
+// other than admin, the ones its filter for op lets through (and of the
+// trash, those its restore filter lets through too). It answers the
 // condition, and args with its parameters appended. Every read and write
-// of a record goes through it, so a role's filter is part of the statement
-// itself — a list, a count, a cursor's page, an export, an expansion, an
-// update's or delete's WHERE — never applied by reading and discarding.
+// of a record goes through it, so a role's filter and the trash are part
+// of the statement itself — a list, a count, a cursor's page, an export,
+// an expansion, an update's or delete's WHERE — never applied by reading
+// and discarding.
 func rowScope(ctx context.Context, res scoped, op policy.Op, team int, args []any) (string, []any) {
 	args = append(args, team)
+	scope := teamOnly
+	t := trashOf(ctx)
+	if t != Live {
+		scope = `"team_id" = ?` + t.cond()
+	}
 	a := accessOf(ctx)
 	if a == nil {
-		return teamOnly, args
+		return scope, args
 	}
 	c := a.cond(res, op)
-	return teamOnly + c.text, append(args, c.args...)
+	scope, args = scope+c.text, append(args, c.args...)
+	if t == Live || op != policy.Read {
+		return scope, args
+	}
+	// A role reads of the trash what its restore filter lets through.
+	r := a.cond(res, policy.Restore)
+	switch {
+	case r.text == "":
+	case t == TrashOnly:
+		scope += r.text
+	default:
+		scope += ` AND ("deleted_at" IS NULL OR (1 = 1` + r.text + `))`
+	}
+	return scope, append(args, r.args...)
 }
 
 // denied is the condition of an operation the role lacks, or whose filter

@@ -134,7 +134,8 @@ func existing(ctx context.Context, r Reader, table string, ids []string, team in
 }
 
 // existingValues returns which of values the column of table holds: in
-// team's records, or in any team's when team is 0. No values, no query.
+// team's records not in the trash, or in any team's when team is 0 (the
+// trash's too, for ids). No values, no query.
 func existingValues(ctx context.Context, r Reader, table, column string, values []string, team int) (map[string]bool, error) {
 	out := map[string]bool{}
 	if len(values) == 0 {
@@ -143,8 +144,12 @@ func existingValues(ctx context.Context, r Reader, table, column string, values 
 	in, args := inIDs(r, column, values)
 	text := `SELECT ` + spec.Ident(column) + ` FROM ` + spec.Ident(table) + ` WHERE ` + in
 	if team != 0 {
-		text += ` AND "team_id" = ?`
+		text += ` AND ` + teamOnly
 		args = append(args, team)
+	} else if column != "id" {
+		// A trashed record keeps its id, and releases its other unique
+		// values (DESIGN §17).
+		text += liveOnly
 	}
 	err := r.Each(ctx, -1, text, args, func(rows *sql.Rows) error {
 		var v string

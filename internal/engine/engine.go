@@ -79,6 +79,8 @@ type Described interface {
 	Imager
 	plural() string
 	object() string
+	table() string
+	cascades() []Cascade
 	members() []policy.Member
 	listing() *listing
 	visible(ctx context.Context, r Reader, team int, id string) (bool, error)

@@ -142,7 +142,10 @@ func (op *Op[E]) exportPage(ctx context.Context, s *Service, p *query.Page, team
 	if err := loadEmbeds(ctx, s.reader(ctx), op.Res, team, records); err != nil {
 		return nil, false, err
 	}
-	return records, more, v.load(ctx, s.reader(ctx), op.Res, team, records)
+	if err := v.load(ctx, s.reader(ctx), op.Res, team, records); err != nil {
+		return nil, false, err
+	}
+	return records, more, loadTrash(ctx, s.reader(ctx), op.Res, team, v, records)
 }
 
 // cut ends a failed export: it writes what explains the failure, if the

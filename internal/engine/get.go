@@ -14,6 +14,10 @@ func (op *Op[E]) get(ctx context.Context, s *Service, req *request) (int, *Resul
 	if err := op.requireID(req); err != nil {
 		return 0, nil, err
 	}
+	ctx, err := op.readTrash(ctx, req)
+	if err != nil {
+		return 0, nil, err
+	}
 	v, err := op.readView(ctx, req)
 	if err != nil {
 		return 0, nil, err
@@ -31,6 +35,10 @@ func (op *Op[E]) getOrCreate(ctx context.Context, s *Service, req *request) (int
 		if err := accessOf(ctx).may(op.Res, policy.Read); err != nil {
 			return 0, nil, err
 		}
+		ctx, err := op.readTrash(ctx, req)
+		if err != nil {
+			return 0, nil, err
+		}
 		v, err := op.readView(ctx, req)
 		if err != nil {
 			return 0, nil, err
@@ -41,6 +49,29 @@ func (op *Op[E]) getOrCreate(ctx context.Context, s *Service, req *request) (int
 		return op.read(ctx, s, req, v)
 	}
 	return op.create(ctx, s, req)
+}
+
+// readTrash takes ?trashed= out of a read's members: the read then sees
+// the trash as it asks (a role needs restore for that).
+func (op *Op[E]) readTrash(ctx context.Context, req *request) (context.Context, error) {
+	var raw []byte
+	rest := req.record[:0]
+	for _, m := range req.record {
+		if m.name == ParamTrashed {
+			raw = m.value
+			continue
+		}
+		rest = append(rest, m)
+	}
+	req.record = rest
+	if raw == nil {
+		return ctx, nil
+	}
+	t, err := parseTrashed(raw)
+	if err != nil {
+		return ctx, err
+	}
+	return askTrash(ctx, op.Res, t)
 }
 
 // readView takes a read's fields and expand out of the request's members.
@@ -90,9 +121,15 @@ func (op *Op[E]) read(ctx context.Context, s *Service, req *request, v *view[E])
 	if req.ifNoneMatch != nil && !partial && req.ifNoneMatch.matches(op.Res.Version(rec)) {
 		return http.StatusNotModified, &Result[E]{Record: rec, notModified: true}, nil
 	}
+	if trashOf(ctx) != Live && v == nil {
+		v = &view[E]{}
+	}
 	if v != nil {
 		team, _ := teamOf(ctx)
 		if err := v.load(ctx, s.reader(ctx), op.Res, team, []*E{rec}); err != nil {
+			return 0, nil, err
+		}
+		if err := loadTrash(ctx, s.reader(ctx), op.Res, team, v, []*E{rec}); err != nil {
 			return 0, nil, err
 		}
 	}

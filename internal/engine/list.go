@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/url"
+	"strconv"
 
 	"github.com/gin-gonic/gin"
 
@@ -24,6 +25,14 @@ func (op *Op[E]) list(ctx context.Context, s *Service, c *gin.Context, members [
 			return 0, nil, problem.New(problem.InvalidRequest, "the query string is malformed: %v", err)
 		}
 	}
+	trash, members, err := takeTrashed(members, q)
+	if err != nil {
+		return 0, nil, err
+	}
+	if ctx, err = askTrash(ctx, op.Res, trash); err != nil {
+		return 0, nil, err
+	}
+	c.Request = c.Request.WithContext(ctx) // an export reads it
 	l := listOf(ctx, op.Res)
 	l.Extra = op.Filters
 	req, err := query.ParseRequest(members, q, &l)
@@ -45,6 +54,9 @@ func (op *Op[E]) list(ctx context.Context, s *Service, c *gin.Context, members [
 	where, args := query.Where(s.Dialect, filter)
 	p := &query.Page{Where: where, Args: args, Keys: req.Keys, Limit: req.Limit, Offset: req.Offset}
 	binding := query.Binding{Resource: op.Res.Plural, Team: team, Shape: p.Shape()}
+	if trash != Live { // a cursor walks the trash it was made in
+		binding.Resource += "?trashed=" + strconv.Itoa(int(trash))
+	}
 	if req.Cursor != "" {
 		if p.After, err = s.Cursors.Decode(req.Cursor, binding, req.Keys); err != nil {
 			return 0, nil, problem.Member(query.ParamCursor, "%v", err)
@@ -54,6 +66,9 @@ func (op *Op[E]) list(ctx context.Context, s *Service, c *gin.Context, members [
 		}
 	}
 	v := newView(ctx, op.Res, req.Fields, req.Expand)
+	if trash != Live && v == nil {
+		v = &view[E]{}
+	}
 	if format := exportFormat(c.GetHeader("Accept")); format != "" {
 		return 0, nil, op.export(c, s, format, p, team, req.Fields, v)
 	}
@@ -87,6 +102,9 @@ func (op *Op[E]) list(ctx context.Context, s *Service, c *gin.Context, members [
 		return 0, nil, err
 	}
 	if err := v.load(ctx, s.reader(ctx), op.Res, team, records); err != nil {
+		return 0, nil, err
+	}
+	if err := loadTrash(ctx, s.reader(ctx), op.Res, team, v, records); err != nil {
 		return 0, nil, err
 	}
 	r.Records = records

@@ -200,12 +200,16 @@ func (op *Op[E]) run(s *Service, c *gin.Context, body []byte) (int, *Result[E], 
 	if op.Kind == spec.List {
 		return op.list(ctx, s, c, members)
 	}
+	permanent := false
 	if c.Request.URL.RawQuery != "" {
 		q, err := url.ParseQuery(c.Request.URL.RawQuery)
 		if err != nil {
 			return 0, nil, problem.New(problem.InvalidRequest, "the query string is malformed: %v", err)
 		}
-		if op.Kind.Writes() == spec.Always {
+		if permanent, err = takePermanent(op.Kind, q); err != nil {
+			return 0, nil, err
+		}
+		if op.Kind.Writes() == spec.Always && len(q) > 0 {
 			return 0, nil, problem.New(problem.InvalidRequest, "this operation takes no query parameters; send the members in a JSON body")
 		}
 		if members, err = withQuery(members, q); err != nil {
@@ -217,6 +221,7 @@ func (op *Op[E]) run(s *Service, c *gin.Context, body []byte) (int, *Result[E], 
 		return 0, nil, err
 	}
 	req := &parsed
+	req.permanent = permanent
 	if err := op.preconditions(c.Request, req); err != nil {
 		return 0, nil, err
 	}
@@ -241,6 +246,10 @@ func (op *Op[E]) run(s *Service, c *gin.Context, body []byte) (int, *Result[E], 
 		return op.action(ctx, s, req)
 	case spec.Delete:
 		return op.delete(ctx, s, req)
+	case spec.Restore:
+		return op.restore(ctx, s, req)
+	case spec.Revert:
+		return op.revert(ctx, s, req)
 	}
 	return 0, nil, fmt.Errorf("operation %s has unknown kind %q", op.Name, op.Kind)
 }

@@ -22,6 +22,9 @@ type request struct {
 	// ifMatch conditions a write (patch, upsert, delete, action); ifNoneMatch a
 	// read of one plain record.
 	ifMatch, ifNoneMatch *precondition
+	// permanent: a delete erases the record for good (?permanent=true)
+	// instead of moving it to the trash.
+	permanent bool
 }
 
 // preconditions reads the conditional headers the operation honours.
@@ -41,7 +44,7 @@ func (op *Op[E]) preconditions(r *http.Request, req *request) (err error) {
 		case req.ifMatch != nil:
 			return problem.Member("If-None-Match", "and If-Match cannot both hold: one asks that the record exist, the other that it not")
 		}
-	case spec.Patch, spec.Delete, spec.Action:
+	case spec.Patch, spec.Delete, spec.Action, spec.Restore, spec.Revert:
 		if req.ifMatch, err = parsePrecondition(r, "If-Match"); err != nil {
 			return err
 		}

@@ -22,6 +22,9 @@ type Resource[E any] struct {
 	Fields []Field[E]
 	// Edges are the related records a read can expand.
 	Edges []Edge[E]
+	// Cascades are the tables of the records that name this one as their
+	// parent: its trash, restore and purge are theirs too (DESIGN §17).
+	Cascades []Cascade
 	// Unique maps the column of each unique member to the member, so a
 	// conflict can name it.
 	Unique map[string]string
@@ -107,6 +110,10 @@ func (res *Resource[E]) columnsOf(members []string) []string {
 func (res *Resource[E]) plural() string { return res.Plural }
 
 func (res *Resource[E]) object() string { return res.Object }
+
+func (res *Resource[E]) table() string { return res.Table }
+
+func (res *Resource[E]) cascades() []Cascade { return res.Cascades }
 
 func (res *Resource[E]) members() []policy.Member {
 	out := make([]policy.Member, len(res.Fields))

@@ -27,6 +27,10 @@ func (op *Op[E]) policyOp() (policy.Op, bool) {
 		return policy.Update, true
 	case spec.Delete:
 		return policy.Delete, true
+	case spec.Restore:
+		return policy.Restore, true
+	case spec.Revert:
+		return policy.Update, true
 	}
 	return "", false
 }

@@ -16,6 +16,9 @@ type view[E any] struct {
 	fields   []bool      // by index in Resource.Fields; nil: all
 	expand   []int       // indexes in Resource.Edges
 	expanded []expansion // per expanded edge: per record, its JSON
+	// trash holds, by id, the marks of the records in the trash of a read
+	// that asked for it (loadTrash): they answer deleted_at, deleted_by.
+	trash map[string]trashMark
 }
 
 // newView makes the view of fields and expand (nil when both are empty
@@ -113,6 +116,11 @@ func (v *view[E]) appendRecord(b []byte, res *Resource[E], i int, e *E) []byte {
 			b = append(b, v.expanded[k].parts[i]...)
 		}
 		b = append(b, '}')
+	}
+	if v.trash != nil {
+		if m, ok := v.trash[res.ID(e)]; ok {
+			b = appendTrash(b, m)
+		}
 	}
 	return append(b, '}')
 }

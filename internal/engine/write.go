@@ -117,7 +117,7 @@ func (op *Op[E]) fixedChanged(ctx context.Context, w Writer, team int, id string
 	}
 	b.WriteString(" FROM ")
 	spec.WriteIdent(&b, op.Res.Table)
-	b.WriteString(` WHERE "id" = ? AND "team_id" = ?`)
+	b.WriteString(` WHERE "id" = ? AND ` + teamOnly)
 	args = append(args, id, team)
 	same := make([]bool, len(fixed.cols))
 	_, err := w.Query(ctx, 1, b.String(), args, func(rows *sql.Rows) error {

@@ -76,14 +76,14 @@ func insertSQL[E any](d query.Dialect, res *Resource[E], id string, team int, v 
 		spec.WriteIdent(&b, c)
 		b.WriteString(" FROM ")
 		spec.WriteIdent(&b, res.Table)
-		b.WriteString(` WHERE "id" = ? AND "team_id" = ?)`)
+		b.WriteString(` WHERE "id" = ? AND ` + teamOnly + `)`)
 		args = append(args, id, team)
 	}
 	b.WriteString(" WHERE 1 = 1")
 	if len(current) > 0 {
 		b.WriteString(" AND EXISTS (SELECT 1 FROM ")
 		spec.WriteIdent(&b, res.Table)
-		b.WriteString(` WHERE "id" = ? AND "team_id" = ?)`)
+		b.WriteString(` WHERE "id" = ? AND ` + teamOnly + `)`)
 		args = append(args, id, team)
 	}
 	if more != nil {
@@ -103,7 +103,9 @@ func insertSQL[E any](d query.Dialect, res *Resource[E], id string, team int, v 
 		spec.WriteIdent(&b, res.Table)
 		b.WriteString(`."version" + 1 WHERE `)
 		spec.WriteIdent(&b, res.Table)
-		b.WriteString(`."team_id" = excluded."team_id"`)
+		b.WriteString(`."team_id" = excluded."team_id" AND `)
+		spec.WriteIdent(&b, res.Table)
+		b.WriteString(`."deleted_at" IS NULL`) // a trashed record's id stays taken
 		for _, c := range upsert.fixed.cols {
 			b.WriteString(" AND ")
 			spec.WriteIdent(&b, res.Table)
@@ -171,12 +173,12 @@ type condition struct {
 }
 
 // parentConditions hold a write back unless every parent it names is a
-// record of team.
+// record of team, not in the trash.
 func parentConditions(b *strings.Builder, parents []ParentRef, team int, args []any) []any {
 	for _, p := range parents {
 		b.WriteString(` AND EXISTS (SELECT 1 FROM `)
 		spec.WriteIdent(b, p.Table)
-		b.WriteString(` WHERE "id" = ? AND "team_id" = ?)`)
+		b.WriteString(` WHERE "id" = ? AND ` + teamOnly + `)`)
 		args = append(args, p.ID, team)
 	}
 	return args
@@ -262,7 +264,7 @@ func insertStatement[E any](ctx context.Context, s *Service, res *Resource[E], i
 func missingParent(ctx context.Context, w Writer, team int, parents []ParentRef) error {
 	for _, p := range parents {
 		found := false
-		_, err := w.Query(ctx, 1, `SELECT 1 FROM `+spec.Ident(p.Table)+` WHERE "id" = ? AND "team_id" = ?`, []any{p.ID, team},
+		_, err := w.Query(ctx, 1, `SELECT 1 FROM `+spec.Ident(p.Table)+` WHERE "id" = ? AND `+teamOnly, []any{p.ID, team},
 			func(*sql.Rows) error { found = true; return nil })
 		if err != nil {
 			return err

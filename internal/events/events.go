@@ -30,8 +30,9 @@ import (
 	"records/internal/wire"
 )
 
-// actions are what an event says happened to its record.
-var actions = []string{"created", "updated", "deleted"}
+// actions are what an event says happened to its record: deleted is its
+// move to the trash, purged its erasure for good (DESIGN §17).
+var actions = []string{"created", "updated", "deleted", "restored", "purged"}
 
 // Log reads the events of the database.
 type Log struct {
@@ -130,7 +131,7 @@ func (l *Log) PageIn(ctx context.Context, r engine.Reader, team int, after Posit
 // the event numbered seq. A record's changes are ordered by its row's lock,
 // so their numbers are their order, and each is visible once committed.
 func (l *Log) History(ctx context.Context, team int, plural, id string, after int64, limit int) ([]Event, error) {
-	text := columns + ` WHERE "team_id" = ? AND "record_id" = ? AND "id" > ? AND "type" IN (?, ?, ?) ORDER BY "id" LIMIT ?`
+	text := columns + ` WHERE "team_id" = ? AND "record_id" = ? AND "id" > ? AND "type" IN (?, ?, ?, ?, ?) ORDER BY "id" LIMIT ?`
 	args := []any{team, id, after}
 	for _, a := range actions {
 		args = append(args, plural+"."+a)

@@ -20,7 +20,8 @@ type envBuilder struct {
 }
 
 // genericNames are the methods of the generic routes, by kind.
-var genericNames = map[spec.Kind]string{spec.List: "List", spec.Create: "Create", spec.Get: "Get", spec.Patch: "Patch", spec.Delete: "Delete"}
+var genericNames = map[spec.Kind]string{spec.List: "List", spec.Create: "Create", spec.Get: "Get", spec.Patch: "Patch", spec.Delete: "Delete",
+	spec.Restore: "Restore", spec.Revert: "Revert"}
 
 // seed makes the shared answers: <Type>Page per resource and Deleted.
 func (b *envBuilder) seed(resources []*resourceView) {
@@ -107,7 +108,7 @@ func (b *envBuilder) calls(op *opView, routes []*routeView) ([]*clientCall, erro
 	c.Result = result
 	c.placeID(op)
 	c.Input = map[spec.Kind]string{spec.List: "list", spec.Get: "read", spec.GetOrCreate: "read",
-		spec.Create: "record", spec.Patch: "record", spec.Upsert: "record"}[op.Kind]
+		spec.Create: "record", spec.Patch: "record", spec.Upsert: "record", spec.Revert: "version"}[op.Kind]
 	out := []*clientCall{c}
 	switch {
 	case op.Kind == spec.List:
@@ -137,6 +138,12 @@ func (b *envBuilder) calls(op *opView, routes []*routeView) ([]*clientCall, erro
 		create.Summary = fmt.Sprintf("sends %s %s with a body (%s).", create.Method, create.Path, op.Name)
 		create.Doc = []string{"With an id in the record, answers that record (the record may hold nothing else); without one, creates it (201)."}
 		out = append(out, &create)
+	case op.Kind == spec.Delete && op.Generic:
+		purge := *c
+		purge.Name, purge.TSName, purge.FixedQuery = "Purge", "purge", purgeQuery
+		purge.Summary = fmt.Sprintf("sends %s %s?permanent=true (%s, for good).", c.Method, c.Path, op.Name)
+		purge.Doc = []string{"Erases the record and its children for good, from the trash or not (admin only)."}
+		out = append(out, &purge)
 	case op.Kind == spec.Delete && op.By != "":
 		by := *c
 		f := op.Resource.field(op.By)

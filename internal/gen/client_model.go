@@ -125,9 +125,12 @@ type clientCall struct {
 	IDName    string   // the member or query parameter of the id
 	IDParam   string   // the parameter of the id, e.g. "id", "caseID"
 	// Input is what the method takes besides the id: "record", "records",
-	// "list", "read", "page" or "".
-	Input  string
-	Result string // the decoded answer's type
+	// "list", "read", "page", "version" (a revert's) or "".
+	Input string
+	// FixedQuery, when set, is the query string the call always sends
+	// (a purge's permanent=true).
+	FixedQuery *fixedQuery
+	Result     string // the decoded answer's type
 	// Unwrap, when set, is the member of the answer the method returns
 	// (a bulk create answers {<plural>: [...]}, the method the records).
 	Unwrap *clientMember
@@ -237,6 +240,13 @@ func newClientResource(r *resourceView) *clientResource {
 	for _, e := range r.Embeds {
 		child := goName(e.Child.Type)
 		cr.Members = append(cr.Members, newClientMember(e.Member, e.GoName, "[]"+child, child+"[]", false, "Ordered by id."))
+	}
+	for _, m := range []*clientMember{
+		newClientMember("deleted_at", "DeletedAt", "*time.Time", "string", true, "When the record went to the trash: only on records in the trash."),
+		newClientMember("deleted_by", "DeletedBy", "*string", "string | null", true, "Who moved the record to the trash: only on records in the trash."),
+	} {
+		m.GoTag = fmt.Sprintf(`json:"%s,omitempty"`, m.JSON)
+		cr.Members = append(cr.Members, m)
 	}
 	if len(r.Expands) > 0 {
 		m := newClientMember("expand", "Expand", "*"+cr.Type+"Expand", cr.Type+"Expand", true,

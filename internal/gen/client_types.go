@@ -124,6 +124,7 @@ var clientInputs = map[string]clientInput{
 	"list":    {"p", "*ListParams", "ListParams"},
 	"read":    {"p", "*ReadParams", "ReadParams"},
 	"page":    {"p", "*PageParams", "PageParams"},
+	"version": {"version", "int64", "number"},
 }
 
 // InName is the parameter of the method's input.
@@ -140,7 +141,31 @@ func (c *clientCall) InTSType() string {
 
 // InBody tells whether the input is sent as the body (records), else as
 // the parameters of a list, a read or a page.
-func (c *clientCall) InBody() bool { return c.Input == "record" || c.Input == "records" }
+func (c *clientCall) InBody() bool {
+	return c.Input == "record" || c.Input == "records" || c.Input == "version"
+}
+
+// InBodyGo and InBodyTS are the body an input sends: the input itself, or
+// for a revert's version the object naming it.
+func (c *clientCall) InBodyGo() string {
+	if c.Input == "version" {
+		return `map[string]int64{"version": version}`
+	}
+	return c.InName()
+}
+
+func (c *clientCall) InBodyTS() string {
+	if c.Input == "version" {
+		return "{ version }"
+	}
+	return c.InName()
+}
+
+// fixedQuery is a query string a call always sends, in each language.
+type fixedQuery struct{ Go, TS string }
+
+// purgeQuery is the query string of a delete that erases for good.
+var purgeQuery = &fixedQuery{Go: "purgeQuery()", TS: `new URLSearchParams({ permanent: "true" })`}
 
 // IDInGo names the Go client's constant of where the id goes (inPath…).
 func (c *clientCall) IDInGo() string { return goName(c.IDIn) }

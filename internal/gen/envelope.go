@@ -35,10 +35,10 @@ type envNode struct {
 
 // placeholders and the kinds that have them.
 var placeholders = map[string][]spec.Kind{
-	"$record":  {spec.Get, spec.Create, spec.Patch, spec.Upsert, spec.GetOrCreate},
+	"$record":  {spec.Get, spec.Create, spec.Patch, spec.Upsert, spec.GetOrCreate, spec.Restore, spec.Revert},
 	"$records": {spec.List},
 	"$paging":  {spec.List},
-	"$id":      {spec.Get, spec.Create, spec.Patch, spec.Upsert, spec.GetOrCreate, spec.Action, spec.Delete},
+	"$id":      {spec.Get, spec.Create, spec.Patch, spec.Upsert, spec.GetOrCreate, spec.Action, spec.Delete, spec.Restore, spec.Revert},
 	"$created": {spec.Create, spec.Upsert, spec.GetOrCreate},
 	"$secret":  {spec.Upsert},
 }

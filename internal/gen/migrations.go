@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	atlas "ariga.io/atlas/sql/migrate"
+	entann "entgo.io/ent/dialect/entsql"
 	entsql "entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/schema"
 	"entgo.io/ent/entc/gen"
@@ -156,6 +157,7 @@ func schemaTables(graph *gen.Graph, dialect string) ([]*schema.Table, error) {
 	if err := addSortIndexes(graph, tables); err != nil {
 		return nil, err
 	}
+	addTrashIndexes(graph, tables)
 	if dialect == migrate.SQLite {
 		return tables, addKeyIndex(tables)
 	}
@@ -211,9 +213,34 @@ func addSortIndexes(graph *gen.Graph, tables []*schema.Table) error {
 				return fmt.Errorf("%s.%s: a sortable member needs a record table (team_id, id)", n.Name, f.Name)
 			}
 			t.AddIndex(strings.ToLower(n.Name)+"_team_id_"+f.StorageKey()+"_id", false, []string{"team_id", f.StorageKey(), "id"})
+			t.Indexes[len(t.Indexes)-1].Annotation = entann.IndexWhere(liveRows)
 		}
 	}
 	return nil
+}
+
+// liveRows is the condition of the records not in the trash (DESIGN §17),
+// on which every index a list of live records walks is partial, so that
+// the trash costs their reads nothing.
+const liveRows = "deleted_at IS NULL"
+
+// addTrashIndexes gives every record table the index a list of its trash
+// (?trashed=only) walks: (team_id, id) where the record is trashed; the
+// live records have theirs from RecordMixin.
+func addTrashIndexes(graph *gen.Graph, tables []*schema.Table) {
+	for _, t := range tables {
+		_, team := t.Column("team_id")
+		_, trashed := t.Column("deleted_at")
+		if !team || !trashed {
+			continue
+		}
+		for _, n := range graph.Nodes {
+			if n.Table() == t.Name {
+				t.AddIndex(strings.ToLower(n.Name)+"_trash_team_id_id", false, []string{"team_id", "id"})
+				t.Indexes[len(t.Indexes)-1].Annotation = entann.IndexWhere("deleted_at IS NOT NULL")
+			}
+		}
+	}
 }
 
 func readMigrations(cfg Config, dialect string) ([]migrate.Migration, error) {

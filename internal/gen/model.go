@@ -104,6 +104,18 @@ type expandView struct {
 	FKGoName string        // the struct field naming the parent (the child's)
 }
 
+// Cascades are the expandable edges to the resource's children: the
+// records its trash, restore and purge reach too (DESIGN §17).
+func (r *resourceView) Cascades() []*expandView {
+	var out []*expandView
+	for _, e := range r.Expands {
+		if e.Children {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
 // Imports are the import paths of the resource's file; "" separates groups.
 func (r *resourceView) Imports() []string {
 	std := []string{"database/sql"}

@@ -257,10 +257,17 @@ func operationDescription(rt *routeView) string {
 	case spec.Action:
 		b.WriteString("Sets fixed members of the record.")
 	case spec.Delete:
-		b.WriteString("Deletes the record and its children.")
+		b.WriteString("Moves the record and its children to the trash, as one batch: from then on they are answered as missing ones, " +
+			"their ids stay taken, and a restore brings them back. With `permanent=true` (admin only), erases them for good instead.")
 		if op.By != "" {
 			fmt.Fprintf(&b, " Given `%s` instead, deletes every %s of it.", op.By, strings.ReplaceAll(op.Resource.Object, "_", " "))
 		}
+	case spec.Restore:
+		b.WriteString("Takes the record out of the trash, with the records of its batch (the children its delete moved there, or the parent whose delete did), " +
+			"answering it at its next version. 404 when it is not in the trash; 409 naming the member when a unique value was taken meanwhile (nothing is restored).")
+	case spec.Revert:
+		b.WriteString("Writes a new version of the record whose members equal those it had at `version`, read from that version's event; " +
+			"the event of the change is an update carrying `reverted_from`. 409 `version_unavailable` once that event is gone.")
 	}
 	if rt.Deprecated {
 		fmt.Fprintf(&b, " Deprecated: use `%s`; answers carry Deprecation and Link headers.", rt.Successor)
@@ -319,7 +326,7 @@ func (d *openAPIDoc) responses(rt *routeView) *obj {
 		statuses = append(statuses, 409)
 	}
 	switch op.Kind {
-	case spec.Patch, spec.Upsert, spec.Delete, spec.Action:
+	case spec.Patch, spec.Upsert, spec.Delete, spec.Action, spec.Restore, spec.Revert:
 		statuses = append(statuses, 412)
 	}
 	statuses = append(statuses, 413, 415)

@@ -150,6 +150,10 @@ func (d *openAPIDoc) recordSchemas(r *resourceView) {
 		props.set("expand", ref(r.Type+"Expanded"))
 		d.namesSchemas(r, "Expand", names, "Related records to answer under the member expand.")
 	}
+	props.set("deleted_at", newObj("type", "string", "format", "date-time",
+		"description", "When the record went to the trash: present only on records in the trash (read with trashed=only or include)."))
+	props.set("deleted_by", newObj("type", []any{"string", "null"},
+		"description", "Who moved the record to the trash (the caller's subject): present only on records in the trash."))
 	c.defineFor(r, r.Type, newObj("type", "object", "properties", props, "required", members, "additionalProperties", false))
 	c.defineFor(r, r.Type+"Sparse", newObj("type", "object", "properties", props, "required", []any{"id"}, "additionalProperties", false,
 		"description", "The record with only the members a request named in fields (and the id)."))

@@ -14,7 +14,7 @@ import (
 func eventTypes(m *apiModel) []any {
 	var types []string
 	for _, r := range m.Resources {
-		for _, a := range []string{"created", "updated", "deleted"} {
+		for _, a := range []string{"created", "updated", "deleted", "restored", "purged"} {
 			types = append(types, r.Plural+"."+a)
 		}
 	}
@@ -111,7 +111,7 @@ func addEventPaths(m *apiModel, put putOperation) {
 
 // addEventSchemas puts the schemas of events and webhooks in c.
 func addEventSchemas(m *apiModel, c *catalog) {
-	c.define("EventType", newObj("type", "string", "enum", eventTypes(m), "description", "<plural>.created, .updated or .deleted."))
+	c.define("EventType", newObj("type", "string", "enum", eventTypes(m), "description", "<plural>.created, .updated, .deleted (moved to the trash), .restored (out of it) or .purged (erased for good)."))
 	c.define("Actor", newObj("type", "object", "properties", newObj(
 		"token_id", newObj("type", []any{"string", "null"}),
 		"token_name", newObj("type", []any{"string", "null"}),
@@ -119,7 +119,7 @@ func addEventSchemas(m *apiModel, c *catalog) {
 	c.define("ActorOrNull", newObj("oneOf", []any{newObj("type", "null"), ref("Actor")}, "description", "The token that made the change."))
 	c.define("EventData", newObj("type", "object", "properties", newObj(
 		"object", newObj("type", "object", "properties", newObj("id", newObj("type", "string")), "required", []any{"id"},
-			"description", "The record after the change, as a read answered it then (embedded lists empty: their records have events of their own); {id} for a delete."),
+			"description", "The record after the change, as a read answered it then (embedded lists empty: their records have events of their own); {id} for a delete (a move to the trash) and a purge."),
 	), "required", []any{"object"}, "additionalProperties", false))
 	c.define("Event", newObj("type", "object",
 		"properties", newObj(
@@ -130,6 +130,7 @@ func addEventSchemas(m *apiModel, c *catalog) {
 			"data", ref("EventData"),
 			"request_id", newObj("type", []any{"string", "null"}, "description", "The X-Request-Id of the request that made the change."),
 			"actor", ref("ActorOrNull"),
+			"reverted_from", newObj("type", "integer", "description", "On the update a revert wrote: the version whose members it restored."),
 		),
 		"required", []any{"id", "type", "occurred_at", "team_id", "data", "request_id", "actor"}, "additionalProperties", false))
 	c.define("PageRequest", newObj("type", "object",

@@ -28,6 +28,11 @@ func parameterComponents(m *apiModel) *obj {
 		"CursorParameter", newObj("name", "cursor", "in", "query", "schema", ref("Cursor")),
 		"CountParameter", newObj("name", "count", "in", "query", "schema", ref("Count")),
 		"FieldsParameter", fields,
+		"TrashedParameter", newObj("name", "trashed", "in", "query", "schema", newObj("type", "string", "enum", []any{"only", "include"}),
+			"description", "only: the records in the trash; include: those and the others. Records in the trash answer deleted_at and deleted_by. "+
+				"A role needs restore on the resource."),
+		"PermanentParameter", newObj("name", "permanent", "in", "query", "schema", newObj("type", "string", "enum", []any{"true", "false"}),
+			"description", "true erases the record and its children for good, from the trash or not (admin only); each erasure is a purged event."),
 		"PageLimitParameter", queryParam("limit", fmt.Sprintf("Events per page: 1 to %d, default %d.", spec.MaxLimit, spec.DefaultLimit), ref("Limit")),
 		"PageCursorParameter", queryParam("cursor", "paging.next_cursor of the page before, or an event stream's id: line.", ref("Cursor")),
 		"IfMatchParameter", newObj("name", "If-Match", "in", "header", "schema", newObj("type", "string"),
@@ -66,7 +71,7 @@ func (d *openAPIDoc) queryParameters(op *opView) []any {
 	switch op.Kind {
 	case spec.List:
 		out = append(out, paramRef("Limit"), paramRef("Offset"), paramRef("OrderDirection"), paramRef(r.Type+"OrderBy"),
-			paramRef(r.Type+"Filter"), paramRef("Cursor"), paramRef("Count"), paramRef("Fields"))
+			paramRef(r.Type+"Filter"), paramRef("Cursor"), paramRef("Count"), paramRef("Fields"), paramRef("Trashed"))
 		if len(r.Expands) > 0 {
 			out = append(out, paramRef(r.Type+"Expand"))
 		}
@@ -79,9 +84,13 @@ func (d *openAPIDoc) queryParameters(op *opView) []any {
 			out = append(out, newObj("name", id, "in", "query", "description", "The record's id, for clients that cannot send a body with GET.",
 				"schema", ref("Id")))
 		}
-		out = append(out, paramRef("Fields"))
+		out = append(out, paramRef("Fields"), paramRef("Trashed"))
 		if len(r.Expands) > 0 {
 			out = append(out, paramRef(r.Type+"Expand"))
+		}
+	case spec.Delete:
+		if op.By == "" {
+			out = append(out, paramRef("Permanent"))
 		}
 	}
 	return out
@@ -105,7 +114,7 @@ func headerParameters(rt *routeView) []any {
 	switch op.Kind {
 	case spec.Upsert:
 		out = append(out, paramRef("IfMatch"), paramRef("IfNoneMatchCreate"))
-	case spec.Patch, spec.Delete, spec.Action:
+	case spec.Patch, spec.Delete, spec.Action, spec.Restore, spec.Revert:
 		out = append(out, paramRef("IfMatch"), paramRef("IfNoneMatchWrite"))
 	case spec.Get, spec.GetOrCreate:
 		if op.ETag {

@@ -24,7 +24,8 @@ func resourceSchema(r *resourceView, suffix string) schemaName {
 	return schemaName{r.Type + suffix, resourceName, r.Type}
 }
 
-var genericStems = map[spec.Kind]string{spec.List: "List", spec.Get: "Read", spec.Create: "Create", spec.Patch: "Patch", spec.Delete: "Delete"}
+var genericStems = map[spec.Kind]string{spec.List: "List", spec.Get: "Read", spec.Create: "Create", spec.Patch: "Patch", spec.Delete: "Delete",
+	spec.Restore: "Restore", spec.Revert: "Revert"}
 
 // requestBody is the body a route takes: its operation's, or, where the
 // route takes a bulk create, that or an array of them.
@@ -68,6 +69,8 @@ func (d *openAPIDoc) requestSchema(op *opView) *obj {
 		if op.By != "" {
 			props.set(op.By, newObj("description", "Deletes every record of this parent.", "allOf", []any{ref("InputId")}))
 		}
+	case spec.Revert:
+		props.set("version", newObj("type", "integer", "minimum", 1, "description", "The version whose members the record takes again."))
 	}
 	takesRecord := map[spec.Kind]bool{spec.Create: true, spec.Patch: true, spec.Upsert: true, spec.GetOrCreate: true}[op.Kind]
 	if takesRecord {

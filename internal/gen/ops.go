@@ -297,7 +297,7 @@ type genericOp struct {
 }
 
 // genericOps are the routes every resource gets: list, create, get, patch
-// and delete.
+// and delete, and those of the trash and of history: restore and revert.
 func genericOps(r *resourceView) []genericOp {
 	words := strings.ReplaceAll(r.Object, "_", " ")
 	plural := strings.ReplaceAll(r.Plural, "_", " ")
@@ -324,6 +324,8 @@ func genericOps(r *resourceView) []genericOp {
 		mk(spec.Get, "Get "+words, "GET", base+"/:id", "plain"),
 		mk(spec.Patch, "Patch "+words, "PATCH", base+"/:id", "plain"),
 		mk(spec.Delete, "Delete "+words, "DELETE", base+"/:id", "deleted"),
+		mk(spec.Restore, "Restore "+words, "POST", base+"/:id/restore", "plain"),
+		mk(spec.Revert, "Revert "+words, "POST", base+"/:id/revert", "plain"),
 	}
 }
 

@@ -68,7 +68,10 @@ func eventTables(graph *gen.Graph, tables []*schema.Table) ([]eventTable, error)
 // changed (a bulk create of 1,000 records writes its 1,000 events in one
 // statement, where a trigger per row ran 1,000). The row is kept as
 // row_to_json makes it, typed as its table is, and read back the same way.
-// TG_ARGV[0] is the resource's plural; the arguments after it name the
+// An update that moves a record to the trash (deleted_at set) is its
+// deletion, one that takes it out its restoring, told apart by the rows
+// before the change; a DELETE erases records for good: their purge
+// (DESIGN §17). TG_ARGV[0] is the resource's plural; the arguments after it name the
 // sensitive columns, which the image leaves out (as json_each gives the
 // other values, unchanged). The transaction's id is read in
 // the SELECT, so that a statement that changed no row (an UPDATE whose
@@ -81,12 +84,21 @@ DECLARE
 BEGIN
   IF TG_OP = 'DELETE' THEN
     INSERT INTO "events" ("txid", "team_id", "type", "record_id", "meta", "occurred_at")
-    SELECT pg_current_xact_id()::text::bigint, o."team_id", TG_ARGV[0] || '.deleted', o."id", meta, at FROM "old_rows" o;
-  ELSE
+    SELECT pg_current_xact_id()::text::bigint, o."team_id", TG_ARGV[0] || '.purged', o."id", meta, at FROM "old_rows" o;
+  ELSIF TG_OP = 'INSERT' THEN
     INSERT INTO "events" ("txid", "team_id", "type", "record_id", "meta", "image", "occurred_at")
-    SELECT pg_current_xact_id()::text::bigint, n."team_id", TG_ARGV[0] || CASE TG_OP WHEN 'INSERT' THEN '.created' ELSE '.updated' END,
+    SELECT pg_current_xact_id()::text::bigint, n."team_id", TG_ARGV[0] || '.created',
       n."id", meta, CASE WHEN TG_NARGS = 1 THEN row_to_json(n)::text ELSE (SELECT json_object_agg(c.key, c.value)
         FROM json_each(row_to_json(n)) c WHERE c.key <> ALL (TG_ARGV[1:TG_NARGS - 1]))::text END, at FROM "new_rows" n;
+  ELSE
+    INSERT INTO "events" ("txid", "team_id", "type", "record_id", "meta", "image", "occurred_at")
+    SELECT pg_current_xact_id()::text::bigint, n."team_id", TG_ARGV[0] || CASE
+        WHEN o."deleted_at" IS NULL AND n."deleted_at" IS NOT NULL THEN '.deleted'
+        WHEN o."deleted_at" IS NOT NULL AND n."deleted_at" IS NULL THEN '.restored'
+        ELSE '.updated' END,
+      n."id", meta, CASE WHEN TG_NARGS = 1 THEN row_to_json(n)::text ELSE (SELECT json_object_agg(c.key, c.value)
+        FROM json_each(row_to_json(n)) c WHERE c.key <> ALL (TG_ARGV[1:TG_NARGS - 1]))::text END, at
+    FROM "new_rows" n JOIN "old_rows" o ON o."id" = n."id";
   END IF;
   RETURN NULL;
 END
@@ -98,7 +110,7 @@ type pgTrigger struct{ name, event, rows string }
 
 var pgTriggers = []pgTrigger{
 	{"events_insert", "INSERT", `NEW TABLE AS "new_rows"`},
-	{"events_update", "UPDATE", `NEW TABLE AS "new_rows"`},
+	{"events_update", "UPDATE", `OLD TABLE AS "old_rows" NEW TABLE AS "new_rows"`},
 	{"events_delete", "DELETE", `OLD TABLE AS "old_rows"`},
 }
 
@@ -274,9 +286,11 @@ func sqliteTriggers(e eventTable) []sqliteTrigger {
 		{name + "_insert", "creations", `CREATE TRIGGER ` + spec.Ident(name+"_insert") + ` AFTER INSERT ON ` + t + " BEGIN " +
 			keyedCols + `NEW."team_id", '` + e.plural + `.created', NEW."id", ` + rest + image("NEW") + ", " + at + ", " + key + "); END"},
 		{name + "_update", "changes", `CREATE TRIGGER ` + spec.Ident(name+"_update") + ` AFTER UPDATE ON ` + t + " BEGIN " +
-			cols + `NEW."team_id", '` + e.plural + `.updated', NEW."id", ` + rest + image("NEW") + ", " + at + "); END"},
-		{name + "_delete", "deletions", `CREATE TRIGGER ` + spec.Ident(name+"_delete") + ` AFTER DELETE ON ` + t + " BEGIN " +
-			cols + `OLD."team_id", '` + e.plural + `.deleted', OLD."id", ` + rest + "NULL, " + at + "); END"},
+			cols + `NEW."team_id", '` + e.plural + `.' || CASE WHEN OLD."deleted_at" IS NULL AND NEW."deleted_at" IS NOT NULL THEN 'deleted' ` +
+			`WHEN OLD."deleted_at" IS NOT NULL AND NEW."deleted_at" IS NULL THEN 'restored' ELSE 'updated' END, NEW."id", ` +
+			rest + image("NEW") + ", " + at + "); END"},
+		{name + "_delete", "purges", `CREATE TRIGGER ` + spec.Ident(name+"_delete") + ` AFTER DELETE ON ` + t + " BEGIN " +
+			cols + `OLD."team_id", '` + e.plural + `.purged', OLD."id", ` + rest + "NULL, " + at + "); END"},
 	}
 }
 

@@ -249,4 +249,7 @@ func init() {
 			func(e *CaseRecord) string { return e.ID },
 			func(c *ChannelThread) *string { return c.CaseID })},
 	}
+	caseRecordResource.Cascades = []engine.Cascade{
+		{Table: "channel_threads", Column: "case_id"},
+	}
 }

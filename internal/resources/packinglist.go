@@ -211,4 +211,7 @@ func init() {
 			func(e *PackingList) string { return e.ID },
 			func(c *PackingListItem) *string { return c.PackingList })},
 	}
+	packingListResource.Cascades = []engine.Cascade{
+		{Table: "packing_list_items", Column: "packing_list"},
+	}
 }

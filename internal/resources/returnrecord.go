@@ -422,4 +422,7 @@ func init() {
 			func(e *ReturnRecord) string { return e.ID },
 			func(c *ReturnLineItem) *string { return c.ReturnID })},
 	}
+	returnRecordResource.Cascades = []engine.Cascade{
+		{Table: "return_line_items", Column: "return_id"},
+	}
 }

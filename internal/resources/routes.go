@@ -378,6 +378,32 @@ var genericDeleteBillOfMaterialsLineItem = &engine.Op[BillOfMaterialsLineItem]{
 	},
 }
 
+// genericRestoreBillOfMaterialsLineItem is the operation "Restore bill of materials line item".
+var genericRestoreBillOfMaterialsLineItem = &engine.Op[BillOfMaterialsLineItem]{
+	Name:      "Restore bill of materials line item",
+	Kind:      spec.Restore,
+	Res:       billOfMaterialsLineItemResource,
+	IDMembers: []string{"id"},
+	ETag:      true,
+	Envelope: func(b []byte, r *engine.Result[BillOfMaterialsLineItem]) []byte {
+		b = r.AppendRecord(b)
+		return b
+	},
+}
+
+// genericRevertBillOfMaterialsLineItem is the operation "Revert bill of materials line item".
+var genericRevertBillOfMaterialsLineItem = &engine.Op[BillOfMaterialsLineItem]{
+	Name:      "Revert bill of materials line item",
+	Kind:      spec.Revert,
+	Res:       billOfMaterialsLineItemResource,
+	IDMembers: []string{"id"},
+	ETag:      true,
+	Envelope: func(b []byte, r *engine.Result[BillOfMaterialsLineItem]) []byte {
+		b = r.AppendRecord(b)
+		return b
+	},
+}
+
 // genericGetCase is the operation "Get case".
 var genericGetCase = &engine.Op[CaseRecord]{
 	Name:      "Get case",
@@ -414,6 +440,32 @@ var genericDeleteCase = &engine.Op[CaseRecord]{
 		b = append(b, "{\"id\":"...)
 		b = wire.AppendString(b, r.ID)
 		b = append(b, ",\"object\":\"case\",\"success\":1,\"deleted\":true}"...)
+		return b
+	},
+}
+
+// genericRestoreCase is the operation "Restore case".
+var genericRestoreCase = &engine.Op[CaseRecord]{
+	Name:      "Restore case",
+	Kind:      spec.Restore,
+	Res:       caseRecordResource,
+	IDMembers: []string{"id"},
+	ETag:      true,
+	Envelope: func(b []byte, r *engine.Result[CaseRecord]) []byte {
+		b = r.AppendRecord(b)
+		return b
+	},
+}
+
+// genericRevertCase is the operation "Revert case".
+var genericRevertCase = &engine.Op[CaseRecord]{
+	Name:      "Revert case",
+	Kind:      spec.Revert,
+	Res:       caseRecordResource,
+	IDMembers: []string{"id"},
+	ETag:      true,
+	Envelope: func(b []byte, r *engine.Result[CaseRecord]) []byte {
+		b = r.AppendRecord(b)
 		return b
 	},
 }
@@ -487,6 +539,32 @@ var genericDeleteChannelThread = &engine.Op[ChannelThread]{
 	},
 }
 
+// genericRestoreChannelThread is the operation "Restore channel thread".
+var genericRestoreChannelThread = &engine.Op[ChannelThread]{
+	Name:      "Restore channel thread",
+	Kind:      spec.Restore,
+	Res:       channelThreadResource,
+	IDMembers: []string{"id"},
+	ETag:      true,
+	Envelope: func(b []byte, r *engine.Result[ChannelThread]) []byte {
+		b = r.AppendRecord(b)
+		return b
+	},
+}
+
+// genericRevertChannelThread is the operation "Revert channel thread".
+var genericRevertChannelThread = &engine.Op[ChannelThread]{
+	Name:      "Revert channel thread",
+	Kind:      spec.Revert,
+	Res:       channelThreadResource,
+	IDMembers: []string{"id"},
+	ETag:      true,
+	Envelope: func(b []byte, r *engine.Result[ChannelThread]) []byte {
+		b = r.AppendRecord(b)
+		return b
+	},
+}
+
 // genericListContacts is the operation "List contacts".
 var genericListContacts = &engine.Op[Contact]{
 	Name:      "List contacts",
@@ -556,6 +634,32 @@ var genericDeleteContact = &engine.Op[Contact]{
 	},
 }
 
+// genericRestoreContact is the operation "Restore contact".
+var genericRestoreContact = &engine.Op[Contact]{
+	Name:      "Restore contact",
+	Kind:      spec.Restore,
+	Res:       contactResource,
+	IDMembers: []string{"id"},
+	ETag:      true,
+	Envelope: func(b []byte, r *engine.Result[Contact]) []byte {
+		b = r.AppendRecord(b)
+		return b
+	},
+}
+
+// genericRevertContact is the operation "Revert contact".
+var genericRevertContact = &engine.Op[Contact]{
+	Name:      "Revert contact",
+	Kind:      spec.Revert,
+	Res:       contactResource,
+	IDMembers: []string{"id"},
+	ETag:      true,
+	Envelope: func(b []byte, r *engine.Result[Contact]) []byte {
+		b = r.AppendRecord(b)
+		return b
+	},
+}
+
 // genericListCustomers is the operation "List customers".
 var genericListCustomers = &engine.Op[Customer]{
 	Name:      "List customers",
@@ -602,6 +706,32 @@ var genericGetCustomer = &engine.Op[Customer]{
 var genericPatchCustomer = &engine.Op[Customer]{
 	Name:      "Patch customer",
 	Kind:      spec.Patch,
+	Res:       customerResource,
+	IDMembers: []string{"id"},
+	ETag:      true,
+	Envelope: func(b []byte, r *engine.Result[Customer]) []byte {
+		b = r.AppendRecord(b)
+		return b
+	},
+}
+
+// genericRestoreCustomer is the operation "Restore customer".
+var genericRestoreCustomer = &engine.Op[Customer]{
+	Name:      "Restore customer",
+	Kind:      spec.Restore,
+	Res:       customerResource,
+	IDMembers: []string{"id"},
+	ETag:      true,
+	Envelope: func(b []byte, r *engine.Result[Customer]) []byte {
+		b = r.AppendRecord(b)
+		return b
+	},
+}
+
+// genericRevertCustomer is the operation "Revert customer".
+var genericRevertCustomer = &engine.Op[Customer]{
+	Name:      "Revert customer",
+	Kind:      spec.Revert,
 	Res:       customerResource,
 	IDMembers: []string{"id"},
 	ETag:      true,
@@ -680,6 +810,32 @@ var genericDeletePackingListItem = &engine.Op[PackingListItem]{
 	},
 }
 
+// genericRestorePackingListItem is the operation "Restore packing list item".
+var genericRestorePackingListItem = &engine.Op[PackingListItem]{
+	Name:      "Restore packing list item",
+	Kind:      spec.Restore,
+	Res:       packingListItemResource,
+	IDMembers: []string{"id"},
+	ETag:      true,
+	Envelope: func(b []byte, r *engine.Result[PackingListItem]) []byte {
+		b = r.AppendRecord(b)
+		return b
+	},
+}
+
+// genericRevertPackingListItem is the operation "Revert packing list item".
+var genericRevertPackingListItem = &engine.Op[PackingListItem]{
+	Name:      "Revert packing list item",
+	Kind:      spec.Revert,
+	Res:       packingListItemResource,
+	IDMembers: []string{"id"},
+	ETag:      true,
+	Envelope: func(b []byte, r *engine.Result[PackingListItem]) []byte {
+		b = r.AppendRecord(b)
+		return b
+	},
+}
+
 // genericListPackingLists is the operation "List packing lists".
 var genericListPackingLists = &engine.Op[PackingList]{
 	Name:      "List packing lists",
@@ -732,6 +888,32 @@ var genericDeletePackingList = &engine.Op[PackingList]{
 		b = append(b, "{\"id\":"...)
 		b = wire.AppendString(b, r.ID)
 		b = append(b, ",\"object\":\"packing_list\",\"success\":1,\"deleted\":true}"...)
+		return b
+	},
+}
+
+// genericRestorePackingList is the operation "Restore packing list".
+var genericRestorePackingList = &engine.Op[PackingList]{
+	Name:      "Restore packing list",
+	Kind:      spec.Restore,
+	Res:       packingListResource,
+	IDMembers: []string{"id"},
+	ETag:      true,
+	Envelope: func(b []byte, r *engine.Result[PackingList]) []byte {
+		b = r.AppendRecord(b)
+		return b
+	},
+}
+
+// genericRevertPackingList is the operation "Revert packing list".
+var genericRevertPackingList = &engine.Op[PackingList]{
+	Name:      "Revert packing list",
+	Kind:      spec.Revert,
+	Res:       packingListResource,
+	IDMembers: []string{"id"},
+	ETag:      true,
+	Envelope: func(b []byte, r *engine.Result[PackingList]) []byte {
+		b = r.AppendRecord(b)
 		return b
 	},
 }
@@ -805,6 +987,32 @@ var genericDeletePurchaseOrder = &engine.Op[PurchaseOrder]{
 	},
 }
 
+// genericRestorePurchaseOrder is the operation "Restore purchase order".
+var genericRestorePurchaseOrder = &engine.Op[PurchaseOrder]{
+	Name:      "Restore purchase order",
+	Kind:      spec.Restore,
+	Res:       purchaseOrderResource,
+	IDMembers: []string{"id"},
+	ETag:      true,
+	Envelope: func(b []byte, r *engine.Result[PurchaseOrder]) []byte {
+		b = r.AppendRecord(b)
+		return b
+	},
+}
+
+// genericRevertPurchaseOrder is the operation "Revert purchase order".
+var genericRevertPurchaseOrder = &engine.Op[PurchaseOrder]{
+	Name:      "Revert purchase order",
+	Kind:      spec.Revert,
+	Res:       purchaseOrderResource,
+	IDMembers: []string{"id"},
+	ETag:      true,
+	Envelope: func(b []byte, r *engine.Result[PurchaseOrder]) []byte {
+		b = r.AppendRecord(b)
+		return b
+	},
+}
+
 // genericListReturnLineItems is the operation "List return line items".
 var genericListReturnLineItems = &engine.Op[ReturnLineItem]{
 	Name:      "List return line items",
@@ -870,6 +1078,32 @@ var genericDeleteReturnLineItem = &engine.Op[ReturnLineItem]{
 		b = append(b, "{\"id\":"...)
 		b = wire.AppendString(b, r.ID)
 		b = append(b, ",\"object\":\"return_line_item\",\"success\":1,\"deleted\":true}"...)
+		return b
+	},
+}
+
+// genericRestoreReturnLineItem is the operation "Restore return line item".
+var genericRestoreReturnLineItem = &engine.Op[ReturnLineItem]{
+	Name:      "Restore return line item",
+	Kind:      spec.Restore,
+	Res:       returnLineItemResource,
+	IDMembers: []string{"id"},
+	ETag:      true,
+	Envelope: func(b []byte, r *engine.Result[ReturnLineItem]) []byte {
+		b = r.AppendRecord(b)
+		return b
+	},
+}
+
+// genericRevertReturnLineItem is the operation "Revert return line item".
+var genericRevertReturnLineItem = &engine.Op[ReturnLineItem]{
+	Name:      "Revert return line item",
+	Kind:      spec.Revert,
+	Res:       returnLineItemResource,
+	IDMembers: []string{"id"},
+	ETag:      true,
+	Envelope: func(b []byte, r *engine.Result[ReturnLineItem]) []byte {
+		b = r.AppendRecord(b)
 		return b
 	},
 }
@@ -943,6 +1177,32 @@ var genericDeleteReturn = &engine.Op[ReturnRecord]{
 	},
 }
 
+// genericRestoreReturn is the operation "Restore return".
+var genericRestoreReturn = &engine.Op[ReturnRecord]{
+	Name:      "Restore return",
+	Kind:      spec.Restore,
+	Res:       returnRecordResource,
+	IDMembers: []string{"id"},
+	ETag:      true,
+	Envelope: func(b []byte, r *engine.Result[ReturnRecord]) []byte {
+		b = r.AppendRecord(b)
+		return b
+	},
+}
+
+// genericRevertReturn is the operation "Revert return".
+var genericRevertReturn = &engine.Op[ReturnRecord]{
+	Name:      "Revert return",
+	Kind:      spec.Revert,
+	Res:       returnRecordResource,
+	IDMembers: []string{"id"},
+	ETag:      true,
+	Envelope: func(b []byte, r *engine.Result[ReturnRecord]) []byte {
+		b = r.AppendRecord(b)
+		return b
+	},
+}
+
 // genericListSuppliers is the operation "List suppliers".
 var genericListSuppliers = &engine.Op[Supplier]{
 	Name:      "List suppliers",
@@ -1012,6 +1272,32 @@ var genericDeleteSupplier = &engine.Op[Supplier]{
 	},
 }
 
+// genericRestoreSupplier is the operation "Restore supplier".
+var genericRestoreSupplier = &engine.Op[Supplier]{
+	Name:      "Restore supplier",
+	Kind:      spec.Restore,
+	Res:       supplierResource,
+	IDMembers: []string{"id"},
+	ETag:      true,
+	Envelope: func(b []byte, r *engine.Result[Supplier]) []byte {
+		b = r.AppendRecord(b)
+		return b
+	},
+}
+
+// genericRevertSupplier is the operation "Revert supplier".
+var genericRevertSupplier = &engine.Op[Supplier]{
+	Name:      "Revert supplier",
+	Kind:      spec.Revert,
+	Res:       supplierResource,
+	IDMembers: []string{"id"},
+	ETag:      true,
+	Envelope: func(b []byte, r *engine.Result[Supplier]) []byte {
+		b = r.AppendRecord(b)
+		return b
+	},
+}
+
 // genericListUsers is the operation "List users".
 var genericListUsers = &engine.Op[User]{
 	Name:      "List users",
@@ -1064,6 +1350,32 @@ var genericDeleteUser = &engine.Op[User]{
 		b = append(b, "{\"id\":"...)
 		b = wire.AppendString(b, r.ID)
 		b = append(b, ",\"object\":\"user\",\"success\":1,\"deleted\":true}"...)
+		return b
+	},
+}
+
+// genericRestoreUser is the operation "Restore user".
+var genericRestoreUser = &engine.Op[User]{
+	Name:      "Restore user",
+	Kind:      spec.Restore,
+	Res:       userResource,
+	IDMembers: []string{"id"},
+	ETag:      true,
+	Envelope: func(b []byte, r *engine.Result[User]) []byte {
+		b = r.AppendRecord(b)
+		return b
+	},
+}
+
+// genericRevertUser is the operation "Revert user".
+var genericRevertUser = &engine.Op[User]{
+	Name:      "Revert user",
+	Kind:      spec.Revert,
+	Res:       userResource,
+	IDMembers: []string{"id"},
+	ETag:      true,
+	Envelope: func(b []byte, r *engine.Result[User]) []byte {
+		b = r.AppendRecord(b)
 		return b
 	},
 }
@@ -1137,6 +1449,32 @@ var genericDeleteVendor = &engine.Op[Vendor]{
 	},
 }
 
+// genericRestoreVendor is the operation "Restore vendor".
+var genericRestoreVendor = &engine.Op[Vendor]{
+	Name:      "Restore vendor",
+	Kind:      spec.Restore,
+	Res:       vendorResource,
+	IDMembers: []string{"id"},
+	ETag:      true,
+	Envelope: func(b []byte, r *engine.Result[Vendor]) []byte {
+		b = r.AppendRecord(b)
+		return b
+	},
+}
+
+// genericRevertVendor is the operation "Revert vendor".
+var genericRevertVendor = &engine.Op[Vendor]{
+	Name:      "Revert vendor",
+	Kind:      spec.Revert,
+	Res:       vendorResource,
+	IDMembers: []string{"id"},
+	ETag:      true,
+	Envelope: func(b []byte, r *engine.Result[Vendor]) []byte {
+		b = r.AppendRecord(b)
+		return b
+	},
+}
+
 // genericListWarranties is the operation "List warranties".
 var genericListWarranties = &engine.Op[Warranty]{
 	Name:      "List warranties",
@@ -1202,6 +1540,32 @@ var genericDeleteWarranty = &engine.Op[Warranty]{
 		b = append(b, "{\"id\":"...)
 		b = wire.AppendString(b, r.ID)
 		b = append(b, ",\"object\":\"warranty\",\"success\":1,\"deleted\":true}"...)
+		return b
+	},
+}
+
+// genericRestoreWarranty is the operation "Restore warranty".
+var genericRestoreWarranty = &engine.Op[Warranty]{
+	Name:      "Restore warranty",
+	Kind:      spec.Restore,
+	Res:       warrantyResource,
+	IDMembers: []string{"id"},
+	ETag:      true,
+	Envelope: func(b []byte, r *engine.Result[Warranty]) []byte {
+		b = r.AppendRecord(b)
+		return b
+	},
+}
+
+// genericRevertWarranty is the operation "Revert warranty".
+var genericRevertWarranty = &engine.Op[Warranty]{
+	Name:      "Revert warranty",
+	Kind:      spec.Revert,
+	Res:       warrantyResource,
+	IDMembers: []string{"id"},
+	ETag:      true,
+	Envelope: func(b []byte, r *engine.Result[Warranty]) []byte {
+		b = r.AppendRecord(b)
 		return b
 	},
 }
@@ -1275,6 +1639,32 @@ var genericDeleteWarrantyLineItem = &engine.Op[WarrantyLineItem]{
 	},
 }
 
+// genericRestoreWarrantyLineItem is the operation "Restore warranty line item".
+var genericRestoreWarrantyLineItem = &engine.Op[WarrantyLineItem]{
+	Name:      "Restore warranty line item",
+	Kind:      spec.Restore,
+	Res:       warrantyLineItemResource,
+	IDMembers: []string{"id"},
+	ETag:      true,
+	Envelope: func(b []byte, r *engine.Result[WarrantyLineItem]) []byte {
+		b = r.AppendRecord(b)
+		return b
+	},
+}
+
+// genericRevertWarrantyLineItem is the operation "Revert warranty line item".
+var genericRevertWarrantyLineItem = &engine.Op[WarrantyLineItem]{
+	Name:      "Revert warranty line item",
+	Kind:      spec.Revert,
+	Res:       warrantyLineItemResource,
+	IDMembers: []string{"id"},
+	ETag:      true,
+	Envelope: func(b []byte, r *engine.Result[WarrantyLineItem]) []byte {
+		b = r.AppendRecord(b)
+		return b
+	},
+}
+
 // genericListWorkOrderLineItems is the operation "List work order line items".
 var genericListWorkOrderLineItems = &engine.Op[WorkOrderLineItem]{
 	Name:      "List work order line items",
@@ -1344,6 +1734,32 @@ var genericDeleteWorkOrderLineItem = &engine.Op[WorkOrderLineItem]{
 	},
 }
 
+// genericRestoreWorkOrderLineItem is the operation "Restore work order line item".
+var genericRestoreWorkOrderLineItem = &engine.Op[WorkOrderLineItem]{
+	Name:      "Restore work order line item",
+	Kind:      spec.Restore,
+	Res:       workOrderLineItemResource,
+	IDMembers: []string{"id"},
+	ETag:      true,
+	Envelope: func(b []byte, r *engine.Result[WorkOrderLineItem]) []byte {
+		b = r.AppendRecord(b)
+		return b
+	},
+}
+
+// genericRevertWorkOrderLineItem is the operation "Revert work order line item".
+var genericRevertWorkOrderLineItem = &engine.Op[WorkOrderLineItem]{
+	Name:      "Revert work order line item",
+	Kind:      spec.Revert,
+	Res:       workOrderLineItemResource,
+	IDMembers: []string{"id"},
+	ETag:      true,
+	Envelope: func(b []byte, r *engine.Result[WorkOrderLineItem]) []byte {
+		b = r.AppendRecord(b)
+		return b
+	},
+}
+
 // genericListWorkOrders is the operation "List work orders".
 var genericListWorkOrders = &engine.Op[WorkOrder]{
 	Name:      "List work orders",
@@ -1396,6 +1812,32 @@ var genericDeleteWorkOrder = &engine.Op[WorkOrder]{
 		b = append(b, "{\"id\":"...)
 		b = wire.AppendString(b, r.ID)
 		b = append(b, ",\"object\":\"work_order\",\"success\":1,\"deleted\":true}"...)
+		return b
+	},
+}
+
+// genericRestoreWorkOrder is the operation "Restore work order".
+var genericRestoreWorkOrder = &engine.Op[WorkOrder]{
+	Name:      "Restore work order",
+	Kind:      spec.Restore,
+	Res:       workOrderResource,
+	IDMembers: []string{"id"},
+	ETag:      true,
+	Envelope: func(b []byte, r *engine.Result[WorkOrder]) []byte {
+		b = r.AppendRecord(b)
+		return b
+	},
+}
+
+// genericRevertWorkOrder is the operation "Revert work order".
+var genericRevertWorkOrder = &engine.Op[WorkOrder]{
+	Name:      "Revert work order",
+	Kind:      spec.Revert,
+	Res:       workOrderResource,
+	IDMembers: []string{"id"},
+	ETag:      true,
+	Envelope: func(b []byte, r *engine.Result[WorkOrder]) []byte {
+		b = r.AppendRecord(b)
 		return b
 	},
 }
@@ -1467,78 +1909,112 @@ func Register(r *edge.Router, s *engine.Service) {
 	r.Handle(edge.Route{Method: "POST", Path: "/v1/bill_of_materials_line_items", Operation: "Create bill of materials line item", Kind: spec.Create, Resource: "BillOfMaterialsLineItem"}, genericCreateBillOfMaterialsLineItem.Handler(s))
 	r.Handle(edge.Route{Method: "DELETE", Path: "/v1/bill_of_materials_line_items/:id", Operation: "Delete bill of materials line item", Kind: spec.Delete, Resource: "BillOfMaterialsLineItem"}, genericDeleteBillOfMaterialsLineItem.Handler(s))
 	r.Handle(edge.Route{Method: "PATCH", Path: "/v1/bill_of_materials_line_items/:id", Operation: "Patch bill of materials line item", Kind: spec.Patch, Resource: "BillOfMaterialsLineItem"}, genericPatchBillOfMaterialsLineItem.Handler(s))
+	r.Handle(edge.Route{Method: "POST", Path: "/v1/bill_of_materials_line_items/:id/restore", Operation: "Restore bill of materials line item", Kind: spec.Restore, Resource: "BillOfMaterialsLineItem"}, genericRestoreBillOfMaterialsLineItem.Handler(s))
+	r.Handle(edge.Route{Method: "POST", Path: "/v1/bill_of_materials_line_items/:id/revert", Operation: "Revert bill of materials line item", Kind: spec.Revert, Resource: "BillOfMaterialsLineItem"}, genericRevertBillOfMaterialsLineItem.Handler(s))
 	r.Handle(edge.Route{Method: "DELETE", Path: "/v1/cases/:id", Operation: "Delete case", Kind: spec.Delete, Resource: "Case"}, genericDeleteCase.Handler(s))
 	r.Handle(edge.Route{Method: "GET", Path: "/v1/cases/:id", Operation: "Get case", Kind: spec.Get, Resource: "Case"}, genericGetCase.Handler(s))
 	r.Handle(edge.Route{Method: "PATCH", Path: "/v1/cases/:id", Operation: "Patch case", Kind: spec.Patch, Resource: "Case"}, genericPatchCase.Handler(s))
+	r.Handle(edge.Route{Method: "POST", Path: "/v1/cases/:id/restore", Operation: "Restore case", Kind: spec.Restore, Resource: "Case"}, genericRestoreCase.Handler(s))
+	r.Handle(edge.Route{Method: "POST", Path: "/v1/cases/:id/revert", Operation: "Revert case", Kind: spec.Revert, Resource: "Case"}, genericRevertCase.Handler(s))
 	r.Handle(edge.Route{Method: "GET", Path: "/v1/channel_threads", Operation: "List channel threads", Kind: spec.List, Resource: "ChannelThread"}, genericListChannelThreads.Handler(s))
 	r.Handle(edge.Route{Method: "POST", Path: "/v1/channel_threads", Operation: "Create channel thread", Kind: spec.Create, Resource: "ChannelThread"}, genericCreateChannelThread.Handler(s))
 	r.Handle(edge.Route{Method: "DELETE", Path: "/v1/channel_threads/:id", Operation: "Delete channel thread", Kind: spec.Delete, Resource: "ChannelThread"}, genericDeleteChannelThread.Handler(s))
 	r.Handle(edge.Route{Method: "GET", Path: "/v1/channel_threads/:id", Operation: "Get channel thread", Kind: spec.Get, Resource: "ChannelThread"}, genericGetChannelThread.Handler(s))
 	r.Handle(edge.Route{Method: "PATCH", Path: "/v1/channel_threads/:id", Operation: "Patch channel thread", Kind: spec.Patch, Resource: "ChannelThread"}, genericPatchChannelThread.Handler(s))
+	r.Handle(edge.Route{Method: "POST", Path: "/v1/channel_threads/:id/restore", Operation: "Restore channel thread", Kind: spec.Restore, Resource: "ChannelThread"}, genericRestoreChannelThread.Handler(s))
+	r.Handle(edge.Route{Method: "POST", Path: "/v1/channel_threads/:id/revert", Operation: "Revert channel thread", Kind: spec.Revert, Resource: "ChannelThread"}, genericRevertChannelThread.Handler(s))
 	r.Handle(edge.Route{Method: "GET", Path: "/v1/contacts", Operation: "List contacts", Kind: spec.List, Resource: "Contact"}, genericListContacts.Handler(s))
 	r.Handle(edge.Route{Method: "POST", Path: "/v1/contacts", Operation: "Create contact", Kind: spec.Create, Resource: "Contact"}, genericCreateContact.Handler(s))
 	r.Handle(edge.Route{Method: "DELETE", Path: "/v1/contacts/:id", Operation: "Delete contact", Kind: spec.Delete, Resource: "Contact"}, genericDeleteContact.Handler(s))
 	r.Handle(edge.Route{Method: "GET", Path: "/v1/contacts/:id", Operation: "Get contact", Kind: spec.Get, Resource: "Contact"}, genericGetContact.Handler(s))
 	r.Handle(edge.Route{Method: "PATCH", Path: "/v1/contacts/:id", Operation: "Patch contact", Kind: spec.Patch, Resource: "Contact"}, genericPatchContact.Handler(s))
+	r.Handle(edge.Route{Method: "POST", Path: "/v1/contacts/:id/restore", Operation: "Restore contact", Kind: spec.Restore, Resource: "Contact"}, genericRestoreContact.Handler(s))
+	r.Handle(edge.Route{Method: "POST", Path: "/v1/contacts/:id/revert", Operation: "Revert contact", Kind: spec.Revert, Resource: "Contact"}, genericRevertContact.Handler(s))
 	r.Handle(edge.Route{Method: "GET", Path: "/v1/customers", Operation: "List customers", Kind: spec.List, Resource: "Customer"}, genericListCustomers.Handler(s))
 	r.Handle(edge.Route{Method: "POST", Path: "/v1/customers", Operation: "Create customer", Kind: spec.Create, Resource: "Customer"}, genericCreateCustomer.Handler(s))
 	r.Handle(edge.Route{Method: "GET", Path: "/v1/customers/:id", Operation: "Get customer", Kind: spec.Get, Resource: "Customer"}, genericGetCustomer.Handler(s))
 	r.Handle(edge.Route{Method: "PATCH", Path: "/v1/customers/:id", Operation: "Patch customer", Kind: spec.Patch, Resource: "Customer"}, genericPatchCustomer.Handler(s))
+	r.Handle(edge.Route{Method: "POST", Path: "/v1/customers/:id/restore", Operation: "Restore customer", Kind: spec.Restore, Resource: "Customer"}, genericRestoreCustomer.Handler(s))
+	r.Handle(edge.Route{Method: "POST", Path: "/v1/customers/:id/revert", Operation: "Revert customer", Kind: spec.Revert, Resource: "Customer"}, genericRevertCustomer.Handler(s))
 	r.Handle(edge.Route{Method: "GET", Path: "/v1/packing_list_items", Operation: "List packing list items", Kind: spec.List, Resource: "PackingListItem"}, genericListPackingListItems.Handler(s))
 	r.Handle(edge.Route{Method: "POST", Path: "/v1/packing_list_items", Operation: "Create packing list item", Kind: spec.Create, Resource: "PackingListItem"}, genericCreatePackingListItem.Handler(s))
 	r.Handle(edge.Route{Method: "DELETE", Path: "/v1/packing_list_items/:id", Operation: "Delete packing list item", Kind: spec.Delete, Resource: "PackingListItem"}, genericDeletePackingListItem.Handler(s))
 	r.Handle(edge.Route{Method: "GET", Path: "/v1/packing_list_items/:id", Operation: "Get packing list item", Kind: spec.Get, Resource: "PackingListItem"}, genericGetPackingListItem.Handler(s))
 	r.Handle(edge.Route{Method: "PATCH", Path: "/v1/packing_list_items/:id", Operation: "Patch packing list item", Kind: spec.Patch, Resource: "PackingListItem"}, genericPatchPackingListItem.Handler(s))
+	r.Handle(edge.Route{Method: "POST", Path: "/v1/packing_list_items/:id/restore", Operation: "Restore packing list item", Kind: spec.Restore, Resource: "PackingListItem"}, genericRestorePackingListItem.Handler(s))
+	r.Handle(edge.Route{Method: "POST", Path: "/v1/packing_list_items/:id/revert", Operation: "Revert packing list item", Kind: spec.Revert, Resource: "PackingListItem"}, genericRevertPackingListItem.Handler(s))
 	r.Handle(edge.Route{Method: "GET", Path: "/v1/packing_lists", Operation: "List packing lists", Kind: spec.List, Resource: "PackingList"}, genericListPackingLists.Handler(s))
 	r.Handle(edge.Route{Method: "POST", Path: "/v1/packing_lists", Operation: "Create packing list", Kind: spec.Create, Resource: "PackingList"}, genericCreatePackingList.Handler(s))
 	r.Handle(edge.Route{Method: "DELETE", Path: "/v1/packing_lists/:id", Operation: "Delete packing list", Kind: spec.Delete, Resource: "PackingList"}, genericDeletePackingList.Handler(s))
 	r.Handle(edge.Route{Method: "PATCH", Path: "/v1/packing_lists/:id", Operation: "Patch packing list", Kind: spec.Patch, Resource: "PackingList"}, genericPatchPackingList.Handler(s))
+	r.Handle(edge.Route{Method: "POST", Path: "/v1/packing_lists/:id/restore", Operation: "Restore packing list", Kind: spec.Restore, Resource: "PackingList"}, genericRestorePackingList.Handler(s))
+	r.Handle(edge.Route{Method: "POST", Path: "/v1/packing_lists/:id/revert", Operation: "Revert packing list", Kind: spec.Revert, Resource: "PackingList"}, genericRevertPackingList.Handler(s))
 	r.Handle(edge.Route{Method: "GET", Path: "/v1/purchase_orders", Operation: "List purchase orders", Kind: spec.List, Resource: "PurchaseOrder"}, genericListPurchaseOrders.Handler(s))
 	r.Handle(edge.Route{Method: "POST", Path: "/v1/purchase_orders", Operation: "Create purchase order", Kind: spec.Create, Resource: "PurchaseOrder"}, genericCreatePurchaseOrder.Handler(s))
 	r.Handle(edge.Route{Method: "DELETE", Path: "/v1/purchase_orders/:id", Operation: "Delete purchase order", Kind: spec.Delete, Resource: "PurchaseOrder"}, genericDeletePurchaseOrder.Handler(s))
 	r.Handle(edge.Route{Method: "GET", Path: "/v1/purchase_orders/:id", Operation: "Get purchase order", Kind: spec.Get, Resource: "PurchaseOrder"}, genericGetPurchaseOrder.Handler(s))
 	r.Handle(edge.Route{Method: "PATCH", Path: "/v1/purchase_orders/:id", Operation: "Patch purchase order", Kind: spec.Patch, Resource: "PurchaseOrder"}, genericPatchPurchaseOrder.Handler(s))
+	r.Handle(edge.Route{Method: "POST", Path: "/v1/purchase_orders/:id/restore", Operation: "Restore purchase order", Kind: spec.Restore, Resource: "PurchaseOrder"}, genericRestorePurchaseOrder.Handler(s))
+	r.Handle(edge.Route{Method: "POST", Path: "/v1/purchase_orders/:id/revert", Operation: "Revert purchase order", Kind: spec.Revert, Resource: "PurchaseOrder"}, genericRevertPurchaseOrder.Handler(s))
 	r.Handle(edge.Route{Method: "GET", Path: "/v1/return_line_items", Operation: "List return line items", Kind: spec.List, Resource: "ReturnLineItem"}, genericListReturnLineItems.Handler(s))
 	r.Handle(edge.Route{Method: "POST", Path: "/v1/return_line_items", Operation: "Create return line item", Kind: spec.Create, Resource: "ReturnLineItem"}, genericCreateReturnLineItem.Handler(s))
 	r.Handle(edge.Route{Method: "DELETE", Path: "/v1/return_line_items/:id", Operation: "Delete return line item", Kind: spec.Delete, Resource: "ReturnLineItem"}, genericDeleteReturnLineItem.Handler(s))
 	r.Handle(edge.Route{Method: "GET", Path: "/v1/return_line_items/:id", Operation: "Get return line item", Kind: spec.Get, Resource: "ReturnLineItem"}, genericGetReturnLineItem.Handler(s))
 	r.Handle(edge.Route{Method: "PATCH", Path: "/v1/return_line_items/:id", Operation: "Patch return line item", Kind: spec.Patch, Resource: "ReturnLineItem"}, genericPatchReturnLineItem.Handler(s))
+	r.Handle(edge.Route{Method: "POST", Path: "/v1/return_line_items/:id/restore", Operation: "Restore return line item", Kind: spec.Restore, Resource: "ReturnLineItem"}, genericRestoreReturnLineItem.Handler(s))
+	r.Handle(edge.Route{Method: "POST", Path: "/v1/return_line_items/:id/revert", Operation: "Revert return line item", Kind: spec.Revert, Resource: "ReturnLineItem"}, genericRevertReturnLineItem.Handler(s))
 	r.Handle(edge.Route{Method: "GET", Path: "/v1/returns", Operation: "List returns", Kind: spec.List, Resource: "Return"}, genericListReturns.Handler(s))
 	r.Handle(edge.Route{Method: "POST", Path: "/v1/returns", Operation: "Create return", Kind: spec.Create, Resource: "Return"}, genericCreateReturn.Handler(s))
 	r.Handle(edge.Route{Method: "DELETE", Path: "/v1/returns/:id", Operation: "Delete return", Kind: spec.Delete, Resource: "Return"}, genericDeleteReturn.Handler(s))
 	r.Handle(edge.Route{Method: "GET", Path: "/v1/returns/:id", Operation: "Get return", Kind: spec.Get, Resource: "Return"}, genericGetReturn.Handler(s))
 	r.Handle(edge.Route{Method: "PATCH", Path: "/v1/returns/:id", Operation: "Patch return", Kind: spec.Patch, Resource: "Return"}, genericPatchReturn.Handler(s))
+	r.Handle(edge.Route{Method: "POST", Path: "/v1/returns/:id/restore", Operation: "Restore return", Kind: spec.Restore, Resource: "Return"}, genericRestoreReturn.Handler(s))
+	r.Handle(edge.Route{Method: "POST", Path: "/v1/returns/:id/revert", Operation: "Revert return", Kind: spec.Revert, Resource: "Return"}, genericRevertReturn.Handler(s))
 	r.Handle(edge.Route{Method: "GET", Path: "/v1/suppliers", Operation: "List suppliers", Kind: spec.List, Resource: "Supplier"}, genericListSuppliers.Handler(s))
 	r.Handle(edge.Route{Method: "POST", Path: "/v1/suppliers", Operation: "Create supplier", Kind: spec.Create, Resource: "Supplier"}, genericCreateSupplier.Handler(s))
 	r.Handle(edge.Route{Method: "DELETE", Path: "/v1/suppliers/:id", Operation: "Delete supplier", Kind: spec.Delete, Resource: "Supplier"}, genericDeleteSupplier.Handler(s))
 	r.Handle(edge.Route{Method: "GET", Path: "/v1/suppliers/:id", Operation: "Get supplier", Kind: spec.Get, Resource: "Supplier"}, genericGetSupplier.Handler(s))
 	r.Handle(edge.Route{Method: "PATCH", Path: "/v1/suppliers/:id", Operation: "Patch supplier", Kind: spec.Patch, Resource: "Supplier"}, genericPatchSupplier.Handler(s))
+	r.Handle(edge.Route{Method: "POST", Path: "/v1/suppliers/:id/restore", Operation: "Restore supplier", Kind: spec.Restore, Resource: "Supplier"}, genericRestoreSupplier.Handler(s))
+	r.Handle(edge.Route{Method: "POST", Path: "/v1/suppliers/:id/revert", Operation: "Revert supplier", Kind: spec.Revert, Resource: "Supplier"}, genericRevertSupplier.Handler(s))
 	r.Handle(edge.Route{Method: "GET", Path: "/v1/users", Operation: "List users", Kind: spec.List, Resource: "User"}, genericListUsers.Handler(s))
 	r.Handle(edge.Route{Method: "POST", Path: "/v1/users", Operation: "Create user", Kind: spec.Create, Resource: "User"}, genericCreateUser.Handler(s))
 	r.Handle(edge.Route{Method: "DELETE", Path: "/v1/users/:id", Operation: "Delete user", Kind: spec.Delete, Resource: "User"}, genericDeleteUser.Handler(s))
 	r.Handle(edge.Route{Method: "PATCH", Path: "/v1/users/:id", Operation: "Patch user", Kind: spec.Patch, Resource: "User"}, genericPatchUser.Handler(s))
+	r.Handle(edge.Route{Method: "POST", Path: "/v1/users/:id/restore", Operation: "Restore user", Kind: spec.Restore, Resource: "User"}, genericRestoreUser.Handler(s))
+	r.Handle(edge.Route{Method: "POST", Path: "/v1/users/:id/revert", Operation: "Revert user", Kind: spec.Revert, Resource: "User"}, genericRevertUser.Handler(s))
 	r.Handle(edge.Route{Method: "GET", Path: "/v1/vendors", Operation: "List vendors", Kind: spec.List, Resource: "Vendor"}, genericListVendors.Handler(s))
 	r.Handle(edge.Route{Method: "POST", Path: "/v1/vendors", Operation: "Create vendor", Kind: spec.Create, Resource: "Vendor"}, genericCreateVendor.Handler(s))
 	r.Handle(edge.Route{Method: "DELETE", Path: "/v1/vendors/:id", Operation: "Delete vendor", Kind: spec.Delete, Resource: "Vendor"}, genericDeleteVendor.Handler(s))
 	r.Handle(edge.Route{Method: "GET", Path: "/v1/vendors/:id", Operation: "Get vendor", Kind: spec.Get, Resource: "Vendor"}, genericGetVendor.Handler(s))
 	r.Handle(edge.Route{Method: "PATCH", Path: "/v1/vendors/:id", Operation: "Patch vendor", Kind: spec.Patch, Resource: "Vendor"}, genericPatchVendor.Handler(s))
+	r.Handle(edge.Route{Method: "POST", Path: "/v1/vendors/:id/restore", Operation: "Restore vendor", Kind: spec.Restore, Resource: "Vendor"}, genericRestoreVendor.Handler(s))
+	r.Handle(edge.Route{Method: "POST", Path: "/v1/vendors/:id/revert", Operation: "Revert vendor", Kind: spec.Revert, Resource: "Vendor"}, genericRevertVendor.Handler(s))
 	r.Handle(edge.Route{Method: "GET", Path: "/v1/warranties", Operation: "List warranties", Kind: spec.List, Resource: "Warranty"}, genericListWarranties.Handler(s))
 	r.Handle(edge.Route{Method: "POST", Path: "/v1/warranties", Operation: "Create warranty", Kind: spec.Create, Resource: "Warranty"}, genericCreateWarranty.Handler(s))
 	r.Handle(edge.Route{Method: "DELETE", Path: "/v1/warranties/:id", Operation: "Delete warranty", Kind: spec.Delete, Resource: "Warranty"}, genericDeleteWarranty.Handler(s))
 	r.Handle(edge.Route{Method: "GET", Path: "/v1/warranties/:id", Operation: "Get warranty", Kind: spec.Get, Resource: "Warranty"}, genericGetWarranty.Handler(s))
 	r.Handle(edge.Route{Method: "PATCH", Path: "/v1/warranties/:id", Operation: "Patch warranty", Kind: spec.Patch, Resource: "Warranty"}, genericPatchWarranty.Handler(s))
+	r.Handle(edge.Route{Method: "POST", Path: "/v1/warranties/:id/restore", Operation: "Restore warranty", Kind: spec.Restore, Resource: "Warranty"}, genericRestoreWarranty.Handler(s))
+	r.Handle(edge.Route{Method: "POST", Path: "/v1/warranties/:id/revert", Operation: "Revert warranty", Kind: spec.Revert, Resource: "Warranty"}, genericRevertWarranty.Handler(s))
 	r.Handle(edge.Route{Method: "GET", Path: "/v1/warranty_line_items", Operation: "List warranty line items", Kind: spec.List, Resource: "WarrantyLineItem"}, genericListWarrantyLineItems.Handler(s))
 	r.Handle(edge.Route{Method: "POST", Path: "/v1/warranty_line_items", Operation: "Create warranty line item", Kind: spec.Create, Resource: "WarrantyLineItem"}, genericCreateWarrantyLineItem.Handler(s))
 	r.Handle(edge.Route{Method: "DELETE", Path: "/v1/warranty_line_items/:id", Operation: "Delete warranty line item", Kind: spec.Delete, Resource: "WarrantyLineItem"}, genericDeleteWarrantyLineItem.Handler(s))
 	r.Handle(edge.Route{Method: "GET", Path: "/v1/warranty_line_items/:id", Operation: "Get warranty line item", Kind: spec.Get, Resource: "WarrantyLineItem"}, genericGetWarrantyLineItem.Handler(s))
 	r.Handle(edge.Route{Method: "PATCH", Path: "/v1/warranty_line_items/:id", Operation: "Patch warranty line item", Kind: spec.Patch, Resource: "WarrantyLineItem"}, genericPatchWarrantyLineItem.Handler(s))
+	r.Handle(edge.Route{Method: "POST", Path: "/v1/warranty_line_items/:id/restore", Operation: "Restore warranty line item", Kind: spec.Restore, Resource: "WarrantyLineItem"}, genericRestoreWarrantyLineItem.Handler(s))
+	r.Handle(edge.Route{Method: "POST", Path: "/v1/warranty_line_items/:id/revert", Operation: "Revert warranty line item", Kind: spec.Revert, Resource: "WarrantyLineItem"}, genericRevertWarrantyLineItem.Handler(s))
 	r.Handle(edge.Route{Method: "GET", Path: "/v1/work_order_line_items", Operation: "List work order line items", Kind: spec.List, Resource: "WorkOrderLineItem"}, genericListWorkOrderLineItems.Handler(s))
 	r.Handle(edge.Route{Method: "POST", Path: "/v1/work_order_line_items", Operation: "Create work order line item", Kind: spec.Create, Resource: "WorkOrderLineItem"}, genericCreateWorkOrderLineItem.Handler(s))
 	r.Handle(edge.Route{Method: "DELETE", Path: "/v1/work_order_line_items/:id", Operation: "Delete work order line item", Kind: spec.Delete, Resource: "WorkOrderLineItem"}, genericDeleteWorkOrderLineItem.Handler(s))
 	r.Handle(edge.Route{Method: "GET", Path: "/v1/work_order_line_items/:id", Operation: "Get work order line item", Kind: spec.Get, Resource: "WorkOrderLineItem"}, genericGetWorkOrderLineItem.Handler(s))
 	r.Handle(edge.Route{Method: "PATCH", Path: "/v1/work_order_line_items/:id", Operation: "Patch work order line item", Kind: spec.Patch, Resource: "WorkOrderLineItem"}, genericPatchWorkOrderLineItem.Handler(s))
+	r.Handle(edge.Route{Method: "POST", Path: "/v1/work_order_line_items/:id/restore", Operation: "Restore work order line item", Kind: spec.Restore, Resource: "WorkOrderLineItem"}, genericRestoreWorkOrderLineItem.Handler(s))
+	r.Handle(edge.Route{Method: "POST", Path: "/v1/work_order_line_items/:id/revert", Operation: "Revert work order line item", Kind: spec.Revert, Resource: "WorkOrderLineItem"}, genericRevertWorkOrderLineItem.Handler(s))
 	r.Handle(edge.Route{Method: "GET", Path: "/v1/work_orders", Operation: "List work orders", Kind: spec.List, Resource: "WorkOrder"}, genericListWorkOrders.Handler(s))
 	r.Handle(edge.Route{Method: "POST", Path: "/v1/work_orders", Operation: "Create work order", Kind: spec.Create, Resource: "WorkOrder"}, genericCreateWorkOrder.Handler(s))
 	r.Handle(edge.Route{Method: "DELETE", Path: "/v1/work_orders/:id", Operation: "Delete work order", Kind: spec.Delete, Resource: "WorkOrder"}, genericDeleteWorkOrder.Handler(s))
 	r.Handle(edge.Route{Method: "PATCH", Path: "/v1/work_orders/:id", Operation: "Patch work order", Kind: spec.Patch, Resource: "WorkOrder"}, genericPatchWorkOrder.Handler(s))
+	r.Handle(edge.Route{Method: "POST", Path: "/v1/work_orders/:id/restore", Operation: "Restore work order", Kind: spec.Restore, Resource: "WorkOrder"}, genericRestoreWorkOrder.Handler(s))
+	r.Handle(edge.Route{Method: "POST", Path: "/v1/work_orders/:id/revert", Operation: "Revert work order", Kind: spec.Revert, Resource: "WorkOrder"}, genericRevertWorkOrder.Handler(s))
 }

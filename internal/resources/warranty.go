@@ -166,4 +166,7 @@ func init() {
 			func(e *Warranty) string { return e.ID },
 			func(c *WarrantyLineItem) *string { return c.WarrantyID })},
 	}
+	warrantyResource.Cascades = []engine.Cascade{
+		{Table: "warranty_line_items", Column: "warranty_id"},
+	}
 }

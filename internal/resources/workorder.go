@@ -362,4 +362,7 @@ func init() {
 			func(e *WorkOrder) string { return e.ID },
 			func(c *WorkOrderLineItem) *string { return c.WorkOrderNumber })},
 	}
+	workOrderResource.Cascades = []engine.Cascade{
+		{Table: "work_order_line_items", Column: "work_order_number"},
+	}
 }

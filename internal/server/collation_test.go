@@ -136,10 +136,10 @@ ORDER BY 1`)
 	// The statements of query.Page's phases: a first page, a page after a
 	// cursor's position, range filters going down, a prefix.
 	for _, q := range []string{
-		`SELECT "id" FROM "returns" WHERE "team_id" = 1 AND "status" IS NOT NULL ORDER BY "status" ASC, "id" ASC LIMIT 11`,
-		`SELECT "id" FROM "returns" WHERE "team_id" = 1 AND ("status", "id") > ('Open', 'x') ORDER BY "status" ASC, "id" ASC LIMIT 11`,
-		`SELECT "id" FROM "returns" WHERE "team_id" = 1 AND "status" > 'B' AND "status" <= 'open' AND "status" IS NOT NULL ORDER BY "status" DESC, "id" DESC LIMIT 11`,
-		`SELECT "id" FROM "returns" WHERE "team_id" = 1 AND starts_with("status", 'Op') AND "status" IS NOT NULL ORDER BY "status" ASC, "id" ASC LIMIT 11`,
+		`SELECT "id" FROM "returns" WHERE "team_id" = 1 AND "deleted_at" IS NULL AND "status" IS NOT NULL ORDER BY "status" ASC, "id" ASC LIMIT 11`,
+		`SELECT "id" FROM "returns" WHERE "team_id" = 1 AND "deleted_at" IS NULL AND ("status", "id") > ('Open', 'x') ORDER BY "status" ASC, "id" ASC LIMIT 11`,
+		`SELECT "id" FROM "returns" WHERE "team_id" = 1 AND "deleted_at" IS NULL AND "status" > 'B' AND "status" <= 'open' AND "status" IS NOT NULL ORDER BY "status" DESC, "id" DESC LIMIT 11`,
+		`SELECT "id" FROM "returns" WHERE "team_id" = 1 AND "deleted_at" IS NULL AND starts_with("status", 'Op') AND "status" IS NOT NULL ORDER BY "status" ASC, "id" ASC LIMIT 11`,
 	} {
 		plan := explain(t, conn, q)
 		if !strings.Contains(plan, "Index") || strings.Contains(plan, "Sort") || strings.Contains(plan, "Seq Scan") {

@@ -42,6 +42,9 @@ type Config struct {
 	IdempotencyTTL time.Duration
 	// EventRetention is how long events are kept; 0 keeps them forever.
 	EventRetention time.Duration
+	// TrashRetention is how long a record stays in the trash before the
+	// janitor erases it (DESIGN §17); 0 keeps the trash forever.
+	TrashRetention time.Duration
 	// Webhooks configures the delivery of events to webhooks.
 	Webhooks webhooks.Config
 	// RedisURL, when set, keeps the per-token rate limit in Redis, shared
@@ -93,6 +96,7 @@ func DefaultConfig() Config {
 		TokenCacheTTL:     time.Second,
 		IdempotencyTTL:    engine.DefaultIdempotencyTTL,
 		EventRetention:    events.DefaultRetention,
+		TrashRetention:    DefaultTrashRetention,
 		Webhooks:          webhooks.DefaultConfig(),
 		Replicas:          replica.Config{MaxLag: replica.DefaultMaxLag},
 		NATS:              publish.Config{Stream: publish.DefaultStream},

@@ -2,14 +2,20 @@ package server
 
 import (
 	"context"
+	"strconv"
 	"time"
 )
 
 // janitorEvery is how often the janitor runs.
 const janitorEvery = time.Minute
 
+// DefaultTrashRetention is how long a record stays in the trash unless
+// configured (--trash-retention).
+const DefaultTrashRetention = 30 * 24 * time.Hour
+
 // janitor deletes what has outlived its time — idempotency keys past
-// their expiry — every janitorEvery until stop closes. Each deletion is its
+// their expiry, events past their retention, records in the trash past
+// theirs — every janitorEvery until stop closes. Each deletion is its
 // own statement over an indexed range, so writers never wait on it for long;
 // several instances running it at once delete the same rows harmlessly.
 func (s *Server) janitor(stop <-chan struct{}) {
@@ -31,33 +37,65 @@ func (s *Server) sweep() {
 	ctx, cancel := context.WithTimeout(context.Background(), s.cfg.RequestTimeout)
 	defer cancel()
 	now := time.Now().UTC()
-	s.sweepBatches(ctx, "expired idempotency keys",
+	s.sweepBatches(ctx, "expired idempotency keys", sweepBatch,
 		`DELETE FROM "idempotency_keys" WHERE "id" IN (SELECT "id" FROM "idempotency_keys" WHERE "expires_at" < ? LIMIT 5000)`, now)
+	s.EmptyTrash(ctx, now)
 	if s.cfg.EventRetention > 0 {
-		s.sweepBatches(ctx, "deliveries past the events' retention",
+		s.sweepBatches(ctx, "deliveries past the events' retention", sweepBatch,
 			`DELETE FROM "webhook_deliveries" WHERE "id" IN (SELECT "id" FROM "webhook_deliveries" WHERE "created_at" < ? AND "status" <> 'pending' LIMIT 5000)`,
 			now.Add(-s.cfg.EventRetention))
 		// Oldest first, along the primary key (an event's number follows
 		// its time); kept as long as idempotency keys at least: on SQLite
 		// a keyed create's key is kept on its event (package engine).
-		s.sweepBatches(ctx, "events past their retention",
+		s.sweepBatches(ctx, "events past their retention", sweepBatch,
 			`DELETE FROM "events" WHERE "id" IN (SELECT "id" FROM "events" ORDER BY "id" LIMIT 5000) AND "occurred_at" < ?`,
 			now.Add(-max(s.cfg.EventRetention, s.cfg.IdempotencyTTL)).UnixMicro())
 	}
 }
 
-// sweepBatches runs a DELETE of at most 5,000 rows until it deletes fewer:
+// sweepBatch is the rows a sweep deletes in one statement.
+const sweepBatch = 5000
+
+// sweepBatches runs a DELETE of at most batch rows until it deletes fewer:
 // each batch its own statement, so that no writer waits behind one long
 // delete.
-func (s *Server) sweepBatches(ctx context.Context, what, text string, arg any) {
+func (s *Server) sweepBatches(ctx context.Context, what string, batch int64, text string, args ...any) {
 	for {
-		res, err := s.db.Exec(ctx, text, arg)
+		res, err := s.db.Exec(ctx, text, args...)
 		if err != nil {
 			s.log.Warn("janitor: deleting "+what, "error", err)
 			return
 		}
-		if n, _ := res.RowsAffected(); n < 5000 {
+		if n, _ := res.RowsAffected(); n < batch {
 			return
 		}
+	}
+}
+
+// trashBatch is the records the janitor erases from the trash in one
+// statement (their children, erased with them, come on top).
+const trashBatch = 500
+
+// janitorMeta is the events' meta of the janitor's purges: no request,
+// no token — the service itself.
+const janitorMeta = `{"request_id":null,"actor":null}`
+
+// EmptyTrash erases for good the records in the trash since before
+// --trash-retention, table after table, each parent's before its
+// children's (the database erases a parent's children with it), in
+// statements of trashBatch records. Each statement is a transaction with
+// the purged events of what it erased (written by the tables' triggers):
+// a restart between two loses nothing and, the rows being gone, purges
+// nothing twice; several instances sweeping at once erase each row once.
+func (s *Server) EmptyTrash(ctx context.Context, now time.Time) {
+	if s.cfg.TrashRetention <= 0 {
+		return
+	}
+	cutoff := now.Add(-s.cfg.TrashRetention).UnixMicro()
+	for _, table := range s.trash {
+		t := `"` + table + `"`
+		s.sweepBatches(ctx, "the trash of "+table, trashBatch,
+			`DELETE FROM `+t+` WHERE "id" IN (SELECT "id" FROM `+t+` WHERE "deleted_at" < ? ORDER BY "deleted_at" LIMIT `+
+				strconv.Itoa(trashBatch)+`) AND set_config('records.meta', ?, true) IS NOT NULL`, cutoff, janitorMeta)
 	}
 }

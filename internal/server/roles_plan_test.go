@@ -55,32 +55,7 @@ func TestRoleFilterIsServedByAnIndex(t *testing.T) {
 			if stmt == "" {
 				t.Fatalf("no list statement with the role's filter among %q", h.db.Prepared())
 			}
-			args := []any{1, "r7", 101}
-			var plan []string
-			explain := "EXPLAIN QUERY PLAN "
-			if d == migrate.Postgres {
-				explain = "EXPLAIN "
-			}
-			err := h.db.Each(ctx, -1, explain+stmt, args, func(rows *sql.Rows) error {
-				cols, _ := rows.Columns()
-				vals := make([]any, len(cols))
-				var line string
-				for i := range vals {
-					vals[i] = new(sql.RawBytes)
-				}
-				if err := rows.Scan(vals...); err != nil {
-					return err
-				}
-				for _, v := range vals {
-					line += string(*v.(*sql.RawBytes)) + " "
-				}
-				plan = append(plan, line)
-				return nil
-			})
-			if err != nil {
-				t.Fatal(err)
-			}
-			text := strings.Join(plan, "\n")
+			text := explainPlan(t, h, d, stmt, []any{1, "r7", 101})
 			t.Logf("%s\n%s", stmt, text)
 			if strings.Contains(text, "Seq Scan") || strings.Contains(text, "SCAN cases") && !strings.Contains(text, "INDEX") {
 				t.Fatalf("the role's list scans the table:\n%s", text)
@@ -90,4 +65,35 @@ func TestRoleFilterIsServedByAnIndex(t *testing.T) {
 			}
 		})
 	}
+}
+
+// explainPlan is the database's plan of the statement stmt with args, one
+// line per row of EXPLAIN (QUERY PLAN on SQLite).
+func explainPlan(t *testing.T, h *harness, dialect, stmt string, args []any) string {
+	t.Helper()
+	var plan []string
+	explain := "EXPLAIN QUERY PLAN "
+	if dialect == migrate.Postgres {
+		explain = "EXPLAIN "
+	}
+	err := h.db.Each(context.Background(), -1, explain+stmt, args, func(rows *sql.Rows) error {
+		cols, _ := rows.Columns()
+		vals := make([]any, len(cols))
+		var line string
+		for i := range vals {
+			vals[i] = new(sql.RawBytes)
+		}
+		if err := rows.Scan(vals...); err != nil {
+			return err
+		}
+		for _, v := range vals {
+			line += string(*v.(*sql.RawBytes)) + " "
+		}
+		plan = append(plan, line)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Join(plan, "\n")
 }

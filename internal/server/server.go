@@ -47,8 +47,11 @@ type Server struct {
 	ln      net.Listener
 	done    chan error
 	stop    chan struct{} // stops the janitor and the stream's watch
-	stream  *events.Stream
-	hooks   *webhooks.Service
+	// trash are the record tables, each parent before its children: the
+	// order in which the janitor empties the trash.
+	trash  []string
+	stream *events.Stream
+	hooks  *webhooks.Service
 	// delivering closes when the webhook worker has stopped.
 	delivering chan struct{}
 	redis      *redis.Client      // nil without RedisURL

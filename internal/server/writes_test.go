@@ -184,7 +184,7 @@ func TestIfMatchRacersHaveOneWinner(t *testing.T) {
 	})
 }
 
-// Writes of one record racing its deletion and re-creation (PUT) across
+// Writes of one record racing its erasure and re-creation (PUT) across
 // two servers: a PATCH or DELETE without If-Match applies to the record
 // the id names, or finds none — 200 or 404 — and is never refused for the
 // record's having been made again while it was written.
@@ -204,9 +204,11 @@ func TestWritesRacingARecordsReCreation(t *testing.T) {
 				wg.Add(1)
 				go func(i int) {
 					defer wg.Done()
-					w := [][2]string{{"PATCH", `{"description":"d"}`}, {"PUT", `{"description":"u"}`}, {"DELETE", ""}}[i%3]
+					// The delete erases for good: a record in the trash keeps
+					// its id, which no PUT could then make again.
+					w := [][3]string{{"PATCH", `{"description":"d"}`, ""}, {"PUT", `{"description":"u"}`, ""}, {"DELETE", "", "?permanent=true"}}[i%3]
 					method, body := w[0], w[1]
-					status, _, answer := send(t, servers[i%len(servers)], h.token, method, "/v1/purchase_orders/"+id, body)
+					status, _, answer := send(t, servers[i%len(servers)], h.token, method, "/v1/purchase_orders/"+id+w[2], body)
 					if status != 200 && status != 201 && status != 404 {
 						mu.Lock()
 						odd = append(odd, fmt.Sprintf("%s: %d %s", method, status, answer))

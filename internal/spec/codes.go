@@ -19,6 +19,7 @@ const (
 	RequestTimeout       Code = "request_timeout"        // 408
 	Conflict             Code = "conflict"               // 409
 	KeyInUse             Code = "idempotency_key_in_use" // 409
+	VersionUnavailable   Code = "version_unavailable"    // 409
 	PreconditionFailed   Code = "precondition_failed"    // 412
 	PayloadTooLarge      Code = "payload_too_large"      // 413
 	UnsupportedMediaType Code = "unsupported_media_type" // 415
@@ -61,6 +62,8 @@ var Codes = []CodeInfo{
 		"A unique value is taken: an id (ids are unique across teams) or a user's username."},
 	{KeyInUse, http.StatusConflict, "Idempotency key in use",
 		"A request with this Idempotency-Key is still running; Retry-After says when to try again."},
+	{VersionUnavailable, http.StatusConflict, "Version unavailable",
+		"A revert named a version of the record whose event is gone (past the events' retention) or never was; nothing was written."},
 	{PreconditionFailed, http.StatusPreconditionFailed, "Precondition failed",
 		"If-Match named versions the record is not at, or the record does not exist; nothing was written."},
 	{PayloadTooLarge, http.StatusRequestEntityTooLarge, "Payload too large",

@@ -13,6 +13,10 @@ const (
 	GetOrCreate Kind = "get_or_create" // with an id, read; without, create
 	Action      Kind = "action"        // set fixed members of an existing record
 	Delete      Kind = "delete"        // delete by id, or every record of a parent
+	// Restore and Revert are the generic routes of the trash and of
+	// history (DESIGN §17); the route table names neither.
+	Restore Kind = "restore" // take a record (and its batch) out of the trash
+	Revert  Kind = "revert"  // write a record's members as they were at a version
 )
 
 // Kinds lists every kind, in the order messages list them.

@@ -24,6 +24,10 @@ export interface BillOfMaterialsLineItem {
   purchase_supply_type: string | null;
   quantity: number | null;
   status: string | null;
+  /** When the record went to the trash: only on records in the trash. */
+  deleted_at?: string;
+  /** Who moved the record to the trash: only on records in the trash. */
+  deleted_by?: string | null;
 }
 
 /** What a client may write of a record of bill_of_materials_line_items: an absent member is left as it is, null clears it. */
@@ -55,6 +59,10 @@ export interface Case {
   createdDate: string | null;
   /** Filled by the server on every write that leaves it absent. */
   updatedDate: string | null;
+  /** When the record went to the trash: only on records in the trash. */
+  deleted_at?: string;
+  /** Who moved the record to the trash: only on records in the trash. */
+  deleted_by?: string | null;
   /** Related records, present only when the request named them in expand. */
   expand?: CaseExpand;
 }
@@ -93,6 +101,10 @@ export interface ChannelThread {
   created_at: string | null;
   /** Filled by the server on every write that leaves it absent. */
   updated_at: string | null;
+  /** When the record went to the trash: only on records in the trash. */
+  deleted_at?: string;
+  /** Who moved the record to the trash: only on records in the trash. */
+  deleted_by?: string | null;
   /** Related records, present only when the request named them in expand. */
   expand?: ChannelThreadExpand;
 }
@@ -152,6 +164,10 @@ export interface Contact {
   photo_url: string | null;
   processor: string | null;
   title: string | null;
+  /** When the record went to the trash: only on records in the trash. */
+  deleted_at?: string;
+  /** Who moved the record to the trash: only on records in the trash. */
+  deleted_by?: string | null;
 }
 
 /** What a client may write of a record of contacts: an absent member is left as it is, null clears it. */
@@ -205,6 +221,10 @@ export interface Customer {
   payment_customer_id: string | null;
   timestamp: string | null;
   activationDate: string | null;
+  /** When the record went to the trash: only on records in the trash. */
+  deleted_at?: string;
+  /** Who moved the record to the trash: only on records in the trash. */
+  deleted_by?: string | null;
 }
 
 /** What a client may write of a record of customers: an absent member is left as it is, null clears it. */
@@ -232,6 +252,10 @@ export interface PackingListItem {
   /** The id of the packing list this belongs to. */
   packing_list: string | null;
   arrived: boolean | null;
+  /** When the record went to the trash: only on records in the trash. */
+  deleted_at?: string;
+  /** Who moved the record to the trash: only on records in the trash. */
+  deleted_by?: string | null;
   /** Related records, present only when the request named them in expand. */
   expand?: PackingListItemExpand;
 }
@@ -266,6 +290,10 @@ export interface PackingList {
   purchase_order_number: string | null;
   ship_per: string | null;
   tracking_number: string | null;
+  /** When the record went to the trash: only on records in the trash. */
+  deleted_at?: string;
+  /** Who moved the record to the trash: only on records in the trash. */
+  deleted_by?: string | null;
   /** Related records, present only when the request named them in expand. */
   expand?: PackingListExpand;
 }
@@ -313,6 +341,10 @@ export interface PurchaseOrder {
   total: string | null;
   vendor: string | null;
   transaction_id: string | null;
+  /** When the record went to the trash: only on records in the trash. */
+  deleted_at?: string;
+  /** Who moved the record to the trash: only on records in the trash. */
+  deleted_by?: string | null;
 }
 
 /** What a client may write of a record of purchase_orders: an absent member is left as it is, null clears it. */
@@ -355,6 +387,10 @@ export interface ReturnLineItem {
   serial_number: string | null;
   sku: string | null;
   tax_refunded: string | null;
+  /** When the record went to the trash: only on records in the trash. */
+  deleted_at?: string;
+  /** Who moved the record to the trash: only on records in the trash. */
+  deleted_by?: string | null;
   /** Related records, present only when the request named them in expand. */
   expand?: ReturnLineItemExpand;
 }
@@ -411,6 +447,10 @@ export interface Return {
   reason_category: string | null;
   tax_refunded: string | null;
   total_refunded: string | null;
+  /** When the record went to the trash: only on records in the trash. */
+  deleted_at?: string;
+  /** Who moved the record to the trash: only on records in the trash. */
+  deleted_by?: string | null;
   /** Related records, present only when the request named them in expand. */
   expand?: ReturnExpand;
 }
@@ -467,6 +507,10 @@ export interface Supplier {
   created_at: string | null;
   /** Filled by the server on every write that leaves it absent. */
   updated_at: string | null;
+  /** When the record went to the trash: only on records in the trash. */
+  deleted_at?: string;
+  /** Who moved the record to the trash: only on records in the trash. */
+  deleted_by?: string | null;
 }
 
 /** What a client may write of a record of suppliers: an absent member is left as it is, null clears it. */
@@ -505,6 +549,10 @@ export interface User {
   title: string | null;
   social_handle: string | null;
   username: string | null;
+  /** When the record went to the trash: only on records in the trash. */
+  deleted_at?: string;
+  /** Who moved the record to the trash: only on records in the trash. */
+  deleted_by?: string | null;
 }
 
 /** What a client may write of a record of users: an absent member is left as it is, null clears it. */
@@ -572,6 +620,10 @@ export interface Vendor {
   last_modified_by: string | null;
   is_active: boolean | null;
   is_public: boolean | null;
+  /** When the record went to the trash: only on records in the trash. */
+  deleted_at?: string;
+  /** Who moved the record to the trash: only on records in the trash. */
+  deleted_by?: string | null;
 }
 
 /** What a client may write of a record of vendors: an absent member is left as it is, null clears it. */
@@ -626,6 +678,10 @@ export interface Warranty {
   created_at: string | null;
   /** Filled by the server on every write that leaves it absent. */
   updated_at: string | null;
+  /** When the record went to the trash: only on records in the trash. */
+  deleted_at?: string;
+  /** Who moved the record to the trash: only on records in the trash. */
+  deleted_by?: string | null;
   /** Related records, present only when the request named them in expand. */
   expand?: WarrantyExpand;
 }
@@ -669,6 +725,10 @@ export interface WarrantyLineItem {
   image_2: string | null;
   image_3: string | null;
   match: string | null;
+  /** When the record went to the trash: only on records in the trash. */
+  deleted_at?: string;
+  /** Who moved the record to the trash: only on records in the trash. */
+  deleted_by?: string | null;
   /** Related records, present only when the request named them in expand. */
   expand?: WarrantyLineItemExpand;
 }
@@ -716,6 +776,10 @@ export interface WorkOrderLineItem {
   unit_quantity: number | null;
   /** The id of the work order this belongs to. */
   work_order_number: string | null;
+  /** When the record went to the trash: only on records in the trash. */
+  deleted_at?: string;
+  /** Who moved the record to the trash: only on records in the trash. */
+  deleted_by?: string | null;
   /** Related records, present only when the request named them in expand. */
   expand?: WorkOrderLineItemExpand;
 }
@@ -764,6 +828,10 @@ export interface WorkOrder {
   updated_at: string | null;
   /** Ordered by id. */
   work_order_line_items: WorkOrderLineItem[];
+  /** When the record went to the trash: only on records in the trash. */
+  deleted_at?: string;
+  /** Who moved the record to the trash: only on records in the trash. */
+  deleted_by?: string | null;
   /** Related records, present only when the request named them in expand. */
   expand?: WorkOrderExpand;
 }
@@ -1051,10 +1119,41 @@ export class BillOfMaterialsLineItemService {
 
   /**
    * delete sends DELETE /v1/bill_of_materials_line_items/:id (Delete bill of materials line item).
-   * Deletes the record and its children.
+   * Moves the record and its children to the trash, as one batch: from then on they are
+   * answered as missing ones, their ids stay taken, and a restore brings them back. With
+   * `permanent=true` (admin only), erases them for good instead.
    */
   delete(id: string, opts?: RequestOptions): Promise<Deleted> {
     return this.#t.send<Deleted>({ method: "DELETE", path: "/v1/bill_of_materials_line_items/:id", id: id, idIn: "path", idName: "id" }, opts);
+  }
+
+  /**
+   * purge sends DELETE /v1/bill_of_materials_line_items/:id?permanent=true (Delete bill of materials line item, for good).
+   * Erases the record and its children for good, from the trash or not (admin only).
+   */
+  purge(id: string, opts?: RequestOptions): Promise<Deleted> {
+    return this.#t.send<Deleted>({ method: "DELETE", path: "/v1/bill_of_materials_line_items/:id", id: id, idIn: "path", idName: "id", query: new URLSearchParams({ permanent: "true" }) }, opts);
+  }
+
+  /**
+   * restore sends POST /v1/bill_of_materials_line_items/:id/restore (Restore bill of materials line item).
+   * Takes the record out of the trash, with the records of its batch (the children its delete
+   * moved there, or the parent whose delete did), answering it at its next version. 404 when
+   * it is not in the trash; 409 naming the member when a unique value was taken meanwhile
+   * (nothing is restored).
+   */
+  restore(id: string, opts?: RequestOptions): Promise<BillOfMaterialsLineItem> {
+    return this.#t.send<BillOfMaterialsLineItem>({ method: "POST", path: "/v1/bill_of_materials_line_items/:id/restore", id: id, idIn: "path", idName: "id" }, opts);
+  }
+
+  /**
+   * revert sends POST /v1/bill_of_materials_line_items/:id/revert (Revert bill of materials line item).
+   * Writes a new version of the record whose members equal those it had at `version`, read
+   * from that version's event; the event of the change is an update carrying `reverted_from`.
+   * 409 `version_unavailable` once that event is gone.
+   */
+  revert(id: string, version: number, opts?: RequestOptions): Promise<BillOfMaterialsLineItem> {
+    return this.#t.send<BillOfMaterialsLineItem>({ method: "POST", path: "/v1/bill_of_materials_line_items/:id/revert", id: id, idIn: "path", idName: "id", body: { version } }, opts);
   }
 
   /**
@@ -1097,10 +1196,41 @@ export class CaseService {
 
   /**
    * delete sends DELETE /v1/cases/:id (Delete case).
-   * Deletes the record and its children.
+   * Moves the record and its children to the trash, as one batch: from then on they are
+   * answered as missing ones, their ids stay taken, and a restore brings them back. With
+   * `permanent=true` (admin only), erases them for good instead.
    */
   delete(id: string, opts?: RequestOptions): Promise<Deleted> {
     return this.#t.send<Deleted>({ method: "DELETE", path: "/v1/cases/:id", id: id, idIn: "path", idName: "id" }, opts);
+  }
+
+  /**
+   * purge sends DELETE /v1/cases/:id?permanent=true (Delete case, for good).
+   * Erases the record and its children for good, from the trash or not (admin only).
+   */
+  purge(id: string, opts?: RequestOptions): Promise<Deleted> {
+    return this.#t.send<Deleted>({ method: "DELETE", path: "/v1/cases/:id", id: id, idIn: "path", idName: "id", query: new URLSearchParams({ permanent: "true" }) }, opts);
+  }
+
+  /**
+   * restore sends POST /v1/cases/:id/restore (Restore case).
+   * Takes the record out of the trash, with the records of its batch (the children its delete
+   * moved there, or the parent whose delete did), answering it at its next version. 404 when
+   * it is not in the trash; 409 naming the member when a unique value was taken meanwhile
+   * (nothing is restored).
+   */
+  restore(id: string, opts?: RequestOptions): Promise<Case> {
+    return this.#t.send<Case>({ method: "POST", path: "/v1/cases/:id/restore", id: id, idIn: "path", idName: "id" }, opts);
+  }
+
+  /**
+   * revert sends POST /v1/cases/:id/revert (Revert case).
+   * Writes a new version of the record whose members equal those it had at `version`, read
+   * from that version's event; the event of the change is an update carrying `reverted_from`.
+   * 409 `version_unavailable` once that event is gone.
+   */
+  revert(id: string, version: number, opts?: RequestOptions): Promise<Case> {
+    return this.#t.send<Case>({ method: "POST", path: "/v1/cases/:id/revert", id: id, idIn: "path", idName: "id", body: { version } }, opts);
   }
 
   /**
@@ -1173,10 +1303,41 @@ export class ChannelThreadService {
 
   /**
    * delete sends DELETE /v1/channel_threads/:id (Delete channel thread).
-   * Deletes the record and its children.
+   * Moves the record and its children to the trash, as one batch: from then on they are
+   * answered as missing ones, their ids stay taken, and a restore brings them back. With
+   * `permanent=true` (admin only), erases them for good instead.
    */
   delete(id: string, opts?: RequestOptions): Promise<Deleted> {
     return this.#t.send<Deleted>({ method: "DELETE", path: "/v1/channel_threads/:id", id: id, idIn: "path", idName: "id" }, opts);
+  }
+
+  /**
+   * purge sends DELETE /v1/channel_threads/:id?permanent=true (Delete channel thread, for good).
+   * Erases the record and its children for good, from the trash or not (admin only).
+   */
+  purge(id: string, opts?: RequestOptions): Promise<Deleted> {
+    return this.#t.send<Deleted>({ method: "DELETE", path: "/v1/channel_threads/:id", id: id, idIn: "path", idName: "id", query: new URLSearchParams({ permanent: "true" }) }, opts);
+  }
+
+  /**
+   * restore sends POST /v1/channel_threads/:id/restore (Restore channel thread).
+   * Takes the record out of the trash, with the records of its batch (the children its delete
+   * moved there, or the parent whose delete did), answering it at its next version. 404 when
+   * it is not in the trash; 409 naming the member when a unique value was taken meanwhile
+   * (nothing is restored).
+   */
+  restore(id: string, opts?: RequestOptions): Promise<ChannelThread> {
+    return this.#t.send<ChannelThread>({ method: "POST", path: "/v1/channel_threads/:id/restore", id: id, idIn: "path", idName: "id" }, opts);
+  }
+
+  /**
+   * revert sends POST /v1/channel_threads/:id/revert (Revert channel thread).
+   * Writes a new version of the record whose members equal those it had at `version`, read
+   * from that version's event; the event of the change is an update carrying `reverted_from`.
+   * 409 `version_unavailable` once that event is gone.
+   */
+  revert(id: string, version: number, opts?: RequestOptions): Promise<ChannelThread> {
+    return this.#t.send<ChannelThread>({ method: "POST", path: "/v1/channel_threads/:id/revert", id: id, idIn: "path", idName: "id", body: { version } }, opts);
   }
 
   /**
@@ -1249,10 +1410,41 @@ export class ContactService {
 
   /**
    * delete sends DELETE /v1/contacts/:id (Delete contact).
-   * Deletes the record and its children.
+   * Moves the record and its children to the trash, as one batch: from then on they are
+   * answered as missing ones, their ids stay taken, and a restore brings them back. With
+   * `permanent=true` (admin only), erases them for good instead.
    */
   delete(id: string, opts?: RequestOptions): Promise<Deleted> {
     return this.#t.send<Deleted>({ method: "DELETE", path: "/v1/contacts/:id", id: id, idIn: "path", idName: "id" }, opts);
+  }
+
+  /**
+   * purge sends DELETE /v1/contacts/:id?permanent=true (Delete contact, for good).
+   * Erases the record and its children for good, from the trash or not (admin only).
+   */
+  purge(id: string, opts?: RequestOptions): Promise<Deleted> {
+    return this.#t.send<Deleted>({ method: "DELETE", path: "/v1/contacts/:id", id: id, idIn: "path", idName: "id", query: new URLSearchParams({ permanent: "true" }) }, opts);
+  }
+
+  /**
+   * restore sends POST /v1/contacts/:id/restore (Restore contact).
+   * Takes the record out of the trash, with the records of its batch (the children its delete
+   * moved there, or the parent whose delete did), answering it at its next version. 404 when
+   * it is not in the trash; 409 naming the member when a unique value was taken meanwhile
+   * (nothing is restored).
+   */
+  restore(id: string, opts?: RequestOptions): Promise<Contact> {
+    return this.#t.send<Contact>({ method: "POST", path: "/v1/contacts/:id/restore", id: id, idIn: "path", idName: "id" }, opts);
+  }
+
+  /**
+   * revert sends POST /v1/contacts/:id/revert (Revert contact).
+   * Writes a new version of the record whose members equal those it had at `version`, read
+   * from that version's event; the event of the change is an update carrying `reverted_from`.
+   * 409 `version_unavailable` once that event is gone.
+   */
+  revert(id: string, version: number, opts?: RequestOptions): Promise<Contact> {
+    return this.#t.send<Contact>({ method: "POST", path: "/v1/contacts/:id/revert", id: id, idIn: "path", idName: "id", body: { version } }, opts);
   }
 
   /**
@@ -1321,6 +1513,27 @@ export class CustomerService {
    */
   patch(id: string, rec: CustomerWrite, opts?: RequestOptions): Promise<Customer> {
     return this.#t.send<Customer>({ method: "PATCH", path: "/v1/customers/:id", id: id, idIn: "path", idName: "id", body: rec }, opts);
+  }
+
+  /**
+   * restore sends POST /v1/customers/:id/restore (Restore customer).
+   * Takes the record out of the trash, with the records of its batch (the children its delete
+   * moved there, or the parent whose delete did), answering it at its next version. 404 when
+   * it is not in the trash; 409 naming the member when a unique value was taken meanwhile
+   * (nothing is restored).
+   */
+  restore(id: string, opts?: RequestOptions): Promise<Customer> {
+    return this.#t.send<Customer>({ method: "POST", path: "/v1/customers/:id/restore", id: id, idIn: "path", idName: "id" }, opts);
+  }
+
+  /**
+   * revert sends POST /v1/customers/:id/revert (Revert customer).
+   * Writes a new version of the record whose members equal those it had at `version`, read
+   * from that version's event; the event of the change is an update carrying `reverted_from`.
+   * 409 `version_unavailable` once that event is gone.
+   */
+  revert(id: string, version: number, opts?: RequestOptions): Promise<Customer> {
+    return this.#t.send<Customer>({ method: "POST", path: "/v1/customers/:id/revert", id: id, idIn: "path", idName: "id", body: { version } }, opts);
   }
 
   /**
@@ -1393,10 +1606,41 @@ export class PackingListItemService {
 
   /**
    * delete sends DELETE /v1/packing_list_items/:id (Delete packing list item).
-   * Deletes the record and its children.
+   * Moves the record and its children to the trash, as one batch: from then on they are
+   * answered as missing ones, their ids stay taken, and a restore brings them back. With
+   * `permanent=true` (admin only), erases them for good instead.
    */
   delete(id: string, opts?: RequestOptions): Promise<Deleted> {
     return this.#t.send<Deleted>({ method: "DELETE", path: "/v1/packing_list_items/:id", id: id, idIn: "path", idName: "id" }, opts);
+  }
+
+  /**
+   * purge sends DELETE /v1/packing_list_items/:id?permanent=true (Delete packing list item, for good).
+   * Erases the record and its children for good, from the trash or not (admin only).
+   */
+  purge(id: string, opts?: RequestOptions): Promise<Deleted> {
+    return this.#t.send<Deleted>({ method: "DELETE", path: "/v1/packing_list_items/:id", id: id, idIn: "path", idName: "id", query: new URLSearchParams({ permanent: "true" }) }, opts);
+  }
+
+  /**
+   * restore sends POST /v1/packing_list_items/:id/restore (Restore packing list item).
+   * Takes the record out of the trash, with the records of its batch (the children its delete
+   * moved there, or the parent whose delete did), answering it at its next version. 404 when
+   * it is not in the trash; 409 naming the member when a unique value was taken meanwhile
+   * (nothing is restored).
+   */
+  restore(id: string, opts?: RequestOptions): Promise<PackingListItem> {
+    return this.#t.send<PackingListItem>({ method: "POST", path: "/v1/packing_list_items/:id/restore", id: id, idIn: "path", idName: "id" }, opts);
+  }
+
+  /**
+   * revert sends POST /v1/packing_list_items/:id/revert (Revert packing list item).
+   * Writes a new version of the record whose members equal those it had at `version`, read
+   * from that version's event; the event of the change is an update carrying `reverted_from`.
+   * 409 `version_unavailable` once that event is gone.
+   */
+  revert(id: string, version: number, opts?: RequestOptions): Promise<PackingListItem> {
+    return this.#t.send<PackingListItem>({ method: "POST", path: "/v1/packing_list_items/:id/revert", id: id, idIn: "path", idName: "id", body: { version } }, opts);
   }
 
   /**
@@ -1461,10 +1705,41 @@ export class PackingListService {
 
   /**
    * delete sends DELETE /v1/packing_lists/:id (Delete packing list).
-   * Deletes the record and its children.
+   * Moves the record and its children to the trash, as one batch: from then on they are
+   * answered as missing ones, their ids stay taken, and a restore brings them back. With
+   * `permanent=true` (admin only), erases them for good instead.
    */
   delete(id: string, opts?: RequestOptions): Promise<Deleted> {
     return this.#t.send<Deleted>({ method: "DELETE", path: "/v1/packing_lists/:id", id: id, idIn: "path", idName: "id" }, opts);
+  }
+
+  /**
+   * purge sends DELETE /v1/packing_lists/:id?permanent=true (Delete packing list, for good).
+   * Erases the record and its children for good, from the trash or not (admin only).
+   */
+  purge(id: string, opts?: RequestOptions): Promise<Deleted> {
+    return this.#t.send<Deleted>({ method: "DELETE", path: "/v1/packing_lists/:id", id: id, idIn: "path", idName: "id", query: new URLSearchParams({ permanent: "true" }) }, opts);
+  }
+
+  /**
+   * restore sends POST /v1/packing_lists/:id/restore (Restore packing list).
+   * Takes the record out of the trash, with the records of its batch (the children its delete
+   * moved there, or the parent whose delete did), answering it at its next version. 404 when
+   * it is not in the trash; 409 naming the member when a unique value was taken meanwhile
+   * (nothing is restored).
+   */
+  restore(id: string, opts?: RequestOptions): Promise<PackingList> {
+    return this.#t.send<PackingList>({ method: "POST", path: "/v1/packing_lists/:id/restore", id: id, idIn: "path", idName: "id" }, opts);
+  }
+
+  /**
+   * revert sends POST /v1/packing_lists/:id/revert (Revert packing list).
+   * Writes a new version of the record whose members equal those it had at `version`, read
+   * from that version's event; the event of the change is an update carrying `reverted_from`.
+   * 409 `version_unavailable` once that event is gone.
+   */
+  revert(id: string, version: number, opts?: RequestOptions): Promise<PackingList> {
+    return this.#t.send<PackingList>({ method: "POST", path: "/v1/packing_lists/:id/revert", id: id, idIn: "path", idName: "id", body: { version } }, opts);
   }
 
   /**
@@ -1537,10 +1812,41 @@ export class PurchaseOrderService {
 
   /**
    * delete sends DELETE /v1/purchase_orders/:id (Delete purchase order).
-   * Deletes the record and its children.
+   * Moves the record and its children to the trash, as one batch: from then on they are
+   * answered as missing ones, their ids stay taken, and a restore brings them back. With
+   * `permanent=true` (admin only), erases them for good instead.
    */
   delete(id: string, opts?: RequestOptions): Promise<Deleted> {
     return this.#t.send<Deleted>({ method: "DELETE", path: "/v1/purchase_orders/:id", id: id, idIn: "path", idName: "id" }, opts);
+  }
+
+  /**
+   * purge sends DELETE /v1/purchase_orders/:id?permanent=true (Delete purchase order, for good).
+   * Erases the record and its children for good, from the trash or not (admin only).
+   */
+  purge(id: string, opts?: RequestOptions): Promise<Deleted> {
+    return this.#t.send<Deleted>({ method: "DELETE", path: "/v1/purchase_orders/:id", id: id, idIn: "path", idName: "id", query: new URLSearchParams({ permanent: "true" }) }, opts);
+  }
+
+  /**
+   * restore sends POST /v1/purchase_orders/:id/restore (Restore purchase order).
+   * Takes the record out of the trash, with the records of its batch (the children its delete
+   * moved there, or the parent whose delete did), answering it at its next version. 404 when
+   * it is not in the trash; 409 naming the member when a unique value was taken meanwhile
+   * (nothing is restored).
+   */
+  restore(id: string, opts?: RequestOptions): Promise<PurchaseOrder> {
+    return this.#t.send<PurchaseOrder>({ method: "POST", path: "/v1/purchase_orders/:id/restore", id: id, idIn: "path", idName: "id" }, opts);
+  }
+
+  /**
+   * revert sends POST /v1/purchase_orders/:id/revert (Revert purchase order).
+   * Writes a new version of the record whose members equal those it had at `version`, read
+   * from that version's event; the event of the change is an update carrying `reverted_from`.
+   * 409 `version_unavailable` once that event is gone.
+   */
+  revert(id: string, version: number, opts?: RequestOptions): Promise<PurchaseOrder> {
+    return this.#t.send<PurchaseOrder>({ method: "POST", path: "/v1/purchase_orders/:id/revert", id: id, idIn: "path", idName: "id", body: { version } }, opts);
   }
 
   /**
@@ -1613,10 +1919,41 @@ export class ReturnLineItemService {
 
   /**
    * delete sends DELETE /v1/return_line_items/:id (Delete return line item).
-   * Deletes the record and its children.
+   * Moves the record and its children to the trash, as one batch: from then on they are
+   * answered as missing ones, their ids stay taken, and a restore brings them back. With
+   * `permanent=true` (admin only), erases them for good instead.
    */
   delete(id: string, opts?: RequestOptions): Promise<Deleted> {
     return this.#t.send<Deleted>({ method: "DELETE", path: "/v1/return_line_items/:id", id: id, idIn: "path", idName: "id" }, opts);
+  }
+
+  /**
+   * purge sends DELETE /v1/return_line_items/:id?permanent=true (Delete return line item, for good).
+   * Erases the record and its children for good, from the trash or not (admin only).
+   */
+  purge(id: string, opts?: RequestOptions): Promise<Deleted> {
+    return this.#t.send<Deleted>({ method: "DELETE", path: "/v1/return_line_items/:id", id: id, idIn: "path", idName: "id", query: new URLSearchParams({ permanent: "true" }) }, opts);
+  }
+
+  /**
+   * restore sends POST /v1/return_line_items/:id/restore (Restore return line item).
+   * Takes the record out of the trash, with the records of its batch (the children its delete
+   * moved there, or the parent whose delete did), answering it at its next version. 404 when
+   * it is not in the trash; 409 naming the member when a unique value was taken meanwhile
+   * (nothing is restored).
+   */
+  restore(id: string, opts?: RequestOptions): Promise<ReturnLineItem> {
+    return this.#t.send<ReturnLineItem>({ method: "POST", path: "/v1/return_line_items/:id/restore", id: id, idIn: "path", idName: "id" }, opts);
+  }
+
+  /**
+   * revert sends POST /v1/return_line_items/:id/revert (Revert return line item).
+   * Writes a new version of the record whose members equal those it had at `version`, read
+   * from that version's event; the event of the change is an update carrying `reverted_from`.
+   * 409 `version_unavailable` once that event is gone.
+   */
+  revert(id: string, version: number, opts?: RequestOptions): Promise<ReturnLineItem> {
+    return this.#t.send<ReturnLineItem>({ method: "POST", path: "/v1/return_line_items/:id/revert", id: id, idIn: "path", idName: "id", body: { version } }, opts);
   }
 
   /**
@@ -1689,10 +2026,41 @@ export class ReturnService {
 
   /**
    * delete sends DELETE /v1/returns/:id (Delete return).
-   * Deletes the record and its children.
+   * Moves the record and its children to the trash, as one batch: from then on they are
+   * answered as missing ones, their ids stay taken, and a restore brings them back. With
+   * `permanent=true` (admin only), erases them for good instead.
    */
   delete(id: string, opts?: RequestOptions): Promise<Deleted> {
     return this.#t.send<Deleted>({ method: "DELETE", path: "/v1/returns/:id", id: id, idIn: "path", idName: "id" }, opts);
+  }
+
+  /**
+   * purge sends DELETE /v1/returns/:id?permanent=true (Delete return, for good).
+   * Erases the record and its children for good, from the trash or not (admin only).
+   */
+  purge(id: string, opts?: RequestOptions): Promise<Deleted> {
+    return this.#t.send<Deleted>({ method: "DELETE", path: "/v1/returns/:id", id: id, idIn: "path", idName: "id", query: new URLSearchParams({ permanent: "true" }) }, opts);
+  }
+
+  /**
+   * restore sends POST /v1/returns/:id/restore (Restore return).
+   * Takes the record out of the trash, with the records of its batch (the children its delete
+   * moved there, or the parent whose delete did), answering it at its next version. 404 when
+   * it is not in the trash; 409 naming the member when a unique value was taken meanwhile
+   * (nothing is restored).
+   */
+  restore(id: string, opts?: RequestOptions): Promise<Return> {
+    return this.#t.send<Return>({ method: "POST", path: "/v1/returns/:id/restore", id: id, idIn: "path", idName: "id" }, opts);
+  }
+
+  /**
+   * revert sends POST /v1/returns/:id/revert (Revert return).
+   * Writes a new version of the record whose members equal those it had at `version`, read
+   * from that version's event; the event of the change is an update carrying `reverted_from`.
+   * 409 `version_unavailable` once that event is gone.
+   */
+  revert(id: string, version: number, opts?: RequestOptions): Promise<Return> {
+    return this.#t.send<Return>({ method: "POST", path: "/v1/returns/:id/revert", id: id, idIn: "path", idName: "id", body: { version } }, opts);
   }
 
   /**
@@ -1765,10 +2133,41 @@ export class SupplierService {
 
   /**
    * delete sends DELETE /v1/suppliers/:id (Delete supplier).
-   * Deletes the record and its children.
+   * Moves the record and its children to the trash, as one batch: from then on they are
+   * answered as missing ones, their ids stay taken, and a restore brings them back. With
+   * `permanent=true` (admin only), erases them for good instead.
    */
   delete(id: string, opts?: RequestOptions): Promise<Deleted> {
     return this.#t.send<Deleted>({ method: "DELETE", path: "/v1/suppliers/:id", id: id, idIn: "path", idName: "id" }, opts);
+  }
+
+  /**
+   * purge sends DELETE /v1/suppliers/:id?permanent=true (Delete supplier, for good).
+   * Erases the record and its children for good, from the trash or not (admin only).
+   */
+  purge(id: string, opts?: RequestOptions): Promise<Deleted> {
+    return this.#t.send<Deleted>({ method: "DELETE", path: "/v1/suppliers/:id", id: id, idIn: "path", idName: "id", query: new URLSearchParams({ permanent: "true" }) }, opts);
+  }
+
+  /**
+   * restore sends POST /v1/suppliers/:id/restore (Restore supplier).
+   * Takes the record out of the trash, with the records of its batch (the children its delete
+   * moved there, or the parent whose delete did), answering it at its next version. 404 when
+   * it is not in the trash; 409 naming the member when a unique value was taken meanwhile
+   * (nothing is restored).
+   */
+  restore(id: string, opts?: RequestOptions): Promise<Supplier> {
+    return this.#t.send<Supplier>({ method: "POST", path: "/v1/suppliers/:id/restore", id: id, idIn: "path", idName: "id" }, opts);
+  }
+
+  /**
+   * revert sends POST /v1/suppliers/:id/revert (Revert supplier).
+   * Writes a new version of the record whose members equal those it had at `version`, read
+   * from that version's event; the event of the change is an update carrying `reverted_from`.
+   * 409 `version_unavailable` once that event is gone.
+   */
+  revert(id: string, version: number, opts?: RequestOptions): Promise<Supplier> {
+    return this.#t.send<Supplier>({ method: "POST", path: "/v1/suppliers/:id/revert", id: id, idIn: "path", idName: "id", body: { version } }, opts);
   }
 
   /**
@@ -1833,10 +2232,41 @@ export class UserService {
 
   /**
    * delete sends DELETE /v1/users/:id (Delete user).
-   * Deletes the record and its children.
+   * Moves the record and its children to the trash, as one batch: from then on they are
+   * answered as missing ones, their ids stay taken, and a restore brings them back. With
+   * `permanent=true` (admin only), erases them for good instead.
    */
   delete(id: string, opts?: RequestOptions): Promise<Deleted> {
     return this.#t.send<Deleted>({ method: "DELETE", path: "/v1/users/:id", id: id, idIn: "path", idName: "id" }, opts);
+  }
+
+  /**
+   * purge sends DELETE /v1/users/:id?permanent=true (Delete user, for good).
+   * Erases the record and its children for good, from the trash or not (admin only).
+   */
+  purge(id: string, opts?: RequestOptions): Promise<Deleted> {
+    return this.#t.send<Deleted>({ method: "DELETE", path: "/v1/users/:id", id: id, idIn: "path", idName: "id", query: new URLSearchParams({ permanent: "true" }) }, opts);
+  }
+
+  /**
+   * restore sends POST /v1/users/:id/restore (Restore user).
+   * Takes the record out of the trash, with the records of its batch (the children its delete
+   * moved there, or the parent whose delete did), answering it at its next version. 404 when
+   * it is not in the trash; 409 naming the member when a unique value was taken meanwhile
+   * (nothing is restored).
+   */
+  restore(id: string, opts?: RequestOptions): Promise<User> {
+    return this.#t.send<User>({ method: "POST", path: "/v1/users/:id/restore", id: id, idIn: "path", idName: "id" }, opts);
+  }
+
+  /**
+   * revert sends POST /v1/users/:id/revert (Revert user).
+   * Writes a new version of the record whose members equal those it had at `version`, read
+   * from that version's event; the event of the change is an update carrying `reverted_from`.
+   * 409 `version_unavailable` once that event is gone.
+   */
+  revert(id: string, version: number, opts?: RequestOptions): Promise<User> {
+    return this.#t.send<User>({ method: "POST", path: "/v1/users/:id/revert", id: id, idIn: "path", idName: "id", body: { version } }, opts);
   }
 
   /**
@@ -1909,10 +2339,41 @@ export class VendorService {
 
   /**
    * delete sends DELETE /v1/vendors/:id (Delete vendor).
-   * Deletes the record and its children.
+   * Moves the record and its children to the trash, as one batch: from then on they are
+   * answered as missing ones, their ids stay taken, and a restore brings them back. With
+   * `permanent=true` (admin only), erases them for good instead.
    */
   delete(id: string, opts?: RequestOptions): Promise<Deleted> {
     return this.#t.send<Deleted>({ method: "DELETE", path: "/v1/vendors/:id", id: id, idIn: "path", idName: "id" }, opts);
+  }
+
+  /**
+   * purge sends DELETE /v1/vendors/:id?permanent=true (Delete vendor, for good).
+   * Erases the record and its children for good, from the trash or not (admin only).
+   */
+  purge(id: string, opts?: RequestOptions): Promise<Deleted> {
+    return this.#t.send<Deleted>({ method: "DELETE", path: "/v1/vendors/:id", id: id, idIn: "path", idName: "id", query: new URLSearchParams({ permanent: "true" }) }, opts);
+  }
+
+  /**
+   * restore sends POST /v1/vendors/:id/restore (Restore vendor).
+   * Takes the record out of the trash, with the records of its batch (the children its delete
+   * moved there, or the parent whose delete did), answering it at its next version. 404 when
+   * it is not in the trash; 409 naming the member when a unique value was taken meanwhile
+   * (nothing is restored).
+   */
+  restore(id: string, opts?: RequestOptions): Promise<Vendor> {
+    return this.#t.send<Vendor>({ method: "POST", path: "/v1/vendors/:id/restore", id: id, idIn: "path", idName: "id" }, opts);
+  }
+
+  /**
+   * revert sends POST /v1/vendors/:id/revert (Revert vendor).
+   * Writes a new version of the record whose members equal those it had at `version`, read
+   * from that version's event; the event of the change is an update carrying `reverted_from`.
+   * 409 `version_unavailable` once that event is gone.
+   */
+  revert(id: string, version: number, opts?: RequestOptions): Promise<Vendor> {
+    return this.#t.send<Vendor>({ method: "POST", path: "/v1/vendors/:id/revert", id: id, idIn: "path", idName: "id", body: { version } }, opts);
   }
 
   /**
@@ -1985,10 +2446,41 @@ export class WarrantyService {
 
   /**
    * delete sends DELETE /v1/warranties/:id (Delete warranty).
-   * Deletes the record and its children.
+   * Moves the record and its children to the trash, as one batch: from then on they are
+   * answered as missing ones, their ids stay taken, and a restore brings them back. With
+   * `permanent=true` (admin only), erases them for good instead.
    */
   delete(id: string, opts?: RequestOptions): Promise<Deleted> {
     return this.#t.send<Deleted>({ method: "DELETE", path: "/v1/warranties/:id", id: id, idIn: "path", idName: "id" }, opts);
+  }
+
+  /**
+   * purge sends DELETE /v1/warranties/:id?permanent=true (Delete warranty, for good).
+   * Erases the record and its children for good, from the trash or not (admin only).
+   */
+  purge(id: string, opts?: RequestOptions): Promise<Deleted> {
+    return this.#t.send<Deleted>({ method: "DELETE", path: "/v1/warranties/:id", id: id, idIn: "path", idName: "id", query: new URLSearchParams({ permanent: "true" }) }, opts);
+  }
+
+  /**
+   * restore sends POST /v1/warranties/:id/restore (Restore warranty).
+   * Takes the record out of the trash, with the records of its batch (the children its delete
+   * moved there, or the parent whose delete did), answering it at its next version. 404 when
+   * it is not in the trash; 409 naming the member when a unique value was taken meanwhile
+   * (nothing is restored).
+   */
+  restore(id: string, opts?: RequestOptions): Promise<Warranty> {
+    return this.#t.send<Warranty>({ method: "POST", path: "/v1/warranties/:id/restore", id: id, idIn: "path", idName: "id" }, opts);
+  }
+
+  /**
+   * revert sends POST /v1/warranties/:id/revert (Revert warranty).
+   * Writes a new version of the record whose members equal those it had at `version`, read
+   * from that version's event; the event of the change is an update carrying `reverted_from`.
+   * 409 `version_unavailable` once that event is gone.
+   */
+  revert(id: string, version: number, opts?: RequestOptions): Promise<Warranty> {
+    return this.#t.send<Warranty>({ method: "POST", path: "/v1/warranties/:id/revert", id: id, idIn: "path", idName: "id", body: { version } }, opts);
   }
 
   /**
@@ -2061,10 +2553,41 @@ export class WarrantyLineItemService {
 
   /**
    * delete sends DELETE /v1/warranty_line_items/:id (Delete warranty line item).
-   * Deletes the record and its children.
+   * Moves the record and its children to the trash, as one batch: from then on they are
+   * answered as missing ones, their ids stay taken, and a restore brings them back. With
+   * `permanent=true` (admin only), erases them for good instead.
    */
   delete(id: string, opts?: RequestOptions): Promise<Deleted> {
     return this.#t.send<Deleted>({ method: "DELETE", path: "/v1/warranty_line_items/:id", id: id, idIn: "path", idName: "id" }, opts);
+  }
+
+  /**
+   * purge sends DELETE /v1/warranty_line_items/:id?permanent=true (Delete warranty line item, for good).
+   * Erases the record and its children for good, from the trash or not (admin only).
+   */
+  purge(id: string, opts?: RequestOptions): Promise<Deleted> {
+    return this.#t.send<Deleted>({ method: "DELETE", path: "/v1/warranty_line_items/:id", id: id, idIn: "path", idName: "id", query: new URLSearchParams({ permanent: "true" }) }, opts);
+  }
+
+  /**
+   * restore sends POST /v1/warranty_line_items/:id/restore (Restore warranty line item).
+   * Takes the record out of the trash, with the records of its batch (the children its delete
+   * moved there, or the parent whose delete did), answering it at its next version. 404 when
+   * it is not in the trash; 409 naming the member when a unique value was taken meanwhile
+   * (nothing is restored).
+   */
+  restore(id: string, opts?: RequestOptions): Promise<WarrantyLineItem> {
+    return this.#t.send<WarrantyLineItem>({ method: "POST", path: "/v1/warranty_line_items/:id/restore", id: id, idIn: "path", idName: "id" }, opts);
+  }
+
+  /**
+   * revert sends POST /v1/warranty_line_items/:id/revert (Revert warranty line item).
+   * Writes a new version of the record whose members equal those it had at `version`, read
+   * from that version's event; the event of the change is an update carrying `reverted_from`.
+   * 409 `version_unavailable` once that event is gone.
+   */
+  revert(id: string, version: number, opts?: RequestOptions): Promise<WarrantyLineItem> {
+    return this.#t.send<WarrantyLineItem>({ method: "POST", path: "/v1/warranty_line_items/:id/revert", id: id, idIn: "path", idName: "id", body: { version } }, opts);
   }
 
   /**
@@ -2137,10 +2660,41 @@ export class WorkOrderLineItemService {
 
   /**
    * delete sends DELETE /v1/work_order_line_items/:id (Delete work order line item).
-   * Deletes the record and its children.
+   * Moves the record and its children to the trash, as one batch: from then on they are
+   * answered as missing ones, their ids stay taken, and a restore brings them back. With
+   * `permanent=true` (admin only), erases them for good instead.
    */
   delete(id: string, opts?: RequestOptions): Promise<Deleted> {
     return this.#t.send<Deleted>({ method: "DELETE", path: "/v1/work_order_line_items/:id", id: id, idIn: "path", idName: "id" }, opts);
+  }
+
+  /**
+   * purge sends DELETE /v1/work_order_line_items/:id?permanent=true (Delete work order line item, for good).
+   * Erases the record and its children for good, from the trash or not (admin only).
+   */
+  purge(id: string, opts?: RequestOptions): Promise<Deleted> {
+    return this.#t.send<Deleted>({ method: "DELETE", path: "/v1/work_order_line_items/:id", id: id, idIn: "path", idName: "id", query: new URLSearchParams({ permanent: "true" }) }, opts);
+  }
+
+  /**
+   * restore sends POST /v1/work_order_line_items/:id/restore (Restore work order line item).
+   * Takes the record out of the trash, with the records of its batch (the children its delete
+   * moved there, or the parent whose delete did), answering it at its next version. 404 when
+   * it is not in the trash; 409 naming the member when a unique value was taken meanwhile
+   * (nothing is restored).
+   */
+  restore(id: string, opts?: RequestOptions): Promise<WorkOrderLineItem> {
+    return this.#t.send<WorkOrderLineItem>({ method: "POST", path: "/v1/work_order_line_items/:id/restore", id: id, idIn: "path", idName: "id" }, opts);
+  }
+
+  /**
+   * revert sends POST /v1/work_order_line_items/:id/revert (Revert work order line item).
+   * Writes a new version of the record whose members equal those it had at `version`, read
+   * from that version's event; the event of the change is an update carrying `reverted_from`.
+   * 409 `version_unavailable` once that event is gone.
+   */
+  revert(id: string, version: number, opts?: RequestOptions): Promise<WorkOrderLineItem> {
+    return this.#t.send<WorkOrderLineItem>({ method: "POST", path: "/v1/work_order_line_items/:id/revert", id: id, idIn: "path", idName: "id", body: { version } }, opts);
   }
 
   /**
@@ -2205,10 +2759,41 @@ export class WorkOrderService {
 
   /**
    * delete sends DELETE /v1/work_orders/:id (Delete work order).
-   * Deletes the record and its children.
+   * Moves the record and its children to the trash, as one batch: from then on they are
+   * answered as missing ones, their ids stay taken, and a restore brings them back. With
+   * `permanent=true` (admin only), erases them for good instead.
    */
   delete(id: string, opts?: RequestOptions): Promise<Deleted> {
     return this.#t.send<Deleted>({ method: "DELETE", path: "/v1/work_orders/:id", id: id, idIn: "path", idName: "id" }, opts);
+  }
+
+  /**
+   * purge sends DELETE /v1/work_orders/:id?permanent=true (Delete work order, for good).
+   * Erases the record and its children for good, from the trash or not (admin only).
+   */
+  purge(id: string, opts?: RequestOptions): Promise<Deleted> {
+    return this.#t.send<Deleted>({ method: "DELETE", path: "/v1/work_orders/:id", id: id, idIn: "path", idName: "id", query: new URLSearchParams({ permanent: "true" }) }, opts);
+  }
+
+  /**
+   * restore sends POST /v1/work_orders/:id/restore (Restore work order).
+   * Takes the record out of the trash, with the records of its batch (the children its delete
+   * moved there, or the parent whose delete did), answering it at its next version. 404 when
+   * it is not in the trash; 409 naming the member when a unique value was taken meanwhile
+   * (nothing is restored).
+   */
+  restore(id: string, opts?: RequestOptions): Promise<WorkOrder> {
+    return this.#t.send<WorkOrder>({ method: "POST", path: "/v1/work_orders/:id/restore", id: id, idIn: "path", idName: "id" }, opts);
+  }
+
+  /**
+   * revert sends POST /v1/work_orders/:id/revert (Revert work order).
+   * Writes a new version of the record whose members equal those it had at `version`, read
+   * from that version's event; the event of the change is an update carrying `reverted_from`.
+   * 409 `version_unavailable` once that event is gone.
+   */
+  revert(id: string, version: number, opts?: RequestOptions): Promise<WorkOrder> {
+    return this.#t.send<WorkOrder>({ method: "POST", path: "/v1/work_orders/:id/revert", id: id, idIn: "path", idName: "id", body: { version } }, opts);
   }
 
   /**
@@ -2382,7 +2967,9 @@ export class RecordsClient {
 
   /**
    * deleteCustomer sends DELETE /v1/customers/:id (Delete Customer).
-   * Deletes the record and its children.
+   * Moves the record and its children to the trash, as one batch: from then on they are
+   * answered as missing ones, their ids stay taken, and a restore brings them back. With
+   * `permanent=true` (admin only), erases them for good instead.
    */
   deleteCustomer(id: string, opts?: RequestOptions): Promise<Deleted> {
     return this.#t.send<Deleted>({ method: "DELETE", path: "/v1/customers/:id", id: id, idIn: "path", idName: "id" }, opts);
@@ -2476,7 +3063,9 @@ export class RecordsClient {
 
   /**
    * deleteWarranty sends DELETE /v1/warranty (Delete Warranty).
-   * Deletes the record and its children.
+   * Moves the record and its children to the trash, as one batch: from then on they are
+   * answered as missing ones, their ids stay taken, and a restore brings them back. With
+   * `permanent=true` (admin only), erases them for good instead.
    */
   deleteWarranty(id: string, opts?: RequestOptions): Promise<Deleted> {
     return this.#t.send<Deleted>({ method: "DELETE", path: "/v1/warranty", id: id, idIn: "body", idName: "id" }, opts);
@@ -2492,8 +3081,10 @@ export class RecordsClient {
 
   /**
    * deleteChannelThread sends DELETE /v1/channel_thread (Delete Channel Thread).
-   * Deletes the record and its children. Given `case_id` instead, deletes every channel thread
-   * of it.
+   * Moves the record and its children to the trash, as one batch: from then on they are
+   * answered as missing ones, their ids stay taken, and a restore brings them back. With
+   * `permanent=true` (admin only), erases them for good instead. Given `case_id` instead,
+   * deletes every channel thread of it.
    */
   deleteChannelThread(id: string, opts?: RequestOptions): Promise<Deleted> {
     return this.#t.send<Deleted>({ method: "DELETE", path: "/v1/channel_thread", id: id, idIn: "body", idName: "id" }, opts);

@@ -16,6 +16,7 @@ export const problemCodes = [
   "request_timeout", // 408: Request timeout
   "conflict", // 409: Conflict
   "idempotency_key_in_use", // 409: Idempotency key in use
+  "version_unavailable", // 409: Version unavailable
   "precondition_failed", // 412: Precondition failed
   "payload_too_large", // 413: Payload too large
   "unsupported_media_type", // 415: Unsupported media type
@@ -169,12 +170,16 @@ export interface ListParams {
   count?: "exact" | "estimated";
   fields?: string[];
   expand?: string[];
+  /** "only": the records in the trash; "include": those and the others. */
+  trashed?: "only" | "include";
 }
 
 /** What shapes a read of one record. */
 export interface ReadParams {
   fields?: string[];
   expand?: string[];
+  /** "include": read the record though it is in the trash ("only": only then). */
+  trashed?: "only" | "include";
 }
 
 /** What pages the event log's lists: histories, webhooks, deliveries. */
@@ -222,6 +227,7 @@ export function readQuery(p?: ReadParams): URLSearchParams {
   const q = new URLSearchParams();
   if (p?.fields?.length) q.set("fields", p.fields.join(","));
   if (p?.expand?.length) q.set("expand", p.expand.join(","));
+  if (p?.trashed) q.set("trashed", p.trashed);
   return q;
 }
 

@@ -27,6 +27,9 @@ type ListParams struct {
 	Count  string   `json:"count,omitempty"`
 	Fields []string `json:"fields,omitempty"` // only these members (and the id and version)
 	Expand []string `json:"expand,omitempty"` // related records, under the member expand
+	// Trashed is "only" (the records in the trash) or "include" (those and
+	// the others); records in the trash answer DeletedAt and DeletedBy.
+	Trashed string `json:"trashed,omitempty"`
 }
 
 // Filter maps members to exact values (nil matches null) or to Ops; the
@@ -52,6 +55,8 @@ func (p *ListParams) after(cursor string) { p.Cursor, p.Offset = cursor, 0 }
 type ReadParams struct {
 	Fields []string // only these members (and the id and version)
 	Expand []string // related records, under the member expand
+	// Trashed is "include" to read the record though it is in the trash.
+	Trashed string
 }
 
 func (p *ReadParams) query() url.Values {
@@ -62,8 +67,14 @@ func (p *ReadParams) query() url.Values {
 	if p != nil && len(p.Expand) > 0 {
 		q.Set("expand", strings.Join(p.Expand, ","))
 	}
+	if p != nil && p.Trashed != "" {
+		q.Set("trashed", p.Trashed)
+	}
 	return q
 }
+
+// purgeQuery is the query string of a delete that erases for good.
+func purgeQuery() url.Values { return url.Values{"permanent": {"true"}} }
 
 // PageParams page the event log's lists: histories, webhooks, deliveries.
 type PageParams struct {

@@ -24,6 +24,8 @@ const (
 	CodeConflict = "conflict"
 	// CodeIdempotencyKeyInUse (409): Idempotency key in use.
 	CodeIdempotencyKeyInUse = "idempotency_key_in_use"
+	// CodeVersionUnavailable (409): Version unavailable.
+	CodeVersionUnavailable = "version_unavailable"
 	// CodePreconditionFailed (412): Precondition failed.
 	CodePreconditionFailed = "precondition_failed"
 	// CodePayloadTooLarge (413): Payload too large.

@@ -49,9 +49,34 @@ func (s *BookService) Patch(ctx context.Context, id string, rec BookWrite, opts 
 }
 
 // Delete sends DELETE /v1/books/:id (Delete book).
-// Deletes the record and its children.
+// Moves the record and its children to the trash, as one batch: from then on they are
+// answered as missing ones, their ids stay taken, and a restore brings them back. With
+// `permanent=true` (admin only), erases them for good instead.
 func (s *BookService) Delete(ctx context.Context, id string, opts ...RequestOption) (*Deleted, error) {
 	return send[Deleted](ctx, s.c, call{method: "DELETE", path: "/v1/books/:id", id: id, idIn: inPath, idName: "id"}, opts)
+}
+
+// Purge sends DELETE /v1/books/:id?permanent=true (Delete book, for good).
+// Erases the record and its children for good, from the trash or not (admin only).
+func (s *BookService) Purge(ctx context.Context, id string, opts ...RequestOption) (*Deleted, error) {
+	return send[Deleted](ctx, s.c, call{method: "DELETE", path: "/v1/books/:id", id: id, idIn: inPath, idName: "id", query: purgeQuery()}, opts)
+}
+
+// Restore sends POST /v1/books/:id/restore (Restore book).
+// Takes the record out of the trash, with the records of its batch (the children its delete
+// moved there, or the parent whose delete did), answering it at its next version. 404 when
+// it is not in the trash; 409 naming the member when a unique value was taken meanwhile
+// (nothing is restored).
+func (s *BookService) Restore(ctx context.Context, id string, opts ...RequestOption) (*Book, error) {
+	return send[Book](ctx, s.c, call{method: "POST", path: "/v1/books/:id/restore", id: id, idIn: inPath, idName: "id"}, opts)
+}
+
+// Revert sends POST /v1/books/:id/revert (Revert book).
+// Writes a new version of the record whose members equal those it had at `version`, read
+// from that version's event; the event of the change is an update carrying `reverted_from`.
+// 409 `version_unavailable` once that event is gone.
+func (s *BookService) Revert(ctx context.Context, id string, version int64, opts ...RequestOption) (*Book, error) {
+	return send[Book](ctx, s.c, call{method: "POST", path: "/v1/books/:id/revert", id: id, idIn: inPath, idName: "id", body: map[string]int64{"version": version}}, opts)
 }
 
 // History sends GET /v1/books/:id/history: the record's events, oldest first.
@@ -108,9 +133,34 @@ func (s *ShelfService) Patch(ctx context.Context, id string, rec ShelfWrite, opt
 }
 
 // Delete sends DELETE /v1/shelves/:id (Delete shelf).
-// Deletes the record and its children.
+// Moves the record and its children to the trash, as one batch: from then on they are
+// answered as missing ones, their ids stay taken, and a restore brings them back. With
+// `permanent=true` (admin only), erases them for good instead.
 func (s *ShelfService) Delete(ctx context.Context, id string, opts ...RequestOption) (*Deleted, error) {
 	return send[Deleted](ctx, s.c, call{method: "DELETE", path: "/v1/shelves/:id", id: id, idIn: inPath, idName: "id"}, opts)
+}
+
+// Purge sends DELETE /v1/shelves/:id?permanent=true (Delete shelf, for good).
+// Erases the record and its children for good, from the trash or not (admin only).
+func (s *ShelfService) Purge(ctx context.Context, id string, opts ...RequestOption) (*Deleted, error) {
+	return send[Deleted](ctx, s.c, call{method: "DELETE", path: "/v1/shelves/:id", id: id, idIn: inPath, idName: "id", query: purgeQuery()}, opts)
+}
+
+// Restore sends POST /v1/shelves/:id/restore (Restore shelf).
+// Takes the record out of the trash, with the records of its batch (the children its delete
+// moved there, or the parent whose delete did), answering it at its next version. 404 when
+// it is not in the trash; 409 naming the member when a unique value was taken meanwhile
+// (nothing is restored).
+func (s *ShelfService) Restore(ctx context.Context, id string, opts ...RequestOption) (*Shelf, error) {
+	return send[Shelf](ctx, s.c, call{method: "POST", path: "/v1/shelves/:id/restore", id: id, idIn: inPath, idName: "id"}, opts)
+}
+
+// Revert sends POST /v1/shelves/:id/revert (Revert shelf).
+// Writes a new version of the record whose members equal those it had at `version`, read
+// from that version's event; the event of the change is an update carrying `reverted_from`.
+// 409 `version_unavailable` once that event is gone.
+func (s *ShelfService) Revert(ctx context.Context, id string, version int64, opts ...RequestOption) (*Shelf, error) {
+	return send[Shelf](ctx, s.c, call{method: "POST", path: "/v1/shelves/:id/revert", id: id, idIn: inPath, idName: "id", body: map[string]int64{"version": version}}, opts)
 }
 
 // History sends GET /v1/shelves/:id/history: the record's events, oldest first.
@@ -165,7 +215,10 @@ func (c *Client) FetchBookOrCreate(ctx context.Context, rec BookWrite, opts ...R
 }
 
 // ClearShelf sends DELETE /v1/shelf_books (Clear Shelf).
-// Deletes the record and its children. Given `shelf_id` instead, deletes every book of it.
+// Moves the record and its children to the trash, as one batch: from then on they are
+// answered as missing ones, their ids stay taken, and a restore brings them back. With
+// `permanent=true` (admin only), erases them for good instead. Given `shelf_id` instead,
+// deletes every book of it.
 func (c *Client) ClearShelf(ctx context.Context, id string, opts ...RequestOption) (*Deleted, error) {
 	return send[Deleted](ctx, c, call{method: "DELETE", path: "/v1/shelf_books", id: id, idIn: inBody, idName: "id"}, opts)
 }

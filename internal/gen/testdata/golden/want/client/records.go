@@ -33,6 +33,10 @@ type Book struct {
 	Status BookStatus `json:"status"`
 	Pages  *int64     `json:"pages"`
 	Price  *float64   `json:"price"`
+	// When the record went to the trash: only on records in the trash.
+	DeletedAt *time.Time `json:"deleted_at,omitempty"`
+	// Who moved the record to the trash: only on records in the trash.
+	DeletedBy *string `json:"deleted_by,omitempty"`
 	// Related records, present only when the request named them in expand.
 	Expand *BookExpand `json:"expand,omitempty"`
 }
@@ -79,6 +83,10 @@ type Shelf struct {
 	Extra     map[string]any    `json:"extra"`
 	// Ordered by id.
 	Books []Book `json:"books"`
+	// When the record went to the trash: only on records in the trash.
+	DeletedAt *time.Time `json:"deleted_at,omitempty"`
+	// Who moved the record to the trash: only on records in the trash.
+	DeletedBy *string `json:"deleted_by,omitempty"`
 	// Related records, present only when the request named them in expand.
 	Expand *ShelfExpand `json:"expand,omitempty"`
 }

@@ -198,6 +198,32 @@ var genericDeleteBook = &engine.Op[Book]{
 	},
 }
 
+// genericRestoreBook is the operation "Restore book".
+var genericRestoreBook = &engine.Op[Book]{
+	Name:      "Restore book",
+	Kind:      spec.Restore,
+	Res:       bookResource,
+	IDMembers: []string{"id"},
+	ETag:      true,
+	Envelope: func(b []byte, r *engine.Result[Book]) []byte {
+		b = r.AppendRecord(b)
+		return b
+	},
+}
+
+// genericRevertBook is the operation "Revert book".
+var genericRevertBook = &engine.Op[Book]{
+	Name:      "Revert book",
+	Kind:      spec.Revert,
+	Res:       bookResource,
+	IDMembers: []string{"id"},
+	ETag:      true,
+	Envelope: func(b []byte, r *engine.Result[Book]) []byte {
+		b = r.AppendRecord(b)
+		return b
+	},
+}
+
 // genericListShelves is the operation "List shelves".
 var genericListShelves = &engine.Op[Shelf]{
 	Name:      "List shelves",
@@ -267,6 +293,32 @@ var genericDeleteShelf = &engine.Op[Shelf]{
 	},
 }
 
+// genericRestoreShelf is the operation "Restore shelf".
+var genericRestoreShelf = &engine.Op[Shelf]{
+	Name:      "Restore shelf",
+	Kind:      spec.Restore,
+	Res:       shelfResource,
+	IDMembers: []string{"id"},
+	ETag:      true,
+	Envelope: func(b []byte, r *engine.Result[Shelf]) []byte {
+		b = r.AppendRecord(b)
+		return b
+	},
+}
+
+// genericRevertShelf is the operation "Revert shelf".
+var genericRevertShelf = &engine.Op[Shelf]{
+	Name:      "Revert shelf",
+	Kind:      spec.Revert,
+	Res:       shelfResource,
+	IDMembers: []string{"id"},
+	ETag:      true,
+	Envelope: func(b []byte, r *engine.Result[Shelf]) []byte {
+		b = r.AppendRecord(b)
+		return b
+	},
+}
+
 // Describe tells s every resource before any route is registered, so that
 // the services built on s (the event log's types, webhooks) know them all.
 func Describe(s *engine.Service) {
@@ -292,9 +344,13 @@ func Register(r *edge.Router, s *engine.Service) {
 	r.Handle(edge.Route{Method: "DELETE", Path: "/v1/books/:id", Operation: "Delete book", Kind: spec.Delete, Resource: "Book"}, genericDeleteBook.Handler(s))
 	r.Handle(edge.Route{Method: "GET", Path: "/v1/books/:id", Operation: "Get book", Kind: spec.Get, Resource: "Book"}, genericGetBook.Handler(s))
 	r.Handle(edge.Route{Method: "PATCH", Path: "/v1/books/:id", Operation: "Patch book", Kind: spec.Patch, Resource: "Book"}, genericPatchBook.Handler(s))
+	r.Handle(edge.Route{Method: "POST", Path: "/v1/books/:id/restore", Operation: "Restore book", Kind: spec.Restore, Resource: "Book"}, genericRestoreBook.Handler(s))
+	r.Handle(edge.Route{Method: "POST", Path: "/v1/books/:id/revert", Operation: "Revert book", Kind: spec.Revert, Resource: "Book"}, genericRevertBook.Handler(s))
 	r.Handle(edge.Route{Method: "GET", Path: "/v1/shelves", Operation: "List shelves", Kind: spec.List, Resource: "Shelf"}, genericListShelves.Handler(s))
 	r.Handle(edge.Route{Method: "POST", Path: "/v1/shelves", Operation: "Create shelf", Kind: spec.Create, Resource: "Shelf"}, genericCreateShelf.Handler(s))
 	r.Handle(edge.Route{Method: "DELETE", Path: "/v1/shelves/:id", Operation: "Delete shelf", Kind: spec.Delete, Resource: "Shelf"}, genericDeleteShelf.Handler(s))
 	r.Handle(edge.Route{Method: "GET", Path: "/v1/shelves/:id", Operation: "Get shelf", Kind: spec.Get, Resource: "Shelf"}, genericGetShelf.Handler(s))
 	r.Handle(edge.Route{Method: "PATCH", Path: "/v1/shelves/:id", Operation: "Patch shelf", Kind: spec.Patch, Resource: "Shelf"}, genericPatchShelf.Handler(s))
+	r.Handle(edge.Route{Method: "POST", Path: "/v1/shelves/:id/restore", Operation: "Restore shelf", Kind: spec.Restore, Resource: "Shelf"}, genericRestoreShelf.Handler(s))
+	r.Handle(edge.Route{Method: "POST", Path: "/v1/shelves/:id/revert", Operation: "Revert shelf", Kind: spec.Revert, Resource: "Shelf"}, genericRevertShelf.Handler(s))
 }

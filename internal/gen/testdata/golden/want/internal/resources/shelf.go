@@ -273,4 +273,7 @@ func init() {
 			func(e *Shelf) string { return e.ID },
 			func(c *Book) *string { return c.ShelfID })},
 	}
+	shelfResource.Cascades = []engine.Cascade{
+		{Table: "books", Column: "shelf_id"},
+	}
 }

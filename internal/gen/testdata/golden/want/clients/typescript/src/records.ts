@@ -32,6 +32,10 @@ export interface Book {
   status: BookStatus;
   pages: number | null;
   price: number | null;
+  /** When the record went to the trash: only on records in the trash. */
+  deleted_at?: string;
+  /** Who moved the record to the trash: only on records in the trash. */
+  deleted_by?: string | null;
   /** Related records, present only when the request named them in expand. */
   expand?: BookExpand;
 }
@@ -76,6 +80,10 @@ export interface Shelf {
   extra: Record<string, unknown> | null;
   /** Ordered by id. */
   books: Book[];
+  /** When the record went to the trash: only on records in the trash. */
+  deleted_at?: string;
+  /** Who moved the record to the trash: only on records in the trash. */
+  deleted_by?: string | null;
   /** Related records, present only when the request named them in expand. */
   expand?: ShelfExpand;
 }
@@ -220,10 +228,41 @@ export class BookService {
 
   /**
    * delete sends DELETE /v1/books/:id (Delete book).
-   * Deletes the record and its children.
+   * Moves the record and its children to the trash, as one batch: from then on they are
+   * answered as missing ones, their ids stay taken, and a restore brings them back. With
+   * `permanent=true` (admin only), erases them for good instead.
    */
   delete(id: string, opts?: RequestOptions): Promise<Deleted> {
     return this.#t.send<Deleted>({ method: "DELETE", path: "/v1/books/:id", id: id, idIn: "path", idName: "id" }, opts);
+  }
+
+  /**
+   * purge sends DELETE /v1/books/:id?permanent=true (Delete book, for good).
+   * Erases the record and its children for good, from the trash or not (admin only).
+   */
+  purge(id: string, opts?: RequestOptions): Promise<Deleted> {
+    return this.#t.send<Deleted>({ method: "DELETE", path: "/v1/books/:id", id: id, idIn: "path", idName: "id", query: new URLSearchParams({ permanent: "true" }) }, opts);
+  }
+
+  /**
+   * restore sends POST /v1/books/:id/restore (Restore book).
+   * Takes the record out of the trash, with the records of its batch (the children its delete
+   * moved there, or the parent whose delete did), answering it at its next version. 404 when
+   * it is not in the trash; 409 naming the member when a unique value was taken meanwhile
+   * (nothing is restored).
+   */
+  restore(id: string, opts?: RequestOptions): Promise<Book> {
+    return this.#t.send<Book>({ method: "POST", path: "/v1/books/:id/restore", id: id, idIn: "path", idName: "id" }, opts);
+  }
+
+  /**
+   * revert sends POST /v1/books/:id/revert (Revert book).
+   * Writes a new version of the record whose members equal those it had at `version`, read
+   * from that version's event; the event of the change is an update carrying `reverted_from`.
+   * 409 `version_unavailable` once that event is gone.
+   */
+  revert(id: string, version: number, opts?: RequestOptions): Promise<Book> {
+    return this.#t.send<Book>({ method: "POST", path: "/v1/books/:id/revert", id: id, idIn: "path", idName: "id", body: { version } }, opts);
   }
 
   /**
@@ -296,10 +335,41 @@ export class ShelfService {
 
   /**
    * delete sends DELETE /v1/shelves/:id (Delete shelf).
-   * Deletes the record and its children.
+   * Moves the record and its children to the trash, as one batch: from then on they are
+   * answered as missing ones, their ids stay taken, and a restore brings them back. With
+   * `permanent=true` (admin only), erases them for good instead.
    */
   delete(id: string, opts?: RequestOptions): Promise<Deleted> {
     return this.#t.send<Deleted>({ method: "DELETE", path: "/v1/shelves/:id", id: id, idIn: "path", idName: "id" }, opts);
+  }
+
+  /**
+   * purge sends DELETE /v1/shelves/:id?permanent=true (Delete shelf, for good).
+   * Erases the record and its children for good, from the trash or not (admin only).
+   */
+  purge(id: string, opts?: RequestOptions): Promise<Deleted> {
+    return this.#t.send<Deleted>({ method: "DELETE", path: "/v1/shelves/:id", id: id, idIn: "path", idName: "id", query: new URLSearchParams({ permanent: "true" }) }, opts);
+  }
+
+  /**
+   * restore sends POST /v1/shelves/:id/restore (Restore shelf).
+   * Takes the record out of the trash, with the records of its batch (the children its delete
+   * moved there, or the parent whose delete did), answering it at its next version. 404 when
+   * it is not in the trash; 409 naming the member when a unique value was taken meanwhile
+   * (nothing is restored).
+   */
+  restore(id: string, opts?: RequestOptions): Promise<Shelf> {
+    return this.#t.send<Shelf>({ method: "POST", path: "/v1/shelves/:id/restore", id: id, idIn: "path", idName: "id" }, opts);
+  }
+
+  /**
+   * revert sends POST /v1/shelves/:id/revert (Revert shelf).
+   * Writes a new version of the record whose members equal those it had at `version`, read
+   * from that version's event; the event of the change is an update carrying `reverted_from`.
+   * 409 `version_unavailable` once that event is gone.
+   */
+  revert(id: string, version: number, opts?: RequestOptions): Promise<Shelf> {
+    return this.#t.send<Shelf>({ method: "POST", path: "/v1/shelves/:id/revert", id: id, idIn: "path", idName: "id", body: { version } }, opts);
   }
 
   /**
@@ -383,7 +453,10 @@ export class RecordsClient {
 
   /**
    * clearShelf sends DELETE /v1/shelf_books (Clear Shelf).
-   * Deletes the record and its children. Given `shelf_id` instead, deletes every book of it.
+   * Moves the record and its children to the trash, as one batch: from then on they are
+   * answered as missing ones, their ids stay taken, and a restore brings them back. With
+   * `permanent=true` (admin only), erases them for good instead. Given `shelf_id` instead,
+   * deletes every book of it.
    */
   clearShelf(id: string, opts?: RequestOptions): Promise<Deleted> {
     return this.#t.send<Deleted>({ method: "DELETE", path: "/v1/shelf_books", id: id, idIn: "body", idName: "id" }, opts);

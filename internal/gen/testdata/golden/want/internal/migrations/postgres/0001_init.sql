@@ -36,21 +36,33 @@ CREATE UNIQUE INDEX "api_tokens_secret_hash_key" ON "api_tokens" ("secret_hash")
 -- Create index "apitoken_team_id" to table: "api_tokens"
 CREATE INDEX "apitoken_team_id" ON "api_tokens" ("team_id");
 -- Create "shelves" table
-CREATE TABLE "shelves" ("id" character varying NOT NULL COLLATE "C", "version" bigint NOT NULL DEFAULT 1, "label" character varying NULL COLLATE "C", "capacity" bigint NULL, "width" double precision NULL, "sealed" boolean NULL, "opened" timestamptz NULL, "checked_at" timestamptz NULL, "tags" jsonb NULL, "extra" jsonb NULL, "key_hash" character varying NULL COLLATE "C", "team_id" bigint NOT NULL, PRIMARY KEY ("id"), CONSTRAINT "shelves_teams_team" FOREIGN KEY ("team_id") REFERENCES "teams" ("id") ON DELETE NO ACTION);
+CREATE TABLE "shelves" ("id" character varying NOT NULL COLLATE "C", "version" bigint NOT NULL DEFAULT 1, "deleted_at" bigint NULL, "deleted_by" character varying NULL COLLATE "C", "trash_batch" character varying NULL COLLATE "C", "label" character varying NULL COLLATE "C", "capacity" bigint NULL, "width" double precision NULL, "sealed" boolean NULL, "opened" timestamptz NULL, "checked_at" timestamptz NULL, "tags" jsonb NULL, "extra" jsonb NULL, "key_hash" character varying NULL COLLATE "C", "team_id" bigint NOT NULL, PRIMARY KEY ("id"), CONSTRAINT "shelves_teams_team" FOREIGN KEY ("team_id") REFERENCES "teams" ("id") ON DELETE NO ACTION);
 -- Create index "shelf_team_id_id" to table: "shelves"
-CREATE INDEX "shelf_team_id_id" ON "shelves" ("team_id", "id");
+CREATE INDEX "shelf_team_id_id" ON "shelves" ("team_id", "id") WHERE deleted_at IS NULL;
+-- Create index "shelf_deleted_at" to table: "shelves"
+CREATE INDEX "shelf_deleted_at" ON "shelves" ("deleted_at") WHERE deleted_at IS NOT NULL;
+-- Create index "shelf_trash_batch" to table: "shelves"
+CREATE INDEX "shelf_trash_batch" ON "shelves" ("trash_batch") WHERE trash_batch IS NOT NULL;
 -- Create index "shelf_team_id_capacity_id" to table: "shelves"
-CREATE INDEX "shelf_team_id_capacity_id" ON "shelves" ("team_id", "capacity", "id");
+CREATE INDEX "shelf_team_id_capacity_id" ON "shelves" ("team_id", "capacity", "id") WHERE deleted_at IS NULL;
+-- Create index "shelf_trash_team_id_id" to table: "shelves"
+CREATE INDEX "shelf_trash_team_id_id" ON "shelves" ("team_id", "id") WHERE deleted_at IS NOT NULL;
 -- Create "books" table
-CREATE TABLE "books" ("id" character varying NOT NULL COLLATE "C", "version" bigint NOT NULL DEFAULT 1, "title" character varying NULL COLLATE "C", "isbn" character varying NOT NULL COLLATE "C", "code" character varying NOT NULL COLLATE "C", "status" character varying NOT NULL DEFAULT 'draft' COLLATE "C", "pages" bigint NULL, "price" double precision NULL, "note" character varying NULL COLLATE "C", "team_id" bigint NOT NULL, "shelf_id" character varying NULL COLLATE "C", PRIMARY KEY ("id"), CONSTRAINT "books_teams_team" FOREIGN KEY ("team_id") REFERENCES "teams" ("id") ON DELETE NO ACTION, CONSTRAINT "books_shelves_books" FOREIGN KEY ("shelf_id") REFERENCES "shelves" ("id") ON DELETE CASCADE);
+CREATE TABLE "books" ("id" character varying NOT NULL COLLATE "C", "version" bigint NOT NULL DEFAULT 1, "deleted_at" bigint NULL, "deleted_by" character varying NULL COLLATE "C", "trash_batch" character varying NULL COLLATE "C", "title" character varying NULL COLLATE "C", "isbn" character varying NOT NULL COLLATE "C", "code" character varying NOT NULL COLLATE "C", "status" character varying NOT NULL DEFAULT 'draft' COLLATE "C", "pages" bigint NULL, "price" double precision NULL, "note" character varying NULL COLLATE "C", "team_id" bigint NOT NULL, "shelf_id" character varying NULL COLLATE "C", PRIMARY KEY ("id"), CONSTRAINT "books_teams_team" FOREIGN KEY ("team_id") REFERENCES "teams" ("id") ON DELETE NO ACTION, CONSTRAINT "books_shelves_books" FOREIGN KEY ("shelf_id") REFERENCES "shelves" ("id") ON DELETE CASCADE);
 -- Create index "books_isbn_key" to table: "books"
 CREATE UNIQUE INDEX "books_isbn_key" ON "books" ("isbn");
 -- Create index "book_team_id_id" to table: "books"
-CREATE INDEX "book_team_id_id" ON "books" ("team_id", "id");
+CREATE INDEX "book_team_id_id" ON "books" ("team_id", "id") WHERE deleted_at IS NULL;
+-- Create index "book_deleted_at" to table: "books"
+CREATE INDEX "book_deleted_at" ON "books" ("deleted_at") WHERE deleted_at IS NOT NULL;
+-- Create index "book_trash_batch" to table: "books"
+CREATE INDEX "book_trash_batch" ON "books" ("trash_batch") WHERE trash_batch IS NOT NULL;
 -- Create index "book_shelf_id" to table: "books"
 CREATE INDEX "book_shelf_id" ON "books" ("shelf_id");
 -- Create index "book_team_id_shelf_id_id" to table: "books"
-CREATE INDEX "book_team_id_shelf_id_id" ON "books" ("team_id", "shelf_id", "id");
+CREATE INDEX "book_team_id_shelf_id_id" ON "books" ("team_id", "shelf_id", "id") WHERE deleted_at IS NULL;
+-- Create index "book_trash_team_id_id" to table: "books"
+CREATE INDEX "book_trash_team_id_id" ON "books" ("team_id", "id") WHERE deleted_at IS NOT NULL;
 -- Write the events of each statement's changes of records
 CREATE OR REPLACE FUNCTION "records_event"() RETURNS trigger LANGUAGE plpgsql AS $records$
 DECLARE
@@ -59,21 +71,30 @@ DECLARE
 BEGIN
   IF TG_OP = 'DELETE' THEN
     INSERT INTO "events" ("txid", "team_id", "type", "record_id", "meta", "occurred_at")
-    SELECT pg_current_xact_id()::text::bigint, o."team_id", TG_ARGV[0] || '.deleted', o."id", meta, at FROM "old_rows" o;
-  ELSE
+    SELECT pg_current_xact_id()::text::bigint, o."team_id", TG_ARGV[0] || '.purged', o."id", meta, at FROM "old_rows" o;
+  ELSIF TG_OP = 'INSERT' THEN
     INSERT INTO "events" ("txid", "team_id", "type", "record_id", "meta", "image", "occurred_at")
-    SELECT pg_current_xact_id()::text::bigint, n."team_id", TG_ARGV[0] || CASE TG_OP WHEN 'INSERT' THEN '.created' ELSE '.updated' END,
+    SELECT pg_current_xact_id()::text::bigint, n."team_id", TG_ARGV[0] || '.created',
       n."id", meta, CASE WHEN TG_NARGS = 1 THEN row_to_json(n)::text ELSE (SELECT json_object_agg(c.key, c.value)
         FROM json_each(row_to_json(n)) c WHERE c.key <> ALL (TG_ARGV[1:TG_NARGS - 1]))::text END, at FROM "new_rows" n;
+  ELSE
+    INSERT INTO "events" ("txid", "team_id", "type", "record_id", "meta", "image", "occurred_at")
+    SELECT pg_current_xact_id()::text::bigint, n."team_id", TG_ARGV[0] || CASE
+        WHEN o."deleted_at" IS NULL AND n."deleted_at" IS NOT NULL THEN '.deleted'
+        WHEN o."deleted_at" IS NOT NULL AND n."deleted_at" IS NULL THEN '.restored'
+        ELSE '.updated' END,
+      n."id", meta, CASE WHEN TG_NARGS = 1 THEN row_to_json(n)::text ELSE (SELECT json_object_agg(c.key, c.value)
+        FROM json_each(row_to_json(n)) c WHERE c.key <> ALL (TG_ARGV[1:TG_NARGS - 1]))::text END, at
+    FROM "new_rows" n JOIN "old_rows" o ON o."id" = n."id";
   END IF;
   RETURN NULL;
 END
 $records$;
 -- Record the changes of books as events
 CREATE TRIGGER events_insert AFTER INSERT ON "books" REFERENCING NEW TABLE AS "new_rows" FOR EACH STATEMENT EXECUTE FUNCTION "records_event"('books', 'note');
-CREATE TRIGGER events_update AFTER UPDATE ON "books" REFERENCING NEW TABLE AS "new_rows" FOR EACH STATEMENT EXECUTE FUNCTION "records_event"('books', 'note');
+CREATE TRIGGER events_update AFTER UPDATE ON "books" REFERENCING OLD TABLE AS "old_rows" NEW TABLE AS "new_rows" FOR EACH STATEMENT EXECUTE FUNCTION "records_event"('books', 'note');
 CREATE TRIGGER events_delete AFTER DELETE ON "books" REFERENCING OLD TABLE AS "old_rows" FOR EACH STATEMENT EXECUTE FUNCTION "records_event"('books', 'note');
 -- Record the changes of shelves as events
 CREATE TRIGGER events_insert AFTER INSERT ON "shelves" REFERENCING NEW TABLE AS "new_rows" FOR EACH STATEMENT EXECUTE FUNCTION "records_event"('shelves', 'key_hash');
-CREATE TRIGGER events_update AFTER UPDATE ON "shelves" REFERENCING NEW TABLE AS "new_rows" FOR EACH STATEMENT EXECUTE FUNCTION "records_event"('shelves', 'key_hash');
+CREATE TRIGGER events_update AFTER UPDATE ON "shelves" REFERENCING OLD TABLE AS "old_rows" NEW TABLE AS "new_rows" FOR EACH STATEMENT EXECUTE FUNCTION "records_event"('shelves', 'key_hash');
 CREATE TRIGGER events_delete AFTER DELETE ON "shelves" REFERENCING OLD TABLE AS "old_rows" FOR EACH STATEMENT EXECUTE FUNCTION "records_event"('shelves', 'key_hash');

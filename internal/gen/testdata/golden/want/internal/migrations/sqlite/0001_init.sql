@@ -6,15 +6,21 @@ CREATE UNIQUE INDEX `api_tokens_secret_hash_key` ON `api_tokens` (`secret_hash`)
 -- Create index "apitoken_team_id" to table: "api_tokens"
 CREATE INDEX `apitoken_team_id` ON `api_tokens` (`team_id`);
 -- Create "books" table
-CREATE TABLE `books` (`id` text NOT NULL, `version` integer NOT NULL DEFAULT (1), `title` text NULL, `isbn` text NOT NULL, `code` text NOT NULL, `status` text NOT NULL DEFAULT ('draft'), `pages` integer NULL, `price` real NULL, `note` text NULL, `team_id` integer NOT NULL, `shelf_id` text NULL, PRIMARY KEY (`id`), CONSTRAINT `books_teams_team` FOREIGN KEY (`team_id`) REFERENCES `teams` (`id`) ON DELETE NO ACTION, CONSTRAINT `books_shelves_books` FOREIGN KEY (`shelf_id`) REFERENCES `shelves` (`id`) ON DELETE CASCADE);
+CREATE TABLE `books` (`id` text NOT NULL, `version` integer NOT NULL DEFAULT (1), `deleted_at` integer NULL, `deleted_by` text NULL, `trash_batch` text NULL, `title` text NULL, `isbn` text NOT NULL, `code` text NOT NULL, `status` text NOT NULL DEFAULT ('draft'), `pages` integer NULL, `price` real NULL, `note` text NULL, `team_id` integer NOT NULL, `shelf_id` text NULL, PRIMARY KEY (`id`), CONSTRAINT `books_teams_team` FOREIGN KEY (`team_id`) REFERENCES `teams` (`id`) ON DELETE NO ACTION, CONSTRAINT `books_shelves_books` FOREIGN KEY (`shelf_id`) REFERENCES `shelves` (`id`) ON DELETE CASCADE);
 -- Create index "books_isbn_key" to table: "books"
 CREATE UNIQUE INDEX `books_isbn_key` ON `books` (`isbn`);
 -- Create index "book_team_id_id" to table: "books"
-CREATE INDEX `book_team_id_id` ON `books` (`team_id`, `id`);
+CREATE INDEX `book_team_id_id` ON `books` (`team_id`, `id`) WHERE deleted_at IS NULL;
+-- Create index "book_deleted_at" to table: "books"
+CREATE INDEX `book_deleted_at` ON `books` (`deleted_at`) WHERE deleted_at IS NOT NULL;
+-- Create index "book_trash_batch" to table: "books"
+CREATE INDEX `book_trash_batch` ON `books` (`trash_batch`) WHERE trash_batch IS NOT NULL;
 -- Create index "book_shelf_id" to table: "books"
 CREATE INDEX `book_shelf_id` ON `books` (`shelf_id`);
 -- Create index "book_team_id_shelf_id_id" to table: "books"
-CREATE INDEX `book_team_id_shelf_id_id` ON `books` (`team_id`, `shelf_id`, `id`);
+CREATE INDEX `book_team_id_shelf_id_id` ON `books` (`team_id`, `shelf_id`, `id`) WHERE deleted_at IS NULL;
+-- Create index "book_trash_team_id_id" to table: "books"
+CREATE INDEX `book_trash_team_id_id` ON `books` (`team_id`, `id`) WHERE deleted_at IS NOT NULL;
 -- Create "events" table
 CREATE TABLE `events` (`id` integer NOT NULL PRIMARY KEY AUTOINCREMENT, `txid` integer NOT NULL, `team_id` integer NOT NULL, `type` text NOT NULL, `record_id` text NOT NULL, `meta` text NULL, `image` text NULL, `occurred_at` integer NOT NULL, `idempotency_key` text NULL, `idempotency_fingerprint` text NULL);
 -- Create index "event_team_id_txid_id" to table: "events"
@@ -32,11 +38,17 @@ CREATE INDEX `idempotencykey_expires_at` ON `idempotency_keys` (`expires_at`);
 -- Create "service_keys" table
 CREATE TABLE `service_keys` (`id` text NOT NULL, `value` blob NOT NULL, PRIMARY KEY (`id`));
 -- Create "shelves" table
-CREATE TABLE `shelves` (`id` text NOT NULL, `version` integer NOT NULL DEFAULT (1), `label` text NULL, `capacity` integer NULL, `width` real NULL, `sealed` bool NULL, `opened` datetime NULL, `checked_at` datetime NULL, `tags` json NULL, `extra` json NULL, `key_hash` text NULL, `team_id` integer NOT NULL, PRIMARY KEY (`id`), CONSTRAINT `shelves_teams_team` FOREIGN KEY (`team_id`) REFERENCES `teams` (`id`) ON DELETE NO ACTION);
+CREATE TABLE `shelves` (`id` text NOT NULL, `version` integer NOT NULL DEFAULT (1), `deleted_at` integer NULL, `deleted_by` text NULL, `trash_batch` text NULL, `label` text NULL, `capacity` integer NULL, `width` real NULL, `sealed` bool NULL, `opened` datetime NULL, `checked_at` datetime NULL, `tags` json NULL, `extra` json NULL, `key_hash` text NULL, `team_id` integer NOT NULL, PRIMARY KEY (`id`), CONSTRAINT `shelves_teams_team` FOREIGN KEY (`team_id`) REFERENCES `teams` (`id`) ON DELETE NO ACTION);
 -- Create index "shelf_team_id_id" to table: "shelves"
-CREATE INDEX `shelf_team_id_id` ON `shelves` (`team_id`, `id`);
+CREATE INDEX `shelf_team_id_id` ON `shelves` (`team_id`, `id`) WHERE deleted_at IS NULL;
+-- Create index "shelf_deleted_at" to table: "shelves"
+CREATE INDEX `shelf_deleted_at` ON `shelves` (`deleted_at`) WHERE deleted_at IS NOT NULL;
+-- Create index "shelf_trash_batch" to table: "shelves"
+CREATE INDEX `shelf_trash_batch` ON `shelves` (`trash_batch`) WHERE trash_batch IS NOT NULL;
 -- Create index "shelf_team_id_capacity_id" to table: "shelves"
-CREATE INDEX `shelf_team_id_capacity_id` ON `shelves` (`team_id`, `capacity`, `id`);
+CREATE INDEX `shelf_team_id_capacity_id` ON `shelves` (`team_id`, `capacity`, `id`) WHERE deleted_at IS NULL;
+-- Create index "shelf_trash_team_id_id" to table: "shelves"
+CREATE INDEX `shelf_trash_team_id_id` ON `shelves` (`team_id`, `id`) WHERE deleted_at IS NOT NULL;
 -- Create "teams" table
 CREATE TABLE `teams` (`id` integer NOT NULL PRIMARY KEY AUTOINCREMENT, `name` text NOT NULL, `created_at` datetime NOT NULL);
 -- Create index "teams_name_key" to table: "teams"
@@ -54,14 +66,14 @@ CREATE INDEX `webhookdelivery_team_id_webhook_id_id` ON `webhook_deliveries` (`t
 -- Create index "webhookdelivery_created_at" to table: "webhook_deliveries"
 CREATE INDEX `webhookdelivery_created_at` ON `webhook_deliveries` (`created_at`);
 -- Record the creations of books as events
-CREATE TRIGGER "events_books_insert" AFTER INSERT ON "books" BEGIN INSERT INTO "events" ("txid", "team_id", "type", "record_id", "meta", "image", "occurred_at", "idempotency_key", "idempotency_fingerprint") VALUES (0, NEW."team_id", 'books.created', NEW."id", current_setting('records.meta', 1), json_object('id', NEW."id", 'version', NEW."version", 'title', NEW."title", 'isbn', NEW."isbn", 'code', NEW."code", 'status', NEW."status", 'pages', NEW."pages", 'price', NEW."price", 'team_id', NEW."team_id", 'shelf_id', NEW."shelf_id"), records_now(), current_setting('records.key', 1), current_setting('records.key_fingerprint', 1)); END;
+CREATE TRIGGER "events_books_insert" AFTER INSERT ON "books" BEGIN INSERT INTO "events" ("txid", "team_id", "type", "record_id", "meta", "image", "occurred_at", "idempotency_key", "idempotency_fingerprint") VALUES (0, NEW."team_id", 'books.created', NEW."id", current_setting('records.meta', 1), json_object('id', NEW."id", 'version', NEW."version", 'deleted_at', NEW."deleted_at", 'deleted_by', NEW."deleted_by", 'trash_batch', NEW."trash_batch", 'title', NEW."title", 'isbn', NEW."isbn", 'code', NEW."code", 'status', NEW."status", 'pages', NEW."pages", 'price', NEW."price", 'team_id', NEW."team_id", 'shelf_id', NEW."shelf_id"), records_now(), current_setting('records.key', 1), current_setting('records.key_fingerprint', 1)); END;
 -- Record the changes of books as events
-CREATE TRIGGER "events_books_update" AFTER UPDATE ON "books" BEGIN INSERT INTO "events" ("txid", "team_id", "type", "record_id", "meta", "image", "occurred_at") VALUES (0, NEW."team_id", 'books.updated', NEW."id", current_setting('records.meta', 1), json_object('id', NEW."id", 'version', NEW."version", 'title', NEW."title", 'isbn', NEW."isbn", 'code', NEW."code", 'status', NEW."status", 'pages', NEW."pages", 'price', NEW."price", 'team_id', NEW."team_id", 'shelf_id', NEW."shelf_id"), records_now()); END;
--- Record the deletions of books as events
-CREATE TRIGGER "events_books_delete" AFTER DELETE ON "books" BEGIN INSERT INTO "events" ("txid", "team_id", "type", "record_id", "meta", "image", "occurred_at") VALUES (0, OLD."team_id", 'books.deleted', OLD."id", current_setting('records.meta', 1), NULL, records_now()); END;
+CREATE TRIGGER "events_books_update" AFTER UPDATE ON "books" BEGIN INSERT INTO "events" ("txid", "team_id", "type", "record_id", "meta", "image", "occurred_at") VALUES (0, NEW."team_id", 'books.' || CASE WHEN OLD."deleted_at" IS NULL AND NEW."deleted_at" IS NOT NULL THEN 'deleted' WHEN OLD."deleted_at" IS NOT NULL AND NEW."deleted_at" IS NULL THEN 'restored' ELSE 'updated' END, NEW."id", current_setting('records.meta', 1), json_object('id', NEW."id", 'version', NEW."version", 'deleted_at', NEW."deleted_at", 'deleted_by', NEW."deleted_by", 'trash_batch', NEW."trash_batch", 'title', NEW."title", 'isbn', NEW."isbn", 'code', NEW."code", 'status', NEW."status", 'pages', NEW."pages", 'price', NEW."price", 'team_id', NEW."team_id", 'shelf_id', NEW."shelf_id"), records_now()); END;
+-- Record the purges of books as events
+CREATE TRIGGER "events_books_delete" AFTER DELETE ON "books" BEGIN INSERT INTO "events" ("txid", "team_id", "type", "record_id", "meta", "image", "occurred_at") VALUES (0, OLD."team_id", 'books.purged', OLD."id", current_setting('records.meta', 1), NULL, records_now()); END;
 -- Record the creations of shelves as events
-CREATE TRIGGER "events_shelves_insert" AFTER INSERT ON "shelves" BEGIN INSERT INTO "events" ("txid", "team_id", "type", "record_id", "meta", "image", "occurred_at", "idempotency_key", "idempotency_fingerprint") VALUES (0, NEW."team_id", 'shelves.created', NEW."id", current_setting('records.meta', 1), json_object('id', NEW."id", 'version', NEW."version", 'label', NEW."label", 'capacity', NEW."capacity", 'width', NEW."width", 'sealed', NEW."sealed", 'opened', NEW."opened", 'checked_at', NEW."checked_at", 'tags', json(NEW."tags"), 'extra', json(NEW."extra"), 'team_id', NEW."team_id"), records_now(), current_setting('records.key', 1), current_setting('records.key_fingerprint', 1)); END;
+CREATE TRIGGER "events_shelves_insert" AFTER INSERT ON "shelves" BEGIN INSERT INTO "events" ("txid", "team_id", "type", "record_id", "meta", "image", "occurred_at", "idempotency_key", "idempotency_fingerprint") VALUES (0, NEW."team_id", 'shelves.created', NEW."id", current_setting('records.meta', 1), json_object('id', NEW."id", 'version', NEW."version", 'deleted_at', NEW."deleted_at", 'deleted_by', NEW."deleted_by", 'trash_batch', NEW."trash_batch", 'label', NEW."label", 'capacity', NEW."capacity", 'width', NEW."width", 'sealed', NEW."sealed", 'opened', NEW."opened", 'checked_at', NEW."checked_at", 'tags', json(NEW."tags"), 'extra', json(NEW."extra"), 'team_id', NEW."team_id"), records_now(), current_setting('records.key', 1), current_setting('records.key_fingerprint', 1)); END;
 -- Record the changes of shelves as events
-CREATE TRIGGER "events_shelves_update" AFTER UPDATE ON "shelves" BEGIN INSERT INTO "events" ("txid", "team_id", "type", "record_id", "meta", "image", "occurred_at") VALUES (0, NEW."team_id", 'shelves.updated', NEW."id", current_setting('records.meta', 1), json_object('id', NEW."id", 'version', NEW."version", 'label', NEW."label", 'capacity', NEW."capacity", 'width', NEW."width", 'sealed', NEW."sealed", 'opened', NEW."opened", 'checked_at', NEW."checked_at", 'tags', json(NEW."tags"), 'extra', json(NEW."extra"), 'team_id', NEW."team_id"), records_now()); END;
--- Record the deletions of shelves as events
-CREATE TRIGGER "events_shelves_delete" AFTER DELETE ON "shelves" BEGIN INSERT INTO "events" ("txid", "team_id", "type", "record_id", "meta", "image", "occurred_at") VALUES (0, OLD."team_id", 'shelves.deleted', OLD."id", current_setting('records.meta', 1), NULL, records_now()); END;
+CREATE TRIGGER "events_shelves_update" AFTER UPDATE ON "shelves" BEGIN INSERT INTO "events" ("txid", "team_id", "type", "record_id", "meta", "image", "occurred_at") VALUES (0, NEW."team_id", 'shelves.' || CASE WHEN OLD."deleted_at" IS NULL AND NEW."deleted_at" IS NOT NULL THEN 'deleted' WHEN OLD."deleted_at" IS NOT NULL AND NEW."deleted_at" IS NULL THEN 'restored' ELSE 'updated' END, NEW."id", current_setting('records.meta', 1), json_object('id', NEW."id", 'version', NEW."version", 'deleted_at', NEW."deleted_at", 'deleted_by', NEW."deleted_by", 'trash_batch', NEW."trash_batch", 'label', NEW."label", 'capacity', NEW."capacity", 'width', NEW."width", 'sealed', NEW."sealed", 'opened', NEW."opened", 'checked_at', NEW."checked_at", 'tags', json(NEW."tags"), 'extra', json(NEW."extra"), 'team_id', NEW."team_id"), records_now()); END;
+-- Record the purges of shelves as events
+CREATE TRIGGER "events_shelves_delete" AFTER DELETE ON "shelves" BEGIN INSERT INTO "events" ("txid", "team_id", "type", "record_id", "meta", "image", "occurred_at") VALUES (0, OLD."team_id", 'shelves.purged', OLD."id", current_setting('records.meta', 1), NULL, records_now()); END;

@@ -1,0 +1,132 @@
+package engine
+
+import (
+	"context"
+	"database/sql"
+	"net/http"
+	"slices"
+	"strings"
+
+	"records/internal/policy"
+	"records/internal/problem"
+	"records/internal/spec"
+)
+
+// restore takes the record with the id out of the trash, with every record
+// of its batch — the children its delete cascaded to, or the parent whose
+// delete cascaded to it (DESIGN §17) — under If-Match: 200 with the record
+// at its next version; 404 when it is not in the trash; 409 naming the
+// member when a unique value was taken meanwhile, nothing restored.
+func (op *Op[E]) restore(ctx context.Context, s *Service, req *request) (int, *Result[E], error) {
+	if err := op.requireID(req); err != nil {
+		return 0, nil, err
+	}
+	if err := op.onlyID(req, "a restore takes only the id"); err != nil {
+		return 0, nil, err
+	}
+	team, err := teamOf(ctx)
+	if err != nil {
+		return 0, nil, err
+	}
+	var rec *E
+	err = s.Write(ctx, true, func(ctx context.Context, w Writer) error {
+		batch, version, found, err := op.trashed(ctx, w, team, req.id)
+		switch {
+		case err != nil:
+			return err
+		case !found && req.ifMatch != nil && !req.ifMatch.exclude:
+			return req.ifMatch.failed(op.Res.Object, req.id)
+		case !found:
+			return problem.New(problem.NotFound, "no %s in the trash has id %q", op.Res.Object, req.id)
+		case req.ifMatch != nil && !req.ifMatch.matches(version):
+			return req.ifMatch.failed(op.Res.Object, req.id)
+		}
+		if err := op.parentTrashed(ctx, s, w, team, batch); err != nil {
+			return err
+		}
+		for _, table := range s.family(op.Res.Table) {
+			_, err := w.Exec(ctx, `UPDATE `+spec.Ident(table)+` SET "deleted_at" = NULL, "deleted_by" = NULL, "trash_batch" = NULL, `+
+				`"version" = "version" + 1 WHERE "trash_batch" = ? AND "team_id" = ?`, batch, team)
+			if err != nil {
+				return err
+			}
+		}
+		rec, _, err = find(ctx, w, op.Res, req.id)
+		return err
+	})
+	if err != nil {
+		return 0, nil, op.writeError(err)
+	}
+	if rec == nil { // restored, then out of the role's read
+		return 0, nil, notFound(op.Res.Object, req.id)
+	}
+	r, err := op.written(ctx, s, team, rec, false)
+	return http.StatusOK, r, err
+}
+
+// trashed reads the batch and version of the record with id in the trash,
+// as the request's role may restore it.
+func (op *Op[E]) trashed(ctx context.Context, w Writer, team int, id string) (batch string, version int64, found bool, err error) {
+	cond, args := rowScope(withTrash(ctx, TrashOnly), op.Res, policy.Restore, team, []any{id})
+	var b sql.NullString
+	n, err := w.Query(ctx, 1, `SELECT "trash_batch", "version" FROM `+spec.Ident(op.Res.Table)+` WHERE "id" = ? AND `+cond, args,
+		func(rows *sql.Rows) error { return rows.Scan(&b, &version) })
+	return b.String, version, n > 0 && b.Valid, err
+}
+
+// parentTrashed refuses to restore a batch whose records name a parent
+// that stays in the trash (another batch's): 409 naming the member.
+func (op *Op[E]) parentTrashed(ctx context.Context, s *Service, w Writer, team int, batch string) error {
+	for _, p := range s.parentsOf(op.Res.Table) {
+		found := false
+		_, err := w.Query(ctx, 1, `SELECT 1 FROM `+spec.Ident(op.Res.Table)+` AS "c" JOIN `+spec.Ident(p.Table)+
+			` AS "p" ON "p"."id" = "c".`+spec.Ident(p.Column)+` WHERE "c"."trash_batch" = ? AND "c"."team_id" = ? AND "p"."deleted_at" IS NOT NULL`+
+			` AND "p"."trash_batch" <> ?`, []any{batch, team, batch}, func(*sql.Rows) error { found = true; return nil })
+		if err != nil {
+			return err
+		}
+		if found {
+			member := op.Res.memberOf(p.Column)
+			return &problem.Error{Code: problem.Conflict, Detail: "the record's parent is in the trash: restore it first",
+				Members: []problem.MemberError{{Member: member, Problem: "names a record in the trash"}}}
+		}
+	}
+	return nil
+}
+
+// parentsOf are the parents of the resource whose table is table: each
+// as the parent's table and the column naming it.
+func (s *Service) parentsOf(table string) []Cascade {
+	var out []Cascade
+	for _, r := range s.resources {
+		d := r.(Described)
+		for _, c := range d.cascades() {
+			if c.Table == table {
+				out = append(out, Cascade{Table: d.table(), Column: c.Column})
+			}
+		}
+	}
+	slices.SortFunc(out, func(a, b Cascade) int { return strings.Compare(a.Table, b.Table) })
+	return out
+}
+
+// family is table, the tables of its ancestors and of its descendants: where
+// the records of a batch holding one of its records may be.
+func (s *Service) family(table string) []string {
+	out := []string{table}
+	for i := 0; i < len(out); i++ {
+		for _, c := range s.cascadesOf(out[i]) {
+			if !slices.Contains(out, c.Table) {
+				out = append(out, c.Table)
+			}
+		}
+	}
+	for i := 0; i < len(out); i++ {
+		for _, p := range s.parentsOf(out[i]) {
+			if !slices.Contains(out, p.Table) {
+				out = append(out, p.Table)
+			}
+		}
+	}
+	return out
+}
