@@ -19,6 +19,9 @@ type Field[E any] struct {
 	Column   string
 	Type     spec.Type
 	Sortable bool
+	// Search is the weight ("A" to "D") of a member full-text search looks
+	// in (a list's q); "" for one it does not.
+	Search string
 	// Parse converts a filter's value; nil for members lists cannot filter by.
 	Parse func(raw []byte) (any, error)
 	// Append appends the member's JSON value.
