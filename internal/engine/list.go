@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/url"
+	"slices"
 
 	"github.com/gin-gonic/gin"
 
@@ -44,6 +45,9 @@ func (op *Op[E]) list(ctx context.Context, s *Service, c *gin.Context, members [
 	}
 	where, args := query.Where(s.Dialect, filter)
 	p := &query.Page{Where: where, Args: args, Keys: req.Keys, Limit: req.Limit, Offset: req.Offset}
+	if req.Match != nil && slices.ContainsFunc(req.Keys, func(k query.Key) bool { return k.Col == query.RankColumn }) {
+		p.Rank = l.Search.Rank(s.Dialect, req.Match)
+	}
 	binding := query.Binding{Resource: op.Res.Plural, Team: team, Shape: p.Shape()}
 	if req.Cursor != "" {
 		if p.After, err = s.Cursors.Decode(req.Cursor, binding, req.Keys); err != nil {
@@ -68,14 +72,14 @@ func (op *Op[E]) list(ctx context.Context, s *Service, c *gin.Context, members [
 	// first served (README, Performance).
 	ctx, cancel := edge.Bounded(ctx)
 	defer cancel()
-	records, err := readPage(ctx, s.reader(ctx), op.Res, team, p)
+	records, ranks, err := readPage(ctx, s.reader(ctx), op.Res, team, p)
 	if err != nil {
 		return 0, nil, err
 	}
 	r := &Result[E]{Paging: Paging{Limit: p.Limit, Offset: p.Offset}, view: v}
 	if len(records) > p.Limit {
 		records, r.Paging.HasMore = records[:p.Limit], true
-		r.Paging.NextCursor = s.Cursors.Encode(binding, p.Keys, op.Res.position(p.Keys, records[p.Limit-1]))
+		r.Paging.NextCursor = s.Cursors.Encode(binding, p.Keys, op.Res.position(p.Keys, records[p.Limit-1], ranks[p.Limit-1]))
 	}
 	if req.Count != query.NoCount {
 		r.Paging.Counted = true

@@ -18,6 +18,9 @@ type Page struct {
 	// After is the position of the last record already seen: the page
 	// starts after it, by keyset.
 	After *Position
+	// Rank is where a page ordered by RankColumn reads its records and
+	// their ranks from; nil for any other order.
+	Rank *Ranked
 }
 
 // Position is where a record stands in an order: the values of its keys
