@@ -78,6 +78,7 @@ type Imager interface {
 type Described interface {
 	Imager
 	plural() string
+	table() string
 	object() string
 	members() []policy.Member
 	listing() *listing

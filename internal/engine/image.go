@@ -22,6 +22,8 @@ import (
 
 func (res *Resource[E]) plural() string { return res.Plural }
 
+func (res *Resource[E]) table() string { return res.Table }
+
 func (res *Resource[E]) object() string { return res.Object }
 
 func (res *Resource[E]) members() []policy.Member {
