@@ -203,16 +203,17 @@ very s t can will just don should now`) {
 	return m
 }()
 
-// tsquery is PostgreSQL's query of a Match's Web text.
-const tsquery = `websearch_to_tsquery('english'::regconfig, records_fold(?))`
+// tsquery is PostgreSQL's query of a Match's Web text: a subquery, so
+// that it is made once a statement (an init plan) rather than once a row.
+const tsquery = `(SELECT websearch_to_tsquery('english'::regconfig, records_fold(?)))`
 
 // match writes the condition of the records m matches.
 func (s *sqlText) match(f *Filter) {
 	m := f.Value.(*Match)
 	if s.d == Postgres {
-		s.write(spec.Ident(spec.SearchColumn), " @@ ", strings.TrimSuffix(tsquery, "?))"))
+		s.write(spec.Ident(spec.SearchColumn), " @@ ", strings.TrimSuffix(tsquery, "?)))"))
 		s.arg(m.Web)
-		s.write("))")
+		s.write(")))")
 		return
 	}
 	t := spec.Ident(f.Search.Table)
