@@ -31,12 +31,23 @@ func (op *Op[E]) list(ctx context.Context, s *Service, c *gin.Context, members [
 	if err != nil {
 		return 0, nil, err
 	}
-	filter := req.Filter
+	filter, counted := req.Filter, req.Filter
+	var rank *query.Ranked
+	if req.Match != nil && slices.ContainsFunc(req.Keys, func(k query.Key) bool { return k.Col == query.RankColumn }) {
+		rank = l.Search.Rank(s.Dialect, req.Match)
+		if s.Dialect == query.SQLite {
+			// The rank's join with the FTS5 table matches already: a
+			// second match would read the index again.
+			filter = req.Unsearched
+		}
+	}
 	if id := c.Param("id"); id != "" {
 		if wire.CheckID(id) == nil {
-			filter = query.And2(filter, &query.Filter{Op: query.Eq, Col: query.IDColumn, Value: id})
+			narrow := &query.Filter{Op: query.Eq, Col: query.IDColumn, Value: id}
+			filter, counted = query.And2(filter, narrow), query.And2(counted, narrow)
 		} else { // no record has it: an empty list
-			filter = query.And2(filter, &query.Filter{Op: query.In, Col: query.IDColumn})
+			narrow := &query.Filter{Op: query.In, Col: query.IDColumn}
+			filter, counted = query.And2(filter, narrow), query.And2(counted, narrow)
 		}
 	}
 	team, err := teamOf(ctx)
@@ -44,10 +55,7 @@ func (op *Op[E]) list(ctx context.Context, s *Service, c *gin.Context, members [
 		return 0, nil, err
 	}
 	where, args := query.Where(s.Dialect, filter)
-	p := &query.Page{Where: where, Args: args, Keys: req.Keys, Limit: req.Limit, Offset: req.Offset}
-	if req.Match != nil && slices.ContainsFunc(req.Keys, func(k query.Key) bool { return k.Col == query.RankColumn }) {
-		p.Rank = l.Search.Rank(s.Dialect, req.Match)
-	}
+	p := &query.Page{Where: where, Args: args, Keys: req.Keys, Limit: req.Limit, Offset: req.Offset, Rank: rank}
 	binding := query.Binding{Resource: op.Res.Plural, Team: team, Shape: p.Shape()}
 	if req.Cursor != "" {
 		if p.After, err = s.Cursors.Decode(req.Cursor, binding, req.Keys); err != nil {
@@ -83,7 +91,7 @@ func (op *Op[E]) list(ctx context.Context, s *Service, c *gin.Context, members [
 	}
 	if req.Count != query.NoCount {
 		r.Paging.Counted = true
-		if r.Paging.Total, r.Paging.Estimated, err = count(ctx, s, op.Res, team, p, req.Count); err != nil {
+		if r.Paging.Total, r.Paging.Estimated, err = count(ctx, s, op.Res, team, countOf(s, p, counted), req.Count); err != nil {
 			return 0, nil, err
 		}
 	}
@@ -95,4 +103,15 @@ func (op *Op[E]) list(ctx context.Context, s *Service, c *gin.Context, members [
 	}
 	r.Records = records
 	return http.StatusOK, r, nil
+}
+
+// countOf is the page whose filter a count counts: p itself, or, where p
+// leaves its search to the rank's join (SQLite), p with the whole filter.
+func countOf(s *Service, p *query.Page, filter *query.Filter) *query.Page {
+	if p.Rank == nil || s.Dialect != query.SQLite {
+		return p
+	}
+	c := *p
+	c.Where, c.Args = query.Where(s.Dialect, filter)
+	return &c
 }

@@ -46,8 +46,10 @@ type Request struct {
 	Count  Count
 	Fields []string // nil: every member
 	Expand []string
-	// Match is q, nil when absent; Filter includes it.
-	Match *Match
+	// Match is q, nil when absent; Filter includes it, Unsearched is
+	// Filter without it.
+	Match      *Match
+	Unsearched *Filter
 }
 
 // The list parameters a body or query string may carry.
@@ -135,6 +137,7 @@ func ParseRequest(members []wire.Member, query url.Values, l *List) (*Request, e
 		p.Errs = append(p.Errs, e...)
 	}
 	r.Filter = parseFilters(p, l)
+	r.Unsearched = r.Filter
 	if r.Match != nil {
 		r.Filter = And2(r.Filter, &Filter{Op: SearchOp, Value: r.Match, Search: l.Search})
 	}
