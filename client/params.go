@@ -17,6 +17,9 @@ type ListParams struct {
 	// Filter maps members to exact values or to Ops, e.g.
 	// Filter{"status": "open", "price": Ops{"gte": 10}, "or": []Filter{…}}.
 	Filter Filter `json:"filter,omitempty"`
+	// Q searches the resource's searchable members (words, "phrases",
+	// -excluded, or); without OrderBy the best matches come first.
+	Q string `json:"q,omitempty"`
 	// OrderBy is one member or several separated by commas, each with -
 	// for descending, e.g. "-created_date,status"; the id breaks ties.
 	OrderBy        string `json:"order_by,omitempty"`

@@ -33,8 +33,8 @@ func (CaseRecord) Hooks() []ent.Hook { return []ent.Hook{stampOnUpdate("updated_
 // Fields of the CaseRecord.
 func (CaseRecord) Fields() []ent.Field {
 	return []ent.Field{
-		text("caseName"),
-		text("description"),
+		searchable("A", text("caseName")),
+		searchable("B", text("description")),
 		text("caseNumber"),
 		sortable(text("caseStatus")),
 		text("priority"),

@@ -29,9 +29,9 @@ func (Customer) Mixin() []ent.Mixin { return []ent.Mixin{RecordMixin{}} }
 func (Customer) Fields() []ent.Field {
 	return []ent.Field{
 		text("sso_id"),
-		text("email"),
-		text("firstName"),
-		text("lastName"),
+		searchable("A", text("email")),
+		searchable("A", text("firstName")),
+		searchable("A", text("lastName")),
 		text("phone"),
 		text("payment_customer_id"),
 		text("timestamp"),

@@ -35,6 +35,15 @@ func sortable(f ent.Field) ent.Field {
 	return f
 }
 
+// searchable marks a text member that full-text search (a list's q) looks
+// in, with its weight: "A" weighs most, then "B", "C", "D". The generator
+// gives the resource its search index (DESIGN §16).
+func searchable(weight string, f ent.Field) ent.Field {
+	d := f.Descriptor()
+	d.Annotations = append(d.Annotations, annotation.Search(weight))
+	return f
+}
+
 // boolean is a member typed boolean.
 func boolean(name string) ent.Field { return field.Bool(name).Optional().Nillable() }
 

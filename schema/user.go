@@ -30,10 +30,10 @@ func (User) Fields() []ent.Field {
 	return []ent.Field{
 		boolean("active"),
 		text("avatar"),
-		text("bio"),
+		searchable("C", text("bio")),
 		date("birthday"),
 		text("country"),
-		text("email"),
+		searchable("A", text("email")),
 		text("firstName"),
 		text("lastName"),
 		datetime("last_seen"),
@@ -42,9 +42,9 @@ func (User) Fields() []ent.Field {
 		text("organization"),
 		text("phone"),
 		text("regions"),
-		text("title"),
+		searchable("B", text("title")),
 		text("social_handle"),
-		text("username"),
+		searchable("A", text("username")),
 	}
 }
 

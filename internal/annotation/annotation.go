@@ -46,7 +46,13 @@ type Field struct {
 	// Stamp says when the server fills the field with the time, if the
 	// client leaves it absent: CreateStamp or UpdateStamp (create too).
 	Stamp string `json:"stamp,omitempty"`
+	// Search marks a text field that full-text search (a list's q) looks
+	// in, with its weight: "A" (weighs most), "B", "C" or "D".
+	Search string `json:"search,omitempty"`
 }
+
+// SearchWeights are the weights a searchable field may carry, heaviest first.
+const SearchWeights = "ABCD"
 
 // The server-filled stamps.
 const (
@@ -70,8 +76,20 @@ func (f Field) Merge(other schema.Annotation) schema.Annotation {
 		ReadOnly: f.ReadOnly || o.ReadOnly,
 		Sortable: f.Sortable || o.Sortable,
 		Stamp:    max(f.Stamp, o.Stamp),
+		// The heavier weight wins ("A" sorts first).
+		Search: heavier(f.Search, o.Search),
 	}
 }
+
+func heavier(a, b string) string {
+	if a == "" || b != "" && b < a {
+		return b
+	}
+	return a
+}
+
+// Search makes a text field searchable with weight ("A" to "D").
+func Search(weight string) Field { return Field{Search: weight} }
 
 // Date marks a time field as a calendar date.
 func Date() Field { return Field{Date: true} }

@@ -39,7 +39,10 @@ const noAutoCheckpoint = "&_pragma=wal_autocheckpoint(0)"
 
 // SQLiteTime is a time as SQLite keeps it (_time_format=sqlite above), for
 // a time a trigger writes from a setting rather than from an argument.
-func SQLiteTime(t time.Time) string { return t.Format("2006-01-02 15:04:05.999999999-07:00") }
+func SQLiteTime(t time.Time) string { return t.Format(SQLiteTimeLayout) }
+
+// SQLiteTimeLayout is the layout of the times SQLite keeps.
+const SQLiteTimeLayout = "2006-01-02 15:04:05.999999999-07:00"
 
 // parseURL reads a database URL: sqlite:PATH, sqlite:///abs/path,
 // postgres://… or postgresql://….

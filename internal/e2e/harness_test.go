@@ -136,6 +136,7 @@ var parts = []struct {
 	{"events", testEvents},
 	{"webhooks", testWebhooks},
 	{"me", testMe},
+	{"totals", testTotals},
 }
 
 func TestGoClient(t *testing.T) {

@@ -183,8 +183,16 @@ func (a *access) view(res scoped) *roleView {
 		return v.(*roleView)
 	}
 	l := res.listing()
-	rv := &roleView{list: query.List{Columns: query.Columns{}, Extra: l.list.Extra}}
+	rv := &roleView{list: query.List{Columns: query.Columns{}, Extra: l.list.Extra, Search: l.list.Search}}
 	rule, ok := a.role.Rule(res.plural(), policy.Read)
+	for _, m := range l.searched {
+		// The index holds every searched member's words at once: a role
+		// that may not read one of them may not search.
+		if rv.list.Search != nil && !(ok && rule.Allows(m)) {
+			rv.list.Search = nil
+			rv.list.NoSearch = "the role " + a.p.Role + " may not read " + m + ", which a search of " + res.plural() + " looks in"
+		}
+	}
 	rv.readable = make([]bool, len(l.list.Members))
 	for i, m := range l.list.Members {
 		rv.readable[i] = m == "id" || m == "version" || ok && rule.Allows(m)

@@ -78,8 +78,8 @@ type Imager interface {
 type Described interface {
 	Imager
 	plural() string
-	object() string
 	table() string
+	object() string
 	cascades() []Cascade
 	members() []policy.Member
 	listing() *listing

@@ -19,6 +19,9 @@ type Field[E any] struct {
 	Column   string
 	Type     spec.Type
 	Sortable bool
+	// Search is the weight ("A" to "D") of a member full-text search looks
+	// in (a list's q); "" for one it does not.
+	Search string
 	// Parse converts a filter's value; nil for members lists cannot filter by.
 	Parse func(raw []byte) (any, error)
 	// Append appends the member's JSON value.
@@ -56,6 +59,8 @@ type listing struct {
 	// fieldKeys and edgeKeys are the JSON keys of the fields and edges, by
 	// index, for answers that choose their members (view.go).
 	fieldKeys, edgeKeys []string
+	// searched are the members full-text search looks in.
+	searched []string
 }
 
 func (res *Resource[E]) listing() *listing {
@@ -64,6 +69,13 @@ func (res *Resource[E]) listing() *listing {
 		for i, f := range res.Fields {
 			l.list.Members = append(l.list.Members, f.Member)
 			l.fieldKeys = append(l.fieldKeys, keyed(f.Member))
+			if f.Search != "" {
+				if l.list.Search == nil {
+					l.list.Search = &query.Search{Table: res.Table}
+				}
+				l.list.Search.Weights = append(l.list.Search.Weights, query.Weight(f.Search))
+				l.searched = append(l.searched, f.Member)
+			}
 			if f.Parse == nil || f.Column == "" {
 				continue
 			}
@@ -83,11 +95,15 @@ func (res *Resource[E]) listing() *listing {
 	return res.list
 }
 
-// position is where record e stands in keys.
-func (res *Resource[E]) position(keys []query.Key, e *E) query.Position {
+// position is where record e, of rank rank in a search, stands in keys.
+func (res *Resource[E]) position(keys []query.Key, e *E, rank float64) query.Position {
 	l := res.listing()
 	pos := query.Position{ID: res.ID(e)}
 	for _, k := range keys[:len(keys)-1] {
+		if k.Col == query.RankColumn {
+			pos.Values = append(pos.Values, rank)
+			continue
+		}
 		pos.Values = append(pos.Values, res.Fields[l.value[k.Col.Member]].Value(e))
 	}
 	return pos

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 
 	"github.com/gin-gonic/gin"
@@ -39,12 +40,23 @@ func (op *Op[E]) list(ctx context.Context, s *Service, c *gin.Context, members [
 	if err != nil {
 		return 0, nil, err
 	}
-	filter := req.Filter
+	filter, counted := req.Filter, req.Filter
+	var rank *query.Ranked
+	if req.Match != nil && slices.ContainsFunc(req.Keys, func(k query.Key) bool { return k.Col == query.RankColumn }) {
+		rank = l.Search.Rank(s.Dialect, req.Match)
+		if s.Dialect == query.SQLite {
+			// The rank's join with the FTS5 table matches already: a
+			// second match would read the index again.
+			filter = req.Unsearched
+		}
+	}
 	if id := c.Param("id"); id != "" {
 		if wire.CheckID(id) == nil {
-			filter = query.And2(filter, &query.Filter{Op: query.Eq, Col: query.IDColumn, Value: id})
+			narrow := &query.Filter{Op: query.Eq, Col: query.IDColumn, Value: id}
+			filter, counted = query.And2(filter, narrow), query.And2(counted, narrow)
 		} else { // no record has it: an empty list
-			filter = query.And2(filter, &query.Filter{Op: query.In, Col: query.IDColumn})
+			narrow := &query.Filter{Op: query.In, Col: query.IDColumn}
+			filter, counted = query.And2(filter, narrow), query.And2(counted, narrow)
 		}
 	}
 	team, err := teamOf(ctx)
@@ -52,7 +64,7 @@ func (op *Op[E]) list(ctx context.Context, s *Service, c *gin.Context, members [
 		return 0, nil, err
 	}
 	where, args := query.Where(s.Dialect, filter)
-	p := &query.Page{Where: where, Args: args, Keys: req.Keys, Limit: req.Limit, Offset: req.Offset}
+	p := &query.Page{Where: where, Args: args, Keys: req.Keys, Limit: req.Limit, Offset: req.Offset, Rank: rank}
 	binding := query.Binding{Resource: op.Res.Plural, Team: team, Shape: p.Shape()}
 	if trash != Live { // a cursor walks the trash it was made in
 		binding.Resource += "?trashed=" + strconv.Itoa(int(trash))
@@ -83,18 +95,18 @@ func (op *Op[E]) list(ctx context.Context, s *Service, c *gin.Context, members [
 	// first served (README, Performance).
 	ctx, cancel := edge.Bounded(ctx)
 	defer cancel()
-	records, err := readPage(ctx, s.reader(ctx), op.Res, team, p)
+	records, ranks, err := readPage(ctx, s.reader(ctx), op.Res, team, p)
 	if err != nil {
 		return 0, nil, err
 	}
 	r := &Result[E]{Paging: Paging{Limit: p.Limit, Offset: p.Offset}, view: v}
 	if len(records) > p.Limit {
 		records, r.Paging.HasMore = records[:p.Limit], true
-		r.Paging.NextCursor = s.Cursors.Encode(binding, p.Keys, op.Res.position(p.Keys, records[p.Limit-1]))
+		r.Paging.NextCursor = s.Cursors.Encode(binding, p.Keys, op.Res.position(p.Keys, records[p.Limit-1], ranks[p.Limit-1]))
 	}
 	if req.Count != query.NoCount {
 		r.Paging.Counted = true
-		if r.Paging.Total, r.Paging.Estimated, err = count(ctx, s, op.Res, team, p, req.Count); err != nil {
+		if r.Paging.Total, r.Paging.Estimated, err = count(ctx, s, op.Res, team, countOf(s, p, counted), req.Count); err != nil {
 			return 0, nil, err
 		}
 	}
@@ -109,4 +121,15 @@ func (op *Op[E]) list(ctx context.Context, s *Service, c *gin.Context, members [
 	}
 	r.Records = records
 	return http.StatusOK, r, nil
+}
+
+// countOf is the page whose filter a count counts: p itself, or, where p
+// leaves its search to the rank's join (SQLite), p with the whole filter.
+func countOf(s *Service, p *query.Page, filter *query.Filter) *query.Page {
+	if p.Rank == nil || s.Dialect != query.SQLite {
+		return p
+	}
+	c := *p
+	c.Where, c.Args = query.Where(s.Dialect, filter)
+	return &c
 }

@@ -162,10 +162,10 @@ var clientFixed = []string{"Client", "Option", "RequestOption", "Response", "Pro
 	"Route", "Routes", "Paging", "CursorPaging", "ListParams", "ReadParams", "PageParams", "Filter", "Ops",
 	"Optional", "Date", "Event", "EventPage", "EventData", "Actor", "EventParams", "EventStream",
 	"Webhook", "WebhookCreated", "WebhookInput", "WebhookPatch", "WebhookPage", "WebhookDeleted",
-	"Delivery", "DeliveryPage", "EventService", "WebhookService"}
+	"Delivery", "DeliveryPage", "EventService", "WebhookService", "Aggregate", "AggregateParams", "AggregateGroup"}
 
 // clientFixedMembers are the client's own members (its services).
-var clientFixedMembers = []string{"Events", "Webhooks", "Me"}
+var clientFixedMembers = []string{"Events", "Webhooks", "Me", "Aggregate"}
 
 // clientFixedRoutes are the routes of the runtime's services
 // (spec.ServiceRoutes); histories are per resource.
@@ -175,6 +175,20 @@ func clientFixedRoutes() []*clientRoute {
 		out = append(out, &clientRoute{Method: rt.Method, Path: openAPIPath(rt.Path), Call: rt.Call, Sends: true})
 	}
 	return append(out, &clientRoute{Method: "GET", Path: spec.PathMe, Call: "Me", Sends: true})
+}
+
+// clientAggregateRoutes are the aggregate routes of the resources, which
+// the client's Aggregate sends to (GET; the POST spellings it does not).
+func clientAggregateRoutes(m *apiModel) []*clientRoute {
+	var out []*clientRoute
+	for _, r := range m.Resources {
+		path := "/v1/" + r.Plural + "/aggregate"
+		out = append(out, &clientRoute{Method: "GET", Path: path, Call: "Aggregate", Sends: true})
+		if slices.Contains(spec.AggregatePosts, r.Plural) {
+			out = append(out, &clientRoute{Method: "POST", Path: path, Call: "Aggregate"})
+		}
+	}
+	return out
 }
 
 // buildClientModel makes the clients' view model from the API's.
@@ -220,6 +234,7 @@ func buildClientModel(m *apiModel) (*clientModel, error) {
 		cm.Routes = append(cm.Routes, &clientRoute{Method: "GET", Path: openAPIPath(h.Path), Call: h.ref(), Sends: true})
 	}
 	cm.Routes = append(cm.Routes, clientFixedRoutes()...)
+	cm.Routes = append(cm.Routes, clientAggregateRoutes(m)...)
 	for _, c := range spec.Codes {
 		cm.Codes = append(cm.Codes, clientCode{GoName: "Code" + goField(string(c.Code)), Code: string(c.Code), Status: c.Status, Title: c.Title})
 	}

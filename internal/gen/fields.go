@@ -94,6 +94,9 @@ type fieldView struct {
 	Stamp string
 	// Sortable members have an index (team, member, id) for lists.
 	Sortable bool
+	// Search is the weight ("A" to "D") of a member full-text search looks
+	// in; "" for one it does not.
+	Search string
 	// Pointer fields are nil when null (ent's Nillable); IntField ones are
 	// plain ints that a cursor's value widens to int64.
 	Pointer  bool
@@ -167,6 +170,7 @@ func newField(f *gen.Field, fa annotation.Field) (*fieldView, error) {
 		ColumnName: f.StorageKey(),
 		ReadOnly:   fa.ReadOnly,
 		Sortable:   fa.Sortable,
+		Search:     fa.Search,
 		PGType:     pgType(f, fa),
 		Pointer:    pointer,
 		IntField:   !pointer && f.Type.Type == field.TypeInt,
@@ -263,4 +267,21 @@ func (f *fieldView) setScan() {
 // clients type them as plain values.
 func (f *fieldView) Nullable() bool {
 	return !f.IsID && !(f.ReadOnly && f.Kind == "integer") && !f.Required
+}
+
+// checkSearch refuses a search annotation the generator cannot honour: a
+// weight other than A–D, a member that is not text, or one that is
+// sensitive (its words would be found by anyone who may list).
+func checkSearch(v *fieldView) error {
+	switch {
+	case v.Search == "":
+		return nil
+	case len(v.Search) != 1 || !strings.Contains(annotation.SearchWeights, v.Search):
+		return fmt.Errorf("field %s: search weight %q: use A, B, C or D", v.Member, v.Search)
+	case v.Kind != "string":
+		return fmt.Errorf("field %s: only a text member can be searchable, not a %s", v.Member, v.Kind)
+	case v.Sensitive:
+		return fmt.Errorf("field %s: a sensitive member cannot be searchable: its words would answer searches", v.Member)
+	}
+	return nil
 }

@@ -326,6 +326,7 @@ func diff(ctx context.Context, dialect string, db *sql.DB, set []migrate.Migrati
 	dir := atlas.OpenMemDir("recordsgen-" + dialect + "-" + randomSuffix())
 	defer dir.Close()
 	opts := []schema.MigrateOption{
+		schema.WithDiffHook(hideSearch),
 		schema.WithDir(dir),
 		schema.WithFormatter(planFormatter{}),
 		schema.WithMigrationMode(schema.ModeInspect),
@@ -376,5 +377,11 @@ func diff(ctx context.Context, dialect string, db *sql.DB, set []migrate.Migrati
 		return plan{}, fmt.Errorf("comparing the %s event triggers: %w", dialect, err)
 	}
 	out.sql += triggers
+	search, builds, err := searchChanges(ctx, dialect, db, events)
+	if err != nil {
+		return plan{}, fmt.Errorf("comparing the %s search indexes: %w", dialect, err)
+	}
+	out.sql += search
+	out.builds += builds
 	return out, nil
 }

@@ -110,6 +110,9 @@ func fillFields(r *resourceView, t *gen.Type, byName map[string]*resourceView, v
 		if _, secret := f.Annotations[annotation.SecretName]; secret {
 			r.Secret = &fieldView{Member: f.Name, GoName: f.StructField(), ColumnName: f.StorageKey()}
 		}
+		if fa.Hidden && fa.Search != "" {
+			return fmt.Errorf("%s: field %s: a hidden member cannot be searchable", pos(t, f.Name), f.Name)
+		}
 		if fa.Hidden {
 			continue
 		}
@@ -117,6 +120,9 @@ func fillFields(r *resourceView, t *gen.Type, byName map[string]*resourceView, v
 		if err == nil {
 			bounds, _ := vals.field(t.Name, f.Name)
 			err = applyOptions(fv, f, bounds)
+		}
+		if err == nil {
+			err = checkSearch(fv)
 		}
 		if err != nil {
 			return fmt.Errorf("%s: %w", pos(t, f.Name), err)

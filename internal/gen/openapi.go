@@ -171,6 +171,7 @@ func (d *openAPIDoc) paths() *obj {
 	}
 	addEventPaths(d.m, put)
 	addMePath(put)
+	addAggregatePaths(d.m, put)
 	for _, pr := range spec.PublicRoutes {
 		put("GET", pr.Path, publicOperation(pr))
 	}

@@ -68,6 +68,7 @@ func (d *openAPIDoc) sharedSchemas() {
 	c.define("Cursor", newObj("type", "string", "minLength", 1,
 		"description", "An opaque cursor from paging.next_cursor; valid only with the filter and order it was made with, and never with an offset."))
 	addMeSchemas(c)
+	addAggregateSchemas(c)
 	c.define("Count", newObj("type", "string", "enum", []any{"exact", "estimated"},
 		"description", "Adds paging.total: exact counts; estimated uses the planner's statistics above 10,000 rows (PostgreSQL)."))
 	c.define("NDJSONExport", newObj("type", "string",

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"records/internal/query"
 	"records/internal/spec"
 )
 
@@ -74,6 +75,9 @@ func (d *openAPIDoc) queryParameters(op *opView) []any {
 			paramRef(r.Type+"Filter"), paramRef("Cursor"), paramRef("Count"), paramRef("Fields"), paramRef("Trashed"))
 		if len(r.Expands) > 0 {
 			out = append(out, paramRef(r.Type+"Expand"))
+		}
+		if r.Searchable() {
+			out = append(out, qParameter(r))
 		}
 		for _, f := range op.Filters {
 			out = append(out, newObj("name", f, "in", "query", "description", "An exact filter.",
@@ -145,6 +149,9 @@ func orderBySchema(r *resourceView) *obj {
 	var names []string
 	for _, f := range r.Filterable() {
 		names = append(names, regexp.QuoteMeta(f.Member))
+	}
+	if r.Searchable() {
+		names = append(names, query.RankColumn.Member)
 	}
 	key := `\s*-?(` + strings.Join(names, "|") + `)\s*`
 	var sortable []string

@@ -77,6 +77,7 @@ var outputs = []output{
 	{Copy: "client/gosrc/params.go", File: "params.go", Dir: goClient},
 	{Copy: "client/gosrc/events.go", File: "events.go", Dir: goClient},
 	{Copy: "client/gosrc/me.go", File: "me.go", Dir: goClient},
+	{Copy: "client/gosrc/aggregate.go", File: "aggregate.go", Dir: goClient},
 	{Set: "client", Template: "records.go.tmpl", File: "records.go", Dir: goClient},
 	{Set: "client", Template: "operations.go.tmpl", File: "operations.go", Dir: goClient},
 	{Set: "client", Template: "routes.go.tmpl", File: "routes.go", Dir: goClient},

@@ -29,6 +29,8 @@ type eventTable struct {
 	// sensitive are the columns of sensitive fields (ent's Sensitive):
 	// written, never answered, so never kept in an event's image either.
 	sensitive []string
+	// search are the searchable members' columns, in the schema's order.
+	search []searchColumn
 }
 
 // kept tells whether an event's image keeps the column.
@@ -53,6 +55,13 @@ func eventTables(graph *gen.Graph, tables []*schema.Table) ([]eventTable, error)
 		for _, f := range n.Fields {
 			if f.Sensitive() {
 				e.sensitive = append(e.sensitive, f.StorageKey())
+			}
+			fa, _, err := annotation.Decode[annotation.Field](f.Annotations, annotation.FieldName)
+			if err != nil {
+				return nil, fmt.Errorf("%s.%s: %w", n.Name, f.Name, err)
+			}
+			if fa.Search != "" {
+				e.search = append(e.search, searchColumn{f.StorageKey(), fa.Search})
 			}
 		}
 		out = append(out, e)
@@ -169,6 +178,10 @@ WHERE NOT t.tgisinternal AND t.tgname LIKE 'events%' AND n.nspname = current_sch
 			for _, c := range e.sensitive {
 				args += ", '" + c + "'"
 			}
+			if len(e.search) > 0 {
+				// Its words are the record's again; no image keeps them.
+				args += ", '" + spec.SearchColumn + "'"
+			}
 			want := `CREATE TRIGGER ` + tr.name + ` AFTER ` + tr.event + ` ON ` + t + ` REFERENCING ` + tr.rows +
 				` FOR EACH STATEMENT EXECUTE FUNCTION "records_event"(` + args + `)`
 			if ok && sameTrigger(def, want) {
@@ -205,20 +218,8 @@ func sameTrigger(def, want string) bool {
 var qualified = regexp.MustCompile(` ON [^ .]+\.`)
 
 func sqliteTriggerChanges(ctx context.Context, db *sql.DB, events []eventTable) (string, error) {
-	have := map[string]string{}
-	rows, err := db.QueryContext(ctx, `SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'events\_%' ESCAPE '\'`)
+	have, err := namedTexts(ctx, db, `SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'events\_%' ESCAPE '\'`)
 	if err != nil {
-		return "", err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var name, text string
-		if err := rows.Scan(&name, &text); err != nil {
-			return "", err
-		}
-		have[name] = text
-	}
-	if err := rows.Err(); err != nil {
 		return "", err
 	}
 	var b strings.Builder
@@ -310,4 +311,23 @@ func addKeyIndex(tables []*schema.Table) error {
 	t.AddIndex("event_idempotency_key", false, []string{"idempotency_key"})
 	t.Indexes[len(t.Indexes)-1].Annotation = entsql.IndexWhere("idempotency_key IS NOT NULL")
 	return nil
+}
+
+// namedTexts runs a query of two text columns, a name and a text, and
+// answers the texts by name.
+func namedTexts(ctx context.Context, db *sql.DB, query string, args ...any) (map[string]string, error) {
+	have := map[string]string{}
+	rows, err := db.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var name, text string
+		if err := rows.Scan(&name, &text); err != nil {
+			return nil, err
+		}
+		have[name] = text
+	}
+	return have, rows.Err()
 }

@@ -53,6 +53,8 @@ func (s *sqlText) filter(f *Filter, neg bool) {
 		s.write(")")
 	case Not:
 		s.filter(f.Kids[0], !neg)
+	case SearchOp: // never negated: q is AND-ed with the filter
+		s.match(f)
 	case Ne:
 		s.leaf(&Filter{Op: Eq, Col: f.Col, Value: f.Value}, !neg)
 	case Nin:

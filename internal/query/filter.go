@@ -33,6 +33,9 @@ const (
 	And      Op = "and"
 	Or       Op = "or"
 	Not      Op = "not"
+	// SearchOp is a full-text search (q): Value is its *Match, Search the
+	// resource's search.
+	SearchOp Op = "match"
 )
 
 // operators are the leaf operators, in the order messages list them.
@@ -59,6 +62,7 @@ type Filter struct {
 	Values []any // in, nin: the values that are not null
 	Null   bool  // in, nin: the list held null; is_null: the value
 	Kids   []*Filter
+	Search *Search // match
 }
 
 // Columns are the members a resource lets lists filter and order by.

@@ -18,6 +18,9 @@ type Page struct {
 	// After is the position of the last record already seen: the page
 	// starts after it, by keyset.
 	After *Position
+	// Rank is where a page ordered by RankColumn reads its records and
+	// their ranks from; nil for any other order.
+	Rank *Ranked
 }
 
 // Position is where a record stands in an order: the values of its keys
@@ -84,6 +87,14 @@ func (p *Page) Phases() []Phase {
 		ph := Phase{OrderBy: orderBy(keys)}
 		if p.After != nil {
 			ph.Cond, ph.Args = `"id"`+beyond(id.Desc), []any{p.After.ID}
+		}
+		return []Phase{ph}
+	case len(keys) == 2 && keys[0].Desc == id.Desc && keys[0].Col == RankColumn:
+		// A rank is never null: one phase, from the position.
+		ph := Phase{OrderBy: orderBy(keys)}
+		if p.After != nil {
+			ph.Cond = `("_rank", "id")` + strings.TrimSuffix(beyond(id.Desc), "?") + "(?, ?)"
+			ph.Args = []any{p.After.Values[0], p.After.ID}
 		}
 		return []Phase{ph}
 	case len(keys) == 2 && keys[0].Desc == id.Desc:
@@ -218,6 +229,11 @@ func (p *Page) Shape() string {
 		// Escaped, so that no two lists of values read the same: a value
 		// holding "|string:" could otherwise pass for two.
 		fmt.Fprintf(&b, "|%T:%s", a, shapeEscaper.Replace(text))
+	}
+	if p.Rank != nil {
+		for _, a := range p.Rank.Args {
+			fmt.Fprintf(&b, "|rank:%s", shapeEscaper.Replace(fmt.Sprint(a)))
+		}
 	}
 	b.WriteString("|order:")
 	for _, k := range p.Keys {

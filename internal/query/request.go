@@ -30,6 +30,10 @@ type List struct {
 	Members []string
 	Edges   []string
 	Extra   []string
+	// Search is the resource's full-text search, nil when it has none
+	// (or none the caller may use); NoSearch then says why q is refused.
+	Search   *Search
+	NoSearch string
 }
 
 // Request is a parsed list request.
@@ -42,6 +46,10 @@ type Request struct {
 	Count  Count
 	Fields []string // nil: every member
 	Expand []string
+	// Match is q, nil when absent; Filter includes it, Unsearched is
+	// Filter without it.
+	Match      *Match
+	Unsearched *Filter
 }
 
 // The list parameters a body or query string may carry.
@@ -58,7 +66,7 @@ const (
 )
 
 // ListParams are the list parameters, in the order messages list them.
-var ListParams = []string{ParamLimit, ParamOffset, ParamDirection, ParamOrderBy, ParamFilter, ParamCursor, ParamCount, ParamFields, ParamExpand}
+var ListParams = []string{ParamLimit, ParamOffset, ParamDirection, ParamOrderBy, ParamFilter, ParamQ, ParamCursor, ParamCount, ParamFields, ParamExpand}
 
 // ParseRequest reads the list parameters from the body's members and the
 // query string; the body wins where both give one. Every problem is
@@ -93,7 +101,15 @@ func ParseRequest(members []wire.Member, query url.Values, l *List) (*Request, e
 		}
 		order = s
 	}
-	keys, err := ParseOrder(order, desc, l.Columns)
+	r.Match = parseQ(p, l)
+	cols := l.Columns
+	if r.Match != nil {
+		cols = withRank(cols)
+		if strings.TrimSpace(order) == "" {
+			order = "-" + RankColumn.Member // best match first
+		}
+	}
+	keys, err := ParseOrder(order, desc, cols)
 	if err != nil {
 		fail(ParamOrderBy, "%v", err)
 	}
@@ -121,6 +137,10 @@ func ParseRequest(members []wire.Member, query url.Values, l *List) (*Request, e
 		p.Errs = append(p.Errs, e...)
 	}
 	r.Filter = parseFilters(p, l)
+	r.Unsearched = r.Filter
+	if r.Match != nil {
+		r.Filter = And2(r.Filter, &Filter{Op: SearchOp, Value: r.Match, Search: l.Search})
+	}
 	if err := p.Err(); err != nil {
 		return nil, err
 	}
@@ -219,4 +239,41 @@ func Names(raw []byte, text bool, param string, valid []string) ([]string, []pro
 		}
 	}
 	return out, errs
+}
+
+// parseQ reads q, nil when absent, noting its problems in p.
+func parseQ(p *Params, l *List) *Match {
+	v, ok := p.Values[ParamQ]
+	if !ok {
+		return nil
+	}
+	text, err := wire.Text(v.Raw)
+	if err != nil {
+		p.Fail(ParamQ, "must be a string of words to search for")
+		return nil
+	}
+	if l.Search == nil {
+		why := l.NoSearch
+		if why == "" {
+			why = "this resource has no searchable member"
+		}
+		p.Fail(ParamQ, "%s", why)
+		return nil
+	}
+	m, err := ParseQ(text)
+	if err != nil {
+		p.Fail(ParamQ, "%v", err)
+		return nil
+	}
+	return m
+}
+
+// withRank is cols and the rank, which a search may be ordered by.
+func withRank(cols Columns) Columns {
+	out := make(Columns, len(cols)+1)
+	for k, c := range cols {
+		out[k] = c
+	}
+	out[RankColumn.Member] = RankColumn
+	return out
 }

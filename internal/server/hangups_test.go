@@ -160,6 +160,8 @@ func TestAPageOutlivingItsRequestIs503(t *testing.T) {
 			if r.Header.Get("Retry-After") == "" {
 				t.Error("a 503 without Retry-After")
 			}
+			// An aggregate is one statement, cancelled the same way.
+			h.call("GET", "/v1/users/aggregate?group_by=title&filter[bio][contains]=not-there", "").problem(503, string(problem.Unavailable))
 		})
 	}
 }

@@ -8,8 +8,10 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"maps"
 	"net"
 	"net/http"
+	"slices"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -161,6 +163,14 @@ func (s *Server) routes(p *parts) (*gin.Engine, *edge.Router) {
 	})
 	resources.Register(r, p.svc)
 	p.extra.Register(r)
+	for _, plural := range slices.Sorted(maps.Keys(p.svc.Resources())) {
+		path := "/v1/" + plural + "/aggregate"
+		h := p.svc.Aggregate(plural)
+		r.Handle(edge.Route{Method: http.MethodGet, Path: path, Operation: "Aggregate " + plural, Kind: spec.List, Resource: plural}, h)
+		if slices.Contains(spec.AggregatePosts, plural) {
+			r.Handle(edge.Route{Method: http.MethodPost, Path: path, Operation: "Aggregate " + plural, Kind: spec.List, Resource: plural}, h)
+		}
+	}
 	r.Handle(edge.Route{Method: http.MethodGet, Path: spec.PathMe, Operation: "Me", Kind: spec.Get, Resource: "Me"}, p.svc.Me)
 	p.log.Register(r, s.stream)
 	s.hooks.Register(r)

@@ -97,3 +97,8 @@ func Service(operation string) ServiceRoute {
 	}
 	panic("spec: no service route " + operation)
 }
+
+// AggregatePosts are the plurals whose aggregate also answers POST (DESIGN
+// §16): those whose GET /v1/<plural>/:id is an operation of §6 beyond a
+// read of one record, for clients that cannot send a body with GET there.
+var AggregatePosts = []string{"bill_of_materials_line_items", "packing_lists", "users"}

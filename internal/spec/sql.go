@@ -30,3 +30,14 @@ func Ident(name string) string {
 	WriteIdent(&b, name)
 	return b.String()
 }
+
+// The search index of a resource (DESIGN §16): on PostgreSQL a generated
+// column of its table, SearchColumn; on SQLite an FTS5 table beside it,
+// named by SearchTable.
+const (
+	SearchColumn      = "records_search"
+	SearchTableSuffix = "_search"
+)
+
+// SearchTable is the SQLite FTS5 table searching table.
+func SearchTable(table string) string { return table + SearchTableSuffix }

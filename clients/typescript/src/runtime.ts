@@ -159,6 +159,8 @@ export type Filter = {
 /** What every list takes (docs/api.md, Lists). */
 export interface ListParams {
   filter?: Filter;
+  /** Full-text search of the searchable members: words, "phrases", -excluded, or. Best matches first without order_by. */
+  q?: string;
   /** One member or several separated by commas, each with - for descending. */
   order_by?: string;
   order_direction?: "asc" | "desc";
@@ -191,7 +193,7 @@ export interface PageParams {
 export function listQuery(p?: ListParams): URLSearchParams {
   const q = readQuery(p);
   if (p?.filter) putFilter(q, "filter", p.filter);
-  for (const name of ["order_by", "order_direction", "limit", "offset", "cursor", "count"] as const) {
+  for (const name of ["q", "order_by", "order_direction", "limit", "offset", "cursor", "count"] as const) {
     if (p?.[name] !== undefined) q.set(name, String(p[name]));
   }
   return q;
@@ -694,4 +696,39 @@ export class ResourceService<T extends object = Record<string, unknown>> {
     const r = this.#route("revert");
     return dig(await this.#t.send<unknown>({ method: "POST", path: r.path, id, idIn: "path", body: { version } }, opts), r.at, "record in the answer") as T;
   }
+}
+
+/** AggregateParams ask for totals (GET /v1/<plural>/aggregate). */
+export interface AggregateParams {
+  /** Up to 3 members; a date or date-time takes a bucket in UTC: created_at:month (day, week, month, year). */
+  group_by?: string[];
+  /** count (the default), sum:m, avg:m (6 decimal places), min:m, max:m. */
+  metrics?: string[];
+  filter?: Filter;
+  q?: string;
+  /** Groups or metrics as answered, - for descending: -count. */
+  order_by?: string;
+  /** Groups answered: 1 to 1000, default 100. */
+  limit?: number;
+}
+
+/** One group: its key (member, or member:bucket as the bucket's first day), and its metrics by name. */
+export type AggregateGroup = { key: Record<string, string | number | boolean | null> } & Record<string, unknown>;
+
+/** The groups, and whether more exist than limit. */
+export interface Aggregate {
+  groups: AggregateGroup[];
+  truncated: boolean;
+}
+
+/** aggregateQuery writes AggregateParams as a query string. */
+export function aggregateQuery(p?: AggregateParams): URLSearchParams {
+  const q = new URLSearchParams();
+  if (p?.group_by) q.set("group_by", p.group_by.join(","));
+  if (p?.metrics) q.set("metrics", p.metrics.join(","));
+  if (p?.filter) putFilter(q, "filter", p.filter);
+  for (const name of ["q", "order_by", "limit"] as const) {
+    if (p?.[name] !== undefined) q.set(name, String(p[name]));
+  }
+  return q;
 }

@@ -51,4 +51,6 @@ var Routes = []Route{
 	{"GET", "/v1/webhooks/{id}/deliveries", "Webhooks.Deliveries", true, false},
 	{"POST", "/v1/webhooks/{id}/test", "Webhooks.Test", true, false},
 	{"GET", "/v1/me", "Me", true, false},
+	{"GET", "/v1/books/aggregate", "Aggregate", true, false},
+	{"GET", "/v1/shelves/aggregate", "Aggregate", true, false},
 }

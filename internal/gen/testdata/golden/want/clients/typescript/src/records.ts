@@ -7,8 +7,8 @@
 //   const ret = await client.returns.create({ status: "open" });
 //   for await (const r of client.returns.all({ filter: { status: "open" } })) { … }
 
-import { EventService, Transport, WebhookService, listQuery, pageQuery, readQuery, walk } from "./runtime.js";
-import type { ClientOptions, Event, EventPage, ListParams, Me, PageParams, Paging, ReadParams, RequestOptions } from "./runtime.js";
+import { EventService, Transport, WebhookService, aggregateQuery, listQuery, pageQuery, readQuery, walk } from "./runtime.js";
+import type { Aggregate, AggregateParams, ClientOptions, Event, EventPage, ListParams, Me, PageParams, Paging, ReadParams, RequestOptions } from "./runtime.js";
 
 export * from "./runtime.js";
 
@@ -409,6 +409,11 @@ export class RecordsClient {
   /** me sends GET /v1/me: who the caller is, and what its role may do on each resource. */
   me(opts?: RequestOptions): Promise<Me> {
     return this.#t.send<Me>({ method: "GET", path: "/v1/me" }, opts);
+  }
+
+  /** aggregate sends GET /v1/<plural>/aggregate: the totals of the records of plural that p's filter and q match. */
+  aggregate(plural: string, p?: AggregateParams, opts?: RequestOptions): Promise<Aggregate> {
+    return this.#t.send<Aggregate>({ method: "GET", path: `/v1/${plural}/aggregate`, query: aggregateQuery(p) }, opts);
   }
 
   /**

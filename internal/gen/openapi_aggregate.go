@@ -1,0 +1,88 @@
+package gen
+
+import (
+	"slices"
+	"strings"
+
+	"records/internal/query"
+	"records/internal/spec"
+)
+
+// The document's part of search and totals (DESIGN §16): q on the lists
+// of searchable resources, and each resource's aggregate route.
+
+// Searchable tells whether full-text search looks in any member.
+func (r *resourceView) Searchable() bool {
+	return slices.ContainsFunc(r.Fields, func(f *fieldView) bool { return f.Search != "" })
+}
+
+// searchedMembers lists the members search looks in, for descriptions.
+func searchedMembers(r *resourceView) string {
+	var names []string
+	for _, f := range r.Fields {
+		if f.Search != "" {
+			names = append(names, "`"+f.Member+"`")
+		}
+	}
+	return strings.Join(names, ", ")
+}
+
+// qParameter is the q of a searchable resource's lists and aggregates.
+func qParameter(r *resourceView) *obj {
+	return newObj("name", query.ParamQ, "in", "query", "schema", newObj("type", "string", "maxLength", query.MaxQ),
+		"description", "Full-text search of "+searchedMembers(r)+": words (all must match), \"quoted phrases\", -excluded words, "+
+			"or between words. Without order_by the best matches come first (order_by=-_rank).")
+}
+
+// addAggregatePaths puts GET /v1/<plural>/aggregate in paths for every
+// resource, and POST where spec.AggregatePosts names it.
+func addAggregatePaths(m *apiModel, put putOperation) {
+	for _, r := range m.Resources {
+		path := "/v1/" + r.Plural + "/aggregate"
+		params := []any{
+			queryParam(query.ParamGroupBy, "Up to 3 members separated by commas; a date or date-time member takes a bucket in UTC: member:day, :week, :month or :year.",
+				newObj("type", "string")),
+			queryParam(query.ParamMetrics, "count, sum:member, avg:member, min:member, max:member, separated by commas (default count). "+
+				"avg is rounded to 6 decimal places.", newObj("type", "string")),
+			paramRef(r.Type + "Filter"),
+			queryParam("order_by", "Groups or metrics as answered (status, -count, -sum_quantity), separated by commas; the groups break ties.",
+				newObj("type", "string")),
+			queryParam("limit", "Groups answered: 1 to 1000, default 100; truncated says whether more exist.",
+				newObj("type", "integer", "minimum", 1, "maximum", spec.MaxLimit, "default", spec.DefaultLimit)),
+		}
+		if r.Searchable() {
+			params = append(params, qParameter(r))
+		}
+		op := func(id string) *obj {
+			o := newObj("operationId", id, "tags", []any{r.Type}, "summary", "Totals of "+r.Plural,
+				"description", "Groups the records the filter (and q) match by up to three members and answers metrics of each group, in one statement. "+
+					"A null member groups under null; with no group_by, one group with the key {}.",
+				"parameters", params,
+				"responses", withErrors(newObj("200", jsonAnswer("The groups.", ref("Aggregate"))), 400, 401, 403, 429, 500, 503))
+			return o
+		}
+		put("GET", path, op("aggregate"+r.Type))
+		if slices.Contains(spec.AggregatePosts, r.Plural) {
+			o := op("aggregate" + r.Type + "Post")
+			o.set("requestBody", newObj("content", newObj("application/json", newObj("schema", ref("AggregateRequest")))))
+			put("POST", path, o)
+		}
+	}
+}
+
+// addAggregateSchemas defines the aggregate's answer and body.
+func addAggregateSchemas(c *catalog) {
+	names := newObj("oneOf", []any{newObj("type", "string"), newObj("type", "array", "items", newObj("type", "string"))})
+	c.define("AggregateRequest", newObj("type", "object", "properties", newObj(
+		"group_by", names, "metrics", names, "filter", newObj("type", "object"), "q", newObj("type", "string", "maxLength", query.MaxQ),
+		"order_by", names, "limit", newObj("type", "integer", "minimum", 1, "maximum", spec.MaxLimit)),
+		"additionalProperties", false))
+	c.define("AggregateGroup", newObj("type", "object",
+		"properties", newObj("key", newObj("type", "object", "description", "The group's members (or member:bucket, the bucket's first day as YYYY-MM-DD), null where the member is null.")),
+		"required", []any{"key"},
+		"additionalProperties", newObj("type", []any{"number", "string", "null"}, "description", "The metrics, named as answered: count, sum_quantity, avg_price, min_created_at.")))
+	c.define("Aggregate", newObj("type", "object", "properties", newObj(
+		"groups", newObj("type", "array", "items", ref("AggregateGroup")),
+		"truncated", newObj("type", "boolean", "description", "More groups exist than limit.")),
+		"required", []any{"groups", "truncated"}, "additionalProperties", false))
+}

@@ -1,0 +1,250 @@
+package query
+
+import (
+	"fmt"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"records/internal/spec"
+)
+
+// ParamQ is a list's full-text search (DESIGN §16).
+const ParamQ = "q"
+
+// MaxQ bounds q, in characters.
+const MaxQ = 256
+
+// Search is what a resource's full-text search needs: its table and the
+// weights of its searchable members, in the order of the SQLite FTS5
+// table's columns. Nil for a resource with none.
+type Search struct {
+	Table   string
+	Weights []float64
+}
+
+// Weights of the members' marks: those of PostgreSQL's ts_rank_cd, which
+// SQLite's bm25 is given too.
+var weights = map[string]float64{"A": 1, "B": 0.4, "C": 0.2, "D": 0.1}
+
+// Weight is the weight of a member marked w ("A" to "D").
+func Weight(w string) float64 { return weights[w] }
+
+// RankColumn is the order by how well a record matches q: "_rank".
+var RankColumn = &Column{Member: "_rank", Name: "_rank", Type: spec.Number}
+
+// Match is a parsed q, ready for either database: the same query, written
+// so that neither engine reads any of it as syntax of its own.
+//
+// q is read as web search engines read it (PostgreSQL's
+// websearch_to_tsquery): words all match; "quoted words" match as a
+// phrase; a - before a word or phrase excludes it; or between words (any
+// case) makes either do, binding looser than the words around it (a b or c
+// is a b, or c). Anything else is a word's letters or nothing: no input is
+// an operator of either engine.
+type Match struct {
+	// Web is the query as websearch_to_tsquery reads it: every word or
+	// phrase in double quotes, the clauses joined by or.
+	Web string
+	// FTS is the query as SQLite's FTS5 reads it: every term a quoted
+	// string, joined by AND, NOT and OR.
+	FTS string
+}
+
+// item is one word or phrase of q.
+type item struct {
+	neg bool
+	// web are its words as PostgreSQL's parser takes them (an email
+	// address stays whole); fts the letters and digits of each, for FTS5.
+	web, fts []string
+}
+
+// ParseQ reads q. A q that is too long, holds a NUL, or has no word to
+// look for (only punctuation, exclusions or words too common to index) is
+// an error; any other text is a query.
+func ParseQ(text string) (*Match, error) {
+	switch {
+	case utf8.RuneCountInString(text) > MaxQ:
+		return nil, fmt.Errorf("is longer than %d characters", MaxQ)
+	case strings.ContainsRune(text, 0):
+		return nil, fmt.Errorf("holds the NUL character")
+	}
+	var clauses [][]item
+	var clause []item
+	for _, tok := range lex(text) {
+		switch {
+		case tok.or:
+			if len(clause) > 0 {
+				clauses, clause = append(clauses, clause), nil
+			}
+		case len(tok.fts) > 0:
+			clause = append(clause, tok.item)
+		}
+	}
+	clauses = append(clauses, clause)
+	var web, fts []string
+	for _, c := range clauses {
+		if w, f, ok := writeClause(c); ok {
+			web, fts = append(web, w), append(fts, f)
+		}
+	}
+	if len(web) == 0 {
+		return nil, fmt.Errorf("holds no word to look for (a word excluded with - needs one that is not, and words as common as \"the\" are not indexed)")
+	}
+	return &Match{Web: strings.Join(web, " or "), FTS: strings.Join(fts, " OR ")}, nil
+}
+
+// writeClause writes the words of one clause for each engine: false when
+// it has none that must match (FTS5 cannot answer "everything but").
+func writeClause(c []item) (string, string, bool) {
+	var web, pos, neg []string
+	for _, it := range c {
+		w := `"` + strings.Join(it.web, " ") + `"`
+		f := `"` + strings.Join(it.fts, " ") + `"`
+		if it.neg {
+			web, neg = append(web, "-"+w), append(neg, " NOT "+f)
+		} else {
+			web, pos = append(web, w), append(pos, f)
+		}
+	}
+	if len(pos) == 0 {
+		return "", "", false
+	}
+	return strings.Join(web, " "), "((" + strings.Join(pos, " AND ") + ")" + strings.Join(neg, "") + ")", true
+}
+
+// token is an item of q, or the word or.
+type token struct {
+	item
+	or bool
+}
+
+// lex splits q into words, phrases and ors.
+func lex(text string) []token {
+	var out []token
+	rs := []rune(text)
+	for i := 0; i < len(rs); {
+		r := rs[i]
+		if unicode.IsSpace(r) {
+			i++
+			continue
+		}
+		neg := false
+		for i < len(rs) && rs[i] == '-' {
+			neg, i = true, i+1
+		}
+		if i < len(rs) && rs[i] == '"' {
+			j := i + 1
+			for j < len(rs) && rs[j] != '"' {
+				j++
+			}
+			it := item{neg: neg}
+			for _, w := range strings.Fields(string(rs[i+1 : j])) {
+				it.add(w)
+			}
+			out, i = append(out, token{item: it}), j+1
+			continue
+		}
+		j := i
+		for j < len(rs) && !unicode.IsSpace(rs[j]) && rs[j] != '"' {
+			j++
+		}
+		w := string(rs[i:j])
+		i = j
+		if !neg && strings.EqualFold(w, "or") {
+			out = append(out, token{or: true})
+			continue
+		}
+		it := item{neg: neg}
+		if it.add(w); len(it.fts) == 1 && stopWords[strings.ToLower(it.fts[0])] {
+			continue // not indexed on PostgreSQL, so not looked for on SQLite
+		}
+		out = append(out, token{item: it})
+	}
+	return out
+}
+
+// add adds word w to the item: for PostgreSQL, its letters, digits and
+// the punctuation of addresses and numbers, in one or more words; for
+// FTS5, its runs of letters and digits.
+func (it *item) add(w string) {
+	web := strings.Fields(strings.Map(func(r rune) rune {
+		if wordRune(r) || strings.ContainsRune(".-@_/'+", r) {
+			return r
+		}
+		return ' '
+	}, w))
+	fts := strings.FieldsFunc(w, func(r rune) bool { return !wordRune(r) })
+	for _, f := range fts {
+		if strings.IndexFunc(f, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsNumber(r) }) >= 0 {
+			it.fts = append(it.fts, f)
+		}
+	}
+	if len(it.fts) > 0 {
+		it.web = append(it.web, web...)
+	}
+}
+
+func wordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsNumber(r) || unicode.IsMark(r) }
+
+// stopWords are PostgreSQL's English stop words, which its search never
+// indexes: a word among them is not looked for on either database.
+var stopWords = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(`i me my myself we our ours ourselves you your yours yourself yourselves
+he him his himself she her hers herself it its itself they them their theirs themselves what which who
+whom this that these those am is are was were be been being have has had having do does did doing a an
+the and but if or because as until while of at by for with about against between into through during
+before after above below to from up down in out on off over under again further then once here there
+when where why how all any both each few more most other some such no nor not only own same so than too
+very s t can will just don should now`) {
+		m[w] = true
+	}
+	return m
+}()
+
+// tsquery is PostgreSQL's query of a Match's Web text: a subquery, so
+// that it is made once a statement (an init plan) rather than once a row.
+const tsquery = `(SELECT websearch_to_tsquery('english'::regconfig, records_fold(?)))`
+
+// match writes the condition of the records m matches.
+func (s *sqlText) match(f *Filter) {
+	m := f.Value.(*Match)
+	if s.d == Postgres {
+		s.write(spec.Ident(spec.SearchColumn), " @@ ", strings.TrimSuffix(tsquery, "?)))"))
+		s.arg(m.Web)
+		s.write(")))")
+		return
+	}
+	t := spec.Ident(f.Search.Table)
+	fts := spec.Ident(spec.SearchTable(f.Search.Table))
+	s.write(t, `."rowid" IN (SELECT "rowid" FROM `, fts, " WHERE ", fts, " MATCH ")
+	s.arg(m.FTS)
+	s.write(")")
+}
+
+// Ranked is how a page ordered by RankColumn reads its records: from
+// From, each with its rank Expr as "_rank"; the arguments of Expr come
+// first, then those of From.
+type Ranked struct {
+	Expr, From string
+	Args       []any
+}
+
+// Rank is the Ranked of a search of search's resource by m.
+func (search *Search) Rank(d Dialect, m *Match) *Ranked {
+	t := spec.Ident(search.Table)
+	if d == Postgres {
+		return &Ranked{Expr: `ts_rank_cd(` + spec.Ident(spec.SearchColumn) + `, ` + tsquery + `)::float8`, From: t, Args: []any{m.Web}}
+	}
+	fts := spec.Ident(spec.SearchTable(search.Table))
+	var w strings.Builder
+	for _, x := range search.Weights {
+		fmt.Fprintf(&w, ", %g", x)
+	}
+	// bm25 is better the lower; the rank is better the higher, as on
+	// PostgreSQL.
+	return &Ranked{Expr: `"s"."_rank"`, Args: []any{m.FTS},
+		From: t + ` JOIN (SELECT "rowid" AS "_rowid", -bm25(` + fts + w.String() + `) AS "_rank" FROM ` + fts +
+			` WHERE ` + fts + ` MATCH ?) AS "s" ON ` + t + `."rowid" = "s"."_rowid"`}
+}

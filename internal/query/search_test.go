@@ -1,0 +1,80 @@
+package query
+
+import (
+	"strings"
+	"testing"
+)
+
+// q is read as web search engines read it, and written for both engines.
+func TestParseQ(t *testing.T) {
+	cases := []struct{ q, web, fts string }{
+		{`refund`, `"refund"`, `(("refund"))`},
+		{`refund "wrong item" -damaged`, `"refund" "wrong item" -"damaged"`, `(("refund" AND "wrong item") NOT "damaged")`},
+		{`a1 b1 or c1`, `"a1" "b1" or "c1"`, `(("a1" AND "b1")) OR (("c1"))`},
+		{`or refund or`, `"refund"`, `(("refund"))`},
+		{`the refund`, `"refund"`, `(("refund"))`},
+		{`ana@example.com`, `"ana@example.com"`, `(("ana example com"))`},
+		{`NEAR(refund, 2)`, `"NEAR refund" "2"`, `(("NEAR refund" AND "2"))`},
+		{`"unbalanced phrase`, `"unbalanced phrase"`, `(("unbalanced phrase"))`},
+		{`col:word*`, `"col word"`, `(("col word"))`},
+	}
+	for _, c := range cases {
+		m, err := ParseQ(c.q)
+		if err != nil {
+			t.Errorf("%q: %v", c.q, err)
+			continue
+		}
+		if m.Web != c.web {
+			t.Errorf("%q: web %q, want %q", c.q, m.Web, c.web)
+		}
+		if m.FTS != c.fts {
+			t.Errorf("%q: fts %q, want %q", c.q, m.FTS, c.fts)
+		}
+	}
+	for _, q := range []string{"", "   ", "-refund", "the and of", "!!! ...", strings.Repeat("a", 257), "a\x00"} {
+		if _, err := ParseQ(q); err == nil {
+			t.Errorf("%q: no error", q)
+		}
+	}
+}
+
+// FuzzParseQ: any text is a query or an error, never a panic; a query
+// gives FTS5 nothing outside double quotes but its own operators and
+// parentheses, and PostgreSQL every word in double quotes.
+func FuzzParseQ(f *testing.F) {
+	for _, q := range []string{`refund`, `"a b" -c or d`, `NEAR(a b)`, `a* ^b col:c`, `"`, `-"" or or`, `é 東京 🙂`} {
+		f.Add(q)
+	}
+	f.Fuzz(func(t *testing.T, q string) {
+		m, err := ParseQ(q)
+		if err != nil {
+			return
+		}
+		outside := func(s string) string {
+			var b strings.Builder
+			in := false
+			for _, r := range s {
+				switch {
+				case r == '"':
+					in = !in
+				case !in:
+					b.WriteRune(r)
+				}
+			}
+			if in {
+				t.Fatalf("%q: unbalanced quotes in %q", q, s)
+			}
+			return b.String()
+		}
+		for _, w := range strings.Fields(strings.NewReplacer("(", " ", ")", " ").Replace(outside(m.FTS))) {
+			if w != "AND" && w != "OR" && w != "NOT" {
+				t.Fatalf("%q: FTS5 query %q has %q outside quotes", q, m.FTS, w)
+			}
+		}
+		for _, w := range strings.Fields(outside(m.Web)) {
+			if w != "or" && w != "-" {
+				t.Fatalf("%q: web query %q has %q outside quotes", q, m.Web, w)
+			}
+		}
+	})
+}
