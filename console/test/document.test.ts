@@ -234,5 +234,5 @@ test("search, trash, restore, revert, enums, required and /v1/me light up when d
   assert.ok(r.members.filter((m) => m.name !== "status").every((m) => !m.required));
   const pin = r.members.find((m) => m.name === "pin")!;
   assert.deepEqual([pin.writeOnly, pin.writable, pin.kind, pin.ops.length], [true, true, "text", 0]);
-  assert.equal(c.byPlural.get("customers")!.search, false);
+  assert.equal(c.byPlural.get("vendors")!.search, false); // no member of vendors is searchable
 });

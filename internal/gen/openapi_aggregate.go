@@ -72,7 +72,12 @@ func addAggregatePaths(m *apiModel, put putOperation) {
 
 // addAggregateSchemas defines the aggregate's answer and body.
 func addAggregateSchemas(c *catalog) {
-	names := newObj("oneOf", []any{newObj("type", "string"), newObj("type", "array", "items", newObj("type", "string"))})
+	// group_by, metrics and order_by take a comma-separated list or an
+	// array; each form is named, so that generators need not invent names.
+	c.define("AggregateNameText", newObj("type", "string", "description", "Names, comma-separated."))
+	c.define("AggregateNameList", newObj("type", "array", "items", newObj("type", "string")))
+	c.define("AggregateNames", newObj("oneOf", []any{ref("AggregateNameText"), ref("AggregateNameList")}))
+	names := ref("AggregateNames")
 	c.define("AggregateRequest", newObj("type", "object", "properties", newObj(
 		"group_by", names, "metrics", names, "filter", newObj("type", "object"), "q", newObj("type", "string", "maxLength", query.MaxQ),
 		"order_by", names, "limit", newObj("type", "integer", "minimum", 1, "maximum", spec.MaxLimit)),
@@ -80,7 +85,14 @@ func addAggregateSchemas(c *catalog) {
 	c.define("AggregateGroup", newObj("type", "object",
 		"properties", newObj("key", newObj("type", "object", "description", "The group's members (or member:bucket, the bucket's first day as YYYY-MM-DD), null where the member is null.")),
 		"required", []any{"key"},
-		"additionalProperties", newObj("type", []any{"number", "string", "null"}, "description", "The metrics, named as answered: count, sum_quantity, avg_price, min_created_at.")))
+		"additionalProperties", ref("AggregateMetric")))
+	// A metric is named, not written in place, so that no client generator
+	// has to invent a name for it. It states no type: a number, a string or
+	// null, as a list of types or a oneOf with null, is more than
+	// oapi-codegen v2 can map to Go (it refuses the one, and writes code
+	// that does not build for the other).
+	c.define("AggregateMetric", newObj("description", "A metric, named as answered: count, sum_quantity, avg_price, min_created_at. "+
+		"A number (count, sum, avg; min and max of numbers), a string (min and max of text, dates and date-times), or null over no values."))
 	c.define("Aggregate", newObj("type", "object", "properties", newObj(
 		"groups", newObj("type", "array", "items", ref("AggregateGroup")),
 		"truncated", newObj("type", "boolean", "description", "More groups exist than limit.")),
