@@ -35,10 +35,13 @@ import (
 // searchColumn is one searchable member's column and weight.
 type searchColumn struct{ name, weight string }
 
-// foldFunction is the body of records_fold on PostgreSQL.
+// foldFunction is the body of records_fold on PostgreSQL. Text of ASCII
+// alone (as many bytes as characters) has nothing to fold and is answered
+// as it is: translate walks its whole table for every character, which
+// made a long text's write cost grow with the table's length.
 func foldFunction() string {
 	from, to := fold.Table()
-	return "SELECT translate($1, '" + from + "', '" + to + "')"
+	return "SELECT CASE WHEN octet_length($1) = char_length($1) THEN $1 ELSE translate($1, '" + from + "', '" + to + "') END"
 }
 
 // pgSearchExpr is the expression of a table's search column.
