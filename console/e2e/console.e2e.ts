@@ -277,6 +277,24 @@ await step("create a record", async () => {
   check((await returns.get("r-new"))["description"] === "made in the console", "created on the server");
 });
 
+await step("children by expand on a record, the parent as a link on the child", async () => {
+  const edge = returnsRes.edges.find((e) => e.many);
+  const kids = edge ? cat.resourceOf(edge.record) : undefined;
+  check(edge !== undefined && kids !== undefined, "returns has children");
+  const parent = kids.members.find((m) => m.name === "return_id");
+  check(parent !== undefined && kids.routes.create !== undefined, `${kids.plural} names its return`);
+  await transport.send({ method: "POST", path: `/v1/${kids.plural}`, body: { id: "li-1", return_id: "r-0001", name: "a child" } });
+  await page.goto(`${base}/console#/r/returns/r-0001`);
+  const related = page.getByRole("region", { name: edge.name });
+  await page.getByRole("heading", { name: `${edge.name} (1)` }).waitFor();
+  await related.getByRole("link", { name: "li-1", exact: true }).click();
+  await page.getByRole("heading", { name: `${kids.plural} / li-1` }).waitFor();
+  await page.getByRole("link", { name: "r-0001", exact: true }).waitFor();
+  await accessible(page, "child record");
+  await page.goto(`${base}/console#/r/returns/r-new`);
+  await page.getByRole("heading", { name: "returns / r-new" }).waitFor();
+});
+
 const capped = returnsRes.members.find((m) => m.name !== "id" && m.writable && m.rules.maxLength !== undefined && m.kind === "text");
 /** The writes the page sends while fn runs. */
 async function writesDuring(fn: () => Promise<void>): Promise<string[]> {
