@@ -66,6 +66,7 @@ const timings: string[] = [];
 let shotNo = 0;
 async function shot(name: string, fullPage = false): Promise<void> {
   shotNo++;
+  if (!fullPage) await page.evaluate(() => window.scrollTo(0, 0));
   await page.screenshot({ path: `${shots}/${String(shotNo).padStart(2, "0")}-${name}.png`, fullPage });
 }
 
@@ -159,6 +160,30 @@ await step("sign in with the keyboard", async () => {
   check((await page.evaluate(() => Object.keys(sessionStorage))).length === 1, "the token is in session storage");
 });
 
+/** Presses Tab until the focus is on what `is` says (at most 60 times), and answers whether it got there. */
+async function tabTo(is: () => boolean): Promise<boolean> {
+  for (let i = 0; i < 60; i++) {
+    await page.keyboard.press("Tab");
+    if (await page.evaluate(is)) return true;
+  }
+  return false;
+}
+
+await step("the keyboard reaches a resource, orders by a header and opens a record", async () => {
+  check(await tabTo(() => document.activeElement?.textContent === "returns" && document.activeElement.closest("nav") !== null), "Tab reaches returns in the navigation");
+  await page.keyboard.press("Enter");
+  await rows.nth(99).waitFor();
+  check(await tabTo(() => document.activeElement?.tagName === "BUTTON" && document.activeElement.textContent?.trim() === "id" && document.activeElement.closest("th") !== null), "Tab reaches the id header");
+  await page.keyboard.press("Enter");
+  await page.locator('th[aria-sort="ascending"]').waitFor();
+  check(await tabTo(() => document.activeElement?.tagName === "A" && document.activeElement.closest("tbody") !== null), "Tab reaches a record");
+  const id = await page.evaluate(() => document.activeElement?.textContent ?? "");
+  await page.keyboard.press("Enter");
+  await page.getByRole("heading", { name: `returns / ${id}` }).waitFor();
+  await page.goBack();
+  await rows.nth(99).waitFor();
+});
+
 await step("a list: a column per member, the first page of 100", async () => {
   await page.getByRole("navigation", { name: "Resources" }).getByRole("link", { name: "returns", exact: true }).click();
   await rows.nth(99).waitFor();
@@ -169,7 +194,8 @@ await step("a list: a column per member, the first page of 100", async () => {
   await rows.nth(99).waitFor();
   const ready = await page.evaluate(() => performance.getEntriesByName("records:list-ready")[0]?.startTime ?? -1);
   const nav = await page.evaluate(() => (performance.getEntriesByType("navigation")[0] as PerformanceNavigationTiming | undefined)?.domContentLoadedEventEnd ?? -1);
-  timings.push(`first page of 100 records interactive ${Math.round(ready)} ms after navigation (DOMContentLoaded at ${Math.round(nav)} ms)`);
+  const documentReady = await page.evaluate(() => performance.getEntriesByName("records:document-ready")[0]?.startTime ?? -1);
+  timings.push(`first page of 100 records interactive ${Math.round(ready)} ms after navigation (DOMContentLoaded at ${Math.round(nav)} ms, the document read and its catalog built at ${Math.round(documentReady)} ms)`);
   check((await rows.count()) === 100, "100 rows");
   await accessible(page, "list");
   await shot("list");
@@ -249,6 +275,24 @@ await step("create a record", async () => {
   await page.getByRole("button", { name: "Create" }).click();
   await page.getByRole("heading", { name: "returns / r-new" }).waitFor();
   check((await returns.get("r-new"))["description"] === "made in the console", "created on the server");
+});
+
+await step("children by expand on a record, the parent as a link on the child", async () => {
+  const edge = returnsRes.edges.find((e) => e.many);
+  const kids = edge ? cat.resourceOf(edge.record) : undefined;
+  check(edge !== undefined && kids !== undefined, "returns has children");
+  const parent = kids.members.find((m) => m.name === "return_id");
+  check(parent !== undefined && kids.routes.create !== undefined, `${kids.plural} names its return`);
+  await transport.send({ method: "POST", path: `/v1/${kids.plural}`, body: { id: "li-1", return_id: "r-0001", name: "a child" } });
+  await page.goto(`${base}/console#/r/returns/r-0001`);
+  const related = page.getByRole("region", { name: edge.name });
+  await page.getByRole("heading", { name: `${edge.name} (1)` }).waitFor();
+  await related.getByRole("link", { name: "li-1", exact: true }).click();
+  await page.getByRole("heading", { name: `${kids.plural} / li-1` }).waitFor();
+  await page.getByRole("link", { name: "r-0001", exact: true }).waitFor();
+  await accessible(page, "child record");
+  await page.goto(`${base}/console#/r/returns/r-new`);
+  await page.getByRole("heading", { name: "returns / r-new" }).waitFor();
 });
 
 const capped = returnsRes.members.find((m) => m.name !== "id" && m.writable && m.rules.maxLength !== undefined && m.kind === "text");
@@ -332,14 +376,47 @@ await step("history with what changed at each version", async () => {
   check((await row.count()) >= 1, "a difference");
   const cells = await newest.locator("table.diff tbody tr").filter({ hasText: "description" }).locator("td").allInnerTexts();
   check(cells[0] === "changed elsewhere" && cells[1] === "my edit, again", `the diff of version 4: ${cells.join(" → ")}`);
-  const revert = page.getByRole("button", { name: "Revert to version 2" });
+  await shot("history", true);
+});
+
+await step("revert to an earlier version, from the history", async () => {
   if (!returnsRes.routes.revert) {
     check((await page.getByRole("button", { name: /Revert/ }).count()) === 0, "no revert without its route");
-  } else {
-    await revert.click();
-    await page.waitForFunction(() => (document.getElementById("edit-description") as HTMLInputElement | null)?.value === "edited once");
+    console.log("    (the document declares no revert: no Revert to this version)");
+    return;
   }
-  await shot("history", true);
+  const versions = (await returns.history("r-new", { limit: 100 })).events;
+  const two = versions.find((e) => e.data.object["version"] === 2)?.data.object;
+  check(two !== undefined, "version 2 is in the record's history");
+  check((await page.getByRole("button", { name: "Revert to this version (version 4)" }).count()) === 0, "no revert to the current version");
+  await page.getByRole("button", { name: "Revert to this version (version 2)" }).click();
+  const writes = await writesDuring(async () => {
+    await page.getByRole("button", { name: "Yes, revert" }).click();
+    await page.locator("ol.history > li").first().filter({ hasText: "Version 5" }).waitFor();
+  });
+  check(writes.length === 1 && writes[0]!.startsWith("POST ") && writes[0]!.endsWith("/v1/returns/r-new/revert"), `one POST …/revert (${writes.join(", ")})`);
+  await page.waitForFunction(() => (document.getElementById("edit-description") as HTMLInputElement | null)?.value === "edited once");
+  await page.getByText("Version 5", { exact: true }).first().waitFor();
+  // Every member a version holds is back to version 2's value, on the server and in the form.
+  const now = await returns.get("r-new");
+  check(now["version"] === 5, `a new version (${String(now["version"])})`);
+  for (const m of returnsRes.members.filter((x) => x.writable && !x.readOnly && !x.writeOnly)) {
+    check(JSON.stringify(now[m.name]) === JSON.stringify(two[m.name]), `${m.name} is version 2's: ${JSON.stringify(now[m.name])} vs ${JSON.stringify(two[m.name])}`);
+    const field = page.locator(`#edit-${m.name}`);
+    if ((await field.count()) === 1 && typeof two[m.name] === "string") {
+      check((await field.inputValue()) === two[m.name], `the form shows version 2's ${m.name}`);
+    }
+  }
+  // The history tells it as an update that names the version it went back to.
+  const newest = page.locator("ol.history > li").first();
+  const head = await newest.locator(".event-head").innerText();
+  check(head.includes("Version 5") && head.includes("returns.updated") && head.includes("reverted from version 2"), `the newest version says the revert: ${head}`);
+  const cells = await newest.locator("table.diff tbody tr").filter({ hasText: "description" }).locator("td").allInnerTexts();
+  check(cells[0] === "my edit, again" && cells[1] === "edited once", `the diff of the revert: ${cells.join(" → ")}`);
+  const event = (await returns.history("r-new", { limit: 100 })).events.find((e) => e.data.object["version"] === 5);
+  check(event?.type === "returns.updated" && event.reverted_from === 2, `the event is an update with reverted_from 2 (${JSON.stringify(event?.reverted_from)})`);
+  await accessible(page, "history after a revert");
+  await shot("revert", true);
 });
 
 await step("move to trash", async () => {
@@ -373,7 +450,16 @@ await step("a read-scoped token: no writes offered, or a 403 said plainly", asyn
   await page.goto(`${base}/console#/r/returns/r-0001`);
   await page.getByRole("heading", { name: "returns / r-0001" }).waitFor();
   if (cat.me) {
+    await page.getByRole("heading", { name: "History" }).waitFor();
     check((await page.getByRole("button", { name: "Save" }).count()) === 0, "GET /v1/me says no update: no Save");
+    check((await page.getByRole("button", { name: /^Revert/ }).count()) === 0, "no update: no Revert to this version");
+    check((await page.getByRole("button", { name: "Move to trash" }).count()) === 0, "no delete: no Move to trash");
+    check((await page.getByLabel("description", { exact: true }).isDisabled()), "no update: the fields are read only");
+    await page.getByRole("link", { name: "returns", exact: true }).first().click();
+    await rows.first().waitFor();
+    check((await page.getByRole("link", { name: "New record" }).count()) === 0, "no create: no New record");
+    check((await page.getByRole("link", { name: "Trash", exact: true }).count()) === 0, "no restore: no Trash");
+    await shot("read-only", true);
   } else {
     await page.getByLabel("description", { exact: true }).fill("not allowed");
     await page.getByRole("button", { name: "Save" }).click();

@@ -24,8 +24,9 @@ import (
 // The console in a real browser (Debian's Chromium driven by Playwright)
 // against a real `records serve` built from this tree, on SQLite and on
 // PostgreSQL: sign-in, navigation, filters, order, pages, count, export,
-// create, edit, the 412 conflict, problems beside their fields, trash,
-// history, a read-scoped token's 403, the live stream across a broken
+// create, edit, the 412 conflict, problems beside their fields, history
+// and a revert to an earlier version, trash and restore, a read-scoped
+// token offered no write, the live stream across a broken
 // connection, and webhooks. Screenshots of each page go to
 // console/screenshots/<database>/ (kept out of git); the test prints the
 // folder and the timings the script measured.

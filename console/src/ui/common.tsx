@@ -194,11 +194,11 @@ export function Status({ text }: { text: string }) {
  * A button for something that cannot be undone here, asking first in the
  * page (no modal dialog): label, then the question with yes and "Cancel".
  */
-export function Confirmed({ label, question, yes, onYes }: { label: string; question: string; yes: string; onYes: () => Promise<boolean> }) {
+export function Confirmed({ label, name, question, yes, onYes }: { label: string; name?: string; question: string; yes: string; onYes: () => Promise<boolean> }) {
   const [asking, setAsking] = useState(false);
   if (!asking) {
     return (
-      <button type="button" class="danger" onClick={() => setAsking(true)}>
+      <button type="button" class="danger" aria-label={name} onClick={() => setAsking(true)}>
         {label}
       </button>
     );

@@ -307,8 +307,10 @@ function History(props: { session: Session; resource: Resource; id: string; curr
     try {
       await svc.revert(id, version, { ifMatch: `"${current}"` });
       props.onReverted();
+      return true;
     } catch (e) {
       setError(e);
+      return false;
     }
   };
   const rows = events.map((e, i) => {
@@ -332,6 +334,7 @@ function History(props: { session: Session; resource: Resource; id: string; curr
                 <p class="event-head">
                   <strong>{deleted ? e.type.split(".").pop() : v !== undefined ? `Version ${v}` : e.type}</strong> · {e.type} · <time dateTime={e.occurred_at}>{e.occurred_at}</time>
                   {e.actor?.token_name ? ` · by ${e.actor.token_name}` : ""}
+                  {e.reverted_from !== undefined ? ` · reverted from version ${e.reverted_from}` : ""}
                 </p>
                 {changes.length > 0 && (
                   <table class="diff">
@@ -355,9 +358,13 @@ function History(props: { session: Session; resource: Resource; id: string; curr
                   </table>
                 )}
                 {props.canRevert && !deleted && v !== undefined && v < current && (
-                  <button type="button" onClick={() => revert(v)} aria-label={`Revert to version ${v}`}>
-                    Revert to this version
-                  </button>
+                  <Confirmed
+                    label="Revert to this version"
+                    name={`Revert to this version (version ${v})`}
+                    question={`Write version ${v}'s members as a new version?`}
+                    yes="Yes, revert"
+                    onYes={() => revert(v)}
+                  />
                 )}
               </li>
             );

@@ -355,7 +355,7 @@ export interface Me {
 /** A committed change of a record. */
 export interface Event {
   id: string;
-  /** <plural>.created, .updated or .deleted. */
+  /** <plural>.created, .updated, .deleted, .restored or .purged. */
   type: string;
   occurred_at: string;
   team_id: number;
@@ -363,6 +363,8 @@ export interface Event {
   data: { object: Record<string, unknown> };
   request_id: string | null;
   actor: { token_id: string | null; token_name: string | null } | null;
+  /** On the update a revert wrote: the version whose members it restored. */
+  reverted_from?: number;
 }
 
 export interface EventPage {
