@@ -327,6 +327,12 @@ func (s *service) trash(id string, patched bool, revertable string) {
 		if m := members(t, reverted.Interface()); m["version"] != 3.0 {
 			t.Errorf("Revert answered %v, want version 3", m)
 		}
+		// The history runs oldest first: the revert's update is its last.
+		history, _ := s.call("History", revertable, &client.PageParams{Limit: 100})
+		evs := history.Interface().(*client.EventPage).Events
+		if last := evs[len(evs)-1]; last.RevertedFrom == nil || *last.RevertedFrom != 1 || !strings.HasSuffix(last.Type, ".updated") {
+			t.Errorf("the revert's event: want an update with reverted_from 1, got %s %v", last.Type, last.RevertedFrom)
+		}
 	}
 	if got, ok := s.call("Purge", id); ok && !got.Interface().(*client.Deleted).Deleted {
 		t.Errorf("Purge answered %+v", got.Interface())

@@ -16,12 +16,15 @@ import (
 // Event is one committed change of a record.
 type Event struct {
 	ID         string    `json:"id"`
-	Type       string    `json:"type"` // <plural>.created, .updated or .deleted
+	Type       string    `json:"type"` // <plural>.created, .updated, .deleted, .restored or .purged
 	OccurredAt time.Time `json:"occurred_at"`
 	TeamID     int64     `json:"team_id"`
 	Data       EventData `json:"data"`
 	RequestID  *string   `json:"request_id"`
 	Actor      *Actor    `json:"actor"`
+	// RevertedFrom is, on the update a revert wrote, the version whose
+	// members it restored; nil on any other event.
+	RevertedFrom *int64 `json:"reverted_from,omitempty"`
 }
 
 // EventData holds the record after the change ({id} for a delete).
