@@ -92,7 +92,11 @@ func (op *Op[E]) delete(ctx context.Context, s *Service, req *request) (int, *Re
 	if err != nil {
 		return 0, nil, op.writeError(err)
 	}
-	committed[E](ctx, s, op.Res, team, req.id, nil)
+	if req.permanent {
+		afterCommit(ctx, s, op.Res, team, req.id, "purged", 0)
+	} else {
+		committed[E](ctx, s, op.Res, team, req.id, nil)
+	}
 	return http.StatusOK, &Result[E]{ID: req.id}, nil
 }
 

@@ -85,6 +85,7 @@ type Described interface {
 	listing() *listing
 	visible(ctx context.Context, r Reader, team int, id string) (bool, error)
 	masked(readable []bool) Imager
+	purged(ctx context.Context, s *Service, team int, id string)
 }
 
 // Describe tells s the resources its operations serve. The generated

@@ -97,7 +97,7 @@ func (op *Op[E]) export(c *gin.Context, s *Service, format string, p *query.Page
 		return nil // the export's headers, once its first page is read; no export
 	}
 	rc := http.NewResponseController(w)
-	enc := newExportEncoder(format, op.Res, fields, v)
+	enc := newExportEncoder(format, op.Res, fields, v, trashOf(c.Request.Context()) != Live)
 	buf := &bytes.Buffer{}
 	if err := enc.header(buf); err != nil {
 		return op.cut(c, enc, buf, err)
@@ -174,16 +174,19 @@ func (op *Op[E]) cut(c *gin.Context, enc *exportEncoder[E], buf *bytes.Buffer, e
 
 // exportEncoder writes records as NDJSON lines or CSV rows.
 type exportEncoder[E any] struct {
-	format  string
-	res     *Resource[E]
-	v       *view[E]
-	cols    []int // CSV: the columns, by index in res.Fields
+	format string
+	res    *Resource[E]
+	v      *view[E]
+	cols   []int // CSV: the columns, by index in res.Fields
+	// trash: CSV has the columns deleted_at and deleted_by, filled on the
+	// rows of trashed records (a read of ?trashed=only|include).
+	trash   bool
 	scratch []byte
 	row     []byte // CSV: the row being written
 }
 
-func newExportEncoder[E any](format string, res *Resource[E], fields []string, v *view[E]) *exportEncoder[E] {
-	enc := &exportEncoder[E]{format: format, res: res, v: v}
+func newExportEncoder[E any](format string, res *Resource[E], fields []string, v *view[E], trash bool) *exportEncoder[E] {
+	enc := &exportEncoder[E]{format: format, res: res, v: v, trash: trash}
 	if format == CSV {
 		for i, f := range res.Fields {
 			// Without fields, every member the view answers (a role's
@@ -212,8 +215,11 @@ func (e *exportEncoder[E]) header(buf *bytes.Buffer) error {
 	for k, i := range e.cols {
 		b = appendCSVField(b, k > 0, []byte(e.res.Fields[i].Member))
 	}
+	if e.trash {
+		b = appendCSVField(appendCSVField(b, len(e.cols) > 0, []byte("deleted_at")), true, []byte("deleted_by"))
+	}
 	if e.v != nil && len(e.v.expand) > 0 {
-		b = appendCSVField(b, len(e.cols) > 0, []byte("expand"))
+		b = appendCSVField(b, len(e.cols) > 0 || e.trash, []byte("expand"))
 	}
 	buf.Write(append(b, '\r', '\n'))
 	e.scratch = b
@@ -232,6 +238,9 @@ func (e *exportEncoder[E]) record(buf *bytes.Buffer, i int, rec *E) error {
 		e.scratch = e.res.Fields[j].Append(e.scratch[:0], rec)
 		e.row = appendCell(e.row, k > 0, e.scratch)
 	}
+	if e.trash {
+		e.row = e.appendTrashCells(e.row, rec)
+	}
 	if e.v != nil && len(e.v.expand) > 0 {
 		e.scratch = append(e.scratch[:0], '{')
 		for k, edge := range e.v.expand {
@@ -241,11 +250,29 @@ func (e *exportEncoder[E]) record(buf *bytes.Buffer, i int, rec *E) error {
 			e.scratch = append(e.scratch, e.res.listing().edgeKeys[edge]...)
 			e.scratch = append(e.scratch, e.v.expanded[k].parts[i]...)
 		}
-		e.row = appendCSVField(e.row, len(e.cols) > 0, append(e.scratch, '}'))
+		e.row = appendCSVField(e.row, len(e.cols) > 0 || e.trash, append(e.scratch, '}'))
 	}
 	buf.Write(append(e.row, '\r', '\n'))
 	e.row = e.row[:0]
 	return nil
+}
+
+// appendTrashCells appends the deleted_at and deleted_by cells of rec:
+// as its JSON answers them when it is in the trash, empty when it is live.
+func (e *exportEncoder[E]) appendTrashCells(b []byte, rec *E) []byte {
+	m, trashed := e.v.trash[e.res.ID(rec)]
+	if !trashed {
+		if len(e.cols) > 0 {
+			b = append(b, ',')
+		}
+		return append(b, ',')
+	}
+	e.scratch = time.UnixMicro(m.at).UTC().AppendFormat(e.scratch[:0], time.RFC3339Nano)
+	b = appendCSVField(b, len(e.cols) > 0, e.scratch)
+	if !m.by.Valid {
+		return append(b, ',')
+	}
+	return appendCSVField(b, true, []byte(m.by.String))
 }
 
 // appendCell appends a member's JSON value v as a CSV field: text as

@@ -29,8 +29,10 @@ func (op *Op[E]) restore(ctx context.Context, s *Service, req *request) (int, *R
 		return 0, nil, err
 	}
 	var rec *E
+	var version int64 // the record's, in the trash
 	err = s.Write(ctx, true, func(ctx context.Context, w Writer) error {
-		batch, version, found, err := op.trashed(ctx, w, team, req.id)
+		batch, v, found, err := op.trashed(ctx, w, team, req.id)
+		version = v
 		switch {
 		case err != nil:
 			return err
@@ -57,6 +59,9 @@ func (op *Op[E]) restore(ctx context.Context, s *Service, req *request) (int, *R
 	if err != nil {
 		return 0, nil, op.writeError(err)
 	}
+	// The rules hear the restore of the record asked for, as a delete's
+	// hear the record deleted, not the rest of its batch.
+	afterCommit(ctx, s, op.Res, team, req.id, "restored", version+1)
 	if rec == nil { // restored, then out of the role's read
 		return 0, nil, notFound(op.Res.Object, req.id)
 	}

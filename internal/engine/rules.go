@@ -152,8 +152,8 @@ func RuleFailed(reason string, members ...string) error {
 }
 
 // CommittedEvents reads the event of a record's change — its action
-// (created, updated, deleted) at a version — for AfterCommit (the event
-// log, package events).
+// (created, updated, deleted, restored, purged) at a version — for
+// AfterCommit (the event log, package events).
 type CommittedEvents interface {
 	Change(ctx context.Context, team int, plural, id, action string, version int64) (Committed, bool, error)
 }
@@ -188,20 +188,29 @@ func (a *afterCommits) run() {
 }
 
 // committed runs the resource's after-commit rules with the event of the
-// record's change, apart from the request: now, or once the request's
-// transaction commits when its writes share one.
-// The change of rec (nil for a deletion) is told by its version: 1 made it.
+// record's change: created or updated, told by rec's version (1 made it),
+// or deleted (moved to the trash) when rec is nil.
 func committed[E any](ctx context.Context, s *Service, res *Resource[E], team int, id string, rec *E) {
-	r := rulesOf(s, res)
-	if r == nil || !r.hasAfterCommit() || s.Events == nil {
-		return
-	}
 	action, version := "deleted", int64(0)
 	if rec != nil {
 		action, version = "updated", res.Version(rec)
 		if version == 1 {
 			action = "created"
 		}
+	}
+	afterCommit(ctx, s, res, team, id, action, version)
+}
+
+// afterCommit runs the resource's after-commit rules with the event of the
+// record's change — its action (created, updated, deleted, restored,
+// purged) at version (of the record the change wrote; 0 for deleted and
+// purged, whose events hold no record) — apart from the request: now, or
+// once the request's transaction commits when its writes share one. Every
+// route and the janitor run the rules here.
+func afterCommit[E any](ctx context.Context, s *Service, res *Resource[E], team int, id, action string, version int64) {
+	r := rulesOf(s, res)
+	if r == nil || !r.hasAfterCommit() || s.Events == nil {
+		return
 	}
 	ctx = context.WithoutCancel(ctx)
 	run := func() { runCommitted(ctx, s, res, r, team, id, action, version) }
@@ -210,6 +219,23 @@ func committed[E any](ctx context.Context, s *Service, res *Resource[E], team in
 		return
 	}
 	run()
+}
+
+// Purged runs the after-commit rules of the resource whose table is table
+// for the purge of its record id, which the caller (the janitor) erased
+// and committed.
+func (s *Service) Purged(ctx context.Context, table string, team int, id string) {
+	for _, r := range s.resources {
+		if d, ok := r.(Described); ok && d.table() == table {
+			d.purged(ctx, s, team, id)
+			return
+		}
+	}
+}
+
+// purged runs the resource's after-commit rules for the purge of id.
+func (res *Resource[E]) purged(ctx context.Context, s *Service, team int, id string) {
+	afterCommit(ctx, s, res, team, id, "purged", 0)
 }
 
 func runCommitted[E any](ctx context.Context, s *Service, res *Resource[E], r ruleRunner[E], team int, id, action string, version int64) {

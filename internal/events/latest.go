@@ -12,8 +12,9 @@ import (
 const candidates = 64
 
 // Change is the event of a record's change, as the log answers it: the
-// newest of its action (created, updated, deleted) whose record is at
-// version (any version for a deletion), in the team. A business rule's
+// newest of its action (created, updated, deleted, restored, purged) whose
+// record is at version (any version for a deletion or a purge, whose events
+// hold no record), in the team. A business rule's
 // after-commit receives it: the engine asks once the change is committed.
 // A record's events are ordered by its row's lock, so a version's event is
 // one; a later change's is told apart by its version.
@@ -25,7 +26,7 @@ func (l *Log) Change(ctx context.Context, team int, plural, id, action string, v
 	}
 	for i := range page {
 		e := &page[i]
-		if action != "deleted" {
+		if action != "deleted" && action != "purged" { // their events hold no record
 			var image struct {
 				Version int64 `json:"version"`
 			}

@@ -76,6 +76,8 @@ func (d *openAPIDoc) sharedSchemas() {
 			"A failure midway ends the stream with a line {\"error\": problem} and cuts it off unterminated."))
 	c.define("CSVExport", newObj("type", "string",
 		"description", "With Accept: text/csv: every matching record, after a header row of member names (RFC 4180). "+
+			"With trashed=only or include, two more columns, deleted_at and deleted_by (before expand): "+
+			"filled on the rows of records in the trash, empty on live ones. "+
 			"A failure midway cuts the stream off unterminated."))
 	c.define("Problem", problemSchema())
 	c.define("MemberProblem", newObj("type", "object",

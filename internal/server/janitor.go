@@ -2,8 +2,11 @@ package server
 
 import (
 	"context"
+	"database/sql"
 	"strconv"
 	"time"
+
+	"records/internal/db"
 )
 
 // janitorEvery is how often the janitor runs.
@@ -87,15 +90,51 @@ const janitorMeta = `{"request_id":null,"actor":null}`
 // the purged events of what it erased (written by the tables' triggers):
 // a restart between two loses nothing and, the rows being gone, purges
 // nothing twice; several instances sweeping at once erase each row once.
+// The after-commit rules of each record a statement erased run as a
+// permanent delete's do (children erased with their parent run none).
 func (s *Server) EmptyTrash(ctx context.Context, now time.Time) {
 	if s.cfg.TrashRetention <= 0 {
 		return
 	}
 	cutoff := now.Add(-s.cfg.TrashRetention).UnixMicro()
 	for _, table := range s.trash {
-		t := `"` + table + `"`
-		s.sweepBatches(ctx, "the trash of "+table, trashBatch,
-			`DELETE FROM `+t+` WHERE "id" IN (SELECT "id" FROM `+t+` WHERE "deleted_at" < ? ORDER BY "deleted_at" LIMIT `+
-				strconv.Itoa(trashBatch)+`) AND set_config('records.meta', ?, true) IS NOT NULL`, cutoff, janitorMeta)
+		s.purgeTrash(ctx, table, cutoff)
+	}
+}
+
+// purgeTrash erases the records of table in the trash since before cutoff
+// (Unix microseconds), trashBatch a statement until fewer are left, and
+// runs the after-commit rules of each. A statement is a write as every
+// other: on SQLite it waits its turn, so the events' setting its triggers
+// read is its own.
+func (s *Server) purgeTrash(ctx context.Context, table string, cutoff int64) {
+	t := `"` + table + `"`
+	text := `DELETE FROM ` + t + ` WHERE "id" IN (SELECT "id" FROM ` + t + ` WHERE "deleted_at" < ? ORDER BY "deleted_at" LIMIT ` +
+		strconv.Itoa(trashBatch) + `) AND set_config('records.meta', ?, true) IS NOT NULL RETURNING "team_id", "id"`
+	type purge struct {
+		team int
+		id   string
+	}
+	for {
+		var purged []purge
+		err := s.db.Write(ctx, false, func(w *db.Writer) error {
+			_, err := w.Query(ctx, -1, text, []any{cutoff, janitorMeta}, func(rows *sql.Rows) error {
+				var p purge
+				err := rows.Scan(&p.team, &p.id)
+				purged = append(purged, p)
+				return err
+			})
+			return err
+		})
+		for _, p := range purged {
+			s.records.Purged(ctx, table, p.team, p.id)
+		}
+		if err != nil {
+			s.log.Warn("janitor: deleting the trash of "+table, "error", err)
+			return
+		}
+		if len(purged) < trashBatch {
+			return
+		}
 	}
 }

@@ -21,6 +21,7 @@ import (
 	"records/internal/db"
 	"records/internal/docs"
 	"records/internal/edge"
+	"records/internal/engine"
 	"records/internal/events"
 	"records/internal/guard"
 	"records/internal/logging"
@@ -51,9 +52,12 @@ type Server struct {
 	stop    chan struct{} // stops the janitor and the stream's watch
 	// trash are the record tables, each parent before its children: the
 	// order in which the janitor empties the trash.
-	trash  []string
-	stream *events.Stream
-	hooks  *webhooks.Service
+	trash []string
+	// records is the operation engine: the janitor runs its after-commit
+	// rules for what it purges.
+	records *engine.Service
+	stream  *events.Stream
+	hooks   *webhooks.Service
 	// delivering closes when the webhook worker has stopped.
 	delivering chan struct{}
 	redis      *redis.Client      // nil without RedisURL

@@ -11,8 +11,22 @@ import (
 	"time"
 
 	"records/internal/auth"
+	"records/internal/db"
 	"records/internal/dbtest"
 )
+
+// trashServer is a server on a new database of dialect d whose trash
+// keeps records an hour.
+func trashServer(t *testing.T, d string) (*Server, *db.DB) {
+	database := dbtest.Open(t, d)
+	cfg := DefaultConfig()
+	cfg.TrashRetention = time.Hour
+	s, err := New(cfg, database, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, database
+}
 
 // The janitor empties the trash of what has been there longer than the
 // retention — parents with their children, children trashed alone, in
@@ -21,14 +35,8 @@ import (
 func TestEmptyTrash(t *testing.T) {
 	for _, d := range dbtest.Dialects {
 		t.Run(dbtest.Name(d), func(t *testing.T) {
-			database := dbtest.Open(t, d)
-			cfg := DefaultConfig()
-			cfg.TrashRetention = time.Hour
-			s, err := New(cfg, database, io.Discard)
-			if err != nil {
-				t.Fatal(err)
-			}
-			other, err := New(cfg, database, io.Discard) // a second instance
+			s, database := trashServer(t, d)
+			other, err := New(s.cfg, database, io.Discard) // a second instance
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -121,7 +121,7 @@ func (s *Server) wireEngine(ctx context.Context, p *parts, cursors *query.Cursor
 		p.svc.Reads = s.replicas
 	}
 	resources.Describe(p.svc)
-	s.trash = p.svc.TrashTables()
+	s.trash, s.records = p.svc.TrashTables(), p.svc
 	businessRules := resources.NewRules()
 	p.extra = &engine.Routes{}
 	rules.Register(businessRules, p.extra)

@@ -1,8 +1,11 @@
 // Command seed fills a migrated database with many returns (and line items
-// for the first of them) straight through SQL, for bench/lists.sh: seeding a
-// million records through the API would take longer than measuring.
+// for the first of them) straight through SQL, for bench/lists.sh and
+// bench/trash.sh: seeding a million records through the API would take
+// longer than measuring. With --trash-odd it then moves every other return
+// (the odd ones: statuses closed and refunded) to the trash.
 //
 //	seed --database-url postgres://… --returns 1000000 --with-items 20000
+//	seed --database-url sqlite:… --returns 200000 --with-items 0 --trash-odd
 package main
 
 import (
@@ -20,6 +23,7 @@ func main() {
 	url := flag.String("database-url", "sqlite:data/records.db", "sqlite:PATH or postgres://…")
 	returns := flag.Int("returns", 100000, "returns to make")
 	withItems := flag.Int("with-items", 20000, "the first this many returns get 5 line items each")
+	trashOdd := flag.Bool("trash-odd", false, "move the odd returns (every other one) to the trash, then analyze")
 	flag.Parse()
 	ctx := context.Background()
 	database, err := db.Open(ctx, db.Config{URL: *url})
@@ -56,7 +60,14 @@ func main() {
 			log.Fatal(err)
 		}
 	}
-	if database.Dialect == "postgres" {
+	if *trashOdd {
+		// One batch per return, as a delete of each would make.
+		if _, err := database.Exec(ctx, `UPDATE "returns" SET "deleted_at" = ?, "deleted_by" = 'seed', "trash_batch" = "id" `+
+			`WHERE "status" IN ('closed', 'refunded')`, time.Now().UnixMicro()); err != nil {
+			log.Fatal(err)
+		}
+	}
+	if database.Dialect == "postgres" || *trashOdd {
 		if _, err := database.Exec(ctx, `ANALYZE`); err != nil {
 			log.Fatal(err)
 		}
