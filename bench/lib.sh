@@ -36,6 +36,10 @@ bench_setup() {
 }
 
 cleanup() {
+  local rc=$?
+  if [ "$rc" != 0 ] && [ -s "$work/serve.log" ]; then
+    echo "the service's log ends:" >&2; tail -5 "$work/serve.log" >&2
+  fi
   stop_all
   if declare -F cleanup_more >/dev/null; then cleanup_more; fi
   drop_database

@@ -32,7 +32,7 @@ for db in "${dbs[@]}"; do
   esac
   database "$db" lists
   migrate
-  "$work/seed" --database-url "$url" --returns "$n" --with-items 20000
+  "$work/seed" --database-url "$url" --returns "$n" --with-items $(( n < 20000 ? n : 20000 ))
   start_server
   echo "== $db, $n returns"
 

@@ -47,7 +47,7 @@ for db in "${dbs[@]}"; do
   serve 18081
   serve_baseline 18090
   seed_customers 18081 "$RECORDS"
-  id="cust-500"
+  id="cust-$(( (RECORDS + 1) / 2 ))" # one in the middle
 
   pair "$db" get "http://127.0.0.1:18081/v1/customers/$id" "http://127.0.0.1:18090/customers/$id"
   pair "$db" list100 "http://127.0.0.1:18081/v1/customers?limit=100" "http://127.0.0.1:18090/customers?limit=100"
