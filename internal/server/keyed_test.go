@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -167,10 +166,7 @@ func TestIdempotencyKeys(t *testing.T) {
 // write once; the others are replayed or told the first is still running.
 func TestConcurrentRequestsWithOneKeyWriteOnce(t *testing.T) {
 	each(t, func(t *testing.T, h *harness) {
-		servers := []*httptest.Server{startServer(t, h.srv)}
-		if h.db.Dialect == "postgres" {
-			servers = append(servers, startServer(t, secondServer(t, h)))
-		}
+		servers := racingServers(t, h)
 		for round := 0; round < 5; round++ {
 			key := fmt.Sprintf("bulk-%d", round)
 			body := fmt.Sprintf(`[{"id":"k%d-a"},{"id":"k%d-b"}]`, round, round)

@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"records/internal/auth"
-	"records/internal/server"
 )
 
 // Versions count writes; answers of one plain record carry them as ETag;
@@ -122,10 +121,7 @@ func TestETagsOfAnswersWithRelatedRecords(t *testing.T) {
 // on one database.
 func TestIfMatchRacersHaveOneWinner(t *testing.T) {
 	each(t, func(t *testing.T, h *harness) {
-		servers := []*httptest.Server{startServer(t, h.srv)}
-		if h.db.Dialect == "postgres" {
-			servers = append(servers, startServer(t, secondServer(t, h)))
-		}
+		servers := racingServers(t, h)
 		for round := 0; round < 5; round++ {
 			id := fmt.Sprintf("race-%d", round)
 			h.call("POST", "/v1/customers", `{"id":"`+id+`"}`).want(201)
@@ -163,10 +159,7 @@ func TestIfMatchRacersHaveOneWinner(t *testing.T) {
 // record's having been made again while it was written.
 func TestWritesRacingARecordsReCreation(t *testing.T) {
 	each(t, func(t *testing.T, h *harness) {
-		servers := []*httptest.Server{startServer(t, h.srv)}
-		if h.db.Dialect == "postgres" {
-			servers = append(servers, startServer(t, secondServer(t, h)))
-		}
+		servers := racingServers(t, h)
 		for round := range 15 {
 			id := fmt.Sprintf("po-race-%d", round)
 			send(t, servers[0], h.token, "PUT", "/v1/purchase_orders/"+id, `{}`)
@@ -197,11 +190,16 @@ func TestWritesRacingARecordsReCreation(t *testing.T) {
 	})
 }
 
-// secondServer is another instance on h's database, as another process
-// would be: its own pool, its own caches.
-func secondServer(t *testing.T, h *harness) *server.Server {
+// racingServers is the servers that race in a test: h's, and on
+// PostgreSQL another instance on its database, as another process would
+// be: its own pool, its own caches.
+func racingServers(t *testing.T, h *harness) []*httptest.Server {
 	t.Helper()
-	return secondServerWith(t, h, testConfig())
+	servers := []*httptest.Server{startServer(t, h.srv)}
+	if h.db.Dialect == "postgres" {
+		servers = append(servers, startServer(t, secondServerWith(t, h, testConfig())))
+	}
+	return servers
 }
 
 // A bulk create writes all its records or none; faults name the element.
