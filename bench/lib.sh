@@ -15,7 +15,12 @@ CONNS=${CONNS:-32}
 need() {
   local t
   for t in "$@"; do
-    command -v "$t" >/dev/null || { echo "bench/$(basename "$0") needs $t (apt-get install $t)" >&2; exit 1; }
+    command -v "$t" >/dev/null && continue
+    case "$t" in
+      wrk) echo "bench/$(basename "$0") needs wrk: apt-get install wrk" >&2 ;;
+      *) echo "bench/$(basename "$0") needs $t" >&2 ;;
+    esac
+    exit 1
   done
 }
 
