@@ -170,26 +170,20 @@ func TestConcurrentRequestsWithOneKeyWriteOnce(t *testing.T) {
 		for round := 0; round < 5; round++ {
 			key := fmt.Sprintf("bulk-%d", round)
 			body := fmt.Sprintf(`[{"id":"k%d-a"},{"id":"k%d-b"}]`, round, round)
-			var wg sync.WaitGroup
 			var mu sync.Mutex
 			statuses := map[int]int{}
-			for i := 0; i < 8; i++ {
-				wg.Add(1)
-				go func(i int) {
-					defer wg.Done()
-					code, hdr, b := send(t, servers[i%len(servers)], h.token, "POST", "/v1/customers", body, "Idempotency-Key", key)
-					mu.Lock()
-					defer mu.Unlock()
-					statuses[code]++
-					switch {
-					case code == 201:
-					case code == 409 && strings.Contains(b, "idempotency_key_in_use") && hdr.Get("Retry-After") != "":
-					default:
-						t.Errorf("racer: %d %s", code, b)
-					}
-				}(i)
-			}
-			wg.Wait()
+			race(8, func(i int) {
+				code, hdr, b := send(t, servers[i%len(servers)], h.token, "POST", "/v1/customers", body, "Idempotency-Key", key)
+				mu.Lock()
+				defer mu.Unlock()
+				statuses[code]++
+				switch {
+				case code == 201:
+				case code == 409 && strings.Contains(b, "idempotency_key_in_use") && hdr.Get("Retry-After") != "":
+				default:
+					t.Errorf("racer: %d %s", code, b)
+				}
+			})
 			if statuses[201] < 1 {
 				t.Fatalf("round %d: %v", round, statuses)
 			}

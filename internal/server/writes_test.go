@@ -125,24 +125,18 @@ func TestIfMatchRacersHaveOneWinner(t *testing.T) {
 		for round := 0; round < 5; round++ {
 			id := fmt.Sprintf("race-%d", round)
 			h.call("POST", "/v1/customers", `{"id":"`+id+`"}`).want(201)
-			var wg sync.WaitGroup
 			var mu sync.Mutex
 			statuses := map[int]int{}
-			for i := 0; i < 8; i++ {
-				wg.Add(1)
-				go func(i int) {
-					defer wg.Done()
-					ts := servers[i%len(servers)]
-					code, _, body := send(t, ts, h.token, "PATCH", "/v1/customers/"+id, fmt.Sprintf(`{"email":"w%d"}`, i), "If-Match", `"1"`)
-					mu.Lock()
-					statuses[code]++
-					mu.Unlock()
-					if code != 200 && code != 412 {
-						t.Errorf("racer: %d %s", code, body)
-					}
-				}(i)
-			}
-			wg.Wait()
+			race(8, func(i int) {
+				ts := servers[i%len(servers)]
+				code, _, body := send(t, ts, h.token, "PATCH", "/v1/customers/"+id, fmt.Sprintf(`{"email":"w%d"}`, i), "If-Match", `"1"`)
+				mu.Lock()
+				statuses[code]++
+				mu.Unlock()
+				if code != 200 && code != 412 {
+					t.Errorf("racer: %d %s", code, body)
+				}
+			})
 			if statuses[200] != 1 || statuses[412] != 7 {
 				t.Fatalf("round %d: %v, want one 200 and seven 412", round, statuses)
 			}
@@ -163,31 +157,38 @@ func TestWritesRacingARecordsReCreation(t *testing.T) {
 		for round := range 15 {
 			id := fmt.Sprintf("po-race-%d", round)
 			send(t, servers[0], h.token, "PUT", "/v1/purchase_orders/"+id, `{}`)
-			var wg sync.WaitGroup
 			var mu sync.Mutex
 			odd := []string{}
-			for i := range 12 {
-				wg.Add(1)
-				go func(i int) {
-					defer wg.Done()
-					// The delete erases for good: a record in the trash keeps
-					// its id, which no PUT could then make again.
-					w := [][3]string{{"PATCH", `{"description":"d"}`, ""}, {"PUT", `{"description":"u"}`, ""}, {"DELETE", "", "?permanent=true"}}[i%3]
-					method, body := w[0], w[1]
-					status, _, answer := send(t, servers[i%len(servers)], h.token, method, "/v1/purchase_orders/"+id+w[2], body)
-					if status != 200 && status != 201 && status != 404 {
-						mu.Lock()
-						odd = append(odd, fmt.Sprintf("%s: %d %s", method, status, answer))
-						mu.Unlock()
-					}
-				}(i)
-			}
-			wg.Wait()
+			race(12, func(i int) {
+				// The delete erases for good: a record in the trash keeps
+				// its id, which no PUT could then make again.
+				w := [][3]string{{"PATCH", `{"description":"d"}`, ""}, {"PUT", `{"description":"u"}`, ""}, {"DELETE", "", "?permanent=true"}}[i%3]
+				method, body := w[0], w[1]
+				status, _, answer := send(t, servers[i%len(servers)], h.token, method, "/v1/purchase_orders/"+id+w[2], body)
+				if status != 200 && status != 201 && status != 404 {
+					mu.Lock()
+					odd = append(odd, fmt.Sprintf("%s: %d %s", method, status, answer))
+					mu.Unlock()
+				}
+			})
 			if len(odd) > 0 {
 				t.Fatalf("round %d: %s", round, strings.Join(odd, "\n"))
 			}
 		}
 	})
+}
+
+// race runs fn(0) … fn(n-1) at once and waits for them all.
+func race(n int, fn func(i int)) {
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			fn(i)
+		}()
+	}
+	wg.Wait()
 }
 
 // racingServers is the servers that race in a test: h's, and on
