@@ -13,19 +13,14 @@
 # a copy may take a minute or two; the edits are timed after it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/lib.sh
 
 EDITS=${EDITS:-10}
 PORT=${PORT:-18480}
 PAUSE=${PAUSE:-2} # seconds between one edit served and the next edit
 
-command -v curl >/dev/null || { echo "bench/devloop.sh needs curl" >&2; exit 1; }
-work=$(mktemp -d)
-dev=""
-cleanup() {
-  if [ -n "$dev" ]; then kill -TERM "$dev" 2>/dev/null || true; wait "$dev" 2>/dev/null || true; fi
-  rm -rf "$work"
-}
-trap cleanup EXIT
+need curl
+bench_setup
 
 git ls-files -co --exclude-standard | tar -cf - -T - | tar -xf - -C "$work"
 cd "$work"
@@ -34,6 +29,7 @@ doc="http://127.0.0.1:$PORT/v1/openapi.json"
 
 bin/recordsgen dev -- --addr "127.0.0.1:$PORT" --database-url "sqlite:$work/data/dev.db" >dev.log 2>dev.err &
 dev=$!
+pids+=("$dev")
 echo "waiting for the first build (dev.log: $work/dev.log)…"
 for _ in $(seq 1 6000); do
   curl -sf "$doc" >/dev/null && break

@@ -18,36 +18,17 @@ cd "$(dirname "$0")/.."
 . bench/lib.sh
 
 DURATION=${DURATION:-5s}
-CONNS=${CONNS:-32}
 RUNS=${RUNS:-3}
 PORT=${PORT:-18181}     # the service's; the identity provider's is PORT+18
-PG_URL=${PG_URL:-postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable}
 dbs=("$@")
 [ ${#dbs[@]} -gt 0 ] || dbs=(sqlite postgres)
 
-command -v wrk >/dev/null || { echo "bench/roles.sh needs wrk: apt-get install wrk" >&2; exit 1; }
-client=() server=()
-if command -v taskset >/dev/null && [ "$(nproc)" -ge 2 ]; then
-  client=(taskset -c 0) server=(taskset -c 1)
-fi
-work=$(mktemp -d)
-pids=()
-cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$work"; }
-trap cleanup EXIT
-
-go build -o "$work/records" ./cmd/records
-go build -o "$work/idp" ./bench/cmd/idp
-wait_http() { for _ in $(seq 100); do curl -s -o /dev/null "$1" && return 0; sleep 0.1; done; echo "no answer at $1" >&2; exit 1; }
+need wrk
+bench_setup
+build ./cmd/records ./bench/cmd/idp
 
 # rps URL TOKEN → requests/s
-rps() {
-  "${client[@]}" wrk -t1 -c2 -d1s -H "Authorization: Bearer $2" "$1" >/dev/null
-  local out non2xx
-  out=$("${client[@]}" wrk -t1 -c"$CONNS" -d"$DURATION" -H "Authorization: Bearer $2" "$1")
-  non2xx=$(awk '/Non-2xx/ {print $5}' <<<"$out")
-  [ -z "$non2xx" ] || { echo "$1: $non2xx answers were not 2xx" >&2; exit 1; }
-  awk '/Requests\/sec/ {print $2}' <<<"$out"
-}
+rps() { local r; read -r r _ < <(wrk_run "$1" "$2"); echo "$r"; }
 
 # pairs DB NAME URL_A TOKEN_A URL_B TOKEN_B: A against B, RUNS times.
 pairs() {
@@ -71,20 +52,9 @@ printf '%-9s %-5s %10s %10s %7s\n' database pair A-rps B-rps A/B
 echo "          get:  A = GET by id with a JWT, B = with an API token (admin both)"
 echo "          list: A = 100 cases under the agent's filter, B = admin's 100 cases"
 for db in "${dbs[@]}"; do
-  case "$db" in
-    sqlite) url="sqlite:$work/records.db" ;;
-    postgres)
-      schema="roles_$$"
-      psql "$PG_URL" -qc "DROP SCHEMA IF EXISTS $schema CASCADE; CREATE SCHEMA $schema" >/dev/null 2>&1
-      url="$PG_URL&search_path=$schema" ;;
-    *) echo "unknown database $db" >&2; exit 1 ;;
-  esac
-  "$work/records" migrate --database-url "$url" >/dev/null
-  token=$("$work/records" token create --name load --database-url "$url" | tail -1)
-  "${server[@]}" "$work/records" serve --addr 127.0.0.1:$PORT --database-url "$url" --rate-limit 1e9 --rate-burst 1000000000 \
-    --jwks-url http://127.0.0.1:$((PORT + 18))/jwks --jwt-audience records >/dev/null 2>"$work/serve-$db.log" &
-  svc=$!; pids+=("$svc")
-  wait_http http://127.0.0.1:$PORT/healthz
+  database "$db" roles
+  migrate
+  serve "$PORT" --jwks-url http://127.0.0.1:$((PORT + 18))/jwks --jwt-audience records
   # 1,000 cases: 900 resolved by alice (the agent's subject), 100 by bob.
   for b in 0 1 2 3 4 5 6 7 8 9; do
     body=$(for i in $(seq 0 99); do n=$((b * 100 + i)); r=alice; [ $((n % 10)) = 9 ] && r=bob
@@ -95,5 +65,5 @@ for db in "${dbs[@]}"; do
   pairs "$db" get "http://127.0.0.1:$PORT/v1/cases/case-500" "$admin_jwt" "http://127.0.0.1:$PORT/v1/cases/case-500" "$token"
   pairs "$db" list "http://127.0.0.1:$PORT/v1/cases?limit=100" "$agent_jwt" "http://127.0.0.1:$PORT/v1/cases?limit=100" "$token"
   kill "$svc" 2>/dev/null || true; wait "$svc" 2>/dev/null || true
-  if [ "$db" = postgres ]; then psql "$PG_URL" -qc "DROP SCHEMA IF EXISTS $schema CASCADE" >/dev/null 2>&1; fi
+  drop_database
 done

@@ -23,41 +23,26 @@ cd "$(dirname "$0")/.."
 . bench/lib.sh
 
 DURATION=${DURATION:-10s}
-CONNS=${CONNS:-32}
 RUNS=${RUNS:-3}
 parts=("$@")
 [ ${#parts[@]} -gt 0 ] || parts=(replicas publish)
-for tool in wrk pg_config; do
-  command -v "$tool" >/dev/null || { echo "bench/scale.sh needs $tool" >&2; exit 1; }
-done
+need wrk pg_config
 nats_server=$(command -v nats-server || echo /usr/sbin/nats-server)
 [ -x "$nats_server" ] || { echo "bench/scale.sh needs nats-server" >&2; exit 1; }
 
-client=() server=()
-if command -v taskset >/dev/null && [ "$(nproc)" -ge 2 ]; then
-  client=(taskset -c 0) server=(taskset -c 1)
-fi
 pgbin=$(pg_config --bindir)
 as_pg=()
 [ "$(id -u)" = 0 ] && as_pg=(runuser -u postgres --)
 
-work=$(mktemp -d)
+bench_setup
 [ "$(id -u)" = 0 ] && chown postgres "$work"
-pids=()
 clusters=()
-cleanup() {
-  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-  wait 2>/dev/null || true
+cleanup_more() {
   for c in "${clusters[@]}"; do "${as_pg[@]}" "$pgbin/pg_ctl" -D "$c" -m immediate stop >/dev/null 2>&1 || true; done
-  rm -rf "$work"
 }
-trap cleanup EXIT
-
-go build -o "$work/records" ./cmd/records
-go build -o "$work/natslag" ./bench/cmd/natslag
+build ./cmd/records ./bench/cmd/natslag
 
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
-wait_http() { for _ in $(seq 300); do curl -s -o /dev/null "$1" && return 0; sleep 0.1; done; echo "no answer at $1" >&2; exit 1; }
 pg_start() { # DIR PORT
   "${as_pg[@]}" "$pgbin/pg_ctl" -D "$1" -l "$1.log" -w \
     -o "-p $2 -c listen_addresses=127.0.0.1 -c unix_socket_directories='' -c max_connections=200" start >/dev/null
@@ -70,35 +55,15 @@ pport=$(free_port)
 pg_start "$work/primary" "$pport"
 "${as_pg[@]}" "$pgbin/createdb" -h 127.0.0.1 -p "$pport" -U postgres bench
 primary="postgres://postgres@127.0.0.1:$pport/bench?sslmode=disable"
-"$work/records" migrate --database-url "$primary" >/dev/null
-token=$("$work/records" token create --name bench --database-url "$primary" | tail -1)
+url=$primary
+migrate
 psql_primary() { psql -h 127.0.0.1 -p "$pport" -U postgres -d bench -qAt "$@"; }
 
-# run_wrk URL [SCRIPT] → "rps p99"
-run_wrk() {
-  local out script=()
-  [ -n "${2:-}" ] && script=(-s "$2")
-  "${client[@]}" wrk -t1 -c2 -d1s -H "Authorization: Bearer $token" "${script[@]}" "$1" >/dev/null
-  out=$("${client[@]}" wrk -t1 -c"$CONNS" -d"$DURATION" --latency -H "Authorization: Bearer $token" "${script[@]}" "$1")
-  local non2xx
-  non2xx=$(awk '/Non-2xx/ {print $5}' <<<"$out")
-  [ -z "$non2xx" ] || { echo "$1: $non2xx answers were not 2xx" >&2; exit 1; }
-  echo "$(awk '/Requests\/sec/ {print $2}' <<<"$out") $(awk '$1=="99%" {print $2}' <<<"$out")"
-}
-
-# serve PORT ARGS… starts records serve, pinned, and waits for it.
-serve() {
-  local port=$1; shift
-  "${server[@]}" "$work/records" serve --addr "127.0.0.1:$port" --database-url "$primary" \
-    --rate-limit 1e9 --rate-burst 1000000000 --log-level error "$@" >/dev/null 2>>"$work/serve.log" &
-  pids+=($!)
-  wait_http "http://127.0.0.1:$port/healthz"
-}
+# run_wrk URL SCRIPT → "rps p99"
+run_wrk() { local rps p99; read -r rps p99 _ < <(wrk_run "$1" "$token" -s "$2"); echo "$rps $p99"; }
 
 # cpu_ticks PID: the CPU time a process has used, in clock ticks.
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
-
-metric() { curl -s "http://127.0.0.1:$1/metrics" | awk -v m="$2" '$1==m {print $2}'; }
 
 replicas() {
   local sport
@@ -106,11 +71,9 @@ replicas() {
   "${as_pg[@]}" "$pgbin/pg_basebackup" -h 127.0.0.1 -p "$pport" -U postgres -D "$work/standby" -R -X stream --checkpoint=fast >/dev/null
   pg_start "$work/standby" "$sport"
   local replica="postgres://postgres@127.0.0.1:$sport/bench?sslmode=disable"
-  serve 18201
-  seq 1000 | xargs -P 8 -I{} curl -s -o /dev/null -X POST http://127.0.0.1:18201/v1/customers \
-    -H "Authorization: Bearer $token" -H 'Content-Type: application/json' \
-    -d '{"id":"cust-{}","sso_id":"sso-{}","email":"customer{}@example.com","firstName":"First {}","lastName":"Last {}","phone":"+1 555 0100 {}","payment_customer_id":"pay_{}","timestamp":"2026-11-21T10:00:00Z","activationDate":"2026-01-01"}'
-  serve 18202 --replica-url "$replica"
+  serve 18201 --log-level error
+  seed_customers 18201 1000
+  serve 18202 --log-level error --replica-url "$replica"
   for _ in $(seq 100); do
     curl -s -D - -o /dev/null "http://127.0.0.1:18202/v1/customers/cust-1" -H "Authorization: Bearer $token" | grep -qi 'served-by: replica' && break
     sleep 0.1
@@ -132,9 +95,7 @@ EOF
       "$(echo "($b1 + $b2) / ($a1 + $a2)" | bc -l)" "$(worse "$a1p" "$a2p")" "$(worse "$b1p" "$b2p")" \
       "$(echo "100 * ${on_replica:-0} / (${on_replica:-0} + ${on_primary:-0} + 0.000001)" | bc -l)"
   done
-  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-  wait 2>/dev/null || true
-  pids=()
+  stop_all
   "${as_pg[@]}" "$pgbin/pg_ctl" -D "$work/standby" -m fast stop >/dev/null
 }
 
@@ -158,9 +119,9 @@ EOF
       # The publisher starts at the log's head: it publishes this run's events only.
       psql_primary -c "INSERT INTO event_followers (id, txid, seq) SELECT 'nats:BENCH', txid, id FROM events ORDER BY txid DESC, id DESC LIMIT 1
         ON CONFLICT (id) DO UPDATE SET txid = excluded.txid, seq = excluded.seq"
-      serve 18203 --nats-url "$nats" --nats-stream BENCH
+      serve 18203 --log-level error --nats-url "$nats" --nats-stream BENCH
     else
-      serve 18203
+      serve 18203 --log-level error
     fi
     svc=${pids[-1]}
     local start cpu0 ncpu0 cpu1 ncpu1

@@ -20,23 +20,12 @@ cd "$(dirname "$0")/.."
 . bench/lib.sh
 
 DURATION=${DURATION:-10s}
-CONNS=${CONNS:-32}
-PG_URL=${PG_URL:-postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable}
 dbs=("$@")
 [ ${#dbs[@]} -gt 0 ] || dbs=(sqlite postgres)
-command -v wrk >/dev/null || { echo "bench/writes.sh needs wrk: apt-get install wrk" >&2; exit 1; }
 
-client=() server=()
-if command -v taskset >/dev/null && [ "$(nproc)" -ge 2 ]; then
-  client=(taskset -c 0) server=(taskset -c 1)
-fi
-work=$(mktemp -d)
-pids=()
-cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$work"; }
-trap cleanup EXIT
-
-go build -o "$work/records" ./cmd/records
-go build -o "$work/baseline" ./bench/cmd/baseline
+need wrk
+bench_setup
+build ./cmd/records ./bench/cmd/baseline
 
 # Request scripts: random ids among the seeded records for PATCH; for
 # upsert, random ids among 20,000 that neither side has at its start (each
@@ -79,8 +68,7 @@ request = function()
 end
 EOF
 
-wait_http() { for _ in $(seq 100); do curl -s -o /dev/null "$1" && return 0; sleep 0.1; done; echo "no answer at $1" >&2; exit 1; }
-counter() { curl -s http://127.0.0.1:18083/metrics | awk -v m="$1" '$1==m {print $2}'; }
+counter() { metric 18083 "$1"; }
 
 # run NAME SCRIPT URL PREFIX → "rps p99 requests"
 run() {
@@ -99,24 +87,11 @@ run() {
 
 printf '%-9s %-14s %10s %10s %6s %9s %9s %6s %5s\n' database write service baseline ratio p99-svc p99-base stmts txs
 for db in "${dbs[@]}"; do
-  case "$db" in
-    sqlite) url="sqlite:$work/writes.db" ;;
-    postgres)
-      schema="writes_$$"
-      psql "$PG_URL" -qc "DROP SCHEMA IF EXISTS $schema CASCADE; CREATE SCHEMA $schema" >/dev/null 2>&1
-      url="$PG_URL&search_path=$schema" ;;
-  esac
-  "$work/records" migrate --database-url "$url" >/dev/null
-  token=$("$work/records" token create --name writes --database-url "$url" | tail -1)
-  "${server[@]}" "$work/records" serve --addr 127.0.0.1:18083 --database-url "$url" --rate-limit 1e9 --rate-burst 1000000000 \
-    >/dev/null 2>"$work/serve.log" &
-  pids+=($!)
-  "${server[@]}" "$work/baseline" --addr 127.0.0.1:18093 --database-url "$url" 2>/dev/null &
-  pids+=($!)
-  wait_http http://127.0.0.1:18083/healthz
-  wait_http http://127.0.0.1:18093/customers
-  seq 1000 | xargs -P 8 -I{} curl -s -o /dev/null -X POST http://127.0.0.1:18083/v1/customers \
-    -H "Authorization: Bearer $token" -H 'Content-Type: application/json' -d '{"id":"cust-{}","email":"c{}@example.com"}'
+  database "$db" writes
+  migrate
+  serve 18083
+  serve_baseline 18093
+  seed_customers 18083 1000 '{"id":"cust-{}","email":"c{}@example.com"}'
 
   for w in create keyed patch upsert; do
     case $w in
@@ -176,8 +151,6 @@ for db in "${dbs[@]}"; do
     printf '%-9s %-14s %10s %10s %6.2f %9s %9s\n' "$db" "events $turn" "$e_rps" "($n_rps)" "$(echo "$e_rps / $n_rps" | bc -l)" "" "$n_p99"
   done
 
-  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-  wait 2>/dev/null || true
-  pids=()
-  if [ "$db" = postgres ]; then psql "$PG_URL" -qc "DROP SCHEMA IF EXISTS $schema CASCADE" >/dev/null 2>&1; fi
+  stop_all
+  drop_database
 done

@@ -47,34 +47,9 @@ func TestPublishingSurvivesSIGKILLAndABrokerOutage(t *testing.T) {
 
 			var current atomic.Value
 			current.Store(base)
-			var wg sync.WaitGroup
 			stop := make(chan struct{})
 			var made atomic.Int64
-			for w, token := range tokens {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					for i := 0; ; i++ {
-						select {
-						case <-stop:
-							return
-						default:
-						}
-						req, _ := http.NewRequest("POST", current.Load().(string)+"/v1/customers",
-							strings.NewReader(fmt.Sprintf(`{"id":"w%d-%d"}`, w, i)))
-						req.Header.Set("Authorization", "Bearer "+token)
-						req.Header.Set("Content-Type", "application/json")
-						if resp, err := http.DefaultClient.Do(req); err == nil {
-							io.Copy(io.Discard, resp.Body)
-							resp.Body.Close()
-							if resp.StatusCode == 201 {
-								made.Add(1)
-							}
-						}
-						time.Sleep(5 * time.Millisecond)
-					}
-				}()
-			}
+			wg := writeCustomers(tokens, &current, stop, &made)
 			time.Sleep(1500 * time.Millisecond)
 			if err := first.Process.Signal(syscall.SIGKILL); err != nil {
 				t.Fatal(err)
@@ -108,31 +83,72 @@ func TestPublishingSurvivesSIGKILLAndABrokerOutage(t *testing.T) {
 				time.Sleep(200 * time.Millisecond)
 			}
 			t.Logf("%d records made, %d events in the logs, %d messages in the stream", made.Load(), len(want), len(msgs))
-			byTeam := map[string][][]byte{}
-			for _, m := range msgs {
-				team := strings.Split(m.Subject, ".")[1]
-				byTeam[team] = append(byTeam[team], m.Data)
-			}
-			for _, token := range tokens {
-				log := eventLog(t, base, token)
-				if len(log) == 0 {
-					t.Fatal("a team's log is empty")
+			checkStreamByTeam(t, base, tokens, msgs)
+		})
+	}
+}
+
+// writeCustomers creates customers with each token, one after another
+// with a 5 ms pause, at the server current names, until stop; made counts
+// the creates answered 201.
+func writeCustomers(tokens []string, current *atomic.Value, stop <-chan struct{}, made *atomic.Int64) *sync.WaitGroup {
+	var wg sync.WaitGroup
+	for w, token := range tokens {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; ; i++ {
+				select {
+				case <-stop:
+					return
+				default:
 				}
-				var e struct {
-					Team int `json:"team_id"`
-				}
-				json.Unmarshal(log[0], &e)
-				got := byTeam[fmt.Sprint(e.Team)]
-				if len(got) != len(log) {
-					t.Errorf("team %d: %d events in the stream, %d in the log", e.Team, len(got), len(log))
-				}
-				for i := range min(len(got), len(log)) {
-					if !bytes.Equal(got[i], log[i]) {
-						t.Fatalf("team %d, event %d: the stream holds %s, the log %s", e.Team, i, got[i], log[i])
+				req, _ := http.NewRequest("POST", current.Load().(string)+"/v1/customers",
+					strings.NewReader(fmt.Sprintf(`{"id":"w%d-%d"}`, w, i)))
+				req.Header.Set("Authorization", "Bearer "+token)
+				req.Header.Set("Content-Type", "application/json")
+				if resp, err := http.DefaultClient.Do(req); err == nil {
+					io.Copy(io.Discard, resp.Body)
+					resp.Body.Close()
+					if resp.StatusCode == 201 {
+						made.Add(1)
 					}
 				}
+				time.Sleep(5 * time.Millisecond)
 			}
-		})
+		}()
+	}
+	return &wg
+}
+
+// checkStreamByTeam checks that the stream's messages hold each team's
+// event log (the team of each token, at the server base) exactly, in
+// order.
+func checkStreamByTeam(t *testing.T, base string, tokens []string, msgs []natstest.Message) {
+	t.Helper()
+	byTeam := map[string][][]byte{}
+	for _, m := range msgs {
+		team := strings.Split(m.Subject, ".")[1]
+		byTeam[team] = append(byTeam[team], m.Data)
+	}
+	for _, token := range tokens {
+		log := eventLog(t, base, token)
+		if len(log) == 0 {
+			t.Fatal("a team's log is empty")
+		}
+		var e struct {
+			Team int `json:"team_id"`
+		}
+		json.Unmarshal(log[0], &e)
+		got := byTeam[fmt.Sprint(e.Team)]
+		if len(got) != len(log) {
+			t.Errorf("team %d: %d events in the stream, %d in the log", e.Team, len(got), len(log))
+		}
+		for i := range min(len(got), len(log)) {
+			if !bytes.Equal(got[i], log[i]) {
+				t.Fatalf("team %d, event %d: the stream holds %s, the log %s", e.Team, i, got[i], log[i])
+			}
+		}
 	}
 }
 

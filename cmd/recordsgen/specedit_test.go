@@ -89,35 +89,7 @@ func TestSpecEditWorkflow(t *testing.T) {
 	edit(t, filepath.Join(dir, "schema", "customer.go"), `text("activationDate"),`, `text("activationDate"),
 		text("loyalty_tier"),`)
 	// A new resource: one schema file, nothing else.
-	os.WriteFile(filepath.Join(dir, "schema", "shipment.go"), []byte(`package schema
-
-import (
-	"entgo.io/ent"
-	"entgo.io/ent/dialect/entsql"
-	"entgo.io/ent/schema"
-
-	"records/internal/annotation"
-)
-
-// Shipment is a shipment.
-type Shipment struct{ ent.Schema }
-
-// Annotations of the Shipment.
-func (Shipment) Annotations() []schema.Annotation {
-	return []schema.Annotation{
-		entsql.Table("shipments"),
-		annotation.Resource{Type: "Shipment", Plural: "shipments", Object: "shipment"},
-	}
-}
-
-// Mixin of the Shipment.
-func (Shipment) Mixin() []ent.Mixin { return []ent.Mixin{RecordMixin{}} }
-
-// Fields of the Shipment.
-func (Shipment) Fields() []ent.Field {
-	return []ent.Field{text("carrier"), integer("parcels"), date("shipped_on")}
-}
-`), 0o644)
+	os.WriteFile(filepath.Join(dir, "schema", "shipment.go"), []byte(``), 0o644)
 	routes := filepath.Join(dir, "schema", "routes.yaml")
 	b, _ := os.ReadFile(routes)
 	b = append(b, []byte(`
@@ -158,7 +130,59 @@ func (Shipment) Fields() []ent.Field {
 		t.Fatalf("build: %v\n%s", err, out)
 	}
 
-	// Serve on a fresh SQLite file; the first token is printed last.
+	checkEditServed(t, serveCopy(t, dir))
+
+	// A mistake in the table is reported with its line, and nothing is written.
+	before, _ := os.ReadFile(filepath.Join(dir, "internal", "resources", "routes.go"))
+	os.WriteFile(routes, append(b, []byte("\n  - name: Broken\n    kind: fetch\n    resource: Customer\n    route: GET /v1/x\n    envelope: plain\n")...), 0o644)
+	out, err = run(t, dir, env, "go", "run", "./cmd/recordsgen", "generate")
+	if err == nil || !strings.Contains(out, "schema/routes.yaml:") || !strings.Contains(out, `unknown kind "fetch"`) {
+		t.Fatalf("a broken table must fail with file and line: %v\n%s", err, out)
+	}
+	after, _ := os.ReadFile(filepath.Join(dir, "internal", "resources", "routes.go"))
+	if !bytes.Equal(before, after) {
+		t.Fatal("a failed generation changed a file")
+	}
+}
+
+// shipmentSchema is a new resource: one schema file, nothing else.
+const shipmentSchema = `package schema
+
+import (
+	"entgo.io/ent"
+	"entgo.io/ent/dialect/entsql"
+	"entgo.io/ent/schema"
+
+	"records/internal/annotation"
+)
+
+// Shipment is a shipment.
+type Shipment struct{ ent.Schema }
+
+// Annotations of the Shipment.
+func (Shipment) Annotations() []schema.Annotation {
+	return []schema.Annotation{
+		entsql.Table("shipments"),
+		annotation.Resource{Type: "Shipment", Plural: "shipments", Object: "shipment"},
+	}
+}
+
+// Mixin of the Shipment.
+func (Shipment) Mixin() []ent.Mixin { return []ent.Mixin{RecordMixin{}} }
+
+// Fields of the Shipment.
+func (Shipment) Fields() []ent.Field {
+	return []ent.Field{text("carrier"), integer("parcels"), date("shipped_on")}
+}
+`
+
+// caller sends a request to a served copy and answers its status and its
+// JSON body.
+type caller func(method, path, body string) (int, map[string]any)
+
+// serveCopy serves the copy's build on a fresh SQLite file (the first
+// token is printed last), stopped when the test ends.
+func serveCopy(t *testing.T, dir string) caller {
 	srv := exec.Command(filepath.Join(dir, "bin", "records"), "serve", "--addr", "127.0.0.1:0",
 		"--database-url", "sqlite:"+filepath.Join(dir, "data", "x.db"))
 	stdout, _ := srv.StdoutPipe()
@@ -168,7 +192,7 @@ func (Shipment) Fields() []ent.Field {
 	t.Cleanup(func() { srv.Process.Kill(); srv.Wait() })
 	base, token := readServe(t, stdout)
 
-	call := func(method, path, body string) (int, map[string]any) {
+	return func(method, path, body string) (int, map[string]any) {
 		req, _ := http.NewRequest(method, base+path, strings.NewReader(body))
 		req.Header.Set("Authorization", "Bearer "+token)
 		if body != "" {
@@ -183,6 +207,12 @@ func (Shipment) Fields() []ent.Field {
 		json.NewDecoder(resp.Body).Decode(&m)
 		return resp.StatusCode, m
 	}
+}
+
+// checkEditServed checks that the served copy answers the edit: the new
+// member, the new route and the new resource, in the document too.
+func checkEditServed(t *testing.T, call caller) {
+	t.Helper()
 	status, created := call("POST", "/v1/customers", `{"email":"a@example.com","loyalty_tier":"gold"}`)
 	if status != 201 || created["loyalty_tier"] != "gold" {
 		t.Fatalf("the new member: %d %v", status, created)
@@ -211,18 +241,6 @@ func (Shipment) Fields() []ent.Field {
 	}
 	if _, doc := call("GET", "/v1/openapi.json", ""); doc["paths"].(map[string]any)["/v1/shipments/{id}"] == nil {
 		t.Fatal("the document lacks the new resource")
-	}
-
-	// A mistake in the table is reported with its line, and nothing is written.
-	before, _ := os.ReadFile(filepath.Join(dir, "internal", "resources", "routes.go"))
-	os.WriteFile(routes, append(b, []byte("\n  - name: Broken\n    kind: fetch\n    resource: Customer\n    route: GET /v1/x\n    envelope: plain\n")...), 0o644)
-	out, err = run(t, dir, env, "go", "run", "./cmd/recordsgen", "generate")
-	if err == nil || !strings.Contains(out, "schema/routes.yaml:") || !strings.Contains(out, `unknown kind "fetch"`) {
-		t.Fatalf("a broken table must fail with file and line: %v\n%s", err, out)
-	}
-	after, _ := os.ReadFile(filepath.Join(dir, "internal", "resources", "routes.go"))
-	if !bytes.Equal(before, after) {
-		t.Fatal("a failed generation changed a file")
 	}
 }
 

@@ -212,25 +212,7 @@ func (s *service) lifecycle() {
 		t.Errorf("a new record's version is 1, got %v", first["version"])
 	}
 
-	batch := reflect.MakeSlice(reflect.SliceOf(w1.Type()), 0, 3)
-	for i, id := range ids[1:] {
-		w, _ := s.write(i+2, id)
-		batch = reflect.Append(batch, w)
-	}
-	if many, ok := s.call("CreateMany", batch.Interface()); ok {
-		if many.Len() != 3 {
-			t.Fatalf("CreateMany answered %d records, want 3", many.Len())
-		}
-		for i := range 3 {
-			if got := members(t, many.Index(i).Interface())["id"]; got != ids[i+1] {
-				t.Errorf("CreateMany's record %d is %v, want %s", i, got, ids[i+1])
-			}
-		}
-	} else {
-		for i := range 3 {
-			s.create(batch.Index(i))
-		}
-	}
+	s.createMany(w1.Type(), ids[1:])
 
 	if got, ok := s.call("Get", ids[0], nil); ok {
 		s.same(members(t, got.Interface()), written)
@@ -246,6 +228,55 @@ func (s *service) lifecycle() {
 		}
 	}
 
+	s.list(ids)
+
+	s.history(ids[0], updates)
+
+	if got, ok := s.call("Delete", ids[3]); ok {
+		d := got.Interface().(*client.Deleted)
+		if d.ID != ids[3] || !d.Deleted || d.Success != 1 {
+			t.Errorf("Delete answered %+v", d)
+		}
+		if get := s.v.MethodByName("Get"); get.IsValid() {
+			out := get.Call([]reflect.Value{reflect.ValueOf(context.Background()), reflect.ValueOf(ids[3]), reflect.Zero(get.Type().In(2))})
+			problem(t, out[1].Interface().(error), 404, client.CodeNotFound)
+		}
+		s.trash(ids[3], updates > 0, ids[0])
+	} else if deleter := deleters[s.name]; deleter != nil {
+		must(deleter(s.e, ids[3]))
+		s.trash(ids[3], updates > 0, ids[0])
+	}
+}
+
+// createMany creates records ids (of the write type typ, the second
+// onwards of the lifecycle) in one call where the service has CreateMany.
+func (s *service) createMany(typ reflect.Type, ids []string) {
+	t := s.t
+	batch := reflect.MakeSlice(reflect.SliceOf(typ), 0, len(ids))
+	for i, id := range ids {
+		w, _ := s.write(i+2, id)
+		batch = reflect.Append(batch, w)
+	}
+	if many, ok := s.call("CreateMany", batch.Interface()); ok {
+		if many.Len() != len(ids) {
+			t.Fatalf("CreateMany answered %d records, want %d", many.Len(), len(ids))
+		}
+		for i := range ids {
+			if got := members(t, many.Index(i).Interface())["id"]; got != ids[i] {
+				t.Errorf("CreateMany's record %d is %v, want %s", i, got, ids[i])
+			}
+		}
+	} else {
+		for i := range ids {
+			s.create(batch.Index(i))
+		}
+	}
+}
+
+// list lists records ids by pages of 3, with their count, and walks them
+// with All.
+func (s *service) list(ids []string) {
+	t := s.t
 	params := &client.ListParams{Filter: client.Filter{"id": client.Ops{"in": ids}}, Limit: 3, Count: "exact"}
 	if page, ok := s.call("List", params); ok {
 		p := members(t, page.Interface())
@@ -265,13 +296,18 @@ func (s *service) lifecycle() {
 			t.Errorf("All visited %v, want %v once each, in order", seen, ids)
 		}
 	}
+}
 
-	history, _ := s.call("History", ids[0], &client.PageParams{Limit: 1})
+// history reads the events of record id, created and changed updates
+// times, by History and HistoryAll.
+func (s *service) history(id string, updates int) {
+	t := s.t
+	history, _ := s.call("History", id, &client.PageParams{Limit: 1})
 	events := history.Interface().(*client.EventPage)
 	if len(events.Events) != 1 || events.Events[0].Type != s.plural()+".created" {
 		t.Errorf("History's first page: want one %s.created event, got %+v", s.plural(), events.Events)
 	}
-	all, _ := s.call("HistoryAll", ids[0], &client.PageParams{Limit: 1})
+	all, _ := s.call("HistoryAll", id, &client.PageParams{Limit: 1})
 	n := 0
 	for ev, err := range all.Seq2() {
 		if err.Interface() != nil {
@@ -284,21 +320,6 @@ func (s *service) lifecycle() {
 	}
 	if n != 1+updates {
 		t.Errorf("HistoryAll visited %d events, want %d", n, 1+updates)
-	}
-
-	if got, ok := s.call("Delete", ids[3]); ok {
-		d := got.Interface().(*client.Deleted)
-		if d.ID != ids[3] || !d.Deleted || d.Success != 1 {
-			t.Errorf("Delete answered %+v", d)
-		}
-		if get := s.v.MethodByName("Get"); get.IsValid() {
-			out := get.Call([]reflect.Value{reflect.ValueOf(context.Background()), reflect.ValueOf(ids[3]), reflect.Zero(get.Type().In(2))})
-			problem(t, out[1].Interface().(error), 404, client.CodeNotFound)
-		}
-		s.trash(ids[3], updates > 0, ids[0])
-	} else if deleter := deleters[s.name]; deleter != nil {
-		must(deleter(s.e, ids[3]))
-		s.trash(ids[3], updates > 0, ids[0])
 	}
 }
 

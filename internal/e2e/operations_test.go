@@ -11,8 +11,21 @@ import (
 // testOperations calls each operation of the route table through its
 // method, and checks the envelope it answers decoded into its type.
 func testOperations(t *testing.T, e *env) {
-	ctx, c := context.Background(), e.c
+	c := e.c
+	returnOps(t, c)
+	kase := userAndCaseOps(t, c)
+	customerAndSupplierOps(t, c)
+	vendorAndContactOps(t, c)
+	packingListOps(t, c)
+	workOrderOps(t, c)
+	purchaseOrderAndWarrantyOps(t, c)
+	channelThreadOps(t, c, kase)
+}
 
+// returnOps checks the Return and Return Line Item operations: upserts,
+// an action and a get-or-create, each in its envelope.
+func returnOps(t *testing.T, c *client.Client) {
+	ctx := context.Background()
 	// Update Return: an upsert, its envelope {returns: [record]}.
 	var resp client.Response
 	ur := must(c.UpdateReturn(ctx, "op-ret", client.ReturnWrite{Status: client.Set("open"), OrderID: client.Set("o-1")}, client.Capture(&resp)))
@@ -52,7 +65,12 @@ func testOperations(t *testing.T, e *env) {
 	if got := ul.Record(); deref(got.Name) != "widget" || deref(got.Sku) != "sku-1" || got.Version != 2 {
 		t.Fatalf("Update Return Line Item: %+v", got)
 	}
+}
 
+// userAndCaseOps checks List Users, and the Case operations; it returns the case it made.
+func userAndCaseOps(t *testing.T, c *client.Client) string {
+	ctx := context.Background()
+	var resp client.Response
 	// List Users: a list narrowed to the path's id, or every user.
 	users := must(c.Users.CreateMany(ctx, []client.UserWrite{{ID: "op-u1", Username: client.Set("ann")}, {ID: "op-u2", Username: client.Set("bob")}}))
 	one := must(c.ListUsers(ctx, users[0].ID, nil))
@@ -82,6 +100,12 @@ func testOperations(t *testing.T, e *env) {
 		t.Fatalf("List Cases, every page: %v", ids)
 	}
 
+	return kase.ID
+}
+
+// customerAndSupplierOps checks List and Delete Customer, and Update Supplier.
+func customerAndSupplierOps(t *testing.T, c *client.Client) {
+	ctx := context.Background()
 	// List Customers, Delete Customer.
 	cust := must(c.Customers.Create(ctx, client.CustomerWrite{ID: "op-c1", SSOID: client.Set("sso-1")}))
 	lcu := must(c.ListCustomers(ctx, &client.ListParams{Filter: client.Filter{"sso_id": "sso-1"}}))
@@ -105,7 +129,11 @@ func testOperations(t *testing.T, e *env) {
 	if us.NewUserGroup || us.UserGroup.Token != nil || deref(us.UserGroup.Name) != "Acme Ltd" {
 		t.Fatalf("Update Supplier (update): %+v", us)
 	}
+}
 
+// vendorAndContactOps checks List Vendor and List Contact.
+func vendorAndContactOps(t *testing.T, c *client.Client) {
+	ctx := context.Background()
 	// List Vendor, List Contact.
 	must(c.Vendors.Create(ctx, client.VendorWrite{ID: "op-v1", VendorName: client.Set("V")}))
 	if lv := must(c.ListVendor(ctx, &client.ListParams{Filter: client.Filter{"id": "op-v1"}})); len(lv.Vendors) != 1 || deref(lv.Vendors[0].VendorName) != "V" {
@@ -121,7 +149,12 @@ func testOperations(t *testing.T, e *env) {
 	if ids := collect(t, c.ListContactAll(ctx, &client.ListParams{Filter: client.Filter{"do_not_call": true, "id": client.Ops{"prefix": "op-"}}}), func(k client.Contact) string { return k.ID }); len(ids) != 1 {
 		t.Fatalf("List Contact, every page: %v", ids)
 	}
+}
 
+// packingListOps checks the Packing List operations.
+func packingListOps(t *testing.T, c *client.Client) {
+	ctx := context.Background()
+	var resp client.Response
 	// List Packing List (by id, or all), Get Packing List (or create).
 	pl := must(c.GetPackingListOrCreate(ctx, client.PackingListWrite{Number: client.Set("PL-1"), DeliveryDate: client.Set(client.Date("2026-03-04"))}, client.Capture(&resp)))
 	if pl.ID == "" || deref(pl.Number) != "PL-1" || deref(pl.DeliveryDate) != "2026-03-04" || !resp.Created() {
@@ -136,7 +169,11 @@ func testOperations(t *testing.T, e *env) {
 	if ids := collect(t, c.ListPackingListAll(ctx, "", nil), func(p client.PackingList) string { return p.ID }); !slices.Contains(ids, pl.ID) {
 		t.Fatalf("List Packing List, every page: %v", ids)
 	}
+}
 
+// workOrderOps checks the Bill of Materials and Work Order operations.
+func workOrderOps(t *testing.T, c *client.Client) {
+	ctx := context.Background()
 	// Get Bill of Materials Line Item, Get Work Order (or create; a work order with its line items).
 	bom := must(c.GetBillOfMaterialsLineItemOrCreate(ctx, client.BillOfMaterialsLineItemWrite{PartName: client.Set("bolt"), Quantity: client.Set(2.5)}))
 	if got := must(c.GetBillOfMaterialsLineItem(ctx, bom.ID, nil)); deref(got.Quantity) != 2.5 || deref(got.PartName) != "bolt" {
@@ -150,7 +187,12 @@ func testOperations(t *testing.T, e *env) {
 	if got := must(c.GetWorkOrder(ctx, wo.ID, &client.ReadParams{Expand: []string{"work_order_line_items"}})); got.Expand == nil || len(got.Expand.WorkOrderLineItems) != 1 {
 		t.Fatalf("Get Work Order with expand: %+v", got)
 	}
+}
 
+// purchaseOrderAndWarrantyOps checks Update Purchase Order, Update
+// Warranty Line Item and Delete Warranty.
+func purchaseOrderAndWarrantyOps(t *testing.T, c *client.Client) {
+	ctx := context.Background()
 	// Update Purchase Order: a plain record.
 	po := must(c.UpdatePurchaseOrder(ctx, "op-po", client.PurchaseOrderWrite{PurchaseOrderStatus: client.Set("draft")}))
 	if po.ID != "op-po" || deref(po.PurchaseOrderStatus) != "draft" {
@@ -168,16 +210,20 @@ func testOperations(t *testing.T, e *env) {
 	}
 	_, err := c.WarrantyLineItems.Get(ctx, "op-wli", nil)
 	problem(t, err, 404, client.CodeNotFound)
+}
 
+// channelThreadOps checks Delete Channel Thread, by id and by the case kase.
+func channelThreadOps(t *testing.T, c *client.Client, kase string) {
+	ctx := context.Background()
 	// Delete Channel Thread: one thread by id, or every thread of a case.
-	threads := must(c.ChannelThreads.CreateMany(ctx, []client.ChannelThreadWrite{{CaseID: client.Set(kase.ID)}, {CaseID: client.Set(kase.ID)}, {CaseID: client.Set(kase.ID)}}))
+	threads := must(c.ChannelThreads.CreateMany(ctx, []client.ChannelThreadWrite{{CaseID: client.Set(kase)}, {CaseID: client.Set(kase)}, {CaseID: client.Set(kase)}}))
 	if d := must(c.DeleteChannelThread(ctx, threads[0].ID)); d.ID != threads[0].ID || d.Object != "channel_thread" {
 		t.Fatalf("Delete Channel Thread: %+v", d)
 	}
-	if d := must(c.DeleteChannelThreadByCaseID(ctx, kase.ID)); d.ID != kase.ID {
+	if d := must(c.DeleteChannelThreadByCaseID(ctx, kase)); d.ID != kase {
 		t.Fatalf("Delete Channel Thread by case: %+v", d)
 	}
-	left := must(c.ChannelThreads.List(ctx, &client.ListParams{Filter: client.Filter{"case_id": kase.ID}}))
+	left := must(c.ChannelThreads.List(ctx, &client.ListParams{Filter: client.Filter{"case_id": kase}}))
 	if len(left.ChannelThreads) != 0 {
 		t.Fatalf("threads left after deleting the case's: %+v", left.ChannelThreads)
 	}

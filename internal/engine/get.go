@@ -14,18 +14,7 @@ func (op *Op[E]) get(ctx context.Context, s *Service, req *request) (int, *Resul
 	if err := op.requireID(req); err != nil {
 		return 0, nil, err
 	}
-	ctx, err := op.readTrash(ctx, req)
-	if err != nil {
-		return 0, nil, err
-	}
-	v, err := op.readView(ctx, req)
-	if err != nil {
-		return 0, nil, err
-	}
-	if err := op.onlyID(req, "a read takes only the id (and fields, expand)"); err != nil {
-		return 0, nil, err
-	}
-	return op.read(ctx, s, req, v)
+	return op.readOne(ctx, s, req, "a read takes only the id (and fields, expand)")
 }
 
 // getOrCreate reads the record with the id, or creates one from the body
@@ -35,20 +24,26 @@ func (op *Op[E]) getOrCreate(ctx context.Context, s *Service, req *request) (int
 		if err := accessOf(ctx).may(op.Res, policy.Read); err != nil {
 			return 0, nil, err
 		}
-		ctx, err := op.readTrash(ctx, req)
-		if err != nil {
-			return 0, nil, err
-		}
-		v, err := op.readView(ctx, req)
-		if err != nil {
-			return 0, nil, err
-		}
-		if err := op.onlyID(req, "a read never writes: with an id, the body holds nothing else (but fields, expand)"); err != nil {
-			return 0, nil, err
-		}
-		return op.read(ctx, s, req, v)
+		return op.readOne(ctx, s, req, "a read never writes: with an id, the body holds nothing else (but fields, expand)")
 	}
 	return op.create(ctx, s, req)
+}
+
+// readOne answers the record with the request's id, in the trash and the
+// view it asks for; only says what else the request may not hold.
+func (op *Op[E]) readOne(ctx context.Context, s *Service, req *request, only string) (int, *Result[E], error) {
+	ctx, err := op.readTrash(ctx, req)
+	if err != nil {
+		return 0, nil, err
+	}
+	v, err := op.readView(ctx, req)
+	if err != nil {
+		return 0, nil, err
+	}
+	if err := op.onlyID(req, only); err != nil {
+		return 0, nil, err
+	}
+	return op.read(ctx, s, req, v)
 }
 
 // readTrash takes ?trashed= out of a read's members: the read then sees

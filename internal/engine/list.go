@@ -19,12 +19,9 @@ import (
 // of the records its filter matches, in its order, from its cursor or
 // offset; narrowed to the path's id when the route has one.
 func (op *Op[E]) list(ctx context.Context, s *Service, c *gin.Context, members []wire.Member) (int, *Result[E], error) {
-	var q url.Values
-	if c.Request.URL.RawQuery != "" {
-		var err error
-		if q, err = url.ParseQuery(c.Request.URL.RawQuery); err != nil {
-			return 0, nil, problem.New(problem.InvalidRequest, "the query string is malformed: %v", err)
-		}
+	q, err := queryOf(c)
+	if err != nil {
+		return 0, nil, err
 	}
 	trash, members, err := takeTrashed(members, q)
 	if err != nil {
@@ -40,24 +37,11 @@ func (op *Op[E]) list(ctx context.Context, s *Service, c *gin.Context, members [
 	if err != nil {
 		return 0, nil, err
 	}
-	filter, counted := req.Filter, req.Filter
-	var rank *query.Ranked
-	if req.Match != nil && slices.ContainsFunc(req.Keys, func(k query.Key) bool { return k.Col == query.RankColumn }) {
-		rank = l.Search.Rank(s.Dialect, req.Match)
-		if s.Dialect == query.SQLite {
-			// The rank's join with the FTS5 table matches already: a
-			// second match would read the index again.
-			filter = req.Unsearched
-		}
-	}
+	rank, filter := rankOf(s.Dialect, l.Search, req)
+	counted := req.Filter
 	if id := c.Param("id"); id != "" {
-		if wire.CheckID(id) == nil {
-			narrow := &query.Filter{Op: query.Eq, Col: query.IDColumn, Value: id}
-			filter, counted = query.And2(filter, narrow), query.And2(counted, narrow)
-		} else { // no record has it: an empty list
-			narrow := &query.Filter{Op: query.In, Col: query.IDColumn}
-			filter, counted = query.And2(filter, narrow), query.And2(counted, narrow)
-		}
+		narrow := idFilter(id)
+		filter, counted = query.And2(filter, narrow), query.And2(counted, narrow)
 	}
 	team, err := teamOf(ctx)
 	if err != nil {
@@ -69,13 +53,8 @@ func (op *Op[E]) list(ctx context.Context, s *Service, c *gin.Context, members [
 	if trash != Live { // a cursor walks the trash it was made in
 		binding.Resource += "?trashed=" + strconv.Itoa(int(trash))
 	}
-	if req.Cursor != "" {
-		if p.After, err = s.Cursors.Decode(req.Cursor, binding, req.Keys); err != nil {
-			return 0, nil, problem.Member(query.ParamCursor, "%v", err)
-		}
-		if err := resolveCursor(ctx, s.reader(ctx), op.Res, team, p); err != nil {
-			return 0, nil, err
-		}
+	if err := op.resume(ctx, s, req.Cursor, binding, team, p); err != nil {
+		return 0, nil, err
 	}
 	v := newView(ctx, op.Res, req.Fields, req.Expand)
 	if trash != Live && v == nil {
@@ -110,17 +89,71 @@ func (op *Op[E]) list(ctx context.Context, s *Service, c *gin.Context, members [
 			return 0, nil, err
 		}
 	}
-	if err := loadEmbeds(ctx, s.reader(ctx), op.Res, team, records); err != nil {
-		return 0, nil, err
-	}
-	if err := v.load(ctx, s.reader(ctx), op.Res, team, records); err != nil {
-		return 0, nil, err
-	}
-	if err := loadTrash(ctx, s.reader(ctx), op.Res, team, v, records); err != nil {
+	if err := loadPage(ctx, s.reader(ctx), op.Res, team, v, records); err != nil {
 		return 0, nil, err
 	}
 	r.Records = records
 	return http.StatusOK, r, nil
+}
+
+// rankOf is the relevance a page ordered by it joins, nil for another
+// order, and the filter the page keeps beside it.
+func rankOf(d query.Dialect, search *query.Search, req *query.Request) (*query.Ranked, *query.Filter) {
+	if req.Match == nil || !slices.ContainsFunc(req.Keys, func(k query.Key) bool { return k.Col == query.RankColumn }) {
+		return nil, req.Filter
+	}
+	if d == query.SQLite {
+		// The rank's join with the FTS5 table matches already: a second
+		// match would read the index again.
+		return search.Rank(d, req.Match), req.Unsearched
+	}
+	return search.Rank(d, req.Match), req.Filter
+}
+
+// resume starts page p after the record the cursor names, if there is a
+// cursor: one made for this list (binding) only.
+func (op *Op[E]) resume(ctx context.Context, s *Service, cursor string, binding query.Binding, team int, p *query.Page) error {
+	if cursor == "" {
+		return nil
+	}
+	var err error
+	if p.After, err = s.Cursors.Decode(cursor, binding, p.Keys); err != nil {
+		return problem.Member(query.ParamCursor, "%v", err)
+	}
+	return resolveCursor(ctx, s.reader(ctx), op.Res, team, p)
+}
+
+// queryOf is the request's query string, parsed.
+func queryOf(c *gin.Context) (url.Values, error) {
+	if c.Request.URL.RawQuery == "" {
+		return nil, nil
+	}
+	q, err := url.ParseQuery(c.Request.URL.RawQuery)
+	if err != nil {
+		return nil, problem.New(problem.InvalidRequest, "the query string is malformed: %v", err)
+	}
+	return q, nil
+}
+
+// idFilter narrows a list to the path's id; an id no record can have
+// narrows it to nothing.
+func idFilter(id string) *query.Filter {
+	if wire.CheckID(id) != nil {
+		return &query.Filter{Op: query.In, Col: query.IDColumn}
+	}
+	return &query.Filter{Op: query.Eq, Col: query.IDColumn, Value: id}
+}
+
+// loadPage loads what a page's records answer besides their rows: their
+// embedded records, the view's expanded ones, and their trash state.
+func loadPage[E any](ctx context.Context, r Reader, res *Resource[E], team int, v *view[E], records []*E) error {
+	if err := loadEmbeds(ctx, r, res, team, records); err != nil {
+		return err
+	}
+	if err := v.load(ctx, r, res, team, records); err != nil {
+		return err
+	}
+	return loadTrash(ctx, r, res, team, v, records)
 }
 
 // countOf is the page whose filter a count counts: p itself, or, where p

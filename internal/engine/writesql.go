@@ -93,27 +93,7 @@ func insertSQL[E any](d query.Dialect, res *Resource[E], id string, team int, v 
 	args = metaCondition(&b, meta, args)
 	args = parentConditions(&b, parents, team, args)
 	if upsert != nil {
-		b.WriteString(` ON CONFLICT ("id") DO UPDATE SET `)
-		for _, c := range upsert.change.cols {
-			spec.WriteIdent(&b, c)
-			b.WriteString(" = ?, ")
-		}
-		args = append(args, upsert.change.args...)
-		b.WriteString(`"version" = `)
-		spec.WriteIdent(&b, res.Table)
-		b.WriteString(`."version" + 1 WHERE `)
-		spec.WriteIdent(&b, res.Table)
-		b.WriteString(`."team_id" = excluded."team_id" AND `)
-		spec.WriteIdent(&b, res.Table)
-		b.WriteString(`."deleted_at" IS NULL`) // a trashed record's id stays taken
-		for _, c := range upsert.fixed.cols {
-			b.WriteString(" AND ")
-			spec.WriteIdent(&b, res.Table)
-			b.WriteString(".")
-			spec.WriteIdent(&b, c)
-			b.WriteString(" IS NOT DISTINCT FROM excluded.")
-			spec.WriteIdent(&b, c)
-		}
+		args = upsert.writeConflict(&b, res.Table, args)
 	}
 	res.writeReturning(&b)
 	return b.String(), args
@@ -125,6 +105,34 @@ func insertSQL[E any](d query.Dialect, res *Resource[E], id string, team int, v 
 type upsertSQL struct {
 	change, fixed *Values
 	current       []string
+}
+
+// writeConflict writes the upsert's ON CONFLICT clause on table: the
+// members given change a live record of the same team whose immutable
+// members keep their values.
+func (u *upsertSQL) writeConflict(b *strings.Builder, table string, args []any) []any {
+	b.WriteString(` ON CONFLICT ("id") DO UPDATE SET `)
+	for _, c := range u.change.cols {
+		spec.WriteIdent(b, c)
+		b.WriteString(" = ?, ")
+	}
+	args = append(args, u.change.args...)
+	b.WriteString(`"version" = `)
+	spec.WriteIdent(b, table)
+	b.WriteString(`."version" + 1 WHERE `)
+	spec.WriteIdent(b, table)
+	b.WriteString(`."team_id" = excluded."team_id" AND `)
+	spec.WriteIdent(b, table)
+	b.WriteString(`."deleted_at" IS NULL`) // a trashed record's id stays taken
+	for _, c := range u.fixed.cols {
+		b.WriteString(" AND ")
+		spec.WriteIdent(b, table)
+		b.WriteString(".")
+		spec.WriteIdent(b, c)
+		b.WriteString(" IS NOT DISTINCT FROM excluded.")
+		spec.WriteIdent(b, c)
+	}
+	return args
 }
 
 // updateSQL is the statement writing v to the record with id in team, when

@@ -30,22 +30,8 @@ func TestGolden(t *testing.T) {
 		t.Skip("generates and builds a whole module")
 	}
 	devURL := devPostgresURL(t)
-	repo, err := filepath.Abs("../..")
-	if err != nil {
-		t.Fatal(err)
-	}
-	want, err := filepath.Abs("testdata/golden/want")
-	if err != nil {
-		t.Fatal(err)
-	}
-	errCases, err := filepath.Abs("testdata/errors")
-	if err != nil {
-		t.Fatal(err)
-	}
-	served, err := filepath.Abs("testdata/golden/tests")
-	if err != nil {
-		t.Fatal(err)
-	}
+	repo, want := absPath(t, "../.."), absPath(t, "testdata/golden/want")
+	errCases, served := absPath(t, "testdata/errors"), absPath(t, "testdata/golden/tests")
 	goldenRules, err := os.ReadFile("testdata/golden/rules/rules.go")
 	if err != nil {
 		t.Fatal(err)
@@ -70,18 +56,7 @@ func TestGolden(t *testing.T) {
 		}
 	}
 	if *update {
-		if err := os.RemoveAll(want); err != nil {
-			t.Fatal(err)
-		}
-		for p, b := range files {
-			full := filepath.Join(want, filepath.FromSlash(p))
-			if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(full, b, 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
+		rewriteTree(t, want, files)
 	}
 	compareTree(t, want, files)
 
@@ -114,6 +89,23 @@ func TestGolden(t *testing.T) {
 	t.Run("route table mistakes", func(t *testing.T) { routeTableMistakes(t, cfg, errCases) })
 	t.Run("serves", func(t *testing.T) { goldenServes(t, repo, mod, served) })
 	t.Run("clients compile", func(t *testing.T) { goldenClientsCompile(t, repo, mod, cfg) })
+}
+
+// rewriteTree replaces the folder dir with files (paths with slashes).
+func rewriteTree(t *testing.T, dir string, files map[string][]byte) {
+	t.Helper()
+	if err := os.RemoveAll(dir); err != nil {
+		t.Fatal(err)
+	}
+	for p, b := range files {
+		full := filepath.Join(dir, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
 
 // devPostgresURL is the PostgreSQL where the PostgreSQL migrations are

@@ -118,8 +118,56 @@ func TestFailoverUnderWriteLoad(t *testing.T) {
 	ts := httptest.NewServer(srv.Handler())
 	defer ts.Close()
 
-	var delivered sync.Map // emails of the customers whose creation was delivered
-	receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	receiver, delivered := creationReceiver(t)
+	if code, _, body := send(t, ts, token, "POST", "/v1/webhooks", `{"url":"`+receiver.URL+`","events":["*"]}`); code != 201 {
+		t.Fatalf("making a webhook: %d %s", code, body)
+	}
+
+	load := startFailoverLoad(t, ts, token)
+	time.Sleep(1500 * time.Millisecond)
+	primary.Stop("immediate")
+	killed := time.Now()
+	time.Sleep(700 * time.Millisecond)
+	if s := readyz(t, ts); s != 503 {
+		t.Errorf("/readyz answered %d with the primary dead and the standby not yet promoted, want 503", s)
+	}
+	load.promoted.Store(time.Now().UnixNano())
+	standby.Promote()
+	promotedBy := time.Now()
+	waitFor(t, 30*time.Second, "a write acknowledged after the promotion", func() bool { return load.firstOK.Load() != 0 })
+	if s := readyz(t, ts); s != 200 {
+		t.Errorf("/readyz answered %d once the standby was promoted, want 200", s)
+	}
+	time.Sleep(1500 * time.Millisecond)
+	load.stop(t)
+	t.Logf("the primary killed; its standby told to promote %v later, promoted %v after that; the first write acknowledged %v after the promotion began",
+		time.Unix(0, load.promoted.Load()).Sub(killed).Round(time.Millisecond),
+		promotedBy.Sub(time.Unix(0, load.promoted.Load())).Round(time.Millisecond),
+		time.Unix(0, load.firstOK.Load()).Sub(time.Unix(0, load.promoted.Load())).Round(time.Millisecond))
+
+	t.Logf("load ended at %v", time.Since(start).Round(time.Millisecond))
+	load.check(t, standby.URL("failover"))
+
+	t.Logf("checked at %v", time.Since(start).Round(time.Millisecond))
+	// The webhook worker resumed: a creation after the failover reaches
+	// the receiver.
+	if code, _, body := send(t, ts, token, "POST", "/v1/customers", `{"email":"after-failover"}`); code != 201 {
+		t.Fatalf("a create after the failover: %d %s", code, body)
+	}
+	waitFor(t, 30*time.Second, "the webhook delivery of a creation after the failover", func() bool {
+		_, ok := delivered.Load("after-failover")
+		return ok
+	})
+
+	// The publisher resumed: the stream holds the log.
+	checkLogInStream(t, ts, token, broker.URL(), cfg.NATS.Stream)
+}
+
+// creationReceiver is a webhook receiver that notes, in delivered, the
+// email of every customer whose creation it is sent.
+func creationReceiver(t *testing.T) (receiver *httptest.Server, delivered *sync.Map) {
+	delivered = &sync.Map{}
+	receiver = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var e struct {
 			Type string
 			Data struct{ Object struct{ Email string } }
@@ -130,124 +178,160 @@ func TestFailoverUnderWriteLoad(t *testing.T) {
 		}
 		w.WriteHeader(http.StatusNoContent)
 	}))
-	defer receiver.Close()
-	if code, _, body := send(t, ts, token, "POST", "/v1/webhooks", `{"url":"`+receiver.URL+`","events":["*"]}`); code != 201 {
-		t.Fatalf("making a webhook: %d %s", code, body)
-	}
+	t.Cleanup(receiver.Close)
+	return receiver, delivered
+}
 
-	var (
-		mu       sync.Mutex
-		statuses = map[int]int{}
-		created  = map[string]string{} // key → the id its create was answered
-		patched  = map[string]bool{}   // ids whose change was acknowledged
-		firstOK  atomic.Int64          // unix nanos of the first 2xx after the promotion
-		promoted atomic.Int64          // unix nanos of the promotion
-	)
-	// write sends one keyed write until it is acknowledged, and returns
-	// its answer's body; "" if the test ends first.
-	write := func(method, path, key, body string, stop <-chan struct{}) string {
-		for {
-			code, _, answer := send(t, ts, token, method, path, body, "Idempotency-Key", key)
-			mu.Lock()
-			statuses[code]++
-			mu.Unlock()
-			switch {
-			case code == 200 || code == 201:
-				if p := promoted.Load(); p != 0 {
-					firstOK.CompareAndSwap(0, time.Now().UnixNano())
-				}
-				return answer
-			case code == 503, code == 409 && strings.Contains(answer, "idempotency_key_in_use"):
-			default:
-				t.Errorf("%s %s: %d %s", method, path, code, answer)
-				return ""
-			}
-			select {
-			case <-stop:
-				return ""
-			case <-time.After(20 * time.Millisecond):
-			}
-		}
-	}
-	stopping := make(chan struct{}) // no new records
-	abandon := make(chan struct{})  // give up on writes in flight
-	var wg sync.WaitGroup
+// failoverLoad is 16 writers, each creating a customer and then changing
+// it, each write with its own Idempotency-Key, resent while it is answered
+// 503 (or 409 while its key is held) until it is acknowledged.
+type failoverLoad struct {
+	ts    *httptest.Server
+	token string
+
+	mu       sync.Mutex
+	statuses map[int]int
+	created  map[string]string // key → the id its create was answered
+	patched  map[string]bool   // ids whose change was acknowledged
+	firstOK  atomic.Int64      // unix nanos of the first 2xx after the promotion
+	promoted atomic.Int64      // unix nanos of the promotion
+
+	stopping chan struct{} // no new records
+	abandon  chan struct{} // give up on writes in flight
+	wg       sync.WaitGroup
+}
+
+func startFailoverLoad(t *testing.T, ts *httptest.Server, token string) *failoverLoad {
+	l := &failoverLoad{ts: ts, token: token, statuses: map[int]int{}, created: map[string]string{}, patched: map[string]bool{},
+		stopping: make(chan struct{}), abandon: make(chan struct{})}
 	for w := range 16 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := 0; ; i++ {
-				select {
-				case <-stopping:
-					return
-				default:
-				}
-				key := fmt.Sprintf("w%d-%d", w, i)
-				answer := write("POST", "/v1/customers", "create-"+key, `{"email":"`+key+`"}`, abandon)
-				var rec struct{ ID string }
-				if answer == "" || json.Unmarshal([]byte(answer), &rec) != nil || rec.ID == "" {
-					return
-				}
-				mu.Lock()
-				created[key] = rec.ID
-				mu.Unlock()
-				if write("PATCH", "/v1/customers/"+rec.ID, "patch-"+key, `{"firstName":"changed"}`, abandon) == "" {
-					return
-				}
-				mu.Lock()
-				patched[rec.ID] = true
-				mu.Unlock()
-			}
-		}()
+		l.wg.Add(1)
+		go l.writer(t, w)
 	}
-	ready := func() int {
-		resp, err := http.Get(ts.URL + "/readyz")
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		return resp.StatusCode
-	}
+	return l
+}
 
-	time.Sleep(1500 * time.Millisecond)
-	primary.Stop("immediate")
-	killed := time.Now()
-	time.Sleep(700 * time.Millisecond)
-	if s := ready(); s != 503 {
-		t.Errorf("/readyz answered %d with the primary dead and the standby not yet promoted, want 503", s)
+// writer creates and changes customers until the load stops.
+func (l *failoverLoad) writer(t *testing.T, w int) {
+	defer l.wg.Done()
+	for i := 0; ; i++ {
+		select {
+		case <-l.stopping:
+			return
+		default:
+		}
+		key := fmt.Sprintf("w%d-%d", w, i)
+		answer := l.write(t, "POST", "/v1/customers", "create-"+key, `{"email":"`+key+`"}`)
+		var rec struct{ ID string }
+		if answer == "" || json.Unmarshal([]byte(answer), &rec) != nil || rec.ID == "" {
+			return
+		}
+		l.mu.Lock()
+		l.created[key] = rec.ID
+		l.mu.Unlock()
+		if l.write(t, "PATCH", "/v1/customers/"+rec.ID, "patch-"+key, `{"firstName":"changed"}`) == "" {
+			return
+		}
+		l.mu.Lock()
+		l.patched[rec.ID] = true
+		l.mu.Unlock()
 	}
-	promoted.Store(time.Now().UnixNano())
-	standby.Promote()
-	promotedBy := time.Now()
-	waitFor(t, 30*time.Second, "a write acknowledged after the promotion", func() bool { return firstOK.Load() != 0 })
-	if s := ready(); s != 200 {
-		t.Errorf("/readyz answered %d once the standby was promoted, want 200", s)
+}
+
+// write sends one keyed write until it is acknowledged, and returns its
+// answer's body; "" if the test gives up on it first.
+func (l *failoverLoad) write(t *testing.T, method, path, key, body string) string {
+	for {
+		code, _, answer := send(t, l.ts, l.token, method, path, body, "Idempotency-Key", key)
+		l.mu.Lock()
+		l.statuses[code]++
+		l.mu.Unlock()
+		switch {
+		case code == 200 || code == 201:
+			if p := l.promoted.Load(); p != 0 {
+				l.firstOK.CompareAndSwap(0, time.Now().UnixNano())
+			}
+			return answer
+		case code == 503, code == 409 && strings.Contains(answer, "idempotency_key_in_use"):
+		default:
+			t.Errorf("%s %s: %d %s", method, path, code, answer)
+			return ""
+		}
+		select {
+		case <-l.abandon:
+			return ""
+		case <-time.After(20 * time.Millisecond):
+		}
 	}
-	time.Sleep(1500 * time.Millisecond)
-	close(stopping)
+}
+
+// stop ends the load: no new records, and the writes in flight given 30 s
+// to be acknowledged.
+func (l *failoverLoad) stop(t *testing.T) {
+	close(l.stopping)
 	done := make(chan struct{})
-	go func() { wg.Wait(); close(done) }()
+	go func() { l.wg.Wait(); close(done) }()
 	select {
 	case <-done:
 	case <-time.After(30 * time.Second):
-		close(abandon)
-		wg.Wait()
+		close(l.abandon)
+		l.wg.Wait()
 		t.Error("writes in flight were not acknowledged within 30 s of the load's end")
 	}
-	t.Logf("the primary killed; its standby told to promote %v later, promoted %v after that; the first write acknowledged %v after the promotion began",
-		time.Unix(0, promoted.Load()).Sub(killed).Round(time.Millisecond),
-		promotedBy.Sub(time.Unix(0, promoted.Load())).Round(time.Millisecond),
-		time.Unix(0, firstOK.Load()).Sub(time.Unix(0, promoted.Load())).Round(time.Millisecond))
+}
 
-	t.Logf("load ended at %v", time.Since(start).Round(time.Millisecond))
-	// What the new primary holds.
-	check, err := sql.Open("postgres", standby.URL("failover"))
+// check compares what the database at url holds with what the load had
+// acknowledged: no create lost or made twice, no change made twice, and
+// one event for each change.
+func (l *failoverLoad) check(t *testing.T, url string) {
+	byEmail, versions, events := customersHeld(t, url)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	lost, twice, changedTwice, badEvents := 0, 0, 0, 0
+	for key, id := range l.created {
+		switch ids := byEmail[key]; {
+		case len(ids) > 1:
+			twice++
+			t.Errorf("the create with key %s was made %d times: %v", key, len(ids), ids)
+		case len(ids) == 0 || ids[0] != id:
+			lost++
+			t.Errorf("the create with key %s was acknowledged as %s, and the new primary holds %v", key, id, ids)
+		}
+		if l.patched[id] && versions[id] != 2 {
+			changedTwice++
+			t.Errorf("customer %s, changed once, is at version %d, want 2", id, versions[id])
+		}
+	}
+	for email, ids := range byEmail {
+		if _, acked := l.created[email]; len(ids) > 1 && !acked {
+			twice++
+			t.Errorf("a create never acknowledged was made %d times: %s %v", len(ids), email, ids)
+		}
+		for _, id := range ids {
+			want := map[string]int{"customers.created": 1}
+			if versions[id] == 2 {
+				want["customers.updated"] = 1
+			}
+			if got := events[id]; fmt.Sprint(got) != fmt.Sprint(want) {
+				badEvents++
+				t.Errorf("customer %s at version %d has events %v, want %v", id, versions[id], got, want)
+			}
+		}
+	}
+	t.Logf("answers %v; %d creates and %d changes acknowledged; on the new primary: %d lost, %d made twice, %d changed twice, %d with events other than its changes",
+		l.statuses, len(l.created), len(l.patched), lost, twice, changedTwice, badEvents)
+
+}
+
+// customersHeld reads the customers the database at url holds: ids by
+// email, versions by id, and the number of events of each type by id.
+func customersHeld(t *testing.T, url string) (byEmail map[string][]string, versions map[string]int, events map[string]map[string]int) {
+	check, err := sql.Open("postgres", url)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer check.Close()
-	byEmail := map[string][]string{}
-	versions := map[string]int{}
+	byEmail, versions = map[string][]string{}, map[string]int{}
 	rows, err := check.Query(`SELECT "id", "email", "version" FROM "customers"`)
 	if err != nil {
 		t.Fatal(err)
@@ -262,7 +346,7 @@ func TestFailoverUnderWriteLoad(t *testing.T) {
 		versions[id] = version
 	}
 	rows.Close()
-	events := map[string]map[string]int{} // record id → type → events
+	events = map[string]map[string]int{} // record id → type → events
 	rows, err = check.Query(`SELECT "record_id", "type", count(*) FROM "events" WHERE "type" LIKE 'customers.%' GROUP BY 1, 2`)
 	if err != nil {
 		t.Fatal(err)
@@ -279,55 +363,12 @@ func TestFailoverUnderWriteLoad(t *testing.T) {
 		events[id][typ] = n
 	}
 	rows.Close()
+	return byEmail, versions, events
+}
 
-	mu.Lock()
-	defer mu.Unlock()
-	lost, twice, changedTwice, badEvents := 0, 0, 0, 0
-	for key, id := range created {
-		switch ids := byEmail[key]; {
-		case len(ids) > 1:
-			twice++
-			t.Errorf("the create with key %s was made %d times: %v", key, len(ids), ids)
-		case len(ids) == 0 || ids[0] != id:
-			lost++
-			t.Errorf("the create with key %s was acknowledged as %s, and the new primary holds %v", key, id, ids)
-		}
-		if patched[id] && versions[id] != 2 {
-			changedTwice++
-			t.Errorf("customer %s, changed once, is at version %d, want 2", id, versions[id])
-		}
-	}
-	for email, ids := range byEmail {
-		if _, acked := created[email]; len(ids) > 1 && !acked {
-			twice++
-			t.Errorf("a create never acknowledged was made %d times: %s %v", len(ids), email, ids)
-		}
-		for _, id := range ids {
-			want := map[string]int{"customers.created": 1}
-			if versions[id] == 2 {
-				want["customers.updated"] = 1
-			}
-			if got := events[id]; fmt.Sprint(got) != fmt.Sprint(want) {
-				badEvents++
-				t.Errorf("customer %s at version %d has events %v, want %v", id, versions[id], got, want)
-			}
-		}
-	}
-	t.Logf("answers %v; %d creates and %d changes acknowledged; on the new primary: %d lost, %d made twice, %d changed twice, %d with events other than its changes",
-		statuses, len(created), len(patched), lost, twice, changedTwice, badEvents)
-
-	t.Logf("checked at %v", time.Since(start).Round(time.Millisecond))
-	// The webhook worker resumed: a creation after the failover reaches
-	// the receiver.
-	if code, _, body := send(t, ts, token, "POST", "/v1/customers", `{"email":"after-failover"}`); code != 201 {
-		t.Fatalf("a create after the failover: %d %s", code, body)
-	}
-	waitFor(t, 30*time.Second, "the webhook delivery of a creation after the failover", func() bool {
-		_, ok := delivered.Load("after-failover")
-		return ok
-	})
-
-	// The publisher resumed: the stream holds the log.
+// checkLogInStream waits for the NATS stream to hold as many events as
+// the log, then checks that it holds every one once, in order.
+func checkLogInStream(t *testing.T, ts *httptest.Server, token, brokerURL, stream string) {
 	var ids []string
 	var bodies [][]byte
 	var msgs []natstest.Message
@@ -336,9 +377,20 @@ func TestFailoverUnderWriteLoad(t *testing.T) {
 			code, _, body := send(t, ts, token, "GET", path, "")
 			return code, []byte(body)
 		})
-		msgs = natstest.Messages(t, broker.URL(), cfg.NATS.Stream)
+		msgs = natstest.Messages(t, brokerURL, stream)
 		return len(msgs) == len(bodies)
 	})
 	checkStream(t, msgs, map[int][][]byte{1: bodies}, map[int][]string{1: ids})
 	t.Logf("%d events in the log, %d in the stream", len(bodies), len(msgs))
+}
+
+// readyz is the status /readyz answers.
+func readyz(t *testing.T, ts *httptest.Server) int {
+	t.Helper()
+	resp, err := http.Get(ts.URL + "/readyz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp.StatusCode
 }

@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"fmt"
 	"io"
-	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
@@ -50,77 +49,99 @@ func TestPostgresRestartUnderWriteLoad(t *testing.T) {
 	ts := httptest.NewServer(srv.Handler())
 	defer ts.Close()
 
-	var (
-		mu       sync.Mutex
-		acked    []string
-		statuses = map[int]int{}
-		lastOK   atomic.Int64 // unix nanos of the latest 201
-		n        atomic.Int64
-	)
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	for w := range 8 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				select {
-				case <-stop:
-					return
-				default:
-				}
-				id := fmt.Sprintf("w%d-%d", w, n.Add(1))
-				code, _, body := send(t, ts, token, "POST", "/v1/customers", `{"id":"`+id+`"}`)
-				mu.Lock()
-				statuses[code]++
-				if code == 201 {
-					acked = append(acked, id)
-					lastOK.Store(time.Now().UnixNano())
-				} else if code != 503 {
-					t.Errorf("during a database outage: %d %s", code, body)
-				}
-				mu.Unlock()
-				if code == 503 {
-					time.Sleep(20 * time.Millisecond)
-				}
-			}
-		}()
-	}
-	ready := func() int {
-		resp, err := http.Get(ts.URL + "/readyz")
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		return resp.StatusCode
-	}
+	load := startRestartLoad(t, ts, token)
 	for _, mode := range []string{"fast", "immediate"} {
 		time.Sleep(500 * time.Millisecond)
 		cluster.Stop(mode)
 		time.Sleep(300 * time.Millisecond)
-		if s := ready(); s != 503 {
+		if s := readyz(t, ts); s != 503 {
 			t.Errorf("%s stop: /readyz %d while the database is down", mode, s)
 		}
 		time.Sleep(700 * time.Millisecond)
 		cluster.Start()
 		back := time.Now()
 		deadline := back.Add(10 * time.Second)
-		for lastOK.Load() < back.UnixNano() && time.Now().Before(deadline) {
+		for load.lastOK.Load() < back.UnixNano() && time.Now().Before(deadline) {
 			time.Sleep(5 * time.Millisecond)
 		}
-		if recovered := time.Unix(0, lastOK.Load()).Sub(back); recovered > time.Second {
+		if recovered := time.Unix(0, load.lastOK.Load()).Sub(back); recovered > time.Second {
 			t.Errorf("%s stop: the first write succeeded %v after the database was back, want within 1s", mode, recovered)
 		} else {
 			t.Logf("%s stop: writes succeed again %v after the database is back", mode, recovered.Round(time.Millisecond))
 		}
-		if s := ready(); s != 200 {
+		if s := readyz(t, ts); s != 200 {
 			t.Errorf("%s stop: /readyz %d once the database is back", mode, s)
 		}
 	}
 	time.Sleep(300 * time.Millisecond)
-	close(stop)
-	wg.Wait()
+	load.stop()
+	have := customerIDs(t, url)
+	var lost []string
+	for _, id := range load.acked {
+		if !have[id] {
+			lost = append(lost, id)
+		}
+	}
+	if len(lost) > 0 {
+		t.Fatalf("%d acknowledged writes lost: %s", len(lost), strings.Join(lost[:min(10, len(lost))], ", "))
+	}
+	t.Logf("statuses %v; %d acknowledged writes, none lost", load.statuses, len(load.acked))
+}
 
+// restartLoad is 8 writers creating customers without pause, but for
+// 20 ms after a 503; any answer but 201 and 503 is an error.
+type restartLoad struct {
+	mu       sync.Mutex
+	acked    []string
+	statuses map[int]int
+	lastOK   atomic.Int64 // unix nanos of the latest 201
+	n        atomic.Int64
+	done     chan struct{}
+	wg       sync.WaitGroup
+}
+
+func startRestartLoad(t *testing.T, ts *httptest.Server, token string) *restartLoad {
+	l := &restartLoad{statuses: map[int]int{}, done: make(chan struct{})}
+	for w := range 8 {
+		l.wg.Add(1)
+		go func() {
+			defer l.wg.Done()
+			for {
+				select {
+				case <-l.done:
+					return
+				default:
+				}
+				id := fmt.Sprintf("w%d-%d", w, l.n.Add(1))
+				code, _, body := send(t, ts, token, "POST", "/v1/customers", `{"id":"`+id+`"}`)
+				l.mu.Lock()
+				l.statuses[code]++
+				if code == 201 {
+					l.acked = append(l.acked, id)
+					l.lastOK.Store(time.Now().UnixNano())
+				} else if code != 503 {
+					t.Errorf("during a database outage: %d %s", code, body)
+				}
+				l.mu.Unlock()
+				if code == 503 {
+					time.Sleep(20 * time.Millisecond)
+				}
+			}
+		}()
+	}
+	return l
+}
+
+// stop ends the load and waits for its writers.
+func (l *restartLoad) stop() {
+	close(l.done)
+	l.wg.Wait()
+}
+
+// customerIDs is the set of customer ids the PostgreSQL database at url
+// holds.
+func customerIDs(t *testing.T, url string) map[string]bool {
+	t.Helper()
 	check, err := sql.Open("postgres", url)
 	if err != nil {
 		t.Fatal(err)
@@ -137,14 +158,5 @@ func TestPostgresRestartUnderWriteLoad(t *testing.T) {
 		have[id] = true
 	}
 	rows.Close()
-	var lost []string
-	for _, id := range acked {
-		if !have[id] {
-			lost = append(lost, id)
-		}
-	}
-	if len(lost) > 0 {
-		t.Fatalf("%d acknowledged writes lost: %s", len(lost), strings.Join(lost[:min(10, len(lost))], ", "))
-	}
-	t.Logf("statuses %v; %d acknowledged writes, none lost", statuses, len(acked))
+	return have
 }

@@ -3,8 +3,15 @@ package server_test
 import (
 	"bytes"
 	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
 	"testing"
 	"time"
+
+	"records/internal/auth"
 )
 
 // A keyed create answers, and replays, the same bytes and ETag for every
@@ -91,6 +98,141 @@ func TestAnExpiredKeyIsTakenAgain(t *testing.T) {
 		}
 		if n := count(t, h.db, "customers"); n != 2 {
 			t.Fatalf("%d customers, want 2", n)
+		}
+	})
+}
+
+// An Idempotency-Key given twice is refused, not one of them picked.
+func TestIdempotencyKeyGivenTwice(t *testing.T) {
+	each(t, func(t *testing.T, h *harness) {
+		ts := startServer(t, h.srv)
+		req, _ := http.NewRequest("POST", ts.URL+"/v1/customers", strings.NewReader(`{"id":"twice"}`))
+		req.Header.Set("Authorization", "Bearer "+h.token)
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Add("Idempotency-Key", "a")
+		req.Header.Add("Idempotency-Key", "b")
+		resp, err := ts.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 400 || !strings.Contains(string(body), `"member":"Idempotency-Key"`) {
+			t.Fatalf("two keys: %d %s", resp.StatusCode, body)
+		}
+		h.call("GET", "/v1/customers/twice", "").problem(404, "not_found")
+	})
+}
+
+// A write sent with an Idempotency-Key runs once; its retries are answered
+// the same without writing; the key with another request is refused; keys
+// are per team.
+func TestIdempotencyKeys(t *testing.T) {
+	each(t, func(t *testing.T, h *harness) {
+		key := []string{"Idempotency-Key", "order-42"}
+		first := h.call("POST", "/v1/customers", `{"email":"a@example.com"}`, key...).want(201)
+		id := first.obj()["id"]
+		again := h.call("POST", "/v1/customers", `{"email":"a@example.com"}`, key...).want(201)
+		if again.Header.Get("Idempotent-Replayed") != "true" || !bytes.Equal(again.Body, first.Body) || again.Header.Get("ETag") != first.Header.Get("ETag") {
+			t.Fatalf("replay: %v %s", again.Header, again.Body)
+		}
+		if first.Header.Get("Idempotent-Replayed") != "" {
+			t.Fatal("the first answer is not a replay")
+		}
+		if n := count(t, h.db, "customers"); n != 1 {
+			t.Fatalf("%d customers after a retried create", n)
+		}
+		h.call("POST", "/v1/customers", `{"email":"b@example.com"}`, key...).problem(422, "idempotency_key_reused")
+		h.call("PATCH", "/v1/customers/"+id.(string), `{"email":"a@example.com"}`, key...).problem(422, "idempotency_key_reused")
+		// Another team's key of the same name is its own.
+		other := h.newToken("other", auth.Write, "another team")
+		h.callAs(other, "POST", "/v1/customers", `{"email":"a@example.com"}`, key...).want(201)
+		if n := count(t, h.db, "customers"); n != 2 {
+			t.Fatalf("%d customers, want one per team", n)
+		}
+		// A failed request stores nothing: the same key then succeeds.
+		h.call("POST", "/v1/return_line_items", `{"return_id":"none"}`, "Idempotency-Key", "k2").problem(400, "invalid_request", "return_id")
+		h.call("POST", "/v1/return_line_items", `{}`, "Idempotency-Key", "k2").want(201)
+		// Every writing method takes a key; a bad key is a 400 naming it.
+		h.call("DELETE", "/v1/customers/"+id.(string), "", "Idempotency-Key", "del-1").want(200)
+		h.call("DELETE", "/v1/customers/"+id.(string), "", "Idempotency-Key", "del-1").want(200)
+		h.call("DELETE", "/v1/customers/"+id.(string), "", "Idempotency-Key", "del-2").problem(404, "not_found")
+		h.call("POST", "/v1/customers", `{}`, "Idempotency-Key", strings.Repeat("k", 256)).problem(400, "invalid_request", "Idempotency-Key")
+		h.call("POST", "/v1/customers", `{}`, "Idempotency-Key", "tab\there").problem(400, "invalid_request", "Idempotency-Key")
+	})
+}
+
+// Requests racing with one key, on one server or two on one database,
+// write once; the others are replayed or told the first is still running.
+func TestConcurrentRequestsWithOneKeyWriteOnce(t *testing.T) {
+	each(t, func(t *testing.T, h *harness) {
+		servers := racingServers(t, h)
+		for round := 0; round < 5; round++ {
+			key := fmt.Sprintf("bulk-%d", round)
+			body := fmt.Sprintf(`[{"id":"k%d-a"},{"id":"k%d-b"}]`, round, round)
+			var mu sync.Mutex
+			statuses := map[int]int{}
+			race(8, func(i int) {
+				code, hdr, b := send(t, servers[i%len(servers)], h.token, "POST", "/v1/customers", body, "Idempotency-Key", key)
+				mu.Lock()
+				defer mu.Unlock()
+				statuses[code]++
+				switch {
+				case code == 201:
+				case code == 409 && strings.Contains(b, "idempotency_key_in_use") && hdr.Get("Retry-After") != "":
+				default:
+					t.Errorf("racer: %d %s", code, b)
+				}
+			})
+			if statuses[201] < 1 {
+				t.Fatalf("round %d: %v", round, statuses)
+			}
+		}
+		if n := count(t, h.db, "customers"); n != 10 {
+			t.Fatalf("%d customers, want 10 (2 a round)", n)
+		}
+	})
+}
+
+// A client that hangs up mid-write and retries with its key ends with the
+// write done once.
+func TestRetryAfterAHangUpWritesOnce(t *testing.T) {
+	each(t, func(t *testing.T, h *harness) {
+		ts := startServer(t, h.srv)
+		var body strings.Builder
+		body.WriteString("[")
+		for i := 0; i < 1000; i++ {
+			if i > 0 {
+				body.WriteString(",")
+			}
+			fmt.Fprintf(&body, `{"id":"hang-%d","email":"x%d@example.com","firstName":"F","lastName":"L"}`, i, i)
+		}
+		body.WriteString("]")
+		for attempt := 0; attempt < 3; attempt++ {
+			ctx, cancel := context.WithTimeout(context.Background(), time.Duration(attempt)*2*time.Millisecond)
+			req, _ := http.NewRequestWithContext(ctx, "POST", ts.URL+"/v1/customers", strings.NewReader(body.String()))
+			req.Header.Set("Authorization", "Bearer "+h.token)
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Idempotency-Key", "import-1")
+			if resp, err := ts.Client().Do(req); err == nil {
+				resp.Body.Close()
+			}
+			cancel()
+		}
+		// However the hang-ups fell, a retry ends it: all 1000, once.
+		deadline := time.Now().Add(10 * time.Second)
+		for {
+			code, _, b := send(t, ts, h.token, "POST", "/v1/customers", body.String(), "Idempotency-Key", "import-1")
+			if code == 201 {
+				break
+			}
+			if code != 409 || time.Now().After(deadline) {
+				t.Fatalf("retry: %d %.200s", code, b)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		if n := count(t, h.db, "customers"); n != 1000 {
+			t.Fatalf("%d customers, want 1000", n)
 		}
 	})
 }

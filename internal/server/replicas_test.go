@@ -72,10 +72,55 @@ func TestReplicaReadsSeeTheirWrites(t *testing.T) {
 		return code == 200 && h.Get("Records-Served-By") == "replica"
 	})
 
+	all := writeAndReadBack(t, one, two, writer, reader)
+
+	// The replica catches up: then reads with the writes' tokens run there.
+	time.Sleep(2500 * time.Millisecond)
+	served := map[string]int{}
+	for _, w := range all[len(all)-50:] {
+		code, h, got := send(t, one, reader, "GET", "/v1/customers/"+w.id, "", "Records-Consistency", w.token)
+		if code != 200 || !strings.Contains(got, w.id) {
+			t.Errorf("read after the replica caught up: %d %s", code, got)
+		}
+		served[h.Get("Records-Served-By")]++
+	}
+	if served["replica"] != 50 {
+		t.Errorf("reads that the replica may serve, once it has replayed their writes: served by %v, want the replica", served)
+	}
+	code, _, body := send(t, one, reader, "GET", "/v1/customers", "", "Records-Consistency", "not-a-token")
+	if code != 400 || !strings.Contains(body, "Records-Consistency") {
+		t.Errorf("a malformed token: %d %s, want 400 naming Records-Consistency", code, body)
+	}
+	wantMetrics(t, one, "records_replica_lag_seconds{", "records_replica_up{", `records_reads_total{served_by="replica"}`)
+
+	// The replica stops: reads go on, from the primary.
+	standby.Stop("immediate")
+	served = map[string]int{}
+	for i, w := range all[:100] {
+		code, h, got := send(t, one, reader, "GET", "/v1/customers/"+w.id, "", "Records-Consistency", w.token)
+		if code != 200 || !strings.Contains(got, w.id) {
+			t.Errorf("read %d with the replica stopped: %d %s", i, code, got)
+		}
+		served[h.Get("Records-Served-By")]++
+	}
+	if served["primary"] != 100 {
+		t.Errorf("with the replica stopped, reads served by %v, want the primary", served)
+	}
+}
+
+// replicaWrite is a record written and the consistency token its write
+// answered.
+type replicaWrite struct{ id, token string }
+
+// writeAndReadBack writes customers through one and reads each back at
+// once — in turn by the writer without the header, on one and on two, and
+// by the reader with the write's token — and checks that none is stale
+// and none ran on the replica, 2 s behind.
+func writeAndReadBack(t *testing.T, one, two *httptest.Server, writer, reader string) []replicaWrite {
+	t.Helper()
 	served := map[string]int{}
 	stale := 0
-	type written struct{ id, token string }
-	var all []written
+	var all []replicaWrite
 	const pairs = 300
 	for i := range pairs {
 		code, h, body := send(t, one, writer, "POST", "/v1/customers", fmt.Sprintf(`{"email":"pair-%d"}`, i))
@@ -88,7 +133,7 @@ func TestReplicaReadsSeeTheirWrites(t *testing.T) {
 		}
 		var rec struct{ ID string }
 		json.Unmarshal([]byte(body), &rec)
-		all = append(all, written{rec.ID, token})
+		all = append(all, replicaWrite{rec.ID, token})
 		// Read back at once: in turn by the writer without the header, on
 		// this instance and on the other one, and by another token with it.
 		var code2 int
@@ -112,47 +157,21 @@ func TestReplicaReadsSeeTheirWrites(t *testing.T) {
 	if served["replica"] > 0 {
 		t.Errorf("%d reads right after their writes ran on a replica 2 s behind", served["replica"])
 	}
+	return all
+}
 
-	// The replica catches up: then reads with the writes' tokens run there.
-	time.Sleep(2500 * time.Millisecond)
-	served = map[string]int{}
-	for _, w := range all[len(all)-50:] {
-		code, h, got := send(t, one, reader, "GET", "/v1/customers/"+w.id, "", "Records-Consistency", w.token)
-		if code != 200 || !strings.Contains(got, w.id) {
-			t.Errorf("read after the replica caught up: %d %s", code, got)
-		}
-		served[h.Get("Records-Served-By")]++
-	}
-	if served["replica"] != 50 {
-		t.Errorf("reads that the replica may serve, once it has replayed their writes: served by %v, want the replica", served)
-	}
-	code, _, body := send(t, one, reader, "GET", "/v1/customers", "", "Records-Consistency", "not-a-token")
-	if code != 400 || !strings.Contains(body, "Records-Consistency") {
-		t.Errorf("a malformed token: %d %s, want 400 naming Records-Consistency", code, body)
-	}
-	resp, err := http.Get(one.URL + "/metrics")
+// wantMetrics checks that the server's /metrics holds every name.
+func wantMetrics(t *testing.T, ts *httptest.Server, names ...string) {
+	t.Helper()
+	resp, err := http.Get(ts.URL + "/metrics")
 	if err != nil {
 		t.Fatal(err)
 	}
 	metrics, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	for _, m := range []string{"records_replica_lag_seconds{", "records_replica_up{", `records_reads_total{served_by="replica"}`} {
+	for _, m := range names {
 		if !strings.Contains(string(metrics), m) {
 			t.Errorf("/metrics lacks %s", m)
 		}
-	}
-
-	// The replica stops: reads go on, from the primary.
-	standby.Stop("immediate")
-	served = map[string]int{}
-	for i, w := range all[:100] {
-		code, h, got := send(t, one, reader, "GET", "/v1/customers/"+w.id, "", "Records-Consistency", w.token)
-		if code != 200 || !strings.Contains(got, w.id) {
-			t.Errorf("read %d with the replica stopped: %d %s", i, code, got)
-		}
-		served[h.Get("Records-Served-By")]++
-	}
-	if served["primary"] != 100 {
-		t.Errorf("with the replica stopped, reads served by %v, want the primary", served)
 	}
 }

@@ -73,38 +73,12 @@ func TestRoleFiltersAreConsistent(t *testing.T) {
 				if total := list.at("paging", "total"); total != json.Number(fmt.Sprint(len(got))) {
 					rt.Fatalf("policy %s: count %v, list %d", doc, total, len(got))
 				}
-				// By cursor, three at a time.
-				var walked []string
-				cursor := ""
-				for range 100 {
-					q := url.Values{"limit": {"3"}}
-					if cursor != "" {
-						q.Set("cursor", cursor)
-					}
-					page := h.uncheckedAs(token, "GET", "/v1/"+res.plural+"?"+q.Encode(), "").want(200)
-					walked = append(walked, ids(rt, page.list(res.plural))...)
-					next, _ := page.at("paging", "next_cursor").(string)
-					if next == "" {
-						break
-					}
-					cursor = next
-				}
+				walked := walkByCursor(rt, h, token, res.plural)
 				sort.Strings(walked)
 				if !slices.Equal(walked, got) {
 					rt.Fatalf("policy %s: by cursor %v, list %v", doc, walked, got)
 				}
-				export := h.uncheckedAs(token, "GET", "/v1/"+res.plural, "", "Accept", "application/x-ndjson").want(200)
-				var exported []string
-				for _, line := range strings.Split(strings.TrimSpace(string(export.Body)), "\n") {
-					if line == "" {
-						continue
-					}
-					var r struct{ ID string }
-					if err := json.Unmarshal([]byte(line), &r); err != nil || r.ID == "" {
-						rt.Fatalf("export line %q", line)
-					}
-					exported = append(exported, r.ID)
-				}
+				exported := exportedIDs(rt, h, token, res.plural)
 				sort.Strings(exported)
 				if !slices.Equal(exported, got) {
 					rt.Fatalf("policy %s: export %v, list %v", doc, exported, got)
@@ -118,6 +92,45 @@ func TestRoleFiltersAreConsistent(t *testing.T) {
 			})
 		})
 	}
+}
+
+// walkByCursor is the ids of every record of plural the token lists,
+// walking by cursor three at a time.
+func walkByCursor(rt *rapid.T, h *harness, token, plural string) []string {
+	var walked []string
+	cursor := ""
+	for range 100 {
+		q := url.Values{"limit": {"3"}}
+		if cursor != "" {
+			q.Set("cursor", cursor)
+		}
+		page := h.uncheckedAs(token, "GET", "/v1/"+plural+"?"+q.Encode(), "").want(200)
+		walked = append(walked, ids(rt, page.list(plural))...)
+		next, _ := page.at("paging", "next_cursor").(string)
+		if next == "" {
+			break
+		}
+		cursor = next
+	}
+	return walked
+}
+
+// exportedIDs is the ids of every record of plural the token exports as
+// NDJSON.
+func exportedIDs(rt *rapid.T, h *harness, token, plural string) []string {
+	export := h.uncheckedAs(token, "GET", "/v1/"+plural, "", "Accept", "application/x-ndjson").want(200)
+	var exported []string
+	for _, line := range strings.Split(strings.TrimSpace(string(export.Body)), "\n") {
+		if line == "" {
+			continue
+		}
+		var r struct{ ID string }
+		if err := json.Unmarshal([]byte(line), &r); err != nil || r.ID == "" {
+			rt.Fatalf("export line %q", line)
+		}
+		exported = append(exported, r.ID)
+	}
+	return exported
 }
 
 // drawFilter draws a filter of the oracle's members, as randomFilter

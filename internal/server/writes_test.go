@@ -1,20 +1,14 @@
 package server_test
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
-	"io"
-	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"records/internal/auth"
-	"records/internal/server"
 )
 
 // Versions count writes; answers of one plain record carry them as ETag;
@@ -123,57 +117,26 @@ func TestETagsOfAnswersWithRelatedRecords(t *testing.T) {
 	})
 }
 
-// An Idempotency-Key given twice is refused, not one of them picked.
-func TestIdempotencyKeyGivenTwice(t *testing.T) {
-	each(t, func(t *testing.T, h *harness) {
-		ts := startServer(t, h.srv)
-		req, _ := http.NewRequest("POST", ts.URL+"/v1/customers", strings.NewReader(`{"id":"twice"}`))
-		req.Header.Set("Authorization", "Bearer "+h.token)
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Add("Idempotency-Key", "a")
-		req.Header.Add("Idempotency-Key", "b")
-		resp, err := ts.Client().Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		body, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if resp.StatusCode != 400 || !strings.Contains(string(body), `"member":"Idempotency-Key"`) {
-			t.Fatalf("two keys: %d %s", resp.StatusCode, body)
-		}
-		h.call("GET", "/v1/customers/twice", "").problem(404, "not_found")
-	})
-}
-
 // Writers racing with one If-Match: exactly one wins, on one server or two
 // on one database.
 func TestIfMatchRacersHaveOneWinner(t *testing.T) {
 	each(t, func(t *testing.T, h *harness) {
-		servers := []*httptest.Server{startServer(t, h.srv)}
-		if h.db.Dialect == "postgres" {
-			servers = append(servers, startServer(t, secondServer(t, h)))
-		}
+		servers := racingServers(t, h)
 		for round := 0; round < 5; round++ {
 			id := fmt.Sprintf("race-%d", round)
 			h.call("POST", "/v1/customers", `{"id":"`+id+`"}`).want(201)
-			var wg sync.WaitGroup
 			var mu sync.Mutex
 			statuses := map[int]int{}
-			for i := 0; i < 8; i++ {
-				wg.Add(1)
-				go func(i int) {
-					defer wg.Done()
-					ts := servers[i%len(servers)]
-					code, _, body := send(t, ts, h.token, "PATCH", "/v1/customers/"+id, fmt.Sprintf(`{"email":"w%d"}`, i), "If-Match", `"1"`)
-					mu.Lock()
-					statuses[code]++
-					mu.Unlock()
-					if code != 200 && code != 412 {
-						t.Errorf("racer: %d %s", code, body)
-					}
-				}(i)
-			}
-			wg.Wait()
+			race(8, func(i int) {
+				ts := servers[i%len(servers)]
+				code, _, body := send(t, ts, h.token, "PATCH", "/v1/customers/"+id, fmt.Sprintf(`{"email":"w%d"}`, i), "If-Match", `"1"`)
+				mu.Lock()
+				statuses[code]++
+				mu.Unlock()
+				if code != 200 && code != 412 {
+					t.Errorf("racer: %d %s", code, body)
+				}
+			})
 			if statuses[200] != 1 || statuses[412] != 7 {
 				t.Fatalf("round %d: %v, want one 200 and seven 412", round, statuses)
 			}
@@ -190,33 +153,24 @@ func TestIfMatchRacersHaveOneWinner(t *testing.T) {
 // record's having been made again while it was written.
 func TestWritesRacingARecordsReCreation(t *testing.T) {
 	each(t, func(t *testing.T, h *harness) {
-		servers := []*httptest.Server{startServer(t, h.srv)}
-		if h.db.Dialect == "postgres" {
-			servers = append(servers, startServer(t, secondServer(t, h)))
-		}
+		servers := racingServers(t, h)
 		for round := range 15 {
 			id := fmt.Sprintf("po-race-%d", round)
 			send(t, servers[0], h.token, "PUT", "/v1/purchase_orders/"+id, `{}`)
-			var wg sync.WaitGroup
 			var mu sync.Mutex
 			odd := []string{}
-			for i := range 12 {
-				wg.Add(1)
-				go func(i int) {
-					defer wg.Done()
-					// The delete erases for good: a record in the trash keeps
-					// its id, which no PUT could then make again.
-					w := [][3]string{{"PATCH", `{"description":"d"}`, ""}, {"PUT", `{"description":"u"}`, ""}, {"DELETE", "", "?permanent=true"}}[i%3]
-					method, body := w[0], w[1]
-					status, _, answer := send(t, servers[i%len(servers)], h.token, method, "/v1/purchase_orders/"+id+w[2], body)
-					if status != 200 && status != 201 && status != 404 {
-						mu.Lock()
-						odd = append(odd, fmt.Sprintf("%s: %d %s", method, status, answer))
-						mu.Unlock()
-					}
-				}(i)
-			}
-			wg.Wait()
+			race(12, func(i int) {
+				// The delete erases for good: a record in the trash keeps
+				// its id, which no PUT could then make again.
+				w := [][3]string{{"PATCH", `{"description":"d"}`, ""}, {"PUT", `{"description":"u"}`, ""}, {"DELETE", "", "?permanent=true"}}[i%3]
+				method, body := w[0], w[1]
+				status, _, answer := send(t, servers[i%len(servers)], h.token, method, "/v1/purchase_orders/"+id+w[2], body)
+				if status != 200 && status != 201 && status != 404 {
+					mu.Lock()
+					odd = append(odd, fmt.Sprintf("%s: %d %s", method, status, answer))
+					mu.Unlock()
+				}
+			})
 			if len(odd) > 0 {
 				t.Fatalf("round %d: %s", round, strings.Join(odd, "\n"))
 			}
@@ -224,133 +178,29 @@ func TestWritesRacingARecordsReCreation(t *testing.T) {
 	})
 }
 
-// secondServer is another instance on h's database, as another process
-// would be: its own pool, its own caches.
-func secondServer(t *testing.T, h *harness) *server.Server {
+// race runs fn(0) … fn(n-1) at once and waits for them all.
+func race(n int, fn func(i int)) {
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			fn(i)
+		}()
+	}
+	wg.Wait()
+}
+
+// racingServers is the servers that race in a test: h's, and on
+// PostgreSQL another instance on its database, as another process would
+// be: its own pool, its own caches.
+func racingServers(t *testing.T, h *harness) []*httptest.Server {
 	t.Helper()
-	return secondServerWith(t, h, testConfig())
-}
-
-// A write sent with an Idempotency-Key runs once; its retries are answered
-// the same without writing; the key with another request is refused; keys
-// are per team.
-func TestIdempotencyKeys(t *testing.T) {
-	each(t, func(t *testing.T, h *harness) {
-		key := []string{"Idempotency-Key", "order-42"}
-		first := h.call("POST", "/v1/customers", `{"email":"a@example.com"}`, key...).want(201)
-		id := first.obj()["id"]
-		again := h.call("POST", "/v1/customers", `{"email":"a@example.com"}`, key...).want(201)
-		if again.Header.Get("Idempotent-Replayed") != "true" || !bytes.Equal(again.Body, first.Body) || again.Header.Get("ETag") != first.Header.Get("ETag") {
-			t.Fatalf("replay: %v %s", again.Header, again.Body)
-		}
-		if first.Header.Get("Idempotent-Replayed") != "" {
-			t.Fatal("the first answer is not a replay")
-		}
-		if n := count(t, h.db, "customers"); n != 1 {
-			t.Fatalf("%d customers after a retried create", n)
-		}
-		h.call("POST", "/v1/customers", `{"email":"b@example.com"}`, key...).problem(422, "idempotency_key_reused")
-		h.call("PATCH", "/v1/customers/"+id.(string), `{"email":"a@example.com"}`, key...).problem(422, "idempotency_key_reused")
-		// Another team's key of the same name is its own.
-		other := h.newToken("other", auth.Write, "another team")
-		h.callAs(other, "POST", "/v1/customers", `{"email":"a@example.com"}`, key...).want(201)
-		if n := count(t, h.db, "customers"); n != 2 {
-			t.Fatalf("%d customers, want one per team", n)
-		}
-		// A failed request stores nothing: the same key then succeeds.
-		h.call("POST", "/v1/return_line_items", `{"return_id":"none"}`, "Idempotency-Key", "k2").problem(400, "invalid_request", "return_id")
-		h.call("POST", "/v1/return_line_items", `{}`, "Idempotency-Key", "k2").want(201)
-		// Every writing method takes a key; a bad key is a 400 naming it.
-		h.call("DELETE", "/v1/customers/"+id.(string), "", "Idempotency-Key", "del-1").want(200)
-		h.call("DELETE", "/v1/customers/"+id.(string), "", "Idempotency-Key", "del-1").want(200)
-		h.call("DELETE", "/v1/customers/"+id.(string), "", "Idempotency-Key", "del-2").problem(404, "not_found")
-		h.call("POST", "/v1/customers", `{}`, "Idempotency-Key", strings.Repeat("k", 256)).problem(400, "invalid_request", "Idempotency-Key")
-		h.call("POST", "/v1/customers", `{}`, "Idempotency-Key", "tab\there").problem(400, "invalid_request", "Idempotency-Key")
-	})
-}
-
-// Requests racing with one key, on one server or two on one database,
-// write once; the others are replayed or told the first is still running.
-func TestConcurrentRequestsWithOneKeyWriteOnce(t *testing.T) {
-	each(t, func(t *testing.T, h *harness) {
-		servers := []*httptest.Server{startServer(t, h.srv)}
-		if h.db.Dialect == "postgres" {
-			servers = append(servers, startServer(t, secondServer(t, h)))
-		}
-		for round := 0; round < 5; round++ {
-			key := fmt.Sprintf("bulk-%d", round)
-			body := fmt.Sprintf(`[{"id":"k%d-a"},{"id":"k%d-b"}]`, round, round)
-			var wg sync.WaitGroup
-			var mu sync.Mutex
-			statuses := map[int]int{}
-			for i := 0; i < 8; i++ {
-				wg.Add(1)
-				go func(i int) {
-					defer wg.Done()
-					code, hdr, b := send(t, servers[i%len(servers)], h.token, "POST", "/v1/customers", body, "Idempotency-Key", key)
-					mu.Lock()
-					defer mu.Unlock()
-					statuses[code]++
-					switch {
-					case code == 201:
-					case code == 409 && strings.Contains(b, "idempotency_key_in_use") && hdr.Get("Retry-After") != "":
-					default:
-						t.Errorf("racer: %d %s", code, b)
-					}
-				}(i)
-			}
-			wg.Wait()
-			if statuses[201] < 1 {
-				t.Fatalf("round %d: %v", round, statuses)
-			}
-		}
-		if n := count(t, h.db, "customers"); n != 10 {
-			t.Fatalf("%d customers, want 10 (2 a round)", n)
-		}
-	})
-}
-
-// A client that hangs up mid-write and retries with its key ends with the
-// write done once.
-func TestRetryAfterAHangUpWritesOnce(t *testing.T) {
-	each(t, func(t *testing.T, h *harness) {
-		ts := startServer(t, h.srv)
-		var body strings.Builder
-		body.WriteString("[")
-		for i := 0; i < 1000; i++ {
-			if i > 0 {
-				body.WriteString(",")
-			}
-			fmt.Fprintf(&body, `{"id":"hang-%d","email":"x%d@example.com","firstName":"F","lastName":"L"}`, i, i)
-		}
-		body.WriteString("]")
-		for attempt := 0; attempt < 3; attempt++ {
-			ctx, cancel := context.WithTimeout(context.Background(), time.Duration(attempt)*2*time.Millisecond)
-			req, _ := http.NewRequestWithContext(ctx, "POST", ts.URL+"/v1/customers", strings.NewReader(body.String()))
-			req.Header.Set("Authorization", "Bearer "+h.token)
-			req.Header.Set("Content-Type", "application/json")
-			req.Header.Set("Idempotency-Key", "import-1")
-			if resp, err := ts.Client().Do(req); err == nil {
-				resp.Body.Close()
-			}
-			cancel()
-		}
-		// However the hang-ups fell, a retry ends it: all 1000, once.
-		deadline := time.Now().Add(10 * time.Second)
-		for {
-			code, _, b := send(t, ts, h.token, "POST", "/v1/customers", body.String(), "Idempotency-Key", "import-1")
-			if code == 201 {
-				break
-			}
-			if code != 409 || time.Now().After(deadline) {
-				t.Fatalf("retry: %d %.200s", code, b)
-			}
-			time.Sleep(50 * time.Millisecond)
-		}
-		if n := count(t, h.db, "customers"); n != 1000 {
-			t.Fatalf("%d customers, want 1000", n)
-		}
-	})
+	servers := []*httptest.Server{startServer(t, h.srv)}
+	if h.db.Dialect == "postgres" {
+		servers = append(servers, startServer(t, secondServerWith(t, h, testConfig())))
+	}
+	return servers
 }
 
 // A bulk create writes all its records or none; faults name the element.

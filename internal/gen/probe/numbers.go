@@ -63,30 +63,30 @@ func searchInts(accepts func(int64) bool, min, max int64) (string, string, bool)
 	}
 	lo, hi := "", ""
 	if !accepts(min) {
-		a, b := min, seed // refused at a, accepted at b
-		for uint64(b)-uint64(a) > 1 {
-			mid := midpoint(a, b)
-			if accepts(mid) {
-				b = mid
-			} else {
-				a = mid
-			}
-		}
+		_, b := crossing(accepts, min, seed, false)
 		lo = strconv.FormatInt(b, 10)
 	}
 	if !accepts(max) {
-		a, b := seed, max // accepted at a, refused at b
-		for uint64(b)-uint64(a) > 1 {
-			mid := midpoint(a, b)
-			if accepts(mid) {
-				a = mid
-			} else {
-				b = mid
-			}
-		}
+		a, _ := crossing(accepts, seed, max, true)
 		hi = strconv.FormatInt(a, 10)
 	}
 	return lo, hi, true
+}
+
+// crossing narrows [a, b] to the two neighbours where accepts changes
+// its answer: accepts(a) is known to be atA and accepts(b) its opposite,
+// and the predicate changes its answer once between them. It returns the
+// last value answered like a and the first answered like b.
+func crossing(accepts func(int64) bool, a, b int64, atA bool) (int64, int64) {
+	for uint64(b)-uint64(a) > 1 {
+		mid := midpoint(a, b)
+		if accepts(mid) == atA {
+			a = mid
+		} else {
+			b = mid
+		}
+	}
+	return a, b
 }
 
 // midpoint is halfway from a to b (a < b) without overflow.
@@ -125,27 +125,11 @@ func searchFloats(accepts func(float64) bool, bits int) (string, string, bool) {
 	format := func(f float64) string { return strconv.FormatFloat(f, 'g', -1, bits) }
 	lo, hi := "", ""
 	if !accepts(-limit) {
-		a, b := key(-limit), key(seed)
-		for uint64(b)-uint64(a) > 1 {
-			mid := midpoint(a, b)
-			if acceptsKey(mid) {
-				b = mid
-			} else {
-				a = mid
-			}
-		}
+		_, b := crossing(acceptsKey, key(-limit), key(seed), false)
 		lo = format(val(b))
 	}
 	if !accepts(limit) {
-		a, b := key(seed), key(limit)
-		for uint64(b)-uint64(a) > 1 {
-			mid := midpoint(a, b)
-			if acceptsKey(mid) {
-				a = mid
-			} else {
-				b = mid
-			}
-		}
+		a, _ := crossing(acceptsKey, key(seed), key(limit), true)
 		hi = format(val(a))
 	}
 	return lo, hi, true

@@ -181,40 +181,27 @@ func lengthBound(v any, least, runes bool) (int, bool) {
 	if runes {
 		unit = "é"
 	}
-	accepts := func(n int) bool { return check(strings.Repeat(unit, n)) == nil }
+	accepts := func(n int64) bool { return check(strings.Repeat(unit, int(n))) == nil }
 	if least {
 		// The least n it accepts; it accepts every longer one.
 		if !accepts(maxLength) {
 			return 0, false
 		}
-		lo, hi := 0, maxLength
-		for lo < hi {
-			mid := lo + (hi-lo)/2
-			if accepts(mid) {
-				hi = mid
-			} else {
-				lo = mid + 1
-			}
+		if accepts(0) {
+			return 0, true
 		}
-		return lo, true
+		_, first := crossing(accepts, 0, maxLength, false)
+		return int(first), true
 	}
 	// The greatest n it accepts; it refuses every longer one.
 	if !accepts(0) || accepts(maxLength) {
 		return 0, false
 	}
-	lo, hi := 0, maxLength
-	for lo < hi {
-		mid := lo + (hi-lo+1)/2
-		if accepts(mid) {
-			lo = mid
-		} else {
-			hi = mid - 1
-		}
-	}
-	if runes && utf8.RuneCountInString(strings.Repeat(unit, lo)) != lo {
+	last, _ := crossing(accepts, 0, maxLength, true)
+	if runes && utf8.RuneCountInString(strings.Repeat(unit, int(last))) != int(last) {
 		return 0, false
 	}
-	return lo, true
+	return int(last), true
 }
 
 // pattern reads the regular expression a Match validator captured (its
