@@ -92,6 +92,9 @@ type apiDoc struct {
 		Schemas map[string]struct {
 			Properties map[string]json.RawMessage `json:"properties"`
 			Required   []string                   `json:"required"`
+			AllOf      []struct {
+				Ref string `json:"$ref"`
+			} `json:"allOf"`
 		} `json:"schemas"`
 	} `json:"components"`
 	// raw are the component schemas as written, for references.
@@ -141,24 +144,58 @@ func apiBreaks(oldDoc, newDoc []byte) ([]string, error) {
 		if !isRecordSchema(name, a.Components.Schemas) {
 			continue
 		}
-		next, ok := b.Components.Schemas[name]
+		_, ok := b.Components.Schemas[name]
 		if !ok {
 			out = append(out, "clients: the resource "+name+" is gone")
 			continue
 		}
-		before := a.Components.Schemas[name]
-		for _, m := range slices.Sorted(maps.Keys(before.Properties)) {
-			nv, ok := next.Properties[m]
+		before, after := a.propertiesOf(name), b.propertiesOf(name)
+		for _, m := range slices.Sorted(maps.Keys(before)) {
+			nv, ok := after[m]
 			switch {
 			case !ok:
 				out = append(out, fmt.Sprintf("clients: the member %s of %s is gone", m, name))
-			case typeOf(nv) != typeOf(before.Properties[m]):
-				out = append(out, fmt.Sprintf("clients: the member %s of %s changes type, from %s to %s", m, name, typeOf(before.Properties[m]), typeOf(nv)))
+			case typeOf(nv) != typeOf(before[m]):
+				out = append(out, fmt.Sprintf("clients: the member %s of %s changes type, from %s to %s", m, name, typeOf(before[m]), typeOf(nv)))
 			}
 		}
 		out = append(out, tightenings(name, a, b)...)
 	}
 	return out, nil
+}
+
+// propertiesOf are the members of the schema name: its own, and those of
+// the schemas its allOf names (a record's are written in its sparse form),
+// each a reference followed to the schema it names.
+func (d apiDoc) propertiesOf(name string) map[string]json.RawMessage {
+	s := d.Components.Schemas[name]
+	out := map[string]json.RawMessage{}
+	for k, v := range s.Properties {
+		out[k] = d.followRef(v)
+	}
+	for _, sub := range s.AllOf {
+		if other, ok := strings.CutPrefix(sub.Ref, "#/components/schemas/"); ok && other != name {
+			for k, v := range d.propertiesOf(other) {
+				if _, ok := out[k]; !ok {
+					out[k] = v
+				}
+			}
+		}
+	}
+	return out
+}
+
+// followRef is the schema raw names when it is only a reference to one.
+func (d apiDoc) followRef(raw json.RawMessage) json.RawMessage {
+	var only map[string]any
+	if json.Unmarshal(raw, &only) != nil || len(only) != 1 {
+		return raw
+	}
+	r, _ := only["$ref"].(string)
+	if named, ok := d.raw[strings.TrimPrefix(r, "#/components/schemas/")]; ok && strings.HasPrefix(r, "#/components/schemas/") {
+		return named
+	}
+	return raw
 }
 
 // tightenings are what the resource's writes accept no more (DESIGN §14):

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"records/internal/spec"
@@ -64,7 +65,7 @@ func (o *obj) copy() *obj {
 
 // ref, paramRef, headerRef and responseRef refer to components by name.
 func ref(name string) *obj         { return newObj("$ref", "#/components/schemas/"+name) }
-func paramRef(name string) *obj    { return newObj("$ref", "#/components/parameters/"+name+"Parameter") }
+func paramRef(name string) *obj    { return newObj("$ref", "#/components/parameters/"+name+"Param") }
 func headerRef(name string) *obj   { return newObj("$ref", "#/components/headers/"+name) }
 func responseRef(name string) *obj { return newObj("$ref", "#/components/responses/"+name) }
 
@@ -136,6 +137,14 @@ func renderOpenAPI(m *apiModel) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Shared once the schemas are named, by the names they took.
+	responses := components.vals["responses"].(*obj)
+	answers := shareAnswers(paths)
+	for _, name := range answers.keys {
+		responses.set(name, answers.vals[name])
+	}
+	components.set("requestBodies", shareBodies(paths))
+	pruneResponses(responses, paths, components)
 	doc.set("components", components)
 	b, err := json.Marshal(doc)
 	if err != nil {
@@ -147,6 +156,22 @@ func renderOpenAPI(m *apiModel) ([]byte, error) {
 	}
 	out.WriteByte('\n')
 	return out.Bytes(), nil
+}
+
+// pruneResponses drops the shared answers nothing refers to: the
+// problems whose statuses every operation answers by a range (4XX).
+func pruneResponses(responses *obj, users ...*obj) {
+	b, err := json.Marshal(users)
+	if err != nil {
+		panic(err)
+	}
+	kept := newObj()
+	for _, name := range responses.keys {
+		if bytes.Contains(b, []byte(`"#/components/responses/`+name+`"`)) {
+			kept.set(name, responses.vals[name])
+		}
+	}
+	*responses = *kept
 }
 
 // paths are the document's paths, in a stable order: the table's routes
@@ -175,7 +200,58 @@ func (d *openAPIDoc) paths() *obj {
 	for _, pr := range spec.PublicRoutes {
 		put("GET", pr.Path, publicOperation(pr))
 	}
+	for _, p := range paths.keys {
+		hoistParameters(paths.vals[p].(*obj))
+	}
 	return paths
+}
+
+// hoistParameters moves the parameters every operation of a path takes
+// (the path's id, most often) to the path, which states them once.
+func hoistParameters(item *obj) {
+	if len(item.keys) < 2 {
+		return
+	}
+	key := func(p any) string {
+		b, err := json.Marshal(p)
+		if err != nil {
+			panic(err)
+		}
+		return string(b)
+	}
+	count := map[string]int{}
+	for _, m := range item.keys {
+		params, _ := item.vals[m].(*obj).vals["parameters"].([]any)
+		for _, p := range params {
+			count[key(p)]++
+		}
+	}
+	var common []any
+	first, _ := item.vals[item.keys[0]].(*obj).vals["parameters"].([]any)
+	for _, p := range first {
+		if count[key(p)] == len(item.keys) {
+			common = append(common, p)
+		}
+	}
+	if len(common) == 0 {
+		return
+	}
+	for _, m := range item.keys {
+		op := item.vals[m].(*obj)
+		var own []any
+		for _, p := range op.vals["parameters"].([]any) {
+			if count[key(p)] != len(item.keys) {
+				own = append(own, p)
+			}
+		}
+		if len(own) == 0 {
+			op.keys = slices.DeleteFunc(op.keys, func(k string) bool { return k == "parameters" })
+			delete(op.vals, "parameters")
+		} else {
+			op.set("parameters", own)
+		}
+	}
+	item.set("parameters", common)
 }
 
 // openAPIPath writes a gin pattern as an OpenAPI path: :id → {id}.
@@ -199,12 +275,11 @@ func (d *openAPIDoc) operation(rt *routeView, seen map[string]int) *obj {
 	if n := seen[id]; n > 1 {
 		id = fmt.Sprintf("%s_%d", id, n)
 	}
-	o := newObj(
-		"operationId", id,
-		"summary", op.Name,
-		"description", operationDescription(rt),
-		"tags", []any{op.Resource.Type},
-	)
+	o := newObj("operationId", id, "summary", op.Name)
+	if notes := routeNotes(rt); notes != "" {
+		o.set("description", notes)
+	}
+	o.set("tags", []any{op.Resource.Type})
 	if rt.Deprecated {
 		o.set("deprecated", true)
 	}
@@ -221,54 +296,66 @@ func (d *openAPIDoc) operation(rt *routeView, seen map[string]int) *obj {
 	if len(params) > 0 {
 		o.set("parameters", params)
 	}
+	// That a body may be empty is said once, in the intro; a body is
+	// optional unless required says otherwise.
 	o.set("requestBody", newObj(
-		"required", false,
-		"description", "May be empty, which counts as {}.",
 		"content", newObj("application/json", newObj("schema", d.requestBody(rt))),
 	))
 	o.set("responses", d.responses(rt))
 	return o
 }
 
+// operationDescription says what a route does: what every operation of
+// its kind does, then what is particular to the route (routeNotes).
 func operationDescription(rt *routeView) string {
-	op := rt.Op
-	var b strings.Builder
+	return strings.TrimSpace(kindDescription(rt.Op) + " " + routeNotes(rt))
+}
+
+// kindDescription is what every operation of op's kind does. The document
+// says it once, in the intro's Operations; the clients' comments say it
+// at each method.
+func kindDescription(op *opView) string {
 	switch op.Kind {
 	case spec.List:
-		// The parameters describe themselves (the filter's the query
-		// language): each list says it once, not again here.
-		b.WriteString("A page of records, filtered, ordered and shaped by the parameters, from the query string or the body. " +
-			"With `Accept: application/x-ndjson` or `text/csv`, streams every matching record instead.")
-		if strings.Contains(rt.Path, ":id") {
-			b.WriteString(" Narrowed to the record of the path's id: an empty list when there is none.")
-		}
+		return "A page of records, filtered, ordered and shaped by the parameters, from the query string or the body. " +
+			"With `Accept: application/x-ndjson` or `text/csv`, streams every matching record instead."
 	case spec.Get:
-		b.WriteString("One record by id; `fields` and `expand` shape it.")
+		return "One record by id; `fields` and `expand` shape it."
 	case spec.Create:
-		b.WriteString("Creates a record (201); without an id the server makes a UUIDv7.")
+		return "Creates a record (201); without an id the server makes a UUIDv7."
 	case spec.Patch:
-		b.WriteString("Merges the members given into the record: null clears, absent members stay.")
+		return "Merges the members given into the record: null clears, absent members stay."
 	case spec.Upsert:
-		b.WriteString("Updates the record with the id (200, merging), or creates it (201).")
-		if op.OptionalID {
-			b.WriteString(" Without an id, creates one with a new id.")
-		}
+		return "Updates the record with the id (200, merging), or creates it (201)."
 	case spec.GetOrCreate:
-		b.WriteString("With an id, answers the record (the body may hold nothing else); without one, creates it from the body (201).")
+		return "With an id, answers the record (the body may hold nothing else); without one, creates it from the body (201)."
 	case spec.Action:
-		b.WriteString("Sets fixed members of the record.")
+		return "Sets fixed members of the record."
 	case spec.Delete:
-		b.WriteString("Moves the record and its children to the trash, as one batch: from then on they are answered as missing ones, " +
-			"their ids stay taken, and a restore brings them back. With `permanent=true` (admin only), erases them for good instead.")
-		if op.By != "" {
-			fmt.Fprintf(&b, " Given `%s` instead, deletes every %s of it.", op.By, strings.ReplaceAll(op.Resource.Object, "_", " "))
-		}
+		return "Moves the record and its children to the trash, as one batch: from then on they are answered as missing ones, " +
+			"their ids stay taken, and a restore brings them back. With `permanent=true` (admin only), erases them for good instead."
 	case spec.Restore:
-		b.WriteString("Takes the record out of the trash, with the records of its batch (the children its delete moved there, or the parent whose delete did), " +
-			"answering it at its next version. 404 when it is not in the trash; 409 naming the member when a unique value was taken meanwhile (nothing is restored).")
+		return "Takes the record out of the trash, with the records of its batch (the children its delete moved there, or the parent whose delete did), " +
+			"answering it at its next version. 404 when it is not in the trash; 409 naming the member when a unique value was taken meanwhile (nothing is restored)."
 	case spec.Revert:
-		b.WriteString("Writes a new version of the record whose members equal those it had at `version`, read from that version's event; " +
-			"the event of the change is an update carrying `reverted_from`. 409 `version_unavailable` once that event is gone.")
+		return "Writes a new version of the record whose members equal those it had at `version`, read from that version's event; " +
+			"the event of the change is an update carrying `reverted_from`. 409 `version_unavailable` once that event is gone."
+	}
+	return ""
+}
+
+// routeNotes is what is particular to a route, beyond its kind: the
+// document's description of it ("" when nothing is).
+func routeNotes(rt *routeView) string {
+	op := rt.Op
+	var b strings.Builder
+	switch {
+	case op.Kind == spec.List && strings.Contains(rt.Path, ":id"):
+		b.WriteString(" Narrowed to the record of the path's id: an empty list when there is none.")
+	case op.Kind == spec.Upsert && op.OptionalID:
+		b.WriteString(" Without an id, creates one with a new id.")
+	case op.Kind == spec.Delete && op.By != "":
+		fmt.Fprintf(&b, " Given `%s` instead, deletes every %s of it.", op.By, strings.ReplaceAll(op.Resource.Object, "_", " "))
 	}
 	if rt.Deprecated {
 		fmt.Fprintf(&b, " Deprecated: use `%s`; answers carry Deprecation and Link headers.", rt.Successor)
@@ -276,7 +363,7 @@ func operationDescription(rt *routeView) string {
 	if rt.NoID {
 		b.WriteString(" This is the contract route with its id left out.")
 	}
-	return b.String()
+	return strings.TrimSpace(b.String())
 }
 
 // responses are an operation's answers: its success (from its envelope)

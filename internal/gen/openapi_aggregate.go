@@ -34,29 +34,32 @@ func qParameter(r *resourceView) *obj {
 			"or between words. Without order_by the best matches come first (order_by=-_rank).")
 }
 
+// aggregateParameters are the parameters every aggregate takes, set in
+// the document's parameters.
+func aggregateParameters(params *obj) {
+	params.set("GroupByParam", queryParam(query.ParamGroupBy,
+		"Up to 3 members separated by commas; a date or date-time member takes a bucket in UTC: member:day, :week, :month or :year.",
+		newObj("type", "string")))
+	params.set("MetricsParam", queryParam(query.ParamMetrics, "count, sum:member, avg:member, min:member, max:member, separated by commas (default count). "+
+		"avg is rounded to 6 decimal places.", newObj("type", "string")))
+	params.set("AggregateOrderByParam", queryParam("order_by",
+		"Groups or metrics as answered (status, -count, -sum_quantity), separated by commas; the groups break ties.", newObj("type", "string")))
+	params.set("AggregateLimitParam", queryParam("limit", "Groups answered: 1 to 1000, default 100; truncated says whether more exist.",
+		newObj("type", "integer", "minimum", 1, "maximum", spec.MaxLimit, "default", spec.DefaultLimit)))
+}
+
 // addAggregatePaths puts GET /v1/<plural>/aggregate in paths for every
 // resource, and POST where spec.AggregatePosts names it.
 func addAggregatePaths(m *apiModel, put putOperation) {
 	for _, r := range m.Resources {
 		path := "/v1/" + r.Plural + "/aggregate"
-		params := []any{
-			queryParam(query.ParamGroupBy, "Up to 3 members separated by commas; a date or date-time member takes a bucket in UTC: member:day, :week, :month or :year.",
-				newObj("type", "string")),
-			queryParam(query.ParamMetrics, "count, sum:member, avg:member, min:member, max:member, separated by commas (default count). "+
-				"avg is rounded to 6 decimal places.", newObj("type", "string")),
-			paramRef(r.Type + "Filter"),
-			queryParam("order_by", "Groups or metrics as answered (status, -count, -sum_quantity), separated by commas; the groups break ties.",
-				newObj("type", "string")),
-			queryParam("limit", "Groups answered: 1 to 1000, default 100; truncated says whether more exist.",
-				newObj("type", "integer", "minimum", 1, "maximum", spec.MaxLimit, "default", spec.DefaultLimit)),
-		}
+		params := []any{paramRef("GroupBy"), paramRef("Metrics"), paramRef(r.Type + "Filter"), paramRef("AggregateOrderBy"), paramRef("AggregateLimit")}
 		if r.Searchable() {
-			params = append(params, qParameter(r))
+			params = append(params, paramRef(r.Type+"Search"))
 		}
 		op := func(id string) *obj {
+			// The intro's Totals describes every aggregate, once.
 			o := newObj("operationId", id, "tags", []any{r.Type}, "summary", "Totals of "+r.Plural,
-				"description", "Groups the records the filter (and q) match by up to three members and answers metrics of each group, in one statement. "+
-					"A null member groups under null; with no group_by, one group with the key {}.",
 				"parameters", params,
 				"responses", withErrors(newObj("200", jsonAnswer("The groups.", ref("Aggregate"))), 400, 401, 403, 429, 500, 503))
 			return o

@@ -9,7 +9,7 @@ import (
 
 // components are what the paths refer to: the schemas named while they
 // were built, and the shared parameters, answers, headers and security
-// schemes.
+// schemes (renderOpenAPI adds the answers and bodies operations share).
 func (d *openAPIDoc) components(paths *obj) (*obj, error) {
 	params, responses, headers := parameterComponents(d.m), responseComponents(), headerComponents()
 	schemas, err := d.schemas.named(paths, params, responses, headers)
@@ -79,6 +79,10 @@ func (d *openAPIDoc) sharedSchemas() {
 			"With trashed=only or include, two more columns, deleted_at and deleted_by (before expand): "+
 			"filled on the rows of records in the trash, empty on live ones. "+
 			"A failure midway cuts the stream off unterminated."))
+	c.define("DeletedAt", newObj("type", "string", "format", "date-time",
+		"description", "When the record went to the trash: present only on records in the trash (read with trashed=only or include)."))
+	c.define("DeletedBy", newObj("type", []any{"string", "null"},
+		"description", "Who moved the record to the trash (the caller's subject): present only on records in the trash."))
 	c.define("Problem", problemSchema())
 	c.define("MemberProblem", newObj("type", "object",
 		"properties", newObj("member", newObj("type", "string"), "problem", newObj("type", "string")),
@@ -149,19 +153,19 @@ func (d *openAPIDoc) recordSchemas(r *resourceView) {
 			}
 		}
 		c.defineFor(r, r.Type+"Expanded", newObj("type", "object", "properties", expanded, "additionalProperties", false,
-			"description", "Related records, present only when the request named them in expand."))
+			"description", "Present only when expand named them."))
 		props.set("expand", ref(r.Type+"Expanded"))
-		d.namesSchemas(r, "Expand", names, "Related records to answer under the member expand.")
+		d.namesSchemas(r, "Expand", names, "See Lists.")
 	}
-	props.set("deleted_at", newObj("type", "string", "format", "date-time",
-		"description", "When the record went to the trash: present only on records in the trash (read with trashed=only or include)."))
-	props.set("deleted_by", newObj("type", []any{"string", "null"},
-		"description", "Who moved the record to the trash (the caller's subject): present only on records in the trash."))
-	c.defineFor(r, r.Type, newObj("type", "object", "properties", props, "required", members, "additionalProperties", false))
+	props.set("deleted_at", ref("DeletedAt"))
+	props.set("deleted_by", ref("DeletedBy"))
+	// The members are written once, in the sparse form; the record is
+	// that form with every member required.
 	c.defineFor(r, r.Type+"Sparse", newObj("type", "object", "properties", props, "required", []any{"id"}, "additionalProperties", false,
-		"description", "The record with only the members a request named in fields (and the id)."))
+		"description", "The members fields named, and the id."))
+	c.defineFor(r, r.Type, newObj("type", "object", "allOf", []any{ref(r.Type + "Sparse")}, "required", members))
 	c.defineFor(r, r.Type+"Read", newObj("anyOf", []any{ref(r.Type), ref(r.Type + "Sparse")}))
-	d.namesSchemas(r, "Fields", members, "Members to answer; the id (and version) always come.")
+	d.namesSchemas(r, "Fields", members, "See Lists; the id (and version) always come.")
 }
 
 // namesSchemas define what a body names in r's fields or expand (what):
@@ -184,8 +188,7 @@ func (d *openAPIDoc) writeSchemas(r *resourceView) {
 	for _, e := range r.Embeds {
 		members.set(e.Member, embedInput(e))
 	}
-	d.schemas.defineFor(r, r.Type+"Members", newObj("type", "object", "properties", members,
-		"description", "The members a client may write; operations add their id members."))
+	d.schemas.defineFor(r, r.Type+"Members", newObj("type", "object", "properties", members))
 	d.schemas.defineFor(r, r.Type+"Write", newObj("type", "object", "allOf", []any{ref(r.Type + "Members")},
 		"properties", newObj("id", ref("InputId")), "unevaluatedProperties", false))
 	if req := r.requiredMembers(); len(req) > 0 {
@@ -205,18 +208,18 @@ func (d *openAPIDoc) filterSchemas(r *resourceView) {
 		query.set(f.Member, s.queryFilter)
 	}
 	self, selfQuery := ref(r.Type+"Filter"), ref(r.Type+"FilterQuery")
-	query.set("and", newObj("type", "array", "items", selfQuery, "description", "Every filter holds: filter[and][0][member]=value."))
-	query.set("or", newObj("type", "array", "items", selfQuery, "description", "At least one filter holds: filter[or][0][member]=value."))
-	query.set("not", withDescription(selfQuery, "The filter does not hold: filter[not][member]=value."))
-	filter.set("and", newObj("type", "array", "items", self, "description", "Every filter holds."))
-	filter.set("or", newObj("type", "array", "items", self, "description", "At least one filter holds."))
-	filter.set("not", withDescription(self, "The filter does not hold (a null counts as not matching)."))
+	// and, or and not are described once, in the intro's Lists.
+	query.set("and", newObj("type", "array", "items", selfQuery))
+	query.set("or", newObj("type", "array", "items", selfQuery))
+	query.set("not", selfQuery)
+	filter.set("and", newObj("type", "array", "items", self))
+	filter.set("or", newObj("type", "array", "items", self))
+	filter.set("not", self)
 	d.schemas.defineFor(r, r.Type+"OrderBy", orderBySchema(r))
 	d.schemas.defineFor(r, r.Type+"Filter", newObj("type", "object", "properties", filter, "additionalProperties", false,
-		"description", "Members to exact values (null matches null) or to objects of operators, AND-ed; and, or and not nest up to 8 levels."))
+		"description", "See Lists."))
 	d.schemas.defineFor(r, r.Type+"FilterQuery", newObj("type", "object", "properties", query, "additionalProperties", false,
-		"description", "The query string's filters: filter[member]=value or filter[member][operator]=value, AND-ed; "+
-			"and, or and not nest up to 8 levels, their filters numbered from 0."))
+		"description", "See Lists."))
 }
 
 // responseComponents are the answers many operations share: every problem
@@ -248,6 +251,19 @@ func responseComponents() *obj {
 		"TooManyRequests", respond("The token's rate limit is exhausted.", retry),
 		"InternalError", respond("A fault of the server; the request id finds it in the log.", plain),
 		"Unavailable", respond("The database is unreachable or too slow.", retry),
+		"ClientError", respond("A fault of the request, the status and code say which: "+
+			"400 the body or a parameter is wrong (errors names the members at fault); "+
+			"401 no token, a malformed Authorization header, or an unknown, revoked or expired token; "+
+			"403 the token may only read, or the caller's role may not do this; "+
+			"408 the body did not arrive in time; 413 the body is over the limit; 415 the body is not JSON; "+
+			"429 the token's rate limit is exhausted.",
+			newObj("WWW-Authenticate", newObj("description", "With 401.", "schema", unauthorizedChallenge),
+				"Retry-After", newObj("description", "With 429: seconds to wait.", "schema", newObj("type", "integer")),
+				"X-Request-Id", headerRef("X-Request-Id"))),
+		"ServerError", respond("500: a fault of the server, which the request id finds in the log; "+
+			"503: the database is unreachable or too slow.",
+			newObj("Retry-After", newObj("description", "With 503: seconds to wait.", "schema", newObj("type", "integer")),
+				"X-Request-Id", headerRef("X-Request-Id"))),
 		// Public routes answer no problem of their own but this one.
 		"MalformedRequest", newObj("description", "The request is not well-formed HTTP (a bad request line or header): "+
 			"the HTTP server answers it itself, before any route, as plain text.",

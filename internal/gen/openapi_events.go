@@ -26,12 +26,57 @@ func eventTypes(m *apiModel) []any {
 	return out
 }
 
-// withErrors adds the error responses of statuses to responses.
+// withErrors adds the error responses of statuses to responses. Where
+// statuses hold every status of a range (commonErrors), the range's one
+// response stands for them (4XX, 5XX), and the statuses particular to the
+// operation are named on their own: a 404, 409, 412 or 422 says more than
+// the range, and an explicit status wins over a range in OpenAPI.
 func withErrors(responses *obj, statuses ...int) *obj {
+	folded := map[int]bool{}
+	for _, r := range commonErrors {
+		if !containsAll(statuses, r.statuses) {
+			continue
+		}
+		for _, s := range r.statuses {
+			folded[s] = true
+		}
+	}
 	for _, s := range statuses {
-		responses.set(strconv.Itoa(s), newObj("$ref", "#/components/responses/"+errorResponses[s]))
+		if !folded[s] {
+			responses.set(strconv.Itoa(s), responseRef(errorResponses[s]))
+		}
+	}
+	for _, r := range commonErrors {
+		if containsAll(statuses, r.statuses) {
+			responses.set(r.key, responseRef(r.name))
+		}
 	}
 	return responses
+}
+
+// errorRange is a response of a status range (4XX) that stands for the
+// statuses every operation reading a body may answer.
+type errorRange struct {
+	key, name string
+	statuses  []int
+}
+
+// commonErrors are the ranges withErrors folds: the client's faults any
+// operation that reads a body may meet (a bad body or parameter, no or a
+// bad token, a role that may not, a slow, large or non-JSON body, the
+// rate limit), and the server's faults any operation may meet.
+var commonErrors = []errorRange{
+	{"4XX", "ClientError", []int{400, 401, 403, 408, 413, 415, 429}},
+	{"5XX", "ServerError", []int{500, 503}},
+}
+
+func containsAll(statuses, want []int) bool {
+	for _, w := range want {
+		if !slices.Contains(statuses, w) {
+			return false
+		}
+	}
+	return true
 }
 
 func jsonAnswer(desc string, schema *obj) *obj {
@@ -47,9 +92,7 @@ func queryParam(name, desc string, schema *obj) *obj {
 // readBody is the optional JSON body of a read, whose parameters it may
 // carry instead of the query string (the body wins where both give one).
 func readBody(schema string) *obj {
-	return newObj("required", false,
-		"description", "May be empty, which counts as {}; its parameters win over the query string's.",
-		"content", newObj("application/json", newObj("schema", ref(schema))))
+	return newObj("content", newObj("application/json", newObj("schema", ref(schema))))
 }
 
 // readErrors are the error statuses of a read that takes a body.
@@ -100,7 +143,6 @@ func addEventPaths(m *apiModel, put putOperation) {
 	for _, r := range m.Resources {
 		put("GET", "/v1/"+r.Plural+"/:id/history", newObj(
 			"operationId", "history"+r.Name, "tags", []any{r.Type}, "summary", "History of a "+r.Object,
-			"description", "The record's events, oldest first: what it looked like after each change, who made it (the token) and when.",
 			"parameters", append([]any{paramRef("Id")}, eventPageParams()...),
 			"requestBody", readBody("PageRequest"),
 			"responses", withReadErrors(newObj("200", jsonAnswer("A page of the record's events.", ref("EventPage"))), 404),

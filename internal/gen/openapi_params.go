@@ -12,57 +12,66 @@ import (
 
 // parameterComponents are the parameters routes share, each described
 // once: a list's, a read's, the conditional and idempotency headers, and
-// each resource's filter, order and expand. Their names end in Parameter:
+// each resource's filter, order and expand. Their names end in Param:
 // generators give parameters and schemas types in one namespace.
 func parameterComponents(m *apiModel) *obj {
 	fields := newObj("name", "fields", "in", "query", "schema", newObj("type", "string"),
 		"description", "Members to answer, separated by commas; the id (and version) always come.")
 	params := newObj(
-		"IdParameter", newObj("name", "id", "in", "path", "required", true, "description", "The record's id.", "schema", ref("Id")),
-		"WebhookIdParameter", newObj("name", "id", "in", "path", "required", true, "description", "The webhook's id.", "schema", ref("Id")),
-		"ListIdParameter", newObj("name", "id", "in", "path", "required", true, "schema", newObj("type", "string"),
+		"IdParam", newObj("name", "id", "in", "path", "required", true, "description", "The record's id.", "schema", ref("Id")),
+		"WebhookIdParam", newObj("name", "id", "in", "path", "required", true, "description", "The webhook's id.", "schema", ref("Id")),
+		"ListIdParam", newObj("name", "id", "in", "path", "required", true, "schema", newObj("type", "string"),
 			"description", "Narrows the list to the record of this id: an empty list if there is none."),
-		"LimitParameter", newObj("name", "limit", "in", "query", "schema", newObj("type", "integer", "minimum", 1, "maximum", spec.MaxLimit, "default", spec.DefaultLimit)),
-		"OffsetParameter", newObj("name", "offset", "in", "query", "schema", newObj("type", "integer", "minimum", 0, "maximum", spec.MaxOffset, "default", 0),
+		"LimitParam", newObj("name", "limit", "in", "query", "schema", newObj("type", "integer", "minimum", 1, "maximum", spec.MaxLimit, "default", spec.DefaultLimit)),
+		"OffsetParam", newObj("name", "offset", "in", "query", "schema", newObj("type", "integer", "minimum", 0, "maximum", spec.MaxOffset, "default", 0),
 			"description", "Records to skip; a cursor pages faster and cannot be combined with an offset."),
-		"OrderDirectionParameter", newObj("name", "order_direction", "in", "query", "schema", ref("Direction")),
-		"CursorParameter", newObj("name", "cursor", "in", "query", "schema", ref("Cursor")),
-		"CountParameter", newObj("name", "count", "in", "query", "schema", ref("Count")),
-		"FieldsParameter", fields,
-		"TrashedParameter", newObj("name", "trashed", "in", "query", "schema", newObj("type", "string", "enum", []any{"only", "include"}),
+		"OrderDirectionParam", newObj("name", "order_direction", "in", "query", "schema", ref("Direction")),
+		"CursorParam", newObj("name", "cursor", "in", "query", "schema", ref("Cursor")),
+		"CountParam", newObj("name", "count", "in", "query", "schema", ref("Count")),
+		"FieldsParam", fields,
+		"TrashedParam", newObj("name", "trashed", "in", "query", "schema", newObj("type", "string", "enum", []any{"only", "include"}),
 			"description", "only: the records in the trash; include: those and the others. Records in the trash answer deleted_at and deleted_by. "+
 				"A role needs restore on the resource."),
-		"PermanentParameter", newObj("name", "permanent", "in", "query", "schema", newObj("type", "string", "enum", []any{"true", "false"}),
+		"PermanentParam", newObj("name", "permanent", "in", "query", "schema", newObj("type", "string", "enum", []any{"true", "false"}),
 			"description", "true erases the record and its children for good, from the trash or not (admin only); each erasure is a purged event."),
-		"PageLimitParameter", queryParam("limit", fmt.Sprintf("Events per page: 1 to %d, default %d.", spec.MaxLimit, spec.DefaultLimit), ref("Limit")),
-		"PageCursorParameter", queryParam("cursor", "paging.next_cursor of the page before, or an event stream's id: line.", ref("Cursor")),
-		"IfMatchParameter", newObj("name", "If-Match", "in", "header", "schema", newObj("type", "string"),
+		"PageLimitParam", queryParam("limit", fmt.Sprintf("Events per page: 1 to %d, default %d.", spec.MaxLimit, spec.DefaultLimit), ref("Limit")),
+		"PageCursorParam", queryParam("cursor", "paging.next_cursor of the page before, or an event stream's id: line.", ref("Cursor")),
+		"IdQueryParam", idQueryParameter("id"),
+		"IfMatchParam", newObj("name", "If-Match", "in", "header", "schema", newObj("type", "string"),
 			"description", "Write only if the record's ETag is listed (* : if it exists); otherwise 412, nothing written."),
-		"IfNoneMatchParameter", newObj("name", "If-None-Match", "in", "header", "schema", newObj("type", "string"),
+		"IfNoneMatchParam", newObj("name", "If-None-Match", "in", "header", "schema", newObj("type", "string"),
 			"description", "304 without a body when the answer's ETag is listed."),
-		"IfNoneMatchCreateParameter", newObj("name", "If-None-Match", "in", "header", "schema", newObj("type", "string", "const", "*"),
+		"IfNoneMatchCreateParam", newObj("name", "If-None-Match", "in", "header", "schema", newObj("type", "string", "const", "*"),
 			"description", "* : create only; when a record has the id, 412 and nothing written."),
-		"IfNoneMatchWriteParameter", newObj("name", "If-None-Match", "in", "header", "schema", newObj("type", "string"),
+		"IfNoneMatchWriteParam", newObj("name", "If-None-Match", "in", "header", "schema", newObj("type", "string"),
 			"description", "* or entity tags: written only if the record is at none of the versions listed (with *, never): 412 and nothing written otherwise. Not with If-Match."),
-		"IdempotencyKeyParameter", newObj("name", "Idempotency-Key", "in", "header", "schema", newObj("type", "string", "minLength", 1, "maxLength", 255),
+		"IdempotencyKeyParam", newObj("name", "Idempotency-Key", "in", "header", "schema", newObj("type", "string", "minLength", 1, "maxLength", 255),
 			"description", "1–255 printable ASCII characters. The first request with a key runs and its answer is kept for 24 hours: "+
 				"a retry with the same key and request answers it again (Idempotent-Replayed: true) and writes nothing; "+
 				"the key with another request is 422; while the first still runs, 409."),
 	)
+	aggregateParameters(params)
 	for _, r := range m.Resources {
-		params.set(r.Type+"OrderByParameter", newObj("name", "order_by", "in", "query", "schema", ref(r.Type+"OrderBy")))
-		params.set(r.Type+"FilterParameter", newObj("name", "filter", "in", "query", "style", "deepObject", "explode", true,
-			"description", "filter[member]=value matches exactly; filter[member][operator]=value applies an operator "+
-				"(eq, ne, gt, gte, lt, lte, in, nin, contains, prefix, is_null; in and nin take values separated by commas, "+
-				"or numbered: filter[member][in][0]=a). Operators AND together; and, or and not nest with numbered filters: "+
-				"filter[or][0][member]=a&filter[or][1][not][member][ne]=b.",
+		params.set(r.Type+"OrderByParam", newObj("name", "order_by", "in", "query", "schema", ref(r.Type+"OrderBy")))
+		params.set(r.Type+"FilterParam", newObj("name", "filter", "in", "query", "style", "deepObject", "explode", true,
+			"description", "See Lists.",
 			"schema", ref(r.Type+"FilterQuery")))
+		if r.Searchable() {
+			params.set(r.Type+"SearchParam", qParameter(r))
+		}
 		if len(r.Expands) > 0 {
-			params.set(r.Type+"ExpandParameter", newObj("name", "expand", "in", "query", "schema", newObj("type", "string"),
+			params.set(r.Type+"ExpandParam", newObj("name", "expand", "in", "query", "schema", newObj("type", "string"),
 				"description", "Related records to answer under the member expand, separated by commas: "+expandNames(r)+"."))
 		}
 	}
 	return params
+}
+
+// idQueryParameter is the id member of a read whose route has no id,
+// given in the query string.
+func idQueryParameter(name string) *obj {
+	return newObj("name", name, "in", "query", "description", "The record's id, for clients that cannot send a body with GET.",
+		"schema", ref("Id"))
 }
 
 // queryParameters are the read parameters a query string may carry.
@@ -77,7 +86,7 @@ func (d *openAPIDoc) queryParameters(op *opView) []any {
 			out = append(out, paramRef(r.Type+"Expand"))
 		}
 		if r.Searchable() {
-			out = append(out, qParameter(r))
+			out = append(out, paramRef(r.Type+"Search"))
 		}
 		for _, f := range op.Filters {
 			out = append(out, newObj("name", f, "in", "query", "description", "An exact filter.",
@@ -85,8 +94,11 @@ func (d *openAPIDoc) queryParameters(op *opView) []any {
 		}
 	case spec.Get, spec.GetOrCreate:
 		for _, id := range op.IDMembers {
-			out = append(out, newObj("name", id, "in", "query", "description", "The record's id, for clients that cannot send a body with GET.",
-				"schema", ref("Id")))
+			if id == "id" {
+				out = append(out, paramRef("IdQuery"))
+				continue
+			}
+			out = append(out, idQueryParameter(id))
 		}
 		out = append(out, paramRef("Fields"), paramRef("Trashed"))
 		if len(r.Expands) > 0 {
@@ -161,6 +173,5 @@ func orderBySchema(r *resourceView) *obj {
 		}
 	}
 	return newObj("type", "string", "pattern", "^"+key+"(,"+key+"){0,"+strconv.Itoa(spec.MaxOrderKeys-1)+"}$", "default", "id",
-		"description", "One member, or several (at most "+strconv.Itoa(spec.MaxOrderKeys)+") separated by commas, each with - for descending (else order_direction); "+
-			"the id breaks ties. Orders by one of "+strings.Join(sortable, ", ")+" are served by an index.")
+		"description", "Up to "+strconv.Itoa(spec.MaxOrderKeys)+" members (see Lists); indexed: "+strings.Join(sortable, ", ")+".")
 }

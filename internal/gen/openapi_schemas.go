@@ -2,7 +2,6 @@ package gen
 
 import (
 	"encoding/json"
-	"fmt"
 	"slices"
 	"strings"
 
@@ -32,6 +31,9 @@ var genericStems = map[spec.Kind]string{spec.List: "List", spec.Get: "Read", spe
 func (d *openAPIDoc) requestBody(rt *routeView) *obj {
 	op := rt.Op
 	body := d.requestSchema(op)
+	if n, ok := sharedRequest(op); ok {
+		return d.schemas.name(n, body)
+	}
 	if !isBulk(rt) {
 		return d.schemas.nameUnlessRef(opSchema(op, "Request"), body)
 	}
@@ -41,8 +43,23 @@ func (d *openAPIDoc) requestBody(rt *routeView) *obj {
 	}
 	body = d.schemas.nameUnlessRef(opSchema(op, "Single"), body)
 	bulk := d.schemas.name(batch, newObj("type", "array", "items", body, "minItems", 1, "maxItems", spec.MaxBulk,
-		"description", fmt.Sprintf("A bulk create: 1 to %d records, created in one transaction or none; faults name the element, e.g. [3].email.", spec.MaxBulk)))
+		"description", "See Writes."))
 	return d.schemas.name(opSchema(op, "Request"), newObj("oneOf", []any{body, bulk}))
+}
+
+// sharedRequest names the body of a generic delete, restore or revert
+// that takes nothing of its resource's own: every resource's is the same,
+// one schema all share (ByIdRequest, RevertRequest).
+func sharedRequest(op *opView) (schemaName, bool) {
+	plain := op.Generic && op.By == "" && op.Wrapper == "" && len(op.Ignore) == 0 && len(op.Aliases) == 0 &&
+		slices.Equal(op.IDMembers, []string{"id"})
+	switch {
+	case plain && (op.Kind == spec.Delete || op.Kind == spec.Restore):
+		return shared("ByIdRequest"), true
+	case plain && op.Kind == spec.Revert:
+		return shared("RevertRequest"), true
+	}
+	return schemaName{}, false
 }
 
 // isRef tells whether s is exactly a reference to the schema name.
@@ -167,7 +184,7 @@ func (d *openAPIDoc) answerSchema(rt *routeView) *obj {
 	batch := d.schemas.name(resourceSchema(r, "Batch"), newObj("type", "object", "properties",
 		newObj(r.Plural, newObj("type", "array", "items", ref(r.Type))),
 		"required", []any{r.Plural}, "additionalProperties", false,
-		"description", "A bulk create's records, in the order given."))
+		"description", "In the order given."))
 	return d.schemas.name(name, newObj("oneOf", []any{answer, batch}))
 }
 
