@@ -520,7 +520,9 @@ await step("enums as selects, required members marked, rules and sensitive membe
   const edited = structuredClone(doc) as OpenAPIDocument;
   const schemas = edited.components!["schemas"] as Record<string, Schema>;
   const component = (r: string | undefined) => schemas[(r ?? "").replace("#/components/schemas/", "")];
-  const record = schemas[returnsRes.schema];
+  const answered = schemas[returnsRes.schema];
+  // A record takes its members from its sparse form, by allOf.
+  const record = answered?.properties !== undefined ? answered : component(answered?.allOf?.[0]?.$ref);
   const body = edited.paths["/v1/returns/{id}"]?.patch?.requestBody?.content?.["application/json"]?.schema?.$ref ?? "";
   const write = component(body);
   const members = component(write?.allOf?.[0]?.$ref);
