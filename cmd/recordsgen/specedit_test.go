@@ -89,7 +89,7 @@ func TestSpecEditWorkflow(t *testing.T) {
 	edit(t, filepath.Join(dir, "schema", "customer.go"), `text("activationDate"),`, `text("activationDate"),
 		text("loyalty_tier"),`)
 	// A new resource: one schema file, nothing else.
-	os.WriteFile(filepath.Join(dir, "schema", "shipment.go"), []byte(``), 0o644)
+	os.WriteFile(filepath.Join(dir, "schema", "shipment.go"), []byte(shipmentSchema), 0o644)
 	routes := filepath.Join(dir, "schema", "routes.yaml")
 	b, _ := os.ReadFile(routes)
 	b = append(b, []byte(`
