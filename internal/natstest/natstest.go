@@ -4,6 +4,7 @@
 package natstest
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -50,17 +52,28 @@ func StartWith(tb testing.TB, config string) *Server {
 		}
 		tb.Skip("nats-server is not installed (apt-get install nats-server)")
 	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	s := &Server{tb: tb, bin: bin, dir: tb.TempDir(), port: l.Addr().(*net.TCPAddr).Port}
-	l.Close()
+	s := &Server{tb: tb, bin: bin, dir: tb.TempDir()}
 	s.conf = filepath.Join(s.dir, "nats.conf")
 	if err := os.WriteFile(s.conf, []byte(config+"\n"), 0o644); err != nil {
 		tb.Fatal(err)
 	}
-	s.Resume()
+	// A free port may be taken by another process before the server binds
+	// it (tests of other packages run at once): then try another.
+	for attempt := 1; ; attempt++ {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			tb.Fatal(err)
+		}
+		s.port = l.Addr().(*net.TCPAddr).Port
+		l.Close()
+		err = s.start()
+		if err == nil {
+			break
+		}
+		if attempt == 3 {
+			tb.Fatal(err)
+		}
+	}
 	tb.Cleanup(s.Stop)
 	return s
 }
@@ -72,24 +85,50 @@ func (s *Server) URL() string { return fmt.Sprintf("nats://127.0.0.1:%d", s.port
 // same store) and waits until it takes connections.
 func (s *Server) Resume() {
 	s.tb.Helper()
+	if err := s.start(); err != nil {
+		s.tb.Fatal(err)
+	}
+}
+
+// start starts the server on its port and waits until NATS answers there:
+// its INFO line, not merely a listener, which may be another process's.
+func (s *Server) start() error {
 	s.cmd = exec.Command(s.bin, "-c", s.conf, "-a", "127.0.0.1", "-p", fmt.Sprint(s.port), "-js", "-sd", filepath.Join(s.dir, "store"))
 	if err := s.cmd.Start(); err != nil {
-		s.tb.Fatal(err)
+		return err
 	}
 	s.exited = make(chan struct{})
 	go func(cmd *exec.Cmd, exited chan struct{}) { cmd.Wait(); close(exited) }(s.cmd, s.exited)
 	deadline := time.Now().Add(15 * time.Second)
 	for {
-		c, err := net.DialTimeout("tcp", fmt.Sprintf("127.0.0.1:%d", s.port), time.Second)
-		if err == nil {
-			c.Close()
-			return
+		select {
+		case <-s.exited:
+			s.cmd = nil
+			return fmt.Errorf("nats-server exited before it took connections on %d (the port taken?)", s.port)
+		default:
+		}
+		if infoAt(s.port) {
+			return nil
 		}
 		if time.Now().After(deadline) {
-			s.tb.Fatalf("nats-server did not listen on %d: %v", s.port, err)
+			s.Stop()
+			return fmt.Errorf("nats-server did not answer on %d within 15 s", s.port)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// infoAt reports whether a NATS server answers on port: the first line it
+// sends a client is INFO.
+func infoAt(port int) bool {
+	c, err := net.DialTimeout("tcp", fmt.Sprintf("127.0.0.1:%d", port), time.Second)
+	if err != nil {
+		return false
+	}
+	defer c.Close()
+	c.SetReadDeadline(time.Now().Add(time.Second))
+	line, _ := bufio.NewReader(c).ReadString('\n')
+	return strings.HasPrefix(line, "INFO ")
 }
 
 // Stop kills the server (its store is kept for Resume).
