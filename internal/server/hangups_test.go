@@ -29,15 +29,7 @@ func TestHangUpsAre499(t *testing.T) {
 			}
 		}
 		ts := startServer(t, h.srv)
-		var bulk strings.Builder
-		bulk.WriteString("[")
-		for i := 0; i < 1000; i++ {
-			if i > 0 {
-				bulk.WriteString(",")
-			}
-			fmt.Fprintf(&bulk, `{"id":"h%d"}`, i)
-		}
-		bulk.WriteString("]")
+		bulk := jsonArray(1000, func(i int) string { return fmt.Sprintf(`{"id":"h%d"}`, i) })
 		var wg sync.WaitGroup
 		for i := 0; i < 40; i++ {
 			wg.Add(1)
@@ -47,7 +39,7 @@ func TestHangUpsAre499(t *testing.T) {
 				defer cancel()
 				method, path, body := "GET", "/v1/users?limit=1000&filter[bio][contains]=b&order_by=-bio", ""
 				if i%4 == 0 {
-					method, path, body = "POST", "/v1/packing_list_items", strings.ReplaceAll(bulk.String(), `"h`, fmt.Sprintf(`"h%d-`, i))
+					method, path, body = "POST", "/v1/packing_list_items", strings.ReplaceAll(bulk, `"h`, fmt.Sprintf(`"h%d-`, i))
 				}
 				req, _ := http.NewRequestWithContext(ctx, method, ts.URL+path, strings.NewReader(body))
 				req.Header.Set("Authorization", "Bearer "+h.token)

@@ -3,6 +3,7 @@ package server_test
 import (
 	"bytes"
 	"io"
+	"strings"
 	"testing"
 
 	"records/internal/auth"
@@ -132,4 +133,19 @@ var (
 func secondServerWith(t testing.TB, h *harness, cfg server.Config) *server.Server {
 	t.Helper()
 	return servertest.SecondServer(t, h.sync(), cfg)
+}
+
+// jsonArray is a JSON array of n items, item(i) writing the i-th: a bulk
+// body.
+func jsonArray(n int, item func(i int) string) string {
+	var b strings.Builder
+	b.WriteByte('[')
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(item(i))
+	}
+	b.WriteByte(']')
+	return b.String()
 }

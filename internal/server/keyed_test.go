@@ -199,18 +199,12 @@ func TestConcurrentRequestsWithOneKeyWriteOnce(t *testing.T) {
 func TestRetryAfterAHangUpWritesOnce(t *testing.T) {
 	each(t, func(t *testing.T, h *harness) {
 		ts := startServer(t, h.srv)
-		var body strings.Builder
-		body.WriteString("[")
-		for i := 0; i < 1000; i++ {
-			if i > 0 {
-				body.WriteString(",")
-			}
-			fmt.Fprintf(&body, `{"id":"hang-%d","email":"x%d@example.com","firstName":"F","lastName":"L"}`, i, i)
-		}
-		body.WriteString("]")
+		body := jsonArray(1000, func(i int) string {
+			return fmt.Sprintf(`{"id":"hang-%d","email":"x%d@example.com","firstName":"F","lastName":"L"}`, i, i)
+		})
 		for attempt := 0; attempt < 3; attempt++ {
 			ctx, cancel := context.WithTimeout(context.Background(), time.Duration(attempt)*2*time.Millisecond)
-			req, _ := http.NewRequestWithContext(ctx, "POST", ts.URL+"/v1/customers", strings.NewReader(body.String()))
+			req, _ := http.NewRequestWithContext(ctx, "POST", ts.URL+"/v1/customers", strings.NewReader(body))
 			req.Header.Set("Authorization", "Bearer "+h.token)
 			req.Header.Set("Content-Type", "application/json")
 			req.Header.Set("Idempotency-Key", "import-1")
@@ -222,7 +216,7 @@ func TestRetryAfterAHangUpWritesOnce(t *testing.T) {
 		// However the hang-ups fell, a retry ends it: all 1000, once.
 		deadline := time.Now().Add(10 * time.Second)
 		for {
-			code, _, b := send(t, ts, h.token, "POST", "/v1/customers", body.String(), "Idempotency-Key", "import-1")
+			code, _, b := send(t, ts, h.token, "POST", "/v1/customers", body, "Idempotency-Key", "import-1")
 			if code == 201 {
 				break
 			}
