@@ -103,36 +103,20 @@ func (c *stmtCache) close() error {
 // dbConn runs queries on the pool through the cache.
 type dbConn struct{ c *stmtCache }
 
-func (p dbConn) ExecContext(ctx context.Context, query string, args ...any) (res sql.Result, err error) {
-	p.c.ran.Add(1)
-	ctx, end := tracing.Database(ctx, p.c.system, query)
-	defer func() { end(err) }()
-	st, err := p.c.get(ctx, query)
-	if err != nil {
-		return nil, Classify(ctx, err)
-	}
-	if st == nil {
-		res, err = p.c.db.ExecContext(ctx, p.c.text(query), args...)
-	} else {
-		res, err = st.ExecContext(ctx, args...)
-	}
-	return res, Classify(ctx, err)
+func (p dbConn) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	return run(ctx, p.c, query, p.c.get,
+		func(ctx context.Context, st *sql.Stmt) (sql.Result, error) { return st.ExecContext(ctx, args...) },
+		func(ctx context.Context) (sql.Result, error) {
+			return p.c.db.ExecContext(ctx, p.c.text(query), args...)
+		})
 }
 
-func (p dbConn) QueryContext(ctx context.Context, query string, args ...any) (rows *sql.Rows, err error) {
-	p.c.ran.Add(1)
-	ctx, end := tracing.Database(ctx, p.c.system, query)
-	defer func() { end(err) }()
-	st, err := p.c.get(ctx, query)
-	if err != nil {
-		return nil, Classify(ctx, err)
-	}
-	if st == nil {
-		rows, err = p.c.db.QueryContext(ctx, p.c.text(query), args...)
-	} else {
-		rows, err = st.QueryContext(ctx, args...)
-	}
-	return rows, Classify(ctx, err)
+func (p dbConn) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	return run(ctx, p.c, query, p.c.get,
+		func(ctx context.Context, st *sql.Stmt) (*sql.Rows, error) { return st.QueryContext(ctx, args...) },
+		func(ctx context.Context) (*sql.Rows, error) {
+			return p.c.db.QueryContext(ctx, p.c.text(query), args...)
+		})
 }
 
 // txConn runs queries inside a transaction, reusing statements the cache
@@ -143,28 +127,45 @@ type txConn struct {
 	tx *sql.Tx
 }
 
-func (t txConn) ExecContext(ctx context.Context, query string, args ...any) (res sql.Result, err error) {
-	t.c.ran.Add(1)
-	ctx, end := tracing.Database(ctx, t.c.system, query)
-	defer func() { end(err) }()
+// stmt is the cached statement for query bound to the transaction, or nil.
+func (t txConn) stmt(ctx context.Context, query string) (*sql.Stmt, error) {
 	if st := t.c.cached(query); st != nil {
-		res, err = t.tx.StmtContext(ctx, st).ExecContext(ctx, args...)
-	} else {
-		res, err = t.tx.ExecContext(ctx, query, args...)
+		return t.tx.StmtContext(ctx, st), nil
 	}
-	return res, Classify(ctx, err)
+	return nil, nil
 }
 
-func (t txConn) QueryContext(ctx context.Context, query string, args ...any) (rows *sql.Rows, err error) {
-	t.c.ran.Add(1)
-	ctx, end := tracing.Database(ctx, t.c.system, query)
+func (t txConn) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	return run(ctx, t.c, query, t.stmt,
+		func(ctx context.Context, st *sql.Stmt) (sql.Result, error) { return st.ExecContext(ctx, args...) },
+		func(ctx context.Context) (sql.Result, error) { return t.tx.ExecContext(ctx, query, args...) })
+}
+
+func (t txConn) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	return run(ctx, t.c, query, t.stmt,
+		func(ctx context.Context, st *sql.Stmt) (*sql.Rows, error) { return st.QueryContext(ctx, args...) },
+		func(ctx context.Context) (*sql.Rows, error) { return t.tx.QueryContext(ctx, query, args...) })
+}
+
+// run runs query once, counted and traced: through the statement stmt
+// finds for it, or, when it finds none, unprepared; errors classified.
+func run[T any](ctx context.Context, c *stmtCache, query string,
+	stmt func(context.Context, string) (*sql.Stmt, error),
+	prepared func(context.Context, *sql.Stmt) (T, error),
+	unprepared func(context.Context) (T, error),
+) (out T, err error) {
+	c.ran.Add(1)
+	ctx, end := tracing.Database(ctx, c.system, query)
 	defer func() { end(err) }()
-	if st := t.c.cached(query); st != nil {
-		rows, err = t.tx.StmtContext(ctx, st).QueryContext(ctx, args...)
-	} else {
-		rows, err = t.tx.QueryContext(ctx, query, args...)
+	st, err := stmt(ctx, query)
+	switch {
+	case err != nil:
+	case st != nil:
+		out, err = prepared(ctx, st)
+	default:
+		out, err = unprepared(ctx)
 	}
-	return rows, Classify(ctx, err)
+	return out, Classify(ctx, err)
 }
 
 // dollarPlaceholders rewrites ? placeholders as PostgreSQL's $1, $2, …,
