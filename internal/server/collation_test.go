@@ -86,16 +86,9 @@ func reversed(s []string) []string {
 func TestTextOrdersWalkTheirIndexes(t *testing.T) {
 	h := newHarness(t, dbtest.PostgresICU, testConfig())
 	statuses := []string{"open", "Open", "_held", "closed", "B"}
-	var b strings.Builder
-	b.WriteString("[")
-	for i := 0; i < 1000; i++ {
-		if i > 0 {
-			b.WriteString(",")
-		}
-		b.WriteString(`{"status":"` + statuses[i%len(statuses)] + `"}`)
-	}
-	b.WriteString("]")
-	h.call("POST", "/v1/returns", b.String()).want(201)
+	h.call("POST", "/v1/returns", jsonArray(1000, func(i int) string {
+		return `{"status":"` + statuses[i%len(statuses)] + `"}`
+	})).want(201)
 	ctx := context.Background()
 	conn, err := h.db.SQL.Conn(ctx)
 	if err != nil {

@@ -147,16 +147,9 @@ func TestExpandAnswersAtMost1000Children(t *testing.T) {
 		h.call("POST", "/v1/returns", `[{"id":"few"},{"id":"many"},{"id":"more"}]`).want(201)
 		h.call("POST", "/v1/return_line_items", `[{"id":"f-1","return_id":"few"},{"id":"f-2","return_id":"few"},{"id":"m-1","return_id":"more"}]`).want(201)
 		for from := 0; from < 2000; from += 1000 {
-			var b strings.Builder
-			b.WriteByte('[')
-			for i := from; i < from+1000; i++ {
-				if i > from {
-					b.WriteByte(',')
-				}
-				fmt.Fprintf(&b, `{"id":"li-%04d","return_id":"many"}`, i)
-			}
-			b.WriteByte(']')
-			h.call("POST", "/v1/return_line_items", b.String()).want(201)
+			h.call("POST", "/v1/return_line_items", jsonArray(1000, func(i int) string {
+				return fmt.Sprintf(`{"id":"li-%04d","return_id":"many"}`, from+i)
+			})).want(201)
 		}
 		h.call("POST", "/v1/return_line_items", `{"id":"li-2000","return_id":"many"}`).want(201)
 		want := map[string][]string{"few": {"f-1", "f-2"}, "many": {"li-0000", "li-0999"}, "more": {"m-1"}}

@@ -22,16 +22,9 @@ func TestRoleFilterIsServedByAnIndex(t *testing.T) {
 			t.Parallel()
 			h := newRolesHarness(t, d, "")
 			for batch := range 3 {
-				var b strings.Builder
-				b.WriteString("[")
-				for i := range 1000 {
-					if i > 0 {
-						b.WriteString(",")
-					}
-					fmt.Fprintf(&b, `{"caseName":"c%d","priority":"normal","resolver":"r%d"}`, batch*1000+i, i%50)
-				}
-				b.WriteString("]")
-				h.call("POST", "/v1/cases", b.String()).want(201)
+				h.call("POST", "/v1/cases", jsonArray(1000, func(i int) string {
+					return fmt.Sprintf(`{"caseName":"c%d","priority":"normal","resolver":"r%d"}`, batch*1000+i, i%50)
+				})).want(201)
 			}
 			ctx := context.Background()
 			if d == migrate.Postgres {

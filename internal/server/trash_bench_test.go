@@ -94,16 +94,9 @@ func TestLiveReadsWalkPartialIndexes(t *testing.T) {
 			h := newHarness(t, d, testConfig())
 			h.unchecked = true
 			for batch := range 2 {
-				var b strings.Builder
-				b.WriteString("[")
-				for i := range 1000 {
-					if i > 0 {
-						b.WriteString(",")
-					}
-					fmt.Fprintf(&b, `{"id":"r-%04d","status":"%s"}`, batch*1000+i, []string{"open", "closed"}[i%2])
-				}
-				b.WriteString("]")
-				h.call("POST", "/v1/returns", b.String()).want(201)
+				h.call("POST", "/v1/returns", jsonArray(1000, func(i int) string {
+					return fmt.Sprintf(`{"id":"r-%04d","status":"%s"}`, batch*1000+i, []string{"open", "closed"}[i%2])
+				})).want(201)
 			}
 			ctx := context.Background()
 			if _, err := h.db.Exec(ctx, `UPDATE "returns" SET "deleted_at" = 1, "trash_batch" = "id" WHERE "status" = 'closed'`); err != nil {
