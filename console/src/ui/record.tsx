@@ -1,19 +1,20 @@
 // One record: every member in an input of its type, saved with If-Match
 // (a 412 is said as a change by someone else, with a reload, never
 // overwritten), problems beside their fields, its children and parent by
-// expand, its history with what changed at each version, the trash, and
-// the form that creates a record.
+// expand (related.tsx), its history with what changed at each version
+// (history.tsx), the trash, and the form that creates a record.
 
-import { useEffect, useRef, useState } from "preact/hooks";
+import { useEffect, useState } from "preact/hooks";
 import { Problem } from "../../../clients/typescript/src/runtime.js";
-import type { Event } from "../../../clients/typescript/src/runtime.js";
 import type { Session } from "../api.js";
 import type { Member, Resource } from "../document.js";
 import { go, href } from "../route.js";
 import { refusal } from "../rules.js";
-import { InputError, cell, diff, fromInput, toInput, unchanged } from "../values.js";
+import { InputError, cell, fromInput, toInput, unchanged } from "../values.js";
 import type { Rec } from "../values.js";
 import { Confirmed, Field, ProblemBox, Status, useLoad } from "./common.js";
+import { History } from "./history.js";
+import { Related } from "./related.js";
 
 /**
  * The members a form shows: on create, those a create may set (and the
@@ -211,171 +212,6 @@ export function RecordPage({ session, resource: r, id }: { session: Session; res
       </form>
       <Related session={session} resource={r} rec={rec} />
       {r.routes.history && <History key={historyTick} session={session} resource={r} id={id} current={typeof version === "number" ? version : 0} canRevert={canEdit && r.routes.revert !== undefined} onReverted={reload} />}
-    </section>
-  );
-}
-
-/** The records related by expand: children in tables, the parent as a link. */
-function Related({ session, resource: r, rec }: { session: Session; resource: Resource; rec: Rec }) {
-  const expanded = (rec["expand"] ?? {}) as Record<string, unknown>;
-  if (r.edges.length === 0) return null;
-  return (
-    <section aria-labelledby="related-title">
-      <h3 id="related-title">Related</h3>
-      {r.edges.map((e) => {
-        const target = session.catalog.resourceOf(e.record);
-        const v = expanded[e.name];
-        if (!e.many) {
-          const parent = v as Rec | null | undefined;
-          return (
-            <p key={e.name}>
-              {e.name}:{" "}
-              {parent && target ? <a href={href({ page: "record", plural: target.plural, id: String(parent["id"]) })}>{String(parent["id"])}</a> : "none"}
-            </p>
-          );
-        }
-        const kids = (Array.isArray(v) ? v : []) as Rec[];
-        const cols = (target?.members ?? []).filter((m) => !m.writeOnly).slice(0, 6);
-        return (
-          <div key={e.name} class="children">
-            <h4>
-              {e.name} ({kids.length})
-            </h4>
-            {kids.length > 0 && (
-              <div class="table-wrap" tabIndex={0} role="region" aria-label={e.name}>
-                <table>
-                  <thead>
-                    <tr>
-                      {cols.map((m) => (
-                        <th scope="col" key={m.name}>
-                          {m.name}
-                        </th>
-                      ))}
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {kids.map((k) => (
-                      <tr key={String(k["id"])}>
-                        {cols.map((m) =>
-                          m.name === "id" && target ? (
-                            <td key="id">
-                              <a href={href({ page: "record", plural: target.plural, id: String(k["id"]) })}>{String(k["id"])}</a>
-                            </td>
-                          ) : (
-                            <td key={m.name}>{cell(k[m.name])}</td>
-                          ),
-                        )}
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-              </div>
-            )}
-            {target?.routes.create && session.can(target.plural, "create") && <a href={href({ page: "new", plural: target.plural })}>New {target.plural} record</a>}
-          </div>
-        );
-      })}
-    </section>
-  );
-}
-
-/** The record's versions, newest first, each with what changed from the one before. */
-function History(props: { session: Session; resource: Resource; id: string; current: number; canRevert: boolean; onReverted: () => void }) {
-  const { session, resource: r, id, current } = props;
-  const svc = session.service(r);
-  const [events, setEvents] = useState<Event[]>([]);
-  const [cursor, setCursor] = useState<string | null>(null);
-  const [error, setError] = useState<unknown>(null);
-  const [loading, setLoading] = useState(true);
-  const more = useRef<(c?: string) => Promise<void>>(async () => undefined);
-  more.current = async (c?: string) => {
-    setLoading(true);
-    try {
-      const page = await svc.history(id, c ? { cursor: c, limit: 100 } : { limit: 100 });
-      setEvents((prev) => (c ? [...prev, ...page.events] : page.events));
-      setCursor(page.paging.has_more ? page.paging.next_cursor : null);
-    } catch (e) {
-      setError(e);
-    }
-    setLoading(false);
-  };
-  useEffect(() => {
-    void more.current();
-  }, [id]);
-  const revert = async (version: number) => {
-    setError(null);
-    try {
-      await svc.revert(id, version, { ifMatch: `"${current}"` });
-      props.onReverted();
-      return true;
-    } catch (e) {
-      setError(e);
-      return false;
-    }
-  };
-  const rows = events.map((e, i) => {
-    const after = e.data.object;
-    const deleted = e.type.endsWith(".deleted") || e.type.endsWith(".purged");
-    const before = events.slice(0, i).reverse().find((x) => !x.type.endsWith(".deleted"))?.data.object;
-    return { e, after, deleted, changes: deleted ? [] : diff(before, after) };
-  });
-  return (
-    <section aria-labelledby="history-title">
-      <h3 id="history-title">History</h3>
-      <ProblemBox error={error} />
-      <ol class="history" reversed>
-        {rows
-          .slice()
-          .reverse()
-          .map(({ e, after, deleted, changes }) => {
-            const v = typeof after["version"] === "number" ? after["version"] : undefined;
-            return (
-              <li key={e.id}>
-                <p class="event-head">
-                  <strong>{deleted ? e.type.split(".").pop() : v !== undefined ? `Version ${v}` : e.type}</strong> · {e.type} · <time dateTime={e.occurred_at}>{e.occurred_at}</time>
-                  {e.actor?.token_name ? ` · by ${e.actor.token_name}` : ""}
-                  {e.reverted_from !== undefined ? ` · reverted from version ${e.reverted_from}` : ""}
-                </p>
-                {changes.length > 0 && (
-                  <table class="diff">
-                    <caption class="visually-hidden">Changes in {v !== undefined ? `version ${v}` : e.type}</caption>
-                    <thead>
-                      <tr>
-                        <th scope="col">member</th>
-                        <th scope="col">before</th>
-                        <th scope="col">after</th>
-                      </tr>
-                    </thead>
-                    <tbody>
-                      {changes.map((c) => (
-                        <tr key={c.member}>
-                          <th scope="row">{c.member}</th>
-                          <td class="before">{cell(c.before)}</td>
-                          <td class="after">{cell(c.after)}</td>
-                        </tr>
-                      ))}
-                    </tbody>
-                  </table>
-                )}
-                {props.canRevert && !deleted && v !== undefined && v < current && (
-                  <Confirmed
-                    label="Revert to this version"
-                    name={`Revert to this version (version ${v})`}
-                    question={`Write version ${v}'s members as a new version?`}
-                    yes="Yes, revert"
-                    onYes={() => revert(v)}
-                  />
-                )}
-              </li>
-            );
-          })}
-      </ol>
-      {loading && <Status text="Loading history…" />}
-      {cursor && (
-        <button type="button" onClick={() => void more.current(cursor)}>
-          More history
-        </button>
-      )}
     </section>
   );
 }
