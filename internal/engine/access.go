@@ -291,8 +291,8 @@ type maskedImager[E any] struct {
 	view *view[E]
 }
 
-func (m maskedImager[E]) AppendImage(b []byte, image []byte) ([]byte, error) {
-	e, err := m.res.scanImage(image)
+func (m maskedImager[E]) AppendImage(b []byte, image string) ([]byte, error) {
+	e, err := m.res.scanImage([]byte(image))
 	if err != nil {
 		return b, err
 	}

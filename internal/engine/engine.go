@@ -71,7 +71,7 @@ func (s *Service) Catalog() policy.Catalog { return s.catalog }
 // Imager is a resource as its events need it.
 type Imager interface {
 	// AppendImage appends the record of an event's image (image.go).
-	AppendImage(b []byte, image []byte) ([]byte, error)
+	AppendImage(b []byte, image string) ([]byte, error)
 }
 
 // Described is a resource as Describe takes it: any *Resource.

@@ -19,9 +19,14 @@ import (
 // record as every answer does, so an event's record is the record a read
 // answered at that moment, member for member.
 
-// AppendImage appends the record of an event's image as JSON.
-func (res *Resource[E]) AppendImage(b []byte, image []byte) ([]byte, error) {
-	e, err := res.scanImage(image)
+// AppendImage appends the record of an event's image as JSON: spliced
+// from the image when it may be (image_splice.go), else scanned and
+// encoded.
+func (res *Resource[E]) AppendImage(b []byte, image string) ([]byte, error) {
+	if out, ok := res.splicing().splice(b, image); ok {
+		return out, nil
+	}
+	e, err := res.scanImage([]byte(image))
 	if err != nil {
 		return b, err
 	}

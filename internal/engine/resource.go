@@ -59,6 +59,9 @@ type Resource[E any] struct {
 	reads    readSQL
 	listOnce sync.Once
 	list     *listing
+
+	spliceOnce sync.Once
+	splice     *splicing // image_splice.go
 }
 
 // ScanNew and ScanReuse make a resource's Scan and Scanner from the

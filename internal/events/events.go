@@ -204,7 +204,7 @@ func (l *Log) appendWith(b []byte, team int, e *Event, res engine.Imager) []byte
 	default:
 		object := len(b)
 		var err error
-		if b, err = res.AppendImage(b, []byte(e.Image.String)); err == nil {
+		if b, err = res.AppendImage(b, e.Image.String); err == nil {
 			break
 		}
 		b = b[:object]

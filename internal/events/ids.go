@@ -41,7 +41,13 @@ func (x *IDs) Append(b []byte, seq int64) []byte {
 }
 
 // ID is the id of the event numbered seq.
-func (x *IDs) ID(seq int64) string { return string(x.Append(nil, seq)) }
+func (x *IDs) ID(seq int64) string {
+	var b [idLen]byte
+	return string(x.Append(b[:0], seq))
+}
+
+// idLen is an id's length: "evt_" and one AES block in base32.
+const idLen = len("evt_") + (aes.BlockSize*8+4)/5
 
 // Seq is the number of the event whose id is id; ok is false when id is
 // not one these IDs made.

@@ -94,6 +94,10 @@ type Publisher struct {
 	nc *nats.Conn
 	js jetstream.JetStream
 
+	// What publish reuses (only Run's goroutine publishes).
+	subjects subjects
+	body     []byte
+
 	// What the metrics read.
 	active       atomic.Bool
 	pendingSince atomic.Int64 // microseconds: the oldest event read and not yet acknowledged, 0 when none
@@ -124,7 +128,7 @@ func New(cfg Config, database *db.DB, log *events.Log, lg *slog.Logger) (*Publis
 	if cfg.Retry <= 0 {
 		cfg.Retry = DefaultRetry
 	}
-	p := &Publisher{cfg: cfg, db: database, log: log, lg: lg}
+	p := &Publisher{cfg: cfg, db: database, log: log, lg: lg, subjects: subjects{}}
 	var err error
 	p.nc, err = nats.Connect(cfg.URL,
 		nats.Name("records"),
@@ -301,20 +305,27 @@ func (p *Publisher) session(ctx context.Context, l *lease) error {
 const idleRead = time.Second
 
 // publish sends the page's events, each after prev, and awaits the
-// acknowledgement of the last (see the package's doc).
+// acknowledgement of the last (see the package's doc). One message, its
+// headers and its body are reused for every event: the connection copies
+// each into its buffer as it is published.
 func (p *Publisher) publish(ctx context.Context, page []events.TeamEvent, prev string) error {
 	last := len(page) - 1
+	msg := &nats.Msg{Header: nats.Header{}}
+	msgID, expected := []string{""}, []string{""}
 	for i := range page {
 		e := &page[i]
 		id := p.log.ID(e.Seq)
-		msg := nats.NewMsg(Subject(e.Team, e.Type))
-		msg.Data = p.log.Append(make([]byte, 0, len(e.Image.String)+len(e.Meta.String)+256), e.Team, &e.Event)
+		msg.Subject = p.subjects.of(e.Team, e.Type)
+		p.body = p.log.Append(p.body[:0], e.Team, &e.Event)
+		msg.Data = p.body
 		if limit := p.nc.MaxPayload() - headroom; limit > 0 && int64(len(msg.Data)) > limit {
 			msg.Data = p.tooLarge(e, len(msg.Data), limit)
 		}
-		msg.Header[jetstream.MsgIDHeader] = []string{id}
+		msgID[0] = id
+		msg.Header[jetstream.MsgIDHeader] = msgID
 		if prev != "" {
-			msg.Header[jetstream.ExpectedLastMsgIDHeader] = []string{prev}
+			expected[0] = prev
+			msg.Header[jetstream.ExpectedLastMsgIDHeader] = expected
 		}
 		prev = id
 		if i < last {
