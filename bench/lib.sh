@@ -144,6 +144,10 @@ metric() { curl -s "http://127.0.0.1:$1/metrics" | awk -v m="$2" '$1==m {print $
 # peak_mib PID prints a process's peak resident memory, in MiB.
 peak_mib() { awk '/VmHWM/ {printf "%.1f", $2/1024}' "/proc/$1/status"; }
 
+# rss_split PID prints a process's resident memory now as anonymous/file-
+# backed MiB (RssAnon/RssFile): the heap and stacks, and the binary's pages.
+rss_split() { awk '/RssAnon/ {a=$2} /RssFile/ {f=$2} END {printf "%.1f/%.1f", a/1024, f/1024}' "/proc/$1/status"; }
+
 # worse prints the worse of two wrk latencies (e.g. 3.2ms, 1.1s), as written.
 worse() {
   local a b
