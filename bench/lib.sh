@@ -59,10 +59,12 @@ stop_all() {
   pids=()
 }
 
-# build PACKAGE… builds each command into $work, named as its folder.
+# build PACKAGE… builds each command into $work, named as its folder, with
+# the Makefile's build tags (TAGS).
+TAGS=${TAGS:-nomsgpack}
 build() {
   local pkg
-  for pkg in "$@"; do go build -o "$work/$(basename "$pkg")" "$pkg"; done
+  for pkg in "$@"; do go build -tags "$TAGS" -o "$work/$(basename "$pkg")" "$pkg"; done
 }
 
 # wait_http URL waits for URL to answer (up to 30 s).
