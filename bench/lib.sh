@@ -59,10 +59,12 @@ stop_all() {
   pids=()
 }
 
-# build PACKAGE… builds each command into $work, named as its folder.
+# build PACKAGE… builds each command into $work, named as its folder, with
+# the Makefile's build tags (TAGS).
+TAGS=${TAGS:-nomsgpack}
 build() {
   local pkg
-  for pkg in "$@"; do go build -o "$work/$(basename "$pkg")" "$pkg"; done
+  for pkg in "$@"; do go build -tags "$TAGS" -o "$work/$(basename "$pkg")" "$pkg"; done
 }
 
 # wait_http URL waits for URL to answer (up to 30 s).
@@ -143,6 +145,10 @@ metric() { curl -s "http://127.0.0.1:$1/metrics" | awk -v m="$2" '$1==m {print $
 
 # peak_mib PID prints a process's peak resident memory, in MiB.
 peak_mib() { awk '/VmHWM/ {printf "%.1f", $2/1024}' "/proc/$1/status"; }
+
+# rss_split PID prints a process's resident memory now as anonymous/file-
+# backed MiB (RssAnon/RssFile): the heap and stacks, and the binary's pages.
+rss_split() { awk '/RssAnon/ {a=$2} /RssFile/ {f=$2} END {printf "%.1f/%.1f", a/1024, f/1024}' "/proc/$1/status"; }
 
 # worse prints the worse of two wrk latencies (e.g. 3.2ms, 1.1s), as written.
 worse() {

@@ -3,10 +3,12 @@
 # prepared statements), GET by id and a list of 100, on SQLite and
 # PostgreSQL. Each pair is run in turn (service, baseline, baseline,
 # service); prints mean requests/s, the worse p99 of each side, the
-# service's peak memory, and the two ratios in turn.
+# service's peak memory (VmHWM) with its anonymous and file-backed parts
+# at the end of the pair (RssAnon/RssFile), and the two ratios in turn.
 #
 #   bench/load.sh                 # both databases, 10 s a run
 #   DURATION=30s CONNS=64 bench/load.sh sqlite
+#   PORT=18281 bench/load.sh      # the service on 18281, the baseline on 18290
 #
 # Needs wrk (apt-get install wrk) and, for PostgreSQL, the local server.
 set -euo pipefail
@@ -15,6 +17,8 @@ cd "$(dirname "$0")/.."
 
 DURATION=${DURATION:-10s}
 RECORDS=${RECORDS:-1000}
+PORT=${PORT:-18081}
+bport=$((PORT + 9))
 dbs=("$@")
 [ ${#dbs[@]} -gt 0 ] || dbs=(sqlite postgres)
 
@@ -36,21 +40,21 @@ pair() {
   local s b
   s=$(echo "($s1 + $s2) / 2" | bc -l)
   b=$(echo "($b1 + $b2) / 2" | bc -l)
-  printf '%-9s %-7s %11.2f %12.2f %7.2f %11s %11s %9s   (in turn: %.2f, %.2f)\n' "$1" "$2" "$s" "$b" "$(echo "$s / $b" | bc -l)" \
-    "$(worse "$s1p" "$s2p")" "$(worse "$b1p" "$b2p")" "$(peak_mib $svc)" "$(echo "$s1 / $b1" | bc -l)" "$(echo "$s2 / $b2" | bc -l)"
+  printf '%-9s %-7s %11.2f %12.2f %7.2f %11s %11s %9s %11s   (in turn: %.2f, %.2f)\n' "$1" "$2" "$s" "$b" "$(echo "$s / $b" | bc -l)" \
+    "$(worse "$s1p" "$s2p")" "$(worse "$b1p" "$b2p")" "$(peak_mib $svc)" "$(rss_split $svc)" "$(echo "$s1 / $b1" | bc -l)" "$(echo "$s2 / $b2" | bc -l)"
 }
 
-printf '%-9s %-6s %12s %12s %7s %11s %11s %9s\n' database route service baseline ratio p99-service p99-baseline peak-MiB
+printf '%-9s %-6s %12s %12s %7s %11s %11s %9s %11s\n' database route service baseline ratio p99-service p99-baseline peak-MiB anon/file
 for db in "${dbs[@]}"; do
   database "$db" load
   migrate
-  serve 18081
-  serve_baseline 18090
-  seed_customers 18081 "$RECORDS"
+  serve "$PORT"
+  serve_baseline "$bport"
+  seed_customers "$PORT" "$RECORDS"
   id="cust-$(( (RECORDS + 1) / 2 ))" # one in the middle
 
-  pair "$db" get "http://127.0.0.1:18081/v1/customers/$id" "http://127.0.0.1:18090/customers/$id"
-  pair "$db" list100 "http://127.0.0.1:18081/v1/customers?limit=100" "http://127.0.0.1:18090/customers?limit=100"
+  pair "$db" get "http://127.0.0.1:$PORT/v1/customers/$id" "http://127.0.0.1:$bport/customers/$id"
+  pair "$db" list100 "http://127.0.0.1:$PORT/v1/customers?limit=100" "http://127.0.0.1:$bport/customers?limit=100"
 
   stop_all
   drop_database

@@ -46,8 +46,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-go build -o "$work/records" ./cmd/records
-go build -o "$work/seed" ./bench/cmd/seed
+build ./cmd/records ./bench/cmd/seed
 wait_http() { for _ in $(seq 100); do curl -s -o /dev/null "$1" && return 0; sleep 0.1; done; echo "no answer at $1" >&2; exit 1; }
 
 # rps URL TOKEN → requests/s

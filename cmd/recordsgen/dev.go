@@ -30,10 +30,11 @@ import (
 // the compile of ent/ and internal/resources; no DWARF saves compiling and
 // linking it; the compiler collects garbage only near 2 GiB (ent's package
 // peaks at 1.5), which saves its GC time; -trimpath lets copies of the
-// repository in other folders share the build cache.
+// repository in other folders share the build cache. The tags are the
+// Makefile's (nomsgpack: gin without its MessagePack codec).
 var devBuild = devloop.Build{
 	Package: "./cmd/records",
-	Flags: []string{"-trimpath", "-buildvcs=false",
+	Flags: []string{"-trimpath", "-buildvcs=false", "-tags=nomsgpack",
 		"-gcflags=work=-l -dwarf=false", "-ldflags=-s -w -X main.version=dev"},
 	Env: []string{"GOGC=" + envvar.Or("GOGC", "off"), "GOMEMLIMIT=" + envvar.Or("GOMEMLIMIT", "2GiB")},
 }

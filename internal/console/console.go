@@ -15,6 +15,7 @@ import (
 	"mime"
 	"net/http"
 	"path"
+	"sync"
 
 	"github.com/gin-gonic/gin"
 )
@@ -28,8 +29,15 @@ var dist embed.FS
 const Policy = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; font-src 'self'; " +
 	"connect-src 'self'; manifest-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 
-// Console holds the page and its assets, read once from the embedded build.
+// Console serves the page and its assets, read from the embedded build
+// and hashed on the first request: a server nobody opens the console of
+// keeps none of it in its heap.
 type Console struct {
+	build func() *build
+}
+
+// build is the build's page and assets, by name, ready to serve.
+type build struct {
 	page   file
 	assets map[string]file
 }
@@ -40,33 +48,42 @@ type file struct {
 	tag         string
 }
 
-// New reads the embedded build.
+// New checks that the embedded build has its page and assets; it reads
+// none of them.
 func New() (*Console, error) {
-	return load(dist)
+	return open(dist)
 }
 
-func load(fsys fs.FS) (*Console, error) {
-	page, err := fs.ReadFile(fsys, "dist/index.html")
-	if err != nil {
+func open(fsys fs.FS) (*Console, error) {
+	if _, err := fs.Stat(fsys, "dist/index.html"); err != nil {
 		return nil, fmt.Errorf("console: the build has no index.html (cd console && npm ci && npm run build): %w", err)
 	}
-	c := &Console{page: newFile(page, "text/html; charset=utf-8"), assets: map[string]file{}}
-	entries, err := fs.ReadDir(fsys, "dist/assets")
-	if err != nil {
+	if _, err := fs.ReadDir(fsys, "dist/assets"); err != nil {
 		return nil, fmt.Errorf("console: the build has no assets: %w", err)
 	}
-	for _, e := range entries {
-		b, err := fs.ReadFile(fsys, "dist/assets/"+e.Name())
+	return &Console{build: sync.OnceValue(func() *build { return load(fsys) })}, nil
+}
+
+// load reads and hashes the build, which open has found whole: a file
+// that cannot be read then is a build broken beyond running (a 500).
+func load(fsys fs.FS) *build {
+	read := func(name string) []byte {
+		b, err := fs.ReadFile(fsys, name)
 		if err != nil {
-			return nil, err
+			panic("console: reading the build: " + err.Error())
 		}
+		return b
+	}
+	f := &build{page: newFile(read("dist/index.html"), "text/html; charset=utf-8"), assets: map[string]file{}}
+	entries, _ := fs.ReadDir(fsys, "dist/assets")
+	for _, e := range entries {
 		typ := mime.TypeByExtension(path.Ext(e.Name()))
 		if typ == "" {
 			typ = "application/octet-stream"
 		}
-		c.assets[e.Name()] = newFile(b, typ)
+		f.assets[e.Name()] = newFile(read("dist/assets/"+e.Name()), typ)
 	}
-	return c, nil
+	return f
 }
 
 func newFile(b []byte, typ string) file {
@@ -98,12 +115,12 @@ func serve(c *gin.Context, f file, cache string) {
 // Page serves the application's page; it names its assets by hash, so it
 // is revalidated on every load and they never are.
 func (con *Console) Page(c *gin.Context) {
-	serve(c, con.page, "no-cache")
+	serve(c, con.build().page, "no-cache")
 }
 
 // Asset serves a file of the build by name, or calls notFound.
 func (con *Console) Asset(c *gin.Context, notFound func(*gin.Context)) {
-	f, ok := con.assets[c.Param("file")]
+	f, ok := con.build().assets[c.Param("file")]
 	if !ok {
 		secure(c.Writer.Header())
 		notFound(c)

@@ -3,7 +3,7 @@
 // (npm/package-lock.json pins them; `make docs-assets` refreshes them) and
 // embedded, so the page works offline and needs no CDN. Each is served
 // with an ETag (If-None-Match answers 304) and, to a client that accepts
-// it, compressed with gzip once, not on every request.
+// it, compressed with gzip once, on its first request, not on every one.
 package docs
 
 import (
@@ -32,14 +32,26 @@ var pageSource string
 //go:embed assets
 var assets embed.FS
 
-// Docs holds the rendered page and document, ready to serve.
+// Docs holds the page and the document, each prepared on its first
+// request: a server that never serves them never compacts, hashes or
+// compresses the 700 KB document, nor keeps the results in its heap.
 type Docs struct {
-	page, doc *representation
+	page, doc func() *representation
 }
 
 // New prepares the docs for an OpenAPI document (indented or not; it is
-// served compacted), compressing it and the page once.
-func New(openAPI []byte) (*Docs, error) {
+// served compacted). The page and the document are made and compressed
+// once, when first asked for; both are embedded in the binary, so a
+// failure is a build broken beyond running and panics (a 500).
+func New(openAPI []byte) *Docs {
+	return &Docs{
+		page: sync.OnceValue(func() *representation { return prepare(must(renderPage())) }),
+		doc:  sync.OnceValue(func() *representation { return prepare(must(compact(openAPI))) }),
+	}
+}
+
+// renderPage renders the page's template with the problem codes.
+func renderPage() ([]byte, error) {
 	var page bytes.Buffer
 	t, err := template.New("page").Parse(pageSource)
 	if err != nil {
@@ -48,11 +60,23 @@ func New(openAPI []byte) (*Docs, error) {
 	if err := t.Execute(&page, spec.Codes); err != nil {
 		return nil, err
 	}
-	var doc bytes.Buffer
-	if err := json.Compact(&doc, openAPI); err != nil {
+	return page.Bytes(), nil
+}
+
+// compact compacts a JSON document.
+func compact(doc []byte) ([]byte, error) {
+	var b bytes.Buffer
+	if err := json.Compact(&b, doc); err != nil {
 		return nil, err
 	}
-	return &Docs{page: prepare(page.Bytes()), doc: prepare(doc.Bytes())}, nil
+	return b.Bytes(), nil
+}
+
+func must(b []byte, err error) []byte {
+	if err != nil {
+		panic("docs: preparing the docs: " + err.Error())
+	}
+	return b
 }
 
 // representation is a body as it is and gzipped, each with its entity
@@ -115,12 +139,12 @@ func serve(c *gin.Context, contentType string, r *representation, cache string) 
 
 // Document serves the OpenAPI document.
 func (d *Docs) Document(c *gin.Context) {
-	serve(c, "application/json", d.doc, "no-cache")
+	serve(c, "application/json", d.doc(), "no-cache")
 }
 
 // Page serves the documentation page.
 func (d *Docs) Page(c *gin.Context) {
-	serve(c, "text/html; charset=utf-8", d.page, "no-cache")
+	serve(c, "text/html; charset=utf-8", d.page(), "no-cache")
 }
 
 var (

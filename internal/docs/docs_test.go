@@ -21,10 +21,7 @@ const document = `{
 func engine(t *testing.T) *gin.Engine {
 	t.Helper()
 	gin.SetMode(gin.ReleaseMode)
-	d, err := New([]byte(document))
-	if err != nil {
-		t.Fatal(err)
-	}
+	d := New([]byte(document))
 	e := gin.New()
 	e.GET("/v1/openapi.json", d.Document)
 	e.GET("/docs", d.Page)
@@ -154,4 +151,18 @@ func TestAcceptsGzip(t *testing.T) {
 			t.Errorf("acceptsGzip(%q) = %v", header, got)
 		}
 	}
+}
+
+// New prepares nothing: the document is compacted on its first request,
+// so a server that is never asked for it never holds it in its heap. A
+// broken document shows there, as a panic (the server's recovery answers
+// 500), not at New.
+func TestDocumentIsPreparedOnItsFirstRequest(t *testing.T) {
+	d := New([]byte(`{"openapi": `))
+	defer func() {
+		if r := recover(); r == nil || !strings.Contains(r.(string), "docs: preparing the docs") {
+			t.Fatalf("recovered %v, want the docs' panic", r)
+		}
+	}()
+	d.doc()
 }
