@@ -12,6 +12,7 @@ import (
 	atlasschema "ariga.io/atlas/sql/schema"
 	"entgo.io/ent/dialect/sql/schema"
 
+	"records/internal/annotation"
 	"records/internal/fold"
 	"records/internal/migrate"
 	"records/internal/spec"
@@ -70,10 +71,11 @@ func searchChanges(ctx context.Context, dialect string, db *sql.DB, events []eve
 }
 
 func pgSearchChanges(ctx context.Context, db *sql.DB, events []eventTable) (string, string, error) {
-	// The search column's comment, by table.
-	have, err := namedTexts(ctx, db, `SELECT c.relname, coalesce(col_description(c.oid, a.attnum), '')
+	// The search columns' comments, by "table.column".
+	have, err := namedTexts(ctx, db, `SELECT c.relname || '.' || a.attname, coalesce(col_description(c.oid, a.attnum), '')
 FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid JOIN pg_namespace n ON n.oid = c.relnamespace
-WHERE a.attname = $1 AND c.relkind = 'r' AND NOT a.attisdropped AND n.nspname = current_schema()`, spec.SearchColumn)
+WHERE (a.attname = $1 OR a.attname LIKE $2) AND c.relkind = 'r' AND NOT a.attisdropped AND n.nspname = current_schema()`,
+		spec.SearchColumn, strings.ReplaceAll(spec.SearchColumn+"_", "_", `\_`)+"_")
 	if err != nil {
 		return "", "", err
 	}
@@ -84,39 +86,69 @@ WHERE p.proname = 'records_fold' AND n.nspname = current_schema()`).Scan(&src)
 	if err != nil && err != sql.ErrNoRows {
 		return "", "", err
 	}
-	col := spec.Ident(spec.SearchColumn)
+	folded := src.Valid && src.String == foldFunction()
 	for _, e := range events {
-		t := spec.Ident(e.table.Name)
-		comment, ok := have[e.table.Name]
-		delete(have, e.table.Name)
-		if len(e.search) == 0 {
-			continue
+		for _, c := range pgSearchColumns(e.search) {
+			key := e.table.Name + "." + c.name
+			comment, ok := have[key]
+			delete(have, key)
+			if ok && comment == signature(c.expr) && folded {
+				continue
+			}
+			if !folded {
+				b.WriteString("-- Fold the accents of searched words (package fold)\n")
+				b.WriteString(`CREATE OR REPLACE FUNCTION records_fold(text) RETURNS text LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $records$` + foldFunction() + "$records$;\n")
+				folded = true
+			}
+			pgSearchColumn(&b, &builds, e.table.Name, c, ok)
 		}
-		expr := pgSearchExpr(e.search)
-		if ok && comment == signature(expr) && src.String == foldFunction() {
-			continue
-		}
-		if !src.Valid || src.String != foldFunction() {
-			b.WriteString("-- Fold the accents of searched words (package fold)\n")
-			b.WriteString(`CREATE OR REPLACE FUNCTION records_fold(text) RETURNS text LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $records$` + foldFunction() + "$records$;\n")
-			src = sql.NullString{String: foldFunction(), Valid: true}
-		}
-		b.WriteString("-- Search " + e.table.Name + " by " + describeSearch(e.search) + "\n")
-		if ok {
-			b.WriteString(`ALTER TABLE ` + t + ` DROP COLUMN ` + col + ";\n")
-		}
-		b.WriteString(`ALTER TABLE ` + t + ` ADD COLUMN ` + col + ` tsvector GENERATED ALWAYS AS (` + expr + ") STORED;\n")
-		b.WriteString(`COMMENT ON COLUMN ` + t + `.` + col + ` IS '` + signature(expr) + "';\n")
-		index := spec.Ident(e.table.Name + "_" + spec.SearchColumn)
-		builds.WriteString("-- Index the search of " + e.table.Name + "\n")
-		builds.WriteString("DROP INDEX CONCURRENTLY IF EXISTS " + index + ";\n")
-		builds.WriteString("CREATE INDEX CONCURRENTLY " + index + " ON " + t + " USING GIN (" + col + ");\n")
 	}
-	for _, table := range slices.Sorted(maps.Keys(have)) {
-		b.WriteString("-- " + table + " has no searchable member any more\n")
-		b.WriteString(`ALTER TABLE ` + spec.Ident(table) + ` DROP COLUMN ` + col + ";\n")
+	for _, key := range slices.Sorted(maps.Keys(have)) {
+		table, col, _ := strings.Cut(key, ".")
+		b.WriteString("-- " + table + " searches no member by " + col + " any more\n")
+		b.WriteString(`ALTER TABLE ` + spec.Ident(table) + ` DROP COLUMN ` + spec.Ident(col) + ";\n")
 	}
 	return b.String(), builds.String(), nil
+}
+
+// pgColumn is a search column of a table and its expression.
+type pgColumn struct{ name, members, expr string }
+
+// pgSearchColumns are the search columns of a table searching cols: one
+// per weight class but the last (the members of that weight or heavier,
+// spec.SearchClassColumn), whose tier a search reads from its own GIN
+// index and statistics, then spec.SearchColumn over them all.
+func pgSearchColumns(cols []searchColumn) []pgColumn {
+	if len(cols) == 0 {
+		return nil
+	}
+	var out []pgColumn
+	for _, w := range annotation.SearchWeights {
+		if !slices.ContainsFunc(cols, func(c searchColumn) bool { return c.weight == string(w) }) {
+			continue
+		}
+		class := slices.DeleteFunc(slices.Clone(cols), func(c searchColumn) bool { return c.weight > string(w) })
+		if len(class) < len(cols) {
+			out = append(out, pgColumn{spec.SearchClassColumn(string(w)), describeSearch(class), pgSearchExpr(class)})
+		}
+	}
+	return append(out, pgColumn{spec.SearchColumn, describeSearch(cols), pgSearchExpr(cols)})
+}
+
+// pgSearchColumn writes the statements making search column c of table
+// (dropping the one there is first), and its index build.
+func pgSearchColumn(b, builds *strings.Builder, table string, c pgColumn, there bool) {
+	t, col := spec.Ident(table), spec.Ident(c.name)
+	b.WriteString("-- Search " + table + " by " + c.members + " in " + c.name + "\n")
+	if there {
+		b.WriteString(`ALTER TABLE ` + t + ` DROP COLUMN ` + col + ";\n")
+	}
+	b.WriteString(`ALTER TABLE ` + t + ` ADD COLUMN ` + col + ` tsvector GENERATED ALWAYS AS (` + c.expr + ") STORED;\n")
+	b.WriteString(`COMMENT ON COLUMN ` + t + `.` + col + ` IS '` + signature(c.expr) + "';\n")
+	index := spec.Ident(table + "_" + c.name)
+	builds.WriteString("-- Index the search of " + table + " in " + c.name + "\n")
+	builds.WriteString("DROP INDEX CONCURRENTLY IF EXISTS " + index + ";\n")
+	builds.WriteString("CREATE INDEX CONCURRENTLY " + index + " ON " + t + " USING GIN (" + col + ");\n")
 }
 
 // describeSearch lists the columns and weights, for a comment.
@@ -207,15 +239,23 @@ func hideSearch(next schema.Differ) schema.Differ {
 			if isSearchTable(t.Name) {
 				continue
 			}
-			t.Columns = slices.DeleteFunc(t.Columns, func(c *atlasschema.Column) bool { return c.Name == spec.SearchColumn })
+			t.Columns = slices.DeleteFunc(t.Columns, func(c *atlasschema.Column) bool { return isSearchColumn(c.Name) })
 			t.Indexes = slices.DeleteFunc(t.Indexes, func(i *atlasschema.Index) bool {
-				return i.Name == t.Name+"_"+spec.SearchColumn
+				col, ok := strings.CutPrefix(i.Name, t.Name+"_")
+				return ok && isSearchColumn(col)
 			})
 			keep = append(keep, t)
 		}
 		current.Tables = keep
 		return next.Diff(current, desired)
 	})
+}
+
+// isSearchColumn tells a PostgreSQL search column: spec.SearchColumn or
+// a weight class's.
+func isSearchColumn(name string) bool {
+	class, ok := strings.CutPrefix(name, spec.SearchColumn+"_")
+	return name == spec.SearchColumn || ok && len(class) == 1 && strings.Contains(annotation.SearchWeights, strings.ToUpper(class))
 }
 
 // isSearchTable tells an FTS5 table or one of its shadow tables.

@@ -39,5 +39,10 @@ const (
 	SearchTableSuffix = "_search"
 )
 
+// SearchClassColumn is the PostgreSQL column searching the members marked
+// with weight class or heavier ("B": those marked A or B), beside
+// SearchColumn, which searches them all.
+func SearchClassColumn(class string) string { return SearchColumn + "_" + strings.ToLower(class) }
+
 // SearchTable is the SQLite FTS5 table searching table.
 func SearchTable(table string) string { return table + SearchTableSuffix }
