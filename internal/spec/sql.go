@@ -39,6 +39,12 @@ const (
 	SearchTableSuffix = "_search"
 )
 
+// PlanEachTime begins a statement's text that is never prepared: each
+// time it runs, PostgreSQL plans it with its parameters' values (a custom
+// plan), where a prepared statement's generic plan would not see them — a
+// search's words, whose frequency decides how best to read the matches.
+const PlanEachTime = "/* planned each time */ "
+
 // SearchClassColumn is the PostgreSQL column searching the members marked
 // with weight class or heavier ("B": those marked A or B), beside
 // SearchColumn, which searches them all.
