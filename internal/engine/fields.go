@@ -73,7 +73,6 @@ func (res *Resource[E]) listing() *listing {
 				if l.list.Search == nil {
 					l.list.Search = &query.Search{Table: res.Table}
 				}
-				l.list.Search.Columns = append(l.list.Search.Columns, f.Column)
 				l.list.Search.Marks = append(l.list.Search.Marks, f.Search)
 				l.searched = append(l.searched, f.Member)
 			}

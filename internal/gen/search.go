@@ -123,14 +123,8 @@ func pgSearchColumns(cols []searchColumn) []pgColumn {
 		return nil
 	}
 	var out []pgColumn
-	for _, w := range annotation.SearchWeights {
-		if !slices.ContainsFunc(cols, func(c searchColumn) bool { return c.weight == string(w) }) {
-			continue
-		}
-		class := slices.DeleteFunc(slices.Clone(cols), func(c searchColumn) bool { return c.weight > string(w) })
-		if len(class) < len(cols) {
-			out = append(out, pgColumn{spec.SearchClassColumn(string(w)), describeSearch(class), pgSearchExpr(class)})
-		}
+	for _, c := range searchClasses(cols) {
+		out = append(out, pgColumn{spec.SearchClassColumn(c.class), describeSearch(c.members), pgSearchExpr(c.members)})
 	}
 	return append(out, pgColumn{spec.SearchColumn, describeSearch(cols), pgSearchExpr(cols)})
 }
@@ -160,29 +154,68 @@ func describeSearch(cols []searchColumn) string {
 	return strings.Join(parts, ", ")
 }
 
-// sqliteSearch is the FTS5 table and the triggers of one table, each
-// statement as sqlite_master keeps it.
-func sqliteSearch(e eventTable) (table string, triggers [][2]string) {
+// sqliteSearch is the FTS5 tables and the triggers of one table, each
+// statement as sqlite_master keeps it, by name: the table of every
+// searchable member (spec.SearchTable) and one of each weight class but
+// the last (spec.SearchClassTable), whose relevance tier a search reads
+// from its own index — a word common in the last class alone is none of
+// a heavier class's, where a column filter of the one table would read
+// all its matches to find that out.
+func sqliteSearch(e eventTable) (tables, triggers [][2]string) {
 	t := spec.Ident(e.table.Name)
-	fts := spec.Ident(spec.SearchTable(e.table.Name))
+	var insert, remove strings.Builder
+	add := func(name string, cols []searchColumn) {
+		fts := spec.Ident(name)
+		idents := make([]string, len(cols))
+		for i, c := range cols {
+			idents[i] = spec.Ident(c.name)
+		}
+		list := strings.Join(idents, ", ")
+		row := func(r string) string { return r + "." + strings.Join(idents, ", "+r+".") }
+		tables = append(tables, [2]string{name, `CREATE VIRTUAL TABLE ` + fts + ` USING fts5(` + list + `, content='` + e.table.Name +
+			`', tokenize='porter unicode61 remove_diacritics 2')`})
+		insert.WriteString(` INSERT INTO ` + fts + `("rowid", ` + list + `) VALUES (NEW."rowid", ` + row("NEW") + `);`)
+		remove.WriteString(` INSERT INTO ` + fts + `(` + fts + `, "rowid", ` + list + `) VALUES ('delete', OLD."rowid", ` + row("OLD") + `);`)
+	}
+	add(spec.SearchTable(e.table.Name), e.search)
+	for _, c := range searchClasses(e.search) {
+		add(spec.SearchClassTable(e.table.Name, c.class), c.members)
+	}
 	cols := make([]string, len(e.search))
 	for i, c := range e.search {
 		cols[i] = spec.Ident(c.name)
 	}
-	list := strings.Join(cols, ", ")
-	row := func(r string) string { return r + "." + strings.Join(cols, ", "+r+".") }
-	table = `CREATE VIRTUAL TABLE ` + fts + ` USING fts5(` + list + `, content='` + e.table.Name +
-		`', tokenize='porter unicode61 remove_diacritics 2')`
-	insert := `INSERT INTO ` + fts + `("rowid", ` + list + `) VALUES (NEW."rowid", ` + row("NEW") + `);`
-	remove := `INSERT INTO ` + fts + `(` + fts + `, "rowid", ` + list + `) VALUES ('delete', OLD."rowid", ` + row("OLD") + `);`
 	name := "search_" + e.table.Name
 	triggers = [][2]string{
-		{name + "_insert", `CREATE TRIGGER ` + spec.Ident(name+"_insert") + ` AFTER INSERT ON ` + t + ` BEGIN ` + insert + ` END`},
-		{name + "_delete", `CREATE TRIGGER ` + spec.Ident(name+"_delete") + ` AFTER DELETE ON ` + t + ` BEGIN ` + remove + ` END`},
-		{name + "_update", `CREATE TRIGGER ` + spec.Ident(name+"_update") + ` AFTER UPDATE OF ` + list + ` ON ` + t +
-			` BEGIN ` + remove + ` ` + insert + ` END`},
+		{name + "_insert", `CREATE TRIGGER ` + spec.Ident(name+"_insert") + ` AFTER INSERT ON ` + t + ` BEGIN` + insert.String() + ` END`},
+		{name + "_delete", `CREATE TRIGGER ` + spec.Ident(name+"_delete") + ` AFTER DELETE ON ` + t + ` BEGIN` + remove.String() + ` END`},
+		{name + "_update", `CREATE TRIGGER ` + spec.Ident(name+"_update") + ` AFTER UPDATE OF ` + strings.Join(cols, ", ") + ` ON ` + t +
+			` BEGIN` + remove.String() + insert.String() + ` END`},
 	}
-	return table, triggers
+	return tables, triggers
+}
+
+// searchClass is a weight class of a table's searchable members: those
+// marked with class or heavier.
+type searchClass struct {
+	class   string
+	members []searchColumn
+}
+
+// searchClasses are the weight classes of cols but the last (all of
+// them), heaviest first: one per weight some member is marked with.
+func searchClasses(cols []searchColumn) []searchClass {
+	var out []searchClass
+	for _, w := range annotation.SearchWeights {
+		if !slices.ContainsFunc(cols, func(c searchColumn) bool { return c.weight == string(w) }) {
+			continue
+		}
+		class := slices.DeleteFunc(slices.Clone(cols), func(c searchColumn) bool { return c.weight > string(w) })
+		if len(class) < len(cols) {
+			out = append(out, searchClass{string(w), class})
+		}
+	}
+	return out
 }
 
 func sqliteSearchChanges(ctx context.Context, db *sql.DB, events []eventTable) (string, error) {
@@ -193,16 +226,14 @@ WHERE type = 'trigger' AND name LIKE 'search\_%' ESCAPE '\' OR type = 'table' AN
 	}
 	var b strings.Builder
 	for _, e := range events {
-		ftsName := spec.SearchTable(e.table.Name)
 		if len(e.search) == 0 {
 			continue
 		}
-		table, triggers := sqliteSearch(e)
-		same := have[ftsName] == table
-		delete(have, ftsName)
-		for _, tr := range triggers {
-			same = same && have[tr[0]] == tr[1]
-			delete(have, tr[0])
+		tables, triggers := sqliteSearch(e)
+		same := true
+		for _, o := range append(slices.Clone(tables), triggers...) {
+			same = same && have[o[0]] == o[1]
+			delete(have, o[0])
 		}
 		if same {
 			continue
@@ -211,13 +242,17 @@ WHERE type = 'trigger' AND name LIKE 'search\_%' ESCAPE '\' OR type = 'table' AN
 		for _, tr := range triggers {
 			b.WriteString(`DROP TRIGGER IF EXISTS ` + spec.Ident(tr[0]) + ";\n")
 		}
-		b.WriteString(`DROP TABLE IF EXISTS ` + spec.Ident(ftsName) + ";\n")
-		b.WriteString(table + ";\n")
+		for _, t := range tables {
+			b.WriteString(`DROP TABLE IF EXISTS ` + spec.Ident(t[0]) + ";\n")
+			b.WriteString(t[1] + ";\n")
+		}
 		for _, tr := range triggers {
 			b.WriteString(tr[1] + ";\n")
 		}
 		// Made anew (or the table rebuilt, its rowids changed): read again.
-		b.WriteString(`INSERT INTO ` + spec.Ident(ftsName) + `(` + spec.Ident(ftsName) + `) VALUES ('rebuild');` + "\n")
+		for _, t := range tables {
+			b.WriteString(`INSERT INTO ` + spec.Ident(t[0]) + `(` + spec.Ident(t[0]) + `) VALUES ('rebuild');` + "\n")
+		}
 	}
 	for _, name := range slices.Sorted(maps.Keys(have)) {
 		if strings.HasPrefix(name, "search_") {
@@ -261,7 +296,11 @@ func isSearchColumn(name string) bool {
 // isSearchTable tells an FTS5 table or one of its shadow tables.
 func isSearchTable(name string) bool {
 	for _, suffix := range []string{"", "_data", "_idx", "_docsize", "_config", "_content"} {
-		if base, ok := strings.CutSuffix(name, suffix); ok && strings.HasSuffix(base, spec.SearchTableSuffix) {
+		base, ok := strings.CutSuffix(name, suffix)
+		if ok && len(base) > 2 && base[len(base)-2] == '_' && strings.Contains(annotation.SearchWeights, strings.ToUpper(base[len(base)-1:])) {
+			base = base[:len(base)-2] // a weight class's table
+		}
+		if ok && strings.HasSuffix(base, spec.SearchTableSuffix) {
 			return true
 		}
 	}

@@ -16,14 +16,12 @@ const ParamQ = "q"
 // MaxQ bounds q, in characters.
 const MaxQ = 256
 
-// Search is what a resource's full-text search needs: its table, and its
-// searchable members' columns (in the order of the SQLite FTS5 table's)
-// with the weight each is marked with ("A" to "D"). Nil for a resource
-// with none.
+// Search is what a resource's full-text search needs: its table, and the
+// weight each of its searchable members is marked with ("A" to "D"). Nil
+// for a resource with none.
 type Search struct {
-	Table   string
-	Columns []string
-	Marks   []string
+	Table string
+	Marks []string
 }
 
 // RankColumn is the order by how well a record matches q: "_rank", its
@@ -310,42 +308,31 @@ func (search *Search) Rank(d Dialect, m *Match) *Ranked {
 	return r
 }
 
-// sqliteTier is tier k on SQLite: one FTS5 query, the whole query and the
-// same restricted to the columns of the class by a column filter.
+// sqliteTier is tier k on SQLite: the records whose class-k FTS5 table
+// (spec.SearchClassTable; the last class's is the table of every member)
+// matches and whose class k-1 table does not.
 func (search *Search) sqliteTier(classes []string, k int, m *Match) Tier {
-	q := "(" + m.FTS + ")"
-	text := q
-	switch {
-	case k == len(classes)-1:
-	case m.Excludes:
-		text = "(" + q + " AND (" + search.columnFilter(classes[k]) + " : " + q + "))"
-	default:
-		text = "(" + search.columnFilter(classes[k]) + " : " + q + ")"
+	in := func(table string) string {
+		fts := spec.Ident(table)
+		return ` IN (SELECT "rowid" FROM ` + fts + " WHERE " + fts + " MATCH ?)"
+	}
+	row := spec.Ident(search.Table) + `."rowid"`
+	var t Tier
+	if k == len(classes)-1 || m.Excludes {
+		// The matches are a set SQLite makes first. The last tier's,
+		// where the long members' common words fall, is many: the list's
+		// (team, id) index is walked, each record looked up in the set
+		// ("+" keeps the set from driving the plan).
+		t = Tier{Cond: "+" + row + in(spec.SearchTable(search.Table)), Args: []any{m.FTS}}
+	}
+	if k < len(classes)-1 {
+		// A heavier class's few matches are read by rowid, then sorted.
+		t.Cond = strings.TrimPrefix(t.Cond+" AND "+row+in(spec.SearchClassTable(search.Table, classes[k])), " AND ")
+		t.Args = append(t.Args, m.FTS)
 	}
 	if k > 0 {
-		text += " NOT (" + search.columnFilter(classes[k-1]) + " : " + q + ")"
+		t.Cond += " AND " + row + " NOT" + in(spec.SearchClassTable(search.Table, classes[k-1]))
+		t.Args = append(t.Args, m.FTS)
 	}
-	// The matches are a set SQLite makes first. The last tier's, where
-	// the long members' common words fall, is many: the list's (team, id)
-	// index is walked, each record looked up in the set ("+" keeps the set
-	// from driving the plan); a heavier class's few are read by rowid,
-	// then sorted.
-	t := spec.Ident(search.Table) + `."rowid"`
-	if k == len(classes)-1 {
-		t = "+" + t
-	}
-	fts := spec.Ident(spec.SearchTable(search.Table))
-	return Tier{Cond: t + ` IN (SELECT "rowid" FROM ` + fts + " WHERE " + fts + " MATCH ?)", Args: []any{text}}
-}
-
-// columnFilter is FTS5's column filter of the members marked with class
-// or heavier, each name an FTS5 string.
-func (search *Search) columnFilter(class string) string {
-	var names []string
-	for i, c := range search.Columns {
-		if search.Marks[i] <= class {
-			names = append(names, `"`+strings.ReplaceAll(c, `"`, `""`)+`"`)
-		}
-	}
-	return "{" + strings.Join(names, " ") + "}"
+	return t
 }

@@ -79,29 +79,33 @@ func FuzzParseQ(f *testing.F) {
 	})
 }
 
-// A search's tiers: on SQLite one FTS5 query each, the whole query and
-// the same within the columns of the class (names quoted as FTS5
-// strings), the class before excluded; a resource whose members weigh
-// alike has one tier.
+// A search's tiers: on SQLite the class tables' FTS5 queries, the class
+// before excluded, the last tier from the table of every member; on
+// PostgreSQL the class columns, likewise. A query with an exclusion needs
+// the whole match in every tier; a resource whose members weigh alike has
+// one tier.
 func TestRankTiers(t *testing.T) {
 	m, err := ParseQ("blue widget")
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &Search{Table: "returns", Columns: []string{"description", "issue", `r"ma`}, Marks: []string{"C", "B", "A"}}
-	q := `(("blue" AND "widget"))`
+	s := &Search{Table: "returns", Marks: []string{"C", "B", "A"}}
+	in := func(table string) string {
+		return ` IN (SELECT "rowid" FROM "` + table + `" WHERE "` + table + `" MATCH ?)`
+	}
+	row := `"returns"."rowid"`
 	want := []string{
-		`({"r""ma"} : (` + q + `))`,
-		`({"issue" "r""ma"} : (` + q + `)) NOT ({"r""ma"} : (` + q + `))`,
-		`(` + q + `) NOT ({"issue" "r""ma"} : (` + q + `))`,
+		row + in("returns_search_a"),
+		row + in("returns_search_b") + " AND " + row + " NOT" + in("returns_search_a"),
+		"+" + row + in("returns_search") + " AND " + row + " NOT" + in("returns_search_b"),
 	}
 	r := s.Rank(SQLite, m)
 	if len(r.Tiers) != len(want) {
 		t.Fatalf("%d tiers, want %d", len(r.Tiers), len(want))
 	}
 	for i, tier := range r.Tiers {
-		if len(tier.Args) != 1 || tier.Args[0] != want[i] {
-			t.Errorf("tier %d: %v, want %q", i+1, tier.Args, want[i])
+		if tier.Cond != want[i] || len(tier.Args) != strings.Count(want[i], "?") || tier.Args[0] != m.FTS {
+			t.Errorf("tier %d: %s %v, want %s", i+1, tier.Cond, tier.Args, want[i])
 		}
 	}
 	pg := s.Rank(Postgres, m)
@@ -109,17 +113,14 @@ func TestRankTiers(t *testing.T) {
 		!strings.Contains(pg.Tiers[1].Cond, `NOT "records_search_a" @@`) || len(pg.Tiers[1].Args) != 2 {
 		t.Errorf("PostgreSQL's tier 2: %+v", pg.Tiers[1])
 	}
-	// With an exclusion, a match within a class is not a match: each
-	// tier holds the whole match too.
 	m, _ = ParseQ("blue -widget")
-	x := `(("blue") NOT "widget")`
-	if got := s.Rank(SQLite, m).Tiers[0].Args[0]; got != `((`+x+`) AND ({"r""ma"} : (`+x+`)))` {
-		t.Errorf("tier 1 with an exclusion: %q", got)
+	if got := s.Rank(SQLite, m).Tiers[0].Cond; got != "+"+row+in("returns_search")+" AND "+row+in("returns_search_a") {
+		t.Errorf("tier 1 with an exclusion: %s", got)
 	}
 	if pg := s.Rank(Postgres, m); !strings.HasPrefix(pg.Tiers[0].Cond, `"records_search" @@`) || len(pg.Tiers[0].Args) != 2 {
 		t.Errorf("PostgreSQL's tier 1 with an exclusion: %+v", pg.Tiers[0])
 	}
-	one := &Search{Table: "customers", Columns: []string{"email", "first_name"}, Marks: []string{"A", "A"}}
+	one := &Search{Table: "customers", Marks: []string{"A", "A"}}
 	if r := one.Rank(Postgres, m); len(r.Tiers) != 1 || r.Tiers[0].Cond != r.Match.Cond {
 		t.Errorf("one weight: %+v", r.Tiers)
 	}

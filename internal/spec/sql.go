@@ -52,3 +52,9 @@ func SearchClassColumn(class string) string { return SearchColumn + "_" + string
 
 // SearchTable is the SQLite FTS5 table searching table.
 func SearchTable(table string) string { return table + SearchTableSuffix }
+
+// SearchClassTable is the SQLite FTS5 table searching table's members
+// marked with weight class or heavier, beside SearchTable.
+func SearchClassTable(table, class string) string {
+	return SearchTable(table) + "_" + strings.ToLower(class)
+}
