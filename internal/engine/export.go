@@ -84,7 +84,7 @@ func (op *Op[E]) export(c *gin.Context, s *Service, format string, p *query.Page
 	defer v.release()
 	// The first page is read before anything is answered, so a failure
 	// there is an ordinary problem.
-	records, ranks, more, err := op.exportPage(c.Request.Context(), s, p, team, v)
+	records, tiers, more, err := op.exportPage(c.Request.Context(), s, p, team, v)
 	if err != nil {
 		return err
 	}
@@ -117,9 +117,9 @@ func (op *Op[E]) export(c *gin.Context, s *Service, format string, p *query.Page
 		if !more {
 			return nil
 		}
-		pos := op.Res.position(p.Keys, records[len(records)-1], ranks[len(records)-1])
+		pos := op.Res.position(p.Keys, records[len(records)-1], tiers[len(records)-1])
 		p.After = &pos
-		if records, ranks, more, err = op.exportPage(c.Request.Context(), s, p, team, v); err != nil {
+		if records, tiers, more, err = op.exportPage(c.Request.Context(), s, p, team, v); err != nil {
 			return op.cut(c, enc, buf, err)
 		}
 	}
@@ -127,11 +127,11 @@ func (op *Op[E]) export(c *gin.Context, s *Service, format string, p *query.Page
 
 // exportPage reads one page of an export, with what it embeds and expands,
 // within the request timeout, and tells whether more follow.
-func (op *Op[E]) exportPage(ctx context.Context, s *Service, p *query.Page, team int, v *view[E]) ([]*E, []float64, bool, error) {
+func (op *Op[E]) exportPage(ctx context.Context, s *Service, p *query.Page, team int, v *view[E]) ([]*E, []int, bool, error) {
 	ctx, cancel := context.WithTimeout(ctx, s.RequestTimeout)
 	defer cancel()
 	v.release() // the page before, written already
-	records, ranks, err := readPage(ctx, s.reader(ctx), op.Res, team, p)
+	records, tiers, err := readPage(ctx, s.reader(ctx), op.Res, team, p)
 	if err != nil {
 		return nil, nil, false, err
 	}
@@ -145,7 +145,7 @@ func (op *Op[E]) exportPage(ctx context.Context, s *Service, p *query.Page, team
 	if err := v.load(ctx, s.reader(ctx), op.Res, team, records); err != nil {
 		return nil, nil, false, err
 	}
-	return records, ranks, more, loadTrash(ctx, s.reader(ctx), op.Res, team, v, records)
+	return records, tiers, more, loadTrash(ctx, s.reader(ctx), op.Res, team, v, records)
 }
 
 // cut ends a failed export: it writes what explains the failure, if the

@@ -73,7 +73,7 @@ func (res *Resource[E]) listing() *listing {
 				if l.list.Search == nil {
 					l.list.Search = &query.Search{Table: res.Table}
 				}
-				l.list.Search.Weights = append(l.list.Search.Weights, query.Weight(f.Search))
+				l.list.Search.Marks = append(l.list.Search.Marks, f.Search)
 				l.searched = append(l.searched, f.Member)
 			}
 			if f.Parse == nil || f.Column == "" {
@@ -95,13 +95,14 @@ func (res *Resource[E]) listing() *listing {
 	return res.list
 }
 
-// position is where record e, of rank rank in a search, stands in keys.
-func (res *Resource[E]) position(keys []query.Key, e *E, rank float64) query.Position {
+// position is where record e, in relevance tier tier of a search, stands
+// in keys.
+func (res *Resource[E]) position(keys []query.Key, e *E, tier int) query.Position {
 	l := res.listing()
 	pos := query.Position{ID: res.ID(e)}
 	for _, k := range keys[:len(keys)-1] {
 		if k.Col == query.RankColumn {
-			pos.Values = append(pos.Values, rank)
+			pos.Values = append(pos.Values, int64(tier))
 			continue
 		}
 		pos.Values = append(pos.Values, res.Fields[l.value[k.Col.Member]].Value(e))

@@ -74,14 +74,14 @@ func (op *Op[E]) list(ctx context.Context, s *Service, c *gin.Context, members [
 	// first served (README, Performance).
 	ctx, cancel := edge.Bounded(ctx)
 	defer cancel()
-	records, ranks, err := readPage(ctx, s.reader(ctx), op.Res, team, p)
+	records, tiers, err := readPage(ctx, s.reader(ctx), op.Res, team, p)
 	if err != nil {
 		return 0, nil, err
 	}
 	r := &Result[E]{Paging: Paging{Limit: p.Limit, Offset: p.Offset}, view: v}
 	if len(records) > p.Limit {
 		records, r.Paging.HasMore = records[:p.Limit], true
-		r.Paging.NextCursor = s.Cursors.Encode(binding, p.Keys, op.Res.position(p.Keys, records[p.Limit-1], ranks[p.Limit-1]))
+		r.Paging.NextCursor = s.Cursors.Encode(binding, p.Keys, op.Res.position(p.Keys, records[p.Limit-1], tiers[p.Limit-1]))
 	}
 	if req.Count != query.NoCount {
 		r.Paging.Counted = true
@@ -96,18 +96,14 @@ func (op *Op[E]) list(ctx context.Context, s *Service, c *gin.Context, members [
 	return http.StatusOK, r, nil
 }
 
-// rankOf is the relevance a page ordered by it joins, nil for another
-// order, and the filter the page keeps beside it.
+// rankOf is the relevance tiers a page ordered by them reads, nil for
+// another order, and the filter the page keeps beside them: the tiers
+// hold the match.
 func rankOf(d query.Dialect, search *query.Search, req *query.Request) (*query.Ranked, *query.Filter) {
 	if req.Match == nil || !slices.ContainsFunc(req.Keys, func(k query.Key) bool { return k.Col == query.RankColumn }) {
 		return nil, req.Filter
 	}
-	if d == query.SQLite {
-		// The rank's join with the FTS5 table matches already: a second
-		// match would read the index again.
-		return search.Rank(d, req.Match), req.Unsearched
-	}
-	return search.Rank(d, req.Match), req.Filter
+	return search.Rank(d, req.Match), req.Unsearched
 }
 
 // resume starts page p after the record the cursor names, if there is a
@@ -118,6 +114,9 @@ func (op *Op[E]) resume(ctx context.Context, s *Service, cursor string, binding 
 	}
 	var err error
 	if p.After, err = s.Cursors.Decode(cursor, binding, p.Keys); err != nil {
+		return problem.Member(query.ParamCursor, "%v", err)
+	}
+	if err := p.CheckTier(); err != nil {
 		return problem.Member(query.ParamCursor, "%v", err)
 	}
 	return resolveCursor(ctx, s.reader(ctx), op.Res, team, p)
@@ -157,9 +156,9 @@ func loadPage[E any](ctx context.Context, r Reader, res *Resource[E], team int, 
 }
 
 // countOf is the page whose filter a count counts: p itself, or, where p
-// leaves its search to the rank's join (SQLite), p with the whole filter.
+// leaves its search to its relevance tiers, p with the whole filter.
 func countOf(s *Service, p *query.Page, filter *query.Filter) *query.Page {
-	if p.Rank == nil || s.Dialect != query.SQLite {
+	if p.Rank == nil {
 		return p
 	}
 	c := *p

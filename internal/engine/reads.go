@@ -74,23 +74,18 @@ func find[E any](ctx context.Context, r Reader, res *Resource[E], id string) (*E
 
 // readPage reads a page of records in the context's team: Limit+1 of them,
 // to tell whether more follow, phase after phase (see query.Page.Phases);
-// and, for a page ordered by rank, the rank of each.
-func readPage[E any](ctx context.Context, r Reader, res *Resource[E], team int, p *query.Page) ([]*E, []float64, error) {
+// and, for a page ordered by rank, the relevance tier of each.
+func readPage[E any](ctx context.Context, r Reader, res *Resource[E], team int, p *query.Page) ([]*E, []int, error) {
 	want := p.Limit + 1
 	out := make([]*E, 0, want)
-	var ranks []float64
+	var tiers []int
 	for _, ph := range p.Phases() {
 		text, args := res.pageSQL(ctx, p, ph, team, want-len(out))
 		err := r.Each(ctx, want-len(out), text, args, func(rows *sql.Rows) error {
-			var row Row = rows
-			var rank float64
-			if p.Rank != nil {
-				row = rankedRow{rows, &rank}
-			}
-			e, err := res.Scan(row)
+			e, err := res.Scan(rows)
 			if err == nil {
 				out = append(out, e)
-				ranks = append(ranks, rank)
+				tiers = append(tiers, ph.Tier)
 			}
 			return err
 		})
@@ -101,32 +96,18 @@ func readPage[E any](ctx context.Context, r Reader, res *Resource[E], team int, 
 			break
 		}
 	}
-	return out, ranks, nil
+	return out, tiers, nil
 }
-
-// rankedRow is a row of a page ordered by rank: the record's columns, then
-// its rank.
-type rankedRow struct {
-	rows *sql.Rows
-	rank *float64
-}
-
-func (r rankedRow) Scan(dest ...any) error { return r.rows.Scan(append(dest, r.rank)...) }
 
 // pageSQL is the statement of one phase of a page, reading at most n records.
 func (res *Resource[E]) pageSQL(ctx context.Context, p *query.Page, ph query.Phase, team, n int) (string, []any) {
 	var b strings.Builder
 	args := make([]any, 0, 4+len(p.Args)+len(ph.Args))
 	b.Grow(len(res.Select) + len(p.Where) + len(ph.Cond) + len(ph.OrderBy) + 96)
-	if p.Rank != nil {
-		// The records with their rank, as a table whose "_rank" the
-		// phase's keyset and order name as any column.
-		b.WriteString(`SELECT ` + res.selectList() + `, "_rank" FROM (SELECT ` + spec.Ident(res.Table) + `.*, ` +
-			p.Rank.Expr + ` AS "_rank" FROM ` + p.Rank.From)
-		args = append(args, p.Rank.Args...)
-	} else {
-		b.WriteString(res.Select)
+	if p.Rank != nil && p.Rank.PlanEachTime {
+		b.WriteString(spec.PlanEachTime)
 	}
+	b.WriteString(res.Select)
 	cond, args := rowScope(ctx, res, policy.Read, team, args)
 	b.WriteString(` WHERE `)
 	b.WriteString(cond)
@@ -135,14 +116,11 @@ func (res *Resource[E]) pageSQL(ctx context.Context, p *query.Page, ph query.Pha
 		b.WriteString(p.Where)
 		args = append(args, p.Args...)
 	}
-	if p.Rank != nil {
-		b.WriteString(`) AS "ranked" WHERE 1=1`)
-	}
 	if ph.Cond != "" {
 		b.WriteString(" AND ")
 		b.WriteString(ph.Cond)
-		args = append(args, ph.Args...)
 	}
+	args = append(args, ph.Args...) // the condition's, then the order's
 	b.WriteString(" ORDER BY ")
 	b.WriteString(ph.OrderBy)
 	b.WriteString(" LIMIT ?")

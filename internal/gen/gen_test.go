@@ -52,7 +52,15 @@ func diffOn(t *testing.T, dialect string, set []migrate.Migration, tables []*sch
 	if err != nil {
 		t.Fatal(err)
 	}
+	return diffEvents(t, dialect, set, tables, events)
+}
+
+// diffEvents is diffOn with the event tables (and their searchable
+// members) given.
+func diffEvents(t *testing.T, dialect string, set []migrate.Migration, tables []*schema.Table, events []eventTable) plan {
+	t.Helper()
 	var p plan
+	var err error
 	if dialect == migrate.SQLite {
 		p, err = diffSQLite(context.Background(), set, tables, events)
 	} else {

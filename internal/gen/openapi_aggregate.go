@@ -31,7 +31,9 @@ func searchedMembers(r *resourceView) string {
 func qParameter(r *resourceView) *obj {
 	return newObj("name", query.ParamQ, "in", "query", "schema", newObj("type", "string", "maxLength", query.MaxQ),
 		"description", "Full-text search of "+searchedMembers(r)+": words (all must match), \"quoted phrases\", -excluded words, "+
-			"or between words. Without order_by the best matches come first (order_by=-_rank).")
+			"or between words. Without order_by the best matches come first (order_by=-_rank): by relevance tier — "+
+			"records the whole query matches within the members of the heaviest weight first, then within those of the "+
+			"next weights, the rest last — and by id within a tier; the same order on both databases.")
 }
 
 // aggregateParameters are the parameters every aggregate takes, set in

@@ -12,6 +12,7 @@ import (
 	atlasschema "ariga.io/atlas/sql/schema"
 	"entgo.io/ent/dialect/sql/schema"
 
+	"records/internal/annotation"
 	"records/internal/fold"
 	"records/internal/migrate"
 	"records/internal/spec"
@@ -70,10 +71,11 @@ func searchChanges(ctx context.Context, dialect string, db *sql.DB, events []eve
 }
 
 func pgSearchChanges(ctx context.Context, db *sql.DB, events []eventTable) (string, string, error) {
-	// The search column's comment, by table.
-	have, err := namedTexts(ctx, db, `SELECT c.relname, coalesce(col_description(c.oid, a.attnum), '')
+	// The search columns' comments, by "table.column".
+	have, err := namedTexts(ctx, db, `SELECT c.relname || '.' || a.attname, coalesce(col_description(c.oid, a.attnum), '')
 FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid JOIN pg_namespace n ON n.oid = c.relnamespace
-WHERE a.attname = $1 AND c.relkind = 'r' AND NOT a.attisdropped AND n.nspname = current_schema()`, spec.SearchColumn)
+WHERE (a.attname = $1 OR a.attname LIKE $2) AND c.relkind = 'r' AND NOT a.attisdropped AND n.nspname = current_schema()`,
+		spec.SearchColumn, strings.ReplaceAll(spec.SearchColumn+"_", "_", `\_`)+"_")
 	if err != nil {
 		return "", "", err
 	}
@@ -84,39 +86,63 @@ WHERE p.proname = 'records_fold' AND n.nspname = current_schema()`).Scan(&src)
 	if err != nil && err != sql.ErrNoRows {
 		return "", "", err
 	}
-	col := spec.Ident(spec.SearchColumn)
+	folded := src.Valid && src.String == foldFunction()
 	for _, e := range events {
-		t := spec.Ident(e.table.Name)
-		comment, ok := have[e.table.Name]
-		delete(have, e.table.Name)
-		if len(e.search) == 0 {
-			continue
+		for _, c := range pgSearchColumns(e.search) {
+			key := e.table.Name + "." + c.name
+			comment, ok := have[key]
+			delete(have, key)
+			if ok && comment == signature(c.expr) && folded {
+				continue
+			}
+			if !folded {
+				b.WriteString("-- Fold the accents of searched words (package fold)\n")
+				b.WriteString(`CREATE OR REPLACE FUNCTION records_fold(text) RETURNS text LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $records$` + foldFunction() + "$records$;\n")
+				folded = true
+			}
+			pgSearchColumn(&b, &builds, e.table.Name, c, ok)
 		}
-		expr := pgSearchExpr(e.search)
-		if ok && comment == signature(expr) && src.String == foldFunction() {
-			continue
-		}
-		if !src.Valid || src.String != foldFunction() {
-			b.WriteString("-- Fold the accents of searched words (package fold)\n")
-			b.WriteString(`CREATE OR REPLACE FUNCTION records_fold(text) RETURNS text LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $records$` + foldFunction() + "$records$;\n")
-			src = sql.NullString{String: foldFunction(), Valid: true}
-		}
-		b.WriteString("-- Search " + e.table.Name + " by " + describeSearch(e.search) + "\n")
-		if ok {
-			b.WriteString(`ALTER TABLE ` + t + ` DROP COLUMN ` + col + ";\n")
-		}
-		b.WriteString(`ALTER TABLE ` + t + ` ADD COLUMN ` + col + ` tsvector GENERATED ALWAYS AS (` + expr + ") STORED;\n")
-		b.WriteString(`COMMENT ON COLUMN ` + t + `.` + col + ` IS '` + signature(expr) + "';\n")
-		index := spec.Ident(e.table.Name + "_" + spec.SearchColumn)
-		builds.WriteString("-- Index the search of " + e.table.Name + "\n")
-		builds.WriteString("DROP INDEX CONCURRENTLY IF EXISTS " + index + ";\n")
-		builds.WriteString("CREATE INDEX CONCURRENTLY " + index + " ON " + t + " USING GIN (" + col + ");\n")
 	}
-	for _, table := range slices.Sorted(maps.Keys(have)) {
-		b.WriteString("-- " + table + " has no searchable member any more\n")
-		b.WriteString(`ALTER TABLE ` + spec.Ident(table) + ` DROP COLUMN ` + col + ";\n")
+	for _, key := range slices.Sorted(maps.Keys(have)) {
+		table, col, _ := strings.Cut(key, ".")
+		b.WriteString("-- " + table + " searches no member by " + col + " any more\n")
+		b.WriteString(`ALTER TABLE ` + spec.Ident(table) + ` DROP COLUMN ` + spec.Ident(col) + ";\n")
 	}
 	return b.String(), builds.String(), nil
+}
+
+// pgColumn is a search column of a table and its expression.
+type pgColumn struct{ name, members, expr string }
+
+// pgSearchColumns are the search columns of a table searching cols: one
+// per weight class but the last (the members of that weight or heavier,
+// spec.SearchClassColumn), whose tier a search reads from its own GIN
+// index and statistics, then spec.SearchColumn over them all.
+func pgSearchColumns(cols []searchColumn) []pgColumn {
+	if len(cols) == 0 {
+		return nil
+	}
+	var out []pgColumn
+	for _, c := range searchClasses(cols) {
+		out = append(out, pgColumn{spec.SearchClassColumn(c.class), describeSearch(c.members), pgSearchExpr(c.members)})
+	}
+	return append(out, pgColumn{spec.SearchColumn, describeSearch(cols), pgSearchExpr(cols)})
+}
+
+// pgSearchColumn writes the statements making search column c of table
+// (dropping the one there is first), and its index build.
+func pgSearchColumn(b, builds *strings.Builder, table string, c pgColumn, there bool) {
+	t, col := spec.Ident(table), spec.Ident(c.name)
+	b.WriteString("-- Search " + table + " by " + c.members + " in " + c.name + "\n")
+	if there {
+		b.WriteString(`ALTER TABLE ` + t + ` DROP COLUMN ` + col + ";\n")
+	}
+	b.WriteString(`ALTER TABLE ` + t + ` ADD COLUMN ` + col + ` tsvector GENERATED ALWAYS AS (` + c.expr + ") STORED;\n")
+	b.WriteString(`COMMENT ON COLUMN ` + t + `.` + col + ` IS '` + signature(c.expr) + "';\n")
+	index := spec.Ident(table + "_" + c.name)
+	builds.WriteString("-- Index the search of " + table + " in " + c.name + "\n")
+	builds.WriteString("DROP INDEX CONCURRENTLY IF EXISTS " + index + ";\n")
+	builds.WriteString("CREATE INDEX CONCURRENTLY " + index + " ON " + t + " USING GIN (" + col + ");\n")
 }
 
 // describeSearch lists the columns and weights, for a comment.
@@ -128,29 +154,68 @@ func describeSearch(cols []searchColumn) string {
 	return strings.Join(parts, ", ")
 }
 
-// sqliteSearch is the FTS5 table and the triggers of one table, each
-// statement as sqlite_master keeps it.
-func sqliteSearch(e eventTable) (table string, triggers [][2]string) {
+// sqliteSearch is the FTS5 tables and the triggers of one table, each
+// statement as sqlite_master keeps it, by name: the table of every
+// searchable member (spec.SearchTable) and one of each weight class but
+// the last (spec.SearchClassTable), whose relevance tier a search reads
+// from its own index — a word common in the last class alone is none of
+// a heavier class's, where a column filter of the one table would read
+// all its matches to find that out.
+func sqliteSearch(e eventTable) (tables, triggers [][2]string) {
 	t := spec.Ident(e.table.Name)
-	fts := spec.Ident(spec.SearchTable(e.table.Name))
+	var insert, remove strings.Builder
+	add := func(name string, cols []searchColumn) {
+		fts := spec.Ident(name)
+		idents := make([]string, len(cols))
+		for i, c := range cols {
+			idents[i] = spec.Ident(c.name)
+		}
+		list := strings.Join(idents, ", ")
+		row := func(r string) string { return r + "." + strings.Join(idents, ", "+r+".") }
+		tables = append(tables, [2]string{name, `CREATE VIRTUAL TABLE ` + fts + ` USING fts5(` + list + `, content='` + e.table.Name +
+			`', tokenize='porter unicode61 remove_diacritics 2')`})
+		insert.WriteString(` INSERT INTO ` + fts + `("rowid", ` + list + `) VALUES (NEW."rowid", ` + row("NEW") + `);`)
+		remove.WriteString(` INSERT INTO ` + fts + `(` + fts + `, "rowid", ` + list + `) VALUES ('delete', OLD."rowid", ` + row("OLD") + `);`)
+	}
+	add(spec.SearchTable(e.table.Name), e.search)
+	for _, c := range searchClasses(e.search) {
+		add(spec.SearchClassTable(e.table.Name, c.class), c.members)
+	}
 	cols := make([]string, len(e.search))
 	for i, c := range e.search {
 		cols[i] = spec.Ident(c.name)
 	}
-	list := strings.Join(cols, ", ")
-	row := func(r string) string { return r + "." + strings.Join(cols, ", "+r+".") }
-	table = `CREATE VIRTUAL TABLE ` + fts + ` USING fts5(` + list + `, content='` + e.table.Name +
-		`', tokenize='porter unicode61 remove_diacritics 2')`
-	insert := `INSERT INTO ` + fts + `("rowid", ` + list + `) VALUES (NEW."rowid", ` + row("NEW") + `);`
-	remove := `INSERT INTO ` + fts + `(` + fts + `, "rowid", ` + list + `) VALUES ('delete', OLD."rowid", ` + row("OLD") + `);`
 	name := "search_" + e.table.Name
 	triggers = [][2]string{
-		{name + "_insert", `CREATE TRIGGER ` + spec.Ident(name+"_insert") + ` AFTER INSERT ON ` + t + ` BEGIN ` + insert + ` END`},
-		{name + "_delete", `CREATE TRIGGER ` + spec.Ident(name+"_delete") + ` AFTER DELETE ON ` + t + ` BEGIN ` + remove + ` END`},
-		{name + "_update", `CREATE TRIGGER ` + spec.Ident(name+"_update") + ` AFTER UPDATE OF ` + list + ` ON ` + t +
-			` BEGIN ` + remove + ` ` + insert + ` END`},
+		{name + "_insert", `CREATE TRIGGER ` + spec.Ident(name+"_insert") + ` AFTER INSERT ON ` + t + ` BEGIN` + insert.String() + ` END`},
+		{name + "_delete", `CREATE TRIGGER ` + spec.Ident(name+"_delete") + ` AFTER DELETE ON ` + t + ` BEGIN` + remove.String() + ` END`},
+		{name + "_update", `CREATE TRIGGER ` + spec.Ident(name+"_update") + ` AFTER UPDATE OF ` + strings.Join(cols, ", ") + ` ON ` + t +
+			` BEGIN` + remove.String() + insert.String() + ` END`},
 	}
-	return table, triggers
+	return tables, triggers
+}
+
+// searchClass is a weight class of a table's searchable members: those
+// marked with class or heavier.
+type searchClass struct {
+	class   string
+	members []searchColumn
+}
+
+// searchClasses are the weight classes of cols but the last (all of
+// them), heaviest first: one per weight some member is marked with.
+func searchClasses(cols []searchColumn) []searchClass {
+	var out []searchClass
+	for _, w := range annotation.SearchWeights {
+		if !slices.ContainsFunc(cols, func(c searchColumn) bool { return c.weight == string(w) }) {
+			continue
+		}
+		class := slices.DeleteFunc(slices.Clone(cols), func(c searchColumn) bool { return c.weight > string(w) })
+		if len(class) < len(cols) {
+			out = append(out, searchClass{string(w), class})
+		}
+	}
+	return out
 }
 
 func sqliteSearchChanges(ctx context.Context, db *sql.DB, events []eventTable) (string, error) {
@@ -161,16 +226,14 @@ WHERE type = 'trigger' AND name LIKE 'search\_%' ESCAPE '\' OR type = 'table' AN
 	}
 	var b strings.Builder
 	for _, e := range events {
-		ftsName := spec.SearchTable(e.table.Name)
 		if len(e.search) == 0 {
 			continue
 		}
-		table, triggers := sqliteSearch(e)
-		same := have[ftsName] == table
-		delete(have, ftsName)
-		for _, tr := range triggers {
-			same = same && have[tr[0]] == tr[1]
-			delete(have, tr[0])
+		tables, triggers := sqliteSearch(e)
+		same := true
+		for _, o := range append(slices.Clone(tables), triggers...) {
+			same = same && have[o[0]] == o[1]
+			delete(have, o[0])
 		}
 		if same {
 			continue
@@ -179,13 +242,17 @@ WHERE type = 'trigger' AND name LIKE 'search\_%' ESCAPE '\' OR type = 'table' AN
 		for _, tr := range triggers {
 			b.WriteString(`DROP TRIGGER IF EXISTS ` + spec.Ident(tr[0]) + ";\n")
 		}
-		b.WriteString(`DROP TABLE IF EXISTS ` + spec.Ident(ftsName) + ";\n")
-		b.WriteString(table + ";\n")
+		for _, t := range tables {
+			b.WriteString(`DROP TABLE IF EXISTS ` + spec.Ident(t[0]) + ";\n")
+			b.WriteString(t[1] + ";\n")
+		}
 		for _, tr := range triggers {
 			b.WriteString(tr[1] + ";\n")
 		}
 		// Made anew (or the table rebuilt, its rowids changed): read again.
-		b.WriteString(`INSERT INTO ` + spec.Ident(ftsName) + `(` + spec.Ident(ftsName) + `) VALUES ('rebuild');` + "\n")
+		for _, t := range tables {
+			b.WriteString(`INSERT INTO ` + spec.Ident(t[0]) + `(` + spec.Ident(t[0]) + `) VALUES ('rebuild');` + "\n")
+		}
 	}
 	for _, name := range slices.Sorted(maps.Keys(have)) {
 		if strings.HasPrefix(name, "search_") {
@@ -207,9 +274,10 @@ func hideSearch(next schema.Differ) schema.Differ {
 			if isSearchTable(t.Name) {
 				continue
 			}
-			t.Columns = slices.DeleteFunc(t.Columns, func(c *atlasschema.Column) bool { return c.Name == spec.SearchColumn })
+			t.Columns = slices.DeleteFunc(t.Columns, func(c *atlasschema.Column) bool { return isSearchColumn(c.Name) })
 			t.Indexes = slices.DeleteFunc(t.Indexes, func(i *atlasschema.Index) bool {
-				return i.Name == t.Name+"_"+spec.SearchColumn
+				col, ok := strings.CutPrefix(i.Name, t.Name+"_")
+				return ok && isSearchColumn(col)
 			})
 			keep = append(keep, t)
 		}
@@ -218,10 +286,21 @@ func hideSearch(next schema.Differ) schema.Differ {
 	})
 }
 
+// isSearchColumn tells a PostgreSQL search column: spec.SearchColumn or
+// a weight class's.
+func isSearchColumn(name string) bool {
+	class, ok := strings.CutPrefix(name, spec.SearchColumn+"_")
+	return name == spec.SearchColumn || ok && len(class) == 1 && strings.Contains(annotation.SearchWeights, strings.ToUpper(class))
+}
+
 // isSearchTable tells an FTS5 table or one of its shadow tables.
 func isSearchTable(name string) bool {
 	for _, suffix := range []string{"", "_data", "_idx", "_docsize", "_config", "_content"} {
-		if base, ok := strings.CutSuffix(name, suffix); ok && strings.HasSuffix(base, spec.SearchTableSuffix) {
+		base, ok := strings.CutSuffix(name, suffix)
+		if ok && len(base) > 2 && base[len(base)-2] == '_' && strings.Contains(annotation.SearchWeights, strings.ToUpper(base[len(base)-1:])) {
+			base = base[:len(base)-2] // a weight class's table
+		}
+		if ok && strings.HasSuffix(base, spec.SearchTableSuffix) {
 			return true
 		}
 	}

@@ -77,6 +77,8 @@ func (c *Cursors) Decode(token string, b Binding, keys []Key) (*Position, error)
 		return nil, fmt.Errorf("%w: it was made for %s", ErrCursor, body.Resource)
 	case body.Team != b.Team:
 		return nil, fmt.Errorf("%w: it was made for another team", ErrCursor)
+	case scored(body, keys):
+		return nil, fmt.Errorf("%w: it was made when best match first was ordered by a score, before relevance tiers; start again from the first page", ErrCursor)
 	case body.Shape != shapeHash(b.Shape) || len(body.Values) != len(keys)-1:
 		return nil, fmt.Errorf("%w: it was made for another filter or order; send the same filter and order_by with it", ErrCursor)
 	}
@@ -89,6 +91,13 @@ func (c *Cursors) Decode(token string, b Binding, keys []Key) (*Position, error)
 		pos.Values = append(pos.Values, v)
 	}
 	return pos, nil
+}
+
+// scored tells a cursor of a search best match first made when that order
+// was by a score: its rank is a JSON number, where a tier is a string.
+func scored(body cursorBody, keys []Key) bool {
+	return len(keys) == 2 && keys[0].Col == RankColumn && len(body.Values) == 1 &&
+		len(body.Values[0]) > 0 && body.Values[0][0] != '"'
 }
 
 func (c *Cursors) sign(payload []byte) []byte {

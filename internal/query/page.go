@@ -3,6 +3,7 @@ package query
 import (
 	"database/sql"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
@@ -18,8 +19,8 @@ type Page struct {
 	// After is the position of the last record already seen: the page
 	// starts after it, by keyset.
 	After *Position
-	// Rank is where a page ordered by RankColumn reads its records and
-	// their ranks from; nil for any other order.
+	// Rank is the relevance tiers a page ordered by RankColumn reads in
+	// turn; nil for any other order.
 	Rank *Ranked
 }
 
@@ -65,6 +66,9 @@ type Phase struct {
 	OrderBy string
 	// Offset phases skip Page.Offset records (LIMIT … OFFSET …).
 	Offset bool
+	// Tier is the relevance tier the phase reads (1 the best), 0 outside
+	// a page ordered by RankColumn.
+	Tier int
 }
 
 // Phases plans the statements of the page.
@@ -78,6 +82,13 @@ type Phase struct {
 // index.
 func (p *Page) Phases() []Phase {
 	keys := p.Keys
+	if p.Offset > 0 && p.Rank != nil {
+		// Tiers in turn cannot skip a number of records: one statement,
+		// ordered by tier.
+		order, args := p.tierOrder()
+		m := p.Rank.Match
+		return []Phase{{Cond: m.Cond, Args: append(slices.Clip(m.Args), args...), OrderBy: order + ", " + orderBy(keys[1:]), Offset: true}}
+	}
 	if p.Offset > 0 {
 		return []Phase{{OrderBy: orderBy(keys), Offset: true}}
 	}
@@ -89,14 +100,8 @@ func (p *Page) Phases() []Phase {
 			ph.Cond, ph.Args = `"id"`+beyond(id.Desc), []any{p.After.ID}
 		}
 		return []Phase{ph}
-	case len(keys) == 2 && keys[0].Desc == id.Desc && keys[0].Col == RankColumn:
-		// A rank is never null: one phase, from the position.
-		ph := Phase{OrderBy: orderBy(keys)}
-		if p.After != nil {
-			ph.Cond = `("_rank", "id")` + strings.TrimSuffix(beyond(id.Desc), "?") + "(?, ?)"
-			ph.Args = []any{p.After.Values[0], p.After.ID}
-		}
-		return []Phase{ph}
+	case p.Rank != nil:
+		return p.tiers()
 	case len(keys) == 2 && keys[0].Desc == id.Desc:
 		return p.singleKey(keys[0])
 	}
@@ -107,6 +112,69 @@ func (p *Page) Phases() []Phase {
 		ph.Cond, ph.Args = s.b.String(), s.args
 	}
 	return []Phase{ph}
+}
+
+// tiers plans a page ordered by relevance (Search.Rank): a phase a tier,
+// best first going down (-_rank), last first going up, each a walk by id
+// in the same direction — of the list's (team, id) index filtered by the
+// tier's match when the words are common, of the search index's matches
+// sorted when they are rare. A position carries its tier and id: the page
+// starts in that tier after the id, then reads the tiers that follow it.
+func (p *Page) tiers() []Phase {
+	id := p.Keys[1]
+	n := len(p.Rank.Tiers)
+	var out []Phase
+	for i := range n {
+		tier := i + 1
+		if !id.Desc {
+			tier = n - i
+		}
+		t := p.Rank.Tiers[tier-1]
+		ph := Phase{Cond: t.Cond, Args: t.Args, OrderBy: orderBy(p.Keys[1:]), Tier: tier}
+		if p.After != nil {
+			at := int(p.After.Values[0].(int64))
+			if id.Desc && tier < at || !id.Desc && tier > at {
+				continue // before the position's tier
+			}
+			if tier == at {
+				ph.Cond = strings.TrimPrefix(ph.Cond+` AND "id"`+beyond(id.Desc), " AND ")
+				ph.Args = append(slices.Clip(t.Args), p.After.ID)
+			}
+		}
+		out = append(out, ph)
+	}
+	return out
+}
+
+// CheckTier fails with ErrCursor when the position of a page ordered by
+// relevance names no tier of it: a cursor made before the resource's
+// searchable members were reweighted.
+func (p *Page) CheckTier() error {
+	if p.Rank == nil || p.After == nil {
+		return nil
+	}
+	if t, ok := p.After.Values[0].(int64); !ok || t < 1 || int(t) > len(p.Rank.Tiers) {
+		return fmt.Errorf("%w any more: the search's relevance tiers changed since it was made; start again from the first page", ErrCursor)
+	}
+	return nil
+}
+
+// tierOrder orders the records of a page ordered by relevance by their
+// tier, for a page read by offset, and its parameters.
+func (p *Page) tierOrder() (string, []any) {
+	var b strings.Builder
+	var args []any
+	b.WriteString("CASE")
+	n := len(p.Rank.Tiers)
+	for i, t := range p.Rank.Tiers[:n-1] {
+		fmt.Fprintf(&b, " WHEN %s THEN %d", t.Cond, i+1)
+		args = append(args, t.Args...)
+	}
+	fmt.Fprintf(&b, " ELSE %d END", n)
+	if p.Keys[0].Desc {
+		return b.String() + " ASC", args
+	}
+	return b.String() + " DESC", args
 }
 
 // beyond is the comparison that steps past a position in a direction.
@@ -231,9 +299,7 @@ func (p *Page) Shape() string {
 		fmt.Fprintf(&b, "|%T:%s", a, shapeEscaper.Replace(text))
 	}
 	if p.Rank != nil {
-		for _, a := range p.Rank.Args {
-			fmt.Fprintf(&b, "|rank:%s", shapeEscaper.Replace(fmt.Sprint(a)))
-		}
+		fmt.Fprintf(&b, "|rank:%s", shapeEscaper.Replace(p.Rank.Key))
 	}
 	b.WriteString("|order:")
 	for _, k := range p.Keys {

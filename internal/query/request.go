@@ -110,8 +110,12 @@ func ParseRequest(members []wire.Member, query url.Values, l *List) (*Request, e
 		}
 	}
 	keys, err := ParseOrder(order, desc, cols)
-	if err != nil {
+	switch {
+	case err != nil:
 		fail(ParamOrderBy, "%v", err)
+	case slices.ContainsFunc(keys, func(k Key) bool { return k.Col == RankColumn }) &&
+		(len(keys) != 2 || keys[0].Col != RankColumn || keys[0].Desc != keys[1].Desc):
+		fail(ParamOrderBy, "orders by _rank alone: -_rank (best match first) or _rank (last first), the id in the same direction within a tier")
 	}
 	r.Keys = keys
 	if r.Cursor = p.Cursor(); r.Cursor != "" && r.Offset > 0 {

@@ -2,6 +2,7 @@ package query
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -15,23 +16,17 @@ const ParamQ = "q"
 // MaxQ bounds q, in characters.
 const MaxQ = 256
 
-// Search is what a resource's full-text search needs: its table and the
-// weights of its searchable members, in the order of the SQLite FTS5
-// table's columns. Nil for a resource with none.
+// Search is what a resource's full-text search needs: its table, and the
+// weight each of its searchable members is marked with ("A" to "D"). Nil
+// for a resource with none.
 type Search struct {
-	Table   string
-	Weights []float64
+	Table string
+	Marks []string
 }
 
-// Weights of the members' marks: those of PostgreSQL's ts_rank_cd, which
-// SQLite's bm25 is given too.
-var weights = map[string]float64{"A": 1, "B": 0.4, "C": 0.2, "D": 0.1}
-
-// Weight is the weight of a member marked w ("A" to "D").
-func Weight(w string) float64 { return weights[w] }
-
-// RankColumn is the order by how well a record matches q: "_rank".
-var RankColumn = &Column{Member: "_rank", Name: "_rank", Type: spec.Number}
+// RankColumn is the order by how well a record matches q: "_rank", its
+// relevance tier (Search.Tiers), best first going down.
+var RankColumn = &Column{Member: "_rank", Name: "_rank", Type: spec.Integer}
 
 // Match is a parsed q, ready for either database: the same query, written
 // so that neither engine reads any of it as syntax of its own.
@@ -49,6 +44,9 @@ type Match struct {
 	// FTS is the query as SQLite's FTS5 reads it: every term a quoted
 	// string, joined by AND, NOT and OR.
 	FTS string
+	// Excludes tells a query with a - word or phrase: one that matches
+	// within some members may not match the record.
+	Excludes bool
 }
 
 // item is one word or phrase of q.
@@ -83,15 +81,17 @@ func ParseQ(text string) (*Match, error) {
 	}
 	clauses = append(clauses, clause)
 	var web, fts []string
+	excludes := false
 	for _, c := range clauses {
 		if w, f, ok := writeClause(c); ok {
 			web, fts = append(web, w), append(fts, f)
+			excludes = excludes || slices.ContainsFunc(c, func(it item) bool { return it.neg })
 		}
 	}
 	if len(web) == 0 {
 		return nil, fmt.Errorf("holds no word to look for (a word excluded with - needs one that is not, and words as common as \"the\" are not indexed)")
 	}
-	return &Match{Web: strings.Join(web, " or "), FTS: strings.Join(fts, " OR ")}, nil
+	return &Match{Web: strings.Join(web, " or "), FTS: strings.Join(fts, " OR "), Excludes: excludes}, nil
 }
 
 // writeClause writes the words of one clause for each engine: false when
@@ -223,28 +223,116 @@ func (s *sqlText) match(f *Filter) {
 	s.write(")")
 }
 
-// Ranked is how a page ordered by RankColumn reads its records: from
-// From, each with its rank Expr as "_rank"; the arguments of Expr come
-// first, then those of From.
+// Ranked is how a page ordered by RankColumn reads its records: tier
+// after tier (Search.Rank), each by id, every tier's condition holding the
+// match (the page's filter leaves it out). Key is the query as the page's
+// shape names it; Match the condition of every tier at once, for a page
+// read by offset. PlanEachTime: the page's statements must be planned with
+// their parameters (spec.PlanEachTime).
 type Ranked struct {
-	Expr, From string
-	Args       []any
+	Key          string
+	Tiers        []Tier
+	Match        Tier
+	PlanEachTime bool
+}
+
+// Tier is a relevance tier: the condition of the records in it, and its
+// parameters.
+type Tier struct {
+	Cond string
+	Args []any
+}
+
+// Classes are the weights the members are marked with, heaviest first: a
+// tier per class.
+func (search *Search) Classes() []string {
+	var out []string
+	for _, w := range "ABCD" {
+		if slices.Contains(search.Marks, string(w)) {
+			out = append(out, string(w))
+		}
+	}
+	return out
 }
 
 // Rank is the Ranked of a search of search's resource by m.
+//
+// Best match first reads relevance tiers an index can walk, never a score
+// of every match: tier 1 holds the records that q matches within the
+// members of the heaviest weight alone, tier 2 those it matches within the
+// members of the two heaviest but not tier 1's, and so on; the last tier
+// holds the rest of the matches. Tier k is "matches, within class k and
+// not within class k-1": the classes are cumulative. A record's tier
+// depends on it alone, so the order is the same on both databases and
+// changes only when the record is edited.
 func (search *Search) Rank(d Dialect, m *Match) *Ranked {
-	t := spec.Ident(search.Table)
-	if d == Postgres {
-		return &Ranked{Expr: `ts_rank_cd(` + spec.Ident(spec.SearchColumn) + `, ` + tsquery + `)::float8`, From: t, Args: []any{m.Web}}
+	classes := search.Classes()
+	r := &Ranked{Key: m.Web, Tiers: make([]Tier, len(classes))}
+	if d == SQLite {
+		r.Key = m.FTS
+		for k := range classes {
+			r.Tiers[k] = search.sqliteTier(classes, k, m)
+		}
+		s := &sqlText{d: d}
+		s.match(&Filter{Value: m, Search: search})
+		r.Match = Tier{Cond: s.b.String(), Args: s.args}
+		return r
 	}
-	fts := spec.Ident(spec.SearchTable(search.Table))
-	var w strings.Builder
-	for _, x := range search.Weights {
-		fmt.Fprintf(&w, ", %g", x)
+	// The words written in the statement, not in an init plan as a
+	// filter's match has them: planned with their value, each tier's
+	// condition is estimated from its own column's statistics — a walk of
+	// the list's index for a common word, the GIN index then a sort for a
+	// rare one.
+	in := func(col string) string {
+		return spec.Ident(col) + " @@ websearch_to_tsquery('english'::regconfig, records_fold(?))"
 	}
-	// bm25 is better the lower; the rank is better the higher, as on
-	// PostgreSQL.
-	return &Ranked{Expr: `"s"."_rank"`, Args: []any{m.FTS},
-		From: t + ` JOIN (SELECT "rowid" AS "_rowid", -bm25(` + fts + w.String() + `) AS "_rank" FROM ` + fts +
-			` WHERE ` + fts + ` MATCH ?) AS "s" ON ` + t + `."rowid" = "s"."_rowid"`}
+	r.PlanEachTime = true
+	r.Match = Tier{Cond: in(spec.SearchColumn), Args: []any{m.Web}}
+	for k := range classes {
+		var conds []string
+		if k == len(classes)-1 || m.Excludes {
+			conds = append(conds, r.Match.Cond)
+		}
+		if k < len(classes)-1 {
+			conds = append(conds, in(spec.SearchClassColumn(classes[k])))
+		}
+		if k > 0 {
+			conds = append(conds, "NOT "+in(spec.SearchClassColumn(classes[k-1])))
+		}
+		t := Tier{Cond: strings.Join(conds, " AND ")}
+		for range conds {
+			t.Args = append(t.Args, m.Web)
+		}
+		r.Tiers[k] = t
+	}
+	return r
+}
+
+// sqliteTier is tier k on SQLite: the records whose class-k FTS5 table
+// (spec.SearchClassTable; the last class's is the table of every member)
+// matches and whose class k-1 table does not.
+func (search *Search) sqliteTier(classes []string, k int, m *Match) Tier {
+	in := func(table string) string {
+		fts := spec.Ident(table)
+		return ` IN (SELECT "rowid" FROM ` + fts + " WHERE " + fts + " MATCH ?)"
+	}
+	row := spec.Ident(search.Table) + `."rowid"`
+	var t Tier
+	if k == len(classes)-1 || m.Excludes {
+		// The matches are a set SQLite makes first. The last tier's,
+		// where the long members' common words fall, is many: the list's
+		// (team, id) index is walked, each record looked up in the set
+		// ("+" keeps the set from driving the plan).
+		t = Tier{Cond: "+" + row + in(spec.SearchTable(search.Table)), Args: []any{m.FTS}}
+	}
+	if k < len(classes)-1 {
+		// A heavier class's few matches are read by rowid, then sorted.
+		t.Cond = strings.TrimPrefix(t.Cond+" AND "+row+in(spec.SearchClassTable(search.Table, classes[k])), " AND ")
+		t.Args = append(t.Args, m.FTS)
+	}
+	if k > 0 {
+		t.Cond += " AND " + row + " NOT" + in(spec.SearchClassTable(search.Table, classes[k-1]))
+		t.Args = append(t.Args, m.FTS)
+	}
+	return t
 }

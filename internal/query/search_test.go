@@ -78,3 +78,50 @@ func FuzzParseQ(f *testing.F) {
 		}
 	})
 }
+
+// A search's tiers: on SQLite the class tables' FTS5 queries, the class
+// before excluded, the last tier from the table of every member; on
+// PostgreSQL the class columns, likewise. A query with an exclusion needs
+// the whole match in every tier; a resource whose members weigh alike has
+// one tier.
+func TestRankTiers(t *testing.T) {
+	m, err := ParseQ("blue widget")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &Search{Table: "returns", Marks: []string{"C", "B", "A"}}
+	in := func(table string) string {
+		return ` IN (SELECT "rowid" FROM "` + table + `" WHERE "` + table + `" MATCH ?)`
+	}
+	row := `"returns"."rowid"`
+	want := []string{
+		row + in("returns_search_a"),
+		row + in("returns_search_b") + " AND " + row + " NOT" + in("returns_search_a"),
+		"+" + row + in("returns_search") + " AND " + row + " NOT" + in("returns_search_b"),
+	}
+	r := s.Rank(SQLite, m)
+	if len(r.Tiers) != len(want) {
+		t.Fatalf("%d tiers, want %d", len(r.Tiers), len(want))
+	}
+	for i, tier := range r.Tiers {
+		if tier.Cond != want[i] || len(tier.Args) != strings.Count(want[i], "?") || tier.Args[0] != m.FTS {
+			t.Errorf("tier %d: %s %v, want %s", i+1, tier.Cond, tier.Args, want[i])
+		}
+	}
+	pg := s.Rank(Postgres, m)
+	if !pg.PlanEachTime || len(pg.Tiers) != 3 || !strings.HasPrefix(pg.Tiers[1].Cond, `"records_search_b" @@`) ||
+		!strings.Contains(pg.Tiers[1].Cond, `NOT "records_search_a" @@`) || len(pg.Tiers[1].Args) != 2 {
+		t.Errorf("PostgreSQL's tier 2: %+v", pg.Tiers[1])
+	}
+	m, _ = ParseQ("blue -widget")
+	if got := s.Rank(SQLite, m).Tiers[0].Cond; got != "+"+row+in("returns_search")+" AND "+row+in("returns_search_a") {
+		t.Errorf("tier 1 with an exclusion: %s", got)
+	}
+	if pg := s.Rank(Postgres, m); !strings.HasPrefix(pg.Tiers[0].Cond, `"records_search" @@`) || len(pg.Tiers[0].Args) != 2 {
+		t.Errorf("PostgreSQL's tier 1 with an exclusion: %+v", pg.Tiers[0])
+	}
+	one := &Search{Table: "customers", Marks: []string{"A", "A"}}
+	if r := one.Rank(Postgres, m); len(r.Tiers) != 1 || r.Tiers[0].Cond != r.Match.Cond {
+		t.Errorf("one weight: %+v", r.Tiers)
+	}
+}

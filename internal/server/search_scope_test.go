@@ -58,7 +58,9 @@ func TestSearchAndTotalsKeepToTheRole(t *testing.T) {
 	for _, d := range dbtest.Dialects {
 		t.Run(dbtest.Name(d), func(t *testing.T) {
 			t.Parallel()
-			searchKeepsToTheRole(t, newRolesHarness(t, d, searchPolicies))
+			h := newRolesHarness(t, d, searchPolicies)
+			searchKeepsToTheRole(t, h)
+			tiersKeepToTheRole(t, h)
 		})
 	}
 }

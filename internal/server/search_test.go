@@ -92,22 +92,7 @@ func TestSearchRanksAndWalks(t *testing.T) {
 		if len(first) != 16 || first[0] != "best" {
 			t.Fatalf("best match first: %v", first)
 		}
-		var walked []string
-		cursor := ""
-		for range 20 {
-			path := "/v1/returns?q=refund&limit=2"
-			if cursor != "" {
-				path += "&cursor=" + url.QueryEscape(cursor)
-			}
-			r := h.call("GET", path, "").want(200)
-			walked = append(walked, idsInOrder(r, "returns")...)
-			next, _ := r.at("paging", "next_cursor").(string)
-			if next == "" {
-				break
-			}
-			cursor = next
-		}
-		if !slices.Equal(walked, first) {
+		if walked := walkSearch(h, "q=refund&limit=2", func(int) {}); !slices.Equal(walked, first) {
 			t.Fatalf("walked %v, want %v", walked, first)
 		}
 		r := h.call("GET", "/v1/returns?q=refund&filter[status]=closed&fields=status&count=exact", "").want(200)

@@ -39,5 +39,22 @@ const (
 	SearchTableSuffix = "_search"
 )
 
+// PlanEachTime begins a statement's text that is never prepared: each
+// time it runs, PostgreSQL plans it with its parameters' values (a custom
+// plan), where a prepared statement's generic plan would not see them — a
+// search's words, whose frequency decides how best to read the matches.
+const PlanEachTime = "/* planned each time */ "
+
+// SearchClassColumn is the PostgreSQL column searching the members marked
+// with weight class or heavier ("B": those marked A or B), beside
+// SearchColumn, which searches them all.
+func SearchClassColumn(class string) string { return SearchColumn + "_" + strings.ToLower(class) }
+
 // SearchTable is the SQLite FTS5 table searching table.
 func SearchTable(table string) string { return table + SearchTableSuffix }
+
+// SearchClassTable is the SQLite FTS5 table searching table's members
+// marked with weight class or heavier, beside SearchTable.
+func SearchClassTable(table, class string) string {
+	return SearchTable(table) + "_" + strings.ToLower(class)
+}

@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# Load test of full-text search (DESIGN §16): a one-word search answering
+# 100 rows best match first against a plain list of 100, whether the word
+# is common or rare. One team's RETURNS returns, seeded straight through
+# SQL (bench/cmd/seed --search): widget in every description (1 match in
+# 1, all in the last relevance tier), zanzibar in 1,000 of them, half of
+# those in the rma too (two tiers). Each read runs RUNS times in turn
+# (list, common, rare, rare, common, list, …), so the machine's load falls
+# on all alike; prints each read's mean requests/s and worse p99, and the
+# ratios list ÷ search, each run's too. Then the plans (EXPLAIN) of the
+# searches' first statements.
+#
+#   bench/search.sh                          # both databases, 100,000 returns
+#   RETURNS=1000000 bench/search.sh postgres
+#
+# Needs wrk (apt-get install wrk), sqlite3 and psql; for PostgreSQL, the
+# local server.
+set -euo pipefail
+export PGOPTIONS=${PGOPTIONS:---client-min-messages=warning}
+cd "$(dirname "$0")/.."
+. bench/lib.sh
+
+RETURNS=${RETURNS:-100000}
+DURATION=${DURATION:-5s}
+CONNS=${CONNS:-16}
+RUNS=${RUNS:-4}
+PORT=${PORT:-18381}
+dbs=("$@")
+[ ${#dbs[@]} -gt 0 ] || dbs=(sqlite postgres)
+reads=(list "/v1/returns?limit=100" common "/v1/returns?q=widget&limit=100" rare "/v1/returns?q=zanzibar&limit=100")
+
+need wrk psql sqlite3
+bench_setup
+build ./cmd/records ./bench/cmd/seed
+
+# runs DB: every read RUNS times, in turn, its order reversed every other
+# run; then a line a read, and the ratios.
+runs() {
+  declare -A sum p99 each
+  local i k name path rps p
+  for i in $(seq "$RUNS"); do
+    local order=(0 2 4)
+    (( i % 2 )) || order=(4 2 0)
+    for k in "${order[@]}"; do
+      name=${reads[k]} path=${reads[k + 1]}
+      read -r rps p _ < <(wrk_run "http://127.0.0.1:$PORT$path" "$token")
+      sum[$name]=$(echo "${sum[$name]:-0} + $rps" | bc -l)
+      p99[$name]=$(worse "${p99[$name]:-0us}" "$p")
+      each[$name]="${each[$name]:-} $rps"
+    done
+  done
+  for k in 0 2 4; do
+    name=${reads[k]}
+    printf '%-9s %-7s %10.1f %10s   runs:%s\n' "$1" "$name" "$(echo "${sum[$name]} / $RUNS" | bc -l)" "${p99[$name]}" "${each[$name]}"
+  done
+  for name in common rare; do
+    local list=(${each[list]}) search=(${each[$name]}) ratios=()
+    for i in $(seq 0 $((RUNS - 1))); do ratios+=("$(printf '%.2f' "$(echo "${list[i]} / ${search[i]}" | bc -l)")"); done
+    printf '%-9s list ÷ %-6s %.2f   runs: %s\n' "$1" "$name" "$(echo "${sum[list]} / ${sum[$name]}" | bc -l)" "${ratios[*]}"
+  done
+}
+
+# plans DB: the plans of the statements a search's first page runs, a
+# tier each (PostgreSQL: planned with the words, as the service has them
+# planned; the plan of a tier the page never reaches is shown too).
+plans() {
+  local sel='SELECT "id" FROM "returns" WHERE "team_id" = 1 AND "deleted_at" IS NULL' word w tier
+  echo "plans on $1, $RETURNS returns (load average $(cut -d' ' -f1-3 /proc/loadavg)):"
+  for word in widget zanzibar; do
+    if [ "$1" = postgres ]; then
+      w="websearch_to_tsquery('english'::regconfig, records_fold('\"$word\"'))"
+      for tier in "records_search_a @@ $w" "records_search_b @@ $w AND NOT records_search_a @@ $w" "records_search @@ $w AND NOT records_search_b @@ $w"; do
+        echo "  q=$word, $tier:"
+        psql "$PG_URL" -qAt -c "SET search_path = $schema" -c "EXPLAIN (ANALYZE, COSTS OFF, SUMMARY OFF) $sel AND $tier ORDER BY id DESC LIMIT 101" |
+          grep -v 'Filter:\|Recheck\|Heap Blocks\|Rows Removed\|Sort Method\|Sort Key' | sed 's/^/    /'
+      done
+    else
+      local r='"returns"."rowid"'
+      fts_in() { echo " IN (SELECT \"rowid\" FROM \"$1\" WHERE \"$1\" MATCH '\"$word\"')"; }
+      for tier in "$r$(fts_in returns_search_a)" "$r$(fts_in returns_search_b) AND $r NOT$(fts_in returns_search_a)" "+$r$(fts_in returns_search) AND $r NOT$(fts_in returns_search_b)"; do
+        echo "  q=$word, $tier:"
+        sqlite3 "${url#sqlite:}" "EXPLAIN QUERY PLAN $sel AND $tier ORDER BY id DESC LIMIT 101" | sed 's/^/    /'
+      done
+    fi
+  done
+}
+
+printf '%-9s %-7s %10s %10s\n' database read rps p99
+for db in "${dbs[@]}"; do
+  database "$db" search
+  migrate
+  "$work/seed" --database-url "$url" --returns "$RETURNS" --with-items 0 --search 2>&1 | sed "s/^/  $db: /" >&2
+  [ "$db" = sqlite ] && sqlite3 "${url#sqlite:}" ANALYZE
+  serve "$PORT"
+  echo "$db: load average $(cut -d' ' -f1-3 /proc/loadavg)" >&2
+  runs "$db"
+  stop_all
+  plans "$db" >&2
+  drop_database
+done

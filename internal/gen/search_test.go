@@ -1,0 +1,65 @@
+package gen
+
+import (
+	"strings"
+	"testing"
+
+	"records/internal/dbtest"
+	"records/internal/migrate"
+)
+
+// Reweighting a searchable member remakes the search indexes of its
+// table that it changes, and no other table's: returns' issue moved from
+// B to A makes a new class A index, class B (now A's members again)
+// goes, and on PostgreSQL the column of every member, whose words carry
+// their weight, is made again.
+func TestReweightingRemakesTheClassIndexes(t *testing.T) {
+	want := map[string][]string{
+		migrate.Postgres: {
+			`ALTER TABLE "returns" DROP COLUMN "records_search_a";`,
+			`ALTER TABLE "returns" ADD COLUMN "records_search_a" tsvector GENERATED ALWAYS AS (setweight(to_tsvector('english'::regconfig, records_fold(coalesce("issue", ''))), 'A')`,
+			`ALTER TABLE "returns" DROP COLUMN "records_search_b";`,
+			`ALTER TABLE "returns" ADD COLUMN "records_search" tsvector`,
+			`CREATE INDEX CONCURRENTLY "returns_records_search_a" ON "returns" USING GIN ("records_search_a");`,
+		},
+		migrate.SQLite: {
+			`CREATE VIRTUAL TABLE "returns_search_a" USING fts5("issue", "customer_email", "rma", "serial_number"`,
+			`DROP TABLE IF EXISTS "returns_search_b";`,
+			`INSERT INTO "returns_search_a"("returns_search_a") VALUES ('rebuild');`,
+		},
+	}
+	unchanged := map[string]string{
+		migrate.Postgres: `"cases"`,
+		migrate.SQLite:   `"cases_search"`,
+	}
+	for _, d := range dbtest.Dialects {
+		t.Run(dbtest.Name(d), func(t *testing.T) {
+			tables, err := schemaTables(repoGraph(t), d)
+			if err != nil {
+				t.Fatal(err)
+			}
+			events, err := eventTables(repoGraph(t), tables)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, e := range events {
+				for i, c := range e.search {
+					if e.table.Name == "returns" && c.name == "issue" {
+						e.search[i].weight = "A"
+					}
+				}
+			}
+			set, _ := readMigrations(repoConfig(), d)
+			p := diffEvents(t, d, set, tables, events)
+			got := p.sql + p.builds
+			for _, w := range want[d] {
+				if !strings.Contains(got, w) {
+					t.Errorf("want the migration to contain\n%s\ngot\n%s", w, got)
+				}
+			}
+			if strings.Contains(got, unchanged[d]) {
+				t.Errorf("the migration remakes %s, which did not change:\n%s", unchanged[d], got)
+			}
+		})
+	}
+}
