@@ -41,9 +41,9 @@ func newStmtCache(db *sql.DB, max int) *stmtCache {
 }
 
 // get returns the prepared statement for query, preparing it on first use,
-// or nil when the cache is full or query begins with spec.PlanEachTime. No lock is held while preparing: that waits
-// for a pooled connection, and a transaction holding one may be waiting for
-// the lock.
+// or nil when the cache is full or query begins with spec.PlanEachTime. No
+// lock is held while preparing: that waits for a pooled connection, and a
+// transaction holding one may be waiting for the lock.
 func (c *stmtCache) get(ctx context.Context, query string) (*sql.Stmt, error) {
 	if st := c.cached(query); st != nil {
 		return st, nil
