@@ -113,9 +113,10 @@ func firstToken(ctx context.Context, database *db.DB, w io.Writer) error {
 // tuneGC sets a soft memory limit of 48 MiB, which makes the collector
 // work harder before memory nears what the service may use. The heap
 // grows at Go's default rate (GOGC=100): at twice that rate, a list load
-// on SQLite kept 3.5 MiB more resident at its peak, for 7% (SQLite) to 15%
-// (PostgreSQL) less CPU a list page (docs/performance.md, 2026-11-28).
-// GOGC and GOMEMLIMIT, when set, win: GOGC=200 buys the CPU back.
+// kept 3.5–5 MiB more resident at its peak. In process a list page costs
+// 7% (SQLite) to 15% (PostgreSQL) more CPU at 100, yet over the network on
+// a quiet machine the lists were no slower (docs/performance.md,
+// 2026-11-28). GOGC and GOMEMLIMIT, when set, win.
 func tuneGC() {
 	if os.Getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(48 << 20)
