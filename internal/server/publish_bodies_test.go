@@ -22,10 +22,7 @@ func TestPublishedEventsHoldTheRecordsRead(t *testing.T) {
 		t.Run(dbtest.Name(d), func(t *testing.T) {
 			t.Parallel()
 			broker := natstest.Start(t)
-			cfg := publishing(broker)
-			h := newHarness(t, d, cfg)
-			h.srv.Start()
-			defer h.srv.Close()
+			h, cfg := publishingHarness(t, d, broker)
 			var want [][]byte // each event's record, in the log's order
 			read := func(plural, id string) {
 				body := h.call("GET", "/v1/"+plural+"/"+id, "").want(200).Body

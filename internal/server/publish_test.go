@@ -34,6 +34,16 @@ func publishing(broker *natstest.Server) server.Config {
 	return cfg
 }
 
+// publishingHarness is a harness of dialect d whose server publishes to
+// broker, started, and closed when the test ends; and its configuration.
+func publishingHarness(t *testing.T, d string, broker *natstest.Server) (*harness, server.Config) {
+	cfg := publishing(broker)
+	h := newHarness(t, d, cfg)
+	h.srv.Start()
+	t.Cleanup(func() { h.srv.Close() })
+	return h, cfg
+}
+
 // streamName is a stream of the test's own.
 func streamName() string {
 	b := make([]byte, 4)
@@ -125,10 +135,7 @@ func TestEventsArePublishedToNATS(t *testing.T) {
 		t.Run(dbtest.Name(d), func(t *testing.T) {
 			t.Parallel()
 			broker := natstest.Start(t)
-			cfg := publishing(broker)
-			h := newHarness(t, d, cfg)
-			h.srv.Start()
-			defer h.srv.Close()
+			h, cfg := publishingHarness(t, d, broker)
 			var second *server.Server
 			if d == "postgres" {
 				second = secondServerWith(t, h, cfg)
@@ -239,10 +246,7 @@ func TestPublishingStartsAfterTheStreamsLastEvent(t *testing.T) {
 // and publishing goes on.
 func TestTooLargeEventsArePublishedBare(t *testing.T) {
 	broker := natstest.StartWith(t, "max_payload: 4096")
-	cfg := publishing(broker)
-	h := newHarness(t, "sqlite3", cfg)
-	h.srv.Start()
-	defer h.srv.Close()
+	h, cfg := publishingHarness(t, "sqlite3", broker)
 	h.call("POST", "/v1/customers", `{"id":"big","phone":"`+strings.Repeat("9", 6000)+`"}`).want(201)
 	h.call("POST", "/v1/customers", `{"id":"small"}`).want(201)
 	var msgs []natstest.Message
