@@ -217,16 +217,7 @@ func (db *DB) each(ctx context.Context, max int, query string, args []any, scan 
 	if err != nil {
 		return 0, err
 	}
-	defer rows.Close()
-	for ; n != max && rows.Next(); n++ {
-		if err := scan(rows); err != nil {
-			return n + 1, Classify(ctx, err)
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return n, Classify(ctx, err)
-	}
-	return n, Classify(ctx, rows.Close())
+	return scanRows(ctx, rows, max, scan)
 }
 
 // Exec runs a statement written with ? placeholders, prepared once per

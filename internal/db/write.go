@@ -102,16 +102,7 @@ func (w *Writer) Query(ctx context.Context, max int, text string, args []any, sc
 	if err != nil {
 		return 0, Classify(ctx, err)
 	}
-	defer rows.Close()
-	for ; n != max && rows.Next(); n++ {
-		if err := scan(rows); err != nil {
-			return n, Classify(ctx, err)
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return n, Classify(ctx, err)
-	}
-	return n, Classify(ctx, rows.Close())
+	return scanRows(ctx, rows, max, scan)
 }
 
 // Exec runs a statement and returns the rows it affected.

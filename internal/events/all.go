@@ -3,6 +3,8 @@ package events
 import (
 	"context"
 	"database/sql"
+
+	"records/internal/engine"
 )
 
 // TeamEvent is an event of the log with its team, as PageAll reads it.
@@ -16,13 +18,14 @@ type TeamEvent struct {
 // (visible): what a publisher of every event follows (package publish).
 // On PostgreSQL it reads each team's first events along the team's index
 // and keeps the first of them all (the log has no index across teams);
-// SQLite numbers its events in commit order (txid 0).
-func (l *Log) PageAll(ctx context.Context, after Position, limit int) ([]TeamEvent, error) {
+// SQLite numbers its events in commit order (txid 0). It reads through r:
+// the log's database or a connection of it.
+func (l *Log) PageAll(ctx context.Context, r engine.Reader, after Position, limit int) ([]TeamEvent, error) {
 	const cols = `"team_id", "id", "txid", "type", "record_id", "meta", "image", "occurred_at"`
 	text := `SELECT ` + cols + ` FROM "events" WHERE "id" > ? ORDER BY "id" LIMIT ?`
 	args := []any{after.Seq, limit}
 	if l.DB.Postgres() {
-		visible, held, err := l.visible(ctx, l.DB)
+		visible, held, err := l.visible(ctx, r)
 		if err != nil {
 			return nil, err
 		}
@@ -32,7 +35,7 @@ ORDER BY e."txid", e."id" LIMIT ?`
 		args = append(append([]any{after.TxID, after.Seq}, held...), limit, limit)
 	}
 	out := make([]TeamEvent, 0, min(limit, 256))
-	err := l.DB.Each(ctx, limit, text, args, func(rows *sql.Rows) error {
+	err := r.Each(ctx, limit, text, args, func(rows *sql.Rows) error {
 		var e TeamEvent
 		if err := rows.Scan(&e.Team, &e.Seq, &e.TxID, &e.Type, &e.RecordID, &e.Meta, &e.Image, &e.OccurredAt); err != nil {
 			return err

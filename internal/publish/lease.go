@@ -2,7 +2,6 @@ package publish
 
 import (
 	"context"
-	"database/sql"
 	"hash/fnv"
 	"sync"
 	"time"
@@ -12,7 +11,7 @@ import (
 
 // lease is the publisher's lock while held.
 type lease struct {
-	conn    *sql.Conn // PostgreSQL: the connection holding the advisory lock
+	conn    *db.Conn // PostgreSQL: the connection holding the advisory lock, which the publisher reads and writes on
 	key     int64
 	unlock  func()
 	checked time.Time
@@ -36,12 +35,12 @@ func (p *Publisher) lock(ctx context.Context) (*lease, error) {
 	h := fnv.New64a()
 	h.Write([]byte("records:publish:" + p.cfg.Stream))
 	key := int64(h.Sum64())
-	conn, err := p.db.SQL.Conn(ctx)
+	conn, err := p.db.Conn(ctx)
 	if err != nil {
-		return nil, db.Classify(ctx, err)
+		return nil, err
 	}
 	got := false
-	if err := conn.QueryRowContext(ctx, `SELECT pg_try_advisory_lock($1)`, key).Scan(&got); err != nil || !got {
+	if err := conn.SQL.QueryRowContext(ctx, `SELECT pg_try_advisory_lock($1)`, key).Scan(&got); err != nil || !got {
 		conn.Close()
 		return nil, db.Classify(ctx, err)
 	}
@@ -59,7 +58,7 @@ func (l *lease) held(ctx context.Context) bool {
 	}
 	cctx, cancel := context.WithTimeout(ctx, leaseCheck)
 	defer cancel()
-	if err := l.conn.PingContext(cctx); err != nil {
+	if err := l.conn.SQL.PingContext(cctx); err != nil {
 		return false
 	}
 	l.checked = time.Now()
@@ -74,6 +73,16 @@ func (l *lease) release() {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
-	_, _ = l.conn.ExecContext(ctx, `SELECT pg_advisory_unlock($1)`, l.key)
+	_, _ = l.conn.SQL.ExecContext(ctx, `SELECT pg_advisory_unlock($1)`, l.key)
 	l.conn.Close()
+}
+
+// on is where the publisher runs its statements while it holds the lock:
+// on PostgreSQL the lock's own connection, so that they never wait behind
+// requests for a pooled one (see db.Conn); on SQLite the pool.
+func (l *lease) on(pool *db.DB) database {
+	if l.conn != nil {
+		return l.conn
+	}
+	return pool
 }

@@ -93,7 +93,7 @@ func (p *Publisher) follower() string { return "nats:" + p.cfg.Stream }
 // stored reads the publisher's position (the log's start when none).
 func (p *Publisher) stored(ctx context.Context) (events.Position, error) {
 	var pos events.Position
-	err := p.db.Each(ctx, 1, `SELECT "txid", "seq" FROM "event_followers" WHERE "id" = ?`, []any{p.follower()},
+	err := p.on.Each(ctx, 1, `SELECT "txid", "seq" FROM "event_followers" WHERE "id" = ?`, []any{p.follower()},
 		func(rows *sql.Rows) error { return rows.Scan(&pos.TxID, &pos.Seq) })
 	return pos, err
 }
@@ -101,7 +101,7 @@ func (p *Publisher) stored(ctx context.Context) (events.Position, error) {
 // store moves the publisher's position forward to pos (never back: an
 // instance that lost the lock unknowingly cannot undo its successor's).
 func (p *Publisher) store(ctx context.Context, pos events.Position) error {
-	_, err := p.db.Exec(ctx, `INSERT INTO "event_followers" ("id", "txid", "seq") VALUES (?, ?, ?)
+	_, err := p.on.Exec(ctx, `INSERT INTO "event_followers" ("id", "txid", "seq") VALUES (?, ?, ?)
 ON CONFLICT ("id") DO UPDATE SET "txid" = excluded."txid", "seq" = excluded."seq"
 WHERE ("event_followers"."txid", "event_followers"."seq") < (excluded."txid", excluded."seq")`, p.follower(), pos.TxID, pos.Seq)
 	return err
@@ -112,7 +112,7 @@ WHERE ("event_followers"."txid", "event_followers"."seq") < (excluded."txid", ex
 func (p *Publisher) position(ctx context.Context, seq int64) (events.Position, bool, error) {
 	pos := events.Position{Seq: seq}
 	found := false
-	err := p.db.Each(ctx, 1, `SELECT "txid" FROM "events" WHERE "id" = ?`, []any{seq},
+	err := p.on.Each(ctx, 1, `SELECT "txid" FROM "events" WHERE "id" = ?`, []any{seq},
 		func(rows *sql.Rows) error { found = true; return rows.Scan(&pos.TxID) })
 	return pos, found, err
 }
@@ -121,6 +121,6 @@ func (p *Publisher) position(ctx context.Context, seq int64) (events.Position, b
 // be read again.
 func (p *Publisher) head(ctx context.Context) (int64, error) {
 	var n int64
-	err := p.db.Each(ctx, 1, `SELECT COALESCE(MAX("id"), 0) FROM "events"`, nil, func(rows *sql.Rows) error { return rows.Scan(&n) })
+	err := p.on.Each(ctx, 1, `SELECT COALESCE(MAX("id"), 0) FROM "events"`, nil, func(rows *sql.Rows) error { return rows.Scan(&n) })
 	return n, err
 }

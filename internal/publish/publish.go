@@ -51,6 +51,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"records/internal/db"
+	"records/internal/engine"
 	"records/internal/events"
 )
 
@@ -93,6 +94,10 @@ type Publisher struct {
 
 	nc *nats.Conn
 	js jetstream.JetStream
+
+	// on is where Run's goroutine reads the log and keeps its position
+	// while it holds the lock (lease.on).
+	on database
 
 	// What publish reuses (only Run's goroutine publishes).
 	subjects subjects
@@ -214,6 +219,7 @@ func (p *Publisher) Run(stop <-chan struct{}) {
 // lead publishes while this instance holds the lock.
 func (p *Publisher) lead(ctx context.Context, l *lease) {
 	defer l.release()
+	p.on = l.on(p.db)
 	p.active.Store(true)
 	defer p.active.Store(false)
 	p.lg.Info("publish: publishing events to NATS", "stream", p.cfg.Stream)
@@ -236,9 +242,15 @@ func (p *Publisher) notePending(ctx context.Context) {
 	if err != nil {
 		return
 	}
-	if page, err := p.log.PageAll(ctx, pos, 1); err == nil && len(page) == 1 {
+	if page, err := p.log.PageAll(ctx, p.on, pos, 1); err == nil && len(page) == 1 {
 		p.pendingSince.CompareAndSwap(0, page[0].OccurredAt)
 	}
+}
+
+// database runs the publisher's statements: a db.Conn or the db.DB.
+type database interface {
+	engine.Reader
+	Exec(ctx context.Context, text string, args ...any) (sql.Result, error)
 }
 
 // errLockLost ends a session whose instance lost the lock.
@@ -276,7 +288,7 @@ func (p *Publisher) session(ctx context.Context, l *lease) error {
 			head = h
 		}
 		lastRead = time.Now()
-		page, err := p.log.PageAll(ctx, pos, p.cfg.Window)
+		page, err := p.log.PageAll(ctx, p.on, pos, p.cfg.Window)
 		if err != nil {
 			return err
 		}
