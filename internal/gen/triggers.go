@@ -81,8 +81,9 @@ func eventTables(graph *gen.Graph, tables []*schema.Table) ([]eventTable, error)
 // deletion, one that takes it out its restoring, told apart by the rows
 // before the change; a DELETE erases records for good: their purge
 // (DESIGN §17). TG_ARGV[0] is the resource's plural; the arguments after it name the
-// sensitive columns, which the image leaves out (as json_each gives the
-// other values, unchanged). The transaction's id is read in
+// columns the image leaves out — sensitive ones, and the search columns,
+// whose words are the record's again (as json_each gives the other values,
+// unchanged). The transaction's id is read in
 // the SELECT, so that a statement that changed no row (an UPDATE whose
 // If-Match failed) does not take one. records.meta is the request's id and
 // token, set by the statement that writes (see package engine).
@@ -179,8 +180,11 @@ WHERE NOT t.tgisinternal AND t.tgname LIKE 'events%' AND n.nspname = current_sch
 				args += ", '" + c + "'"
 			}
 			if len(e.search) > 0 {
-				// Its words are the record's again; no image keeps them.
+				// Their words are the record's again; no image keeps them.
 				args += ", '" + spec.SearchColumn + "'"
+				for _, c := range searchClasses(e.search) {
+					args += ", '" + spec.SearchClassColumn(c.class) + "'"
+				}
 			}
 			want := `CREATE TRIGGER ` + tr.name + ` AFTER ` + tr.event + ` ON ` + t + ` REFERENCING ` + tr.rows +
 				` FOR EACH STATEMENT EXECUTE FUNCTION "records_event"(` + args + `)`

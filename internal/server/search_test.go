@@ -108,3 +108,20 @@ func TestSearchRanksAndWalks(t *testing.T) {
 		}
 	})
 }
+
+// An event's image is the record, never the search columns kept beside it
+// (their words are the record's again), whatever weight class they hold.
+func TestEventImagesLeaveTheSearchColumnsOut(t *testing.T) {
+	each(t, func(t *testing.T, h *harness) {
+		h.call("POST", "/v1/returns", `{"id":"r-1","rma":"RMA 7","issue":"teal sprocket","description":"bent"}`).want(201)
+		h.call("PATCH", "/v1/returns/r-1", `{"issue":"green sprocket"}`).want(200)
+		h.call("POST", "/v1/users", `{"id":"u-1","username":"ann","title":"buyer","bio":"likes sprockets"}`).want(201)
+		h.call("POST", "/v1/cases", `{"id":"c-1","caseName":"late sprocket"}`).want(201)
+		if n := countKeys(t, h, `SELECT count(*) FROM events WHERE image IS NOT NULL`); n != 4 {
+			t.Fatalf("%d events with an image, want 4", n)
+		}
+		if n := countKeys(t, h, `SELECT count(*) FROM events WHERE image LIKE '%records\_search%' ESCAPE '\'`); n != 0 {
+			t.Fatalf("%d event images hold a search column", n)
+		}
+	})
+}
