@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# What the search index costs writes (DESIGN §16): sustained creates of
+# returns with every searchable member filled, by this build ("search")
+# and by the same build with no member marked searchable ("none": in a
+# scratch clone, schema/fields.go's searchable marks nothing and the code
+# is generated again), on a fresh database each, in turn per round
+# (search, none, none, search). Prints each round's creates/s, p99 and
+# search ÷ none, and the ratio over all runs.
+#
+#   bench/upkeep.sh                  # both databases, 3 rounds of 5 s runs
+#   RUNS=5 DURATION=10s bench/upkeep.sh postgres
+#
+# Needs wrk (apt-get install wrk), psql and the local PostgreSQL (the
+# generator writes PostgreSQL's migrations through it, and the postgres
+# runs use a schema of their own on PG_URL).
+set -euo pipefail
+export PGOPTIONS=${PGOPTIONS:---client-min-messages=warning}
+cd "$(dirname "$0")/.."
+. bench/lib.sh
+
+DURATION=${DURATION:-5s}
+CONNS=${CONNS:-8}
+RUNS=${RUNS:-3}
+PORT=${PORT:-18391}
+dbs=("$@")
+[ ${#dbs[@]} -gt 0 ] || dbs=(sqlite postgres)
+need wrk psql
+
+bench_setup
+build ./cmd/records
+mv "$work/records" "$work/records-search"
+
+# The same build (its last commit) with nothing searchable: searchable's
+# annotation dropped, every generated file written again.
+git clone -q . "$work/none"
+(
+  cd "$work/none"
+  grep -q 'd.Annotations = append(d.Annotations, annotation.Search(weight))' schema/fields.go ||
+    { echo "bench/upkeep.sh: searchable in schema/fields.go is not as expected" >&2; exit 1; }
+  sed -i -e '/func searchable(/,/^}/{s/^\td := f.Descriptor()$/\t_ = weight/;/annotation.Search(weight)/d}' schema/fields.go
+  go run -tags "$TAGS" ./cmd/recordsgen generate --allow-breaking --migration-name no_search >/dev/null
+  go build -tags "$TAGS" -o "$work/records-none" ./cmd/records
+)
+
+cat >"$work/create.lua" <<'EOF'
+wrk.method = "POST"
+wrk.headers["Content-Type"] = "application/json"
+wrk.body = '{"rma":"RMA-2026-0042","serial_number":"SN-7731-AX-0042","customerEmail":"jane.doe@example.com",' ..
+  '"issue":"Widget arrived with a cracked housing and a loose hinge",' ..
+  '"description":"The customer reports that the widget stopped working after two days; the housing is cracked near the hinge, the display flickers, and the charger gets warm. Replacement requested under warranty."}'
+EOF
+
+# run DB BUILD → "rps p99": BUILD's creates on a fresh database.
+run() {
+  database "$1" "upkeep"
+  ln -sf "$work/records-$2" "$work/records"
+  migrate
+  serve "$PORT" --log-level error
+  wrk_run "http://127.0.0.1:$PORT/v1/returns" "$token" -s "$work/create.lua" | awk '{print $1, $2}'
+  stop_all
+}
+
+for db in "${dbs[@]}"; do
+  echo "== $db: creates of a return with every searchable member filled, $CONNS connections, $DURATION a run"
+  printf '%-6s %12s %12s %10s %10s %8s\n' round search/s none/s "p99 search" "p99 none" ratio
+  all_s=0 all_n=0
+  for round in $(seq "$RUNS"); do
+    read -r s1 s1p < <(run "$db" search)
+    read -r n1 n1p < <(run "$db" none)
+    read -r n2 n2p < <(run "$db" none)
+    read -r s2 s2p < <(run "$db" search)
+    all_s=$(echo "$all_s + $s1 + $s2" | bc -l); all_n=$(echo "$all_n + $n1 + $n2" | bc -l)
+    printf '%-6s %12.0f %12.0f %10s %10s %8.2f\n' "$round" "$(echo "($s1 + $s2) / 2" | bc -l)" "$(echo "($n1 + $n2) / 2" | bc -l)" \
+      "$(worse "$s1p" "$s2p")" "$(worse "$n1p" "$n2p")" "$(echo "($s1 + $s2) / ($n1 + $n2)" | bc -l)"
+  done
+  printf 'all runs: search ÷ none = %.2f\n' "$(echo "$all_s / $all_n" | bc -l)"
+  drop_database
+done
