@@ -16,10 +16,10 @@
 set -euo pipefail
 export PGOPTIONS=${PGOPTIONS:---client-min-messages=warning}
 cd "$(dirname "$0")/.."
+CONNS=${CONNS:-8}
 . bench/lib.sh
 
 DURATION=${DURATION:-5s}
-CONNS=${CONNS:-8}
 RUNS=${RUNS:-3}
 PORT=${PORT:-18391}
 dbs=("$@")
@@ -38,7 +38,8 @@ git clone -q . "$work/none"
   grep -q 'd.Annotations = append(d.Annotations, annotation.Search(weight))' schema/fields.go ||
     { echo "bench/upkeep.sh: searchable in schema/fields.go is not as expected" >&2; exit 1; }
   sed -i -e '/func searchable(/,/^}/{s/^\td := f.Descriptor()$/\t_ = weight/;/annotation.Search(weight)/d}' schema/fields.go
-  go run -tags "$TAGS" ./cmd/recordsgen generate --allow-breaking --migration-name no_search >/dev/null
+  go run -tags "$TAGS" ./cmd/recordsgen generate --allow-breaking --migration-name no_search >"$work/generate.log" 2>&1 ||
+    { cat "$work/generate.log" >&2; exit 1; }
   go build -tags "$TAGS" -o "$work/records-none" ./cmd/records
 )
 
@@ -52,12 +53,14 @@ EOF
 
 # run DB BUILD → "rps p99": BUILD's creates on a fresh database.
 run() {
-  database "$1" "upkeep"
+  database "$1" "upkeep_$2"
   ln -sf "$work/records-$2" "$work/records"
-  migrate
+  migrate 2>/dev/null
   serve "$PORT" --log-level error
   wrk_run "http://127.0.0.1:$PORT/v1/returns" "$token" -s "$work/create.lua" | awk '{print $1, $2}'
   stop_all
+  drop_database
+  rm -f "$work/upkeep_$2.db"*
 }
 
 for db in "${dbs[@]}"; do
@@ -65,10 +68,10 @@ for db in "${dbs[@]}"; do
   printf '%-6s %12s %12s %10s %10s %8s\n' round search/s none/s "p99 search" "p99 none" ratio
   all_s=0 all_n=0
   for round in $(seq "$RUNS"); do
-    read -r s1 s1p < <(run "$db" search)
-    read -r n1 n1p < <(run "$db" none)
-    read -r n2 n2p < <(run "$db" none)
-    read -r s2 s2p < <(run "$db" search)
+    read -r s1 s1p <<<"$(run "$db" search)"
+    read -r n1 n1p <<<"$(run "$db" none)"
+    read -r n2 n2p <<<"$(run "$db" none)"
+    read -r s2 s2p <<<"$(run "$db" search)"
     all_s=$(echo "$all_s + $s1 + $s2" | bc -l); all_n=$(echo "$all_n + $n1 + $n2" | bc -l)
     printf '%-6s %12.0f %12.0f %10s %10s %8.2f\n' "$round" "$(echo "($s1 + $s2) / 2" | bc -l)" "$(echo "($n1 + $n2) / 2" | bc -l)" \
       "$(worse "$s1p" "$s2p")" "$(worse "$n1p" "$n2p")" "$(echo "($s1 + $s2) / ($n1 + $n2)" | bc -l)"
