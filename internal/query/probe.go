@@ -19,9 +19,12 @@ import (
 // µs on one of many segments), and the walk stops at the page's end.
 //
 // Which: a table's matches are common when at least half of its newest
-// Sample rowids match and the share, times the table's rows, is at least
-// Floor matches. At half, a page of 100 is some 200 records walked; below
-// Floor matches the set costs less than 200 lookups. A word common in the
+// Sample rowids match (a page of 100 is then at most some 200 records
+// walked) and the matches, estimated as the share times the table's rows,
+// times the share are at least Floor: the set costs its matches (some
+// 0.25 µs each), the lookups 100 ÷ share (some 17 µs each on a merged
+// table, 165 µs on one of a few segments), so the set costs more where
+// matches × share > 100 × 17–165 µs ÷ 0.25 µs. A word common in the
 // table but rare in the team's records (or past a filter) would have the
 // walk look up every record of the team: a tier's lookups stop after Walk
 // records, and the rest of the tier is read from the set (Tier.Probe).
@@ -29,15 +32,16 @@ type Probe struct {
 	// Sample is how many of a table's newest rowids the share of matches
 	// is read from.
 	Sample int
-	// Floor is the fewest matches, estimated, worth looking up record by
-	// record.
+	// Floor is the least matches × share (both estimated) worth looking
+	// up record by record: 100 × what a lookup costs ÷ what a match costs
+	// the set.
 	Floor int
 	// Walk is how many of the team's records a tier looks up at most.
 	Walk int
 }
 
 // DefaultProbe is the Probe of a service that sets none.
-var DefaultProbe = Probe{Sample: 1000, Floor: 10000, Walk: 500}
+var DefaultProbe = Probe{Sample: 1000, Floor: 40000, Walk: 500}
 
 // OrDefault is p, or DefaultProbe where p is unset.
 func (p Probe) OrDefault() Probe {
@@ -73,7 +77,8 @@ func (p Probe) SampleSQL(search *Search, m *Match) (text string, args []any, tab
 // be looked up record by record.
 func (p Probe) Common(newest, matched int64) bool {
 	n := min(int64(p.Sample), newest)
-	return n > 0 && 2*matched >= n && matched*newest >= int64(p.Floor)*n
+	// matches × share = (matched/n × newest) × matched/n
+	return n > 0 && 2*matched >= n && matched*matched*newest >= int64(p.Floor)*n*n
 }
 
 // Walk is how far a tier's Probe form reads: Size of the team's live

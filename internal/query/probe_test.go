@@ -71,16 +71,16 @@ func TestRankProbesCommonTables(t *testing.T) {
 	}
 }
 
-// A table's matches are common when half its newest rowids match and the
-// share, times its rows, reaches the floor.
+// A table's matches are common when half its newest rowids match and
+// the matches times the share reach the floor.
 func TestProbeCommon(t *testing.T) {
-	p := Probe{Sample: 1000, Floor: 10000, Walk: 500}
+	p := Probe{Sample: 1000, Floor: 40000, Walk: 500}
 	cases := []struct {
 		newest, matched int64
 		want            bool
 	}{
-		{100000, 1000, true}, {100000, 500, true}, {100000, 499, false}, {100000, 10, false},
-		{15000, 1000, true}, {15000, 600, false}, {9999, 1000, false}, {0, 0, false}, {10, 10, false},
+		{100000, 1000, true}, {100000, 500, false}, {200000, 500, true}, {200000, 499, false},
+		{40000, 1000, true}, {39999, 1000, false}, {1000, 1000, false}, {0, 0, false}, {10, 10, false},
 	}
 	for _, c := range cases {
 		if got := p.Common(c.newest, c.matched); got != c.want {
