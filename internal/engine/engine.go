@@ -54,6 +54,10 @@ type Service struct {
 	// after-commit rule's panic).
 	Logger *slog.Logger
 
+	// Probe decides when a search on SQLite looks a common word's matches
+	// up record by record (query.DefaultProbe when unset).
+	Probe query.Probe
+
 	// Policies are the roles' policies (DESIGN §15); nil: no role but
 	// admin, which may do everything.
 	Policies *policy.Policies

@@ -4,7 +4,6 @@ import (
 	"context"
 	"net/http"
 	"net/url"
-	"slices"
 	"strconv"
 
 	"github.com/gin-gonic/gin"
@@ -37,15 +36,18 @@ func (op *Op[E]) list(ctx context.Context, s *Service, c *gin.Context, members [
 	if err != nil {
 		return 0, nil, err
 	}
-	rank, filter := rankOf(s.Dialect, l.Search, req)
+	team, err := teamOf(ctx)
+	if err != nil {
+		return 0, nil, err
+	}
+	rank, filter, err := s.rankOf(ctx, l.Search, req, trash, team)
+	if err != nil {
+		return 0, nil, err
+	}
 	counted := req.Filter
 	if id := c.Param("id"); id != "" {
 		narrow := idFilter(id)
 		filter, counted = query.And2(filter, narrow), query.And2(counted, narrow)
-	}
-	team, err := teamOf(ctx)
-	if err != nil {
-		return 0, nil, err
 	}
 	where, args := query.Where(s.Dialect, filter)
 	p := &query.Page{Where: where, Args: args, Keys: req.Keys, Limit: req.Limit, Offset: req.Offset, Rank: rank}
@@ -94,16 +96,6 @@ func (op *Op[E]) list(ctx context.Context, s *Service, c *gin.Context, members [
 	}
 	r.Records = records
 	return http.StatusOK, r, nil
-}
-
-// rankOf is the relevance tiers a page ordered by them reads, nil for
-// another order, and the filter the page keeps beside them: the tiers
-// hold the match.
-func rankOf(d query.Dialect, search *query.Search, req *query.Request) (*query.Ranked, *query.Filter) {
-	if req.Match == nil || !slices.ContainsFunc(req.Keys, func(k query.Key) bool { return k.Col == query.RankColumn }) {
-		return nil, req.Filter
-	}
-	return search.Rank(d, req.Match), req.Unsearched
 }
 
 // resume starts page p after the record the cursor names, if there is a

@@ -129,21 +129,44 @@ func (p *Page) tiers() []Phase {
 		if !id.Desc {
 			tier = n - i
 		}
-		t := p.Rank.Tiers[tier-1]
-		ph := Phase{Cond: t.Cond, Args: t.Args, OrderBy: orderBy(p.Keys[1:]), Tier: tier}
+		var after *string
 		if p.After != nil {
 			at := int(p.After.Values[0].(int64))
 			if id.Desc && tier < at || !id.Desc && tier > at {
 				continue // before the position's tier
 			}
 			if tier == at {
-				ph.Cond = strings.TrimPrefix(ph.Cond+` AND "id"`+beyond(id.Desc), " AND ")
-				ph.Args = append(slices.Clip(t.Args), p.After.ID)
+				after = &p.After.ID
 			}
 		}
-		out = append(out, ph)
+		out = append(out, p.tierPhases(p.Rank.Tiers[tier-1], tier, after)...)
 	}
 	return out
+}
+
+// tierPhases plans the reading of one tier from after (nil: its start).
+// A tier with a Probe form reads the first records of the walk
+// (Ranked.Walk) by it, the rest from its sets (Probe).
+func (p *Page) tierPhases(t Tier, tier int, after *string) []Phase {
+	desc := p.Keys[1].Desc
+	phase := func(t Tier, bound string, args []any) Phase {
+		if after != nil {
+			t.and(`"id"`+beyond(desc), *after)
+		}
+		if bound != "" {
+			t.and(bound, args...)
+		}
+		return Phase{Cond: t.Cond, Args: t.Args, OrderBy: orderBy(p.Keys[1:]), Tier: tier}
+	}
+	if t.Probe == nil || p.Rank.Walk == nil {
+		return []Phase{phase(t, "", nil)}
+	}
+	bound, args := p.Rank.Walk.bound(desc, after)
+	within, past := `"id" <= `, `"id" > `
+	if desc {
+		within, past = `"id" >= `, `"id" < `
+	}
+	return []Phase{phase(*t.Probe, within+bound, args), phase(t, past+bound, args)}
 }
 
 // CheckTier fails with ErrCursor when the position of a page ordered by

@@ -234,6 +234,9 @@ type Ranked struct {
 	Tiers        []Tier
 	Match        Tier
 	PlanEachTime bool
+	// Walk bounds the records a tier's Probe form reads (SQLite); nil
+	// when no tier has one.
+	Walk *Walk
 }
 
 // Tier is a relevance tier: the condition of the records in it, and its
@@ -241,6 +244,10 @@ type Ranked struct {
 type Tier struct {
 	Cond string
 	Args []any
+	// Probe is the same tier on SQLite with the matches of a common word
+	// looked up record by record (Probe), nil where no word is common:
+	// read for the first records of the walk (Ranked.Walk), Cond beyond.
+	Probe *Tier
 }
 
 // Classes are the weights the members are marked with, heaviest first: a
@@ -255,7 +262,8 @@ func (search *Search) Classes() []string {
 	return out
 }
 
-// Rank is the Ranked of a search of search's resource by m.
+// Rank is the Ranked of a search of search's resource by m; common names
+// the SQLite FTS5 tables in which m's matches are many (Probe.Common).
 //
 // Best match first reads relevance tiers an index can walk, never a score
 // of every match: tier 1 holds the records that q matches within the
@@ -265,13 +273,16 @@ func (search *Search) Classes() []string {
 // not within class k-1": the classes are cumulative. A record's tier
 // depends on it alone, so the order is the same on both databases and
 // changes only when the record is edited.
-func (search *Search) Rank(d Dialect, m *Match) *Ranked {
+func (search *Search) Rank(d Dialect, m *Match, common map[string]bool) *Ranked {
 	classes := search.Classes()
 	r := &Ranked{Key: m.Web, Tiers: make([]Tier, len(classes))}
 	if d == SQLite {
 		r.Key = m.FTS
 		for k := range classes {
-			r.Tiers[k] = search.sqliteTier(classes, k, m)
+			r.Tiers[k] = search.sqliteTier(classes, k, m, common)
+			if r.Tiers[k].Probe != nil {
+				r.Walk = &Walk{Table: search.Table}
+			}
 		}
 		s := &sqlText{d: d}
 		s.match(&Filter{Value: m, Search: search})
@@ -310,29 +321,23 @@ func (search *Search) Rank(d Dialect, m *Match) *Ranked {
 
 // sqliteTier is tier k on SQLite: the records whose class-k FTS5 table
 // (spec.SearchClassTable; the last class's is the table of every member)
-// matches and whose class k-1 table does not.
-func (search *Search) sqliteTier(classes []string, k int, m *Match) Tier {
-	in := func(table string) string {
-		fts := spec.Ident(table)
-		return ` IN (SELECT "rowid" FROM ` + fts + " WHERE " + fts + " MATCH ?)"
-	}
-	row := spec.Ident(search.Table) + `."rowid"`
-	var t Tier
+// matches and whose class k-1 table does not. Where common names a table
+// whose matches are many (Probe), the tier has a Probe form too.
+func (search *Search) sqliteTier(classes []string, k int, m *Match, common map[string]bool) Tier {
+	var conds []ftsCond
 	if k == len(classes)-1 || m.Excludes {
 		// The matches are a set SQLite makes first. The last tier's,
 		// where the long members' common words fall, is many: the list's
 		// (team, id) index is walked, each record looked up in the set
 		// ("+" keeps the set from driving the plan).
-		t = Tier{Cond: "+" + row + in(spec.SearchTable(search.Table)), Args: []any{m.FTS}}
+		conds = append(conds, ftsCond{table: spec.SearchTable(search.Table), walked: true})
 	}
 	if k < len(classes)-1 {
 		// A heavier class's few matches are read by rowid, then sorted.
-		t.Cond = strings.TrimPrefix(t.Cond+" AND "+row+in(spec.SearchClassTable(search.Table, classes[k])), " AND ")
-		t.Args = append(t.Args, m.FTS)
+		conds = append(conds, ftsCond{table: spec.SearchClassTable(search.Table, classes[k])})
 	}
 	if k > 0 {
-		t.Cond += " AND " + row + " NOT" + in(spec.SearchClassTable(search.Table, classes[k-1]))
-		t.Args = append(t.Args, m.FTS)
+		conds = append(conds, ftsCond{table: spec.SearchClassTable(search.Table, classes[k-1]), not: true})
 	}
-	return t
+	return search.tierOf(conds, m, common)
 }

@@ -99,7 +99,7 @@ func TestRankTiers(t *testing.T) {
 		row + in("returns_search_b") + " AND " + row + " NOT" + in("returns_search_a"),
 		"+" + row + in("returns_search") + " AND " + row + " NOT" + in("returns_search_b"),
 	}
-	r := s.Rank(SQLite, m)
+	r := s.Rank(SQLite, m, nil)
 	if len(r.Tiers) != len(want) {
 		t.Fatalf("%d tiers, want %d", len(r.Tiers), len(want))
 	}
@@ -108,20 +108,20 @@ func TestRankTiers(t *testing.T) {
 			t.Errorf("tier %d: %s %v, want %s", i+1, tier.Cond, tier.Args, want[i])
 		}
 	}
-	pg := s.Rank(Postgres, m)
+	pg := s.Rank(Postgres, m, nil)
 	if !pg.PlanEachTime || len(pg.Tiers) != 3 || !strings.HasPrefix(pg.Tiers[1].Cond, `"records_search_b" @@`) ||
 		!strings.Contains(pg.Tiers[1].Cond, `NOT "records_search_a" @@`) || len(pg.Tiers[1].Args) != 2 {
 		t.Errorf("PostgreSQL's tier 2: %+v", pg.Tiers[1])
 	}
 	m, _ = ParseQ("blue -widget")
-	if got := s.Rank(SQLite, m).Tiers[0].Cond; got != "+"+row+in("returns_search")+" AND "+row+in("returns_search_a") {
+	if got := s.Rank(SQLite, m, nil).Tiers[0].Cond; got != "+"+row+in("returns_search")+" AND "+row+in("returns_search_a") {
 		t.Errorf("tier 1 with an exclusion: %s", got)
 	}
-	if pg := s.Rank(Postgres, m); !strings.HasPrefix(pg.Tiers[0].Cond, `"records_search" @@`) || len(pg.Tiers[0].Args) != 2 {
+	if pg := s.Rank(Postgres, m, nil); !strings.HasPrefix(pg.Tiers[0].Cond, `"records_search" @@`) || len(pg.Tiers[0].Args) != 2 {
 		t.Errorf("PostgreSQL's tier 1 with an exclusion: %+v", pg.Tiers[0])
 	}
 	one := &Search{Table: "customers", Marks: []string{"A", "A"}}
-	if r := one.Rank(Postgres, m); len(r.Tiers) != 1 || r.Tiers[0].Cond != r.Match.Cond {
+	if r := one.Rank(Postgres, m, nil); len(r.Tiers) != 1 || r.Tiers[0].Cond != r.Match.Cond {
 		t.Errorf("one weight: %+v", r.Tiers)
 	}
 }

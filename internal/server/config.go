@@ -10,6 +10,7 @@ import (
 	"records/internal/jwtauth"
 	"records/internal/policy"
 	"records/internal/publish"
+	"records/internal/query"
 	"records/internal/replica"
 	"records/internal/resources"
 	"records/internal/webhooks"
@@ -40,6 +41,9 @@ type Config struct {
 	// IdempotencyTTL is how long the answer to a write sent with an
 	// Idempotency-Key replays.
 	IdempotencyTTL time.Duration
+	// SearchProbe decides when a search on SQLite looks a common word's
+	// matches up record by record (query.DefaultProbe when unset).
+	SearchProbe query.Probe
 	// EventRetention is how long events are kept; 0 keeps them forever.
 	EventRetention time.Duration
 	// TrashRetention is how long a record stays in the trash before the

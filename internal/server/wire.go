@@ -116,6 +116,7 @@ func (s *Server) wireEngine(ctx context.Context, p *parts, cursors *query.Cursor
 		RequestTimeout: s.cfg.RequestTimeout,
 		IdempotencyTTL: s.cfg.IdempotencyTTL,
 		Sealer:         sealer,
+		Probe:          s.cfg.SearchProbe,
 	}
 	if s.replicas != nil {
 		p.svc.Reads = s.replicas
