@@ -13,6 +13,13 @@
 #
 #   bench/search.sh                          # both databases, 100,000 returns
 #   RETURNS=1000000 bench/search.sh postgres
+#   KEEP=search_1m RETURNS=1000000 bench/search.sh postgres
+#   KEEP=search_1m RECORDS=/tmp/main-records bench/search.sh postgres
+#
+# KEEP names a PostgreSQL schema to seed once and reuse: seeded (and kept)
+# by the first run, only migrated by the next, never dropped (drop it with
+# DROP SCHEMA … CASCADE). RECORDS serves another build's binary, so that two
+# builds are measured in turn on the same data.
 #
 # Needs wrk (apt-get install wrk), sqlite3 and psql; for PostgreSQL, the
 # local server.
@@ -25,6 +32,8 @@ RETURNS=${RETURNS:-100000}
 DURATION=${DURATION:-5s}
 CONNS=${CONNS:-16}
 RUNS=${RUNS:-4}
+KEEP=${KEEP:-}
+RECORDS=${RECORDS:-}
 PORT=${PORT:-18381}
 dbs=("$@")
 [ ${#dbs[@]} -gt 0 ] || dbs=(sqlite postgres)
@@ -33,6 +42,7 @@ reads=(list "/v1/returns?limit=100" common "/v1/returns?q=widget&limit=100" rare
 need wrk psql sqlite3
 bench_setup
 build ./cmd/records ./bench/cmd/seed
+[ -z "$RECORDS" ] || cp "$RECORDS" "$work/records"
 
 # runs DB: every read RUNS times, in turn, its order reversed every other
 # run; then a line a read, and the ratios.
@@ -69,10 +79,10 @@ plans() {
   echo "plans on $1, $RETURNS returns (load average $(cut -d' ' -f1-3 /proc/loadavg)):"
   for word in widget zanzibar; do
     if [ "$1" = postgres ]; then
-      w="websearch_to_tsquery('english'::regconfig, records_fold('\"$word\"'))"
+      w="websearch_to_tsquery('english'::regconfig, '\"$word\"')"
       for tier in "records_search_a @@ $w" "records_search_b @@ $w AND NOT records_search_a @@ $w" "records_search @@ $w AND NOT records_search_b @@ $w"; do
         echo "  q=$word, $tier:"
-        psql "$PG_URL" -qAt -c "SET search_path = $schema" -c "EXPLAIN (ANALYZE, COSTS OFF, SUMMARY OFF) $sel AND $tier ORDER BY id DESC LIMIT 101" |
+        psql "$PG_URL" -qAt -c "SET search_path = $pg_schema" -c "EXPLAIN (ANALYZE, COSTS OFF, SUMMARY OFF) $sel AND $tier ORDER BY id DESC LIMIT 101" |
           grep -v 'Filter:\|Recheck\|Heap Blocks\|Rows Removed\|Sort Method\|Sort Key' | sed 's/^/    /'
       done
     else
@@ -90,12 +100,28 @@ plans() {
   done
 }
 
+# seeded DB: a fresh database, migrated and seeded; with KEEP, on
+# PostgreSQL, the schema KEEP, seeded only when it holds no returns yet.
+seeded() {
+  if [ -n "$KEEP" ] && [ "$1" = postgres ]; then
+    drop_database
+    psql "$PG_URL" -qc "CREATE SCHEMA IF NOT EXISTS $KEEP" >/dev/null
+    url="$PG_URL&search_path=$KEEP" pg_schema=$KEEP
+    migrate
+    [ "$(psql "$PG_URL" -qAt -c "SELECT EXISTS (SELECT 1 FROM $KEEP.returns)")" = f ] || return 0
+  else
+    database "$1" search
+    pg_schema=$schema
+    migrate
+  fi
+  "$work/seed" --database-url "$url" --returns "$RETURNS" --with-items 0 --search 2>&1 | sed "s/^/  $1: /" >&2
+  [ "$1" = sqlite ] && sqlite3 "${url#sqlite:}" ANALYZE
+  return 0
+}
+
 printf '%-9s %-7s %10s %10s\n' database read rps p99
 for db in "${dbs[@]}"; do
-  database "$db" search
-  migrate
-  "$work/seed" --database-url "$url" --returns "$RETURNS" --with-items 0 --search 2>&1 | sed "s/^/  $db: /" >&2
-  [ "$db" = sqlite ] && sqlite3 "${url#sqlite:}" ANALYZE
+  seeded "$db"
   serve "$PORT"
   echo "$db: load average $(cut -d' ' -f1-3 /proc/loadavg)" >&2
   runs "$db"

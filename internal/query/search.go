@@ -7,6 +7,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"records/internal/fold"
 	"records/internal/spec"
 )
 
@@ -203,17 +204,25 @@ very s t can will just don should now`) {
 	return m
 }()
 
-// tsquery is PostgreSQL's query of a Match's Web text: a subquery, so
-// that it is made once a statement (an init plan) rather than once a row.
-const tsquery = `(SELECT websearch_to_tsquery('english'::regconfig, records_fold(?)))`
+// tsquery is PostgreSQL's query of a Match's Web text, folded (webArg):
+// a subquery, so that it is made once a statement (an init plan) rather
+// than once a row.
+const tsquery = `(SELECT websearch_to_tsquery('english'::regconfig, ?))`
+
+// webArg is the parameter of a Match's Web text: folded here as the
+// database's records_fold folds the stored words (package fold), not by
+// records_fold in the statement — a SQL function whose body the planner
+// parses again at every call it inlines, some 0.2 ms each, where a tier's
+// statement had two (docs/performance.md).
+func webArg(m *Match) string { return fold.String(m.Web) }
 
 // match writes the condition of the records m matches.
 func (s *sqlText) match(f *Filter) {
 	m := f.Value.(*Match)
 	if s.d == Postgres {
-		s.write(spec.Ident(spec.SearchColumn), " @@ ", strings.TrimSuffix(tsquery, "?)))"))
-		s.arg(m.Web)
-		s.write(")))")
+		s.write(spec.Ident(spec.SearchColumn), " @@ ", strings.TrimSuffix(tsquery, "?))"))
+		s.arg(webArg(m))
+		s.write("))")
 		return
 	}
 	t := spec.Ident(f.Search.Table)
@@ -295,10 +304,11 @@ func (search *Search) Rank(d Dialect, m *Match, common map[string]bool) *Ranked 
 	// the list's index for a common word, the GIN index then a sort for a
 	// rare one.
 	in := func(col string) string {
-		return spec.Ident(col) + " @@ websearch_to_tsquery('english'::regconfig, records_fold(?))"
+		return spec.Ident(col) + " @@ websearch_to_tsquery('english'::regconfig, ?)"
 	}
+	web := webArg(m)
 	r.PlanEachTime = true
-	r.Match = Tier{Cond: in(spec.SearchColumn), Args: []any{m.Web}}
+	r.Match = Tier{Cond: in(spec.SearchColumn), Args: []any{web}}
 	for k := range classes {
 		var conds []string
 		if k == len(classes)-1 || m.Excludes {
@@ -312,7 +322,7 @@ func (search *Search) Rank(d Dialect, m *Match, common map[string]bool) *Ranked 
 		}
 		t := Tier{Cond: strings.Join(conds, " AND ")}
 		for range conds {
-			t.Args = append(t.Args, m.Web)
+			t.Args = append(t.Args, web)
 		}
 		r.Tiers[k] = t
 	}
