@@ -89,6 +89,7 @@ func Open(ctx context.Context, cfg Config) (*DB, error) {
 	stmts := newStmtCache(pool, maxCachedStatements)
 	generated := newStmtCache(pool, maxCachedStatements)
 	stmts.system, generated.system = "sqlite", "sqlite"
+	generated.rebind = unboundLimits
 	if src.dialect == migrate.Postgres {
 		stmts.system, generated.system = "postgresql", "postgresql"
 		generated.rebind = dollarPlaceholders
