@@ -186,6 +186,31 @@ func unboundLimits(query string) string {
 	if !strings.Contains(query, limit) {
 		return query
 	}
+	return outsideQuotes(query, func(rest string) (string, int) {
+		if strings.HasPrefix(rest, limit) {
+			return "LIMIT +?", len(limit)
+		}
+		return "", 0
+	})
+}
+
+// dollarPlaceholders rewrites ? placeholders as PostgreSQL's $1, $2, …,
+// leaving quoted text alone.
+func dollarPlaceholders(query string) string {
+	n := 0
+	return outsideQuotes(query, func(rest string) (string, int) {
+		if rest[0] != '?' {
+			return "", 0
+		}
+		n++
+		return "$" + strconv.Itoa(n), 1
+	})
+}
+
+// outsideQuotes rewrites query where it is not quoted text: at each byte
+// there, replace is given the rest of the query and answers what to write
+// instead and how many bytes that replaces (0: the byte is kept).
+func outsideQuotes(query string, replace func(rest string) (string, int)) string {
 	var b strings.Builder
 	b.Grow(len(query) + 8)
 	var quote byte
@@ -198,35 +223,12 @@ func unboundLimits(query string) string {
 			}
 		case c == '\'' || c == '"':
 			quote = c
-		case strings.HasPrefix(query[i:], limit):
-			b.WriteString("LIMIT +?")
-			i += len(limit) - 1
-			continue
-		}
-		b.WriteByte(c)
-	}
-	return b.String()
-}
-
-// dollarPlaceholders rewrites ? placeholders as PostgreSQL's $1, $2, …,
-// leaving quoted text alone.
-func dollarPlaceholders(query string) string {
-	var b strings.Builder
-	n := 0
-	var quote byte
-	for i := 0; i < len(query); i++ {
-		c := query[i]
-		switch {
-		case quote != 0:
-			if c == quote {
-				quote = 0
+		default:
+			if with, n := replace(query[i:]); n > 0 {
+				b.WriteString(with)
+				i += n - 1
+				continue
 			}
-		case c == '\'' || c == '"':
-			quote = c
-		case c == '?':
-			n++
-			b.WriteString("$" + strconv.Itoa(n))
-			continue
 		}
 		b.WriteByte(c)
 	}
