@@ -1,13 +1,11 @@
 package migrate_test
 
 import (
-	"context"
 	"slices"
 	"testing"
 
 	"records/internal/dbtest"
 	"records/internal/migrate"
-	"records/internal/migrations"
 )
 
 // Migration 0025 gives each PostgreSQL table whose event images leave
@@ -18,25 +16,8 @@ import (
 // triggers are not changed by it.
 func TestEventImagesKeepTheirMembersThroughTheirOwnFunctions(t *testing.T) {
 	dbtest.RequirePostgres(t)
-	ctx := context.Background()
-	database := dbtest.OpenEmpty(t, migrate.Postgres)
-	set, err := migrations.For(migrate.Postgres)
-	if err != nil {
-		t.Fatal(err)
-	}
-	at := slices.IndexFunc(set, func(m migrate.Migration) bool { return m.Version == 25 })
-	if at < 0 {
-		t.Fatal("no migration 0025")
-	}
-	if _, err := migrate.Apply(ctx, database.SQL, migrate.Postgres, set[:at]); err != nil {
-		t.Fatal(err)
-	}
-	exec := func(q string) {
-		t.Helper()
-		if _, err := database.SQL.ExecContext(ctx, q); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
+	m := migratedUpTo(t, migrate.Postgres, 25)
+	exec := m.exec
 	exec(`INSERT INTO teams (id, name, created_at) VALUES (1, 'one', CURRENT_TIMESTAMP)`)
 	write := func() {
 		exec(`INSERT INTO returns (id, team_id, description, issue, rma, amount) VALUES ('r-1', 1, 'Crème "brûlée" \ x', E'tab\there', 'RMA 7', '12.50')`)
@@ -48,13 +29,11 @@ func TestEventImagesKeepTheirMembersThroughTheirOwnFunctions(t *testing.T) {
 		exec(`DELETE FROM suppliers WHERE id = 's-1'`)
 	}
 	write()
-	if _, err := migrate.Apply(ctx, database.SQL, migrate.Postgres, set); err != nil {
-		t.Fatal(err)
-	}
+	m.finish(migrate.Postgres)
 	write()
 	// Each image's members in order, as text, by the event's type and
 	// record, before and after the migration.
-	rows, err := database.SQL.QueryContext(ctx, `SELECT e.type || ' ' || e.record_id,
+	rows, err := m.database.SQL.Query(`SELECT e.type || ' ' || e.record_id,
   (SELECT string_agg(j.key || '=' || j.value::text, ', ' ORDER BY j.ordinality) FROM json_each(e.image::json) WITH ORDINALITY j)
 FROM events e WHERE e.image IS NOT NULL ORDER BY e.id`)
 	if err != nil {

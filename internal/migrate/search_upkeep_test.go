@@ -1,16 +1,13 @@
 package migrate_test
 
 import (
-	"context"
 	"database/sql"
-	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
 	"records/internal/dbtest"
 	"records/internal/migrate"
-	"records/internal/migrations"
 )
 
 // searchTexts are the members' texts whose words are compared: accents
@@ -41,25 +38,8 @@ var searchedMembers = map[string][]string{
 // by it.
 func TestSearchColumnsKeepTheirWordsThroughTheUpkeepMigration(t *testing.T) {
 	dbtest.RequirePostgres(t)
-	ctx := context.Background()
-	database := dbtest.OpenEmpty(t, migrate.Postgres)
-	set, err := migrations.For(migrate.Postgres)
-	if err != nil {
-		t.Fatal(err)
-	}
-	at := slices.IndexFunc(set, func(m migrate.Migration) bool { return m.Version == 23 })
-	if at < 0 || !strings.HasSuffix(set[at].Name, "search_upkeep.sql") {
-		t.Fatal("no migration 0023_search_upkeep")
-	}
-	if _, err := migrate.Apply(ctx, database.SQL, migrate.Postgres, set[:at]); err != nil {
-		t.Fatal(err)
-	}
-	exec := func(q string, args ...any) {
-		t.Helper()
-		if _, err := database.SQL.ExecContext(ctx, q, args...); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
+	m := migratedUpTo(t, migrate.Postgres, 23)
+	exec := m.exec
 	exec(`INSERT INTO teams (id, name, created_at) VALUES (1, 'one', CURRENT_TIMESTAMP), (2, 'two', CURRENT_TIMESTAMP)`)
 	// insert writes the rows of a team (users' names are unique in one).
 	insert := func(prefix, team string) {
@@ -78,15 +58,13 @@ func TestSearchColumnsKeepTheirWordsThroughTheUpkeepMigration(t *testing.T) {
 		}
 	}
 	insert("", "1")
-	before := searchWords(t, database.SQL)
+	before := searchWords(t, m.database.SQL)
 	if len(before) == 0 {
 		t.Fatal("no search column before 0023")
 	}
-	if _, err := migrate.Apply(ctx, database.SQL, migrate.Postgres, set); err != nil {
-		t.Fatal(err)
-	}
+	m.finish(migrate.Postgres)
 	insert("new-", "2")
-	after := searchWords(t, database.SQL)
+	after := searchWords(t, m.database.SQL)
 	for key, want := range before {
 		if got := after[key]; got != want {
 			t.Errorf("%s: the migration made the words\n%s\nwhere they were\n%s", key, got, want)
