@@ -1,10 +1,11 @@
 // Package fold is how full-text search ignores accents on PostgreSQL: a
 // fixed table from each Latin letter with diacritics to its base letter,
 // and the combining marks, which it drops. The generator writes the table
-// into the database's records_fold function, which both the search column
-// (the stored words) and the search (the query's words) go through, so the
-// two sides fold alike; SQLite's FTS5 tokenizer (unicode61 with
-// remove_diacritics 2) folds the same letters by its own table.
+// into the database's records_fold function and into records_search_vector,
+// which folds the stored words of the search columns; the service folds a
+// search's words by it (String), so the two sides fold alike; SQLite's
+// FTS5 tokenizer (unicode61 with remove_diacritics 2) folds the same
+// letters by its own table.
 //
 // The table is built from Unicode's canonical decompositions: a letter of
 // Latin-1 Supplement, Latin Extended-A and -B or Latin Extended Additional

@@ -81,6 +81,9 @@ func dataLoss(sql string) []string {
 		}
 	}
 	for _, m := range dropColumn.FindAllStringSubmatch(sql, -1) {
+		if isSearchColumn(m[2]) {
+			continue // generated from the record's members, made again from them
+		}
 		out = append(out, "drops the column "+m[1]+"."+m[2]+" and its values")
 	}
 	return out

@@ -22,7 +22,8 @@ import (
 //
 //   - PostgreSQL: a stored generated tsvector column, spec.SearchColumn,
 //     each member's words weighted by its annotation and folded by
-//     records_fold (package fold), with a GIN index; the column's comment
+//     records_fold (package fold), made by records_search_vector
+//     (pgSearchFunctions), with a GIN index; the column's comment
 //     holds a digest of its definition, so that a changed definition (a
 //     member marked, unmarked or reweighted) is seen and the column made
 //     again.
@@ -36,28 +37,90 @@ import (
 // searchColumn is one searchable member's column and weight.
 type searchColumn struct{ name, weight string }
 
-// foldFunction is the body of records_fold on PostgreSQL. Text of ASCII
-// alone (as many bytes as characters) has nothing to fold and is answered
-// as it is: translate walks its whole table for every character, which
-// made a long text's write cost grow with the table's length.
-func foldFunction() string {
-	from, to := fold.Table()
-	return "SELECT CASE WHEN octet_length($1) = char_length($1) THEN $1 ELSE translate($1, '" + from + "', '" + to + "') END"
-}
+// pgFunction is a function the search columns of PostgreSQL call.
+type pgFunction struct{ name, head, body string }
 
-// pgSearchExpr is the expression of a table's search column.
-func pgSearchExpr(cols []searchColumn) string {
-	parts := make([]string, len(cols))
-	for i, c := range cols {
-		parts[i] = `setweight(to_tsvector('english'::regconfig, records_fold(coalesce(` + spec.Ident(c.name) + `, ''))), '` + c.weight + `')`
+// pgSearchFunctions are the functions of the search columns, each written
+// in PL/pgSQL: a generated column's expression is rebuilt for every
+// statement that writes the table, and a SQL function in it is inlined
+// then — its body parsed again, the fold table's 1.2 KB literals with it,
+// once per member and class, twelve times a return — where a PL/pgSQL
+// function's plan is kept by the session (docs/performance.md, index
+// upkeep on PostgreSQL).
+//
+// records_fold folds the accents of a text (pgFold, package fold).
+//
+// records_search_vector is a search column's words: each member's text
+// folded, parsed as English and given the weight of the letter of weights
+// at its position, concatenated in the members' order (the tsvector the
+// column held as one expression of setweight(…) || setweight(…), byte for
+// byte). It folds the text itself rather than call records_fold, whose
+// name it would find by the search path of the statement that writes:
+// pg_dump's restore runs with an empty one.
+func pgSearchFunctions() []pgFunction {
+	return []pgFunction{
+		{"records_fold", `records_fold(text) RETURNS text LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE`,
+			`BEGIN RETURN ` + pgFold("$1") + `; END`},
+		{pgVectorFunction, pgVectorFunction + `(weights text, VARIADIC members text[]) RETURNS tsvector LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE`,
+			`DECLARE v tsvector := ''; t text; BEGIN FOR i IN 1..cardinality(members) LOOP t := coalesce(members[i], ''); ` +
+				`v := v || setweight(to_tsvector('english'::regconfig, ` + pgFold("t") + `), substr(weights, i, 1)::"char"); ` +
+				`END LOOP; RETURN v; END`},
 	}
-	return strings.Join(parts, " || ")
 }
 
-// signature is the digest a search column's comment holds.
+// pgFold is the expression folding the accents of the text x. Text of
+// ASCII alone (as many bytes as characters) has nothing to fold and is
+// answered as it is: translate walks its whole table for every character,
+// which made a long text's write cost grow with the table's length.
+func pgFold(x string) string {
+	from, to := fold.Table()
+	return `CASE WHEN octet_length(` + x + `) = char_length(` + x + `) THEN ` + x + ` ELSE translate(` + x + `, '` + from + `', '` + to + `') END`
+}
+
+// pgVectorFunction makes a search column's words (pgSearchFunctions).
+const pgVectorFunction = "records_search_vector"
+
+// pgSearchExpr is the expression of a table's search column: the members'
+// weights, one letter each, then the members.
+func pgSearchExpr(cols []searchColumn) string {
+	var weights strings.Builder
+	members := make([]string, len(cols))
+	for i, c := range cols {
+		weights.WriteString(c.weight)
+		members[i] = spec.Ident(c.name)
+	}
+	return pgVectorFunction + `('` + weights.String() + `', ` + strings.Join(members, ", ") + `)`
+}
+
+// signature is the digest a search column's comment holds: of its
+// expression and of the functions it calls.
 func signature(expr string) string {
-	sum := sha256.Sum256([]byte(foldFunction() + "\n" + expr))
-	return "records search " + hex.EncodeToString(sum[:8])
+	h := sha256.New()
+	for _, f := range pgSearchFunctions() {
+		h.Write([]byte(f.head + "\n" + f.body + "\n"))
+	}
+	h.Write([]byte(expr))
+	return "records search " + hex.EncodeToString(h.Sum(nil)[:8])
+}
+
+// pgSearchFunctionsChanges are the statements making the functions of
+// pgSearchFunctions that db lacks or has otherwise, "" when none.
+func pgSearchFunctionsChanges(ctx context.Context, db *sql.DB) (string, error) {
+	have, err := namedTexts(ctx, db, `SELECT p.proname, l.lanname || ' ' || p.prosrc FROM pg_proc p
+JOIN pg_namespace n ON n.oid = p.pronamespace JOIN pg_language l ON l.oid = p.prolang
+WHERE p.proname LIKE 'records\_%' AND n.nspname = current_schema()`)
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	for _, f := range pgSearchFunctions() {
+		if have[f.name] == "plpgsql "+f.body {
+			continue
+		}
+		b.WriteString("-- The search columns' function " + f.name + "\n")
+		b.WriteString("CREATE OR REPLACE FUNCTION " + f.head + " AS $records$" + f.body + "$records$;\n")
+	}
+	return b.String(), nil
 }
 
 // searchChanges are the statements that bring the search indexes of db to
@@ -80,26 +143,20 @@ WHERE (a.attname = $1 OR a.attname LIKE $2) AND c.relkind = 'r' AND NOT a.attisd
 		return "", "", err
 	}
 	var b, builds strings.Builder
-	var src sql.NullString
-	err = db.QueryRowContext(ctx, `SELECT p.prosrc FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
-WHERE p.proname = 'records_fold' AND n.nspname = current_schema()`).Scan(&src)
-	if err != nil && err != sql.ErrNoRows {
+	functions, err := pgSearchFunctionsChanges(ctx, db)
+	if err != nil {
 		return "", "", err
 	}
-	folded := src.Valid && src.String == foldFunction()
 	for _, e := range events {
 		for _, c := range pgSearchColumns(e.search) {
 			key := e.table.Name + "." + c.name
 			comment, ok := have[key]
 			delete(have, key)
-			if ok && comment == signature(c.expr) && folded {
+			if ok && comment == signature(c.expr) && functions == "" {
 				continue
 			}
-			if !folded {
-				b.WriteString("-- Fold the accents of searched words (package fold)\n")
-				b.WriteString(`CREATE OR REPLACE FUNCTION records_fold(text) RETURNS text LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $records$` + foldFunction() + "$records$;\n")
-				folded = true
-			}
+			b.WriteString(functions) // before the first column that calls them
+			functions = ""
 			pgSearchColumn(&b, &builds, e.table.Name, c, ok)
 		}
 	}

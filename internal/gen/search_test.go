@@ -17,7 +17,7 @@ func TestReweightingRemakesTheClassIndexes(t *testing.T) {
 	want := map[string][]string{
 		migrate.Postgres: {
 			`ALTER TABLE "returns" DROP COLUMN "records_search_a";`,
-			`ALTER TABLE "returns" ADD COLUMN "records_search_a" tsvector GENERATED ALWAYS AS (setweight(to_tsvector('english'::regconfig, records_fold(coalesce("issue", ''))), 'A')`,
+			`ALTER TABLE "returns" ADD COLUMN "records_search_a" tsvector GENERATED ALWAYS AS (records_search_vector('AAAA', "issue", "customer_email", "rma", "serial_number")) STORED;`,
 			`ALTER TABLE "returns" DROP COLUMN "records_search_b";`,
 			`ALTER TABLE "returns" ADD COLUMN "records_search" tsvector`,
 			`CREATE INDEX CONCURRENTLY "returns_records_search_a" ON "returns" USING GIN ("records_search_a");`,

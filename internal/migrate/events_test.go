@@ -6,10 +6,6 @@ import (
 	"encoding/json"
 	"slices"
 	"testing"
-
-	"records/internal/dbtest"
-	"records/internal/migrate"
-	"records/internal/migrations"
 )
 
 // A database written before migration 0006 (one event trigger per row on
@@ -18,36 +14,17 @@ import (
 // included, in order, each row's image its own.
 func TestEventsSurviveTheStatementTriggers(t *testing.T) {
 	forEachDialect(t, func(t *testing.T, dialect string) {
-		ctx := context.Background()
-		database := dbtest.OpenEmpty(t, dialect)
-		set, err := migrations.For(dialect)
-		if err != nil {
-			t.Fatal(err)
-		}
-		at := slices.IndexFunc(set, func(m migrate.Migration) bool { return m.Version == 6 })
-		if at < 0 {
-			t.Fatal("no migration 0006")
-		}
-		if _, err := migrate.Apply(ctx, database.SQL, dialect, set[:at]); err != nil {
-			t.Fatal(err)
-		}
-		exec := func(q string) {
-			t.Helper()
-			if _, err := database.SQL.ExecContext(ctx, q); err != nil {
-				t.Fatalf("%s: %v", q, err)
-			}
-		}
+		m := migratedUpTo(t, dialect, 6)
+		exec := m.exec
 		exec(`INSERT INTO teams (id, name, created_at) VALUES (1, 'one', CURRENT_TIMESTAMP)`)
 		exec(`INSERT INTO customers (id, team_id, version, email) VALUES ('before', 1, 1, 'b@example.com')`)
-		if _, err := migrate.Apply(ctx, database.SQL, dialect, set); err != nil {
-			t.Fatal(err)
-		}
+		m.finish(dialect)
 		exec(`INSERT INTO customers (id, team_id, version, email) VALUES ('a', 1, 1, 'a@example.com'), ('b', 1, 1, 'b@example.com')`)
 		exec(`UPDATE customers SET version = version + 1, email = 'x-' || id WHERE id IN ('a', 'b', 'before')`)
 		exec(`UPDATE customers SET email = 'none' WHERE id = 'nope'`)
 		exec(`DELETE FROM customers WHERE id IN ('a', 'before')`)
 
-		got := eventLines(t, database.SQL)
+		got := eventLines(t, m.database.SQL)
 		// The order of one statement's rows is the database's; compare
 		// each statement's events as a set.
 		want := [][]string{

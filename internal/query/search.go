@@ -210,10 +210,10 @@ very s t can will just don should now`) {
 const tsquery = `(SELECT websearch_to_tsquery('english'::regconfig, ?))`
 
 // webArg is the parameter of a Match's Web text: folded here as the
-// database's records_fold folds the stored words (package fold), not by
-// records_fold in the statement — a SQL function whose body the planner
-// parses again at every call it inlines, some 0.2 ms each, where a tier's
-// statement had two (docs/performance.md).
+// database folds the stored words (package fold), not by records_fold in
+// the statement — then a SQL function whose body the planner parsed again
+// at every call it inlined, some 0.2 ms each, where a tier's statement
+// had two (docs/performance.md).
 func webArg(m *Match) string { return fold.String(m.Web) }
 
 // match writes the condition of the records m matches.

@@ -9,9 +9,10 @@ import (
 )
 
 // A search's words are folded by the service (fold.String) before
-// PostgreSQL reads them, the stored words by the database's records_fold:
-// the two must agree on every letter of the table, on the combining marks
-// and on text with none, or an accented word would stop finding itself.
+// PostgreSQL reads them, the stored words by the database's
+// records_search_vector (and records_fold, by the same table): they must
+// agree on every letter of the table, on the combining marks and on text
+// with none, or an accented word would stop finding itself.
 func TestSearchWordsFoldAsTheDatabaseFolds(t *testing.T) {
 	h := newHarness(t, migrate.Postgres, testConfig())
 	from, _ := fold.Table()
@@ -26,6 +27,15 @@ func TestSearchWordsFoldAsTheDatabaseFolds(t *testing.T) {
 		}
 		if want := fold.String(text); got != want {
 			t.Errorf("records_fold(%q) = %q, fold.String = %q", text, got, want)
+		}
+		var same bool
+		err := h.db.SQL.QueryRowContext(context.Background(),
+			`SELECT records_search_vector('A', $1) = setweight(to_tsvector('english'::regconfig, $2), 'A')`, text, fold.String(text)).Scan(&same)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !same {
+			t.Errorf("records_search_vector('A', %q) holds other words than the text folded by fold.String, %q", text, fold.String(text))
 		}
 	}
 }

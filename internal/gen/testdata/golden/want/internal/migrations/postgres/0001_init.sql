@@ -75,26 +75,74 @@ BEGIN
   ELSIF TG_OP = 'INSERT' THEN
     INSERT INTO "events" ("txid", "team_id", "type", "record_id", "meta", "image", "occurred_at")
     SELECT pg_current_xact_id()::text::bigint, n."team_id", TG_ARGV[0] || '.created',
-      n."id", meta, CASE WHEN TG_NARGS = 1 THEN row_to_json(n)::text ELSE (SELECT json_object_agg(c.key, c.value)
-        FROM json_each(row_to_json(n)) c WHERE c.key <> ALL (TG_ARGV[1:TG_NARGS - 1]))::text END, at FROM "new_rows" n;
+      n."id", meta, row_to_json(n)::text, at FROM "new_rows" n;
   ELSE
     INSERT INTO "events" ("txid", "team_id", "type", "record_id", "meta", "image", "occurred_at")
     SELECT pg_current_xact_id()::text::bigint, n."team_id", TG_ARGV[0] || CASE
         WHEN o."deleted_at" IS NULL AND n."deleted_at" IS NOT NULL THEN '.deleted'
         WHEN o."deleted_at" IS NOT NULL AND n."deleted_at" IS NULL THEN '.restored'
         ELSE '.updated' END,
-      n."id", meta, CASE WHEN TG_NARGS = 1 THEN row_to_json(n)::text ELSE (SELECT json_object_agg(c.key, c.value)
-        FROM json_each(row_to_json(n)) c WHERE c.key <> ALL (TG_ARGV[1:TG_NARGS - 1]))::text END, at
+      n."id", meta, row_to_json(n)::text, at
     FROM "new_rows" n JOIN "old_rows" o ON o."id" = n."id";
   END IF;
   RETURN NULL;
 END
 $records$;
+-- Write the events of each statement's changes of books, whose images leave out note
+CREATE OR REPLACE FUNCTION "records_event_books"() RETURNS trigger LANGUAGE plpgsql AS $records$
+DECLARE
+  meta text := NULLIF(current_setting('records.meta', true), '');
+  at bigint := (extract(epoch FROM clock_timestamp()) * 1000000)::bigint;
+BEGIN
+  IF TG_OP = 'DELETE' THEN
+    INSERT INTO "events" ("txid", "team_id", "type", "record_id", "meta", "occurred_at")
+    SELECT pg_current_xact_id()::text::bigint, o."team_id", TG_ARGV[0] || '.purged', o."id", meta, at FROM "old_rows" o;
+  ELSIF TG_OP = 'INSERT' THEN
+    INSERT INTO "events" ("txid", "team_id", "type", "record_id", "meta", "image", "occurred_at")
+    SELECT pg_current_xact_id()::text::bigint, n."team_id", TG_ARGV[0] || '.created',
+      n."id", meta, row_to_json(i)::text, at FROM "new_rows" n, LATERAL (SELECT n."id", n."version", n."deleted_at", n."deleted_by", n."trash_batch", n."title", n."isbn", n."code", n."status", n."pages", n."price", n."team_id", n."shelf_id") i;
+  ELSE
+    INSERT INTO "events" ("txid", "team_id", "type", "record_id", "meta", "image", "occurred_at")
+    SELECT pg_current_xact_id()::text::bigint, n."team_id", TG_ARGV[0] || CASE
+        WHEN o."deleted_at" IS NULL AND n."deleted_at" IS NOT NULL THEN '.deleted'
+        WHEN o."deleted_at" IS NOT NULL AND n."deleted_at" IS NULL THEN '.restored'
+        ELSE '.updated' END,
+      n."id", meta, row_to_json(i)::text, at
+    FROM "new_rows" n JOIN "old_rows" o ON o."id" = n."id", LATERAL (SELECT n."id", n."version", n."deleted_at", n."deleted_by", n."trash_batch", n."title", n."isbn", n."code", n."status", n."pages", n."price", n."team_id", n."shelf_id") i;
+  END IF;
+  RETURN NULL;
+END
+$records$;
+-- Write the events of each statement's changes of shelves, whose images leave out key_hash
+CREATE OR REPLACE FUNCTION "records_event_shelves"() RETURNS trigger LANGUAGE plpgsql AS $records$
+DECLARE
+  meta text := NULLIF(current_setting('records.meta', true), '');
+  at bigint := (extract(epoch FROM clock_timestamp()) * 1000000)::bigint;
+BEGIN
+  IF TG_OP = 'DELETE' THEN
+    INSERT INTO "events" ("txid", "team_id", "type", "record_id", "meta", "occurred_at")
+    SELECT pg_current_xact_id()::text::bigint, o."team_id", TG_ARGV[0] || '.purged', o."id", meta, at FROM "old_rows" o;
+  ELSIF TG_OP = 'INSERT' THEN
+    INSERT INTO "events" ("txid", "team_id", "type", "record_id", "meta", "image", "occurred_at")
+    SELECT pg_current_xact_id()::text::bigint, n."team_id", TG_ARGV[0] || '.created',
+      n."id", meta, row_to_json(i)::text, at FROM "new_rows" n, LATERAL (SELECT n."id", n."version", n."deleted_at", n."deleted_by", n."trash_batch", n."label", n."capacity", n."width", n."sealed", n."opened", n."checked_at", n."tags", n."extra", n."team_id") i;
+  ELSE
+    INSERT INTO "events" ("txid", "team_id", "type", "record_id", "meta", "image", "occurred_at")
+    SELECT pg_current_xact_id()::text::bigint, n."team_id", TG_ARGV[0] || CASE
+        WHEN o."deleted_at" IS NULL AND n."deleted_at" IS NOT NULL THEN '.deleted'
+        WHEN o."deleted_at" IS NOT NULL AND n."deleted_at" IS NULL THEN '.restored'
+        ELSE '.updated' END,
+      n."id", meta, row_to_json(i)::text, at
+    FROM "new_rows" n JOIN "old_rows" o ON o."id" = n."id", LATERAL (SELECT n."id", n."version", n."deleted_at", n."deleted_by", n."trash_batch", n."label", n."capacity", n."width", n."sealed", n."opened", n."checked_at", n."tags", n."extra", n."team_id") i;
+  END IF;
+  RETURN NULL;
+END
+$records$;
 -- Record the changes of books as events
-CREATE TRIGGER events_insert AFTER INSERT ON "books" REFERENCING NEW TABLE AS "new_rows" FOR EACH STATEMENT EXECUTE FUNCTION "records_event"('books', 'note');
-CREATE TRIGGER events_update AFTER UPDATE ON "books" REFERENCING OLD TABLE AS "old_rows" NEW TABLE AS "new_rows" FOR EACH STATEMENT EXECUTE FUNCTION "records_event"('books', 'note');
-CREATE TRIGGER events_delete AFTER DELETE ON "books" REFERENCING OLD TABLE AS "old_rows" FOR EACH STATEMENT EXECUTE FUNCTION "records_event"('books', 'note');
+CREATE TRIGGER events_insert AFTER INSERT ON "books" REFERENCING NEW TABLE AS "new_rows" FOR EACH STATEMENT EXECUTE FUNCTION "records_event_books"('books');
+CREATE TRIGGER events_update AFTER UPDATE ON "books" REFERENCING OLD TABLE AS "old_rows" NEW TABLE AS "new_rows" FOR EACH STATEMENT EXECUTE FUNCTION "records_event_books"('books');
+CREATE TRIGGER events_delete AFTER DELETE ON "books" REFERENCING OLD TABLE AS "old_rows" FOR EACH STATEMENT EXECUTE FUNCTION "records_event_books"('books');
 -- Record the changes of shelves as events
-CREATE TRIGGER events_insert AFTER INSERT ON "shelves" REFERENCING NEW TABLE AS "new_rows" FOR EACH STATEMENT EXECUTE FUNCTION "records_event"('shelves', 'key_hash');
-CREATE TRIGGER events_update AFTER UPDATE ON "shelves" REFERENCING OLD TABLE AS "old_rows" NEW TABLE AS "new_rows" FOR EACH STATEMENT EXECUTE FUNCTION "records_event"('shelves', 'key_hash');
-CREATE TRIGGER events_delete AFTER DELETE ON "shelves" REFERENCING OLD TABLE AS "old_rows" FOR EACH STATEMENT EXECUTE FUNCTION "records_event"('shelves', 'key_hash');
+CREATE TRIGGER events_insert AFTER INSERT ON "shelves" REFERENCING NEW TABLE AS "new_rows" FOR EACH STATEMENT EXECUTE FUNCTION "records_event_shelves"('shelves');
+CREATE TRIGGER events_update AFTER UPDATE ON "shelves" REFERENCING OLD TABLE AS "old_rows" NEW TABLE AS "new_rows" FOR EACH STATEMENT EXECUTE FUNCTION "records_event_shelves"('shelves');
+CREATE TRIGGER events_delete AFTER DELETE ON "shelves" REFERENCING OLD TABLE AS "old_rows" FOR EACH STATEMENT EXECUTE FUNCTION "records_event_shelves"('shelves');
