@@ -76,11 +76,11 @@ func (op *Op[E]) list(ctx context.Context, s *Service, c *gin.Context, members [
 	// first served (README, Performance).
 	ctx, cancel := edge.Bounded(ctx)
 	defer cancel()
-	records, tiers, err := readPage(ctx, s.reader(ctx), op.Res, team, p)
+	records, tiers, page, err := readPage(ctx, s.reader(ctx), op.Res, team, p)
 	if err != nil {
 		return 0, nil, err
 	}
-	r := &Result[E]{Paging: Paging{Limit: p.Limit, Offset: p.Offset}, view: v}
+	r := &Result[E]{Paging: Paging{Limit: p.Limit, Offset: p.Offset}, view: v, page: page}
 	if len(records) > p.Limit {
 		records, r.Paging.HasMore = records[:p.Limit], true
 		r.Paging.NextCursor = s.Cursors.Encode(binding, p.Keys, op.Res.position(p.Keys, records[p.Limit-1], tiers[p.Limit-1]))
