@@ -78,8 +78,7 @@ func find[E any](ctx context.Context, r Reader, res *Resource[E], id string) (*E
 // holders go back to their pool with the scanner's Release (nil: none).
 func readPage[E any](ctx context.Context, r Reader, res *Resource[E], team int, p *query.Page) ([]*E, []int, PageScanner[E], error) {
 	want := p.Limit + 1
-	out := make([]*E, 0, want)
-	var tiers []int
+	out, tiers := make([]*E, 0, want), make([]int, 0, want)
 	var page PageScanner[E]
 	if res.ScanPage != nil {
 		page = res.ScanPage(want)
