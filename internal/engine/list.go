@@ -29,7 +29,9 @@ func (op *Op[E]) list(ctx context.Context, s *Service, c *gin.Context, members [
 	if ctx, err = askTrash(ctx, op.Res, trash); err != nil {
 		return 0, nil, err
 	}
-	c.Request = c.Request.WithContext(ctx) // an export reads it
+	if trash != Live { // an export reads it; a live list spares the copy
+		c.Request = c.Request.WithContext(ctx)
+	}
 	l := listOf(ctx, op.Res)
 	l.Extra = op.Filters
 	req, err := query.ParseRequest(members, q, &l)
