@@ -169,8 +169,10 @@ type Result[E any] struct {
 	Created bool
 	Secret  string // a secret made by this request, answered once
 
-	res         *Resource[E]
-	view        *view[E]
+	res  *Resource[E]
+	view *view[E]
+	// page holds the records' holders, released once rendered.
+	page        PageScanner[E]
 	notModified bool // If-None-Match matched: 304, no body
 	// ifNoneMatch, when the answer's ETag is known only once it is
 	// rendered (see Op.etag), is checked then.

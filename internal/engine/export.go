@@ -131,7 +131,9 @@ func (op *Op[E]) exportPage(ctx context.Context, s *Service, p *query.Page, team
 	ctx, cancel := context.WithTimeout(ctx, s.RequestTimeout)
 	defer cancel()
 	v.release() // the page before, written already
-	records, tiers, err := readPage(ctx, s.reader(ctx), op.Res, team, p)
+	// Its holders are left to the collector: a page's records outlive
+	// the next page's read (its last record's position).
+	records, tiers, _, err := readPage(ctx, s.reader(ctx), op.Res, team, p)
 	if err != nil {
 		return nil, nil, false, err
 	}

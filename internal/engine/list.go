@@ -29,7 +29,9 @@ func (op *Op[E]) list(ctx context.Context, s *Service, c *gin.Context, members [
 	if ctx, err = askTrash(ctx, op.Res, trash); err != nil {
 		return 0, nil, err
 	}
-	c.Request = c.Request.WithContext(ctx) // an export reads it
+	if trash != Live { // an export reads it; a live list spares the copy
+		c.Request = c.Request.WithContext(ctx)
+	}
 	l := listOf(ctx, op.Res)
 	l.Extra = op.Filters
 	req, err := query.ParseRequest(members, q, &l)
@@ -76,11 +78,11 @@ func (op *Op[E]) list(ctx context.Context, s *Service, c *gin.Context, members [
 	// first served (README, Performance).
 	ctx, cancel := edge.Bounded(ctx)
 	defer cancel()
-	records, tiers, err := readPage(ctx, s.reader(ctx), op.Res, team, p)
+	records, tiers, page, err := readPage(ctx, s.reader(ctx), op.Res, team, p)
 	if err != nil {
 		return 0, nil, err
 	}
-	r := &Result[E]{Paging: Paging{Limit: p.Limit, Offset: p.Offset}, view: v}
+	r := &Result[E]{Paging: Paging{Limit: p.Limit, Offset: p.Offset}, view: v, page: page}
 	if len(records) > p.Limit {
 		records, r.Paging.HasMore = records[:p.Limit], true
 		r.Paging.NextCursor = s.Cursors.Encode(binding, p.Keys, op.Res.position(p.Keys, records[p.Limit-1], tiers[p.Limit-1]))

@@ -102,14 +102,14 @@ func (op *Op[E]) answer(c *gin.Context, status int, r *Result[E], err error) {
 			c.Writer.Header().Set("ETag", tag)
 		}
 		edge.WriteJSON(c, status, func(b []byte) []byte { return op.render(b, r) })
-		r.view.release()
+		r.release()
 	default:
 		// The ETag is a digest of the answer: rendered first, and
 		// If-None-Match checked against it.
 		buf := edge.GetBuffer()
 		defer edge.PutBuffer(buf)
 		buf.B = op.render(buf.B, r)
-		r.view.release()
+		r.release()
 		tag := op.etag(r, buf.B)
 		c.Writer.Header().Set("ETag", tag)
 		if r.ifNoneMatch != nil && r.ifNoneMatch.listsTag(tag) {

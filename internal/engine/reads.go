@@ -74,15 +74,25 @@ func find[E any](ctx context.Context, r Reader, res *Resource[E], id string) (*E
 
 // readPage reads a page of records in the context's team: Limit+1 of them,
 // to tell whether more follow, phase after phase (see query.Page.Phases);
-// and, for a page ordered by rank, the relevance tier of each.
-func readPage[E any](ctx context.Context, r Reader, res *Resource[E], team int, p *query.Page) ([]*E, []int, error) {
+// and, for a page ordered by rank, the relevance tier of each. Its records'
+// holders go back to their pool with the scanner's Release (nil: none).
+func readPage[E any](ctx context.Context, r Reader, res *Resource[E], team int, p *query.Page) ([]*E, []int, PageScanner[E], error) {
 	want := p.Limit + 1
-	out := make([]*E, 0, want)
-	var tiers []int
+	out, tiers := make([]*E, 0, want), make([]int, 0, want)
+	var page PageScanner[E]
+	if res.ScanPage != nil {
+		page = res.ScanPage(want)
+	}
 	for _, ph := range p.Phases() {
 		text, args := res.pageSQL(ctx, p, ph, team, want-len(out))
 		err := r.Each(ctx, want-len(out), text, args, func(rows *sql.Rows) error {
-			e, err := res.Scan(rows)
+			var e *E
+			var err error
+			if page != nil {
+				e, err = page.Scan(rows)
+			} else {
+				e, err = res.Scan(rows)
+			}
 			if err == nil {
 				out = append(out, e)
 				tiers = append(tiers, ph.Tier)
@@ -90,13 +100,13 @@ func readPage[E any](ctx context.Context, r Reader, res *Resource[E], team int, 
 			return err
 		})
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		if len(out) == want {
 			break
 		}
 	}
-	return out, tiers, nil
+	return out, tiers, page, nil
 }
 
 // pageSQL is the statement of one phase of a page, reading at most n records.

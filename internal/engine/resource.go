@@ -48,6 +48,9 @@ type Resource[E any] struct {
 	// children): a page of them then costs no record allocation per row.
 	// The record it answers is valid until its next call.
 	Scanner func() func(rows Row) (*E, error)
+	// ScanPage returns a scanner of a page of up to n rows, each into a
+	// new record, the records' holders in a pooled block; nil: Scan.
+	ScanPage func(n int) PageScanner[E]
 	// LoadEmbeds reads what the records embed; nil when they embed nothing.
 	LoadEmbeds func(ctx context.Context, r Reader, team int, records []*E) error
 	// Version returns the record's version.
@@ -62,25 +65,6 @@ type Resource[E any] struct {
 
 	spliceOnce sync.Once
 	splice     *splicing // image_splice.go
-}
-
-// ScanNew and ScanReuse make a resource's Scan and Scanner from the
-// generated scan, which reads one row into a zero holder h (the record and
-// the holders its nullable members point into) and returns h's record.
-func ScanNew[H, E any](scan func(h *H, rows Row) (*E, error)) func(Row) (*E, error) {
-	return func(rows Row) (*E, error) { return scan(new(H), rows) }
-}
-
-// ScanReuse: see ScanNew.
-func ScanReuse[H, E any](scan func(h *H, rows Row) (*E, error)) func() func(Row) (*E, error) {
-	return func() func(Row) (*E, error) {
-		h := new(H)
-		return func(rows Row) (*E, error) {
-			var zero H
-			*h = zero
-			return scan(h, rows)
-		}
-	}
 }
 
 // Row is a row to scan: a *sql.Rows, or an event's image of one (image.go).

@@ -77,6 +77,17 @@ func (v *view[E]) release() {
 	v.expanded = nil
 }
 
+// release returns what r's answer was rendered from to the pools, once it
+// is rendered: the expanded records' buffers and the page's holders. Its
+// records are not to be read after.
+func (r *Result[E]) release() {
+	r.view.release()
+	if r.page != nil {
+		r.page.Release()
+		r.page, r.Records = nil, nil
+	}
+}
+
 // release returns the expansion's buffer, if it has one, to the pool.
 func (x expansion) release() {
 	if x.buf != nil {

@@ -126,7 +126,8 @@ func appendBillOfMaterialsLineItem(b []byte, e *BillOfMaterialsLineItem) []byte 
 
 // billOfMaterialsLineItemRow is one scanned row: the record, and holders for its nullable
 // columns that the record's pointers then point into, so a record read costs
-// one allocation.
+// one allocation, and a page's records none: their holders are pooled
+// (engine.ScanPage).
 type billOfMaterialsLineItemRow struct {
 	e                     BillOfMaterialsLineItem
 	BillOfMaterialsNumber sql.Null[string]
@@ -138,12 +139,14 @@ type billOfMaterialsLineItemRow struct {
 	Status                sql.Null[string]
 }
 
-// scan reads one row of billOfMaterialsLineItemResource.Select into r, which is zero,
-// and answers its record (engine.ScanNew, engine.ScanReuse).
-func (r *billOfMaterialsLineItemRow) scan(rows engine.Row) (*BillOfMaterialsLineItem, error) {
-	if err := rows.Scan(&r.e.ID, &r.e.Version, &r.BillOfMaterialsNumber, &r.LineType, &r.PartName, &r.PartNumber, &r.PurchaseSupplyType, &r.Quantity, &r.Status); err != nil {
-		return nil, err
-	}
+// dest appends where a row of billOfMaterialsLineItemResource.Select is scanned in r
+// (engine.ScanNew).
+func (r *billOfMaterialsLineItemRow) dest(d []any) []any {
+	return append(d, &r.e.ID, &r.e.Version, &r.BillOfMaterialsNumber, &r.LineType, &r.PartName, &r.PartNumber, &r.PurchaseSupplyType, &r.Quantity, &r.Status)
+}
+
+// record moves r's holders into its record and answers it.
+func (r *billOfMaterialsLineItemRow) record() (*BillOfMaterialsLineItem, error) {
 	r.e.BillOfMaterialsNumber = engine.Held(&r.BillOfMaterialsNumber)
 	r.e.LineType = engine.Held(&r.LineType)
 	r.e.PartName = engine.Held(&r.PartName)
@@ -201,7 +204,8 @@ var billOfMaterialsLineItemResource = &engine.Resource[BillOfMaterialsLineItem]{
 	Table:    "bill_of_materials_line_items",
 	Select:   `SELECT "id", "version", "bill_of_materials_number", "line_type", "part_name", "part_number", "purchase_supply_type", "quantity", "status" FROM "bill_of_materials_line_items"`,
 	Columns:  []string{"id", "version", "bill_of_materials_number", "line_type", "part_name", "part_number", "purchase_supply_type", "quantity", "status"},
-	Scan:     engine.ScanNew((*billOfMaterialsLineItemRow).scan),
-	Scanner:  engine.ScanReuse((*billOfMaterialsLineItemRow).scan),
+	Scan:     engine.ScanNew((*billOfMaterialsLineItemRow).dest, (*billOfMaterialsLineItemRow).record),
+	Scanner:  engine.ScanReuse((*billOfMaterialsLineItemRow).dest, (*billOfMaterialsLineItemRow).record),
+	ScanPage: engine.ScanPage((*billOfMaterialsLineItemRow).dest, (*billOfMaterialsLineItemRow).record),
 	Version:  func(e *BillOfMaterialsLineItem) int64 { return e.Version },
 }

@@ -155,7 +155,8 @@ func appendCaseRecord(b []byte, e *CaseRecord) []byte {
 
 // caseRecordRow is one scanned row: the record, and holders for its nullable
 // columns that the record's pointers then point into, so a record read costs
-// one allocation.
+// one allocation, and a page's records none: their holders are pooled
+// (engine.ScanPage).
 type caseRecordRow struct {
 	e           CaseRecord
 	CaseName    sql.Null[string]
@@ -169,12 +170,14 @@ type caseRecordRow struct {
 	UpdatedDate sql.Null[string]
 }
 
-// scan reads one row of caseRecordResource.Select into r, which is zero,
-// and answers its record (engine.ScanNew, engine.ScanReuse).
-func (r *caseRecordRow) scan(rows engine.Row) (*CaseRecord, error) {
-	if err := rows.Scan(&r.e.ID, &r.e.Version, &r.CaseName, &r.Description, &r.CaseNumber, &r.CaseStatus, &r.Priority, &r.Submitter, &r.Resolver, &r.CreatedDate, &r.UpdatedDate); err != nil {
-		return nil, err
-	}
+// dest appends where a row of caseRecordResource.Select is scanned in r
+// (engine.ScanNew).
+func (r *caseRecordRow) dest(d []any) []any {
+	return append(d, &r.e.ID, &r.e.Version, &r.CaseName, &r.Description, &r.CaseNumber, &r.CaseStatus, &r.Priority, &r.Submitter, &r.Resolver, &r.CreatedDate, &r.UpdatedDate)
+}
+
+// record moves r's holders into its record and answers it.
+func (r *caseRecordRow) record() (*CaseRecord, error) {
 	r.e.CaseName = engine.Held(&r.CaseName)
 	r.e.Description = engine.Held(&r.Description)
 	r.e.CaseNumber = engine.Held(&r.CaseNumber)
@@ -236,8 +239,9 @@ var caseRecordResource = &engine.Resource[CaseRecord]{
 	Table:    "cases",
 	Select:   `SELECT "id", "version", "case_name", "description", "case_number", "case_status", "priority", "submitter", "resolver", "created_date", "updated_date" FROM "cases"`,
 	Columns:  []string{"id", "version", "case_name", "description", "case_number", "case_status", "priority", "submitter", "resolver", "created_date", "updated_date"},
-	Scan:     engine.ScanNew((*caseRecordRow).scan),
-	Scanner:  engine.ScanReuse((*caseRecordRow).scan),
+	Scan:     engine.ScanNew((*caseRecordRow).dest, (*caseRecordRow).record),
+	Scanner:  engine.ScanReuse((*caseRecordRow).dest, (*caseRecordRow).record),
+	ScanPage: engine.ScanPage((*caseRecordRow).dest, (*caseRecordRow).record),
 	Version:  func(e *CaseRecord) int64 { return e.Version },
 }
 

@@ -118,7 +118,8 @@ func appendChannelThread(b []byte, e *ChannelThread) []byte {
 
 // channelThreadRow is one scanned row: the record, and holders for its nullable
 // columns that the record's pointers then point into, so a record read costs
-// one allocation.
+// one allocation, and a page's records none: their holders are pooled
+// (engine.ScanPage).
 type channelThreadRow struct {
 	e         ChannelThread
 	CaseID    sql.Null[string]
@@ -126,12 +127,14 @@ type channelThreadRow struct {
 	UpdatedAt sql.Null[time.Time]
 }
 
-// scan reads one row of channelThreadResource.Select into r, which is zero,
-// and answers its record (engine.ScanNew, engine.ScanReuse).
-func (r *channelThreadRow) scan(rows engine.Row) (*ChannelThread, error) {
-	if err := rows.Scan(&r.e.ID, &r.e.Version, &r.CaseID, &r.CreatedAt, &r.UpdatedAt); err != nil {
-		return nil, err
-	}
+// dest appends where a row of channelThreadResource.Select is scanned in r
+// (engine.ScanNew).
+func (r *channelThreadRow) dest(d []any) []any {
+	return append(d, &r.e.ID, &r.e.Version, &r.CaseID, &r.CreatedAt, &r.UpdatedAt)
+}
+
+// record moves r's holders into its record and answers it.
+func (r *channelThreadRow) record() (*ChannelThread, error) {
 	r.e.CaseID = engine.Held(&r.CaseID)
 	r.e.CreatedAt = engine.Held(&r.CreatedAt)
 	r.e.UpdatedAt = engine.Held(&r.UpdatedAt)
@@ -169,8 +172,9 @@ var channelThreadResource = &engine.Resource[ChannelThread]{
 	Table:    "channel_threads",
 	Select:   `SELECT "id", "version", "case_id", "created_at", "updated_at" FROM "channel_threads"`,
 	Columns:  []string{"id", "version", "case_id", "created_at", "updated_at"},
-	Scan:     engine.ScanNew((*channelThreadRow).scan),
-	Scanner:  engine.ScanReuse((*channelThreadRow).scan),
+	Scan:     engine.ScanNew((*channelThreadRow).dest, (*channelThreadRow).record),
+	Scanner:  engine.ScanReuse((*channelThreadRow).dest, (*channelThreadRow).record),
+	ScanPage: engine.ScanPage((*channelThreadRow).dest, (*channelThreadRow).record),
 	Version:  func(e *ChannelThread) int64 { return e.Version },
 }
 

@@ -302,7 +302,8 @@ func appendContact(b []byte, e *Contact) []byte {
 
 // contactRow is one scanned row: the record, and holders for its nullable
 // columns that the record's pointers then point into, so a record read costs
-// one allocation.
+// one allocation, and a page's records none: their holders are pooled
+// (engine.ScanPage).
 type contactRow struct {
 	e                      Contact
 	Assistant              sql.Null[string]
@@ -338,12 +339,14 @@ type contactRow struct {
 	Title                  sql.Null[string]
 }
 
-// scan reads one row of contactResource.Select into r, which is zero,
-// and answers its record (engine.ScanNew, engine.ScanReuse).
-func (r *contactRow) scan(rows engine.Row) (*Contact, error) {
-	if err := rows.Scan(&r.e.ID, &r.e.Version, &r.Assistant, &r.AssistantPhone, &r.Avatar, &r.Birthdate, &r.Controller, &r.CreatedAt, &r.CreatedBy, &r.Department, &r.Description, &r.DoNotCall, &r.Email, &r.EmailOptOut, &r.Fax, &r.FaxOptOut, &r.FirstName, &r.Handle, &r.IsInvalid, &r.Languages, &r.LastName, &r.LastModifiedBy, &r.LeadSource, &r.MailingCity, &r.MailingCountry, &r.MailingGeocodeAccuracy, &r.MailingState, &r.MailingStreet, &r.Owner, &r.Phone, &r.PhotoURL, &r.Processor, &r.Title); err != nil {
-		return nil, err
-	}
+// dest appends where a row of contactResource.Select is scanned in r
+// (engine.ScanNew).
+func (r *contactRow) dest(d []any) []any {
+	return append(d, &r.e.ID, &r.e.Version, &r.Assistant, &r.AssistantPhone, &r.Avatar, &r.Birthdate, &r.Controller, &r.CreatedAt, &r.CreatedBy, &r.Department, &r.Description, &r.DoNotCall, &r.Email, &r.EmailOptOut, &r.Fax, &r.FaxOptOut, &r.FirstName, &r.Handle, &r.IsInvalid, &r.Languages, &r.LastName, &r.LastModifiedBy, &r.LeadSource, &r.MailingCity, &r.MailingCountry, &r.MailingGeocodeAccuracy, &r.MailingState, &r.MailingStreet, &r.Owner, &r.Phone, &r.PhotoURL, &r.Processor, &r.Title)
+}
+
+// record moves r's holders into its record and answers it.
+func (r *contactRow) record() (*Contact, error) {
 	r.e.Assistant = engine.Held(&r.Assistant)
 	r.e.AssistantPhone = engine.Held(&r.AssistantPhone)
 	r.e.Avatar = engine.Held(&r.Avatar)
@@ -493,7 +496,8 @@ var contactResource = &engine.Resource[Contact]{
 	Table:    "contacts",
 	Select:   `SELECT "id", "version", "assistant", "assistant_phone", "avatar", "birthdate", "controller", "created_at", "created_by", "department", "description", "do_not_call", "email", "email_opt_out", "fax", "fax_opt_out", "first_name", "handle", "is_invalid", "languages", "last_name", "last_modified_by", "lead_source", "mailing_city", "mailing_country", "mailing_geocode_accuracy", "mailing_state", "mailing_street", "owner", "phone", "photo_url", "processor", "title" FROM "contacts"`,
 	Columns:  []string{"id", "version", "assistant", "assistant_phone", "avatar", "birthdate", "controller", "created_at", "created_by", "department", "description", "do_not_call", "email", "email_opt_out", "fax", "fax_opt_out", "first_name", "handle", "is_invalid", "languages", "last_name", "last_modified_by", "lead_source", "mailing_city", "mailing_country", "mailing_geocode_accuracy", "mailing_state", "mailing_street", "owner", "phone", "photo_url", "processor", "title"},
-	Scan:     engine.ScanNew((*contactRow).scan),
-	Scanner:  engine.ScanReuse((*contactRow).scan),
+	Scan:     engine.ScanNew((*contactRow).dest, (*contactRow).record),
+	Scanner:  engine.ScanReuse((*contactRow).dest, (*contactRow).record),
+	ScanPage: engine.ScanPage((*contactRow).dest, (*contactRow).record),
 	Version:  func(e *Contact) int64 { return e.Version },
 }

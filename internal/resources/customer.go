@@ -133,7 +133,8 @@ func appendCustomer(b []byte, e *Customer) []byte {
 
 // customerRow is one scanned row: the record, and holders for its nullable
 // columns that the record's pointers then point into, so a record read costs
-// one allocation.
+// one allocation, and a page's records none: their holders are pooled
+// (engine.ScanPage).
 type customerRow struct {
 	e                 Customer
 	SSOID             sql.Null[string]
@@ -146,12 +147,14 @@ type customerRow struct {
 	ActivationDate    sql.Null[string]
 }
 
-// scan reads one row of customerResource.Select into r, which is zero,
-// and answers its record (engine.ScanNew, engine.ScanReuse).
-func (r *customerRow) scan(rows engine.Row) (*Customer, error) {
-	if err := rows.Scan(&r.e.ID, &r.e.Version, &r.SSOID, &r.Email, &r.FirstName, &r.LastName, &r.Phone, &r.PaymentCustomerID, &r.Timestamp, &r.ActivationDate); err != nil {
-		return nil, err
-	}
+// dest appends where a row of customerResource.Select is scanned in r
+// (engine.ScanNew).
+func (r *customerRow) dest(d []any) []any {
+	return append(d, &r.e.ID, &r.e.Version, &r.SSOID, &r.Email, &r.FirstName, &r.LastName, &r.Phone, &r.PaymentCustomerID, &r.Timestamp, &r.ActivationDate)
+}
+
+// record moves r's holders into its record and answers it.
+func (r *customerRow) record() (*Customer, error) {
 	r.e.SSOID = engine.Held(&r.SSOID)
 	r.e.Email = engine.Held(&r.Email)
 	r.e.FirstName = engine.Held(&r.FirstName)
@@ -209,7 +212,8 @@ var customerResource = &engine.Resource[Customer]{
 	Table:    "customers",
 	Select:   `SELECT "id", "version", "sso_id", "email", "first_name", "last_name", "phone", "payment_customer_id", "timestamp", "activation_date" FROM "customers"`,
 	Columns:  []string{"id", "version", "sso_id", "email", "first_name", "last_name", "phone", "payment_customer_id", "timestamp", "activation_date"},
-	Scan:     engine.ScanNew((*customerRow).scan),
-	Scanner:  engine.ScanReuse((*customerRow).scan),
+	Scan:     engine.ScanNew((*customerRow).dest, (*customerRow).record),
+	Scanner:  engine.ScanReuse((*customerRow).dest, (*customerRow).record),
+	ScanPage: engine.ScanPage((*customerRow).dest, (*customerRow).record),
 	Version:  func(e *Customer) int64 { return e.Version },
 }

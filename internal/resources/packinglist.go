@@ -127,7 +127,8 @@ func appendPackingList(b []byte, e *PackingList) []byte {
 
 // packingListRow is one scanned row: the record, and holders for its nullable
 // columns that the record's pointers then point into, so a record read costs
-// one allocation.
+// one allocation, and a page's records none: their holders are pooled
+// (engine.ScanPage).
 type packingListRow struct {
 	e                   PackingList
 	Number              sql.Null[string]
@@ -139,12 +140,14 @@ type packingListRow struct {
 	TrackingNumber      sql.Null[string]
 }
 
-// scan reads one row of packingListResource.Select into r, which is zero,
-// and answers its record (engine.ScanNew, engine.ScanReuse).
-func (r *packingListRow) scan(rows engine.Row) (*PackingList, error) {
-	if err := rows.Scan(&r.e.ID, &r.e.Version, &r.Number, &r.DeliveryDate, &r.InvoiceNumber, &r.ArrivalDate, &r.PurchaseOrderNumber, &r.ShipPer, &r.TrackingNumber); err != nil {
-		return nil, err
-	}
+// dest appends where a row of packingListResource.Select is scanned in r
+// (engine.ScanNew).
+func (r *packingListRow) dest(d []any) []any {
+	return append(d, &r.e.ID, &r.e.Version, &r.Number, &r.DeliveryDate, &r.InvoiceNumber, &r.ArrivalDate, &r.PurchaseOrderNumber, &r.ShipPer, &r.TrackingNumber)
+}
+
+// record moves r's holders into its record and answers it.
+func (r *packingListRow) record() (*PackingList, error) {
 	r.e.Number = engine.Held(&r.Number)
 	r.e.DeliveryDate = engine.Held(&r.DeliveryDate)
 	r.e.InvoiceNumber = engine.Held(&r.InvoiceNumber)
@@ -198,8 +201,9 @@ var packingListResource = &engine.Resource[PackingList]{
 	Table:    "packing_lists",
 	Select:   `SELECT "id", "version", "number", "delivery_date", "invoice_number", "arrival_date", "purchase_order_number", "ship_per", "tracking_number" FROM "packing_lists"`,
 	Columns:  []string{"id", "version", "number", "delivery_date", "invoice_number", "arrival_date", "purchase_order_number", "ship_per", "tracking_number"},
-	Scan:     engine.ScanNew((*packingListRow).scan),
-	Scanner:  engine.ScanReuse((*packingListRow).scan),
+	Scan:     engine.ScanNew((*packingListRow).dest, (*packingListRow).record),
+	Scanner:  engine.ScanReuse((*packingListRow).dest, (*packingListRow).record),
+	ScanPage: engine.ScanPage((*packingListRow).dest, (*packingListRow).record),
 	Version:  func(e *PackingList) int64 { return e.Version },
 }
 

@@ -116,7 +116,8 @@ func appendPackingListItem(b []byte, e *PackingListItem) []byte {
 
 // packingListItemRow is one scanned row: the record, and holders for its nullable
 // columns that the record's pointers then point into, so a record read costs
-// one allocation.
+// one allocation, and a page's records none: their holders are pooled
+// (engine.ScanPage).
 type packingListItemRow struct {
 	e           PackingListItem
 	Sku         sql.Null[string]
@@ -126,12 +127,14 @@ type packingListItemRow struct {
 	Arrived     sql.Null[bool]
 }
 
-// scan reads one row of packingListItemResource.Select into r, which is zero,
-// and answers its record (engine.ScanNew, engine.ScanReuse).
-func (r *packingListItemRow) scan(rows engine.Row) (*PackingListItem, error) {
-	if err := rows.Scan(&r.e.ID, &r.e.Version, &r.Sku, &r.Description, &r.Quantity, &r.PackingList, &r.Arrived); err != nil {
-		return nil, err
-	}
+// dest appends where a row of packingListItemResource.Select is scanned in r
+// (engine.ScanNew).
+func (r *packingListItemRow) dest(d []any) []any {
+	return append(d, &r.e.ID, &r.e.Version, &r.Sku, &r.Description, &r.Quantity, &r.PackingList, &r.Arrived)
+}
+
+// record moves r's holders into its record and answers it.
+func (r *packingListItemRow) record() (*PackingListItem, error) {
 	r.e.Sku = engine.Held(&r.Sku)
 	r.e.Description = engine.Held(&r.Description)
 	r.e.Quantity = engine.Held(&r.Quantity)
@@ -177,8 +180,9 @@ var packingListItemResource = &engine.Resource[PackingListItem]{
 	Table:    "packing_list_items",
 	Select:   `SELECT "id", "version", "sku", "description", "quantity", "packing_list", "arrived" FROM "packing_list_items"`,
 	Columns:  []string{"id", "version", "sku", "description", "quantity", "packing_list", "arrived"},
-	Scan:     engine.ScanNew((*packingListItemRow).scan),
-	Scanner:  engine.ScanReuse((*packingListItemRow).scan),
+	Scan:     engine.ScanNew((*packingListItemRow).dest, (*packingListItemRow).record),
+	Scanner:  engine.ScanReuse((*packingListItemRow).dest, (*packingListItemRow).record),
+	ScanPage: engine.ScanPage((*packingListItemRow).dest, (*packingListItemRow).record),
 	Version:  func(e *PackingListItem) int64 { return e.Version },
 }
 

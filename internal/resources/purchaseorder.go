@@ -211,7 +211,8 @@ func appendPurchaseOrder(b []byte, e *PurchaseOrder) []byte {
 
 // purchaseOrderRow is one scanned row: the record, and holders for its nullable
 // columns that the record's pointers then point into, so a record read costs
-// one allocation.
+// one allocation, and a page's records none: their holders are pooled
+// (engine.ScanPage).
 type purchaseOrderRow struct {
 	e                   PurchaseOrder
 	Createdat           sql.Null[string]
@@ -233,12 +234,14 @@ type purchaseOrderRow struct {
 	TransactionID       sql.Null[string]
 }
 
-// scan reads one row of purchaseOrderResource.Select into r, which is zero,
-// and answers its record (engine.ScanNew, engine.ScanReuse).
-func (r *purchaseOrderRow) scan(rows engine.Row) (*PurchaseOrder, error) {
-	if err := rows.Scan(&r.e.ID, &r.e.Version, &r.Createdat, &r.DeliveryDate, &r.Description, &r.ExternalID, &r.Financer, &r.Fulfiller, &r.Lastupdated, &r.PurchaseDate, &r.PurchaseOrderHash, &r.PurchaseOrderName, &r.PurchaseOrderNumber, &r.PurchaseOrderStatus, &r.Purchaser, &r.Subtotal, &r.Total, &r.Vendor, &r.TransactionID); err != nil {
-		return nil, err
-	}
+// dest appends where a row of purchaseOrderResource.Select is scanned in r
+// (engine.ScanNew).
+func (r *purchaseOrderRow) dest(d []any) []any {
+	return append(d, &r.e.ID, &r.e.Version, &r.Createdat, &r.DeliveryDate, &r.Description, &r.ExternalID, &r.Financer, &r.Fulfiller, &r.Lastupdated, &r.PurchaseDate, &r.PurchaseOrderHash, &r.PurchaseOrderName, &r.PurchaseOrderNumber, &r.PurchaseOrderStatus, &r.Purchaser, &r.Subtotal, &r.Total, &r.Vendor, &r.TransactionID)
+}
+
+// record moves r's holders into its record and answers it.
+func (r *purchaseOrderRow) record() (*PurchaseOrder, error) {
 	r.e.Createdat = engine.Held(&r.Createdat)
 	r.e.DeliveryDate = engine.Held(&r.DeliveryDate)
 	r.e.Description = engine.Held(&r.Description)
@@ -332,7 +335,8 @@ var purchaseOrderResource = &engine.Resource[PurchaseOrder]{
 	Table:    "purchase_orders",
 	Select:   `SELECT "id", "version", "createdat", "delivery_date", "description", "external_id", "financer", "fulfiller", "lastupdated", "purchase_date", "purchase_order_hash", "purchase_order_name", "purchase_order_number", "purchase_order_status", "purchaser", "subtotal", "total", "vendor", "transaction_id" FROM "purchase_orders"`,
 	Columns:  []string{"id", "version", "createdat", "delivery_date", "description", "external_id", "financer", "fulfiller", "lastupdated", "purchase_date", "purchase_order_hash", "purchase_order_name", "purchase_order_number", "purchase_order_status", "purchaser", "subtotal", "total", "vendor", "transaction_id"},
-	Scan:     engine.ScanNew((*purchaseOrderRow).scan),
-	Scanner:  engine.ScanReuse((*purchaseOrderRow).scan),
+	Scan:     engine.ScanNew((*purchaseOrderRow).dest, (*purchaseOrderRow).record),
+	Scanner:  engine.ScanReuse((*purchaseOrderRow).dest, (*purchaseOrderRow).record),
+	ScanPage: engine.ScanPage((*purchaseOrderRow).dest, (*purchaseOrderRow).record),
 	Version:  func(e *PurchaseOrder) int64 { return e.Version },
 }

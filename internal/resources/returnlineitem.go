@@ -144,7 +144,8 @@ func appendReturnLineItem(b []byte, e *ReturnLineItem) []byte {
 
 // returnLineItemRow is one scanned row: the record, and holders for its nullable
 // columns that the record's pointers then point into, so a record read costs
-// one allocation.
+// one allocation, and a page's records none: their holders are pooled
+// (engine.ScanPage).
 type returnLineItemRow struct {
 	e                ReturnLineItem
 	Amount           sql.Null[string]
@@ -158,12 +159,14 @@ type returnLineItemRow struct {
 	TaxRefunded      sql.Null[string]
 }
 
-// scan reads one row of returnLineItemResource.Select into r, which is zero,
-// and answers its record (engine.ScanNew, engine.ScanReuse).
-func (r *returnLineItemRow) scan(rows engine.Row) (*ReturnLineItem, error) {
-	if err := rows.Scan(&r.e.ID, &r.e.Version, &r.Amount, &r.Condition, &r.FlatRateShipping, &r.Name, &r.Price, &r.ReturnID, &r.SerialNumber, &r.Sku, &r.TaxRefunded); err != nil {
-		return nil, err
-	}
+// dest appends where a row of returnLineItemResource.Select is scanned in r
+// (engine.ScanNew).
+func (r *returnLineItemRow) dest(d []any) []any {
+	return append(d, &r.e.ID, &r.e.Version, &r.Amount, &r.Condition, &r.FlatRateShipping, &r.Name, &r.Price, &r.ReturnID, &r.SerialNumber, &r.Sku, &r.TaxRefunded)
+}
+
+// record moves r's holders into its record and answers it.
+func (r *returnLineItemRow) record() (*ReturnLineItem, error) {
 	r.e.Amount = engine.Held(&r.Amount)
 	r.e.Condition = engine.Held(&r.Condition)
 	r.e.FlatRateShipping = engine.Held(&r.FlatRateShipping)
@@ -225,8 +228,9 @@ var returnLineItemResource = &engine.Resource[ReturnLineItem]{
 	Table:    "return_line_items",
 	Select:   `SELECT "id", "version", "amount", "condition", "flat_rate_shipping", "name", "price", "return_id", "serial_number", "sku", "tax_refunded" FROM "return_line_items"`,
 	Columns:  []string{"id", "version", "amount", "condition", "flat_rate_shipping", "name", "price", "return_id", "serial_number", "sku", "tax_refunded"},
-	Scan:     engine.ScanNew((*returnLineItemRow).scan),
-	Scanner:  engine.ScanReuse((*returnLineItemRow).scan),
+	Scan:     engine.ScanNew((*returnLineItemRow).dest, (*returnLineItemRow).record),
+	Scanner:  engine.ScanReuse((*returnLineItemRow).dest, (*returnLineItemRow).record),
+	ScanPage: engine.ScanPage((*returnLineItemRow).dest, (*returnLineItemRow).record),
 	Version:  func(e *ReturnLineItem) int64 { return e.Version },
 }
 

@@ -253,7 +253,8 @@ func appendReturnRecord(b []byte, e *ReturnRecord) []byte {
 
 // returnRecordRow is one scanned row: the record, and holders for its nullable
 // columns that the record's pointers then point into, so a record read costs
-// one allocation.
+// one allocation, and a page's records none: their holders are pooled
+// (engine.ScanPage).
 type returnRecordRow struct {
 	e                   ReturnRecord
 	OrderID             sql.Null[string]
@@ -282,12 +283,14 @@ type returnRecordRow struct {
 	TotalRefunded       sql.Null[string]
 }
 
-// scan reads one row of returnRecordResource.Select into r, which is zero,
-// and answers its record (engine.ScanNew, engine.ScanReuse).
-func (r *returnRecordRow) scan(rows engine.Row) (*ReturnRecord, error) {
-	if err := rows.Scan(&r.e.ID, &r.e.Version, &r.OrderID, &r.Description, &r.Issue, &r.Status, &r.TrackingNumber, &r.ActionNeeded, &r.CustomerEmail, &r.Rma, &r.SerialNumber, &r.ScannedSerialNumber, &r.HelpdeskNumber, &r.EnteredBy, &r.OrderDate, &r.ShippedDate, &r.RequestedDate, &r.Condition, &r.ReportedCondition, &r.CreatedDate, &r.Amount, &r.FlatRateShipping, &r.CustomerID, &r.ReasonCategory, &r.TaxRefunded, &r.TotalRefunded); err != nil {
-		return nil, err
-	}
+// dest appends where a row of returnRecordResource.Select is scanned in r
+// (engine.ScanNew).
+func (r *returnRecordRow) dest(d []any) []any {
+	return append(d, &r.e.ID, &r.e.Version, &r.OrderID, &r.Description, &r.Issue, &r.Status, &r.TrackingNumber, &r.ActionNeeded, &r.CustomerEmail, &r.Rma, &r.SerialNumber, &r.ScannedSerialNumber, &r.HelpdeskNumber, &r.EnteredBy, &r.OrderDate, &r.ShippedDate, &r.RequestedDate, &r.Condition, &r.ReportedCondition, &r.CreatedDate, &r.Amount, &r.FlatRateShipping, &r.CustomerID, &r.ReasonCategory, &r.TaxRefunded, &r.TotalRefunded)
+}
+
+// record moves r's holders into its record and answers it.
+func (r *returnRecordRow) record() (*ReturnRecord, error) {
 	r.e.OrderID = engine.Held(&r.OrderID)
 	r.e.Description = engine.Held(&r.Description)
 	r.e.Issue = engine.Held(&r.Issue)
@@ -409,8 +412,9 @@ var returnRecordResource = &engine.Resource[ReturnRecord]{
 	Table:    "returns",
 	Select:   `SELECT "id", "version", "order_id", "description", "issue", "status", "tracking_number", "action_needed", "customer_email", "rma", "serial_number", "scanned_serial_number", "helpdesk_number", "entered_by", "order_date", "shipped_date", "requested_date", "condition", "reported_condition", "created_date", "amount", "flat_rate_shipping", "customer_id", "reason_category", "tax_refunded", "total_refunded" FROM "returns"`,
 	Columns:  []string{"id", "version", "order_id", "description", "issue", "status", "tracking_number", "action_needed", "customer_email", "rma", "serial_number", "scanned_serial_number", "helpdesk_number", "entered_by", "order_date", "shipped_date", "requested_date", "condition", "reported_condition", "created_date", "amount", "flat_rate_shipping", "customer_id", "reason_category", "tax_refunded", "total_refunded"},
-	Scan:     engine.ScanNew((*returnRecordRow).scan),
-	Scanner:  engine.ScanReuse((*returnRecordRow).scan),
+	Scan:     engine.ScanNew((*returnRecordRow).dest, (*returnRecordRow).record),
+	Scanner:  engine.ScanReuse((*returnRecordRow).dest, (*returnRecordRow).record),
+	ScanPage: engine.ScanPage((*returnRecordRow).dest, (*returnRecordRow).record),
 	Version:  func(e *ReturnRecord) int64 { return e.Version },
 }
 

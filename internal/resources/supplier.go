@@ -149,7 +149,8 @@ func appendSupplier(b []byte, e *Supplier) []byte {
 
 // supplierRow is one scanned row: the record, and holders for its nullable
 // columns that the record's pointers then point into, so a record read costs
-// one allocation.
+// one allocation, and a page's records none: their holders are pooled
+// (engine.ScanPage).
 type supplierRow struct {
 	e          Supplier
 	Name       sql.Null[string]
@@ -160,12 +161,14 @@ type supplierRow struct {
 	UpdatedAt  sql.Null[time.Time]
 }
 
-// scan reads one row of supplierResource.Select into r, which is zero,
-// and answers its record (engine.ScanNew, engine.ScanReuse).
-func (r *supplierRow) scan(rows engine.Row) (*Supplier, error) {
-	if err := rows.Scan(&r.e.ID, &r.e.TeamID, &r.e.Version, &r.Name, &r.ProvidedID, &r.Mapping, &r.Properties, &r.CreatedAt, &r.UpdatedAt); err != nil {
-		return nil, err
-	}
+// dest appends where a row of supplierResource.Select is scanned in r
+// (engine.ScanNew).
+func (r *supplierRow) dest(d []any) []any {
+	return append(d, &r.e.ID, &r.e.TeamID, &r.e.Version, &r.Name, &r.ProvidedID, &r.Mapping, &r.Properties, &r.CreatedAt, &r.UpdatedAt)
+}
+
+// record moves r's holders into its record and answers it.
+func (r *supplierRow) record() (*Supplier, error) {
 	r.e.Name = engine.Held(&r.Name)
 	r.e.ProvidedID = engine.Held(&r.ProvidedID)
 	if len(r.Mapping) > 0 {
@@ -220,8 +223,9 @@ var supplierResource = &engine.Resource[Supplier]{
 	Table:     "suppliers",
 	Select:    `SELECT "id", "team_id", "version", "name", "provided_id", "mapping", "properties", "created_at", "updated_at" FROM "suppliers"`,
 	Columns:   []string{"id", "team_id", "version", "name", "provided_id", "mapping", "properties", "created_at", "updated_at"},
-	Scan:      engine.ScanNew((*supplierRow).scan),
-	Scanner:   engine.ScanReuse((*supplierRow).scan),
+	Scan:      engine.ScanNew((*supplierRow).dest, (*supplierRow).record),
+	Scanner:   engine.ScanReuse((*supplierRow).dest, (*supplierRow).record),
+	ScanPage:  engine.ScanPage((*supplierRow).dest, (*supplierRow).record),
 	Version:   func(e *Supplier) int64 { return e.Version },
 	SetSecret: func(in engine.Input[Supplier], hash string) { in.(*SupplierInput).secretHash = hash },
 }

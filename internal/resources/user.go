@@ -197,7 +197,8 @@ func appendUser(b []byte, e *User) []byte {
 
 // userRow is one scanned row: the record, and holders for its nullable
 // columns that the record's pointers then point into, so a record read costs
-// one allocation.
+// one allocation, and a page's records none: their holders are pooled
+// (engine.ScanPage).
 type userRow struct {
 	e            User
 	Active       sql.Null[bool]
@@ -219,12 +220,14 @@ type userRow struct {
 	Username     sql.Null[string]
 }
 
-// scan reads one row of userResource.Select into r, which is zero,
-// and answers its record (engine.ScanNew, engine.ScanReuse).
-func (r *userRow) scan(rows engine.Row) (*User, error) {
-	if err := rows.Scan(&r.e.ID, &r.e.Version, &r.Active, &r.Avatar, &r.Bio, &r.Birthday, &r.Country, &r.Email, &r.FirstName, &r.LastName, &r.LastSeen, &r.LastTyped, &r.Location, &r.Organization, &r.Phone, &r.Regions, &r.Title, &r.SocialHandle, &r.Username); err != nil {
-		return nil, err
-	}
+// dest appends where a row of userResource.Select is scanned in r
+// (engine.ScanNew).
+func (r *userRow) dest(d []any) []any {
+	return append(d, &r.e.ID, &r.e.Version, &r.Active, &r.Avatar, &r.Bio, &r.Birthday, &r.Country, &r.Email, &r.FirstName, &r.LastName, &r.LastSeen, &r.LastTyped, &r.Location, &r.Organization, &r.Phone, &r.Regions, &r.Title, &r.SocialHandle, &r.Username)
+}
+
+// record moves r's holders into its record and answers it.
+func (r *userRow) record() (*User, error) {
 	r.e.Active = engine.Held(&r.Active)
 	r.e.Avatar = engine.Held(&r.Avatar)
 	r.e.Bio = engine.Held(&r.Bio)
@@ -318,7 +321,8 @@ var userResource = &engine.Resource[User]{
 	Table:    "users",
 	Select:   `SELECT "id", "version", "active", "avatar", "bio", "birthday", "country", "email", "first_name", "last_name", "last_seen", "last_typed", "location", "organization", "phone", "regions", "title", "social_handle", "username" FROM "users"`,
 	Columns:  []string{"id", "version", "active", "avatar", "bio", "birthday", "country", "email", "first_name", "last_name", "last_seen", "last_typed", "location", "organization", "phone", "regions", "title", "social_handle", "username"},
-	Scan:     engine.ScanNew((*userRow).scan),
-	Scanner:  engine.ScanReuse((*userRow).scan),
+	Scan:     engine.ScanNew((*userRow).dest, (*userRow).record),
+	Scanner:  engine.ScanReuse((*userRow).dest, (*userRow).record),
+	ScanPage: engine.ScanPage((*userRow).dest, (*userRow).record),
 	Version:  func(e *User) int64 { return e.Version },
 }

@@ -338,7 +338,8 @@ func appendVendor(b []byte, e *Vendor) []byte {
 
 // vendorRow is one scanned row: the record, and holders for its nullable
 // columns that the record's pointers then point into, so a record read costs
-// one allocation.
+// one allocation, and a page's records none: their holders are pooled
+// (engine.ScanPage).
 type vendorRow struct {
 	e                 Vendor
 	VendorName        sql.Null[string]
@@ -379,12 +380,14 @@ type vendorRow struct {
 	IsPublic          sql.Null[bool]
 }
 
-// scan reads one row of vendorResource.Select into r, which is zero,
-// and answers its record (engine.ScanNew, engine.ScanReuse).
-func (r *vendorRow) scan(rows engine.Row) (*Vendor, error) {
-	if err := rows.Scan(&r.e.ID, &r.e.Version, &r.VendorName, &r.VendorNotes, &r.VendorSubtype, &r.VendorType, &r.VendorOwner, &r.VendorSource, &r.Description, &r.Industry, &r.Ownership, &r.ParentVendor, &r.Rating, &r.StockTicker, &r.Website, &r.YearStarted, &r.Avatar, &r.AnnualRevenue, &r.Employees, &r.NumberOfEmployees, &r.Fax, &r.Phone, &r.BillingCity, &r.BillingCountry, &r.BillingLatitude, &r.BillingLongitude, &r.BillingState, &r.BillingStreet, &r.ShippingCity, &r.ShippingCountry, &r.ShippingLatitude, &r.ShippingLongitude, &r.ShippingState, &r.ShippingStreet, &r.CreatedAt, &r.LastModifiedBy, &r.IsActive, &r.IsPublic); err != nil {
-		return nil, err
-	}
+// dest appends where a row of vendorResource.Select is scanned in r
+// (engine.ScanNew).
+func (r *vendorRow) dest(d []any) []any {
+	return append(d, &r.e.ID, &r.e.Version, &r.VendorName, &r.VendorNotes, &r.VendorSubtype, &r.VendorType, &r.VendorOwner, &r.VendorSource, &r.Description, &r.Industry, &r.Ownership, &r.ParentVendor, &r.Rating, &r.StockTicker, &r.Website, &r.YearStarted, &r.Avatar, &r.AnnualRevenue, &r.Employees, &r.NumberOfEmployees, &r.Fax, &r.Phone, &r.BillingCity, &r.BillingCountry, &r.BillingLatitude, &r.BillingLongitude, &r.BillingState, &r.BillingStreet, &r.ShippingCity, &r.ShippingCountry, &r.ShippingLatitude, &r.ShippingLongitude, &r.ShippingState, &r.ShippingStreet, &r.CreatedAt, &r.LastModifiedBy, &r.IsActive, &r.IsPublic)
+}
+
+// record moves r's holders into its record and answers it.
+func (r *vendorRow) record() (*Vendor, error) {
 	r.e.VendorName = engine.Held(&r.VendorName)
 	r.e.VendorNotes = engine.Held(&r.VendorNotes)
 	r.e.VendorSubtype = engine.Held(&r.VendorSubtype)
@@ -554,7 +557,8 @@ var vendorResource = &engine.Resource[Vendor]{
 	Table:    "vendors",
 	Select:   `SELECT "id", "version", "vendor_name", "vendor_notes", "vendor_subtype", "vendor_type", "vendor_owner", "vendor_source", "description", "industry", "ownership", "parent_vendor", "rating", "stock_ticker", "website", "year_started", "avatar", "annual_revenue", "employees", "number_of_employees", "fax", "phone", "billing_city", "billing_country", "billing_latitude", "billing_longitude", "billing_state", "billing_street", "shipping_city", "shipping_country", "shipping_latitude", "shipping_longitude", "shipping_state", "shipping_street", "created_at", "last_modified_by", "is_active", "is_public" FROM "vendors"`,
 	Columns:  []string{"id", "version", "vendor_name", "vendor_notes", "vendor_subtype", "vendor_type", "vendor_owner", "vendor_source", "description", "industry", "ownership", "parent_vendor", "rating", "stock_ticker", "website", "year_started", "avatar", "annual_revenue", "employees", "number_of_employees", "fax", "phone", "billing_city", "billing_country", "billing_latitude", "billing_longitude", "billing_state", "billing_street", "shipping_city", "shipping_country", "shipping_latitude", "shipping_longitude", "shipping_state", "shipping_street", "created_at", "last_modified_by", "is_active", "is_public"},
-	Scan:     engine.ScanNew((*vendorRow).scan),
-	Scanner:  engine.ScanReuse((*vendorRow).scan),
+	Scan:     engine.ScanNew((*vendorRow).dest, (*vendorRow).record),
+	Scanner:  engine.ScanReuse((*vendorRow).dest, (*vendorRow).record),
+	ScanPage: engine.ScanPage((*vendorRow).dest, (*vendorRow).record),
 	Version:  func(e *Vendor) int64 { return e.Version },
 }

@@ -107,19 +107,22 @@ func appendWarranty(b []byte, e *Warranty) []byte {
 
 // warrantyRow is one scanned row: the record, and holders for its nullable
 // columns that the record's pointers then point into, so a record read costs
-// one allocation.
+// one allocation, and a page's records none: their holders are pooled
+// (engine.ScanPage).
 type warrantyRow struct {
 	e         Warranty
 	CreatedAt sql.Null[time.Time]
 	UpdatedAt sql.Null[time.Time]
 }
 
-// scan reads one row of warrantyResource.Select into r, which is zero,
-// and answers its record (engine.ScanNew, engine.ScanReuse).
-func (r *warrantyRow) scan(rows engine.Row) (*Warranty, error) {
-	if err := rows.Scan(&r.e.ID, &r.e.Version, &r.CreatedAt, &r.UpdatedAt); err != nil {
-		return nil, err
-	}
+// dest appends where a row of warrantyResource.Select is scanned in r
+// (engine.ScanNew).
+func (r *warrantyRow) dest(d []any) []any {
+	return append(d, &r.e.ID, &r.e.Version, &r.CreatedAt, &r.UpdatedAt)
+}
+
+// record moves r's holders into its record and answers it.
+func (r *warrantyRow) record() (*Warranty, error) {
 	r.e.CreatedAt = engine.Held(&r.CreatedAt)
 	r.e.UpdatedAt = engine.Held(&r.UpdatedAt)
 	return &r.e, nil
@@ -153,8 +156,9 @@ var warrantyResource = &engine.Resource[Warranty]{
 	Table:    "warranties",
 	Select:   `SELECT "id", "version", "created_at", "updated_at" FROM "warranties"`,
 	Columns:  []string{"id", "version", "created_at", "updated_at"},
-	Scan:     engine.ScanNew((*warrantyRow).scan),
-	Scanner:  engine.ScanReuse((*warrantyRow).scan),
+	Scan:     engine.ScanNew((*warrantyRow).dest, (*warrantyRow).record),
+	Scanner:  engine.ScanReuse((*warrantyRow).dest, (*warrantyRow).record),
+	ScanPage: engine.ScanPage((*warrantyRow).dest, (*warrantyRow).record),
 	Version:  func(e *Warranty) int64 { return e.Version },
 }
 

@@ -201,7 +201,8 @@ func appendWarrantyLineItem(b []byte, e *WarrantyLineItem) []byte {
 
 // warrantyLineItemRow is one scanned row: the record, and holders for its nullable
 // columns that the record's pointers then point into, so a record read costs
-// one allocation.
+// one allocation, and a page's records none: their holders are pooled
+// (engine.ScanPage).
 type warrantyLineItemRow struct {
 	e                WarrantyLineItem
 	Sku              sql.Null[string]
@@ -221,12 +222,14 @@ type warrantyLineItemRow struct {
 	Match            sql.Null[string]
 }
 
-// scan reads one row of warrantyLineItemResource.Select into r, which is zero,
-// and answers its record (engine.ScanNew, engine.ScanReuse).
-func (r *warrantyLineItemRow) scan(rows engine.Row) (*WarrantyLineItem, error) {
-	if err := rows.Scan(&r.e.ID, &r.e.Version, &r.Sku, &r.Name, &r.Price, &r.Condition, &r.SerialNumber, &r.Amount, &r.WarrantyID, &r.CreatedAt, &r.UpdatedAt, &r.FlatRateShipping, &r.TaxRefunded, &r.Image1, &r.Image2, &r.Image3, &r.Match); err != nil {
-		return nil, err
-	}
+// dest appends where a row of warrantyLineItemResource.Select is scanned in r
+// (engine.ScanNew).
+func (r *warrantyLineItemRow) dest(d []any) []any {
+	return append(d, &r.e.ID, &r.e.Version, &r.Sku, &r.Name, &r.Price, &r.Condition, &r.SerialNumber, &r.Amount, &r.WarrantyID, &r.CreatedAt, &r.UpdatedAt, &r.FlatRateShipping, &r.TaxRefunded, &r.Image1, &r.Image2, &r.Image3, &r.Match)
+}
+
+// record moves r's holders into its record and answers it.
+func (r *warrantyLineItemRow) record() (*WarrantyLineItem, error) {
 	r.e.Sku = engine.Held(&r.Sku)
 	r.e.Name = engine.Held(&r.Name)
 	r.e.Price = engine.Held(&r.Price)
@@ -312,8 +315,9 @@ var warrantyLineItemResource = &engine.Resource[WarrantyLineItem]{
 	Table:    "warranty_line_items",
 	Select:   `SELECT "id", "version", "sku", "name", "price", "condition", "serial_number", "amount", "warranty_id", "created_at", "updated_at", "flat_rate_shipping", "tax_refunded", "image_1", "image_2", "image_3", "match" FROM "warranty_line_items"`,
 	Columns:  []string{"id", "version", "sku", "name", "price", "condition", "serial_number", "amount", "warranty_id", "created_at", "updated_at", "flat_rate_shipping", "tax_refunded", "image_1", "image_2", "image_3", "match"},
-	Scan:     engine.ScanNew((*warrantyLineItemRow).scan),
-	Scanner:  engine.ScanReuse((*warrantyLineItemRow).scan),
+	Scan:     engine.ScanNew((*warrantyLineItemRow).dest, (*warrantyLineItemRow).record),
+	Scanner:  engine.ScanReuse((*warrantyLineItemRow).dest, (*warrantyLineItemRow).record),
+	ScanPage: engine.ScanPage((*warrantyLineItemRow).dest, (*warrantyLineItemRow).record),
 	Version:  func(e *WarrantyLineItem) int64 { return e.Version },
 }
 

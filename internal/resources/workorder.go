@@ -225,7 +225,8 @@ func appendWorkOrder(b []byte, e *WorkOrder) []byte {
 
 // workOrderRow is one scanned row: the record, and holders for its nullable
 // columns that the record's pointers then point into, so a record read costs
-// one allocation.
+// one allocation, and a page's records none: their holders are pooled
+// (engine.ScanPage).
 type workOrderRow struct {
 	e                      WorkOrder
 	BillOfMaterialsNumber  sql.Null[string]
@@ -245,12 +246,14 @@ type workOrderRow struct {
 	UpdatedAt              sql.Null[time.Time]
 }
 
-// scan reads one row of workOrderResource.Select into r, which is zero,
-// and answers its record (engine.ScanNew, engine.ScanReuse).
-func (r *workOrderRow) scan(rows engine.Row) (*WorkOrder, error) {
-	if err := rows.Scan(&r.e.ID, &r.e.Version, &r.BillOfMaterialsNumber, &r.CreatedAt, &r.CreatedBy, &r.ExpectedCompletionDate, &r.IssueDate, &r.Location, &r.ManufactureOrder, &r.Memo, &r.Number, &r.OrderNumber, &r.Part, &r.Priority, &r.Site, &r.Status, &r.UpdatedAt); err != nil {
-		return nil, err
-	}
+// dest appends where a row of workOrderResource.Select is scanned in r
+// (engine.ScanNew).
+func (r *workOrderRow) dest(d []any) []any {
+	return append(d, &r.e.ID, &r.e.Version, &r.BillOfMaterialsNumber, &r.CreatedAt, &r.CreatedBy, &r.ExpectedCompletionDate, &r.IssueDate, &r.Location, &r.ManufactureOrder, &r.Memo, &r.Number, &r.OrderNumber, &r.Part, &r.Priority, &r.Site, &r.Status, &r.UpdatedAt)
+}
+
+// record moves r's holders into its record and answers it.
+func (r *workOrderRow) record() (*WorkOrder, error) {
 	r.e.BillOfMaterialsNumber = engine.Held(&r.BillOfMaterialsNumber)
 	r.e.CreatedAt = engine.Held(&r.CreatedAt)
 	r.e.CreatedBy = engine.Held(&r.CreatedBy)
@@ -339,8 +342,9 @@ var workOrderResource = &engine.Resource[WorkOrder]{
 	Table:    "work_orders",
 	Select:   `SELECT "id", "version", "bill_of_materials_number", "created_at", "created_by", "expected_completion_date", "issue_date", "location", "manufacture_order", "memo", "number", "order_number", "part", "priority", "site", "status", "updated_at" FROM "work_orders"`,
 	Columns:  []string{"id", "version", "bill_of_materials_number", "created_at", "created_by", "expected_completion_date", "issue_date", "location", "manufacture_order", "memo", "number", "order_number", "part", "priority", "site", "status", "updated_at"},
-	Scan:     engine.ScanNew((*workOrderRow).scan),
-	Scanner:  engine.ScanReuse((*workOrderRow).scan),
+	Scan:     engine.ScanNew((*workOrderRow).dest, (*workOrderRow).record),
+	Scanner:  engine.ScanReuse((*workOrderRow).dest, (*workOrderRow).record),
+	ScanPage: engine.ScanPage((*workOrderRow).dest, (*workOrderRow).record),
 	LoadEmbeds: func(ctx context.Context, r engine.Reader, team int, records []*WorkOrder) error {
 		err := engine.LoadChildren(ctx, r, team, workOrderLineItemResource, "work_order_number", records,
 			func(e *WorkOrder) string { return e.ID },

@@ -130,7 +130,8 @@ func appendWorkOrderLineItem(b []byte, e *WorkOrderLineItem) []byte {
 
 // workOrderLineItemRow is one scanned row: the record, and holders for its nullable
 // columns that the record's pointers then point into, so a record read costs
-// one allocation.
+// one allocation, and a page's records none: their holders are pooled
+// (engine.ScanPage).
 type workOrderLineItemRow struct {
 	e               WorkOrderLineItem
 	LineStatus      sql.Null[string]
@@ -142,12 +143,14 @@ type workOrderLineItemRow struct {
 	WorkOrderNumber sql.Null[string]
 }
 
-// scan reads one row of workOrderLineItemResource.Select into r, which is zero,
-// and answers its record (engine.ScanNew, engine.ScanReuse).
-func (r *workOrderLineItemRow) scan(rows engine.Row) (*WorkOrderLineItem, error) {
-	if err := rows.Scan(&r.e.ID, &r.e.Version, &r.LineStatus, &r.LineType, &r.PartName, &r.PartNumber, &r.TotalQuantity, &r.UnitQuantity, &r.WorkOrderNumber); err != nil {
-		return nil, err
-	}
+// dest appends where a row of workOrderLineItemResource.Select is scanned in r
+// (engine.ScanNew).
+func (r *workOrderLineItemRow) dest(d []any) []any {
+	return append(d, &r.e.ID, &r.e.Version, &r.LineStatus, &r.LineType, &r.PartName, &r.PartNumber, &r.TotalQuantity, &r.UnitQuantity, &r.WorkOrderNumber)
+}
+
+// record moves r's holders into its record and answers it.
+func (r *workOrderLineItemRow) record() (*WorkOrderLineItem, error) {
 	r.e.LineStatus = engine.Held(&r.LineStatus)
 	r.e.LineType = engine.Held(&r.LineType)
 	r.e.PartName = engine.Held(&r.PartName)
@@ -201,8 +204,9 @@ var workOrderLineItemResource = &engine.Resource[WorkOrderLineItem]{
 	Table:    "work_order_line_items",
 	Select:   `SELECT "id", "version", "line_status", "line_type", "part_name", "part_number", "total_quantity", "unit_quantity", "work_order_number" FROM "work_order_line_items"`,
 	Columns:  []string{"id", "version", "line_status", "line_type", "part_name", "part_number", "total_quantity", "unit_quantity", "work_order_number"},
-	Scan:     engine.ScanNew((*workOrderLineItemRow).scan),
-	Scanner:  engine.ScanReuse((*workOrderLineItemRow).scan),
+	Scan:     engine.ScanNew((*workOrderLineItemRow).dest, (*workOrderLineItemRow).record),
+	Scanner:  engine.ScanReuse((*workOrderLineItemRow).dest, (*workOrderLineItemRow).record),
+	ScanPage: engine.ScanPage((*workOrderLineItemRow).dest, (*workOrderLineItemRow).record),
 	Version:  func(e *WorkOrderLineItem) int64 { return e.Version },
 }
 

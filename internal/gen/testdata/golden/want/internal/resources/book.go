@@ -177,7 +177,8 @@ func appendBook(b []byte, e *Book) []byte {
 
 // bookRow is one scanned row: the record, and holders for its nullable
 // columns that the record's pointers then point into, so a record read costs
-// one allocation.
+// one allocation, and a page's records none: their holders are pooled
+// (engine.ScanPage).
 type bookRow struct {
 	e       Book
 	Title   sql.Null[string]
@@ -186,12 +187,14 @@ type bookRow struct {
 	Price   sql.Null[float64]
 }
 
-// scan reads one row of bookResource.Select into r, which is zero,
-// and answers its record (engine.ScanNew, engine.ScanReuse).
-func (r *bookRow) scan(rows engine.Row) (*Book, error) {
-	if err := rows.Scan(&r.e.ID, &r.e.Version, &r.Title, &r.ShelfID, &r.e.Isbn, &r.e.Code, &r.e.Status, &r.Pages, &r.Price); err != nil {
-		return nil, err
-	}
+// dest appends where a row of bookResource.Select is scanned in r
+// (engine.ScanNew).
+func (r *bookRow) dest(d []any) []any {
+	return append(d, &r.e.ID, &r.e.Version, &r.Title, &r.ShelfID, &r.e.Isbn, &r.e.Code, &r.e.Status, &r.Pages, &r.Price)
+}
+
+// record moves r's holders into its record and answers it.
+func (r *bookRow) record() (*Book, error) {
 	r.e.Title = engine.Held(&r.Title)
 	r.e.ShelfID = engine.Held(&r.ShelfID)
 	r.e.Pages = engine.Held(&r.Pages)
@@ -242,8 +245,9 @@ var bookResource = &engine.Resource[Book]{
 	Table:    "books",
 	Select:   `SELECT "id", "version", "title", "shelf_id", "isbn", "code", "status", "pages", "price" FROM "books"`,
 	Columns:  []string{"id", "version", "title", "shelf_id", "isbn", "code", "status", "pages", "price"},
-	Scan:     engine.ScanNew((*bookRow).scan),
-	Scanner:  engine.ScanReuse((*bookRow).scan),
+	Scan:     engine.ScanNew((*bookRow).dest, (*bookRow).record),
+	Scanner:  engine.ScanReuse((*bookRow).dest, (*bookRow).record),
+	ScanPage: engine.ScanPage((*bookRow).dest, (*bookRow).record),
 	Version:  func(e *Book) int64 { return e.Version },
 }
 

@@ -170,7 +170,8 @@ func appendShelf(b []byte, e *Shelf) []byte {
 
 // shelfRow is one scanned row: the record, and holders for its nullable
 // columns that the record's pointers then point into, so a record read costs
-// one allocation.
+// one allocation, and a page's records none: their holders are pooled
+// (engine.ScanPage).
 type shelfRow struct {
 	e         Shelf
 	Label     sql.Null[string]
@@ -183,12 +184,14 @@ type shelfRow struct {
 	Extra     []byte
 }
 
-// scan reads one row of shelfResource.Select into r, which is zero,
-// and answers its record (engine.ScanNew, engine.ScanReuse).
-func (r *shelfRow) scan(rows engine.Row) (*Shelf, error) {
-	if err := rows.Scan(&r.e.ID, &r.e.Version, &r.Label, &r.Capacity, &r.Width, &r.Sealed, &r.Opened, &r.CheckedAt, &r.Tags, &r.Extra); err != nil {
-		return nil, err
-	}
+// dest appends where a row of shelfResource.Select is scanned in r
+// (engine.ScanNew).
+func (r *shelfRow) dest(d []any) []any {
+	return append(d, &r.e.ID, &r.e.Version, &r.Label, &r.Capacity, &r.Width, &r.Sealed, &r.Opened, &r.CheckedAt, &r.Tags, &r.Extra)
+}
+
+// record moves r's holders into its record and answers it.
+func (r *shelfRow) record() (*Shelf, error) {
 	r.e.Label = engine.Held(&r.Label)
 	r.e.Capacity = engine.Held(&r.Capacity)
 	r.e.Width = engine.Held(&r.Width)
@@ -249,8 +252,9 @@ var shelfResource = &engine.Resource[Shelf]{
 	Table:    "shelves",
 	Select:   `SELECT "id", "version", "label", "capacity", "width", "sealed", "opened", "checked_at", "tags", "extra" FROM "shelves"`,
 	Columns:  []string{"id", "version", "label", "capacity", "width", "sealed", "opened", "checked_at", "tags", "extra"},
-	Scan:     engine.ScanNew((*shelfRow).scan),
-	Scanner:  engine.ScanReuse((*shelfRow).scan),
+	Scan:     engine.ScanNew((*shelfRow).dest, (*shelfRow).record),
+	Scanner:  engine.ScanReuse((*shelfRow).dest, (*shelfRow).record),
+	ScanPage: engine.ScanPage((*shelfRow).dest, (*shelfRow).record),
 	LoadEmbeds: func(ctx context.Context, r engine.Reader, team int, records []*Shelf) error {
 		err := engine.LoadChildren(ctx, r, team, bookResource, "shelf_id", records,
 			func(e *Shelf) string { return e.ID },
