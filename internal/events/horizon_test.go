@@ -30,8 +30,7 @@ func TestOnlyTheServicesDatabaseHoldsTheLogBack(t *testing.T) {
 	if _, err := database.Migrate(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	logs := &bytes.Buffer{}
-	h := servertest.NewOn(t, database, servertest.Config(), &servertest.LockedWriter{W: logs}, logs)
+	h := servertest.NewOn(t, database, servertest.Config(), &servertest.Log{})
 	h.Srv.Start()
 	t.Cleanup(func() { h.Srv.Close() })
 	ts := servertest.Serve(t, h.Srv)
@@ -57,11 +56,11 @@ func TestOnlyTheServicesDatabaseHoldsTheLogBack(t *testing.T) {
 	}
 	t.Cleanup(func() {
 		if t.Failed() {
-			t.Log(logs)
+			t.Log(h.Logs.String())
 		}
 	})
 	if e := servertest.NextEvent(t, stream); !bytes.Contains([]byte(e.Data), []byte(`"id":"c1"`)) {
-		t.Fatalf("the stream answered %s, want the create of c1\n%s", e.Data, logs)
+		t.Fatalf("the stream answered %s, want the create of c1\n%s", e.Data, h.Logs)
 	}
 	page := string(h.CallAs("", "GET", "/metrics", "").Want(200).Body)
 	for _, g := range []string{"records_events_log_held_back_transactions", "records_events_log_oldest_transaction_seconds"} {

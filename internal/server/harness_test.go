@@ -1,8 +1,6 @@
 package server_test
 
 import (
-	"bytes"
-	"io"
 	"strings"
 	"testing"
 
@@ -22,7 +20,7 @@ type harness struct {
 	db        *db.DB
 	srv       *server.Server
 	token     string // a write token of the default team
-	logs      *bytes.Buffer
+	logs      *servertest.Log
 	header    map[string]string // sent with every request
 	unchecked bool              // skips the contract check
 }
@@ -60,17 +58,6 @@ func eachCollation(t *testing.T, fn func(t *testing.T, h *harness)) {
 func newHarness(t testing.TB, dialect string, cfg server.Config) *harness {
 	t.Helper()
 	return wrap(servertest.New(t, dialect, cfg))
-}
-
-func newHarnessLogging(t testing.TB, dialect string, cfg server.Config, w io.Writer, logs *bytes.Buffer) *harness {
-	t.Helper()
-	return wrap(servertest.NewLogging(t, dialect, cfg, w, logs))
-}
-
-// newHarnessOn is a harness serving database, migrated.
-func newHarnessOn(t testing.TB, database *db.DB, cfg server.Config, w io.Writer, logs *bytes.Buffer) *harness {
-	t.Helper()
-	return wrap(servertest.NewOn(t, database, cfg, w, logs))
 }
 
 // newToken issues a token and returns its secret.
@@ -117,9 +104,6 @@ func (r *response) mentions(texts ...string) *response {
 }
 
 func dig(t testing.TB, v any, path ...any) any { t.Helper(); return servertest.Dig(t, v, path...) }
-
-// lockedWriter lets the server's goroutines share the log buffer.
-type lockedWriter = servertest.LockedWriter
 
 // The shared helpers of servertest, under this package's names.
 var (

@@ -29,7 +29,7 @@ type Harness struct {
 	DB     *db.DB
 	Srv    *server.Server
 	Token  string // a write token of the default team
-	Logs   *bytes.Buffer
+	Logs   *Log
 	Header map[string]string // sent with every request
 	// Unchecked skips the contract check (see CheckContract): for the
 	// oracle's thousands of pages, whose first pages it checks.
@@ -73,21 +73,20 @@ func eachOf(t *testing.T, dialects []string, fn func(t *testing.T, h *Harness)) 
 // New is a harness of a fresh database of the dialect, its log in a buffer.
 func New(t testing.TB, dialect string, cfg server.Config) *Harness {
 	t.Helper()
-	logs := &bytes.Buffer{}
-	return NewLogging(t, dialect, cfg, &LockedWriter{W: logs}, logs)
+	return NewLogging(t, dialect, cfg, &Log{})
 }
 
-// NewLogging is New, logging to w (logs the buffer behind it, if any).
-func NewLogging(t testing.TB, dialect string, cfg server.Config, w io.Writer, logs *bytes.Buffer) *Harness {
+// NewLogging is New, logging to logs.
+func NewLogging(t testing.TB, dialect string, cfg server.Config, logs *Log) *Harness {
 	t.Helper()
-	return NewOn(t, dbtest.Open(t, dialect), cfg, w, logs)
+	return NewOn(t, dbtest.Open(t, dialect), cfg, logs)
 }
 
 // NewOn is a harness serving database, migrated.
-func NewOn(t testing.TB, database *db.DB, cfg server.Config, w io.Writer, logs *bytes.Buffer) *Harness {
+func NewOn(t testing.TB, database *db.DB, cfg server.Config, logs *Log) *Harness {
 	t.Helper()
 	h := &Harness{T: t, DB: database, Logs: logs}
-	srv, err := server.New(cfg, database, w)
+	srv, err := server.New(cfg, database, logs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -275,15 +274,23 @@ func (r *Response) Mentions(texts ...string) *Response {
 	return r
 }
 
-// LockedWriter lets the server's goroutines share the log buffer.
-type LockedWriter struct {
+// Log is a test server's log: the server's goroutines write it while the
+// test reads it, one at a time.
+type Log struct {
 	mu sync.Mutex
-	W  *bytes.Buffer
+	b  bytes.Buffer
 }
 
-// Write writes p to the buffer, one writer at a time.
-func (l *LockedWriter) Write(p []byte) (int, error) {
+// Write appends p to the log.
+func (l *Log) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.W.Write(p)
+	return l.b.Write(p)
+}
+
+// String is what the log holds so far.
+func (l *Log) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
