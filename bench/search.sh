@@ -87,12 +87,22 @@ plans() {
       done
     else
       local r='"returns"."rowid"' last
-      fts_in() { echo " IN (SELECT \"rowid\" FROM \"$1\" WHERE \"$1\" MATCH '\"$word\"')"; }
-      last="+$r$(fts_in returns_search) AND $r NOT$(fts_in returns_search_b)"
+      # fts_in CLASS: the returns whose documents of weight class CLASS
+      # (none: of every member) match, a range of rowids of the one FTS5
+      # table (spec.SearchClassRowid: A from 2^40, B from 2^41).
+      fts_in() {
+        local m="returns_search MATCH '\"$word\"'"
+        case "${1:-}" in
+          A) echo " IN (SELECT rowid - 1099511627776 FROM returns_search WHERE $m AND rowid >= 1099511627776 AND rowid < 2199023255552)" ;;
+          B) echo " IN (SELECT rowid - 2199023255552 FROM returns_search WHERE $m AND rowid >= 2199023255552 AND rowid < 3298534883328)" ;;
+          *) echo " IN (SELECT rowid FROM returns_search WHERE $m AND rowid < 1099511627776)" ;;
+        esac
+      }
+      last="+$r$(fts_in) AND $r NOT$(fts_in B)"
       # A word in most returns is looked up return by return (query.Probe),
       # over the first 500 of the walk.
-      [ "$word" = widget ] && last="EXISTS (SELECT 1 FROM returns_search WHERE returns_search.rowid = $r AND returns_search MATCH '\"$word\"') AND $r NOT$(fts_in returns_search_b) AND \"id\" >= (SELECT min(\"id\") FROM (SELECT \"id\" FROM \"returns\" WHERE \"team_id\" = 1 AND \"deleted_at\" IS NULL ORDER BY \"id\" DESC LIMIT 500))"
-      for tier in "$r$(fts_in returns_search_a)" "$r$(fts_in returns_search_b) AND $r NOT$(fts_in returns_search_a)" "$last"; do
+      [ "$word" = widget ] && last="EXISTS (SELECT 1 FROM returns_search WHERE returns_search.rowid = $r AND returns_search MATCH '\"$word\"') AND $r NOT$(fts_in B) AND \"id\" >= (SELECT min(\"id\") FROM (SELECT \"id\" FROM \"returns\" WHERE \"team_id\" = 1 AND \"deleted_at\" IS NULL ORDER BY \"id\" DESC LIMIT 500))"
+      for tier in "$r$(fts_in A)" "$r$(fts_in B) AND $r NOT$(fts_in A)" "$last"; do
         echo "  q=$word, $tier:"
         sqlite3 "${url#sqlite:}" "EXPLAIN QUERY PLAN $sel AND $tier ORDER BY id DESC LIMIT 101" | sed 's/^/    /'
       done

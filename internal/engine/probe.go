@@ -30,12 +30,13 @@ func (s *Service) rankOf(ctx context.Context, search *query.Search, req *query.R
 	return r, req.Unsearched, nil
 }
 
-// commonMatches names the FTS5 tables of search in which m's matches are
-// many, from a sample of each (query.Probe.SampleSQL).
+// commonMatches names the classes of documents in search's FTS5 table
+// in which m's matches are many, from a sample of each
+// (query.Probe.SampleSQL).
 func (s *Service) commonMatches(ctx context.Context, search *query.Search, m *query.Match) (map[string]bool, error) {
 	p := s.Probe.OrDefault()
-	text, args, tables := p.SampleSQL(search, m)
-	counts := make([]int64, 1+len(tables))
+	text, args, classes := p.SampleSQL(search, m)
+	counts := make([]int64, 1+len(classes))
 	dest := make([]any, len(counts))
 	for i := range counts {
 		dest[i] = &counts[i]
@@ -45,9 +46,9 @@ func (s *Service) commonMatches(ctx context.Context, search *query.Search, m *qu
 		return nil, err
 	}
 	common := map[string]bool{}
-	for i, t := range tables {
+	for i, c := range classes {
 		if p.Common(counts[0], counts[i+1]) {
-			common[t] = true
+			common[c] = true
 		}
 	}
 	return common, nil

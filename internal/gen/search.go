@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 
 	atlasschema "ariga.io/atlas/sql/schema"
@@ -27,9 +28,9 @@ import (
 //     holds a digest of its definition, so that a changed definition (a
 //     member marked, unmarked or reweighted) is seen and the column made
 //     again.
-//   - SQLite: an FTS5 table, spec.SearchTable, over the resource's table
-//     (external content, by rowid), kept by three triggers and rebuilt
-//     from the table whenever they are made.
+//   - SQLite: a contentless FTS5 table, spec.SearchTable, holding the
+//     documents of the resource's records (sqliteSearch), kept by three
+//     triggers and filled from the table whenever they are made.
 //
 // The migration engine never sees these (hideSearch), and they are
 // compared here, as the event triggers are.
@@ -211,45 +212,68 @@ func describeSearch(cols []searchColumn) string {
 	return strings.Join(parts, ", ")
 }
 
-// sqliteSearch is the FTS5 tables and the triggers of one table, each
-// statement as sqlite_master keeps it, by name: the table of every
-// searchable member (spec.SearchTable) and one of each weight class but
-// the last (spec.SearchClassTable), whose relevance tier a search reads
-// from its own index — a word common in the last class alone is none of
-// a heavier class's, where a column filter of the one table would read
-// all its matches to find that out.
-func sqliteSearch(e eventTable) (tables, triggers [][2]string) {
-	t := spec.Ident(e.table.Name)
-	var insert, remove strings.Builder
-	add := func(name string, cols []searchColumn) {
-		fts := spec.Ident(name)
-		idents := make([]string, len(cols))
-		for i, c := range cols {
-			idents[i] = spec.Ident(c.name)
-		}
-		list := strings.Join(idents, ", ")
-		row := func(r string) string { return r + "." + strings.Join(idents, ", "+r+".") }
-		tables = append(tables, [2]string{name, `CREATE VIRTUAL TABLE ` + fts + ` USING fts5(` + list + `, content='` + e.table.Name +
-			`', tokenize='porter unicode61 remove_diacritics 2')`})
-		insert.WriteString(` INSERT INTO ` + fts + `("rowid", ` + list + `) VALUES (NEW."rowid", ` + row("NEW") + `);`)
-		remove.WriteString(` INSERT INTO ` + fts + `(` + fts + `, "rowid", ` + list + `) VALUES ('delete', OLD."rowid", ` + row("OLD") + `);`)
-	}
-	add(spec.SearchTable(e.table.Name), e.search)
-	for _, c := range searchClasses(e.search) {
-		add(spec.SearchClassTable(e.table.Name, c.class), c.members)
-	}
-	cols := make([]string, len(e.search))
+// sqliteSearch is the FTS5 table and the triggers of one table, each
+// statement as sqlite_master keeps it, by name, and the statements
+// filling the table anew. One contentless table (spec.SearchTable) holds
+// for each record the document of every searchable member, at the
+// record's rowid, and one of each weight class's members but the last
+// (searchClasses), at spec.SearchClassRowid(class) on: a relevance tier
+// reads its class as a range of rowids, where a word common in the last
+// class alone has no entry — a column filter would read all its matches
+// to find that out. One table, not one a class: every commit writing a
+// record flushes each FTS5 table it touched into a segment of its own,
+// some six pages a table, which was most of what the index cost a
+// create (docs/performance.md). Contentless, since a class's rowids are
+// no record's; no column sizes, which nothing reads.
+func sqliteSearch(e eventTable) (table [2]string, triggers [][2]string, fill []string) {
+	t, name := spec.Ident(e.table.Name), spec.SearchTable(e.table.Name)
+	fts := spec.Ident(name)
+	idents := make([]string, len(e.search))
 	for i, c := range e.search {
-		cols[i] = spec.Ident(c.name)
+		idents[i] = spec.Ident(c.name)
 	}
-	name := "search_" + e.table.Name
+	list := strings.Join(idents, ", ")
+	table = [2]string{name, `CREATE VIRTUAL TABLE ` + fts + ` USING fts5(` + list +
+		`, content='', columnsize=0, tokenize='porter unicode61 remove_diacritics 2')`}
+	// docs are each document's rowid and values, written of row r.
+	docs := func(r string) []string {
+		out := []string{r + `"rowid", ` + r + strings.Join(idents, ", "+r)}
+		for _, c := range searchClasses(e.search) {
+			vals := []string{r + `"rowid" + ` + strconv.FormatInt(spec.SearchClassRowid(c.class), 10)}
+			for i, col := range e.search {
+				if slices.Contains(c.members, col) {
+					vals = append(vals, r+idents[i])
+				} else {
+					vals = append(vals, "NULL")
+				}
+			}
+			out = append(out, strings.Join(vals, ", "))
+		}
+		return out
+	}
+	write := func(r, command string) string {
+		var rows []string
+		for _, d := range docs(r + ".") {
+			rows = append(rows, "("+command+d+")")
+		}
+		head := ` INSERT INTO ` + fts + `("rowid", `
+		if command != "" {
+			head = ` INSERT INTO ` + fts + `(` + fts + `, "rowid", `
+		}
+		return head + list + `) VALUES ` + strings.Join(rows, ", ") + `;`
+	}
+	insert, remove := write("NEW", ""), write("OLD", "'delete', ")
+	for _, d := range docs("") {
+		fill = append(fill, `INSERT INTO `+fts+`("rowid", `+list+`) SELECT `+d+` FROM `+t)
+	}
+	trigger := "search_" + e.table.Name
 	triggers = [][2]string{
-		{name + "_insert", `CREATE TRIGGER ` + spec.Ident(name+"_insert") + ` AFTER INSERT ON ` + t + ` BEGIN` + insert.String() + ` END`},
-		{name + "_delete", `CREATE TRIGGER ` + spec.Ident(name+"_delete") + ` AFTER DELETE ON ` + t + ` BEGIN` + remove.String() + ` END`},
-		{name + "_update", `CREATE TRIGGER ` + spec.Ident(name+"_update") + ` AFTER UPDATE OF ` + strings.Join(cols, ", ") + ` ON ` + t +
-			` BEGIN` + remove.String() + insert.String() + ` END`},
+		{trigger + "_insert", `CREATE TRIGGER ` + spec.Ident(trigger+"_insert") + ` AFTER INSERT ON ` + t + ` BEGIN` + insert + ` END`},
+		{trigger + "_delete", `CREATE TRIGGER ` + spec.Ident(trigger+"_delete") + ` AFTER DELETE ON ` + t + ` BEGIN` + remove + ` END`},
+		{trigger + "_update", `CREATE TRIGGER ` + spec.Ident(trigger+"_update") + ` AFTER UPDATE OF ` + list + ` ON ` + t +
+			` BEGIN` + remove + insert + ` END`},
 	}
-	return tables, triggers
+	return table, triggers, fill
 }
 
 // searchClass is a weight class of a table's searchable members: those
@@ -286,9 +310,9 @@ WHERE type = 'trigger' AND name LIKE 'search\_%' ESCAPE '\' OR type = 'table' AN
 		if len(e.search) == 0 {
 			continue
 		}
-		tables, triggers := sqliteSearch(e)
+		table, triggers, fill := sqliteSearch(e)
 		same := true
-		for _, o := range append(slices.Clone(tables), triggers...) {
+		for _, o := range append([][2]string{table}, triggers...) {
 			same = same && have[o[0]] == o[1]
 			delete(have, o[0])
 		}
@@ -299,16 +323,14 @@ WHERE type = 'trigger' AND name LIKE 'search\_%' ESCAPE '\' OR type = 'table' AN
 		for _, tr := range triggers {
 			b.WriteString(`DROP TRIGGER IF EXISTS ` + spec.Ident(tr[0]) + ";\n")
 		}
-		for _, t := range tables {
-			b.WriteString(`DROP TABLE IF EXISTS ` + spec.Ident(t[0]) + ";\n")
-			b.WriteString(t[1] + ";\n")
-		}
+		b.WriteString(`DROP TABLE IF EXISTS ` + spec.Ident(table[0]) + ";\n")
+		b.WriteString(table[1] + ";\n")
 		for _, tr := range triggers {
 			b.WriteString(tr[1] + ";\n")
 		}
 		// Made anew (or the table rebuilt, its rowids changed): read again.
-		for _, t := range tables {
-			b.WriteString(`INSERT INTO ` + spec.Ident(t[0]) + `(` + spec.Ident(t[0]) + `) VALUES ('rebuild');` + "\n")
+		for _, f := range fill {
+			b.WriteString(f + ";\n")
 		}
 	}
 	for _, name := range slices.Sorted(maps.Keys(have)) {

@@ -10,8 +10,9 @@ import (
 
 // Reweighting a searchable member remakes the search indexes of its
 // table that it changes, and no other table's: returns' issue moved from
-// B to A makes a new class A index, class B (now A's members again)
-// goes, and on PostgreSQL the column of every member, whose words carry
+// B to A makes a new class A index (on SQLite, the FTS5 table filled
+// again, class A's documents with the issue), class B (now A's members
+// again) goes, and on PostgreSQL the column of every member, whose words carry
 // their weight, is made again.
 func TestReweightingRemakesTheClassIndexes(t *testing.T) {
 	want := map[string][]string{
@@ -23,10 +24,14 @@ func TestReweightingRemakesTheClassIndexes(t *testing.T) {
 			`CREATE INDEX CONCURRENTLY "returns_records_search_a" ON "returns" USING GIN ("records_search_a");`,
 		},
 		migrate.SQLite: {
-			`CREATE VIRTUAL TABLE "returns_search_a" USING fts5("issue", "customer_email", "rma", "serial_number"`,
-			`DROP TABLE IF EXISTS "returns_search_b";`,
-			`INSERT INTO "returns_search_a"("returns_search_a") VALUES ('rebuild');`,
+			`CREATE VIRTUAL TABLE "returns_search" USING fts5("description", "issue", "customer_email", "rma", "serial_number", content=''`,
+			`INSERT INTO "returns_search"("rowid", "description", "issue", "customer_email", "rma", "serial_number") SELECT "rowid", "description", "issue", "customer_email", "rma", "serial_number" FROM "returns";`,
+			`INSERT INTO "returns_search"("rowid", "description", "issue", "customer_email", "rma", "serial_number") SELECT "rowid" + 1099511627776, NULL, "issue", "customer_email", "rma", "serial_number" FROM "returns";`,
 		},
+	}
+	gone := map[string]string{
+		migrate.Postgres: `"records_search_b" tsvector`,
+		migrate.SQLite:   `+ 2199023255552`, // class B's documents
 	}
 	unchanged := map[string]string{
 		migrate.Postgres: `"cases"`,
@@ -56,6 +61,9 @@ func TestReweightingRemakesTheClassIndexes(t *testing.T) {
 				if !strings.Contains(got, w) {
 					t.Errorf("want the migration to contain\n%s\ngot\n%s", w, got)
 				}
+			}
+			if strings.Contains(got, gone[d]) {
+				t.Errorf("the migration makes %s, which is gone:\n%s", gone[d], got)
 			}
 			if strings.Contains(got, unchanged[d]) {
 				t.Errorf("the migration remakes %s, which did not change:\n%s", unchanged[d], got)

@@ -2,6 +2,7 @@ package query
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 
 	"records/internal/spec"
@@ -18,18 +19,19 @@ import (
 // seeking in the word's doclist: some 10 µs on a merged index, up to 80
 // µs on one of many segments), and the walk stops at the page's end.
 //
-// Which: a table's matches are common when at least half of its newest
-// Sample rowids match (a page of 100 is then at most some 200 records
-// walked) and the matches, estimated as the share times the table's rows,
+// Which: a class's matches (the documents of its members in the FTS5
+// table, spec.SearchClassRowid) are common when at least half of its
+// newest Sample rowids match (a page of 100 is then at most some 200
+// records walked) and the matches, estimated as the share times the records,
 // times the share are at least Floor: the set costs its matches (some
 // 0.25 µs each), the lookups 100 ÷ share (some 17 µs each on a merged
-// table, 165 µs on one of a few segments), so the set costs more where
+// index, 165 µs on one of a few segments), so the set costs more where
 // matches × share > 100 × 17–165 µs ÷ 0.25 µs. A word common in the
-// table but rare in the team's records (or past a filter) would have the
+// class but rare in the team's records (or past a filter) would have the
 // walk look up every record of the team: a tier's lookups stop after Walk
 // records, and the rest of the tier is read from the set (Tier.Probe).
 type Probe struct {
-	// Sample is how many of a table's newest rowids the share of matches
+	// Sample is how many of a class's newest rowids the share of matches
 	// is read from.
 	Sample int
 	// Floor is the least matches × share (both estimated) worth looking
@@ -52,24 +54,25 @@ func (p Probe) OrDefault() Probe {
 }
 
 // SampleSQL is the statement reading how common m's matches are in each
-// FTS5 table search's tiers read (tables): one row, the table's largest
-// rowid, then for each table how many of the Sample rowids below it m
-// matches — counted by FTS5 from the word's doclist, no set made.
-func (p Probe) SampleSQL(search *Search, m *Match) (text string, args []any, tables []string) {
-	classes := search.Classes()
-	tables = []string{spec.SearchTable(search.Table)}
-	for _, c := range classes[:len(classes)-1] {
-		tables = append(tables, spec.SearchClassTable(search.Table, c))
-	}
+// document search's tiers read (classes: "" for that of every member,
+// then the heavier classes', spec.SearchClassRowid): one row, the table's
+// largest rowid, then for each class how many of the Sample rowids below
+// it m matches — counted by FTS5 from the word's doclist over a range of
+// rowids, no set made.
+func (p Probe) SampleSQL(search *Search, m *Match) (text string, args []any, classes []string) {
+	all := search.Classes()
+	classes = append([]string{""}, all[:len(all)-1]...)
+	fts := spec.Ident(spec.SearchTable(search.Table))
 	newest := `(SELECT coalesce(max("rowid"), 0) FROM ` + spec.Ident(search.Table) + `)`
 	var b strings.Builder
 	b.WriteString("SELECT " + newest)
-	for _, t := range tables {
-		fts := spec.Ident(t)
-		b.WriteString(", (SELECT count(*) FROM " + fts + " WHERE " + fts + " MATCH ? AND " + fts + `."rowid" > ` + newest + " - ?)")
+	for _, c := range classes {
+		last := newest + ftsCond{class: c}.offset()
+		b.WriteString(", (SELECT count(*) FROM " + fts + " WHERE " + fts + " MATCH ? AND " + fts + `."rowid" > ` + last + " - ? AND " +
+			fts + `."rowid" <= ` + last + ")")
 		args = append(args, m.FTS, p.Sample)
 	}
-	return b.String(), args, tables
+	return b.String(), args, classes
 }
 
 // Common tells from a sample (SampleSQL: the largest rowid, and how many
@@ -108,37 +111,68 @@ func (w *Walk) bound(desc bool, after *string) (string, []any) {
 	return text + ` ORDER BY "id"` + dir + ` LIMIT ?))`, append(args, w.Size)
 }
 
-// ftsCond is one condition of a tier on SQLite: the records an FTS5
-// table matches (or, not, does not match); walked, a condition that must
-// not drive the plan (the list's index is walked instead).
+// ftsCond is one condition of a tier on SQLite: the records whose
+// documents of class (spec.SearchClassRowid; "" for that of every member)
+// match (or, not, do not); walked, a condition that must not drive the
+// plan (the list's index is walked instead).
 type ftsCond struct {
-	table  string
+	class  string
 	not    bool
 	walked bool
 }
 
+// offset is what the class's rowids add to a record's, as SQL.
+func (c ftsCond) offset() string {
+	if c.class == "" {
+		return ""
+	}
+	return " + " + strconv.FormatInt(spec.SearchClassRowid(c.class), 10)
+}
+
+// set is the condition as a set of the records' rowids FTS5 makes first,
+// read from the class's range of rowids; one parameter, the match.
+func (c ftsCond) set(search *Search) string {
+	fts := spec.Ident(spec.SearchTable(search.Table))
+	rowids := `"rowid" < ` + strconv.FormatInt(spec.SearchRowids, 10)
+	first := `"rowid"`
+	if c.class != "" {
+		from := spec.SearchClassRowid(c.class)
+		first = `"rowid" - ` + strconv.FormatInt(from, 10)
+		rowids = `"rowid" >= ` + strconv.FormatInt(from, 10) + ` AND "rowid" < ` + strconv.FormatInt(from+spec.SearchRowids, 10)
+	}
+	in := " IN "
+	if c.not {
+		in = " NOT IN "
+	}
+	return spec.Ident(search.Table) + `."rowid"` + in + `(SELECT ` + first + ` FROM ` + fts + " WHERE " + fts + " MATCH ? AND " + rowids + ")"
+}
+
+// probe is the condition as a lookup of the record's document by rowid;
+// one parameter, the match.
+func (c ftsCond) probe(search *Search) string {
+	fts := spec.Ident(spec.SearchTable(search.Table))
+	cond := "EXISTS (SELECT 1 FROM " + fts + " WHERE " + fts + `."rowid" = ` + spec.Ident(search.Table) + `."rowid"` + c.offset() +
+		" AND " + fts + " MATCH ?)"
+	if c.not {
+		return "NOT " + cond
+	}
+	return cond
+}
+
 // tierOf writes a tier's conditions: as sets, and, when common names a
-// table of them, with that table's matches looked up record by record.
+// class of them, with that class's matches looked up record by record.
 func (search *Search) tierOf(conds []ftsCond, m *Match, common map[string]bool) Tier {
-	row := spec.Ident(search.Table) + `."rowid"`
 	var set, probe Tier
 	probed := false
 	for _, c := range conds {
-		fts := spec.Ident(c.table)
-		cond := row + ` IN (SELECT "rowid" FROM ` + fts + " WHERE " + fts + " MATCH ?)"
-		switch {
-		case c.not:
-			cond = strings.Replace(cond, " IN ", " NOT IN ", 1)
-		case c.walked:
+		cond := c.set(search)
+		if c.walked {
 			cond = "+" + cond
 		}
 		set.and(cond, m.FTS)
-		if common[c.table] {
+		if common[c.class] {
 			probed = true
-			cond = "EXISTS (SELECT 1 FROM " + fts + " WHERE " + fts + `."rowid" = ` + row + " AND " + fts + " MATCH ?)"
-			if c.not {
-				cond = "NOT " + cond
-			}
+			cond = c.probe(search)
 		}
 		probe.and(cond, m.FTS)
 	}

@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// A table whose matches are common is looked up record by record in the
+// A class whose matches are common is looked up record by record in the
 // tiers that read it, the others keep their sets; a tier with a Probe
 // form reads the first records of the walk by it and the rest by its
 // sets, from the position, in the page's direction.
@@ -16,7 +16,7 @@ func TestRankProbesCommonTables(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := &Search{Table: "returns", Marks: []string{"C", "B", "A"}}
-	r := s.Rank(SQLite, m, map[string]bool{"returns_search": true})
+	r := s.Rank(SQLite, m, map[string]bool{"": true})
 	if r.Walk == nil || r.Walk.Table != "returns" {
 		t.Fatalf("walk: %+v", r.Walk)
 	}
@@ -27,19 +27,20 @@ func TestRankProbesCommonTables(t *testing.T) {
 		}
 	}
 	if r.Tiers[0].Probe != nil || r.Tiers[1].Probe != nil {
-		t.Errorf("tiers 1 and 2 read no common table: %+v %+v", r.Tiers[0].Probe, r.Tiers[1].Probe)
+		t.Errorf("tiers 1 and 2 read no common class: %+v %+v", r.Tiers[0].Probe, r.Tiers[1].Probe)
 	}
 	probe := r.Tiers[2].Probe
 	want := `EXISTS (SELECT 1 FROM "returns_search" WHERE "returns_search"."rowid" = "returns"."rowid" AND "returns_search" MATCH ?)` +
-		` AND "returns"."rowid" NOT IN (SELECT "rowid" FROM "returns_search_b" WHERE "returns_search_b" MATCH ?)`
+		` AND "returns"."rowid" NOT IN (SELECT "rowid" - 2199023255552 FROM "returns_search" WHERE "returns_search" MATCH ?` +
+		` AND "rowid" >= 2199023255552 AND "rowid" < 3298534883328)`
 	if probe == nil || probe.Cond != want || len(probe.Args) != 2 {
 		t.Fatalf("tier 3's probe: %+v, want %s", probe, want)
 	}
-	b := s.Rank(SQLite, m, map[string]bool{"returns_search_b": true}).Tiers[2].Probe
-	if b == nil || !strings.Contains(b.Cond, `NOT EXISTS (SELECT 1 FROM "returns_search_b" WHERE "returns_search_b"."rowid" = "returns"."rowid"`) {
+	b := s.Rank(SQLite, m, map[string]bool{"B": true}).Tiers[2].Probe
+	if b == nil || !strings.Contains(b.Cond, `NOT EXISTS (SELECT 1 FROM "returns_search" WHERE "returns_search"."rowid" = "returns"."rowid" + 2199023255552 AND`) {
 		t.Errorf("an exclusion's probe: %+v", b)
 	}
-	if pg := s.Rank(Postgres, m, map[string]bool{"returns_search": true}); pg.Walk != nil || pg.Tiers[2].Probe != nil {
+	if pg := s.Rank(Postgres, m, map[string]bool{"": true}); pg.Walk != nil || pg.Tiers[2].Probe != nil {
 		t.Errorf("PostgreSQL probes: %+v", pg)
 	}
 
@@ -71,7 +72,7 @@ func TestRankProbesCommonTables(t *testing.T) {
 	}
 }
 
-// A table's matches are common when half its newest rowids match and
+// A class's matches are common when half its newest rowids match and
 // the matches times the share reach the floor.
 func TestProbeCommon(t *testing.T) {
 	p := Probe{Sample: 1000, Floor: 40000, Walk: 500}
@@ -87,9 +88,10 @@ func TestProbeCommon(t *testing.T) {
 			t.Errorf("%d rows, %d of the sample: %v, want %v", c.newest, c.matched, got, c.want)
 		}
 	}
-	text, args, tables := p.SampleSQL(&Search{Table: "returns", Marks: []string{"C", "A"}}, &Match{FTS: `(("x"))`})
-	if !slices.Equal(tables, []string{"returns_search", "returns_search_a"}) || len(args) != 4 || strings.Count(text, "?") != 4 {
-		t.Errorf("sample: %s %v %v", text, args, tables)
+	text, args, classes := p.SampleSQL(&Search{Table: "returns", Marks: []string{"C", "A"}}, &Match{FTS: `(("x"))`})
+	if !slices.Equal(classes, []string{"", "A"}) || len(args) != 4 || strings.Count(text, "?") != 4 ||
+		!strings.Contains(text, `"returns_search"."rowid" <= (SELECT coalesce(max("rowid"), 0) FROM "returns") + 1099511627776)`) {
+		t.Errorf("sample: %s %v %v", text, args, classes)
 	}
 	if (Probe{}).OrDefault() != DefaultProbe {
 		t.Errorf("an unset Probe is not the default")

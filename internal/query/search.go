@@ -225,11 +225,8 @@ func (s *sqlText) match(f *Filter) {
 		s.write("))")
 		return
 	}
-	t := spec.Ident(f.Search.Table)
-	fts := spec.Ident(spec.SearchTable(f.Search.Table))
-	s.write(t, `."rowid" IN (SELECT "rowid" FROM `, fts, " WHERE ", fts, " MATCH ")
-	s.arg(m.FTS)
-	s.write(")")
+	s.write(ftsCond{}.set(f.Search)) // its one ?, the match
+	s.args = append(s.args, m.FTS)
 }
 
 // Ranked is how a page ordered by RankColumn reads its records: tier
@@ -272,7 +269,8 @@ func (search *Search) Classes() []string {
 }
 
 // Rank is the Ranked of a search of search's resource by m; common names
-// the SQLite FTS5 tables in which m's matches are many (Probe.Common).
+// the classes of documents in the SQLite FTS5 table in which m's matches
+// are many (Probe.Common; "" for the documents of every member).
 //
 // Best match first reads relevance tiers an index can walk, never a score
 // of every match: tier 1 holds the records that q matches within the
@@ -329,10 +327,10 @@ func (search *Search) Rank(d Dialect, m *Match, common map[string]bool) *Ranked 
 	return r
 }
 
-// sqliteTier is tier k on SQLite: the records whose class-k FTS5 table
-// (spec.SearchClassTable; the last class's is the table of every member)
-// matches and whose class k-1 table does not. Where common names a table
-// whose matches are many (Probe), the tier has a Probe form too.
+// sqliteTier is tier k on SQLite: the records whose documents of class k
+// (spec.SearchClassRowid; the last class's is that of every member)
+// match and whose documents of class k-1 do not. Where common names a
+// class whose matches are many (Probe), the tier has a Probe form too.
 func (search *Search) sqliteTier(classes []string, k int, m *Match, common map[string]bool) Tier {
 	var conds []ftsCond
 	if k == len(classes)-1 || m.Excludes {
@@ -340,14 +338,14 @@ func (search *Search) sqliteTier(classes []string, k int, m *Match, common map[s
 		// where the long members' common words fall, is many: the list's
 		// (team, id) index is walked, each record looked up in the set
 		// ("+" keeps the set from driving the plan).
-		conds = append(conds, ftsCond{table: spec.SearchTable(search.Table), walked: true})
+		conds = append(conds, ftsCond{walked: true})
 	}
 	if k < len(classes)-1 {
 		// A heavier class's few matches are read by rowid, then sorted.
-		conds = append(conds, ftsCond{table: spec.SearchClassTable(search.Table, classes[k])})
+		conds = append(conds, ftsCond{class: classes[k]})
 	}
 	if k > 0 {
-		conds = append(conds, ftsCond{table: spec.SearchClassTable(search.Table, classes[k-1]), not: true})
+		conds = append(conds, ftsCond{class: classes[k-1], not: true})
 	}
 	return search.tierOf(conds, m, common)
 }

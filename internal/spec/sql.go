@@ -53,8 +53,19 @@ func SearchClassColumn(class string) string { return SearchColumn + "_" + string
 // SearchTable is the SQLite FTS5 table searching table.
 func SearchTable(table string) string { return table + SearchTableSuffix }
 
-// SearchClassTable is the SQLite FTS5 table searching table's members
-// marked with weight class or heavier, beside SearchTable.
-func SearchClassTable(table, class string) string {
-	return SearchTable(table) + "_" + strings.ToLower(class)
+// SearchRowids bounds the rowids of a table SQLite searches: its FTS5
+// table (SearchTable) holds, for each record, the document of every
+// searchable member at the record's rowid, below SearchRowids, and the
+// document of each weight class's members at SearchClassRowid(class)
+// plus the record's rowid — one table, so that a write flushes one FTS5
+// index, not one a class, and a class is read by a range of rowids.
+// SQLite gives a record the largest rowid plus one: 2^40 is some 10^12
+// records written.
+const SearchRowids = int64(1) << 40
+
+// SearchClassRowid is where the documents of the members marked with
+// weight class ("A" to "D") or heavier begin in a SQLite FTS5 table
+// (SearchRowids).
+func SearchClassRowid(class string) int64 {
+	return int64(1+strings.Index("ABCD", strings.ToUpper(class))) * SearchRowids
 }
