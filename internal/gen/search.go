@@ -149,6 +149,7 @@ WHERE (a.attname = $1 OR a.attname LIKE $2) AND c.relkind = 'r' AND NOT a.attisd
 		return "", "", err
 	}
 	for _, e := range events {
+		var changed []pgColumn
 		for _, c := range pgSearchColumns(e.search) {
 			key := e.table.Name + "." + c.name
 			comment, ok := have[key]
@@ -156,9 +157,13 @@ WHERE (a.attname = $1 OR a.attname LIKE $2) AND c.relkind = 'r' AND NOT a.attisd
 			if ok && comment == signature(c.expr) && functions == "" {
 				continue
 			}
+			c.there = ok
+			changed = append(changed, c)
+		}
+		if len(changed) > 0 {
 			b.WriteString(functions) // before the first column that calls them
 			functions = ""
-			pgSearchColumn(&b, &builds, e.table.Name, c, ok)
+			pgSearchTable(&b, &builds, e.table.Name, changed)
 		}
 	}
 	for _, key := range slices.Sorted(maps.Keys(have)) {
@@ -169,8 +174,12 @@ WHERE (a.attname = $1 OR a.attname LIKE $2) AND c.relkind = 'r' AND NOT a.attisd
 	return b.String(), builds.String(), nil
 }
 
-// pgColumn is a search column of a table and its expression.
-type pgColumn struct{ name, members, expr string }
+// pgColumn is a search column of a table and its expression; there tells
+// whether the table has it already (to be made again).
+type pgColumn struct {
+	name, members, expr string
+	there               bool
+}
 
 // pgSearchColumns are the search columns of a table searching cols: one
 // per weight class but the last (the members of that weight or heavier,
@@ -182,25 +191,34 @@ func pgSearchColumns(cols []searchColumn) []pgColumn {
 	}
 	var out []pgColumn
 	for _, c := range searchClasses(cols) {
-		out = append(out, pgColumn{spec.SearchClassColumn(c.class), describeSearch(c.members), pgSearchExpr(c.members)})
+		out = append(out, pgColumn{name: spec.SearchClassColumn(c.class), members: describeSearch(c.members), expr: pgSearchExpr(c.members)})
 	}
-	return append(out, pgColumn{spec.SearchColumn, describeSearch(cols), pgSearchExpr(cols)})
+	return append(out, pgColumn{name: spec.SearchColumn, members: describeSearch(cols), expr: pgSearchExpr(cols)})
 }
 
-// pgSearchColumn writes the statements making search column c of table
-// (dropping the one there is first), and its index build.
-func pgSearchColumn(b, builds *strings.Builder, table string, c pgColumn, there bool) {
-	t, col := spec.Ident(table), spec.Ident(c.name)
-	b.WriteString("-- Search " + table + " by " + c.members + " in " + c.name + "\n")
-	if there {
-		b.WriteString(`ALTER TABLE ` + t + ` DROP COLUMN ` + col + ";\n")
+// pgSearchTable writes the statement making the search columns cols of
+// table (dropping those there are first), and their index builds. It is
+// one ALTER TABLE: adding a stored generated column rewrites the table,
+// once for all of them rather than once a column.
+func pgSearchTable(b, builds *strings.Builder, table string, cols []pgColumn) {
+	t := spec.Ident(table)
+	var alter []string
+	for _, c := range cols {
+		col := spec.Ident(c.name)
+		b.WriteString("-- Search " + table + " by " + c.members + " in " + c.name + "\n")
+		if c.there {
+			alter = append(alter, "DROP COLUMN "+col)
+		}
+		alter = append(alter, "ADD COLUMN "+col+" tsvector GENERATED ALWAYS AS ("+c.expr+") STORED")
+		index := spec.Ident(table + "_" + c.name)
+		builds.WriteString("-- Index the search of " + table + " in " + c.name + "\n")
+		builds.WriteString("DROP INDEX CONCURRENTLY IF EXISTS " + index + ";\n")
+		builds.WriteString("CREATE INDEX CONCURRENTLY " + index + " ON " + t + " USING GIN (" + col + ");\n")
 	}
-	b.WriteString(`ALTER TABLE ` + t + ` ADD COLUMN ` + col + ` tsvector GENERATED ALWAYS AS (` + c.expr + ") STORED;\n")
-	b.WriteString(`COMMENT ON COLUMN ` + t + `.` + col + ` IS '` + signature(c.expr) + "';\n")
-	index := spec.Ident(table + "_" + c.name)
-	builds.WriteString("-- Index the search of " + table + " in " + c.name + "\n")
-	builds.WriteString("DROP INDEX CONCURRENTLY IF EXISTS " + index + ";\n")
-	builds.WriteString("CREATE INDEX CONCURRENTLY " + index + " ON " + t + " USING GIN (" + col + ");\n")
+	b.WriteString("ALTER TABLE " + t + "\n  " + strings.Join(alter, ",\n  ") + ";\n")
+	for _, c := range cols {
+		b.WriteString(`COMMENT ON COLUMN ` + t + `.` + spec.Ident(c.name) + ` IS '` + signature(c.expr) + "';\n")
+	}
 }
 
 // describeSearch lists the columns and weights, for a comment.
