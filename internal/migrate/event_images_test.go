@@ -8,15 +8,15 @@ import (
 	"records/internal/migrate"
 )
 
-// Migration 0025 gives each PostgreSQL table whose event images leave
+// Migration 0023 gives each PostgreSQL table whose event images leave
 // columns out (search columns, sensitive ones) a trigger function of its
 // own, whose image is row_to_json of the kept columns: an event written
 // after it holds the same keys, in the same order, with the same values
 // as one written before it by records_event's json_object_agg. SQLite's
-// triggers are not changed by it.
+// event triggers are not changed by it.
 func TestEventImagesKeepTheirMembersThroughTheirOwnFunctions(t *testing.T) {
 	dbtest.RequirePostgres(t)
-	m := migratedUpTo(t, migrate.Postgres, 25)
+	m := migratedUpTo(t, migrate.Postgres, 23)
 	exec := m.exec
 	exec(`INSERT INTO teams (id, name, created_at) VALUES (1, 'one', CURRENT_TIMESTAMP)`)
 	write := func() {
