@@ -18,8 +18,15 @@ import { WebhookPage, WebhooksPage } from "./webhooks.js";
 function useRoute(): Route {
   const [route, setRoute] = useState(() => parseRoute(location.hash));
   useEffect(() => {
-    const on = () => setRoute(parseRoute(location.hash));
+    const on = () =>
+      setRoute((was) => {
+        const now = parseRoute(location.hash);
+        return href(now) === href(was) ? was : now;
+      });
     addEventListener("hashchange", on);
+    // The address may have changed between the first render and now,
+    // before anything listened: read it once more.
+    on();
     return () => removeEventListener("hashchange", on);
   }, []);
   return route;
