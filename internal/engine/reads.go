@@ -80,19 +80,15 @@ func readPage[E any](ctx context.Context, r Reader, res *Resource[E], team int, 
 	want := p.Limit + 1
 	out, tiers := make([]*E, 0, want), make([]int, 0, want)
 	var page PageScanner[E]
+	scan := res.Scan
 	if res.ScanPage != nil {
 		page = res.ScanPage(want)
+		scan = page.Scan
 	}
 	for _, ph := range p.Phases() {
 		text, args := res.pageSQL(ctx, p, ph, team, want-len(out))
 		err := r.Each(ctx, want-len(out), text, args, func(rows *sql.Rows) error {
-			var e *E
-			var err error
-			if page != nil {
-				e, err = page.Scan(rows)
-			} else {
-				e, err = res.Scan(rows)
-			}
+			e, err := scan(rows)
 			if err == nil {
 				out = append(out, e)
 				tiers = append(tiers, ph.Tier)
@@ -100,6 +96,9 @@ func readPage[E any](ctx context.Context, r Reader, res *Resource[E], team int, 
 			return err
 		})
 		if err != nil {
+			if page != nil {
+				page.Release() // no record of it is answered
+			}
 			return nil, nil, nil, err
 		}
 		if len(out) == want {
