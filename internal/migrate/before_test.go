@@ -15,6 +15,7 @@ import (
 // version applied, for a test that writes what the migration must keep.
 type stoppedBefore struct {
 	t        *testing.T
+	dialect  string
 	database *db.DB
 	set      []migrate.Migration
 }
@@ -35,7 +36,7 @@ func migratedUpTo(t *testing.T, dialect string, version int) stoppedBefore {
 	if _, err := migrate.Apply(context.Background(), database.SQL, dialect, set[:at]); err != nil {
 		t.Fatal(err)
 	}
-	return stoppedBefore{t, database, set}
+	return stoppedBefore{t, dialect, database, set}
 }
 
 // exec runs a statement, failing the test if it fails.
@@ -47,9 +48,9 @@ func (s stoppedBefore) exec(q string, args ...any) {
 }
 
 // finish applies the rest of the migrations.
-func (s stoppedBefore) finish(dialect string) {
+func (s stoppedBefore) finish() {
 	s.t.Helper()
-	if _, err := migrate.Apply(context.Background(), s.database.SQL, dialect, s.set); err != nil {
+	if _, err := migrate.Apply(context.Background(), s.database.SQL, s.dialect, s.set); err != nil {
 		s.t.Fatal(err)
 	}
 }

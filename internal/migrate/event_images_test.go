@@ -29,7 +29,7 @@ func TestEventImagesKeepTheirMembersThroughTheirOwnFunctions(t *testing.T) {
 		exec(`DELETE FROM suppliers WHERE id = 's-1'`)
 	}
 	write()
-	m.finish(migrate.Postgres)
+	m.finish()
 	write()
 	// Each image's members in order, as text, by the event's type and
 	// record, before and after the migration.

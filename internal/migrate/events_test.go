@@ -18,7 +18,7 @@ func TestEventsSurviveTheStatementTriggers(t *testing.T) {
 		exec := m.exec
 		exec(`INSERT INTO teams (id, name, created_at) VALUES (1, 'one', CURRENT_TIMESTAMP)`)
 		exec(`INSERT INTO customers (id, team_id, version, email) VALUES ('before', 1, 1, 'b@example.com')`)
-		m.finish(dialect)
+		m.finish()
 		exec(`INSERT INTO customers (id, team_id, version, email) VALUES ('a', 1, 1, 'a@example.com'), ('b', 1, 1, 'b@example.com')`)
 		exec(`UPDATE customers SET version = version + 1, email = 'x-' || id WHERE id IN ('a', 'b', 'before')`)
 		exec(`UPDATE customers SET email = 'none' WHERE id = 'nope'`)

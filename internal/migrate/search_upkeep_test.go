@@ -62,7 +62,7 @@ func TestSearchColumnsKeepTheirWordsThroughTheUpkeepMigration(t *testing.T) {
 	if len(before) == 0 {
 		t.Fatal("no search column before 0023")
 	}
-	m.finish(migrate.Postgres)
+	m.finish()
 	insert("new-", "2")
 	after := searchWords(t, m.database.SQL)
 	for key, want := range before {
