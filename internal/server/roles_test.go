@@ -40,7 +40,12 @@ func newRolesHarness(t *testing.T, dialect, policies string) *harness {
 	if policies == "" {
 		policies = rolesPolicies
 	}
-	cfg := testConfig()
+	return newPoliciesHarness(t, dialect, testConfig(), policies)
+}
+
+// newPoliciesHarness is a harness of cfg with the roles of policies.
+func newPoliciesHarness(t *testing.T, dialect string, cfg server.Config, policies string) *harness {
+	t.Helper()
 	p, err := policy.Parse("test-policies.yaml", []byte(policies))
 	if err != nil {
 		t.Fatal(err)
