@@ -82,9 +82,14 @@ func (op *Op[E]) export(c *gin.Context, s *Service, format string, p *query.Page
 	}
 	p.Limit = exportPage
 	defer v.release()
+	// The page's holders go back to their pool once it is written and the
+	// next page's position is taken from its last record (position copies
+	// what it keeps), the last page's when the export ends.
+	var page PageScanner[E]
+	defer func() { release(page) }()
 	// The first page is read before anything is answered, so a failure
 	// there is an ordinary problem.
-	records, tiers, more, err := op.exportPage(c.Request.Context(), s, p, team, v)
+	records, tiers, page, more, err := op.exportPage(c.Request.Context(), s, p, team, v)
 	if err != nil {
 		return err
 	}
@@ -119,35 +124,48 @@ func (op *Op[E]) export(c *gin.Context, s *Service, format string, p *query.Page
 		}
 		pos := op.Res.position(p.Keys, records[len(records)-1], tiers[len(records)-1])
 		p.After = &pos
-		if records, tiers, more, err = op.exportPage(c.Request.Context(), s, p, team, v); err != nil {
+		release(page)
+		if records, tiers, page, more, err = op.exportPage(c.Request.Context(), s, p, team, v); err != nil {
 			return op.cut(c, enc, buf, err)
 		}
 	}
 }
 
 // exportPage reads one page of an export, with what it embeds and expands,
-// within the request timeout, and tells whether more follow.
-func (op *Op[E]) exportPage(ctx context.Context, s *Service, p *query.Page, team int, v *view[E]) ([]*E, []int, bool, error) {
+// within the request timeout, and tells whether more follow. The page's
+// scanner (nil: none) is the caller's to release once the page is
+// written; on an error it is released here.
+func (op *Op[E]) exportPage(ctx context.Context, s *Service, p *query.Page, team int, v *view[E]) ([]*E, []int, PageScanner[E], bool, error) {
 	ctx, cancel := context.WithTimeout(ctx, s.RequestTimeout)
 	defer cancel()
 	v.release() // the page before, written already
-	// Its holders are left to the collector: a page's records outlive
-	// the next page's read (its last record's position).
-	records, tiers, _, err := readPage(ctx, s.reader(ctx), op.Res, team, p)
+	records, tiers, page, err := readPage(ctx, s.reader(ctx), op.Res, team, p)
 	if err != nil {
-		return nil, nil, false, err
+		return nil, nil, nil, false, err
 	}
 	more := len(records) > p.Limit
 	if more {
 		records = records[:p.Limit]
 	}
-	if err := loadEmbeds(ctx, s.reader(ctx), op.Res, team, records); err != nil {
-		return nil, nil, false, err
+	err = loadEmbeds(ctx, s.reader(ctx), op.Res, team, records)
+	if err == nil {
+		err = v.load(ctx, s.reader(ctx), op.Res, team, records)
 	}
-	if err := v.load(ctx, s.reader(ctx), op.Res, team, records); err != nil {
-		return nil, nil, false, err
+	if err == nil {
+		err = loadTrash(ctx, s.reader(ctx), op.Res, team, v, records)
 	}
-	return records, tiers, more, loadTrash(ctx, s.reader(ctx), op.Res, team, v, records)
+	if err != nil {
+		release(page)
+		return nil, nil, nil, false, err
+	}
+	return records, tiers, page, more, nil
+}
+
+// release gives page's holders back to their pool, if it has any.
+func release[E any](page PageScanner[E]) {
+	if page != nil {
+		page.Release()
+	}
 }
 
 // cut ends a failed export: it writes what explains the failure, if the
