@@ -3,8 +3,6 @@ package db
 import (
 	"context"
 	"database/sql"
-
-	"records/internal/tracing"
 )
 
 // Conn is one connection of the pool held apart from it, for a background
@@ -63,42 +61,24 @@ func (c *Conn) stmt(ctx context.Context, text string) (*sql.Stmt, error) {
 
 // Each runs a read written with ? placeholders, as DB.Each does, on the
 // held connection; a lost connection is not retried (the Conn is lost).
-func (c *Conn) Each(ctx context.Context, max int, text string, args []any, scan func(*sql.Rows) error) (err error) {
-	ctx, end := tracing.Database(ctx, c.db.generated.system, text)
-	defer func() { end(err) }()
-	c.db.generated.ran.Add(1)
-	st, err := c.stmt(ctx, text)
+func (c *Conn) Each(ctx context.Context, max int, text string, args []any, scan func(*sql.Rows) error) error {
+	g := c.db.generated
+	rows, err := run(ctx, g, text, c.stmt,
+		func(ctx context.Context, st *sql.Stmt) (*sql.Rows, error) { return st.QueryContext(ctx, args...) },
+		func(ctx context.Context) (*sql.Rows, error) { return c.SQL.QueryContext(ctx, g.text(text), args...) })
 	if err != nil {
-		return Classify(ctx, err)
-	}
-	var rows *sql.Rows
-	if st != nil {
-		rows, err = st.QueryContext(ctx, args...)
-	} else {
-		rows, err = c.SQL.QueryContext(ctx, c.db.generated.text(text), args...)
-	}
-	if err != nil {
-		return Classify(ctx, err)
+		return err
 	}
 	_, err = scanRows(ctx, rows, max, scan)
 	return err
 }
 
 // Exec runs a statement written with ? placeholders on the held connection.
-func (c *Conn) Exec(ctx context.Context, text string, args ...any) (res sql.Result, err error) {
-	ctx, end := tracing.Database(ctx, c.db.generated.system, text)
-	defer func() { end(err) }()
-	c.db.generated.ran.Add(1)
-	st, err := c.stmt(ctx, text)
-	if err != nil {
-		return nil, Classify(ctx, err)
-	}
-	if st != nil {
-		res, err = st.ExecContext(ctx, args...)
-	} else {
-		res, err = c.SQL.ExecContext(ctx, c.db.generated.text(text), args...)
-	}
-	return res, Classify(ctx, err)
+func (c *Conn) Exec(ctx context.Context, text string, args ...any) (sql.Result, error) {
+	g := c.db.generated
+	return run(ctx, g, text, c.stmt,
+		func(ctx context.Context, st *sql.Stmt) (sql.Result, error) { return st.ExecContext(ctx, args...) },
+		func(ctx context.Context) (sql.Result, error) { return c.SQL.ExecContext(ctx, g.text(text), args...) })
 }
 
 // Postgres tells whether the database is PostgreSQL (else SQLite).

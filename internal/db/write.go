@@ -4,8 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-
-	"records/internal/tracing"
 )
 
 // Writer runs the statements of one write: on the pool, each its own
@@ -70,7 +68,6 @@ func (db *DB) Write(ctx context.Context, inTx bool, fn func(w *Writer) error) er
 // run it unprepared.
 func (w *Writer) stmt(ctx context.Context, text string) (*sql.Stmt, error) {
 	c := w.db.generated
-	c.ran.Add(1)
 	if w.tx == nil {
 		return c.get(ctx, text)
 	}
@@ -81,49 +78,43 @@ func (w *Writer) stmt(ctx context.Context, text string) (*sql.Stmt, error) {
 	return nil, nil
 }
 
+// runner runs the write's statements that are not prepared: its
+// transaction, or the pool.
+func (w *Writer) runner() interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+} {
+	if w.tx != nil {
+		return w.tx
+	}
+	return w.db.SQL
+}
+
 // Query runs a statement that answers rows (INSERT … RETURNING) and calls
 // scan for each, at most max (all when max < 0); it returns how many.
-func (w *Writer) Query(ctx context.Context, max int, text string, args []any, scan func(*sql.Rows) error) (n int, err error) {
-	ctx, end := tracing.Database(ctx, w.db.generated.system, text)
-	defer func() { end(err) }()
-	st, err := w.stmt(ctx, text)
+func (w *Writer) Query(ctx context.Context, max int, text string, args []any, scan func(*sql.Rows) error) (int, error) {
+	c := w.db.generated
+	rows, err := run(ctx, c, text, w.stmt,
+		func(ctx context.Context, st *sql.Stmt) (*sql.Rows, error) { return st.QueryContext(ctx, args...) },
+		func(ctx context.Context) (*sql.Rows, error) {
+			return w.runner().QueryContext(ctx, c.text(text), args...)
+		})
 	if err != nil {
-		return 0, Classify(ctx, err)
-	}
-	var rows *sql.Rows
-	switch {
-	case st != nil:
-		rows, err = st.QueryContext(ctx, args...)
-	case w.tx != nil:
-		rows, err = w.tx.QueryContext(ctx, w.db.generated.text(text), args...)
-	default:
-		rows, err = w.db.SQL.QueryContext(ctx, w.db.generated.text(text), args...)
-	}
-	if err != nil {
-		return 0, Classify(ctx, err)
+		return 0, err
 	}
 	return scanRows(ctx, rows, max, scan)
 }
 
 // Exec runs a statement and returns the rows it affected.
-func (w *Writer) Exec(ctx context.Context, text string, args ...any) (affected int64, err error) {
-	ctx, end := tracing.Database(ctx, w.db.generated.system, text)
-	defer func() { end(err) }()
-	st, err := w.stmt(ctx, text)
+func (w *Writer) Exec(ctx context.Context, text string, args ...any) (int64, error) {
+	c := w.db.generated
+	res, err := run(ctx, c, text, w.stmt,
+		func(ctx context.Context, st *sql.Stmt) (sql.Result, error) { return st.ExecContext(ctx, args...) },
+		func(ctx context.Context) (sql.Result, error) {
+			return w.runner().ExecContext(ctx, c.text(text), args...)
+		})
 	if err != nil {
-		return 0, Classify(ctx, err)
-	}
-	var res sql.Result
-	switch {
-	case st != nil:
-		res, err = st.ExecContext(ctx, args...)
-	case w.tx != nil:
-		res, err = w.tx.ExecContext(ctx, w.db.generated.text(text), args...)
-	default:
-		res, err = w.db.SQL.ExecContext(ctx, w.db.generated.text(text), args...)
-	}
-	if err != nil {
-		return 0, Classify(ctx, err)
+		return 0, err
 	}
 	n, err := res.RowsAffected()
 	return n, Classify(ctx, err)
