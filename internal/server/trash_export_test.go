@@ -66,34 +66,45 @@ func TestExportOfTheTrashSaysWhenAndWho(t *testing.T) {
 		if live := rows(""); slices.Contains(live[0], "deleted_at") || slices.Contains(live[0], "deleted_by") || len(live) != 2 {
 			t.Fatalf("a live export: %v", live)
 		}
-		// With expand, its column comes last; every row has every column
-		// (the CSV reader refuses rows of another length).
-		h.call("POST", "/v1/warranties", `{"id":"x-w"}`).want(201)
-		h.call("POST", "/v1/warranty_line_items", `{"id":"x-l","warranty_id":"x-w"}`).want(201)
-		h.call("DELETE", "/v1/warranties/x-w", "").want(200)
-		r := h.call("GET", "/v1/warranties?trashed=include&expand=warranty_line_items", "", "Accept", "text/csv").want(200)
-		expanded, err := csv.NewReader(bytes.NewReader(r.Body)).ReadAll()
-		if err != nil || len(expanded) != 2 || !slices.Equal(expanded[0][len(expanded[0])-3:], []string{"deleted_at", "deleted_by", "expand"}) ||
-			!strings.Contains(expanded[1][len(expanded[1])-1], "x-l") || expanded[1][len(expanded[1])-3] == "" {
-			t.Fatalf("an expanded export of the trash (%v): %s", err, r.Body)
-		}
-		r = h.call("GET", "/v1/customers?trashed=include", "", "Accept", "application/x-ndjson").want(200)
-		lines := strings.Split(strings.TrimSpace(string(r.Body)), "\n")
-		for _, line := range lines {
-			var m map[string]any
-			if err := json.Unmarshal([]byte(line), &m); err != nil {
-				t.Fatal(err)
-			}
-			_, has := m["deleted_at"]
-			switch {
-			case m["id"] == "x-gone" && (m["deleted_at"] != at || m["deleted_by"] != by):
-				t.Fatalf("NDJSON: the trashed record %s", line)
-			case m["id"] == "x-live" && has:
-				t.Fatalf("NDJSON: a live record with deleted_at: %s", line)
-			}
-		}
-		if len(lines) != 2 {
-			t.Fatalf("NDJSON: %d lines: %s", len(lines), r.Body)
-		}
+		trashExportExpands(t, h)
+		trashNDJSONSaysWhenAndWho(t, h, at, by)
 	})
+}
+
+// trashExportExpands: with expand, its column comes last in a CSV export
+// of the trash, and every row has every column (the CSV reader refuses
+// rows of another length).
+func trashExportExpands(t *testing.T, h *harness) {
+	h.call("POST", "/v1/warranties", `{"id":"x-w"}`).want(201)
+	h.call("POST", "/v1/warranty_line_items", `{"id":"x-l","warranty_id":"x-w"}`).want(201)
+	h.call("DELETE", "/v1/warranties/x-w", "").want(200)
+	r := h.call("GET", "/v1/warranties?trashed=include&expand=warranty_line_items", "", "Accept", "text/csv").want(200)
+	expanded, err := csv.NewReader(bytes.NewReader(r.Body)).ReadAll()
+	if err != nil || len(expanded) != 2 || !slices.Equal(expanded[0][len(expanded[0])-3:], []string{"deleted_at", "deleted_by", "expand"}) ||
+		!strings.Contains(expanded[1][len(expanded[1])-1], "x-l") || expanded[1][len(expanded[1])-3] == "" {
+		t.Fatalf("an expanded export of the trash (%v): %s", err, r.Body)
+	}
+}
+
+// trashNDJSONSaysWhenAndWho: an NDJSON export of the trash has deleted_at
+// and deleted_by on the trashed record (at, by) alone.
+func trashNDJSONSaysWhenAndWho(t *testing.T, h *harness, at, by string) {
+	r := h.call("GET", "/v1/customers?trashed=include", "", "Accept", "application/x-ndjson").want(200)
+	lines := strings.Split(strings.TrimSpace(string(r.Body)), "\n")
+	for _, line := range lines {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(line), &m); err != nil {
+			t.Fatal(err)
+		}
+		_, has := m["deleted_at"]
+		switch {
+		case m["id"] == "x-gone" && (m["deleted_at"] != at || m["deleted_by"] != by):
+			t.Fatalf("NDJSON: the trashed record %s", line)
+		case m["id"] == "x-live" && has:
+			t.Fatalf("NDJSON: a live record with deleted_at: %s", line)
+		}
+	}
+	if len(lines) != 2 {
+		t.Fatalf("NDJSON: %d lines: %s", len(lines), r.Body)
+	}
 }
