@@ -32,6 +32,7 @@ import (
 	"records/internal/replica"
 	"records/internal/resources"
 	"records/internal/spec"
+	"records/internal/sqlitemutex"
 	"records/internal/tracing"
 	"records/internal/webhooks"
 )
@@ -77,6 +78,9 @@ const startTimeout = 30 * time.Second
 // cursors, which every instance on the database shares.
 func New(cfg Config, database *db.DB, logs io.Writer) (*Server, error) {
 	s := &Server{cfg: cfg, db: database, log: logging.JSONAt(logs, cfg.LogLevel)}
+	if err := sqlitemutex.Installed(); err != nil && !database.Postgres() {
+		s.log.Warn("sqlite: its mutexes are the C library's, slower than the service's own", "error", err)
+	}
 	s.metrics = metrics.New(database.SQL, metrics.Counts{Statements: database.Statements, Transactions: database.Transactions})
 	s.docs = docs.New(resources.OpenAPI)
 	var err error
