@@ -18,13 +18,15 @@ import (
 
 // The search index of a resource with searchable members (DESIGN §16):
 //
-//   - PostgreSQL: a stored generated tsvector column, spec.SearchColumn,
-//     each member's words weighted by its annotation and folded by
-//     records_fold (package fold), made by records_search_vector
-//     (pgSearchFunctions), with a GIN index; the column's comment
-//     holds a digest of its definition, so that a changed definition (a
-//     member marked, unmarked or reweighted) is seen and the column made
-//     again.
+//   - PostgreSQL: tsvector columns, spec.SearchColumn and one a weight
+//     class, each member's words weighted by its annotation and folded
+//     by records_fold (package fold), as records_search_vector
+//     (pgSearchFunctions) makes them, each with a GIN index. A trigger
+//     of the table keeps them (search_upkeep.go); a column made is
+//     filled as a stored generated column of records_search_vector whose
+//     expression is then dropped. The column's comment holds a digest of
+//     that expression, so that a changed definition (a member marked,
+//     unmarked or reweighted) is seen and the column made again.
 //   - SQLite: a contentless FTS5 table, spec.SearchTable, holding the
 //     documents of the resource's records (sqliteSearch), kept by three
 //     triggers and filled from the table whenever they are made.

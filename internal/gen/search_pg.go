@@ -99,9 +99,16 @@ WHERE p.proname LIKE 'records\_%' AND n.nspname = current_schema()`)
 	return b.String(), nil
 }
 
+// pgSearchChanges are the statements that bring PostgreSQL's search
+// columns to those events need, and their index builds. A column that
+// is still generated with the expression wanted (the search as migrations
+// up to 0024 made it) only drops its expression, keeping its values and
+// its index: neither the table nor the index is written again.
 func pgSearchChanges(ctx context.Context, db *sql.DB, events []eventTable) (string, string, error) {
-	// The search columns' comments, by "table.column".
-	have, err := namedTexts(ctx, db, `SELECT c.relname || '.' || a.attname, coalesce(col_description(c.oid, a.attnum), '')
+	// The search columns' comments, by "table.column", after "generated "
+	// for a column still generated.
+	have, err := namedTexts(ctx, db, `SELECT c.relname || '.' || a.attname,
+  CASE WHEN a.attgenerated = 's' THEN 'generated ' ELSE '' END || coalesce(col_description(c.oid, a.attnum), '')
 FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid JOIN pg_namespace n ON n.oid = c.relnamespace
 WHERE (a.attname = $1 OR a.attname LIKE $2) AND c.relkind = 'r' AND NOT a.attisdropped AND n.nspname = current_schema()`,
 		spec.SearchColumn, strings.ReplaceAll(spec.SearchColumn+"_", "_", `\_`)+"_")
@@ -113,24 +120,33 @@ WHERE (a.attname = $1 OR a.attname LIKE $2) AND c.relkind = 'r' AND NOT a.attisd
 	if err != nil {
 		return "", "", err
 	}
+	upkeep, err := readUpkeep(ctx, db)
+	if err != nil {
+		return "", "", err
+	}
 	for _, e := range events {
-		var changed []pgColumn
+		var changed, generated []pgColumn
 		for _, c := range pgSearchColumns(e.search) {
 			key := e.table.Name + "." + c.name
 			comment, ok := have[key]
 			delete(have, key)
-			if ok && comment == signature(c.expr) && functions == "" {
-				continue
+			comment, gen := strings.CutPrefix(comment, "generated ")
+			switch {
+			case !ok || comment != signature(c.expr) || functions != "":
+				c.there = ok
+				changed = append(changed, c)
+			case gen:
+				generated = append(generated, c)
 			}
-			c.there = ok
-			changed = append(changed, c)
 		}
 		if len(changed) > 0 {
 			b.WriteString(functions) // before the first column that calls them
 			functions = ""
-			pgSearchTable(&b, &builds, e.table.Name, changed)
 		}
+		pgSearchTable(&b, &builds, e.table.Name, changed, generated)
+		upkeep.write(&b, e)
 	}
+	upkeep.drop(&b) // before the columns its triggers kept
 	for _, key := range slices.Sorted(maps.Keys(have)) {
 		table, col, _ := strings.Cut(key, ".")
 		b.WriteString("-- " + table + " searches no member by " + col + " any more\n")
@@ -139,10 +155,12 @@ WHERE (a.attname = $1 OR a.attname LIKE $2) AND c.relkind = 'r' AND NOT a.attisd
 	return b.String(), builds.String(), nil
 }
 
-// pgColumn is a search column of a table and its expression; there tells
-// whether the table has it already (to be made again).
+// pgColumn is a search column of a table, its members and its
+// expression; there tells whether the table has it already (to be made
+// again).
 type pgColumn struct {
 	name, members, expr string
+	of                  []searchColumn
 	there               bool
 }
 
@@ -156,32 +174,46 @@ func pgSearchColumns(cols []searchColumn) []pgColumn {
 	}
 	var out []pgColumn
 	for _, c := range searchClasses(cols) {
-		out = append(out, pgColumn{name: spec.SearchClassColumn(c.class), members: describeSearch(c.members), expr: pgSearchExpr(c.members)})
+		out = append(out, pgColumn{name: spec.SearchClassColumn(c.class), members: describeSearch(c.members), expr: pgSearchExpr(c.members), of: c.members})
 	}
-	return append(out, pgColumn{name: spec.SearchColumn, members: describeSearch(cols), expr: pgSearchExpr(cols)})
+	return append(out, pgColumn{name: spec.SearchColumn, members: describeSearch(cols), expr: pgSearchExpr(cols), of: cols})
 }
 
-// pgSearchTable writes the statement making the search columns cols of
-// table (dropping those there are first), and their index builds. It is
-// one ALTER TABLE: adding a stored generated column rewrites the table,
-// once for all of them rather than once a column.
-func pgSearchTable(b, builds *strings.Builder, table string, cols []pgColumn) {
+// pgSearchTable writes the statements making the search columns changed
+// of table (dropping those there are first), and their index builds, then
+// those turning them and the columns generated into plain ones, which the
+// table's trigger keeps (pgUpkeepBody). A column is made generated, with
+// records_search_vector, and its expression dropped at once: the table's
+// rewrite fills it, where an UPDATE would write every row again and its
+// event. One ALTER TABLE adds them all: one rewrite, not one a column.
+// Dropping an expression writes nothing.
+func pgSearchTable(b, builds *strings.Builder, table string, changed, generated []pgColumn) {
 	t := spec.Ident(table)
-	var alter []string
-	for _, c := range cols {
+	var alter, plain []string
+	for _, c := range changed {
 		col := spec.Ident(c.name)
 		b.WriteString("-- Search " + table + " by " + c.members + " in " + c.name + "\n")
 		if c.there {
 			alter = append(alter, "DROP COLUMN "+col)
 		}
 		alter = append(alter, "ADD COLUMN "+col+" tsvector GENERATED ALWAYS AS ("+c.expr+") STORED")
+		plain = append(plain, "ALTER COLUMN "+col+" DROP EXPRESSION")
 		index := spec.Ident(table + "_" + c.name)
 		builds.WriteString("-- Index the search of " + table + " in " + c.name + "\n")
 		builds.WriteString("DROP INDEX CONCURRENTLY IF EXISTS " + index + ";\n")
 		builds.WriteString("CREATE INDEX CONCURRENTLY " + index + " ON " + t + " USING GIN (" + col + ");\n")
 	}
-	b.WriteString("ALTER TABLE " + t + "\n  " + strings.Join(alter, ",\n  ") + ";\n")
-	for _, c := range cols {
+	if len(alter) > 0 {
+		b.WriteString("ALTER TABLE " + t + "\n  " + strings.Join(alter, ",\n  ") + ";\n")
+	}
+	for _, c := range generated {
+		b.WriteString("-- Keep the search of " + table + " in " + c.name + " by a trigger, its words as they are\n")
+		plain = append(plain, "ALTER COLUMN "+spec.Ident(c.name)+" DROP EXPRESSION")
+	}
+	if len(plain) > 0 {
+		b.WriteString("ALTER TABLE " + t + "\n  " + strings.Join(plain, ",\n  ") + ";\n")
+	}
+	for _, c := range changed {
 		b.WriteString(`COMMENT ON COLUMN ` + t + `.` + spec.Ident(c.name) + ` IS '` + signature(c.expr) + "';\n")
 	}
 }
