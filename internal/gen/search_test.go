@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"entgo.io/ent/dialect/sql/schema"
+
 	"records/internal/dbtest"
 	"records/internal/migrate"
 	"records/internal/spec"
@@ -49,14 +51,7 @@ func TestReweightingRemakesTheClassIndexes(t *testing.T) {
 	}
 	for _, d := range dbtest.Dialects {
 		t.Run(dbtest.Name(d), func(t *testing.T) {
-			tables, err := schemaTables(repoGraph(t), d)
-			if err != nil {
-				t.Fatal(err)
-			}
-			events, err := eventTables(repoGraph(t), tables)
-			if err != nil {
-				t.Fatal(err)
-			}
+			tables, events := schemaEvents(t, d)
 			for _, e := range events {
 				for i, c := range e.search {
 					if e.table.Name == "returns" && c.name == "issue" {
@@ -92,14 +87,7 @@ func TestReweightingRemakesTheClassIndexes(t *testing.T) {
 func TestMarkingAndUnmarkingRemakesTheSearchTrigger(t *testing.T) {
 	d := migrate.Postgres
 	dbtest.RequirePostgres(t)
-	tables, err := schemaTables(repoGraph(t), d)
-	if err != nil {
-		t.Fatal(err)
-	}
-	events, err := eventTables(repoGraph(t), tables)
-	if err != nil {
-		t.Fatal(err)
-	}
+	tables, events := schemaEvents(t, d)
 	for i, e := range events {
 		switch e.table.Name {
 		case "returns": // description unmarked, status marked
@@ -145,4 +133,19 @@ INSERT INTO cases (id, team_id, case_name) VALUES ('c', 1, 'cracked')`); err != 
 			t.Errorf("%s: the words of a return written after the migration are not %s's (%v)", c.name, c.expr, err)
 		}
 	}
+}
+
+// schemaEvents are the repository schema's tables for dialect and their
+// event tables, with their searchable members.
+func schemaEvents(t *testing.T, dialect string) ([]*schema.Table, []eventTable) {
+	t.Helper()
+	tables, err := schemaTables(repoGraph(t), dialect)
+	if err != nil {
+		t.Fatal(err)
+	}
+	events, err := eventTables(repoGraph(t), tables)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tables, events
 }
