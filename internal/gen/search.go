@@ -2,9 +2,7 @@ package gen
 
 import (
 	"context"
-	"crypto/sha256"
 	"database/sql"
-	"encoding/hex"
 	"maps"
 	"slices"
 	"strconv"
@@ -14,20 +12,21 @@ import (
 	"entgo.io/ent/dialect/sql/schema"
 
 	"records/internal/annotation"
-	"records/internal/fold"
 	"records/internal/migrate"
 	"records/internal/spec"
 )
 
 // The search index of a resource with searchable members (DESIGN §16):
 //
-//   - PostgreSQL: a stored generated tsvector column, spec.SearchColumn,
-//     each member's words weighted by its annotation and folded by
-//     records_fold (package fold), made by records_search_vector
-//     (pgSearchFunctions), with a GIN index; the column's comment
-//     holds a digest of its definition, so that a changed definition (a
-//     member marked, unmarked or reweighted) is seen and the column made
-//     again.
+//   - PostgreSQL: tsvector columns, spec.SearchColumn and one a weight
+//     class, each member's words weighted by its annotation and folded
+//     by records_fold (package fold), as records_search_vector
+//     (pgSearchFunctions) makes them, each with a GIN index. A trigger
+//     of the table keeps them (search_upkeep.go); a column made is
+//     filled as a stored generated column of records_search_vector whose
+//     expression is then dropped. The column's comment holds a digest of
+//     that expression, so that a changed definition (a member marked,
+//     unmarked or reweighted) is seen and the column made again.
 //   - SQLite: a contentless FTS5 table, spec.SearchTable, holding the
 //     documents of the resource's records (sqliteSearch), kept by three
 //     triggers and filled from the table whenever they are made.
@@ -38,92 +37,6 @@ import (
 // searchColumn is one searchable member's column and weight.
 type searchColumn struct{ name, weight string }
 
-// pgFunction is a function the search columns of PostgreSQL call.
-type pgFunction struct{ name, head, body string }
-
-// pgSearchFunctions are the functions of the search columns, each written
-// in PL/pgSQL: a generated column's expression is rebuilt for every
-// statement that writes the table, and a SQL function in it is inlined
-// then — its body parsed again, the fold table's 1.2 KB literals with it,
-// once per member and class, twelve times a return — where a PL/pgSQL
-// function's plan is kept by the session (docs/performance.md, index
-// upkeep on PostgreSQL).
-//
-// records_fold folds the accents of a text (pgFold, package fold).
-//
-// records_search_vector is a search column's words: each member's text
-// folded, parsed as English and given the weight of the letter of weights
-// at its position, concatenated in the members' order (the tsvector the
-// column held as one expression of setweight(…) || setweight(…), byte for
-// byte). It folds the text itself rather than call records_fold, whose
-// name it would find by the search path of the statement that writes:
-// pg_dump's restore runs with an empty one.
-func pgSearchFunctions() []pgFunction {
-	return []pgFunction{
-		{"records_fold", `records_fold(text) RETURNS text LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE`,
-			`BEGIN RETURN ` + pgFold("$1") + `; END`},
-		{pgVectorFunction, pgVectorFunction + `(weights text, VARIADIC members text[]) RETURNS tsvector LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE`,
-			`DECLARE v tsvector := ''; t text; BEGIN FOR i IN 1..cardinality(members) LOOP t := coalesce(members[i], ''); ` +
-				`v := v || setweight(to_tsvector('english'::regconfig, ` + pgFold("t") + `), substr(weights, i, 1)::"char"); ` +
-				`END LOOP; RETURN v; END`},
-	}
-}
-
-// pgFold is the expression folding the accents of the text x. Text of
-// ASCII alone (as many bytes as characters) has nothing to fold and is
-// answered as it is: translate walks its whole table for every character,
-// which made a long text's write cost grow with the table's length.
-func pgFold(x string) string {
-	from, to := fold.Table()
-	return `CASE WHEN octet_length(` + x + `) = char_length(` + x + `) THEN ` + x + ` ELSE translate(` + x + `, '` + from + `', '` + to + `') END`
-}
-
-// pgVectorFunction makes a search column's words (pgSearchFunctions).
-const pgVectorFunction = "records_search_vector"
-
-// pgSearchExpr is the expression of a table's search column: the members'
-// weights, one letter each, then the members.
-func pgSearchExpr(cols []searchColumn) string {
-	var weights strings.Builder
-	members := make([]string, len(cols))
-	for i, c := range cols {
-		weights.WriteString(c.weight)
-		members[i] = spec.Ident(c.name)
-	}
-	return pgVectorFunction + `('` + weights.String() + `', ` + strings.Join(members, ", ") + `)`
-}
-
-// signature is the digest a search column's comment holds: of its
-// expression and of the functions it calls.
-func signature(expr string) string {
-	h := sha256.New()
-	for _, f := range pgSearchFunctions() {
-		h.Write([]byte(f.head + "\n" + f.body + "\n"))
-	}
-	h.Write([]byte(expr))
-	return "records search " + hex.EncodeToString(h.Sum(nil)[:8])
-}
-
-// pgSearchFunctionsChanges are the statements making the functions of
-// pgSearchFunctions that db lacks or has otherwise, "" when none.
-func pgSearchFunctionsChanges(ctx context.Context, db *sql.DB) (string, error) {
-	have, err := namedTexts(ctx, db, `SELECT p.proname, l.lanname || ' ' || p.prosrc FROM pg_proc p
-JOIN pg_namespace n ON n.oid = p.pronamespace JOIN pg_language l ON l.oid = p.prolang
-WHERE p.proname LIKE 'records\_%' AND n.nspname = current_schema()`)
-	if err != nil {
-		return "", err
-	}
-	var b strings.Builder
-	for _, f := range pgSearchFunctions() {
-		if have[f.name] == "plpgsql "+f.body {
-			continue
-		}
-		b.WriteString("-- The search columns' function " + f.name + "\n")
-		b.WriteString("CREATE OR REPLACE FUNCTION " + f.head + " AS $records$" + f.body + "$records$;\n")
-	}
-	return b.String(), nil
-}
-
 // searchChanges are the statements that bring the search indexes of db to
 // those events need (and, on PostgreSQL, the index builds that go apart).
 func searchChanges(ctx context.Context, dialect string, db *sql.DB, events []eventTable) (string, string, error) {
@@ -132,93 +45,6 @@ func searchChanges(ctx context.Context, dialect string, db *sql.DB, events []eve
 	}
 	s, err := sqliteSearchChanges(ctx, db, events)
 	return s, "", err
-}
-
-func pgSearchChanges(ctx context.Context, db *sql.DB, events []eventTable) (string, string, error) {
-	// The search columns' comments, by "table.column".
-	have, err := namedTexts(ctx, db, `SELECT c.relname || '.' || a.attname, coalesce(col_description(c.oid, a.attnum), '')
-FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid JOIN pg_namespace n ON n.oid = c.relnamespace
-WHERE (a.attname = $1 OR a.attname LIKE $2) AND c.relkind = 'r' AND NOT a.attisdropped AND n.nspname = current_schema()`,
-		spec.SearchColumn, strings.ReplaceAll(spec.SearchColumn+"_", "_", `\_`)+"_")
-	if err != nil {
-		return "", "", err
-	}
-	var b, builds strings.Builder
-	functions, err := pgSearchFunctionsChanges(ctx, db)
-	if err != nil {
-		return "", "", err
-	}
-	for _, e := range events {
-		var changed []pgColumn
-		for _, c := range pgSearchColumns(e.search) {
-			key := e.table.Name + "." + c.name
-			comment, ok := have[key]
-			delete(have, key)
-			if ok && comment == signature(c.expr) && functions == "" {
-				continue
-			}
-			c.there = ok
-			changed = append(changed, c)
-		}
-		if len(changed) > 0 {
-			b.WriteString(functions) // before the first column that calls them
-			functions = ""
-			pgSearchTable(&b, &builds, e.table.Name, changed)
-		}
-	}
-	for _, key := range slices.Sorted(maps.Keys(have)) {
-		table, col, _ := strings.Cut(key, ".")
-		b.WriteString("-- " + table + " searches no member by " + col + " any more\n")
-		b.WriteString(`ALTER TABLE ` + spec.Ident(table) + ` DROP COLUMN ` + spec.Ident(col) + ";\n")
-	}
-	return b.String(), builds.String(), nil
-}
-
-// pgColumn is a search column of a table and its expression; there tells
-// whether the table has it already (to be made again).
-type pgColumn struct {
-	name, members, expr string
-	there               bool
-}
-
-// pgSearchColumns are the search columns of a table searching cols: one
-// per weight class but the last (the members of that weight or heavier,
-// spec.SearchClassColumn), whose tier a search reads from its own GIN
-// index and statistics, then spec.SearchColumn over them all.
-func pgSearchColumns(cols []searchColumn) []pgColumn {
-	if len(cols) == 0 {
-		return nil
-	}
-	var out []pgColumn
-	for _, c := range searchClasses(cols) {
-		out = append(out, pgColumn{name: spec.SearchClassColumn(c.class), members: describeSearch(c.members), expr: pgSearchExpr(c.members)})
-	}
-	return append(out, pgColumn{name: spec.SearchColumn, members: describeSearch(cols), expr: pgSearchExpr(cols)})
-}
-
-// pgSearchTable writes the statement making the search columns cols of
-// table (dropping those there are first), and their index builds. It is
-// one ALTER TABLE: adding a stored generated column rewrites the table,
-// once for all of them rather than once a column.
-func pgSearchTable(b, builds *strings.Builder, table string, cols []pgColumn) {
-	t := spec.Ident(table)
-	var alter []string
-	for _, c := range cols {
-		col := spec.Ident(c.name)
-		b.WriteString("-- Search " + table + " by " + c.members + " in " + c.name + "\n")
-		if c.there {
-			alter = append(alter, "DROP COLUMN "+col)
-		}
-		alter = append(alter, "ADD COLUMN "+col+" tsvector GENERATED ALWAYS AS ("+c.expr+") STORED")
-		index := spec.Ident(table + "_" + c.name)
-		builds.WriteString("-- Index the search of " + table + " in " + c.name + "\n")
-		builds.WriteString("DROP INDEX CONCURRENTLY IF EXISTS " + index + ";\n")
-		builds.WriteString("CREATE INDEX CONCURRENTLY " + index + " ON " + t + " USING GIN (" + col + ");\n")
-	}
-	b.WriteString("ALTER TABLE " + t + "\n  " + strings.Join(alter, ",\n  ") + ";\n")
-	for _, c := range cols {
-		b.WriteString(`COMMENT ON COLUMN ` + t + `.` + spec.Ident(c.name) + ` IS '` + signature(c.expr) + "';\n")
-	}
 }
 
 // describeSearch lists the columns and weights, for a comment.

@@ -1,11 +1,16 @@
 package gen
 
 import (
+	"context"
+	"slices"
 	"strings"
 	"testing"
 
+	"entgo.io/ent/dialect/sql/schema"
+
 	"records/internal/dbtest"
 	"records/internal/migrate"
+	"records/internal/spec"
 )
 
 // Reweighting a searchable member remakes the search indexes of its
@@ -13,7 +18,9 @@ import (
 // B to A makes a new class A index (on SQLite, the FTS5 table filled
 // again, class A's documents with the issue), class B (now A's members
 // again) goes, and on PostgreSQL the column of every member, whose words carry
-// their weight, is made again.
+// their weight, is made again — filled as a generated column whose
+// expression is dropped — and the trigger function keeping them replaced,
+// the trigger itself kept (it fires on the same members).
 func TestReweightingRemakesTheClassIndexes(t *testing.T) {
 	want := map[string][]string{
 		migrate.Postgres: {
@@ -24,6 +31,9 @@ func TestReweightingRemakesTheClassIndexes(t *testing.T) {
 				`  ADD COLUMN "records_search" tsvector`,
 			`ALTER TABLE "returns" DROP COLUMN "records_search_b";`,
 			`CREATE INDEX CONCURRENTLY "returns_records_search_a" ON "returns" USING GIN ("records_search_a");`,
+			"ALTER TABLE \"returns\"\n  ALTER COLUMN \"records_search_a\" DROP EXPRESSION,\n  ALTER COLUMN \"records_search\" DROP EXPRESSION;",
+			`CREATE OR REPLACE FUNCTION "records_search_of_returns"()`,
+			"  NEW.\"records_search_a\" := m1 || m2 || m3 || m4;\n  NEW.\"records_search\" := m0 || NEW.\"records_search_a\";\n",
 		},
 		migrate.SQLite: {
 			`CREATE VIRTUAL TABLE "returns_search" USING fts5("description", "issue", "customer_email", "rma", "serial_number", content=''`,
@@ -31,9 +41,9 @@ func TestReweightingRemakesTheClassIndexes(t *testing.T) {
 			`INSERT INTO "returns_search"("rowid", "description", "issue", "customer_email", "rma", "serial_number") SELECT "rowid" + 1099511627776, NULL, "issue", "customer_email", "rma", "serial_number" FROM "returns";`,
 		},
 	}
-	gone := map[string]string{
-		migrate.Postgres: `"records_search_b" tsvector`,
-		migrate.SQLite:   `+ 2199023255552`, // class B's documents
+	gone := map[string][]string{
+		migrate.Postgres: {`"records_search_b" tsvector`, `records_search_b" :=`, `CREATE TRIGGER records_search`},
+		migrate.SQLite:   {`+ 2199023255552`}, // class B's documents
 	}
 	unchanged := map[string]string{
 		migrate.Postgres: `"cases"`,
@@ -41,14 +51,7 @@ func TestReweightingRemakesTheClassIndexes(t *testing.T) {
 	}
 	for _, d := range dbtest.Dialects {
 		t.Run(dbtest.Name(d), func(t *testing.T) {
-			tables, err := schemaTables(repoGraph(t), d)
-			if err != nil {
-				t.Fatal(err)
-			}
-			events, err := eventTables(repoGraph(t), tables)
-			if err != nil {
-				t.Fatal(err)
-			}
+			tables, events := schemaEvents(t, d)
 			for _, e := range events {
 				for i, c := range e.search {
 					if e.table.Name == "returns" && c.name == "issue" {
@@ -64,12 +67,85 @@ func TestReweightingRemakesTheClassIndexes(t *testing.T) {
 					t.Errorf("want the migration to contain\n%s\ngot\n%s", w, got)
 				}
 			}
-			if strings.Contains(got, gone[d]) {
-				t.Errorf("the migration makes %s, which is gone:\n%s", gone[d], got)
+			for _, g := range gone[d] {
+				if strings.Contains(got, g) {
+					t.Errorf("the migration makes %s, which is gone:\n%s", g, got)
+				}
 			}
 			if strings.Contains(got, unchanged[d]) {
 				t.Errorf("the migration remakes %s, which did not change:\n%s", unchanged[d], got)
 			}
 		})
 	}
+}
+
+// Marking and unmarking members on PostgreSQL: the trigger of a table
+// whose members changed is made again, firing on its new members, and
+// that of a table searching nothing any more is dropped with its function
+// and columns; the migration applies, and the columns of a record written
+// after it hold the words records_search_vector makes of its members.
+func TestMarkingAndUnmarkingRemakesTheSearchTrigger(t *testing.T) {
+	d := migrate.Postgres
+	dbtest.RequirePostgres(t)
+	tables, events := schemaEvents(t, d)
+	for i, e := range events {
+		switch e.table.Name {
+		case "returns": // description unmarked, status marked
+			events[i].search = append([]searchColumn{{"status", "B"}}, e.search[1:]...)
+		case "cases":
+			events[i].search = nil
+		}
+	}
+	set, _ := readMigrations(repoConfig(), d)
+	p := diffEvents(t, d, set, tables, events)
+	for _, w := range []string{
+		"DROP TRIGGER IF EXISTS records_search ON \"returns\";\nCREATE TRIGGER records_search BEFORE INSERT OR UPDATE OF " +
+			`"status", "issue", "customer_email", "rma", "serial_number" ON "returns" FOR EACH ROW EXECUTE FUNCTION "records_search_of_returns"();`,
+		"DROP TRIGGER records_search ON \"cases\";\nDROP FUNCTION \"records_search_of_cases\"();\n",
+		`ALTER TABLE "cases" DROP COLUMN "records_search";`,
+	} {
+		if !strings.Contains(p.sql, w) {
+			t.Errorf("want the migration to contain\n%s\ngot\n%s", w, p.sql)
+		}
+	}
+	if strings.Contains(p.sql, `ON "customers"`) {
+		t.Errorf("the migration remakes the trigger of customers, which did not change:\n%s", p.sql)
+	}
+	database := dbtest.OpenEmpty(t, d)
+	ctx := context.Background()
+	if _, err := migrate.Apply(ctx, database.SQL, d, set); err != nil {
+		t.Fatal(err)
+	}
+	for _, stmt := range append([]string{p.sql}, migrate.Statements(p.builds)...) {
+		if _, err := database.SQL.ExecContext(ctx, stmt); err != nil {
+			t.Fatalf("%v applying\n%s", err, stmt)
+		}
+	}
+	if _, err := database.SQL.ExecContext(ctx, `INSERT INTO teams (id, name, created_at) VALUES (1, 'one', now());
+INSERT INTO returns (id, team_id, description, status, issue, rma) VALUES ('r', 1, 'cracked housing', 'Ré-opened', 'loose hinge', 'RMA-1');
+INSERT INTO cases (id, team_id, case_name) VALUES ('c', 1, 'cracked')`); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range pgSearchColumns(events[slices.IndexFunc(events, func(e eventTable) bool { return e.table.Name == "returns" })].search) {
+		var same bool
+		q := `SELECT tsvectorsend(` + spec.Ident(c.name) + `) = tsvectorsend(` + c.expr + `) FROM returns`
+		if err := database.SQL.QueryRowContext(ctx, q).Scan(&same); err != nil || !same {
+			t.Errorf("%s: the words of a return written after the migration are not %s's (%v)", c.name, c.expr, err)
+		}
+	}
+}
+
+// schemaEvents are the repository schema's tables for dialect and their
+// event tables, with their searchable members.
+func schemaEvents(t *testing.T, dialect string) ([]*schema.Table, []eventTable) {
+	t.Helper()
+	tables, err := schemaTables(repoGraph(t), dialect)
+	if err != nil {
+		t.Fatal(err)
+	}
+	events, err := eventTables(repoGraph(t), tables)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tables, events
 }

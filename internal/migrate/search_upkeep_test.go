@@ -2,6 +2,8 @@ package migrate_test
 
 import (
 	"database/sql"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -39,43 +41,103 @@ var searchedMembers = map[string][]string{
 func TestSearchColumnsKeepTheirWordsThroughTheUpkeepMigration(t *testing.T) {
 	dbtest.RequirePostgres(t)
 	m := migratedUpTo(t, migrate.Postgres, 23)
-	exec := m.exec
-	exec(`INSERT INTO teams (id, name, created_at) VALUES (1, 'one', CURRENT_TIMESTAMP), (2, 'two', CURRENT_TIMESTAMP)`)
-	// insert writes the rows of a team (users' names are unique in one).
-	insert := func(prefix, team string) {
-		t.Helper()
-		for table, members := range searchedMembers {
-			for i := range searchTexts {
-				// Member j of row i holds text i+j, so that each text meets
-				// each member; row "nulls" has every member null.
-				args := []any{prefix + string(rune('a'+i))}
-				for j := range members {
-					args = append(args, searchTexts[(i+j)%len(searchTexts)])
-				}
-				exec(`INSERT INTO `+table+` (id, team_id, `+strings.Join(members, ", ")+`) VALUES ($1, `+team+placeholders(len(members))+`)`, args...)
-			}
-			exec(`INSERT INTO ` + table + ` (id, team_id) VALUES ('` + prefix + `nulls', ` + team + `)`)
-		}
-	}
-	insert("", "1")
+	m.exec(`INSERT INTO teams (id, name, created_at) VALUES (1, 'one', CURRENT_TIMESTAMP), (2, 'two', CURRENT_TIMESTAMP)`)
+	writeSearched(m, "", "1", 0)
 	before := searchWords(t, m.database.SQL)
 	if len(before) == 0 {
 		t.Fatal("no search column before 0023")
 	}
 	m.finish()
-	insert("new-", "2")
+	writeSearched(m, "new-", "2", 0)
+	sameWords(t, before, searchWords(t, m.database.SQL), "new-", 2)
+}
+
+// Migration 0025 turns the generated search columns into plain ones that
+// a trigger of each table keeps, parsing each member once: the columns
+// keep their words, the tables and their GIN indexes are not written
+// again (the same files), and the words of a row inserted after it, or
+// updated in its members, are those a generated column made of the same
+// members, byte for byte (tsvectorsend).
+func TestSearchColumnsKeepTheirWordsThroughTheTrigger(t *testing.T) {
+	dbtest.RequirePostgres(t)
+	m := migratedUpTo(t, migrate.Postgres, 25)
+	m.exec(`INSERT INTO teams (id, name, created_at) VALUES (1, 'one', CURRENT_TIMESTAMP), (2, 'two', CURRENT_TIMESTAMP),
+  (3, 'three', CURRENT_TIMESTAMP)`)
+	writeSearched(m, "", "1", 0)
+	before := searchWords(t, m.database.SQL)
+	if len(before) == 0 {
+		t.Fatal("no search column before 0025")
+	}
+	files := searchFiles(t, m.database.SQL)
+	m.finish()
+	if got := searchFiles(t, m.database.SQL); got != files {
+		t.Errorf("the migration wrote the tables or their search indexes again: files\n%s\nwhere they were\n%s", got, files)
+	}
+	// Rows inserted, then rows updated: each written with texts shifted
+	// by one first, then updated in its members to texts as "" rows have.
+	writeSearched(m, "new-", "2", 0)
+	writeSearched(m, "upd-", "3", 1) // users' names are unique in a team
+	for table, members := range searchedMembers {
+		set := make([]string, len(members))
+		for j, c := range members {
+			set[j] = c + " = o." + c
+		}
+		// Each member apart first: users' names are unique in a team,
+		// checked row by row.
+		m.exec(`UPDATE ` + table + ` SET ` + members[len(members)-1] + ` = id WHERE id LIKE 'upd-%'`)
+		m.exec(`UPDATE ` + table + ` u SET ` + strings.Join(set, ", ") + ` FROM ` + table + ` o WHERE o.id = substr(u.id, 5) AND u.id LIKE 'upd-%'`)
+	}
 	after := searchWords(t, m.database.SQL)
+	sameWords(t, before, after, "new-", 3)
+	sameWords(t, before, after, "upd-", 3)
+}
+
+// writeSearched writes rows of every table of searchedMembers for team,
+// their ids beginning with prefix: row i's member j holds text i+j+shift,
+// so that each text meets each member; row "nulls" has every member null.
+func writeSearched(m stoppedBefore, prefix, team string, shift int) {
+	m.t.Helper()
+	for table, members := range searchedMembers {
+		for i := range searchTexts {
+			args := []any{prefix + string(rune('a'+i))}
+			for j := range members {
+				args = append(args, searchTexts[(i+j+shift)%len(searchTexts)])
+			}
+			m.exec(`INSERT INTO `+table+` (id, team_id, `+strings.Join(members, ", ")+`) VALUES ($1, `+team+placeholders(len(members))+`)`, args...)
+		}
+		m.exec(`INSERT INTO ` + table + ` (id, team_id) VALUES ('` + prefix + `nulls', ` + team + `)`)
+	}
+}
+
+// sameWords fails t unless after holds before's words, and those again
+// for the rows whose ids begin with prefix; of all rows, after has sets
+// times as many words as before.
+func sameWords(t *testing.T, before, after map[string]string, prefix string, sets int) {
+	t.Helper()
 	for key, want := range before {
 		if got := after[key]; got != want {
 			t.Errorf("%s: the migration made the words\n%s\nwhere they were\n%s", key, got, want)
 		}
-		if got := after["new-"+key]; got != want {
-			t.Errorf("new-%s: written after the migration, the words are\n%s\nwhere they were\n%s", key, got, want)
+		if got := after[prefix+key]; got != want {
+			t.Errorf("%s%s: written after the migration, the words are\n%s\nwhere they were\n%s", prefix, key, got, want)
 		}
 	}
-	if len(after) != 2*len(before) {
-		t.Errorf("%d search values after the migration, want %d", len(after), 2*len(before))
+	if len(after) != sets*len(before) {
+		t.Errorf("%d search values after the migration, want %d", len(after), sets*len(before))
 	}
+}
+
+// searchFiles are the files of the tables of searchedMembers and of their
+// search indexes, one a line.
+func searchFiles(t *testing.T, db *sql.DB) string {
+	t.Helper()
+	var out string
+	err := db.QueryRow(`SELECT string_agg(c.relname || ' ' || pg_relation_filenode(c.oid), E'\n' ORDER BY c.relname)
+FROM pg_class c WHERE c.relname = ANY($1) OR c.relname LIKE '%\_records\_search%'`, "{"+strings.Join(slices.Sorted(maps.Keys(searchedMembers)), ",")+"}").Scan(&out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
 
 // placeholders are ", $2" to ", $(n+1)".

@@ -31,9 +31,9 @@ func Ident(name string) string {
 	return b.String()
 }
 
-// The search index of a resource (DESIGN §16): on PostgreSQL a generated
-// column of its table, SearchColumn; on SQLite an FTS5 table beside it,
-// named by SearchTable.
+// The search index of a resource (DESIGN §16): on PostgreSQL a tsvector
+// column of its table, SearchColumn, kept by a trigger; on SQLite an FTS5
+// table beside it, named by SearchTable.
 const (
 	SearchColumn      = "records_search"
 	SearchTableSuffix = "_search"
