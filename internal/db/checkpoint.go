@@ -29,8 +29,10 @@ const checkpointIdle = time.Second
 // appending to the log (SQLite's automatic checkpoint, turned off by
 // noAutoCheckpoint, ran inside the write that crossed its threshold, and
 // every other writer waited for it). Once the log is restart pages long,
-// the checkpoint is finished holding lock (see checkpoint). It returns the
-// function that stops it.
+// the checkpoint is finished holding lock (see checkpoint). After each
+// checkpoint it runs a pass of the FTS5 merger (ftsMerger), which keeps the
+// search tables merged a step at a time. It returns the function that
+// stops it.
 func checkpoints(pool *sql.DB, interval, idle time.Duration, restart int, lock *fifoLock) func() {
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
@@ -40,6 +42,7 @@ func checkpoints(pool *sql.DB, interval, idle time.Duration, restart int, lock *
 		t := time.NewTicker(interval)
 		defer t.Stop()
 		written, last := lock.Freed(), time.Now()
+		merges := &ftsMerger{pool: pool, lock: lock}
 		for {
 			select {
 			case <-ctx.Done():
@@ -49,14 +52,15 @@ func checkpoints(pool *sql.DB, interval, idle time.Duration, restart int, lock *
 				if w == written && now.Sub(last) < idle {
 					continue
 				}
+				quiet := w == written // a second without writes
 				written, last = w, now
 				// A failure (the database closing, a busy file) is
 				// retried at the next tick; nothing waits on it.
-				if checkpoint(ctx, pool) < restart || lock.LockContext(ctx) != nil {
-					continue
+				if checkpoint(ctx, pool) >= restart && lock.LockContext(ctx) == nil {
+					checkpoint(ctx, pool)
+					lock.Unlock()
 				}
-				checkpoint(ctx, pool)
-				lock.Unlock()
+				_, _ = merges.pass(ctx, quiet)
 			}
 		}
 	}()
