@@ -4,7 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"slices"
-	"strings"
+
+	"records/internal/spec"
 )
 
 // SQLite's FTS5 writes each commit that indexes a record as a segment (a
@@ -154,7 +155,7 @@ func (m *ftsMerger) step(ctx context.Context, table string, quiet bool) (bool, e
 // whether it wrote: FTS5 changes no row when it finds nothing to merge.
 func ftsMerge(ctx context.Context, conn *sql.Conn, table string, budget int) (bool, error) {
 	var before, after int64
-	t := quoteIdent(table)
+	t := spec.Ident(table)
 	if err := conn.QueryRowContext(ctx, `SELECT total_changes()`).Scan(&before); err != nil {
 		return false, err
 	}
@@ -197,5 +198,3 @@ WHERE "type" = 'table' AND "sql" LIKE 'CREATE VIRTUAL TABLE % USING fts5(%' ORDE
 	}
 	return out, rows.Err()
 }
-
-func quoteIdent(name string) string { return `"` + strings.ReplaceAll(name, `"`, `""`) + `"` }

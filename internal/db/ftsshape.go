@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"records/internal/spec"
 )
 
 // FTSShape is the shape of an FTS5 table's index, read from its structure
@@ -127,7 +129,7 @@ func ReadFTSShape(ctx context.Context, q rowQuerier, table string) (FTSShape, er
 func readFTSShapes(ctx context.Context, q rowQuerier, tables []string) ([]FTSShape, error) {
 	parts := make([]string, len(tables))
 	for i, t := range tables {
-		parts[i] = `SELECT ` + strconv.Itoa(i) + `, "block" FROM ` + quoteIdent(t+"_data") + ` WHERE "id" = ` + strconv.Itoa(ftsStructureRowid)
+		parts[i] = `SELECT ` + strconv.Itoa(i) + `, "block" FROM ` + spec.Ident(t+"_data") + ` WHERE "id" = ` + strconv.Itoa(ftsStructureRowid)
 	}
 	rows, err := q.QueryContext(ctx, strings.Join(parts, " UNION ALL "))
 	if err != nil {
