@@ -65,6 +65,8 @@ func Installed() error { return installed }
 func install() error {
 	tls := libc.NewTLS()
 	defer tls.Close()
+	// SQLite copies the methods; the functions are the program's own
+	// (none captures a variable), so nothing here need outlive the call.
 	methods := &sqlite3.Sqlite3_mutex_methods{
 		FxMutexInit:    fp(func(*libc.TLS) int32 { return sqlite3.SQLITE_OK }),
 		FxMutexEnd:     fp(func(*libc.TLS) int32 { return sqlite3.SQLITE_OK }),
@@ -76,7 +78,6 @@ func install() error {
 		FxMutexHeld:    fp(func(tls *libc.TLS, m uintptr) int32 { return libc.Bool32(m == 0 || at(m).holder() == tls.ID) }),
 		FxMutexNotheld: fp(func(tls *libc.TLS, m uintptr) int32 { return libc.Bool32(m == 0 || at(m).holder() != tls.ID) }),
 	}
-	kept = methods // SQLite keeps a copy; the functions stay reachable here
 	va := libc.Xmalloc(tls, types.Size_t(unsafe.Sizeof(uintptr(0))))
 	if va == 0 {
 		return fmt.Errorf("sqlite: no memory to configure its mutexes")
@@ -87,8 +88,6 @@ func install() error {
 	}
 	return nil
 }
-
-var kept *sqlite3.Sqlite3_mutex_methods
 
 // fp is f as a function pointer of the transpiled C.
 func fp[F any](f F) uintptr { return *(*uintptr)(unsafe.Pointer(&struct{ f F }{f})) }
