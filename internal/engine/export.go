@@ -161,13 +161,6 @@ func (op *Op[E]) exportPage(ctx context.Context, s *Service, p *query.Page, team
 	return records, tiers, page, more, nil
 }
 
-// release gives page's holders back to their pool, if it has any.
-func release[E any](page PageScanner[E]) {
-	if page != nil {
-		page.Release()
-	}
-}
-
 // cut ends a failed export: it writes what explains the failure, if the
 // format has a way to, and drops the connection before the body's end.
 func (op *Op[E]) cut(c *gin.Context, enc *exportEncoder[E], buf *bytes.Buffer, err error) error {

@@ -96,9 +96,7 @@ func readPage[E any](ctx context.Context, r Reader, res *Resource[E], team int, 
 			return err
 		})
 		if err != nil {
-			if page != nil {
-				page.Release() // no record of it is answered
-			}
+			release(page) // no record of it is answered
 			return nil, nil, nil, err
 		}
 		if len(out) == want {

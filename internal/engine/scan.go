@@ -57,6 +57,14 @@ type PageScanner[E any] interface {
 	Release()
 }
 
+// release gives page's holders back to their pool, if it has any (nil:
+// the resource scans without one).
+func release[E any](page PageScanner[E]) {
+	if page != nil {
+		page.Release()
+	}
+}
+
 // pooledRows are the rows of a pooled block: a page of 100 and the one
 // more read to tell whether more follow.
 const pooledRows = 128
