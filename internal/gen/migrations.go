@@ -325,6 +325,7 @@ func diff(ctx context.Context, dialect string, db *sql.DB, set []migrate.Migrati
 	}
 	dir := atlas.OpenMemDir("recordsgen-" + dialect + "-" + randomSuffix())
 	defer dir.Close()
+	var dropped droppedColumns
 	opts := []schema.MigrateOption{
 		schema.WithDiffHook(hideSearch),
 		schema.WithDir(dir),
@@ -339,7 +340,8 @@ func diff(ctx context.Context, dialect string, db *sql.DB, set []migrate.Migrati
 	case migrate.SQLite:
 		opts = append(opts, schema.WithDiffHook(addColumnsInPlace))
 	case migrate.Postgres:
-		opts = append(opts, schema.WithDiffHook(buildIndexesConcurrently), schema.WithDiffHook(alterCollations))
+		opts = append(opts, schema.WithDiffHook(buildIndexesConcurrently), schema.WithDiffHook(alterCollations),
+			schema.WithDiffHook(dropped.hook))
 	}
 	m, err := schema.NewMigrate(entsql.OpenDB(dialect, db), opts...)
 	if err != nil {
@@ -353,6 +355,9 @@ func diff(ctx context.Context, dialect string, db *sql.DB, set []migrate.Migrati
 		return plan{}, err
 	}
 	var out plan
+	if out.sql, err = dropped.untrigger(ctx, db); err != nil {
+		return plan{}, fmt.Errorf("finding the %s search triggers of dropped columns: %w", dialect, err)
+	}
 	for _, f := range files {
 		if strings.HasSuffix(f.Name(), buildsSuffix) {
 			out.builds += string(f.Bytes())
