@@ -96,7 +96,7 @@ func (u pgUpkeep) write(b *strings.Builder, e eventTable) {
 	if len(e.search) == 0 {
 		return
 	}
-	name, t := pgUpkeepPrefix+e.table.Name, spec.Ident(e.table.Name)
+	name, t := pgTableName(pgUpkeepPrefix, e.table.Name), spec.Ident(e.table.Name)
 	body := pgUpkeepBody(e.search)
 	if have, ok := u.functions[name]; !ok || have != "plpgsql "+body {
 		b.WriteString("-- Keep the search columns of " + e.table.Name + ": each member parsed once a write\n")

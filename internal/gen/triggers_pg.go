@@ -3,12 +3,15 @@ package gen
 import (
 	"cmp"
 	"context"
+	"crypto/sha256"
 	"database/sql"
+	"encoding/hex"
 	"fmt"
 	"maps"
 	"regexp"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"records/internal/spec"
 )
@@ -77,7 +80,7 @@ func pgEventFunctionName(table string, kept []string) string {
 	if kept == nil {
 		return "records_event"
 	}
-	return "records_event_" + table
+	return pgTableName("records_event_", table)
 }
 
 // pgKeptColumns are the columns of each table whose image leaves some
@@ -232,3 +235,25 @@ func sameTrigger(def, want string) bool {
 }
 
 var qualified = regexp.MustCompile(` ON [^ .]+\.`)
+
+// pgMaxName is the longest name PostgreSQL keeps, in bytes: it cuts a
+// longer one short, and the name read back would differ from the one made
+// at every run of the generator.
+const pgMaxName = 63
+
+// pgTableName is prefix and table as the name of a table's own function:
+// when that is too long for PostgreSQL, the table's name is cut and eight
+// hex digits of its digest end it, so that two long names stay apart.
+func pgTableName(prefix, table string) string {
+	name := prefix + table
+	if len(name) <= pgMaxName {
+		return name
+	}
+	sum := sha256.Sum256([]byte(table))
+	tail := "_" + hex.EncodeToString(sum[:4])
+	cut := pgMaxName - len(prefix) - len(tail)
+	for cut > 0 && !utf8.RuneStart(table[cut]) {
+		cut--
+	}
+	return prefix + table[:cut] + tail
+}
