@@ -53,3 +53,39 @@ func (s *Service) commonMatches(ctx context.Context, search *query.Search, m *qu
 	}
 	return common, nil
 }
+
+// walkWindows reads the windows of a page's walk where a tier it reads
+// has a Probe form (query.Walk.WindowSQL): from the page's position for
+// the position's tier, from the start for the others.
+func walkWindows(ctx context.Context, r Reader, p *query.Page) error {
+	w, desc := p.Rank.Walk, p.Keys[1].Desc
+	at := 0
+	if p.After != nil {
+		at = int(p.After.Values[0].(int64))
+	}
+	var err error
+	for i, t := range p.Rank.Tiers {
+		switch {
+		case t.Probe == nil || err != nil:
+		case at > 0 && (desc && i+1 < at || !desc && i+1 > at): // not read
+		case i+1 == at && w.From == nil:
+			w.From, err = readWindow(ctx, r, w, desc, &p.After.ID)
+		case i+1 != at && w.Start == nil:
+			w.Start, err = readWindow(ctx, r, w, desc, nil)
+		}
+	}
+	return err
+}
+
+// readWindow reads the window of w from after (nil: the start).
+func readWindow(ctx context.Context, r Reader, w *query.Walk, desc bool, after *string) (*query.Window, error) {
+	text, args := w.WindowSQL(desc, after)
+	var lo, hi sql.NullInt64
+	var bound sql.NullString
+	err := r.Each(ctx, 1, text, args, func(rows *sql.Rows) error { return rows.Scan(&lo, &hi, &bound) })
+	win := &query.Window{Lo: lo.Int64, Hi: hi.Int64}
+	if bound.Valid {
+		win.Bound = &bound.String
+	}
+	return win, err
+}

@@ -85,6 +85,11 @@ func readPage[E any](ctx context.Context, r Reader, res *Resource[E], team int, 
 		page = res.ScanPage(want)
 		scan = page.Scan
 	}
+	if p.Rank != nil && p.Rank.Walk != nil && p.Offset == 0 && p.CheckTier() == nil {
+		if err := walkWindows(ctx, r, p); err != nil {
+			return nil, nil, nil, err
+		}
+	}
 	for _, ph := range p.Phases() {
 		text, args := res.pageSQL(ctx, p, ph, team, want-len(out))
 		err := r.Each(ctx, want-len(out), text, args, func(rows *sql.Rows) error {

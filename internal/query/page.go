@@ -166,12 +166,17 @@ func (p *Page) tierPhases(t Tier, tier int, after *string) []Phase {
 	if t.Probe == nil || p.Rank.Walk == nil {
 		return []Phase{phase(t, "", nil)}
 	}
-	bound, args := p.Rank.Walk.bound(desc, after)
+	walk := p.Rank.Walk
+	bound, args := walk.bound(desc, after)
 	within, past := `"id" <= `, `"id" > `
 	if desc {
 		within, past = `"id" >= `, `"id" < `
 	}
-	return []Phase{phase(*t.Probe, within+bound, args), phase(t, past+bound, args)}
+	probe := *t.Probe
+	if w := walk.window(after); w != nil && w.Hi-w.Lo < int64(Spread*walk.Size) {
+		probe = t.Probe.Ranged.within(w)
+	}
+	return []Phase{phase(probe, within+bound, args), phase(t, past+bound, args)}
 }
 
 // CheckTier fails with ErrCursor when the position of a page ordered by
