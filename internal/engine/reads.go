@@ -124,8 +124,11 @@ func (res *Resource[E]) pageSQL(ctx context.Context, p *query.Page, ph query.Pha
 	table := spec.Ident(res.Table)
 	if ph.Narrow {
 		// The phase's rowids sorted, then its records read by rowid.
+		// NOT INDEXED: the set's rowids are looked up (still allowed),
+		// where a planner without statistics walks the list's index,
+		// which holds every column the subquery reads, to the end.
 		b.WriteString(strings.TrimSuffix(res.Select, " FROM "+table))
-		b.WriteString(` FROM (SELECT "rowid" AS "r" FROM ` + table)
+		b.WriteString(` FROM (SELECT "rowid" AS "r" FROM ` + table + ` NOT INDEXED`)
 	} else {
 		b.WriteString(res.Select)
 	}
