@@ -17,41 +17,56 @@ func (s *Service) rankOf(ctx context.Context, search *query.Search, req *query.R
 		return nil, req.Filter, nil
 	}
 	var common map[string]bool
+	var start *query.Window
 	if s.Dialect == query.SQLite && trash == Live && req.Offset == 0 {
 		var err error
-		if common, err = s.commonMatches(ctx, search, req.Match); err != nil {
+		if common, start, err = s.commonMatches(ctx, search, req, team); err != nil {
 			return nil, nil, err
 		}
 	}
 	r := search.Rank(s.Dialect, req.Match, common)
 	if r.Walk != nil {
-		r.Walk.Team, r.Walk.Size = team, s.Probe.OrDefault().Walk
+		r.Walk.Team, r.Walk.Size, r.Walk.Start = team, s.Probe.OrDefault().Walk, start
 	}
 	return r, req.Unsearched, nil
 }
 
 // commonMatches names the classes of documents in search's FTS5 table
 // in which m's matches are many, from a sample of each
-// (query.Probe.SampleSQL).
-func (s *Service) commonMatches(ctx context.Context, search *query.Search, m *query.Match) (map[string]bool, error) {
+// (query.Probe.SampleSQL): those the probe calls common, and, where the
+// walk's window from the start spans few rowids (read then, and given
+// back), those in which half the sample matches (query.Probe.Dense).
+func (s *Service) commonMatches(ctx context.Context, search *query.Search, req *query.Request, team int) (map[string]bool, *query.Window, error) {
 	p := s.Probe.OrDefault()
-	text, args, classes := p.SampleSQL(search, m)
+	text, args, classes := p.SampleSQL(search, req.Match)
 	counts := make([]int64, 1+len(classes))
 	dest := make([]any, len(counts))
 	for i := range counts {
 		dest[i] = &counts[i]
 	}
-	err := s.reader(ctx).Each(ctx, 1, text, args, func(rows *sql.Rows) error { return rows.Scan(dest...) })
+	r := s.reader(ctx)
+	err := r.Each(ctx, 1, text, args, func(rows *sql.Rows) error { return rows.Scan(dest...) })
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	common := map[string]bool{}
+	var start *query.Window
 	for i, c := range classes {
-		if p.Common(counts[0], counts[i+1]) {
+		switch {
+		case p.Common(counts[0], counts[i+1]):
 			common[c] = true
+		case !p.Dense(counts[0], counts[i+1]):
+		case start == nil:
+			w := &query.Walk{Table: search.Table, Team: team, Size: p.Walk}
+			if start, err = readWindow(ctx, r, w, req.Keys[len(req.Keys)-1].Desc, nil); err != nil {
+				return nil, nil, err
+			}
+			fallthrough
+		default:
+			common[c] = start.Compact(p.Walk)
 		}
 	}
-	return common, nil
+	return common, start, nil
 }
 
 // walkWindows reads the windows of a page's walk where a tier it reads

@@ -173,7 +173,7 @@ func (p *Page) tierPhases(t Tier, tier int, after *string) []Phase {
 		within, past = `"id" >= `, `"id" < `
 	}
 	probe := *t.Probe
-	if w := walk.window(after); w != nil && w.Hi-w.Lo < int64(Spread*walk.Size) {
+	if w := walk.window(after); w != nil && w.Compact(walk.Size) {
 		probe = t.Probe.Ranged.within(w)
 	}
 	return []Phase{phase(probe, within+bound, args), phase(t, past+bound, args)}

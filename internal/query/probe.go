@@ -87,6 +87,17 @@ func (p Probe) Common(newest, matched int64) bool {
 	return n > 0 && 2*matched >= n && matched*matched*newest >= int64(p.Floor)*n*n
 }
 
+// Dense tells from a sample that at least half of it matches: common
+// below the Floor where the walk's window is Compact, its matches then
+// read over a range of rowids (Tier.Ranged) at some 0.5 ms a page.
+func (p Probe) Dense(newest, matched int64) bool {
+	n := min(int64(p.Sample), newest)
+	return n > 0 && 2*matched >= n
+}
+
+// Compact tells a window whose rowids span less than Spread walks of size.
+func (w *Window) Compact(size int) bool { return w.Hi-w.Lo < int64(Spread*size) }
+
 // Walk is how far a tier's Probe form reads: Size of the team's live
 // records in Table, from the page's position.
 type Walk struct {

@@ -93,6 +93,12 @@ func TestProbeCommon(t *testing.T) {
 		!strings.Contains(text, `"returns_search"."rowid" <= (SELECT coalesce(max("rowid"), 0) FROM "returns") + 1099511627776)`) {
 		t.Errorf("sample: %s %v %v", text, args, classes)
 	}
+	if !p.Dense(20000, 500) || p.Dense(20000, 499) || !p.Dense(10, 5) || p.Dense(0, 0) {
+		t.Errorf("dense: half the sample matches")
+	}
+	if w := (&Window{Lo: 1, Hi: 2000}); !w.Compact(500) || (&Window{Lo: 1, Hi: 2001}).Compact(500) {
+		t.Errorf("compact: rowids spanning less than %d walks", Spread)
+	}
 	if (Probe{}).OrDefault() != DefaultProbe {
 		t.Errorf("an unset Probe is not the default")
 	}
