@@ -18,13 +18,17 @@ func (s *Service) rankOf(ctx context.Context, search *query.Search, req *query.R
 	}
 	var common map[string]bool
 	var start *query.Window
+	sparse := false
 	if s.Dialect == query.SQLite && trash == Live && req.Offset == 0 {
 		var err error
-		if common, start, err = s.commonMatches(ctx, search, req, team); err != nil {
+		if common, start, sparse, err = s.commonMatches(ctx, search, req, team); err != nil {
 			return nil, nil, err
 		}
 	}
 	r := search.Rank(s.Dialect, req.Match, common)
+	if sparse {
+		r.Sparse()
+	}
 	if r.Walk != nil {
 		r.Walk.Team, r.Walk.Size, r.Walk.Start = team, s.Probe.OrDefault().Walk, start
 	}
@@ -35,8 +39,10 @@ func (s *Service) rankOf(ctx context.Context, search *query.Search, req *query.R
 // in which m's matches are many, from a sample of each
 // (query.Probe.SampleSQL): those the probe calls common, and, where the
 // walk's window from the start spans few rowids (read then, and given
-// back), those in which half the sample matches (query.Probe.Dense).
-func (s *Service) commonMatches(ctx context.Context, search *query.Search, req *query.Request, team int) (map[string]bool, *query.Window, error) {
+// back), those in which half the sample matches (query.Probe.Dense); and
+// whether the documents of every member hold few matches
+// (query.Probe.Sparse).
+func (s *Service) commonMatches(ctx context.Context, search *query.Search, req *query.Request, team int) (map[string]bool, *query.Window, bool, error) {
 	p := s.Probe.OrDefault()
 	text, args, classes := p.SampleSQL(search, req.Match)
 	counts := make([]int64, 1+len(classes))
@@ -47,7 +53,7 @@ func (s *Service) commonMatches(ctx context.Context, search *query.Search, req *
 	r := s.reader(ctx)
 	err := r.Each(ctx, 1, text, args, func(rows *sql.Rows) error { return rows.Scan(dest...) })
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, false, err
 	}
 	common := map[string]bool{}
 	var start *query.Window
@@ -59,14 +65,14 @@ func (s *Service) commonMatches(ctx context.Context, search *query.Search, req *
 		case start == nil:
 			w := &query.Walk{Table: search.Table, Team: team, Size: p.Walk}
 			if start, err = readWindow(ctx, r, w, req.Keys[len(req.Keys)-1].Desc, nil); err != nil {
-				return nil, nil, err
+				return nil, nil, false, err
 			}
 			fallthrough
 		default:
 			common[c] = start.Compact(p.Walk)
 		}
 	}
-	return common, start, nil
+	return common, start, p.Sparse(counts[0], counts[1]), nil
 }
 
 // walkWindows reads the windows of a page's walk where a tier it reads

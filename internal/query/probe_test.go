@@ -145,3 +145,30 @@ func TestRankReadsCompactWindowsAsRanges(t *testing.T) {
 		t.Errorf("an empty window: %+v", ph)
 	}
 }
+
+// A word the sample finds few of in the documents of every member has
+// the tiers the list's index walks read from their sets, sorted narrow;
+// a tier with a Probe form keeps its walk.
+func TestSparseTiersReadTheirSets(t *testing.T) {
+	p := DefaultProbe
+	if !p.Sparse(20000, 1) || !p.Sparse(100000, 0) || p.Sparse(100000, 10) || p.Sparse(0, 0) {
+		t.Errorf("sparse: matches x share x 16 below 100")
+	}
+	m, err := ParseQ("zanzibar -rusty")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &Search{Table: "returns", Marks: []string{"C", "B", "A"}}
+	r := s.Rank(SQLite, m, nil)
+	r.Sparse()
+	for i, tier := range r.Tiers {
+		if strings.HasPrefix(tier.Cond, "+") || !tier.Sorted {
+			t.Errorf("tier %d walks: %s", i+1, tier.Cond)
+		}
+	}
+	r = s.Rank(SQLite, m, map[string]bool{"": true})
+	r.Sparse()
+	if !strings.HasPrefix(r.Tiers[2].Cond, "+") || r.Tiers[2].Sorted {
+		t.Errorf("a probed tier no longer walks: %s", r.Tiers[2].Cond)
+	}
+}
