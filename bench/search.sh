@@ -8,8 +8,9 @@
 # (list, common, rare, rare, common, list, …), so the machine's load falls
 # on all alike; prints each read's mean requests/s and worse p99, and the
 # ratios list ÷ search, each run's too. Then the plans (EXPLAIN) of the
-# searches' first statements (on SQLite, widget's last tier as the service
-# reads it: each return of the walk looked up in FTS5 by its rowid).
+# searches' first statements (on SQLite as the service reads them: the
+# tiers a set drives as their sort of rowids, widget's last tier as the
+# walk checked against one FTS5 query over its first 500 records' rowids).
 #
 #   bench/search.sh                          # both databases, 100,000 returns
 #   RETURNS=1000000 bench/search.sh postgres
@@ -98,13 +99,20 @@ plans() {
           *) echo " IN (SELECT rowid FROM returns_search WHERE $m AND rowid < 1099511627776)" ;;
         esac
       }
+      # Tiers a set drives sort their rowids alone (query.Phase.Narrow).
+      local narrow='SELECT "rowid" AS "r" FROM "returns" NOT INDEXED WHERE "team_id" = 1 AND "deleted_at" IS NULL' s lo hi bound
       last="+$r$(fts_in) AND $r NOT$(fts_in B)"
-      # A word in most returns is looked up return by return (query.Probe),
-      # over the first 500 of the walk.
-      [ "$word" = widget ] && last="EXISTS (SELECT 1 FROM returns_search WHERE returns_search.rowid = $r AND returns_search MATCH '\"$word\"') AND $r NOT$(fts_in B) AND \"id\" >= (SELECT min(\"id\") FROM (SELECT \"id\" FROM \"returns\" WHERE \"team_id\" = 1 AND \"deleted_at\" IS NULL ORDER BY \"id\" DESC LIMIT 500))"
+      # A word in most returns reads the range of rowids of the walk's
+      # first 500 records in one FTS5 query (query.Walk's window).
+      if [ "$word" = widget ]; then
+        IFS='|' read -r lo hi bound < <(sqlite3 "${url#sqlite:}" 'SELECT min("rowid"), max("rowid"), min("id") FROM (SELECT "rowid", "id" FROM "returns" WHERE "team_id" = 1 AND "deleted_at" IS NULL ORDER BY "id" DESC LIMIT 500)')
+        last="+$r IN (SELECT rowid FROM returns_search WHERE returns_search MATCH '\"$word\"' AND rowid >= $lo AND rowid <= $hi) AND $r NOT$(fts_in B) AND \"id\" >= '$bound'"
+      fi
       for tier in "$r$(fts_in A)" "$r$(fts_in B) AND $r NOT$(fts_in A)" "$last"; do
         echo "  q=$word, $tier:"
-        sqlite3 "${url#sqlite:}" "EXPLAIN QUERY PLAN $sel AND $tier ORDER BY id DESC LIMIT 101" | sed 's/^/    /'
+        s=$narrow
+        [ "$tier" != "$last" ] || s=$sel
+        sqlite3 "${url#sqlite:}" "EXPLAIN QUERY PLAN $s AND $tier ORDER BY id DESC LIMIT 101" | sed 's/^/    /'
       done
     fi
   done

@@ -17,39 +17,96 @@ func (s *Service) rankOf(ctx context.Context, search *query.Search, req *query.R
 		return nil, req.Filter, nil
 	}
 	var common map[string]bool
+	var start *query.Window
+	sparse := false
 	if s.Dialect == query.SQLite && trash == Live && req.Offset == 0 {
 		var err error
-		if common, err = s.commonMatches(ctx, search, req.Match); err != nil {
+		if common, start, sparse, err = s.commonMatches(ctx, search, req, team); err != nil {
 			return nil, nil, err
 		}
 	}
 	r := search.Rank(s.Dialect, req.Match, common)
+	if sparse {
+		r.Sparse()
+	}
 	if r.Walk != nil {
-		r.Walk.Team, r.Walk.Size = team, s.Probe.OrDefault().Walk
+		r.Walk.Team, r.Walk.Size, r.Walk.Start = team, s.Probe.OrDefault().Walk, start
 	}
 	return r, req.Unsearched, nil
 }
 
 // commonMatches names the classes of documents in search's FTS5 table
 // in which m's matches are many, from a sample of each
-// (query.Probe.SampleSQL).
-func (s *Service) commonMatches(ctx context.Context, search *query.Search, m *query.Match) (map[string]bool, error) {
+// (query.Probe.SampleSQL): those the probe calls common, and, where the
+// walk's window from the start spans few rowids (read then, and given
+// back), those in which half the sample matches (query.Probe.Dense); and
+// whether the documents of every member hold few matches
+// (query.Probe.Sparse).
+func (s *Service) commonMatches(ctx context.Context, search *query.Search, req *query.Request, team int) (map[string]bool, *query.Window, bool, error) {
 	p := s.Probe.OrDefault()
-	text, args, classes := p.SampleSQL(search, m)
+	text, args, classes := p.SampleSQL(search, req.Match)
 	counts := make([]int64, 1+len(classes))
 	dest := make([]any, len(counts))
 	for i := range counts {
 		dest[i] = &counts[i]
 	}
-	err := s.reader(ctx).Each(ctx, 1, text, args, func(rows *sql.Rows) error { return rows.Scan(dest...) })
+	r := s.reader(ctx)
+	err := r.Each(ctx, 1, text, args, func(rows *sql.Rows) error { return rows.Scan(dest...) })
 	if err != nil {
-		return nil, err
+		return nil, nil, false, err
 	}
 	common := map[string]bool{}
+	var start *query.Window
 	for i, c := range classes {
-		if p.Common(counts[0], counts[i+1]) {
+		switch {
+		case p.Common(counts[0], counts[i+1]):
 			common[c] = true
+		case !p.Dense(counts[0], counts[i+1]):
+		case start == nil:
+			w := &query.Walk{Table: search.Table, Team: team, Size: p.Walk}
+			if start, err = readWindow(ctx, r, w, req.Keys[len(req.Keys)-1].Desc, nil); err != nil {
+				return nil, nil, false, err
+			}
+			fallthrough
+		default:
+			common[c] = start.Compact(p.Walk)
 		}
 	}
-	return common, nil
+	return common, start, p.Sparse(counts[0], counts[1]), nil
+}
+
+// walkWindows reads the windows of a page's walk where a tier it reads
+// has a Probe form (query.Walk.WindowSQL): from the page's position for
+// the position's tier, from the start for the others.
+func walkWindows(ctx context.Context, r Reader, p *query.Page) error {
+	w, desc := p.Rank.Walk, p.Keys[1].Desc
+	at := 0
+	if p.After != nil {
+		at = int(p.After.Values[0].(int64))
+	}
+	var err error
+	for i, t := range p.Rank.Tiers {
+		switch {
+		case t.Probe == nil || err != nil:
+		case at > 0 && (desc && i+1 < at || !desc && i+1 > at): // not read
+		case i+1 == at && w.From == nil:
+			w.From, err = readWindow(ctx, r, w, desc, &p.After.ID)
+		case i+1 != at && w.Start == nil:
+			w.Start, err = readWindow(ctx, r, w, desc, nil)
+		}
+	}
+	return err
+}
+
+// readWindow reads the window of w from after (nil: the start).
+func readWindow(ctx context.Context, r Reader, w *query.Walk, desc bool, after *string) (*query.Window, error) {
+	text, args := w.WindowSQL(desc, after)
+	var lo, hi sql.NullInt64
+	var bound sql.NullString
+	err := r.Each(ctx, 1, text, args, func(rows *sql.Rows) error { return rows.Scan(&lo, &hi, &bound) })
+	win := &query.Window{Lo: lo.Int64, Hi: hi.Int64}
+	if bound.Valid {
+		win.Bound = &bound.String
+	}
+	return win, err
 }

@@ -85,6 +85,11 @@ func readPage[E any](ctx context.Context, r Reader, res *Resource[E], team int, 
 		page = res.ScanPage(want)
 		scan = page.Scan
 	}
+	if p.Rank != nil && p.Rank.Walk != nil && p.Offset == 0 && p.CheckTier() == nil {
+		if err := walkWindows(ctx, r, p); err != nil {
+			return nil, nil, nil, err
+		}
+	}
 	for _, ph := range p.Phases() {
 		text, args := res.pageSQL(ctx, p, ph, team, want-len(out))
 		err := r.Each(ctx, want-len(out), text, args, func(rows *sql.Rows) error {
@@ -106,7 +111,9 @@ func readPage[E any](ctx context.Context, r Reader, res *Resource[E], team int, 
 	return out, tiers, page, nil
 }
 
-// pageSQL is the statement of one phase of a page, reading at most n records.
+// pageSQL is the statement of one phase of a page, reading at most n records;
+// a narrow phase (query.Phase.Narrow) sorts rowids in a subquery, then reads
+// the records it keeps by rowid, in the same order.
 func (res *Resource[E]) pageSQL(ctx context.Context, p *query.Page, ph query.Phase, team, n int) (string, []any) {
 	var b strings.Builder
 	args := make([]any, 0, 4+len(p.Args)+len(ph.Args))
@@ -114,7 +121,17 @@ func (res *Resource[E]) pageSQL(ctx context.Context, p *query.Page, ph query.Pha
 	if p.Rank != nil && p.Rank.PlanEachTime {
 		b.WriteString(spec.PlanEachTime)
 	}
-	b.WriteString(res.Select)
+	table := spec.Ident(res.Table)
+	if ph.Narrow {
+		// The phase's rowids sorted, then its records read by rowid.
+		// NOT INDEXED: the set's rowids are looked up (still allowed),
+		// where a planner without statistics walks the list's index,
+		// which holds every column the subquery reads, to the end.
+		b.WriteString(strings.TrimSuffix(res.Select, " FROM "+table))
+		b.WriteString(` FROM (SELECT "rowid" AS "r" FROM ` + table + ` NOT INDEXED`)
+	} else {
+		b.WriteString(res.Select)
+	}
 	cond, args := rowScope(ctx, res, policy.Read, team, args)
 	b.WriteString(` WHERE `)
 	b.WriteString(cond)
@@ -132,6 +149,9 @@ func (res *Resource[E]) pageSQL(ctx context.Context, p *query.Page, ph query.Pha
 	b.WriteString(ph.OrderBy)
 	b.WriteString(" LIMIT ?")
 	args = append(args, n)
+	if ph.Narrow {
+		b.WriteString(`) AS "p" CROSS JOIN ` + table + ` ON ` + table + `."rowid" = "p"."r" ORDER BY ` + ph.OrderBy)
+	}
 	if ph.Offset {
 		b.WriteString(" OFFSET ?")
 		args = append(args, p.Offset)

@@ -69,6 +69,11 @@ type Phase struct {
 	// Tier is the relevance tier the phase reads (1 the best), 0 outside
 	// a page ordered by RankColumn.
 	Tier int
+	// Narrow phases sort their records' rowids alone (by the order's
+	// keys), then read the page's records by rowid: a tier whose matches are read from a
+	// set and sorted (Tier.Sorted) would otherwise carry every column of
+	// every match through the sort, to keep a page of them.
+	Narrow bool
 }
 
 // Phases plans the statements of the page.
@@ -156,17 +161,22 @@ func (p *Page) tierPhases(t Tier, tier int, after *string) []Phase {
 		if bound != "" {
 			t.and(bound, args...)
 		}
-		return Phase{Cond: t.Cond, Args: t.Args, OrderBy: orderBy(p.Keys[1:]), Tier: tier}
+		return Phase{Cond: t.Cond, Args: t.Args, OrderBy: orderBy(p.Keys[1:]), Tier: tier, Narrow: t.Sorted}
 	}
 	if t.Probe == nil || p.Rank.Walk == nil {
 		return []Phase{phase(t, "", nil)}
 	}
-	bound, args := p.Rank.Walk.bound(desc, after)
+	walk := p.Rank.Walk
+	bound, args := walk.bound(desc, after)
 	within, past := `"id" <= `, `"id" > `
 	if desc {
 		within, past = `"id" >= `, `"id" < `
 	}
-	return []Phase{phase(*t.Probe, within+bound, args), phase(t, past+bound, args)}
+	probe := *t.Probe
+	if w := walk.window(after); w != nil && w.Compact(walk.Size) {
+		probe = t.Probe.Ranged.within(w)
+	}
+	return []Phase{phase(probe, within+bound, args), phase(t, past+bound, args)}
 }
 
 // CheckTier fails with ErrCursor when the position of a page ordered by

@@ -30,6 +30,9 @@ import (
 // class but rare in the team's records (or past a filter) would have the
 // walk look up every record of the team: a tier's lookups stop after Walk
 // records, and the rest of the tier is read from the set (Tier.Probe).
+// Where those Walk records' rowids span few (Window, Spread), one FTS5
+// query reads the matches over their range instead of a lookup a record
+// (Tier.Ranged).
 type Probe struct {
 	// Sample is how many of a class's newest rowids the share of matches
 	// is read from.
@@ -84,12 +87,89 @@ func (p Probe) Common(newest, matched int64) bool {
 	return n > 0 && 2*matched >= n && matched*matched*newest >= int64(p.Floor)*n*n
 }
 
+// Dense tells from a sample that at least half of it matches: common
+// below the Floor where the walk's window is Compact, its matches then
+// read over a range of rowids (Tier.Ranged) at some 0.5 ms a page.
+func (p Probe) Dense(newest, matched int64) bool {
+	n := min(int64(p.Sample), newest)
+	return n > 0 && 2*matched >= n
+}
+
+// Sparse tells from a sample of the documents of every member that a
+// tier the list's index walks (the last, or every one of a query with an
+// exclusion) costs less read from its set: its matches (share × newest,
+// each looked up and sorted, some 1–8 µs) against the records walked to
+// find a page (100 ÷ share, some 0.25 µs each). A word the newest rowids
+// hold few of but older records many is then read whole: its set is made
+// in full either way, the lookups are what it adds.
+func (p Probe) Sparse(newest, matched int64) bool {
+	n := min(int64(p.Sample), newest)
+	return n > 0 && matched*matched*newest*16 < 100*n*n
+}
+
+// Sparse has the tiers the list's index walks read from their sets
+// instead (Probe.Sparse): their records looked up by rowid, then sorted.
+// A tier with a Probe form walks as it did.
+func (r *Ranked) Sparse() {
+	for i, t := range r.Tiers {
+		if t.Probe == nil && strings.HasPrefix(t.Cond, "+") {
+			r.Tiers[i].Cond, r.Tiers[i].Sorted = t.Cond[1:], true
+		}
+	}
+}
+
+// Compact tells a window whose rowids span less than Spread walks of size.
+func (w *Window) Compact(size int) bool { return w.Hi-w.Lo < int64(Spread*size) }
+
 // Walk is how far a tier's Probe form reads: Size of the team's live
 // records in Table, from the page's position.
 type Walk struct {
 	Table string
 	Team  int
 	Size  int
+	// Start and From are the walk's windows from the start and from the
+	// page's position, where read before the page (WindowSQL; nil: the
+	// bound is a subquery of each phase).
+	Start, From *Window
+}
+
+// Window is what a walk of Size records reaches: the least and greatest
+// rowid among them, and the id of the last (nil: no record to walk).
+type Window struct {
+	Lo, Hi int64
+	Bound  *string
+}
+
+// Spread is how many times Size the rowids of a window may span for its
+// matches to be read as a range of each common class's rowids (one FTS5
+// query, its doclists read over the range) rather than looked up record by
+// record: records made through the service get rowids in the order of
+// their ids (UUIDv7), so a window of 500 spans some 500 rowids.
+const Spread = 4
+
+// WindowSQL is the statement reading the window of the walk from after
+// (nil: the start) in direction desc.
+func (w *Walk) WindowSQL(desc bool, after *string) (string, []any) {
+	agg, dir, cmp := "max", "", ` AND "id" > ?`
+	if desc {
+		agg, dir, cmp = "min", " DESC", ` AND "id" < ?`
+	}
+	args := []any{w.Team}
+	text := `SELECT min("rowid"), max("rowid"), ` + agg + `("id") FROM (SELECT "rowid", "id" FROM ` + spec.Ident(w.Table) +
+		` WHERE "team_id" = ? AND "deleted_at" IS NULL`
+	if after != nil {
+		text += cmp
+		args = append(args, *after)
+	}
+	return text + ` ORDER BY "id"` + dir + ` LIMIT ?)`, append(args, w.Size)
+}
+
+// window is the walk's window from after, nil where not read.
+func (w *Walk) window(after *string) *Window {
+	if after == nil {
+		return w.Start
+	}
+	return w.From
 }
 
 // bound is the id Size records from after (nil: from the start) going
@@ -98,6 +178,12 @@ type Walk struct {
 // a tier in two in the same order, this one so that the first part looks
 // up Size records at most.
 func (w *Walk) bound(desc bool, after *string) (string, []any) {
+	if win := w.window(after); win != nil {
+		if win.Bound == nil {
+			return "NULL", nil // nothing to walk: no record is beyond
+		}
+		return "?", []any{*win.Bound}
+	}
 	agg, dir, cmp := "max", "", ` AND "id" > ?`
 	if desc {
 		agg, dir, cmp = "min", " DESC", ` AND "id" < ?`
@@ -159,10 +245,35 @@ func (c ftsCond) probe(search *Search) string {
 	return cond
 }
 
+// ranged is the condition as a set of the records' rowids read from a
+// window's range of the class's rowids (Window); parameters: the match,
+// then rangeArgs.
+func (c ftsCond) ranged(search *Search) string {
+	fts := spec.Ident(spec.SearchTable(search.Table))
+	first := `"rowid"`
+	if c.class != "" {
+		first = `"rowid" - ` + strconv.FormatInt(spec.SearchClassRowid(c.class), 10)
+	}
+	in := " IN "
+	if c.not {
+		in = " NOT IN "
+	}
+	return "+" + spec.Ident(search.Table) + `."rowid"` + in + `(SELECT ` + first + ` FROM ` + fts + " WHERE " + fts +
+		` MATCH ? AND "rowid" >= ? AND "rowid" <= ?)`
+}
+
+// rangeArg stands for an end of a window's range of rowids, offset to a
+// class's, in a Ranged tier's parameters until Tier.within sets it.
+type rangeArg struct {
+	hi     bool
+	offset int64
+}
+
 // tierOf writes a tier's conditions: as sets, and, when common names a
-// class of them, with that class's matches looked up record by record.
+// class of them, with that class's matches looked up record by record
+// (Probe) or read over a window's range of rowids (Ranged).
 func (search *Search) tierOf(conds []ftsCond, m *Match, common map[string]bool) Tier {
-	var set, probe Tier
+	var set, probe, ranged Tier
 	probed := false
 	for _, c := range conds {
 		cond := c.set(search)
@@ -170,16 +281,40 @@ func (search *Search) tierOf(conds []ftsCond, m *Match, common map[string]bool) 
 			cond = "+" + cond
 		}
 		set.and(cond, m.FTS)
-		if common[c.class] {
-			probed = true
-			cond = c.probe(search)
+		if !common[c.class] {
+			probe.and(cond, m.FTS)
+			ranged.and(cond, m.FTS)
+			continue
 		}
-		probe.and(cond, m.FTS)
+		probed = true
+		probe.and(c.probe(search), m.FTS)
+		var off int64
+		if c.class != "" {
+			off = spec.SearchClassRowid(c.class)
+		}
+		ranged.and(c.ranged(search), m.FTS, rangeArg{offset: off}, rangeArg{hi: true, offset: off})
 	}
 	if probed {
+		probe.Ranged = &ranged
 		set.Probe = &probe
 	}
 	return set
+}
+
+// within is a Ranged tier's with its range set to w's.
+func (t Tier) within(w *Window) Tier {
+	args := make([]any, len(t.Args))
+	for i, a := range t.Args {
+		args[i] = a
+		if r, ok := a.(rangeArg); ok {
+			args[i] = w.Lo + r.offset
+			if r.hi {
+				args[i] = w.Hi + r.offset
+			}
+		}
+	}
+	t.Args = args
+	return t
 }
 
 // and adds a condition and its parameters to t's.

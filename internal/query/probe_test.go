@@ -93,7 +93,82 @@ func TestProbeCommon(t *testing.T) {
 		!strings.Contains(text, `"returns_search"."rowid" <= (SELECT coalesce(max("rowid"), 0) FROM "returns") + 1099511627776)`) {
 		t.Errorf("sample: %s %v %v", text, args, classes)
 	}
+	if !p.Dense(20000, 500) || p.Dense(20000, 499) || !p.Dense(10, 5) || p.Dense(0, 0) {
+		t.Errorf("dense: half the sample matches")
+	}
+	if w := (&Window{Lo: 1, Hi: 2000}); !w.Compact(500) || (&Window{Lo: 1, Hi: 2001}).Compact(500) {
+		t.Errorf("compact: rowids spanning less than %d walks", Spread)
+	}
 	if (Probe{}).OrDefault() != DefaultProbe {
 		t.Errorf("an unset Probe is not the default")
+	}
+}
+
+// A walk whose window was read before the page reads its common classes'
+// matches over the window's range of rowids where it spans less than
+// Spread walks, and looks them up record by record where it spans more;
+// its bound is the window's last id, and a window with no record bounds
+// nothing in.
+func TestRankReadsCompactWindowsAsRanges(t *testing.T) {
+	m, err := ParseQ("widget")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &Search{Table: "returns", Marks: []string{"C", "B", "A"}}
+	r := s.Rank(SQLite, m, map[string]bool{"": true})
+	last, keys := "ret-5", []Key{{Col: RankColumn, Desc: true}, {Col: IDColumn, Desc: true}}
+	r.Walk.Team, r.Walk.Size = 7, 500
+	r.Walk.Start = &Window{Lo: 1000, Hi: 1499 + 3*500, Bound: &last}
+	phases := (&Page{Keys: keys, Limit: 100, Rank: r}).Phases()
+	ranged := `+"returns"."rowid" IN (SELECT "rowid" FROM "returns_search" WHERE "returns_search" MATCH ? AND "rowid" >= ? AND "rowid" <= ?)`
+	if len(phases) != 4 || !strings.HasPrefix(phases[2].Cond, ranged+` AND "returns"."rowid" NOT IN`) ||
+		!strings.HasSuffix(phases[2].Cond, `AND "id" >= ?`) || phases[2].Narrow {
+		t.Fatalf("tier 3 from the start: %+v", phases)
+	}
+	if want := []any{m.FTS, int64(1000), int64(2999), m.FTS, "ret-5"}; !slices.Equal(phases[2].Args, want) {
+		t.Errorf("its args %v, want %v", phases[2].Args, want)
+	}
+	if !strings.HasSuffix(phases[3].Cond, `AND "id" < ?`) || phases[3].Args[len(phases[3].Args)-1] != "ret-5" {
+		t.Errorf("the sets past the window: %+v", phases[3])
+	}
+	if !phases[0].Narrow || !phases[1].Narrow || phases[3].Narrow {
+		t.Errorf("only the tiers a set drives are sorted narrow: %+v", phases)
+	}
+	r.Walk.Start.Hi++ // spans Spread walks: looked up record by record
+	if ph := (&Page{Keys: keys, Limit: 100, Rank: r}).Phases()[2]; !strings.HasPrefix(ph.Cond, "EXISTS (") {
+		t.Errorf("a spread window: %s", ph.Cond)
+	}
+	r.Walk.From = &Window{}
+	after := &Position{Values: []any{int64(3)}, ID: "ret-9"}
+	ph := (&Page{Keys: keys, Limit: 100, Rank: r, After: after}).Phases()
+	if len(ph) != 2 || !strings.HasSuffix(ph[0].Cond, `AND "id" >= NULL`) || !strings.HasSuffix(ph[1].Cond, `AND "id" < NULL`) {
+		t.Errorf("an empty window: %+v", ph)
+	}
+}
+
+// A word the sample finds few of in the documents of every member has
+// the tiers the list's index walks read from their sets, sorted narrow;
+// a tier with a Probe form keeps its walk.
+func TestSparseTiersReadTheirSets(t *testing.T) {
+	p := DefaultProbe
+	if !p.Sparse(20000, 1) || !p.Sparse(100000, 0) || p.Sparse(100000, 10) || p.Sparse(0, 0) {
+		t.Errorf("sparse: matches x share x 16 below 100")
+	}
+	m, err := ParseQ("zanzibar -rusty")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &Search{Table: "returns", Marks: []string{"C", "B", "A"}}
+	r := s.Rank(SQLite, m, nil)
+	r.Sparse()
+	for i, tier := range r.Tiers {
+		if strings.HasPrefix(tier.Cond, "+") || !tier.Sorted {
+			t.Errorf("tier %d walks: %s", i+1, tier.Cond)
+		}
+	}
+	r = s.Rank(SQLite, m, map[string]bool{"": true})
+	r.Sparse()
+	if !strings.HasPrefix(r.Tiers[2].Cond, "+") || r.Tiers[2].Sorted {
+		t.Errorf("a probed tier no longer walks: %s", r.Tiers[2].Cond)
 	}
 }

@@ -254,6 +254,14 @@ type Tier struct {
 	// looked up record by record (Probe), nil where no word is common:
 	// read for the first records of the walk (Ranked.Walk), Cond beyond.
 	Probe *Tier
+	// Ranged is a Probe form's twin reading each common class's matches
+	// over the range of rowids of the walk's window (Window) in one FTS5
+	// query: read instead of Probe where the window is known and its
+	// rowids span less than Spread times the walk.
+	Ranged *Tier
+	// Sorted tells a tier whose set of matches drives the plan (SQLite):
+	// its records are read by rowid, then sorted (Phase.Narrow).
+	Sorted bool
 }
 
 // Classes are the weights the members are marked with, heaviest first: a
@@ -347,5 +355,11 @@ func (search *Search) sqliteTier(classes []string, k int, m *Match, common map[s
 	if k > 0 {
 		conds = append(conds, ftsCond{class: classes[k-1], not: true})
 	}
-	return search.tierOf(conds, m, common)
+	t := search.tierOf(conds, m, common)
+	t.Sorted = !conds[0].walked
+	if t.Probe != nil {
+		t.Probe.Sorted = t.Sorted && !common[conds[0].class]
+		t.Probe.Ranged.Sorted = t.Probe.Sorted
+	}
+	return t
 }

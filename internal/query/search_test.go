@@ -1,6 +1,7 @@
 package query
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -127,5 +128,27 @@ func TestRankTiers(t *testing.T) {
 	one := &Search{Table: "customers", Marks: []string{"A", "A"}}
 	if r := one.Rank(Postgres, m, nil); len(r.Tiers) != 1 || r.Tiers[0].Cond != r.Match.Cond {
 		t.Errorf("one weight: %+v", r.Tiers)
+	}
+}
+
+// On SQLite the tiers whose set of matches drives the plan (read by rowid,
+// then sorted) sort narrow: rowids, then the page's records by rowid; the
+// tiers the list's index walks, and PostgreSQL's, do not.
+func TestSortedTiersSortNarrow(t *testing.T) {
+	m, err := ParseQ("zanzibar")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &Search{Table: "returns", Marks: []string{"C", "B", "A"}}
+	keys := []Key{{Col: RankColumn, Desc: true}, {Col: IDColumn, Desc: true}}
+	for d, want := range map[Dialect][]bool{SQLite: {true, true, false}, Postgres: {false, false, false}} {
+		phases := (&Page{Keys: keys, Limit: 100, Rank: s.Rank(d, m, nil)}).Phases()
+		var got []bool
+		for _, ph := range phases {
+			got = append(got, ph.Narrow)
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("dialect %v: narrow %v, want %v", d, got, want)
+		}
 	}
 }

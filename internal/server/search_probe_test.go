@@ -78,3 +78,30 @@ func TestSearchProbesAnswerWhatTheSetsAnswer(t *testing.T) {
 		})
 	}
 }
+
+// A walk's window spans few rowids where records were made in the order of
+// their ids, many where they were not: read as a range of rowids or looked
+// up record by record (query.Spread), the tiers answer what the sets
+// answer, page by page in both directions.
+func TestSearchWindowsAnswerWhatTheSetsAnswer(t *testing.T) {
+	for _, d := range dbtest.Dialects {
+		t.Run(dbtest.Name(d), func(t *testing.T) {
+			t.Parallel()
+			sets, probes := newHarness(t, d, testConfig()), probing(t, d)
+			for _, h := range []*harness{sets, probes} {
+				seedCommon(h)
+				for i := range 30 { // ids 13 apart made one after the other
+					h.call("POST", "/v1/returns", fmt.Sprintf(`{"id":"s-%02d","description":"widget","rma":"gadget"}`, i*7%30)).want(201)
+				}
+			}
+			for _, q := range []string{"q=widget", "q=gadget", "q=widget&order_by=_rank", "q=" + url.QueryEscape("widget -gadget")} {
+				for _, limit := range []string{"1", "2", "7"} {
+					want := walkSearch(sets, q+"&limit="+limit, func(int) {})
+					if got := walkSearch(probes, q+"&limit="+limit, func(int) {}); !slices.Equal(got, want) {
+						t.Errorf("%s&limit=%s: probes walked %v, sets %v", q, limit, got, want)
+					}
+				}
+			}
+		})
+	}
+}
