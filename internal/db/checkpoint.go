@@ -31,9 +31,11 @@ const checkpointIdle = time.Second
 // every other writer waited for it). Once the log is restart pages long,
 // the checkpoint is finished holding lock (see checkpoint). After each
 // checkpoint it runs a pass of the FTS5 merger (ftsMerger), which keeps the
-// search tables merged a step at a time. It returns the function that
-// stops it.
-func checkpoints(pool *sql.DB, interval, idle time.Duration, restart int, lock *fifoLock) func() {
+// search tables merged a step at a time; before it, index (when not nil),
+// which indexes the records the creates since the last tick queued for
+// search (searchqueue.go), so that the checkpoint copies its pages with
+// theirs. It returns the function that stops it.
+func checkpoints(pool *sql.DB, interval, idle time.Duration, restart int, lock *fifoLock, index func(context.Context) (int, error)) func() {
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	wg.Add(1)
@@ -56,6 +58,9 @@ func checkpoints(pool *sql.DB, interval, idle time.Duration, restart int, lock *
 				written, last = w, now
 				// A failure (the database closing, a busy file) is
 				// retried at the next tick; nothing waits on it.
+				if index != nil {
+					_, _ = index(ctx)
+				}
 				if checkpoint(ctx, pool) >= restart && lock.LockContext(ctx) == nil {
 					checkpoint(ctx, pool)
 					lock.Unlock()

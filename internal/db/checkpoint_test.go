@@ -37,7 +37,7 @@ func TestCheckpointsKeepTheLogShort(t *testing.T) {
 		pool.SetMaxOpenConns(4)
 		ctx := context.Background()
 		lock := newFIFOLock()
-		stop := checkpoints(pool, 5*time.Millisecond, time.Second, restart, lock)
+		stop := checkpoints(pool, 5*time.Millisecond, time.Second, restart, lock, nil)
 		defer stop()
 		text := strings.Repeat("x", 3000) // about a page a row
 		deadline := time.Now().Add(1500 * time.Millisecond)
@@ -88,7 +88,7 @@ func TestCheckpointsRestWhileNothingIsWritten(t *testing.T) {
 	}
 	before := size()
 	lock := newFIFOLock()
-	stop := checkpoints(pool, time.Millisecond, time.Hour, 1<<30, lock)
+	stop := checkpoints(pool, time.Millisecond, time.Hour, 1<<30, lock, nil)
 	defer stop()
 	for range 20 {
 		if _, err := pool.ExecContext(ctx, `INSERT INTO "notes" ("text") VALUES (?)`, strings.Repeat("x", 3000)); err != nil {

@@ -45,8 +45,9 @@ type DB struct {
 	generated       *stmtCache // the generated SQL's, written with ? placeholders
 	writeLock       *fifoLock  // SQLite: one writer in process; nil for PostgreSQL
 	txs             *atomic.Int64
-	stopCheckpoints func()       // SQLite: stops the checkpointer
-	idle            *idleDropper // PostgreSQL: drops idle connections on a loss
+	stopCheckpoints func()        // SQLite: stops the checkpointer
+	queues          *searchQueues // SQLite: the search index's batches
+	idle            *idleDropper  // PostgreSQL: drops idle connections on a loss
 }
 
 // maxCachedStatements bounds the prepared statements kept per database.
@@ -110,7 +111,8 @@ func Open(ctx context.Context, cfg Config) (*DB, error) {
 		idle:      idle,
 	}
 	if src.dialect == migrate.SQLite {
-		db.stopCheckpoints = checkpoints(pool, checkpointEvery, checkpointIdle, restartFrames, sqliteWrites)
+		db.queues = &searchQueues{}
+		db.stopCheckpoints = checkpoints(pool, checkpointEvery, checkpointIdle, restartFrames, sqliteWrites, db.indexQueues)
 	}
 	return db, nil
 }

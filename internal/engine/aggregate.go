@@ -60,6 +60,9 @@ func (s *Service) Aggregate(plural string) gin.HandlerFunc {
 			return
 		}
 		team, err := teamOf(ctx)
+		if err == nil {
+			err = s.searchReady(ctx, agg.Filter)
+		}
 		if err != nil {
 			edge.Fail(c, err)
 			return

@@ -39,6 +39,9 @@ func (op *Op[E]) list(ctx context.Context, s *Service, c *gin.Context, members [
 		return 0, nil, err
 	}
 	team, err := teamOf(ctx)
+	if err == nil {
+		err = s.searchReady(ctx, req.Filter)
+	}
 	if err != nil {
 		return 0, nil, err
 	}

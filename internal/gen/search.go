@@ -29,7 +29,9 @@ import (
 //     unmarked or reweighted) is seen and the column made again.
 //   - SQLite: a contentless FTS5 table, spec.SearchTable, holding the
 //     documents of the resource's records (sqliteSearch), kept by three
-//     triggers and filled from the table whenever they are made.
+//     triggers and a batch after commit (a new record is queued, and the
+//     service indexes the queue: sqliteQueue), and filled from the table
+//     whenever they are made.
 //
 // The migration engine never sees these (hideSearch), and they are
 // compared here, as the event triggers are.
@@ -56,8 +58,9 @@ func describeSearch(cols []searchColumn) string {
 	return strings.Join(parts, ", ")
 }
 
-// sqliteSearch is the FTS5 table and the triggers of one table, each
-// statement as sqlite_master keeps it, by name, and the statements
+// sqliteSearch is the FTS5 table of one table, its queue, the view of
+// the queue's documents and the triggers, each statement as sqlite_master
+// keeps it, by name, in the order they are made, and the statements
 // filling the table anew. One contentless table (spec.SearchTable) holds
 // for each record the document of every searchable member, at the
 // record's rowid, and one of each weight class's members but the last
@@ -68,8 +71,10 @@ func describeSearch(cols []searchColumn) string {
 // record flushes each FTS5 table it touched into a segment of its own,
 // some six pages a table, which was most of what the index cost a
 // create (docs/performance.md). Contentless, since a class's rowids are
-// no record's; no column sizes, which nothing reads.
-func sqliteSearch(e eventTable) (table [2]string, triggers [][2]string, fill []string) {
+// no record's; no column sizes, which nothing reads. A new record is
+// queued, not indexed (sqliteQueue): the service indexes the queue in
+// batches after the creates' commits, one segment a batch.
+func sqliteSearch(e eventTable) (objects [][2]string, fill []string) {
 	t, name := spec.Ident(e.table.Name), spec.SearchTable(e.table.Name)
 	fts := spec.Ident(name)
 	idents := make([]string, len(e.search))
@@ -77,8 +82,8 @@ func sqliteSearch(e eventTable) (table [2]string, triggers [][2]string, fill []s
 		idents[i] = spec.Ident(c.name)
 	}
 	list := strings.Join(idents, ", ")
-	table = [2]string{name, `CREATE VIRTUAL TABLE ` + fts + ` USING fts5(` + list +
-		`, content='', columnsize=0, tokenize='porter unicode61 remove_diacritics 2')`}
+	objects = [][2]string{{name, `CREATE VIRTUAL TABLE ` + fts + ` USING fts5(` + list +
+		`, content='', columnsize=0, tokenize='porter unicode61 remove_diacritics 2')`}}
 	// docs are each document's rowid and values, written of row r.
 	docs := func(r string) []string {
 		out := []string{r + `"rowid", ` + r + strings.Join(idents, ", "+r)}
@@ -95,29 +100,11 @@ func sqliteSearch(e eventTable) (table [2]string, triggers [][2]string, fill []s
 		}
 		return out
 	}
-	write := func(r, command string) string {
-		var rows []string
-		for _, d := range docs(r + ".") {
-			rows = append(rows, "("+command+d+")")
-		}
-		head := ` INSERT INTO ` + fts + `("rowid", `
-		if command != "" {
-			head = ` INSERT INTO ` + fts + `(` + fts + `, "rowid", `
-		}
-		return head + list + `) VALUES ` + strings.Join(rows, ", ") + `;`
-	}
-	insert, remove := write("NEW", ""), write("OLD", "'delete', ")
 	for _, d := range docs("") {
 		fill = append(fill, `INSERT INTO `+fts+`("rowid", `+list+`) SELECT `+d+` FROM `+t)
 	}
-	trigger := "search_" + e.table.Name
-	triggers = [][2]string{
-		{trigger + "_insert", `CREATE TRIGGER ` + spec.Ident(trigger+"_insert") + ` AFTER INSERT ON ` + t + ` BEGIN` + insert + ` END`},
-		{trigger + "_delete", `CREATE TRIGGER ` + spec.Ident(trigger+"_delete") + ` AFTER DELETE ON ` + t + ` BEGIN` + remove + ` END`},
-		{trigger + "_update", `CREATE TRIGGER ` + spec.Ident(trigger+"_update") + ` AFTER UPDATE OF ` + list + ` ON ` + t +
-			` BEGIN` + remove + insert + ` END`},
-	}
-	return table, triggers, fill
+	objects = append(objects, sqliteQueue(e, list, docs)...)
+	return objects, fill
 }
 
 // searchClass is a weight class of a table's searchable members: those
@@ -145,7 +132,8 @@ func searchClasses(cols []searchColumn) []searchClass {
 
 func sqliteSearchChanges(ctx context.Context, db *sql.DB, events []eventTable) (string, error) {
 	have, err := namedTexts(ctx, db, `SELECT name, sql FROM sqlite_master
-WHERE type = 'trigger' AND name LIKE 'search\_%' ESCAPE '\' OR type = 'table' AND sql LIKE 'CREATE VIRTUAL TABLE%'`)
+WHERE type = 'trigger' AND name LIKE 'search\_%' ESCAPE '\' OR type = 'table' AND sql LIKE 'CREATE VIRTUAL TABLE%'
+OR type IN ('table', 'view') AND (name LIKE '%\_search\_queue' ESCAPE '\' OR name LIKE '%\_search\_pending' ESCAPE '\')`)
 	if err != nil {
 		return "", err
 	}
@@ -154,9 +142,9 @@ WHERE type = 'trigger' AND name LIKE 'search\_%' ESCAPE '\' OR type = 'table' AN
 		if len(e.search) == 0 {
 			continue
 		}
-		table, triggers, fill := sqliteSearch(e)
+		objects, fill := sqliteSearch(e)
 		same := true
-		for _, o := range append([][2]string{table}, triggers...) {
+		for _, o := range objects {
 			same = same && have[o[0]] == o[1]
 			delete(have, o[0])
 		}
@@ -164,25 +152,23 @@ WHERE type = 'trigger' AND name LIKE 'search\_%' ESCAPE '\' OR type = 'table' AN
 			continue
 		}
 		b.WriteString("-- Search " + e.table.Name + " by " + describeSearch(e.search) + "\n")
-		for _, tr := range triggers {
-			b.WriteString(`DROP TRIGGER IF EXISTS ` + spec.Ident(tr[0]) + ";\n")
+		for _, o := range slices.Backward(objects) {
+			b.WriteString(dropSearchObject(o[0]) + ";\n")
 		}
-		b.WriteString(`DROP TABLE IF EXISTS ` + spec.Ident(table[0]) + ";\n")
-		b.WriteString(table[1] + ";\n")
-		for _, tr := range triggers {
-			b.WriteString(tr[1] + ";\n")
+		for _, o := range objects {
+			b.WriteString(o[1] + ";\n")
 		}
-		// Made anew (or the table rebuilt, its rowids changed): read again.
+		// Made anew (or the table rebuilt, its rowids changed): read
+		// again, every record, and none left queued.
 		for _, f := range fill {
 			b.WriteString(f + ";\n")
 		}
 	}
-	for _, name := range slices.Sorted(maps.Keys(have)) {
-		if strings.HasPrefix(name, "search_") {
-			b.WriteString(`DROP TRIGGER IF EXISTS ` + spec.Ident(name) + ";\n")
-		} else {
-			b.WriteString(`DROP TABLE IF EXISTS ` + spec.Ident(name) + ";\n")
-		}
+	names := slices.Sorted(maps.Keys(have))
+	// Triggers and views first: they name the tables.
+	slices.SortStableFunc(names, func(a, b string) int { return searchDropRank(a) - searchDropRank(b) })
+	for _, name := range names {
+		b.WriteString(dropSearchObject(name) + ";\n")
 	}
 	return b.String(), nil
 }
@@ -218,7 +204,7 @@ func isSearchColumn(name string) bool {
 
 // isSearchTable tells an FTS5 table or one of its shadow tables.
 func isSearchTable(name string) bool {
-	for _, suffix := range []string{"", "_data", "_idx", "_docsize", "_config", "_content"} {
+	for _, suffix := range []string{"", "_data", "_idx", "_docsize", "_config", "_content", spec.SearchQueueSuffix} {
 		base, ok := strings.CutSuffix(name, suffix)
 		if ok && len(base) > 2 && base[len(base)-2] == '_' && strings.Contains(annotation.SearchWeights, strings.ToUpper(base[len(base)-1:])) {
 			base = base[:len(base)-2] // a weight class's table

@@ -156,12 +156,22 @@ func Apply(ctx context.Context, db *sql.DB, dialect string, set []Migration) (ap
 		// the old table would cascade into its children. The switch only
 		// works outside a transaction, so it is set on this connection for
 		// the whole run, and each migration is checked before it commits.
+		// The rebuild's last step renames the new table to the old name,
+		// which SQLite refuses while a view names the table (the search
+		// index's queue, gen's search_queue.go: "no such table" at the
+		// moment the old one is dropped) unless ALTER TABLE works as it
+		// did before 3.25 (legacy_alter_table), when the view simply finds
+		// the new table under the old name.
 		if _, err := conn.ExecContext(ctx, `PRAGMA foreign_keys = OFF`); err != nil {
+			return nil, err
+		}
+		if _, err := conn.ExecContext(ctx, `PRAGMA legacy_alter_table = ON`); err != nil {
 			return nil, err
 		}
 		defer func() {
 			_, ferr := conn.ExecContext(context.WithoutCancel(ctx), `PRAGMA foreign_keys = ON`)
-			err = errors.Join(err, ferr)
+			_, lerr := conn.ExecContext(context.WithoutCancel(ctx), `PRAGMA legacy_alter_table = OFF`)
+			err = errors.Join(err, ferr, lerr)
 		}()
 	default:
 		return nil, fmt.Errorf("migrate: unknown dialect %q", dialect)

@@ -51,10 +51,11 @@ func PostgresSchema(ctx context.Context, baseURL, prefix string) (schemaURL stri
 	return u.String(), drop, nil
 }
 
-// SQLiteMemory opens an empty in-memory SQLite database with foreign keys on.
-// It keeps a single connection, which holds the database.
+// SQLiteMemory opens an empty in-memory SQLite database with foreign keys on
+// and ALTER TABLE as migrations run it (legacy_alter_table, see
+// migrate.Apply). It keeps a single connection, which holds the database.
 func SQLiteMemory() (*sql.DB, error) {
-	db, err := sql.Open("sqlite", "file::memory:?_pragma=foreign_keys(1)")
+	db, err := sql.Open("sqlite", "file::memory:?_pragma=foreign_keys(1)&_pragma=legacy_alter_table(1)")
 	if err != nil {
 		return nil, err
 	}

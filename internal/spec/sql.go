@@ -53,6 +53,23 @@ func SearchClassColumn(class string) string { return SearchColumn + "_" + string
 // SearchTable is the SQLite FTS5 table searching table.
 func SearchTable(table string) string { return table + SearchTableSuffix }
 
+// SQLite indexes a record after its commit, in batches (DESIGN §16): its
+// insert trigger notes its rowid in the queue table SearchQueue (one
+// column, "rowid"), and a batch writes the documents the view
+// SearchPending makes of every queued record — its columns the FTS5
+// table's, "rowid" first — into SearchTable, then empties the queue.
+const (
+	SearchQueueSuffix   = "_queue"
+	SearchPendingSuffix = "_pending"
+)
+
+// SearchQueue is the SQLite table of table's records not yet indexed.
+func SearchQueue(table string) string { return SearchTable(table) + SearchQueueSuffix }
+
+// SearchPending is the SQLite view of the documents of table's queued
+// records (SearchQueue).
+func SearchPending(table string) string { return SearchTable(table) + SearchPendingSuffix }
+
 // SearchRowids bounds the rowids of a table SQLite searches: its FTS5
 // table (SearchTable) holds, for each record, the document of every
 // searchable member at the record's rowid, below SearchRowids, and the

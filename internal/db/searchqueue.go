@@ -1,0 +1,184 @@
+package db
+
+import (
+	"context"
+	"database/sql"
+	"strings"
+	"sync"
+
+	"records/internal/spec"
+)
+
+// SQLite indexes a new record after its commit (package gen, search_queue.go):
+// the insert trigger notes its rowid in its table's queue, and a batch
+// writes the documents of every queued record into the FTS5 table in one
+// statement — one segment for the batch, where a create that indexed its
+// own record flushed one (some six pages) — then empties the queue, in one
+// transaction under the process's write lock. The checkpointer runs the
+// batches after writes (every checkpointEvery), and a search runs its
+// table's first when the queue holds anything (SearchReady), so that it
+// sees every record committed before it. The queue is a table: a record
+// queued when the process stopped is indexed by the next one.
+
+// searchBatch is the statements indexing one table's queue.
+type searchBatch struct{ check, index, empty string }
+
+// searchQueues are the batches of a database's searched tables, made of
+// the queues' views as the schema (of version schema) has them.
+type searchQueues struct {
+	mu      sync.Mutex
+	schema  int64
+	tables  []string
+	batches map[string]searchBatch
+}
+
+// batch is the statements of table's batch (ok false when the table has
+// no queue: a database of older migrations).
+func (q *searchQueues) batch(ctx context.Context, r reader, table string) (searchBatch, bool, error) {
+	q.mu.Lock()
+	b, ok := q.batches[table]
+	q.mu.Unlock()
+	if ok {
+		return b, true, nil
+	}
+	var cols []string
+	err := r.Each(ctx, -1, `SELECT "name" FROM pragma_table_info(?) ORDER BY "cid"`, []any{spec.SearchPending(table)},
+		func(rows *sql.Rows) error {
+			var c string
+			err := rows.Scan(&c)
+			cols = append(cols, spec.Ident(c))
+			return err
+		})
+	if err != nil || len(cols) == 0 {
+		return searchBatch{}, false, err
+	}
+	queue, list := spec.Ident(spec.SearchQueue(table)), strings.Join(cols, ", ")
+	b = searchBatch{
+		check: `SELECT EXISTS (SELECT 1 FROM ` + queue + `)`,
+		// In the order of rowids: FTS5 flushes its pending words at a
+		// rowid lower than the last one's.
+		index: `INSERT INTO ` + spec.Ident(spec.SearchTable(table)) + `(` + list + `) SELECT ` + list +
+			` FROM ` + spec.Ident(spec.SearchPending(table)) + ` ORDER BY 1`,
+		empty: `DELETE FROM ` + queue,
+	}
+	q.mu.Lock()
+	if q.batches == nil {
+		q.batches = map[string]searchBatch{}
+	}
+	q.batches[table] = b
+	q.mu.Unlock()
+	return b, true, nil
+}
+
+// reader runs reads: a DB or a Writer.
+type reader interface {
+	Each(ctx context.Context, max int, query string, args []any, scan func(*sql.Rows) error) error
+}
+
+// SearchReady makes sure, on SQLite, that the search index of table holds
+// every record committed: when its queue holds any, it indexes them first,
+// under the write lock — or in w, the write the caller is in (nil when
+// none), which holds it. On PostgreSQL, whose index is written with the
+// record, it does nothing.
+func (db *DB) SearchReady(ctx context.Context, w *Writer, table string) error {
+	if db.writeLock == nil {
+		return nil
+	}
+	var r reader = db
+	if w != nil {
+		r = w
+	}
+	b, ok, err := db.queues.batch(ctx, r, table)
+	if err != nil || !ok {
+		return err
+	}
+	queued, err := b.queued(ctx, r)
+	if err != nil || !queued {
+		return err
+	}
+	if w != nil {
+		return b.run(ctx, w)
+	}
+	return db.Write(ctx, true, func(w *Writer) error { return b.run(ctx, w) })
+}
+
+// queued tells whether the table's queue holds any record.
+func (b searchBatch) queued(ctx context.Context, r reader) (bool, error) {
+	var queued bool
+	err := r.Each(ctx, 1, b.check, nil, func(rows *sql.Rows) error { return rows.Scan(&queued) })
+	return queued, err
+}
+
+// run indexes the queued records and empties the queue, in w.
+func (b searchBatch) run(ctx context.Context, w *Writer) error {
+	if _, err := w.Exec(ctx, b.index); err != nil {
+		return err
+	}
+	_, err := w.Exec(ctx, b.empty)
+	return err
+}
+
+// indexQueues runs the batch of every searched table whose queue holds
+// records, each in a write of its own; the checkpointer runs it after
+// writes. It answers how many batches ran.
+func (db *DB) indexQueues(ctx context.Context) (int, error) {
+	tables, err := db.queues.searched(ctx, db.SQL)
+	if err != nil {
+		return 0, err
+	}
+	ran := 0
+	for _, table := range tables {
+		b, ok, err := db.queues.batch(ctx, db, table)
+		if err != nil || !ok {
+			return ran, err
+		}
+		if queued, err := b.queued(ctx, db); err != nil || !queued {
+			if err != nil {
+				return ran, err
+			}
+			continue
+		}
+		if err := db.Write(ctx, true, func(w *Writer) error { return b.run(ctx, w) }); err != nil {
+			return ran, err
+		}
+		ran++
+	}
+	return ran, nil
+}
+
+// searched are the tables that have a search queue, read again when the
+// schema's version moves (a migration may make or drop one while the
+// process runs); the batches are then made again too.
+func (q *searchQueues) searched(ctx context.Context, pool *sql.DB) ([]string, error) {
+	var schema int64
+	if err := pool.QueryRowContext(ctx, `PRAGMA schema_version`).Scan(&schema); err != nil {
+		return nil, err
+	}
+	q.mu.Lock()
+	if schema == q.schema && q.tables != nil {
+		defer q.mu.Unlock()
+		return q.tables, nil
+	}
+	q.mu.Unlock()
+	rows, err := pool.QueryContext(ctx, `SELECT "name" FROM sqlite_master WHERE "type" = 'view' AND "name" LIKE ? ESCAPE '\' ORDER BY "name"`,
+		`%`+strings.ReplaceAll(spec.SearchTableSuffix+spec.SearchPendingSuffix, "_", `\_`))
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	tables := []string{}
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			return nil, err
+		}
+		tables = append(tables, strings.TrimSuffix(name, spec.SearchTableSuffix+spec.SearchPendingSuffix))
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.schema, q.tables, q.batches = schema, tables, nil
+	return tables, nil
+}
