@@ -130,7 +130,11 @@ func (res *Resource[E]) pageSQL(ctx context.Context, p *query.Page, ph query.Pha
 	args = append(args, ph.Args...) // the condition's, then the order's
 	b.WriteString(" ORDER BY ")
 	b.WriteString(ph.OrderBy)
-	b.WriteString(" LIMIT ?")
+	if p.Rank != nil && p.Rank.Prepared {
+		b.WriteString(" LIMIT (SELECT CAST(? AS bigint))") // query.Ranked.Prepared
+	} else {
+		b.WriteString(" LIMIT ?")
+	}
 	args = append(args, n)
 	if ph.Offset {
 		b.WriteString(" OFFSET ?")

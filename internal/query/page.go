@@ -156,7 +156,11 @@ func (p *Page) tierPhases(t Tier, tier int, after *string) []Phase {
 		if bound != "" {
 			t.and(bound, args...)
 		}
-		return Phase{Cond: t.Cond, Args: t.Args, OrderBy: orderBy(p.Keys[1:]), Tier: tier}
+		order := orderBy(p.Keys[1:])
+		if t.Sorted {
+			order = `"id" || ''` + strings.TrimPrefix(order, `"id"`)
+		}
+		return Phase{Cond: t.Cond, Args: t.Args, OrderBy: order, Tier: tier}
 	}
 	if t.Probe == nil || p.Rank.Walk == nil {
 		return []Phase{phase(t, "", nil)}

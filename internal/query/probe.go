@@ -96,7 +96,7 @@ type Walk struct {
 // in direction desc, as a scalar subquery of the team's live records, and
 // its parameters. The records a page reads are among them: any id splits
 // a tier in two in the same order, this one so that the first part looks
-// up Size records at most.
+// up Size records at most. (PostgreSQL 15 wants the inner one named.)
 func (w *Walk) bound(desc bool, after *string) (string, []any) {
 	agg, dir, cmp := "max", "", ` AND "id" > ?`
 	if desc {
@@ -108,7 +108,7 @@ func (w *Walk) bound(desc bool, after *string) (string, []any) {
 		text += cmp
 		args = append(args, *after)
 	}
-	return text + ` ORDER BY "id"` + dir + ` LIMIT ?))`, append(args, w.Size)
+	return text + ` ORDER BY "id"` + dir + ` LIMIT ?) AS "walk")`, append(args, w.Size)
 }
 
 // ftsCond is one condition of a tier on SQLite: the records whose

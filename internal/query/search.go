@@ -240,6 +240,11 @@ type Ranked struct {
 	Tiers        []Tier
 	Match        Tier
 	PlanEachTime bool
+	// Prepared: the page's statements are prepared and planned once (on
+	// PostgreSQL, pgRank), their LIMIT in an init plan as their words are,
+	// so that a custom plan costs what the generic plan does and
+	// PostgreSQL keeps the generic one.
+	Prepared bool
 	// Walk bounds the records a tier's Probe form reads (SQLite); nil
 	// when no tier has one.
 	Walk *Walk
@@ -254,6 +259,9 @@ type Tier struct {
 	// looked up record by record (Probe), nil where no word is common:
 	// read for the first records of the walk (Ranked.Walk), Cond beyond.
 	Probe *Tier
+	// Sorted: the tier's matches are sorted by an expression of the id
+	// no index holds (pgRank), never read by walking an index by id.
+	Sorted bool
 }
 
 // Classes are the weights the members are marked with, heaviest first: a
@@ -270,7 +278,9 @@ func (search *Search) Classes() []string {
 
 // Rank is the Ranked of a search of search's resource by m; common names
 // the classes of documents in the SQLite FTS5 table in which m's matches
-// are many (Probe.Common; "" for the documents of every member).
+// are many (Probe.Common; "" for the documents of every member). On
+// PostgreSQL, a common that is not nil names the tiers a sample found m
+// common in (pgRank); nil plans each tier's statement with its words.
 //
 // Best match first reads relevance tiers an index can walk, never a score
 // of every match: tier 1 holds the records that q matches within the
@@ -295,6 +305,9 @@ func (search *Search) Rank(d Dialect, m *Match, common map[string]bool) *Ranked 
 		s.match(&Filter{Value: m, Search: search})
 		r.Match = Tier{Cond: s.b.String(), Args: s.args}
 		return r
+	}
+	if common != nil {
+		return search.pgRank(m, common) // a word class the sample knows
 	}
 	// The words written in the statement, not in an init plan as a
 	// filter's match has them: planned with their value, each tier's
