@@ -81,7 +81,7 @@ func (search *Search) pgRank(m *Match, common map[string]bool) *Ranked {
 		if common[pgTierClass(classes, k)] {
 			p := tier(true)
 			r.Tiers[k].Probe = &p
-			r.Walk = &Walk{Table: search.Table}
+			r.Walk = &Walk{Table: search.Table, SizeInText: true}
 		}
 	}
 	return r

@@ -40,6 +40,9 @@ func TestPGRankPlansOncePerWordClass(t *testing.T) {
 	if len(phases) != 4 {
 		t.Fatalf("phases: %+v", phases)
 	}
+	if !strings.HasSuffix(phases[2].Cond, `ORDER BY "id" DESC LIMIT 500) AS "walk")`) {
+		t.Errorf("the walk's bound: %s", phases[2].Cond)
+	}
 	if phases[0].OrderBy != `"id" || '' DESC` || phases[2].OrderBy != `"id" DESC` || phases[3].OrderBy != `"id" || '' DESC` {
 		t.Errorf("orders: %q %q %q", phases[0].OrderBy, phases[2].OrderBy, phases[3].OrderBy)
 	}

@@ -90,6 +90,10 @@ type Walk struct {
 	Table string
 	Team  int
 	Size  int
+	// SizeInText writes Size in the statement's text rather than as a
+	// parameter: PostgreSQL plans a prepared statement once only where a
+	// custom plan sees nothing the generic one does not (Ranked.Prepared).
+	SizeInText bool
 }
 
 // bound is the id Size records from after (nil: from the start) going
@@ -107,6 +111,9 @@ func (w *Walk) bound(desc bool, after *string) (string, []any) {
 	if after != nil {
 		text += cmp
 		args = append(args, *after)
+	}
+	if w.SizeInText {
+		return text + ` ORDER BY "id"` + dir + ` LIMIT ` + strconv.Itoa(w.Size) + `) AS "walk")`, args
 	}
 	return text + ` ORDER BY "id"` + dir + ` LIMIT ?) AS "walk")`, append(args, w.Size)
 }
