@@ -11,7 +11,8 @@ import (
 // rankOf is the relevance tiers a page ordered by them reads, nil for
 // another order, and the filter the page keeps beside them: the tiers
 // hold the match. On SQLite, a live list's first pages look the matches
-// of a common word up record by record (query.Probe).
+// of a common word up record by record (query.Probe); on PostgreSQL they
+// are read by statements planned once per word class (query.PGSampleSQL).
 func (s *Service) rankOf(ctx context.Context, search *query.Search, req *query.Request, trash Trash, team int) (*query.Ranked, *query.Filter, error) {
 	if req.Match == nil || !slices.ContainsFunc(req.Keys, func(k query.Key) bool { return k.Col == query.RankColumn }) {
 		return nil, req.Filter, nil
@@ -19,9 +20,14 @@ func (s *Service) rankOf(ctx context.Context, search *query.Search, req *query.R
 	var common map[string]bool
 	var start *query.Window
 	sparse := false
-	if s.Dialect == query.SQLite && trash == Live && req.Offset == 0 {
+	if trash == Live && req.Offset == 0 {
 		var err error
-		if common, start, sparse, err = s.commonMatches(ctx, search, req, team); err != nil {
+		if s.Dialect == query.SQLite {
+			common, start, sparse, err = s.commonMatches(ctx, search, req, team)
+		} else {
+			common, err = s.pgCommonTiers(ctx, search, req.Match, team)
+		}
+		if err != nil {
 			return nil, nil, err
 		}
 	}
@@ -31,6 +37,7 @@ func (s *Service) rankOf(ctx context.Context, search *query.Search, req *query.R
 	}
 	if r.Walk != nil {
 		r.Walk.Team, r.Walk.Size, r.Walk.Start = team, s.Probe.OrDefault().Walk, start
+		r.Walk.Windows = s.Dialect == query.SQLite
 	}
 	return r, req.Unsearched, nil
 }
@@ -45,16 +52,11 @@ func (s *Service) rankOf(ctx context.Context, search *query.Search, req *query.R
 func (s *Service) commonMatches(ctx context.Context, search *query.Search, req *query.Request, team int) (map[string]bool, *query.Window, bool, error) {
 	p := s.Probe.OrDefault()
 	text, args, classes := p.SampleSQL(search, req.Match)
-	counts := make([]int64, 1+len(classes))
-	dest := make([]any, len(counts))
-	for i := range counts {
-		dest[i] = &counts[i]
-	}
-	r := s.reader(ctx)
-	err := r.Each(ctx, 1, text, args, func(rows *sql.Rows) error { return rows.Scan(dest...) })
+	counts, err := s.sampleCounts(ctx, text, args, 1+len(classes))
 	if err != nil {
 		return nil, nil, false, err
 	}
+	r := s.reader(ctx)
 	common := map[string]bool{}
 	var start *query.Window
 	for i, c := range classes {
@@ -109,4 +111,36 @@ func readWindow(ctx context.Context, r Reader, w *query.Walk, desc bool, after *
 		win.Bound = &bound.String
 	}
 	return win, err
+}
+
+// pgCommonTiers reads PostgreSQL's sample of m in the team's records
+// (query.Search.PGSampleSQL) and names the tiers m is common in; nil
+// where a tier holds a few of the sample, which only the planner can
+// weigh.
+func (s *Service) pgCommonTiers(ctx context.Context, search *query.Search, m *query.Match, team int) (map[string]bool, error) {
+	text, args, classes := search.PGSampleSQL(m, team)
+	counts, err := s.sampleCounts(ctx, text, args, 1+len(classes))
+	if err != nil {
+		return nil, err
+	}
+	common := map[string]bool{}
+	for i, c := range classes {
+		is, known := query.PGClass(counts[0], counts[i+1])
+		if !known {
+			return nil, nil
+		}
+		common[c] = is
+	}
+	return common, nil
+}
+
+// sampleCounts runs a sample's statement, whose one row is n counts.
+func (s *Service) sampleCounts(ctx context.Context, text string, args []any, n int) ([]int64, error) {
+	counts := make([]int64, n)
+	dest := make([]any, n)
+	for i := range counts {
+		dest[i] = &counts[i]
+	}
+	err := s.reader(ctx).Each(ctx, 1, text, args, func(rows *sql.Rows) error { return rows.Scan(dest...) })
+	return counts, err
 }

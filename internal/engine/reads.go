@@ -85,7 +85,7 @@ func readPage[E any](ctx context.Context, r Reader, res *Resource[E], team int, 
 		page = res.ScanPage(want)
 		scan = page.Scan
 	}
-	if p.Rank != nil && p.Rank.Walk != nil && p.Offset == 0 && p.CheckTier() == nil {
+	if p.Rank != nil && p.Rank.Walk != nil && p.Rank.Walk.Windows && p.Offset == 0 && p.CheckTier() == nil {
 		if err := walkWindows(ctx, r, p); err != nil {
 			return nil, nil, nil, err
 		}
@@ -147,7 +147,11 @@ func (res *Resource[E]) pageSQL(ctx context.Context, p *query.Page, ph query.Pha
 	args = append(args, ph.Args...) // the condition's, then the order's
 	b.WriteString(" ORDER BY ")
 	b.WriteString(ph.OrderBy)
-	b.WriteString(" LIMIT ?")
+	if p.Rank != nil && p.Rank.Prepared {
+		b.WriteString(" LIMIT (SELECT CAST(? AS bigint))") // query.Ranked.Prepared
+	} else {
+		b.WriteString(" LIMIT ?")
+	}
 	args = append(args, n)
 	if ph.Narrow {
 		b.WriteString(`) AS "p" CROSS JOIN ` + table + ` ON ` + table + `."rowid" = "p"."r" ORDER BY ` + ph.OrderBy)

@@ -161,7 +161,11 @@ func (p *Page) tierPhases(t Tier, tier int, after *string) []Phase {
 		if bound != "" {
 			t.and(bound, args...)
 		}
-		return Phase{Cond: t.Cond, Args: t.Args, OrderBy: orderBy(p.Keys[1:]), Tier: tier, Narrow: t.Sorted}
+		order := orderBy(p.Keys[1:])
+		if t.Sorted && p.Rank.Prepared {
+			order = `"id" || ''` + strings.TrimPrefix(order, `"id"`)
+		}
+		return Phase{Cond: t.Cond, Args: t.Args, OrderBy: order, Tier: tier, Narrow: t.Sorted && !p.Rank.Prepared}
 	}
 	if t.Probe == nil || p.Rank.Walk == nil {
 		return []Phase{phase(t, "", nil)}

@@ -131,6 +131,14 @@ type Walk struct {
 	// page's position, where read before the page (WindowSQL; nil: the
 	// bound is a subquery of each phase).
 	Start, From *Window
+	// Windows tells a walk whose windows are read before the page
+	// (WindowSQL): SQLite's, where the rowids of records made through the
+	// service follow their ids. PostgreSQL's bound stays a subquery.
+	Windows bool
+	// SizeInText writes Size in the statement's text rather than as a
+	// parameter: PostgreSQL plans a prepared statement once only where a
+	// custom plan sees nothing the generic one does not (Ranked.Prepared).
+	SizeInText bool
 }
 
 // Window is what a walk of Size records reaches: the least and greatest
@@ -176,7 +184,7 @@ func (w *Walk) window(after *string) *Window {
 // in direction desc, as a scalar subquery of the team's live records, and
 // its parameters. The records a page reads are among them: any id splits
 // a tier in two in the same order, this one so that the first part looks
-// up Size records at most.
+// up Size records at most. (PostgreSQL 15 wants the inner one named.)
 func (w *Walk) bound(desc bool, after *string) (string, []any) {
 	if win := w.window(after); win != nil {
 		if win.Bound == nil {
@@ -194,7 +202,10 @@ func (w *Walk) bound(desc bool, after *string) (string, []any) {
 		text += cmp
 		args = append(args, *after)
 	}
-	return text + ` ORDER BY "id"` + dir + ` LIMIT ?))`, append(args, w.Size)
+	if w.SizeInText {
+		return text + ` ORDER BY "id"` + dir + ` LIMIT ` + strconv.Itoa(w.Size) + `) AS "walk")`, args
+	}
+	return text + ` ORDER BY "id"` + dir + ` LIMIT ?) AS "walk")`, append(args, w.Size)
 }
 
 // ftsCond is one condition of a tier on SQLite: the records whose

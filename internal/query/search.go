@@ -240,6 +240,11 @@ type Ranked struct {
 	Tiers        []Tier
 	Match        Tier
 	PlanEachTime bool
+	// Prepared: the page's statements are prepared and planned once (on
+	// PostgreSQL, pgRank), their LIMIT in an init plan as their words are,
+	// so that a custom plan costs what the generic plan does and
+	// PostgreSQL keeps the generic one.
+	Prepared bool
 	// Walk bounds the records a tier's Probe form reads (SQLite); nil
 	// when no tier has one.
 	Walk *Walk
@@ -259,8 +264,11 @@ type Tier struct {
 	// query: read instead of Probe where the window is known and its
 	// rowids span less than Spread times the walk.
 	Ranged *Tier
-	// Sorted tells a tier whose set of matches drives the plan (SQLite):
-	// its records are read by rowid, then sorted (Phase.Narrow).
+	// Sorted tells a tier whose set of matches drives the plan: its
+	// matches are read from the set and sorted, never by walking the
+	// list's index by id — on SQLite its records' rowids sorted, then
+	// the records read by rowid (Phase.Narrow); on PostgreSQL ordered by
+	// an expression of the id that no index holds (pgRank).
 	Sorted bool
 }
 
@@ -278,7 +286,9 @@ func (search *Search) Classes() []string {
 
 // Rank is the Ranked of a search of search's resource by m; common names
 // the classes of documents in the SQLite FTS5 table in which m's matches
-// are many (Probe.Common; "" for the documents of every member).
+// are many (Probe.Common; "" for the documents of every member). On
+// PostgreSQL, a common that is not nil names the tiers a sample found m
+// common in (pgRank); nil plans each tier's statement with its words.
 //
 // Best match first reads relevance tiers an index can walk, never a score
 // of every match: tier 1 holds the records that q matches within the
@@ -303,6 +313,9 @@ func (search *Search) Rank(d Dialect, m *Match, common map[string]bool) *Ranked 
 		s.match(&Filter{Value: m, Search: search})
 		r.Match = Tier{Cond: s.b.String(), Args: s.args}
 		return r
+	}
+	if common != nil {
+		return search.pgRank(m, common) // a word class the sample knows
 	}
 	// The words written in the statement, not in an init plan as a
 	// filter's match has them: planned with their value, each tier's
