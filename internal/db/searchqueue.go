@@ -126,13 +126,13 @@ func (db *DB) indexQueues(ctx context.Context) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	ran := 0
+	ran, r := 0, poolReader{db.SQL}
 	for _, table := range tables {
-		b, ok, err := db.queues.batch(ctx, db, table)
+		b, ok, err := db.queues.batch(ctx, r, table)
 		if err != nil || !ok {
 			return ran, err
 		}
-		if queued, err := b.queued(ctx, db); err != nil || !queued {
+		if queued, err := b.queued(ctx, r); err != nil || !queued {
 			if err != nil {
 				return ran, err
 			}
@@ -181,4 +181,23 @@ func (q *searchQueues) searched(ctx context.Context, pool *sql.DB) ([]string, er
 	defer q.mu.Unlock()
 	q.schema, q.tables, q.batches = schema, tables, nil
 	return tables, nil
+}
+
+// poolReader runs the checkpointer's reads straight on the pool: work of
+// the background, kept out of the statements requests are counted for
+// (DB.Statements), as the checkpoints' own statements are.
+type poolReader struct{ pool *sql.DB }
+
+func (p poolReader) Each(ctx context.Context, max int, query string, args []any, scan func(*sql.Rows) error) error {
+	rows, err := p.pool.QueryContext(ctx, query, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for n := 0; (max < 0 || n < max) && rows.Next(); n++ {
+		if err := scan(rows); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
 }
