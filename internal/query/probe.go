@@ -158,18 +158,30 @@ const Spread = 4
 // WindowSQL is the statement reading the window of the walk from after
 // (nil: the start) in direction desc.
 func (w *Walk) WindowSQL(desc bool, after *string) (string, []any) {
-	agg, dir, cmp := "max", "", ` AND "id" > ?`
+	records, last, args := w.records(`"rowid", "id"`, desc, after)
+	return `SELECT min("rowid"), max("rowid"), ` + last + `("id") FROM ` + records, args
+}
+
+// records is the walk's records from after (nil: the start) going in
+// direction desc, as a subquery of the team's live records reading cols;
+// last is the aggregate naming the walk's last id (max going up, min
+// going down); args are its parameters.
+func (w *Walk) records(cols string, desc bool, after *string) (text, last string, args []any) {
+	last, dir, cmp := "max", "", ` AND "id" > ?`
 	if desc {
-		agg, dir, cmp = "min", " DESC", ` AND "id" < ?`
+		last, dir, cmp = "min", " DESC", ` AND "id" < ?`
 	}
-	args := []any{w.Team}
-	text := `SELECT min("rowid"), max("rowid"), ` + agg + `("id") FROM (SELECT "rowid", "id" FROM ` + spec.Ident(w.Table) +
-		` WHERE "team_id" = ? AND "deleted_at" IS NULL`
+	args = []any{w.Team}
+	text = `(SELECT ` + cols + ` FROM ` + spec.Ident(w.Table) + ` WHERE "team_id" = ? AND "deleted_at" IS NULL`
 	if after != nil {
 		text += cmp
 		args = append(args, *after)
 	}
-	return text + ` ORDER BY "id"` + dir + ` LIMIT ?)`, append(args, w.Size)
+	text += ` ORDER BY "id"` + dir + ` LIMIT `
+	if w.SizeInText {
+		return text + strconv.Itoa(w.Size) + `)`, last, args
+	}
+	return text + `?)`, last, append(args, w.Size)
 }
 
 // window is the walk's window from after, nil where not read.
@@ -192,20 +204,8 @@ func (w *Walk) bound(desc bool, after *string) (string, []any) {
 		}
 		return "?", []any{*win.Bound}
 	}
-	agg, dir, cmp := "max", "", ` AND "id" > ?`
-	if desc {
-		agg, dir, cmp = "min", " DESC", ` AND "id" < ?`
-	}
-	args := []any{w.Team}
-	text := `(SELECT ` + agg + `("id") FROM (SELECT "id" FROM ` + spec.Ident(w.Table) + ` WHERE "team_id" = ? AND "deleted_at" IS NULL`
-	if after != nil {
-		text += cmp
-		args = append(args, *after)
-	}
-	if w.SizeInText {
-		return text + ` ORDER BY "id"` + dir + ` LIMIT ` + strconv.Itoa(w.Size) + `) AS "walk")`, args
-	}
-	return text + ` ORDER BY "id"` + dir + ` LIMIT ?) AS "walk")`, append(args, w.Size)
+	records, last, args := w.records(`"id"`, desc, after)
+	return `(SELECT ` + last + `("id") FROM ` + records + ` AS "walk")`, args
 }
 
 // ftsCond is one condition of a tier on SQLite: the records whose
