@@ -121,8 +121,9 @@ func (res *Resource[E]) pageSQL(ctx context.Context, p *query.Page, ph query.Pha
 	if p.Rank != nil && p.Rank.PlanEachTime {
 		b.WriteString(spec.PlanEachTime)
 	}
-	table := spec.Ident(res.Table)
+	var table string // a narrow phase's, quoted
 	if ph.Narrow {
+		table = spec.Ident(res.Table)
 		// The phase's rowids sorted, then its records read by rowid.
 		// NOT INDEXED: the set's rowids are looked up (still allowed),
 		// where a planner without statistics walks the list's index,
