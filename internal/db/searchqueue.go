@@ -88,18 +88,26 @@ func (db *DB) SearchReady(ctx context.Context, w *Writer, table string) error {
 	if w != nil {
 		r = w
 	}
+	_, err := db.indexQueue(ctx, r, w, table)
+	return err
+}
+
+// indexQueue runs table's batch when its queue holds records, read
+// through r: in w when not nil, else in a write of its own. It tells
+// whether a batch ran (none for a table without a queue).
+func (db *DB) indexQueue(ctx context.Context, r reader, w *Writer, table string) (bool, error) {
 	b, ok, err := db.queues.batch(ctx, r, table)
 	if err != nil || !ok {
-		return err
+		return false, err
 	}
 	queued, err := b.queued(ctx, r)
 	if err != nil || !queued {
-		return err
+		return false, err
 	}
 	if w != nil {
-		return b.run(ctx, w)
+		return true, b.run(ctx, w)
 	}
-	return db.Write(ctx, true, func(w *Writer) error { return b.run(ctx, w) })
+	return true, db.Write(ctx, true, func(w *Writer) error { return b.run(ctx, w) })
 }
 
 // queued tells whether the table's queue holds any record.
@@ -128,20 +136,13 @@ func (db *DB) indexQueues(ctx context.Context) (int, error) {
 	}
 	ran, r := 0, poolReader{db.SQL}
 	for _, table := range tables {
-		b, ok, err := db.queues.batch(ctx, r, table)
-		if err != nil || !ok {
+		did, err := db.indexQueue(ctx, r, nil, table)
+		if err != nil {
 			return ran, err
 		}
-		if queued, err := b.queued(ctx, r); err != nil || !queued {
-			if err != nil {
-				return ran, err
-			}
-			continue
+		if did {
+			ran++
 		}
-		if err := db.Write(ctx, true, func(w *Writer) error { return b.run(ctx, w) }); err != nil {
-			return ran, err
-		}
-		ran++
 	}
 	return ran, nil
 }
