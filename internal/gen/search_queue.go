@@ -59,23 +59,25 @@ func sqliteQueue(e eventTable, list string, docs func(r string) []string) [][2]s
 // dropSearchObject is the statement dropping a search object of
 // sqliteSearch by its name.
 func dropSearchObject(name string) string {
-	switch {
-	case strings.HasPrefix(name, "search_"):
-		return `DROP TRIGGER IF EXISTS ` + spec.Ident(name)
-	case strings.HasSuffix(name, spec.SearchTableSuffix+spec.SearchPendingSuffix):
-		return `DROP VIEW IF EXISTS ` + spec.Ident(name)
-	}
-	return `DROP TABLE IF EXISTS ` + spec.Ident(name)
+	_, kind := searchObjectKind(name)
+	return `DROP ` + kind + ` IF EXISTS ` + spec.Ident(name)
 }
 
 // searchDropRank orders the drops of search objects: triggers, then
 // views, then tables.
 func searchDropRank(name string) int {
+	rank, _ := searchObjectKind(name)
+	return rank
+}
+
+// searchObjectKind tells a search object of sqliteSearch by its name: its
+// kind, and its rank among the drops (what names another goes first).
+func searchObjectKind(name string) (int, string) {
 	switch {
 	case strings.HasPrefix(name, "search_"):
-		return 0
+		return 0, "TRIGGER"
 	case strings.HasSuffix(name, spec.SearchTableSuffix+spec.SearchPendingSuffix):
-		return 1
+		return 1, "VIEW"
 	}
-	return 2
+	return 2, "TABLE"
 }
