@@ -2,7 +2,6 @@ package gen
 
 import (
 	"context"
-	"database/sql"
 	"slices"
 	"strings"
 	"testing"
@@ -11,7 +10,6 @@ import (
 
 	"records/internal/dbtest"
 	"records/internal/migrate"
-	"records/internal/spec"
 )
 
 // removeMember removes column from table in tables and from its event
@@ -61,7 +59,9 @@ INSERT INTO returns (id, team_id, description, rma) VALUES ('r', 1, 'cracked hou
 				var n int
 				q := `SELECT count(*) FROM returns WHERE records_search @@ to_tsquery('english', 'housing')`
 				if d == migrate.SQLite {
-					indexQueue(t, database.SQL, "returns")
+					if err := database.SearchReady(ctx, nil, "returns"); err != nil {
+						t.Fatalf("indexing the queue of returns: %v", err)
+					}
 					q = `SELECT count(*) FROM returns_search WHERE returns_search MATCH 'housing'`
 				}
 				if err := database.SQL.QueryRowContext(ctx, q).Scan(&n); err != nil || n != 1 {
@@ -69,21 +69,5 @@ INSERT INTO returns (id, team_id, description, rma) VALUES ('r', 1, 'cracked hou
 				}
 			})
 		}
-	}
-}
-
-// indexQueue indexes the records queued for table's search index on
-// SQLite, as the service's batch does (db.searchQueues): the pending view's
-// documents into the FTS5 table.
-func indexQueue(t *testing.T, db *sql.DB, table string) {
-	t.Helper()
-	var list string
-	err := db.QueryRow(`SELECT group_concat('"' || "name" || '"', ', ') FROM pragma_table_info(?)`, spec.SearchPending(table)).Scan(&list)
-	if err == nil {
-		_, err = db.Exec(`INSERT INTO ` + spec.Ident(spec.SearchTable(table)) + `(` + list + `) SELECT ` + list +
-			` FROM ` + spec.Ident(spec.SearchPending(table)) + ` ORDER BY 1; DELETE FROM ` + spec.Ident(spec.SearchQueue(table)))
-	}
-	if err != nil {
-		t.Fatalf("indexing the queue of %s: %v", table, err)
 	}
 }
