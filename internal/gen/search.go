@@ -143,15 +143,25 @@ OR type IN ('table', 'view') AND (name LIKE '%\_search\_queue' ESCAPE '\' OR nam
 			continue
 		}
 		objects, fill := sqliteSearch(e)
-		same := true
+		var changed [][2]string
 		for _, o := range objects {
-			same = same && have[o[0]] == o[1]
+			if have[o[0]] != o[1] {
+				changed = append(changed, o)
+			}
 			delete(have, o[0])
 		}
-		if same {
+		if len(changed) == 0 {
 			continue
 		}
 		b.WriteString("-- Search " + e.table.Name + " by " + describeSearch(e.search) + "\n")
+		if onlyViews(changed) {
+			// The index, its queue and its triggers as they were: the
+			// documents' rule is theirs, so the view alone is made again.
+			for _, o := range changed {
+				b.WriteString(dropSearchObject(o[0]) + ";\n" + o[1] + ";\n")
+			}
+			continue
+		}
 		for _, o := range slices.Backward(objects) {
 			b.WriteString(dropSearchObject(o[0]) + ";\n")
 		}
@@ -171,6 +181,14 @@ OR type IN ('table', 'view') AND (name LIKE '%\_search\_queue' ESCAPE '\' OR nam
 		b.WriteString(dropSearchObject(name) + ";\n")
 	}
 	return b.String(), nil
+}
+
+// onlyViews tells whether the search objects are all views.
+func onlyViews(objects [][2]string) bool {
+	return !slices.ContainsFunc(objects, func(o [2]string) bool {
+		_, kind := searchObjectKind(o[0])
+		return kind != "VIEW"
+	})
 }
 
 // hideSearch keeps the search indexes out of the migration engine's view

@@ -79,6 +79,31 @@ func TestReweightingRemakesTheClassIndexes(t *testing.T) {
 	}
 }
 
+// A change to the queue's view alone (as migration 0027 made, the queue
+// entry's rowid added as its last column) remakes the view and nothing
+// else: the index, its queue and its triggers stay, and no record is read
+// into the index again.
+func TestAViewAloneIsMadeAgainAlone(t *testing.T) {
+	tables, events := schemaEvents(t, migrate.SQLite)
+	set, _ := readMigrations(repoConfig(), migrate.SQLite)
+	i := slices.IndexFunc(set, func(m migrate.Migration) bool { return strings.HasSuffix(m.Name, "_search_batches_bounded.sql") })
+	if i < 0 {
+		t.Fatal("no migration search_batches_bounded")
+	}
+	got := diffEvents(t, migrate.SQLite, set[:i], tables, events).sql
+	var made []string
+	for _, line := range strings.Split(got, "\n") {
+		if line != "" && !strings.HasPrefix(line, "--") {
+			made = append(made, strings.Join(strings.Fields(line)[:3], " "))
+		}
+	}
+	if !slices.Contains(made, `CREATE VIEW "returns_search_pending"("rowid",`) || slices.ContainsFunc(made, func(s string) bool {
+		return !strings.HasPrefix(s, "DROP VIEW IF") && !strings.HasPrefix(s, "CREATE VIEW")
+	}) {
+		t.Fatalf("want views dropped and made again, nothing else; got\n%s", got)
+	}
+}
+
 // Marking and unmarking members on PostgreSQL: the trigger of a table
 // whose members changed is made again, firing on its new members, and
 // that of a table searching nothing any more is dropped with its function
