@@ -2,6 +2,7 @@ package db
 
 import (
 	"context"
+	"database/sql"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -162,5 +163,87 @@ func TestSearchQueueMigrationIndexesEveryRecord(t *testing.T) {
 	}
 	if got := queueState(t, d, "quokka"); got != "quokka: r-1 r-2; queued: " {
 		t.Fatal(got)
+	}
+}
+
+// A queue longer than a batch is indexed searchBatchRows records at a
+// time: the checkpointer's pass runs one batch a table, leaving the rest
+// for its next ticks, and a search's SearchReady runs them all. The bounded
+// batch reads the queue's range by its key, never the whole queue or
+// table; a database migrated before the queue's view carried its entries'
+// rowids indexes the whole queue in one batch, as before.
+func TestSearchQueueIndexesInBoundedBatches(t *testing.T) {
+	ctx := context.Background()
+	fill := func(d *DB, n int) {
+		var rows []string
+		for i := range n {
+			rows = append(rows, "('b-"+strconv.Itoa(i)+"', 1, 'bilby')")
+		}
+		writeSQL(t, d, `INSERT INTO returns (id, team_id, description) VALUES `+strings.Join(rows, ", "))
+	}
+	count := func(d *DB, q string) int {
+		var n int
+		if err := d.SQL.QueryRowContext(ctx, q).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	matches := `SELECT count(*) FROM returns_search WHERE returns_search MATCH 'bilby'`
+	queued := `SELECT count(*) FROM returns_search_queue`
+
+	d := openQueued(t, filepath.Join(t.TempDir(), "q.db"), -1)
+	fill(d, 2*searchBatchRows+500)
+	if ran, err := d.indexQueues(ctx); err != nil || ran != 1 {
+		t.Fatalf("the checkpointer's pass ran %d batches (%v), want 1", ran, err)
+	}
+	if m, q := count(d, matches), count(d, queued); m != searchBatchRows || q != searchBatchRows+500 {
+		t.Fatalf("after one pass %d indexed and %d queued, want %d and %d", m, q, searchBatchRows, searchBatchRows+500)
+	}
+	if err := d.SearchReady(ctx, nil, "returns"); err != nil {
+		t.Fatal(err)
+	}
+	if m, q := count(d, matches), count(d, queued); m != 2*searchBatchRows+500 || q != 0 {
+		t.Fatalf("after SearchReady %d indexed and %d queued, want %d and 0", m, q, 2*searchBatchRows+500)
+	}
+	queueState(t, d) // FTS5's integrity-check
+
+	b, ok, err := d.queues.batch(ctx, d, "returns")
+	if err != nil || !ok || b.bound == "" {
+		t.Fatalf("returns' batch %+v (%v, %v): want a bounded one", b, ok, err)
+	}
+	var plan []string
+	err = d.Each(ctx, -1, `EXPLAIN QUERY PLAN `+b.indexTo, []any{int64(1)}, func(rows *sql.Rows) error {
+		var id, parent, unused int
+		var detail string
+		err := rows.Scan(&id, &parent, &unused, &detail)
+		plan = append(plan, detail)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Each of the record's three documents: the queue's range, then the
+	// record by its rowid.
+	for _, step := range plan {
+		if step == "SCAN returns" || step == "SEARCH returns USING INTEGER PRIMARY KEY (rowid<?)" {
+			t.Fatalf("a bounded batch reads %q; its plan:\n%s", step, strings.Join(plan, "\n"))
+		}
+	}
+	if n := strings.Count(strings.Join(plan, "\n"), "SEARCH returns_search_queue USING INTEGER PRIMARY KEY (rowid<?)"); n != 3 {
+		t.Fatalf("a bounded batch reads the queue by its key %d times, want 3; its plan:\n%s", n, strings.Join(plan, "\n"))
+	}
+
+	set, err := migrations.For(migrate.SQLite)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := slices.IndexFunc(set, func(m migrate.Migration) bool { return strings.HasSuffix(m.Name, "_search_batches_bounded.sql") })
+	old := openQueued(t, filepath.Join(t.TempDir(), "old.db"), before)
+	fill(old, searchBatchRows+1)
+	if ran, err := old.indexQueues(ctx); err != nil || ran != 1 {
+		t.Fatalf("the checkpointer's pass ran %d batches (%v), want 1", ran, err)
+	}
+	if m, q := count(old, matches), count(old, queued); m != searchBatchRows+1 || q != 0 {
+		t.Fatalf("before the bound's migration %d indexed and %d queued, want %d and 0", m, q, searchBatchRows+1)
 	}
 }

@@ -38,14 +38,19 @@ func sqliteQueue(e eventTable, list string, docs func(r string) []string) [][2]s
 	insert := ` INSERT INTO ` + fts + `("rowid", ` + list + `) ` + values("NEW", "") + `;`
 	head := ` INSERT INTO ` + fts + `(` + fts + `, "rowid", ` + list + `) `
 	queued := `EXISTS (SELECT 1 FROM ` + q + ` WHERE "rowid" = OLD."rowid")`
+	// Each document carries its queue entry's rowid last (spec.SearchQueued),
+	// so that a batch bounded by it reads the queue's range by its key: the
+	// documents' own rowids are sums that no index serves. CROSS JOIN keeps
+	// the queue the outer loop: with a plain join SQLite moved the bound to
+	// the table's rowids, a range from the table's first record.
 	var view []string
 	for _, d := range docs(t + ".") {
-		view = append(view, `SELECT `+d+` FROM `+q+` JOIN `+t+` ON `+t+`."rowid" = `+q+`."rowid"`)
+		view = append(view, `SELECT `+d+`, `+q+`."rowid" FROM `+q+` CROSS JOIN `+t+` ON `+t+`."rowid" = `+q+`."rowid"`)
 	}
 	trigger := "search_" + e.table.Name
 	return [][2]string{
 		{queue, `CREATE TABLE ` + q + `("rowid" INTEGER PRIMARY KEY)`},
-		{pending, `CREATE VIEW ` + spec.Ident(pending) + `("rowid", ` + list + `) AS ` + strings.Join(view, ` UNION ALL `)},
+		{pending, `CREATE VIEW ` + spec.Ident(pending) + `("rowid", ` + list + `, ` + spec.Ident(spec.SearchQueued) + `) AS ` + strings.Join(view, ` UNION ALL `)},
 		{trigger + "_insert", `CREATE TRIGGER ` + spec.Ident(trigger+"_insert") + ` AFTER INSERT ON ` + t +
 			` BEGIN INSERT INTO ` + q + `("rowid") VALUES (NEW."rowid"); END`},
 		{trigger + "_delete", `CREATE TRIGGER ` + spec.Ident(trigger+"_delete") + ` AFTER DELETE ON ` + t + ` BEGIN` +

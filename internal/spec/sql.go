@@ -57,10 +57,14 @@ func SearchTable(table string) string { return table + SearchTableSuffix }
 // insert trigger notes its rowid in the queue table SearchQueue (one
 // column, "rowid"), and a batch writes the documents the view
 // SearchPending makes of every queued record — its columns the FTS5
-// table's, "rowid" first — into SearchTable, then empties the queue.
+// table's, "rowid" first, then SearchQueued — into SearchTable, then
+// empties the queue.
 const (
 	SearchQueueSuffix   = "_queue"
 	SearchPendingSuffix = "_pending"
+	// SearchQueued is SearchPending's last column: the queue entry's
+	// rowid, by which a batch takes a bounded part of the queue.
+	SearchQueued = "_queued"
 )
 
 // SearchQueue is the SQLite table of table's records not yet indexed.

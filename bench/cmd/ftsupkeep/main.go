@@ -340,7 +340,8 @@ func queued(ctx context.Context, conn *sql.DB) []string {
 		return nil
 	}
 	return []string{`INSERT INTO returns_search(rowid, description, issue, customer_email, rma, serial_number)
-SELECT * FROM returns_search_pending ORDER BY 1`, `DELETE FROM returns_search_queue`}
+SELECT rowid, description, issue, customer_email, rma, serial_number FROM returns_search_pending ORDER BY 1`,
+		`DELETE FROM returns_search_queue`}
 }
 
 // catch runs a batch's statements (catchUp, queued) in one transaction.
