@@ -140,6 +140,27 @@ wrk_run() {
   awk '/Requests\/sec/ {rps=$2} /^ +Latency +[0-9]/ {avg=$2} $1=="99%" {p99=$2} END {print rps, p99, avg}' <<<"$out"
 }
 
+# pg_cpu PID prints "backend ticks" for each PostgreSQL backend serving a
+# connection of process PID (found by its client port): their CPU time
+# (user + system, clock ticks), where the cost of what a statement does in
+# the database shows — the search columns' trigger and indexes, say — and
+# the process's own CPU time does not.
+pg_cpu() {
+  local port ports p
+  port=$(sed -n 's|^[^/]*//[^/]*:\([0-9][0-9]*\)/.*|\1|p' <<<"$PG_URL") # PG_URL's, 5432 unless given
+  ports=$(ss -tnpH state established "( dport = :${port:-5432} )" |
+    awk -v me="pid=$1," 'index($0, me) {n = split($3, a, ":"); print a[n]}' | paste -sd, -)
+  [ -n "$ports" ] || return 0
+  for p in $(psql "$PG_URL" -Atc "SELECT pid FROM pg_stat_activity WHERE client_port IN ($ports)"); do
+    [ -r "/proc/$p/stat" ] && echo "$p $(awk '{print $14 + $15}' "/proc/$p/stat")"
+  done
+  return 0
+}
+
+# pg_cpu_since BEFORE AFTER prints the ticks the backends spent between two
+# pg_cpu listings (a backend new in AFTER from 0).
+pg_cpu_since() { awk 'NR == FNR {t[$1] = $2; next} {d += $2 - t[$1]} END {print d + 0}' "$1" "$2"; }
+
 # metric PORT NAME prints the value of one line of the service's /metrics.
 metric() { curl -s "http://127.0.0.1:$1/metrics" | awk -v m="$2" '$1==m {print $2}'; }
 
