@@ -63,8 +63,7 @@ type sample struct {
 // heavier than the last matches (query.Probe.WeightedSQL).
 func (s *Service) commonMatches(ctx context.Context, search *query.Search, req *query.Request, team int) (sample, error) {
 	p := s.Probe.OrDefault()
-	text, args, classes := p.SampleSQL(search, req.Match)
-	counts, err := s.sampleCounts(ctx, text, args, 1+len(classes))
+	counts, classes, err := s.sampled(ctx, p, search, req.Match)
 	if err != nil {
 		return sample{}, err
 	}
@@ -93,6 +92,22 @@ func (s *Service) commonMatches(ctx context.Context, search *query.Search, req *
 		}
 	}
 	return out, nil
+}
+
+// sampled is the counts of m's sample and the classes it counts
+// (query.Probe.SampleSQL), kept while the process writes nothing
+// (sampleCache).
+func (s *Service) sampled(ctx context.Context, p query.Probe, search *query.Search, m *query.Match) ([]int64, []string, error) {
+	text, args, classes := p.SampleSQL(search, m)
+	key, writes := text+"\x00"+m.FTS, s.DB.Writes()
+	if counts, kept := s.samples.get(writes, key); kept {
+		return counts, classes, nil
+	}
+	counts, err := s.sampleCounts(ctx, text, args, 1+len(classes))
+	if err == nil {
+		s.samples.put(writes, key, counts)
+	}
+	return counts, classes, err
 }
 
 // walkWindows reads the windows of a page's walk where a tier it reads
