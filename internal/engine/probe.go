@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"slices"
@@ -13,7 +14,7 @@ import (
 // hold the match. On SQLite, a live list's first pages look the matches
 // of a common word up record by record (query.Probe); on PostgreSQL they
 // are read by statements planned once per word class (query.PGSampleSQL).
-func (s *Service) rankOf(ctx context.Context, search *query.Search, req *query.Request, trash Trash, team int) (*query.Ranked, *query.Filter, error) {
+func (s *Service) rankOf(ctx context.Context, search *query.Search, req *query.Request, trash Trash, team int, narrowed bool) (*query.Ranked, *query.Filter, error) {
 	if req.Match == nil || !slices.ContainsFunc(req.Keys, func(k query.Key) bool { return k.Col == query.RankColumn }) {
 		return nil, req.Filter, nil
 	}
@@ -21,7 +22,8 @@ func (s *Service) rankOf(ctx context.Context, search *query.Search, req *query.R
 	if trash == Live && req.Offset == 0 {
 		var err error
 		if s.Dialect == query.SQLite {
-			smp, err = s.commonMatches(ctx, search, req, team)
+			alone := !narrowed && req.Unsearched == nil && accessOf(ctx) == nil
+			smp, err = s.commonMatches(ctx, search, req, team, alone)
 		} else {
 			smp.common, err = s.pgCommonTiers(ctx, search, req.Match, team)
 		}
@@ -37,7 +39,7 @@ func (s *Service) rankOf(ctx context.Context, search *query.Search, req *query.R
 		r.Sparse()
 	}
 	if r.Walk != nil {
-		r.Walk.Team, r.Walk.Size, r.Walk.Start = team, s.Probe.OrDefault().Walk, smp.start
+		r.Walk.Team, r.Walk.Size, r.Walk.Start = team, cmp.Or(smp.size, s.Probe.OrDefault().Walk), smp.start
 		r.Walk.Windows = s.Dialect == query.SQLite
 	}
 	return r, req.Unsearched, nil
@@ -53,6 +55,8 @@ type sample struct {
 	start      *query.Window
 	sparse     bool
 	unweighted bool
+	// size is the walk's (0: the Probe's Walk).
+	size int
 }
 
 // commonMatches samples m in search's FTS5 table (query.Probe.SampleSQL):
@@ -60,15 +64,17 @@ type sample struct {
 // the start spans few rowids (read then, and given back), those in which
 // half the sample matches (query.Probe.Dense); whether the documents of
 // every member hold few matches; and whether any document of a class
-// heavier than the last matches (query.Probe.WeightedSQL).
-func (s *Service) commonMatches(ctx context.Context, search *query.Search, req *query.Request, team int) (sample, error) {
+// heavier than the last matches (query.Probe.WeightedSQL). Where none
+// does and the page reads nothing but the match (alone), the walk is
+// sized by the sample (query.Probe.WalkFor).
+func (s *Service) commonMatches(ctx context.Context, search *query.Search, req *query.Request, team int, alone bool) (sample, error) {
 	p := s.Probe.OrDefault()
 	counts, classes, err := s.sampled(ctx, p, search, req.Match)
 	if err != nil {
 		return sample{}, err
 	}
 	r := s.reader(ctx)
-	out := sample{common: map[string]bool{}, sparse: p.Sparse(counts[0], counts[1])}
+	out := sample{common: map[string]bool{}, sparse: p.Sparse(counts[0], counts[1]), size: p.Walk}
 	if text, args := p.WeightedSQL(search, req.Match); text != "" {
 		var weighted bool
 		if err := r.Each(ctx, 1, text, args, func(rows *sql.Rows) error { return rows.Scan(&weighted) }); err != nil {
@@ -76,19 +82,22 @@ func (s *Service) commonMatches(ctx context.Context, search *query.Search, req *
 		}
 		out.unweighted = !weighted
 	}
+	if out.unweighted && alone {
+		out.size = p.WalkFor(req.Limit+1, counts[0], counts[1])
+	}
 	for i, c := range classes {
 		switch {
 		case p.Common(counts[0], counts[i+1]):
 			out.common[c] = true
 		case !p.Dense(counts[0], counts[i+1]):
 		case out.start == nil:
-			w := &query.Walk{Table: search.Table, Team: team, Size: p.Walk}
+			w := &query.Walk{Table: search.Table, Team: team, Size: out.size}
 			if out.start, err = readWindow(ctx, r, w, req.Keys[len(req.Keys)-1].Desc, nil); err != nil {
 				return sample{}, err
 			}
 			fallthrough
 		default:
-			out.common[c] = out.start.Compact(p.Walk)
+			out.common[c] = out.start.Compact(out.size)
 		}
 	}
 	return out, nil

@@ -112,6 +112,23 @@ func (p Probe) Dense(newest, matched int64) bool {
 	return n > 0 && 2*matched >= n
 }
 
+// WalkFor is the walk of a page of want records that reads one tier (a
+// word no heavier class matches, Search.Unweighted) and nothing but the
+// match, from a sample of the documents of every member: twice the
+// records its share of matches says hold want, at least want, at most
+// Walk. A shorter walk reads a shorter window, and the tier a shorter
+// range of rowids (some 0.6 µs a rowid); one too short for the page has
+// the rest of the tier read from its set: a slower page, never another
+// answer.
+func (p Probe) WalkFor(want int, newest, matched int64) int {
+	n := min(int64(p.Sample), newest)
+	if matched <= 0 || n <= 0 {
+		return p.Walk
+	}
+	size := (2*int64(want)*n + matched - 1) / matched
+	return int(min(max(size, int64(want)), int64(p.Walk)))
+}
+
 // Sparse tells from a sample of the documents of every member that a
 // tier the list's index walks (the last, or every one of a query with an
 // exclusion) costs less read from its set: its matches (share × newest,

@@ -201,3 +201,21 @@ func TestUnweightedReadsTheLastTierAlone(t *testing.T) {
 		t.Errorf("by offset: %+v", ph)
 	}
 }
+
+// A walk is sized by the sample's share of matches: twice what it says a
+// page needs, within want and Walk.
+func TestWalkForFollowsTheShare(t *testing.T) {
+	p := DefaultProbe
+	for _, c := range []struct {
+		want            int
+		newest, matched int64
+		size            int
+	}{
+		{101, 100000, 1000, 202}, {101, 100000, 500, 404}, {101, 100000, 100, 500},
+		{101, 100000, 0, 500}, {101, 0, 0, 500}, {2, 60, 30, 8}, {2, 60, 60, 4}, {21, 10, 10, 42}, {300, 1000, 1000, 500},
+	} {
+		if got := p.WalkFor(c.want, c.newest, c.matched); got != c.size {
+			t.Errorf("WalkFor(%d, %d, %d) = %d, want %d", c.want, c.newest, c.matched, got, c.size)
+		}
+	}
+}
