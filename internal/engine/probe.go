@@ -75,7 +75,11 @@ func (s *Service) commonMatches(ctx context.Context, search *query.Search, req *
 	}
 	r := s.reader(ctx)
 	out := sample{common: map[string]bool{}, sparse: p.Sparse(counts[0], counts[1]), size: p.Walk}
-	if text, args := p.WeightedSQL(search, req.Match); text != "" {
+	// A heavier class the sample saw match needs no check: reading its
+	// tiers is right whatever they hold now; only their being empty must
+	// be read fresh.
+	sawWeighted := slices.ContainsFunc(counts[2:], func(n int64) bool { return n > 0 })
+	if text, args := p.WeightedSQL(search, req.Match); text != "" && !sawWeighted {
 		var weighted bool
 		if err := r.Each(ctx, 1, text, args, func(rows *sql.Rows) error { return rows.Scan(&weighted) }); err != nil {
 			return sample{}, err
