@@ -253,3 +253,13 @@ func (p poolReader) Each(ctx context.Context, max int, query string, args []any,
 	}
 	return rows.Err()
 }
+
+// Writes counts the writes this process made to a SQLite database (its
+// write lock let go), 0 on PostgreSQL: what a cache of reads that only
+// steer a plan is keyed by (engine's samples of a word).
+func (db *DB) Writes() uint64 {
+	if db.writeLock == nil {
+		return 0
+	}
+	return db.writeLock.Freed()
+}

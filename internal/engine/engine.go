@@ -57,6 +57,8 @@ type Service struct {
 	// Probe decides when a search on SQLite looks a common word's matches
 	// up record by record (query.DefaultProbe when unset).
 	Probe query.Probe
+	// samples keeps SQLite's samples of words while nothing is written.
+	samples sampleCache
 
 	// Policies are the roles' policies (DESIGN §15); nil: no role but
 	// admin, which may do everything.

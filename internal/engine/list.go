@@ -45,7 +45,7 @@ func (op *Op[E]) list(ctx context.Context, s *Service, c *gin.Context, members [
 	if err != nil {
 		return 0, nil, err
 	}
-	rank, filter, err := s.rankOf(ctx, l.Search, req, trash, team)
+	rank, filter, err := s.rankOf(ctx, l.Search, req, trash, team, c.Param("id") != "")
 	if err != nil {
 		return 0, nil, err
 	}

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"slices"
@@ -13,68 +14,113 @@ import (
 // hold the match. On SQLite, a live list's first pages look the matches
 // of a common word up record by record (query.Probe); on PostgreSQL they
 // are read by statements planned once per word class (query.PGSampleSQL).
-func (s *Service) rankOf(ctx context.Context, search *query.Search, req *query.Request, trash Trash, team int) (*query.Ranked, *query.Filter, error) {
+func (s *Service) rankOf(ctx context.Context, search *query.Search, req *query.Request, trash Trash, team int, narrowed bool) (*query.Ranked, *query.Filter, error) {
 	if req.Match == nil || !slices.ContainsFunc(req.Keys, func(k query.Key) bool { return k.Col == query.RankColumn }) {
 		return nil, req.Filter, nil
 	}
-	var common map[string]bool
-	var start *query.Window
-	sparse := false
+	var smp sample
 	if trash == Live && req.Offset == 0 {
 		var err error
 		if s.Dialect == query.SQLite {
-			common, start, sparse, err = s.commonMatches(ctx, search, req, team)
+			alone := !narrowed && req.Unsearched == nil && accessOf(ctx) == nil
+			smp, err = s.commonMatches(ctx, search, req, team, alone)
 		} else {
-			common, err = s.pgCommonTiers(ctx, search, req.Match, team)
+			smp.common, err = s.pgCommonTiers(ctx, search, req.Match, team)
 		}
 		if err != nil {
 			return nil, nil, err
 		}
 	}
-	r := search.Rank(s.Dialect, req.Match, common)
-	if sparse {
+	r := search.Rank(s.Dialect, req.Match, smp.common)
+	if smp.unweighted {
+		search.Unweighted(r, req.Match, smp.common)
+	}
+	if smp.sparse {
 		r.Sparse()
 	}
 	if r.Walk != nil {
-		r.Walk.Team, r.Walk.Size, r.Walk.Start = team, s.Probe.OrDefault().Walk, start
+		r.Walk.Team, r.Walk.Size, r.Walk.Start = team, cmp.Or(smp.size, s.Probe.OrDefault().Walk), smp.start
 		r.Walk.Windows = s.Dialect == query.SQLite
 	}
 	return r, req.Unsearched, nil
 }
 
-// commonMatches names the classes of documents in search's FTS5 table
-// in which m's matches are many, from a sample of each
-// (query.Probe.SampleSQL): those the probe calls common, and, where the
-// walk's window from the start spans few rowids (read then, and given
-// back), those in which half the sample matches (query.Probe.Dense); and
-// whether the documents of every member hold few matches
-// (query.Probe.Sparse).
-func (s *Service) commonMatches(ctx context.Context, search *query.Search, req *query.Request, team int) (map[string]bool, *query.Window, bool, error) {
+// sample is what a page ordered by relevance learns of a word before it
+// reads: the classes of documents its matches are common in, the walk's
+// window from the start where read, whether the documents of every
+// member hold few matches (query.Probe.Sparse), and whether no document
+// of a class heavier than the last matches (query.Search.Unweighted).
+type sample struct {
+	common     map[string]bool
+	start      *query.Window
+	sparse     bool
+	unweighted bool
+	// size is the walk's (0: the Probe's Walk).
+	size int
+}
+
+// commonMatches samples m in search's FTS5 table (query.Probe.SampleSQL):
+// the classes the probe calls common, and, where the walk's window from
+// the start spans few rowids (read then, and given back), those in which
+// half the sample matches (query.Probe.Dense); whether the documents of
+// every member hold few matches; and whether any document of a class
+// heavier than the last matches (query.Probe.WeightedSQL). Where none
+// does and the page reads nothing but the match (alone), the walk is
+// sized by the sample (query.Probe.WalkFor).
+func (s *Service) commonMatches(ctx context.Context, search *query.Search, req *query.Request, team int, alone bool) (sample, error) {
 	p := s.Probe.OrDefault()
-	text, args, classes := p.SampleSQL(search, req.Match)
-	counts, err := s.sampleCounts(ctx, text, args, 1+len(classes))
+	counts, classes, err := s.sampled(ctx, p, search, req.Match)
 	if err != nil {
-		return nil, nil, false, err
+		return sample{}, err
 	}
 	r := s.reader(ctx)
-	common := map[string]bool{}
-	var start *query.Window
+	out := sample{common: map[string]bool{}, sparse: p.Sparse(counts[0], counts[1]), size: p.Walk}
+	// A heavier class the sample saw match needs no check: reading its
+	// tiers is right whatever they hold now; only their being empty must
+	// be read fresh.
+	sawWeighted := slices.ContainsFunc(counts[2:], func(n int64) bool { return n > 0 })
+	if text, args := p.WeightedSQL(search, req.Match); text != "" && !sawWeighted {
+		var weighted bool
+		if err := r.Each(ctx, 1, text, args, func(rows *sql.Rows) error { return rows.Scan(&weighted) }); err != nil {
+			return sample{}, err
+		}
+		out.unweighted = !weighted
+	}
+	if out.unweighted && alone {
+		out.size = p.WalkFor(req.Limit+1, counts[0], counts[1])
+	}
 	for i, c := range classes {
 		switch {
 		case p.Common(counts[0], counts[i+1]):
-			common[c] = true
+			out.common[c] = true
 		case !p.Dense(counts[0], counts[i+1]):
-		case start == nil:
-			w := &query.Walk{Table: search.Table, Team: team, Size: p.Walk}
-			if start, err = readWindow(ctx, r, w, req.Keys[len(req.Keys)-1].Desc, nil); err != nil {
-				return nil, nil, false, err
+		case out.start == nil:
+			w := &query.Walk{Table: search.Table, Team: team, Size: out.size}
+			if out.start, err = readWindow(ctx, r, w, req.Keys[len(req.Keys)-1].Desc, nil); err != nil {
+				return sample{}, err
 			}
 			fallthrough
 		default:
-			common[c] = start.Compact(p.Walk)
+			out.common[c] = out.start.Compact(out.size)
 		}
 	}
-	return common, start, p.Sparse(counts[0], counts[1]), nil
+	return out, nil
+}
+
+// sampled is the counts of m's sample and the classes it counts
+// (query.Probe.SampleSQL), kept while the process writes nothing
+// (sampleCache).
+func (s *Service) sampled(ctx context.Context, p query.Probe, search *query.Search, m *query.Match) ([]int64, []string, error) {
+	text, args, classes := p.SampleSQL(search, m)
+	key, writes := text+"\x00"+m.FTS, s.DB.Writes()
+	if counts, kept := s.samples.get(writes, key); kept {
+		return counts, classes, nil
+	}
+	counts, err := s.sampleCounts(ctx, text, args, 1+len(classes))
+	if err == nil {
+		s.samples.put(writes, key, counts)
+	}
+	return counts, classes, err
 }
 
 // walkWindows reads the windows of a page's walk where a tier it reads

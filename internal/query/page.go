@@ -91,8 +91,11 @@ func (p *Page) Phases() []Phase {
 		// Tiers in turn cannot skip a number of records: one statement,
 		// ordered by tier.
 		order, args := p.tierOrder()
+		if order != "" {
+			order += ", "
+		}
 		m := p.Rank.Match
-		return []Phase{{Cond: m.Cond, Args: append(slices.Clip(m.Args), args...), OrderBy: order + ", " + orderBy(keys[1:]), Offset: true}}
+		return []Phase{{Cond: m.Cond, Args: append(slices.Clip(m.Args), args...), OrderBy: order + orderBy(keys[1:]), Offset: true}}
 	}
 	if p.Offset > 0 {
 		return []Phase{{OrderBy: orderBy(keys), Offset: true}}
@@ -135,6 +138,9 @@ func (p *Page) tiers() []Phase {
 			tier = n - i
 		}
 		var after *string
+		if p.Rank.Tiers[tier-1].Empty {
+			continue
+		}
 		if p.After != nil {
 			at := int(p.After.Values[0].(int64))
 			if id.Desc && tier < at || !id.Desc && tier > at {
@@ -197,15 +203,22 @@ func (p *Page) CheckTier() error {
 }
 
 // tierOrder orders the records of a page ordered by relevance by their
-// tier, for a page read by offset, and its parameters.
+// tier, for a page read by offset, and its parameters; "" where every
+// tier but the last is empty (Tier.Empty).
 func (p *Page) tierOrder() (string, []any) {
 	var b strings.Builder
 	var args []any
 	b.WriteString("CASE")
 	n := len(p.Rank.Tiers)
 	for i, t := range p.Rank.Tiers[:n-1] {
+		if t.Empty {
+			continue // no record is in it
+		}
 		fmt.Fprintf(&b, " WHEN %s THEN %d", t.Cond, i+1)
 		args = append(args, t.Args...)
+	}
+	if b.Len() == len("CASE") {
+		return "", nil
 	}
 	fmt.Fprintf(&b, " ELSE %d END", n)
 	if p.Keys[0].Desc {

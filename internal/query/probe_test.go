@@ -169,3 +169,53 @@ func TestSparseTiersReadTheirSets(t *testing.T) {
 		t.Errorf("a probed tier no longer walks: %s", r.Tiers[2].Cond)
 	}
 }
+
+// A word no heavier class matches (Probe.WeightedSQL) is read from the
+// last tier alone, without the exclusion of the class before it; a page
+// by offset orders by the tiers left.
+func TestUnweightedReadsTheLastTierAlone(t *testing.T) {
+	m, err := ParseQ("widget")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &Search{Table: "returns", Marks: []string{"C", "B", "A"}}
+	text, args := DefaultProbe.WeightedSQL(s, m)
+	if !strings.Contains(text, `"rowid" >= 1099511627776 AND "returns_search"."rowid" < 3298534883328)`) || !slices.Equal(args, []any{m.FTS}) {
+		t.Errorf("weighted: %s %v", text, args)
+	}
+	if text, _ := DefaultProbe.WeightedSQL(&Search{Table: "returns", Marks: []string{"A"}}, m); text != "" {
+		t.Errorf("one class: %s", text)
+	}
+	r := s.Rank(SQLite, m, nil)
+	s.Unweighted(r, m, nil)
+	keys := []Key{{Col: RankColumn, Desc: true}, {Col: IDColumn, Desc: true}}
+	phases := (&Page{Keys: keys, Limit: 100, Rank: r}).Phases()
+	if len(phases) != 1 || phases[0].Tier != 3 || strings.Contains(phases[0].Cond, "NOT IN") || len(phases[0].Args) != 1 {
+		t.Errorf("phases: %+v", phases)
+	}
+	after := &Position{Values: []any{int64(3)}, ID: "ret-9"}
+	if ph := (&Page{Keys: []Key{{Col: RankColumn}, {Col: IDColumn}}, Limit: 100, Rank: r, After: after}).Phases(); len(ph) != 1 || ph[0].Tier != 3 {
+		t.Errorf("going up from tier 3: %+v", ph)
+	}
+	if ph := (&Page{Keys: keys, Limit: 100, Offset: 5, Rank: r}).Phases(); len(ph) != 1 || strings.Contains(ph[0].OrderBy, "WHEN") {
+		t.Errorf("by offset: %+v", ph)
+	}
+}
+
+// A walk is sized by the sample's share of matches: twice what it says a
+// page needs, within want and Walk.
+func TestWalkForFollowsTheShare(t *testing.T) {
+	p := DefaultProbe
+	for _, c := range []struct {
+		want            int
+		newest, matched int64
+		size            int
+	}{
+		{101, 100000, 1000, 202}, {101, 100000, 500, 404}, {101, 100000, 100, 500},
+		{101, 100000, 0, 500}, {101, 0, 0, 500}, {2, 60, 30, 8}, {2, 60, 60, 4}, {21, 10, 10, 42}, {300, 1000, 1000, 500},
+	} {
+		if got := p.WalkFor(c.want, c.newest, c.matched); got != c.size {
+			t.Errorf("WalkFor(%d, %d, %d) = %d, want %d", c.want, c.newest, c.matched, got, c.size)
+		}
+	}
+}

@@ -270,6 +270,9 @@ type Tier struct {
 	// the records read by rowid (Phase.Narrow); on PostgreSQL ordered by
 	// an expression of the id that no index holds (pgRank).
 	Sorted bool
+	// Empty tells a tier known to hold no record (Ranked.Unweighted): no
+	// statement reads it.
+	Empty bool
 }
 
 // Classes are the weights the members are marked with, heaviest first: a
@@ -346,6 +349,23 @@ func (search *Search) Rank(d Dialect, m *Match, common map[string]bool) *Ranked 
 		r.Tiers[k] = t
 	}
 	return r
+}
+
+// Unweighted has r, SQLite's Ranked of a search of search by m, read a
+// word that matches no document of a class heavier than the last
+// (Probe.WeightedSQL) from its last tier alone: every tier before it
+// needs such a match, so it is empty, and the last tier's exclusion of
+// the class before it excludes nothing. The answer is the same, read
+// without a statement a class.
+func (search *Search) Unweighted(r *Ranked, m *Match, common map[string]bool) {
+	n := len(r.Tiers)
+	if n < 2 {
+		return
+	}
+	for k := range n - 1 {
+		r.Tiers[k] = Tier{Empty: true}
+	}
+	r.Tiers[n-1] = search.tierOf([]ftsCond{{walked: true}}, m, common)
 }
 
 // sqliteTier is tier k on SQLite: the records whose documents of class k
