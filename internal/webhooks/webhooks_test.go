@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"records/internal/dbtest"
+	"records/internal/migrate"
 	"records/internal/server"
 	"records/internal/servertest"
 )
@@ -390,5 +391,21 @@ func TestInterruptedAttemptsAreListed(t *testing.T) {
 				t.Errorf("the interrupted attempt: %v", first)
 			}
 		})
+	}
+}
+
+// An idle worker takes no write lock: with no webhook and no attempt due,
+// its polls only read. On SQLite each write of the process counts
+// (db.DB.Writes), and writes every poll kept the checkpointer from ever
+// seeing the database quiet, so its FTS5 merger never finished a merge.
+func TestAnIdleWorkerDoesNotWrite(t *testing.T) {
+	h := servertest.New(t, migrate.SQLite, webhookConfig())
+	h.Srv.Start()
+	t.Cleanup(func() { h.Srv.Close() })
+	time.Sleep(200 * time.Millisecond) // its first polls
+	before := h.DB.Writes()
+	time.Sleep(300 * time.Millisecond) // some 15 polls of 20 ms
+	if after := h.DB.Writes(); after != before {
+		t.Fatalf("an idle worker wrote %d times in 15 polls", after-before)
 	}
 }

@@ -94,9 +94,14 @@ func (s *Service) claim(ctx context.Context, n int) ([]*Delivery, error) {
 	if s.DB.Postgres() {
 		lock = " FOR UPDATE SKIP LOCKED"
 	}
+	due, err := s.holds(ctx, `SELECT EXISTS (SELECT 1 FROM "webhook_deliveries"
+WHERE "status" = 'pending' AND "next_attempt_at" <= ? AND ("lease_until" IS NULL OR "lease_until" < ?))`, now, now)
+	if err != nil || !due {
+		return nil, err
+	}
 	var out []*Delivery
 	interrupted := 0
-	err := s.DB.Write(ctx, true, func(w engine.Writer) error {
+	err = s.DB.Write(ctx, true, func(w engine.Writer) error {
 		var err error
 		if interrupted, err = s.interrupted(ctx, w, now, n, lock); err != nil {
 			return err
