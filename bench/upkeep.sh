@@ -28,6 +28,8 @@ PORT=${PORT:-18391}
 dbs=("$@")
 [ ${#dbs[@]} -gt 0 ] || dbs=(sqlite postgres)
 need wrk psql
+# The backends serving the service are found by its connections (pg_cpu).
+[[ " ${dbs[*]} " != *" postgres "* ]] || need ss
 
 bench_setup
 build ./cmd/records
