@@ -15,8 +15,11 @@ import (
 // dispatchPage is how many events the dispatcher reads a statement.
 const dispatchPage = 500
 
+// followerPrefix begins the name of a team's position in event_followers.
+const followerPrefix = "webhooks:"
+
 // followerOf names a team's position in event_followers.
-func followerOf(team int) string { return "webhooks:" + strconv.Itoa(team) }
+func followerOf(team int) string { return followerPrefix + strconv.Itoa(team) }
 
 // follow starts following a team's events from now, unless they are
 // followed already: in the transaction that makes a team's first webhook.
@@ -43,7 +46,7 @@ ON CONFLICT ("id") DO UPDATE SET "txid" = excluded."txid", "seq" = excluded."seq
 // lock, which, unlike a row lock, gives the transaction no id to hold the
 // log back).
 func (s *Service) dispatch(ctx context.Context) (int, error) {
-	if some, err := s.holds(ctx, `SELECT EXISTS (SELECT 1 FROM "webhooks")`); err != nil || !some {
+	if some, err := s.holds(ctx, pendingEvents); err != nil || !some {
 		return 0, err
 	}
 	most, read := 0, 0
@@ -75,6 +78,14 @@ func (s *Service) dispatch(ctx context.Context) (int, error) {
 	}
 	return most, err
 }
+
+// pendingEvents tells whether any team with webhooks has an event after
+// its follower's position, along the log's index: a superset of what
+// dispatchTeam reads (it also holds back, on PostgreSQL, events past the
+// horizon), so a dispatch it spares would have found nothing.
+const pendingEvents = `SELECT EXISTS (SELECT 1 FROM (SELECT DISTINCT "team_id" FROM "webhooks") AS "w"
+JOIN "event_followers" AS "f" ON "f"."id" = '` + followerPrefix + `' || CAST("w"."team_id" AS TEXT)
+WHERE EXISTS (SELECT 1 FROM "events" AS "e" WHERE "e"."team_id" = "w"."team_id" AND ("e"."txid", "e"."id") > ("f"."txid", "f"."seq")))`
 
 // holds tells whether the one-row answer of the read text is true: a
 // check made before a write that has nothing to do when it is not. An idle

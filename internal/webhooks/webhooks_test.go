@@ -394,18 +394,28 @@ func TestInterruptedAttemptsAreListed(t *testing.T) {
 	}
 }
 
-// An idle worker takes no write lock: with no webhook and no attempt due,
-// its polls only read. On SQLite each write of the process counts
+// An idle worker takes no write lock: with no event to dispatch and no
+// attempt due, its polls only read — with no webhook, and with a webhook
+// whose events were delivered. On SQLite each write of the process counts
 // (db.DB.Writes), and writes every poll kept the checkpointer from ever
 // seeing the database quiet, so its FTS5 merger never finished a merge.
 func TestAnIdleWorkerDoesNotWrite(t *testing.T) {
 	h := servertest.New(t, migrate.SQLite, webhookConfig())
 	h.Srv.Start()
 	t.Cleanup(func() { h.Srv.Close() })
-	time.Sleep(200 * time.Millisecond) // its first polls
-	before := h.DB.Writes()
-	time.Sleep(300 * time.Millisecond) // some 15 polls of 20 ms
-	if after := h.DB.Writes(); after != before {
-		t.Fatalf("an idle worker wrote %d times in 15 polls", after-before)
+	idle := func(when string) {
+		t.Helper()
+		time.Sleep(200 * time.Millisecond) // its first polls
+		before := h.DB.Writes()
+		time.Sleep(300 * time.Millisecond) // some 15 polls of 20 ms
+		if after := h.DB.Writes(); after != before {
+			t.Fatalf("%s, an idle worker wrote %d times in 15 polls", when, after-before)
+		}
 	}
+	idle("with no webhook")
+	rcv := newReceiver(t)
+	h.Call("POST", "/v1/webhooks", `{"url":"`+rcv.URL+`/hook","events":["customers.created"]}`).Want(201)
+	h.Call("POST", "/v1/customers", `{"id":"c1"}`).Want(201)
+	rcv.wait(t, "the create", func(got []delivered) bool { return len(got) == 1 })
+	idle("once its event was delivered")
 }
