@@ -182,19 +182,6 @@ func (db *DB) MergeFTS(ctx context.Context, quiet bool) (int, error) {
 
 // ftsTables are the database's FTS5 tables.
 func ftsTables(ctx context.Context, pool *sql.DB) ([]string, error) {
-	rows, err := pool.QueryContext(ctx, `SELECT "name" FROM sqlite_master
+	return poolNames(ctx, pool, `SELECT "name" FROM sqlite_master
 WHERE "type" = 'table' AND "sql" LIKE 'CREATE VIRTUAL TABLE % USING fts5(%' ORDER BY "name"`)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var name string
-		if err := rows.Scan(&name); err != nil {
-			return nil, err
-		}
-		out = append(out, name)
-	}
-	return out, rows.Err()
 }

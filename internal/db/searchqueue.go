@@ -212,22 +212,14 @@ func (q *searchQueues) searched(ctx context.Context, pool *sql.DB) ([]string, er
 		return q.tables, nil
 	}
 	q.mu.Unlock()
-	rows, err := pool.QueryContext(ctx, `SELECT "name" FROM sqlite_master WHERE "type" = 'view' AND "name" LIKE ? ESCAPE '\' ORDER BY "name"`,
-		`%`+strings.ReplaceAll(spec.SearchTableSuffix+spec.SearchPendingSuffix, "_", `\_`))
+	suffix := spec.SearchTableSuffix + spec.SearchPendingSuffix
+	tables, err := poolNames(ctx, pool, `SELECT "name" FROM sqlite_master WHERE "type" = 'view' AND "name" LIKE ? ESCAPE '\' ORDER BY "name"`,
+		`%`+strings.ReplaceAll(suffix, "_", `\_`))
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	tables := []string{}
-	for rows.Next() {
-		var name string
-		if err := rows.Scan(&name); err != nil {
-			return nil, err
-		}
-		tables = append(tables, strings.TrimSuffix(name, spec.SearchTableSuffix+spec.SearchPendingSuffix))
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
+	for i, name := range tables {
+		tables[i] = strings.TrimSuffix(name, suffix)
 	}
 	q.mu.Lock()
 	defer q.mu.Unlock()
@@ -245,13 +237,20 @@ func (p poolReader) Each(ctx context.Context, max int, query string, args []any,
 	if err != nil {
 		return err
 	}
-	defer rows.Close()
-	for n := 0; (max < 0 || n < max) && rows.Next(); n++ {
-		if err := scan(rows); err != nil {
-			return err
-		}
-	}
-	return rows.Err()
+	_, err = scanRows(ctx, rows, max, scan)
+	return err
+}
+
+// poolNames reads a list of names (one column) straight on the pool.
+func poolNames(ctx context.Context, pool *sql.DB, query string, args ...any) ([]string, error) {
+	names := []string{}
+	err := poolReader{pool}.Each(ctx, -1, query, args, func(rows *sql.Rows) error {
+		var name string
+		err := rows.Scan(&name)
+		names = append(names, name)
+		return err
+	})
+	return names, err
 }
 
 // Writes counts the writes this process made to a SQLite database (its
