@@ -147,10 +147,13 @@ func (db *DB) indexQueue(ctx context.Context, r reader, w *Writer, table string,
 	return true, nil
 }
 
-// queued tells whether the table's queue holds any record.
+// queued tells whether the table's queue holds any record. The read is
+// the queue's first row, run to its end whatever ctx: a cancellable context
+// costs a statement two goroutines (database/sql's and the driver's), and
+// every search page reads this (see engine's commonMatches).
 func (b searchBatch) queued(ctx context.Context, r reader) (bool, error) {
 	var queued bool
-	err := r.Each(ctx, 1, b.check, nil, func(rows *sql.Rows) error { return rows.Scan(&queued) })
+	err := r.Each(context.WithoutCancel(ctx), 1, b.check, nil, func(rows *sql.Rows) error { return rows.Scan(&queued) })
 	return queued, err
 }
 

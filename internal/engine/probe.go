@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"slices"
 
+	"records/internal/edge"
 	"records/internal/query"
 )
 
@@ -67,7 +68,19 @@ type sample struct {
 // heavier than the last matches (query.Probe.WeightedSQL). Where none
 // does and the page reads nothing but the match (alone), the walk is
 // sized by the sample (query.Probe.WalkFor).
+//
+// Its statements are bounded (a sample of the newest rowids, one EXISTS,
+// a window of at most Walk entries of an index), so they run to their
+// end as a read of one record does (edge.Unbounded): a cancellable
+// context costs each statement two goroutines, one of database/sql's and
+// one of the driver's, and on one P those a page of `widget` made were
+// what held its p99 near a second (docs/performance.md). The page's
+// tiers, which may read a whole set, stay interruptible.
 func (s *Service) commonMatches(ctx context.Context, search *query.Search, req *query.Request, team int, alone bool) (sample, error) {
+	ctx, err := edge.Unbounded(ctx)
+	if err != nil {
+		return sample{}, err
+	}
 	p := s.Probe.OrDefault()
 	counts, classes, err := s.sampled(ctx, p, search, req.Match)
 	if err != nil {
@@ -125,14 +138,19 @@ func (s *Service) sampled(ctx context.Context, p query.Probe, search *query.Sear
 
 // walkWindows reads the windows of a page's walk where a tier it reads
 // has a Probe form (query.Walk.WindowSQL): from the page's position for
-// the position's tier, from the start for the others.
+// the position's tier, from the start for the others. Windows are
+// bounded (at most the walk's size of an index's entries), so they run to
+// their end, as the sample does (commonMatches).
 func walkWindows(ctx context.Context, r Reader, p *query.Page) error {
+	ctx, err := edge.Unbounded(ctx)
+	if err != nil {
+		return err
+	}
 	w, desc := p.Rank.Walk, p.Keys[1].Desc
 	at := 0
 	if p.After != nil {
 		at = int(p.After.Values[0].(int64))
 	}
-	var err error
 	for i, t := range p.Rank.Tiers {
 		switch {
 		case t.Probe == nil || err != nil:
