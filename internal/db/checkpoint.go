@@ -61,9 +61,9 @@ func checkpoints(pool *sql.DB, interval, idle time.Duration, restart int, lock *
 				if index != nil {
 					_, _ = index(ctx)
 				}
-				if checkpoint(ctx, pool) >= restart && lock.LockContext(ctx) == nil {
+				if checkpoint(ctx, pool) >= restart && !quiet && lock.LockContext(ctx) == nil {
 					checkpoint(ctx, pool)
-					lock.Unlock()
+					lock.UnlockUnwritten()
 				}
 				_, _ = merges.pass(ctx, quiet)
 			}
@@ -89,7 +89,13 @@ const restartFrames = 32768
 // index every read searches it by, grows without end (1.9 GB in a minute of
 // upserts, against a 240 MB database). So once the log passes
 // restartFrames the checkpointer copies what came in meanwhile again,
-// holding the write lock, and the next write starts the log over.
+// holding the write lock, and the next write starts the log over. It
+// does so only after writes: a log wholly copied stays as long until the
+// next write, and a quiet tick's checkpoint copies what any write before
+// it left. Its hand-over of the lock counts no write
+// (fifoLock.UnlockUnwritten): counted, it woke the checkpointer at its
+// next tick, which held the lock again, every tick for as long as nothing
+// was written.
 func checkpoint(ctx context.Context, pool *sql.DB) int {
 	var busy, log, copied int
 	if err := pool.QueryRowContext(ctx, `PRAGMA wal_checkpoint(PASSIVE)`).Scan(&busy, &log, &copied); err != nil {

@@ -109,3 +109,37 @@ func TestCheckpointsRestWhileNothingIsWritten(t *testing.T) {
 		}
 	}
 }
+
+// A log past the restart bound that a checkpoint wholly copied is left for
+// the next write to start over: while nothing is written the checkpointer
+// counts no write of its own. (It held the lock to copy the log again and
+// counted its hand-over as a write, which woke it at its next tick, and
+// so on at every tick for as long as the process wrote nothing.)
+func TestCheckpointsRestAfterALongLog(t *testing.T) {
+	_, pool := notes(t)
+	ctx := context.Background()
+	lock := newFIFOLock()
+	const restart = 16
+	stop := checkpoints(pool, time.Millisecond, 50*time.Millisecond, restart, lock, nil)
+	defer stop()
+	// One write of four times the bound, which no write after it starts
+	// over.
+	if err := lock.LockContext(ctx); err != nil {
+		t.Fatal(err)
+	}
+	_, err := pool.ExecContext(ctx, `WITH RECURSIVE "n" ("i") AS (SELECT 1 UNION ALL SELECT "i" + 1 FROM "n" WHERE "i" < ?)
+INSERT INTO "notes" ("text") SELECT ? FROM "n"`, 4*restart, strings.Repeat("x", 3000))
+	lock.Unlock()
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(200 * time.Millisecond) // the checkpoints after the writes
+	before := lock.Freed()
+	time.Sleep(300 * time.Millisecond) // some 300 ticks, six of them idle
+	if after := lock.Freed(); after != before {
+		t.Fatalf("with nothing written the checkpointer counted %d writes in 300 ms", after-before)
+	}
+	if log := checkpoint(ctx, pool); log < restart {
+		t.Fatalf("the log is %d pages: want at least %d, the case tested", log, restart)
+	}
+}

@@ -214,6 +214,19 @@ func (db *DB) Each(ctx context.Context, max int, query string, args []any, scan 
 	return err
 }
 
+// Holds tells whether the read text, which answers one row of one
+// boolean, answers true: the check a background loop makes before a write
+// that has nothing to do when it does not. On SQLite a write that changes
+// nothing still takes and lets go the process's write lock, which counts
+// as a write (Writes): a loop writing so at each poll kept the
+// checkpointer from ever seeing the database quiet (its FTS5 merger from
+// finishing a merge) and the search's samples from being kept.
+func (db *DB) Holds(ctx context.Context, text string, args ...any) (bool, error) {
+	var yes bool
+	err := db.Each(ctx, 1, text, args, func(rows *sql.Rows) error { return rows.Scan(&yes) })
+	return yes, err
+}
+
 // each is one try of Each: it returns how many rows it scanned.
 func (db *DB) each(ctx context.Context, max int, query string, args []any, scan func(*sql.Rows) error) (n int, err error) {
 	rows, err := dbConn{db.generated}.QueryContext(ctx, query, args...)

@@ -31,11 +31,19 @@ func (l *fifoLock) LockContext(ctx context.Context) error {
 	}
 }
 
-// Unlock hands the lock to the writer that waited longest.
+// Unlock hands the lock to the writer that waited longest, and counts a
+// write.
 func (l *fifoLock) Unlock() {
 	l.freed.Add(1)
 	<-l.slot
 }
+
+// UnlockUnwritten hands the lock on as Unlock does but counts no write:
+// for a holder that changed nothing (the checkpointer's checkpoint, a
+// merge step that found nothing to merge), so that neither the
+// checkpointer wakes for it nor the search's samples kept until the next
+// write are let go.
+func (l *fifoLock) UnlockUnwritten() { <-l.slot }
 
 // Freed counts the times the lock was let go: the writes made under it.
 func (l *fifoLock) Freed() uint64 { return l.freed.Load() }

@@ -122,8 +122,8 @@ func (m *ftsMerger) pass(ctx context.Context, quiet bool) (int, error) {
 // the merge meanwhile; another process sharing the file may start a merge
 // of all beside it, which FTS5 then begins again (its work wasted, the
 // index sound: each step is an ordinary write transaction). It answers
-// whether the step wrote.
-func (m *ftsMerger) step(ctx context.Context, table string, quiet bool) (bool, error) {
+// whether the step wrote; a step that did not counts no write.
+func (m *ftsMerger) step(ctx context.Context, table string, quiet bool) (wrote bool, err error) {
 	// The connection first: under a read load the pool's connections are
 	// the requests', and the lock is not held while one is waited for.
 	conn, err := m.pool.Conn(ctx)
@@ -134,7 +134,13 @@ func (m *ftsMerger) step(ctx context.Context, table string, quiet bool) (bool, e
 	if err := m.lock.LockContext(ctx); err != nil {
 		return false, err
 	}
-	defer m.lock.Unlock()
+	defer func() {
+		if wrote || err != nil {
+			m.lock.Unlock()
+		} else {
+			m.lock.UnlockUnwritten()
+		}
+	}()
 	shape, err := ReadFTSShape(ctx, conn, table)
 	if err != nil || !shape.wantsMerge(quiet) {
 		return false, err

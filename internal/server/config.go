@@ -49,6 +49,9 @@ type Config struct {
 	// TrashRetention is how long a record stays in the trash before the
 	// janitor erases it (DESIGN §17); 0 keeps the trash forever.
 	TrashRetention time.Duration
+	// JanitorEvery is how often the janitor sweeps (DefaultJanitorEvery
+	// when 0); tests make it short.
+	JanitorEvery time.Duration
 	// Webhooks configures the delivery of events to webhooks.
 	Webhooks webhooks.Config
 	// RedisURL, when set, keeps the per-token rate limit in Redis, shared
@@ -101,6 +104,7 @@ func DefaultConfig() Config {
 		IdempotencyTTL:    engine.DefaultIdempotencyTTL,
 		EventRetention:    events.DefaultRetention,
 		TrashRetention:    DefaultTrashRetention,
+		JanitorEvery:      DefaultJanitorEvery,
 		Webhooks:          webhooks.DefaultConfig(),
 		Replicas:          replica.Config{MaxLag: replica.DefaultMaxLag},
 		NATS:              publish.Config{Stream: publish.DefaultStream},

@@ -9,8 +9,9 @@ import (
 	"records/internal/db"
 )
 
-// janitorEvery is how often the janitor runs.
-const janitorEvery = time.Minute
+// DefaultJanitorEvery is how often the janitor runs unless configured
+// (Config.JanitorEvery).
+const DefaultJanitorEvery = time.Minute
 
 // DefaultTrashRetention is how long a record stays in the trash unless
 // configured (--trash-retention).
@@ -18,11 +19,15 @@ const DefaultTrashRetention = 30 * 24 * time.Hour
 
 // janitor deletes what has outlived its time — idempotency keys past
 // their expiry, events past their retention, records in the trash past
-// theirs — every janitorEvery until stop closes. Each deletion is its
+// theirs — every Config.JanitorEvery until stop closes. Each deletion is its
 // own statement over an indexed range, so writers never wait on it for long;
 // several instances running it at once delete the same rows harmlessly.
 func (s *Server) janitor(stop <-chan struct{}) {
-	t := time.NewTicker(janitorEvery)
+	every := s.cfg.JanitorEvery
+	if every <= 0 {
+		every = DefaultJanitorEvery
+	}
+	t := time.NewTicker(every)
 	defer t.Stop()
 	for {
 		select {
@@ -40,38 +45,44 @@ func (s *Server) sweep() {
 	ctx, cancel := context.WithTimeout(context.Background(), s.cfg.RequestTimeout)
 	defer cancel()
 	now := time.Now().UTC()
-	s.sweepBatches(ctx, "expired idempotency keys", sweepBatch,
-		`DELETE FROM "idempotency_keys" WHERE "id" IN (SELECT "id" FROM "idempotency_keys" WHERE "expires_at" < ? LIMIT 5000)`, now)
+	s.sweepBatches(ctx, "expired idempotency keys", "idempotency_keys",
+		`"id" IN (SELECT "id" FROM "idempotency_keys" WHERE "expires_at" < ? LIMIT 5000)`, now)
 	s.EmptyTrash(ctx, now)
 	if s.cfg.EventRetention > 0 {
-		s.sweepBatches(ctx, "deliveries past the events' retention", sweepBatch,
-			`DELETE FROM "webhook_deliveries" WHERE "id" IN (SELECT "id" FROM "webhook_deliveries" WHERE "created_at" < ? AND "status" <> 'pending' LIMIT 5000)`,
+		s.sweepBatches(ctx, "deliveries past the events' retention", "webhook_deliveries",
+			`"id" IN (SELECT "id" FROM "webhook_deliveries" WHERE "created_at" < ? AND "status" <> 'pending' LIMIT 5000)`,
 			now.Add(-s.cfg.EventRetention))
 		// Oldest first, along the primary key (an event's number follows
 		// its time); kept as long as idempotency keys at least: on SQLite
 		// a keyed create's key is kept on its event (package engine).
-		s.sweepBatches(ctx, "events past their retention", sweepBatch,
-			`DELETE FROM "events" WHERE "id" IN (SELECT "id" FROM "events" ORDER BY "id" LIMIT 5000) AND "occurred_at" < ?`,
+		s.sweepBatches(ctx, "events past their retention", "events",
+			`"id" IN (SELECT "id" FROM "events" ORDER BY "id" LIMIT 5000) AND "occurred_at" < ?`,
 			now.Add(-max(s.cfg.EventRetention, s.cfg.IdempotencyTTL)).UnixMicro())
 	}
 }
 
-// sweepBatch is the rows a sweep deletes in one statement.
+// sweepBatch is the rows a sweep deletes in one statement (the LIMIT of
+// each sweep's condition).
 const sweepBatch = 5000
 
-// sweepBatches runs a DELETE of at most batch rows until it deletes fewer:
+// sweepBatches deletes the rows of table that the condition where selects,
+// at most sweepBatch of them a statement, until a statement deletes fewer:
 // each batch its own statement, so that no writer waits behind one long
-// delete.
-func (s *Server) sweepBatches(ctx context.Context, what string, batch int64, text string, args ...any) {
-	for {
-		res, err := s.db.Exec(ctx, text, args...)
-		if err != nil {
-			s.log.Warn("janitor: deleting "+what, "error", err)
-			return
+// delete. It first reads whether any row is to go, along the same index,
+// and writes only then: on SQLite a delete of nothing is still a write
+// (db.DB.Holds).
+func (s *Server) sweepBatches(ctx context.Context, what, table, where string, args ...any) {
+	t := `"` + table + `"`
+	due, err := s.db.Holds(ctx, `SELECT EXISTS (SELECT 1 FROM `+t+` WHERE `+where+`)`, args...)
+	for err == nil && due {
+		var res sql.Result
+		if res, err = s.db.Exec(ctx, `DELETE FROM `+t+` WHERE `+where, args...); err == nil {
+			n, _ := res.RowsAffected()
+			due = n == sweepBatch
 		}
-		if n, _ := res.RowsAffected(); n < batch {
-			return
-		}
+	}
+	if err != nil {
+		s.log.Warn("janitor: deleting "+what, "error", err)
 	}
 }
 
@@ -104,37 +115,45 @@ func (s *Server) EmptyTrash(ctx context.Context, now time.Time) {
 
 // purgeTrash erases the records of table in the trash since before cutoff
 // (Unix microseconds), trashBatch a statement until fewer are left, and
-// runs the after-commit rules of each. A statement is a write as every
-// other: on SQLite it waits its turn, so the events' setting its triggers
-// read is its own.
+// runs the after-commit rules of each. It first reads whether the trash
+// holds any, along its index on deleted_at, and writes only then (as
+// sweepBatches does).
 func (s *Server) purgeTrash(ctx context.Context, table string, cutoff int64) {
 	t := `"` + table + `"`
 	text := `DELETE FROM ` + t + ` WHERE "id" IN (SELECT "id" FROM ` + t + ` WHERE "deleted_at" < ? ORDER BY "deleted_at" LIMIT ` +
 		strconv.Itoa(trashBatch) + `) AND set_config('records.meta', ?, true) IS NOT NULL RETURNING "team_id", "id"`
+	due, err := s.db.Holds(ctx, `SELECT EXISTS (SELECT 1 FROM `+t+` WHERE "deleted_at" < ?)`, cutoff)
+	for err == nil && due {
+		var n int
+		n, err = s.purgeBatch(ctx, table, text, cutoff)
+		due = n == trashBatch
+	}
+	if err != nil {
+		s.log.Warn("janitor: deleting the trash of "+table, "error", err)
+	}
+}
+
+// purgeBatch runs text, the purge of a batch of table's trash, and the
+// after-commit rules of each record it erased; it answers how many. A
+// statement is a write as every other: on SQLite it waits its turn, so
+// the events' setting its triggers read is its own.
+func (s *Server) purgeBatch(ctx context.Context, table, text string, cutoff int64) (int, error) {
 	type purge struct {
 		team int
 		id   string
 	}
-	for {
-		var purged []purge
-		err := s.db.Write(ctx, false, func(w *db.Writer) error {
-			_, err := w.Query(ctx, -1, text, []any{cutoff, janitorMeta}, func(rows *sql.Rows) error {
-				var p purge
-				err := rows.Scan(&p.team, &p.id)
-				purged = append(purged, p)
-				return err
-			})
+	var purged []purge
+	err := s.db.Write(ctx, false, func(w *db.Writer) error {
+		_, err := w.Query(ctx, -1, text, []any{cutoff, janitorMeta}, func(rows *sql.Rows) error {
+			var p purge
+			err := rows.Scan(&p.team, &p.id)
+			purged = append(purged, p)
 			return err
 		})
-		for _, p := range purged {
-			s.records.Purged(ctx, table, p.team, p.id)
-		}
-		if err != nil {
-			s.log.Warn("janitor: deleting the trash of "+table, "error", err)
-			return
-		}
-		if len(purged) < trashBatch {
-			return
-		}
+		return err
+	})
+	for _, p := range purged {
+		s.records.Purged(ctx, table, p.team, p.id)
 	}
+	return len(purged), err
 }

@@ -82,3 +82,34 @@ VALUES (?, 1, 'wh', 'evt', '{}', 1, ?, ?, ?)`, []string{"old", "new"}[i]+"-"+sta
 		})
 	}
 }
+
+// A sweep with more rows due than one statement deletes goes on batch
+// after batch until none is left; a sweep with none due writes nothing
+// (on SQLite, counts no write).
+func TestSweepInBatches(t *testing.T) {
+	for _, d := range dbtest.Dialects {
+		t.Run(dbtest.Name(d), func(t *testing.T) {
+			s, database := trashServer(t, d) // a trash to empty, in every table
+			ctx := context.Background()
+			past := time.Now().UTC().Add(-time.Hour)
+			if _, err := database.Exec(ctx, `WITH RECURSIVE "n" ("i") AS (SELECT 1 UNION ALL SELECT "i" + 1 FROM "n" WHERE "i" < ?)
+INSERT INTO "idempotency_keys" ("id", "fingerprint", "status", "body", "etag", "created_at", "expires_at")
+SELECT 'k-' || "i", 'f', 201, ?, '', ?, ? FROM "n"`, 2*sweepBatch+1, []byte("{}"), past, past); err != nil {
+				t.Fatal(err)
+			}
+			s.sweep()
+			var left int
+			if err := database.Each(ctx, 1, `SELECT COUNT(*) FROM "idempotency_keys"`, nil, func(rows *sql.Rows) error { return rows.Scan(&left) }); err != nil {
+				t.Fatal(err)
+			}
+			if left != 0 {
+				t.Fatalf("%d of %d expired keys left after a sweep", left, 2*sweepBatch+1)
+			}
+			before := database.Writes()
+			s.sweep()
+			if after := database.Writes(); after != before {
+				t.Fatalf("a sweep with nothing due counted %d writes", after-before)
+			}
+		})
+	}
+}

@@ -46,7 +46,7 @@ ON CONFLICT ("id") DO UPDATE SET "txid" = excluded."txid", "seq" = excluded."seq
 // lock, which, unlike a row lock, gives the transaction no id to hold the
 // log back).
 func (s *Service) dispatch(ctx context.Context) (int, error) {
-	if some, err := s.holds(ctx, pendingEvents); err != nil || !some {
+	if some, err := s.DB.Holds(ctx, pendingEvents); err != nil || !some {
 		return 0, err
 	}
 	most, read := 0, 0
@@ -86,18 +86,6 @@ func (s *Service) dispatch(ctx context.Context) (int, error) {
 const pendingEvents = `SELECT EXISTS (SELECT 1 FROM (SELECT DISTINCT "team_id" FROM "webhooks") AS "w"
 JOIN "event_followers" AS "f" ON "f"."id" = '` + followerPrefix + `' || CAST("w"."team_id" AS TEXT)
 WHERE EXISTS (SELECT 1 FROM "events" AS "e" WHERE "e"."team_id" = "w"."team_id" AND ("e"."txid", "e"."id") > ("f"."txid", "f"."seq")))`
-
-// holds tells whether the one-row answer of the read text is true: a
-// check made before a write that has nothing to do when it is not. An idle
-// worker so takes no write lock, where it took one twice a poll: on
-// SQLite each counts as a write of the process, which kept the
-// checkpointer from ever seeing the database quiet (and its FTS5 merger
-// from finishing a merge) and the search's samples from being kept.
-func (s *Service) holds(ctx context.Context, text string, args ...any) (bool, error) {
-	var yes bool
-	err := s.DB.Each(ctx, 1, text, args, func(rows *sql.Rows) error { return rows.Scan(&yes) })
-	return yes, err
-}
 
 // dispatchLock takes the dispatcher's lock for the transaction: on
 // PostgreSQL an advisory lock, false when another instance holds it; on

@@ -94,7 +94,7 @@ func (s *Service) claim(ctx context.Context, n int) ([]*Delivery, error) {
 	if s.DB.Postgres() {
 		lock = " FOR UPDATE SKIP LOCKED"
 	}
-	due, err := s.holds(ctx, `SELECT EXISTS (SELECT 1 FROM "webhook_deliveries"
+	due, err := s.DB.Holds(ctx, `SELECT EXISTS (SELECT 1 FROM "webhook_deliveries"
 WHERE "status" = 'pending' AND "next_attempt_at" <= ? AND ("lease_until" IS NULL OR "lease_until" < ?))`, now, now)
 	if err != nil || !due {
 		return nil, err
