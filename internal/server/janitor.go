@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"records/internal/db"
+	"records/internal/spec"
 )
 
 // DefaultJanitorEvery is how often the janitor runs unless configured
@@ -72,7 +73,7 @@ const sweepBatch = 5000
 // and writes only then: on SQLite a delete of nothing is still a write
 // (db.DB.Holds).
 func (s *Server) sweepBatches(ctx context.Context, what, table, where string, args ...any) {
-	t := `"` + table + `"`
+	t := spec.Ident(table)
 	due, err := s.db.Holds(ctx, `SELECT EXISTS (SELECT 1 FROM `+t+` WHERE `+where+`)`, args...)
 	for err == nil && due {
 		var res sql.Result
@@ -119,7 +120,7 @@ func (s *Server) EmptyTrash(ctx context.Context, now time.Time) {
 // holds any, along its index on deleted_at, and writes only then (as
 // sweepBatches does).
 func (s *Server) purgeTrash(ctx context.Context, table string, cutoff int64) {
-	t := `"` + table + `"`
+	t := spec.Ident(table)
 	text := `DELETE FROM ` + t + ` WHERE "id" IN (SELECT "id" FROM ` + t + ` WHERE "deleted_at" < ? ORDER BY "deleted_at" LIMIT ` +
 		strconv.Itoa(trashBatch) + `) AND set_config('records.meta', ?, true) IS NOT NULL RETURNING "team_id", "id"`
 	due, err := s.db.Holds(ctx, `SELECT EXISTS (SELECT 1 FROM `+t+` WHERE "deleted_at" < ?)`, cutoff)
