@@ -35,16 +35,8 @@ func TestDroppingAMemberDropsItsColumn(t *testing.T) {
 				removeMember(tables, events, "returns", column)
 				set, _ := readMigrations(repoConfig(), d)
 				p := diffEvents(t, d, set, tables, events)
-				database := dbtest.OpenEmpty(t, d)
+				database := migratedBy(t, d, set, p)
 				ctx := context.Background()
-				if _, err := migrate.Apply(ctx, database.SQL, d, set); err != nil {
-					t.Fatal(err)
-				}
-				for _, stmt := range append([]string{p.sql}, migrate.Statements(p.builds)...) {
-					if _, err := database.SQL.ExecContext(ctx, stmt); err != nil {
-						t.Fatalf("%v applying\n%s", err, stmt)
-					}
-				}
 				if d == migrate.Postgres && column == "serial_number" {
 					first := strings.Index(p.sql, `DROP TRIGGER records_search ON "returns";`)
 					if drop := strings.Index(p.sql, `DROP COLUMN "serial_number"`); first < 0 || first > drop {

@@ -7,9 +7,11 @@ import (
 	"encoding/hex"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 
 	"records/internal/fold"
+	"records/internal/query"
 	"records/internal/spec"
 )
 
@@ -28,20 +30,59 @@ type pgFunction struct{ name, head, body string }
 //
 // records_search_vector is a search column's words: each member's text
 // folded, parsed as English and given the weight of the letter of weights
-// at its position, concatenated in the members' order (the tsvector the
-// column held as one expression of setweight(…) || setweight(…), byte for
-// byte). It folds the text itself rather than call records_fold, whose
-// name it would find by the search path of the statement that writes:
-// pg_dump's restore runs with an empty one.
+// at its position, concatenated in the members' order, a gap between each
+// two (pgMemberGap). It folds the text itself rather than call
+// records_fold, whose name it would find by the search path of the
+// statement that writes: pg_dump's restore runs with an empty one.
 func pgSearchFunctions() []pgFunction {
 	return []pgFunction{
 		{"records_fold", `records_fold(text) RETURNS text LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE`,
 			`BEGIN RETURN ` + pgFold("$1") + `; END`},
 		{pgVectorFunction, pgVectorFunction + `(weights text, VARIADIC members text[]) RETURNS tsvector LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE`,
-			`DECLARE v tsvector := ''; t text; BEGIN FOR i IN 1..cardinality(members) LOOP t := coalesce(members[i], ''); ` +
+			`DECLARE v tsvector := ''; t text; ` + pgGapDecl + ` BEGIN FOR i IN 1..cardinality(members) LOOP t := coalesce(members[i], ''); ` +
+				`IF i > 1 THEN v := v || gap; END IF; ` +
 				`v := v || setweight(to_tsvector('english'::regconfig, ` + pgFold("t") + `), substr(weights, i, 1)::"char"); ` +
-				`END LOOP; RETURN v; END`},
+				`END LOOP; RETURN ` + pgGapless("v") + `; END`},
 	}
+}
+
+// pgMemberGap is how many positions a search column puts between the
+// last word of one member and the first of the next, beyond the one that
+// would make them adjacent. PostgreSQL's tsvector || shifts the right
+// side's positions by the left side's greatest: without a gap a quoted
+// phrase of q ("<last word> <first word>", websearch's <->) matched
+// across two members, where SQLite's FTS5 never matches a phrase across
+// columns. A phrase's words are as many positions apart as the words,
+// stop words and parts of joined words between them (websearch's <N>),
+// each one character of q at least: twice MaxQ is beyond any phrase q can
+// hold. The gaps' positions count toward PostgreSQL's cap of 16,383.
+const pgMemberGap = 2 * query.MaxQ
+
+// pgGapLexeme holds a gap while a search column's words are concatenated:
+// a blank, which no word of a text or of a query is (the parser splits
+// them at blanks), deleted once they are (pgGapless).
+const pgGapLexeme = " "
+
+// pgGapDecl declares gap, the tsvector of pgGapLexeme alone at position
+// pgMemberGap: concatenated after a member's words, it puts the next
+// member's words pgMemberGap positions further.
+var pgGapDecl = `gap tsvector := '''` + pgGapLexeme + `'':` + strconv.Itoa(pgMemberGap) + `';`
+
+// pgGapless is the expression of the tsvector v without its gaps' lexeme.
+func pgGapless(v string) string { return "ts_delete(" + v + ", '" + pgGapLexeme + "')" }
+
+// pgJoin is the expression concatenating the words of terms, each a
+// member's or a run of members' (a column's, its gaps deleted), a gap
+// between each two: what records_search_vector makes of their members,
+// byte for byte. tsvector || is associative (a||b||c is what (a||b)||c
+// and a||(b||c) are: it adds the right side's positions to the left
+// side's greatest), and a gap's lexeme is deleted wherever it is, so the
+// words are the same however the members are grouped.
+func pgJoin(terms []string) string {
+	if len(terms) == 1 {
+		return terms[0]
+	}
+	return pgGapless(strings.Join(terms, " || gap || "))
 }
 
 // pgFold is the expression folding the accents of the text x. Text of

@@ -3,13 +3,16 @@ package gen
 import (
 	"context"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
 	"entgo.io/ent/dialect/sql/schema"
 
+	"records/internal/db"
 	"records/internal/dbtest"
 	"records/internal/migrate"
+	"records/internal/query"
 	"records/internal/spec"
 )
 
@@ -33,7 +36,8 @@ func TestReweightingRemakesTheClassIndexes(t *testing.T) {
 			`CREATE INDEX CONCURRENTLY "returns_records_search_a" ON "returns" USING GIN ("records_search_a");`,
 			"ALTER TABLE \"returns\"\n  ALTER COLUMN \"records_search_a\" DROP EXPRESSION,\n  ALTER COLUMN \"records_search\" DROP EXPRESSION;",
 			`CREATE OR REPLACE FUNCTION "records_search_of_returns"()`,
-			"  NEW.\"records_search_a\" := m1 || m2 || m3 || m4;\n  NEW.\"records_search\" := m0 || NEW.\"records_search_a\";\n",
+			"  NEW.\"records_search_a\" := ts_delete(m1 || gap || m2 || gap || m3 || gap || m4, ' ');\n" +
+				"  NEW.\"records_search\" := ts_delete(m0 || gap || NEW.\"records_search_a\", ' ');\n",
 		},
 		migrate.SQLite: {
 			`CREATE VIRTUAL TABLE "returns_search" USING fts5("description", "issue", "customer_email", "rma", "serial_number", content=''`,
@@ -136,16 +140,8 @@ func TestMarkingAndUnmarkingRemakesTheSearchTrigger(t *testing.T) {
 	if strings.Contains(p.sql, `ON "customers"`) {
 		t.Errorf("the migration remakes the trigger of customers, which did not change:\n%s", p.sql)
 	}
-	database := dbtest.OpenEmpty(t, d)
+	database := migratedBy(t, d, set, p)
 	ctx := context.Background()
-	if _, err := migrate.Apply(ctx, database.SQL, d, set); err != nil {
-		t.Fatal(err)
-	}
-	for _, stmt := range append([]string{p.sql}, migrate.Statements(p.builds)...) {
-		if _, err := database.SQL.ExecContext(ctx, stmt); err != nil {
-			t.Fatalf("%v applying\n%s", err, stmt)
-		}
-	}
 	if _, err := database.SQL.ExecContext(ctx, `INSERT INTO teams (id, name, created_at) VALUES (1, 'one', now());
 INSERT INTO returns (id, team_id, description, status, issue, rma) VALUES ('r', 1, 'cracked housing', 'Ré-opened', 'loose hinge', 'RMA-1');
 INSERT INTO cases (id, team_id, case_name) VALUES ('c', 1, 'cracked')`); err != nil {
@@ -158,6 +154,79 @@ INSERT INTO cases (id, team_id, case_name) VALUES ('c', 1, 'cracked')`); err != 
 			t.Errorf("%s: the words of a return written after the migration are not %s's (%v)", c.name, c.expr, err)
 		}
 	}
+}
+
+// No phrase q can hold spans two members of a PostgreSQL search column:
+// the last word of one and the first of the next, as many stop words
+// between them as q has room for (websearch's <N>), are found as words
+// but not as a phrase, in the columns records_search_vector makes and in
+// those a table's trigger keeps; within one member the same phrase is
+// found. The gap's lexeme is not among the words.
+func TestSearchPhrasesStayWithinAMember(t *testing.T) {
+	d := migrate.Postgres
+	dbtest.RequirePostgres(t)
+	tables, events := schemaEvents(t, d)
+	set, _ := readMigrations(repoConfig(), d)
+	database := migratedBy(t, d, set, diffEvents(t, d, set, tables, events))
+	ctx := context.Background()
+	if _, err := database.SQL.ExecContext(ctx, `INSERT INTO teams (id, name, created_at) VALUES (1, 'one', now())`); err != nil {
+		t.Fatal(err)
+	}
+	found := func(q, vector string, args ...any) bool {
+		t.Helper()
+		m, err := query.ParseQ(q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ok bool
+		err = database.SQL.QueryRowContext(ctx, `SELECT `+vector+` @@ websearch_to_tsquery('english'::regconfig, $1)`, append([]any{m.Web}, args...)...).Scan(&ok)
+		if err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+		return ok
+	}
+	apart := `records_search_vector('AB', $2, $3)`
+	kept := `(SELECT records_search FROM cases WHERE id = $2)`
+	for stops := ""; len(stops)+len(`"zanzibar widget"`) <= query.MaxQ; stops += "a " {
+		phrase := `"zanzibar ` + stops + `widget"`
+		if !found(phrase, `records_search_vector('AB', $2, '')`, "zanzibar "+stops+"widget") {
+			t.Fatalf("%s: not found within one member", phrase)
+		}
+		if found(phrase, apart, "broken zanzibar", stops+"widget arrived") {
+			t.Fatalf("%s: found across two members", phrase)
+		}
+		id := strconv.Itoa(len(stops))
+		if _, err := database.SQL.ExecContext(ctx, `INSERT INTO cases (id, team_id, case_name, description) VALUES ($1, 1, 'broken zanzibar', $2)`, id, stops+"widget arrived"); err != nil {
+			t.Fatal(err)
+		}
+		if found(phrase, kept, id) {
+			t.Fatalf("%s: found across two members of a row the trigger keeps", phrase)
+		}
+		if !found("zanzibar widget", kept, id) || !found(`"broken zanzibar"`, kept, id) {
+			t.Fatalf("%s: the words or a phrase within one member are not found", stops)
+		}
+	}
+	var gap bool
+	if err := database.SQL.QueryRowContext(ctx, `SELECT bool_or(l = $1) FROM (SELECT unnest(tsvector_to_array(records_search)) FROM cases) w(l)`, pgGapLexeme).Scan(&gap); err != nil || gap {
+		t.Errorf("a gap's lexeme is among the words (%v)", err)
+	}
+}
+
+// migratedBy is a new database of dialect with the migrations of set
+// applied, then plan p.
+func migratedBy(t *testing.T, dialect string, set []migrate.Migration, p plan) *db.DB {
+	t.Helper()
+	database := dbtest.OpenEmpty(t, dialect)
+	ctx := context.Background()
+	if _, err := migrate.Apply(ctx, database.SQL, dialect, set); err != nil {
+		t.Fatal(err)
+	}
+	for _, stmt := range append([]string{p.sql}, migrate.Statements(p.builds)...) {
+		if _, err := database.SQL.ExecContext(ctx, stmt); err != nil {
+			t.Fatalf("%v applying\n%s", err, stmt)
+		}
+	}
+	return database
 }
 
 // schemaEvents are the repository schema's tables for dialect and their

@@ -35,15 +35,14 @@ const pgUpkeepPrefix = "records_search_of_"
 // pgUpkeepBody is the body of the trigger function keeping the search
 // columns of a table searching cols. Each member's words are those
 // records_search_vector makes of it alone; a column's are its members'
-// concatenated in order (tsvector || adds the positions of the right
-// side to the greatest of the left, so that a||b||c is what (a||b)||c
-// and a||(b||c) are), reusing the column before when its members end
-// this one's. It calls no function of the search path: a trigger may
-// fire with another path than the service's, even an empty one.
+// concatenated in order, a gap between each two (pgJoin), reusing the
+// column before when its members end this one's. It calls no function
+// of the search path (ts_delete is pg_catalog's): a trigger may fire
+// with another path than the service's, even an empty one.
 func pgUpkeepBody(cols []searchColumn) string {
 	index := map[string]int{}
 	var b strings.Builder
-	b.WriteString("\nDECLARE\n  t text;\n")
+	b.WriteString("\nDECLARE\n  t text;\n  " + pgGapDecl + "\n")
 	for i, c := range cols {
 		index[c.name] = i
 		b.WriteString("  m" + strconv.Itoa(i) + " tsvector; -- " + c.name + "\n")
@@ -65,7 +64,7 @@ func pgUpkeepBody(cols []searchColumn) string {
 		if n := len(terms) - len(before); len(before) > 0 && n >= 0 && slices.Equal(terms[n:], before) {
 			terms = append(terms[:n], "NEW."+spec.Ident(prev))
 		}
-		b.WriteString("  NEW." + spec.Ident(col.name) + " := " + strings.Join(terms, " || ") + ";\n")
+		b.WriteString("  NEW." + spec.Ident(col.name) + " := " + pgJoin(terms) + ";\n")
 		before, prev = vars, col.name
 	}
 	b.WriteString("  RETURN NEW;\nEND\n")

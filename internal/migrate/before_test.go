@@ -50,7 +50,19 @@ func (s stoppedBefore) exec(q string, args ...any) {
 // finish applies the rest of the migrations.
 func (s stoppedBefore) finish() {
 	s.t.Helper()
-	if _, err := migrate.Apply(context.Background(), s.database.SQL, s.dialect, s.set); err != nil {
+	s.finishBefore(0)
+}
+
+// finishBefore applies the rest of the migrations before version (all
+// of them for 0): for a test of what a migration keeps that a later one
+// changes on purpose.
+func (s stoppedBefore) finishBefore(version int) {
+	s.t.Helper()
+	set := s.set
+	if version > 0 {
+		set = set[:slices.IndexFunc(set, func(m migrate.Migration) bool { return m.Version == version })]
+	}
+	if _, err := migrate.Apply(context.Background(), s.database.SQL, s.dialect, set); err != nil {
 		s.t.Fatal(err)
 	}
 }

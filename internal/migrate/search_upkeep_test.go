@@ -32,6 +32,11 @@ var searchedMembers = map[string][]string{
 	"customers": {"email", "first_name", "last_name"},
 }
 
+// membersApart is the migration that puts a gap between the words of two
+// members in PostgreSQL's search columns, on purpose: the tests of what
+// migrations before it keep stop before it.
+const membersApart = 28
+
 // Migration 0023 remakes PostgreSQL's search columns with
 // records_search_vector, a PL/pgSQL function, in place of one expression
 // per member calling a SQL records_fold: the words it stores are those
@@ -47,7 +52,7 @@ func TestSearchColumnsKeepTheirWordsThroughTheUpkeepMigration(t *testing.T) {
 	if len(before) == 0 {
 		t.Fatal("no search column before 0023")
 	}
-	m.finish()
+	m.finishBefore(membersApart)
 	writeSearched(m, "new-", "2", 0)
 	sameWords(t, before, searchWords(t, m.database.SQL), "new-", 2)
 }
@@ -69,7 +74,7 @@ func TestSearchColumnsKeepTheirWordsThroughTheTrigger(t *testing.T) {
 		t.Fatal("no search column before 0025")
 	}
 	files := searchFiles(t, m.database.SQL)
-	m.finish()
+	m.finishBefore(membersApart)
 	if got := searchFiles(t, m.database.SQL); got != files {
 		t.Errorf("the migration wrote the tables or their search indexes again: files\n%s\nwhere they were\n%s", got, files)
 	}
@@ -90,6 +95,95 @@ func TestSearchColumnsKeepTheirWordsThroughTheTrigger(t *testing.T) {
 	after := searchWords(t, m.database.SQL)
 	sameWords(t, before, after, "new-", 3)
 	sameWords(t, before, after, "upd-", 3)
+}
+
+// Migration 0028 fills PostgreSQL's search columns again, a gap between
+// one member's words and the next's, by rewriting each table (a column
+// generated of records_search_vector, its expression dropped), never by
+// an UPDATE: it writes no event and changes no member of a record (its
+// version, its stamps), and each row's words are those the trigger gives
+// a row written after it with the same members, byte for byte. A phrase
+// across the end of one member and the start of the next, found before
+// it, is found no more.
+func TestSearchColumnsKeepMembersApartThroughTheirRefill(t *testing.T) {
+	dbtest.RequirePostgres(t)
+	m := migratedUpTo(t, migrate.Postgres, membersApart)
+	m.exec(`INSERT INTO teams (id, name, created_at) VALUES (1, 'one', CURRENT_TIMESTAMP), (2, 'two', CURRENT_TIMESTAMP)`)
+	writeSearched(m, "", "1", 0)
+	m.exec(`INSERT INTO cases (id, team_id, case_name, description) VALUES ('span', 1, 'Broken zanzibar', 'Widget arrived late')`)
+	across := `SELECT count(*) FROM cases WHERE records_search @@ websearch_to_tsquery('english', '"zanzibar widget"')`
+	if n := count(t, m.database.SQL, across); n != 1 {
+		t.Fatalf("before the migration, a phrase across two members finds %d cases, want 1", n)
+	}
+	events, records, before := count(t, m.database.SQL, `SELECT count(*) FROM events`), searchedRecords(t, m.database.SQL), searchWords(t, m.database.SQL)
+	m.finish()
+	if n := count(t, m.database.SQL, `SELECT count(*) FROM events`); n != events {
+		t.Errorf("the migration wrote %d events", n-events)
+	}
+	if got := searchedRecords(t, m.database.SQL); !maps.Equal(got, records) {
+		t.Errorf("the migration changed records:\n%v\nwhere they were\n%v", got, records)
+	}
+	if n := count(t, m.database.SQL, across); n != 0 {
+		t.Errorf("after the migration, a phrase across two members finds %d cases, want none", n)
+	}
+	writeSearched(m, "new-", "2", 0)
+	after, changed := searchWords(t, m.database.SQL), 0
+	for key, was := range before {
+		if strings.HasPrefix(key, "span ") {
+			continue // not written again
+		}
+		if after[key] != after["new-"+key] {
+			t.Errorf("%s: the migration made the words\n%s\nwhere the trigger makes\n%s", key, after[key], after["new-"+key])
+		}
+		if after[key] != was {
+			changed++
+		}
+	}
+	if changed == 0 {
+		t.Error("the migration changed no search column")
+	}
+}
+
+// count is the number a query answers.
+func count(t *testing.T, db *sql.DB, q string) int {
+	t.Helper()
+	var n int
+	if err := db.QueryRow(q).Scan(&n); err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+	return n
+}
+
+// searchedRecords are the rows of searchedMembers' tables but their
+// search columns, as JSON, by "id table".
+func searchedRecords(t *testing.T, db *sql.DB) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	for table := range searchedMembers {
+		readTexts(t, db, `SELECT id, (to_jsonb(r) - 'records_search' - 'records_search_a' - 'records_search_b')::text FROM `+table+` r`, " "+table, out)
+	}
+	return out
+}
+
+// readTexts adds to out the rows q answers, each an id and a text, the
+// text by the id and then suffix.
+func readTexts(t *testing.T, db *sql.DB, q, suffix string, out map[string]string) {
+	t.Helper()
+	rows, err := db.Query(q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id, text string
+		if err := rows.Scan(&id, &text); err != nil {
+			t.Fatal(err)
+		}
+		out[id+suffix] = text
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // writeSearched writes rows of every table of searchedMembers for team,
@@ -170,21 +264,7 @@ AND a.attname LIKE 'records\_search%' AND NOT a.attisdropped`, table)
 		}
 		rows.Close()
 		for _, c := range cols {
-			rows, err := db.Query(`SELECT id, encode(tsvectorsend(` + c + `), 'hex') || ' ' || ` + c + `::text FROM ` + table)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for rows.Next() {
-				var id, words string
-				if err := rows.Scan(&id, &words); err != nil {
-					t.Fatal(err)
-				}
-				out[id+" "+table+"."+c] = words
-			}
-			if err := rows.Err(); err != nil {
-				t.Fatal(err)
-			}
-			rows.Close()
+			readTexts(t, db, `SELECT id, encode(tsvectorsend(`+c+`), 'hex') || ' ' || `+c+`::text FROM `+table, " "+table+"."+c, out)
 		}
 	}
 	return out
