@@ -71,16 +71,20 @@ const sweepBatch = 5000
 // each batch its own statement, so that no writer waits behind one long
 // delete. It first reads whether any row is to go, along the same index,
 // and writes only then: on SQLite a delete of nothing is still a write
-// (db.DB.Holds).
+// (db.DB.Holds). Each batch is a write as a request's is (db.DB.Write): on
+// SQLite it waits its turn for the process's write lock, where a delete
+// run beside it took SQLite's own lock from under the writers in line,
+// which then polled for it in SQLite's busy handler (sleeps of 1 ms
+// growing to 100 ms) for as long as a batch of 5,000 rows took.
 func (s *Server) sweepBatches(ctx context.Context, what, table, where string, args ...any) {
 	t := spec.Ident(table)
 	due, err := s.db.Holds(ctx, `SELECT EXISTS (SELECT 1 FROM `+t+` WHERE `+where+`)`, args...)
 	for err == nil && due {
-		var res sql.Result
-		if res, err = s.db.Exec(ctx, `DELETE FROM `+t+` WHERE `+where, args...); err == nil {
-			n, _ := res.RowsAffected()
+		err = s.db.Write(ctx, false, func(w *db.Writer) error {
+			n, err := w.Exec(ctx, `DELETE FROM `+t+` WHERE `+where, args...)
 			due = n == sweepBatch
-		}
+			return err
+		})
 	}
 	if err != nil {
 		s.log.Warn("janitor: deleting "+what, "error", err)

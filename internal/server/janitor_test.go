@@ -84,8 +84,9 @@ VALUES (?, 1, 'wh', 'evt', '{}', 1, ?, ?, ?)`, []string{"old", "new"}[i]+"-"+sta
 }
 
 // A sweep with more rows due than one statement deletes goes on batch
-// after batch until none is left; a sweep with none due writes nothing
-// (on SQLite, counts no write).
+// after batch until none is left, each batch a write in its turn (on
+// SQLite, under the process's write lock, so counted); a sweep with none
+// due writes nothing (on SQLite, counts no write).
 func TestSweepInBatches(t *testing.T) {
 	for _, d := range dbtest.Dialects {
 		t.Run(dbtest.Name(d), func(t *testing.T) {
@@ -97,7 +98,11 @@ INSERT INTO "idempotency_keys" ("id", "fingerprint", "status", "body", "etag", "
 SELECT 'k-' || "i", 'f', 201, ?, '', ?, ? FROM "n"`, 2*sweepBatch+1, []byte("{}"), past, past); err != nil {
 				t.Fatal(err)
 			}
+			start := database.Writes()
 			s.sweep()
+			if n := database.Writes() - start; !database.Postgres() && n < 3 {
+				t.Fatalf("the sweep's three batches counted %d writes: not all under the write lock", n)
+			}
 			var left int
 			if err := database.Each(ctx, 1, `SELECT COUNT(*) FROM "idempotency_keys"`, nil, func(rows *sql.Rows) error { return rows.Scan(&left) }); err != nil {
 				t.Fatal(err)
