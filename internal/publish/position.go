@@ -9,6 +9,7 @@ import (
 
 	"github.com/nats-io/nats.go/jetstream"
 
+	"records/internal/db"
 	"records/internal/events"
 )
 
@@ -100,11 +101,17 @@ func (p *Publisher) stored(ctx context.Context) (events.Position, error) {
 
 // store moves the publisher's position forward to pos (never back: an
 // instance that lost the lock unknowingly cannot undo its successor's).
+// It is a write in its turn (db.DB.Write), on the publisher's own
+// connection: on SQLite one run beside the process's writers took
+// SQLite's lock from under those queued for the process's, which then
+// polled for it in SQLite's busy handler (a sleep of 1 ms at least).
 func (p *Publisher) store(ctx context.Context, pos events.Position) error {
-	_, err := p.on.Exec(ctx, `INSERT INTO "event_followers" ("id", "txid", "seq") VALUES (?, ?, ?)
+	return p.db.Write(ctx, false, func(*db.Writer) error {
+		_, err := p.on.Exec(ctx, `INSERT INTO "event_followers" ("id", "txid", "seq") VALUES (?, ?, ?)
 ON CONFLICT ("id") DO UPDATE SET "txid" = excluded."txid", "seq" = excluded."seq"
 WHERE ("event_followers"."txid", "event_followers"."seq") < (excluded."txid", excluded."seq")`, p.follower(), pos.TxID, pos.Seq)
-	return err
+		return err
+	})
 }
 
 // position is the place in the log of the event numbered seq, if the log
