@@ -227,7 +227,8 @@ func searchFiles(t *testing.T, db *sql.DB) string {
 	t.Helper()
 	var out string
 	err := db.QueryRow(`SELECT string_agg(c.relname || ' ' || pg_relation_filenode(c.oid), E'\n' ORDER BY c.relname)
-FROM pg_class c WHERE c.relname = ANY($1) OR c.relname LIKE '%\_records\_search%'`, "{"+strings.Join(slices.Sorted(maps.Keys(searchedMembers)), ",")+"}").Scan(&out)
+FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+WHERE n.nspname = current_schema() AND (c.relname = ANY($1) OR c.relname LIKE '%\_records\_search%')`, "{"+strings.Join(slices.Sorted(maps.Keys(searchedMembers)), ",")+"}").Scan(&out)
 	if err != nil {
 		t.Fatal(err)
 	}
