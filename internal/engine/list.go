@@ -75,10 +75,10 @@ func (op *Op[E]) list(ctx context.Context, s *Service, c *gin.Context, members [
 	// the client's filters (a contains no index serves reads every row), so
 	// on SQLite too a page that outlives the request is interrupted (503)
 	// and one whose client hung up stops (499). The watchers that costs (a
-	// timer and two goroutines, some 5 µs on one core: why a SQLite read of
-	// one record goes without, see readContext) are a percent or two of a
-	// page, and they keep a saturated server's list latencies first come,
-	// first served (README, Performance).
+	// timer and two goroutines a statement: why a SQLite read of one record
+	// goes without, see readContext) were measured at some 11 % of a plain
+	// list's rate on SQLite (docs/performance.md, "a search's p99"), where
+	// they once read as a percent or two.
 	ctx, cancel := edge.Bounded(ctx)
 	defer cancel()
 	records, tiers, page, err := readPage(ctx, s.reader(ctx), op.Res, team, p)
