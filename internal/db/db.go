@@ -222,8 +222,14 @@ func (db *DB) Each(ctx context.Context, max int, query string, args []any, scan 
 // checkpointer from ever seeing the database quiet (its FTS5 merger from
 // finishing a merge) and the search's samples from being kept.
 func (db *DB) Holds(ctx context.Context, text string, args ...any) (bool, error) {
+	return holds(ctx, db, text, args...)
+}
+
+// holds is Holds read through r: a DB, or a Writer for a read inside a
+// write.
+func holds(ctx context.Context, r reader, text string, args ...any) (bool, error) {
 	var yes bool
-	err := db.Each(ctx, 1, text, args, func(rows *sql.Rows) error { return rows.Scan(&yes) })
+	err := r.Each(ctx, 1, text, args, func(rows *sql.Rows) error { return rows.Scan(&yes) })
 	return yes, err
 }
 

@@ -152,9 +152,7 @@ func (db *DB) indexQueue(ctx context.Context, r reader, w *Writer, table string,
 // costs a statement two goroutines (database/sql's and the driver's), and
 // every search page reads this (see engine's commonMatches).
 func (b searchBatch) queued(ctx context.Context, r reader) (bool, error) {
-	var queued bool
-	err := r.Each(context.WithoutCancel(ctx), 1, b.check, nil, func(rows *sql.Rows) error { return rows.Scan(&queued) })
-	return queued, err
+	return holds(context.WithoutCancel(ctx), r, b.check)
 }
 
 // run indexes the queued records — the first searchBatchRows of them
