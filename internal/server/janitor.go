@@ -78,13 +78,26 @@ const sweepBatch = 5000
 // growing to 100 ms) for as long as a batch of 5,000 rows took.
 func (s *Server) sweepBatches(ctx context.Context, what, table, where string, args ...any) {
 	t := spec.Ident(table)
-	due, err := s.db.Holds(ctx, `SELECT EXISTS (SELECT 1 FROM `+t+` WHERE `+where+`)`, args...)
-	for err == nil && due {
-		err = s.db.Write(ctx, false, func(w *db.Writer) error {
-			n, err := w.Exec(ctx, `DELETE FROM `+t+` WHERE `+where, args...)
-			due = n == sweepBatch
+	s.drain(ctx, what, `SELECT EXISTS (SELECT 1 FROM `+t+` WHERE `+where+`)`, args, sweepBatch, func() (int, error) {
+		var n int64
+		err := s.db.Write(ctx, false, func(w *db.Writer) (err error) {
+			n, err = w.Exec(ctx, `DELETE FROM `+t+` WHERE `+where, args...)
 			return err
 		})
+		return int(n), err
+	})
+}
+
+// drain deletes what is due a batch at a time: it reads first whether any
+// row is (due, one boolean with args), and writes only then, batch after
+// batch until one erases fewer than size rows; a failure is logged, and
+// the next sweep begins again.
+func (s *Server) drain(ctx context.Context, what, due string, args []any, size int, batch func() (int, error)) {
+	more, err := s.db.Holds(ctx, due, args...)
+	for err == nil && more {
+		var n int
+		n, err = batch()
+		more = n == size
 	}
 	if err != nil {
 		s.log.Warn("janitor: deleting "+what, "error", err)
@@ -121,21 +134,13 @@ func (s *Server) EmptyTrash(ctx context.Context, now time.Time) {
 // purgeTrash erases the records of table in the trash since before cutoff
 // (Unix microseconds), trashBatch a statement until fewer are left, and
 // runs the after-commit rules of each. It first reads whether the trash
-// holds any, along its index on deleted_at, and writes only then (as
-// sweepBatches does).
+// holds any, along its index on deleted_at, and writes only then (drain).
 func (s *Server) purgeTrash(ctx context.Context, table string, cutoff int64) {
 	t := spec.Ident(table)
 	text := `DELETE FROM ` + t + ` WHERE "id" IN (SELECT "id" FROM ` + t + ` WHERE "deleted_at" < ? ORDER BY "deleted_at" LIMIT ` +
 		strconv.Itoa(trashBatch) + `) AND set_config('records.meta', ?, true) IS NOT NULL RETURNING "team_id", "id"`
-	due, err := s.db.Holds(ctx, `SELECT EXISTS (SELECT 1 FROM `+t+` WHERE "deleted_at" < ?)`, cutoff)
-	for err == nil && due {
-		var n int
-		n, err = s.purgeBatch(ctx, table, text, cutoff)
-		due = n == trashBatch
-	}
-	if err != nil {
-		s.log.Warn("janitor: deleting the trash of "+table, "error", err)
-	}
+	s.drain(ctx, "the trash of "+table, `SELECT EXISTS (SELECT 1 FROM `+t+` WHERE "deleted_at" < ?)`, []any{cutoff}, trashBatch,
+		func() (int, error) { return s.purgeBatch(ctx, table, text, cutoff) })
 }
 
 // purgeBatch runs text, the purge of a batch of table's trash, and the
