@@ -255,8 +255,9 @@ func poolNames(ctx context.Context, pool *sql.DB, query string, args ...any) ([]
 }
 
 // Writes counts the writes this process made to a SQLite database (its
-// write lock let go), 0 on PostgreSQL: what a cache of reads that only
-// steer a plan is keyed by (engine's samples of a word).
+// write lock let go after a change: see Write), 0 on PostgreSQL: what a
+// cache of reads that only steer a plan is keyed by (engine's samples of
+// a word), and what wakes the checkpointer.
 func (db *DB) Writes() uint64 {
 	if db.writeLock == nil {
 		return 0

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"strings"
 )
 
 // Writer runs the statements of one write: on the pool, each its own
@@ -15,6 +16,13 @@ type Writer struct {
 	// unprepared are texts a transaction ran unprepared; they are
 	// prepared once the transaction has ended (see Write).
 	unprepared []string
+	// changed tells whether a statement changed a row: one that affected
+	// rows (Exec), or answered some (Query: INSERT … RETURNING). A read
+	// (Each, or a SELECT) and a statement that failed or matched nothing
+	// change none. ran tells whether any statement ran through the Writer:
+	// a write that ran none may have written another way (on a connection
+	// of its own), and is counted.
+	changed, ran bool
 }
 
 // Write runs fn to write: in one transaction when inTx (all of it is
@@ -23,15 +31,29 @@ type Writer struct {
 // one writer, waiting in a first-come queue (fifoLock) is cheaper and fairer
 // than its busy loop, and the settings a write makes for its triggers are
 // the process's (see settings.go). Errors are classified.
+//
+// The lock counts a write when it is let go (DB.Writes) only if a row
+// was changed: a write refused under it (a duplicate key, a version that
+// does not match, a transaction rolled back) leaves the search's samples
+// kept and the checkpointer at rest, as the loops that find nothing to do
+// do (fifoLock.UnlockUnwritten). A write that ran no statement through w
+// is counted: it may have written on a connection of its own (the NATS
+// publisher's position).
 func (db *DB) Write(ctx context.Context, inTx bool, fn func(w *Writer) error) error {
+	w := &Writer{db: db}
 	if db.writeLock != nil {
 		if err := db.writeLock.LockContext(ctx); err != nil {
 			return err
 		}
-		defer db.writeLock.Unlock()
+		defer func() {
+			if w.changed || !w.ran {
+				db.writeLock.Unlock()
+			} else {
+				db.writeLock.UnlockUnwritten()
+			}
+		}()
 		resetSettings()
 	}
-	w := &Writer{db: db}
 	if !inTx {
 		return fn(w)
 	}
@@ -46,14 +68,20 @@ func (db *DB) Write(ctx context.Context, inTx bool, fn func(w *Writer) error) er
 		// transaction ends now, not when the request's context does.
 		if p := recover(); p != nil {
 			_ = tx.Rollback()
+			w.changed = false
 			panic(p)
 		}
 	}()
 	err = fn(w)
 	if err == nil {
+		// A commit that fails is counted all the same: its outcome may be
+		// unknown, and a write counted that was not costs only a sample.
 		err = Classify(ctx, tx.Commit())
-	} else if rerr := tx.Rollback(); rerr != nil && !errors.Is(rerr, sql.ErrTxDone) {
-		err = errors.Join(err, Classify(ctx, rerr))
+	} else {
+		w.changed = false // rolled back
+		if rerr := tx.Rollback(); rerr != nil && !errors.Is(rerr, sql.ErrTxDone) {
+			err = errors.Join(err, Classify(ctx, rerr))
+		}
 	}
 	// Preparing takes a connection of its own, which a pool full of
 	// transactions waiting to prepare would never give back: texts are
@@ -93,6 +121,14 @@ func (w *Writer) runner() interface {
 // Query runs a statement that answers rows (INSERT … RETURNING) and calls
 // scan for each, at most max (all when max < 0); it returns how many.
 func (w *Writer) Query(ctx context.Context, max int, text string, args []any, scan func(*sql.Rows) error) (int, error) {
+	n, err := w.query(ctx, max, text, args, scan)
+	w.changed = w.changed || n > 0 && !selects(text)
+	return n, err
+}
+
+// query is Query without counting what it answers as changed rows.
+func (w *Writer) query(ctx context.Context, max int, text string, args []any, scan func(*sql.Rows) error) (int, error) {
+	w.ran = true
 	c := w.db.generated
 	rows, err := run(ctx, c, text, w.stmt,
 		func(ctx context.Context, st *sql.Stmt) (*sql.Rows, error) { return st.QueryContext(ctx, args...) },
@@ -107,6 +143,7 @@ func (w *Writer) Query(ctx context.Context, max int, text string, args []any, sc
 
 // Exec runs a statement and returns the rows it affected.
 func (w *Writer) Exec(ctx context.Context, text string, args ...any) (int64, error) {
+	w.ran = true
 	c := w.db.generated
 	res, err := run(ctx, c, text, w.stmt,
 		func(ctx context.Context, st *sql.Stmt) (sql.Result, error) { return st.ExecContext(ctx, args...) },
@@ -117,13 +154,22 @@ func (w *Writer) Exec(ctx context.Context, text string, args ...any) (int64, err
 		return 0, err
 	}
 	n, err := res.RowsAffected()
+	w.changed = w.changed || (n != 0 || err != nil) && !selects(text)
 	return n, Classify(ctx, err)
+}
+
+// selects tells whether text is a SELECT, which changes no row (SQLite
+// answers a SELECT's rows affected with the last change the connection
+// made before it).
+func selects(text string) bool {
+	text = strings.TrimLeft(text, " \t\n")
+	return len(text) >= 6 && strings.EqualFold(text[:6], "SELECT")
 }
 
 // Each is Query for reading inside the write, as DB.Each reads outside:
 // a transaction reads what it has written.
 func (w *Writer) Each(ctx context.Context, max int, text string, args []any, scan func(*sql.Rows) error) error {
-	_, err := w.Query(ctx, max, text, args, scan)
+	_, err := w.query(ctx, max, text, args, scan)
 	return err
 }
 
