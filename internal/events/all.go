@@ -25,7 +25,7 @@ func (l *Log) PageAll(ctx context.Context, r engine.Reader, after Position, limi
 	text := `SELECT ` + cols + ` FROM "events" WHERE "id" > ? ORDER BY "id" LIMIT ?`
 	args := []any{after.Seq, limit}
 	if l.DB.Postgres() {
-		visible, held, err := l.visible(ctx, r)
+		visible, held, err := l.Visible(ctx, r)
 		if err != nil {
 			return nil, err
 		}

@@ -105,7 +105,7 @@ func (l *Log) Page(ctx context.Context, team int, after Position, f Filter, limi
 
 // PageIn is Page read through r (a write's transaction).
 func (l *Log) PageIn(ctx context.Context, r engine.Reader, team int, after Position, f Filter, limit int) ([]Event, error) {
-	visible, horizon, err := l.visible(ctx, r)
+	visible, horizon, err := l.Visible(ctx, r)
 	if err != nil {
 		return nil, err
 	}
@@ -148,7 +148,7 @@ func (l *Log) Last(ctx context.Context, team int) (Position, error) {
 // LastIn is Last read through r.
 func (l *Log) LastIn(ctx context.Context, r engine.Reader, team int) (Position, error) {
 	var p Position
-	visible, horizon, err := l.visible(ctx, r)
+	visible, horizon, err := l.Visible(ctx, r)
 	if err != nil {
 		return p, err
 	}

@@ -70,9 +70,10 @@ func horizonOf(others string) string {
 WHERE x::text::bigint % 4294967296 <> ALL (` + others + `)), pg_snapshot_xmax(s)::text::bigint) FROM pg_current_snapshot() AS s)`
 }
 
-// visible is the condition that keeps a read of the log below the horizon,
-// and its parameters: it reads others first (through r).
-func (l *Log) visible(ctx context.Context, r engine.Reader) (string, []any, error) {
+// Visible is the condition that keeps a read of the log below the horizon
+// (appended to a WHERE over "events", whose "txid" it names unqualified;
+// "" on SQLite), and its parameters: it reads others first (through r).
+func (l *Log) Visible(ctx context.Context, r engine.Reader) (string, []any, error) {
 	if !l.DB.Postgres() {
 		return "", nil, nil
 	}

@@ -46,7 +46,7 @@ ON CONFLICT ("id") DO UPDATE SET "txid" = excluded."txid", "seq" = excluded."seq
 // lock, which, unlike a row lock, gives the transaction no id to hold the
 // log back).
 func (s *Service) dispatch(ctx context.Context) (int, error) {
-	if some, err := s.DB.Holds(ctx, pendingEvents); err != nil || !some {
+	if some, err := s.pending(ctx); err != nil || !some {
 		return 0, err
 	}
 	most, read := 0, 0
@@ -79,13 +79,34 @@ func (s *Service) dispatch(ctx context.Context) (int, error) {
 	return most, err
 }
 
-// pendingEvents tells whether any team with webhooks has an event after
-// its follower's position, along the log's index: a superset of what
-// dispatchTeam reads (it also holds back, on PostgreSQL, events past the
-// horizon), so a dispatch it spares would have found nothing.
-const pendingEvents = `SELECT EXISTS (SELECT 1 FROM (SELECT DISTINCT "team_id" FROM "webhooks") AS "w"
+// pending tells whether any team with webhooks has an event after its
+// follower's position that dispatchTeam would read, so that a dispatch it
+// spares would have found nothing. On PostgreSQL a second read keeps to
+// the log's horizon, as dispatchTeam does: while another transaction holds
+// the log back, events past it are not yet read, and a dispatch each poll
+// would only begin and end a transaction. It is made only when the first,
+// which takes one statement where it takes two, finds events.
+func (s *Service) pending(ctx context.Context) (bool, error) {
+	some, err := s.DB.Holds(ctx, pendingEvents(""))
+	if err != nil || !some || !s.DB.Postgres() {
+		return some, err
+	}
+	visible, horizon, err := s.Log.Visible(ctx, s.DB)
+	if err != nil {
+		return false, err
+	}
+	return s.DB.Holds(ctx, pendingEvents(visible), horizon...)
+}
+
+// pendingEvents is the read of whether any team with webhooks has an event
+// after its follower's position, along the log's index, kept to visible
+// (events.Log.Visible).
+func pendingEvents(visible string) string {
+	return `SELECT EXISTS (SELECT 1 FROM (SELECT DISTINCT "team_id" FROM "webhooks") AS "w"
 JOIN "event_followers" AS "f" ON "f"."id" = '` + followerPrefix + `' || CAST("w"."team_id" AS TEXT)
-WHERE EXISTS (SELECT 1 FROM "events" AS "e" WHERE "e"."team_id" = "w"."team_id" AND ("e"."txid", "e"."id") > ("f"."txid", "f"."seq")))`
+WHERE EXISTS (SELECT 1 FROM "events" AS "e" WHERE "e"."team_id" = "w"."team_id" AND ("e"."txid", "e"."id") > ("f"."txid", "f"."seq")` +
+		visible + `))`
+}
 
 // dispatchLock takes the dispatcher's lock for the transaction: on
 // PostgreSQL an advisory lock, false when another instance holds it; on

@@ -419,3 +419,42 @@ func TestAnIdleWorkerDoesNotWrite(t *testing.T) {
 	rcv.wait(t, "the create", func(got []delivered) bool { return len(got) == 1 })
 	idle("once its event was delivered")
 }
+
+// While a transaction of the service's database holds the log back
+// (PostgreSQL's horizon), events past it are not dispatched yet, and the
+// worker begins no transaction for them at its polls; once it ends, they
+// are delivered. PostgreSQL only: SQLite's writers commit in turn, so its
+// log has no horizon to hold back (its idle worker: the test above).
+func TestAHeldBackLogCostsTheWorkerNoTransaction(t *testing.T) {
+	h := servertest.New(t, migrate.Postgres, webhookConfig())
+	h.Srv.Start()
+	t.Cleanup(func() { h.Srv.Close() })
+	rcv := newReceiver(t)
+	h.Call("POST", "/v1/webhooks", `{"url":"`+rcv.URL+`/hook","events":["customers.created"]}`).Want(201)
+	h.Call("POST", "/v1/customers", `{"id":"c1"}`).Want(201)
+	rcv.wait(t, "the first create", func(got []delivered) bool { return len(got) == 1 })
+
+	ctx := context.Background()
+	hold, err := h.DB.SQL.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer hold.Rollback()
+	if _, err := hold.ExecContext(ctx, `SELECT txid_current()`); err != nil { // an id: it holds the log back
+		t.Fatal(err)
+	}
+	h.Call("POST", "/v1/customers", `{"id":"c2"}`).Want(201)
+	time.Sleep(200 * time.Millisecond) // its first polls
+	before := h.DB.Transactions()
+	time.Sleep(300 * time.Millisecond) // some 15 polls of 20 ms
+	if n := h.DB.Transactions() - before; n != 0 {
+		t.Errorf("the worker began %d transactions in 15 polls of a log held back", n)
+	}
+	if got := len(rcv.wait(t, "nothing past the horizon", func([]delivered) bool { return true })); got != 1 {
+		t.Errorf("%d deliveries while the log was held back, want 1", got)
+	}
+	if err := hold.Rollback(); err != nil {
+		t.Fatal(err)
+	}
+	rcv.wait(t, "the second create, once the log was let go", func(got []delivered) bool { return len(got) == 2 })
+}
