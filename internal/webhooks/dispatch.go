@@ -87,7 +87,7 @@ func (s *Service) dispatch(ctx context.Context) (int, error) {
 // would only begin and end a transaction. It is made only when the first,
 // which takes one statement where it takes two, finds events.
 func (s *Service) pending(ctx context.Context) (bool, error) {
-	some, err := s.DB.Holds(ctx, pendingEvents(""))
+	some, err := s.DB.Holds(ctx, pendingAny)
 	if err != nil || !some || !s.DB.Postgres() {
 		return some, err
 	}
@@ -97,6 +97,9 @@ func (s *Service) pending(ctx context.Context) (bool, error) {
 	}
 	return s.DB.Holds(ctx, pendingEvents(visible), horizon...)
 }
+
+// pendingAny is pendingEvents with no horizon, read at every poll.
+var pendingAny = pendingEvents("")
 
 // pendingEvents is the read of whether any team with webhooks has an event
 // after its follower's position, along the log's index, kept to visible
