@@ -18,16 +18,43 @@ import (
 // of the records its filter matches, in its order, from its cursor or
 // offset; narrowed to the path's id when the route has one.
 func (op *Op[E]) list(ctx context.Context, s *Service, c *gin.Context, members []wire.Member) (int, *Result[E], error) {
-	q, err := queryOf(c)
+	l, err := op.plan(ctx, s, c, members)
 	if err != nil {
 		return 0, nil, err
+	}
+	if format := exportFormat(c.GetHeader("Accept")); format != "" {
+		return 0, nil, op.export(c, s, format, l.page, l.team, l.req.Fields, l.view)
+	}
+	return op.readList(s, &l)
+}
+
+// listPlan is a list request parsed and checked, ready to be read: the
+// page's statement and keys, the cursor's binding, the team, the filter a
+// count reads and the view that encodes the records.
+type listPlan[E any] struct {
+	ctx     context.Context // the request's, with the trash it asks for
+	req     *query.Request
+	page    *query.Page
+	binding query.Binding
+	team    int
+	counted *query.Filter
+	view    *view[E]
+}
+
+// plan parses a list request and makes its page: the trash it reads, its
+// filter, search and role's rows, narrowed to the path's id, resumed from
+// its cursor.
+func (op *Op[E]) plan(ctx context.Context, s *Service, c *gin.Context, members []wire.Member) (listPlan[E], error) {
+	q, err := queryOf(c)
+	if err != nil {
+		return listPlan[E]{}, err
 	}
 	trash, members, err := takeTrashed(members, q)
 	if err != nil {
-		return 0, nil, err
+		return listPlan[E]{}, err
 	}
 	if ctx, err = askTrash(ctx, op.Res, trash); err != nil {
-		return 0, nil, err
+		return listPlan[E]{}, err
 	}
 	if trash != Live { // an export reads it; a live list spares the copy
 		c.Request = c.Request.WithContext(ctx)
@@ -36,18 +63,18 @@ func (op *Op[E]) list(ctx context.Context, s *Service, c *gin.Context, members [
 	l.Extra = op.Filters
 	req, err := query.ParseRequest(members, q, &l)
 	if err != nil {
-		return 0, nil, err
+		return listPlan[E]{}, err
 	}
 	team, err := teamOf(ctx)
 	if err == nil {
 		err = s.searchReady(ctx, req.Filter)
 	}
 	if err != nil {
-		return 0, nil, err
+		return listPlan[E]{}, err
 	}
 	rank, filter, err := s.rankOf(ctx, l.Search, req, trash, team, c.Param("id") != "")
 	if err != nil {
-		return 0, nil, err
+		return listPlan[E]{}, err
 	}
 	counted := req.Filter
 	if id := c.Param("id"); id != "" {
@@ -61,44 +88,48 @@ func (op *Op[E]) list(ctx context.Context, s *Service, c *gin.Context, members [
 		binding.Resource += "?trashed=" + strconv.Itoa(int(trash))
 	}
 	if err := op.resume(ctx, s, req.Cursor, binding, team, p); err != nil {
-		return 0, nil, err
+		return listPlan[E]{}, err
 	}
 	v := newView(ctx, op.Res, req.Fields, req.Expand)
 	if trash != Live && v == nil {
 		v = &view[E]{}
 	}
-	if format := exportFormat(c.GetHeader("Accept")); format != "" {
-		return 0, nil, op.export(c, s, format, p, team, req.Fields, v)
-	}
-	// A page (and its count) is bounded by the request's deadline and ended
-	// by the client's hang-up on both databases: what it costs depends on
-	// the client's filters (a contains no index serves reads every row), so
-	// on SQLite too a page that outlives the request is interrupted (503)
-	// and one whose client hung up stops (499). That costs a timer a page
-	// and two goroutines a statement (why a SQLite read of one record goes
-	// without, see readContext): no CPU a page beyond the runs' spread, and
-	// on SQLite the goroutines keep the connections served in turn: the
-	// list's p99 is a third shorter than with statements interrupted
-	// without them (docs/performance.md, "statements interrupted by their
-	// connections").
-	ctx, cancel := edge.Bounded(ctx)
+	return listPlan[E]{ctx: ctx, req: req, page: p, binding: binding, team: team, counted: counted, view: v}, nil
+}
+
+// readList reads the page of l, its count when asked for, and the related
+// records it expands.
+//
+// A page (and its count) is bounded by the request's deadline and ended by
+// the client's hang-up on both databases: what it costs depends on the
+// client's filters (a contains no index serves reads every row), so on
+// SQLite too a page that outlives the request is interrupted (503) and one
+// whose client hung up stops (499). That costs a timer a page and two
+// goroutines a statement (why a SQLite read of one record goes without,
+// see readContext): no CPU a page beyond the runs' spread, and on SQLite
+// the goroutines keep the connections served in turn: the list's p99 is a
+// third shorter than with statements interrupted without them
+// (docs/performance.md, "statements interrupted by their connections").
+func (op *Op[E]) readList(s *Service, l *listPlan[E]) (int, *Result[E], error) {
+	ctx, cancel := edge.Bounded(l.ctx)
 	defer cancel()
-	records, tiers, page, err := readPage(ctx, s.reader(ctx), op.Res, team, p)
+	p := l.page
+	records, tiers, page, err := readPage(ctx, s.reader(ctx), op.Res, l.team, p)
 	if err != nil {
 		return 0, nil, err
 	}
-	r := &Result[E]{Paging: Paging{Limit: p.Limit, Offset: p.Offset}, view: v, page: page}
+	r := &Result[E]{Paging: Paging{Limit: p.Limit, Offset: p.Offset}, view: l.view, page: page}
 	if len(records) > p.Limit {
 		records, r.Paging.HasMore = records[:p.Limit], true
-		r.Paging.NextCursor = s.Cursors.Encode(binding, p.Keys, op.Res.position(p.Keys, records[p.Limit-1], tiers[p.Limit-1]))
+		r.Paging.NextCursor = s.Cursors.Encode(l.binding, p.Keys, op.Res.position(p.Keys, records[p.Limit-1], tiers[p.Limit-1]))
 	}
-	if req.Count != query.NoCount {
+	if l.req.Count != query.NoCount {
 		r.Paging.Counted = true
-		if r.Paging.Total, r.Paging.Estimated, err = count(ctx, s, op.Res, team, countOf(s, p, counted), req.Count); err != nil {
+		if r.Paging.Total, r.Paging.Estimated, err = count(ctx, s, op.Res, l.team, countOf(s, p, l.counted), l.req.Count); err != nil {
 			return 0, nil, err
 		}
 	}
-	if err := loadPage(ctx, s.reader(ctx), op.Res, team, v, records); err != nil {
+	if err := loadPage(ctx, s.reader(ctx), op.Res, l.team, l.view, records); err != nil {
 		return 0, nil, err
 	}
 	r.Records = records
