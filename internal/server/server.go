@@ -11,6 +11,7 @@ import (
 	"maps"
 	"net"
 	"net/http"
+	"runtime"
 	"slices"
 	"time"
 
@@ -115,8 +116,34 @@ func New(cfg Config, database *db.DB, logs io.Writer) (*Server, error) {
 		WriteTimeout: cfg.RequestTimeout + 2*slack, // the 408 of a slow body goes out after its read
 		IdleTimeout:  2 * time.Minute,
 		ErrorLog:     slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
+		ConnState:    takeTurns(runtime.GOMAXPROCS(0), !database.Postgres()),
 	}
 	return s, nil
+}
+
+// takeTurns is the server's ConnState hook for procs Ps, the database in
+// process (SQLite) or not: with one P and SQLite, a connection whose answer
+// has gone out yields before it reads its next request, to the back of
+// the runtime's global run queue, so that the connections are served in
+// turn. Without it, on one P kept busy, a connection whose next request
+// is already there reads it at once and stays in the P's local queue,
+// while those the runtime's monitor found ready wait in the global queue,
+// served one goroutine in 61: one rare word's page in a hundred took
+// 0.4-1.1 s at 32 connections, and a GET read its socket twice a request,
+// the first read finding nothing (docs/performance.md, "connections served
+// in turn on one P"). With more Ps it would only bounce goroutines between
+// them (a GET's p99 doubled at two); on PostgreSQL each request waits on
+// the network anyway, and the hook sent it through the global queue twice
+// (a GET's p99 went from 5 to 12 ms). So it is nil there.
+func takeTurns(procs int, inProcess bool) func(net.Conn, http.ConnState) {
+	if procs != 1 || !inProcess {
+		return nil
+	}
+	return func(_ net.Conn, st http.ConnState) {
+		if st == http.StateIdle {
+			runtime.Gosched()
+		}
+	}
 }
 
 // Handler is the server's HTTP handler, for tests that drive it in process.
