@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -234,5 +235,53 @@ func TestThreeInstancesMigrateOnce(t *testing.T) {
 	set, _ := migrations.For(migrate.Postgres)
 	if versions != len(set) || distinct != len(set) {
 		t.Fatalf("schema_migrations holds %d rows (%d versions); want each of the %d migrations once", versions, distinct, len(set))
+	}
+}
+
+func TestServeExportsSpansAndRefusesTracingVariablesItCannotUse(t *testing.T) {
+	bin := buildBinary(t)
+	url := "sqlite:" + filepath.Join(t.TempDir(), "x.db")
+
+	out, err := exec.Command("env", "OTEL_EXPORTER_OTLP_PROTOCOL=grpc", "OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:4317",
+		bin, "serve", "--addr", "127.0.0.1:0", "--database-url", url).CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "OTEL_EXPORTER_OTLP_PROTOCOL=grpc") {
+		t.Fatalf("serve must stop at start naming the variable; err %v, output:\n%s", err, out)
+	}
+
+	var mu sync.Mutex
+	var posts []string
+	collector := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		posts = append(posts, r.URL.Path+" "+r.Header.Get("Content-Type")+" "+r.Header.Get("X-Key")+" "+fmt.Sprint(strings.Contains(string(body), "GET /healthz")))
+		mu.Unlock()
+	}))
+	defer collector.Close()
+	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", collector.URL)
+	t.Setenv("OTEL_EXPORTER_OTLP_HEADERS", "x-key=k%201")
+	t.Setenv("OTEL_BSP_SCHEDULE_DELAY", "50")
+	cmd, base := startServe(t, bin, "--database-url", url)
+	if resp, err := http.Get(base + "/healthz"); err != nil {
+		t.Fatal(err)
+	} else {
+		resp.Body.Close()
+	}
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("serve did not exit cleanly: %v", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	found := false
+	for _, p := range posts {
+		if !strings.HasPrefix(p, "/v1/traces application/x-protobuf k 1 ") {
+			t.Fatalf("a request to the collector: %q", p)
+		}
+		found = found || strings.HasSuffix(p, "true")
+	}
+	if !found {
+		t.Fatalf("no span of GET /healthz reached the collector before serve exited: %q", posts)
 	}
 }

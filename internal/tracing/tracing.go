@@ -1,13 +1,16 @@
 // Package tracing makes OpenTelemetry spans of requests and database calls
-// when, and only when, an exporter is configured by the standard variables
-// (OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_EXPORTER_OTLP_TRACES_ENDPOINT or
-// OTEL_TRACES_EXPORTER=otlp; OTEL_SERVICE_NAME and the other OTEL_
-// variables as the SDK reads them). Unset, nothing is exported and the hot
-// paths do not so much as call the no-op tracer: they test Enabled first.
+// and exports them over OTLP/HTTP when, and only when, the standard
+// variables ask for it (OTEL_EXPORTER_OTLP_ENDPOINT,
+// OTEL_EXPORTER_OTLP_TRACES_ENDPOINT or OTEL_TRACES_EXPORTER=otlp; the
+// other OTEL_EXPORTER_OTLP_ variables as otlp.go reads them, and
+// OTEL_SERVICE_NAME and OTEL_BSP_ ones as the SDK does). Unset, nothing is
+// exported and the hot paths do not so much as call the no-op tracer:
+// they test Enabled first.
 package tracing
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"strings"
 	"sync/atomic"
@@ -15,7 +18,6 @@ import (
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
-	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
 	"go.opentelemetry.io/otel/propagation"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace"
@@ -42,11 +44,14 @@ func Configured() bool {
 
 // Setup starts exporting spans over OTLP (HTTP) when Configured; it
 // returns the function that flushes and stops the exporter.
-func Setup(ctx context.Context) (func(context.Context) error, error) {
+func Setup() (func(context.Context) error, error) {
 	if !Configured() {
 		return func(context.Context) error { return nil }, nil
 	}
-	exp, err := otlptracehttp.New(ctx)
+	if v := os.Getenv("OTEL_TRACES_EXPORTER"); v != "" && v != "otlp" {
+		return nil, fmt.Errorf("OTEL_TRACES_EXPORTER=%s: the service exports otlp (or none)", v)
+	}
+	exp, err := newExporter(os.Getenv)
 	if err != nil {
 		return nil, err
 	}
