@@ -58,7 +58,7 @@ check:
 	cd examples/go && $(GO) vet ./...
 	$(GO) run ./cmd/recordsgen check
 
-## fuzz: a short fuzzing run of every decoder a client reaches (a fixed number of inputs
+## fuzz: a short fuzzing run of every decoder a client (or a trace collector) reaches (a fixed number of inputs
 ##       each, about five seconds on two cores; FUZZTIME=30s or FUZZTIME=1000000x sets them
 ##       all; the committed corpora in testdata/fuzz run with every `make test`)
 # Counts rather than durations: with a duration, Go 1.26's fuzz coordinator can
@@ -72,6 +72,7 @@ fuzz:
 	$(call fuzzing,FuzzCursorDecode,40000x,./internal/query)
 	$(call fuzzing,FuzzRequests,6000x,./internal/server)
 	$(call fuzzing,FuzzParse,30000x,./internal/policy)
+	$(call fuzzing,FuzzPartialSuccess,100000x,./internal/tracing)
 
 ## bench: the benchmarks (see README, Performance)
 bench:

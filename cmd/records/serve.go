@@ -52,7 +52,7 @@ func serve(cmd *cobra.Command, dbf *dbFlags, cfg server.Config) error {
 	logs := logging.NewBuffered(cmd.ErrOrStderr(), 200*time.Millisecond)
 	defer logs.Close()
 	log := logging.JSONAt(logs, cfg.LogLevel)
-	stopTracing, err := tracing.Setup()
+	stopTracing, err := tracing.Setup(log)
 	if err != nil {
 		return fmt.Errorf("tracing: %w", err)
 	}

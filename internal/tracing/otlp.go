@@ -20,7 +20,7 @@ import (
 )
 
 // The exporter sends spans over OTLP/HTTP in protobuf, as the
-// OpenTelemetry SDK's otlptracehttp does, in some 650 lines of the
+// OpenTelemetry SDK's otlptracehttp does, in some 800 lines of the
 // service's own: that exporter links gRPC and its generated types, 2.5 to
 // 5 MiB resident in every process whether tracing is on or not
 // (docs/performance.md).
@@ -146,6 +146,13 @@ func (e *exporter) post(ctx context.Context, body []byte) (time.Duration, error)
 	defer resp.Body.Close()
 	msg, _ := io.ReadAll(io.LimitReader(resp.Body, 4<<10))
 	if resp.StatusCode/100 == 2 {
+		if resp.Header.Get("Content-Type") != "application/x-protobuf" {
+			return 0, nil
+		}
+		if n, why := partialSuccess(msg); n > 0 || why != "" {
+			// Taken, in part: sending it again would not change that.
+			return -1, fmt.Errorf("%s took the batch but rejected %d spans: %s", e.cfg.shown, n, why)
+		}
 		return 0, nil
 	}
 	err = fmt.Errorf("%s answered %s: %s", e.cfg.shown, resp.Status, summary(msg))
@@ -180,16 +187,20 @@ func retryAfter(v string) time.Duration {
 // summary is a collector's answer as text for an error: its printable
 // characters (a protobuf Status holds its message as text).
 func summary(b []byte) string {
-	s := strings.Map(func(r rune) rune {
+	if s := printable(b); s != "" {
+		return s
+	}
+	return "(no body)"
+}
+
+// printable is b's printable characters, trimmed.
+func printable(b []byte) string {
+	return strings.TrimSpace(strings.Map(func(r rune) rune {
 		if r < ' ' || r == 0x7f || r == '\uFFFD' {
 			return -1
 		}
 		return r
-	}, string(b))
-	if s = strings.TrimSpace(s); s == "" {
-		return "(no body)"
-	}
-	return s
+	}, string(b)))
 }
 
 // Shutdown stops retries in flight; the provider has already flushed.

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -332,5 +333,28 @@ func TestACollectorThatHangsCostsABatchItsTimeoutNotTheExportersLife(t *testing.
 	}
 	if n := c.calls.Load(); n < 2 {
 		t.Fatalf("%d attempts; a request that timed out is tried again within the batch's time", n)
+	}
+}
+
+func TestAFailedBatchIsAWarningInTheServicesLog(t *testing.T) {
+	c := &collector{answer: func(_ int, w http.ResponseWriter) bool {
+		http.Error(w, "span too large", http.StatusBadRequest)
+		return true
+	}}
+	srv := httptest.NewServer(c)
+	defer srv.Close()
+	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", srv.URL)
+	var logs bytes.Buffer
+	stop, err := Setup(slog.New(slog.NewJSONHandler(&logs, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer Stop()
+	_, span := Tracer().Start(context.Background(), "GET /v1/returns")
+	span.End()
+	_ = stop(context.Background()) // flushes: the batch goes out, and is refused
+	line := logs.String()
+	if !strings.Contains(line, `"level":"WARN","msg":"tracing: exporting spans"`) || !strings.Contains(line, "400 Bad Request: span too large") {
+		t.Fatalf("log: %s", line)
 	}
 }

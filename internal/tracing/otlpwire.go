@@ -19,10 +19,12 @@ import (
 
 // Wire types.
 const (
-	wireVarint  = 0
-	wireFixed64 = 1
-	wireBytes   = 2
-	wireFixed32 = 5
+	wireVarint     = 0
+	wireFixed64    = 1
+	wireBytes      = 2
+	wireStartGroup = 3
+	wireEndGroup   = 4
+	wireFixed32    = 5
 )
 
 // Flags a span carries besides its trace flags (SpanFlags in trace.proto).

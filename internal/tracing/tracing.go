@@ -11,6 +11,7 @@ package tracing
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"os"
 	"strings"
 	"sync/atomic"
@@ -43,8 +44,10 @@ func Configured() bool {
 }
 
 // Setup starts exporting spans over OTLP (HTTP) when Configured; it
-// returns the function that flushes and stops the exporter.
-func Setup() (func(context.Context) error, error) {
+// returns the function that flushes and stops the exporter. A batch that
+// fails to go out, or that the collector took only in part, is a warning
+// in log.
+func Setup(log *slog.Logger) (func(context.Context) error, error) {
 	if !Configured() {
 		return func(context.Context) error { return nil }, nil
 	}
@@ -55,6 +58,9 @@ func Setup() (func(context.Context) error, error) {
 	if err != nil {
 		return nil, err
 	}
+	otel.SetErrorHandler(otel.ErrorHandlerFunc(func(err error) {
+		log.Warn("tracing: exporting spans", "error", err.Error())
+	}))
 	tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(exp))
 	Use(tp)
 	return tp.Shutdown, nil
