@@ -3,6 +3,7 @@ package tracing
 import (
 	"encoding/binary"
 	"math"
+	"slices"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
@@ -33,10 +34,15 @@ const (
 	flagIsRemote    = 0x200
 )
 
-// group is the spans of one resource and one instrumentation scope.
-type group struct {
-	res   *resource.Resource
-	key   attribute.Distinct
+// resourceSpans is the spans of one resource, by instrumentation scope.
+type resourceSpans struct {
+	res    *resource.Resource
+	key    attribute.Distinct
+	scopes []*scopeSpans
+}
+
+// scopeSpans is the spans of one instrumentation scope.
+type scopeSpans struct {
 	scope instrumentation.Scope
 	spans []sdktrace.ReadOnlySpan
 }
@@ -45,48 +51,48 @@ type group struct {
 // one ResourceSpans per resource, one ScopeSpans per scope within it, in
 // the order they first appear.
 func appendRequest(b []byte, spans []sdktrace.ReadOnlySpan) []byte {
-	var groups []*group
+	for _, r := range byResource(spans) {
+		b = appendMessage(b, 1, r.appendResourceSpans)
+	}
+	return b
+}
+
+// byResource groups spans by resource, then by scope, each in the order
+// it first appears (a batch holds one or a few of each).
+func byResource(spans []sdktrace.ReadOnlySpan) []*resourceSpans {
+	var out []*resourceSpans
 	for _, s := range spans {
 		if s == nil {
 			continue
 		}
 		key, scope := s.Resource().Equivalent(), s.InstrumentationScope()
-		var g *group
-		for _, c := range groups {
-			if c.key == key && c.scope == scope {
-				g = c
-				break
-			}
+		i := slices.IndexFunc(out, func(r *resourceSpans) bool { return r.key == key })
+		if i < 0 {
+			i, out = len(out), append(out, &resourceSpans{res: s.Resource(), key: key})
 		}
-		if g == nil {
-			g = &group{res: s.Resource(), key: key, scope: scope}
-			groups = append(groups, g)
+		r := out[i]
+		j := slices.IndexFunc(r.scopes, func(g *scopeSpans) bool { return g.scope == scope })
+		if j < 0 {
+			j, r.scopes = len(r.scopes), append(r.scopes, &scopeSpans{scope: scope})
 		}
-		g.spans = append(g.spans, s)
+		r.scopes[j].spans = append(r.scopes[j].spans, s)
 	}
-	done := make([]bool, len(groups))
-	for i, g := range groups {
-		if done[i] {
-			continue
-		}
-		b = appendMessage(b, 1, func(b []byte) []byte {
-			b = appendMessage(b, 1, func(b []byte) []byte {
-				return appendKeyValues(b, 1, g.res.Attributes())
-			})
-			for j := i; j < len(groups); j++ {
-				if groups[j].key == g.key {
-					done[j] = true
-					b = appendMessage(b, 2, groups[j].appendScopeSpans)
-				}
-			}
-			return appendString(b, 3, g.res.SchemaURL())
-		})
+	return out
+}
+
+// appendResourceSpans appends the body of a ResourceSpans.
+func (r *resourceSpans) appendResourceSpans(b []byte) []byte {
+	b = appendMessage(b, 1, func(b []byte) []byte {
+		return appendKeyValues(b, 1, r.res.Attributes())
+	})
+	for _, g := range r.scopes {
+		b = appendMessage(b, 2, g.appendScopeSpans)
 	}
-	return b
+	return appendString(b, 3, r.res.SchemaURL())
 }
 
 // appendScopeSpans appends the body of a ScopeSpans.
-func (g *group) appendScopeSpans(b []byte) []byte {
+func (g *scopeSpans) appendScopeSpans(b []byte) []byte {
 	if g.scope != (instrumentation.Scope{}) {
 		b = appendMessage(b, 1, func(b []byte) []byte {
 			b = appendString(b, 1, g.scope.Name)
