@@ -29,8 +29,12 @@ type exporter struct {
 	client *http.Client
 	stop   context.Context
 	cancel context.CancelFunc
-	bodies sync.Pool // *[]byte: requests as encoded
-	zipped sync.Pool // *zipper: requests as compressed
+	// drain is closed when the service starts to stop (Drain): a batch
+	// that fails from then on is tried once more, at once, not waited for.
+	drain     chan struct{}
+	drainOnce sync.Once
+	bodies    sync.Pool // *[]byte: requests as encoded
+	zipped    sync.Pool // *zipper: requests as compressed
 }
 
 // zipper compresses a request into its own buffer.
@@ -59,8 +63,16 @@ func newExporter(getenv func(string) string) (*exporter, error) {
 		tr.TLSClientConfig = cfg.tls
 	}
 	stop, cancel := context.WithCancel(context.Background())
-	return &exporter{cfg: cfg, client: &http.Client{Transport: tr, Timeout: cfg.timeout}, stop: stop, cancel: cancel}, nil
+	return &exporter{cfg: cfg, client: &http.Client{Transport: tr, Timeout: cfg.timeout}, stop: stop, cancel: cancel,
+		drain: make(chan struct{})}, nil
 }
+
+// Drain ends the exporter's waits: from now on a batch the collector does
+// not take is tried once more at once, then dropped with its error. The
+// service calls it before its last flush, so that a collector that is down
+// costs the flush one attempt a batch, not the flush's whole deadline spent
+// waiting to retry.
+func (e *exporter) Drain() { e.drainOnce.Do(func() { close(e.drain) }) }
 
 // ExportSpans sends one batch.
 func (e *exporter) ExportSpans(ctx context.Context, spans []sdktrace.ReadOnlySpan) error {
@@ -97,13 +109,23 @@ func (e *exporter) ExportSpans(ctx context.Context, spans []sdktrace.ReadOnlySpa
 	return e.send(ctx, body)
 }
 
-// send posts body, again while the failure is one worth retrying.
+// send posts body, again while the failure is one worth retrying; once
+// the exporter drains, one attempt after the drain began is the last.
 func (e *exporter) send(ctx context.Context, body []byte) error {
 	start, wait := time.Now(), firstRetry
+	drained := false // an attempt was made since the drain began
 	for {
+		select {
+		case <-e.drain:
+			drained = true
+		default:
+		}
 		after, err := e.post(ctx, body)
 		if err == nil || after < 0 {
 			return err
+		}
+		if drained {
+			return fmt.Errorf("not sent again, the service is stopping: %w", err)
 		}
 		delay := max(after, wait/2+rand.N(wait/2+1))
 		if time.Since(start)+delay > retryWithin {
@@ -114,6 +136,8 @@ func (e *exporter) send(ctx context.Context, body []byte) error {
 		case <-ctx.Done():
 			t.Stop()
 			return fmt.Errorf("%w: %w", context.Cause(ctx), err)
+		case <-e.drain:
+			t.Stop() // the last attempt, now
 		case <-t.C:
 		}
 		wait = min(2*wait, lastRetry)

@@ -358,3 +358,63 @@ func TestAFailedBatchIsAWarningInTheServicesLog(t *testing.T) {
 		t.Fatalf("log: %s", line)
 	}
 }
+
+func TestADrainingExporterTriesAWaitingBatchOnceMoreAtOnce(t *testing.T) {
+	c, exp := newCollector(t, nil)
+	c.answer = func(_ int, w http.ResponseWriter) bool {
+		w.Header().Set("Retry-After", "30")
+		w.WriteHeader(http.StatusServiceUnavailable)
+		return true
+	}
+	done := export(context.Background(), exp)
+	for c.calls.Load() == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	exp.Drain() // a 30 s wait ends in one more attempt
+	err := ended(t, done)
+	if err == nil || !strings.Contains(err.Error(), "not sent again, the service is stopping") || errors.Is(err, context.Canceled) {
+		t.Fatalf("err %v", err)
+	}
+	if n := c.calls.Load(); n != 2 {
+		t.Fatalf("%d attempts, want 2: the one waited on, then one as the drain began", n)
+	}
+
+	// A batch sent once the exporter drains gets one attempt; one the
+	// collector takes is taken as ever.
+	c.calls.Store(0)
+	if err := ended(t, export(context.Background(), exp)); err == nil || c.calls.Load() != 1 {
+		t.Fatalf("err %v after %d attempts, want an error after 1", err, c.calls.Load())
+	}
+	c.answer = nil
+	if err := ended(t, export(context.Background(), exp)); err != nil || len(c.requests) != 1 {
+		t.Fatalf("err %v, %d batches taken", err, len(c.requests))
+	}
+}
+
+func TestStoppingWithTheCollectorDownDoesNotWaitToRetry(t *testing.T) {
+	srv := httptest.NewServer(http.NotFoundHandler())
+	srv.Close() // its address now refuses connections
+	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", srv.URL)
+	var logs bytes.Buffer
+	stop, err := Setup(slog.New(slog.NewJSONHandler(&logs, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer Stop()
+	_, span := Tracer().Start(context.Background(), "GET /healthz")
+	span.End()
+	// Without the drain, the flush would retry until this deadline ended.
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- stop(ctx) }()
+	if err := ended(t, done); errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("stop: %v", err)
+	}
+	if ctx.Err() != nil {
+		t.Fatal("stopping waited out its deadline")
+	}
+	if line := logs.String(); !strings.Contains(line, "not sent again, the service is stopping") || !strings.Contains(line, "connection refused") {
+		t.Fatalf("log: %s", line)
+	}
+}

@@ -44,9 +44,11 @@ func Configured() bool {
 }
 
 // Setup starts exporting spans over OTLP (HTTP) when Configured; it
-// returns the function that flushes and stops the exporter. A batch that
-// fails to go out, or that the collector took only in part, is a warning
-// in log.
+// returns the function that flushes and stops the exporter, trying each
+// batch left once more at most (exporter.Drain): stopping waits for a
+// collector that answers, within the function's context, never for one
+// that is down. A batch that fails to go out, or that the collector took
+// only in part, is a warning in log.
 func Setup(log *slog.Logger) (func(context.Context) error, error) {
 	if !Configured() {
 		return func(context.Context) error { return nil }, nil
@@ -63,7 +65,10 @@ func Setup(log *slog.Logger) (func(context.Context) error, error) {
 	}))
 	tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(exp))
 	Use(tp)
-	return tp.Shutdown, nil
+	return func(ctx context.Context) error {
+		exp.Drain()
+		return tp.Shutdown(ctx)
+	}, nil
 }
 
 // Use makes spans with tp from now on (Setup's provider, or a test's).
