@@ -59,7 +59,7 @@ check:
 	$(GO) run ./cmd/recordsgen check
 
 ## fuzz: a short fuzzing run of every decoder a client (or a trace collector) reaches (a fixed number of inputs
-##       each, about five seconds on two cores; FUZZTIME=30s or FUZZTIME=1000000x sets them
+##       each, 5 to 20 seconds on two cores; FUZZTIME=30s or FUZZTIME=1000000x sets them
 ##       all; the committed corpora in testdata/fuzz run with every `make test`)
 # Counts rather than durations: with a duration, Go 1.26's fuzz coordinator can
 # report its own deadline as a failure, "context deadline exceeded" with no
@@ -71,6 +71,10 @@ fuzz:
 	$(call fuzzing,FuzzParseRequest,150000x,./internal/query)
 	$(call fuzzing,FuzzCursorDecode,40000x,./internal/query)
 	$(call fuzzing,FuzzRequests,6000x,./internal/server)
+	$(call fuzzing,FuzzSearch,3000x,./internal/server)
+	$(call fuzzing,FuzzParseQ,100000x,./internal/query)
+	$(call fuzzing,FuzzTakeTrashed,20000x,./internal/engine)
+	$(call fuzzing,FuzzTakeVersion,20000x,./internal/engine)
 	$(call fuzzing,FuzzParse,30000x,./internal/policy)
 	$(call fuzzing,FuzzPartialSuccess,100000x,./internal/tracing)
 
