@@ -116,16 +116,18 @@ func New(cfg Config, database *db.DB, logs io.Writer) (*Server, error) {
 		WriteTimeout: cfg.RequestTimeout + 2*slack, // the 408 of a slow body goes out after its read
 		IdleTimeout:  2 * time.Minute,
 		ErrorLog:     slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
-		ConnState:    takeTurns(runtime.GOMAXPROCS(0), !database.Postgres()),
+		ConnState:    takeTurns(!database.Postgres(), func() int { return runtime.GOMAXPROCS(0) }, runtime.Gosched),
 	}
 	return s, nil
 }
 
-// takeTurns is the server's ConnState hook for procs Ps, the database in
-// process (SQLite) or not: with one P and SQLite, a connection whose answer
-// has gone out yields before it reads its next request, to the back of
-// the runtime's global run queue, so that the connections are served in
-// turn. Without it, on one P kept busy, a connection whose next request
+// takeTurns is the server's ConnState hook, the database in process
+// (SQLite) or not: with one P and SQLite, a connection whose answer has
+// gone out yields before it reads its next request, to the back of the
+// runtime's global run queue, so that the connections are served in
+// turn. procs is asked at each answer, not once at start: the runtime
+// changes its Ps when the container's CPU limit changes (Go 1.25 and
+// later), and a server started on one CPU may be given two. Without it, on one P kept busy, a connection whose next request
 // is already there reads it at once and stays in the P's local queue,
 // while those the runtime's monitor found ready wait in the global queue,
 // served one goroutine in 61: one rare word's page in a hundred took
@@ -134,14 +136,15 @@ func New(cfg Config, database *db.DB, logs io.Writer) (*Server, error) {
 // in turn on one P"). With more Ps it would only bounce goroutines between
 // them (a GET's p99 doubled at two); on PostgreSQL each request waits on
 // the network anyway, and the hook sent it through the global queue twice
-// (a GET's p99 went from 5 to 12 ms). So it is nil there.
-func takeTurns(procs int, inProcess bool) func(net.Conn, http.ConnState) {
-	if procs != 1 || !inProcess {
+// (a GET's p99 went from 5 to 12 ms). So it is nil there. yield is
+// runtime.Gosched but in tests.
+func takeTurns(inProcess bool, procs func() int, yield func()) func(net.Conn, http.ConnState) {
+	if !inProcess {
 		return nil
 	}
 	return func(_ net.Conn, st http.ConnState) {
-		if st == http.StateIdle {
-			runtime.Gosched()
+		if st == http.StateIdle && procs() == 1 {
+			yield()
 		}
 	}
 }

@@ -5,26 +5,39 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/http/httptrace"
+	"sync/atomic"
 	"testing"
 )
 
-// Connections take turns only where the runtime has one P and the
-// database is in process, and a connection that yielded after its answer
-// still reads its next request: keep-alive goes on over the same
+// Connections take turns only where the runtime has one P at the moment
+// and the database is in process, and a connection that yielded after its
+// answer still reads its next request: keep-alive goes on over the same
 // connection.
 func TestConnectionsTakeTurnsOnlyOnOnePWithSQLite(t *testing.T) {
-	for _, procs := range []int{2, 4, 64} {
-		if takeTurns(procs, true) != nil {
-			t.Errorf("takeTurns(%d, SQLite) is a hook; connections take turns on one P only", procs)
+	var procs atomic.Int32
+	var yields atomic.Int32
+	if takeTurns(false, func() int { return 1 }, func() {}) != nil {
+		t.Error("takeTurns(PostgreSQL) is a hook; connections take turns with SQLite only")
+	}
+	hook := takeTurns(true, func() int { return int(procs.Load()) }, func() { yields.Add(1) })
+	if hook == nil {
+		t.Fatal("takeTurns(SQLite) is nil")
+	}
+	// The Ps are asked at each answer: a CPU limit changed while the
+	// server runs changes whether it yields.
+	for _, c := range []struct {
+		procs, want int32
+		st          http.ConnState
+	}{{1, 1, http.StateIdle}, {2, 0, http.StateIdle}, {64, 0, http.StateIdle}, {1, 0, http.StateActive}, {1, 0, http.StateNew}} {
+		procs.Store(c.procs)
+		yields.Store(0)
+		hook(nil, c.st)
+		if yields.Load() != c.want {
+			t.Errorf("%d Ps, %v: %d yields, want %d", c.procs, c.st, yields.Load(), c.want)
 		}
 	}
-	if takeTurns(1, false) != nil {
-		t.Error("takeTurns(1, PostgreSQL) is a hook; connections take turns with SQLite only")
-	}
-	hook := takeTurns(1, true)
-	if hook == nil {
-		t.Fatal("takeTurns(1, SQLite) is nil")
-	}
+	procs.Store(1)
+	yields.Store(0)
 	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		io.WriteString(w, "ok")
 	}))
@@ -51,5 +64,8 @@ func TestConnectionsTakeTurnsOnlyOnOnePWithSQLite(t *testing.T) {
 		if i > 0 && !reused {
 			t.Errorf("request %d came on a new connection: the one before was not read again after its turn", i)
 		}
+	}
+	if yields.Load() == 0 {
+		t.Error("no connection yielded after its answer on one P")
 	}
 }
