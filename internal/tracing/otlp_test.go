@@ -280,7 +280,11 @@ func TestARefusedBatchIsNotSentAgain(t *testing.T) {
 	}
 }
 
-func TestShutdownEndsAWaitForTheCollector(t *testing.T) {
+// waiting starts the export of a batch that the collector answers 503,
+// to be sent again in 30 s, and returns once the first attempt is in:
+// the export is then waiting to retry.
+func waiting(t *testing.T) (*collector, *exporter, <-chan error) {
+	t.Helper()
 	c, exp := newCollector(t, nil)
 	c.answer = func(_ int, w http.ResponseWriter) bool {
 		w.Header().Set("Retry-After", "30")
@@ -291,6 +295,11 @@ func TestShutdownEndsAWaitForTheCollector(t *testing.T) {
 	for c.calls.Load() == 0 {
 		time.Sleep(time.Millisecond)
 	}
+	return c, exp, done
+}
+
+func TestShutdownEndsAWaitForTheCollector(t *testing.T) {
+	_, exp, done := waiting(t)
 	_ = exp.Shutdown(context.Background())
 	if err := ended(t, done); !errors.Is(err, context.Canceled) {
 		t.Fatalf("err %v, want one wrapping context.Canceled", err)
@@ -336,6 +345,22 @@ func TestACollectorThatHangsCostsABatchItsTimeoutNotTheExportersLife(t *testing.
 	}
 }
 
+// spanTo sets tracing up as serve does, exporting to endpoint with its
+// log in logs, and makes one span; stop flushes it.
+func spanTo(t *testing.T, endpoint string) (stop func(context.Context) error, logs *bytes.Buffer) {
+	t.Helper()
+	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", endpoint)
+	logs = &bytes.Buffer{}
+	stop, err := Setup(slog.New(slog.NewJSONHandler(logs, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(Stop)
+	_, span := Tracer().Start(context.Background(), "GET /v1/returns")
+	span.End()
+	return stop, logs
+}
+
 func TestAFailedBatchIsAWarningInTheServicesLog(t *testing.T) {
 	c := &collector{answer: func(_ int, w http.ResponseWriter) bool {
 		http.Error(w, "span too large", http.StatusBadRequest)
@@ -343,15 +368,7 @@ func TestAFailedBatchIsAWarningInTheServicesLog(t *testing.T) {
 	}}
 	srv := httptest.NewServer(c)
 	defer srv.Close()
-	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", srv.URL)
-	var logs bytes.Buffer
-	stop, err := Setup(slog.New(slog.NewJSONHandler(&logs, nil)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer Stop()
-	_, span := Tracer().Start(context.Background(), "GET /v1/returns")
-	span.End()
+	stop, logs := spanTo(t, srv.URL)
 	_ = stop(context.Background()) // flushes: the batch goes out, and is refused
 	line := logs.String()
 	if !strings.Contains(line, `"level":"WARN","msg":"tracing: exporting spans"`) || !strings.Contains(line, "400 Bad Request: span too large") {
@@ -360,16 +377,7 @@ func TestAFailedBatchIsAWarningInTheServicesLog(t *testing.T) {
 }
 
 func TestADrainingExporterTriesAWaitingBatchOnceMoreAtOnce(t *testing.T) {
-	c, exp := newCollector(t, nil)
-	c.answer = func(_ int, w http.ResponseWriter) bool {
-		w.Header().Set("Retry-After", "30")
-		w.WriteHeader(http.StatusServiceUnavailable)
-		return true
-	}
-	done := export(context.Background(), exp)
-	for c.calls.Load() == 0 {
-		time.Sleep(time.Millisecond)
-	}
+	c, exp, done := waiting(t)
 	exp.Drain() // a 30 s wait ends in one more attempt
 	err := ended(t, done)
 	if err == nil || !strings.Contains(err.Error(), "not sent again, the service is stopping") || errors.Is(err, context.Canceled) {
@@ -394,15 +402,7 @@ func TestADrainingExporterTriesAWaitingBatchOnceMoreAtOnce(t *testing.T) {
 func TestStoppingWithTheCollectorDownDoesNotWaitToRetry(t *testing.T) {
 	srv := httptest.NewServer(http.NotFoundHandler())
 	srv.Close() // its address now refuses connections
-	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", srv.URL)
-	var logs bytes.Buffer
-	stop, err := Setup(slog.New(slog.NewJSONHandler(&logs, nil)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer Stop()
-	_, span := Tracer().Start(context.Background(), "GET /healthz")
-	span.End()
+	stop, logs := spanTo(t, srv.URL)
 	// Without the drain, the flush would retry until this deadline ended.
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
