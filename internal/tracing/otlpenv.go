@@ -47,7 +47,7 @@ func loadConfig(getenv func(string) string) (config, error) {
 	if v, from := env("PROTOCOL"); v != "" && v != "http/protobuf" {
 		return c, fmt.Errorf("%s=%s: the service exports traces as http/protobuf only, which every OTLP/HTTP receiver accepts", from, v)
 	}
-	if err := c.endpoint(getenv); err != nil {
+	if err := c.endpoint(env); err != nil {
 		return c, err
 	}
 	if v, from := env("HEADERS"); v != "" {
@@ -76,28 +76,22 @@ func loadConfig(getenv func(string) string) (config, error) {
 
 // endpoint sets the URL: the traces variable's as it is (its root when it
 // has no path), or the general one's with /v1/traces added to its path.
-func (c *config) endpoint(getenv func(string) string) error {
-	for _, e := range []struct {
-		name string
-		base bool
-	}{{"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", false}, {"OTEL_EXPORTER_OTLP_ENDPOINT", true}} {
-		v := strings.TrimSpace(getenv(e.name))
-		if v == "" {
-			continue
-		}
-		u, err := url.Parse(v)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return fmt.Errorf("%s: want an http:// or https:// URL", e.name)
-		}
-		switch {
-		case e.base:
-			u.Path = strings.TrimSuffix(u.Path, "/") + "/v1/traces"
-		case u.Path == "":
-			u.Path = "/"
-		}
-		c.url, c.shown = u.String(), u.Redacted()
+func (c *config) endpoint(env variable) error {
+	v, from := env("ENDPOINT")
+	if v == "" {
 		return nil
 	}
+	u, err := url.Parse(v)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("%s: want an http:// or https:// URL", from)
+	}
+	switch {
+	case from == "OTEL_EXPORTER_OTLP_ENDPOINT":
+		u.Path = strings.TrimSuffix(u.Path, "/") + "/v1/traces"
+	case u.Path == "":
+		u.Path = "/"
+	}
+	c.url, c.shown = u.String(), u.Redacted()
 	return nil
 }
 
