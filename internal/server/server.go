@@ -127,17 +127,18 @@ func New(cfg Config, database *db.DB, logs io.Writer) (*Server, error) {
 // runtime's global run queue, so that the connections are served in
 // turn. procs is asked at each answer, not once at start: the runtime
 // changes its Ps when the container's CPU limit changes (Go 1.25 and
-// later), and a server started on one CPU may be given two. Without it, on one P kept busy, a connection whose next request
-// is already there reads it at once and stays in the P's local queue,
+// later), and a server started on one CPU may be given two. Without the
+// yield, on one P kept busy, a connection whose next request is already
+// there reads it at once and stays in the P's local queue,
 // while those the runtime's monitor found ready wait in the global queue,
 // served one goroutine in 61: one rare word's page in a hundred took
 // 0.4-1.1 s at 32 connections, and a GET read its socket twice a request,
 // the first read finding nothing (docs/performance.md, "connections served
-// in turn on one P"). With more Ps it would only bounce goroutines between
-// them (a GET's p99 doubled at two); on PostgreSQL each request waits on
-// the network anyway, and the hook sent it through the global queue twice
-// (a GET's p99 went from 5 to 12 ms). So it is nil there. yield is
-// runtime.Gosched but in tests.
+// in turn on one P"). With more Ps it does not yield, which would only
+// bounce goroutines between them (a GET's p99 doubled at two). On
+// PostgreSQL each request waits on the network anyway, and the yield sent
+// it through the global queue twice (a GET's p99 went from 5 to 12 ms), so
+// the hook is nil there. yield is runtime.Gosched but in tests.
 func takeTurns(inProcess bool, procs func() int, yield func()) func(net.Conn, http.ConnState) {
 	if !inProcess {
 		return nil
