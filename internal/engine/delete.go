@@ -22,15 +22,8 @@ func (op *Op[E]) delete(ctx context.Context, s *Service, req *request) (int, *Re
 	if err := op.onlyID(req, "a delete takes only the id"); err != nil {
 		return 0, nil, err
 	}
-	if op.By != "" && req.hasID == req.hasBy {
-		return 0, nil, &problem.Error{
-			Code:   problem.InvalidRequest,
-			Detail: fmt.Sprintf("give exactly one of %s (delete every %s of it) or %s (delete one)", op.By, op.Res.Object, op.IDMembers[0]),
-			Members: []problem.MemberError{
-				{Member: op.By, Problem: "give this or " + op.IDMembers[0] + ", not both or neither"},
-				{Member: op.IDMembers[0], Problem: "give this or " + op.By + ", not both or neither"},
-			},
-		}
+	if err := op.byOrID(req); err != nil {
+		return 0, nil, err
 	}
 	if req.hasBy {
 		return op.deleteBy(ctx, s, req)
@@ -98,6 +91,22 @@ func (op *Op[E]) delete(ctx context.Context, s *Service, req *request) (int, *Re
 		committed[E](ctx, s, op.Res, team, req.id, nil)
 	}
 	return http.StatusOK, &Result[E]{ID: req.id}, nil
+}
+
+// byOrID refuses a delete of an operation with a By member (delete every
+// record of a parent) that names both the parent and an id, or neither.
+func (op *Op[E]) byOrID(req *request) error {
+	if op.By == "" || req.hasID != req.hasBy {
+		return nil
+	}
+	return &problem.Error{
+		Code:   problem.InvalidRequest,
+		Detail: fmt.Sprintf("give exactly one of %s (delete every %s of it) or %s (delete one)", op.By, op.Res.Object, op.IDMembers[0]),
+		Members: []problem.MemberError{
+			{Member: op.By, Problem: "give this or " + op.IDMembers[0] + ", not both or neither"},
+			{Member: op.IDMembers[0], Problem: "give this or " + op.By + ", not both or neither"},
+		},
+	}
 }
 
 // deleteBy deletes every record of the parent req names; 404 when it has none.
