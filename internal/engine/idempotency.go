@@ -14,6 +14,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"records/internal/auth"
 	"records/internal/db"
 	"records/internal/edge"
 	"records/internal/problem"
@@ -175,7 +176,7 @@ func (s *Service) serveKeyed(c *gin.Context, key string, body []byte, k keyedRun
 		case err != nil:
 			return err
 		case prior != nil && prior.fingerprint != fp:
-			return problem.New(problem.KeyReused, "the Idempotency-Key %q was used with another request (method, path or body)", key)
+			return problem.New(problem.KeyReused, "the Idempotency-Key %q was used with another request (caller, method, path or body)", key)
 		case prior != nil && prior.image != nil && k.replay != nil:
 			if answer, err = k.replay(prior.status, prior.image); err != nil {
 				return err
@@ -293,9 +294,16 @@ func takeKey(ctx context.Context, w Writer, id, meta string, ttl time.Duration) 
 	return &a, nil
 }
 
-// fingerprint identifies a request: its method, path and query, and body.
+// fingerprint identifies a request: its caller (the credential, and the
+// role it acts in), its method, path and query, and body. A key's answer
+// is replayed to its caller only: another caller of the team — another
+// token, or the same subject in another role — sending the key is told it
+// was used with another request, and sees nothing of the answer.
 func fingerprint(r *http.Request, body []byte) string {
 	h := sha256.New()
+	if p, ok := auth.FromContext(r.Context()); ok {
+		h.Write([]byte(p.TokenID + "\n" + p.Role + "\n"))
+	}
 	h.Write([]byte(r.Method + " " + r.URL.RequestURI() + "\n"))
 	h.Write(body)
 	return hex.EncodeToString(h.Sum(nil))

@@ -268,6 +268,46 @@ func TestRoleDeletesAndMembers(t *testing.T) {
 
 // A policies file with a mistake stops the server's start, naming its
 // file and line.
+// A key's answer is replayed to its caller only: neither a role (whose
+// filter hides the record and whose members hide the rest) nor another
+// token of the team reads a stored answer by sending its key, on a single
+// create (kept as a row) or any other write; its own caller still does.
+func TestAKeyReplaysToItsCallerOnly(t *testing.T) {
+	for _, d := range dbtest.Dialects {
+		t.Run(dbtest.Name(d), func(t *testing.T) {
+			t.Parallel()
+			h := newRolesHarness(t, d, "")
+			h.call("POST", "/v1/cases", `{"id":"c-bob","caseName":"B","description":"secret","priority":"normal","resolver":"bob"}`).want(201)
+			patch := []string{"Idempotency-Key", "k-patch"}
+			first := h.call("PATCH", "/v1/cases/c-bob", `{"caseStatus":"closed"}`, patch...).want(200)
+			create := []string{"Idempotency-Key", "k-create"}
+			h.call("POST", "/v1/cases", `{"caseName":"mine","description":"secret","priority":"low","resolver":"alice"}`, create...).want(201)
+
+			alice := h.roleToken("agent", "alice", auth.Write)
+			for _, r := range []*response{
+				h.callAs(alice, "PATCH", "/v1/cases/c-bob", `{"caseStatus":"closed"}`, patch...),
+				h.callAs(alice, "POST", "/v1/cases", `{"caseName":"mine","description":"secret","priority":"low","resolver":"alice"}`, create...),
+			} {
+				r.problem(422, "idempotency_key_reused")
+				if strings.Contains(string(r.Body), "secret") || r.Header.Get("Idempotent-Replayed") != "" {
+					t.Fatalf("another role reads a key's answer: %v %s", r.Header, r.Body)
+				}
+			}
+			admin2 := h.newToken("second admin", auth.Write, "")
+			h.callAs(admin2, "PATCH", "/v1/cases/c-bob", `{"caseStatus":"closed"}`, patch...).problem(422, "idempotency_key_reused")
+
+			again := h.call("PATCH", "/v1/cases/c-bob", `{"caseStatus":"closed"}`, patch...).want(200)
+			if again.Header.Get("Idempotent-Replayed") != "true" || string(again.Body) != string(first.Body) {
+				t.Fatalf("the key's own caller: %v %s", again.Header, again.Body)
+			}
+			h.call("POST", "/v1/cases", `{"caseName":"mine","description":"secret","priority":"low","resolver":"alice"}`, create...).want(201)
+			if n := h.call("GET", "/v1/cases?count=exact&filter[caseName]=mine", "").at("paging", "total"); n != json.Number("1") {
+				t.Fatalf("a keyed create ran twice: %v", n)
+			}
+		})
+	}
+}
+
 func TestBadPoliciesStopTheStart(t *testing.T) {
 	cfg := testConfig()
 	p, err := policy.Parse("bad.yaml", []byte("roles:\n  r:\n    cases:\n      read: {filter: {nobody: 1}}\n"))

@@ -71,7 +71,7 @@ var Codes = []CodeInfo{
 	{UnsupportedMediaType, http.StatusUnsupportedMediaType, "Unsupported media type",
 		"A body was sent without Content-Type: application/json."},
 	{KeyReused, http.StatusUnprocessableEntity, "Idempotency key reused",
-		"This Idempotency-Key was used with another request (method, path or body) within its lifetime."},
+		"This Idempotency-Key was used with another request (caller, method, path or body) within its lifetime."},
 	{RuleFailed, http.StatusUnprocessableEntity, "Rule failed",
 		"A business rule of the service (package rules) refused the write; the detail says why, errors names the members it concerns. Nothing was written."},
 	{RateLimited, http.StatusTooManyRequests, "Too many requests",
