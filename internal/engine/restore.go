@@ -115,6 +115,16 @@ func (s *Service) parentsOf(table string) []Cascade {
 	return out
 }
 
+// objectOf is the object name of the resource whose table is table.
+func (s *Service) objectOf(table string) string {
+	for _, r := range s.resources {
+		if d := r.(Described); d.table() == table {
+			return d.object()
+		}
+	}
+	return table
+}
+
 // family is table, the tables of its ancestors and of its descendants: where
 // the records of a batch holding one of its records may be.
 func (s *Service) family(table string) []string {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -42,6 +43,9 @@ func (op *Op[E]) revert(ctx context.Context, s *Service, req *request) (int, *Re
 				return cmpErr(err, notFound(op.Res.Object, req.id))
 			}
 			return problem.New(spec.VersionUnavailable, "the %s %q has no event of version %d: it is gone, or never was", op.Res.Object, req.id, version)
+		}
+		if err := missingParent(ctx, w, team, op.revertedParents(ctx, s, image)); err != nil {
+			return err
 		}
 		text, args := op.revertSQL(ctx, s.Dialect, team, req, image, version)
 		if rec, err = writeRecord(ctx, w, op.Res, text, args); err == nil && rec == nil {
@@ -96,22 +100,58 @@ func (op *Op[E]) takeVersion(req *request) (int64, error) {
 }
 
 // versionImage reads the image of the record at version from its events:
-// its creation, an update or a restore that left it at that version.
+// its creation, an update or a restore that left it at that version. A
+// record erased for good (purged) and made again with its id starts
+// anew: only the events after the last purge are its own.
 func versionImage(ctx context.Context, r Reader, plural string, team int, id string, version int64) ([]byte, bool, error) {
 	var image []byte
 	found := false
-	err := r.Each(ctx, -1, `SELECT "image" FROM "events" WHERE "team_id" = ? AND "record_id" = ? AND "type" IN (?, ?, ?) AND "image" IS NOT NULL ORDER BY "id"`,
-		[]any{team, id, plural + ".created", plural + ".updated", plural + ".restored"}, func(rows *sql.Rows) error {
-			var text string
-			if err := rows.Scan(&text); err != nil {
+	purged := plural + ".purged"
+	err := r.Each(ctx, -1, `SELECT "type", "image" FROM "events" WHERE "team_id" = ? AND "record_id" = ? AND "type" IN (?, ?, ?, ?) ORDER BY "id"`,
+		[]any{team, id, plural + ".created", plural + ".updated", plural + ".restored", purged}, func(rows *sql.Rows) error {
+			var typ string
+			var text sql.NullString
+			if err := rows.Scan(&typ, &text); err != nil {
 				return err
 			}
-			if v, ok := imageVersion([]byte(text)); ok && v == version && !found {
-				image, found = []byte(text), true
+			if typ == purged {
+				image, found = nil, false
+				return nil
+			}
+			if v, ok := imageVersion([]byte(text.String)); ok && text.Valid && v == version && !found {
+				image, found = []byte(text.String), true
 			}
 			return nil
 		})
 	return image, found, err
+}
+
+// revertedParents are the parents image names in the members a revert
+// writes. Each must be a record of the team out of the trash, as for any
+// update: a parent trashed or erased since the version is refused (400
+// naming the member), so that no live record names one in the trash.
+func (op *Op[E]) revertedParents(ctx context.Context, s *Service, image []byte) []ParentRef {
+	cols, err := wire.ParseObject(image)
+	if err != nil {
+		return nil
+	}
+	writable := op.revertable(ctx)
+	var refs []ParentRef
+	for _, p := range s.parentsOf(op.Res.Table) {
+		i := slices.Index(op.Res.Columns, p.Column)
+		if i < 0 || !writable(i) {
+			continue
+		}
+		for _, c := range cols {
+			if c.Name != p.Column {
+				continue
+			}
+			if id, err := wire.Text(c.Value); err == nil {
+				refs = append(refs, ParentRef{Member: op.Res.memberOf(p.Column), Object: s.objectOf(p.Table), Table: p.Table, ID: id})
+			}
+		}
+	}
+	return refs
 }
 
 // imageVersion reads the version an image holds.

@@ -198,6 +198,44 @@ func TestRevertToEveryEarlierVersion(t *testing.T) {
 	})
 }
 
+// A revert names its parents as an update does: one in the trash (which
+// the janitor would erase with the live child) or erased since is a 400
+// naming the member, and nothing is written.
+func TestRevertRefusesAParentGone(t *testing.T) {
+	each(t, func(t *testing.T, h *harness) {
+		h.call("POST", "/v1/warranties", `[{"id":"w10"},{"id":"w11"},{"id":"w12"}]`).want(201)
+		h.call("POST", "/v1/warranty_line_items", `[{"id":"wl10","warranty_id":"w10","sku":"kept"},{"id":"wl12","warranty_id":"w12"}]`).want(201)
+		h.call("PATCH", "/v1/warranty_line_items/wl10", `{"warranty_id":"w11"}`).want(200)
+		h.call("PATCH", "/v1/warranty_line_items/wl12", `{"warranty_id":"w11"}`).want(200)
+		h.call("DELETE", "/v1/warranties/w10", "").want(200)
+		h.call("DELETE", "/v1/warranties/w12?permanent=true", "").want(200)
+		h.call("POST", "/v1/warranty_line_items/wl10/revert", `{"version":1}`).problem(400, "invalid_request", "warranty_id")
+		h.call("POST", "/v1/warranty_line_items/wl12/revert", `{"version":1}`).problem(400, "invalid_request", "warranty_id")
+		for _, id := range []string{"wl10", "wl12"} {
+			h.call("GET", "/v1/warranty_line_items/"+id, "").want(200).mentions(`"version":2`, `"warranty_id":"w11"`)
+		}
+		// Back out of the trash, the parent may be named again.
+		h.call("POST", "/v1/warranties/w10/restore", "").want(200)
+		h.call("POST", "/v1/warranty_line_items/wl10/revert", `{"version":1}`).want(200).mentions(`"warranty_id":"w10"`)
+	})
+}
+
+// A record erased for good and made again with its id has only its own
+// versions: a revert never brings back the erased record's members.
+func TestRevertStopsAtAPurge(t *testing.T) {
+	each(t, func(t *testing.T, h *harness) {
+		h.call("POST", "/v1/vendors", `{"id":"v2","vendorName":"erased"}`).want(201)
+		h.call("PATCH", "/v1/vendors/v2", `{"vendorName":"erased too"}`).want(200)
+		h.call("DELETE", "/v1/vendors/v2?permanent=true", "").want(200)
+		h.call("POST", "/v1/vendors", `{"id":"v2","vendorName":"new"}`).want(201)
+		h.call("POST", "/v1/vendors/v2/revert", `{"version":2}`).problem(409, "version_unavailable")
+		r := h.call("POST", "/v1/vendors/v2/revert", `{"version":1}`).want(200)
+		if got := r.obj(); got["vendorName"] != "new" || fmt.Sprint(got["version"]) != "2" {
+			t.Fatalf("a revert across a purge: %s", r.Body)
+		}
+	})
+}
+
 // trashPolicies grant delete to a janitor role, delete and restore to a
 // keeper (restore within a filter).
 const trashPolicies = `roles:
