@@ -143,7 +143,9 @@ func lex(text string) []token {
 			for _, w := range strings.Fields(string(rs[i+1 : j])) {
 				it.add(w)
 			}
-			out, i = append(out, token{item: it}), j+1
+			if i = j + 1; it.trimStops() {
+				out = append(out, token{item: it})
+			}
 			continue
 		}
 		j := i
@@ -157,10 +159,9 @@ func lex(text string) []token {
 			continue
 		}
 		it := item{neg: neg}
-		if it.add(w); len(it.fts) == 1 && stopWords[strings.ToLower(it.fts[0])] {
-			continue // not indexed on PostgreSQL, so not looked for on SQLite
+		if it.add(w); it.trimStops() {
+			out = append(out, token{item: it})
 		}
-		out = append(out, token{item: it})
 	}
 	return out
 }
@@ -185,6 +186,27 @@ func (it *item) add(w string) {
 		it.web = append(it.web, web...)
 	}
 }
+
+// trimStops drops the stop words that begin or end the item's FTS5
+// words, and tells whether any word is left. PostgreSQL indexes no stop
+// word and its phrases skip those at their ends, so an item of stop words
+// alone — the, "of the", it's, don't — is looked for on neither database
+// (else PostgreSQL, reading nothing in it, would answer a "the" -refund
+// with every record but the refunds), and "the refund" or zanzibar:a are
+// the words between. A stop word inside a phrase stays (docs/api.md,
+// Search).
+func (it *item) trimStops() bool {
+	for len(it.fts) > 0 && isStop(it.fts[0]) {
+		it.fts = it.fts[1:]
+	}
+	for len(it.fts) > 0 && isStop(it.fts[len(it.fts)-1]) {
+		it.fts = it.fts[:len(it.fts)-1]
+	}
+	return len(it.fts) > 0
+}
+
+// isStop tells a stop word, folded as PostgreSQL receives it (webArg).
+func isStop(w string) bool { return stopWords[strings.ToLower(fold.String(w))] }
 
 func wordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsNumber(r) || unicode.IsMark(r) }
 

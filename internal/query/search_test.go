@@ -18,6 +18,12 @@ func TestParseQ(t *testing.T) {
 		{`NEAR(refund, 2)`, `"NEAR refund" "2"`, `(("NEAR refund" AND "2"))`},
 		{`"unbalanced phrase`, `"unbalanced phrase"`, `(("unbalanced phrase"))`},
 		{`col:word*`, `"col word"`, `(("col word"))`},
+		// Stop words beginning or ending an item are not looked for; an
+		// item of stop words alone is no item.
+		{`refund "the" it's don't Thé`, `"refund"`, `(("refund"))`},
+		{`"the refund" zanzibar:a`, `"the refund" "zanzibar a"`, `(("refund" AND "zanzibar"))`},
+		{`"end of life"`, `"end of life"`, `(("end of life"))`},
+		{`refund "or" damaged`, `"refund" "damaged"`, `(("refund" AND "damaged"))`},
 	}
 	for _, c := range cases {
 		m, err := ParseQ(c.q)
@@ -32,7 +38,7 @@ func TestParseQ(t *testing.T) {
 			t.Errorf("%q: fts %q, want %q", c.q, m.FTS, c.fts)
 		}
 	}
-	for _, q := range []string{"", "   ", "-refund", "the and of", "!!! ...", strings.Repeat("a", 257), "a\x00"} {
+	for _, q := range []string{"", "   ", "-refund", "the and of", `"the" -refund`, `it's -zanzibar`, `don't`, `"of the"`, `"the"`, "!!! ...", strings.Repeat("a", 257), "a\x00"} {
 		if _, err := ParseQ(q); err == nil {
 			t.Errorf("%q: no error", q)
 		}

@@ -55,6 +55,12 @@ func TestSearchFindsTheSameRecordsOnBothDatabases(t *testing.T) {
 		{"the refund", "r-1,r-2,r-3"},
 		{`refund "wrong item" -shipped`, "r-1"},
 		{"nomatchword", ""},
+		// Stop words alone, quoted or joined by punctuation, are looked for
+		// on neither database; at a phrase's ends they are skipped.
+		{`refund it's "the"`, "r-1,r-2,r-3"},
+		{`"the refund"`, "r-1,r-2,r-3"},
+		{`damaged "or" refund`, "r-2"},
+		{`stains:on`, "r-4"},
 	}
 	each(t, func(t *testing.T, h *harness) {
 		seedSearch(h)
@@ -109,7 +115,8 @@ func TestSearchPhrasesStayWithinAMember(t *testing.T) {
 // Every refusal of q names it.
 func TestSearchRefusalsNameQ(t *testing.T) {
 	each(t, func(t *testing.T, h *harness) {
-		for _, q := range []string{"", "-damaged", "the", "!!! ...", strings.Repeat("a", 257), "a\x00b"} {
+		for _, q := range []string{"", "-damaged", "the", "!!! ...", strings.Repeat("a", 257), "a\x00b",
+			`"the" -refund`, `it's -damaged`, `don't`, `"of the"`} {
 			h.call("GET", "/v1/returns?q="+url.QueryEscape(q), "").problem(400, "invalid_request", "q")
 		}
 		h.call("GET", "/v1/returns", `{"q":5}`).problem(400, "invalid_request", "q")
