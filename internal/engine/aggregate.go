@@ -2,6 +2,8 @@ package engine
 
 import (
 	"database/sql"
+	"errors"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -80,7 +82,7 @@ func (s *Service) Aggregate(plural string) gin.HandlerFunc {
 				return nil
 			}
 			var err error
-			out, err = appendGroup(out, n > 1, agg, rows)
+			out, err = appendGroup(out, n > 1, agg, s.Dialect, rows)
 			return err
 		})
 		if err != nil {
@@ -95,8 +97,12 @@ func (s *Service) Aggregate(plural string) gin.HandlerFunc {
 }
 
 // appendGroup appends one row of the aggregate as a group.
-func appendGroup(b []byte, comma bool, agg *query.Aggregate, rows *sql.Rows) ([]byte, error) {
-	values := make([]any, len(agg.Groups)+len(agg.Metrics))
+func appendGroup(b []byte, comma bool, agg *query.Aggregate, d query.Dialect, rows *sql.Rows) ([]byte, error) {
+	n := len(agg.Groups)
+	for _, m := range agg.Metrics {
+		n += len(m.Columns(d))
+	}
+	values := make([]any, n)
 	dest := make([]any, len(values))
 	for i := range values {
 		dest[i] = &values[i]
@@ -121,18 +127,26 @@ func appendGroup(b []byte, comma bool, agg *query.Aggregate, rows *sql.Rows) ([]
 		b = appendValue(b, t, values[i])
 	}
 	b = append(b, '}')
+	at := len(agg.Groups)
 	for j, m := range agg.Metrics {
 		b = append(b, ',')
 		b = wire.AppendString(b, m.Name)
 		b = append(b, ':')
-		t := spec.Number
-		switch {
-		case m.Fn == "count":
-			t = spec.Integer
-		case m.Fn == "min" || m.Fn == "max":
-			t = m.Col.Type
+		cols := len(m.Columns(d))
+		switch m.Fn {
+		case "count":
+			b = appendValue(b, spec.Integer, values[at])
+		case "min", "max":
+			b = appendValue(b, m.Col.Type, values[at])
+		default:
+			var err error
+			if b, err = m.AppendFigure(b, values[at:at+cols]); errors.Is(err, query.ErrBeyond) {
+				return b, problem.Member(fmt.Sprintf("%s[%d]", query.ParamMetrics, j), "%s of %s %v: narrow the records with filter or q", m.Fn, m.Col.Member, err)
+			} else if err != nil {
+				return b, err
+			}
 		}
-		b = appendValue(b, t, values[len(agg.Groups)+j])
+		at += cols
 	}
 	return append(b, '}'), nil
 }

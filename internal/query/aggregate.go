@@ -84,8 +84,11 @@ func ParseAggregate(members []wire.Member, query url.Values, l *List) (*Aggregat
 	metrics := []string{"count"}
 	if v, ok := p.Values[ParamMetrics]; ok {
 		metrics = listOf(p, ParamMetrics, v)
-		if len(metrics) > MaxMetrics {
+		switch {
+		case len(metrics) > MaxMetrics:
 			p.Fail(ParamMetrics, "at most %d metrics", MaxMetrics)
+		case len(metrics) == 0 && len(p.Errs) == 0:
+			p.Fail(ParamMetrics, "names no metric: name count, sum:m, avg:m, min:m or max:m, or leave metrics out for count")
 		}
 	}
 	for i, s := range metrics {
@@ -102,9 +105,13 @@ func ParseAggregate(members []wire.Member, query url.Values, l *List) (*Aggregat
 		a.Order = parseAggOrder(p, v, a)
 	}
 	seen := map[string]bool{}
-	for _, name := range a.names() {
+	for i, name := range a.names() {
 		if seen[name] {
-			p.Fail(ParamMetrics, "names %q twice", name)
+			param := fmt.Sprintf("%s[%d]", ParamGroupBy, i)
+			if i >= len(a.Groups) {
+				param = fmt.Sprintf("%s[%d]", ParamMetrics, i-len(a.Groups))
+			}
+			p.Fail(param, "names %q twice", name)
 		}
 		seen[name] = true
 	}
@@ -140,6 +147,7 @@ func listOf(p *Params, param string, v Value) []string {
 			s, err := wire.Text(item)
 			if err != nil {
 				p.Fail(fmt.Sprintf("%s[%d]", param, i), "must be a string")
+				return nil
 			}
 			out[i] = strings.TrimSpace(s)
 		}
@@ -252,10 +260,12 @@ func (a *Aggregate) SQL(d Dialect, table, scope string, args []any) (string, []a
 		b.WriteString(groupExpr(d, g))
 	}
 	for i, m := range a.Metrics {
-		if i > 0 || len(a.Groups) > 0 {
-			b.WriteString(", ")
+		for j, col := range m.Columns(d) {
+			if i > 0 || j > 0 || len(a.Groups) > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(col)
 		}
-		b.WriteString(metricExpr(d, m))
 	}
 	b.WriteString(" FROM " + spec.Ident(table) + " WHERE " + scope)
 	if a.Filter != nil {
@@ -273,7 +283,7 @@ func (a *Aggregate) SQL(d Dialect, table, scope string, args []any) (string, []a
 			b.WriteString(strconv.Itoa(i + 1))
 		}
 		b.WriteString(" ORDER BY ")
-		b.WriteString(a.orderBy())
+		b.WriteString(a.orderBy(d))
 	}
 	b.WriteString(" LIMIT " + strconv.Itoa(a.Limit+1))
 	return b.String(), s.args
@@ -281,7 +291,7 @@ func (a *Aggregate) SQL(d Dialect, table, scope string, args []any) (string, []a
 
 // orderBy is the answer's order: order_by's keys, then the groups going
 // up; nulls last going up and first going down, as lists sort them.
-func (a *Aggregate) orderBy() string {
+func (a *Aggregate) orderBy(d Dialect) string {
 	keys := slices.Clone(a.Order)
 	for i := range a.Groups {
 		if !slices.ContainsFunc(keys, func(k AggKey) bool { return k.I == i }) {
@@ -290,9 +300,13 @@ func (a *Aggregate) orderBy() string {
 	}
 	parts := make([]string, len(keys))
 	for i, k := range keys {
-		parts[i] = strconv.Itoa(k.I+1) + " ASC NULLS LAST"
+		key := strconv.Itoa(k.I + 1) // a group, by its place
+		if k.I >= len(a.Groups) {
+			key = a.Metrics[k.I-len(a.Groups)].order(d)
+		}
+		parts[i] = key + " ASC NULLS LAST"
 		if k.Desc {
-			parts[i] = strconv.Itoa(k.I+1) + " DESC NULLS FIRST"
+			parts[i] = key + " DESC NULLS FIRST"
 		}
 	}
 	return strings.Join(parts, ", ")
@@ -323,24 +337,71 @@ func groupExpr(d Dialect, g Group) string {
 	return "date(" + c + ")"
 }
 
-// AvgDigits are the decimal places an average is rounded to, on both
-// databases alike.
-const AvgDigits = 6
+// AvgDigits are the decimal places an average is rounded to, and
+// SumDigits the significant digits of a sum of a number member: on both
+// databases alike, so that they answer the same figure.
+const (
+	AvgDigits = 6
+	SumDigits = 15
+)
 
-// metricExpr is a metric's expression. Sums and averages are computed as
-// double precision on both databases; averages rounded to AvgDigits.
-func metricExpr(d Dialect, m Metric) string {
+// Columns are the expressions a metric's statement reads; the service
+// computes the figure from them (Metric.Figure's caller), so that both
+// databases answer it alike:
+//
+//   - count: COUNT(*);
+//   - a sum of whole numbers: exact on both — PostgreSQL's sum (numeric),
+//     SQLite's as the sums of each value's high and low 32 bits, which no
+//     number of records can make overflow (SQLite's own sum fails past
+//     64 bits);
+//   - a sum of numbers: PostgreSQL's exact sum of their numeric values,
+//     SQLite's in double precision (compensated), both answered to
+//     SumDigits significant digits;
+//   - an average: the sum above and the count of values, divided by the
+//     service and rounded to AvgDigits decimal places;
+//   - min and max: the database's.
+func (m Metric) Columns(d Dialect) []string {
 	if m.Fn == "count" {
-		return "COUNT(*)"
+		return []string{"COUNT(*)"}
+	}
+	c := m.Col.quoted()
+	if m.Fn != "sum" && m.Fn != "avg" {
+		return []string{m.Fn + "(" + c + ")"}
+	}
+	var cols []string
+	switch integer := m.Col.Type == spec.Integer; {
+	case d == Postgres && integer:
+		cols = []string{"sum(" + c + ")"}
+	case d == Postgres:
+		cols = []string{"sum(" + c + "::numeric)"}
+	case integer:
+		cols = []string{"sum(" + c + " >> 32)", "sum(" + c + " & 4294967295)"}
+	default:
+		cols = []string{"sum(CAST(" + c + " AS REAL))"}
+	}
+	if m.Fn == "avg" {
+		cols = append(cols, "count("+c+")")
+	}
+	return cols
+}
+
+// order is the expression an order by the metric sorts by: its figure, or
+// near it (an average unrounded), never failing where the figure does not.
+func (m Metric) order(d Dialect) string {
+	cols := m.Columns(d)
+	if m.Fn != "sum" && m.Fn != "avg" {
+		return cols[0]
 	}
 	c := m.Col.quoted()
 	switch {
-	case m.Fn == "avg" && d == Postgres:
-		return "round(avg(" + c + ")::numeric, " + strconv.Itoa(AvgDigits) + ")::float8"
-	case m.Fn == "avg":
-		return "round(avg(" + c + "), " + strconv.Itoa(AvgDigits) + ")"
-	case m.Fn == "sum" && d == Postgres && m.Col.Type == spec.Number:
-		return "sum(" + c + ")::float8"
+	case d == Postgres && m.Fn == "avg":
+		return "avg(" + c + "::numeric)"
+	case d == Postgres:
+		return cols[0]
+	case m.Col.Type == spec.Integer && m.Fn == "sum":
+		return "(" + cols[0] + " * 4294967296.0 + " + cols[1] + ")"
+	case m.Col.Type == spec.Integer:
+		return "avg(" + c + ")"
 	}
-	return m.Fn + "(" + c + ")"
+	return m.Fn + "(CAST(" + c + " AS REAL))"
 }

@@ -75,11 +75,55 @@ func TestAggregateRefusalsNameTheParameter(t *testing.T) {
 			{"metrics=sum:arrived", "", "metrics[0]"},
 			{"filter[nope]=1", "", "filter.nope"},
 			{"having=1", "", "having"},
+			{"metrics=", "", "metrics"},
+			{"metrics=%20", "", "metrics"},
+			{"", `{"metrics":[]}`, "metrics"},
+			{"group_by=arrived,sku,arrived", "", "group_by[2]"},
+			{"group_by=sku&metrics=count,sum:quantity,count", "", "metrics[2]"},
+			{"", `{"group_by":[1]}`, "group_by[0]"},
 		}
 		for _, c := range cases {
 			h.call("GET", "/v1/packing_list_items/aggregate?"+c.query, c.body).problem(400, "invalid_request", c.member)
 		}
 		h.call("GET", "/v1/users/aggregate?group_by=last_seen", "").problem(400, "invalid_request", "group_by[0]")
+	})
+}
+
+// Sums and averages at their edges answer alike on both databases: sums
+// of whole numbers exact past 64 bits, sums of numbers to 15 significant
+// digits, averages rounded to six places by the service (never -0), and a
+// figure beyond a double a 400 naming its metric, never a 500 or a null.
+func TestAggregateFiguresAtTheirEdges(t *testing.T) {
+	cases := []struct{ path, body, want string }{
+		{"/v1/packing_list_items/aggregate?group_by=sku&metrics=sum:quantity,avg:quantity&order_by=-sum_quantity", "",
+			`{"groups":[{"avg_quantity":null,"key":{"sku":"none"},"sum_quantity":null},` +
+				`{"avg_quantity":9223372036854776000,"key":{"sku":"big"},"sum_quantity":18446744073709551614},` +
+				`{"avg_quantity":-1.5,"key":{"sku":"neg"},"sum_quantity":-3}],"truncated":false}`},
+		{"/v1/bill_of_materials_line_items/aggregate?group_by=part_name&metrics=sum:quantity,avg:quantity&filter[part_name][in]=tenths,half", "",
+			`{"groups":[{"avg_quantity":0.123456,"key":{"part_name":"half"},"sum_quantity":0.1234565},` +
+				`{"avg_quantity":0.15,"key":{"part_name":"tenths"},"sum_quantity":0.3}],"truncated":false}`},
+		{"/v1/bill_of_materials_line_items/aggregate?group_by=part_name&metrics=avg:quantity&filter[part_name][in]=tiny,minus", "",
+			`{"groups":[{"avg_quantity":0,"key":{"part_name":"minus"}},{"avg_quantity":0,"key":{"part_name":"tiny"}}],"truncated":false}`},
+		{"/v1/work_order_line_items/aggregate?metrics=sum:total_quantity", "",
+			`{"groups":[{"key":{},"sum_total_quantity":0.3}],"truncated":false}`},
+	}
+	each(t, func(t *testing.T, h *harness) {
+		h.unchecked = true
+		h.call("POST", "/v1/packing_list_items", `[{"sku":"big","quantity":9223372036854775807},{"sku":"big","quantity":9223372036854775807},`+
+			`{"sku":"neg","quantity":-5},{"sku":"neg","quantity":2},{"sku":"none"}]`).want(201)
+		h.call("POST", "/v1/bill_of_materials_line_items", `[{"part_name":"tenths","quantity":0.1},{"part_name":"tenths","quantity":0.2},`+
+			`{"part_name":"half","quantity":0.1234565},{"part_name":"tiny","quantity":0.0000005},{"part_name":"minus","quantity":-0.0000005},`+
+			`{"part_name":"huge","quantity":1.7e308},{"part_name":"huge","quantity":1.7e308}]`).want(201)
+		h.call("POST", "/v1/work_order_line_items", `[{"total_quantity":0.1},{"total_quantity":0.2}]`).want(201)
+		for _, c := range cases {
+			r := h.call("GET", c.path, c.body).want(200)
+			if got := canon(t, r.at()); got != c.want {
+				t.Errorf("%s:\n got %s\nwant %s", c.path, got, c.want)
+			}
+		}
+		for _, m := range []string{"sum:quantity", "avg:quantity"} {
+			h.call("GET", "/v1/bill_of_materials_line_items/aggregate?metrics=count,"+m+"&filter[part_name]=huge", "").problem(400, "invalid_request", "metrics[1]")
+		}
 	})
 }
 
