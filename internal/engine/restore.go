@@ -3,8 +3,10 @@ package engine
 import (
 	"context"
 	"database/sql"
+	"hash/fnv"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 
 	"records/internal/policy"
@@ -42,6 +44,25 @@ func (op *Op[E]) restore(ctx context.Context, s *Service, req *request) (int, *R
 			return problem.New(problem.NotFound, "no %s in the trash has id %q", op.Res.Object, req.id)
 		case req.ifMatch != nil && !req.ifMatch.matches(version):
 			return req.ifMatch.failed(op.Res.Object, req.id)
+		}
+		if w.Postgres() {
+			// Restores of one batch take turns, and read it again in
+			// turn: the second of two finds it restored (404, or 412
+			// under If-Match) rather than restoring nothing and
+			// answering 200, and none waits on a row another holds.
+			if _, err := w.Exec(ctx, `SELECT pg_advisory_xact_lock(?)`, batchLock(team, batch)); err != nil {
+				return err
+			}
+			batch2, v, found, err := op.trashed(ctx, w, team, req.id)
+			switch {
+			case err != nil:
+				return err
+			case !found && req.ifMatch != nil && !req.ifMatch.exclude,
+				found && req.ifMatch != nil && !req.ifMatch.matches(v):
+				return req.ifMatch.failed(op.Res.Object, req.id)
+			case !found || batch2 != batch:
+				return problem.New(problem.NotFound, "no %s in the trash has id %q", op.Res.Object, req.id)
+			}
 		}
 		if err := op.parentTrashed(ctx, s, w, team, batch); err != nil {
 			return err
@@ -125,9 +146,36 @@ func (s *Service) objectOf(table string) string {
 	return table
 }
 
+// batchLock is the advisory lock of a batch in the trash on PostgreSQL.
+func batchLock(team int, batch string) int64 {
+	h := fnv.New64a()
+	h.Write([]byte("trash:" + strconv.Itoa(team) + ":" + batch))
+	return int64(h.Sum64())
+}
+
 // family is table, the tables of its ancestors and of its descendants: where
-// the records of a batch holding one of its records may be.
+// the records of a batch holding one of its records may be. Parents come
+// before their children, the order in which a delete writes them (and the
+// database cascades a purge), so that writes of one batch lock its rows in
+// one order.
 func (s *Service) family(table string) []string {
+	out := s.kin(table)
+	var depth func(t string, hops int) int // the longest line of parents
+	depth = func(t string, hops int) int {
+		d := 0
+		for _, p := range s.parentsOf(t) {
+			if p.Table != t && hops < len(out) {
+				d = max(d, 1+depth(p.Table, hops+1))
+			}
+		}
+		return d
+	}
+	slices.SortStableFunc(out, func(a, b string) int { return depth(a, 0) - depth(b, 0) })
+	return out
+}
+
+// kin is table and the tables of its ancestors and descendants.
+func (s *Service) kin(table string) []string {
 	out := []string{table}
 	for i := 0; i < len(out); i++ {
 		for _, c := range s.cascadesOf(out[i]) {

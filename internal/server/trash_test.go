@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"records/internal/auth"
@@ -232,6 +233,45 @@ func TestRevertStopsAtAPurge(t *testing.T) {
 		r := h.call("POST", "/v1/vendors/v2/revert", `{"version":1}`).want(200)
 		if got := r.obj(); got["vendorName"] != "new" || fmt.Sprint(got["version"]) != "2" {
 			t.Fatalf("a revert across a purge: %s", r.Body)
+		}
+	})
+}
+
+// Restores of one batch racing, through one server or two on one
+// database, restore it once: one answers 200, the others 404 (412 under
+// If-Match), never a 200 that restored nothing or a deadlock's 503.
+func TestRacingRestoresRestoreOnce(t *testing.T) {
+	each(t, func(t *testing.T, h *harness) {
+		servers := racingServers(t, h)
+		for round := 0; round < 6; round++ {
+			w, item := fmt.Sprintf("rw-%d", round), fmt.Sprintf("rw-%d-a", round)
+			h.call("POST", "/v1/warranties", `{"id":"`+w+`"}`).want(201)
+			h.call("POST", "/v1/warranty_line_items", `[{"id":"`+item+`","warranty_id":"`+w+`"},{"warranty_id":"`+w+`"}]`).want(201)
+			h.call("DELETE", "/v1/warranties/"+w, "").want(200)
+			var mu sync.Mutex
+			statuses := map[int]int{}
+			race(4, func(i int) {
+				path, headers := "/v1/warranties/"+w+"/restore", []string{}
+				switch i % 4 {
+				case 1:
+					path = "/v1/warranty_line_items/" + item + "/restore"
+				case 2:
+					headers = []string{"If-Match", `"2"`}
+				}
+				code, _, b := send(t, servers[i%len(servers)], h.token, "POST", path, "", headers...)
+				mu.Lock()
+				defer mu.Unlock()
+				statuses[code]++
+				if code != 200 && code != 404 && code != 412 {
+					t.Errorf("round %d, racer %d: %d %s", round, i, code, b)
+				}
+			})
+			if statuses[200] != 1 {
+				t.Fatalf("round %d: %v, want one 200", round, statuses)
+			}
+			if n := len(eventTypes(h, "warranties", w)); n != 3 {
+				t.Fatalf("round %d: %d events of the warranty, want created, deleted, restored", round, n)
+			}
 		}
 	})
 }
