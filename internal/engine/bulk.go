@@ -82,13 +82,18 @@ type bulkBatch[E any] struct {
 // are answered at once.
 func (op *Op[E]) bulkRead(ctx context.Context, items [][]byte) (*bulkBatch[E], error) {
 	b := &bulkBatch[E]{inputs: make([]Input[E], len(items)), ids: make([]string, len(items)), at: map[string]int{}}
-	var errs []problem.MemberError
+	var errs, denied []problem.MemberError
 	for i, item := range items {
-		if problem.Full(errs) {
+		if problem.Full(errs) || problem.Full(denied) {
 			break // the request fails; more of its faults would not be listed
 		}
 		in, err := op.bulkItem(ctx, item)
-		if err != nil {
+		var p *problem.Error
+		switch {
+		case errors.As(err, &p) && p.Code == spec.PermissionDenied:
+			denied = append(denied, underIndex(err, i)...)
+			continue
+		case err != nil:
 			errs = append(errs, underIndex(err, i)...)
 			continue
 		}
@@ -103,6 +108,12 @@ func (op *Op[E]) bulkRead(ctx context.Context, items [][]byte) (*bulkBatch[E], e
 			errs = append(errs, problem.MemberError{Member: fmt.Sprintf("[%d].id", i), Problem: fmt.Sprintf("repeats [%d].id", j)})
 		}
 		b.at[id], b.inputs[i], b.ids[i] = i, in, id
+	}
+	if len(denied) > 0 {
+		// What the role may not write is answered first, as for one
+		// record: a 403 naming each element's members.
+		return nil, &problem.Error{Code: spec.PermissionDenied, Members: denied,
+			Detail: "the role " + accessOf(ctx).p.Role + " may not write " + memberNames(denied)}
 	}
 	if len(errs) > 0 {
 		return nil, problem.Members(errs)
@@ -148,7 +159,8 @@ func (op *Op[E]) bulkWrite(ctx context.Context, s *Service, w Writer, team int, 
 	if err := bulkInsert(ctx, w, op.Res, team, b.inputs, b.ids, b.at, records); err != nil {
 		return err
 	}
-	if err := checkWritten(ctx, w, op.Res, team, b.ids, policy.Create); err != nil {
+	at := func(id string) string { return fmt.Sprintf("[%d].", b.at[id]) }
+	if err := checkEach(ctx, w, op.Res, team, b.ids, policy.Create, at); err != nil {
 		return err
 	}
 	for i, in := range b.inputs {

@@ -143,6 +143,13 @@ func mustCheck(ctx context.Context, res scoped, pop policy.Op) bool {
 // of ids, as written, passes the role's check for pop. It runs in the
 // write's transaction, after the write, which its error rolls back.
 func checkWritten[E any](ctx context.Context, w Writer, res *Resource[E], team int, ids []string, pop policy.Op) error {
+	return checkEach(ctx, w, res, team, ids, pop, nil)
+}
+
+// checkEach is checkWritten naming the members of each record that fails
+// under the path at gives its id ([3]. for the fourth of a bulk create;
+// nil: the members alone).
+func checkEach[E any](ctx context.Context, w Writer, res *Resource[E], team int, ids []string, pop policy.Op, at func(id string) string) error {
 	a := accessOf(ctx)
 	if a == nil || len(ids) == 0 {
 		return nil
@@ -153,24 +160,41 @@ func checkWritten[E any](ctx context.Context, w Writer, res *Resource[E], team i
 	}
 	raw, _ := rule.Check.Fill(&a.vars)
 	f, perrs := query.ParseFilter(raw, "check", res.listing().list.Columns)
-	passed := 0
+	passed := map[string]bool{}
 	if raw != nil && len(perrs) == 0 && f != nil {
 		where, wargs := query.Where(a.s.Dialect, f)
 		in, inArgs := inIDs(w, "id", ids)
 		args := append(append([]any{team}, inArgs...), wargs...)
-		_, err := w.Query(ctx, 1, `SELECT COUNT(*) FROM `+spec.Ident(res.Table)+` WHERE `+teamOnly+` AND `+in+` AND (`+where+`)`, args,
-			func(rows *sql.Rows) error { return rows.Scan(&passed) })
+		_, err := w.Query(ctx, -1, `SELECT "id" FROM `+spec.Ident(res.Table)+` WHERE `+teamOnly+` AND `+in+` AND (`+where+`)`, args,
+			func(rows *sql.Rows) error {
+				var id string
+				err := rows.Scan(&id)
+				passed[id] = true
+				return err
+			})
 		if err != nil {
 			return err
 		}
 	}
-	if passed == len(ids) {
+	if len(passed) == len(ids) {
 		return nil
 	}
 	members := checkMembers(f)
-	errs := make([]problem.MemberError, len(members))
-	for i, m := range members {
-		errs[i] = problem.MemberError{Member: m, Problem: fmt.Sprintf("the record as written fails the role %s's check on %s", a.p.Role, pop)}
+	var errs []problem.MemberError
+	for _, id := range ids {
+		if passed[id] {
+			continue
+		}
+		prefix := ""
+		if at != nil {
+			prefix = at(id)
+		}
+		for _, m := range members {
+			errs = append(errs, problem.MemberError{Member: prefix + m, Problem: fmt.Sprintf("the record as written fails the role %s's check on %s", a.p.Role, pop)})
+		}
+		if at == nil {
+			break
+		}
 	}
 	return &problem.Error{Code: spec.PermissionDenied, Members: errs,
 		Detail: fmt.Sprintf("the record as written fails the check the role %s has on %s: %s", a.p.Role, pop, strings.Join(members, ", "))}

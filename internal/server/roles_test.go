@@ -176,7 +176,12 @@ func agentWrites(t *testing.T, h *harness, alice string) {
 	h.callAs(alice, "POST", "/v1/cases", `{"caseName":"x","priority":"low","resolver":"bob"}`).problem(403, "permission_denied", "resolver")
 	h.uncheckedAs(alice, "POST", "/v1/cases", `{"caseName":"x","priority":"low","resolver":"alice"}`).want(201)
 	h.callAs(alice, "POST", "/v1/cases", `{"caseName":"urgent","priority":"high"}`).problem(403, "permission_denied", "priority")
-	h.callAs(alice, "POST", "/v1/cases", `[{"caseName":"a","priority":"low"},{"caseName":"b","priority":"high"}]`).problem(403, "permission_denied", "priority")
+	h.callAs(alice, "POST", "/v1/cases", `[{"caseName":"a","priority":"low"},{"caseName":"b","priority":"high"}]`).problem(403, "permission_denied", "[1].priority")
+	// A bulk create is refused as one record is, naming the element: a
+	// preset given another value (first, beside an element's 400).
+	h.callAs(alice, "POST", "/v1/cases", `[{"caseName":"a","priority":"low"},{"caseName":"b","priority":"low","resolver":"bob"}]`).
+		problem(403, "permission_denied", "[1].resolver")
+	h.callAs(alice, "POST", "/v1/cases", `[{"caseName":"a","priority":"low","resolver":"bob"},{"nope":1}]`).problem(403, "permission_denied", "[0].resolver")
 	if n := h.uncheckedAs(alice, "GET", "/v1/cases?count=exact", "").at("paging", "total"); n != json.Number("4") {
 		t.Fatalf("a failed check wrote something: %v cases", n)
 	}
