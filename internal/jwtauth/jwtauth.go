@@ -16,11 +16,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/coreos/go-oidc/v3/oidc"
 	"github.com/go-jose/go-jose/v4"
@@ -153,7 +156,9 @@ func LooksLikeJWT(s string) bool {
 			return false
 		}
 	}
-	return parts == 3 && size > 0
+	// An unsigned token (alg none) has an empty third part: still a JWT,
+	// refused as one for its algorithm.
+	return parts == 3
 }
 
 // Verify answers the principal of a token, or an *Error.
@@ -198,20 +203,28 @@ func (v *Verifier) verify(ctx context.Context, token string, now time.Time) (aut
 	if err != nil {
 		return auth.Principal{}, time.Time{}, err
 	}
-	var std jwt.Claims
+	if _, ok := tok.Headers[0].ExtraHeaders["crit"]; ok {
+		return auth.Principal{}, time.Time{}, invalid("crit: the token's header names critical parameters, which this service does not take")
+	}
 	var all map[string]json.RawMessage
 	verifiedBy := false
 	for _, k := range keys {
 		if k.Algorithm != "" && k.Algorithm != tok.Headers[0].Algorithm || k.Use != "" && k.Use != "sig" || !k.IsPublic() {
 			continue
 		}
-		if err := tok.Claims(k.Key, &std, &all); err == nil {
+		// The signature alone first: claims of the wrong type are told
+		// apart from a key that does not verify.
+		if err := tok.Claims(k.Key, &all); err == nil {
 			verifiedBy = true
 			break
 		}
 	}
 	if !verifiedBy {
 		return auth.Principal{}, time.Time{}, invalid("signature: it does not verify with the identity provider's key %q", tok.Headers[0].KeyID)
+	}
+	std, err := standardClaims(all)
+	if err != nil {
+		return auth.Principal{}, time.Time{}, err
 	}
 	if std.Expiry == nil {
 		return auth.Principal{}, time.Time{}, invalid("exp: the token has no expiry, which is required")
@@ -235,14 +248,46 @@ func (v *Verifier) verify(ctx context.Context, token string, now time.Time) (aut
 	return p, std.Expiry.Time().Add(Leeway), err
 }
 
+// standardClaims reads the registered claims of a verified token's
+// payload, naming the first of the wrong type: exp, nbf and iat whole
+// seconds since 1970 (within ±2^53), iss, sub and jti strings, aud a
+// string or a list of them.
+func standardClaims(all map[string]json.RawMessage) (jwt.Claims, error) {
+	for _, name := range []string{"exp", "nbf", "iat"} {
+		raw, ok := all[name]
+		if !ok {
+			continue
+		}
+		var n float64
+		if json.Unmarshal(raw, &n) != nil || n != math.Trunc(n) || math.Abs(n) > 1<<53 {
+			return jwt.Claims{}, invalid("%s: must be a whole number of seconds since 1970", name)
+		}
+	}
+	for _, name := range []string{"iss", "sub", "jti"} {
+		var s string
+		if raw, ok := all[name]; ok && json.Unmarshal(raw, &s) != nil {
+			return jwt.Claims{}, invalid("%s: must be a string", name)
+		}
+	}
+	var std jwt.Claims
+	payload, err := json.Marshal(all)
+	if err == nil {
+		err = json.Unmarshal(payload, &std)
+	}
+	if err != nil {
+		return jwt.Claims{}, invalid("malformed: the claims: %v", err)
+	}
+	return std, nil
+}
+
 // principal reads the caller a verified token names.
 func (v *Verifier) principal(ctx context.Context, std jwt.Claims, all map[string]json.RawMessage) (auth.Principal, error) {
 	if std.Subject == "" {
 		return auth.Principal{}, invalid("sub: the token names no subject")
 	}
 	var team string
-	if raw, ok := all[v.cfg.TeamClaim]; !ok || json.Unmarshal(raw, &team) != nil || team == "" {
-		return auth.Principal{}, invalid("team: the claim %s must be the team's name", v.cfg.TeamClaim)
+	if raw, ok := all[v.cfg.TeamClaim]; !ok || json.Unmarshal(raw, &team) != nil || !teamName(team) {
+		return auth.Principal{}, invalid("team: the claim %s must be the team's name (1 to %d characters, none a control character)", v.cfg.TeamClaim, maxTeamName)
 	}
 	roles, err := readRoles(all[v.cfg.RoleClaim])
 	if err != nil {
@@ -268,6 +313,18 @@ func (v *Verifier) principal(ctx context.Context, std jwt.Claims, all map[string
 		Via:       auth.ViaJWT,
 		Claims:    claims,
 	}, nil
+}
+
+// maxTeamName bounds a team's name, in characters.
+const maxTeamName = 200
+
+// teamName tells a name a team may have: 1 to maxTeamName characters of
+// valid UTF-8, none a control character (NUL is refused by PostgreSQL).
+func teamName(s string) bool {
+	if s == "" || !utf8.ValidString(s) || utf8.RuneCountInString(s) > maxTeamName {
+		return false
+	}
+	return strings.IndexFunc(s, unicode.IsControl) < 0
 }
 
 // readRoles reads the role claim: a name, or a list of names.

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/go-jose/go-jose/v4"
+	"github.com/go-jose/go-jose/v4/jwt"
 
 	"records/internal/auth"
 	"records/internal/jwtauth/jwttest"
@@ -82,6 +83,13 @@ func TestChecks(t *testing.T) {
 		{"alg none", unsigned(p.Claims(now)), "algorithm"},
 		{"HMAC", hmacSigned(p.Claims(now)), "algorithm"},
 		{"malformed", "a.b.c", "malformed"},
+		// Claims of the wrong type, signed with the right key, are named.
+		{"exp text", with(func(m map[string]any) { m["exp"] = "abc" }), "exp: must be"},
+		{"exp huge", with(func(m map[string]any) { m["exp"] = 1e30 }), "exp: must be"},
+		{"nbf text", with(func(m map[string]any) { m["nbf"] = "x" }), "nbf: must be"},
+		{"sub number", with(func(m map[string]any) { m["sub"] = 123 }), "sub: must be a string"},
+		{"team with NUL", with(func(m map[string]any) { m["records_team"] = "default\x00" }), "team"},
+		{"crit", critical(t, p, p.Claims(now)), "crit"},
 	}
 	for _, tc := range cases {
 		_, err := v.Verify(context.Background(), tc.token)
@@ -207,11 +215,27 @@ func TestJWKSURL(t *testing.T) {
 }
 
 func TestLooksLikeJWT(t *testing.T) {
-	for s, want := range map[string]bool{"a.b.c": true, "eyJ.eyJ.sig-_": true, "rk_abc": false, "a.b": false, "a..c": false, "a.b.c.d": false, "a.b+.c": false} {
+	for s, want := range map[string]bool{"a.b.c": true, "eyJ.eyJ.sig-_": true, "eyJ.eyJ.": true, "rk_abc": false, "a.b": false, "a..c": false, "a.b.c.d": false, "a.b+.c": false} {
 		if LooksLikeJWT(s) != want {
 			t.Errorf("%q: %v", s, !want)
 		}
 	}
+}
+
+// critical is a token of the key k1 whose header names a critical
+// parameter.
+func critical(t *testing.T, p *jwttest.Provider, claims map[string]any) string {
+	k, _ := p.Key("k1")
+	s, err := jose.NewSigner(jose.SigningKey{Algorithm: k.Alg, Key: jose.JSONWebKey{Key: k.Priv, KeyID: "k1"}},
+		(&jose.SignerOptions{}).WithType("JWT").WithHeader("crit", []string{"exp"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok, err := jwt.Signed(s).Claims(claims).Serialize()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tok
 }
 
 // unsigned is a token with alg none.

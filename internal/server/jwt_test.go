@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"encoding/base64"
 	"slices"
 	"strings"
 	"testing"
@@ -73,6 +74,14 @@ func TestJWTCallers(t *testing.T) {
 			}
 			if strings.Contains(string(r.Body), token) || strings.Contains(string(r.Body), strings.Split(token, ".")[1]) {
 				t.Fatal("the answer holds the token")
+			}
+			// An unsigned token (alg none, an empty signature) is a JWT
+			// refused for its algorithm, not an API token unknown.
+			none := base64.RawURLEncoding.EncodeToString([]byte(`{"alg":"none","typ":"JWT"}`)) + "." +
+				base64.RawURLEncoding.EncodeToString([]byte(jwttest.JSON(claims))) + "."
+			r = h.callAs(none, "GET", "/v1/me", "").problem(401, "unauthenticated").mentions("algorithm")
+			if got := r.Header.Get("WWW-Authenticate"); got != `Bearer realm="records", error="invalid_token"` {
+				t.Fatalf("WWW-Authenticate of an unsigned token: %q", got)
 			}
 			expired := idp.Claims(now.Add(-3 * time.Hour))
 			h.callAs(idp.Sign(t, "ed", expired), "GET", "/v1/me", "").problem(401, "unauthenticated").mentions("expired")

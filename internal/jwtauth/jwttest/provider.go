@@ -110,6 +110,14 @@ func (p *Provider) publicSet() jose.JSONWebKeySet {
 	return set
 }
 
+// Key is the provider's key kid.
+func (p *Provider) Key(kid string) (SigningKey, bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	k, ok := p.keys[kid]
+	return k, ok
+}
+
 // Sign signs claims with the key kid.
 func (p *Provider) Sign(t testing.TB, kid string, claims map[string]any) string {
 	p.mu.Lock()
