@@ -87,6 +87,7 @@ type Described interface {
 	table() string
 	object() string
 	cascades() []Cascade
+	stamps() *Values
 	members() []policy.Member
 	listing() *listing
 	visible(ctx context.Context, r Reader, team int, id string) (bool, error)

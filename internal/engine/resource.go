@@ -102,6 +102,14 @@ func (res *Resource[E]) table() string { return res.Table }
 
 func (res *Resource[E]) cascades() []Cascade { return res.Cascades }
 
+// stamps are what an update writes unasked: its update stamps
+// (updated_at…), at now.
+func (res *Resource[E]) stamps() *Values {
+	v := &Values{}
+	res.NewInput().Values(v, false)
+	return v
+}
+
 func (res *Resource[E]) members() []policy.Member {
 	out := make([]policy.Member, len(res.Fields))
 	for i, f := range res.Fields {

@@ -68,8 +68,17 @@ func (op *Op[E]) restore(ctx context.Context, s *Service, req *request) (int, *R
 			return err
 		}
 		for _, table := range s.family(op.Res.Table) {
-			_, err := w.Exec(ctx, `UPDATE `+spec.Ident(table)+` SET "deleted_at" = NULL, "deleted_by" = NULL, "trash_batch" = NULL, `+
-				`"version" = "version" + 1 WHERE "trash_batch" = ? AND "team_id" = ?`, batch, team)
+			// A restore is a change: it writes the update stamps too.
+			var set strings.Builder
+			var args []any
+			stamps := s.byTable(table).stamps()
+			for i, c := range stamps.cols {
+				spec.WriteIdent(&set, c)
+				set.WriteString(" = ?, ")
+				args = append(args, stamps.args[i])
+			}
+			_, err := w.Exec(ctx, `UPDATE `+spec.Ident(table)+` SET `+set.String()+`"deleted_at" = NULL, "deleted_by" = NULL, "trash_batch" = NULL, `+
+				`"version" = "version" + 1 WHERE "trash_batch" = ? AND "team_id" = ?`, append(args, batch, team)...)
 			if err != nil {
 				return err
 			}
@@ -136,15 +145,18 @@ func (s *Service) parentsOf(table string) []Cascade {
 	return out
 }
 
-// objectOf is the object name of the resource whose table is table.
-func (s *Service) objectOf(table string) string {
+// byTable is the resource whose table is table.
+func (s *Service) byTable(table string) Described {
 	for _, r := range s.resources {
 		if d := r.(Described); d.table() == table {
-			return d.object()
+			return d
 		}
 	}
-	return table
+	panic("engine: no resource has the table " + table)
 }
+
+// objectOf is the object name of the resource whose table is table.
+func (s *Service) objectOf(table string) string { return s.byTable(table).object() }
 
 // batchLock is the advisory lock of a batch in the trash on PostgreSQL.
 func batchLock(team int, batch string) int64 {

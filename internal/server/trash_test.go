@@ -221,6 +221,27 @@ func TestRevertRefusesAParentGone(t *testing.T) {
 	})
 }
 
+// A revert is a change of now: it writes the update stamps an update
+// writes, not those of the version it goes back to; a restore too.
+func TestRevertStampsItsTime(t *testing.T) {
+	each(t, func(t *testing.T, h *harness) {
+		h.call("POST", "/v1/warranties", `{"id":"ws"}`).want(201)
+		h.call("POST", "/v1/warranty_line_items", `{"id":"wls","warranty_id":"ws","sku":"a","updated_at":"2020-01-01T00:00:00Z"}`).want(201)
+		h.call("PATCH", "/v1/warranty_line_items/wls", `{"sku":"b"}`).want(200)
+		r := h.call("POST", "/v1/warranty_line_items/wls/revert", `{"version":1}`).want(200)
+		if got := r.obj(); got["sku"] != "a" || strings.HasPrefix(fmt.Sprint(got["updated_at"]), "2020") {
+			t.Fatalf("a revert's update stamp: %s", r.Body)
+		}
+		// So does a restore, of every record of its batch.
+		h.call("POST", "/v1/warranty_line_items", `{"id":"wlr","warranty_id":"ws","updated_at":"2020-01-01T00:00:00Z"}`).want(201)
+		h.call("DELETE", "/v1/warranties/ws", "").want(200)
+		h.call("POST", "/v1/warranties/ws/restore", "").want(200)
+		if got := h.call("GET", "/v1/warranty_line_items/wlr", "").want(200).obj(); strings.HasPrefix(fmt.Sprint(got["updated_at"]), "2020") {
+			t.Fatalf("a restore's update stamp: %v", got)
+		}
+	})
+}
+
 // A record erased for good and made again with its id has only its own
 // versions: a revert never brings back the erased record's members.
 func TestRevertStopsAtAPurge(t *testing.T) {
