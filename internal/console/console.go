@@ -112,6 +112,15 @@ func serve(c *gin.Context, f file, cache string) {
 	c.Data(http.StatusOK, f.contentType, f.body)
 }
 
+// Redirect answers a move to the page at to, with the headers of every
+// answer of the console.
+func Redirect(to string) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		secure(c.Writer.Header())
+		c.Redirect(http.StatusMovedPermanently, to)
+	}
+}
+
 // Page serves the application's page; it names its assets by hash, so it
 // is revalidated on every load and they never are.
 func (con *Console) Page(c *gin.Context) {

@@ -49,7 +49,11 @@ func TestConsoleIsServed(t *testing.T) {
 	}
 	h.callAs("", "GET", "/console/assets/nothing.js", "").problem(404, "not_found")
 	h.unchecked = true // a redirect, not a route of the document
-	if r := h.callAs("", "GET", "/console/", "").want(301); r.Header.Get("Location") != "/console" {
-		t.Fatalf("/console/ leads to %q", r.Header.Get("Location"))
+	for _, method := range []string{"GET", "HEAD"} {
+		r := h.callAs("", method, "/console/", "").want(301)
+		if r.Header.Get("Location") != "/console" || r.Header.Get("Content-Security-Policy") != console.Policy || r.Header.Get("X-Frame-Options") != "DENY" {
+			t.Fatalf("%s /console/: %v", method, r.Header)
+		}
 	}
+	h.callAs("", "HEAD", "/docs/", "").want(301)
 }

@@ -186,13 +186,16 @@ func (s *Server) routes(p *parts) (*gin.Engine, *edge.Router) {
 	r.Public(spec.PathReady, s.readyz)
 	r.Public(spec.PathOpenAPI, s.docs.Document)
 	r.Public(spec.PathDocs, s.docs.Page)
-	// /docs/ leads to the page at /docs, whose links are relative to it.
-	e.GET(spec.PathDocs+"/", func(c *gin.Context) { c.Redirect(http.StatusMovedPermanently, spec.PathDocs) })
+	// /docs/ leads to the page at /docs, whose links are relative to it;
+	// /console/ to /console. GET and HEAD, as every page answers.
+	for _, method := range []string{http.MethodGet, http.MethodHead} {
+		e.Handle(method, spec.PathDocs+"/", func(c *gin.Context) { c.Redirect(http.StatusMovedPermanently, spec.PathDocs) })
+		e.Handle(method, spec.PathConsole+"/", console.Redirect(spec.PathConsole))
+	}
 	r.Public(spec.PathDocsFile, func(c *gin.Context) {
 		s.docs.Asset(c, func(c *gin.Context) { edge.Fail(c, problem.New(problem.NotFound, "no such file")) })
 	})
 	r.Public(spec.PathConsole, s.console.Page)
-	e.GET(spec.PathConsole+"/", func(c *gin.Context) { c.Redirect(http.StatusMovedPermanently, spec.PathConsole) })
 	r.Public(spec.PathConsoleFile, func(c *gin.Context) {
 		s.console.Asset(c, func(c *gin.Context) { edge.Fail(c, problem.New(problem.NotFound, "no such file")) })
 	})
