@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/go-jose/go-jose/v4"
-	"github.com/go-jose/go-jose/v4/jwt"
 
 	"records/internal/auth"
 	"records/internal/jwtauth/jwttest"
@@ -226,16 +225,7 @@ func TestLooksLikeJWT(t *testing.T) {
 // parameter.
 func critical(t *testing.T, p *jwttest.Provider, claims map[string]any) string {
 	k, _ := p.Key("k1")
-	s, err := jose.NewSigner(jose.SigningKey{Algorithm: k.Alg, Key: jose.JSONWebKey{Key: k.Priv, KeyID: "k1"}},
-		(&jose.SignerOptions{}).WithType("JWT").WithHeader("crit", []string{"exp"}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	tok, err := jwt.Signed(s).Claims(claims).Serialize()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tok
+	return jwttest.SignWithOptions(t, k, "k1", claims, (&jose.SignerOptions{}).WithHeader("crit", []string{"exp"}))
 }
 
 // unsigned is a token with alg none.

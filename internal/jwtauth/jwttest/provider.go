@@ -131,7 +131,12 @@ func (p *Provider) Sign(t testing.TB, kid string, claims map[string]any) string 
 
 // SignWith signs claims with k, naming kid in the header.
 func SignWith(t testing.TB, k SigningKey, kid string, claims map[string]any) string {
-	s, err := jose.NewSigner(jose.SigningKey{Algorithm: k.Alg, Key: jose.JSONWebKey{Key: k.Priv, KeyID: kid}}, (&jose.SignerOptions{}).WithType("JWT"))
+	return SignWithOptions(t, k, kid, claims, &jose.SignerOptions{})
+}
+
+// SignWithOptions is SignWith with the header opts give (typ is JWT).
+func SignWithOptions(t testing.TB, k SigningKey, kid string, claims map[string]any, opts *jose.SignerOptions) string {
+	s, err := jose.NewSigner(jose.SigningKey{Algorithm: k.Alg, Key: jose.JSONWebKey{Key: k.Priv, KeyID: kid}}, opts.WithType("JWT"))
 	if err != nil {
 		t.Fatal(err)
 	}
