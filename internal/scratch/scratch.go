@@ -45,10 +45,25 @@ func PostgresSchema(ctx context.Context, baseURL, prefix string) (schemaURL stri
 	q.Set("search_path", name)
 	u.RawQuery = q.Encode()
 	drop = func() error {
-		_, err := admin.ExecContext(context.Background(), `DROP SCHEMA `+name+` CASCADE`)
+		// A server stopped just before may leave a backend finishing a
+		// statement on the schema; the DROP that deadlocks with it is
+		// tried again once the other has gone.
+		var err error
+		for try := 0; try < 5; try++ {
+			if _, err = admin.ExecContext(context.Background(), `DROP SCHEMA `+name+` CASCADE`); !isDeadlock(err) {
+				break
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
 		return errors.Join(err, admin.Close())
 	}
 	return u.String(), drop, nil
+}
+
+// isDeadlock tells PostgreSQL's deadlock_detected.
+func isDeadlock(err error) bool {
+	var pe *pq.Error
+	return errors.As(err, &pe) && pe.Code == "40P01"
 }
 
 // SQLiteMemory opens an empty in-memory SQLite database with foreign keys on
