@@ -24,6 +24,12 @@ func (s *Service) ReadBody(c *gin.Context) ([]byte, error) {
 		return nil, nil
 	}
 	body := io.Reader(r.Body)
+	if enc := r.Header.Get("Content-Encoding"); enc != "" && !strings.EqualFold(enc, "identity") {
+		// No coding is decoded (RFC 9110 §8.4: 415): a compressed body
+		// read as JSON would be a puzzling 400, a plain one labelled
+		// compressed a body stored as it was not sent.
+		return nil, problem.New(problem.UnsupportedMediaType, "the body is encoded (Content-Encoding: %s); send it unencoded", enc)
+	}
 	if !isJSON(r.Header.Get("Content-Type")) {
 		if r.ContentLength > 0 {
 			return nil, unsupportedType(r)
@@ -71,14 +77,18 @@ func readFailed(err error) error {
 	return problem.New(problem.InvalidRequest, "reading the body failed: %v", err)
 }
 
-// isJSON accepts application/json and application/*+json, with parameters
-// (charset=utf-8).
+// isJSON accepts application/json and application/*+json, with parameters;
+// a charset, if given, is UTF-8's (JSON's own, RFC 8259 §8.1): a body
+// labelled another is not read as UTF-8 (415).
 func isJSON(contentType string) bool {
 	if contentType == "application/json" {
 		return true // the usual header, spared the parser's map of parameters
 	}
-	t, _, err := mime.ParseMediaType(contentType)
+	t, params, err := mime.ParseMediaType(contentType)
 	if err != nil {
+		return false
+	}
+	if cs, ok := params["charset"]; ok && !strings.EqualFold(cs, "utf-8") && !strings.EqualFold(cs, "utf8") {
 		return false
 	}
 	return t == "application/json" || (strings.HasPrefix(t, "application/") && strings.HasSuffix(t, "+json"))
@@ -88,6 +98,9 @@ func unsupportedType(r *http.Request) *problem.Error {
 	ct := r.Header.Get("Content-Type")
 	if ct == "" {
 		return problem.New(problem.UnsupportedMediaType, "a body needs the header Content-Type: application/json")
+	}
+	if _, params, err := mime.ParseMediaType(ct); err == nil && params["charset"] != "" {
+		return problem.New(problem.UnsupportedMediaType, "the body's charset is %s; JSON is sent in UTF-8 (charset=utf-8, or none)", params["charset"])
 	}
 	return problem.New(problem.UnsupportedMediaType, "the body is %s; send application/json", ct)
 }

@@ -31,6 +31,10 @@ func TestMediaTypesAndSizes(t *testing.T) {
 	each(t, func(t *testing.T, h *harness) {
 		h.call("POST", "/v1/customers", `{"email":"a"}`, "Content-Type", "text/plain").problem(415, "unsupported_media_type")
 		h.call("POST", "/v1/customers", `{"email":"a"}`, "Content-Type", "").problem(415, "unsupported_media_type").mentions("Content-Type")
+		// A charset but UTF-8's, and any coding, are not read as JSON.
+		h.call("POST", "/v1/customers", `{"email":"a"}`, "Content-Type", "application/json; charset=iso-8859-1").problem(415, "unsupported_media_type").mentions("iso-8859-1")
+		h.call("POST", "/v1/customers", `{"email":"a"}`, "Content-Encoding", "br").problem(415, "unsupported_media_type").mentions("br")
+		h.call("POST", "/v1/customers", `{"email":"a"}`, "Content-Type", "application/json; charset=UTF-8").want(201)
 		h.call("POST", "/v1/customers", `{"email":"a"}`, "Content-Type", "application/json; charset=utf-8").want(201)
 		h.call("POST", "/v1/customers", `{"email":"b"}`, "Content-Type", "application/merge-patch+json").want(201)
 		// An empty body is {} and needs no Content-Type.
