@@ -63,12 +63,13 @@ func TestBadBytesAre4xx(t *testing.T) {
 }
 
 // An object member keeps the text the client sent (compacted), on both
-// databases: PostgreSQL's jsonb would write 1e131071 back as 131,072 digits
-// — a 16 KB body answered with 131 MB, in every read, event and webhook —
-// and reorder the keys.
+// databases: PostgreSQL's jsonb would write 1e300 back as 301 digits (and a
+// number past a double's range, refused since, as 131,072 for 1e131071: a
+// 16 KB body answered with 131 MB in every read, event and webhook) and
+// reorder the keys.
 func TestObjectMembersKeepTheirText(t *testing.T) {
 	each(t, func(t *testing.T, h *harness) {
-		props := `{"zeta":1e131071,"alpha":[1.50,-2E-5],"tiny":1e-16383,"nested":{"b":true,"a":null}}`
+		props := `{"zeta":1e300,"alpha":[1.50,-2E-5],"tiny":1e-16383,"nested":{"b":true,"a":null}}`
 		r := h.call("POST", "/v1/suppliers", `{"id":"s1","properties":`+props+`,"mapping":{"z":"1","a":"2"}}`).want(201)
 		if len(r.Body) > 4096 || !strings.Contains(string(r.Body), `"properties":`+props) {
 			t.Fatalf("created, %d bytes: %.400s", len(r.Body), r.Body)
@@ -82,6 +83,9 @@ func TestObjectMembersKeepTheirText(t *testing.T) {
 		// A name given twice in an object within them is refused, as it is
 		// in the body itself: keeping one of the values would be a guess.
 		h.call("POST", "/v1/suppliers", `{"id":"s2","properties":{"a":1,"nested":{"b":1,"b":2}}}`).problem(400, "invalid_request", "properties")
+		// A number no double holds would be infinite, or an error, in a
+		// client's decoder: refused, named.
+		h.call("PUT", "/v1/suppliers/s3", `{"name":"s","properties":{"n":1e400}}`).problem(400, "invalid_request", "properties").mentions("1e400")
 		h.call("POST", "/v1/suppliers", `{"id":"s2","mapping":{"k":"a","k":"b"}}`).problem(400, "invalid_request", "mapping")
 		if n := count(t, h.db, "suppliers"); n != 1 {
 			t.Fatalf("%d suppliers after refused bodies", n)

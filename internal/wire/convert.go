@@ -146,8 +146,12 @@ func Object(v []byte) (json.RawMessage, error) {
 		return nil, err
 	}
 	var dup *DuplicateError
-	if err := CheckUnique(v); errors.As(err, &dup) {
+	var big *RangeError
+	switch err := checkDocument(v); {
+	case errors.As(err, &dup):
 		return nil, fmt.Errorf("names the member %q twice in one object", dup.Name)
+	case errors.As(err, &big):
+		return nil, big
 	}
 	var b bytes.Buffer
 	if err := json.Compact(&b, v); err != nil {

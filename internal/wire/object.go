@@ -6,6 +6,8 @@ package wire
 
 import (
 	"fmt"
+	"math"
+	"strconv"
 )
 
 // Member is one member of a JSON object: its name and its raw JSON value.
@@ -54,6 +56,12 @@ const scanNames = 16
 // value v (valid JSON): a *DuplicateError naming it.
 func CheckUnique(v []byte) error {
 	p := parser{data: v, unique: true}
+	return p.value(0)
+}
+
+// checkDocument is CheckUnique, every number also one a double holds.
+func checkDocument(v []byte) error {
+	p := parser{data: v, unique: true, finite: true}
 	return p.value(0)
 }
 
@@ -151,6 +159,17 @@ type parser struct {
 	// unique: every object the parser validates must name each member
 	// once (a *DuplicateError otherwise).
 	unique bool
+	// finite: every number must be one a double holds (a *RangeError
+	// otherwise).
+	finite bool
+}
+
+// RangeError is a number past what a double holds (about ±1.8e308),
+// which a client's JSON decoder would read as infinite or refuse.
+type RangeError struct{ Number string }
+
+func (e *RangeError) Error() string {
+	return "holds the number " + e.Number + ", beyond what a JSON number holds in double precision (about ±1.8e308)"
 }
 
 func (p *parser) fail(msg string) error { return &SyntaxError{Offset: p.pos, Msg: msg} }
@@ -312,6 +331,18 @@ func (p *parser) digits() int {
 }
 
 func (p *parser) number() error {
+	start := p.pos
+	if err := p.scanNumber(); err != nil || !p.finite {
+		return err
+	}
+	text := string(p.data[start:p.pos])
+	if f, err := strconv.ParseFloat(text, 64); err != nil && math.IsInf(f, 0) {
+		return &RangeError{Number: text}
+	}
+	return nil
+}
+
+func (p *parser) scanNumber() error {
 	if p.peek() == '-' {
 		p.pos++
 	}

@@ -110,6 +110,22 @@ func TestObjectMembersNameEachMemberOnce(t *testing.T) {
 	}
 }
 
+// An object member holds numbers a double holds: one past ±1.8e308 is
+// refused, named, wherever it is; 1e300, or one that rounds to zero, is kept
+// as written.
+func TestObjectMembersHoldFiniteNumbers(t *testing.T) {
+	for _, bad := range []string{`{"n":1e400}`, `{"x":[1,{"y":-2e308}]}`, `{"n":` + strings.Repeat("9", 400) + `}`} {
+		if _, err := Object([]byte(bad)); err == nil || !strings.Contains(err.Error(), "double precision") {
+			t.Errorf("Object(%s) = %v, want the number refused", bad, err)
+		}
+	}
+	for _, good := range []string{`{"n":1e300}`, `{"n":1e-400}`, `{"n":-1.7976931348623157e308}`} {
+		if got, err := Object([]byte(good)); err != nil || string(got) != good {
+			t.Errorf("Object(%s) = %s, %v", good, got, err)
+		}
+	}
+}
+
 func TestUnicodeEscapes(t *testing.T) {
 	m, err := ParseObject([]byte(`{"\ud83d\ude00 \u00fc \ud800": 1}`))
 	if err != nil {
