@@ -74,6 +74,7 @@ func DecodeEmbedded[E any](v []byte, child *Resource[E]) ([]Input[E], error) {
 	}
 	out := make([]Input[E], len(items))
 	var errs []problem.MemberError
+	given := map[string]int{} // each id given, by its element, as a bulk create checks
 	for i, item := range items {
 		at := fmt.Sprintf("[%d]", i)
 		members, err := wire.ParseObject(item)
@@ -95,6 +96,12 @@ func DecodeEmbedded[E any](v []byte, child *Resource[E]) ([]Input[E], error) {
 			default:
 				errs = append(errs, memberErrors(err, at+"."+m.Name, m.Name, child.Members)...)
 			}
+		}
+		if id, ok := in.GivenID(); ok {
+			if j, dup := given[id]; dup {
+				errs = append(errs, problem.MemberError{Member: at + ".id", Problem: fmt.Sprintf("repeats [%d].id", j)})
+			}
+			given[id] = i
 		}
 		out[i] = in
 	}

@@ -141,7 +141,12 @@ func TestAnInvalidLineItemStoresNothing(t *testing.T) {
 		h.call("POST", "/v1/work_orders", body).problem(409, "conflict", "work_order_line_items[1].id")
 		h.call("POST", "/v1/work_orders", `[{"id":"wo-4"},{"id":"wo-5","work_order_line_items":[{"id":"taken"}]}]`).
 			problem(409, "conflict", "[1].work_order_line_items[0].id")
+		// An id given twice among them is the body's fault, as in a bulk
+		// create.
+		h.call("POST", "/v1/work_orders", `{"id":"wo-6","work_order_line_items":[{"id":"twice"},{"id":"twice"}]}`).
+			problem(400, "invalid_request", "work_order_line_items[1].id").mentions("repeats [0].id")
 		h.call("GET", "/v1/work_orders/wo-1", "").problem(404, "not_found")
+		h.call("GET", "/v1/work_orders/wo-6", "").problem(404, "not_found")
 		h.call("GET", "/v1/work_orders/wo-4", "").problem(404, "not_found")
 		h.call("GET", "/v1/work_orders/wo-2", "").problem(404, "not_found")
 		items := h.call("GET", "/v1/work_order_line_items", "").want(200).list("work_order_line_items")
