@@ -77,6 +77,11 @@ type Position struct {
 	Seq  int64
 }
 
+// Before tells whether p comes before q in the log.
+func (p Position) Before(q Position) bool {
+	return p.TxID < q.TxID || p.TxID == q.TxID && p.Seq < q.Seq
+}
+
 // Event is one row of the log.
 type Event struct {
 	Position

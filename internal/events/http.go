@@ -88,6 +88,20 @@ func (l *Log) serveLog(c *gin.Context) {
 	}
 	bounded, cancel := edge.Bounded(ctx)
 	defer cancel()
+	// A narrowed read (since, types) that answers less than a page has
+	// passed over every event up to the log's newest, matching or not:
+	// its resume is there, not at its last match (or the log's start),
+	// so a follower keeping only that cursor reads none again. The
+	// newest is read first: every event not yet visible then comes
+	// after it (see Visible).
+	var head Position
+	narrowed := f.Since > 0 || len(f.Types) > 0
+	if narrowed {
+		if head, err = l.Last(bounded, team); err != nil {
+			edge.Fail(c, err)
+			return
+		}
+	}
 	page, err := l.Page(bounded, team, after, f, limit)
 	if err != nil {
 		edge.Fail(c, err)
@@ -96,6 +110,9 @@ func (l *Log) serveLog(c *gin.Context) {
 	resume := after
 	if len(page) > 0 {
 		resume = page[len(page)-1].Position
+	}
+	if narrowed && len(page) < limit && resume.Before(head) {
+		resume = head
 	}
 	next, resumeCursor := "", l.Cursor(team, resume)
 	if len(page) == limit {

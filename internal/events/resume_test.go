@@ -63,6 +63,19 @@ func TestResumeCursorsNeverReread(t *testing.T) {
 			t.Fatalf("the log: %v", all)
 		}
 
+		// A narrowed read answering less than a page resumes past every
+		// event it passed over, matching or not: a since after them all,
+		// or a type none has, never leads back to the log's start.
+		for _, narrowed := range []string{"since=9999-12-31T23:59:59Z", "filter[type]=customers.deleted"} {
+			r = h.Call("GET", "/v1/events?limit=3&"+narrowed, "").Want(200)
+			if len(r.List("events")) != 0 {
+				t.Fatalf("%s: %s", narrowed, r.Body)
+			}
+			if again := h.Call("GET", "/v1/events?limit=10&cursor="+resume(r), "").Want(200); len(again.List("events")) != 0 {
+				t.Fatalf("resuming %s reads the log again: %s", narrowed, again.Body)
+			}
+		}
+
 		// A history.
 		r = h.Call("GET", "/v1/customers/c1/history?limit=3", "").Want(200)
 		if len(r.List("events")) != 1 {
