@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -82,6 +83,12 @@ func (f *serveFlags) config() (server.Config, error) {
 	if cfg.LogSample < 1 {
 		return cfg, fmt.Errorf("--log-sample %d: use 1 (every request) or more", cfg.LogSample)
 	}
+	if err := checkDurations(&cfg); err != nil {
+		return cfg, err
+	}
+	if cfg.MaxBody < 1 {
+		return cfg, fmt.Errorf("--max-body %d: use 1 byte or more", cfg.MaxBody)
+	}
 	if f.schedule != "" {
 		var err error
 		if cfg.Webhooks.Schedule, err = webhooks.ParseSchedule(f.schedule); err != nil {
@@ -103,4 +110,35 @@ func (f *serveFlags) config() (server.Config, error) {
 		return cfg, fmt.Errorf("--jwt-audience is required with --oidc-issuer or --jwks-url")
 	}
 	return cfg, nil
+}
+
+// checkDurations refuses a time a flag gives that the server cannot run
+// with: a timeout or a lifetime of none (every delivery, request or replay
+// would fail at once, or a slow client hold a connection forever), or a
+// negative one; the retentions and the token cache take 0 (forever, and
+// no cache).
+func checkDurations(cfg *server.Config) error {
+	for _, d := range []struct {
+		flag string
+		v    time.Duration
+		zero bool // 0 has a meaning
+	}{
+		{"--header-timeout", cfg.ReadHeaderTimeout, false},
+		{"--request-timeout", cfg.RequestTimeout, false},
+		{"--shutdown-timeout", cfg.ShutdownTimeout, true},
+		{"--idempotency-ttl", cfg.IdempotencyTTL, false},
+		{"--event-retention", cfg.EventRetention, true},
+		{"--trash-retention", cfg.TrashRetention, true},
+		{"--replica-max-lag", cfg.Replicas.MaxLag, false},
+		{"--webhook-timeout", cfg.Webhooks.Timeout, false},
+		{"--token-cache", cfg.TokenCacheTTL, true},
+	} {
+		switch {
+		case d.v < 0:
+			return fmt.Errorf("%s %s: a time cannot be negative", d.flag, d.v)
+		case d.v == 0 && !d.zero:
+			return fmt.Errorf("%s 0s: give a time above zero", d.flag)
+		}
+	}
+	return nil
 }
