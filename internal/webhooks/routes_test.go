@@ -25,7 +25,7 @@ func TestWebhookRoutes(t *testing.T) {
 		h.Call("POST", "/v1/webhooks", `{"url":"https://93.184.215.14/x","events":["*"]`).Problem(400, "invalid_json")
 		for _, u := range []string{"ftp://example.com/x", "not a url", "/relative", "http://user:pw@93.184.215.14/",
 			"http://127.0.0.1:8080/x", "http://localhost/x", "http://10.1.2.3/x", "http://192.168.0.1/x", "http://169.254.169.254/latest/meta-data",
-			"http://[::1]/x", "http://[fd00:ec2::254]/x", "http://0.0.0.0/x", "http://100.64.0.1/x",
+			"http://[::1]/x", "http://[fd00:ec2::254]/x", "http://0.0.0.0/x", "http://100.64.0.1/x", "http://168.63.129.16/x", "http://[fec0::1]/x",
 			// A zone, ports outside 1–65535, and IPv6 forms of IPv4 addresses
 			// (6to4 and NAT64 of 127.0.0.1, IPv4-compatible, Teredo).
 			"http://[fe80::1%25eth0]/x", "http://93.184.215.14:0/x", "http://93.184.215.14:99999/x",

@@ -26,7 +26,11 @@ var refusedPrefixes = func() []netip.Prefix {
 	for _, s := range []string{
 		"0.0.0.0/8", "10.0.0.0/8", "100.64.0.0/10", "127.0.0.0/8", "169.254.0.0/16", "172.16.0.0/12",
 		"192.0.0.0/24", "192.168.0.0/16", "198.18.0.0/15", "224.0.0.0/4", "240.0.0.0/4",
-		"fc00::/7", "fe80::/10", "ff00::/8", "fd00:ec2::254/128",
+		// Azure's host endpoint (WireServer), reached from every VM.
+		"168.63.129.16/32",
+		// Unique-local, link-local, site-local (deprecated, still routed
+		// within sites), multicast, and AWS's metadata over IPv6.
+		"fc00::/7", "fe80::/10", "fec0::/10", "ff00::/8", "fd00:ec2::254/128",
 		// The unspecified and loopback addresses (:: and ::1) and those
 		// that carry an IPv4 address within: IPv4-compatible (::a.b.c.d),
 		// IPv4-translated (::ffff:0:a.b.c.d), NAT64 (well-known and
