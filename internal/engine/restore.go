@@ -33,17 +33,10 @@ func (op *Op[E]) restore(ctx context.Context, s *Service, req *request) (int, *R
 	var rec *E
 	var version int64 // the record's, in the trash
 	err = s.Write(ctx, true, func(ctx context.Context, w Writer) error {
-		batch, v, found, err := op.trashed(ctx, w, team, req.id)
+		batch, v, err := op.restorable(ctx, w, team, req)
 		version = v
-		switch {
-		case err != nil:
+		if err != nil {
 			return err
-		case !found && req.ifMatch != nil && !req.ifMatch.exclude:
-			return req.ifMatch.failed(op.Res.Object, req.id)
-		case !found:
-			return problem.New(problem.NotFound, "no %s in the trash has id %q", op.Res.Object, req.id)
-		case req.ifMatch != nil && !req.ifMatch.matches(version):
-			return req.ifMatch.failed(op.Res.Object, req.id)
 		}
 		if w.Postgres() {
 			// Restores of one batch take turns, and read it again in
@@ -53,15 +46,8 @@ func (op *Op[E]) restore(ctx context.Context, s *Service, req *request) (int, *R
 			if _, err := w.Exec(ctx, `SELECT pg_advisory_xact_lock(?)`, batchLock(team, batch)); err != nil {
 				return err
 			}
-			batch2, v, found, err := op.trashed(ctx, w, team, req.id)
-			switch {
-			case err != nil:
-				return err
-			case !found && req.ifMatch != nil && !req.ifMatch.exclude,
-				found && req.ifMatch != nil && !req.ifMatch.matches(v):
-				return req.ifMatch.failed(op.Res.Object, req.id)
-			case !found || batch2 != batch:
-				return problem.New(problem.NotFound, "no %s in the trash has id %q", op.Res.Object, req.id)
+			if again, _, err := op.restorable(ctx, w, team, req); err != nil || again != batch {
+				return cmpErr(err, op.notInTrash(req))
 			}
 		}
 		if err := op.parentTrashed(ctx, s, w, team, batch); err != nil {
@@ -97,6 +83,30 @@ func (op *Op[E]) restore(ctx context.Context, s *Service, req *request) (int, *R
 	}
 	r, err := op.written(ctx, s, team, rec, false)
 	return http.StatusOK, r, err
+}
+
+// restorable reads the batch and version of the record req names in the
+// trash: 404 when it is not there (412 under If-Match), 412 when it is at
+// a version If-Match does not list.
+func (op *Op[E]) restorable(ctx context.Context, w Writer, team int, req *request) (string, int64, error) {
+	batch, version, found, err := op.trashed(ctx, w, team, req.id)
+	switch {
+	case err != nil:
+		return "", 0, err
+	case !found:
+		return "", 0, op.notInTrash(req)
+	case req.ifMatch != nil && !req.ifMatch.matches(version):
+		return "", 0, req.ifMatch.failed(op.Res.Object, req.id)
+	}
+	return batch, version, nil
+}
+
+// notInTrash is the problem of a restore of a record not in the trash.
+func (op *Op[E]) notInTrash(req *request) error {
+	if req.ifMatch != nil && !req.ifMatch.exclude {
+		return req.ifMatch.failed(op.Res.Object, req.id)
+	}
+	return problem.New(problem.NotFound, "no %s in the trash has id %q", op.Res.Object, req.id)
 }
 
 // trashed reads the batch and version of the record with id in the trash,
