@@ -43,7 +43,7 @@ func aggregateParameters(params *obj) {
 		"Up to 3 members separated by commas; a date or date-time member takes a bucket in UTC: member:day, :week, :month or :year.",
 		newObj("type", "string")))
 	params.set("MetricsParam", queryParam(query.ParamMetrics, "count, sum:member, avg:member, min:member, max:member, separated by commas (default count). "+
-		"avg is rounded to 6 decimal places.", newObj("type", "string")))
+		"A sum of whole numbers is exact, of numbers 15 significant digits; avg is rounded to 6 decimal places; the same on both databases.", newObj("type", "string")))
 	params.set("AggregateOrderByParam", queryParam("order_by",
 		"Groups or metrics as answered (status, -count, -sum_quantity), separated by commas; the groups break ties.", newObj("type", "string")))
 	params.set("AggregateLimitParam", queryParam("limit", "Groups answered: 1 to 1000, default 100; truncated says whether more exist.",
