@@ -56,13 +56,7 @@ func (op *Op[E]) restore(ctx context.Context, s *Service, req *request) (int, *R
 		for _, table := range s.family(op.Res.Table) {
 			// A restore is a change: it writes the update stamps too.
 			var set strings.Builder
-			var args []any
-			stamps := s.byTable(table).stamps()
-			for i, c := range stamps.cols {
-				spec.WriteIdent(&set, c)
-				set.WriteString(" = ?, ")
-				args = append(args, stamps.args[i])
-			}
+			args := s.byTable(table).stamps().writeSet(&set, nil)
 			_, err := w.Exec(ctx, `UPDATE `+spec.Ident(table)+` SET `+set.String()+`"deleted_at" = NULL, "deleted_by" = NULL, "trash_batch" = NULL, `+
 				`"version" = "version" + 1 WHERE "trash_batch" = ? AND "team_id" = ?`, append(args, batch, team)...)
 			if err != nil {

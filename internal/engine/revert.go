@@ -196,11 +196,7 @@ func (op *Op[E]) revertSQL(ctx context.Context, d query.Dialect, team int, req *
 	// a revert writes too: it is a change of now, not of version N's
 	// time, which a client reading changes since a time would miss.
 	stamps := op.Res.stamps()
-	for i, c := range stamps.cols {
-		spec.WriteIdent(&b, c)
-		b.WriteString(" = ?, ")
-		args = append(args, stamps.args[i])
-	}
+	args = stamps.writeSet(&b, args)
 	writable := op.revertable(ctx)
 	for i, c := range op.Res.Columns {
 		if c == "id" || c == "version" || !writable(i) || slices.Contains(stamps.cols, c) {

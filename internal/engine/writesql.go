@@ -112,11 +112,7 @@ type upsertSQL struct {
 // members keep their values.
 func (u *upsertSQL) writeConflict(b *strings.Builder, table string, args []any) []any {
 	b.WriteString(` ON CONFLICT ("id") DO UPDATE SET `)
-	for _, c := range u.change.cols {
-		spec.WriteIdent(b, c)
-		b.WriteString(" = ?, ")
-	}
-	args = append(args, u.change.args...)
+	args = u.change.writeSet(b, args)
 	b.WriteString(`"version" = `)
 	spec.WriteIdent(b, table)
 	b.WriteString(`."version" + 1 WHERE `)
@@ -146,11 +142,7 @@ func updateSQL[E any](ctx context.Context, res *Resource[E], id string, team int
 	b.WriteString(`UPDATE `)
 	spec.WriteIdent(&b, res.Table)
 	b.WriteString(` SET `)
-	for _, c := range v.cols {
-		spec.WriteIdent(&b, c)
-		b.WriteString(" = ?, ")
-	}
-	args = append(args, v.args...)
+	args = v.writeSet(&b, args)
 	b.WriteString(`"version" = "version" + 1 WHERE "id" = ? AND `)
 	cond, args := rowScope(ctx, res, policy.Update, team, append(args, id))
 	b.WriteString(cond)
@@ -160,6 +152,16 @@ func updateSQL[E any](ctx context.Context, res *Resource[E], id string, team int
 	args = fixedConditions(&b, fixed, args)
 	res.writeReturning(&b)
 	return b.String(), args
+}
+
+// writeSet writes v's columns as the assignments of an UPDATE's SET,
+// each "column" = ? and a comma, and returns args with v's values.
+func (v *Values) writeSet(b *strings.Builder, args []any) []any {
+	for _, c := range v.cols {
+		spec.WriteIdent(b, c)
+		b.WriteString(" = ?, ")
+	}
+	return append(args, v.args...)
 }
 
 // fixedConditions hold an update back unless each immutable member given
