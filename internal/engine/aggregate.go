@@ -71,6 +71,7 @@ func (s *Service) Aggregate(plural string) gin.HandlerFunc {
 		}
 		scope, args := rowScope(ctx, res, policy.Read, team, nil)
 		text, args := agg.SQL(s.Dialect, res.table(), scope, args)
+		widths := agg.Widths(s.Dialect)
 		ctx, cancel := edge.Bounded(ctx)
 		defer cancel()
 		out := make([]byte, 0, 1024)
@@ -82,7 +83,7 @@ func (s *Service) Aggregate(plural string) gin.HandlerFunc {
 				return nil
 			}
 			var err error
-			out, err = appendGroup(out, n > 1, agg, s.Dialect, rows)
+			out, err = appendGroup(out, n > 1, agg, widths, rows)
 			return err
 		})
 		if err != nil {
@@ -96,11 +97,12 @@ func (s *Service) Aggregate(plural string) gin.HandlerFunc {
 	}
 }
 
-// appendGroup appends one row of the aggregate as a group.
-func appendGroup(b []byte, comma bool, agg *query.Aggregate, d query.Dialect, rows *sql.Rows) ([]byte, error) {
+// appendGroup appends one row of the aggregate as a group; widths are the
+// columns each metric reads (Aggregate.Widths).
+func appendGroup(b []byte, comma bool, agg *query.Aggregate, widths []int, rows *sql.Rows) ([]byte, error) {
 	n := len(agg.Groups)
-	for _, m := range agg.Metrics {
-		n += len(m.Columns(d))
+	for _, w := range widths {
+		n += w
 	}
 	values := make([]any, n)
 	dest := make([]any, len(values))
@@ -132,7 +134,7 @@ func appendGroup(b []byte, comma bool, agg *query.Aggregate, d query.Dialect, ro
 		b = append(b, ',')
 		b = wire.AppendString(b, m.Name)
 		b = append(b, ':')
-		cols := len(m.Columns(d))
+		cols := widths[j]
 		switch m.Fn {
 		case "count":
 			b = appendValue(b, spec.Integer, values[at])

@@ -346,7 +346,7 @@ const (
 )
 
 // Columns are the expressions a metric's statement reads; the service
-// computes the figure from them (Metric.Figure's caller), so that both
+// computes the figure from them (Metric.AppendFigure), so that both
 // databases answer it alike:
 //
 //   - count: COUNT(*);
@@ -383,6 +383,16 @@ func (m Metric) Columns(d Dialect) []string {
 		cols = append(cols, "count("+c+")")
 	}
 	return cols
+}
+
+// Widths are the columns each metric's Columns read, in order: where a
+// row's figures are, read once a statement rather than once a row.
+func (a *Aggregate) Widths(d Dialect) []int {
+	out := make([]int, len(a.Metrics))
+	for i, m := range a.Metrics {
+		out[i] = len(m.Columns(d))
+	}
+	return out
 }
 
 // order is the expression an order by the metric sorts by: its figure, or
