@@ -222,7 +222,7 @@ func (v *Verifier) verify(ctx context.Context, token string, now time.Time) (aut
 	if !verifiedBy {
 		return auth.Principal{}, time.Time{}, invalid("signature: it does not verify with the identity provider's key %q", tok.Headers[0].KeyID)
 	}
-	std, err := standardClaims(all)
+	std, err := standardClaims(tok, all)
 	if err != nil {
 		return auth.Principal{}, time.Time{}, err
 	}
@@ -248,11 +248,11 @@ func (v *Verifier) verify(ctx context.Context, token string, now time.Time) (aut
 	return p, std.Expiry.Time().Add(Leeway), err
 }
 
-// standardClaims reads the registered claims of a verified token's
-// payload, naming the first of the wrong type: exp, nbf and iat whole
+// standardClaims reads the registered claims of tok, a verified token
+// whose payload is all, naming the first of the wrong type: exp, nbf and iat whole
 // seconds since 1970 (within ±2^53), iss, sub and jti strings, aud a
 // string or a list of them.
-func standardClaims(all map[string]json.RawMessage) (jwt.Claims, error) {
+func standardClaims(tok *jwt.JSONWebToken, all map[string]json.RawMessage) (jwt.Claims, error) {
 	for _, name := range []string{"exp", "nbf", "iat"} {
 		raw, ok := all[name]
 		if !ok {
@@ -269,12 +269,10 @@ func standardClaims(all map[string]json.RawMessage) (jwt.Claims, error) {
 			return jwt.Claims{}, invalid("%s: must be a string", name)
 		}
 	}
+	// The signature verified, the payload is read again into the
+	// registered claims, not encoded anew from all.
 	var std jwt.Claims
-	payload, err := json.Marshal(all)
-	if err == nil {
-		err = json.Unmarshal(payload, &std)
-	}
-	if err != nil {
+	if err := tok.UnsafeClaimsWithoutVerification(&std); err != nil {
 		return jwt.Claims{}, invalid("malformed: the claims: %v", err)
 	}
 	return std, nil
